@@ -1,0 +1,35 @@
+"""The one error type a user ever sees from loading or checking a scenario."""
+
+from __future__ import annotations
+
+
+class ScenarioError(Exception):
+    """A problem with a scenario, located in its file when a position is known.
+
+    ``line`` and ``col`` are 1-based, as editors count. ``str(error)`` is the
+    ``FILE:LINE:COL: message`` line the CLI prints.
+    """
+
+    def __init__(self, message: str, line: int | None = None, col: int | None = None,
+                 path: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.col = col
+        self.path = path
+
+    def located(self, path: str) -> ScenarioError:
+        """The same error, naming ``path`` if it names no file yet."""
+        if self.path is None:
+            self.path = path
+        return self
+
+    def __str__(self) -> str:
+        where = self.path or "<scenario>"
+        if self.line is not None:
+            where += f":{self.line}:{self.col or 1}"
+        return f"{where}: {self.message}"
+
+
+class NumericError(ValueError):
+    """A stage of attention left float64's range (an overflowing dot product, say)."""

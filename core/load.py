@@ -1,0 +1,521 @@
+"""Reading a scenario file into a Scenario, with an error that names file, line and column.
+
+Every check happens on the YAML nodes before any array is built: shapes and sizes first (so a
+YAML alias bomb is refused before it is expanded), then the numbers one by one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import yaml
+
+from core.attention import compute
+from core.errors import NumericError, ScenarioError
+from core.numbers import _NUMBER_TEXT
+from core.scenario import (INPUT_SETS, MAX_DIM, MAX_NUMBERS, MAX_T, Options, RandomSpec,
+                           Scenario, Variant)
+from core.yaml_source import Alias, Document, Mapping, Node, Scalar, Sequence, deref, parse
+
+KEYS = ("title", "description", "tokens", "Q", "K", "V", "X", "Wq", "Wk", "Wv", "random",
+        "causal", "scale", "mask_value", "focus", "precision", "variants")
+OPTION_KEYS = ("causal", "scale", "mask_value")
+VARIANT_KEYS = ("name",) + OPTION_KEYS
+RANDOM_KEYS = ("seed", "T", "d_k", "d_v")
+MAX_VARIANTS = 16
+MAX_PRECISION = 12
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+_TAG = "tag:yaml.org,2002:"
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()  # used for single scalars only, never for tags
+_INPUT_HELP = "give Q, K and V; or X with Wq, Wk and Wv; or random: {seed, T, d_k}"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One key of a YAML mapping, with the nodes of the key and of its value."""
+
+    key: Scalar
+    value: Node
+
+
+def load(path: str | os.PathLike[str]) -> Scenario:
+    """Read and check the scenario at ``path``; ``ScenarioError`` names what is wrong and where."""
+    name = os.fspath(path)
+    return loads(read_text(name), name)
+
+
+def read_text(path: str) -> str:
+    """The file's text, decoded as UTF-8 (or UTF-16 with a byte-order mark)."""
+    try:
+        if os.path.isdir(path):
+            raise ScenarioError("is a directory, not a scenario file", path=path)
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            raise ScenarioError(f"too large for a scenario ({size:,} bytes; at most "
+                                f"{MAX_FILE_BYTES:,}); keep big matrices in .npy files", path=path)
+        with open(path, "rb") as file:
+            data = file.read()
+    except FileNotFoundError:
+        raise ScenarioError("no such file", path=path) from None
+    except PermissionError:
+        raise ScenarioError("cannot read: permission denied", path=path) from None
+    except OSError as exc:
+        raise ScenarioError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    return decode(data, path)
+
+
+def decode(data: bytes, path: str = "<scenario>") -> str:
+    """Scenario bytes as text; a binary or mis-encoded file is an error at the offending byte."""
+    encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        byte = data[exc.start]
+        raise ScenarioError(f"not a text file: byte 0x{byte:02x} is not UTF-8 "
+                            "(a scenario is YAML text)", line, col, path) from None
+    nul = text.find("\0")
+    if nul >= 0:
+        raise ScenarioError("not a text file: it contains a NUL byte (a scenario is YAML text)",
+                            *_line_col(text, nul), path)
+    return text
+
+
+def loads(text: str, path: str = "<scenario>") -> Scenario:
+    """Check a scenario given as YAML text; ``path`` is only used to name it."""
+    try:
+        document = parse(text)
+        return _Reader(document, path).scenario()
+    except ScenarioError as error:
+        raise error.located(path) from None
+    except RecursionError:
+        raise ScenarioError("nested too deeply to read", path=path) from None
+
+
+def check_range(scenario: Scenario) -> None:
+    """``NumericError`` if some stage would overflow float64 under any of the scenario's options.
+
+    A cheap bound settles almost every scenario; only a doubtful one is computed in full.
+    """
+    for name in ("Q", "K", "V"):
+        if not np.isfinite(scenario.matrix(name)).all():
+            raise NumericError(f"{name} = X·W{name.lower()} overflows float64; use smaller numbers")
+    largest = float(np.abs(scenario.Q).max()) * float(np.abs(scenario.K).max()) * scenario.d_k
+    for options in [scenario.options, *(variant.options for variant in scenario.variants)]:
+        if not largest / options.divisor(scenario.d_k) < 1e300:
+            compute(scenario, options)
+
+
+def entries(node: Node, what: str) -> dict[str, Entry]:
+    """The keys of a YAML mapping, with merge keys (``<<: *base``) applied.
+
+    A key written twice is an error naming both lines: PyYAML would silently keep the last.
+    """
+    return _entries(node, what, {})
+
+
+def _entries(node: Node, what: str, memo: dict[int, dict[str, Entry]]) -> dict[str, Entry]:
+    node = deref(node)
+    if id(node) in memo:
+        return memo[id(node)]
+    if not isinstance(node, Mapping):
+        raise _at(node, f"{what} must be a mapping of keys to values, not {_kind(node)}")
+    own: dict[str, Entry] = {}
+    merged: dict[str, Entry] = {}
+    for key, value in node.items:
+        key = deref(key)
+        if isinstance(key, Scalar) and key.tag == _TAG + "merge":
+            sources = deref(value).items if isinstance(deref(value), Sequence) else [value]
+            for source in sources:
+                for name, entry in _entries(source, "a merged value (<<)", memo).items():
+                    merged.setdefault(name, entry)
+            continue
+        if not isinstance(key, Scalar):
+            raise _at(key, f"a key in {what} must be a plain name, not {_kind(key)}")
+        if key.value in own:
+            first = own[key.value].key
+            raise _at(key, f"{key.value!r} appears twice in {what}: first on line {first.line}, "
+                           f"again on line {key.line}; keep one")
+        own[key.value] = Entry(key, value)
+    memo[id(node)] = result = {**merged, **own}
+    return result
+
+
+def check_keys(found: dict[str, Entry], known: tuple[str, ...], what: str) -> None:
+    """An unknown key is an error that suggests the closest known one."""
+    for name, entry in found.items():
+        if name not in known:
+            raise _at(entry.key, f"unknown key {name!r} in {what}{_suggest(name, known)}")
+
+
+def _suggest(name: str, known: tuple[str, ...]) -> str:
+    by_case = [key for key in known if key.lower() == name.lower()]
+    close = by_case or difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean {close[0]!r}?"
+    return f" (known keys: {', '.join(known)})"
+
+
+class _Reader:
+    """Turns a composed document into a Scenario, checking as it goes."""
+
+    def __init__(self, document: Document, path: str) -> None:
+        self.document = document
+        self.path = path
+
+    def scenario(self) -> Scenario:
+        root = self.document.root
+        if root is None or (isinstance(root, Scalar) and root.tag == _TAG + "null"):
+            raise ScenarioError("the file is empty; a scenario needs at least Q, K and V "
+                                "(see README: the scenario format)", 1, 1)
+        if not isinstance(deref(root), Mapping):
+            raise _at(root, "a scenario is a mapping of keys (title:, Q:, …), "
+                            f"not {_kind(deref(root))}")
+        top = entries(root, "the scenario")
+        check_keys(top, KEYS, "the scenario")
+        inputs, random = self.inputs(top, root)
+        T = next(iter(inputs.values())).shape[0]
+        tokens = self.tokens(top.get("tokens"), T, inputs)
+        options = self.options(top, Options())
+        scenario = Scenario(
+            title=_text(top["title"].value, "title") if "title" in top else _default_title(self.path),
+            description=_text(top["description"].value, "description") if "description" in top else "",
+            tokens=tokens,
+            inputs=inputs,
+            options=options,
+            focus=self.focus(top.get("focus"), tokens),
+            precision=self.precision(top.get("precision")),
+            variants=self.variants(top.get("variants"), options),
+            random=random,
+            path=self.path,
+            source=self.document,
+        )
+        first_input = top.get("random") or top.get("Q") or top["X"]
+        try:
+            check_range(scenario)
+        except NumericError as exc:
+            raise _at(first_input.key, str(exc)) from None
+        return scenario
+
+    # ---- inputs -------------------------------------------------------------------------
+
+    def inputs(self, top: dict[str, Entry], root: Node) -> tuple[dict[str, np.ndarray], RandomSpec | None]:
+        given = [name for name in ("Q", "K", "V", "X", "Wq", "Wk", "Wv", "random") if name in top]
+        kinds = {kind for kind, names in INPUT_SETS.items() for name in given if name in names}
+        if "random" in given:
+            kinds.add("random")
+        if len(kinds) > 1:
+            later = top[given[-1]].key
+            raise _at(later, f"{given[-1]} cannot be combined with {given[0]}: {_INPUT_HELP}")
+        if not kinds:
+            raise _at(root, f"no input matrices: {_INPUT_HELP}")
+        kind = kinds.pop()
+        if kind == "random":
+            spec = self.random_spec(top["random"].value)
+            return spec.generate(), spec
+        names = INPUT_SETS[kind]
+        missing = [name for name in names if name not in top]
+        if missing:
+            have = ", ".join(name for name in names if name in top)
+            raise _at(root, f"missing {' and '.join(missing)} ({have} given): {_INPUT_HELP}")
+        shapes = {name: _matrix_shape(top[name].value, name) for name in names}
+        self.check_shapes(kind, shapes, top)
+        total = sum(rows * cols for rows, cols in shapes.values())
+        if total > MAX_NUMBERS:
+            raise _at(top[names[0]].key, f"too many numbers: {total:,} in all, at most "
+                                        f"{MAX_NUMBERS:,}")
+        return {name: _matrix_values(top[name].value, name, shapes[name]) for name in names}, None
+
+    def check_shapes(self, kind: str, shapes: dict[str, tuple[int, int]], top: dict[str, Entry]) -> None:
+        def shape(name: str) -> str:
+            return f"{name} is {shapes[name][0]}×{shapes[name][1]}"
+
+        def fail(name: str, why: str) -> None:
+            raise _at(top[name].value, why)
+
+        for name, (rows, cols) in shapes.items():
+            if cols > MAX_DIM:
+                fail(name, f"{name} has {cols:,} columns; at most {MAX_DIM:,}")
+        if kind == "qkv":
+            (tq, dq), (tk, dk), (tv, _) = shapes["Q"], shapes["K"], shapes["V"]
+            if dk != dq:
+                fail("K", f"{shape('K')} but {shape('Q')}: queries and keys need the same width d_k")
+            if tk != tq:
+                fail("K", f"{shape('K')} but {shape('Q')}: self-attention needs one key row per "
+                          "query row (one per token)")
+            if tv != tk:
+                fail("V", f"{shape('V')} but {shape('K')}: one value row per key")
+        else:
+            d_model = shapes["X"][1]
+            for name in ("Wq", "Wk", "Wv"):
+                if shapes[name][0] != d_model:
+                    fail(name, f"{shape(name)} but {shape('X')}: X·{name} needs {name} to have one "
+                               f"row per column of X ({d_model})")
+            if shapes["Wk"][1] != shapes["Wq"][1]:
+                fail("Wk", f"{shape('Wk')} but {shape('Wq')}: Q and K need the same width d_k")
+        T = shapes["Q" if kind == "qkv" else "X"][0]
+        if T > MAX_T:
+            fail("Q" if kind == "qkv" else "X", f"{T:,} tokens; at most {MAX_T:,}")
+
+    def random_spec(self, node: Node) -> RandomSpec:
+        found = entries(node, "random")
+        check_keys(found, RANDOM_KEYS, "random")
+        for required in ("seed", "T", "d_k"):
+            if required not in found:
+                raise _at(node, f"random needs {required} (random: {{seed: 0, T: 5, d_k: 8}})")
+        seed = _integer(found["seed"].value, "random seed", 0, 2**32 - 1)
+        T = _integer(found["T"].value, "random T", 1, MAX_T)
+        d_k = _integer(found["d_k"].value, "random d_k", 1, MAX_DIM)
+        d_v = _integer(found["d_v"].value, "random d_v", 1, MAX_DIM) if "d_v" in found else d_k
+        total = T * (2 * d_k + d_v)
+        if total > MAX_NUMBERS:
+            raise _at(node, f"too many numbers: T × (2·d_k + d_v) = {total:,}, at most {MAX_NUMBERS:,}")
+        return RandomSpec(seed, T, d_k, d_v)
+
+    # ---- labels and options -------------------------------------------------------------
+
+    def tokens(self, entry: Entry | None, T: int, inputs: dict[str, np.ndarray]) -> tuple[str, ...]:
+        if entry is None:
+            return tuple(f"t{i}" for i in range(1, T + 1))
+        node = deref(entry.value)
+        if isinstance(node, Scalar) and node.tag == _TAG + "str":
+            tokens = tuple(node.value.split())
+        elif isinstance(node, Sequence):
+            if len(node.items) > MAX_T:
+                raise _at(node, f"{len(node.items):,} tokens; at most {MAX_T:,}")
+            tokens = tuple(_text(item, f"token {i}") for i, item in enumerate(node.items, 1))
+        else:
+            raise _at(node, "tokens must be a list like [the, cat, sat] or a string \"the cat sat\"")
+        if len(tokens) != T:
+            first = "Q" if "Q" in inputs else "X"
+            raise _at(node, f"tokens has {len(tokens)} entries but {first} has {T} rows: "
+                            "one token per row")
+        return tokens
+
+    def options(self, found: dict[str, Entry], base: Options) -> Options:
+        causal, scale, mask_value = base.causal, base.scale, base.mask_value
+        if "causal" in found:
+            causal = _boolean(found["causal"].value, "causal")
+        if "scale" in found:
+            scale = _scale(found["scale"].value)
+        if "mask_value" in found:
+            mask_value = _mask_value(found["mask_value"].value)
+        return Options(causal, scale, mask_value)
+
+    def focus(self, entry: Entry | None, tokens: tuple[str, ...]) -> int:
+        if entry is None:
+            return len(tokens) - 1
+        node = deref(entry.value)
+        if isinstance(node, Scalar) and node.tag == _TAG + "int":
+            return _integer(node, "focus", 1, len(tokens)) - 1
+        name = _text(node, "focus")
+        matches = [i for i, token in enumerate(tokens) if token == name]
+        if len(matches) > 1:
+            rows = ", ".join(str(i + 1) for i in matches)
+            raise _at(node, f"focus {name!r} is ambiguous: rows {rows} are all {name!r}; "
+                            "give the row number instead")
+        if not matches:
+            close = difflib.get_close_matches(name, tokens, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f" (tokens: {' '.join(tokens)})"
+            raise _at(node, f"focus {name!r} is not one of the tokens{hint}")
+        return matches[0]
+
+    def precision(self, entry: Entry | None) -> int:
+        return 3 if entry is None else _integer(entry.value, "precision", 0, MAX_PRECISION)
+
+    def variants(self, entry: Entry | None, base: Options) -> tuple[Variant, ...]:
+        if entry is None:
+            return ()
+        node = deref(entry.value)
+        if not isinstance(node, Sequence):
+            raise _at(node, "variants must be a list like [{name: scaled}, {name: unscaled, scale: false}]")
+        if len(node.items) > MAX_VARIANTS:
+            raise _at(node, f"{len(node.items)} variants; at most {MAX_VARIANTS}")
+        variants: list[Variant] = []
+        for number, item in enumerate(node.items, 1):
+            found = entries(item, f"variant {number}")
+            check_keys(found, VARIANT_KEYS, f"variant {number}")
+            if "name" not in found:
+                raise _at(item, f"variant {number} needs a name: {{name: unscaled, scale: false}}")
+            name = _text(found["name"].value, "a variant's name").strip()
+            if not name:
+                raise _at(found["name"].value, f"variant {number} has an empty name")
+            if any(variant.name == name for variant in variants):
+                raise _at(found["name"].value, f"two variants are named {name!r}; names must differ")
+            variants.append(Variant(name, self.options(found, base)))
+        return tuple(variants)
+
+
+# ---- reading single values ------------------------------------------------------------------
+
+def _matrix_shape(node: Node, name: str) -> tuple[int, int]:
+    """Rows and columns of a matrix node, from lengths alone (nothing converted yet)."""
+    matrix = deref(node)
+    example = "[[1, 0], [0, 1]]"
+    if not isinstance(matrix, Sequence):
+        raise _at(matrix, f"{name} must be a list of rows like {example}, not {_kind(matrix)}")
+    if not matrix.items:
+        raise _at(matrix, f"{name} is empty; it needs at least one row like {example}")
+    if len(matrix.items) > MAX_T:
+        raise _at(matrix, f"{name} has {len(matrix.items):,} rows; at most {MAX_T:,}")
+    width = None
+    for i, row_node in enumerate(matrix.items, 1):
+        row = deref(row_node)
+        if not isinstance(row, Sequence):
+            what = "a number" if isinstance(row, Scalar) else _kind(row)
+            raise _at(row_node, f"{name} row {i} is {what}, not a list of numbers "
+                                f"(a matrix is a list of rows, like {example})")
+        if width is None:
+            width = len(row.items)
+            if width == 0:
+                raise _at(row_node, f"{name} row 1 is empty")
+        elif len(row.items) != width:
+            raise _at(row_node, f"{name} row {i} has {_count(len(row.items), 'number')} but "
+                                f"row 1 has {width}: every row needs the same length")
+    return len(matrix.items), width or 0
+
+
+def _matrix_values(node: Node, name: str, shape: tuple[int, int]) -> np.ndarray:
+    values = np.empty(shape, dtype=np.float64)
+    for i, row in enumerate(deref(node).items):
+        for j, cell in enumerate(deref(row).items):
+            values[i, j] = _number(cell, f"{name} row {i + 1} column {j + 1}")
+    return values
+
+
+def _number(node: Node, what: str) -> float:
+    """A finite float from a scalar node, or an error saying what the node is instead."""
+    node = deref(node)
+    if not isinstance(node, Scalar):
+        raise _at(node, f"{what} is {_kind(node)}, not a number")
+    tag, text = node.tag, node.value
+    try:
+        if tag == _TAG + "int":
+            value = float(_yaml_int(text))
+        elif tag == _TAG + "float":
+            value = _yaml_float(text)
+        elif tag == _TAG + "str" and node.plain and _NUMBER_TEXT.fullmatch(text):
+            value = float(text)  # YAML 1.1 reads 1e9 (no dot) as text; a person means a number
+        else:
+            raise _at(node, f"{what} is {_describe_scalar(node)}, not a number")
+    except (OverflowError, ValueError):
+        raise _at(node, f"{what}: {text} is too large for float64") from None
+    if not math.isfinite(value):
+        raise _at(node, f"{what} is {text}; numbers must be finite")
+    return value
+
+
+def _yaml_int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # YAML 1.1 forms: 0x1F, 0o17, 1_000, 1:30
+        return _CONSTRUCTOR.construct_yaml_int(yaml.ScalarNode(_TAG + "int", text))
+
+
+def _yaml_float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:  # YAML 1.1 forms: .inf, .NaN, 1:30.5
+        return _CONSTRUCTOR.construct_yaml_float(yaml.ScalarNode(_TAG + "float", text))
+
+
+def _integer(node: Node, what: str, low: int, high: int) -> int:
+    node = deref(node)
+    if not (isinstance(node, Scalar) and node.tag == _TAG + "int"):
+        shown = _describe_scalar(node) if isinstance(node, Scalar) else _kind(node)
+        raise _at(node, f"{what} must be a whole number from {low} to {high}, not {shown}")
+    value = _yaml_int(node.value)
+    if not low <= value <= high:
+        raise _at(node, f"{what} must be from {low} to {high}, not {value}")
+    return value
+
+
+def _boolean(node: Node, what: str) -> bool:
+    node = deref(node)
+    if isinstance(node, Scalar) and node.tag == _TAG + "bool":
+        return node.value.lower() in ("true", "yes", "on", "y")
+    shown = _describe_scalar(node) if isinstance(node, Scalar) else _kind(node)
+    raise _at(node, f"{what} must be true or false, not {shown}")
+
+
+def _scale(node: Node) -> bool | float:
+    node = deref(node)
+    if isinstance(node, Scalar) and node.tag == _TAG + "bool":
+        return _boolean(node, "scale")
+    if not (isinstance(node, Scalar) and node.tag in (_TAG + "int", _TAG + "float", _TAG + "str")):
+        raise _at(node, "scale must be true (÷√d_k), false (no scaling) or a positive number")
+    try:
+        value = _number(node, "scale")
+    except ScenarioError:
+        raise _at(node, "scale must be true (÷√d_k), false (no scaling) or a positive number, "
+                        f"not {_describe_scalar(node)}") from None
+    if value <= 0:
+        raise _at(node, f"scale must be positive: scores are divided by it (got {node.value})")
+    return value
+
+
+def _mask_value(node: Node) -> float:
+    node = deref(node)
+    if isinstance(node, Scalar) and node.value.strip().lower() in ("-.inf", "-inf", "-infinity"):
+        return -math.inf
+    try:
+        value = _number(node, "mask_value")
+    except ScenarioError:
+        raise _at(node, "mask_value must be -.inf or a negative number such as -1e9, not "
+                        f"{_describe_scalar(node)}") from None
+    if value >= 0:
+        raise _at(node, f"mask_value must be negative (-.inf or e.g. -1e9), not {node.value}: "
+                        "it stands for a score no key may get")
+    return value
+
+
+def _text(node: Node, what: str) -> str:
+    """A scalar's text as written (so a token ``on`` stays "on", not True)."""
+    node = deref(node)
+    if not isinstance(node, Scalar):
+        raise _at(node, f"{what} must be text, not {_kind(node)}")
+    return "" if node.tag == _TAG + "null" and node.plain else node.value
+
+
+def _describe_scalar(node: Node) -> str:
+    if not isinstance(node, Scalar):
+        return _kind(node)
+    if node.tag == _TAG + "null":
+        return "empty"
+    if node.tag == _TAG + "bool":
+        return node.value
+    shown = node.value if len(node.value) <= 24 else node.value[:23] + "…"
+    return f"{shown!r}" + ("" if node.plain else " (quoted text)")
+
+
+def _kind(node: Node) -> str:
+    node = deref(node)
+    if isinstance(node, Sequence):
+        return "a list"
+    if isinstance(node, Mapping):
+        return "a mapping"
+    return _describe_scalar(node)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _at(node: Node, message: str) -> ScenarioError:
+    return ScenarioError(message, node.line, node.col)
+
+
+def _line_col(text: str, index: int) -> tuple[int, int]:
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def _default_title(path: str) -> str:
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return stem.replace("_", " ").strip() or "Untitled scenario"

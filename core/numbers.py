@@ -1,0 +1,118 @@
+"""Numbers as a person reads and types them: fixed and compact formats, and parsing cell text.
+
+The core keeps float64 everywhere; these functions only decide how a value looks and which
+typed text is a number. They are shared by the explanations, ``--print`` and the TUI, so a
+value reads the same everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+MINUS_INFINITY = "−∞"
+MAX_TYPED_LENGTH = 64
+
+# ASCII only: Python's float() also takes other scripts' digits ("٣") and "inf"/"nan",
+# which a cell or a scenario should not silently accept.
+_NUMBER_TEXT = re.compile(r"[+-]?(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?")
+
+
+def fixed(value: float, decimals: int) -> str:
+    """``value`` with exactly ``decimals`` decimals; ``-0.000`` reads ``0.000``; ±∞ as symbols."""
+    if math.isinf(value):
+        return MINUS_INFINITY if value < 0 else "∞"
+    if math.isnan(value):
+        return "nan"
+    text = f"{value:.{decimals}f}"
+    if text.startswith("-") and not text.strip("-0."):
+        text = text[1:]
+    return text
+
+
+def decimals_needed(values: np.ndarray, precision: int) -> int:
+    """The fewest decimals (at most ``precision``) that show every finite value as precisely as
+    ``precision`` decimals would: [1, 0, 2] needs 0, [1.0, 0.5] needs 1.
+
+    A matrix formatted with one such count keeps its columns aligned and shows integers as
+    integers, the way the chapter writes ``q3 = [1, 1]`` and ``v3 = [0.5, 0.5]``.
+    """
+    finite = values[np.isfinite(values)]
+    if finite.size == 0 or precision <= 0:
+        return 0
+    if np.abs(finite).max() * 10.0**precision > 2**52:
+        return precision
+    units = np.round(finite * 10.0**precision)
+    for decimals in range(precision):
+        if not np.any(np.fmod(units, 10.0 ** (precision - decimals))):
+            return decimals
+    return precision
+
+
+def mask_text(value: float) -> str:
+    """How a mask value reads: ``−∞``, or ``-1e9`` rather than ``-1000000000.0``."""
+    if math.isinf(value):
+        return MINUS_INFINITY
+    text = f"{value:.6g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}e{int(exponent)}"
+    return text
+
+
+def yaml_number(value: float) -> str:
+    """The shortest text that a YAML 1.1 reader (PyYAML included) reads back as ``value``.
+
+    Integral values are written as integers (``5``, not ``5.0``); an exponent always comes with
+    a decimal point (``1.0e-05``), because YAML 1.1 reads ``1e-05`` as a string.
+    """
+    if value == 0 and math.copysign(1.0, value) < 0:
+        return "-0.0"
+    if value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    text = repr(value)
+    if "e" in text and "." not in text.split("e")[0]:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{exponent}"
+    return text
+
+
+def parse_number(text: str) -> float:
+    """A typed cell value as float64, exactly as Python parses it, or ``ValueError`` saying why.
+
+    Accepts what a person writes as a number (``-0``, ``1_000``, ``2.5e-3``, surrounding
+    spaces); refuses empty text, words, non-ASCII digits and anything not finite.
+    """
+    stripped = text.strip()
+    if not stripped:
+        raise ValueError("empty: type a number")
+    if len(stripped) > MAX_TYPED_LENGTH:
+        raise ValueError(f"too long for a number ({len(stripped)} characters)")
+    lowered = stripped.lower().lstrip("+-").lstrip(".")
+    if lowered in ("nan", "inf", "infinity") or lowered.startswith(("nan", "inf")):
+        raise ValueError(f"{stripped!r} is not a finite number")
+    if not _NUMBER_TEXT.fullmatch(stripped):
+        raise ValueError(f"{_shorten(stripped)!r} is not a number")
+    try:
+        value = float(stripped)
+    except ValueError:
+        raise ValueError(f"{_shorten(stripped)!r} is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{_shorten(stripped)} is too large for float64")
+    return value
+
+
+def is_number_text(text: str) -> bool:
+    """Whether ``text`` is a finite number by the rules of :func:`parse_number`."""
+    try:
+        parse_number(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _shorten(text: str, limit: int = 24) -> str:
+    printable = "".join(ch if ch.isprintable() else "�" for ch in text)
+    return printable if len(printable) <= limit else printable[: limit - 1] + "…"

@@ -1,0 +1,29 @@
+"""Shared fixtures; hypothesis runs without deadlines because the machines are shared and noisy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+settings.register_profile("default", deadline=None, print_blob=True)
+settings.load_profile("default")
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "scenarios"
+
+
+@pytest.fixture
+def write(tmp_path):
+    """Write a scenario file into a fresh folder and return its path."""
+
+    def write(text: str | bytes, name: str = "scenario.yaml") -> Path:
+        path = tmp_path / name
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+        return path
+
+    return write

@@ -1,0 +1,177 @@
+"""The command line contract: --json keys and strictness, --print, --check, --list, exit codes."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from core import compute_all, load
+from tui import cli
+from tui.cli import main
+from tests.conftest import ROOT, SCENARIOS
+from tests.reference import chapter_attention
+
+JSON_KEYS = {"title", "tokens", "d_k", "d_v", "causal", "divisor", "mask_value", "Q", "K", "V",
+             "scores", "scaled", "masked", "weights", "output", "diagnostics"}
+
+
+def strict_json(text):
+    def refuse(constant):
+        raise ValueError(f"{constant} is not valid JSON (RFC 8259)")
+    return json.loads(text, parse_constant=refuse)
+
+
+def run_json(capsys, *args):
+    assert main(["--json", *args]) == 0
+    return strict_json(capsys.readouterr().out)
+
+
+def test_json_has_every_key_and_is_strict(capsys):
+    data = run_json(capsys, str(SCENARIOS / "cat_sat.yaml"))
+    assert JSON_KEYS <= data.keys()
+    assert data["tokens"] == ["the", "cat", "sat"]
+    assert (data["d_k"], data["d_v"], data["causal"]) == (2, 2, True)
+    assert data["divisor"] == math.sqrt(2)
+    assert data["mask_value"] is None  # −∞ has no JSON literal
+    assert data["masked"][0][1] is None and data["masked"][1][2] is None
+    assert data["masked"][1][1] == 1 / math.sqrt(2)
+    assert data["weights"][1][2] == 0.0
+    assert len(data["diagnostics"]) == 3
+    assert set(data["diagnostics"][2]) == {"max_weight", "entropy"}
+    assert "variants" not in data
+
+
+def test_json_is_full_float64_precision(capsys):
+    data = run_json(capsys, "cat_sat")
+    Q = np.array([[1, 0], [0, 1], [1, 1]], dtype=float)
+    out, weights = chapter_attention(Q, Q.copy(), np.array([[1, 0], [0, 1], [0.5, 0.5]]))
+    assert np.array(data["weights"]).tolist() == weights.tolist()  # every bit survives
+    assert np.array(data["output"]).tolist() == out.tolist()
+    w = weights[2]
+    entropy = -sum(p * math.log(p) for p in w if p > 0)
+    assert data["diagnostics"][2]["max_weight"] == w.max()
+    assert data["diagnostics"][2]["entropy"] == pytest.approx(entropy, abs=1e-15)
+
+
+def test_json_variants_have_the_same_keys(capsys):
+    data = run_json(capsys, "scaled_vs_unscaled_t5")
+    assert [v["name"] for v in data["variants"]] == ["scaled", "unscaled"]
+    for variant in data["variants"]:
+        assert JSON_KEYS - {"title", "tokens"} <= variant.keys()
+    assert data["variants"][1]["divisor"] == 1
+    assert data["variants"][0]["divisor"] == math.sqrt(8)
+
+
+def test_json_finite_mask_value(write, capsys):
+    path = write("Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\nmask_value: -1e9\n")
+    data = run_json(capsys, str(path))
+    assert data["mask_value"] == -1e9
+    assert data["masked"][0][1] is None
+
+
+def test_print_walks_through_every_stage(capsys):
+    assert main(["--print", "cat_sat"]) == 0
+    out = capsys.readouterr().out
+    for stage in ("Step 1 — Score", "Step 2 — Scale", "Step 3 — Mask", "Step 4 — Softmax",
+                  "Step 5 — Weighted sum"):
+        assert stage in out
+    assert "Row 3, 'sat', step by step" in out
+    assert "sum        = 8.169" in out
+    assert '"sat" pays 25% attention to "the", 25% to "cat", and 50% to itself.' in out
+    mask_rows = out.split("Step 3 — Mask")[1].splitlines()
+    assert any(line.split() == ["cat", "0.000", "0.707", "−∞"] for line in mask_rows)
+
+
+def test_print_rows(capsys):
+    assert main(["--print", "cat_sat", "--row", "all"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"Row {i}," in out for i in (1, 2, 3))
+    assert main(["--print", "cat_sat", "--row", "cat"]) == 0
+    assert "Row 2, 'cat'" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as caught:
+        main(["--print", "cat_sat", "--row", "dog"])
+    assert caught.value.code == 2
+
+
+def test_print_of_variants_compares_largest_weights(capsys):
+    assert main(["--print", "scaled_vs_unscaled_t5"]) == 0
+    out = capsys.readouterr().out
+    table = out.split("Variants: each row's largest weight")[1].splitlines()
+    assert table[1].split() == ["scaled", "unscaled"]
+    traces = compute_all(load(SCENARIOS / "scaled_vs_unscaled_t5.yaml"))
+    first = table[2].split()
+    assert first == ["t1", f"{traces['scaled'].max_weight[0]:.3f}",
+                     f"{traces['unscaled'].max_weight[0]:.3f}"]
+
+
+def test_list_names_every_builtin_with_its_title(capsys):
+    assert main(["--list"]) == 0
+    out = capsys.readouterr().out
+    names = [line.split()[0] for line in out.splitlines()]
+    assert names[:2] == ["cat_sat", "cat_sat_bidirectional"]
+    assert sorted(names) == sorted(p.stem for p in SCENARIOS.glob("*.yaml"))
+    assert "The cat sat" in out
+
+
+def test_check_ok(capsys):
+    assert main(["--check", "projections"]) == 0
+    assert ": ok: Projections from X" in capsys.readouterr().out
+
+
+def test_usage_errors_exit_2(capsys):
+    for args in (["--json"], ["--json", "--print", "cat_sat"], ["--row", "1", "cat_sat"],
+                 ["--bogus"]):
+        with pytest.raises(SystemExit) as caught:
+            main(args)
+        assert caught.value.code == 2, args
+    capsys.readouterr()
+
+
+def test_an_unknown_name(capsys):
+    assert main(["--json", "cat_sta"]) == 2
+    assert "no built-in scenario of that name" in capsys.readouterr().err
+
+
+def test_an_internal_error_is_one_line_and_exit_3(capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("core.report.to_json", broken)
+    assert main(["--json", "cat_sat"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error" in err and "Traceback" not in err
+    assert main(["--json", "cat_sat", "--debug"]) == 3
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_version_and_help(capsys):
+    for flag in ("--version", "--help"):
+        with pytest.raises(SystemExit) as caught:
+            main([flag])
+        assert caught.value.code == 0
+    out = capsys.readouterr().out
+    assert "attn-tui 0.1.0" in out and "--json" in out
+
+
+def test_a_real_process_exits_with_the_documented_status(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("Q: [[1, 2]]\nK: [[1]]\nV: [[1]]\n")
+    run = lambda *args: subprocess.run([sys.executable, "-m", "tui", *args], cwd=ROOT,
+                                       capture_output=True, text=True)
+    ok = run("--json", "cat_sat")
+    assert ok.returncode == 0 and strict_json(ok.stdout)["title"] == "The cat sat"
+    failed = run("--check", str(bad))
+    assert failed.returncode == 2 and failed.stderr.startswith(f"{bad}:2:4: ")
+    assert failed.stdout == ""
+
+
+def test_builtins_are_found_by_name_from_anywhere(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["--check", "cat_sat"]) == 0
+    assert cli.load_scenario("cat_sat.yaml").title == "The cat sat"
+    capsys.readouterr()

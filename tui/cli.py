@@ -1,0 +1,159 @@
+"""The ``attn-tui`` command: the app, or a headless view of a scenario (--json, --print, --check).
+
+Exit status: 0 ok; 1 reserved for "the student's values differ"; 2 a scenario or usage error;
+3 an unexpected internal error (one line; the traceback with --debug).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+
+from tui import __version__
+
+EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="attn-tui",
+        description="Step through scaled dot-product attention, stage by stage, "
+                    "and see why every number is what it is.",
+        epilog="Without a mode, the scenario opens in the terminal app; without a scenario, "
+               "the app offers the built-ins. Exit status: 0 ok, 2 scenario or usage error, "
+               "3 internal error.",
+    )
+    parser.add_argument("scenario", nargs="?",
+                        help="a scenario file (YAML), or the name of a built-in such as cat_sat")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--json", action="store_true", help="print every stage as one JSON object")
+    mode.add_argument("--print", action="store_true", dest="print_",
+                      help="print the step-by-step walk-through as text")
+    mode.add_argument("--check", action="store_true", help="validate the scenario only")
+    mode.add_argument("--list", action="store_true", help="list the built-in scenarios")
+    parser.add_argument("--row", metavar="ROW",
+                        help="with --print: the query row(s) to explain: a token, a 1-based "
+                             "number, or 'all' (default: the scenario's focus)")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    parser.add_argument("--version", action="version", version=f"attn-tui {__version__}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return run(parser, args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_OK
+    except Exception as exc:  # the promise: one line, never a traceback, unless asked
+        if args.debug:
+            traceback.print_exc()
+        else:
+            print(f"attn-tui: internal error: {type(exc).__name__}: {exc} "
+                  "(this is a bug; --debug shows the traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from core import ScenarioError
+
+    if args.list:
+        return list_builtins()
+    headless = args.json or args.print_ or args.check
+    if args.row and not args.print_:
+        parser.error("--row goes with --print")
+    if args.scenario is None:
+        if headless:
+            parser.error("--json, --print and --check need a scenario (a file or a built-in name)")
+        return start_app(None)
+    try:
+        scenario = load_scenario(args.scenario)
+    except ScenarioError as error:
+        print(error, file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        from core.report import to_json
+        json.dump(to_json(scenario), sys.stdout, allow_nan=False)
+        sys.stdout.write("\n")
+    elif args.print_:
+        from core.report import to_text
+        try:
+            rows = select_rows(args.row, scenario.tokens)
+        except ValueError as exc:
+            parser.error(str(exc))
+        sys.stdout.write(to_text(scenario, rows=rows))
+    elif args.check:
+        print(f"{scenario.display_name}: ok: {summary(scenario)}")
+    else:
+        return start_app(scenario)
+    return EXIT_OK
+
+
+def load_scenario(name: str):
+    """A file path, or failing that the name of a built-in; errors name what was tried."""
+    from core import ScenarioError, catalog, load
+
+    if os.path.exists(name):
+        return load(name)
+    builtin = catalog.find(name)
+    if builtin is not None:
+        return load(builtin)
+    if os.sep in name or name.endswith((".yaml", ".yml")):
+        raise ScenarioError("no such file", path=name)
+    known = ", ".join(b.name for b in catalog.builtins())
+    raise ScenarioError(f"no such file, and no built-in scenario of that name (built-ins: {known})",
+                        path=name)
+
+
+def select_rows(row: str | None, tokens: tuple[str, ...]) -> list[int] | None:
+    """``--row`` as row indices: ``all``, a 1-based number, or a token."""
+    if row is None:
+        return None
+    if row == "all":
+        return list(range(len(tokens)))
+    if row.isdigit() and 1 <= int(row) <= len(tokens):
+        return [int(row) - 1]
+    if row in tokens:
+        return [tokens.index(row)]
+    raise ValueError(f"--row {row!r}: not 'all', a number from 1 to {len(tokens)}, or a token "
+                     f"({' '.join(tokens)})")
+
+
+def summary(scenario) -> str:
+    parts = [scenario.title, f"T = {scenario.T}", f"d_k = {scenario.d_k}", f"d_v = {scenario.d_v}",
+             scenario.options.describe(scenario.d_k)]
+    if scenario.variants:
+        parts.append(f"{len(scenario.variants)} variants")
+    return " · ".join(parts)
+
+
+def list_builtins() -> int:
+    from core import catalog, load
+
+    entries = [(builtin.name, load(builtin.path).title) for builtin in catalog.builtins()]
+    width = max(len(name) for name, _ in entries)
+    for name, title in entries:
+        print(f"{name:<{width}}  {title}")
+    return EXIT_OK
+
+
+def start_app(scenario) -> int:
+    from tui.app import run_app
+
+    return run_app(scenario)
+
+
+def _quiet_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
