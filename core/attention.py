@@ -100,7 +100,7 @@ def compute_all(scenario: Scenario) -> dict[str, Trace]:
     """The scenario's own trace under ``""``, and one per variant under its name."""
     traces = {"": compute(scenario)}
     for variant in scenario.variants:
-        traces[variant.name] = compute(scenario, variant.options)
+        traces[variant.name] = compute(scenario, variant.options(scenario.options))
     return traces
 
 

@@ -212,11 +212,7 @@ class _Writer:
         self.add(("        = ", ""), (self.vector(t.weights[i], p), "result"),
                  (f"  (sums to {t.weights[i].sum():.1f})", "note"))
         self.add((sentence(t, i), "token"))
-        for k in self.keys(bars=True):
-            if k is None or isinstance(k, str):
-                continue
-            self.add((f"{t.tokens[k][:10]:>10} ", "token"), (bar(t.weights[i, k]), "bar"),
-                     (f" {fixed(t.weights[i, k], p)}", "number"), selected=k == self.col)
+        self.weight_bars()
         if raw:
             self.add((f"For stability the code computes exp(x − {fixed(row_max, p)}), subtracting the "
                       f"row's largest score: every exp and the sum shrink by the same factor "
@@ -239,6 +235,7 @@ class _Writer:
         self.add(("  terms: ", "note"), (self.fold_terms(products, " + "), "number"))
         self.add((f"The new representation of {_quoted(self.query)} is {self.vector(t.output[i], p)}: "
                   "a blend of the values, weighted by relevance.", "note"))
+        self.weight_bars()
         return "blend the values by the weights"
 
     # ---- pieces ---------------------------------------------------------------------------
@@ -246,7 +243,15 @@ class _Writer:
     def add(self, *spans: tuple[str, str], selected: bool = False) -> None:
         self.lines.append(Line(tuple(Span(text, role or "text") for text, role in spans), selected))
 
-    def keys(self, bars: bool = False) -> list[int | str | None]:
+    def weight_bars(self) -> None:
+        """The row's weights as bars, one key a line: the picture that says it fastest."""
+        t, i = self.t, self.row
+        for k in self.keys():
+            if isinstance(k, int):
+                self.add((f"{t.tokens[k][:10]:>10} ", "token"), (bar(t.weights[i, k]), "bar"),
+                         (f" {fixed(t.weights[i, k], self.p)}", "number"), selected=k == self.col)
+
+    def keys(self) -> list[int | str | None]:
         """The key indices to show one line each: all of them, or a window around the cursor."""
         T = self.t.T
         if self.fold is None or T <= self.fold:

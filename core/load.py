@@ -107,7 +107,7 @@ def check_range(scenario: Scenario) -> None:
         if not np.isfinite(scenario.matrix(name)).all():
             raise NumericError(f"{name} = X·W{name.lower()} overflows float64; use smaller numbers")
     largest = float(np.abs(scenario.Q).max()) * float(np.abs(scenario.K).max()) * scenario.d_k
-    for options in [scenario.options, *(variant.options for variant in scenario.variants)]:
+    for options in [scenario.options, *(variant.options(scenario.options) for variant in scenario.variants)]:
         if not largest / options.divisor(scenario.d_k) < 1e300:
             compute(scenario, options)
 
@@ -348,7 +348,9 @@ class _Reader:
                 raise _at(found["name"].value, f"variant {number} has an empty name")
             if any(variant.name == name for variant in variants):
                 raise _at(found["name"].value, f"two variants are named {name!r}; names must differ")
-            variants.append(Variant(name, self.options(found, base)))
+            overrides = self.options(found, base)
+            variants.append(Variant(name, **{key: getattr(overrides, key) for key in OPTION_KEYS
+                                             if key in found}))
         return tuple(variants)
 
 

@@ -122,7 +122,7 @@ def to_text(scenario: Scenario, traces: dict[str, Trace] | None = None,
             cells = "".join(f"  {fixed(traces[name].max_weight[i], p):>{width}}" for name in names)
             out.append(f"  {token:>{label_width}}{cells}")
         for variant in scenario.variants:
-            out.append(f"  {variant.name}: {variant.options.describe(scenario.d_k)}")
+            out.append(f"  {variant.name}: {variant.options(scenario.options).describe(scenario.d_k)}")
     return "\n".join(out) + "\n"
 
 

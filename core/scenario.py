@@ -66,10 +66,22 @@ class Options:
 
 @dataclass(frozen=True)
 class Variant:
-    """A named set of options computed as a trace of its own, shown beside the others."""
+    """A named override of some options, computed as a trace of its own beside the others.
+
+    An option the variant leaves as None follows the scenario's own, so toggling the causal
+    mask in the app toggles it in every variant that does not set ``causal`` itself.
+    """
 
     name: str
-    options: Options
+    causal: bool | None = None
+    scale: bool | float | None = None
+    mask_value: float | None = None
+
+    def options(self, base: Options) -> Options:
+        """The options this variant runs with, on top of the scenario's ``base`` options."""
+        overrides = {key: value for key in ("causal", "scale", "mask_value")
+                     if (value := getattr(self, key)) is not None}
+        return dataclasses.replace(base, **overrides)
 
 
 @dataclass(frozen=True)
@@ -178,8 +190,9 @@ class Scenario:
         return dataclasses.replace(self, options=dataclasses.replace(self.options, **changes))
 
     def same_numbers(self, other: Scenario) -> bool:
-        """Whether both have bit-for-bit the same inputs and options (``-0.0`` differs from 0)."""
-        if self.options != other.options or self.inputs.keys() != other.inputs.keys():
+        """Whether both have bit-for-bit the same inputs, options and variants (``-0.0`` ≠ 0)."""
+        if (self.options, self.variants) != (other.options, other.variants) \
+                or self.inputs.keys() != other.inputs.keys():
             return False
         return all(_bits_equal(self.inputs[name], other.inputs[name]) for name in self.inputs)
 

@@ -175,3 +175,23 @@ def test_builtins_are_found_by_name_from_anywhere(tmp_path, capsys, monkeypatch)
     assert main(["--check", "cat_sat"]) == 0
     assert cli.load_scenario("cat_sat.yaml").title == "The cat sat"
     capsys.readouterr()
+
+
+def test_a_scenario_error_stops_the_app_before_it_takes_the_terminal(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("Q: [[1]]\nK: [[1]]\nV: [[1]]\ncasual: false\n")
+    result = subprocess.run([sys.executable, "-m", "tui", str(bad)], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr == f"{bad}:4:1: unknown key 'casual' in the scenario; did you mean 'causal'?\n"
+    assert result.stdout == ""  # no escape codes: the terminal was never taken over
+
+
+def test_a_builtin_by_name_opens_read_only_and_a_path_does_not(monkeypatch, tmp_path):
+    opened = []
+    monkeypatch.setattr(cli, "start_app", lambda scenario, read_only=False: opened.append(read_only) or 0)
+    monkeypatch.chdir(tmp_path)
+    assert main(["cat_sat"]) == 0
+    (tmp_path / "mine.yaml").write_text((SCENARIOS / "cat_sat.yaml").read_text())
+    assert main(["mine.yaml"]) == 0
+    assert opened == [True, False]

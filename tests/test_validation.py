@@ -146,7 +146,8 @@ def test_anchors_and_aliases_work(write):
                           "variants:\n  - &v {name: one, scale: false}\n  - {<<: *v, name: two}\n"))
     assert scenario.K.tolist() == [[1, 0], [0, 1]]
     assert [v.name for v in scenario.variants] == ["one", "two"]
-    assert scenario.variants[1].options.scale is False
+    assert scenario.variants[1].options(scenario.options).scale is False
+    assert scenario.variants[1].causal is None  # not set: follows the scenario
 
 
 def test_yaml_1_1_numbers_and_text_tokens(write):

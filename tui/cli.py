@@ -92,7 +92,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     elif args.check:
         print(f"{scenario.display_name}: ok: {summary(scenario)}")
     else:
-        return start_app(scenario)
+        return start_app(scenario, read_only=not os.path.exists(args.scenario))
     return EXIT_OK
 
 
@@ -144,10 +144,10 @@ def list_builtins() -> int:
     return EXIT_OK
 
 
-def start_app(scenario) -> int:
+def start_app(scenario, read_only: bool = False) -> int:
     from tui.app import run_app
 
-    return run_app(scenario)
+    return run_app(scenario, read_only)
 
 
 def _quiet_stdout() -> None:

@@ -1,0 +1,112 @@
+"""Edits as small values: set one input cell, or change an option. Each knows its inverse,
+so the undo history is a list of edits and undoing restores the old value exactly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from core.numbers import yaml_number
+from core.scenario import Scenario
+
+NUDGE = 0.1
+
+
+@dataclass(frozen=True)
+class SetCell:
+    """``matrix[row, col] = value`` (it was ``old``)."""
+
+    matrix: str
+    row: int
+    col: int
+    value: float
+    old: float
+
+    def apply(self, scenario: Scenario) -> Scenario:
+        return scenario.with_cell(self.matrix, self.row, self.col, self.value)
+
+    def inverse(self) -> SetCell:
+        return SetCell(self.matrix, self.row, self.col, self.old, self.value)
+
+    def describe(self, scenario: Scenario) -> str:
+        row = scenario.tokens[self.row] if self.matrix in ("Q", "K", "V", "X") else f"row {self.row + 1}"
+        return (f"{self.matrix}[{row}, {self.col + 1}] = {yaml_number(self.value)} "
+                f"(was {yaml_number(self.old)})")
+
+
+@dataclass(frozen=True)
+class SetOption:
+    """An option (``causal`` or ``scale``) set to ``value`` (it was ``old``)."""
+
+    name: str
+    value: bool | float
+    old: bool | float
+
+    def apply(self, scenario: Scenario) -> Scenario:
+        return scenario.with_options(**{self.name: self.value})
+
+    def inverse(self) -> SetOption:
+        return SetOption(self.name, self.old, self.value)
+
+    def describe(self, scenario: Scenario) -> str:
+        if self.name == "causal":
+            return "causal mask on" if self.value else "causal mask off"
+        return f"scaling: {scenario.with_options(scale=self.value).options.scale_text(scenario.d_k)}"
+
+
+Edit = Union[SetCell, SetOption]
+
+
+def nudged(value: float, direction: int) -> float:
+    """``value`` moved by ±0.1, rounded to 12 decimals so that 0.1 + 0.2 reads 0.3."""
+    return round(value + direction * NUDGE, 12)
+
+
+def scale_cycle(scenario: Scenario, original: Scenario) -> bool | float:
+    """The next scaling in the cycle ÷√d_k → none → (the file's own divisor, if it has one)."""
+    cycle: list[bool | float] = [True, False]
+    if not isinstance(original.options.scale, bool):
+        cycle.append(original.options.scale)
+    current = scenario.options.scale
+    index = next((i for i, option in enumerate(cycle)
+                  if option is current or (not isinstance(option, bool) and option == current
+                                           and not isinstance(current, bool))), -1)
+    return cycle[(index + 1) % len(cycle)]
+
+
+class History:
+    """Undo and redo over a list of edits."""
+
+    def __init__(self) -> None:
+        self._done: list[Edit] = []
+        self._undone: list[Edit] = []
+
+    def push(self, edit: Edit) -> None:
+        self._done.append(edit)
+        self._undone.clear()
+
+    def undo(self) -> Edit | None:
+        """The edit that reverses the latest one (None when there is nothing to undo)."""
+        if not self._done:
+            return None
+        edit = self._done.pop()
+        self._undone.append(edit)
+        return edit.inverse()
+
+    def redo(self) -> Edit | None:
+        if not self._undone:
+            return None
+        edit = self._undone.pop()
+        self._done.append(edit)
+        return edit
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._done)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._undone)
+
+    def __len__(self) -> int:
+        return len(self._done)

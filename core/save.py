@@ -1,0 +1,270 @@
+"""Saving a scenario back into its author's YAML, keeping every comment and the layout.
+
+Only the numbers that changed are rewritten, each at its own position in the original text.
+Where an alias (``K: *qk``) would otherwise change along with an edited anchor, the alias is
+replaced by the numbers it stood for. A scenario made by ``random:`` gets its numbers written
+out. The result is read back and compared with what should have been saved before anything
+is written; writing itself is atomic (a temporary file, then a rename).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+
+import numpy as np
+
+from core.errors import ScenarioError
+from core.load import Entry, entries, loads
+from core.numbers import yaml_number
+from core.scenario import Scenario
+from core.yaml_source import Alias, Document, Mapping, Node, content_end, deref, replace_spans
+
+
+class SaveError(Exception):
+    """Saving failed; the message says why and what the user can do instead."""
+
+
+def updated_text(scenario: Scenario) -> str:
+    """The scenario's original text with its current numbers and options written in."""
+    document = scenario.source
+    if document is None or scenario.path is None:
+        raise SaveError("this scenario has no file text to update; use Save As")
+    original = loads(document.text, scenario.path)
+    top = entries(document.root, "the scenario")
+    edits = _Edits(document)
+    if scenario.random is not None and not _inputs_equal(scenario, original):
+        _write_out_random(edits, scenario, top["random"])
+    else:
+        for name, current in scenario.inputs.items():
+            if not _bits_equal(current, original.inputs[name]):
+                edits.matrix(top[name].value, current, original.inputs[name])
+        edits.keep_aliases(scenario, top)
+    for name in ("causal", "scale"):
+        value = getattr(scenario.options, name)
+        if value != getattr(original.options, name) or type(value) is not type(getattr(original.options, name)):
+            edits.option(top, name, value)
+    text = edits.result()
+    _verify(text, scenario)
+    return text
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` so that a crash leaves either the old file or the new one.
+
+    The text goes to a temporary file beside ``path``, is flushed to disk, takes the old file's
+    permissions, and is renamed over ``path`` in one step.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
+                                     dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.chmod(temporary, os.stat(path).st_mode & 0o7777)
+        except FileNotFoundError:
+            pass
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    _sync_directory(directory)
+
+
+def render(scenario: Scenario) -> str:
+    """A fresh YAML file for the scenario (for Save As when the original text cannot be kept)."""
+    lines = [f"# Written by attn-tui from {scenario.path or 'a scenario'}.",
+             f"title: {_quote(scenario.title)}"]
+    if scenario.description:
+        lines.append(f"description: {_quote(scenario.description)}")
+    lines.append("tokens: [" + ", ".join(_quote(token) for token in scenario.tokens) + "]")
+    for name, values in scenario.inputs.items():
+        lines.append(f"{name}:")
+        lines += [f"  - {_row(row)}" for row in values]
+    options = scenario.options
+    lines.append(f"causal: {'true' if options.causal else 'false'}")
+    lines.append(f"scale: {_option_text(options.scale)}")
+    lines.append(f"mask_value: {'-.inf' if math.isinf(options.mask_value) else yaml_number(options.mask_value)}")
+    lines.append(f"focus: {scenario.focus + 1}")
+    lines.append(f"precision: {scenario.precision}")
+    if scenario.variants:
+        lines.append("variants:")
+        for variant in scenario.variants:
+            lines.append(f"  - name: {_quote(variant.name)}")
+            for key in ("causal", "scale", "mask_value"):
+                value = getattr(variant, key)
+                if value is not None:
+                    shown = "-.inf" if key == "mask_value" and math.isinf(value) else _option_text(value)
+                    lines.append(f"    {key}: {shown}")
+    text = "\n".join(lines) + "\n"
+    _verify(text, scenario)
+    return text
+
+
+class _Edits:
+    """Replacements of spans of the original text, collected and then applied at once."""
+
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self.text = document.text
+        self.spans: dict[tuple[int, int], str] = {}
+        self.appended: list[str] = []
+
+    def replace(self, node: Node, new: str) -> None:
+        start = node.start if isinstance(node, Alias) else _value_start(self.text, node)
+        self.spans[(start, content_end(node))] = new
+
+    def matrix(self, node: Node, current: np.ndarray, old: np.ndarray) -> None:
+        if isinstance(node, Alias):
+            self.replace(node, _flow_matrix(current))
+            return
+        for i, row in enumerate(node.items):
+            changed = np.flatnonzero(current[i].view(np.int64) != old[i].view(np.int64))
+            if not len(changed):
+                continue
+            if isinstance(row, Alias):
+                self.replace(row, _row(current[i]))
+                continue
+            for j in changed:
+                self.replace(row.items[j], yaml_number(float(current[i, j])))
+
+    def keep_aliases(self, scenario: Scenario, top: dict[str, Entry]) -> None:
+        """An alias whose anchor was edited in place would follow the edit: give it its own
+        numbers instead (the values the scenario has at that alias's place)."""
+        edited = list(self.spans)
+        places = _alias_places(scenario, top)
+        for alias in self.document.aliases:
+            target = alias.target
+            end = content_end(target)
+            touched = any(target.start <= start and stop <= end for start, stop in edited)
+            inside_edit = any(start <= alias.start and alias.end <= stop for start, stop in edited)
+            if not touched or inside_edit:
+                continue
+            value = places.get(id(alias))
+            if value is None:  # outside the matrices: keep exactly what the anchor said before
+                self.spans[(alias.start, alias.end)] = self.text[_value_start(self.text, target):end]
+            else:
+                self.spans[(alias.start, alias.end)] = value
+
+    def option(self, top: dict[str, Entry], name: str, value: bool | float) -> None:
+        if name in top:
+            self.replace(top[name].value, _option_text(value))
+        else:
+            self.appended.append(f"{name}: {_option_text(value)}")
+
+    def result(self) -> str:
+        text = replace_spans(self.text, self.spans)
+        if self.appended:
+            root = self.document.root
+            if isinstance(root, Mapping) and root.flow:
+                insert = content_end(root) - 1 + len(text) - len(self.text)
+                addition = "".join(f", {line}" for line in self.appended)
+                text = text[:insert] + addition + text[insert:]
+            else:
+                if text and not text.endswith("\n"):
+                    text += "\n"
+                text += "\n".join(self.appended) + "\n"
+        return text
+
+
+def _write_out_random(edits: _Edits, scenario: Scenario, entry: Entry) -> None:
+    spec = scenario.random
+    indent = " " * (entry.key.col - 1)
+    lines = [f"# was random: {{seed: {spec.seed}, T: {spec.T}, d_k: {spec.d_k}, d_v: {spec.d_v}}}"
+             "; the numbers, as edited, are written out below"]
+    for name in ("Q", "K", "V"):
+        lines.append(f"{indent}{name}:")
+        lines += [f"{indent}  - {_row(row)}" for row in scenario.inputs[name]]
+    edits.spans[(entry.key.start, content_end(entry.value))] = "\n".join(lines)
+
+
+def _alias_places(scenario: Scenario, top: dict[str, Entry]) -> dict[int, str]:
+    """For every alias inside an input matrix, the text of the values now at its place."""
+    places: dict[int, str] = {}
+    for name, values in scenario.inputs.items():
+        if name not in top:
+            continue
+        node = top[name].value
+        if isinstance(node, Alias):
+            places[id(node)] = _flow_matrix(values)
+            continue
+        for i, row in enumerate(deref(node).items):
+            if isinstance(row, Alias):
+                places[id(row)] = _row(values[i])
+                continue
+            for j, cell in enumerate(deref(row).items):
+                if isinstance(cell, Alias):
+                    places[id(cell)] = yaml_number(float(values[i, j]))
+    return places
+
+
+def _verify(text: str, scenario: Scenario) -> None:
+    try:
+        saved = loads(text, scenario.path or "<saved>")
+    except ScenarioError as error:
+        raise SaveError(f"the updated file would not load ({error.message}); nothing was "
+                        "written; use Save As to write a new file") from None
+    if not saved.same_numbers(scenario):
+        raise SaveError("this file's layout (anchors or aliases) cannot take the edit in place; "
+                        "nothing was written; use Save As to write a new file")
+
+
+def _value_start(text: str, node: Node) -> int:
+    """Where a node's value begins, after its anchor (``&q``) and tag, which stay."""
+    position = node.start
+    while position < len(text) and text[position] in "&!":
+        while position < len(text) and not text[position].isspace():
+            position += 1
+        while position < len(text) and text[position] in " \t":
+            position += 1
+    return position
+
+
+def _inputs_equal(a: Scenario, b: Scenario) -> bool:
+    return a.inputs.keys() == b.inputs.keys() and all(
+        _bits_equal(a.inputs[name], b.inputs[name]) for name in a.inputs)
+
+
+def _bits_equal(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.all(a.view(np.int64) == b.view(np.int64)))
+
+
+def _row(values: np.ndarray) -> str:
+    return "[" + ", ".join(yaml_number(float(v)) for v in values) + "]"
+
+
+def _flow_matrix(values: np.ndarray) -> str:
+    return "[" + ", ".join(_row(row) for row in values) + "]"
+
+
+def _option_text(value: bool | float) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return yaml_number(float(value))
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _sync_directory(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+

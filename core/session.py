@@ -1,0 +1,154 @@
+"""One scenario being explored: the current numbers, their traces, undo and redo, and saving.
+
+The TUI keeps one Session and asks it for everything; a Session never touches a terminal, so
+every behaviour of the app that is not drawing is tested here directly.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from core.attention import Trace, compute_all
+from core.edits import Edit, History, SetCell, SetOption, nudged, scale_cycle
+from core.errors import NumericError
+from core.load import loads, read_text
+from core.save import SaveError, updated_text, write_atomic
+from core.scenario import Scenario
+
+TRACKED = ("scores", "scaled", "masked", "weights", "output")
+
+
+class DiskChanged(SaveError):
+    """The file on disk is no longer the one that was loaded (or last saved)."""
+
+
+class Session:
+    """The scenario as edited so far, with its traces and what the last change changed."""
+
+    def __init__(self, scenario: Scenario, read_only: bool = False) -> None:
+        self._read_only = read_only         # a built-in opened by name: saving goes elsewhere
+        self.original = scenario            # as loaded: the base for the scale cycle
+        self.saved = scenario               # as last loaded or saved: "modified" compares to it
+        self.scenario = scenario
+        self.traces: dict[str, Trace] = compute_all(scenario)
+        self.history = History()
+        self.changed: dict[str, np.ndarray] = {}  # matrix or stage name → cells the last edit changed
+        self.last_edit: Edit | None = None
+        self.disk_text = scenario.source.text if scenario.source else None
+
+    @property
+    def trace(self) -> Trace:
+        return self.traces[""]
+
+    @property
+    def modified(self) -> bool:
+        return not self.scenario.same_numbers(self.saved)
+
+    @property
+    def read_only(self) -> bool:
+        """A built-in opened by name (or a scenario without a file) is never overwritten."""
+        return self._read_only or self.scenario.path is None
+
+    # ---- changing ---------------------------------------------------------------------------
+
+    def set_cell(self, matrix: str, row: int, col: int, value: float) -> Edit | None:
+        """Set one input cell; None if it already holds exactly that value."""
+        old = float(self.scenario.inputs[matrix][row, col])
+        if np.float64(old).view(np.int64) == np.float64(value).view(np.int64):
+            return None
+        return self.apply(SetCell(matrix, row, col, float(value), old))
+
+    def nudge(self, matrix: str, row: int, col: int, direction: int) -> Edit | None:
+        return self.set_cell(matrix, row, col, nudged(float(self.scenario.inputs[matrix][row, col]), direction))
+
+    def toggle_causal(self) -> Edit:
+        causal = self.scenario.options.causal
+        return self.apply(SetOption("causal", not causal, causal))
+
+    def cycle_scale(self) -> Edit:
+        scale = self.scenario.options.scale
+        return self.apply(SetOption("scale", scale_cycle(self.scenario, self.original), scale))
+
+    def apply(self, edit: Edit, record: bool = True) -> Edit:
+        """Apply an edit and recompute; ``NumericError`` leaves everything as it was."""
+        scenario = edit.apply(self.scenario)
+        traces = compute_all(scenario)  # raises NumericError before anything changes
+        self.changed = _changes(self.scenario, scenario, self.trace, traces[""], edit)
+        self.scenario, self.traces, self.last_edit = scenario, traces, edit
+        if record:
+            self.history.push(edit)
+        return edit
+
+    def undo(self) -> Edit | None:
+        edit = self.history.undo()
+        return self.apply(edit, record=False) if edit else None
+
+    def redo(self) -> Edit | None:
+        edit = self.history.redo()
+        return self.apply(edit, record=False) if edit else None
+
+    # ---- saving -----------------------------------------------------------------------------
+
+    def save(self, path: str | None = None, force: bool = False) -> str:
+        """Write the scenario to its file (or to ``path``); returns the path written.
+
+        Raises ``DiskChanged`` if the file changed on disk since it was loaded, unless
+        ``force``; ``SaveError`` (with the reason) if it cannot be written.
+        """
+        target = path or self.scenario.path
+        if target is None or (path is None and self.read_only):
+            raise SaveError("a built-in scenario is not overwritten; use Save As to keep your copy")
+        same_file = path is None or _same_file(path, self.scenario.path)
+        if same_file and not force:
+            self.check_disk()
+        elif not same_file and os.path.exists(target) and not force:
+            raise DiskChanged(f"{target} already exists")
+        text = updated_text(self.scenario)
+        try:
+            write_atomic(target, text)
+        except OSError as exc:
+            raise SaveError(f"cannot write {target}: {exc.strerror or exc}; your edits are kept, "
+                            "save elsewhere with Save As") from None
+        saved = loads(text, target)
+        self.scenario = self.saved = saved
+        self._read_only = False
+        self.original = saved if not same_file else self.original
+        self.disk_text = text
+        return target
+
+    def check_disk(self) -> None:
+        """``DiskChanged`` if the file is not what was loaded (or last saved) any more."""
+        path = self.scenario.path
+        try:
+            now = read_text(path)
+        except Exception:
+            raise DiskChanged(f"{path} was deleted or cannot be read since it was loaded") from None
+        if now != self.disk_text:
+            raise DiskChanged(f"{path} was changed on disk since it was loaded")
+
+
+def _changes(before: Scenario, after: Scenario, old: Trace, new: Trace, edit: Edit) -> dict[str, np.ndarray]:
+    """Which cells of each input and stage differ, bit for bit, after ``edit``."""
+    changed: dict[str, np.ndarray] = {}
+    names = list(after.inputs) + [name for name in ("Q", "K", "V") if name not in after.inputs]
+    for name in names:
+        a, b = before.matrix(name), after.matrix(name)
+        changed[name] = a.view(np.int64) != b.view(np.int64)
+    for name in TRACKED:
+        a, b = getattr(old, name), getattr(new, name)
+        changed[name] = a.view(np.int64) != b.view(np.int64) if a.shape == b.shape else np.ones(b.shape, bool)
+    return changed
+
+
+def _same_file(a: str, b: str | None) -> bool:
+    if b is None:
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+__all__ = ["DiskChanged", "NumericError", "SaveError", "Session"]

@@ -1,0 +1,225 @@
+"""Saving keeps what the author wrote: comments, layout, anchors; only changed numbers move."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from core import load, loads
+from core.save import SaveError, render, updated_text, write_atomic
+from core.session import DiskChanged, Session
+from tests.conftest import SCENARIOS
+
+COMMENTED = """\
+# A teacher's scenario: keep this comment.
+title: Mine
+tokens: [a, b]
+Q:            # queries
+  - [1, 0]    # a
+  - [0, 1.5]  # b
+K: [[1, 0], [0, 1]]
+V:
+  - [1, 2]
+  - [3, 4]
+"""
+
+
+def test_an_edit_changes_one_number_and_nothing_else(write):
+    path = write(COMMENTED)
+    text = updated_text(load(path).with_cell("Q", 1, 1, 5.0))
+    assert text == COMMENTED.replace("[0, 1.5]  # b", "[0, 5]  # b")
+
+
+def test_every_kind_of_number_round_trips_exactly(write):
+    path = write(COMMENTED)
+    scenario = load(path)
+    for value in (0.1 + 0.2, -0.0, 1e-5, 1e300, -123456789.125, 2.0**-1074, 1 / 3):
+        edited = scenario.with_cell("V", 0, 0, value)
+        again = loads(updated_text(edited), str(path))
+        assert np.float64(again.V[0, 0]).tobytes() == np.float64(value).tobytes(), value
+
+
+def test_options_are_rewritten_in_place_or_appended(write):
+    path = write(COMMENTED + "causal: true   # the mask\n")
+    scenario = load(path).with_options(causal=False, scale=False)
+    text = updated_text(scenario)
+    assert "causal: false   # the mask\n" in text
+    assert text.endswith("scale: false\n")
+    assert loads(text).options == scenario.options
+
+
+def test_an_alias_keeps_its_old_numbers_when_its_anchor_is_edited(write):
+    path = write("# shared\nQ: &qk [[1, 0], [0, 1]]  # Q = K\nK: *qk\nV: [[1, 0], [0, 1]]\n")
+    scenario = load(path).with_cell("Q", 0, 0, 7.0)
+    text = updated_text(scenario)
+    saved = loads(text)
+    assert saved.Q.tolist() == [[7, 0], [0, 1]]
+    assert saved.K.tolist() == [[1, 0], [0, 1]]
+    assert "# shared" in text and "&qk" in text and "# Q = K" in text
+
+
+def test_editing_through_an_alias_writes_the_alias_out(write):
+    path = write("Q: &qk [[1, 0], [0, 1]]\nK: *qk\nV: [[1, 0], [0, 1]]\n")
+    saved = loads(updated_text(load(path).with_cell("K", 1, 1, 3.0)))
+    assert saved.Q.tolist() == [[1, 0], [0, 1]] and saved.K.tolist() == [[1, 0], [0, 3]]
+
+
+def test_row_and_cell_aliases(write):
+    path = write("Q: [&r [1, &one 1], *r]\nK: [*r, [0, *one]]\nV: [[1], [2]]\n")
+    scenario = load(path).with_cell("Q", 0, 1, 9.0)
+    saved = loads(updated_text(scenario))
+    assert saved.same_numbers(scenario)
+
+
+def test_a_random_scenario_saves_its_numbers(write):
+    path = write("# exercise\nrandom: {seed: 0, T: 3, d_k: 2}\ncausal: false\n")
+    scenario = load(path).with_cell("V", 2, 1, 0.5)
+    text = updated_text(scenario)
+    assert "random:" not in text.replace("# was random:", "") and "# exercise" in text
+    saved = loads(text)
+    assert saved.random is None and saved.same_numbers(scenario)
+
+
+def test_a_random_scenario_with_only_an_option_changed_stays_random(write):
+    path = write("random: {seed: 0, T: 3, d_k: 2}\n")
+    text = updated_text(load(path).with_options(causal=False))
+    assert "random: {seed: 0, T: 3, d_k: 2}" in text and "causal: false" in text
+
+
+def test_a_flow_style_file(write):
+    path = write("{Q: [[1]], K: [[1]], V: [[2]]}")
+    saved = loads(updated_text(load(path).with_cell("V", 0, 0, 3.0).with_options(causal=False)))
+    assert saved.V.tolist() == [[3]] and saved.options.causal is False
+
+
+def test_crlf_line_endings_survive(tmp_path):
+    path = tmp_path / "crlf.yaml"
+    path.write_bytes(COMMENTED.replace("\n", "\r\n").encode())
+    text = updated_text(load(path).with_cell("Q", 0, 0, 2.0))
+    assert "\r\n" in text and "\n" not in text.replace("\r\n", "")
+    write_atomic(str(path), text)
+    assert path.read_bytes().count(b"\r\n") == COMMENTED.count("\n")
+
+
+def test_every_builtin_saves_an_edit_and_reads_back(tmp_path):
+    for source in SCENARIOS.glob("*.yaml"):
+        path = tmp_path / source.name
+        path.write_text(source.read_text())
+        scenario = load(path)
+        name = scenario.editable[0]
+        edited = scenario.with_cell(name, 0, 0, 4.25).with_options(causal=not scenario.options.causal)
+        assert loads(updated_text(edited)).same_numbers(edited), source.name
+
+
+def test_render_writes_a_fresh_file_that_loads_the_same():
+    scenario = load(SCENARIOS / "unscaled_x10.yaml").with_cell("Q", 0, 1, -2.5)
+    assert loads(render(scenario)).same_numbers(scenario)
+
+
+def test_write_atomic_leaves_the_old_file_when_the_rename_fails(tmp_path, monkeypatch):
+    path = tmp_path / "s.yaml"
+    path.write_text("old\n")
+
+    def fail(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError):
+        write_atomic(str(path), "new\n")
+    assert path.read_text() == "old\n"
+    assert os.listdir(tmp_path) == ["s.yaml"]  # the temporary file was removed
+
+
+def test_write_atomic_keeps_the_permissions(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("old\n")
+    path.chmod(0o640)
+    write_atomic(str(path), "new\n")
+    assert path.read_text() == "new\n" and (path.stat().st_mode & 0o777) == 0o640
+
+
+# ---- the session ----------------------------------------------------------------------------
+
+def test_session_save_and_reload(write):
+    path = write(COMMENTED)
+    session = Session(load(path))
+    session.set_cell("Q", 1, 1, 5.0)
+    assert session.modified
+    session.save()
+    assert not session.modified
+    assert "# A teacher's scenario: keep this comment." in path.read_text()
+    assert load(path).Q[1, 1] == 5.0
+    session.set_cell("Q", 0, 0, 2.0)  # a second save starts from the saved text
+    session.save()
+    assert load(path).Q.tolist() == [[2, 0], [0, 5]]
+
+
+def test_session_refuses_to_overwrite_a_file_changed_on_disk(write):
+    path = write(COMMENTED)
+    session = Session(load(path))
+    session.set_cell("Q", 0, 0, 2.0)
+    path.write_text(COMMENTED.replace("Mine", "Someone else's"))
+    with pytest.raises(DiskChanged):
+        session.save()
+    assert "Someone else's" in path.read_text()
+    session.save(force=True)
+    assert load(path).Q[0, 0] == 2.0
+
+
+def test_session_save_as_then_save_goes_to_the_new_file(write, tmp_path):
+    path = write(COMMENTED)
+    session = Session(load(path))
+    session.set_cell("V", 0, 0, 9.0)
+    copy = tmp_path / "copy.yaml"
+    session.save(str(copy))
+    assert load(copy).V[0, 0] == 9.0 and load(path).V[0, 0] == 1.0
+    session.set_cell("V", 0, 1, 8.0)
+    session.save()
+    assert load(copy).V[0, 1] == 8.0 and load(path).V[0, 1] == 2.0
+    with pytest.raises(DiskChanged):  # save as onto an existing file asks first
+        session.save(str(path))
+
+
+def test_a_builtin_opened_by_name_is_never_overwritten():
+    session = Session(load(SCENARIOS / "cat_sat.yaml"), read_only=True)
+    session.set_cell("Q", 0, 0, 3.0)
+    with pytest.raises(SaveError):
+        session.save()
+    assert load(SCENARIOS / "cat_sat.yaml").Q[0, 0] == 1.0
+
+
+def test_session_undo_redo_restore_exactly():
+    session = Session(load(SCENARIOS / "cat_sat.yaml"))
+    start = session.scenario
+    session.set_cell("Q", 2, 1, 5.0)
+    session.nudge("V", 0, 0, 1)
+    session.toggle_causal()
+    session.cycle_scale()
+    assert session.scenario.options.scale is False and session.scenario.V[0, 0] == 1.1
+    while session.undo():
+        pass
+    assert session.scenario.same_numbers(start) and not session.modified
+    for _ in range(4):
+        session.redo()
+    assert session.scenario.Q[2, 1] == 5.0 and session.scenario.options.causal is False
+
+
+def test_the_changed_cells_are_those_whose_values_moved():
+    session = Session(load(SCENARIOS / "cat_sat.yaml"))
+    session.set_cell("V", 0, 0, 2.0)  # V changes only the output
+    assert session.changed["V"].tolist() == [[True, False], [False, False], [False, False]]
+    assert not session.changed["weights"].any()
+    assert session.changed["output"][:, 0].tolist() == [True, True, True]
+    session.set_cell("Q", 2, 1, 5.0)  # a Q row changes that row of every stage
+    assert session.changed["scores"].tolist() == [[False] * 3, [False] * 3, [False, True, True]]
+
+
+def test_an_overflowing_edit_is_refused_and_nothing_changes():
+    from core.errors import NumericError
+    session = Session(load(SCENARIOS / "cat_sat.yaml"))
+    session.set_cell("Q", 2, 0, 1e200)
+    with pytest.raises(NumericError):
+        session.set_cell("K", 2, 0, 1e200)
+    assert session.scenario.K[2, 0] == 1.0 and len(session.history) == 1

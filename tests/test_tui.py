@@ -1,0 +1,302 @@
+"""The app, driven by the keys a user presses (Textual's Pilot), checked on state and screen."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core import Scenario, compute, load
+from core.numbers import fixed
+from tui.app import AttnApp
+from tui.screens.choice import ChoiceScreen
+from tui.screens.chooser import ChooserScreen
+from tui.screens.help import HelpScreen
+from tui.screens.save_as import SaveAsScreen
+from tests.conftest import SCENARIOS
+from tests.tui_helpers import debugger, explanation, matrix, running, screen_text, stage_view
+
+SAT = 2
+
+
+async def test_arrows_step_through_the_stages_and_the_explanation_follows():
+    async with running() as (app, pilot):
+        screen = debugger(app)
+        assert screen.stage == "score" and "Step 1 — Score" in explanation(app)
+        assert "q3 · k1 = (1 × 1) + (1 × 0) = 1" in explanation(app)
+        await pilot.press("right")
+        assert screen.stage == "scale" and "1 / √2 = 1/1.414 = 0.707" in explanation(app)
+        await pilot.press("right", "right")
+        assert screen.stage == "softmax"
+        assert "sum        = 8.169" in explanation(app)
+        assert '"sat" pays 25% attention to "the", 25% to "cat", and 50% to itself.' in explanation(app)
+        assert "Step 4 · Softmax" in screen_text(app)
+        await pilot.press("right", "right")
+        assert screen.stage == "output"  # stops at the last stage
+        await pilot.press("left")
+        assert screen.stage == "softmax"
+        await pilot.press("home")
+        assert screen.stage == "score"
+        await pilot.press("end")
+        assert screen.stage == "output"
+        assert "0.248 × [1.0, 0.0] + 0.248 × [0.0, 1.0] + 0.503 × [0.5, 0.5] = [0.500, 0.500]" \
+            in explanation(app)
+        await pilot.press("3")
+        assert screen.stage == "mask"
+        await pilot.press("1")
+        assert screen.stage == "score"
+
+
+async def test_up_and_down_choose_the_query_row():
+    async with running() as (app, pilot):
+        screen = debugger(app)
+        assert screen.row == SAT  # the scenario's focus
+        await pilot.press("4", "up")
+        assert screen.row == 1
+        assert '"cat" pays 33% attention to "the" and 67% to itself, and 0% to the future.' \
+            in explanation(app)
+        assert stage_view(app).cursor[0] == 1 and stage_view(app).marked_rows == {1}
+        await pilot.press("up", "up", "up")
+        assert screen.row == 0
+        await pilot.press("down")
+        assert screen.row == 1
+
+
+async def test_brackets_choose_the_key_and_score_marks_the_q_and_k_rows():
+    async with running() as (app, pilot):
+        await pilot.press("right_square_bracket")
+        assert debugger(app).column == 1
+        assert matrix(app, "Q").marked_rows == {SAT} and matrix(app, "K").marked_rows == {1}
+        selected = [line for line in app.screen.query_one("ExplanationView").explanation.lines
+                    if line.selected]
+        assert [line.plain().split(" =")[0] for line in selected] == ["q3 · k2"]
+        await pilot.press("5")
+        assert matrix(app, "V").marked_rows == {0, 1, 2} and not matrix(app, "Q").marked_rows
+
+
+async def test_editing_q_sat_2_to_5_recomputes_every_stage_and_shows_it():
+    async with running() as (app, pilot):
+        await pilot.press("tab")
+        q = matrix(app, "Q")
+        assert q.has_focus
+        await pilot.press("down", "down", "right", "enter")
+        assert q.editing and q.editor_text == "1"
+        await pilot.press("backspace", "5", "enter")
+        assert not q.editing
+        session = debugger(app).session
+        assert session.scenario.Q[SAT, 1] == 5.0
+        expected = compute(Scenario(title="by hand", tokens=("the", "cat", "sat"), inputs={
+            "Q": np.array([[1, 0], [0, 1], [1, 5]], float),
+            "K": np.array([[1, 0], [0, 1], [1, 1]], float),
+            "V": np.array([[1, 0], [0, 1], [0.5, 0.5]], float)}))
+        assert np.array_equal(session.trace.weights, expected.weights)
+        await pilot.press("shift+tab", "4")  # back to the stage view, Softmax
+        assert stage_view(app).row_texts(SAT) == [fixed(w, 3) for w in expected.weights[SAT]]
+        assert "0.019  0.324  0.657" in screen_text(app)
+        assert "● modified" in screen_text(app)
+        # the cells the edit changed are marked until the next edit
+        assert stage_view(app).grid.changed[SAT].all() and not stage_view(app).grid.changed[0].any()
+
+
+async def test_typing_a_digit_starts_editing_and_tab_commits_and_moves_right():
+    async with running() as (app, pilot):
+        await pilot.press("tab", "tab", "tab")  # V
+        v = matrix(app, "V")
+        assert v.has_focus and v.cursor == (0, 0)
+        await pilot.press("2", ".", "5", "tab")
+        assert v.cursor == (0, 1) and not v.editing
+        await pilot.press("3", "tab")
+        assert v.cursor == (1, 0)
+        assert debugger(app).session.scenario.V[0].tolist() == [2.5, 3.0]
+
+
+async def test_refused_text_leaves_the_value_and_keeps_what_was_typed():
+    async with running() as (app, pilot):
+        await pilot.press("tab")
+        q = matrix(app, "Q")
+        for text in ("abc", "", "1e999", "nan"):
+            await pilot.press("enter", *["backspace"] * 3, *list(text), "enter")
+            assert q.editing and q.editor_text == text, text
+            assert "✗" in str(q.border_subtitle)
+            await pilot.press("escape")
+            assert not q.editing
+        assert debugger(app).session.scenario.Q[0, 0] == 1.0
+        assert not debugger(app).session.history.can_undo
+
+
+async def test_plus_and_minus_nudge_by_a_tenth():
+    async with running() as (app, pilot):
+        await pilot.press("tab", "plus", "plus", "plus")
+        assert debugger(app).session.scenario.Q[0, 0] == 1.3
+        await pilot.press("minus")
+        assert debugger(app).session.scenario.Q[0, 0] == 1.2
+
+
+async def test_undo_and_redo_restore_exactly():
+    async with running() as (app, pilot):
+        session = debugger(app).session
+        start = session.scenario
+        await pilot.press("tab", "down", "down", "right", "7", "enter", "plus", "shift+tab", "c", "s")
+        edited = session.scenario
+        assert edited.Q[SAT, 1] == 7.1 and not edited.options.causal and edited.options.scale is False
+        await pilot.press("u", "u", "ctrl+z", "u")
+        assert session.scenario.same_numbers(start)
+        assert "● modified" not in screen_text(app)
+        await pilot.press("U", "ctrl+y", "U", "U")
+        assert session.scenario.same_numbers(edited)
+
+
+async def test_c_and_s_change_the_weights():
+    async with running() as (app, pilot):
+        await pilot.press("4")
+        before = debugger(app).session.trace.weights.copy()
+        await pilot.press("c")
+        assert "causal off" in screen_text(app)
+        after = debugger(app).session.trace.weights
+        assert after[0, 1] > 0 and before[0, 1] == 0
+        await pilot.press("s")
+        assert "no scaling" in screen_text(app)
+        unscaled = debugger(app).session.trace.weights
+        assert unscaled[SAT, SAT] > after[SAT, SAT]
+        await pilot.press("s")
+        assert "÷√2 = 1.414" in screen_text(app)
+
+
+async def test_save_keeps_a_comment_and_reloads_to_the_edited_value(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text())
+    async with running(path) as (app, pilot):
+        await pilot.press("tab", "down", "down", "right", "5", "enter", "ctrl+s")
+        await pilot.pause()
+        assert not debugger(app).session.modified
+    text = path.read_text()
+    assert "# Queries: what each token is looking for (one row per token)." in text
+    assert "  - [1, 5]   # sat: looks for both features" in text
+    assert load(path).Q[SAT, 1] == 5.0
+
+
+async def test_save_onto_a_file_changed_on_disk_asks_first(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text())
+    async with running(path) as (app, pilot):
+        await pilot.press("c")
+        path.write_text(path.read_text().replace("The cat sat", "Changed elsewhere"))
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen)
+        assert "changed on disk" in app.screen.question
+        await pilot.press("escape")  # cancel: nothing written
+        assert "Changed elsewhere" in path.read_text() and "causal: false" not in path.read_text()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("o")  # overwrite
+        await pilot.pause()
+    assert load(path).options.causal is False
+
+
+async def test_a_builtin_saves_elsewhere(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    async with running(SCENARIOS / "cat_sat.yaml", read_only=True) as (app, pilot):
+        await pilot.press("c", "ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, SaveAsScreen)
+        await pilot.press("enter")  # the suggested name, in the current folder
+        await pilot.pause()
+        assert not debugger(app).session.modified
+    assert load(tmp_path / "cat_sat.yaml").options.causal is False
+    assert load(SCENARIOS / "cat_sat.yaml").options.causal is True
+
+
+async def test_quit_with_unsaved_edits_asks():
+    async with running() as (app, pilot):
+        await pilot.press("c", "q")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen) and "unsaved edits" in app.screen.question
+        await pilot.press("c")  # Cancel
+        await pilot.pause()
+        assert app.is_running and debugger(app).session.modified
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("d")  # Discard
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_quit_without_edits_just_quits():
+    async with running() as (app, pilot):
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_help_lists_every_key():
+    async with running() as (app, pilot):
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        for key in ("ctrl+s", "undo", "toggle the causal mask", "nudge"):
+            assert key in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_the_footer_shows_the_keys_that_work_now():
+    async with running() as (app, pilot):
+        footer = screen_text(app).splitlines()[-1]
+        assert "Step" in footer and "Causal" in footer and "Edit" not in footer
+        await pilot.press("tab")
+        footer = screen_text(app).splitlines()[-1]
+        assert "Edit" in footer and "Step" not in footer
+
+
+async def test_the_command_palette_offers_the_actions():
+    async with running() as (app, pilot):
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"toggle causal")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert debugger(app).session.scenario.options.causal is False
+
+
+async def test_no_scenario_opens_the_chooser():
+    app = AttnApp(None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ChooserScreen)
+        assert "The cat sat" in screen_text(app)
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert debugger(app).session.scenario.title == "The cat sat, without the causal mask"
+        assert debugger(app).session.read_only
+
+
+async def test_variants_are_shown_side_by_side():
+    async with running(SCENARIOS / "scaled_vs_unscaled_t5.yaml") as (app, pilot):
+        await pilot.press("4")
+        text = screen_text(app)
+        assert "Variants at Softmax" in text and "scaled" in text and "unscaled" in text
+        traces = debugger(app).session.traces
+        assert fixed(traces["unscaled"].max_weight[0], 3) in text
+
+
+async def test_a_projection_scenario_edits_x_and_the_ws():
+    async with running(SCENARIOS / "projections.yaml") as (app, pilot):
+        await pilot.press("tab")
+        assert matrix(app, "X").has_focus
+        await pilot.press("9", "enter")
+        session = debugger(app).session
+        assert session.scenario.inputs["X"][0, 0] == 9.0
+        assert session.scenario.Q[0].tolist() == (session.scenario.inputs["X"][0] @ session.scenario.inputs["Wq"]).tolist()
+
+
+async def test_resizing_down_to_80_by_24_keeps_everything_usable():
+    async with running(size=(120, 40)) as (app, pilot):
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "1 Score" in text and "Q (3×2)" in text and "Why" in text
+        await pilot.press("4")
+        assert "Step 4 · Softmax" in screen_text(app)
+        await pilot.resize_terminal(200, 60)
+        await pilot.pause()
+        assert "Step 4 · Softmax" in screen_text(app)

@@ -1,0 +1,46 @@
+"""Helpers for the Pilot tests: start the app on a scenario and read what is on screen."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+from core import load
+from tui.app import AttnApp
+from tui.screens.debugger import DebuggerScreen
+from tui.widgets.explanation import ExplanationView
+from tui.widgets.input_matrix import InputMatrix
+from tui.widgets.matrix import MatrixView
+from tests.conftest import SCENARIOS
+
+SIZE = (120, 40)
+
+
+@asynccontextmanager
+async def running(path=SCENARIOS / "cat_sat.yaml", size=SIZE, read_only=False):
+    app = AttnApp(load(path), read_only=read_only)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        yield app, pilot
+
+
+def debugger(app: AttnApp) -> DebuggerScreen:
+    screen = app.screen
+    assert isinstance(screen, DebuggerScreen), screen
+    return screen
+
+
+def stage_view(app: AttnApp) -> MatrixView:
+    return app.screen.query_one("#stage", MatrixView)
+
+
+def matrix(app: AttnApp, name: str) -> InputMatrix:
+    return app.screen.query_one(f"#input-{name}", InputMatrix)
+
+
+def explanation(app: AttnApp) -> str:
+    return app.screen.query_one(ExplanationView).plain
+
+
+def screen_text(app: AttnApp) -> str:
+    """Everything the terminal shows, as plain text lines."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

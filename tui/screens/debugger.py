@@ -1,0 +1,314 @@
+"""DebuggerScreen: one scenario, stepped through and edited.
+
+The screen owns a core Session and three small reactive values (step, row, column) plus a
+version counter bumped on every change; watchers push the core's arrays and explanations down
+into the widgets. No arithmetic happens here.
+"""
+
+from __future__ import annotations
+
+import os
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from core.attention import STAGE_TITLES, STAGES
+from core.errors import NumericError, ScenarioError
+from core.explain import explain
+from core.numbers import decimals_needed
+from core.save import SaveError
+from core.scenario import Scenario
+from core.session import DiskChanged, Session
+from tui.screens.choice import ChoiceScreen
+from tui.screens.save_as import SaveAsScreen
+from tui.widgets.explanation import ExplanationView
+from tui.widgets.header import ScenarioHeader
+from tui.widgets.input_matrix import InputMatrix
+from tui.widgets.matrix import Grid, MatrixView
+from tui.widgets.steps import StepStrip
+from tui.widgets.variants import VariantsView
+
+ROLES = {"Q": "queries", "K": "keys", "V": "values", "X": "embeddings", "Wq": "query weights",
+         "Wk": "key weights", "Wv": "value weights"}
+STAGE_HEADS = {
+    "score": "Q·Kᵀ (row = query, column = key)",
+    "scale": "scores ÷ divisor",
+    "mask": "future keys masked",
+    "softmax": "weights: each row sums to 1",
+    "output": "output = weights·V",
+}
+
+
+STEP = Binding.Group("Step", compact=True)
+ROW = Binding.Group("Row", compact=True)
+HISTORY = Binding.Group("Undo/redo", compact=True)
+
+
+class DebuggerScreen(Screen):
+    """The step-debugger for one scenario."""
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    AUTO_FOCUS = "#stage"  # the default focus: arrows step and choose the row
+
+    BINDINGS = [
+        Binding("left", "step(-1)", "Step back", group=STEP),
+        Binding("right", "step(1)", "Step on", group=STEP),
+        Binding("home", "goto(1)", "First step", show=False),
+        Binding("end", "goto(5)", "Last step", show=False),
+        *[Binding(str(n), f"goto({n})", f"Step {n}", show=False) for n in range(1, 6)],
+        Binding("up", "row(-1)", "Row up", group=ROW),
+        Binding("down", "row(1)", "Row down", group=ROW),
+        Binding("left_square_bracket", "column(-1)", "Key ←", show=False),
+        Binding("right_square_bracket", "column(1)", "Key →", show=False),
+        Binding("c", "toggle_causal", "Causal"),
+        Binding("s", "cycle_scale", "Scale"),
+        Binding("u,ctrl+z", "undo", "Undo", group=HISTORY),
+        Binding("U,ctrl+y", "redo", "Redo", group=HISTORY),
+        Binding("ctrl+s", "save", "Save"),
+    ]
+
+    step: reactive[int] = reactive(0, init=False)
+    row: reactive[int] = reactive(0, init=False)
+    column: reactive[int] = reactive(0, init=False)
+    version: reactive[int] = reactive(0, init=False)
+
+    def __init__(self, scenario: Scenario, read_only: bool = False) -> None:
+        super().__init__()
+        self.session = Session(scenario, read_only)
+        self.set_reactive(DebuggerScreen.row, scenario.focus)
+        self.set_reactive(DebuggerScreen.column, 0)
+
+    # ---- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        scenario = self.session.scenario
+        yield ScenarioHeader(id="header")
+        yield StepStrip(id="steps")
+        with Horizontal(id="body"):
+            with VerticalScroll(id="inputs") as inputs:
+                inputs.can_focus = False  # Tab goes from matrix to matrix, not to the pane
+                if scenario.description:
+                    yield Static(scenario.description.strip(), id="description")
+                for name in scenario.editable:
+                    yield InputMatrix(name, id=f"input-{name}", classes="input")
+                if scenario.kind == "projection":
+                    for name in ("Q", "K", "V"):
+                        yield MatrixView(id=f"input-{name}", classes="input derived")
+            with Vertical(id="main"):
+                yield MatrixView(id="stage", focusable=True)
+                if scenario.variants:
+                    yield VariantsView(id="variants")
+                yield ExplanationView(id="explanation")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.push_data()
+        self.push_marks()
+
+    @property
+    def stage(self) -> str:
+        return STAGES[self.step]
+
+    @property
+    def where(self) -> str:
+        path = self.session.scenario.path
+        if path is None:
+            return "(no file)"
+        if self.session.read_only:
+            return f"{os.path.splitext(os.path.basename(path))[0]} (built-in)"
+        relative = os.path.relpath(path)
+        return relative if not relative.startswith("..") else path
+
+    # ---- pushing the core's values down -----------------------------------------------------
+
+    def push_data(self) -> None:
+        """Every matrix's values, after the step or the numbers changed."""
+        session = self.session
+        scenario, trace = session.scenario, session.trace
+        self.query_one(ScenarioHeader).show(scenario, self.where, session.modified)
+        self.query_one(StepStrip).show(self.step)
+        tokens = list(scenario.tokens)
+        p = scenario.precision
+        for view in self.query(".input").results(MatrixView):
+            name = view.id.removeprefix("input-")
+            values = scenario.matrix(name)
+            rows = tokens if name in ("Q", "K", "V", "X") else [f"in{i + 1}" for i in range(values.shape[0])]
+            shape = f"{values.shape[0]}×{values.shape[1]}"
+            formula = " = X·W" + name.lower() if view.has_class("derived") else ""
+            view.border_title = f"{name}{formula} ({shape})"
+            view.tooltip = ROLES[name]
+            view.show(Grid(values, rows, _dims(values.shape[1]), decimals_needed(values, p),
+                           changed=session.changed.get(name)))
+        stage = self.stage
+        values = trace.stage(stage)
+        stage_view = self.query_one("#stage", MatrixView)
+        stage_view.border_title = f"Step {self.step + 1} · {STAGE_TITLES[stage]}: {STAGE_HEADS[stage]}"
+        stage_view.show(Grid(
+            values, tokens, tokens if stage != "output" else _dims(trace.d_v),
+            decimals_needed(values, p) if stage == "score" else p,
+            palette="weights" if stage == "softmax" else "diverging",
+            blocked=trace.blocked if stage == "mask" else None,
+            mask_value=trace.options.mask_value,
+            changed=session.changed.get({"score": "scores", "scale": "scaled", "mask": "masked",
+                                         "softmax": "weights", "output": "output"}[stage]),
+        ))
+
+    def push_marks(self) -> None:
+        """The cursor, the cells the current step reads from, and the explanation."""
+        session = self.session
+        trace = session.trace
+        stage = self.stage
+        row, column = self.row, self.column
+        stage_view = self.query_one("#stage", MatrixView)
+        stage_column = min(column, trace.d_v - 1) if stage == "output" else column
+        stage_view.set_cursor((row, stage_column))
+        stage_view.set_marks(rows=frozenset({row}))
+        marks = {
+            "Q": frozenset({row}) if stage in ("score", "scale") else frozenset(),
+            "K": frozenset({column}) if stage in ("score", "scale") else frozenset(),
+            "V": frozenset(range(trace.T)) if stage == "output" else frozenset(),
+        }
+        for name, rows in marks.items():
+            for view in self.query(f"#input-{name}").results(MatrixView):
+                view.set_marks(rows=rows)
+        self.query_one(ExplanationView).show(
+            explain(trace, stage, row, column if stage != "output" else None))
+        for view in self.query(VariantsView):
+            view.show(session.scenario, session.traces, self.step, row)
+
+    def watch_step(self) -> None:
+        self.push_data()
+        self.push_marks()
+
+    def watch_row(self) -> None:
+        self.push_marks()
+
+    def watch_column(self) -> None:
+        self.push_marks()
+
+    def watch_version(self) -> None:
+        self.push_data()
+        self.push_marks()
+        self.refresh_bindings()
+
+    # ---- keys -------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "undo":
+            return self.session.history.can_undo
+        if action == "redo":
+            return self.session.history.can_redo
+        if action == "column":
+            return self.stage != "output"
+        return True
+
+    def action_step(self, delta: int) -> None:
+        self.step = max(0, min(len(STAGES) - 1, self.step + delta))
+
+    def action_goto(self, number: int) -> None:
+        self.step = max(0, min(len(STAGES) - 1, number - 1))
+
+    def action_row(self, delta: int) -> None:
+        self.row = max(0, min(self.session.scenario.T - 1, self.row + delta))
+
+    def action_column(self, delta: int) -> None:
+        self.column = max(0, min(self.session.scenario.T - 1, self.column + delta))
+
+    def action_toggle_causal(self) -> None:
+        self._change(self.session.toggle_causal)
+
+    def action_cycle_scale(self) -> None:
+        self._change(self.session.cycle_scale)
+
+    def action_undo(self) -> None:
+        edit = self._change(self.session.undo)
+        if edit is None:
+            self.notify("Nothing to undo", timeout=2)
+
+    def action_redo(self) -> None:
+        edit = self._change(self.session.redo)
+        if edit is None:
+            self.notify("Nothing to redo", timeout=2)
+
+    def _change(self, change):
+        try:
+            edit = change()
+        except NumericError as error:
+            self.notify(str(error), severity="error", timeout=6)
+            return None
+        if edit is not None:
+            self.version += 1
+        return edit
+
+    # ---- edits from the matrices ------------------------------------------------------------
+
+    @on(InputMatrix.CellEdited)
+    def cell_edited(self, event: InputMatrix.CellEdited) -> None:
+        try:
+            edit = self.session.set_cell(event.matrix.matrix_name, event.row, event.col, event.value)
+        except NumericError as error:
+            event.matrix.refuse(event.text, str(error))
+            return
+        if edit is not None:
+            self.version += 1
+
+    @on(InputMatrix.Nudged)
+    def cell_nudged(self, event: InputMatrix.Nudged) -> None:
+        self._change(lambda: self.session.nudge(event.matrix.matrix_name, event.row, event.col,
+                                                event.direction))
+
+    @on(MatrixView.CellClicked, "#stage")
+    def stage_clicked(self, event: MatrixView.CellClicked) -> None:
+        self.row = event.row
+        if self.stage != "output":
+            self.column = event.col
+        event.view.focus()
+
+    # ---- saving -----------------------------------------------------------------------------
+
+    def action_save(self, then=None) -> None:
+        if self.session.read_only:
+            self.action_save_as(then)
+            return
+        self._save(None, False, then)
+
+    def action_save_as(self, then=None) -> None:
+        path = self.session.scenario.path
+        suggestion = os.path.basename(path) if path and self.session.read_only else (path or "scenario.yaml")
+
+        def chosen(target: str | None) -> None:
+            if target:
+                self._save(target, False, then)
+
+        self.app.push_screen(SaveAsScreen(suggestion), chosen)
+
+    def _save(self, path: str | None, force: bool, then=None) -> None:
+        try:
+            written = self.session.save(path, force=force)
+        except DiskChanged as conflict:
+            def decided(choice: str | None) -> None:
+                if choice == "overwrite":
+                    self._save(path, True, then)
+                elif choice == "save_as":
+                    self.action_save_as(then)
+
+            self.app.push_screen(ChoiceScreen(
+                f"{conflict}.\nOverwrite it with your version?",
+                [("overwrite", "Overwrite"), ("save_as", "Save as…"), ("cancel", "Cancel")]), decided)
+            return
+        except (SaveError, ScenarioError) as error:
+            self.notify(str(error), title="Not saved", severity="error", timeout=10)
+            return
+        self.notify(f"Saved {written}", timeout=3)
+        self.version += 1
+        if then is not None:
+            then()
+
+
+def _dims(count: int) -> list[str]:
+    return [f"d{j + 1}" for j in range(count)]

@@ -1,0 +1,59 @@
+"""ExplanationView: the core's explanation of the current step and row, coloured by role."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from core.explain import Explanation
+
+ROLE_STYLES = {
+    "text": "",
+    "token": "bold cyan",
+    "number": "",
+    "result": "bold yellow",
+    "masked": "bold magenta",
+    "note": "italic grey62",
+    "bar": "green",
+}
+SELECTED = "on #2a3350"
+
+
+class ExplanationView(VerticalScroll, can_focus=False):
+    """A scrollable pane holding one Explanation; the cursor's line has a background."""
+
+    DEFAULT_CSS = """
+    ExplanationView {
+        border: round $panel-lighten-2;
+        border-title-color: $text-muted;
+        padding: 0 1;
+        scrollbar-size: 1 1;
+    }
+    ExplanationView > Static { width: 100%; }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.border_title = "Why"
+        self.explanation: Explanation | None = None
+
+    def compose(self):
+        yield Static(id="explanation-text")
+
+    def show(self, explanation: Explanation) -> None:
+        self.explanation = explanation
+        text = Text()
+        text.append(explanation.title + "\n", "bold underline")
+        for line in explanation.lines:
+            start = len(text)
+            for span in line.spans:
+                text.append(span.text, ROLE_STYLES.get(span.role, ""))
+            if line.selected:
+                text.stylize(SELECTED, start, len(text))
+            text.append("\n")
+        self.query_one("#explanation-text", Static).update(text)
+
+    @property
+    def plain(self) -> str:
+        return self.explanation.plain() if self.explanation else ""
