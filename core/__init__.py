@@ -1,17 +1,29 @@
 """attn-tui's core: scenarios, every stage of attention and its explanation, in NumPy only.
 
 Nothing here knows about terminals; the TUI, ``--json`` and ``--print`` are views of these
-objects.
+objects. The names below are imported on first use (PEP 562), so that checking a scenario
+file with ``core.scenario_file.check`` pulls in neither NumPy nor the rest of the core.
 """
 
-from core.attention import STAGE_TITLES, STAGES, Trace, compute, compute_all
-from core.errors import NumericError, ScenarioError
-from core.explain import Explanation, explain, sentence
-from core.load import load, loads
-from core.scenario import Options, Scenario, Variant
+from __future__ import annotations
 
-__all__ = [
-    "STAGES", "STAGE_TITLES", "Explanation", "NumericError", "Options", "Scenario",
-    "ScenarioError", "Trace", "Variant", "compute", "compute_all", "explain", "load", "loads",
-    "sentence",
-]
+from importlib import import_module
+
+_EXPORTS = {
+    "STAGES": "core.stages", "STAGE_TITLES": "core.stages",
+    "Trace": "core.attention", "compute": "core.attention", "compute_all": "core.attention",
+    "NumericError": "core.errors", "ScenarioError": "core.errors",
+    "Explanation": "core.explain", "explain": "core.explain", "sentence": "core.explain",
+    "check": "core.scenario_file", "load": "core.scenario_file", "loads": "core.scenario_file",
+    "Options": "core.options", "Variant": "core.options", "Scenario": "core.scenario",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'core' has no attribute {name!r}")

@@ -13,15 +13,8 @@ import numpy as np
 from core.errors import NumericError
 from core.scenario import Options, Scenario
 from core.softmax import entropy_rows, softmax_rows
+from core.stages import STAGE_TITLES, STAGES  # noqa: F401 (re-exported)
 
-STAGES = ("score", "scale", "mask", "softmax", "output")
-STAGE_TITLES = {
-    "score": "Score",
-    "scale": "Scale",
-    "mask": "Mask",
-    "softmax": "Softmax",
-    "output": "Weighted sum",
-}
 
 
 @dataclass(eq=False)
@@ -48,12 +41,20 @@ class Trace:
     row_sum: np.ndarray    # T
     weights: np.ndarray    # T × T, rows sum to 1
     output: np.ndarray     # T × d_v, weights·V
-    max_weight: np.ndarray  # T
-    entropy: np.ndarray    # T, in nats
 
     @property
     def T(self) -> int:
         return len(self.tokens)
+
+    @property
+    def max_weight(self) -> np.ndarray:
+        """Each row's largest weight: near 1 means the row attends to one token."""
+        return self.weights.max(axis=1)
+
+    @property
+    def entropy(self) -> np.ndarray:
+        """Each row's entropy in nats: 0 for one-hot, ln T for uniform."""
+        return entropy_rows(self.weights)
 
     @property
     def d_k(self) -> int:
@@ -92,8 +93,79 @@ def compute(scenario: Scenario, options: Options | None = None) -> Trace:
         tokens=scenario.tokens, options=options, precision=scenario.precision, divisor=divisor,
         Q=Q, K=K, V=V, scores=scores, scaled=scaled, blocked=blocked, masked=masked,
         row_max=row_max, exp=exp, row_sum=row_sum, weights=weights, output=output,
-        max_weight=weights.max(axis=1), entropy=entropy_rows(weights),
     )
+
+
+def update(trace: Trace, scenario: Scenario, q_rows: np.ndarray, k_rows: np.ndarray,
+           v_changed: bool) -> dict[str, np.ndarray]:
+    """Bring ``trace`` up to date, in place, after rows of Q and K (and maybe V) changed.
+
+    Only what depends on the change is recomputed: a Q row changes that row of every stage; a
+    K row changes that column of the scores and then every row that can see it; V changes only
+    the output. Returns, per stage, which cells now differ from before (bit for bit).
+
+    Equal to ``compute(scenario)`` to the last bit, except where a matrix product is redone
+    for a block of rows or columns instead of the whole (the scores after a Q or K edit, and
+    the output rows after a weight change): BLAS adds in another order there, so those agree
+    to about 1e-15 relative (tested to 1e-12). Softmax, masking and an output recomputed in
+    full after a V edit are the same operations on the same numbers, and so bit for bit.
+    """
+    options = trace.options
+    Q, K, V = scenario.Q, scenario.K, scenario.V
+    trace.Q, trace.K, trace.V = Q, K, V
+    changed = {name: np.zeros(getattr(trace, name).shape, bool)
+               for name in ("scores", "scaled", "masked", "weights", "output")}
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores_rows = Q[q_rows] @ K.T
+        scores_cols = Q @ K[k_rows].T
+    for values, rows, cols in ((scores_rows, q_rows, None), (scores_cols, None, k_rows)):
+        _require_finite(values, "score", scenario.tokens, "Q·Kᵀ", rows, cols)
+        _require_finite(values / trace.divisor, "scaled score", scenario.tokens, "score / divisor",
+                        rows, cols)
+    for rows, cols, new in ((q_rows, slice(None), scores_rows), (slice(None), k_rows, scores_cols)):
+        _assign(trace.scores, changed["scores"], rows, cols, new)
+        scaled = new / trace.divisor
+        _assign(trace.scaled, changed["scaled"], rows, cols, scaled)
+        blocked = trace.blocked[rows][:, cols]
+        _assign(trace.masked, changed["masked"], rows, cols, np.where(blocked, options.mask_value, scaled))
+    softmax_rows_changed = np.union1d(q_rows, _rows_seeing(trace.blocked, k_rows))
+    rows = _index(softmax_rows_changed, trace.T)
+    if len(softmax_rows_changed):
+        row_max, exp, row_sum, weights = softmax_rows(trace.masked[rows])
+        trace.row_max[rows], trace.exp[rows], trace.row_sum[rows] = row_max, exp, row_sum
+        _assign(trace.weights, changed["weights"], rows, slice(None), weights)
+    if v_changed:
+        _assign(trace.output, changed["output"], slice(None), slice(None), trace.weights @ V)
+    elif len(softmax_rows_changed):
+        _assign(trace.output, changed["output"], rows, slice(None), trace.weights[rows] @ V)
+    return changed
+
+
+def _rows_seeing(blocked: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """The query rows for which at least one of ``keys`` is visible."""
+    if not len(keys):
+        return np.zeros(0, dtype=np.intp)
+    return np.flatnonzero(~blocked[:, keys].all(axis=1))
+
+
+def _assign(target: np.ndarray, changed: np.ndarray, rows, cols, new: np.ndarray) -> None:
+    """``target[rows, cols] = new``, marking in ``changed`` the cells whose bits moved."""
+    index = _index(rows, target.shape[0]), _index(cols, target.shape[1])
+    if not isinstance(index[0], slice) or not isinstance(index[1], slice):
+        index = np.ix_(*(np.arange(n)[i] if isinstance(i, slice) else i
+                         for n, i in zip(target.shape, index)))
+    new = np.ascontiguousarray(new)
+    changed[index] |= target[index].view(np.int64) != new.view(np.int64)
+    target[index] = new
+
+
+def _index(selection, length: int):
+    """A run of consecutive indices as a slice (a view, not a copy); anything else as it is."""
+    if isinstance(selection, slice):
+        return selection
+    if len(selection) and selection[-1] - selection[0] == len(selection) - 1:
+        return slice(int(selection[0]), int(selection[-1]) + 1)
+    return selection
 
 
 def compute_all(scenario: Scenario) -> dict[str, Trace]:
@@ -104,9 +176,15 @@ def compute_all(scenario: Scenario) -> dict[str, Trace]:
     return traces
 
 
-def _require_finite(values: np.ndarray, what: str, tokens: tuple[str, ...], formula: str) -> None:
+def _require_finite(values: np.ndarray, what: str, tokens: tuple[str, ...], formula: str,
+                    rows: np.ndarray | None = None, cols: np.ndarray | None = None) -> None:
+    """``NumericError`` naming the first cell that is not finite; ``rows`` and ``cols`` map a
+    block's indices back to the whole matrix's."""
     bad = np.argwhere(~np.isfinite(values))
     if len(bad):
         i, j = bad[0]
+        value = values[i, j]
+        i = rows[i] if rows is not None else i
+        j = cols[j] if cols is not None else j
         raise NumericError(f"the {what} ({tokens[i]}, {tokens[j]}) overflows float64 "
-                           f"({formula} = {values[i, j]}); use smaller numbers")
+                           f"({formula} = {value}); use smaller numbers")

@@ -108,17 +108,18 @@ class _Writer:
         t, i = self.t, self.row
         q_dec, k_dec = decimals_needed(t.Q, self.p), decimals_needed(t.K, self.p)
         s_dec = decimals_needed(t.scores, self.p)
-        self.add(("q", ""), (f"{i + 1} = ", ""), (self.vector(t.Q[i], q_dec), "number"),
+        self.add(("q", ""), (f"{i + 1} = ", ""), (self.vector(t.Q[i], q_dec, True), "number"),
                  ("   the query of ", ""), (_quoted(self.query), "token"))
         for k in self.keys():
             if k is None or isinstance(k, str):
                 self.add((k or "", "note"))
                 continue
-            terms = [f"({fixed(a, q_dec)} × {fixed(b, k_dec)})" for a, b in zip(t.Q[i], t.K[k])]
-            self.add((f"q{i + 1} · k{k + 1} = ", ""), (self.fold_terms(terms, " + "), "number"),
-                     (" = ", ""), (fixed(t.scores[i, k], s_dec), "result"),
+            terms = self.fold_lazy(t.d_k, lambda c, k=k: f"({fixed(t.Q[i, c], q_dec, True)} × "
+                                                         f"{fixed(t.K[k, c], k_dec, True)})", " + ")
+            self.add((f"q{i + 1} · k{k + 1} = ", ""), (terms, "number"),
+                     (" = ", ""), (fixed(t.scores[i, k], s_dec, True), "result"),
                      (f"    how relevant is {self.relation(k)}?", "note"), selected=k == self.col)
-        self.add(("raw scores: ", ""), (self.vector(t.scores[i], s_dec), "result"))
+        self.add(("raw scores: ", ""), (self.vector(t.scores[i], s_dec, True), "result"))
         return f"how well does {_quoted(self.query)} match each key?"
 
     def scale(self) -> str:
@@ -139,15 +140,16 @@ class _Writer:
             if k is None or isinstance(k, str):
                 self.add((k or "", "note"))
                 continue
-            score = fixed(t.scores[i, k], s_dec)
+            score = fixed(t.scores[i, k], s_dec, True)
             if scale is True:
                 formula = f"{score} / √{t.d_k} = {score}/{divisor}"
             else:
                 formula = f"{score} / {t.divisor:g}"
             self.add((f"({self.query}, {t.tokens[k]}): ", "token"), (formula, "number"),
                      (" = ", ""), (fixed(t.scaled[i, k], self.p), "result"), selected=k == self.col)
-        fractions = [f"{fixed(s, s_dec)}/{fixed(t.divisor, self.p)}" for s in t.scores[i]]
-        self.add(("scaled scores: ", ""), ("[" + self.fold_terms(fractions, ", ") + "]", "number"),
+        shown_divisor = divisor if scale is True else f"{t.divisor:g}"
+        fractions = self.fold_lazy(t.T, lambda k: f"{fixed(t.scores[i, k], s_dec, True)}/{shown_divisor}", ", ")
+        self.add(("scaled scores: ", ""), ("[" + fractions + "]", "number"),
                  (" = ", ""), (self.vector(t.scaled[i], self.p), "result"))
         if scale is True:
             self.add(("Why divide? With larger d_k, dot products grow just from having more terms; "
@@ -175,7 +177,8 @@ class _Writer:
         if t.options.causal:
             blocked = int(t.blocked[i].sum())
             future = "nothing is" if blocked == 0 else f"{blocked} future token{'s are' if blocked > 1 else ' is'}"
-            self.add((f"{_quoted(self.query)} sees itself and what came before; {future} hidden.", "note"))
+            sees = "only itself" if i == 0 else "itself and what came before"
+            self.add((f"{_quoted(self.query)} sees {sees}; {future} hidden.", "note"))
             leak = t.weights[t.blocked].max(initial=0.0)
             if leak > 0:
                 self.add((f"mask_value {mask_text(t.options.mask_value)} is not negative enough: a masked "
@@ -193,22 +196,26 @@ class _Writer:
         if raw:
             exps = np.exp(masked)
             total = exps.sum()
-            label = [f"exp({self.masked_text(x)})" for x in masked]
         else:
             exps, total = t.exp[i], t.row_sum[i]
-            label = [f"exp({self.masked_text(x)} − {fixed(row_max, p)})" for x in masked]
-        width = max(len(text) for text in label)
-        for k in self.keys():
+
+        def label(k: int) -> str:
+            shift = "" if raw else f" − {fixed(row_max, p)}"
+            return f"exp({self.masked_text(masked[k])}{shift})"
+
+        keys = self.keys()
+        width = max(len(label(k)) for k in keys if isinstance(k, int))
+        for k in keys:
             if k is None or isinstance(k, str):
                 self.add((k or "", "note"))
                 continue
-            self.add((label[k].ljust(width), "number"), (" = ", ""),
+            self.add((label(k).ljust(width), "number"), (" = ", ""),
                      (fixed(exps[k], p), "masked" if t.blocked[i, k] else "result"),
                      (f"   {t.tokens[k]}", "token"), selected=k == self.col)
         self.add((" " * (width + 3) + "-" * max(5, p + 2), ""))
         self.add(("sum".ljust(width), ""), (" = ", ""), (fixed(total, p), "result"))
-        quotients = [f"{fixed(e, p)}/{fixed(total, p)}" for e in exps]
-        self.add(("weights = ", ""), ("[" + self.fold_terms(quotients, ", ") + "]", "number"))
+        quotients = self.fold_lazy(t.T, lambda k: f"{fixed(exps[k], p)}/{fixed(total, p)}", ", ")
+        self.add(("weights = ", ""), ("[" + quotients + "]", "number"))
         self.add(("        = ", ""), (self.vector(t.weights[i], p), "result"),
                  (f"  (sums to {t.weights[i].sum():.1f})", "note"))
         self.add((sentence(t, i), "token"))
@@ -226,13 +233,13 @@ class _Writer:
         t, i, p = self.t, self.row, self.p
         v_dec = decimals_needed(t.V, p)
         weights = t.weights[i]
-        symbolic = [f"{fixed(weights[k], p)} × v{k + 1}" for k in range(t.T)]
-        self.add((f"output for {_quoted(self.query)} = ", ""), (self.fold_terms(symbolic, " + "), "number"))
-        terms = [f"{fixed(weights[k], p)} × {self.vector(t.V[k], v_dec)}" for k in range(t.T)]
-        self.add((self.fold_terms(terms, " + "), "number"), (" = ", ""),
-                 (self.vector(t.output[i], p), "result"))
-        products = [self.vector(weights[k] * t.V[k], p) for k in range(t.T)]
-        self.add(("  terms: ", "note"), (self.fold_terms(products, " + "), "number"))
+        symbolic = self.fold_lazy(t.T, lambda k: f"{fixed(weights[k], p)} × v{k + 1}", " + ")
+        self.add((f"output for {_quoted(self.query)} = ", ""), (symbolic, "number"))
+        terms = self.fold_lazy(t.T, lambda k: f"{fixed(weights[k], p)} × "
+                                              f"{self.vector(t.V[k], v_dec, True, nested=True)}", " + ")
+        self.add((terms, "number"), (" = ", ""), (self.vector(t.output[i], p), "result"))
+        products = self.fold_lazy(t.T, lambda k: self.vector(weights[k] * t.V[k], p, nested=True), " + ")
+        self.add(("  terms: ", "note"), (products, "number"))
         self.add((f"The new representation of {_quoted(self.query)} is {self.vector(t.output[i], p)}: "
                   "a blend of the values, weighted by relevance.", "note"))
         self.weight_bars()
@@ -267,15 +274,37 @@ class _Writer:
         return shown
 
     def fold_terms(self, terms: list[str], joiner: str) -> str:
-        if self.fold is None or len(terms) <= self.fold:
-            return joiner.join(terms)
-        head = terms[: self.fold - 2]
-        hidden = len(terms) - len(head) - 1
-        return joiner.join([*head, f"… {hidden} more terms …", terms[-1]])
+        shown = self.shown(len(terms))
+        return self.fold_shown([terms[k] if k is not None else "" for k in shown], shown, joiner)
 
-    def vector(self, values: np.ndarray, decimals: int) -> str:
-        texts = [self.masked_text(v) if math.isinf(v) else fixed(v, decimals) for v in values]
-        return "[" + self.fold_terms(texts, ", ") + "]"
+    def fold_lazy(self, count: int, term, joiner: str) -> str:
+        """Like fold_terms, but ``term(k)`` is only called for the terms shown."""
+        shown = self.shown(count)
+        return self.fold_shown([term(k) if k is not None else "" for k in shown], shown, joiner)
+
+    def vector(self, values: np.ndarray, decimals: int, tiny: bool = False, nested: bool = False) -> str:
+        """``[1, 0.5, …]``, formatting only the entries a folded vector shows; a vector inside
+        a folded sum (``nested``) folds tighter, to its first two and last entries."""
+        def text(k: int) -> str:
+            value = values[k]
+            return self.masked_text(value) if math.isinf(value) else fixed(value, decimals, tiny)
+
+        if nested and self.fold is not None and len(values) > 4:
+            hidden = len(values) - 3
+            return f"[{text(0)}, {text(1)}, … {hidden} more …, {text(len(values) - 1)}]"
+        return "[" + self.fold_lazy(len(values), text, ", ") + "]"
+
+    def shown(self, count: int) -> list[int | None]:
+        """Which of ``count`` terms a folded sum shows (None marks the fold)."""
+        if self.fold is None or count <= self.fold:
+            return list(range(count))
+        return list(range(self.fold - 2)) + [None, count - 1]
+
+    def fold_shown(self, texts: list[str], shown: list[int | None], joiner: str) -> str:
+        if None not in shown:
+            return joiner.join(texts)
+        hidden = shown[-1] + 2 - len(shown)  # all but the shown ones and the fold
+        return joiner.join(texts[:-2] + [f"… {hidden} more terms …", texts[-1]])
 
     def masked_text(self, value: float) -> str:
         return mask_text(value) if math.isinf(value) or value == self.t.options.mask_value \

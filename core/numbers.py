@@ -9,27 +9,43 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 MINUS_INFINITY = "−∞"
 MAX_TYPED_LENGTH = 64
 
 # ASCII only: Python's float() also takes other scripts' digits ("٣") and "inf"/"nan",
 # which a cell or a scenario should not silently accept.
-_NUMBER_TEXT = re.compile(r"[+-]?(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?")
+_NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9][0-9_]*)?")
+LARGE = 1e7  # from here on a number reads better as 1.235e7 than as eight digits and decimals
 
 
-def fixed(value: float, decimals: int) -> str:
-    """``value`` with exactly ``decimals`` decimals; ``-0.000`` reads ``0.000``; ±∞ as symbols."""
+def fixed(value: float, decimals: int, tiny: bool = False) -> str:
+    """``value`` with exactly ``decimals`` decimals; ``-0.000`` reads ``0.000``; ±∞ as symbols.
+
+    A value of 1e7 or more is written with an exponent (``1.235e7``), so a cell never turns
+    into a wall of digits; with ``tiny``, so is a non-zero value that would otherwise read as
+    0 (an input of 1e-5 is not zero; a weight of 4.5e-5 may well read 0.000, as the chapter's).
+    """
     if math.isinf(value):
         return MINUS_INFINITY if value < 0 else "∞"
     if math.isnan(value):
         return "nan"
+    if abs(value) >= LARGE or (tiny and value != 0 and abs(value) < 0.5 * 10.0 ** -decimals):
+        return scientific(value, max(decimals, 1))
     text = f"{value:.{decimals}f}"
     if text.startswith("-") and not text.strip("-0."):
         text = text[1:]
     return text
+
+
+def scientific(value: float, decimals: int = 3) -> str:
+    """``1.235e7``, ``-2.5e-5``: an exponent without ``+`` or leading zeros."""
+    mantissa, exponent = f"{value:.{decimals}e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
 
 
 def decimals_needed(values: np.ndarray, precision: int) -> int:
@@ -37,12 +53,25 @@ def decimals_needed(values: np.ndarray, precision: int) -> int:
     ``precision`` decimals would: [1, 0, 2] needs 0, [1.0, 0.5] needs 1.
 
     A matrix formatted with one such count keeps its columns aligned and shows integers as
-    integers, the way the chapter writes ``q3 = [1, 1]`` and ``v3 = [0.5, 0.5]``.
+    integers, the way the chapter writes ``q3 = [1, 1]`` and ``v3 = [0.5, 0.5]``. A sample is
+    tried first: measured data usually needs every decimal, which a few values already show,
+    so a 1024×1024 matrix costs no more than a 3×3 one.
     """
+    flat = values.ravel()  # (NumPy is not imported here: checking a file needs none of it)
+    if flat.size > 1024:
+        sampled = _decimals(flat[:: flat.size // 512], precision)
+        if sampled == precision:
+            return precision
+    return _decimals(flat, precision)
+
+
+def _decimals(values: np.ndarray, precision: int) -> int:
+    import numpy as np
+
     finite = values[np.isfinite(values)]
     if finite.size == 0 or precision <= 0:
         return 0
-    if np.abs(finite).max() * 10.0**precision > 2**52:
+    if np.abs(finite).max() > 2**52 / 10.0**precision:
         return precision
     units = np.round(finite * 10.0**precision)
     for decimals in range(precision):

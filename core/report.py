@@ -50,8 +50,7 @@ def _trace_json(trace: Trace) -> dict[str, Any]:
         "scaled": trace.scaled.tolist(),
         "masked": masked,
         "row_max": trace.row_max.tolist(),
-        "exp": trace.exp.tolist(),
-        "row_sum": trace.row_sum.tolist(),
+        "row_sum": trace.row_sum.tolist(),  # of exp(masked − row_max); weights × row_sum gives exp
         "weights": trace.weights.tolist(),
         "output": trace.output.tolist(),
         "diagnostics": [{"max_weight": float(m), "entropy": float(e)}
@@ -68,7 +67,7 @@ def to_text(scenario: Scenario, traces: dict[str, Trace] | None = None,
     p = scenario.precision
     tokens = list(scenario.tokens)
     out: list[str] = [scenario.title, "=" * len(scenario.title)]
-    out.append(f"{scenario.display_name} · {scenario.T} tokens · d_k = {scenario.d_k} · "
+    out.append(f"{scenario.display_name} · {scenario.T} token{'s' if scenario.T != 1 else ''} · d_k = {scenario.d_k} · "
                f"d_v = {scenario.d_v} · {scenario.options.describe(scenario.d_k)}")
     if scenario.description:
         out += ["", scenario.description.strip()]

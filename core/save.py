@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.atomic_write import write_atomic
 from core.errors import ScenarioError
-from core.load import Entry, entries, loads
+from core.scenario_file import Entry, entries, loads
 from core.numbers import yaml_number
+from core.numpy_files import npy_bytes
 from core.scenario import Scenario
 from core.yaml_source import Alias, Document, Mapping, Node, content_end, deref, replace_spans
 
@@ -26,56 +28,81 @@ class SaveError(Exception):
     """Saving failed; the message says why and what the user can do instead."""
 
 
-def updated_text(scenario: Scenario) -> str:
-    """The scenario's original text with its current numbers and options written in."""
+@dataclass
+class SavePlan:
+    """What saving writes: the scenario's text, and any matrices that go to .npy files."""
+
+    text: str
+    arrays: dict[str, np.ndarray] = field(default_factory=dict)  # absolute path → values
+
+
+def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
+    """The original text with the current numbers and options written in, for ``target``
+    (default: the scenario's own file). No file is touched.
+
+    A matrix that came from a .npy or .npz file and was edited goes to a new file
+    ``<scenario>.<name>.npy`` beside the target (the student's data file is never overwritten),
+    and the text points to it. Saved elsewhere, relative paths to data files are rewritten.
+    """
     document = scenario.source
     if document is None or scenario.path is None:
         raise SaveError("this scenario has no file text to update; use Save As")
+    target = target or scenario.path
     original = loads(document.text, scenario.path)
     top = entries(document.root, "the scenario")
-    edits = _Edits(document)
+    edits = _Edits(document, scenario.path)
+    arrays: dict[str, np.ndarray] = {}
+    target_dir = os.path.dirname(os.path.abspath(target))
     if scenario.random is not None and not _inputs_equal(scenario, original):
         _write_out_random(edits, scenario, top["random"])
     else:
         for name, current in scenario.inputs.items():
-            if not _bits_equal(current, original.inputs[name]):
+            if _bits_equal(current, original.inputs[name]):
+                continue
+            if name in scenario.files:
+                stem = os.path.splitext(os.path.basename(target))[0]
+                path = os.path.join(target_dir, f"{stem}.{name}.npy")
+                arrays[path] = current
+                edits.file_reference(top, name, os.path.relpath(path, target_dir))
+            else:
                 edits.matrix(top[name].value, current, original.inputs[name])
         edits.keep_aliases(scenario, top)
+    if target_dir != os.path.dirname(os.path.abspath(scenario.path)):
+        edits.relocate_files(top, target_dir)
     for name in ("causal", "scale"):
         value = getattr(scenario.options, name)
         if value != getattr(original.options, name) or type(value) is not type(getattr(original.options, name)):
             edits.option(top, name, value)
-    text = edits.result()
-    _verify(text, scenario)
-    return text
+    return SavePlan(edits.result(), arrays)
 
 
-def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` so that a crash leaves either the old file or the new one.
+def save(scenario: Scenario, target: str | None = None) -> str:
+    """Write the scenario (and any edited data matrices) to ``target``; returns the text written.
 
-    The text goes to a temporary file beside ``path``, is flushed to disk, takes the old file's
-    permissions, and is renamed over ``path`` in one step.
+    New .npy files are written first, then the text is read back and compared with the
+    scenario, and only then does it replace the old file, atomically.
     """
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
-                                     dir=directory)
+    target = target or scenario.path
+    saving = plan(scenario, target)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        try:
-            os.chmod(temporary, os.stat(path).st_mode & 0o7777)
-        except FileNotFoundError:
-            pass
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-    _sync_directory(directory)
+        for path, values in saving.arrays.items():
+            write_atomic(path, npy_bytes(values))
+        verify(saving.text, scenario, target)
+        write_atomic(target, saving.text)
+    except OSError as exc:
+        where = exc.filename or target
+        raise SaveError(f"cannot write {where}: {exc.strerror or exc}; your edits are kept, "
+                        "save elsewhere with Save As") from None
+    return saving.text
+
+
+def updated_text(scenario: Scenario) -> str:
+    """The scenario's own file text, updated and checked (for scenarios without data files)."""
+    saving = plan(scenario)
+    if saving.arrays:
+        raise SaveError("edited matrices from .npy files are written by save(), not here")
+    verify(saving.text, scenario, scenario.path)
+    return saving.text
 
 
 def render(scenario: Scenario) -> str:
@@ -104,15 +131,16 @@ def render(scenario: Scenario) -> str:
                     shown = "-.inf" if key == "mask_value" and math.isinf(value) else _option_text(value)
                     lines.append(f"    {key}: {shown}")
     text = "\n".join(lines) + "\n"
-    _verify(text, scenario)
+    verify(text, scenario)
     return text
 
 
 class _Edits:
     """Replacements of spans of the original text, collected and then applied at once."""
 
-    def __init__(self, document: Document) -> None:
+    def __init__(self, document: Document, path: str) -> None:
         self.document = document
+        self.path = path
         self.text = document.text
         self.spans: dict[tuple[int, int], str] = {}
         self.appended: list[str] = []
@@ -153,6 +181,32 @@ class _Edits:
             else:
                 self.spans[(alias.start, alias.end)] = value
 
+    def file_reference(self, top: dict[str, Entry], name: str, relative: str) -> None:
+        """Point matrix ``name`` at a .npy file: in its ``{npy: …}`` or as a new key."""
+        node = deref(top[name].value) if name in top else None
+        if isinstance(node, Mapping):
+            self.replace(entries(node, name)["npy"].value, _quote(relative))
+        else:  # it came from the npz: an explicit key overrides the npz's array
+            self.appended.append(f"{name}: {{npy: {_quote(relative)}}}")
+
+    def relocate_files(self, top: dict[str, Entry], target_dir: str) -> None:
+        """Rewrite relative data-file paths so they still resolve from ``target_dir``."""
+        base = os.path.dirname(os.path.abspath(self.path))
+        nodes = [top["npz"].value] if "npz" in top else []
+        for name, entry in top.items():
+            node = deref(entry.value)
+            if name != "npz" and isinstance(node, Mapping) and "npy" in entries(node, name):
+                nodes.append(entries(node, name)["npy"].value)
+        for node in nodes:
+            start = _value_start(self.text, node)
+            if any(a <= start < b for a, b in self.spans):
+                continue  # already pointed at a new file
+            written = os.path.expanduser(deref(node).value)
+            if os.path.isabs(written):
+                continue
+            moved = os.path.relpath(os.path.normpath(os.path.join(base, written)), target_dir)
+            self.replace(node, _quote(moved))
+
     def option(self, top: dict[str, Entry], name: str, value: bool | float) -> None:
         if name in top:
             self.replace(top[name].value, _option_text(value))
@@ -189,7 +243,7 @@ def _alias_places(scenario: Scenario, top: dict[str, Entry]) -> dict[int, str]:
     """For every alias inside an input matrix, the text of the values now at its place."""
     places: dict[int, str] = {}
     for name, values in scenario.inputs.items():
-        if name not in top:
+        if name not in top or name in scenario.files:
             continue
         node = top[name].value
         if isinstance(node, Alias):
@@ -205,9 +259,10 @@ def _alias_places(scenario: Scenario, top: dict[str, Entry]) -> dict[int, str]:
     return places
 
 
-def _verify(text: str, scenario: Scenario) -> None:
+def verify(text: str, scenario: Scenario, path: str | None = None) -> None:
+    """``SaveError`` unless ``text`` (saved at ``path``) loads back to exactly ``scenario``."""
     try:
-        saved = loads(text, scenario.path or "<saved>")
+        saved = loads(text, path or scenario.path or "<saved>")
     except ScenarioError as error:
         raise SaveError(f"the updated file would not load ({error.message}); nothing was "
                         "written; use Save As to write a new file") from None
@@ -254,17 +309,3 @@ def _option_text(value: bool | float) -> str:
 
 def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def _sync_directory(directory: str) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-

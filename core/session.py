@@ -10,11 +10,11 @@ import os
 
 import numpy as np
 
-from core.attention import Trace, compute_all
+from core.attention import Trace, compute_all, update
 from core.edits import Edit, History, SetCell, SetOption, nudged, scale_cycle
 from core.errors import NumericError
-from core.load import loads, read_text
-from core.save import SaveError, updated_text, write_atomic
+from core.scenario_file import loads, read_text
+from core.save import SaveError, save
 from core.scenario import Scenario
 
 TRACKED = ("scores", "scaled", "masked", "weights", "output")
@@ -72,11 +72,23 @@ class Session:
         return self.apply(SetOption("scale", scale_cycle(self.scenario, self.original), scale))
 
     def apply(self, edit: Edit, record: bool = True) -> Edit:
-        """Apply an edit and recompute; ``NumericError`` leaves everything as it was."""
-        scenario = edit.apply(self.scenario)
-        traces = compute_all(scenario)  # raises NumericError before anything changes
-        self.changed = _changes(self.scenario, scenario, self.trace, traces[""], edit)
-        self.scenario, self.traces, self.last_edit = scenario, traces, edit
+        """Apply an edit and recompute what it affects; ``NumericError`` changes nothing."""
+        before = self.scenario
+        scenario = edit.apply(before)
+        if isinstance(edit, SetCell):
+            rows = _affected_rows(scenario, edit)
+            try:
+                stage_changes = [update(trace, scenario, *rows) for trace in self.traces.values()]
+            except NumericError:
+                self.traces = compute_all(before)  # an update may have begun: start again clean
+                raise
+            changed = stage_changes[0]
+        else:
+            traces = compute_all(scenario)  # raises NumericError before anything changes
+            changed = _stage_changes(self.trace, traces[""])
+            self.traces = traces
+        self.changed = {**_input_changes(before, scenario), **changed}
+        self.scenario, self.last_edit = scenario, edit
         if record:
             self.history.push(edit)
         return edit
@@ -105,12 +117,7 @@ class Session:
             self.check_disk()
         elif not same_file and os.path.exists(target) and not force:
             raise DiskChanged(f"{target} already exists")
-        text = updated_text(self.scenario)
-        try:
-            write_atomic(target, text)
-        except OSError as exc:
-            raise SaveError(f"cannot write {target}: {exc.strerror or exc}; your edits are kept, "
-                            "save elsewhere with Save As") from None
+        text = save(self.scenario, target)
         saved = loads(text, target)
         self.scenario = self.saved = saved
         self._read_only = False
@@ -124,22 +131,33 @@ class Session:
         try:
             now = read_text(path)
         except Exception:
-            raise DiskChanged(f"{path} was deleted or cannot be read since it was loaded") from None
+            raise DiskChanged(f"{path} was deleted or cannot be read since it was loaded or last "
+                              "saved") from None
         if now != self.disk_text:
-            raise DiskChanged(f"{path} was changed on disk since it was loaded")
+            raise DiskChanged(f"{path} was changed on disk since it was loaded or last saved")
 
 
-def _changes(before: Scenario, after: Scenario, old: Trace, new: Trace, edit: Edit) -> dict[str, np.ndarray]:
-    """Which cells of each input and stage differ, bit for bit, after ``edit``."""
-    changed: dict[str, np.ndarray] = {}
+def _affected_rows(scenario: Scenario, edit: SetCell) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Which rows of Q and K, and whether V, an edit of one input cell changes."""
+    none, row = np.zeros(0, np.intp), np.array([edit.row])
+    every = np.arange(scenario.T)
+    return {
+        "Q": (row, none, False), "K": (none, row, False), "V": (none, none, True),
+        "X": (row, row, True), "Wq": (every, none, False), "Wk": (none, every, False),
+        "Wv": (none, none, True),
+    }[edit.matrix]
+
+
+def _input_changes(before: Scenario, after: Scenario) -> dict[str, np.ndarray]:
+    """Which cells of each input (and of a projected Q, K, V) differ, bit for bit."""
     names = list(after.inputs) + [name for name in ("Q", "K", "V") if name not in after.inputs]
-    for name in names:
-        a, b = before.matrix(name), after.matrix(name)
-        changed[name] = a.view(np.int64) != b.view(np.int64)
-    for name in TRACKED:
-        a, b = getattr(old, name), getattr(new, name)
-        changed[name] = a.view(np.int64) != b.view(np.int64) if a.shape == b.shape else np.ones(b.shape, bool)
-    return changed
+    return {name: before.matrix(name).view(np.int64) != after.matrix(name).view(np.int64)
+            for name in names}
+
+
+def _stage_changes(old: Trace, new: Trace) -> dict[str, np.ndarray]:
+    return {name: getattr(old, name).view(np.int64) != getattr(new, name).view(np.int64)
+            for name in TRACKED}
 
 
 def _same_file(a: str, b: str | None) -> bool:

@@ -173,7 +173,7 @@ def test_a_real_process_exits_with_the_documented_status(tmp_path):
 def test_builtins_are_found_by_name_from_anywhere(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["--check", "cat_sat"]) == 0
-    assert cli.load_scenario("cat_sat.yaml").title == "The cat sat"
+    assert cli.scenario_path("cat_sat.yaml") == str(SCENARIOS / "cat_sat.yaml")
     capsys.readouterr()
 
 
@@ -189,7 +189,7 @@ def test_a_scenario_error_stops_the_app_before_it_takes_the_terminal(tmp_path):
 
 def test_a_builtin_by_name_opens_read_only_and_a_path_does_not(monkeypatch, tmp_path):
     opened = []
-    monkeypatch.setattr(cli, "start_app", lambda scenario, read_only=False: opened.append(read_only) or 0)
+    monkeypatch.setattr(cli, "start_app", lambda checked, read_only=False: opened.append(read_only) or 0)
     monkeypatch.chdir(tmp_path)
     assert main(["cat_sat"]) == 0
     (tmp_path / "mine.yaml").write_text((SCENARIOS / "cat_sat.yaml").read_text())

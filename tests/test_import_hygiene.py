@@ -5,18 +5,40 @@ import sys
 
 from tests.conftest import ROOT
 
-CODE = """
+import pkgutil
+
+import core
+
+MODULES = sorted(f"core.{module.name}" for module in pkgutil.iter_modules(core.__path__))
+
+CODE = f"""
 import sys
-import core, core.attention, core.catalog, core.explain, core.load, core.numbers, core.report
-import core.scenario, core.softmax, core.yaml_source
+import {", ".join(MODULES)}
 import tui.cli
 core.report.to_text(core.load('scenarios/cat_sat.yaml'))
 leaked = sorted(name for name in sys.modules if name.split('.')[0] in ('textual', 'rich'))
 print(leaked)
 """
 
+CHECK_WITHOUT_NUMPY = """
+import sys
+from core.scenario_file import check
+checked = check('scenarios/cat_sat.yaml')
+assert checked.title == 'The cat sat' and checked.T == 3, checked
+print(sorted(name for name in sys.modules if name.split('.')[0] in ('numpy', 'textual', 'rich')))
+"""
+
 
 def test_core_and_the_headless_cli_import_neither_textual_nor_rich():
+    assert len(MODULES) > 10
     result = subprocess.run([sys.executable, "-c", CODE], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_checking_a_yaml_scenario_needs_no_numpy():
+    """The command line checks a file before the app starts; the app paints before NumPy."""
+    result = subprocess.run([sys.executable, "-c", CHECK_WITHOUT_NUMPY], cwd=ROOT,
+                            capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from core import load, loads
-from core.save import SaveError, render, updated_text, write_atomic
+from core.atomic_write import write_atomic
+from core.save import SaveError, render, updated_text
 from core.session import DiskChanged, Session
 from tests.conftest import SCENARIOS
 
@@ -223,3 +224,36 @@ def test_an_overflowing_edit_is_refused_and_nothing_changes():
     with pytest.raises(NumericError):
         session.set_cell("K", 2, 0, 1e200)
     assert session.scenario.K[2, 0] == 1.0 and len(session.history) == 1
+
+
+def test_a_new_file_gets_the_usual_permissions(tmp_path):
+    path = tmp_path / "new.yaml"
+    old = os.umask(0o022)
+    try:
+        write_atomic(str(path), "x\n")
+    finally:
+        os.umask(old)
+    assert (path.stat().st_mode & 0o777) == 0o644
+
+
+def test_saving_through_a_symlink_replaces_the_target_and_keeps_the_link(write, tmp_path):
+    target = write(COMMENTED, "target.yaml")
+    link = tmp_path / "link.yaml"
+    link.symlink_to(target)
+    session = Session(load(link))
+    session.toggle_causal()
+    session.save()
+    assert link.is_symlink()
+    assert "causal: false" in target.read_text()
+
+
+def test_an_overflow_after_an_edit_names_the_right_cell():
+    from core.errors import NumericError
+    session = Session(load(SCENARIOS / "cat_sat.yaml"))
+    session.set_cell("Q", 2, 0, 1e308)
+    with pytest.raises(NumericError) as caught:
+        session.set_cell("Q", 2, 1, 1e308)  # q3 · k3 = 2e308: the score (sat, sat)
+    assert "(sat, sat)" in str(caught.value)
+    with pytest.raises(NumericError) as caught:
+        session.set_cell("K", 1, 0, 1e308)  # q3 · k2 = 1e308 × 1e308: the score (sat, cat)
+    assert "(sat, cat)" in str(caught.value)

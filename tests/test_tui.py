@@ -300,3 +300,75 @@ async def test_resizing_down_to_80_by_24_keeps_everything_usable():
         await pilot.resize_terminal(200, 60)
         await pilot.pause()
         assert "Step 4 · Softmax" in screen_text(app)
+
+
+async def test_save_commits_a_cell_still_being_typed(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text())
+    async with running(path) as (app, pilot):
+        await pilot.press("tab", "7", "ctrl+s")  # the editor is still open
+        await pilot.pause()
+        assert not matrix(app, "Q").editing
+    assert load(path).Q[0, 0] == 7.0
+
+
+async def test_quit_with_a_cell_still_being_typed_asks_to_save_it():
+    async with running() as (app, pilot):
+        await pilot.press("tab", "7", "ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen)
+        assert app.debugger.session.scenario.Q[0, 0] == 7.0
+
+
+async def test_keys_typed_quickly_after_enter_are_taken_in_order():
+    from textual import events
+    async with running() as (app, pilot):
+        await pilot.press("tab")
+        q = matrix(app, "Q")
+        for key, character in (("enter", "\r"), ("backspace", None), ("5", "5")):
+            q.post_message(events.Key(key, character))  # no pause in between
+        await pilot.pause()
+        assert q.editing and q.editor_text == "5"
+        for key, character in (("enter", "\r"), ("down", None), ("9", "9"), ("enter", "\r")):
+            q.post_message(events.Key(key, character))
+        await pilot.pause()
+        assert debugger(app).session.scenario.Q[:2, 0].tolist() == [5.0, 9.0]
+
+
+async def test_escape_returns_to_the_stage_view_and_ctrl_u_clears_the_editor():
+    async with running() as (app, pilot):
+        await pilot.press("tab", "enter", "ctrl+u", *"42", "enter")
+        assert debugger(app).session.scenario.Q[0, 0] == 42.0
+        await pilot.press("escape")
+        assert stage_view(app).has_focus
+        await pilot.press("right")
+        assert debugger(app).stage == "scale"
+
+
+async def test_the_stage_titles_follow_the_options():
+    async with running() as (app, pilot):
+        await pilot.press("3", "c")
+        assert "no causal mask" in str(stage_view(app).border_title)
+        await pilot.press("2", "s")
+        assert "scaling is off" in str(stage_view(app).border_title)
+
+
+async def test_the_modified_marker_survives_a_narrow_terminal():
+    async with running(SCENARIOS / "cat_sat_bidirectional.yaml", size=(80, 24)) as (app, pilot):
+        await pilot.press("c")
+        assert screen_text(app).splitlines()[0].lstrip().startswith("● modified")
+
+
+async def test_a_long_entry_is_shown_whole_while_typing():
+    async with running() as (app, pilot):
+        await pilot.press("tab", "enter", "ctrl+u", *"12345.678901")
+        assert "12345.678901" in screen_text(app)
+        await pilot.press("escape")
+
+
+async def test_huge_values_are_shown_with_an_exponent():
+    async with running() as (app, pilot):
+        await pilot.press("tab", "enter", "ctrl+u", *"1e300", "enter")
+        text = screen_text(app)
+        assert "1.0e300" in text or "1.000e300" in text
+        assert "000000000" not in text

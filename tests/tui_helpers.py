@@ -41,6 +41,12 @@ def explanation(app: AttnApp) -> str:
     return app.screen.query_one(ExplanationView).plain
 
 
+def drawn_lines(view: MatrixView) -> list[str]:
+    """The lines a matrix view draws now (its own render_line), without the border."""
+    height = view.scrollable_content_region.height
+    return [view.render_line(y).text for y in range(height)]
+
+
 def screen_text(app: AttnApp) -> str:
     """Everything the terminal shows, as plain text lines."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

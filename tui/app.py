@@ -1,21 +1,29 @@
 """The attn-tui App: a shell around one DebuggerScreen (or the chooser) with quit, help and
-the command palette."""
+the command palette.
+
+Started from a checked file, the app paints its first frame (header and steps, from the
+check) before it imports the debugger and NumPy, then swaps the debugger in: NumPy alone
+takes about as long to import as a bare Textual app takes to paint.
+"""
 
 from __future__ import annotations
 
-from typing import Iterable
+import os
+from typing import TYPE_CHECKING, Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from core import catalog, load
-from core.attention import STAGE_TITLES, STAGES
-from core.scenario import Scenario
+from core import catalog
+from core.stages import STAGE_TITLES, STAGES
 from tui.screens.choice import ChoiceScreen
-from tui.screens.chooser import ChooserScreen
-from tui.screens.debugger import DebuggerScreen
 from tui.screens.help import HelpScreen
+
+if TYPE_CHECKING:
+    from core.scenario import Scenario
+    from core.scenario_file import Checked
+    from tui.screens.debugger import DebuggerScreen
 
 
 class AttnApp(App[int]):
@@ -31,22 +39,50 @@ class AttnApp(App[int]):
         Binding("question_mark", "help", "Help"),
     ]
 
-    def __init__(self, scenario: Scenario | None = None, read_only: bool = False) -> None:
+    def __init__(self, scenario: Scenario | None = None, read_only: bool = False,
+                 checked: Checked | None = None) -> None:
+        """Open ``scenario``; or the file that ``checked`` describes (loaded after the first
+        frame); or, with neither, the chooser of built-ins."""
         super().__init__()
         self.initial = scenario
+        self.checked = checked
         self.read_only = read_only
 
     def on_mount(self) -> None:
-        self.push_screen(DebuggerScreen(self.initial, self.read_only) if self.initial else ChooserScreen())
+        if self.checked is not None:
+            from tui.screens.start import StartScreen
+
+            name = os.path.splitext(os.path.basename(self.checked.path))[0]
+            where = f"{name} (built-in)" if self.read_only else self.checked.path
+            self.push_screen(StartScreen(self.checked, where))
+            self.call_after_refresh(self._open_checked)
+        elif self.initial is not None:
+            from tui.screens.debugger import DebuggerScreen
+
+            self.push_screen(DebuggerScreen(self.initial, self.read_only))
+        else:
+            from tui.screens.chooser import ChooserScreen
+
+            self.push_screen(ChooserScreen())
+
+    def _open_checked(self) -> None:
+        from core import load
+        from tui.screens.debugger import DebuggerScreen
+
+        self.switch_screen(DebuggerScreen(load(self.checked.path), self.read_only))
 
     @property
     def debugger(self) -> DebuggerScreen | None:
+        from tui.screens.debugger import DebuggerScreen
+
         screens = [screen for screen in self.screen_stack if isinstance(screen, DebuggerScreen)]
         return screens[-1] if screens else None
 
     def open_scenario(self, scenario: Scenario, read_only: bool = True) -> None:
         """Replace the current scenario (asking first if it has unsaved edits); built-ins are
         opened read-only: saving one asks where to put the copy."""
+        from tui.screens.debugger import DebuggerScreen
+
         self._unless_unsaved(lambda: self.switch_screen(DebuggerScreen(scenario, read_only)))
 
     def action_help(self) -> None:
@@ -58,6 +94,10 @@ class AttnApp(App[int]):
 
     def _unless_unsaved(self, proceed) -> None:
         debugger = self.debugger
+        if debugger is not None and not debugger.flush_editor():
+            self.notify("A cell holds text that is not a number: fix it, or press Esc to drop it.",
+                        severity="warning")
+            return
         if debugger is None or not debugger.session.modified:
             proceed()
             return
@@ -74,6 +114,9 @@ class AttnApp(App[int]):
                          decided)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        from core import load
+        from tui.screens.debugger import DebuggerScreen
+
         debugger = screen if isinstance(screen, DebuggerScreen) else None
         if debugger is not None:
             for number, stage in enumerate(STAGES, 1):
@@ -95,7 +138,7 @@ class AttnApp(App[int]):
         yield from super().get_system_commands(screen)
 
 
-def run_app(scenario: Scenario | None, read_only: bool = False) -> int:
-    """Run the app in the terminal; returns the process exit status."""
-    result = AttnApp(scenario, read_only).run()
+def run_app(checked: Checked | None, read_only: bool = False) -> int:
+    """Run the app in the terminal on a checked file (or the chooser); returns the exit status."""
+    result = AttnApp(checked=checked, read_only=read_only).run()
     return result or 0

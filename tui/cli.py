@@ -74,14 +74,21 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             parser.error("--json, --print and --check need a scenario (a file or a built-in name)")
         return start_app(None)
     try:
-        scenario = load_scenario(args.scenario)
+        path = scenario_path(args.scenario)
+        if not headless:  # the app: check now, build after the first frame (see tui.app)
+            from core.scenario_file import check
+
+            return start_app(check(path), read_only=not os.path.exists(args.scenario))
+        from core import load
+
+        scenario = load(path)
     except ScenarioError as error:
         print(error, file=sys.stderr)
         return EXIT_USAGE
     if args.json:
         from core.report import to_json
-        json.dump(to_json(scenario), sys.stdout, allow_nan=False)
-        sys.stdout.write("\n")
+        # one write of the whole text: json.dump's many small writes are several times slower
+        sys.stdout.write(json.dumps(to_json(scenario), allow_nan=False) + "\n")
     elif args.print_:
         from core.report import to_text
         try:
@@ -91,20 +98,18 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         sys.stdout.write(to_text(scenario, rows=rows))
     elif args.check:
         print(f"{scenario.display_name}: ok: {summary(scenario)}")
-    else:
-        return start_app(scenario, read_only=not os.path.exists(args.scenario))
     return EXIT_OK
 
 
-def load_scenario(name: str):
-    """A file path, or failing that the name of a built-in; errors name what was tried."""
-    from core import ScenarioError, catalog, load
+def scenario_path(name: str) -> str:
+    """A file path, or failing that the file of a built-in; errors name what was tried."""
+    from core import ScenarioError, catalog
 
     if os.path.exists(name):
-        return load(name)
+        return name
     builtin = catalog.find(name)
     if builtin is not None:
-        return load(builtin)
+        return str(builtin)
     if os.sep in name or name.endswith((".yaml", ".yml")):
         raise ScenarioError("no such file", path=name)
     known = ", ".join(b.name for b in catalog.builtins())
@@ -144,10 +149,10 @@ def list_builtins() -> int:
     return EXIT_OK
 
 
-def start_app(scenario, read_only: bool = False) -> int:
+def start_app(checked, read_only: bool = False) -> int:
     from tui.app import run_app
 
-    return run_app(scenario, read_only)
+    return run_app(checked, read_only)
 
 
 def _quiet_stdout() -> None:

@@ -24,25 +24,32 @@ class ChoiceScreen(ModalScreen[str]):
     ChoiceScreen Static { width: 100%; margin-bottom: 1; }
     ChoiceScreen Horizontal { height: auto; align-horizontal: center; }
     ChoiceScreen Button { margin: 0 1; min-width: 12; }
+    ChoiceScreen #hint { color: $text-muted; margin: 1 0 0 0; text-align: center; }
     """
 
-    BINDINGS = [Binding("escape", "choose('cancel')", "Cancel")]
+    BINDINGS = [
+        Binding("escape", "choose('cancel')", "Cancel"),
+        Binding("left", "app.focus_previous", "Previous", show=False),
+        Binding("right", "app.focus_next", "Next", show=False),
+    ]
 
-    def __init__(self, question: str, answers: list[tuple[str, str]]) -> None:
+    def __init__(self, question: str, answers: list[tuple[str, str]], default: str | None = None) -> None:
         super().__init__()
         self.question = question
         self.answers = answers
+        self.default = default or answers[0][0]
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self.question, id="question", markup=False)
             with Horizontal():
-                for index, (key, label) in enumerate(self.answers):
-                    variant = "primary" if index == 0 else "default"
-                    yield Button(label, id=f"answer-{key}", variant=variant)
+                for key, label in self.answers:
+                    variant = "primary" if key == self.default else "default"
+                    yield Button(f"[u]{label[0]}[/u]{label[1:]}", id=f"answer-{key}", variant=variant)
+            yield Static("←/→ choose · Enter confirms · a letter picks · Esc cancels", id="hint")
 
     def on_mount(self) -> None:
-        self.query_one(Button).focus()
+        self.query_one(f"#answer-{self.default}", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id.removeprefix("answer-"))

@@ -23,7 +23,8 @@ class ChooserScreen(Screen[None]):
     BINDINGS = [Binding("q", "app.quit", "Quit")]
 
     def compose(self) -> ComposeResult:
-        yield Static("attn-tui — choose a scenario to step through", id="chooser-title")
+        yield Static("attn-tui — choose a scenario to step through   (↑↓ choose · Enter open · "
+                     "q quit)", id="chooser-title")
         options = []
         for builtin in catalog.builtins():
             scenario = load(builtin.path)

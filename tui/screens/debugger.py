@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from rich.markup import escape
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,29 +20,38 @@ from textual.widgets import Footer, Static
 
 from core.attention import STAGE_TITLES, STAGES
 from core.errors import NumericError, ScenarioError
-from core.explain import explain
-from core.numbers import decimals_needed
+from core.explain import FOLD, explain
+from core.numbers import decimals_needed, mask_text, parse_number
 from core.save import SaveError
 from core.scenario import Scenario
 from core.session import DiskChanged, Session
 from tui.screens.choice import ChoiceScreen
+from tui.screens.goto import GoToScreen
 from tui.screens.save_as import SaveAsScreen
 from tui.widgets.explanation import ExplanationView
 from tui.widgets.header import ScenarioHeader
 from tui.widgets.input_matrix import InputMatrix
 from tui.widgets.matrix import Grid, MatrixView
+from tui.widgets.overview import OverviewMap
 from tui.widgets.steps import StepStrip
 from tui.widgets.variants import VariantsView
 
+OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
+
 ROLES = {"Q": "queries", "K": "keys", "V": "values", "X": "embeddings", "Wq": "query weights",
          "Wk": "key weights", "Wv": "value weights"}
-STAGE_HEADS = {
-    "score": "Q·Kᵀ (row = query, column = key)",
-    "scale": "scores ÷ divisor",
-    "mask": "future keys masked",
-    "softmax": "weights: each row sums to 1",
-    "output": "output = weights·V",
-}
+def stage_head(stage: str, scenario: Scenario) -> str:
+    """What the stage view shows, in the options now in force."""
+    options = scenario.options
+    if stage == "scale":
+        scale = options.scale_text(scenario.d_k)
+        return "scaling is off: scaled = scores" if scale == "none" else f"scores {scale}"
+    if stage == "mask":
+        if not options.causal:
+            return "no causal mask: every key visible"
+        return f"future keys set to {mask_text(options.mask_value)}"
+    return {"score": "Q·Kᵀ (row = query, column = key)", "softmax": "weights, each row sums to 1",
+            "output": "output = weights·V"}[stage]
 
 
 STEP = Binding.Group("Step", compact=True)
@@ -63,8 +73,12 @@ class DebuggerScreen(Screen):
         *[Binding(str(n), f"goto({n})", f"Step {n}", show=False) for n in range(1, 6)],
         Binding("up", "row(-1)", "Row up", group=ROW),
         Binding("down", "row(1)", "Row down", group=ROW),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("left_square_bracket", "column(-1)", "Key ←", show=False),
         Binding("right_square_bracket", "column(1)", "Key →", show=False),
+        Binding("g", "go_to", "Go to", show=False),
+        Binding("x", "expand", "Expand sums", show=False),
         Binding("c", "toggle_causal", "Causal"),
         Binding("s", "cycle_scale", "Scale"),
         Binding("u,ctrl+z", "undo", "Undo", group=HISTORY),
@@ -76,6 +90,7 @@ class DebuggerScreen(Screen):
     row: reactive[int] = reactive(0, init=False)
     column: reactive[int] = reactive(0, init=False)
     version: reactive[int] = reactive(0, init=False)
+    expanded: reactive[bool] = reactive(False, init=False)  # long sums in full, not folded
 
     def __init__(self, scenario: Scenario, read_only: bool = False) -> None:
         super().__init__()
@@ -93,21 +108,26 @@ class DebuggerScreen(Screen):
             with VerticalScroll(id="inputs") as inputs:
                 inputs.can_focus = False  # Tab goes from matrix to matrix, not to the pane
                 if scenario.description:
-                    yield Static(scenario.description.strip(), id="description")
+                    yield Static(escape(scenario.description.strip()), id="description")
                 for name in scenario.editable:
                     yield InputMatrix(name, id=f"input-{name}", classes="input")
                 if scenario.kind == "projection":
                     for name in ("Q", "K", "V"):
                         yield MatrixView(id=f"input-{name}", classes="input derived")
             with Vertical(id="main"):
-                yield MatrixView(id="stage", focusable=True)
+                with Horizontal(id="stage-row"):
+                    yield MatrixView(id="stage", focusable=True)
+                    if scenario.T > OVERVIEW_FROM:
+                        yield OverviewMap(id="overview")
                 if scenario.variants:
                     yield VariantsView(id="variants")
                 yield ExplanationView(id="explanation")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.push_data()
+        self.set_class(self.session.scenario.T > OVERVIEW_FROM, "-big")
+        self.push_inputs()
+        self.push_stage()
         self.push_marks()
 
     @property
@@ -126,28 +146,43 @@ class DebuggerScreen(Screen):
 
     # ---- pushing the core's values down -----------------------------------------------------
 
-    def push_data(self) -> None:
-        """Every matrix's values, after the step or the numbers changed."""
+    def push_inputs(self) -> None:
+        """The input matrices, the header and the overview, after the numbers changed."""
         session = self.session
         scenario, trace = session.scenario, session.trace
         self.query_one(ScenarioHeader).show(scenario, self.where, session.modified)
-        self.query_one(StepStrip).show(self.step)
         tokens = list(scenario.tokens)
         p = scenario.precision
         for view in self.query(".input").results(MatrixView):
             name = view.id.removeprefix("input-")
             values = scenario.matrix(name)
-            rows = tokens if name in ("Q", "K", "V", "X") else [f"in{i + 1}" for i in range(values.shape[0])]
+            # X's columns and the W's rows are the same axis: the model's d_model features
+            rows = tokens if name in ("Q", "K", "V", "X") else _dims(values.shape[0], "m")
+            columns = _dims(values.shape[1], "m" if name == "X" else "d")
             shape = f"{values.shape[0]}×{values.shape[1]}"
             formula = " = X·W" + name.lower() if view.has_class("derived") else ""
             view.border_title = f"{name}{formula} ({shape})"
             view.tooltip = ROLES[name]
-            view.show(Grid(values, rows, _dims(values.shape[1]), decimals_needed(values, p),
-                           changed=session.changed.get(name)))
+            view.show(Grid(values, rows, columns, decimals_needed(values, p),
+                           changed=session.changed.get(name), tiny=True))
+        for description in self.query("#description").results(Static):
+            note = "\n[i](as written in the file; the numbers have been edited since)[/i]" \
+                if session.modified else ""
+            description.update(escape(scenario.description.strip()) + note)
+        for overview in self.query(OverviewMap):
+            overview.show(trace.weights)
+
+    def push_stage(self) -> None:
+        """The current stage's matrix, after the step or the numbers changed."""
+        session = self.session
+        scenario, trace = session.scenario, session.trace
+        tokens = list(scenario.tokens)
+        p = scenario.precision
+        self.query_one(StepStrip).show(self.step)
         stage = self.stage
         values = trace.stage(stage)
         stage_view = self.query_one("#stage", MatrixView)
-        stage_view.border_title = f"Step {self.step + 1} · {STAGE_TITLES[stage]}: {STAGE_HEADS[stage]}"
+        stage_view.border_title = f"Step {self.step + 1} · {STAGE_TITLES[stage]} · {stage_head(stage, scenario)}"
         stage_view.show(Grid(
             values, tokens, tokens if stage != "output" else _dims(trace.d_v),
             decimals_needed(values, p) if stage == "score" else p,
@@ -156,6 +191,7 @@ class DebuggerScreen(Screen):
             mask_value=trace.options.mask_value,
             changed=session.changed.get({"score": "scores", "scale": "scaled", "mask": "masked",
                                          "softmax": "weights", "output": "output"}[stage]),
+            tiny=stage == "score",
         ))
 
     def push_marks(self) -> None:
@@ -177,12 +213,32 @@ class DebuggerScreen(Screen):
             for view in self.query(f"#input-{name}").results(MatrixView):
                 view.set_marks(rows=rows)
         self.query_one(ExplanationView).show(
-            explain(trace, stage, row, column if stage != "output" else None))
+            explain(trace, stage, row, column if stage != "output" else None,
+                    fold=None if self.expanded else FOLD))
         for view in self.query(VariantsView):
             view.show(session.scenario, session.traces, self.step, row)
+        self.show_window()
+
+    def show_window(self) -> None:
+        """Mark on the overview what the stage view shows."""
+        for overview in self.query(OverviewMap):
+            rows, columns = self.query_one("#stage", MatrixView).visible_window()
+            if self.stage == "output":
+                columns = (0, self.session.scenario.T)
+            overview.set_window(rows, columns, self.row)
+
+    @on(MatrixView.Scrolled, "#stage")
+    def stage_scrolled(self) -> None:
+        self.show_window()
+
+    @on(OverviewMap.Picked)
+    def overview_picked(self, event: OverviewMap.Picked) -> None:
+        self.row = event.row
+        if self.stage != "output":
+            self.column = event.col
 
     def watch_step(self) -> None:
-        self.push_data()
+        self.push_stage()
         self.push_marks()
 
     def watch_row(self) -> None:
@@ -191,8 +247,12 @@ class DebuggerScreen(Screen):
     def watch_column(self) -> None:
         self.push_marks()
 
+    def watch_expanded(self) -> None:
+        self.push_marks()
+
     def watch_version(self) -> None:
-        self.push_data()
+        self.push_inputs()
+        self.push_stage()
         self.push_marks()
         self.refresh_bindings()
 
@@ -218,6 +278,38 @@ class DebuggerScreen(Screen):
 
     def action_column(self, delta: int) -> None:
         self.column = max(0, min(self.session.scenario.T - 1, self.column + delta))
+
+    def action_page(self, direction: int) -> None:
+        page = max(1, self.query_one("#stage", MatrixView).scrollable_content_region.height - 2)
+        self.action_row(direction * page)
+
+    def action_expand(self) -> None:
+        self.expanded = not self.expanded
+        self.notify("Sums shown in full" if self.expanded else "Long sums folded", timeout=2)
+
+    def action_go_to(self) -> None:
+        """Ask for a cell and go there: in the focused input matrix, or in the stage view."""
+        focused = self.focused
+        tokens = list(self.session.scenario.tokens)
+        if isinstance(focused, InputMatrix):
+            grid = focused.grid
+
+            def chosen(target) -> None:
+                if target is not None:
+                    row, column = target
+                    focused.set_cursor((row, focused.cursor[1] if column is None else column))
+
+            self.app.push_screen(GoToScreen(list(grid.rows), list(grid.columns)), chosen)
+            return
+        columns = tokens if self.stage != "output" else _dims(self.session.trace.d_v)
+
+        def chosen_stage(target) -> None:
+            if target is not None:
+                self.row = target[0]
+                if target[1] is not None and self.stage != "output":
+                    self.column = target[1]
+
+        self.app.push_screen(GoToScreen(tokens, columns), chosen_stage)
 
     def action_toggle_causal(self) -> None:
         self._change(self.session.toggle_causal)
@@ -249,10 +341,14 @@ class DebuggerScreen(Screen):
 
     @on(InputMatrix.CellEdited)
     def cell_edited(self, event: InputMatrix.CellEdited) -> None:
+        self.apply_cell(event.matrix, event.row, event.col, event.value, event.text)
+
+    def apply_cell(self, matrix: InputMatrix, row: int, col: int, value: float, text: str) -> None:
         try:
-            edit = self.session.set_cell(event.matrix.matrix_name, event.row, event.col, event.value)
+            edit = self.session.set_cell(matrix.matrix_name, row, col, value)
         except NumericError as error:
-            event.matrix.refuse(event.text, str(error))
+            matrix.set_cursor((row, col))
+            matrix.refuse(text, str(error))
             return
         if edit is not None:
             self.version += 1
@@ -269,9 +365,23 @@ class DebuggerScreen(Screen):
             self.column = event.col
         event.view.focus()
 
+    def flush_editor(self) -> bool:
+        """Commit a cell still being typed in (before saving or quitting); False if its text is
+        not a number, in which case it stays open with the reason and nothing else happens."""
+        for matrix in self.query(InputMatrix):
+            if matrix.editing:
+                taken = matrix.take_edit()
+                if taken is None:
+                    matrix.focus()
+                    return False
+                self.apply_cell(matrix, *matrix.cursor, *taken)
+        return True
+
     # ---- saving -----------------------------------------------------------------------------
 
     def action_save(self, then=None) -> None:
+        if not self.flush_editor():
+            return
         if self.session.read_only:
             self.action_save_as(then)
             return
@@ -299,7 +409,8 @@ class DebuggerScreen(Screen):
 
             self.app.push_screen(ChoiceScreen(
                 f"{conflict}.\nOverwrite it with your version?",
-                [("overwrite", "Overwrite"), ("save_as", "Save as…"), ("cancel", "Cancel")]), decided)
+                [("overwrite", "Overwrite"), ("save_as", "Save as…"), ("cancel", "Cancel")],
+                default="cancel"), decided)
             return
         except (SaveError, ScenarioError) as error:
             self.notify(str(error), title="Not saved", severity="error", timeout=10)
@@ -310,5 +421,5 @@ class DebuggerScreen(Screen):
             then()
 
 
-def _dims(count: int) -> list[str]:
-    return [f"d{j + 1}" for j in range(count)]
+def _dims(count: int, letter: str = "d") -> list[str]:
+    return [f"{letter}{j + 1}" for j in range(count)]

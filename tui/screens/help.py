@@ -9,31 +9,39 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 KEYS = """\
-[b]Stepping[/b] (the stage view, which has the focus at start)
-  ← →          previous / next stage        Home End   first / last stage
-  1 … 5        jump to a stage              ↑ ↓        choose the query row
-  [ ]          choose the key column        click      choose a cell
+[b]Stepping[/b] — the stage view, which has the focus at start
+  ← →           previous / next stage
+  Home End      first / last stage;  1 … 5  jump to a stage
+  ↑ ↓           choose the query row;  PgUp PgDn  a page of rows
+  [ ]           choose the key column (or click a cell)
+  g             go to a row and column (a token or a number)
+  x             expand / fold long sums in the explanation
 
-[b]Editing[/b] (Tab / shift+Tab move between Q, K, V and the stage view)
-  arrows       move the cell cursor         Enter e    edit the cell in place
-  a digit      start editing with it        Enter      commit
-  Esc          cancel the edit              Tab        commit and move right
-  + -          nudge the cell by 0.1        (text that is not a finite number is refused)
+[b]Editing[/b] — Tab / shift+Tab move between Q, K, V and the stage view
+  arrows        move the cell cursor;  Home End  first / last column
+  Enter  e      edit the cell in place (type a digit to start afresh)
+  Enter         commit;  Tab  commit and move right;  Esc  cancel
+  ctrl+u        clear the cell being edited
+  - (a number)  press Enter first, then type -1: a bare - nudges
+  + -           nudge the cell by 0.1
+  Esc           (not editing) back to the stage view
+  Text that is not a finite number is refused; the old value stays.
 
 [b]Options and history[/b]
-  c            toggle the causal mask       s          cycle the scaling (÷√d_k, none, …)
-  u  ctrl+z    undo                         U  ctrl+y  redo
+  c             toggle the causal mask
+  s             cycle the scaling: ÷√d_k, none, the file's own divisor
+  u  ctrl+z     undo;   U  ctrl+y  redo
 
 [b]Files[/b]
-  ctrl+s       save (comments and layout of the file are kept; a file changed on disk
-               is not overwritten without asking)
-  ctrl+p       command palette: step to…, toggle, save as…, open a built-in scenario
-  q  ctrl+q    quit (asks first if there are unsaved edits)
-  ?            this help (Esc closes it)
+  ctrl+s        save: only changed numbers are rewritten, comments kept;
+                a file changed on disk is not overwritten without asking
+  ctrl+p        command palette: step to…, save as…, open a built-in
+  q  ctrl+q     quit (asks first if there are unsaved edits)
+  ?             this help (Esc closes it)
 
 [b]Reading the screen[/b]
-  Colours are a heat map: weights from dark (0) to yellow (1); scores blue below 0 and
-  red above. −∞ marks a masked cell. Underlined cells changed in the last edit; a
+  Heat map: weights dark (0) to yellow (1); scores blue below 0, red above.
+  −∞ marks a masked cell. Underlined cells changed in the last edit; a
   highlighted label marks the rows the current step reads from.
 """
 
@@ -42,7 +50,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 96; max-width: 100%; height: auto; max-height: 100%;
+        width: 80; max-width: 100%; height: auto; max-height: 100%;
         border: thick $accent; background: $surface; padding: 0 1;
     }
     """

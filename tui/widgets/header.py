@@ -5,12 +5,17 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from typing import TYPE_CHECKING
+
 from core.numbers import mask_text
-from core.scenario import Scenario
+
+if TYPE_CHECKING:
+    from core.scenario import Scenario
+    from core.scenario_file import Checked
 
 
 class ScenarioHeader(Static):
-    """One line: ``The cat sat — scenarios/cat_sat.yaml   causal on · ÷√2 = 1.414 · mask −∞  ●``."""
+    """One line: ``● modified The cat sat — cat_sat.yaml   causal on · ÷√2 = 1.414 · mask −∞``."""
 
     DEFAULT_CSS = """
     ScenarioHeader {
@@ -21,9 +26,11 @@ class ScenarioHeader(Static):
     }
     """
 
-    def show(self, scenario: Scenario, where: str, modified: bool) -> None:
+    def show(self, scenario: Scenario | Checked, where: str, modified: bool) -> None:
         options = scenario.options
         text = Text(no_wrap=True, overflow="ellipsis")
+        if modified:  # first, so a narrow terminal never cuts it off
+            text.append("● modified ", "bold yellow")
         text.append(scenario.title, "bold")
         text.append(f" — {where}", "dim")
         text.append("   ")
@@ -34,6 +41,4 @@ class ScenarioHeader(Static):
         text.append("no scaling" if scale == "none" else scale, "bold")
         text.append(f" · mask {mask_text(options.mask_value)}")
         text.append(f" · T={scenario.T} d_k={scenario.d_k} d_v={scenario.d_v}", "dim")
-        if modified:
-            text.append("  ● modified", "bold yellow")
         self.update(text)

@@ -15,23 +15,27 @@ from core.numbers import parse_number, yaml_number
 from tui.widgets.matrix import MatrixView
 
 START_KEYS = set("0123456789.")
+NAVIGATION = {
+    "up": lambda m: m.action_move(-1, 0), "down": lambda m: m.action_move(1, 0),
+    "left": lambda m: m.action_move(0, -1), "right": lambda m: m.action_move(0, 1),
+    "pageup": lambda m: m.action_move(-m.page_rows, 0), "pagedown": lambda m: m.action_move(m.page_rows, 0),
+    "home": lambda m: m.action_move(0, -m.shape[1]), "end": lambda m: m.action_move(0, m.shape[1]),
+    "ctrl+home": lambda m: m.action_move(-m.shape[0], -m.shape[1]),
+    "ctrl+end": lambda m: m.action_move(m.shape[0], m.shape[1]),
+    "plus": lambda m: m.action_nudge(1), "minus": lambda m: m.action_nudge(-1),
+}
 
 
 class InputMatrix(MatrixView, can_focus=True):
     """An editable input matrix (Q, K, V, or X and the W's); edits go up as messages."""
 
+    # Shown in the footer and offered by the palette; the keys themselves are handled in
+    # on_key (see there why).
     BINDINGS = [
-        Binding("up", "move(-1, 0)", "Cell ↑", show=False),
-        Binding("down", "move(1, 0)", "Cell ↓", show=False),
-        Binding("left", "move(0, -1)", "Cell ←", show=False),
-        Binding("right", "move(0, 1)", "Cell →", show=False),
-        Binding("pageup", "move(-10, 0)", show=False),
-        Binding("pagedown", "move(10, 0)", show=False),
         Binding("enter", "enter", "Edit/commit"),
         Binding("e", "open_editor", "Edit", show=False),
         Binding("escape", "cancel", "Cancel"),
         Binding("tab", "commit_and_move(1)", "Commit →", show=False),
-        Binding("shift+tab", "commit_and_move(-1)", "Commit ←", show=False),
         Binding("plus", "nudge(1)", "+0.1"),
         Binding("minus", "nudge(-1)", "−0.1"),
     ]
@@ -71,6 +75,10 @@ class InputMatrix(MatrixView, can_focus=True):
         self.cursor = (0, 0)
 
     @property
+    def page_rows(self) -> int:
+        return max(1, self.scrollable_content_region.height - 2)
+
+    @property
     def editing(self) -> bool:
         return self._editor is not None
 
@@ -81,7 +89,7 @@ class InputMatrix(MatrixView, can_focus=True):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("cancel", "commit_and_move"):
             return self.editing
-        if action in ("move", "nudge", "open_editor"):
+        if action in ("nudge", "open_editor"):
             return not self.editing
         return True
 
@@ -103,7 +111,7 @@ class InputMatrix(MatrixView, can_focus=True):
         if text is None:
             text = yaml_number(float(self.grid.values[row, col]))
         self._editor = (text, len(text), False)
-        self.border_subtitle = "Enter commit · Esc cancel · Tab next"
+        self.border_subtitle = "Enter commit · Esc cancel · ctrl+u clear"
         self.refresh()
 
     def action_cancel(self) -> None:
@@ -123,20 +131,27 @@ class InputMatrix(MatrixView, can_focus=True):
 
     def commit(self) -> bool:
         """Parse the editor's text: post it up if it is a finite number, else refuse in place."""
+        taken = self.take_edit()
+        if taken is not None:
+            self.post_message(self.CellEdited(self, *self.cursor, *taken))
+        return taken is not None
+
+    def take_edit(self) -> tuple[float, str] | None:
+        """Close the editor and return its number and text; None (and refused) if not a number."""
         text = self._editor[0]
         try:
             value = parse_number(text)
         except ValueError as error:
             self.refuse(text, str(error))
-            return False
+            return None
         self.close_editor()
-        self.post_message(self.CellEdited(self, *self.cursor, value, text))
-        return True
+        return value, text
 
     def refuse(self, text: str, message: str) -> None:
         """Show ``text`` back in the cell's editor, marked refused, with the reason."""
         self._editor = (text, len(text), True)
         self.border_subtitle = f"[b]✗[/b] {message}"
+        self.notify(f"{self.matrix_name}: {message}", title="Not a number", severity="warning", timeout=4)
         self.refresh()
 
     def close_editor(self) -> None:
@@ -145,34 +160,53 @@ class InputMatrix(MatrixView, can_focus=True):
         self.refresh()
 
     def on_key(self, event: events.Key) -> None:
+        """Every key of this widget is handled here, in the order it arrives.
+
+        Bindings run only after a key has bubbled up to the app, so a digit typed right after
+        Enter could reach this widget before Enter's binding had opened the editor; handling
+        the keys here keeps them in order. The bindings remain for the footer and the palette.
+        """
+        key = event.key
         if not self.editing:
-            if event.character is not None and event.character in START_KEYS:
+            action = NAVIGATION.get(key)
+            if action is not None:
+                action(self)
+            elif key in ("enter", "e"):
+                self.action_open_editor()
+            elif key == "escape":
+                self.screen.set_focus(self.screen.query_one("#stage"))
+            elif event.character is not None and event.character in START_KEYS:
                 self.action_open_editor(event.character)
-                self._swallow(event)
+            else:
+                return  # c, s, u, Tab, ctrl+s …: the screen's and the app's keys
+            self._swallow(event)
             return
         text, caret, _ = self._editor
-        key = event.key
-        if key in ("enter", "escape", "tab", "shift+tab"):
-            return  # the bindings commit, cancel or move
-        if key == "backspace":
-            text, caret = text[: max(0, caret - 1)] + text[caret:], max(0, caret - 1)
+        if key == "enter":
+            self.commit()
+        elif key == "escape":
+            self.close_editor()
+        elif key in ("tab", "shift+tab"):
+            self.action_commit_and_move(1 if key == "tab" else -1)
+        elif key == "backspace":
+            self._set_editor(text[: max(0, caret - 1)] + text[caret:], max(0, caret - 1))
         elif key == "delete":
-            text = text[:caret] + text[caret + 1:]
-        elif key == "left":
-            caret = max(0, caret - 1)
-        elif key == "right":
-            caret = min(len(text), caret + 1)
-        elif key == "home":
-            caret = 0
-        elif key == "end":
-            caret = len(text)
+            self._set_editor(text[:caret] + text[caret + 1:], caret)
+        elif key in ("left", "right", "home", "end"):
+            caret = {"left": max(0, caret - 1), "right": min(len(text), caret + 1),
+                     "home": 0, "end": len(text)}[key]
+            self._set_editor(text, caret)
+        elif key == "ctrl+u":
+            self._set_editor("", 0)
         elif event.is_printable and event.character:
-            text, caret = text[:caret] + event.character + text[caret:], caret + 1
+            self._set_editor(text[:caret] + event.character + text[caret:], caret + 1)
         elif key.startswith("ctrl+"):
-            return  # save, quit and the like still work while a cell is open
+            return  # save and quit still work while a cell is open (they commit it first)
+        self._swallow(event)
+
+    def _set_editor(self, text: str, caret: int) -> None:
         self._editor = (text, caret, False)
         self.refresh()
-        self._swallow(event)
 
     def on_paste(self, event: events.Paste) -> None:
         if self.editing:

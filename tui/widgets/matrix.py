@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from core.numbers import fixed, mask_text
+from core.numbers import LARGE, fixed, mask_text
 
 LEVELS = 33
 MAX_LABEL = 12
@@ -54,6 +54,7 @@ class Grid:
     blocked: np.ndarray | None = None
     mask_value: float = -math.inf
     changed: np.ndarray | None = None
+    tiny: bool = False  # show a non-zero value that rounds to 0 with an exponent (inputs, scores)
     hidden: np.ndarray | None = field(default=None)  # cells shown as "?" (nothing to reveal yet)
 
 
@@ -101,6 +102,17 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         def control(self) -> MatrixView:
             return self.view
 
+    class Scrolled(Message):
+        """The visible part of the matrix moved (by keys, the wheel or a scrollbar)."""
+
+        def __init__(self, view: MatrixView) -> None:
+            super().__init__()
+            self.view = view
+
+        @property
+        def control(self) -> MatrixView:
+            return self.view
+
     def __init__(self, title: str = "", focusable: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
         self.can_focus = focusable or type(self).can_focus
@@ -109,7 +121,8 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         self.cursor: tuple[int, int] | None = None
         self.marked_rows: frozenset[int] = frozenset()
         self.marked_columns: frozenset[int] = frozenset()
-        self._levels: np.ndarray | None = None
+        self._colour_scale = 1.0
+        self._extremes = (np.inf, -np.inf)
         self._label_width = 0
         self._cell_width = 0
         self._editor: tuple[str, int, bool] | None = None  # text, caret, refused
@@ -117,9 +130,10 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
     # ---- data down --------------------------------------------------------------------------
 
     def show(self, grid: Grid) -> None:
-        """Draw new values; colours are bucketed here, text is formatted only when drawn."""
+        """Draw new values; a cell's colour and text are worked out only when it is drawn."""
         self.grid = grid
-        self._levels = self._bucket(grid)
+        self._extremes = self._finite_extremes(grid.values)
+        self._colour_scale = self._scale(grid)
         self._label_width = min(MAX_LABEL, max((len(label) for label in grid.rows), default=1)) + 1
         self._cell_width = self._measure(grid)
         rows, columns = grid.values.shape
@@ -153,7 +167,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
             return "?"
         if grid.blocked is not None and grid.blocked[row, col]:
             return mask_text(grid.mask_value)
-        return fixed(float(grid.values[row, col]), grid.decimals)
+        return fixed(float(grid.values[row, col]), grid.decimals, grid.tiny)
 
     def row_texts(self, row: int) -> list[str]:
         return [self.cell_text(row, col) for col in range(self.shape[1])]
@@ -162,6 +176,25 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
     def shows_cursor(self) -> bool:
         """Whether the cursor is drawn now (an editable matrix shows it only while focused)."""
         return self.cursor is not None
+
+    def visible_window(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The rows and the whole columns in view, each as (first, last + 1)."""
+        rows, columns = self.shape
+        x, y = self.scroll_offset
+        view_rows = max(1, self.scrollable_content_region.height - 1)
+        view_width = max(1, self.scrollable_content_region.width - self._label_width)
+        cell = max(1, self._cell_width)
+        first_col = min(columns, -(-x // cell))  # the cells wholly in view (a cut one is blank)
+        last_col = min(columns, (x + view_width) // cell)
+        return (y, min(rows, y + view_rows)), (first_col, max(first_col, last_col))
+
+    def watch_scroll_x(self, old: float, new: float) -> None:
+        super().watch_scroll_x(old, new)
+        self.post_message(self.Scrolled(self))
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self.post_message(self.Scrolled(self))
 
     # ---- scrolling --------------------------------------------------------------------------
 
@@ -203,40 +236,57 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
 
     def _header(self, scroll_x: int, width: int) -> Strip:
         grid = self.grid
-        first, last, offset = self._visible_columns(scroll_x, width - self._label_width)
+        data_width = max(0, width - self._label_width)
+        first, last, offset = self._visible_columns(scroll_x, data_width)
+        cell_width = self._cell_width
         segments = []
         for col in range(first, last):
-            text = grid.columns[col][: self._cell_width - 1].rjust(self._cell_width - 1) + " "
+            x = col * cell_width
+            if x < scroll_x or x + cell_width > scroll_x + data_width:  # cut by an edge: blank
+                segments.append(Segment(" " * cell_width))
+                continue
+            text = grid.columns[col][: cell_width - 1].rjust(cell_width - 1) + " "
             style = LABEL_MARKED if col in self.marked_columns else LABEL
             segments.append(Segment(text, style))
-        cells = Strip(segments).crop(offset, offset + max(0, width - self._label_width))
+        cells = Strip(segments).crop(offset, offset + data_width)
         return Strip([Segment(" " * self._label_width), *cells]).extend_cell_length(width)
 
     def _cells(self, row: int, scroll_x: int, width: int) -> list[Segment]:
         grid = self.grid
         first, last, offset = self._visible_columns(scroll_x, width)
         styles = _PALETTE_STYLES[grid.palette]
-        levels = self._levels[row]
+        cell_width = self._cell_width
+        covered = -1  # an open editor may run over the cells to its right, up to here
         segments = []
         for col in range(first, last):
-            text = self.cell_text(row, col)
-            level = levels[col]
+            x = col * cell_width
+            if x + cell_width <= covered:
+                continue
+            if x < scroll_x or x + cell_width > scroll_x + width:
+                # a cell cut by the edge would show a misleading part of a number ("48" for
+                # 0.248): leave its room blank instead
+                segments.append(Segment(" " * cell_width))
+                continue
+            if self.cursor == (row, col) and self.shows_cursor and self._editor is not None:
+                room = max(cell_width, min(len(self._editor[0]) + 3, scroll_x + width - x))
+                segments.extend(self._editor_segments(room))
+                covered = x + room
+                continue
+            text = " " + self.cell_text(row, col).rjust(cell_width - 2) + " "
+            level = self._level(row, col)
             style = BLOCKED if level < 0 else styles[level]
             if grid.changed is not None and grid.changed[row, col]:
                 style += CHANGED
             if row in self.marked_rows or col in self.marked_columns:
                 style += MARKED
             if self.cursor == (row, col) and self.shows_cursor:
-                if self._editor is not None:
-                    segments.extend(self._editor_segments())
-                    continue
                 style += CURSOR
-            segments.append(Segment(" " + text.rjust(self._cell_width - 2) + " ", style))
+            segments.append(Segment(text[max(0, covered - x):], style))
         return list(Strip(segments).crop(offset, offset + max(0, width)))
 
-    def _editor_segments(self) -> list[Segment]:
+    def _editor_segments(self, room: int) -> list[Segment]:
         text, caret, refused = self._editor
-        room = self._cell_width - 1
+        room -= 1
         start = max(0, caret - room + 1)
         visible = (text + " ")[start:start + room].ljust(room)
         index = caret - start
@@ -254,27 +304,56 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         return first, last, scroll_x - first * cell
 
     def _measure(self, grid: Grid) -> int:
-        finite = grid.values[np.isfinite(grid.values)]
-        samples = [fixed(float(v), grid.decimals) for v in (finite.min(), finite.max())] if finite.size else []
+        """The cell width: the widest text any value can take (the extremes written with an
+        exponent, the widest below 1e7 written out, a tiny one), a masked cell, the labels."""
+        values = grid.values
+        low, high = self._extremes
+        samples = []
+        if low <= high:
+            extremes = [low, high]
+            if max(abs(low), abs(high)) >= LARGE:
+                ordinary = np.isfinite(values) & (np.abs(values) < LARGE)
+                if ordinary.any():
+                    extremes += [np.min(values, where=ordinary, initial=np.inf),
+                                 np.max(values, where=ordinary, initial=-np.inf)]
+            samples = [fixed(float(v), grid.decimals, grid.tiny) for v in extremes]
+            if grid.tiny and np.any((values != 0) & (np.abs(values) < 10.0 ** -grid.decimals)):
+                samples.append(fixed(-0.4 * 10.0 ** -grid.decimals, grid.decimals, True))
         if grid.blocked is not None and grid.blocked.any():
             samples.append(mask_text(grid.mask_value))
         longest = max([len(text) for text in samples] + [min(8, len(c)) for c in grid.columns] + [1])
         return longest + 2
 
     @staticmethod
-    def _bucket(grid: Grid) -> np.ndarray:
-        values = grid.values
-        with np.errstate(invalid="ignore"):
-            if grid.palette == "weights":
-                position = np.clip(values, 0.0, 1.0)
-            else:
-                finite = np.abs(values[np.isfinite(values)])
-                scale = finite.max() if finite.size and finite.max() > 0 else 1.0
-                position = (np.clip(values / scale, -1.0, 1.0) + 1.0) / 2.0
-            levels = np.rint(np.nan_to_num(position, nan=0.5) * (LEVELS - 1)).astype(np.int16)
-        if grid.blocked is not None:
-            levels[grid.blocked] = -1
-        return levels
+    def _finite_extremes(values: np.ndarray) -> tuple[float, float]:
+        """The smallest and largest finite values ((inf, -inf) if none): two quick passes,
+        and the slower masked ones only when a −∞ (a masked cell) is in the way."""
+        low, high = float(values.min()), float(values.max())
+        if np.isfinite(low) and np.isfinite(high):
+            return low, high
+        finite = np.isfinite(values)
+        return (float(np.min(values, where=finite, initial=np.inf)),
+                float(np.max(values, where=finite, initial=-np.inf)))
+
+    def _scale(self, grid: Grid) -> float:
+        """What maps to the ends of the colour scale: 1 for weights, else the largest |value|."""
+        if grid.palette == "weights":
+            return 1.0
+        low, high = self._extremes
+        largest = max(abs(low), abs(high)) if low <= high else 0.0
+        return largest if largest > 0 else 1.0
+
+    def _level(self, row: int, col: int) -> int:
+        """The colour bucket of one cell, or -1 for a masked one."""
+        grid = self.grid
+        if grid.blocked is not None and grid.blocked[row, col]:
+            return -1
+        value = float(grid.values[row, col])
+        if grid.palette == "weights":
+            position = min(1.0, max(0.0, value))
+        else:
+            position = (min(1.0, max(-1.0, value / self._colour_scale)) + 1.0) / 2.0
+        return int(round(position * (LEVELS - 1)))
 
     def on_focus(self) -> None:
         self.refresh()

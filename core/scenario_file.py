@@ -2,6 +2,10 @@
 
 Every check happens on the YAML nodes before any array is built: shapes and sizes first (so a
 YAML alias bomb is refused before it is expanded), then the numbers one by one.
+
+:func:`check` does all of it without NumPy for a scenario written in YAML (the command line
+checks a file before it starts the app, and the app paints before NumPy has loaded);
+:func:`load` builds the Scenario with its arrays.
 """
 
 from __future__ import annotations
@@ -11,17 +15,23 @@ import math
 import os
 from dataclasses import dataclass
 
-import numpy as np
+from typing import TYPE_CHECKING, Any
+
 import yaml
 
-from core.attention import compute
 from core.errors import NumericError, ScenarioError
 from core.numbers import _NUMBER_TEXT
-from core.scenario import (INPUT_SETS, MAX_DIM, MAX_NUMBERS, MAX_T, Options, RandomSpec,
-                           Scenario, Variant)
+from core.numpy_files import ArrayRef, NumpyFileError, check_matrix, first_non_finite, npz_members
+from core.options import INPUT_SETS, MAX_DIM, MAX_NUMBERS, MAX_T, Options, RandomSpec, Variant
 from core.yaml_source import Alias, Document, Mapping, Node, Scalar, Sequence, deref, parse
 
-KEYS = ("title", "description", "tokens", "Q", "K", "V", "X", "Wq", "Wk", "Wv", "random",
+if TYPE_CHECKING:
+    import numpy as np
+
+    from core.scenario import Scenario
+
+INPUT_NAMES = ("Q", "K", "V", "X", "Wq", "Wk", "Wv")
+KEYS = ("title", "description", "tokens", *INPUT_NAMES, "npz", "random",
         "causal", "scale", "mask_value", "focus", "precision", "variants")
 OPTION_KEYS = ("causal", "scale", "mask_value")
 VARIANT_KEYS = ("name",) + OPTION_KEYS
@@ -32,7 +42,26 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 
 _TAG = "tag:yaml.org,2002:"
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()  # used for single scalars only, never for tags
-_INPUT_HELP = "give Q, K and V; or X with Wq, Wk and Wv; or random: {seed, T, d_k}"
+_INPUT_HELP = ("give Q, K and V; or X with Wq, Wk and Wv (each a list of rows or {npy: file.npy}, "
+               "or all from npz: file.npz); or random: {seed, T, d_k}")
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What checking a scenario file tells before anything is built: enough to draw the app's
+    header, and the promise that :func:`load` will succeed on the same text."""
+
+    title: str
+    description: str
+    tokens: tuple[str, ...]
+    options: Options
+    variants: tuple[Variant, ...]
+    kind: str
+    editable: tuple[str, ...]
+    T: int
+    d_k: int
+    d_v: int
+    path: str
 
 
 @dataclass(frozen=True)
@@ -88,14 +117,30 @@ def decode(data: bytes, path: str = "<scenario>") -> str:
 
 
 def loads(text: str, path: str = "<scenario>") -> Scenario:
-    """Check a scenario given as YAML text; ``path`` is only used to name it."""
-    try:
-        document = parse(text)
-        return _Reader(document, path).scenario()
-    except ScenarioError as error:
-        raise error.located(path) from None
-    except RecursionError:
-        raise ScenarioError("nested too deeply to read", path=path) from None
+    """Check a scenario given as YAML text and build it; ``path`` names it (and is where its
+    data files are looked for)."""
+    return _build(_read(text, path))
+
+
+def check(path: str | os.PathLike[str]) -> Checked:
+    """Check the scenario at ``path`` as :func:`load` would, without building its arrays."""
+    name = os.fspath(path)
+    return check_text(read_text(name), name)
+
+
+def check_text(text: str, path: str = "<scenario>") -> Checked:
+    fields = _read(text, path)
+    if not _surely_finite(fields):  # a doubtful scenario is built and computed to make sure
+        _build(fields)
+    shapes = fields["shapes"]
+    kind = "projection" if "X" in shapes else "qkv"
+    if fields["random"] is not None:
+        spec = fields["random"]
+        shapes = {"Q": (spec.T, spec.d_k), "V": (spec.T, spec.d_v)}
+    d_k = shapes["Q"][1] if kind == "qkv" else shapes["Wq"][1]
+    d_v = shapes["V"][1] if kind == "qkv" else shapes["Wv"][1]
+    return Checked(fields["title"], fields["description"], fields["tokens"], fields["options"],
+                   fields["variants"], kind, INPUT_SETS[kind], len(fields["tokens"]), d_k, d_v, path)
 
 
 def check_range(scenario: Scenario) -> None:
@@ -103,6 +148,10 @@ def check_range(scenario: Scenario) -> None:
 
     A cheap bound settles almost every scenario; only a doubtful one is computed in full.
     """
+    import numpy as np
+
+    from core.attention import compute
+
     for name in ("Q", "K", "V"):
         if not np.isfinite(scenario.matrix(name)).all():
             raise NumericError(f"{name} = X·W{name.lower()} overflows float64; use smaller numbers")
@@ -110,6 +159,55 @@ def check_range(scenario: Scenario) -> None:
     for options in [scenario.options, *(variant.options(scenario.options) for variant in scenario.variants)]:
         if not largest / options.divisor(scenario.d_k) < 1e300:
             compute(scenario, options)
+
+
+def _read(text: str, path: str) -> dict[str, Any]:
+    try:
+        return _Reader(parse(text), path).fields()
+    except ScenarioError as error:
+        raise error.located(path) from None
+    except RecursionError:
+        raise ScenarioError("nested too deeply to read", path=path) from None
+
+
+def _build(fields: dict[str, Any]) -> Scenario:
+    """The Scenario, with its arrays, from checked fields (this is where NumPy comes in)."""
+    from core.scenario import Scenario
+
+    inputs = fields["random"].generate() if fields["random"] is not None else fields["inputs"]
+    scenario = Scenario(inputs=inputs, **{key: fields[key] for key in (
+        "title", "description", "tokens", "options", "focus", "precision", "variants", "random",
+        "files", "path", "source")})
+    try:
+        check_range(scenario)
+    except NumericError as exc:
+        raise ScenarioError(str(exc), fields["first_input"].line, fields["first_input"].col,
+                            fields["path"]) from None
+    return scenario
+
+
+def _surely_finite(fields: dict[str, Any]) -> bool:
+    """Whether no stage can overflow, by a bound from the largest |value| of each input (a
+    random scenario's are at most about 6; 10 is taken, with a wide margin on the result)."""
+    if fields["random"] is not None:
+        largest = {name: 10.0 for name in ("Q", "K", "V")}
+        d_k = fields["random"].d_k
+    else:
+        largest = {name: _largest(values) for name, values in fields["inputs"].items()}
+        if "X" in largest:
+            d_model = fields["shapes"]["X"][1]
+            largest = {name: d_model * largest["X"] * largest["W" + name.lower()] for name in "QKV"}
+        d_k = fields["shapes"]["Q" if "Q" in fields["shapes"] else "Wq"][1]
+    bound = d_k * largest["Q"] * largest["K"]
+    options = [fields["options"], *(v.options(fields["options"]) for v in fields["variants"])]
+    return all(max(bound, largest["V"]) / o.divisor(d_k) < 1e290 for o in options)
+
+
+def _largest(values) -> float:
+    """The largest |value| of a matrix given as rows of floats or as an array."""
+    if isinstance(values, list):
+        return max(abs(value) for row in values for value in row)
+    return float(abs(values).max())
 
 
 def entries(node: Node, what: str) -> dict[str, Entry]:
@@ -169,7 +267,9 @@ class _Reader:
         self.document = document
         self.path = path
 
-    def scenario(self) -> Scenario:
+    def fields(self) -> dict[str, Any]:
+        """Every field of the Scenario, checked; the inputs as rows of floats (or arrays read
+        from .npy files), not yet built."""
         root = self.document.root
         if root is None or (isinstance(root, Scalar) and root.tag == _TAG + "null"):
             raise ScenarioError("the file is empty; a scenario needs at least Q, K and V "
@@ -179,65 +279,111 @@ class _Reader:
                             f"not {_kind(deref(root))}")
         top = entries(root, "the scenario")
         check_keys(top, KEYS, "the scenario")
-        inputs, random = self.inputs(top, root)
-        T = next(iter(inputs.values())).shape[0]
-        tokens = self.tokens(top.get("tokens"), T, inputs)
+        inputs, random, files, shapes = self.inputs(top, root)
+        T = random.T if random is not None else shapes["Q" if "Q" in shapes else "X"][0]
+        tokens = self.tokens(top.get("tokens"), T, "Q" if "Q" in shapes or random else "X")
         options = self.options(top, Options())
-        scenario = Scenario(
+        return dict(
             title=_text(top["title"].value, "title") if "title" in top else _default_title(self.path),
             description=_text(top["description"].value, "description") if "description" in top else "",
             tokens=tokens,
             inputs=inputs,
+            shapes=shapes,
             options=options,
             focus=self.focus(top.get("focus"), tokens),
             precision=self.precision(top.get("precision")),
             variants=self.variants(top.get("variants"), options),
             random=random,
+            files=files,
             path=self.path,
             source=self.document,
+            first_input=(top.get("random") or top.get("Q") or top.get("X") or top["npz"]).key,
         )
-        first_input = top.get("random") or top.get("Q") or top["X"]
-        try:
-            check_range(scenario)
-        except NumericError as exc:
-            raise _at(first_input.key, str(exc)) from None
-        return scenario
 
     # ---- inputs -------------------------------------------------------------------------
 
-    def inputs(self, top: dict[str, Entry], root: Node) -> tuple[dict[str, np.ndarray], RandomSpec | None]:
-        given = [name for name in ("Q", "K", "V", "X", "Wq", "Wk", "Wv", "random") if name in top]
+    def inputs(self, top: dict[str, Entry], root: Node) -> tuple[
+            dict[str, list[list[float]] | np.ndarray], RandomSpec | None, dict[str, ArrayRef],
+            dict[str, tuple[int, int]]]:
+        npz = self.npz_arrays(top.get("npz"))
+        given = [name for name in (*INPUT_NAMES, "random") if name in top or name in npz]
         kinds = {kind for kind, names in INPUT_SETS.items() for name in given if name in names}
         if "random" in given:
             kinds.add("random")
         if len(kinds) > 1:
-            later = top[given[-1]].key
+            later = top[given[-1]].key if given[-1] in top else top["npz"].key
             raise _at(later, f"{given[-1]} cannot be combined with {given[0]}: {_INPUT_HELP}")
         if not kinds:
             raise _at(root, f"no input matrices: {_INPUT_HELP}")
         kind = kinds.pop()
         if kind == "random":
-            spec = self.random_spec(top["random"].value)
-            return spec.generate(), spec
+            if "npz" in top:
+                raise _at(top["npz"].key, f"npz cannot be combined with random: {_INPUT_HELP}")
+            return {}, self.random_spec(top["random"].value), {}, {}
         names = INPUT_SETS[kind]
-        missing = [name for name in names if name not in top]
+        missing = [name for name in names if name not in top and name not in npz]
         if missing:
-            have = ", ".join(name for name in names if name in top)
-            raise _at(root, f"missing {' and '.join(missing)} ({have} given): {_INPUT_HELP}")
-        shapes = {name: _matrix_shape(top[name].value, name) for name in names}
-        self.check_shapes(kind, shapes, top)
+            have = ", ".join(name for name in names if name in given)
+            where = f" (nor in {os.path.basename(top['npz'].value.value)})" if "npz" in top else ""
+            raise _at(root, f"missing {' and '.join(missing)}{where} ({have} given): {_INPUT_HELP}")
+        # explicit keys win over arrays of the same name in the npz file
+        sources = {name: (top[name].value if name in top else top["npz"].value) for name in names}
+        files = {name: npz[name] for name in names if name not in top}
+        for name in names:
+            if name in top and (ref := self.npy_ref(top[name].value, name)) is not None:
+                files[name] = ref
+        shapes = {name: _file_shape(files[name], name, sources[name]) if name in files
+                  else _matrix_shape(sources[name], name) for name in names}
+        self.check_shapes(kind, shapes, sources)
         total = sum(rows * cols for rows, cols in shapes.values())
         if total > MAX_NUMBERS:
-            raise _at(top[names[0]].key, f"too many numbers: {total:,} in all, at most "
-                                        f"{MAX_NUMBERS:,}")
-        return {name: _matrix_values(top[name].value, name, shapes[name]) for name in names}, None
+            raise _at(sources[names[0]], f"too many numbers: {total:,} in all, at most {MAX_NUMBERS:,}")
+        values = {name: _file_values(files[name], name, sources[name]) if name in files
+                  else _matrix_values(sources[name], name) for name in names}
+        return values, None, files, shapes
 
-    def check_shapes(self, kind: str, shapes: dict[str, tuple[int, int]], top: dict[str, Entry]) -> None:
+    def npz_arrays(self, entry: Entry | None) -> dict[str, ArrayRef]:
+        """The input arrays (Q, K, V, X, W's) a ``npz:`` file holds, by name."""
+        if entry is None:
+            return {}
+        path = self.external_path(entry.value, "npz")
+        try:
+            members = npz_members(path)
+        except NumpyFileError as error:
+            raise _at(entry.value, f"npz: {error}") from None
+        found = {name: ArrayRef(path, name) for name in members if name in INPUT_NAMES}
+        if not found:
+            held = ", ".join(members) or "nothing"
+            raise _at(entry.value, f"npz: {os.path.basename(path)} holds no Q, K, V or X, Wq, Wk, "
+                                   f"Wv (it holds {held})")
+        return found
+
+    def npy_ref(self, node: Node, name: str) -> ArrayRef | None:
+        """``{npy: path}`` as a reference to the file; None for a matrix written in YAML."""
+        node = deref(node)
+        if not isinstance(node, Mapping):
+            return None
+        found = entries(node, name)
+        check_keys(found, ("npy",), name)
+        if "npy" not in found:
+            raise _at(node, f"{name} must be a list of rows or {{npy: file.npy}}")
+        return ArrayRef(self.external_path(found["npy"].value, "npy"))
+
+    def external_path(self, node: Node, key: str) -> str:
+        """A file named in the scenario, relative to the scenario's own folder."""
+        text = _text(node, key).strip()
+        if not text:
+            raise _at(node, f"{key} needs a file name")
+        named = not (self.path.startswith("<") and self.path.endswith(">"))  # not "<scenario>"
+        base = os.path.dirname(os.path.abspath(self.path)) if named else os.getcwd()
+        return os.path.normpath(os.path.join(base, os.path.expanduser(text)))
+
+    def check_shapes(self, kind: str, shapes: dict[str, tuple[int, int]], where: dict[str, Node]) -> None:
         def shape(name: str) -> str:
             return f"{name} is {shapes[name][0]}×{shapes[name][1]}"
 
         def fail(name: str, why: str) -> None:
-            raise _at(top[name].value, why)
+            raise _at(where[name], why)
 
         for name, (rows, cols) in shapes.items():
             if cols > MAX_DIM:
@@ -280,7 +426,7 @@ class _Reader:
 
     # ---- labels and options -------------------------------------------------------------
 
-    def tokens(self, entry: Entry | None, T: int, inputs: dict[str, np.ndarray]) -> tuple[str, ...]:
+    def tokens(self, entry: Entry | None, T: int, first: str) -> tuple[str, ...]:
         if entry is None:
             return tuple(f"t{i}" for i in range(1, T + 1))
         node = deref(entry.value)
@@ -293,7 +439,6 @@ class _Reader:
         else:
             raise _at(node, "tokens must be a list like [the, cat, sat] or a string \"the cat sat\"")
         if len(tokens) != T:
-            first = "Q" if "Q" in inputs else "X"
             raise _at(node, f"tokens has {len(tokens)} entries but {first} has {T} rows: "
                             "one token per row")
         return tokens
@@ -383,12 +528,34 @@ def _matrix_shape(node: Node, name: str) -> tuple[int, int]:
     return len(matrix.items), width or 0
 
 
-def _matrix_values(node: Node, name: str, shape: tuple[int, int]) -> np.ndarray:
-    values = np.empty(shape, dtype=np.float64)
-    for i, row in enumerate(deref(node).items):
-        for j, cell in enumerate(deref(row).items):
-            values[i, j] = _number(cell, f"{name} row {i + 1} column {j + 1}")
+def _file_shape(ref: ArrayRef, name: str, node: Node) -> tuple[int, int]:
+    try:
+        shape = check_matrix(*ref.header(), ref.label)
+    except NumpyFileError as error:
+        raise _at(node, f"{name}: {error}") from None
+    if shape[0] > MAX_T or shape[1] > MAX_DIM:
+        raise _at(node, f"{name}: {ref.label} is {shape[0]:,}×{shape[1]:,}; at most "
+                        f"{MAX_T:,} rows and {MAX_DIM:,} columns")
+    return shape
+
+
+def _file_values(ref: ArrayRef, name: str, node: Node) -> np.ndarray:
+    try:
+        values = ref.load()
+    except NumpyFileError as error:
+        raise _at(node, f"{name}: {error}") from None
+    bad = first_non_finite(values)
+    if bad is not None:
+        i, j = bad
+        raise _at(node, f"{name}: {ref.label} row {i + 1} column {j + 1} is {values[i, j]}; "
+                        "numbers must be finite")
     return values
+
+
+def _matrix_values(node: Node, name: str) -> list[list[float]]:
+    """The numbers of a matrix written in YAML, as rows of Python floats."""
+    return [[_number(cell, f"{name} row {i + 1} column {j + 1}") for j, cell in enumerate(deref(row).items)]
+            for i, row in enumerate(deref(node).items)]
 
 
 def _number(node: Node, what: str) -> float:

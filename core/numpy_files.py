@@ -1,0 +1,121 @@
+"""Matrices from NumPy files: ``{npy: path}`` for one matrix, ``npz: file.npz`` for several.
+
+Shapes and types are read from the file headers first, so the size limits are checked before
+any data is read; data is loaded with ``allow_pickle=False``, so a file can never run code.
+NumPy is imported when a file is read, not with this module, which checking a YAML-only
+scenario imports too.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+from dataclasses import dataclass
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+class NumpyFileError(ValueError):
+    """A NumPy file that cannot give a matrix; the message names the file and the array."""
+
+
+@dataclass(frozen=True)
+class ArrayRef:
+    """Where one matrix lives: a .npy file, or an array inside a .npz file."""
+
+    path: str              # absolute
+    member: str | None = None  # the array's name inside a .npz
+
+    @property
+    def label(self) -> str:
+        name = os.path.basename(self.path)
+        return f"{name}[{self.member!r}]" if self.member else name
+
+    def header(self) -> tuple[tuple[int, ...], np.dtype]:
+        """Shape and dtype, read from the header alone."""
+        try:
+            if self.member is None:
+                with open(self.path, "rb") as file:
+                    return _read_header(file, self.label)
+            with zipfile.ZipFile(self.path) as archive:
+                with archive.open(f"{self.member}.npy") as file:
+                    return _read_header(file, self.label)
+        except FileNotFoundError:
+            raise NumpyFileError(f"no such file {self.path}") from None
+        except (OSError, zipfile.BadZipFile, KeyError) as exc:
+            raise NumpyFileError(f"cannot read {self.label}: {exc}") from None
+
+    def load(self) -> np.ndarray:
+        """The array as float64 (after :meth:`header` has been checked)."""
+        import numpy as np
+
+        try:
+            if self.member is None:
+                array = np.load(self.path, allow_pickle=False)
+            else:
+                with np.load(self.path, allow_pickle=False) as archive:
+                    array = archive[self.member]
+        except (OSError, ValueError, zipfile.BadZipFile, KeyError) as exc:
+            raise NumpyFileError(f"cannot read {self.label}: {exc}") from None
+        return np.asarray(array, dtype=np.float64)
+
+
+def npz_members(path: str) -> list[str]:
+    """The names of the arrays in a .npz file."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return [name[:-4] for name in archive.namelist() if name.endswith(".npy")]
+    except FileNotFoundError:
+        raise NumpyFileError(f"no such file {path}") from None
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise NumpyFileError(f"{os.path.basename(path)} is not a .npz file ({exc})") from None
+
+
+def check_matrix(shape: tuple[int, ...], dtype: np.dtype, label: str) -> tuple[int, int]:
+    """Rows and columns of a header that describes a real 2-D matrix, or why it does not."""
+    if len(shape) != 2:
+        raise NumpyFileError(f"{label} holds a {len(shape)}-dimensional array (shape {shape}); "
+                             "a matrix has 2 dimensions")
+    if dtype.kind not in "fiu":
+        kind = {"c": "complex numbers", "b": "booleans", "O": "Python objects",
+                "U": "text", "S": "bytes"}.get(dtype.kind, f"{dtype}")
+        raise NumpyFileError(f"{label} holds {kind}; a matrix needs real numbers")
+    if 0 in shape:
+        raise NumpyFileError(f"{label} is empty (shape {shape})")
+    return shape[0], shape[1]
+
+
+def first_non_finite(values: np.ndarray) -> tuple[int, int] | None:
+    import numpy as np
+
+    bad = np.argwhere(~np.isfinite(values))
+    return (int(bad[0][0]), int(bad[0][1])) if len(bad) else None
+
+
+def npy_bytes(values: np.ndarray) -> bytes:
+    """A matrix as the bytes of a .npy file (float64)."""
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(values, dtype=np.float64), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _read_header(file, label: str) -> tuple[tuple[int, ...], np.dtype]:
+    from numpy.lib import format as npy_format
+
+    try:
+        version = npy_format.read_magic(file)
+        if version == (1, 0):
+            shape, _, dtype = npy_format.read_array_header_1_0(file)
+        elif version == (2, 0):
+            shape, _, dtype = npy_format.read_array_header_2_0(file)
+        else:  # 3.0 differs from 2.0 only in allowing UTF-8 field names
+            shape, _, dtype = npy_format._read_array_header(file, version)
+    except (ValueError, SyntaxError) as exc:
+        raise NumpyFileError(f"{label} is not a NumPy .npy file ({exc})") from None
+    return shape, dtype

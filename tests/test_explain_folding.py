@@ -1,0 +1,49 @@
+"""At T = 1024 and d = 64 an explanation stays readable: long sums fold, and unfold on request."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from core import Scenario, compute, explain
+from core.attention import STAGES
+
+
+@pytest.fixture(scope="module")
+def big():
+    rng = np.random.RandomState(0)
+    T, d = 1024, 64
+    return compute(Scenario(title="big", tokens=tuple(f"t{i}" for i in range(1, T + 1)),
+                            inputs={"Q": rng.randn(T, d), "K": rng.randn(T, d), "V": rng.randn(T, d)}))
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_folded_explanations_are_short(big, stage):
+    text = explain(big, stage, 700, 5).plain()
+    assert len(text.splitlines()) < 40, stage
+    assert max(len(line) for line in text.splitlines()) < 500, stage  # bounded, whatever T and d
+    assert "more terms" in text or "later keys" in text or "earlier keys" in text
+
+
+def test_a_folded_dot_product_names_what_it_hides_and_keeps_the_total(big):
+    line = next(l for l in explain(big, "score", 700, 5).plain().splitlines() if l.startswith("q701 · k6 ="))
+    terms = re.findall(r"\((-?[0-9.]+) × (-?[0-9.]+)\)", line)
+    assert len(terms) == 7  # the first six and the last
+    assert "… 57 more terms …" in line
+    assert line.endswith(f"= {big.scores[700, 5]:.3f}    how relevant is \"t6\" to \"t701\"?")
+    first = float(terms[0][0]), float(terms[0][1])
+    assert first == (round(big.Q[700, 0], 3), round(big.K[5, 0], 3))
+
+
+def test_the_window_of_keys_follows_the_cursor(big):
+    text = explain(big, "softmax", 1023, 900).plain()
+    assert "… 896 earlier keys …" in text and "… 120 later keys …" in text
+    assert "exp(" in text and "t901" in text
+
+
+def test_unfolded_shows_every_term(big):
+    text = explain(big, "output", 3, fold=None).plain()
+    assert "more terms" not in text
+    assert text.count(" × [") == 1024

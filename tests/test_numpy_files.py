@@ -1,0 +1,138 @@
+"""Matrices from .npy and .npz files: loading, every error naming file and array, saving."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core import ScenarioError, load
+from core.session import Session
+from tui.cli import main
+
+RNG = np.random.RandomState(0)
+Q, K, V = RNG.randn(5, 4), RNG.randn(5, 4), RNG.randn(5, 3)
+
+
+@pytest.fixture
+def folder(tmp_path):
+    np.save(tmp_path / "q.npy", Q)
+    np.save(tmp_path / "k.npy", K)
+    np.save(tmp_path / "v.npy", V)
+    np.savez(tmp_path / "qkv.npz", Q=Q, K=K, V=V)
+    return tmp_path
+
+
+def error(path):
+    with pytest.raises(ScenarioError) as caught:
+        load(path)
+    return caught.value
+
+
+def test_npy_matrices_relative_to_the_scenario(folder, monkeypatch, tmp_path_factory):
+    (folder / "s.yaml").write_text("Q: {npy: q.npy}\nK: {npy: k.npy}\nV: {npy: v.npy}\n")
+    monkeypatch.chdir(tmp_path_factory.mktemp("elsewhere"))  # the path is not relative to here
+    scenario = load(folder / "s.yaml")
+    assert np.array_equal(scenario.Q, Q) and np.array_equal(scenario.V, V)
+    assert scenario.Q.dtype == np.float64 and scenario.tokens[0] == "t1"
+
+
+def test_an_npz_holds_all_three_and_a_key_overrides_one(folder):
+    (folder / "s.yaml").write_text("npz: qkv.npz\ntokens: a b c d e\n")
+    scenario = load(folder / "s.yaml")
+    assert np.array_equal(scenario.K, K) and scenario.tokens == tuple("abcde")
+    (folder / "t.yaml").write_text("npz: qkv.npz\nV: [[1], [2], [3], [4], [5]]\n")
+    assert load(folder / "t.yaml").V.tolist() == [[1], [2], [3], [4], [5]]
+
+
+def test_integer_arrays_become_float64(folder):
+    np.save(folder / "ints.npy", np.arange(20, dtype=np.int32).reshape(5, 4))
+    (folder / "s.yaml").write_text("Q: {npy: ints.npy}\nK: {npy: k.npy}\nV: {npy: v.npy}\n")
+    assert load(folder / "s.yaml").Q.dtype == np.float64
+
+
+@pytest.mark.parametrize("setup,line,fragment", [
+    (lambda f: None, 1, "Q: no such file"),
+    (lambda f: np.save(f / "missing.npy", RNG.randn(2, 3, 4)), 1,
+     "Q: missing.npy holds a 3-dimensional array (shape (2, 3, 4)); a matrix has 2 dimensions"),
+    (lambda f: np.save(f / "missing.npy", RNG.randn(5, 4) + 1j), 1, "Q: missing.npy holds complex numbers"),
+    (lambda f: np.save(f / "missing.npy", np.array([["a"]])), 1, "Q: missing.npy holds text"),
+    (lambda f: np.save(f / "missing.npy", np.array([[1, None]], dtype=object), allow_pickle=True), 1,
+     "Q: missing.npy holds Python objects"),
+    (lambda f: (f / "missing.npy").write_bytes(b"not a numpy file at all"), 1,
+     "Q: missing.npy is not a NumPy .npy file"),
+    (lambda f: np.save(f / "missing.npy", np.full((5, 4), np.nan)), 1,
+     "Q: missing.npy row 1 column 1 is nan; numbers must be finite"),
+    (lambda f: np.save(f / "missing.npy", RNG.randn(5, 3)), 2, "K is 5×4 but Q is 5×3"),
+])
+def test_npy_errors_name_the_file_and_the_matrix(folder, setup, line, fragment):
+    setup(folder)
+    (folder / "s.yaml").write_text("Q: {npy: missing.npy}\nK: {npy: k.npy}\nV: {npy: v.npy}\n")
+    problem = error(folder / "s.yaml")
+    assert problem.line == line and fragment in problem.message, problem
+
+
+def test_npz_errors(folder):
+    np.savez(folder / "qk.npz", Q=Q, K=K)
+    (folder / "s.yaml").write_text("title: x\nnpz: qk.npz\n")
+    assert "missing V (nor in qk.npz)" in error(folder / "s.yaml").message
+    np.savez(folder / "other.npz", a=Q)
+    (folder / "s.yaml").write_text("npz: other.npz\n")
+    problem = error(folder / "s.yaml")
+    assert problem.line == 1 and "holds no Q, K, V" in problem.message and "it holds a" in problem.message
+    (folder / "s.yaml").write_text("npz: q.npy\n")
+    assert "is not a .npz file" in error(folder / "s.yaml").message
+    (folder / "s.yaml").write_text("npz: qkv.npz\nrandom: {seed: 0, T: 2, d_k: 2}\n")
+    assert "cannot be combined" in error(folder / "s.yaml").message
+
+
+def test_sizes_are_checked_from_the_header_before_the_data_is_read(folder):
+    header = {"descr": "<f8", "fortran_order": False, "shape": (5000, 4)}
+    with open(folder / "huge.npy", "wb") as file:
+        np.lib.format.write_array_header_1_0(file, header)  # a header and no data at all
+    (folder / "s.yaml").write_text("Q: {npy: huge.npy}\nK: {npy: k.npy}\nV: {npy: v.npy}\n")
+    assert "at most 4,096 rows" in error(folder / "s.yaml").message
+
+
+def test_a_pickle_is_never_loaded(folder):
+    import pickle
+    (folder / "evil.npy").write_bytes(pickle.dumps(Q))
+    (folder / "s.yaml").write_text("Q: {npy: evil.npy}\nK: {npy: k.npy}\nV: {npy: v.npy}\n")
+    assert "not a NumPy .npy file" in error(folder / "s.yaml").message
+
+
+def test_check_prints_the_position(folder, capsys):
+    (folder / "s.yaml").write_text("title: t\nQ: {npy: nope.npy}\nK: {npy: k.npy}\nV: {npy: v.npy}\n")
+    assert main(["--check", str(folder / "s.yaml")]) == 2
+    assert capsys.readouterr().err.startswith(f"{folder / 's.yaml'}:2:4: Q: no such file")
+
+
+def test_an_edited_npy_matrix_is_saved_beside_the_scenario_and_the_data_file_is_kept(folder):
+    text = "# mine\nQ: {npy: q.npy}  # from my model\nK: {npy: k.npy}\nV: {npy: v.npy}\n"
+    (folder / "s.yaml").write_text(text)
+    session = Session(load(folder / "s.yaml"))
+    session.set_cell("Q", 4, 3, 2.5)
+    session.save()
+    saved = (folder / "s.yaml").read_text()
+    assert saved == text.replace("{npy: q.npy}", '{npy: "s.Q.npy"}')
+    assert np.array_equal(np.load(folder / "q.npy"), Q)  # the data file is untouched
+    reloaded = load(folder / "s.yaml")
+    assert reloaded.Q[4, 3] == 2.5 and np.array_equal(np.delete(reloaded.Q.ravel(), 19), np.delete(Q.ravel(), 19))
+
+
+def test_an_edited_npz_matrix_gets_its_own_key(folder):
+    (folder / "s.yaml").write_text("npz: qkv.npz\n")
+    session = Session(load(folder / "s.yaml"))
+    session.set_cell("V", 0, 0, 7.0)
+    session.save()
+    assert (folder / "s.yaml").read_text() == 'npz: qkv.npz\nV: {npy: "s.V.npy"}\n'
+    assert load(folder / "s.yaml").V[0, 0] == 7.0 and np.load(folder / "qkv.npz")["V"][0, 0] == V[0, 0]
+
+
+def test_save_as_elsewhere_keeps_the_data_files_reachable(folder, tmp_path_factory):
+    (folder / "s.yaml").write_text("npz: qkv.npz\n")
+    other = tmp_path_factory.mktemp("other") / "copy.yaml"
+    session = Session(load(folder / "s.yaml"))
+    session.toggle_causal()
+    session.save(str(other))
+    copy = load(other)
+    assert np.array_equal(copy.Q, Q) and copy.options.causal is False

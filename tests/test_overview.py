@@ -1,0 +1,30 @@
+"""The overview's downsampling: a known matrix gives known cells."""
+
+import numpy as np
+
+from core.overview import block_edges, downsample
+
+
+def test_block_means_of_a_known_matrix():
+    values = np.arange(16, dtype=float).reshape(4, 4)
+    assert downsample(values, 2, 2).tolist() == [[2.5, 4.5], [10.5, 12.5]]  # (0+1+4+5)/4 = 2.5 …
+
+
+def test_uneven_blocks_cover_every_row_and_column_once():
+    values = np.ones((10, 7))
+    edges = block_edges(10, 3)
+    assert edges.tolist() == [0, 3, 7, 10]
+    assert np.array_equal(downsample(values, 3, 2), np.ones((3, 2)))  # a mean of ones is one
+    # blocks of 3, 4 and 3 rows and columns: the diagonal's ones average to 3/9, 4/16, 3/9
+    assert np.allclose(downsample(np.eye(10), 3, 3), np.diag([3 / 9, 4 / 16, 3 / 9]))
+
+
+def test_a_small_matrix_is_not_stretched():
+    values = np.array([[1.0, 0.0], [0.25, 0.75]])
+    assert np.array_equal(downsample(values, 32, 32), values)
+
+
+def test_a_diagonal_shows_on_the_diagonal():
+    small = downsample(np.eye(1024), 32, 32)
+    assert small.shape == (32, 32)
+    assert np.allclose(np.diag(small), 1 / 32) and np.allclose(small - np.diag(np.diag(small)), 0)

@@ -1,0 +1,65 @@
+"""GoToScreen: ask for a row (and a column) to jump to, by token or by number."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static
+
+
+def parse_target(text: str, rows: list[str], columns: list[str]) -> tuple[int, int | None]:
+    """``"sat"``, ``"3"``, ``"sat, the"`` or ``"512 7"`` as 0-based (row, column or None).
+
+    A part is a label (a token) or a 1-based number; ``ValueError`` says what did not match.
+    """
+    parts = [part for part in text.replace(",", " ").split() if part]
+    if not 1 <= len(parts) <= 2:
+        raise ValueError("type a row, or a row and a column, e.g. 'sat' or '512, 7'")
+
+    def find(part: str, labels: list[str], what: str) -> int:
+        if part in labels:
+            return labels.index(part)
+        if part.isdigit() and 1 <= int(part) <= len(labels):
+            return int(part) - 1
+        raise ValueError(f"{part!r} is not a {what} (a label, or a number from 1 to {len(labels)})")
+
+    row = find(parts[0], rows, "row")
+    column = find(parts[1], columns, "column") if len(parts) == 2 else None
+    return row, column
+
+
+class GoToScreen(ModalScreen[tuple[int, int | None] | None]):
+    """Dismisses with (row, column or None), or None on Esc."""
+
+    DEFAULT_CSS = """
+    GoToScreen { align: center middle; }
+    GoToScreen > Vertical {
+        width: 60; height: auto; padding: 1 2;
+        border: thick $accent; background: $surface;
+    }
+    GoToScreen #problem { color: $error; height: auto; }
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, rows: list[str], columns: list[str]) -> None:
+        super().__init__()
+        self.rows = rows
+        self.columns = columns
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Go to a row, or a row and a column (a token or a number):")
+            yield Input(placeholder="e.g. sat  or  512, 7", id="target")
+            yield Static("", id="problem")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        try:
+            self.dismiss(parse_target(event.value, self.rows, self.columns))
+        except ValueError as error:
+            self.query_one("#problem", Static).update(str(error))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
