@@ -13,7 +13,7 @@ _EXPORTS = {
     "STAGES": "core.stages", "STAGE_TITLES": "core.stages",
     "Trace": "core.attention", "compute": "core.attention", "compute_all": "core.attention",
     "NumericError": "core.errors", "ScenarioError": "core.errors",
-    "Explanation": "core.explain", "explain": "core.explain", "sentence": "core.explain",
+    "Explanation": "core.explanation", "explain": "core.explanation", "sentence": "core.explanation",
     "check": "core.scenario_file", "load": "core.scenario_file", "loads": "core.scenario_file",
     "Options": "core.options", "Variant": "core.options", "Scenario": "core.scenario",
 }

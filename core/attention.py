@@ -70,8 +70,12 @@ class Trace:
                 "softmax": self.weights, "output": self.output}[name]
 
 
-def compute(scenario: Scenario, options: Options | None = None) -> Trace:
+def compute(scenario: Scenario, options: Options | None = None, mask_offset: int = 1) -> Trace:
     """The trace of ``scenario`` (under other ``options``, for a variant).
+
+    ``mask_offset`` is where the causal mask starts: 1, the future, for attention itself; the
+    diagnosis of a student's off-by-one mask recomputes with 0 or 2 (a row that can see
+    nothing then has NaN weights, as the student's code would give).
 
     Raises ``NumericError`` when a stage leaves float64's range, e.g. a dot product of two
     rows of 1e200s; every stage of a returned trace is finite except masked cells.
@@ -85,9 +89,11 @@ def compute(scenario: Scenario, options: Options | None = None) -> Trace:
         scaled = scores / divisor
     _require_finite(scores, "score", scenario.tokens, "Q·Kᵀ")
     _require_finite(scaled, "scaled score", scenario.tokens, f"score / {divisor:g}")
-    blocked = np.triu(np.ones((T, T), dtype=bool), k=1) if options.causal else np.zeros((T, T), bool)
+    blocked = np.triu(np.ones((T, T), dtype=bool), k=mask_offset) if options.causal \
+        else np.zeros((T, T), bool)
     masked = np.where(blocked, options.mask_value, scaled)
-    row_max, exp, row_sum, weights = softmax_rows(masked)
+    with np.errstate(invalid="ignore"):
+        row_max, exp, row_sum, weights = softmax_rows(masked)
     output = weights @ V
     return Trace(
         tokens=scenario.tokens, options=options, precision=scenario.precision, divisor=divisor,

@@ -3,6 +3,7 @@ so the undo history is a list of edits and undoing restores the old value exactl
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Union
 
@@ -54,7 +55,24 @@ class SetOption:
         return f"scaling: {scenario.with_options(scale=self.value).options.scale_text(scenario.d_k)}"
 
 
-Edit = Union[SetCell, SetOption]
+@dataclass(frozen=True, eq=False)
+class SetExpect:
+    """The student's values (``expect:``) replaced, e.g. by their predictions."""
+
+    value: dict
+    old: dict
+
+    def apply(self, scenario: Scenario) -> Scenario:
+        return dataclasses.replace(scenario, expect=self.value)
+
+    def inverse(self) -> SetExpect:
+        return SetExpect(self.old, self.value)
+
+    def describe(self, scenario: Scenario) -> str:
+        return "predictions kept as expect:"
+
+
+Edit = Union[SetCell, SetOption, SetExpect]
 
 
 def nudged(value: float, direction: int) -> float:

@@ -99,3 +99,11 @@ class RandomSpec:
         K = state.randn(self.T, self.d_k)
         V = state.randn(self.T, self.d_v)
         return {"Q": Q, "K": K, "V": V}
+
+
+@dataclass(frozen=True)
+class Expected:
+    """A student's values for one stage; ``given`` is False where they left a cell out (null)."""
+
+    values: np.ndarray
+    given: np.ndarray

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from core.attention import STAGE_TITLES, STAGES, Trace, compute_all
-from core.explain import explain
+from core.explanation import explain
 from core.numbers import decimals_needed, fixed, mask_text
 from core.scenario import Scenario
 

@@ -69,6 +69,8 @@ def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
         edits.keep_aliases(scenario, top)
     if target_dir != os.path.dirname(os.path.abspath(scenario.path)):
         edits.relocate_files(top, target_dir)
+    if not _expect_equal(scenario, original):
+        edits.expect(top, scenario.expect)
     for name in ("causal", "scale"):
         value = getattr(scenario.options, name)
         if value != getattr(original.options, name) or type(value) is not type(getattr(original.options, name)):
@@ -207,6 +209,27 @@ class _Edits:
             moved = os.path.relpath(os.path.normpath(os.path.join(base, written)), target_dir)
             self.replace(node, _quote(moved))
 
+    def expect(self, top: dict[str, Entry], expect: dict) -> None:
+        """Write the student's values as ``expect: {stage: rows}`` (a cell left out is ~)."""
+        def cell(value: float, given: bool) -> str:
+            if not given:
+                return "~"
+            if math.isnan(value):
+                return ".nan"
+            if math.isinf(value):
+                return ".inf" if value > 0 else "-.inf"
+            return yaml_number(float(value))
+
+        stages = [f"{stage}: [" + ", ".join(
+            "[" + ", ".join(cell(v, g) for v, g in zip(values, given)) + "]"
+            for values, given in zip(expected.values, expected.given)) + "]"
+            for stage, expected in expect.items()]
+        text = "{" + ", ".join(stages) + "}"
+        if "expect" in top:
+            self.replace(top["expect"].value, text)
+        else:
+            self.appended.append(f"expect: {text}")
+
     def option(self, top: dict[str, Entry], name: str, value: bool | float) -> None:
         if name in top:
             self.replace(top[name].value, _option_text(value))
@@ -280,6 +303,12 @@ def _value_start(text: str, node: Node) -> int:
         while position < len(text) and text[position] in " \t":
             position += 1
     return position
+
+
+def _expect_equal(a: Scenario, b: Scenario) -> bool:
+    return a.expect.keys() == b.expect.keys() and all(
+        _bits_equal(a.expect[s].values, b.expect[s].values)
+        and np.array_equal(a.expect[s].given, b.expect[s].given) for s in a.expect)
 
 
 def _inputs_equal(a: Scenario, b: Scenario) -> bool:

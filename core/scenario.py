@@ -17,6 +17,7 @@ from typing import Mapping
 import numpy as np
 
 from core.numpy_files import ArrayRef
+from core.options import Expected
 from core.options import (INPUT_SETS, MAX_DIM, MAX_NUMBERS, MAX_T, Options,  # noqa: F401 (re-exported)
                           RandomSpec, Variant)
 from core.yaml_source import Document
@@ -35,6 +36,9 @@ class Scenario:
     variants: tuple[Variant, ...] = ()
     random: RandomSpec | None = None
     files: Mapping[str, ArrayRef] = field(default_factory=dict)  # inputs read from .npy/.npz
+    expect: Mapping[str, Expected] = field(default_factory=dict)  # a student's numbers, per stage
+    expect_tolerance: float = 1e-6
+    predict: tuple[str, ...] = ()  # stages whose cells start hidden in the app
     path: str | None = None
     source: Document | None = field(default=None, repr=False)
 
@@ -45,6 +49,15 @@ class Scenario:
             array.flags.writeable = False
             frozen[name] = array
         object.__setattr__(self, "inputs", MappingProxyType(frozen))
+        expected = {}
+        for stage, value in self.expect.items():
+            if not isinstance(value, Expected):  # (values, given) as read from the file
+                values, given = value
+                values = np.array(values, dtype=np.float64)
+                given = np.ones(values.shape, bool) if given is None else np.array(given, dtype=bool)
+                value = Expected(values, given)
+            expected[stage] = value
+        object.__setattr__(self, "expect", MappingProxyType(expected))
         if self.focus < 0:
             object.__setattr__(self, "focus", len(self.tokens) + self.focus)
 
@@ -112,9 +125,11 @@ class Scenario:
     def same_numbers(self, other: Scenario) -> bool:
         """Whether both have bit-for-bit the same inputs, options and variants (``-0.0`` ≠ 0)."""
         if (self.options, self.variants) != (other.options, other.variants) \
-                or self.inputs.keys() != other.inputs.keys():
+                or self.inputs.keys() != other.inputs.keys() or self.expect.keys() != other.expect.keys():
             return False
-        return all(_bits_equal(self.inputs[name], other.inputs[name]) for name in self.inputs)
+        return all(_bits_equal(self.inputs[name], other.inputs[name]) for name in self.inputs) and all(
+            _bits_equal(mine.values, theirs.values) and np.array_equal(mine.given, theirs.given)
+            for mine, theirs in ((self.expect[name], other.expect[name]) for name in self.expect))
 
 
 def _bits_equal(a: np.ndarray, b: np.ndarray) -> bool:

@@ -31,8 +31,10 @@ if TYPE_CHECKING:
     from core.scenario import Scenario
 
 INPUT_NAMES = ("Q", "K", "V", "X", "Wq", "Wk", "Wv")
+EXPECT_STAGES = ("scores", "scaled", "weights", "output")
 KEYS = ("title", "description", "tokens", *INPUT_NAMES, "npz", "random",
-        "causal", "scale", "mask_value", "focus", "precision", "variants")
+        "causal", "scale", "mask_value", "focus", "precision", "variants",
+        "expect", "expect_npz", "expect_tolerance", "predict")
 OPTION_KEYS = ("causal", "scale", "mask_value")
 VARIANT_KEYS = ("name",) + OPTION_KEYS
 RANDOM_KEYS = ("seed", "T", "d_k", "d_v")
@@ -177,7 +179,7 @@ def _build(fields: dict[str, Any]) -> Scenario:
     inputs = fields["random"].generate() if fields["random"] is not None else fields["inputs"]
     scenario = Scenario(inputs=inputs, **{key: fields[key] for key in (
         "title", "description", "tokens", "options", "focus", "precision", "variants", "random",
-        "files", "path", "source")})
+        "files", "path", "source", "expect", "expect_tolerance", "predict")})
     try:
         check_range(scenario)
     except NumericError as exc:
@@ -283,6 +285,8 @@ class _Reader:
         T = random.T if random is not None else shapes["Q" if "Q" in shapes else "X"][0]
         tokens = self.tokens(top.get("tokens"), T, "Q" if "Q" in shapes or random else "X")
         options = self.options(top, Options())
+        d_v = random.d_v if random is not None else shapes["V" if "V" in shapes else "Wv"][1]
+        expect = self.expectations(top, T, d_v)
         return dict(
             title=_text(top["title"].value, "title") if "title" in top else _default_title(self.path),
             description=_text(top["description"].value, "description") if "description" in top else "",
@@ -298,7 +302,53 @@ class _Reader:
             path=self.path,
             source=self.document,
             first_input=(top.get("random") or top.get("Q") or top.get("X") or top["npz"]).key,
+            expect=expect,
+            expect_tolerance=_tolerance(top["expect_tolerance"].value) if "expect_tolerance" in top else 1e-6,
+            predict=self.predict(top.get("predict")),
         )
+
+    # ---- a student's own numbers ------------------------------------------------------------
+
+    def expectations(self, top: dict[str, Entry], T: int, d_v: int) -> dict[str, tuple]:
+        """``expect:`` (rows, or {npy: file}, per stage) and ``expect_npz:``, as (values, given)
+        pairs: a student's numbers may be NaN or infinite (their code's bug), and a cell left
+        out (null) is not compared."""
+        shapes = {"scores": (T, T), "scaled": (T, T), "weights": (T, T), "output": (T, d_v)}
+        found: dict[str, tuple] = {}
+        if "expect_npz" in top:
+            node = top["expect_npz"].value
+            path = self.external_path(node, "expect_npz")
+            try:
+                members = [name for name in npz_members(path) if name in EXPECT_STAGES]
+            except NumpyFileError as error:
+                raise _at(node, f"expect_npz: {error}") from None
+            if not members:
+                raise _at(node, f"expect_npz: {os.path.basename(path)} holds none of "
+                                f"{', '.join(EXPECT_STAGES)}")
+            for name in members:
+                found[name] = _expected_file(ArrayRef(path, name), f"expect {name}", node, shapes[name])
+        if "expect" in top:
+            stages = entries(top["expect"].value, "expect")
+            check_keys(stages, EXPECT_STAGES, "expect")
+            for name, entry in stages.items():
+                ref = self.npy_ref(entry.value, f"expect {name}")
+                found[name] = (_expected_file(ref, f"expect {name}", entry.value, shapes[name]) if ref
+                               else _expected_rows(entry.value, f"expect {name}", shapes[name]))
+        return found
+
+    def predict(self, entry: Entry | None) -> tuple[str, ...]:
+        if entry is None:
+            return ()
+        node = deref(entry.value)
+        items = node.items if isinstance(node, Sequence) else [node]
+        stages = []
+        for item in items:
+            name = _text(item, "a stage to predict")
+            if name not in EXPECT_STAGES:
+                raise _at(item, f"predict: {name!r} is not a stage one can predict "
+                                f"({', '.join(EXPECT_STAGES)}){_suggest(name, EXPECT_STAGES)}")
+            stages.append(name)
+        return tuple(dict.fromkeys(stages))
 
     # ---- inputs -------------------------------------------------------------------------
 
@@ -552,14 +602,50 @@ def _file_values(ref: ArrayRef, name: str, node: Node) -> np.ndarray:
     return values
 
 
+def _expected_rows(node: Node, what: str, shape: tuple[int, int]) -> tuple[list, list]:
+    rows, cols = _matrix_shape(node, what)
+    if (rows, cols) != shape:
+        raise _at(node, f"{what} is {rows}×{cols} but that stage is {shape[0]}×{shape[1]}")
+    values, given = [], []
+    for i, row in enumerate(deref(node).items):
+        values.append([])
+        given.append([])
+        for j, cell in enumerate(deref(row).items):
+            cell = deref(cell)
+            absent = isinstance(cell, Scalar) and cell.tag == _TAG + "null"
+            values[-1].append(0.0 if absent else _number(cell, f"{what} row {i + 1} column {j + 1}",
+                                                        finite=False))
+            given[-1].append(not absent)
+    return values, given
+
+
+def _expected_file(ref: ArrayRef, what: str, node: Node, shape: tuple[int, int]) -> tuple:
+    try:
+        rows, cols = check_matrix(*ref.header(), ref.label)
+        if (rows, cols) != shape:
+            raise NumpyFileError(f"{ref.label} is {rows}×{cols} but that stage is {shape[0]}×{shape[1]}")
+        values = ref.load()
+    except NumpyFileError as error:
+        raise _at(node, f"{what}: {error}") from None
+    return values, None
+
+
+def _tolerance(node: Node) -> float:
+    value = _number(node, "expect_tolerance")
+    if value <= 0:
+        raise _at(node, f"expect_tolerance must be positive, not {deref(node).value}")
+    return value
+
+
 def _matrix_values(node: Node, name: str) -> list[list[float]]:
     """The numbers of a matrix written in YAML, as rows of Python floats."""
     return [[_number(cell, f"{name} row {i + 1} column {j + 1}") for j, cell in enumerate(deref(row).items)]
             for i, row in enumerate(deref(node).items)]
 
 
-def _number(node: Node, what: str) -> float:
-    """A finite float from a scalar node, or an error saying what the node is instead."""
+def _number(node: Node, what: str, finite: bool = True) -> float:
+    """A finite float from a scalar node (any float unless ``finite``), or an error saying
+    what the node is instead."""
     node = deref(node)
     if not isinstance(node, Scalar):
         raise _at(node, f"{what} is {_kind(node)}, not a number")
@@ -575,7 +661,7 @@ def _number(node: Node, what: str) -> float:
             raise _at(node, f"{what} is {_describe_scalar(node)}, not a number")
     except (OverflowError, ValueError):
         raise _at(node, f"{what}: {text} is too large for float64") from None
-    if not math.isfinite(value):
+    if finite and not math.isfinite(value):
         raise _at(node, f"{what} is {text}; numbers must be finite")
     return value
 

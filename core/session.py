@@ -11,7 +11,9 @@ import os
 import numpy as np
 
 from core.attention import Trace, compute_all, update
-from core.edits import Edit, History, SetCell, SetOption, nudged, scale_cycle
+from core.compare import EXPECT_STAGES, Comparison, compare, trace_stage
+from core.edits import Edit, History, SetCell, SetExpect, SetOption, nudged, scale_cycle
+from core.predictions import Predictions
 from core.errors import NumericError
 from core.scenario_file import loads, read_text
 from core.save import SaveError, save
@@ -37,6 +39,26 @@ class Session:
         self.changed: dict[str, np.ndarray] = {}  # matrix or stage name → cells the last edit changed
         self.last_edit: Edit | None = None
         self.disk_text = scenario.source.text if scenario.source else None
+        self.predictions = Predictions(stage_shapes(scenario, scenario.predict)) if scenario.predict else None
+        self._comparison: Comparison | None = None
+
+    @property
+    def comparison(self) -> Comparison | None:
+        """The student's values (``expect:``) against the current numbers; None without any."""
+        if self.scenario.expect and self._comparison is None:
+            self._comparison = compare(self.scenario, self.trace)
+        return self._comparison if self.scenario.expect else None
+
+    def stage_values(self) -> dict[str, np.ndarray]:
+        """The stages a student can predict or give, by their ``expect:`` names."""
+        return {name: trace_stage(self.trace, name) for name in EXPECT_STAGES}
+
+    def keep_predictions(self) -> Edit | None:
+        """Put the predictions into the scenario as ``expect:`` (saved with it, undoable)."""
+        if self.predictions is None or not self.predictions.as_expect():
+            return None
+        expect = {**self.scenario.expect, **self.predictions.as_expect()}
+        return self.apply(SetExpect(expect, dict(self.scenario.expect)))
 
     @property
     def trace(self) -> Trace:
@@ -75,6 +97,12 @@ class Session:
         """Apply an edit and recompute what it affects; ``NumericError`` changes nothing."""
         before = self.scenario
         scenario = edit.apply(before)
+        if isinstance(edit, SetExpect):
+            self.scenario, self.last_edit, self._comparison = scenario, edit, None
+            self.changed = {}
+            if record:
+                self.history.push(edit)
+            return edit
         if isinstance(edit, SetCell):
             rows = _affected_rows(scenario, edit)
             try:
@@ -89,6 +117,7 @@ class Session:
             self.traces = traces
         self.changed = {**_input_changes(before, scenario), **changed}
         self.scenario, self.last_edit = scenario, edit
+        self._comparison = None
         if record:
             self.history.push(edit)
         return edit
@@ -135,6 +164,12 @@ class Session:
                               "saved") from None
         if now != self.disk_text:
             raise DiskChanged(f"{path} was changed on disk since it was loaded or last saved")
+
+
+def stage_shapes(scenario: Scenario, stages) -> dict[str, tuple[int, int]]:
+    """The shape of each named stage (scores, scaled, weights: T×T; output: T×d_v)."""
+    T = scenario.T
+    return {name: (T, scenario.d_v) if name == "output" else (T, T) for name in stages}
 
 
 def _affected_rows(scenario: Scenario, edit: SetCell) -> tuple[np.ndarray, np.ndarray, bool]:

@@ -42,3 +42,14 @@ def test_checking_a_yaml_scenario_needs_no_numpy():
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_every_export_of_core_is_what_it_says_even_after_its_modules_are_imported():
+    """A module named like a function it exports (core/load.py and load) would shadow it."""
+    import importlib
+    import types
+
+    for module in MODULES:
+        importlib.import_module(module)
+    for name in core.__all__:
+        assert not isinstance(getattr(core, name), types.ModuleType), name

@@ -131,6 +131,11 @@ class AttnApp(App[int]):
             yield SystemCommand("Save", "Save the edits into the scenario file (ctrl+s)",
                                 debugger.action_save)
             yield SystemCommand("Save as…", "Save the scenario to another file", debugger.action_save_as)
+            yield SystemCommand("Save screenshot (SVG)", "The screen as an SVG beside the scenario "
+                                "(ctrl+t)", debugger.action_screenshot)
+            if debugger.session.predictions is not None:
+                yield SystemCommand("Keep predictions as expect:", "Your guesses become the scenario's "
+                                    "expect: (then save)", debugger.action_keep_predictions)
         for builtin in catalog.builtins():
             yield SystemCommand(f"Open built-in: {builtin.name}", load(builtin.path).title,
                                 lambda path=builtin.path: self.open_scenario(load(path)))

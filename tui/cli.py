@@ -1,7 +1,7 @@
 """The ``attn-tui`` command: the app, or a headless view of a scenario (--json, --print, --check).
 
-Exit status: 0 ok; 1 reserved for "the student's values differ"; 2 a scenario or usage error;
-3 an unexpected internal error (one line; the traceback with --debug).
+Exit status: 0 ok; 1 the student's values (``expect:``) differ from attention's; 2 a scenario
+or usage error; 3 an unexpected internal error (one line; the traceback with --debug).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import traceback
 
 from tui import __version__
 
-EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
+EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,8 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Step through scaled dot-product attention, stage by stage, "
                     "and see why every number is what it is.",
         epilog="Without a mode, the scenario opens in the terminal app; without a scenario, "
-               "the app offers the built-ins. Exit status: 0 ok, 2 scenario or usage error, "
-               "3 internal error.",
+               "the app offers the built-ins. Exit status: 0 ok, 1 the student's values "
+               "(expect:) differ, 2 scenario or usage error, 3 internal error.",
     )
     parser.add_argument("scenario", nargs="?",
                         help="a scenario file (YAML), or the name of a built-in such as cat_sat")
@@ -32,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--json", action="store_true", help="print every stage as one JSON object")
     mode.add_argument("--print", action="store_true", dest="print_",
                       help="print the step-by-step walk-through as text")
-    mode.add_argument("--check", action="store_true", help="validate the scenario only")
+    mode.add_argument("--check", action="store_true",
+                      help="validate the scenario; with expect:, compare the student's values")
     mode.add_argument("--list", action="store_true", help="list the built-in scenarios")
     parser.add_argument("--row", metavar="ROW",
                         help="with --print: the query row(s) to explain: a token, a 1-based "
@@ -85,10 +86,19 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     except ScenarioError as error:
         print(error, file=sys.stderr)
         return EXIT_USAGE
+    comparison = None
+    if scenario.expect:
+        from core.compare import compare
+
+        comparison = compare(scenario)
     if args.json:
         from core.report import to_json
+        document = to_json(scenario)
+        if comparison is not None:
+            from core.compare import to_json as comparison_json
+            document["comparison"] = comparison_json(comparison)
         # one write of the whole text: json.dump's many small writes are several times slower
-        sys.stdout.write(json.dumps(to_json(scenario), allow_nan=False) + "\n")
+        sys.stdout.write(json.dumps(document, allow_nan=False) + "\n")
     elif args.print_:
         from core.report import to_text
         try:
@@ -97,7 +107,15 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             parser.error(str(exc))
         sys.stdout.write(to_text(scenario, rows=rows))
     elif args.check:
-        print(f"{scenario.display_name}: ok: {summary(scenario)}")
+        if comparison is None:
+            print(f"{scenario.display_name}: ok: {summary(scenario)}")
+        else:
+            from core.compare import summary as comparison_summary
+            verdict = "your values match" if comparison.ok else "your values differ"
+            print(f"{scenario.display_name}: {verdict}: {summary(scenario)}")
+            print(comparison_summary(comparison, scenario.tokens))
+            if not comparison.ok:
+                return EXIT_DIFFERS
     return EXIT_OK
 
 

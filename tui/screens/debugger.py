@@ -8,7 +8,9 @@ into the widgets. No arithmetic happens here.
 from __future__ import annotations
 
 import os
+import time
 
+import numpy as np
 from rich.markup import escape
 from textual import on
 from textual.app import ComposeResult
@@ -20,7 +22,9 @@ from textual.widgets import Footer, Static
 
 from core.attention import STAGE_TITLES, STAGES
 from core.errors import NumericError, ScenarioError
-from core.explain import FOLD, explain
+from core.compare import comparison_lines, trace_stage
+from core.explanation import FOLD, explain
+from core.predictions import prediction_lines
 from core.numbers import decimals_needed, mask_text, parse_number
 from core.save import SaveError
 from core.scenario import Scenario
@@ -30,12 +34,15 @@ from tui.screens.goto import GoToScreen
 from tui.screens.save_as import SaveAsScreen
 from tui.widgets.explanation import ExplanationView
 from tui.widgets.header import ScenarioHeader
+from tui.widgets.editable_matrix import EditableMatrix
 from tui.widgets.input_matrix import InputMatrix
+from tui.widgets.stage_view import StageView
 from tui.widgets.matrix import Grid, MatrixView
 from tui.widgets.overview import OverviewMap
 from tui.widgets.steps import StepStrip
 from tui.widgets.variants import VariantsView
 
+EXPECTED = {"score": "scores", "scale": "scaled", "softmax": "weights", "output": "output"}
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 
 ROLES = {"Q": "queries", "K": "keys", "V": "values", "X": "embeddings", "Wq": "query weights",
@@ -79,6 +86,8 @@ class DebuggerScreen(Screen):
         Binding("right_square_bracket", "column(1)", "Key →", show=False),
         Binding("g", "go_to", "Go to", show=False),
         Binding("x", "expand", "Expand sums", show=False),
+        Binding("r", "reveal", "Reveal row"),
+        Binding("ctrl+t", "screenshot", "Screenshot", show=False),
         Binding("c", "toggle_causal", "Causal"),
         Binding("s", "cycle_scale", "Scale"),
         Binding("u,ctrl+z", "undo", "Undo", group=HISTORY),
@@ -116,7 +125,7 @@ class DebuggerScreen(Screen):
                         yield MatrixView(id=f"input-{name}", classes="input derived")
             with Vertical(id="main"):
                 with Horizontal(id="stage-row"):
-                    yield MatrixView(id="stage", focusable=True)
+                    yield StageView(id="stage")
                     if scenario.T > OVERVIEW_FROM:
                         yield OverviewMap(id="overview")
                 if scenario.variants:
@@ -133,6 +142,12 @@ class DebuggerScreen(Screen):
     @property
     def stage(self) -> str:
         return STAGES[self.step]
+
+    @property
+    def predicting(self) -> bool:
+        """Whether the current stage is one the scenario asks the student to predict."""
+        predictions = self.session.predictions
+        return predictions is not None and EXPECTED.get(self.stage) in predictions.stages
 
     @property
     def where(self) -> str:
@@ -181,8 +196,20 @@ class DebuggerScreen(Screen):
         self.query_one(StepStrip).show(self.step)
         stage = self.stage
         values = trace.stage(stage)
-        stage_view = self.query_one("#stage", MatrixView)
+        stage_view = self.query_one("#stage", StageView)
         stage_view.border_title = f"Step {self.step + 1} · {STAGE_TITLES[stage]} · {stage_head(stage, scenario)}"
+        hidden = predicted = verdict = None
+        predicting = self.predicting
+        if predicting:
+            predictions = session.predictions
+            hidden = predictions.hidden(EXPECTED[stage])
+            predicted = predictions.guesses[EXPECTED[stage]]
+            verdict = predictions.verdict(EXPECTED[stage], values)
+        elif session.comparison is not None and session.comparison.stage(EXPECTED.get(stage, "")):
+            compared = session.comparison.stage(EXPECTED[stage])
+            given = session.scenario.expect[EXPECTED[stage]].given
+            verdict = np.where(compared.differs, 2, np.where(given, 1, 0)).astype(np.int8)
+        stage_view.predicting = predicting
         stage_view.show(Grid(
             values, tokens, tokens if stage != "output" else _dims(trace.d_v),
             decimals_needed(values, p) if stage == "score" else p,
@@ -192,7 +219,14 @@ class DebuggerScreen(Screen):
             changed=session.changed.get({"score": "scores", "scale": "scaled", "mask": "masked",
                                          "softmax": "weights", "output": "output"}[stage]),
             tiny=stage == "score",
+            hidden=hidden, predicted=predicted, verdict=verdict,
         ))
+        if predicting:
+            close, judged = session.predictions.score(session.stage_values())
+            stage_view.border_subtitle = (f"predict, then r reveals the row · {close}/{judged} close"
+                                          if judged else "predict, then r reveals the row")
+        elif not stage_view.editing:
+            stage_view.border_subtitle = ""
 
     def push_marks(self) -> None:
         """The cursor, the cells the current step reads from, and the explanation."""
@@ -200,7 +234,7 @@ class DebuggerScreen(Screen):
         trace = session.trace
         stage = self.stage
         row, column = self.row, self.column
-        stage_view = self.query_one("#stage", MatrixView)
+        stage_view = self.query_one("#stage", StageView)
         stage_column = min(column, trace.d_v - 1) if stage == "output" else column
         stage_view.set_cursor((row, stage_column))
         stage_view.set_marks(rows=frozenset({row}))
@@ -212,9 +246,19 @@ class DebuggerScreen(Screen):
         for name, rows in marks.items():
             for view in self.query(f"#input-{name}").results(MatrixView):
                 view.set_marks(rows=rows)
-        self.query_one(ExplanationView).show(
-            explain(trace, stage, row, column if stage != "output" else None,
-                    fold=None if self.expanded else FOLD))
+        col = column if stage != "output" else None
+        explanation = explain(trace, stage, row, col, fold=None if self.expanded else FOLD)
+        extra = []
+        if self.predicting:
+            name = EXPECTED[stage]
+            extra = prediction_lines(session.predictions, name, row, trace_stage(trace, name),
+                                     trace.tokens, trace.precision, session.stage_values())
+            if not session.predictions.revealed[name][row]:
+                explanation = None  # the arithmetic would give the answer away
+        elif session.comparison is not None and stage in EXPECTED:
+            extra = comparison_lines(session.comparison, EXPECTED[stage], row, stage_column,
+                                     trace.tokens, trace.precision)
+        self.query_one(ExplanationView).show(explanation, extra, STAGE_TITLES[stage])
         for view in self.query(VariantsView):
             view.show(session.scenario, session.traces, self.step, row)
         self.show_window()
@@ -265,6 +309,8 @@ class DebuggerScreen(Screen):
             return self.session.history.can_redo
         if action == "column":
             return self.stage != "output"
+        if action == "reveal":
+            return self.predicting and not self.session.predictions.revealed[EXPECTED[self.stage]][self.row]
         return True
 
     def action_step(self, delta: int) -> None:
@@ -339,9 +385,49 @@ class DebuggerScreen(Screen):
 
     # ---- edits from the matrices ------------------------------------------------------------
 
-    @on(InputMatrix.CellEdited)
-    def cell_edited(self, event: InputMatrix.CellEdited) -> None:
-        self.apply_cell(event.matrix, event.row, event.col, event.value, event.text)
+    @on(EditableMatrix.CellEdited)
+    def cell_edited(self, event: EditableMatrix.CellEdited) -> None:
+        if isinstance(event.matrix, StageView):  # a prediction, not a change to the numbers
+            self.session.predictions.guess(EXPECTED[self.stage], event.row, event.col, event.value)
+            self.push_stage()
+            self.push_marks()
+        else:
+            self.apply_cell(event.matrix, event.row, event.col, event.value, event.text)
+
+    @on(StageView.Advance)
+    def advance(self, event: StageView.Advance) -> None:
+        if self.stage != "output":
+            self.action_column(event.direction)
+        else:  # the output's columns are d1…d_v, which the key column does not walk
+            stage_view = self.query_one("#stage", StageView)
+            row, col = stage_view.cursor
+            stage_view.set_cursor((row, max(0, min(self.session.trace.d_v - 1, col + event.direction))))
+
+    def action_reveal(self) -> None:
+        self.session.predictions.reveal(EXPECTED[self.stage], self.row)
+        self.push_stage()
+        self.push_marks()
+        self.refresh_bindings()
+
+    def action_screenshot(self) -> None:
+        """Save what the screen shows as SVG, beside the scenario (a built-in: here)."""
+        path = self.session.scenario.path
+        folder = os.getcwd() if self.session.read_only or not path else os.path.dirname(os.path.abspath(path))
+        stem = os.path.splitext(os.path.basename(path or "scenario"))[0]
+        name = f"{stem}-step{self.step + 1}-{time.strftime('%Y%m%d-%H%M%S')}.svg"
+        try:
+            written = self.app.save_screenshot(filename=name, path=folder)
+        except OSError as error:
+            self.notify(f"Cannot write the screenshot in {folder}: {error.strerror or error}",
+                        severity="error", timeout=8)
+            return
+        self.notify(f"Screenshot saved: {written}", timeout=6)
+
+    def action_keep_predictions(self) -> None:
+        if self._change(self.session.keep_predictions) is None:
+            self.notify("No predictions to keep yet", timeout=3)
+        else:
+            self.notify("Predictions kept as expect: — save (ctrl+s) to write them", timeout=4)
 
     def apply_cell(self, matrix: InputMatrix, row: int, col: int, value: float, text: str) -> None:
         try:
@@ -358,7 +444,7 @@ class DebuggerScreen(Screen):
         self._change(lambda: self.session.nudge(event.matrix.matrix_name, event.row, event.col,
                                                 event.direction))
 
-    @on(MatrixView.CellClicked, "#stage")
+    @on(StageView.CellClicked, "#stage")
     def stage_clicked(self, event: MatrixView.CellClicked) -> None:
         self.row = event.row
         if self.stage != "output":

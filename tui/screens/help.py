@@ -36,6 +36,12 @@ KEYS = """\
   ctrl+s        save: only changed numbers are rewritten, comments kept;
                 a file changed on disk is not overwritten without asking
   ctrl+p        command palette: step to…, save as…, open a built-in
+  ctrl+t        save a screenshot (SVG) beside the scenario
+
+[b]Predict, then reveal[/b] — at a stage the scenario lists under predict:
+  a digit       type your guess into the cell; Tab moves to the next key
+  r             reveal the row: each guess ✓ within 0.05, or ✗
+  ctrl+p        "Keep predictions as expect:" then ctrl+s saves them
   q  ctrl+q     quit (asks first if there are unsaved edits)
   ?             this help (Esc closes it)
 

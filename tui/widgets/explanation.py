@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from core.explain import Explanation
+from core.explanation import Explanation, Line
 
 ROLE_STYLES = {
     "text": "",
@@ -37,15 +37,19 @@ class ExplanationView(VerticalScroll, can_focus=False):
         super().__init__(**kwargs)
         self.border_title = "Why"
         self.explanation: Explanation | None = None
+        self.extra: list[Line] = []
 
     def compose(self):
         yield Static(id="explanation-text")
 
-    def show(self, explanation: Explanation) -> None:
+    def show(self, explanation: Explanation | None, extra: list[Line] = (), title: str = "") -> None:
+        """Show an explanation (or, with None, only ``extra``: e.g. before a predicted row is
+        revealed) followed by ``extra`` lines (a student's values against ours)."""
         self.explanation = explanation
+        self.extra = list(extra)
         text = Text()
-        text.append(explanation.title + "\n", "bold underline")
-        for line in explanation.lines:
+        text.append((explanation.title if explanation else title) + "\n", "bold underline")
+        for line in [*(explanation.lines if explanation else ()), *extra]:
             start = len(text)
             for span in line.spans:
                 text.append(span.text, ROLE_STYLES.get(span.role, ""))
@@ -56,4 +60,5 @@ class ExplanationView(VerticalScroll, can_focus=False):
 
     @property
     def plain(self) -> str:
-        return self.explanation.plain() if self.explanation else ""
+        lines = [self.explanation.plain()] if self.explanation else []
+        return "\n".join(lines + [line.plain() for line in self.extra])

@@ -8,7 +8,7 @@ data change (a NumPy pass), and a cell's text is formatted only when its line is
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -38,6 +38,7 @@ MARKED = Style(bold=True)
 CURSOR = Style(reverse=True, bold=True)
 EDITING = Style(color="#ffffff", bgcolor="#1f3d7a", bold=True)
 REFUSED = Style(color="#ffffff", bgcolor="#a01c1c", bold=True)
+HIDDEN = Style(color="#c8c8d0", bgcolor="#3a3a48")  # no heat colour: it would give the value away
 LABEL = Style(color="#9aa4b8")
 LABEL_MARKED = Style(color="#101010", bgcolor="#e0b040", bold=True)
 
@@ -55,7 +56,9 @@ class Grid:
     mask_value: float = -math.inf
     changed: np.ndarray | None = None
     tiny: bool = False  # show a non-zero value that rounds to 0 with an exponent (inputs, scores)
-    hidden: np.ndarray | None = field(default=None)  # cells shown as "?" (nothing to reveal yet)
+    hidden: np.ndarray | None = None  # cells not to show yet (a stage the student predicts)
+    predicted: np.ndarray | None = None  # the student's guesses (NaN: none), shown while hidden
+    verdict: np.ndarray | None = None  # per cell 0 nothing, 1 ✓ (theirs matches), 2 ✗
 
 
 def _styles(palette: str) -> list[Style]:
@@ -164,10 +167,14 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         """The text a cell shows (what a test or a screen reader would read)."""
         grid = self.grid
         if grid.hidden is not None and grid.hidden[row, col]:
-            return "?"
+            guess = float("nan") if grid.predicted is None else float(grid.predicted[row, col])
+            return "?" if guess != guess else f"{fixed(guess, grid.decimals, True)}?"
         if grid.blocked is not None and grid.blocked[row, col]:
             return mask_text(grid.mask_value)
-        return fixed(float(grid.values[row, col]), grid.decimals, grid.tiny)
+        text = fixed(float(grid.values[row, col]), grid.decimals, grid.tiny)
+        if grid.verdict is not None and grid.verdict[row, col]:
+            text += "✓" if grid.verdict[row, col] == 1 else "✗"
+        return text
 
     def row_texts(self, row: int) -> list[str]:
         return [self.cell_text(row, col) for col in range(self.shape[1])]
@@ -274,7 +281,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 continue
             text = " " + self.cell_text(row, col).rjust(cell_width - 2) + " "
             level = self._level(row, col)
-            style = BLOCKED if level < 0 else styles[level]
+            style = BLOCKED if level == -1 else HIDDEN if level == -2 else styles[level]
             if grid.changed is not None and grid.changed[row, col]:
                 style += CHANGED
             if row in self.marked_rows or col in self.marked_columns:
@@ -321,6 +328,8 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 samples.append(fixed(-0.4 * 10.0 ** -grid.decimals, grid.decimals, True))
         if grid.blocked is not None and grid.blocked.any():
             samples.append(mask_text(grid.mask_value))
+        if grid.verdict is not None or grid.hidden is not None:  # room for a ✓, ✗ or ?
+            samples = [text + "?" for text in samples]
         longest = max([len(text) for text in samples] + [min(8, len(c)) for c in grid.columns] + [1])
         return longest + 2
 
@@ -344,8 +353,10 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         return largest if largest > 0 else 1.0
 
     def _level(self, row: int, col: int) -> int:
-        """The colour bucket of one cell, or -1 for a masked one."""
+        """The colour bucket of one cell, -1 for a masked one, -2 for one not to show yet."""
         grid = self.grid
+        if grid.hidden is not None and grid.hidden[row, col]:
+            return -2
         if grid.blocked is not None and grid.blocked[row, col]:
             return -1
         value = float(grid.values[row, col])

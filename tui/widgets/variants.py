@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from core.attention import STAGE_TITLES, STAGES, Trace
-from core.explain import bar
+from core.explanation import bar
 from core.numbers import decimals_needed, fixed, mask_text
 from core.scenario import Scenario
 
