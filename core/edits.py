@@ -119,6 +119,11 @@ class History:
         return edit
 
     @property
+    def done(self) -> list[Edit]:
+        """The edits that made the current state, oldest first."""
+        return list(self._done)
+
+    @property
     def can_undo(self) -> bool:
         return bool(self._done)
 

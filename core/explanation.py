@@ -64,13 +64,14 @@ def sentence(trace: Trace, row: int) -> str:
     weights, blocked = trace.weights[row], trace.blocked[row]
     visible = [k for k in range(trace.T) if not blocked[k]]
     shown = visible if len(visible) <= FOLD else sorted(visible, key=lambda k: -weights[k])[:3]
-    phrases = [(f"{weights[k] * 100:.0f}%", "itself" if k == row else _quoted(trace.tokens[k]))
-               for k in shown]
+    percents = _whole_percents([weights[k] for k in shown], complete=len(shown) == len(visible))
+    phrases = [(f"{percent}%", "itself" if k == row else _quoted(trace.tokens[k]))
+               for k, percent in zip(shown, percents)]
     first = f"{phrases[0][0]} attention to {phrases[0][1]}"
     rest = [f"{percent} to {name}" for percent, name in phrases[1:]]
     if len(visible) > len(shown):
-        others = 1.0 - sum(weights[k] for k in shown)
-        text = ", ".join([first, *rest]) + f" (its {len(shown)} largest), and {others * 100:.0f}% " \
+        others = 100 - sum(percents)
+        text = ", ".join([first, *rest]) + f" (its {len(shown)} largest), and {others}% " \
             f"to the other {len(visible) - len(shown)} tokens"
     elif not rest:
         text = first
@@ -81,6 +82,19 @@ def sentence(trace: Trace, row: int) -> str:
     if blocked.any():
         text += ", and 0% to the future"
     return f"{_quoted(trace.tokens[row])} pays {text}."
+
+
+def _whole_percents(weights: list[float], complete: bool) -> list[int]:
+    """Weights as whole percents; a complete row's add up to 100 (largest remainders round
+    up), so 0.248, 0.248, 0.503 read 25%, 25%, 50%, as the chapter has them."""
+    exact = [w * 100 for w in weights]
+    if not complete:
+        return [int(round(x)) for x in exact]
+    percents = [int(x) for x in exact]
+    by_remainder = sorted(range(len(exact)), key=lambda k: exact[k] - percents[k], reverse=True)
+    for k in by_remainder[: 100 - sum(percents)]:
+        percents[k] += 1
+    return percents
 
 
 def bar(value: float, width: int = BAR_WIDTH) -> str:
@@ -205,12 +219,13 @@ class _Writer:
 
         keys = self.keys()
         width = max(len(label(k)) for k in keys if isinstance(k, int))
+        value_width = max(len(fixed(exps[k], p)) for k in keys if isinstance(k, int))
         for k in keys:
             if k is None or isinstance(k, str):
                 self.add((k or "", "note"))
                 continue
             self.add((label(k).ljust(width), "number"), (" = ", ""),
-                     (fixed(exps[k], p), "masked" if t.blocked[i, k] else "result"),
+                     (fixed(exps[k], p).rjust(value_width), "masked" if t.blocked[i, k] else "result"),
                      (f"   {t.tokens[k]}", "token"), selected=k == self.col)
         self.add((" " * (width + 3) + "-" * max(5, p + 2), ""))
         self.add(("sum".ljust(width), ""), (" = ", ""), (fixed(total, p), "result"))

@@ -138,7 +138,7 @@ def _matrix(title: str, values: np.ndarray, rows: list[str], columns: list[str],
         return fixed(values[i, j], decimals)
 
     texts = [[cell(i, j) for j in range(values.shape[1])] for i in range(values.shape[0])]
-    extras = [[fixed(column[i], 3) for _, column in extra or ()] for i in range(values.shape[0])]
+    extras = [[fixed(column[i], decimals) for _, column in extra or ()] for i in range(values.shape[0])]
     heads = list(columns) + [name for name, _ in extra or ()]
     width = max(len(text) for text in heads + [t for row in texts + extras for t in row])
     label_width = max(len(label) for label in rows)

@@ -485,7 +485,7 @@ class _Reader:
         elif isinstance(node, Sequence):
             if len(node.items) > MAX_T:
                 raise _at(node, f"{len(node.items):,} tokens; at most {MAX_T:,}")
-            tokens = tuple(_text(item, f"token {i}") for i, item in enumerate(node.items, 1))
+            tokens = tuple(_token(item, i) for i, item in enumerate(node.items, 1))
         else:
             raise _at(node, "tokens must be a list like [the, cat, sat] or a string \"the cat sat\"")
         if len(tokens) != T:
@@ -738,6 +738,14 @@ def _text(node: Node, what: str) -> str:
     return "" if node.tag == _TAG + "null" and node.plain else node.value
 
 
+def _token(node: Node, number: int) -> str:
+    text = _text(node, f"token {number}")
+    if not text.strip():
+        raise _at(node, f"token {number} is empty; every row needs a label (write it in quotes "
+                        "if YAML would read it otherwise, like '~' or 'null')")
+    return text
+
+
 def _describe_scalar(node: Node) -> str:
     if not isinstance(node, Scalar):
         return _kind(node)
@@ -772,5 +780,7 @@ def _line_col(text: str, index: int) -> tuple[int, int]:
 
 
 def _default_title(path: str) -> str:
+    if path.startswith("<"):  # text given without a file
+        return "Untitled scenario"
     stem = os.path.splitext(os.path.basename(path))[0]
     return stem.replace("_", " ").strip() or "Untitled scenario"

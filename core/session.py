@@ -13,6 +13,7 @@ import numpy as np
 from core.attention import Trace, compute_all, update
 from core.compare import EXPECT_STAGES, Comparison, compare, trace_stage
 from core.edits import Edit, History, SetCell, SetExpect, SetOption, nudged, scale_cycle
+from core import recovery
 from core.predictions import Predictions
 from core.errors import NumericError
 from core.scenario_file import loads, read_text
@@ -29,8 +30,10 @@ class DiskChanged(SaveError):
 class Session:
     """The scenario as edited so far, with its traces and what the last change changed."""
 
-    def __init__(self, scenario: Scenario, read_only: bool = False) -> None:
+    def __init__(self, scenario: Scenario, read_only: bool = False, keep_recovery: bool = True) -> None:
         self._read_only = read_only         # a built-in opened by name: saving goes elsewhere
+        self.keep_recovery = keep_recovery and scenario.path is not None and scenario.source is not None
+        self.recovery_error: str | None = None  # why the last recovery copy could not be written
         self.original = scenario            # as loaded: the base for the scale cycle
         self.saved = scenario               # as last loaded or saved: "modified" compares to it
         self.scenario = scenario
@@ -102,8 +105,9 @@ class Session:
             self.changed = {}
             if record:
                 self.history.push(edit)
+            self._update_recovery()
             return edit
-        if isinstance(edit, SetCell):
+        if isinstance(edit, SetCell) and not scenario.same_numbers(self.saved):
             rows = _affected_rows(scenario, edit)
             try:
                 stage_changes = [update(trace, scenario, *rows) for trace in self.traces.values()]
@@ -111,7 +115,7 @@ class Session:
                 self.traces = compute_all(before)  # an update may have begun: start again clean
                 raise
             changed = stage_changes[0]
-        else:
+        else:  # an option changed, or back where the file stands: recompute all, to the bit
             traces = compute_all(scenario)  # raises NumericError before anything changes
             changed = _stage_changes(self.trace, traces[""])
             self.traces = traces
@@ -120,6 +124,7 @@ class Session:
         self._comparison = None
         if record:
             self.history.push(edit)
+        self._update_recovery()
         return edit
 
     def undo(self) -> Edit | None:
@@ -147,12 +152,52 @@ class Session:
         elif not same_file and os.path.exists(target) and not force:
             raise DiskChanged(f"{target} already exists")
         text = save(self.scenario, target)
+        self.discard_recovery()
         saved = loads(text, target)
         self.scenario = self.saved = saved
         self._read_only = False
         self.original = saved if not same_file else self.original
         self.disk_text = text
         return target
+
+    # ---- recovery copies ----------------------------------------------------------------------
+
+    @property
+    def recovery_file(self) -> str | None:
+        if not self.keep_recovery:
+            return None
+        return recovery.recovery_path(self.saved.path)
+
+    def pending_recovery(self) -> recovery.Recovery | None:
+        """Unsaved edits an earlier session left for this scenario, if any."""
+        path = self.recovery_file
+        return recovery.read(path, self.disk_text) if path else None
+
+    def restore(self, found: recovery.Recovery) -> None:
+        """Replay the edits of a recovery copy (each can be undone as usual)."""
+        for edit in found.edits:
+            self.apply(edit)
+
+    def discard_recovery(self) -> None:
+        if self.recovery_file:
+            recovery.remove(self.recovery_file)
+
+    def _update_recovery(self) -> None:
+        """After a change: keep the edits on disk while they are unsaved, else drop the copy."""
+        path = self.recovery_file
+        if path is None:
+            return
+        try:
+            if self.modified:
+                # every edit since loading: they set values outright, so replaying them on the
+                # file as last saved gives the same numbers too
+                recovery.write(path, self.disk_text, self.history.done)
+            else:
+                recovery.remove(path)
+            self.recovery_error = None
+        except OSError as error:
+            self.recovery_error = f"cannot keep a recovery copy in {os.path.dirname(path)}: " \
+                                  f"{error.strerror or error}"
 
     def check_disk(self) -> None:
         """``DiskChanged`` if the file is not what was loaded (or last saved) any more."""

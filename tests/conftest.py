@@ -14,6 +14,14 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
 
 
+@pytest.fixture(autouse=True)
+def state_folder(tmp_path_factory, monkeypatch):
+    """Recovery copies go to a state folder of each test's own, never the user's."""
+    folder = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(folder))
+    return folder
+
+
 @pytest.fixture
 def write(tmp_path):
     """Write a scenario file into a fresh folder and return its path."""

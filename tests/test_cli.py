@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 
@@ -195,3 +196,42 @@ def test_a_builtin_by_name_opens_read_only_and_a_path_does_not(monkeypatch, tmp_
     (tmp_path / "mine.yaml").write_text((SCENARIOS / "cat_sat.yaml").read_text())
     assert main(["mine.yaml"]) == 0
     assert opened == [True, False]
+
+
+def test_new_writes_a_template_that_checks_and_refuses_to_overwrite(tmp_path, capsys):
+    path = tmp_path / "mine.yaml"
+    assert main(["new", str(path), "--tokens", "the cat sat on the mat", "--d-k", "2"]) == 0
+    assert "Wrote" in capsys.readouterr().out
+    assert main(["--check", str(path)]) == 0
+    scenario = load(path)
+    assert scenario.tokens == ("the", "cat", "sat", "on", "the", "mat")
+    assert scenario.Q.shape == (6, 2) and not scenario.Q.any()
+    before = path.read_text()
+    assert main(["new", str(path), "--tokens", "a b", "--d-k", "3"]) == 2
+    assert "already exists; add --force" in capsys.readouterr().err
+    assert path.read_text() == before
+    assert main(["new", str(path), "--tokens", "a b", "--d-k", "3", "--d-v", "4", "--random", "7",
+                 "--force"]) == 0
+    again = load(path)
+    assert again.V.shape == (2, 4)
+    rng = np.random.RandomState(7)
+    assert again.Q.tolist() == np.round(rng.randn(2, 3), 2).tolist()
+
+
+def test_new_refuses_bad_arguments(tmp_path, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["new", str(tmp_path / "x.yaml"), "--tokens", "a", "--d-k", "0"])
+    assert caught.value.code == 2
+    with pytest.raises(SystemExit):
+        main(["new", str(tmp_path / "x.yaml"), "--d-k", "2"])  # no tokens
+    assert not (tmp_path / "x.yaml").exists()
+    capsys.readouterr()
+
+
+def test_markdown_prints_the_handout(capsys):
+    assert main(["--markdown", "cat_sat", "--row", "cat"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# The cat sat")
+    softmax = out.split("Step 4 — Softmax")[1]
+    assert re.search(r"\| sat +\| +0\.248 \| +0\.248 \| +0\.503 \|", softmax), softmax[:400]
+    assert '"cat" pays 33% attention to "the" and 67% to itself, and 0% to the future.' in out

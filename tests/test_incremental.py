@@ -118,3 +118,17 @@ def test_a_k_edit_changes_one_score_column_and_the_rows_that_see_it():
     changed = session.changed
     assert changed["scores"][:, 4].all() and not np.delete(changed["scores"], 4, axis=1).any()
     assert not changed["weights"][:4].any() and changed["weights"][4:].any()  # rows 0–3 cannot see key 4
+
+
+def test_undoing_back_to_the_file_gives_its_trace_to_the_bit():
+    rng = np.random.RandomState(4)
+    scenario = Scenario(title="undo", tokens=tuple("abcde"), inputs={
+        "Q": rng.randn(5, 8), "K": rng.randn(5, 8), "V": rng.randn(5, 8)})
+    session = Session(scenario)
+    for i in range(20):
+        session.set_cell("QKV"[i % 3], i % 5, i % 8, float(rng.randn()))
+    while session.history.can_undo:
+        session.undo()
+    fresh = compute(scenario)
+    for name in STAGES:
+        assert np.array_equal(getattr(session.trace, name), getattr(fresh, name)), name

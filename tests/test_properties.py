@@ -104,3 +104,13 @@ def test_every_array_is_float64():
     trace = compute(Scenario(title="ints", tokens=("a", "b"), inputs={"Q": Q, "K": Q, "V": Q}))
     for name in ("Q", "K", "V", "scores", "scaled", "masked", "exp", "weights", "output"):
         assert getattr(trace, name).dtype == np.float64, name
+
+
+@given(scenarios(max_T=8))
+def test_the_sentence_percentages_of_a_whole_row_add_up_to_100(scenario):
+    import re
+    from core import sentence
+    trace = compute(scenario)
+    for row in range(scenario.T):
+        text = sentence(trace, row).replace(", and 0% to the future", "")
+        assert sum(int(p) for p in re.findall(r"(\d+)%", text)) == 100, text

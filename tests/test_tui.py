@@ -372,3 +372,17 @@ async def test_huge_values_are_shown_with_an_exponent():
         text = screen_text(app)
         assert "1.0e300" in text or "1.000e300" in text
         assert "000000000" not in text
+
+
+async def test_repeated_resizes_from_40_by_12_to_300_by_100():
+    async with running(size=(120, 40)) as (app, pilot):
+        for width, height in [(40, 12), (300, 100), (25, 8), (80, 24), (300, 100), (40, 12)] * 3:
+            await pilot.resize_terminal(width, height)
+            await pilot.pause()
+            text = screen_text(app)
+            if width < 30 or height < 10:
+                assert "too small" in text
+            else:
+                assert "Step 1 · Score" in text or "Step 1 ·" in text, (width, height)
+        await pilot.press("4", "tab", "5", "enter")
+        assert debugger(app).session.scenario.Q[0, 0] == 5.0  # still works after all that

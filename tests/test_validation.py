@@ -48,6 +48,8 @@ CASES = [
     ("Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1], [1, 1]]\n", 3, 4,
      "V is 3×2 but K is 2×2: one value row per key"),
     (QKV + "tokens: [a, b, c]\n", 4, 9, "tokens has 3 entries but Q has 2 rows"),
+    (QKV + "tokens: [a, ~]\n", 4, 13, "token 2 is empty"),
+    (QKV + "tokens: [a, '  ']\n", 4, 13, "token 2 is empty"),
     (QKV + "scale: 0\n", 4, 8, "scale must be positive"),
     (QKV + "scale: -2\n", 4, 8, "scale must be positive"),
     (QKV + "scale: maybe\n", 4, 8, "scale must be true"),
@@ -156,6 +158,11 @@ def test_yaml_1_1_numbers_and_text_tokens(write):
     assert scenario.tokens == ("on", "no", "1")
     assert scenario.Q.tolist() == [[1000, 1000], [16, -0.5], [0.001, 2]]
     assert scenario.focus == 0
+
+
+def test_a_scenario_without_a_title_or_file_is_untitled():
+    from core import loads
+    assert loads(QKV).title == "Untitled scenario"
 
 
 def test_tokens_may_be_one_string(write):

@@ -106,6 +106,7 @@ class AttnApp(App[int]):
             if choice == "save":
                 debugger.action_save(then=proceed)
             elif choice == "discard":
+                debugger.session.discard_recovery()
                 proceed()
 
         name = debugger.where

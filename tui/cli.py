@@ -22,7 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="attn-tui",
         description="Step through scaled dot-product attention, stage by stage, "
                     "and see why every number is what it is.",
-        epilog="Without a mode, the scenario opens in the terminal app; without a scenario, "
+        epilog="'attn-tui new FILE --tokens \"the cat sat\" --d-k 2' writes a commented scenario "
+               "to start from (see 'attn-tui new --help'). "
+               "Without a mode, the scenario opens in the terminal app; without a scenario, "
                "the app offers the built-ins. Exit status: 0 ok, 1 the student's values "
                "(expect:) differ, 2 scenario or usage error, 3 internal error.",
     )
@@ -32,22 +34,46 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--json", action="store_true", help="print every stage as one JSON object")
     mode.add_argument("--print", action="store_true", dest="print_",
                       help="print the step-by-step walk-through as text")
+    mode.add_argument("--markdown", action="store_true",
+                      help="print the walk-through as Markdown, for a handout")
     mode.add_argument("--check", action="store_true",
                       help="validate the scenario; with expect:, compare the student's values")
     mode.add_argument("--list", action="store_true", help="list the built-in scenarios")
     parser.add_argument("--row", metavar="ROW",
-                        help="with --print: the query row(s) to explain: a token, a 1-based "
-                             "number, or 'all' (default: the scenario's focus)")
+                        help="with --print or --markdown: the query row(s) to explain: a token, "
+                             "a 1-based number, or 'all' (default: the scenario's focus)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     parser.add_argument("--version", action="version", version=f"attn-tui {__version__}")
     return parser
 
 
+def build_new_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="attn-tui new",
+        description="Write a new scenario file, commented and ready to edit; opens nothing.")
+    parser.add_argument("file", help="the scenario file to write")
+    parser.add_argument("--tokens", required=True, help='the tokens, e.g. "the cat sat on the mat"')
+    parser.add_argument("--d-k", type=int, required=True, help="the width of the queries and keys")
+    parser.add_argument("--d-v", type=int, help="the width of the values (default: d_k)")
+    parser.add_argument("--random", type=int, metavar="SEED",
+                        help="fill Q, K, V from np.random.seed(SEED) instead of zeros")
+    parser.add_argument("--force", action="store_true", help="replace the file if it exists")
+    parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["new"]:
+        parser = build_new_parser()
+        args = parser.parse_args(argv[1:])
+        action = lambda: new_scenario(parser, args)  # noqa: E731
+    else:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        action = lambda: run(parser, args)  # noqa: E731
     try:
-        return run(parser, args)
+        return action()
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -67,12 +93,13 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     if args.list:
         return list_builtins()
-    headless = args.json or args.print_ or args.check
-    if args.row and not args.print_:
-        parser.error("--row goes with --print")
+    headless = args.json or args.print_ or args.check or args.markdown
+    if args.row and not (args.print_ or args.markdown):
+        parser.error("--row goes with --print or --markdown")
     if args.scenario is None:
         if headless:
-            parser.error("--json, --print and --check need a scenario (a file or a built-in name)")
+            parser.error("--json, --print, --markdown and --check need a scenario (a file or a "
+                         "built-in name)")
         return start_app(None)
     try:
         path = scenario_path(args.scenario)
@@ -99,13 +126,17 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             document["comparison"] = comparison_json(comparison)
         # one write of the whole text: json.dump's many small writes are several times slower
         sys.stdout.write(json.dumps(document, allow_nan=False) + "\n")
-    elif args.print_:
-        from core.report import to_text
+    elif args.print_ or args.markdown:
         try:
             rows = select_rows(args.row, scenario.tokens)
         except ValueError as exc:
             parser.error(str(exc))
-        sys.stdout.write(to_text(scenario, rows=rows))
+        if args.markdown:
+            from core.markdown import to_markdown
+            sys.stdout.write(to_markdown(scenario, rows=rows))
+        else:
+            from core.report import to_text
+            sys.stdout.write(to_text(scenario, rows=rows))
     elif args.check:
         if comparison is None:
             print(f"{scenario.display_name}: ok: {summary(scenario)}")
@@ -116,6 +147,34 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             print(comparison_summary(comparison, scenario.tokens))
             if not comparison.ok:
                 return EXIT_DIFFERS
+    return EXIT_OK
+
+
+def new_scenario(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``attn-tui new FILE …``: write a commented template; refuse to replace a file unasked."""
+    from core.atomic_write import write_atomic
+    from core.template import scenario_template
+
+    try:
+        text = scenario_template(args.tokens.split(), args.d_k, args.d_v, seed=args.random)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if os.path.isdir(args.file):
+        print(f"{args.file}: is a folder; give a file name such as {args.file}/scenario.yaml",
+              file=sys.stderr)
+        return EXIT_USAGE
+    if os.path.exists(args.file) and not args.force:
+        print(f"{args.file}: already exists; add --force to replace it", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        write_atomic(args.file, text)
+    except OSError as exc:
+        print(f"{args.file}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    tokens = len(args.tokens.split())
+    print(f"Wrote {args.file}: {tokens} tokens, d_k = {args.d_k}, d_v = {args.d_v or args.d_k}"
+          f"{'' if args.random is None else f', random numbers from seed {args.random}'}. "
+          f"Edit it, then: attn-tui {args.file}")
     return EXIT_OK
 
 

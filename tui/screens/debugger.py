@@ -69,7 +69,8 @@ HISTORY = Binding.Group("Undo/redo", compact=True)
 class DebuggerScreen(Screen):
     """The step-debugger for one scenario."""
 
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide")]
+    MIN_SIZE = (30, 10)  # below this, nothing useful fits: the screen says so instead
     AUTO_FOCUS = "#stage"  # the default focus: arrows step and choose the row
 
     BINDINGS = [
@@ -114,6 +115,16 @@ class DebuggerScreen(Screen):
         yield ScenarioHeader(id="header")
         yield StepStrip(id="steps")
         with Horizontal(id="body"):
+            # the main pane comes first, so that stacked (a narrow terminal) it is on top;
+            # side by side, the inputs are docked on the left (app.tcss)
+            with Vertical(id="main"):
+                with Horizontal(id="stage-row"):
+                    yield StageView(id="stage")
+                    if scenario.T > OVERVIEW_FROM:
+                        yield OverviewMap(id="overview")
+                if scenario.variants:
+                    yield VariantsView(id="variants")
+                yield ExplanationView(id="explanation")
             with VerticalScroll(id="inputs") as inputs:
                 inputs.can_focus = False  # Tab goes from matrix to matrix, not to the pane
                 if scenario.description:
@@ -123,21 +134,54 @@ class DebuggerScreen(Screen):
                 if scenario.kind == "projection":
                     for name in ("Q", "K", "V"):
                         yield MatrixView(id=f"input-{name}", classes="input derived")
-            with Vertical(id="main"):
-                with Horizontal(id="stage-row"):
-                    yield StageView(id="stage")
-                    if scenario.T > OVERVIEW_FROM:
-                        yield OverviewMap(id="overview")
-                if scenario.variants:
-                    yield VariantsView(id="variants")
-                yield ExplanationView(id="explanation")
+        yield Static("", id="too-small")
         yield Footer()
+
+    def on_resize(self, event) -> None:
+        width, height = event.size
+        small = width < self.MIN_SIZE[0] or height < self.MIN_SIZE[1]
+        if small and not self.has_class("-too-small"):
+            self._focus_before_small = self.focused  # hiding the panes takes the focus away…
+        elif not small and self.has_class("-too-small"):
+            self.call_after_refresh(self.set_focus, getattr(self, "_focus_before_small", None)
+                                    or self.query_one("#stage"))  # …so give it back
+        self.set_class(small, "-too-small")
+        if small:
+            self.query_one("#too-small", Static).update(
+                f"This window is {width}×{height}: too small to draw attention in. Enlarge it to at "
+                f"least {self.MIN_SIZE[0]}×{self.MIN_SIZE[1]}; nothing is lost meanwhile.")
 
     def on_mount(self) -> None:
         self.set_class(self.session.scenario.T > OVERVIEW_FROM, "-big")
         self.push_inputs()
         self.push_stage()
         self.push_marks()
+        self.call_after_refresh(self.offer_recovery)
+
+    def offer_recovery(self) -> None:
+        """If an earlier session left unsaved edits for this scenario, offer them back."""
+        found = self.session.pending_recovery()
+        if found is None or not found.edits:
+            return
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(found.saved_at))
+        changed = ("\nThe file has changed since; the edits set their values again on top of it."
+                   if found.file_changed else "")
+        count = len(found.edits)
+
+        def decided(choice: str | None) -> None:
+            if choice == "discard":
+                self.session.discard_recovery()
+                self.notify("Unsaved edits from the earlier session discarded", timeout=3)
+                return
+            self.session.restore(found)  # Esc restores too: it loses nothing, and u undoes
+            self.version += 1
+            self.notify(f"Restored {count} unsaved edit{'s' if count > 1 else ''} (u undoes them)",
+                        timeout=4)
+
+        self.app.push_screen(ChoiceScreen(
+            f"{self.where} has {count} unsaved edit{'s' if count > 1 else ''} from {when}, kept when "
+            f"attn-tui last stopped without saving.{changed}\nRestore them?",
+            [("restore", "Restore"), ("discard", "Discard")]), decided)
 
     @property
     def stage(self) -> str:
@@ -299,6 +343,10 @@ class DebuggerScreen(Screen):
         self.push_stage()
         self.push_marks()
         self.refresh_bindings()
+        error = self.session.recovery_error
+        if error and error != getattr(self, "_told_recovery_error", None):
+            self._told_recovery_error = error  # once per problem, not at every edit
+            self.notify(f"Unsaved edits are not protected: {error}", severity="warning", timeout=8)
 
     # ---- keys -------------------------------------------------------------------------------
 

@@ -1,0 +1,58 @@
+"""Whatever a user types into a cell is either stored exactly as parsed or refused with a
+message, and then the old value stays."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hypothesis import given, settings, strategies as st
+from textual import events
+
+from core import load
+from core.numbers import parse_number
+from tui.app import AttnApp
+from tests.conftest import SCENARIOS
+from tests.tui_helpers import matrix
+
+TEXTS = st.one_of(
+    st.text(max_size=80),
+    st.sampled_from(["", " ", "1e999", "nan", "-0", "1_000", "٣", "１", "0x10", "-1e-320", "1e308",
+                     "\x00\x07", "9" * 400, " 2.5 ", "+.5", "1,5", "--1"]),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+)
+
+
+async def type_into_cell(texts: list[str]) -> list[tuple[str, float, float, bool, str]]:
+    """Type each text into Q[0, 0] (pasted, as a user's clipboard would) and commit with Enter."""
+    results = []
+    app = AttnApp(load(SCENARIOS / "cat_sat.yaml"), read_only=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("tab")
+        q = matrix(app, "Q")
+        for text in texts:
+            before = float(app.screen.session.scenario.Q[0, 0])
+            await pilot.press("enter", "ctrl+u")
+            q.post_message(events.Paste(text))
+            await pilot.press("enter")
+            after = float(app.screen.session.scenario.Q[0, 0])
+            refused = q.editing
+            subtitle = str(q.border_subtitle)
+            if refused:
+                await pilot.press("escape")
+            results.append((text, before, after, refused, subtitle))
+        app.screen.session.discard_recovery()  # the next example starts afresh, not "restore?"
+    return results
+
+
+@settings(max_examples=4)
+@given(st.lists(TEXTS, min_size=10, max_size=25))
+def test_typed_text_is_a_number_stored_exactly_or_refused(texts):
+    for text, before, after, refused, subtitle in asyncio.run(type_into_cell(texts)):
+        typed = text.replace("\n", " ")  # a paste's newlines become spaces in a one-line cell
+        try:
+            value = parse_number(typed)
+        except ValueError as error:
+            assert refused and after == before, text
+            assert "✗" in subtitle and str(error)[:20] in subtitle
+        else:
+            assert not refused and after == value and str(after) == str(value), text

@@ -1,0 +1,128 @@
+"""Unsaved edits survive a crash: a recovery copy is kept, offered back, and removed on save."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from core import load
+from core.recovery import recovery_path
+from core.session import Session
+from tests.conftest import SCENARIOS
+
+
+@pytest.fixture
+def mine(tmp_path):
+    path = tmp_path / "cat_sat.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text())
+    return path
+
+
+def test_edits_are_kept_in_the_state_folder_and_replayed_exactly(mine, state_folder):
+    session = Session(load(mine))
+    session.set_cell("Q", 2, 1, 5.0)
+    session.toggle_causal()
+    session.nudge("V", 0, 0, 1)
+    copy = recovery_path(str(mine))
+    assert os.path.dirname(copy) == str(state_folder / "attn-tui") and os.path.exists(copy)
+    assert os.listdir(mine.parent) == ["cat_sat.yaml"]  # nothing left beside the student's file
+    # the process dies here; a new one starts with the same file
+    again = Session(load(mine))
+    found = again.pending_recovery()
+    assert found is not None and len(found.edits) == 3 and not found.file_changed
+    again.restore(found)
+    assert again.scenario.same_numbers(session.scenario)
+    again.undo()
+    assert again.scenario.V[0, 0] == 1.0  # the undo history came back too
+
+
+def test_the_copy_goes_when_the_edits_are_saved_or_undone(mine):
+    from pathlib import Path
+    copy = Path(recovery_path(str(mine)))
+    session = Session(load(mine))
+    session.set_cell("Q", 0, 0, 2.0)
+    assert copy.exists()
+    session.undo()
+    assert not copy.exists()  # nothing unsaved any more
+    session.redo()
+    session.save()
+    assert not copy.exists()
+    assert Session(load(mine)).pending_recovery() is None
+
+
+def test_a_builtin_keeps_a_copy_too(state_folder):
+    session = Session(load(SCENARIOS / "cat_sat.yaml"), read_only=True)
+    session.set_cell("K", 1, 1, 3.0)
+    kept = list((state_folder / "attn-tui").glob("cat_sat.yaml.*.attn-recover"))
+    assert len(kept) == 1 and recovery_path(str(SCENARIOS / "cat_sat.yaml")) == str(kept[0])
+    again = Session(load(SCENARIOS / "cat_sat.yaml"), read_only=True)
+    again.restore(again.pending_recovery())
+    assert again.scenario.K[1, 1] == 3.0
+
+
+def test_a_changed_file_is_flagged_and_a_damaged_copy_ignored(mine):
+    session = Session(load(mine))
+    session.set_cell("Q", 0, 0, 2.0)
+    mine.write_text(mine.read_text().replace("The cat sat", "Another title"))
+    found = Session(load(mine)).pending_recovery()
+    assert found.file_changed
+    with open(recovery_path(str(mine)), "w") as file:
+        file.write("{not json")
+    assert Session(load(mine)).pending_recovery() is None
+
+
+def test_a_students_nan_values_survive_the_copy(mine):
+    session = Session(load(mine))
+    from core.edits import SetExpect
+    from core.options import Expected
+    values = np.array([[np.nan, 1.0, -np.inf], [0.0] * 3, [0.0] * 3])
+    session.apply(SetExpect({"weights": Expected(values, np.ones((3, 3), bool))}, {}))
+    again = Session(load(mine))
+    again.restore(again.pending_recovery())
+    restored = again.scenario.expect["weights"].values
+    assert np.isnan(restored[0, 0]) and restored[0, 2] == -np.inf
+
+
+def test_a_folder_that_cannot_be_written_says_why_and_keeps_the_edits(mine, monkeypatch):
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("core.recovery.write_atomic", full)
+    session = Session(load(mine))
+    session.set_cell("Q", 0, 0, 2.0)
+    assert session.scenario.Q[0, 0] == 2.0
+    assert "No space left on device" in session.recovery_error
+
+
+async def test_the_app_offers_the_edits_back(mine):
+    from tui.screens.choice import ChoiceScreen
+    from tests.tui_helpers import debugger, running
+
+    crashed = Session(load(mine))
+    crashed.set_cell("Q", 2, 1, 5.0)  # …and the terminal was closed
+    async with running(mine) as (app, pilot):
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen) and "1 unsaved edit" in app.screen.question
+        await pilot.press("r")  # Restore
+        await pilot.pause()
+        session = debugger(app).session
+        assert session.scenario.Q[2, 1] == 5.0 and session.modified
+        await pilot.press("q")
+        await pilot.pause()
+        await pilot.press("d")  # quit, discarding: the copy goes too
+        await pilot.pause()
+    assert Session(load(mine)).pending_recovery() is None
+
+
+async def test_discarding_at_start_removes_the_copy(mine):
+    from tests.tui_helpers import debugger, running
+
+    Session(load(mine)).set_cell("Q", 0, 0, 9.0)
+    async with running(mine) as (app, pilot):
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+        assert debugger(app).session.scenario.Q[0, 0] == 1.0
+    assert Session(load(mine)).pending_recovery() is None
