@@ -95,6 +95,7 @@ def compute(scenario: Scenario, options: Options | None = None, mask_offset: int
     with np.errstate(invalid="ignore"):
         row_max, exp, row_sum, weights = softmax_rows(masked)
     output = weights @ V
+    _require_bounded_output(output, scenario.tokens)
     return Trace(
         tokens=scenario.tokens, options=options, precision=scenario.precision, divisor=divisor,
         Q=Q, K=K, V=V, scores=scores, scaled=scaled, blocked=blocked, masked=masked,
@@ -141,9 +142,13 @@ def update(trace: Trace, scenario: Scenario, q_rows: np.ndarray, k_rows: np.ndar
         trace.row_max[rows], trace.exp[rows], trace.row_sum[rows] = row_max, exp, row_sum
         _assign(trace.weights, changed["weights"], rows, slice(None), weights)
     if v_changed:
-        _assign(trace.output, changed["output"], slice(None), slice(None), trace.weights @ V)
+        output = trace.weights @ V
+        _require_bounded_output(output, scenario.tokens)
+        _assign(trace.output, changed["output"], slice(None), slice(None), output)
     elif len(softmax_rows_changed):
-        _assign(trace.output, changed["output"], rows, slice(None), trace.weights[rows] @ V)
+        output = trace.weights[rows] @ V
+        _require_bounded_output(output, scenario.tokens, np.arange(trace.T)[rows])
+        _assign(trace.output, changed["output"], rows, slice(None), output)
     return changed
 
 
@@ -180,6 +185,18 @@ def compute_all(scenario: Scenario) -> dict[str, Trace]:
     for variant in scenario.variants:
         traces[variant.name] = compute(scenario, variant.options(scenario.options))
     return traces
+
+
+def _require_bounded_output(output: np.ndarray, tokens: tuple[str, ...],
+                            rows: np.ndarray | None = None) -> None:
+    """``NumericError`` if a weighted sum rounded past float64's largest number (a NaN row, from
+    a row that can see nothing, is left be: only the diagnosis of a student's mask makes one)."""
+    bad = np.argwhere(np.isinf(output))
+    if len(bad):
+        i, j = bad[0]
+        i = rows[i] if rows is not None else i
+        raise NumericError(f"the output of {tokens[i]!r} (d{j + 1}) overflows float64: V's values "
+                           "are too close to its largest number")
 
 
 def _require_finite(values: np.ndarray, what: str, tokens: tuple[str, ...], formula: str,

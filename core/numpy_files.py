@@ -37,6 +37,7 @@ class ArrayRef:
 
     def header(self) -> tuple[tuple[int, ...], np.dtype]:
         """Shape and dtype, read from the header alone."""
+        _require_regular_file(self.path)
         try:
             if self.member is None:
                 with open(self.path, "rb") as file:
@@ -66,6 +67,7 @@ class ArrayRef:
 
 def npz_members(path: str) -> list[str]:
     """The names of the arrays in a .npz file."""
+    _require_regular_file(path)
     try:
         with zipfile.ZipFile(path) as archive:
             return [name[:-4] for name in archive.namelist() if name.endswith(".npy")]
@@ -73,6 +75,13 @@ def npz_members(path: str) -> list[str]:
         raise NumpyFileError(f"no such file {path}") from None
     except (OSError, zipfile.BadZipFile) as exc:
         raise NumpyFileError(f"{os.path.basename(path)} is not a .npz file ({exc})") from None
+
+
+def _require_regular_file(path: str) -> None:
+    """A device or a pipe (/dev/zero, /dev/stdin) would be read forever: only files will do."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        kind = "a folder" if os.path.isdir(path) else "not a regular file (a device or a pipe?)"
+        raise NumpyFileError(f"{path} is {kind}")
 
 
 def check_matrix(shape: tuple[int, ...], dtype: np.dtype, label: str) -> tuple[int, int]:

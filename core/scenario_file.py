@@ -41,6 +41,8 @@ RANDOM_KEYS = ("seed", "T", "d_k", "d_v")
 MAX_VARIANTS = 16
 MAX_PRECISION = 12
 MAX_FILE_BYTES = 64 * 1024 * 1024
+V_LIMIT = 1e307  # a weighted average of values this large could round past float64's largest
+ROWS_AT_A_TIME = 256
 
 _TAG = "tag:yaml.org,2002:"
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()  # used for single scalars only, never for tags
@@ -107,7 +109,8 @@ def decode(data: bytes, path: str = "<scenario>") -> str:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1  # characters
         byte = data[exc.start]
         raise ScenarioError(f"not a text file: byte 0x{byte:02x} is not UTF-8 "
                             "(a scenario is YAML text)", line, col, path) from None
@@ -148,19 +151,38 @@ def check_text(text: str, path: str = "<scenario>") -> Checked:
 def check_range(scenario: Scenario) -> None:
     """``NumericError`` if some stage would overflow float64 under any of the scenario's options.
 
-    A cheap bound settles almost every scenario; only a doubtful one is computed in full.
+    A cheap bound settles almost every scenario. A doubtful one has its largest score found
+    exactly, a block of rows at a time (memory stays small at T = 4096); scaling divides every
+    score by the same number, so that one score decides each option set. The output is a
+    weighted average of V's rows, so V itself must keep a margin below float64's largest.
     """
     import numpy as np
-
-    from core.attention import compute
 
     for name in ("Q", "K", "V"):
         if not np.isfinite(scenario.matrix(name)).all():
             raise NumericError(f"{name} = X·W{name.lower()} overflows float64; use smaller numbers")
-    largest = float(np.abs(scenario.Q).max()) * float(np.abs(scenario.K).max()) * scenario.d_k
-    for options in [scenario.options, *(variant.options(scenario.options) for variant in scenario.variants)]:
-        if not largest / options.divisor(scenario.d_k) < 1e300:
-            compute(scenario, options)
+    largest_v = float(np.abs(scenario.V).max())
+    if largest_v >= V_LIMIT:
+        raise NumericError(f"V holds {largest_v:.3e}: the weighted sum of such values can round past "
+                           f"float64's largest number; keep V below {V_LIMIT:.0e}")
+    Q, K = scenario.Q, scenario.K
+    bound = float(np.abs(Q).max()) * float(np.abs(K).max()) * scenario.d_k
+    options = [scenario.options, *(variant.options(scenario.options) for variant in scenario.variants)]
+    if all(bound / o.divisor(scenario.d_k) < 1e300 for o in options):
+        return
+    largest = 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        for start in range(0, len(Q), ROWS_AT_A_TIME):
+            block = Q[start:start + ROWS_AT_A_TIME] @ K.T
+            largest = max(largest, float(np.abs(block).max()))
+            if not np.isfinite(largest):
+                i, j = np.argwhere(~np.isfinite(block))[0]
+                raise NumericError(f"the score ({scenario.tokens[start + i]}, {scenario.tokens[j]}) "
+                                   "overflows float64; use smaller numbers")
+        for o in options:
+            if not np.isfinite(largest / o.divisor(scenario.d_k)):
+                raise NumericError(f"a scaled score overflows float64 (scores up to {largest:.3e}, "
+                                   f"divided by {o.divisor(scenario.d_k):g}); use a larger scale")
 
 
 def _read(text: str, path: str) -> dict[str, Any]:
@@ -168,8 +190,10 @@ def _read(text: str, path: str) -> dict[str, Any]:
         return _Reader(parse(text), path).fields()
     except ScenarioError as error:
         raise error.located(path) from None
-    except RecursionError:
-        raise ScenarioError("nested too deeply to read", path=path) from None
+    except UnicodeEncodeError as error:  # text (not a file) holding half of a UTF-16 pair
+        line, col = _line_col(text, error.start)
+        raise ScenarioError(f"the text holds U+{ord(text[error.start]):04X}, half of a character "
+                            "(an unpaired surrogate): not valid Unicode", line, col, path) from None
 
 
 def _build(fields: dict[str, Any]) -> Scenario:
@@ -202,13 +226,14 @@ def _surely_finite(fields: dict[str, Any]) -> bool:
         d_k = fields["shapes"]["Q" if "Q" in fields["shapes"] else "Wq"][1]
     bound = d_k * largest["Q"] * largest["K"]
     options = [fields["options"], *(v.options(fields["options"]) for v in fields["variants"])]
-    return all(max(bound, largest["V"]) / o.divisor(d_k) < 1e290 for o in options)
+    return largest["V"] < 1e290 and all(bound / o.divisor(d_k) < 1e290 for o in options)
 
 
 def _largest(values) -> float:
     """The largest |value| of a matrix given as rows of floats or as an array."""
     if isinstance(values, list):
-        return max(abs(value) for row in values for value in row)
+        rows = {id(row): row for row in values}.values()  # an aliased row is one list, seen once
+        return max(max(abs(value) for value in row) for row in rows)
     return float(abs(values).max())
 
 
@@ -217,13 +242,16 @@ def entries(node: Node, what: str) -> dict[str, Entry]:
 
     A key written twice is an error naming both lines: PyYAML would silently keep the last.
     """
-    return _entries(node, what, {})
+    return _entries(node, what, {}, set())
 
 
-def _entries(node: Node, what: str, memo: dict[int, dict[str, Entry]]) -> dict[str, Entry]:
+def _entries(node: Node, what: str, memo: dict[int, dict[str, Entry]],
+             merging: set[int]) -> dict[str, Entry]:
     node = deref(node)
     if id(node) in memo:
         return memo[id(node)]
+    if id(node) in merging:
+        raise _at(node, "a merge key (<<) brings this mapping into itself: a cycle")
     if not isinstance(node, Mapping):
         raise _at(node, f"{what} must be a mapping of keys to values, not {_kind(node)}")
     own: dict[str, Entry] = {}
@@ -232,9 +260,11 @@ def _entries(node: Node, what: str, memo: dict[int, dict[str, Entry]]) -> dict[s
         key = deref(key)
         if isinstance(key, Scalar) and key.tag == _TAG + "merge":
             sources = deref(value).items if isinstance(deref(value), Sequence) else [value]
+            merging.add(id(node))
             for source in sources:
-                for name, entry in _entries(source, "a merged value (<<)", memo).items():
+                for name, entry in _entries(source, "a merged value (<<)", memo, merging).items():
                     merged.setdefault(name, entry)
+            merging.discard(id(node))
             continue
         if not isinstance(key, Scalar):
             raise _at(key, f"a key in {what} must be a plain name, not {_kind(key)}")
@@ -424,6 +454,8 @@ class _Reader:
         text = _text(node, key).strip()
         if not text:
             raise _at(node, f"{key} needs a file name")
+        if "\0" in text:
+            raise _at(node, f"{key}: a file name cannot hold a NUL character")
         named = not (self.path.startswith("<") and self.path.endswith(">"))  # not "<scenario>"
         base = os.path.dirname(os.path.abspath(self.path)) if named else os.getcwd()
         return os.path.normpath(os.path.join(base, os.path.expanduser(text)))
@@ -515,8 +547,8 @@ class _Reader:
             rows = ", ".join(str(i + 1) for i in matches)
             raise _at(node, f"focus {name!r} is ambiguous: rows {rows} are all {name!r}; "
                             "give the row number instead")
-        if not matches:
-            close = difflib.get_close_matches(name, tokens, n=1)
+        if not matches:  # (suggestions cost a pass of difflib per token: only for a sentence)
+            close = difflib.get_close_matches(name, tokens, n=1) if len(tokens) <= 256 else []
             hint = f"; did you mean {close[0]!r}?" if close else f" (tokens: {' '.join(tokens)})"
             raise _at(node, f"focus {name!r} is not one of the tokens{hint}")
         return matches[0]
@@ -638,9 +670,17 @@ def _tolerance(node: Node) -> float:
 
 
 def _matrix_values(node: Node, name: str) -> list[list[float]]:
-    """The numbers of a matrix written in YAML, as rows of Python floats."""
-    return [[_number(cell, f"{name} row {i + 1} column {j + 1}") for j, cell in enumerate(deref(row).items)]
-            for i, row in enumerate(deref(node).items)]
+    """The numbers of a matrix written in YAML, as rows of Python floats; a row that is an
+    alias of one already read is that same list (an alias bomb costs one row's reading)."""
+    read: dict[int, list[float]] = {}
+    rows = []
+    for i, row in enumerate(deref(node).items):
+        target = deref(row)
+        if id(target) not in read:
+            read[id(target)] = [_number(cell, f"{name} row {i + 1} column {j + 1}")
+                                for j, cell in enumerate(target.items)]
+        rows.append(read[id(target)])
+    return rows
 
 
 def _number(node: Node, what: str, finite: bool = True) -> float:
@@ -659,25 +699,38 @@ def _number(node: Node, what: str, finite: bool = True) -> float:
             value = float(text)  # YAML 1.1 reads 1e9 (no dot) as text; a person means a number
         else:
             raise _at(node, f"{what} is {_describe_scalar(node)}, not a number")
-    except (OverflowError, ValueError):
-        raise _at(node, f"{what}: {text} is too large for float64") from None
+    except OverflowError:
+        raise _at(node, f"{what}: {_shorten(text)} is too large for float64") from None
+    except ValueError:
+        raise _at(node, f"{what} is {_describe_scalar(node)}, not a number") from None
     if finite and not math.isfinite(value):
         raise _at(node, f"{what} is {text}; numbers must be finite")
     return value
 
 
 def _yaml_int(text: str) -> int:
+    """An integer as YAML 1.1 writes it; ValueError if it is none, OverflowError if huge."""
+    if len(text) > 400:  # more digits than any float holds (and than int() accepts by default)
+        raise OverflowError(text)
     try:
         return int(text)
     except ValueError:  # YAML 1.1 forms: 0x1F, 0o17, 1_000, 1:30
+        pass
+    try:
         return _CONSTRUCTOR.construct_yaml_int(yaml.ScalarNode(_TAG + "int", text))
+    except Exception:  # the constructor's own IndexError, ValueError… on '' or '0b_'
+        raise ValueError(text) from None
 
 
 def _yaml_float(text: str) -> float:
     try:
         return float(text)
     except ValueError:  # YAML 1.1 forms: .inf, .NaN, 1:30.5
+        pass
+    try:
         return _CONSTRUCTOR.construct_yaml_float(yaml.ScalarNode(_TAG + "float", text))
+    except Exception:
+        raise ValueError(text) from None
 
 
 def _integer(node: Node, what: str, low: int, high: int) -> int:
@@ -685,7 +738,11 @@ def _integer(node: Node, what: str, low: int, high: int) -> int:
     if not (isinstance(node, Scalar) and node.tag == _TAG + "int"):
         shown = _describe_scalar(node) if isinstance(node, Scalar) else _kind(node)
         raise _at(node, f"{what} must be a whole number from {low} to {high}, not {shown}")
-    value = _yaml_int(node.value)
+    try:
+        value = _yaml_int(node.value)
+    except (ValueError, OverflowError):
+        raise _at(node, f"{what} must be a whole number from {low} to {high}, not "
+                        f"{_describe_scalar(node)}") from None
     if not low <= value <= high:
         raise _at(node, f"{what} must be from {low} to {high}, not {value}")
     return value
@@ -744,6 +801,10 @@ def _token(node: Node, number: int) -> str:
         raise _at(node, f"token {number} is empty; every row needs a label (write it in quotes "
                         "if YAML would read it otherwise, like '~' or 'null')")
     return text
+
+
+def _shorten(text: str, limit: int = 24) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _describe_scalar(node: Node) -> str:

@@ -149,6 +149,9 @@ def parse(text: str) -> Document:
         raise ScenarioError(f"not valid YAML: {problem}{context}", line, col) from None
     except yaml.YAMLError as exc:  # a reader error: a character YAML does not allow
         position = getattr(exc, "position", None)
+        if position is not None and _Parser is not yaml.SafeLoader:
+            # libyaml counts the UTF-8 bytes it was given, not characters
+            position = len(text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "ignore"))
         line, col = line_col(text, position) if position is not None else (None, None)
         raise ScenarioError(f"not valid YAML: {_reader_problem(exc)}", line, col) from None
     return Document(text, root, aliases)

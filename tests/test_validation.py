@@ -137,6 +137,12 @@ def test_a_binary_file(write, capsys):
     assert err.startswith(f"{path}:2:") and "not a text file" in err
 
 
+def test_a_bad_byte_after_non_ascii_text_is_placed_in_characters(write, capsys):
+    path = write("title: é\xff\n".encode("latin-1").replace(b"\xe9", "é".encode()))
+    assert main(["--check", str(path)]) == 2
+    assert capsys.readouterr().err.startswith(f"{path}:1:9: not a text file")
+
+
 def test_a_control_character(write, capsys):
     path = write("title: a\x07b\n" + QKV)
     assert main(["--check", str(path)]) == 2
