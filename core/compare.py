@@ -112,7 +112,8 @@ def compare(scenario: Scenario, trace: Trace | None = None) -> Comparison:
         if mistaken is None or first.stage not in mistaken:
             continue
         theirs = mistaken[first.stage]
-        if theirs.shape != expect[first.stage].values.shape or _close(theirs, trace_stage(trace, first.stage), tolerance):
+        same_as_correct = _close(theirs, trace_stage(trace, first.stage), tolerance)
+        if theirs.shape != expect[first.stage].values.shape or same_as_correct:
             continue  # a mistake that changes nothing here cannot be told apart
         if _compare(first.stage, expect[first.stage], theirs, tolerance).matches:
             mistaken_trace = mistaken.get("trace")

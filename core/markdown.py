@@ -16,6 +16,7 @@ import numpy as np
 from core.attention import STAGE_TITLES, STAGES, Trace, compute_all
 from core.explanation import explain
 from core.numbers import decimals_needed, fixed, mask_text
+from core.report import stage_heading_with_columns
 from core.scenario import Scenario
 
 # The header of a query × key table's first column: rows are queries, columns are keys.
@@ -74,21 +75,14 @@ def to_markdown(scenario: Scenario, traces: dict[str, Trace] | None = None,
         blocks += [_heading(3, f"{name} ({role}{source}) {_shape(array)}"),
                    _table(array, tokens, _widths(array.shape[1]), decimals_needed(array, p))]
 
-    heads = {
-        "score": "Q·Kᵀ (row = query, column = key)",
-        "scale": f"scores {scenario.options.scale_text(scenario.d_k)}",
-        "mask": "causal: future keys set to " + mask_text(trace.options.mask_value)
-                if trace.options.causal else "no causal mask: every key visible",
-        "softmax": "weights, each row sums to 1 (max = largest weight, H = entropy in nats)",
-        "output": "weights·V",
-    }
     for number, stage in enumerate(STAGES, 1):
         values = trace.stage(stage)
         square = stage != "output"
         columns = tokens if square else _widths(trace.d_v)
         decimals = decimals_needed(values, p) if stage == "score" else p
         extra = (("max", trace.max_weight), ("H", trace.entropy)) if stage == "softmax" else ()
-        blocks += [_heading(2, f"Step {number} — {STAGE_TITLES[stage]}: {heads[stage]}"),
+        title = f"Step {number} — {STAGE_TITLES[stage]}: {stage_heading_with_columns(stage, trace)}"
+        blocks += [_heading(2, title),
                    _table(values, tokens, columns, decimals,
                           blocked=trace.blocked if stage == "mask" else None,
                           mask_value=trace.options.mask_value, extra=extra,

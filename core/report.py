@@ -12,6 +12,7 @@ from core.attention import STAGE_TITLES, STAGES, Trace, compute_all
 from core.explanation import explain
 from core.numbers import decimals_needed, fixed, mask_text
 from core.scenario import Scenario
+from core.stages import stage_heading
 
 
 def to_json(scenario: Scenario, traces: dict[str, Trace] | None = None) -> dict[str, Any]:
@@ -67,7 +68,8 @@ def to_text(scenario: Scenario, traces: dict[str, Trace] | None = None,
     p = scenario.precision
     tokens = list(scenario.tokens)
     out: list[str] = [scenario.title, "=" * len(scenario.title)]
-    out.append(f"{scenario.display_name} · {scenario.T} token{'s' if scenario.T != 1 else ''} · d_k = {scenario.d_k} · "
+    tokens_count = f"{scenario.T} token{'s' if scenario.T != 1 else ''}"
+    out.append(f"{scenario.display_name} · {tokens_count} · d_k = {scenario.d_k} · "
                f"d_v = {scenario.d_v} · {scenario.options.describe(scenario.d_k)}")
     if scenario.description:
         out += ["", scenario.description.strip()]
@@ -86,14 +88,6 @@ def to_text(scenario: Scenario, traces: dict[str, Trace] | None = None,
         out += _matrix(f"{name} ({role}{derived and derived + name[0].lower()}) {_shape(array)}",
                        array, tokens, columns, decimals_needed(array, p))
 
-    heads = {
-        "score": "Q·Kᵀ (row = query, column = key)",
-        "scale": f"scores {scenario.options.scale_text(scenario.d_k)}",
-        "mask": "causal: future keys set to " + mask_text(trace.options.mask_value)
-                if trace.options.causal else "no causal mask: every key visible",
-        "softmax": "weights, each row sums to 1 (max = largest weight, H = entropy in nats)",
-        "output": "weights·V",
-    }
     for number, stage in enumerate(STAGES, 1):
         values = trace.stage(stage)
         columns = tokens if stage != "output" else [f"d{j + 1}" for j in range(trace.d_v)]
@@ -101,7 +95,8 @@ def to_text(scenario: Scenario, traces: dict[str, Trace] | None = None,
         extra = None
         if stage == "softmax":
             extra = (("max", trace.max_weight), ("H", trace.entropy))
-        out += _matrix(f"Step {number} — {STAGE_TITLES[stage]}: {heads[stage]}", values, tokens,
+        title = f"Step {number} — {STAGE_TITLES[stage]}: {stage_heading_with_columns(stage, trace)}"
+        out += _matrix(title, values, tokens,
                        columns, decimals, trace.blocked if stage == "mask" else None,
                        trace.options.mask_value, extra)
 
@@ -146,3 +141,9 @@ def _matrix(title: str, values: np.ndarray, rows: list[str], columns: list[str],
     for label, row, more in zip(rows, texts, extras):
         lines.append(f"  {label:>{label_width}}" + "".join(f"  {text:>{width}}" for text in row + more))
     return lines
+
+
+def stage_heading_with_columns(stage: str, trace: Trace) -> str:
+    """A stage's heading in a printed table, naming the extra columns the softmax table has."""
+    text = stage_heading(stage, trace.options, trace.d_k)
+    return text + " (max = largest weight, H = entropy in nats)" if stage == "softmax" else text

@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from core.attention import STAGE_TITLES, STAGES
+from core.stages import stage_heading
 from core.errors import NumericError, ScenarioError
 from core.compare import comparison_lines, trace_stage
 from core.explanation import FOLD, explain
@@ -42,6 +43,11 @@ from tui.widgets.overview import OverviewMap
 from tui.widgets.steps import StepStrip
 from tui.widgets.variants import VariantsView
 
+EXPECTED = {"score": "scores", "scale": "scaled", "softmax": "weights", "output": "output"}
+OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
+
+ROLES = {"Q": "queries", "K": "keys", "V": "values", "X": "embeddings", "Wq": "query weights",
+         "Wk": "key weights", "Wv": "value weights"}
 EXPECTED = {"score": "scores", "scale": "scaled", "softmax": "weights", "output": "output"}
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 
@@ -241,7 +247,8 @@ class DebuggerScreen(Screen):
         stage = self.stage
         values = trace.stage(stage)
         stage_view = self.query_one("#stage", StageView)
-        stage_view.border_title = f"Step {self.step + 1} · {STAGE_TITLES[stage]} · {stage_head(stage, scenario)}"
+        heading = stage_heading(stage, scenario.options, scenario.d_k)
+        stage_view.border_title = f"Step {self.step + 1} · {STAGE_TITLES[stage]} · {heading}"
         hidden = predicted = verdict = None
         predicting = self.predicting
         if predicting:
