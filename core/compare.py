@@ -145,8 +145,8 @@ def summary(comparison: Comparison, tokens: tuple[str, ...]) -> str:
         lines.append(f"The first stage that differs is {first.stage}.")
         if comparison.diagnosis is not None:
             mistake = comparison.diagnosis
-            lines.append(f"Likely bug: {mistake.what} — your {first.stage} match attention computed "
-                         f"that way. Fix: {mistake.fix}.")
+            lines.append(f"Likely bug: {mistake.what} — your {first.stage} values match attention "
+                         f"computed that way. Fix: {mistake.fix}.")
         else:
             lines.append("They match none of the known mistakes; step through that stage in the app "
                          "(attn-tui FILE) to see where your arithmetic departs.")

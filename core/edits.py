@@ -57,16 +57,18 @@ class SetOption:
 
 @dataclass(frozen=True, eq=False)
 class SetExpect:
-    """The student's values (``expect:``) replaced, e.g. by their predictions."""
+    """The student's values (``expect:``) and their tolerance replaced, e.g. by predictions."""
 
     value: dict
     old: dict
+    tolerance: float
+    old_tolerance: float
 
     def apply(self, scenario: Scenario) -> Scenario:
-        return dataclasses.replace(scenario, expect=self.value)
+        return dataclasses.replace(scenario, expect=self.value, expect_tolerance=self.tolerance)
 
     def inverse(self) -> SetExpect:
-        return SetExpect(self.old, self.value)
+        return SetExpect(self.old, self.value, self.old_tolerance, self.tolerance)
 
     def describe(self, scenario: Scenario) -> str:
         return "predictions kept as expect:"

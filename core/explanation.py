@@ -227,7 +227,7 @@ class _Writer:
             self.add((label(k).ljust(width), "number"), (" = ", ""),
                      (fixed(exps[k], p).rjust(value_width), "masked" if t.blocked[i, k] else "result"),
                      (f"   {t.tokens[k]}", "token"), selected=k == self.col)
-        self.add((" " * (width + 3) + "-" * max(5, p + 2), ""))
+        self.add((" " * (width + 3) + "-" * value_width, ""))
         self.add(("sum".ljust(width), ""), (" = ", ""), (fixed(total, p), "result"))
         quotients = self.fold_lazy(t.T, lambda k: f"{fixed(exps[k], p)}/{fixed(total, p)}", ", ")
         self.add(("weights = ", ""), ("[" + quotients + "]", "number"))

@@ -33,11 +33,6 @@ class Predictions:
     def reveal(self, stage: str, row: int) -> None:
         self.revealed[stage][row] = True
 
-    def hidden(self, stage: str) -> np.ndarray:
-        """Which cells are still hidden: every cell of a row not yet revealed."""
-        rows = ~self.revealed[stage]
-        return np.repeat(rows[:, None], self.guesses[stage].shape[1], axis=1)
-
     def verdict(self, stage: str, actual: np.ndarray) -> np.ndarray:
         """Per cell: CLOSE_ENOUGH or OFF for a guessed cell of a revealed row, else UNKNOWN."""
         guesses = self.guesses[stage]
@@ -65,14 +60,16 @@ def prediction_lines(predictions: Predictions, stage: str, row: int, actual: np.
     columns = tokens if actual.shape[1] == len(tokens) else tuple(f"d{j + 1}" for j in range(actual.shape[1]))
     guesses = predictions.guesses[stage][row]
     close, judged = predictions.score(actuals)
+    revealed_any = any(predictions.revealed[name].any() for name in predictions.stages)
     score = (f"Score so far: {close} of {judged} guesses close (within {CLOSE:g})" if judged
-             else "No row revealed yet")
+             else "No guess judged yet" if revealed_any else "No row revealed yet")
     if not predictions.revealed[stage][row]:
         typed = sum(1 for g in guesses if g == g)
         return [Line((Span(f"Predict the {stage} of {tokens[row]!r} before you see them: type a "
                            "number in each cell (Tab moves on), then press r to reveal the row.", "token"),)),
                 Line((Span(f"{typed} of {len(guesses)} cells guessed. {score}.", "note"),))]
-    lines = [Line((Span(f"Your guesses for {tokens[row]!r}:", "token"),))]
+    lines = [Line((Span(f"Your guesses for {tokens[row]!r}:" if any(g == g for g in guesses)
+                        else f"{tokens[row]!r} was revealed without a guess.", "token"),))]
     for j, guess in enumerate(guesses):
         if guess != guess:
             continue

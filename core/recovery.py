@@ -5,8 +5,9 @@ to the user's state folder (``$XDG_STATE_HOME/attn-tui``, by default ``~/.local/
 named after the scenario's file and path: nothing is left beside the student's own files, and a
 read-only folder or a built-in is no different. The next start with that scenario offers to
 replay them.
-Edits, not text, are kept: replaying them on the file as loaded gives back exactly the numbers,
-undo history included, whatever the matrices came from (YAML, .npy, random).
+Edits, not text, are kept — one per cell or option that differs from the file as last saved —
+and replaying them gives back exactly the numbers, whatever the matrices came from (YAML,
+.npy, random).
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ def _edit_json(edit: Edit) -> dict:
         return {"cell": [edit.matrix, edit.row, edit.col], "value": edit.value, "old": edit.old}
     if isinstance(edit, SetOption):
         return {"option": edit.name, "value": edit.value, "old": edit.old}
-    return {"expect": _expect_json(edit.value), "old": _expect_json(edit.old)}
+    return {"expect": _expect_json(edit.value), "old": _expect_json(edit.old),
+            "tolerance": edit.tolerance, "old_tolerance": edit.old_tolerance}
 
 
 def _edit_from_json(item: dict) -> Edit:
@@ -91,7 +93,8 @@ def _edit_from_json(item: dict) -> Edit:
         return SetCell(str(matrix), int(row), int(col), float(item["value"]), float(item["old"]))
     if "option" in item:
         return SetOption(str(item["option"]), item["value"], item["old"])
-    return SetExpect(_expect_from_json(item["expect"]), _expect_from_json(item["old"]))
+    return SetExpect(_expect_from_json(item["expect"]), _expect_from_json(item["old"]),
+                     float(item["tolerance"]), float(item["old_tolerance"]))
 
 
 def _expect_json(expect: dict) -> dict:

@@ -71,6 +71,8 @@ def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
         edits.relocate_files(top, target_dir)
     if not _expect_equal(scenario, original):
         edits.expect(top, scenario.expect)
+    if scenario.expect_tolerance != original.expect_tolerance:
+        edits.option(top, "expect_tolerance", scenario.expect_tolerance)
     for name in ("causal", "scale"):
         value = getattr(scenario.options, name)
         if value != getattr(original.options, name) or type(value) is not type(getattr(original.options, name)):

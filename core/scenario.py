@@ -124,7 +124,8 @@ class Scenario:
 
     def same_numbers(self, other: Scenario) -> bool:
         """Whether both have bit-for-bit the same inputs, options and variants (``-0.0`` ≠ 0)."""
-        if (self.options, self.variants) != (other.options, other.variants) \
+        if (self.options, self.variants, self.expect_tolerance) != \
+                (other.options, other.variants, other.expect_tolerance) \
                 or self.inputs.keys() != other.inputs.keys() or self.expect.keys() != other.expect.keys():
             return False
         return all(_bits_equal(self.inputs[name], other.inputs[name]) for name in self.inputs) and all(

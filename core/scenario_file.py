@@ -107,6 +107,9 @@ def decode(data: bytes, path: str = "<scenario>") -> str:
     encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
     try:
         text = data.decode(encoding)
+        if encoding == "utf-16" and sum(ch.isascii() for ch in text) < 0.9 * len(text):
+            # YAML in UTF-16 is mostly ASCII; this is a binary file that happens to start so
+            raise UnicodeDecodeError("utf-16", data, 0, 2, "not text")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         line_start = data.rfind(b"\n", 0, exc.start) + 1

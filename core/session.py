@@ -6,6 +6,7 @@ every behaviour of the app that is not drawing is tested here directly.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import numpy as np
@@ -14,7 +15,8 @@ from core.attention import Trace, compute_all, update
 from core.compare import EXPECT_STAGES, Comparison, compare, trace_stage
 from core.edits import Edit, History, SetCell, SetExpect, SetOption, nudged, scale_cycle
 from core import recovery
-from core.predictions import Predictions
+from core.options import Expected
+from core.predictions import CLOSE, Predictions
 from core.errors import NumericError
 from core.scenario_file import loads, read_text
 from core.save import SaveError, save
@@ -57,11 +59,25 @@ class Session:
         return {name: trace_stage(self.trace, name) for name in EXPECT_STAGES}
 
     def keep_predictions(self) -> Edit | None:
-        """Put the predictions into the scenario as ``expect:`` (saved with it, undoable)."""
-        if self.predictions is None or not self.predictions.as_expect():
+        """Put the predictions into the scenario's ``expect:`` (saved with it, undoable).
+
+        A guess fills its cell; a student's value already in ``expect:`` stays where there is
+        no guess. Without an ``expect:`` before, the tolerance becomes the 0.05 a guess is
+        judged by, so ``--check`` agrees with the app's ✓; an existing tolerance stays.
+        """
+        guesses = self.predictions.as_expect() if self.predictions is not None else {}
+        if not guesses:
             return None
-        expect = {**self.scenario.expect, **self.predictions.as_expect()}
-        return self.apply(SetExpect(expect, dict(self.scenario.expect)))
+        expect = dict(self.scenario.expect)
+        for stage, guess in guesses.items():
+            if stage in expect:
+                before = expect[stage]
+                guess = Expected(np.where(guess.given, guess.values, before.values),
+                                 guess.given | before.given)
+            expect[stage] = guess
+        old_tolerance = self.scenario.expect_tolerance
+        tolerance = old_tolerance if self.scenario.expect else CLOSE
+        return self.apply(SetExpect(expect, dict(self.scenario.expect), tolerance, old_tolerance))
 
     @property
     def trace(self) -> Trace:
@@ -173,6 +189,12 @@ class Session:
         path = self.recovery_file
         return recovery.read(path, self.disk_text) if path else None
 
+    @property
+    def numbers_edited(self) -> bool:
+        """Whether an input number differs from the file (options aside)."""
+        return any(not np.array_equal(self.scenario.inputs[name].view(np.int64), values.view(np.int64))
+                   for name, values in self.saved.inputs.items())
+
     def restore(self, found: recovery.Recovery) -> None:
         """Replay the edits of a recovery copy (each can be undone as usual)."""
         for edit in found.edits:
@@ -189,9 +211,7 @@ class Session:
             return
         try:
             if self.modified:
-                # every edit since loading: they set values outright, so replaying them on the
-                # file as last saved gives the same numbers too
-                recovery.write(path, self.disk_text, self.history.done)
+                recovery.write(path, self.disk_text, net_edits(self.saved, self.scenario))
             else:
                 recovery.remove(path)
             self.recovery_error = None
@@ -209,6 +229,24 @@ class Session:
                               "saved") from None
         if now != self.disk_text:
             raise DiskChanged(f"{path} was changed on disk since it was loaded or last saved")
+
+
+def net_edits(saved: Scenario, current: Scenario) -> list[Edit]:
+    """The edits that take the file as last saved to the current numbers: one per changed
+    cell and option (however many undos and redos led here), each setting its value outright."""
+    edits: list[Edit] = []
+    for name, values in current.inputs.items():
+        before = saved.inputs[name]
+        for row, col in np.argwhere(values.view(np.int64) != before.view(np.int64)):
+            edits.append(SetCell(name, int(row), int(col), float(values[row, col]), float(before[row, col])))
+    for name in ("causal", "scale"):
+        value, old = getattr(current.options, name), getattr(saved.options, name)
+        if value != old or type(value) is not type(old):
+            edits.append(SetOption(name, value, old))
+    if not current.same_numbers(dataclasses.replace(saved, inputs=current.inputs, options=current.options)):
+        edits.append(SetExpect(dict(current.expect), dict(saved.expect), current.expect_tolerance,
+                               saved.expect_tolerance))
+    return edits
 
 
 def stage_shapes(scenario: Scenario, stages) -> dict[str, tuple[int, int]]:

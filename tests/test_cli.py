@@ -235,3 +235,10 @@ def test_markdown_prints_the_handout(capsys):
     softmax = out.split("Step 4 — Softmax")[1]
     assert re.search(r"\| sat +\| +0\.248 \| +0\.248 \| +0\.503 \|", softmax), softmax[:400]
     assert '"cat" pays 33% attention to "the" and 67% to itself, and 0% to the future.' in out
+
+
+def test_row_by_a_token_that_appears_twice_is_ambiguous(write, capsys):
+    path = write("tokens: [the, cat, the]\nQ: [[1], [0], [1]]\nK: [[1], [0], [1]]\nV: [[1], [0], [1]]\n")
+    with pytest.raises(SystemExit) as caught:
+        main(["--print", str(path), "--row", "the"])
+    assert caught.value.code == 2 and "ambiguous" in capsys.readouterr().err

@@ -386,3 +386,15 @@ async def test_repeated_resizes_from_40_by_12_to_300_by_100():
                 assert "Step 1 · Score" in text or "Step 1 ·" in text, (width, height)
         await pilot.press("4", "tab", "5", "enter")
         assert debugger(app).session.scenario.Q[0, 0] == 5.0  # still works after all that
+
+
+async def test_the_quit_dialog_fits_a_small_window():
+    async with running(size=(40, 12)) as (app, pilot):
+        await pilot.press("c", "q")
+        await pilot.pause()
+        text = screen_text(app)
+        for label in ("Save", "Discard", "Cancel"):
+            assert label in text, text
+        await pilot.press("down", "enter")  # the arrows move between the answers too
+        await pilot.pause()
+    assert app.return_code == 0

@@ -103,3 +103,19 @@ async def test_long_sums_fold_and_x_unfolds_them(big_scenario):
         assert explanation(app).count(" × [") == T
         await pilot.press("x")
         assert "more terms" in explanation(app)
+
+
+async def test_the_focus_row_is_in_view_from_the_start(big_scenario, tmp_path):
+    path = tmp_path / "last.yaml"
+    path.write_text(big_scenario.read_text().replace("focus: 1", f"focus: {T}").replace(
+        "npz: head.npz", f"npz: {big_scenario.parent / 'head.npz'}"))
+    async with running(path) as (app, pilot):
+        await pilot.pause()
+        rows, _ = stage_view(app).visible_window()
+        assert rows[0] <= T - 1 < rows[1]
+
+
+async def test_the_overview_gives_way_under_100_columns(big_scenario):
+    async with running(big_scenario, size=(90, 30)) as (app, pilot):
+        assert app.screen.query_one(OverviewMap).region.width == 0
+        assert stage_view(app).region.width > 50

@@ -70,3 +70,57 @@ async def test_a_screenshot_is_saved_beside_the_scenario(tmp_path):
     shots = list(tmp_path.glob("mine-step4-*.svg"))
     assert len(shots) == 1
     assert shots[0].read_text().lstrip().startswith("<svg") and "Softmax" in shots[0].read_text()
+
+
+async def test_nothing_else_gives_a_hidden_prediction_away(tmp_path):
+    path = tmp_path / "bank.yaml"
+    path.write_text((SCENARIOS / "unscaled_x10.yaml").read_text() + "predict: [weights]\n")
+    async with running(path) as (app, pilot):
+        await pilot.press("5")  # the weighted sum would show the weights of "sat"
+        assert "Hidden until you predict and reveal 'sat'" in explanation(app)
+        assert "× v1" not in explanation(app)
+        variants = str(app.screen.query_one("VariantsView").render())
+        assert "shown once every predicted row is revealed" in variants
+        await pilot.press("4", "r")  # at a stage to predict a digit types a guess: step with →
+        await pilot.press("right")
+        assert "× v1" in explanation(app)  # sat's row is revealed now
+
+
+async def test_keeping_predictions_merges_into_an_existing_expect(tmp_path):
+    path = with_lines(tmp_path, "expect:\n  weights: [[1, 0, 0], [0.33, 0.67, 0], [~, ~, ~]]\n"
+                                "predict: [weights]\n")
+    async with running(path) as (app, pilot):
+        await pilot.press("4", *"0.3", "enter")
+        app.screen.action_keep_predictions()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    saved = load(path).expect["weights"]
+    assert saved.given.tolist() == [[True] * 3, [True] * 3, [True, False, False]]
+    assert saved.values[1].tolist() == [0.33, 0.67, 0] and saved.values[SAT, 0] == 0.3
+    assert load(path).expect_tolerance == 1e-6  # the student's own tolerance stays
+
+
+async def test_predictions_kept_without_an_expect_are_checked_within_0_05(tmp_path):
+    path = with_lines(tmp_path, "predict: [weights]\n")
+    async with running(path) as (app, pilot):
+        await pilot.press("4", *"0.25", "tab", *"0.25", "tab", *"0.5", "enter")
+        app.screen.action_keep_predictions()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    from tui.cli import main
+    assert load(path).expect_tolerance == 0.05
+    assert main(["--check", str(path)]) == 0  # the ✓ the app gave, --check gives too
+
+
+async def test_y_shows_the_students_own_values(tmp_path):
+    path = with_lines(tmp_path, "expect:\n  weights: [[1, 0, 0], [0.4, 0.6, 0], [~, ~, ~]]\n"
+                                "expect_tolerance: 1e-3\n")
+    async with running(path) as (app, pilot):
+        await pilot.press("4")
+        view = stage_view(app)
+        assert view.row_texts(1) == ["0.330✗", "0.670✗", "0.000✓"]
+        await pilot.press("y")
+        assert view.row_texts(1) == ["0.400✗", "0.600✗", "0.000✓"]
+        assert view.row_texts(SAT) == ["0.248", "0.248", "0.503"]  # not given: attention's
+        await pilot.press("y")
+        assert view.row_texts(1)[0] == "0.330✗"

@@ -143,6 +143,12 @@ def test_a_bad_byte_after_non_ascii_text_is_placed_in_characters(write, capsys):
     assert capsys.readouterr().err.startswith(f"{path}:1:9: not a text file")
 
 
+def test_binary_bytes_behind_a_utf16_mark_are_not_text(write, capsys):
+    path = write(b"\xff\xfe" + bytes(range(1, 200)))
+    assert main(["--check", str(path)]) == 2
+    assert "not a text file" in capsys.readouterr().err
+
+
 def test_a_control_character(write, capsys):
     path = write("title: a\x07b\n" + QKV)
     assert main(["--check", str(path)]) == 2

@@ -202,6 +202,9 @@ def select_rows(row: str | None, tokens: tuple[str, ...]) -> list[int] | None:
         return list(range(len(tokens)))
     if row.isdigit() and 1 <= int(row) <= len(tokens):
         return [int(row) - 1]
+    if tokens.count(row) > 1:
+        rows = ", ".join(str(i + 1) for i, token in enumerate(tokens) if token == row)
+        raise ValueError(f"--row {row!r} is ambiguous: rows {rows} are all {row!r}; give the number")
     if row in tokens:
         return [tokens.index(row)]
     raise ValueError(f"--row {row!r}: not 'all', a number from 1 to {len(tokens)}, or a token "

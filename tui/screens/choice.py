@@ -18,17 +18,25 @@ class ChoiceScreen(ModalScreen[str]):
     DEFAULT_CSS = """
     ChoiceScreen { align: center middle; }
     ChoiceScreen > Vertical {
-        width: 64; height: auto; padding: 1 2;
+        width: 64; max-width: 100%; height: auto; max-height: 100%; padding: 1 2;
         border: thick $warning; background: $surface;
     }
+    ChoiceScreen.-narrow > Vertical { padding: 0 0; border: none; }
     ChoiceScreen Static { width: 100%; margin-bottom: 1; }
     ChoiceScreen Horizontal { height: auto; align-horizontal: center; }
+    ChoiceScreen.-narrow Horizontal { layout: vertical; }
     ChoiceScreen Button { margin: 0 1; min-width: 12; }
+    ChoiceScreen.-narrow Button { width: 100%; margin: 0; }
+    ChoiceScreen.-narrow #hint { display: none; }
     ChoiceScreen #hint { color: $text-muted; margin: 1 0 0 0; text-align: center; }
     """
 
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (50, "-wide")]  # buttons stack in a small window
+
     BINDINGS = [
         Binding("escape", "choose('cancel')", "Cancel"),
+        Binding("up", "app.focus_previous", "Previous", show=False),
+        Binding("down", "app.focus_next", "Next", show=False),
         Binding("left", "app.focus_previous", "Previous", show=False),
         Binding("right", "app.focus_next", "Next", show=False),
     ]

@@ -23,8 +23,8 @@ from textual.widgets import Footer, Static
 from core.attention import STAGE_TITLES, STAGES
 from core.stages import stage_heading
 from core.errors import NumericError, ScenarioError
-from core.compare import comparison_lines, trace_stage
-from core.explanation import FOLD, explain
+from core.compare import STAGE_OF, comparison_lines, trace_stage
+from core.explanation import FOLD, Line, Span, explain
 from core.predictions import prediction_lines
 from core.numbers import decimals_needed, mask_text, parse_number
 from core.save import SaveError
@@ -44,11 +44,27 @@ from tui.widgets.steps import StepStrip
 from tui.widgets.variants import VariantsView
 
 EXPECTED = {"score": "scores", "scale": "scaled", "softmax": "weights", "output": "output"}
+# Which predicted stages a stage would give away, in its cells and in its arithmetic: the scaled
+# scores are the scores ÷ √d_k, the softmax's exps show the scaled scores, the weighted sum
+# shows the weights. While a row of a predicted stage is hidden, so is whatever gives it away.
+GIVES_AWAY_IN_CELLS = {"score": {"scores"}, "scale": {"scores", "scaled"},
+                       "mask": {"scores", "scaled"}, "softmax": {"weights"}, "output": {"output"}}
+GIVES_AWAY_IN_ARITHMETIC = {"score": {"scores"}, "scale": {"scores", "scaled"},
+                            "mask": {"scores", "scaled"}, "softmax": {"scores", "scaled", "weights"},
+                            "output": {"weights", "output"}}
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 
 ROLES = {"Q": "queries", "K": "keys", "V": "values", "X": "embeddings", "Wq": "query weights",
          "Wk": "key weights", "Wv": "value weights"}
 EXPECTED = {"score": "scores", "scale": "scaled", "softmax": "weights", "output": "output"}
+# Which predicted stages a stage would give away, in its cells and in its arithmetic: the scaled
+# scores are the scores ÷ √d_k, the softmax's exps show the scaled scores, the weighted sum
+# shows the weights. While a row of a predicted stage is hidden, so is whatever gives it away.
+GIVES_AWAY_IN_CELLS = {"score": {"scores"}, "scale": {"scores", "scaled"},
+                       "mask": {"scores", "scaled"}, "softmax": {"weights"}, "output": {"output"}}
+GIVES_AWAY_IN_ARITHMETIC = {"score": {"scores"}, "scale": {"scores", "scaled"},
+                            "mask": {"scores", "scaled"}, "softmax": {"scores", "scaled", "weights"},
+                            "output": {"weights", "output"}}
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 
 ROLES = {"Q": "queries", "K": "keys", "V": "values", "X": "embeddings", "Wq": "query weights",
@@ -94,6 +110,7 @@ class DebuggerScreen(Screen):
         Binding("g", "go_to", "Go to", show=False),
         Binding("x", "expand", "Expand sums", show=False),
         Binding("r", "reveal", "Reveal row"),
+        Binding("y", "toggle_theirs", "Yours/correct"),
         Binding("ctrl+t", "screenshot", "Screenshot", show=False),
         Binding("c", "toggle_causal", "Causal"),
         Binding("s", "cycle_scale", "Scale"),
@@ -107,6 +124,7 @@ class DebuggerScreen(Screen):
     column: reactive[int] = reactive(0, init=False)
     version: reactive[int] = reactive(0, init=False)
     expanded: reactive[bool] = reactive(False, init=False)  # long sums in full, not folded
+    theirs: reactive[bool] = reactive(False, init=False)  # show the student's values (expect:)
 
     def __init__(self, scenario: Scenario, read_only: bool = False) -> None:
         super().__init__()
@@ -152,6 +170,8 @@ class DebuggerScreen(Screen):
             self.call_after_refresh(self.set_focus, getattr(self, "_focus_before_small", None)
                                     or self.query_one("#stage"))  # …so give it back
         self.set_class(small, "-too-small")
+        if not small:  # the focused matrix may have moved out of view in the new layout
+            self.call_after_refresh(lambda: self.focused is not None and self.focused.scroll_visible())
         if small:
             self.query_one("#too-small", Static).update(
                 f"This window is {width}×{height}: too small to draw attention in. Enlarge it to at "
@@ -162,6 +182,7 @@ class DebuggerScreen(Screen):
         self.push_inputs()
         self.push_stage()
         self.push_marks()
+        self.call_after_refresh(self.push_marks)  # once laid out, scroll the focus row into view
         self.call_after_refresh(self.offer_recovery)
 
     def offer_recovery(self) -> None:
@@ -192,6 +213,12 @@ class DebuggerScreen(Screen):
     @property
     def stage(self) -> str:
         return STAGES[self.step]
+
+    @property
+    def comparing(self) -> bool:
+        """Whether the scenario holds the student's own values for the current stage."""
+        comparison = self.session.comparison
+        return comparison is not None and comparison.stage(EXPECTED.get(self.stage, "")) is not None
 
     @property
     def predicting(self) -> bool:
@@ -232,7 +259,7 @@ class DebuggerScreen(Screen):
                            changed=session.changed.get(name), tiny=True))
         for description in self.query("#description").results(Static):
             note = "\n[i](as written in the file; the numbers have been edited since)[/i]" \
-                if session.modified else ""
+                if session.numbers_edited else ""
             description.update(escape(scenario.description.strip()) + note)
         for overview in self.query(OverviewMap):
             overview.show(trace.weights)
@@ -251,15 +278,19 @@ class DebuggerScreen(Screen):
         stage_view.border_title = f"Step {self.step + 1} · {STAGE_TITLES[stage]} · {heading}"
         hidden = predicted = verdict = None
         predicting = self.predicting
+        unrevealed = self.unrevealed_rows(GIVES_AWAY_IN_CELLS[stage])
+        if unrevealed.any():
+            hidden = np.repeat(unrevealed[:, None], values.shape[1], axis=1)
         if predicting:
             predictions = session.predictions
-            hidden = predictions.hidden(EXPECTED[stage])
             predicted = predictions.guesses[EXPECTED[stage]]
             verdict = predictions.verdict(EXPECTED[stage], values)
-        elif session.comparison is not None and session.comparison.stage(EXPECTED.get(stage, "")):
+        elif self.comparing:
             compared = session.comparison.stage(EXPECTED[stage])
-            given = session.scenario.expect[EXPECTED[stage]].given
-            verdict = np.where(compared.differs, 2, np.where(given, 1, 0)).astype(np.int8)
+            expected = session.scenario.expect[EXPECTED[stage]]
+            verdict = np.where(compared.differs, 2, np.where(expected.given, 1, 0)).astype(np.int8)
+            if self.theirs:  # the student's numbers where they gave one, ours elsewhere
+                values = np.where(expected.given, expected.values, values)
         stage_view.predicting = predicting
         stage_view.show(Grid(
             values, tokens, tokens if stage != "output" else _dims(trace.d_v),
@@ -276,6 +307,10 @@ class DebuggerScreen(Screen):
             close, judged = session.predictions.score(session.stage_values())
             stage_view.border_subtitle = (f"predict, then r reveals the row · {close}/{judged} close"
                                           if judged else "predict, then r reveals the row")
+        elif self.comparing:
+            stage_view.border_subtitle = ("showing YOUR values · ✗ differs from attention · y: attention's"
+                                          if self.theirs else
+                                          "showing attention's values · ✗ yours differs · y: yours")
         elif not stage_view.editing:
             stage_view.border_subtitle = ""
 
@@ -300,19 +335,41 @@ class DebuggerScreen(Screen):
         col = column if stage != "output" else None
         explanation = explain(trace, stage, row, col, fold=None if self.expanded else FOLD)
         extra = []
+        gives_away = self.unrevealed_rows(GIVES_AWAY_IN_ARITHMETIC[stage])[row]
+        if gives_away:
+            explanation = None  # the arithmetic would give a hidden prediction away
         if self.predicting:
             name = EXPECTED[stage]
             extra = prediction_lines(session.predictions, name, row, trace_stage(trace, name),
                                      trace.tokens, trace.precision, session.stage_values())
-            if not session.predictions.revealed[name][row]:
-                explanation = None  # the arithmetic would give the answer away
+        elif gives_away:
+            waiting = [name for name in session.predictions.stages
+                       if name in GIVES_AWAY_IN_ARITHMETIC[stage] and not session.predictions.revealed[name][row]]
+            steps = ", ".join(f"{name} (step {STAGES.index(STAGE_OF[name]) + 1})" for name in waiting)
+            extra = [Line((Span(f"Hidden until you predict and reveal {trace.tokens[row]!r}'s {steps}: "
+                                "its arithmetic would give the answer away.", "note"),))]
         elif session.comparison is not None and stage in EXPECTED:
             extra = comparison_lines(session.comparison, EXPECTED[stage], row, stage_column,
                                      trace.tokens, trace.precision)
         self.query_one(ExplanationView).show(explanation, extra, STAGE_TITLES[stage])
+        everything_revealed = not self.unrevealed_rows(set(EXPECTED.values())).any()
         for view in self.query(VariantsView):
-            view.show(session.scenario, session.traces, self.step, row)
+            if everything_revealed:
+                view.show(session.scenario, session.traces, self.step, row)
+            else:
+                view.update("The variants are shown once every predicted row is revealed.")
+        for overview in self.query(OverviewMap):
+            overview.set_class(not everything_revealed, "-withheld")
         self.show_window()
+
+    def unrevealed_rows(self, stages: set[str]) -> np.ndarray:
+        """Per row: whether one of these stages is being predicted and the row not revealed."""
+        predictions = self.session.predictions
+        hidden = np.zeros(self.session.scenario.T, bool)
+        if predictions is not None:
+            for name in stages & set(predictions.stages):
+                hidden |= ~predictions.revealed[name]
+        return hidden
 
     def show_window(self) -> None:
         """Mark on the overview what the stage view shows."""
@@ -345,6 +402,9 @@ class DebuggerScreen(Screen):
     def watch_expanded(self) -> None:
         self.push_marks()
 
+    def watch_theirs(self) -> None:
+        self.push_stage()
+
     def watch_version(self) -> None:
         self.push_inputs()
         self.push_stage()
@@ -364,6 +424,8 @@ class DebuggerScreen(Screen):
             return self.session.history.can_redo
         if action == "column":
             return self.stage != "output"
+        if action == "toggle_theirs":
+            return self.comparing
         if action == "reveal":
             return self.predicting and not self.session.predictions.revealed[EXPECTED[self.stage]][self.row]
         return True
@@ -458,6 +520,9 @@ class DebuggerScreen(Screen):
             row, col = stage_view.cursor
             stage_view.set_cursor((row, max(0, min(self.session.trace.d_v - 1, col + event.direction))))
 
+    def action_toggle_theirs(self) -> None:
+        self.theirs = not self.theirs
+
     def action_reveal(self) -> None:
         self.session.predictions.reveal(EXPECTED[self.stage], self.row)
         self.push_stage()
@@ -481,8 +546,10 @@ class DebuggerScreen(Screen):
     def action_keep_predictions(self) -> None:
         if self._change(self.session.keep_predictions) is None:
             self.notify("No predictions to keep yet", timeout=3)
-        else:
-            self.notify("Predictions kept as expect: — save (ctrl+s) to write them", timeout=4)
+            return
+        tolerance = self.session.scenario.expect_tolerance
+        self.notify(f"Predictions kept in expect: (checked within {tolerance:g}; values already "
+                    "there stay where you made no guess) — ctrl+s writes them", timeout=6)
 
     def apply_cell(self, matrix: InputMatrix, row: int, col: int, value: float, text: str) -> None:
         try:

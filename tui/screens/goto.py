@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Static
 
 
 def parse_target(text: str, rows: list[str], columns: list[str]) -> tuple[int, int | None]:
@@ -36,7 +36,7 @@ class GoToScreen(ModalScreen[tuple[int, int | None] | None]):
     DEFAULT_CSS = """
     GoToScreen { align: center middle; }
     GoToScreen > Vertical {
-        width: 60; height: auto; padding: 1 2;
+        width: 72; max-width: 100%; height: auto; padding: 1 2;
         border: thick $accent; background: $surface;
     }
     GoToScreen #problem { color: $error; height: auto; }
@@ -51,7 +51,7 @@ class GoToScreen(ModalScreen[tuple[int, int | None] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Go to a row, or a row and a column (a token or a number):")
+            yield Static("Go to a row, or a row and a column (a token or a number):")
             yield Input(placeholder="e.g. sat  or  512, 7", id="target")
             yield Static("", id="problem")
 

@@ -40,7 +40,12 @@ KEYS = """\
 
 [b]Predict, then reveal[/b] — at a stage the scenario lists under predict:
   a digit       type your guess into the cell; Tab moves to the next key
+                (there, step with ← → rather than 1 … 5)
   r             reveal the row: each guess ✓ within 0.05, or ✗
+
+[b]Check my implementation[/b] — a scenario with expect:
+  ✓ ✗           the student's value for the cell matches, or differs
+  y             show their values instead of attention's, and back
   ctrl+p        "Keep predictions as expect:" then ctrl+s saves them
   q  ctrl+q     quit (asks first if there are unsaved edits)
   ?             this help (Esc closes it)

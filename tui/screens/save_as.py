@@ -17,7 +17,7 @@ class SaveAsScreen(ModalScreen[str | None]):
     DEFAULT_CSS = """
     SaveAsScreen { align: center middle; }
     SaveAsScreen > Vertical {
-        width: 72; height: auto; padding: 1 2;
+        width: 72; max-width: 100%; height: auto; padding: 1 2;
         border: thick $accent; background: $surface;
     }
     SaveAsScreen #problem { color: $error; height: auto; }

@@ -49,7 +49,10 @@ class ExplanationView(VerticalScroll, can_focus=False):
         self.extra = list(extra)
         text = Text()
         text.append((explanation.title if explanation else title) + "\n", "bold underline")
-        for line in [*(explanation.lines if explanation else ()), *extra]:
+        selected_at = None
+        for number, line in enumerate([*(explanation.lines if explanation else ()), *extra], 1):
+            if line.selected and selected_at is None:
+                selected_at = number
             start = len(text)
             for span in line.spans:
                 text.append(span.text, ROLE_STYLES.get(span.role, ""))
@@ -57,6 +60,9 @@ class ExplanationView(VerticalScroll, can_focus=False):
                 text.stylize(SELECTED, start, len(text))
             text.append("\n")
         self.query_one("#explanation-text", Static).update(text)
+        if selected_at is not None and selected_at >= self.size.height - 1:
+            # keep the cursor's line in view (long sums unfolded run to a thousand lines)
+            self.call_after_refresh(self.scroll_to, y=max(0, selected_at - 3), animate=False)
 
     @property
     def plain(self) -> str:

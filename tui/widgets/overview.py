@@ -63,6 +63,7 @@ class OverviewMap(Widget):
 
     def on_resize(self, event: events.Resize) -> None:
         self._shrink()
+        self.refresh()
 
     def _shrink(self) -> None:
         if self.weights is None:
