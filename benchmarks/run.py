@@ -141,6 +141,7 @@ async def app_latencies(scenario: Path, actions: list[str], repeats: int) -> dic
                 while not frames and time.perf_counter() - start < 1:
                     await asyncio.sleep(0.0005)
                 results[f"{name} (to next frame)"].append(frames[0] - start if frames else float("nan"))
+        screen.session.discard_recovery()
     return results
 
 
@@ -167,6 +168,7 @@ def child_memory(scenario: str, edits: int) -> None:
                 if i % 10 == 0:
                     screen.action_step(1)
                     await pilot.pause()
+            screen.session.discard_recovery()  # the next run starts afresh, not "restore?"
             del q
 
     asyncio.run(main())
@@ -174,9 +176,11 @@ def child_memory(scenario: str, edits: int) -> None:
 
 
 def memory(scenario: Path, edits: int) -> float:
-    output = subprocess.run([sys.executable, __file__, "--child-memory", str(scenario), str(edits)],
-                            capture_output=True, text=True, check=True, cwd=ROOT).stdout
-    return float(output.strip().splitlines()[-1])
+    done = subprocess.run([sys.executable, __file__, "--child-memory", str(scenario), str(edits)],
+                          capture_output=True, text=True, cwd=ROOT)
+    if done.returncode:
+        raise RuntimeError(f"the memory run failed:\n{done.stderr[-2000:]}")
+    return float(done.stdout.strip().splitlines()[-1])
 
 
 def json_time(scenario: Path) -> float:
@@ -211,6 +215,9 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
+        # the edits made here leave recovery copies: keep them out of the user's state folder
+        # (and out of the next run, which would be asked to restore them)
+        os.environ["XDG_STATE_HOME"] = str(folder / "state")
         scenarios = {T: make_scenario(folder, T) for T in (16, 256, 1024)}
 
         start = startup(runs, ROOT / "scenarios" / "cat_sat.yaml")

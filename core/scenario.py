@@ -8,7 +8,6 @@ all refer to one safely.
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
@@ -17,9 +16,7 @@ from typing import Mapping
 import numpy as np
 
 from core.numpy_files import ArrayRef
-from core.options import Expected
-from core.options import (INPUT_SETS, MAX_DIM, MAX_NUMBERS, MAX_T, Options,  # noqa: F401 (re-exported)
-                          RandomSpec, Variant)
+from core.options import INPUT_SETS, Expected, Options, RandomSpec, Variant  # noqa: F401 (re-exported)
 from core.yaml_source import Document
 
 @dataclass(frozen=True, eq=False)

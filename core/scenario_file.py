@@ -23,7 +23,7 @@ from core.errors import NumericError, ScenarioError
 from core.numbers import _NUMBER_TEXT
 from core.numpy_files import ArrayRef, NumpyFileError, check_matrix, first_non_finite, npz_members
 from core.options import INPUT_SETS, MAX_DIM, MAX_NUMBERS, MAX_T, Options, RandomSpec, Variant
-from core.yaml_source import Alias, Document, Mapping, Node, Scalar, Sequence, deref, parse
+from core.yaml_source import Document, Mapping, Node, Scalar, Sequence, deref, parse
 
 if TYPE_CHECKING:
     import numpy as np

@@ -26,7 +26,6 @@ import os
 import re
 import time
 import tracemalloc
-import traceback
 from pathlib import Path
 
 import numpy as np

@@ -26,7 +26,7 @@ from core.errors import NumericError, ScenarioError
 from core.compare import STAGE_OF, comparison_lines, trace_stage
 from core.explanation import FOLD, Line, Span, explain
 from core.predictions import prediction_lines
-from core.numbers import decimals_needed, mask_text, parse_number
+from core.numbers import decimals_needed
 from core.save import SaveError
 from core.scenario import Scenario
 from core.session import DiskChanged, Session
@@ -56,32 +56,6 @@ OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 
 ROLES = {"Q": "queries", "K": "keys", "V": "values", "X": "embeddings", "Wq": "query weights",
          "Wk": "key weights", "Wv": "value weights"}
-EXPECTED = {"score": "scores", "scale": "scaled", "softmax": "weights", "output": "output"}
-# Which predicted stages a stage would give away, in its cells and in its arithmetic: the scaled
-# scores are the scores ÷ √d_k, the softmax's exps show the scaled scores, the weighted sum
-# shows the weights. While a row of a predicted stage is hidden, so is whatever gives it away.
-GIVES_AWAY_IN_CELLS = {"score": {"scores"}, "scale": {"scores", "scaled"},
-                       "mask": {"scores", "scaled"}, "softmax": {"weights"}, "output": {"output"}}
-GIVES_AWAY_IN_ARITHMETIC = {"score": {"scores"}, "scale": {"scores", "scaled"},
-                            "mask": {"scores", "scaled"}, "softmax": {"scores", "scaled", "weights"},
-                            "output": {"weights", "output"}}
-OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
-
-ROLES = {"Q": "queries", "K": "keys", "V": "values", "X": "embeddings", "Wq": "query weights",
-         "Wk": "key weights", "Wv": "value weights"}
-def stage_head(stage: str, scenario: Scenario) -> str:
-    """What the stage view shows, in the options now in force."""
-    options = scenario.options
-    if stage == "scale":
-        scale = options.scale_text(scenario.d_k)
-        return "scaling is off: scaled = scores" if scale == "none" else f"scores {scale}"
-    if stage == "mask":
-        if not options.causal:
-            return "no causal mask: every key visible"
-        return f"future keys set to {mask_text(options.mask_value)}"
-    return {"score": "Q·Kᵀ (row = query, column = key)", "softmax": "weights, each row sums to 1",
-            "output": "output = weights·V"}[stage]
-
 
 STEP = Binding.Group("Step", compact=True)
 ROW = Binding.Group("Row", compact=True)
