@@ -20,7 +20,7 @@ from core.errors import ScenarioError
 from core.scenario_file import Entry, entries, loads
 from core.numbers import yaml_number
 from core.numpy_files import npy_bytes
-from core.scenario import Scenario
+from core.scenario import Scenario, bits_equal
 from core.yaml_source import Alias, Document, Mapping, Node, content_end, deref, replace_spans
 
 
@@ -57,7 +57,7 @@ def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
         _write_out_random(edits, scenario, top["random"])
     else:
         for name, current in scenario.inputs.items():
-            if _bits_equal(current, original.inputs[name]):
+            if bits_equal(current, original.inputs[name]):
                 continue
             if name in scenario.files:
                 stem = os.path.splitext(os.path.basename(target))[0]
@@ -309,17 +309,13 @@ def _value_start(text: str, node: Node) -> int:
 
 def _expect_equal(a: Scenario, b: Scenario) -> bool:
     return a.expect.keys() == b.expect.keys() and all(
-        _bits_equal(a.expect[s].values, b.expect[s].values)
+        bits_equal(a.expect[s].values, b.expect[s].values)
         and np.array_equal(a.expect[s].given, b.expect[s].given) for s in a.expect)
 
 
 def _inputs_equal(a: Scenario, b: Scenario) -> bool:
     return a.inputs.keys() == b.inputs.keys() and all(
-        _bits_equal(a.inputs[name], b.inputs[name]) for name in a.inputs)
-
-
-def _bits_equal(a: np.ndarray, b: np.ndarray) -> bool:
-    return a.shape == b.shape and bool(np.all(a.view(np.int64) == b.view(np.int64)))
+        bits_equal(a.inputs[name], b.inputs[name]) for name in a.inputs)
 
 
 def _row(values: np.ndarray) -> str:

@@ -125,10 +125,11 @@ class Scenario:
                 (other.options, other.variants, other.expect_tolerance) \
                 or self.inputs.keys() != other.inputs.keys() or self.expect.keys() != other.expect.keys():
             return False
-        return all(_bits_equal(self.inputs[name], other.inputs[name]) for name in self.inputs) and all(
-            _bits_equal(mine.values, theirs.values) and np.array_equal(mine.given, theirs.given)
+        return all(bits_equal(self.inputs[name], other.inputs[name]) for name in self.inputs) and all(
+            bits_equal(mine.values, theirs.values) and np.array_equal(mine.given, theirs.given)
             for mine, theirs in ((self.expect[name], other.expect[name]) for name in self.expect))
 
 
-def _bits_equal(a: np.ndarray, b: np.ndarray) -> bool:
+def bits_equal(a: np.ndarray, b: np.ndarray) -> bool:
+    """Same shape and the same bits in every cell (so -0.0 differs from 0.0, and NaN equals NaN)."""
     return a.shape == b.shape and bool(np.all(a.view(np.int64) == b.view(np.int64)))

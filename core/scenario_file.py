@@ -23,7 +23,7 @@ from core.errors import NumericError, ScenarioError
 from core.numbers import _NUMBER_TEXT
 from core.numpy_files import ArrayRef, NumpyFileError, check_matrix, first_non_finite, npz_members
 from core.options import INPUT_SETS, MAX_DIM, MAX_NUMBERS, MAX_T, Options, RandomSpec, Variant
-from core.yaml_source import Document, Mapping, Node, Scalar, Sequence, deref, parse
+from core.yaml_source import Document, Mapping, Node, Scalar, Sequence, deref, line_col, parse
 
 if TYPE_CHECKING:
     import numpy as np
@@ -120,7 +120,7 @@ def decode(data: bytes, path: str = "<scenario>") -> str:
     nul = text.find("\0")
     if nul >= 0:
         raise ScenarioError("not a text file: it contains a NUL byte (a scenario is YAML text)",
-                            *_line_col(text, nul), path)
+                            *line_col(text, nul), path)
     return text
 
 
@@ -194,7 +194,7 @@ def _read(text: str, path: str) -> dict[str, Any]:
     except ScenarioError as error:
         raise error.located(path) from None
     except UnicodeEncodeError as error:  # text (not a file) holding half of a UTF-16 pair
-        line, col = _line_col(text, error.start)
+        line, col = line_col(text, error.start)
         raise ScenarioError(f"the text holds U+{ord(text[error.start]):04X}, half of a character "
                             "(an unpaired surrogate): not valid Unicode", line, col, path) from None
 
@@ -836,11 +836,6 @@ def _count(n: int, noun: str) -> str:
 
 def _at(node: Node, message: str) -> ScenarioError:
     return ScenarioError(message, node.line, node.col)
-
-
-def _line_col(text: str, index: int) -> tuple[int, int]:
-    line = text.count("\n", 0, index) + 1
-    return line, index - (text.rfind("\n", 0, index) + 1) + 1
 
 
 def _default_title(path: str) -> str:
