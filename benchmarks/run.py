@@ -158,7 +158,6 @@ def child_memory(scenario: str, edits: int) -> None:
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause(0.1)
             screen = app.screen
-            q = screen.query_one("#input-Q", InputMatrix)
             rng = np.random.RandomState(2)
             T = screen.session.scenario.T
             for i in range(edits):
@@ -169,7 +168,6 @@ def child_memory(scenario: str, edits: int) -> None:
                     screen.action_step(1)
                     await pilot.pause()
             screen.session.discard_recovery()  # the next run starts afresh, not "restore?"
-            del q
 
     asyncio.run(main())
     print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)  # kB → MB on Linux
