@@ -91,16 +91,16 @@ def startup(runs: int, scenario: Path) -> dict:
     ours, bare = [], []
     for _ in range(runs):  # interleaved, so both see the same machine
         bare.append(time_to_text([python, str(ROOT / "benchmarks" / "bare_app.py")], b"bare app ready"))
-        ours.append(time_to_text([python, "-m", "tui", str(scenario)], b"Weighted sum"))
+        ours.append(time_to_text([python, "-m", "attn_tui", str(scenario)], b"Weighted sum"))
     return {"ours": ours, "bare": bare, "ratios": [o / b for o, b in zip(ours, bare)]}
 
 
 # ---- in-app latency ---------------------------------------------------------------------------
 
 async def app_latencies(scenario: Path, actions: list[str], repeats: int) -> dict[str, list[float]]:
-    from core import load
-    from tui.app import AttnApp
-    from tui.widgets.input_matrix import InputMatrix
+    from attn_tui.core import load
+    from attn_tui.tui.app import AttnApp
+    from attn_tui.tui.widgets.input_matrix import InputMatrix
 
     app = AttnApp(load(scenario))
     frames: list[float] = []
@@ -149,9 +149,9 @@ async def app_latencies(scenario: Path, actions: list[str], repeats: int) -> dic
 
 def child_memory(scenario: str, edits: int) -> None:
     """Run in a child process: open the scenario, make ``edits`` edits, print the peak RSS."""
-    from core import load
-    from tui.app import AttnApp
-    from tui.widgets.input_matrix import InputMatrix
+    from attn_tui.core import load
+    from attn_tui.tui.app import AttnApp
+    from attn_tui.tui.widgets.input_matrix import InputMatrix
 
     async def main() -> None:
         app = AttnApp(load(scenario))
@@ -183,7 +183,7 @@ def memory(scenario: Path, edits: int) -> float:
 
 def json_time(scenario: Path) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "tui", "--json", str(scenario)], stdout=subprocess.DEVNULL,
+    subprocess.run([sys.executable, "-m", "attn_tui", "--json", str(scenario)], stdout=subprocess.DEVNULL,
                    check=True, cwd=ROOT)
     return time.perf_counter() - start
 
@@ -222,7 +222,7 @@ def main() -> None:
         rows.append(row("first paint of cat_sat ÷ bare Textual app", start["ratios"], 1.5, "×"))
         rows.append(row("  (first paint of cat_sat)", start["ours"], None, "ms", 1000))
         rows.append(row("  (bare Textual app)", start["bare"], None, "ms", 1000))
-        whole = [time_to_text([sys.executable, "-m", "tui", str(ROOT / "scenarios" / "cat_sat.yaml")],
+        whole = [time_to_text([sys.executable, "-m", "attn_tui", str(ROOT / "scenarios" / "cat_sat.yaml")],
                               b"row = query") for _ in range(runs)]
         rows.append(row("  (whole debugger of cat_sat on screen)", whole, None, "ms", 1000))
 
@@ -237,10 +237,10 @@ def main() -> None:
                 rows.append(row("next stage, T = 1024", latencies["next stage"], 20, "ms", 1000))
                 rows.append(row("move the query row, T = 1024", latencies["move query row"], 20, "ms", 1000))
 
-        opened = [time_to_text([sys.executable, "-m", "tui", str(scenarios[1024])], b"Weighted sum")
+        opened = [time_to_text([sys.executable, "-m", "attn_tui", str(scenarios[1024])], b"Weighted sum")
                   for _ in range(max(3, runs // 2))]
         rows.append(row("open a T = 1024 npz scenario to first paint", opened, 1.5, "s"))
-        whole = [time_to_text([sys.executable, "-m", "tui", str(scenarios[1024])], b"row = query")
+        whole = [time_to_text([sys.executable, "-m", "attn_tui", str(scenarios[1024])], b"row = query")
                  for _ in range(max(3, runs // 2))]
         rows.append(row("  (whole debugger on screen)", whole, None, "s"))
         rows.append(row("peak RSS, T = 1024 open, after 100 edits",

@@ -10,12 +10,12 @@ from __future__ import annotations
 from importlib import import_module
 
 _EXPORTS = {
-    "STAGES": "core.stages", "STAGE_TITLES": "core.stages",
-    "Trace": "core.attention", "compute": "core.attention", "compute_all": "core.attention",
-    "NumericError": "core.errors", "ScenarioError": "core.errors",
-    "Explanation": "core.explanation", "explain": "core.explanation", "sentence": "core.explanation",
-    "check": "core.scenario_file", "load": "core.scenario_file", "loads": "core.scenario_file",
-    "Options": "core.options", "Variant": "core.options", "Scenario": "core.scenario",
+    "STAGES": "attn_tui.core.stages", "STAGE_TITLES": "attn_tui.core.stages",
+    "Trace": "attn_tui.core.attention", "compute": "attn_tui.core.attention", "compute_all": "attn_tui.core.attention",
+    "NumericError": "attn_tui.core.errors", "ScenarioError": "attn_tui.core.errors",
+    "Explanation": "attn_tui.core.explanation", "explain": "attn_tui.core.explanation", "sentence": "attn_tui.core.explanation",
+    "check": "attn_tui.core.scenario_file", "load": "attn_tui.core.scenario_file", "loads": "attn_tui.core.scenario_file",
+    "Options": "attn_tui.core.options", "Variant": "attn_tui.core.options", "Scenario": "attn_tui.core.scenario",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.errors import NumericError
-from core.scenario import Options, Scenario
-from core.softmax import entropy_rows, softmax_rows
-from core.stages import STAGE_TITLES, STAGES  # noqa: F401 (re-exported)
+from attn_tui.core.errors import NumericError
+from attn_tui.core.scenario import Options, Scenario
+from attn_tui.core.softmax import entropy_rows, softmax_rows
+from attn_tui.core.stages import STAGE_TITLES, STAGES  # noqa: F401 (re-exported)
 
 
 

@@ -39,7 +39,7 @@ def is_builtin(path: str | Path) -> bool:
 
 
 def _folder() -> Path:
-    return Path(str(resources.files("scenarios")))
+    return Path(str(resources.files("attn_tui.scenarios")))
 
 
 ORDER = ("cat_sat", "cat_sat_bidirectional", "exaggerated_query", "unscaled_x10", "random_v4",

@@ -14,13 +14,13 @@ from typing import Callable
 
 import numpy as np
 
-from core.attention import Trace, compute
-from core.explanation import Line, Span
-from core.errors import NumericError
-from core.numbers import fixed
-from core.options import Expected
-from core.scenario import Scenario
-from core.softmax import softmax_rows
+from attn_tui.core.attention import Trace, compute
+from attn_tui.core.explanation import Line, Span
+from attn_tui.core.errors import NumericError
+from attn_tui.core.numbers import fixed
+from attn_tui.core.options import Expected
+from attn_tui.core.scenario import Scenario
+from attn_tui.core.softmax import softmax_rows
 
 EXPECT_STAGES = ("scores", "scaled", "weights", "output")
 STAGE_OF = {"scores": "score", "scaled": "scale", "weights": "softmax", "output": "output"}
@@ -200,7 +200,7 @@ def comparison_lines(comparison: Comparison, stage: str, row: int, col: int | No
     if mistake is not None and comparison.first_difference is not None:
         lines.append(Line((Span(f"Likely bug: {mistake.what}. Fix: {mistake.fix}.", "masked"),)))
         if comparison.mistaken_trace is not None:
-            from core.explanation import explain
+            from attn_tui.core.explanation import explain
 
             wrong = explain(comparison.mistaken_trace, STAGE_OF[stage], row, col)
             lines.append(Line((Span("The mistaken way, for this row:", "note"),)))

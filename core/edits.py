@@ -7,8 +7,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Union
 
-from core.numbers import yaml_number
-from core.scenario import Scenario
+from attn_tui.core.numbers import yaml_number
+from attn_tui.core.scenario import Scenario
 
 NUDGE = 0.1
 

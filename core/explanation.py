@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.attention import STAGE_TITLES, STAGES, Trace
-from core.numbers import decimals_needed, fixed, mask_text
+from attn_tui.core.attention import STAGE_TITLES, STAGES, Trace
+from attn_tui.core.numbers import decimals_needed, fixed, mask_text
 
 FOLD = 8
 BAR_WIDTH = 24

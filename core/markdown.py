@@ -13,11 +13,11 @@ import re
 
 import numpy as np
 
-from core.attention import STAGE_TITLES, STAGES, Trace, compute_all
-from core.explanation import explain
-from core.numbers import decimals_needed, fixed, mask_text
-from core.report import stage_heading_with_columns
-from core.scenario import Scenario
+from attn_tui.core.attention import STAGE_TITLES, STAGES, Trace, compute_all
+from attn_tui.core.explanation import explain
+from attn_tui.core.numbers import decimals_needed, fixed, mask_text
+from attn_tui.core.report import stage_heading_with_columns
+from attn_tui.core.scenario import Scenario
 
 # The header of a query × key table's first column: rows are queries, columns are keys.
 QUERY_KEY_HEAD = "query ↓ · key →"

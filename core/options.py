@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.numbers import fixed, mask_text
+from attn_tui.core.numbers import fixed, mask_text
 
 if TYPE_CHECKING:
     import numpy as np

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.explanation import Line, Span
-from core.numbers import fixed
-from core.options import Expected
+from attn_tui.core.explanation import Line, Span
+from attn_tui.core.numbers import fixed
+from attn_tui.core.options import Expected
 
 CLOSE = 0.05
 UNKNOWN, CLOSE_ENOUGH, OFF = 0, 1, 2  # verdicts for a cell

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.atomic_write import write_atomic
-from core.edits import Edit, SetCell, SetExpect, SetOption
-from core.options import Expected
+from attn_tui.core.atomic_write import write_atomic
+from attn_tui.core.edits import Edit, SetCell, SetExpect, SetOption
+from attn_tui.core.options import Expected
 
 VERSION = 1
 

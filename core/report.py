@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from core.attention import STAGE_TITLES, STAGES, Trace, compute_all
-from core.explanation import explain
-from core.numbers import decimals_needed, fixed, mask_text
-from core.scenario import Scenario
-from core.stages import stage_heading
+from attn_tui.core.attention import STAGE_TITLES, STAGES, Trace, compute_all
+from attn_tui.core.explanation import explain
+from attn_tui.core.numbers import decimals_needed, fixed, mask_text
+from attn_tui.core.scenario import Scenario
+from attn_tui.core.stages import stage_heading
 
 
 def to_json(scenario: Scenario, traces: dict[str, Trace] | None = None) -> dict[str, Any]:

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.atomic_write import write_atomic
-from core.errors import ScenarioError
-from core.scenario_file import Entry, entries, loads
-from core.numbers import yaml_number
-from core.numpy_files import npy_bytes
-from core.scenario import Scenario, bits_equal
-from core.yaml_source import Alias, Document, Mapping, Node, content_end, deref, replace_spans
+from attn_tui.core.atomic_write import write_atomic
+from attn_tui.core.errors import ScenarioError
+from attn_tui.core.scenario_file import Entry, entries, loads
+from attn_tui.core.numbers import yaml_number
+from attn_tui.core.numpy_files import npy_bytes
+from attn_tui.core.scenario import Scenario, bits_equal
+from attn_tui.core.yaml_source import Alias, Document, Mapping, Node, content_end, deref, replace_spans
 
 
 class SaveError(Exception):

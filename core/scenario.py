@@ -15,9 +15,9 @@ from typing import Mapping
 
 import numpy as np
 
-from core.numpy_files import ArrayRef
-from core.options import INPUT_SETS, Expected, Options, RandomSpec, Variant  # noqa: F401 (re-exported)
-from core.yaml_source import Document
+from attn_tui.core.numpy_files import ArrayRef
+from attn_tui.core.options import INPUT_SETS, Expected, Options, RandomSpec, Variant  # noqa: F401 (re-exported)
+from attn_tui.core.yaml_source import Document
 
 @dataclass(frozen=True, eq=False)
 class Scenario:

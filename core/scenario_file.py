@@ -19,16 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from core.errors import NumericError, ScenarioError
-from core.numbers import _NUMBER_TEXT
-from core.numpy_files import ArrayRef, NumpyFileError, check_matrix, first_non_finite, npz_members
-from core.options import INPUT_SETS, MAX_DIM, MAX_NUMBERS, MAX_T, Options, RandomSpec, Variant
-from core.yaml_source import Document, Mapping, Node, Scalar, Sequence, deref, line_col, parse
+from attn_tui.core.errors import NumericError, ScenarioError
+from attn_tui.core.numbers import _NUMBER_TEXT
+from attn_tui.core.numpy_files import ArrayRef, NumpyFileError, check_matrix, first_non_finite, npz_members
+from attn_tui.core.options import INPUT_SETS, MAX_DIM, MAX_NUMBERS, MAX_T, Options, RandomSpec, Variant
+from attn_tui.core.yaml_source import Document, Mapping, Node, Scalar, Sequence, deref, line_col, parse
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from core.scenario import Scenario
+    from attn_tui.core.scenario import Scenario
 
 INPUT_NAMES = ("Q", "K", "V", "X", "Wq", "Wk", "Wv")
 EXPECT_STAGES = ("scores", "scaled", "weights", "output")
@@ -201,7 +201,7 @@ def _read(text: str, path: str) -> dict[str, Any]:
 
 def _build(fields: dict[str, Any]) -> Scenario:
     """The Scenario, with its arrays, from checked fields (this is where NumPy comes in)."""
-    from core.scenario import Scenario
+    from attn_tui.core.scenario import Scenario
 
     inputs = fields["random"].generate() if fields["random"] is not None else fields["inputs"]
     scenario = Scenario(inputs=inputs, **{key: fields[key] for key in (

@@ -11,16 +11,16 @@ import os
 
 import numpy as np
 
-from core.attention import Trace, compute_all, update
-from core.compare import EXPECT_STAGES, Comparison, compare, trace_stage
-from core.edits import Edit, History, SetCell, SetExpect, SetOption, nudged, scale_cycle
-from core import recovery
-from core.options import Expected
-from core.predictions import CLOSE, Predictions
-from core.errors import NumericError
-from core.scenario_file import loads, read_text
-from core.save import SaveError, save
-from core.scenario import Scenario
+from attn_tui.core.attention import Trace, compute_all, update
+from attn_tui.core.compare import EXPECT_STAGES, Comparison, compare, trace_stage
+from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetOption, nudged, scale_cycle
+from attn_tui.core import recovery
+from attn_tui.core.options import Expected
+from attn_tui.core.predictions import CLOSE, Predictions
+from attn_tui.core.errors import NumericError
+from attn_tui.core.scenario_file import loads, read_text
+from attn_tui.core.save import SaveError, save
+from attn_tui.core.scenario import Scenario
 
 TRACKED = ("scores", "scaled", "masked", "weights", "output")
 

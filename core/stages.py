@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.numbers import mask_text
-from core.options import Options
+from attn_tui.core.numbers import mask_text
+from attn_tui.core.options import Options
 
 STAGES = ("score", "scale", "mask", "softmax", "output")
 STAGE_TITLES = {

@@ -12,7 +12,7 @@ import re
 
 import yaml
 
-from core.options import MAX_DIM, MAX_NUMBERS, MAX_T
+from attn_tui.core.options import MAX_DIM, MAX_NUMBERS, MAX_T
 
 RANDOM_DECIMALS = 2
 MAX_SEED = 2**32 - 1  # what np.random.seed accepts

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import yaml
 from yaml.resolver import Resolver
 
-from core.errors import ScenarioError
+from attn_tui.core.errors import ScenarioError
 
 MAX_DEPTH = 64
 MAX_NODES = 6_000_000

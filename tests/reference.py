@@ -1,4 +1,4 @@
-"""Independent implementations of attention, written from the source texts, not from core."""
+"""Independent implementations of attention, written from the source texts, not from attn_tui.core."""
 
 from __future__ import annotations
 

@@ -8,9 +8,9 @@ import asyncio
 from hypothesis import given, settings, strategies as st
 from textual import events
 
-from core import load
-from core.numbers import parse_number
-from tui.app import AttnApp
+from attn_tui.core import load
+from attn_tui.core.numbers import parse_number
+from attn_tui.tui.app import AttnApp
 from tests.conftest import SCENARIOS
 from tests.tui_helpers import matrix
 

@@ -11,9 +11,10 @@ import sys
 import numpy as np
 import pytest
 
-from core import compute_all, load
-from tui import cli
-from tui.cli import main
+from attn_tui.core import compute_all, load
+from attn_tui.tui import cli
+from attn_tui import __version__
+from attn_tui.tui.cli import main
 from tests.conftest import ROOT, SCENARIOS
 from tests.reference import chapter_attention
 
@@ -142,7 +143,7 @@ def test_an_internal_error_is_one_line_and_exit_3(capsys, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("core.report.to_json", broken)
+    monkeypatch.setattr("attn_tui.core.report.to_json", broken)
     assert main(["--json", "cat_sat"]) == 3
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "internal error" in err and "Traceback" not in err
@@ -156,13 +157,13 @@ def test_version_and_help(capsys):
             main([flag])
         assert caught.value.code == 0
     out = capsys.readouterr().out
-    assert "attn-tui 0.1.0" in out and "--json" in out
+    assert f"attn-tui {__version__}" in out and "--json" in out
 
 
 def test_a_real_process_exits_with_the_documented_status(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("Q: [[1, 2]]\nK: [[1]]\nV: [[1]]\n")
-    run = lambda *args: subprocess.run([sys.executable, "-m", "tui", *args], cwd=ROOT,
+    run = lambda *args: subprocess.run([sys.executable, "-m", "attn_tui", *args], cwd=ROOT,
                                        capture_output=True, text=True)
     ok = run("--json", "cat_sat")
     assert ok.returncode == 0 and strict_json(ok.stdout)["title"] == "The cat sat"
@@ -181,7 +182,7 @@ def test_builtins_are_found_by_name_from_anywhere(tmp_path, capsys, monkeypatch)
 def test_a_scenario_error_stops_the_app_before_it_takes_the_terminal(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("Q: [[1]]\nK: [[1]]\nV: [[1]]\ncasual: false\n")
-    result = subprocess.run([sys.executable, "-m", "tui", str(bad)], cwd=ROOT, capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "attn_tui", str(bad)], cwd=ROOT, capture_output=True,
                             text=True, timeout=60)
     assert result.returncode == 2
     assert result.stderr == f"{bad}:4:1: unknown key 'casual' in the scenario; did you mean 'causal'?\n"

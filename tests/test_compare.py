@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from core import load, loads
-from core.compare import compare
-from tui.cli import main
+from attn_tui.core import load, loads
+from attn_tui.core.compare import compare
+from attn_tui.tui.cli import main
 
 RNG = np.random.RandomState(3)
 T, D = 5, 4

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import yaml
 
-import core
-from core.numbers import fixed
-from core.scenario_file import KEYS, check
+from attn_tui import core
+from attn_tui.core.numbers import fixed
+from attn_tui.core.scenario_file import KEYS, check
 from tests.conftest import ROOT
 
 DOCS = ROOT / "docs"
@@ -226,7 +226,7 @@ def test_bank_sees_river_only_without_the_mask():
 
 
 def test_the_expect_example_is_diagnosed_as_the_guide_says():
-    from core.compare import compare, summary
+    from attn_tui.core.compare import compare, summary
 
     text = guide()
     snippet = re.search(r"<!-- expect-example -->\n```yaml\n(.*?)```\n", text, flags=re.S).group(1)

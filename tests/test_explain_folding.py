@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from core import Scenario, compute, explain
-from core.attention import STAGES
+from attn_tui.core import Scenario, compute, explain
+from attn_tui.core.attention import STAGES
 
 
 @pytest.fixture(scope="module")

@@ -7,14 +7,15 @@ from tests.conftest import ROOT
 
 import pkgutil
 
-import core
+from attn_tui import core
 
-MODULES = sorted(f"core.{module.name}" for module in pkgutil.iter_modules(core.__path__))
+MODULES = sorted(f"attn_tui.core.{module.name}" for module in pkgutil.iter_modules(core.__path__))
 
 CODE = f"""
 import sys
 import {", ".join(MODULES)}
-import tui.cli
+import attn_tui.tui.cli
+from attn_tui import core
 core.report.to_text(core.load('scenarios/cat_sat.yaml'))
 leaked = sorted(name for name in sys.modules if name.split('.')[0] in ('textual', 'rich'))
 print(leaked)
@@ -22,7 +23,7 @@ print(leaked)
 
 CHECK_WITHOUT_NUMPY = """
 import sys
-from core.scenario_file import check
+from attn_tui.core.scenario_file import check
 checked = check('scenarios/cat_sat.yaml')
 assert checked.title == 'The cat sat' and checked.T == 3, checked
 print(sorted(name for name in sys.modules if name.split('.')[0] in ('numpy', 'textual', 'rich')))

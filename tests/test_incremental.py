@@ -17,9 +17,9 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from core import Scenario, compute
-from core.scenario import Options
-from core.session import Session
+from attn_tui.core import Scenario, compute
+from attn_tui.core.scenario import Options
+from attn_tui.core.session import Session
 
 finite = st.floats(-20, 20, allow_nan=False)
 STAGES = ("scores", "scaled", "masked", "row_max", "row_sum", "exp", "weights", "output")

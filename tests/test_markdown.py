@@ -14,9 +14,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import core
-from core.markdown import to_markdown
-from core.scenario import Scenario
+from attn_tui import core
+from attn_tui.core.markdown import to_markdown
+from attn_tui.core.scenario import Scenario
 from tests.conftest import SCENARIOS
 
 MINUS_INFINITY = "−∞"

@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 from textual import events
 
-from core import compute, load
-from core.numbers import fixed
-from core.catalog import builtins
-from tui.app import AttnApp
-from tui.screens.debugger import DebuggerScreen
+from attn_tui.core import compute, load
+from attn_tui.core.numbers import fixed
+from attn_tui.core.catalog import builtins
+from attn_tui.tui.app import AttnApp
+from attn_tui.tui.screens.debugger import DebuggerScreen
 
 KEYS_PER_SCENARIO = int(os.environ.get("MONKEY_KEYS", "1000"))
 # every key of the debugger that does not leave it (quit, save, palette, help and go-to open

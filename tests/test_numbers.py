@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from core.numbers import decimals_needed, fixed, parse_number, yaml_number
+from attn_tui.core.numbers import decimals_needed, fixed, parse_number, yaml_number
 
 import numpy as np
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import ScenarioError, load
-from core.session import Session
-from tui.cli import main
+from attn_tui.core import ScenarioError, load
+from attn_tui.core.session import Session
+from attn_tui.tui.cli import main
 
 RNG = np.random.RandomState(0)
 Q, K, V = RNG.randn(5, 4), RNG.randn(5, 4), RNG.randn(5, 3)

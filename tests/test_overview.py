@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from core.overview import block_edges, downsample
+from attn_tui.core.overview import block_edges, downsample
 
 
 def test_block_means_of_a_known_matrix():

@@ -8,9 +8,9 @@ import numpy as np
 from hypothesis import given, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from core import Scenario, compute
-from core.scenario import Options
-from core.softmax import softmax_rows
+from attn_tui.core import Scenario, compute
+from attn_tui.core.scenario import Options
+from attn_tui.core.softmax import softmax_rows
 from tests.reference import naive_attention
 
 finite = st.floats(min_value=-50, max_value=50, allow_nan=False, allow_infinity=False)
@@ -109,7 +109,7 @@ def test_every_array_is_float64():
 @given(scenarios(max_T=8))
 def test_the_sentence_percentages_of_a_whole_row_add_up_to_100(scenario):
     import re
-    from core import sentence
+    from attn_tui.core import sentence
     trace = compute(scenario)
     for row in range(scenario.T):
         text = sentence(trace, row).replace(", and 0% to the future", "")

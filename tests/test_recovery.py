@@ -7,9 +7,9 @@ import os
 import numpy as np
 import pytest
 
-from core import load
-from core.recovery import recovery_path
-from core.session import Session
+from attn_tui.core import load
+from attn_tui.core.recovery import recovery_path
+from attn_tui.core.session import Session
 from tests.conftest import SCENARIOS
 
 
@@ -88,8 +88,8 @@ def test_a_changed_file_is_flagged_and_a_damaged_copy_ignored(mine):
 
 def test_a_students_nan_values_survive_the_copy(mine):
     session = Session(load(mine))
-    from core.edits import SetExpect
-    from core.options import Expected
+    from attn_tui.core.edits import SetExpect
+    from attn_tui.core.options import Expected
     values = np.array([[np.nan, 1.0, -np.inf], [0.0] * 3, [0.0] * 3])
     session.apply(SetExpect({"weights": Expected(values, np.ones((3, 3), bool))}, {}, 1e-3, 1e-6))
     again = Session(load(mine))
@@ -102,7 +102,7 @@ def test_a_folder_that_cannot_be_written_says_why_and_keeps_the_edits(mine, monk
     def full(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("core.recovery.write_atomic", full)
+    monkeypatch.setattr("attn_tui.core.recovery.write_atomic", full)
     session = Session(load(mine))
     session.set_cell("Q", 0, 0, 2.0)
     assert session.scenario.Q[0, 0] == 2.0
@@ -110,7 +110,7 @@ def test_a_folder_that_cannot_be_written_says_why_and_keeps_the_edits(mine, monk
 
 
 async def test_the_app_offers_the_edits_back(mine):
-    from tui.screens.choice import ChoiceScreen
+    from attn_tui.tui.screens.choice import ChoiceScreen
     from tests.tui_helpers import debugger, running
 
     crashed = Session(load(mine))

@@ -7,10 +7,10 @@ import os
 import numpy as np
 import pytest
 
-from core import load, loads
-from core.atomic_write import write_atomic
-from core.save import SaveError, render, updated_text
-from core.session import DiskChanged, Session
+from attn_tui.core import load, loads
+from attn_tui.core.atomic_write import write_atomic
+from attn_tui.core.save import SaveError, render, updated_text
+from attn_tui.core.session import DiskChanged, Session
 from tests.conftest import SCENARIOS
 
 COMMENTED = """\
@@ -218,7 +218,7 @@ def test_the_changed_cells_are_those_whose_values_moved():
 
 
 def test_an_overflowing_edit_is_refused_and_nothing_changes():
-    from core.errors import NumericError
+    from attn_tui.core.errors import NumericError
     session = Session(load(SCENARIOS / "cat_sat.yaml"))
     session.set_cell("Q", 2, 0, 1e200)
     with pytest.raises(NumericError):
@@ -248,7 +248,7 @@ def test_saving_through_a_symlink_replaces_the_target_and_keeps_the_link(write, 
 
 
 def test_an_overflow_after_an_edit_names_the_right_cell():
-    from core.errors import NumericError
+    from attn_tui.core.errors import NumericError
     session = Session(load(SCENARIOS / "cat_sat.yaml"))
     session.set_cell("Q", 2, 0, 1e308)
     with pytest.raises(NumericError) as caught:

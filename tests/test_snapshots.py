@@ -6,8 +6,8 @@ folder the tests run from, and nothing on screen blinks.
 
 from __future__ import annotations
 
-from core import load
-from tui.app import AttnApp
+from attn_tui.core import load
+from attn_tui.tui.app import AttnApp
 from tests.conftest import SCENARIOS
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import compute, compute_all, explain, load, sentence
-from core.report import to_text
+from attn_tui.core import compute, compute_all, explain, load, sentence
+from attn_tui.core.report import to_text
 from tests.conftest import SCENARIOS
 from tests.reference import article_attention, chapter_attention
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from core import Scenario, compute, load
-from core.numbers import fixed
-from tui.app import AttnApp
-from tui.screens.choice import ChoiceScreen
-from tui.screens.chooser import ChooserScreen
-from tui.screens.help import HelpScreen
-from tui.screens.save_as import SaveAsScreen
+from attn_tui.core import Scenario, compute, load
+from attn_tui.core.numbers import fixed
+from attn_tui.tui.app import AttnApp
+from attn_tui.tui.screens.choice import ChoiceScreen
+from attn_tui.tui.screens.chooser import ChooserScreen
+from attn_tui.tui.screens.help import HelpScreen
+from attn_tui.tui.screens.save_as import SaveAsScreen
 from tests.conftest import SCENARIOS
 from tests.tui_helpers import debugger, explanation, matrix, running, screen_text, stage_view
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import Scenario, compute, load
-from core.numbers import fixed
-from tui.widgets.overview import OverviewMap
+from attn_tui.core import Scenario, compute, load
+from attn_tui.core.numbers import fixed
+from attn_tui.tui.widgets.overview import OverviewMap
 from tests.tui_helpers import (debugger, drawn_lines, explanation, matrix, running, screen_text,
                                stage_view)
 

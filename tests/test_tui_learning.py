@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core import load
+from attn_tui.core import load
 from tests.conftest import SCENARIOS
 from tests.tui_helpers import debugger, explanation, running, stage_view
 
@@ -107,7 +107,7 @@ async def test_predictions_kept_without_an_expect_are_checked_within_0_05(tmp_pa
         app.screen.action_keep_predictions()
         await pilot.press("ctrl+s")
         await pilot.pause()
-    from tui.cli import main
+    from attn_tui.tui.cli import main
     assert load(path).expect_tolerance == 0.05
     assert main(["--check", str(path)]) == 0  # the ✓ the app gave, --check gives too
 

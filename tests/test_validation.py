@@ -11,8 +11,8 @@ import tracemalloc
 
 import pytest
 
-from core import ScenarioError, load
-from tui.cli import main
+from attn_tui.core import ScenarioError, load
+from attn_tui.tui.cli import main
 from tests.conftest import ROOT
 
 QKV = "Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n"
@@ -173,7 +173,7 @@ def test_yaml_1_1_numbers_and_text_tokens(write):
 
 
 def test_a_scenario_without_a_title_or_file_is_untitled():
-    from core import loads
+    from attn_tui.core import loads
     assert loads(QKV).title == "Untitled scenario"
 
 
@@ -228,7 +228,7 @@ def test_a_python_tag_is_never_executed(tmp_path):
     marker = tmp_path / "executed"
     path = tmp_path / "evil.yaml"
     path.write_text(f"Q: !!python/object/apply:os.system ['touch {marker}']\nK: [[1]]\nV: [[1]]\n")
-    result = subprocess.run([sys.executable, "-m", "tui", "--check", str(path)], cwd=ROOT,
+    result = subprocess.run([sys.executable, "-m", "attn_tui", "--check", str(path)], cwd=ROOT,
                             capture_output=True, text=True)
     assert result.returncode == 2 and not marker.exists()
     assert "Traceback" not in result.stderr

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from contextlib import asynccontextmanager
 
-from core import load
-from tui.app import AttnApp
-from tui.screens.debugger import DebuggerScreen
-from tui.widgets.explanation import ExplanationView
-from tui.widgets.input_matrix import InputMatrix
-from tui.widgets.matrix import MatrixView
+from attn_tui.core import load
+from attn_tui.tui.app import AttnApp
+from attn_tui.tui.screens.debugger import DebuggerScreen
+from attn_tui.tui.widgets.explanation import ExplanationView
+from attn_tui.tui.widgets.input_matrix import InputMatrix
+from attn_tui.tui.widgets.matrix import MatrixView
 from tests.conftest import SCENARIOS
 
 SIZE = (120, 40)

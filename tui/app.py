@@ -15,15 +15,15 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from core import catalog
-from core.stages import STAGE_TITLES, STAGES
-from tui.screens.choice import ChoiceScreen
-from tui.screens.help import HelpScreen
+from attn_tui.core import catalog
+from attn_tui.core.stages import STAGE_TITLES, STAGES
+from attn_tui.tui.screens.choice import ChoiceScreen
+from attn_tui.tui.screens.help import HelpScreen
 
 if TYPE_CHECKING:
-    from core.scenario import Scenario
-    from core.scenario_file import Checked
-    from tui.screens.debugger import DebuggerScreen
+    from attn_tui.core.scenario import Scenario
+    from attn_tui.core.scenario_file import Checked
+    from attn_tui.tui.screens.debugger import DebuggerScreen
 
 
 class AttnApp(App[int]):
@@ -50,30 +50,30 @@ class AttnApp(App[int]):
 
     def on_mount(self) -> None:
         if self.checked is not None:
-            from tui.screens.start import StartScreen
+            from attn_tui.tui.screens.start import StartScreen
 
             name = os.path.splitext(os.path.basename(self.checked.path))[0]
             where = f"{name} (built-in)" if self.read_only else self.checked.path
             self.push_screen(StartScreen(self.checked, where))
             self.call_after_refresh(self._open_checked)
         elif self.initial is not None:
-            from tui.screens.debugger import DebuggerScreen
+            from attn_tui.tui.screens.debugger import DebuggerScreen
 
             self.push_screen(DebuggerScreen(self.initial, self.read_only))
         else:
-            from tui.screens.chooser import ChooserScreen
+            from attn_tui.tui.screens.chooser import ChooserScreen
 
             self.push_screen(ChooserScreen())
 
     def _open_checked(self) -> None:
-        from core import load
-        from tui.screens.debugger import DebuggerScreen
+        from attn_tui.core import load
+        from attn_tui.tui.screens.debugger import DebuggerScreen
 
         self.switch_screen(DebuggerScreen(load(self.checked.path), self.read_only))
 
     @property
     def debugger(self) -> DebuggerScreen | None:
-        from tui.screens.debugger import DebuggerScreen
+        from attn_tui.tui.screens.debugger import DebuggerScreen
 
         screens = [screen for screen in self.screen_stack if isinstance(screen, DebuggerScreen)]
         return screens[-1] if screens else None
@@ -81,7 +81,7 @@ class AttnApp(App[int]):
     def open_scenario(self, scenario: Scenario, read_only: bool = True) -> None:
         """Replace the current scenario (asking first if it has unsaved edits); built-ins are
         opened read-only: saving one asks where to put the copy."""
-        from tui.screens.debugger import DebuggerScreen
+        from attn_tui.tui.screens.debugger import DebuggerScreen
 
         self._unless_unsaved(lambda: self.switch_screen(DebuggerScreen(scenario, read_only)))
 
@@ -115,8 +115,8 @@ class AttnApp(App[int]):
                          decided)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        from core import load
-        from tui.screens.debugger import DebuggerScreen
+        from attn_tui.core import load
+        from attn_tui.tui.screens.debugger import DebuggerScreen
 
         debugger = screen if isinstance(screen, DebuggerScreen) else None
         if debugger is not None:

@@ -12,7 +12,7 @@ import os
 import sys
 import traceback
 
-from tui import __version__
+from attn_tui import __version__
 
 EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    from core import ScenarioError
+    from attn_tui.core import ScenarioError
 
     if args.list:
         return list_builtins()
@@ -104,10 +104,10 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     try:
         path = scenario_path(args.scenario)
         if not headless:  # the app: check now, build after the first frame (see tui.app)
-            from core.scenario_file import check
+            from attn_tui.core.scenario_file import check
 
             return start_app(check(path), read_only=not os.path.exists(args.scenario))
-        from core import load
+        from attn_tui.core import load
 
         scenario = load(path)
     except ScenarioError as error:
@@ -115,14 +115,14 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return EXIT_USAGE
     comparison = None
     if scenario.expect:
-        from core.compare import compare
+        from attn_tui.core.compare import compare
 
         comparison = compare(scenario)
     if args.json:
-        from core.report import to_json
+        from attn_tui.core.report import to_json
         document = to_json(scenario)
         if comparison is not None:
-            from core.compare import to_json as comparison_json
+            from attn_tui.core.compare import to_json as comparison_json
             document["comparison"] = comparison_json(comparison)
         # one write of the whole text: json.dump's many small writes are several times slower
         sys.stdout.write(json.dumps(document, allow_nan=False) + "\n")
@@ -132,16 +132,16 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         except ValueError as exc:
             parser.error(str(exc))
         if args.markdown:
-            from core.markdown import to_markdown
+            from attn_tui.core.markdown import to_markdown
             sys.stdout.write(to_markdown(scenario, rows=rows))
         else:
-            from core.report import to_text
+            from attn_tui.core.report import to_text
             sys.stdout.write(to_text(scenario, rows=rows))
     elif args.check:
         if comparison is None:
             print(f"{scenario.display_name}: ok: {summary(scenario)}")
         else:
-            from core.compare import summary as comparison_summary
+            from attn_tui.core.compare import summary as comparison_summary
             verdict = "your values match" if comparison.ok else "your values differ"
             print(f"{scenario.display_name}: {verdict}: {summary(scenario)}")
             print(comparison_summary(comparison, scenario.tokens))
@@ -152,8 +152,8 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 def new_scenario(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``attn-tui new FILE …``: write a commented template; refuse to replace a file unasked."""
-    from core.atomic_write import write_atomic
-    from core.template import scenario_template
+    from attn_tui.core.atomic_write import write_atomic
+    from attn_tui.core.template import scenario_template
 
     try:
         text = scenario_template(args.tokens.split(), args.d_k, args.d_v, seed=args.random)
@@ -180,7 +180,7 @@ def new_scenario(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
 
 def scenario_path(name: str) -> str:
     """A file path, or failing that the file of a built-in; errors name what was tried."""
-    from core import ScenarioError, catalog
+    from attn_tui.core import ScenarioError, catalog
 
     if os.path.exists(name):
         return name
@@ -220,7 +220,7 @@ def summary(scenario) -> str:
 
 
 def list_builtins() -> int:
-    from core import catalog, load
+    from attn_tui.core import catalog, load
 
     entries = [(builtin.name, load(builtin.path).title) for builtin in catalog.builtins()]
     width = max(len(name) for name, _ in entries)
@@ -230,7 +230,7 @@ def list_builtins() -> int:
 
 
 def start_app(checked, read_only: bool = False) -> int:
-    from tui.app import run_app
+    from attn_tui.tui.app import run_app
 
     return run_app(checked, read_only)
 

@@ -9,7 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from core import catalog, load
+from attn_tui.core import catalog, load
 
 
 class ChooserScreen(Screen[None]):

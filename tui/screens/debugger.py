@@ -20,28 +20,28 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from core.attention import STAGE_TITLES, STAGES
-from core.stages import stage_heading
-from core.errors import NumericError, ScenarioError
-from core.compare import STAGE_OF, comparison_lines, trace_stage
-from core.explanation import FOLD, Line, Span, explain
-from core.predictions import prediction_lines
-from core.numbers import decimals_needed
-from core.save import SaveError
-from core.scenario import Scenario
-from core.session import DiskChanged, Session
-from tui.screens.choice import ChoiceScreen
-from tui.screens.goto import GoToScreen
-from tui.screens.save_as import SaveAsScreen
-from tui.widgets.explanation import ExplanationView
-from tui.widgets.header import ScenarioHeader
-from tui.widgets.editable_matrix import EditableMatrix
-from tui.widgets.input_matrix import InputMatrix
-from tui.widgets.stage_view import StageView
-from tui.widgets.matrix import Grid, MatrixView
-from tui.widgets.overview import OverviewMap
-from tui.widgets.steps import StepStrip
-from tui.widgets.variants import VariantsView
+from attn_tui.core.attention import STAGE_TITLES, STAGES
+from attn_tui.core.stages import stage_heading
+from attn_tui.core.errors import NumericError, ScenarioError
+from attn_tui.core.compare import STAGE_OF, comparison_lines, trace_stage
+from attn_tui.core.explanation import FOLD, Line, Span, explain
+from attn_tui.core.predictions import prediction_lines
+from attn_tui.core.numbers import decimals_needed
+from attn_tui.core.save import SaveError
+from attn_tui.core.scenario import Scenario
+from attn_tui.core.session import DiskChanged, Session
+from attn_tui.tui.screens.choice import ChoiceScreen
+from attn_tui.tui.screens.goto import GoToScreen
+from attn_tui.tui.screens.save_as import SaveAsScreen
+from attn_tui.tui.widgets.explanation import ExplanationView
+from attn_tui.tui.widgets.header import ScenarioHeader
+from attn_tui.tui.widgets.editable_matrix import EditableMatrix
+from attn_tui.tui.widgets.input_matrix import InputMatrix
+from attn_tui.tui.widgets.stage_view import StageView
+from attn_tui.tui.widgets.matrix import Grid, MatrixView
+from attn_tui.tui.widgets.overview import OverviewMap
+from attn_tui.tui.widgets.steps import StepStrip
+from attn_tui.tui.widgets.variants import VariantsView
 
 EXPECTED = {"score": "scores", "scale": "scaled", "softmax": "weights", "output": "output"}
 # Which predicted stages a stage would give away, in its cells and in its arithmetic: the scaled

@@ -10,9 +10,9 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
 
-from core.scenario_file import Checked
-from tui.widgets.header import ScenarioHeader
-from tui.widgets.steps import StepStrip
+from attn_tui.core.scenario_file import Checked
+from attn_tui.tui.widgets.header import ScenarioHeader
+from attn_tui.tui.widgets.steps import StepStrip
 
 
 class StartScreen(Screen[None]):

@@ -11,8 +11,8 @@ from __future__ import annotations
 from textual import events
 from textual.message import Message
 
-from core.numbers import parse_number
-from tui.widgets.matrix import MatrixView
+from attn_tui.core.numbers import parse_number
+from attn_tui.tui.widgets.matrix import MatrixView
 
 START_KEYS = set("0123456789.")
 

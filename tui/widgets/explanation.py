@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from core.explanation import Explanation, Line
+from attn_tui.core.explanation import Explanation, Line
 
 ROLE_STYLES = {
     "text": "",

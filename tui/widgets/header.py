@@ -7,11 +7,11 @@ from textual.widgets import Static
 
 from typing import TYPE_CHECKING
 
-from core.numbers import mask_text
+from attn_tui.core.numbers import mask_text
 
 if TYPE_CHECKING:
-    from core.scenario import Scenario
-    from core.scenario_file import Checked
+    from attn_tui.core.scenario import Scenario
+    from attn_tui.core.scenario_file import Checked
 
 
 class ScenarioHeader(Static):

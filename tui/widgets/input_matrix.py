@@ -11,9 +11,9 @@ from textual import events
 from textual.binding import Binding
 from textual.message import Message
 
-from core.numbers import yaml_number
-from tui.widgets.editable_matrix import EditableMatrix
-from tui.widgets.matrix import MatrixView
+from attn_tui.core.numbers import yaml_number
+from attn_tui.tui.widgets.editable_matrix import EditableMatrix
+from attn_tui.tui.widgets.matrix import MatrixView
 
 NAVIGATION = {
     "up": lambda m: m.action_move(-1, 0), "down": lambda m: m.action_move(1, 0),

@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from core.numbers import LARGE, fixed, mask_text
+from attn_tui.core.numbers import LARGE, fixed, mask_text
 
 LEVELS = 33
 MAX_LABEL = 12

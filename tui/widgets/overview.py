@@ -14,8 +14,8 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from core.overview import block_edges, downsample
-from tui.widgets.matrix import LEVELS, PALETTES
+from attn_tui.core.overview import block_edges, downsample
+from attn_tui.tui.widgets.matrix import LEVELS, PALETTES
 
 _COLOURS = [PALETTES["weights"].get_color(level / (LEVELS - 1)) for level in range(LEVELS)]
 _DIM = 0.45  # outside the visible window, colours fade towards black

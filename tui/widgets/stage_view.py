@@ -10,8 +10,8 @@ from __future__ import annotations
 from textual import events
 from textual.message import Message
 
-from core.numbers import yaml_number
-from tui.widgets.editable_matrix import EditableMatrix
+from attn_tui.core.numbers import yaml_number
+from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 
 
 class StageView(EditableMatrix, can_focus=True):

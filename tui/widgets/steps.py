@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from core.stages import STAGE_TITLES, STAGES
+from attn_tui.core.stages import STAGE_TITLES, STAGES
 
 
 class StepStrip(Static):

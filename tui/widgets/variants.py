@@ -6,10 +6,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from core.attention import STAGE_TITLES, STAGES, Trace
-from core.explanation import bar
-from core.numbers import decimals_needed, fixed, mask_text
-from core.scenario import Scenario
+from attn_tui.core.attention import STAGE_TITLES, STAGES, Trace
+from attn_tui.core.explanation import bar
+from attn_tui.core.numbers import decimals_needed, fixed, mask_text
+from attn_tui.core.scenario import Scenario
 
 
 class VariantsView(Static):
