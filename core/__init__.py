@@ -10,8 +10,9 @@ from __future__ import annotations
 from importlib import import_module
 
 _EXPORTS = {
-    "STAGES": "attn_tui.core.stages", "STAGE_TITLES": "attn_tui.core.stages",
-    "Trace": "attn_tui.core.attention", "compute": "attn_tui.core.attention", "compute_all": "attn_tui.core.attention",
+    "REGISTRY": "attn_tui.core.stages", "stages_for": "attn_tui.core.stages",
+    "Attention": "attn_tui.core.attention", "Trace": "attn_tui.core.attention",
+    "compute": "attn_tui.core.attention", "compute_all": "attn_tui.core.attention",
     "NumericError": "attn_tui.core.errors", "ScenarioError": "attn_tui.core.errors",
     "Explanation": "attn_tui.core.explanation", "explain": "attn_tui.core.explanation", "sentence": "attn_tui.core.explanation",
     "check": "attn_tui.core.scenario_file", "load": "attn_tui.core.scenario_file", "loads": "attn_tui.core.scenario_file",

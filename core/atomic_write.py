@@ -6,13 +6,15 @@ import os
 import tempfile
 
 
-def write_atomic(path: str, data: str | bytes) -> None:
+def write_atomic(path: str, data: str | bytes, durable: bool = True) -> None:
     """Write ``data`` (text as UTF-8, line endings untouched) to ``path`` atomically.
 
-    It goes to a temporary file beside ``path``, is flushed to disk, takes the old file's
-    permissions, and is renamed over ``path`` in one step; on any failure the temporary file
-    is removed and ``path`` is as it was. Through a symbolic link, the file it points to is
-    replaced (the link stays a link); a new file gets the usual permissions (0666 less umask).
+    It goes to a temporary file beside ``path``, is flushed to disk (unless not ``durable``: a
+    file that must only outlive the process, not the machine, skips the slow fsync), takes the
+    old file's permissions, and is renamed over ``path`` in one step; on any failure the
+    temporary file is removed and ``path`` is as it was. Through a symbolic link, the file it
+    points to is replaced (the link stays a link); a new file gets the usual permissions (0666
+    less umask).
     """
     path = os.path.realpath(path)
     directory = os.path.dirname(path)
@@ -22,7 +24,8 @@ def write_atomic(path: str, data: str | bytes) -> None:
         with os.fdopen(fd, "wb") as file:
             file.write(data.encode("utf-8") if isinstance(data, str) else data)
             file.flush()
-            os.fsync(file.fileno())
+            if durable:
+                os.fsync(file.fileno())
         try:
             mode = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
@@ -35,7 +38,8 @@ def write_atomic(path: str, data: str | bytes) -> None:
         except OSError:
             pass
         raise
-    _sync_directory(directory)
+    if durable:
+        _sync_directory(directory)
 
 
 def _umask() -> int:

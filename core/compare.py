@@ -1,8 +1,11 @@
 """Check a student's own attention: compare their numbers with ours, stage by stage, and name
-the mistake when their numbers match a known one.
+the mistake their numbers match.
 
 Each known mistake is recognised by recomputing attention the mistaken way and comparing
-again; nothing is guessed from the size of the difference.
+again; nothing is guessed from the size of the difference. When several mistakes match, the
+closest is named; when two give the same numbers for this scenario, both are named with what
+to change so the scenario could tell them apart; when none matches at the given tolerance but
+one would at a looser one (a student who rounded to three decimals), that is said.
 """
 
 from __future__ import annotations
@@ -14,17 +17,19 @@ from typing import Callable
 
 import numpy as np
 
-from attn_tui.core.attention import Trace, compute
-from attn_tui.core.explanation import Line, Span
+from attn_tui.core.attention import Attention, Trace, trace
 from attn_tui.core.errors import NumericError
+from attn_tui.core.explanation import Line, Span
+from attn_tui.core.labels import column_labels, token_labels
 from attn_tui.core.numbers import fixed
 from attn_tui.core.options import Expected
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.softmax import softmax_rows
+from attn_tui.core.stages import BY_KEY, EXPECT_KEYS
 
-EXPECT_STAGES = ("scores", "scaled", "weights", "output")
-STAGE_OF = {"scores": "score", "scaled": "scale", "weights": "softmax", "output": "output"}
 MAX_LISTED = 5
+ROUNDED = 0.005  # a student's numbers this close to a computation look rounded, not wrong
+SAME = 1e-12     # two computations this close give "the same numbers"
 
 
 @dataclass(frozen=True)
@@ -38,9 +43,11 @@ class Mistake:
 
 @dataclass(frozen=True)
 class StageComparison:
-    stage: str                 # scores, scaled, weights or output
+    stage: str                 # the expect: name: scores, scaled, weights or output
     differs: np.ndarray        # bool, where the student's value is off by more than the tolerance
     difference: np.ndarray     # student − correct (NaN where either is NaN)
+    yours: np.ndarray          # the student's values
+    correct: np.ndarray        # attention's
 
     @property
     def matches(self) -> bool:
@@ -52,14 +59,37 @@ class StageComparison:
 
 
 @dataclass(frozen=True)
+class Diagnosis:
+    """The mistake (or mistakes: ones this scenario cannot tell apart) the student's numbers
+    match; ``tolerance`` is set when they match only at a looser tolerance than the scenario's."""
+
+    mistakes: tuple[Mistake, ...]
+    tolerance: float | None = None
+    suggestion: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.mistakes[0].key
+
+    @property
+    def what(self) -> str:
+        return " or ".join(mistake.what for mistake in self.mistakes)
+
+    @property
+    def fix(self) -> str:
+        return "; or ".join(mistake.fix for mistake in self.mistakes)
+
+
+@dataclass(frozen=True)
 class Comparison:
     """The student's stages against ours, the first that differs, and the likely mistake."""
 
     stages: tuple[StageComparison, ...]
     tolerance: float
-    diagnosis: Mistake | None = None
+    diagnosis: Diagnosis | None = None
     mistaken: dict[str, np.ndarray] = field(default_factory=dict)  # the mistake's own stages
-    mistaken_trace: Trace | None = None  # when the mistake is attention with other options
+    mistaken_attention: Attention | None = None  # when the mistake is attention with other options
+    rounded: float | None = None  # the student's values match attention's within this, only
 
     @property
     def ok(self) -> bool:
@@ -80,6 +110,9 @@ MISTAKES = {
                         "divide the scores by np.sqrt(d_k) before the softmax"),
     "divided_by_d_k": Mistake("divided_by_d_k", "the scores were divided by d_k instead of √d_k",
                               "divide by np.sqrt(d_k), not by d_k"),
+    "divided_by_d_k_not_scale": Mistake(
+        "divided_by_d_k_not_scale", "the scores were divided by d_k instead of the scenario's divisor",
+        "divide by the scale the scenario gives"),
     "no_mask": Mistake("no_mask", "the causal mask was not applied",
                        "before the softmax, set the scores where j > i to -inf "
                        "(np.triu(np.ones((T, T)), k=1))"),
@@ -95,66 +128,108 @@ MISTAKES = {
     "k_as_v": Mistake("k_as_v", "the weights multiply K where V belongs", "the output is weights @ V"),
 }
 
+# What to change in a scenario so that two mistakes give different numbers.
+TELL_APART = {
+    frozenset({"no_mask", "mask_sees_ahead"}):
+        "with only two tokens, seeing one step ahead is seeing everything: add a third token",
+    frozenset({"unscaled", "divided_by_d_k"}): "make d_k at least 2",
+    frozenset({"unscaled", "divided_by_d_k_not_scale"}): "make d_k differ from 1",
+}
 
-def compare(scenario: Scenario, trace: Trace | None = None) -> Comparison:
-    """Compare the student's stages (the scenario's ``expect``) with ``trace`` (default: the
-    scenario's own); name the mistake their first differing stage matches, if any."""
-    trace = trace or compute(scenario)
+
+def compare(scenario: Scenario, attention: Attention | None = None) -> Comparison:
+    """Compare the student's stages (the scenario's ``expect``) with attention's (one head);
+    name the mistake their first differing stage matches, if any."""
+    attention = attention or Attention(scenario)
+    correct = trace(attention)
     expect, tolerance = scenario.expect, scenario.expect_tolerance
-    stages = tuple(_compare(name, expect[name], trace_stage(trace, name), tolerance)
-                   for name in EXPECT_STAGES if name in expect)
+    stages = tuple(_compare(name, expect[name], _values(correct, name), tolerance)
+                   for name in EXPECT_KEYS if name in expect)
     comparison = Comparison(stages, tolerance)
     first = comparison.first_difference
     if first is None:
         return comparison
-    for key, make in _mistaken_ways(scenario, trace):
+    expected = expect[first.stage]
+    candidates = []
+    for key, make in _mistaken_ways(scenario, correct):
         mistaken = make()
         if mistaken is None or first.stage not in mistaken:
             continue
         theirs = mistaken[first.stage]
-        same_as_correct = _close(theirs, trace_stage(trace, first.stage), tolerance)
-        if theirs.shape != expect[first.stage].values.shape or same_as_correct:
-            continue  # a mistake that changes nothing here cannot be told apart
-        if _compare(first.stage, expect[first.stage], theirs, tolerance).matches:
-            mistaken_trace = mistaken.get("trace")
-            arrays = {name: value for name, value in mistaken.items() if name != "trace"}
-            return Comparison(stages, tolerance, MISTAKES[key], arrays, mistaken_trace)
-    return comparison
+        if theirs.shape != expected.values.shape or _distance(theirs, first.correct, expected.given) <= tolerance:
+            continue  # a mistake that changes nothing here cannot be told apart from attention
+        candidates.append((_distance(expected.values, theirs, expected.given), key, mistaken))
+    off_correct = _distance(expected.values, first.correct, expected.given)
+    rounded = _nice(off_correct) if off_correct <= ROUNDED else None
+    candidates.sort(key=lambda found: found[0])
+    if not candidates or (candidates[0][0] > tolerance
+                          and (candidates[0][0] > ROUNDED or candidates[0][0] >= off_correct)):
+        return dataclasses.replace(comparison, rounded=rounded)
+    best_distance, _, best = candidates[0]
+    # mistakes that give this scenario the same numbers (to float64's last digits) as the closest
+    same = [key for _, key, mistaken in candidates
+            if _distance(mistaken[first.stage], best[first.stage], expected.given) <= SAME]
+    suggestion = None
+    if len(same) > 1:
+        suggestion = TELL_APART.get(frozenset(same), "change the inputs (more tokens, Q ≠ K, d_k ≥ 2) "
+                                                      "so that these mistakes give different numbers")
+    diagnosis = Diagnosis(tuple(MISTAKES[key] for key in same),
+                          None if best_distance <= tolerance else _nice(best_distance), suggestion)
+    arrays = {name: value for name, value in best.items() if name != "attention"}
+    return Comparison(stages, tolerance, diagnosis, arrays, best.get("attention"))
 
 
-def trace_stage(trace: Trace, name: str) -> np.ndarray:
-    return {"scores": trace.scores, "scaled": trace.scaled, "weights": trace.weights,
-            "output": trace.output}[name]
+def _values(correct: Trace, name: str) -> np.ndarray:
+    return {"scores": correct.scores, "scaled": correct.scaled, "weights": correct.weights,
+            "output": correct.output}[name]
 
 
-def summary(comparison: Comparison, tokens: tuple[str, ...]) -> str:
+def summary(comparison: Comparison, scenario: Scenario) -> str:
     """What ``--check`` prints: each stage's verdict, the first differing cells, the diagnosis."""
+    rows = token_labels(scenario.row_tokens)
     lines = []
+    p = max(scenario.precision, 3)
     for stage in comparison.stages:
         if stage.matches:
             lines.append(f"{stage.stage}: ✓ matches (tolerance {comparison.tolerance:g})")
             continue
+        columns = column_labels(scenario, BY_KEY[stage.stage])
         lines.append(f"{stage.stage}: ✗ {stage.count} cell{'s' if stage.count > 1 else ''} differ")
         for i, j in np.argwhere(stage.differs)[:MAX_LISTED]:
-            column = tokens[j] if stage.stage != "output" else f"d{j + 1}"
-            lines.append(f"  ({tokens[i]}, {column}): yours differs by {_signed(stage.difference[i, j])}")
+            yours, correct = _pair(stage.yours[i, j], stage.correct[i, j], p)
+            lines.append(f"  ({rows[i]}, {columns[j]}): yours {yours}, attention {correct} "
+                         f"(off by {_signed(stage.difference[i, j])})")
         if stage.count > MAX_LISTED:
             lines.append(f"  … and {stage.count - MAX_LISTED} more")
     first = comparison.first_difference
-    if first is not None:
-        lines.append(f"The first stage that differs is {first.stage}.")
-        if comparison.diagnosis is not None:
-            mistake = comparison.diagnosis
-            lines.append(f"Likely bug: {mistake.what} — your {first.stage} values match attention "
-                         f"computed that way. Fix: {mistake.fix}.")
+    if first is None:
+        return "\n".join(lines)
+    lines.append(f"The first stage that differs is {first.stage}.")
+    diagnosis = comparison.diagnosis
+    if diagnosis is not None:
+        if diagnosis.tolerance is not None:
+            lines.append(f"At the tolerance {comparison.tolerance:g} they match none of the known "
+                         f"mistakes, but within {diagnosis.tolerance:g} (your numbers look rounded) "
+                         "they match one:")
+        if len(diagnosis.mistakes) == 1:
+            lines.append(f"Likely bug: {diagnosis.what} — your {first.stage} values match attention "
+                         f"computed that way. Fix: {diagnosis.fix}.")
         else:
-            lines.append("They match none of the known mistakes; step through that stage in the app "
-                         "(attn-tui FILE) to see where your arithmetic departs.")
+            lines.append(f"Likely bug, one of: {diagnosis.what} — this scenario gives the same "
+                         f"{first.stage} for each, so it cannot tell them apart. Fix: {diagnosis.fix}.")
+            lines.append(f"To tell them apart: {diagnosis.suggestion}.")
+    elif comparison.rounded is not None:
+        lines.append(f"Your {first.stage} values match attention's within {comparison.rounded:g}: they "
+                     f"look rounded. Set expect_tolerance: {comparison.rounded:g} if that is close enough.")
+    else:
+        lines.append("They match none of the known mistakes; step through that stage in the app "
+                     "(attn-tui FILE) to see where your arithmetic departs.")
     return "\n".join(lines)
 
 
 def to_json(comparison: Comparison) -> dict:
     first = comparison.first_difference
+    diagnosis = comparison.diagnosis
     return {
         "ok": comparison.ok,
         "tolerance": comparison.tolerance,
@@ -162,132 +237,171 @@ def to_json(comparison: Comparison) -> dict:
         "stages": [{"stage": stage.stage, "matches": stage.matches, "differing_cells": stage.count,
                     "cells": [[int(i), int(j)] for i, j in np.argwhere(stage.differs)]}
                    for stage in comparison.stages],
-        "diagnosis": None if comparison.diagnosis is None else {
-            "mistake": comparison.diagnosis.key, "what": comparison.diagnosis.what,
-            "fix": comparison.diagnosis.fix},
+        "diagnosis": None if diagnosis is None else {
+            "mistake": diagnosis.key, "what": diagnosis.what, "fix": diagnosis.fix,
+            "same_numbers_as": [mistake.key for mistake in diagnosis.mistakes[1:]],
+            "needs_tolerance": diagnosis.tolerance, "suggestion": diagnosis.suggestion},
+        "rounded_within": comparison.rounded,
     }
 
 
-def cell_note(comparison: Comparison, stage: str, row: int, col: int) -> str | None:
-    """One line about a student's cell: "yours 0.250, off by +0.002 ✗" (None if not given)."""
+def cell_note(comparison: Comparison, stage: str, row: int, col: int, precision: int) -> str | None:
+    """One line about a student's cell: "yours 0.250, attention 0.248 ✗" (None if not given)."""
     compared = comparison.stage(stage)
     if compared is None or math.isnan(compared.difference[row, col]) and not compared.differs[row, col]:
         return None
+    yours, correct = _pair(compared.yours[row, col], compared.correct[row, col], precision)
     if compared.differs[row, col]:
-        return f"yours differs by {_signed(compared.difference[row, col])} ✗"
-    return "yours matches ✓"
+        return f"yours {yours}, attention {correct} ✗"
+    return f"yours {yours}, matches ✓"
 
 
-def comparison_lines(comparison: Comparison, stage: str, row: int, col: int | None,
-                     tokens: tuple[str, ...], precision: int) -> list[Line]:
+def comparison_lines(comparison: Comparison, scenario: Scenario, stage: str, row: int,
+                     col: int | None) -> list[Line]:
     """What the explanation pane adds for a student's values: their cell and row against ours,
     and, when their numbers match a known mistake, that mistake's arithmetic for the row."""
     compared = comparison.stage(stage)
     if compared is None:
         return []
+    rows = token_labels(scenario.row_tokens)
+    columns = column_labels(scenario, BY_KEY[stage])
+    p = scenario.precision
     lines = [Line((Span("Your values (expect:)", "token"),))]
-    columns = tokens if stage != "output" else tuple(f"d{j + 1}" for j in range(compared.differs.shape[1]))
     if col is not None and col < compared.differs.shape[1]:
-        note = cell_note(comparison, stage, row, col)
+        note = cell_note(comparison, stage, row, col, p)
         if note:
-            lines.append(Line((Span(f"({tokens[row]}, {columns[col]}): ", "token"),
+            lines.append(Line((Span(f"({rows[row]}, {columns[col]}): ", "token"),
                                Span(note, "masked" if compared.differs[row, col] else "result")), True))
     bad = int(compared.differs[row].sum())
-    verdict = (f"row {tokens[row]!r}: {bad} of {compared.differs.shape[1]} cells differ ✗" if bad
-               else f"row {tokens[row]!r}: matches ✓")
+    verdict = (f'row "{rows[row]}": {bad} of {compared.differs.shape[1]} cells differ ✗' if bad
+               else f'row "{rows[row]}": matches ✓')
     lines.append(Line((Span(verdict, "masked" if bad else "result"),)))
-    mistake = comparison.diagnosis
-    if mistake is not None and comparison.first_difference is not None:
-        lines.append(Line((Span(f"Likely bug: {mistake.what}. Fix: {mistake.fix}.", "masked"),)))
-        if comparison.mistaken_trace is not None:
+    diagnosis = comparison.diagnosis
+    if diagnosis is not None and comparison.first_difference is not None:
+        lines.append(Line((Span(f"Likely bug: {diagnosis.what}. Fix: {diagnosis.fix}.", "masked"),)))
+        if diagnosis.suggestion:
+            lines.append(Line((Span(f"To tell them apart: {diagnosis.suggestion}.", "note"),)))
+        if comparison.mistaken_attention is not None:
             from attn_tui.core.explanation import explain
 
-            wrong = explain(comparison.mistaken_trace, STAGE_OF[stage], row, col)
+            wrong = explain(comparison.mistaken_attention, BY_KEY[stage].name, row, col)
             lines.append(Line((Span("The mistaken way, for this row:", "note"),)))
             lines += [Line(tuple(Span(span.text, "note" if span.role == "text" else span.role)
                                  for span in line.spans), line.selected) for line in wrong.lines]
         elif stage in comparison.mistaken:
             values = comparison.mistaken[stage][row]
-            shown = ", ".join(fixed(float(v), precision) for v in values[:8]) + (", …" if len(values) > 8 else "")
+            shown = ", ".join(fixed(float(v), p) for v in values[:8]) + (", …" if len(values) > 8 else "")
             lines.append(Line((Span(f"The mistaken way gives this row: [{shown}]", "note"),)))
     return lines
 
 
 def _compare(name: str, expected: Expected, correct: np.ndarray, tolerance: float) -> StageComparison:
     values = expected.values
-    if values.shape != correct.shape:  # a mistaken variant of another shape (K where V belongs)
-        return StageComparison(name, np.ones(values.shape, bool), np.full(values.shape, np.nan))
     with np.errstate(invalid="ignore", over="ignore"):
         difference = values - correct
         both_nan = np.isnan(values) & np.isnan(correct)
         same_inf = np.isinf(values) & (values == correct)
         near = np.abs(difference) <= tolerance
     differs = expected.given & ~(near | both_nan | same_inf)
-    return StageComparison(name, differs, np.where(expected.given, difference, np.nan))
+    return StageComparison(name, differs, np.where(expected.given, difference, np.nan), values, correct)
 
 
-def _close(a: np.ndarray, b: np.ndarray, tolerance: float) -> bool:
-    if a.shape != b.shape:
-        return False
-    with np.errstate(invalid="ignore"):
-        return bool(np.all((np.abs(a - b) <= tolerance) | (np.isnan(a) & np.isnan(b)) | (a == b)))
+def _distance(a: np.ndarray, b: np.ndarray, given: np.ndarray) -> float:
+    """The largest difference over the given cells (a NaN against a number: infinitely far)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        difference = np.abs(a - b)
+    same = (np.isnan(a) & np.isnan(b)) | (a == b)
+    difference = np.where(same, 0.0, np.where(np.isnan(difference), np.inf, difference))
+    return float(difference[given].max(initial=0.0))
 
 
-def _mistaken_ways(scenario: Scenario, trace: Trace) -> list[tuple[str, Callable[[], dict | None]]]:
+def _nice(distance: float) -> float:
+    """A round tolerance at least ``distance``: 1, 2 or 5 times a power of ten."""
+    if distance <= 0:
+        return 1e-12
+    power = 10.0 ** math.floor(math.log10(distance))
+    for step in (1, 2, 5, 10):
+        if step * power >= distance:
+            return float(f"{step * power:.0e}")
+    return 10 * power
+
+
+def _mistaken_ways(scenario: Scenario, correct: Trace) -> list[tuple[str, Callable[[], dict | None]]]:
     """Each known mistake as a recomputation of the stages it changes."""
-    options = trace.options
-    d_k = trace.d_k
+    options = correct.options
+    d_k = correct.d_k
 
-    def as_trace(mask_offset: int = 1, **changes) -> Callable[[], dict | None]:
+    def as_attention(causal_offset: int = 1, **changes) -> Callable[[], dict | None]:
         def make() -> dict | None:
+            other_options = dataclasses.replace(options, **changes)
+            attention = Attention(scenario, other_options,
+                                  visibility=scenario.visibility(other_options, causal_offset))
             try:
-                other = compute(scenario, dataclasses.replace(options, **changes), mask_offset)
+                other = trace(attention)
             except NumericError:
                 return None
-            return {"scaled": other.scaled, "weights": other.weights, "output": other.output,
-                    "trace": other}
+            with np.errstate(invalid="ignore"):  # a row that sees nothing gives NaN, as theirs would
+                weights = np.where(other.empty[:, None], np.nan, other.weights)
+                output = np.where(other.empty[:, None], np.nan, other.output)
+            return {"scaled": other.scaled, "weights": weights, "output": output, "attention": attention}
         return make
 
     def transposed() -> dict:
-        scores = trace.scores.T
-        other = _from_scores(scores, trace)
-        return {"scores": scores, **other}
+        scores = correct.scores.T
+        return {"scores": scores, **_from_scores(scores, correct)}
 
     def mask_after_softmax() -> dict | None:
         if not options.causal:
             return None
-        weights = softmax_rows(trace.scaled)[3] * ~trace.blocked
-        return {"weights": weights, "output": weights @ trace.V}
+        weights = softmax_rows(correct.scaled)[3] * ~correct.blocked
+        return {"weights": weights, "output": weights @ correct.V}
 
     def softmax_axis() -> dict:
         with np.errstate(invalid="ignore"):
-            weights = softmax_rows(trace.masked.T)[3].T
-        return {"weights": weights, "output": weights @ trace.V}
+            weights = softmax_rows(correct.masked.T)[3].T
+        return {"weights": weights, "output": weights @ correct.V}
 
     def k_as_v() -> dict | None:
-        return {"output": trace.weights @ trace.K} if trace.K.shape == trace.V.shape else None
+        return {"output": correct.weights @ correct.K} if correct.K.shape == correct.V.shape else None
 
-    ways: list[tuple[str, Callable[[], dict | None]]] = [("transposed", transposed)]
+    ways: list[tuple[str, Callable[[], dict | None]]] = []
+    if scenario.T == scenario.T_k:
+        ways.append(("transposed", transposed))
     if options.scale is not False:
-        ways.append(("unscaled", as_trace(scale=False)))
-    if options.scale is True and d_k != 1:  # for d_k = 1 the two are the same
-        ways.append(("divided_by_d_k", as_trace(scale=float(d_k))))
+        ways.append(("unscaled", as_attention(scale=False)))
+    if options.scale is True and d_k != 1:
+        ways.append(("divided_by_d_k", as_attention(scale=float(d_k))))
+    elif options.scale not in (True, False) and float(options.scale) != d_k:
+        ways.append(("divided_by_d_k_not_scale", as_attention(scale=float(d_k))))
     if options.causal:
-        ways += [("no_mask", as_trace(causal=False)), ("mask_hides_self", as_trace(mask_offset=0)),
-                 ("mask_sees_ahead", as_trace(mask_offset=2))]
+        ways += [("no_mask", as_attention(causal=False)), ("mask_hides_self", as_attention(0)),
+                 ("mask_sees_ahead", as_attention(2))]
     ways += [("mask_after_softmax", mask_after_softmax), ("softmax_axis", softmax_axis),
              ("k_as_v", k_as_v)]
     return ways
 
 
-def _from_scores(scores: np.ndarray, trace: Trace) -> dict:
-    scaled = scores / trace.divisor
-    masked = np.where(trace.blocked, trace.options.mask_value, scaled)
-    weights = softmax_rows(masked)[3]
-    return {"scaled": scaled, "weights": weights, "output": weights @ trace.V}
+def _from_scores(scores: np.ndarray, correct: Trace) -> dict:
+    scaled = scores / correct.divisor
+    masked = np.where(correct.blocked, correct.options.mask_value, scaled)
+    with np.errstate(invalid="ignore"):
+        weights = softmax_rows(masked)[3]
+    return {"scaled": scaled, "weights": weights, "output": weights @ correct.V}
+
+
+def _pair(yours: float, correct: float, precision: int) -> tuple[str, str]:
+    """Both values with enough decimals that different numbers read differently."""
+    def text(value: float, decimals: int) -> str:
+        return "nan (not a number)" if math.isnan(value) else fixed(float(value), decimals)
+
+    decimals = precision
+    while decimals < 12 and yours != correct and text(yours, decimals) == text(correct, decimals):
+        decimals += 1
+    return text(yours, decimals), text(correct, decimals)
 
 
 def _signed(value: float) -> str:
     if math.isnan(value):
         return "nan (not a number)"
-    return ("+" if value >= 0 else "") + (fixed(value, 6) if abs(value) >= 1e-6 else f"{value:.2e}")
+    text = fixed(abs(value), 6) if abs(value) >= 1e-6 else f"{abs(value):.2e}"
+    return ("+" if value >= 0 else "−") + text

@@ -7,6 +7,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Union
 
+from attn_tui.core.labels import input_labels
 from attn_tui.core.numbers import yaml_number
 from attn_tui.core.scenario import Scenario
 
@@ -15,24 +16,26 @@ NUDGE = 0.1
 
 @dataclass(frozen=True)
 class SetCell:
-    """``matrix[row, col] = value`` (it was ``old``)."""
+    """``matrix[row, col] = value`` (it was ``old``); ``head`` picks one head of a 3-D input."""
 
     matrix: str
     row: int
     col: int
     value: float
     old: float
+    head: int | None = None
 
     def apply(self, scenario: Scenario) -> Scenario:
-        return scenario.with_cell(self.matrix, self.row, self.col, self.value)
+        return scenario.with_cell(self.matrix, self.row, self.col, self.value, self.head)
 
     def inverse(self) -> SetCell:
-        return SetCell(self.matrix, self.row, self.col, self.old, self.value)
+        return SetCell(self.matrix, self.row, self.col, self.old, self.value, self.head)
 
     def describe(self, scenario: Scenario) -> str:
-        row = scenario.tokens[self.row] if self.matrix in ("Q", "K", "V", "X") else f"row {self.row + 1}"
-        return (f"{self.matrix}[{row}, {self.col + 1}] = {yaml_number(self.value)} "
-                f"(was {yaml_number(self.old)})")
+        rows, columns = input_labels(scenario, self.matrix)
+        head = "" if self.head is None else f" ({scenario.head_names[self.head]})"
+        return (f"{self.matrix}{head}[{rows[self.row]}, {columns[self.col]}] = "
+                f"{yaml_number(self.value)} (was {yaml_number(self.old)})")
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,15 @@ import re
 
 import numpy as np
 
-from attn_tui.core.attention import STAGE_TITLES, STAGES, Trace, compute_all
+from attn_tui.core.attention import Attention
 from attn_tui.core.explanation import explain
-from attn_tui.core.numbers import decimals_needed, fixed, mask_text
-from attn_tui.core.report import stage_heading_with_columns
+from attn_tui.core.labels import ROLES, column_labels, dims, input_labels, token_labels
+from attn_tui.core.numbers import decimals_needed, fixed, fixed_row, mask_text
+from attn_tui.core.report import attentions_of, stage_title, summary_line
 from attn_tui.core.scenario import Scenario
+from attn_tui.core.stages import KEYS, stages_for
+from attn_tui.core.stages.score import score_decimals
+from attn_tui.core.text import visible
 
 # The header of a query × key table's first column: rows are queries, columns are keys.
 QUERY_KEY_HEAD = "query ↓ · key →"
@@ -34,75 +38,92 @@ _ENTITY = re.compile(r"&(?=#?\w+;)")
 _LINE_START = re.compile(r"^([>+\-=])|^(\d+)([.)])")
 
 
-def to_markdown(scenario: Scenario, traces: dict[str, Trace] | None = None,
-                rows: list[int] | None = None) -> str:
+def to_markdown(scenario: Scenario, rows: list[int] | None = None,
+                attentions: dict[str, Attention] | None = None) -> str:
     """The walk-through of ``scenario`` as GitHub-flavoured Markdown.
 
-    A heading with the title, the description, the shapes and options; then Q, K, V (and X with
-    the W's for a projection scenario) and each stage as a table with token labels; then the
-    arithmetic of the focus row, or of each of ``rows`` (0-based), stage by stage; then, for a
-    scenario with variants, each row's largest weight under every variant. Tokens, titles and
-    names are escaped, so a token such as ``a|b`` or ``*`` cannot break a table or a heading.
-    ``traces`` are ``compute_all(scenario)``'s, computed here when not given.
+    A heading with the title, the description, the shapes and options; then the inputs and each
+    stage (of each head) as a table with token labels; then the arithmetic of the focus row, or
+    of each of ``rows`` (0-based), stage by stage; then, for a scenario with variants, each
+    row's largest weight under every variant. Every text from the scenario is made visible and
+    escaped, so a token such as ``a|b``, ``*`` or one holding an escape byte cannot break a
+    table, a heading or a terminal.
     """
-    traces = traces or compute_all(scenario)
-    trace = traces[""]
+    attentions = attentions or attentions_of(scenario)
+    attention = attentions[""]
     shown_rows = list(rows) if rows is not None else [scenario.focus]
     for row in shown_rows:
         if not 0 <= row < scenario.T:
             raise ValueError(f"row {row} is out of range: rows are 0 to {scenario.T - 1}")
     p = scenario.precision
-    tokens = list(scenario.tokens)
-    blocks: list[str] = [_heading(1, scenario.title.strip() or "Untitled scenario")]
+    labels = token_labels(scenario.row_tokens)
+    blocks: list[str] = [_heading(1, visible(scenario.title).strip() or "Untitled scenario")]
     if scenario.description.strip():
-        blocks.append(_paragraphs(scenario.description.strip()))
-    quoted_tokens = ", ".join(_quoted(token) for token in tokens)
-    blocks.append(f"Tokens ({scenario.T}): {quoted_tokens} · d_k = {scenario.d_k} · "
-                  f"d_v = {scenario.d_v} · {_escape(scenario.options.describe(scenario.d_k))}")
+        blocks.append(_paragraphs(visible(scenario.description.strip(), multiline=True)))
+    shape = _escape(summary_line(scenario, with_file=False).split(" · ", 1)[1])
+    keys = ", ".join(_quoted(token) for token in token_labels(scenario.tokens))
+    if scenario.cross:
+        queries = ", ".join(_quoted(token) for token in labels)
+        blocks.append(f"Queries ({scenario.T}): {queries} · keys ({scenario.T_k}): {keys} · {shape}")
+    else:
+        blocks.append(f"Tokens ({scenario.T}): {keys} · {shape}")
 
     blocks.append(_heading(2, "Inputs"))
-    for name in ("X", "Wq", "Wk", "Wv"):
-        if name in scenario.inputs:
-            array = scenario.inputs[name]
-            labels = tokens if name == "X" else [f"x{i + 1}" for i in range(array.shape[0])]
-            blocks += [_heading(3, f"{name} {_shape(array)}"),
-                       _table(array, labels, _widths(array.shape[1]), decimals_needed(array, p),
-                              corner="token" if name == "X" else "row")]
-    derived = scenario.kind == "projection"
-    for name, role in (("Q", "queries"), ("K", "keys"), ("V", "values")):
-        array = scenario.matrix(name)
-        source = f" = X·W{name.lower()}" if derived else ""
-        blocks += [_heading(3, f"{name} ({role}{source}) {_shape(array)}"),
-                   _table(array, tokens, _widths(array.shape[1]), decimals_needed(array, p))]
+    for name in scenario.editable:
+        array = scenario.inputs[name]
+        row_labels, columns = input_labels(scenario, name)
+        for h, values in ([(None, array)] if array.ndim == 2 else list(enumerate(array))):
+            which = "" if h is None else f" of {visible(scenario.head_names[h])}"
+            blocks += [_heading(3, f"{name}{which} ({ROLES[name]}) {_shape(values)}"),
+                       _table(values, row_labels, columns, decimals_needed(values, p),
+                              corner="token" if row_labels[0] in labels + token_labels(scenario.tokens) else "row")]
+    if scenario.kind == "projection":
+        for h in range(scenario.heads):
+            for name, values in (("Q", attention.inputs.Q_before_rotation(h)),
+                                 ("K", attention.inputs.K_before_rotation(h)), ("V", attention.head(h).V)):
+                which = f" of {visible(scenario.head_names[h])}" if scenario.heads > 1 else ""
+                row_labels = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
+                blocks += [_heading(3, f"{name}{which} ({ROLES[name]} = X·W{name.lower()}) {_shape(values)}"),
+                           _table(values, row_labels, dims(values.shape[1]), decimals_needed(values, p))]
 
-    for number, stage in enumerate(STAGES, 1):
-        values = trace.stage(stage)
-        square = stage != "output"
-        columns = tokens if square else _widths(trace.d_v)
-        decimals = decimals_needed(values, p) if stage == "score" else p
-        extra = (("max", trace.max_weight), ("H", trace.entropy)) if stage == "softmax" else ()
-        title = f"Step {number} — {STAGE_TITLES[stage]}: {stage_heading_with_columns(stage, trace)}"
-        blocks += [_heading(2, title),
-                   _table(values, tokens, columns, decimals,
-                          blocked=trace.blocked if stage == "mask" else None,
-                          mask_value=trace.options.mask_value, extra=extra,
-                          corner=QUERY_KEY_HEAD if square else "token")]
+    everything = range(scenario.T)
+    for number, stage in enumerate(stages_for(scenario), 1):
+        columns = column_labels(scenario, stage)
+        cols = range(len(columns))
+        for h in (range(scenario.heads) if stage.per_head else [0]):
+            head = attention.head(h)
+            values = stage.values(attention, h, everything, cols)
+            decimals = score_decimals(scenario, attention, h) if stage.name == "score" else p
+            extra = ((("max", head.max_weight(everything)), ("H", head.entropy(everything)))
+                     if stage.name == "softmax" else ())
+            title = stage_title(stage, scenario, number, attention.options)
+            if stage.per_head and scenario.heads > 1:
+                title += f" [{visible(scenario.head_names[h])}]"
+            blocks += [_heading(2, title),
+                       _table(values, labels, columns, decimals,
+                              blocked=head.blocked(everything, cols) if stage.name == "mask" else None,
+                              mask_value=attention.options.mask_value, extra=extra,
+                              corner=QUERY_KEY_HEAD if stage.columns == KEYS else "token",
+                              empty=head.empty(everything) if stage.name in ("softmax", "output") else None)]
 
     for row in shown_rows:
-        blocks.append(_heading(2, f"Row {row + 1}, {_quoted_raw(tokens[row])}, step by step"))
-        for stage in STAGES:
-            explanation = explain(trace, stage, row, fold=None)
-            blocks += [_heading(3, explanation.title),
-                       _code_block([line.plain() for line in explanation.lines])]
+        blocks.append(_heading(2, f"Row {row + 1}, \"{labels[row]}\", step by step"))
+        for stage in stages_for(scenario):
+            for h in (range(scenario.heads) if stage.per_head else [0]):
+                explanation = explain(attention, stage.name, row, fold=None, head=h)
+                prefix = f"[{visible(scenario.head_names[h])}] " if stage.per_head and scenario.heads > 1 else ""
+                blocks += [_heading(3, prefix + explanation.title),
+                           _code_block([line.plain() for line in explanation.lines])]
 
     if scenario.variants:
         names = [variant.name for variant in scenario.variants]
-        table_rows = [[fixed(traces[name].max_weight[i], p) for name in names] for i in range(scenario.T)]
+        largest = {name: attentions[name].head(0).max_weight(everything) for name in names}
+        table_rows = [[fixed(float(largest[name][i]), p) for name in names] for i in everything]
         blocks += [_heading(2, "Variants: each row's largest weight"),
-                   _grid(["token", *names], [[token, *cells] for token, cells in zip(tokens, table_rows)],
-                         numeric_from=1)]
+                   _grid(["token", *(visible(name) for name in names)],
+                         [[label, *cells] for label, cells in zip(labels, table_rows)], numeric_from=1)]
         blocks.append("\n".join(
-            f"- {_escape(variant.name)}: "
+            f"- {_escape(visible(variant.name))}: "
             f"{_escape(variant.options(scenario.options).describe(scenario.d_k))}"
             for variant in scenario.variants))
     # Every block stands alone between blank lines: headings, tables and fences need them.
@@ -120,18 +141,22 @@ def _paragraphs(text: str) -> str:
     return "\n".join(_escape(line.strip()) for line in text.splitlines())
 
 
-def _table(values: np.ndarray, rows: list[str], columns: list[str], decimals: int,
+def _table(values: np.ndarray, rows, columns, decimals: int,
            blocked: np.ndarray | None = None, mask_value: float = float("-inf"),
-           extra: tuple[tuple[str, np.ndarray], ...] = (), corner: str = "token") -> str:
-    """A labelled matrix: one table row per matrix row, masked cells as the mask value."""
-    def cell(i: int, j: int) -> str:
-        if blocked is not None and blocked[i, j]:
-            return mask_text(mask_value)
-        return fixed(values[i, j], decimals)
+           extra: tuple[tuple[str, np.ndarray], ...] = (), corner: str = "token",
+           empty: np.ndarray | None = None) -> str:
+    """A labelled matrix: one table row per matrix row, masked cells as the mask value, a row
+    that sees nothing as dashes."""
+    def cells(i: int) -> list[str]:
+        if empty is not None and empty[i]:
+            return ["—"] * (values.shape[1] + len(extra))
+        texts = fixed_row(values[i], decimals)
+        if blocked is not None:
+            for j in np.flatnonzero(blocked[i]):
+                texts[j] = mask_text(mask_value)
+        return texts + [fixed(float(column[i]), decimals) for _, column in extra]
 
-    body = [[label, *(cell(i, j) for j in range(values.shape[1])),
-             *(fixed(column[i], decimals) for _, column in extra)]
-            for i, label in enumerate(rows)]
+    body = [[label, *cells(i)] for i, label in enumerate(rows)]
     return _grid([corner, *columns, *(name for name, _ in extra)], body, numeric_from=1)
 
 
@@ -194,9 +219,5 @@ def _quoted_raw(token: str) -> str:
     return f'"{_one_line(token)}"'
 
 
-def _widths(count: int) -> list[str]:
-    return [f"d{j + 1}" for j in range(count)]
-
-
 def _shape(array: np.ndarray) -> str:
-    return f"({array.shape[0]}×{array.shape[1]})"
+    return f"({array.shape[-2]}×{array.shape[-1]})"

@@ -1,7 +1,14 @@
-"""Predict, then reveal: a student's guesses for the cells of a stage, row by row.
+"""Predict, then reveal: a student's guesses for the cells of a stage, row by row, and what
+must stay hidden until a row is revealed.
 
-A guess is close when it is within 0.05 of the value attention gives. Guesses are kept apart
-from the scenario until the student saves them, as ``expect:``.
+The rule, derived from the stage registry: while row ``i`` of a predicted stage (of a head) is
+not revealed, every stage computed from it — and the stage itself — hides row ``i``: its cells,
+its arithmetic, the variants, the overview and the exports. The stages it is computed from stay
+visible (they are what the student works from). A masked cell of the weights is exactly 0 and
+needs no guess: it is shown.
+
+A guess is close when it is within ``CLOSE`` of the value attention gives. Guesses are kept apart
+from the scenario until the student keeps them as ``expect:``.
 """
 
 from __future__ import annotations
@@ -9,74 +16,136 @@ from __future__ import annotations
 import numpy as np
 
 from attn_tui.core.explanation import Line, Span
+from attn_tui.core.labels import column_labels, token_labels
 from attn_tui.core.numbers import fixed
 from attn_tui.core.options import Expected
+from attn_tui.core.stages import BY_KEY, BY_NAME, gives_away
 
 CLOSE = 0.05
 UNKNOWN, CLOSE_ENOUGH, OFF = 0, 1, 2  # verdicts for a cell
 
 
 class Predictions:
-    """The guesses and revealed rows of each stage to predict."""
+    """The guesses and revealed rows of each predicted stage, per head (``None`` for the
+    stages after the heads)."""
 
-    def __init__(self, shapes: dict[str, tuple[int, int]]) -> None:
-        self.guesses = {stage: np.full(shape, np.nan) for stage, shape in shapes.items()}
-        self.revealed = {stage: np.zeros(shape[0], bool) for stage, shape in shapes.items()}
+    def __init__(self, scenario) -> None:
+        self.scenario = scenario
+        self.guesses: dict[tuple[str, int | None], np.ndarray] = {}
+        self.revealed: dict[tuple[str, int | None], np.ndarray] = {}
+        for key in scenario.predict:
+            stage = BY_KEY[key]
+            for head in (range(scenario.heads) if stage.per_head else (None,)):
+                shape = (scenario.T, stage.column_count(scenario))
+                self.guesses[(stage.name, head)] = np.full(shape, np.nan)
+                self.revealed[(stage.name, head)] = np.zeros(scenario.T, bool)
 
     @property
     def stages(self) -> tuple[str, ...]:
-        return tuple(self.guesses)
+        """The names of the predicted stages."""
+        return tuple(dict.fromkeys(name for name, _ in self.guesses))
 
-    def guess(self, stage: str, row: int, col: int, value: float) -> None:
-        self.guesses[stage][row, col] = value
+    def predicts(self, stage: str) -> bool:
+        return stage in self.stages
 
-    def reveal(self, stage: str, row: int) -> None:
-        self.revealed[stage][row] = True
+    @staticmethod
+    def _head(stage: str, head: int) -> int | None:
+        return head if BY_NAME[stage].per_head else None
 
-    def verdict(self, stage: str, actual: np.ndarray) -> np.ndarray:
-        """Per cell: CLOSE_ENOUGH or OFF for a guessed cell of a revealed row, else UNKNOWN."""
-        guesses = self.guesses[stage]
-        judged = ~np.isnan(guesses) & self.revealed[stage][:, None]
-        close = np.abs(guesses - actual) <= CLOSE
+    def hidden_rows(self, stage: str, head: int = 0) -> np.ndarray:
+        """Per query row: whether showing ``stage`` (of ``head``) would give an unrevealed
+        prediction away."""
+        hidden = np.zeros(self.scenario.T, bool)
+        reads = gives_away(stage)
+        for (name, h), revealed in self.revealed.items():
+            if name in reads and (h is None or h == head or not BY_NAME[stage].per_head):
+                hidden |= ~revealed
+        return hidden
+
+    def anything_hidden(self) -> bool:
+        return any(not revealed.all() for revealed in self.revealed.values())
+
+    def guess(self, stage: str, head: int, row: int, col: int, value: float) -> None:
+        self.guesses[(stage, self._head(stage, head))][row, col] = value
+
+    def guesses_of(self, stage: str, head: int) -> np.ndarray:
+        return self.guesses[(stage, self._head(stage, head))]
+
+    def reveal(self, stage: str, head: int, row: int) -> None:
+        self.revealed[(stage, self._head(stage, head))][row] = True
+
+    def is_revealed(self, stage: str, head: int, row: int) -> bool:
+        return bool(self.revealed[(stage, self._head(stage, head))][row])
+
+    def verdict(self, stage: str, head: int, rows: range, cols: range, actual: np.ndarray) -> np.ndarray:
+        """Per cell of a window: CLOSE_ENOUGH or OFF for a guessed cell of a revealed row."""
+        key = (stage, self._head(stage, head))
+        guesses = self.guesses[key][rows.start:rows.stop, cols.start:cols.stop]
+        judged = ~np.isnan(guesses) & self.revealed[key][rows.start:rows.stop, None]
+        with np.errstate(invalid="ignore"):
+            close = np.abs(guesses - actual) <= CLOSE
         return np.where(judged, np.where(close, CLOSE_ENOUGH, OFF), UNKNOWN).astype(np.int8)
 
-    def score(self, actuals: dict[str, np.ndarray]) -> tuple[int, int]:
-        """(close, judged): guessed cells of revealed rows, over every stage."""
-        verdicts = [self.verdict(stage, actuals[stage]) for stage in self.stages]
-        close = sum(int((v == CLOSE_ENOUGH).sum()) for v in verdicts)
-        judged = sum(int((v != UNKNOWN).sum()) for v in verdicts)
+    def score(self, attention) -> tuple[int, int]:
+        """(close, judged): guessed cells of revealed rows, over every stage and head."""
+        close = judged = 0
+        for (name, head), guesses in self.guesses.items():
+            stage = BY_NAME[name]
+            for row in np.flatnonzero(self.revealed[(name, head)]):
+                row_guesses = guesses[row]
+                guessed = ~np.isnan(row_guesses)
+                if not guessed.any():
+                    continue
+                rows, cols = range(row, row + 1), range(len(row_guesses))
+                actual = stage.values(attention, head or 0, rows, cols)[0]
+                judged += int(guessed.sum())
+                close += int((np.abs(row_guesses[guessed] - actual[guessed]) <= CLOSE).sum())
         return close, judged
 
     def as_expect(self) -> dict[str, Expected]:
-        """The guesses as a scenario's ``expect:`` (cells not guessed are left out)."""
-        return {stage: Expected(np.nan_to_num(guesses, nan=0.0), ~np.isnan(guesses))
-                for stage, guesses in self.guesses.items() if not np.isnan(guesses).all()}
+        """The guesses as a scenario's ``expect:`` (cells not guessed are left out); a
+        multi-head stage's guesses as one matrix per head."""
+        found: dict[str, Expected] = {}
+        for name in self.stages:
+            stage = BY_NAME[name]
+            heads = [key for key in self.guesses if key[0] == name]
+            stacked = np.stack([self.guesses[key] for key in heads])
+            if np.isnan(stacked).all():
+                continue
+            values = stacked if stage.per_head and self.scenario.heads > 1 else stacked[0]
+            found[stage.key] = Expected(np.nan_to_num(values, nan=0.0), ~np.isnan(values))
+        return found
 
 
-def prediction_lines(predictions: Predictions, stage: str, row: int, actual: np.ndarray,
-                     tokens: tuple[str, ...], precision: int, actuals: dict[str, np.ndarray]) -> list[Line]:
+def prediction_lines(predictions: Predictions, stage: str, head: int, row: int, attention) -> list[Line]:
     """The explanation pane's lines for a stage to predict: what to do while the row is hidden,
     each guess against the value once revealed, and the score so far."""
-    columns = tokens if actual.shape[1] == len(tokens) else tuple(f"d{j + 1}" for j in range(actual.shape[1]))
-    guesses = predictions.guesses[stage][row]
-    close, judged = predictions.score(actuals)
-    revealed_any = any(predictions.revealed[name].any() for name in predictions.stages)
+    scenario = attention.scenario
+    described = BY_NAME[stage]
+    label = token_labels(scenario.row_tokens)[row]
+    guesses = predictions.guesses_of(stage, head)[row]
+    columns = column_labels(scenario, described)
+    close, judged = predictions.score(attention)
+    revealed_any = any(revealed.any() for revealed in predictions.revealed.values())
     score = (f"Score so far: {close} of {judged} guesses close (within {CLOSE:g})" if judged
              else "No guess judged yet" if revealed_any else "No row revealed yet")
-    if not predictions.revealed[stage][row]:
-        typed = sum(1 for g in guesses if g == g)
-        return [Line((Span(f"Predict the {stage} of {tokens[row]!r} before you see them: type a "
-                           "number in each cell (Tab moves on), then press r to reveal the row.", "token"),)),
+    if not predictions.is_revealed(stage, head, row):
+        typed = int((~np.isnan(guesses)).sum())
+        return [Line((Span(f'Predict the {described.key} of "{label}" before you see them: '
+                           "Enter opens a cell, type a number, Tab moves on; r reveals the row.", "token"),)),
                 Line((Span(f"{typed} of {len(guesses)} cells guessed. {score}.", "note"),))]
-    lines = [Line((Span(f"Your guesses for {tokens[row]!r}:" if any(g == g for g in guesses)
-                        else f"{tokens[row]!r} was revealed without a guess.", "token"),))]
+    actual = described.values(attention, head, range(row, row + 1), range(len(guesses)))[0]
+    lines = [Line((Span(f'Your guesses for "{label}":' if not np.isnan(guesses).all()
+                        else f'"{label}" was revealed without a guess.', "token"),))]
     for j, guess in enumerate(guesses):
-        if guess != guess:
+        if np.isnan(guess):
             continue
-        off = abs(guess - actual[row, j])
-        mark = "✓ close" if off <= CLOSE else f"✗ off by {fixed(off, precision)}"
-        lines.append(Line((Span(f"  {columns[j]}: {fixed(float(guess), precision)} → actual "
-                                f"{fixed(float(actual[row, j]), precision)}  ", "text"),
+        off = abs(guess - actual[j])
+        mark = "✓ close" if off <= CLOSE else f"✗ off by {fixed(off, scenario.precision)}"
+        lines.append(Line((Span(f"  {columns[j]}: {fixed(float(guess), scenario.precision)} → actual "
+                                f"{fixed(float(actual[j]), scenario.precision)}  ", "text"),
                            Span(mark, "result" if off <= CLOSE else "masked"))))
     lines.append(Line((Span(score + ".", "note"),)))
     return lines
+
+

@@ -50,7 +50,9 @@ def write(path: str, source_text: str, edits: list[Edit]) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     document = {"attn-tui-recovery": VERSION, "saved_at": time.time(),
                 "source_sha256": _digest(source_text), "edits": [_edit_json(edit) for edit in edits]}
-    write_atomic(path, json.dumps(document))
+    # written after every change: it must survive the process (a crash, a closed terminal), so
+    # no fsync, which would cost a keystroke several milliseconds
+    write_atomic(path, json.dumps(document), durable=False)
 
 
 def read(path: str, source_text: str) -> Recovery | None:
@@ -80,7 +82,8 @@ def _digest(text: str) -> str:
 
 def _edit_json(edit: Edit) -> dict:
     if isinstance(edit, SetCell):
-        return {"cell": [edit.matrix, edit.row, edit.col], "value": edit.value, "old": edit.old}
+        cell = [edit.matrix, edit.row, edit.col] + ([] if edit.head is None else [edit.head])
+        return {"cell": cell, "value": edit.value, "old": edit.old}
     if isinstance(edit, SetOption):
         return {"option": edit.name, "value": edit.value, "old": edit.old}
     return {"expect": _expect_json(edit.value), "old": _expect_json(edit.old),
@@ -89,8 +92,9 @@ def _edit_json(edit: Edit) -> dict:
 
 def _edit_from_json(item: dict) -> Edit:
     if "cell" in item:
-        matrix, row, col = item["cell"]
-        return SetCell(str(matrix), int(row), int(col), float(item["value"]), float(item["old"]))
+        matrix, row, col, *head = item["cell"]
+        return SetCell(str(matrix), int(row), int(col), float(item["value"]), float(item["old"]),
+                       int(head[0]) if head else None)
     if "option" in item:
         return SetOption(str(item["option"]), item["value"], item["old"])
     return SetExpect(_expect_from_json(item["expect"]), _expect_from_json(item["old"]),

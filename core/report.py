@@ -1,149 +1,190 @@
-"""The headless views of a scenario: ``--json`` (every stage, machine-readable) and ``--print``
-(the chapter-style walk-through as text). Both read the same traces the TUI shows."""
+"""``--print``: the chapter-style walk-through as text — the inputs, every stage's matrix with
+token labels, then the arithmetic of the focus row (or of ``--row``) stage by stage, then the
+variants side by side. It reads the same attention the app shows and is written a block of
+rows at a time; every piece of text from the scenario is made visible first.
+"""
 
 from __future__ import annotations
 
-import math
-from typing import Any
+from typing import Iterator
 
 import numpy as np
 
-from attn_tui.core.attention import STAGE_TITLES, STAGES, Trace, compute_all
+from attn_tui.core.attention import BLOCK, Attention
 from attn_tui.core.explanation import explain
-from attn_tui.core.numbers import decimals_needed, fixed, mask_text
+from attn_tui.core.heads import HeadInputs
+from attn_tui.core.labels import ROLES, column_labels, dims, input_labels, token_labels
+from attn_tui.core.numbers import LARGE, decimals_needed, fixed, fixed_row, mask_text
 from attn_tui.core.scenario import Scenario
-from attn_tui.core.stages import stage_heading
+from attn_tui.core.stages import Stage, stages_for
+from attn_tui.core.stages.score import score_decimals
+from attn_tui.core.text import visible
 
 
-def to_json(scenario: Scenario, traces: dict[str, Trace] | None = None) -> dict[str, Any]:
-    """Every stage as lists of rows at full float64 precision; a masked cell is ``None`` (null),
-    and so is an infinite ``mask_value``, so the result is strict RFC 8259 JSON."""
-    traces = traces or compute_all(scenario)
-    document: dict[str, Any] = {
-        "title": scenario.title,
-        "description": scenario.description,
-        "tokens": list(scenario.tokens),
-        "focus": scenario.tokens[scenario.focus],
-        "precision": scenario.precision,
-    }
-    document.update(_trace_json(traces[""]))
-    if scenario.kind == "projection":
-        document["inputs"] = {name: array.tolist() for name, array in scenario.inputs.items()}
-    if scenario.variants:
-        document["variants"] = [{"name": variant.name, **_trace_json(traces[variant.name])}
-                                for variant in scenario.variants]
-    return document
+def attentions_of(scenario: Scenario) -> dict[str, Attention]:
+    """The scenario's attention under ``""`` and each variant's, sharing one set of inputs."""
+    inputs = HeadInputs(scenario)
+    found = {"": Attention(scenario, inputs=inputs)}
+    for variant in scenario.variants:
+        found[variant.name] = Attention(scenario, variant.options(scenario.options), inputs)
+    return found
 
 
-def _trace_json(trace: Trace) -> dict[str, Any]:
-    options = trace.options
-    masked = np.where(trace.blocked, None, trace.masked).tolist()
-    return {
-        "d_k": trace.d_k,
-        "d_v": trace.d_v,
-        "causal": options.causal,
-        "divisor": trace.divisor,
-        "mask_value": None if math.isinf(options.mask_value) else options.mask_value,
-        "Q": trace.Q.tolist(),
-        "K": trace.K.tolist(),
-        "V": trace.V.tolist(),
-        "scores": trace.scores.tolist(),
-        "scaled": trace.scaled.tolist(),
-        "masked": masked,
-        "row_max": trace.row_max.tolist(),
-        "row_sum": trace.row_sum.tolist(),  # of exp(masked − row_max); weights × row_sum gives exp
-        "weights": trace.weights.tolist(),
-        "output": trace.output.tolist(),
-        "diagnostics": [{"max_weight": float(m), "entropy": float(e)}
-                        for m, e in zip(trace.max_weight, trace.entropy)],
-    }
+def to_text(scenario: Scenario, rows: list[int] | None = None) -> str:
+    return "".join(text_chunks(scenario, rows))
 
 
-def to_text(scenario: Scenario, traces: dict[str, Trace] | None = None,
-            rows: list[int] | None = None) -> str:
-    """The walk-through: inputs, each stage's matrix with token labels, then the arithmetic of
-    the focus row (or of ``rows``) stage by stage, then the variants side by side."""
-    traces = traces or compute_all(scenario)
-    trace = traces[""]
+def text_chunks(scenario: Scenario, rows: list[int] | None = None,
+                attentions: dict[str, Attention] | None = None) -> Iterator[str]:
+    """The walk-through as pieces of text (each ending in a newline)."""
+    attentions = attentions or attentions_of(scenario)
+    attention = attentions[""]
     p = scenario.precision
-    tokens = list(scenario.tokens)
-    out: list[str] = [scenario.title, "=" * len(scenario.title)]
-    tokens_count = f"{scenario.T} token{'s' if scenario.T != 1 else ''}"
-    out.append(f"{scenario.display_name} · {tokens_count} · d_k = {scenario.d_k} · "
-               f"d_v = {scenario.d_v} · {scenario.options.describe(scenario.d_k)}")
-    if scenario.description:
-        out += ["", scenario.description.strip()]
+    title = visible(scenario.title)
+    yield f"{title}\n{'=' * len(title)}\n"
+    yield summary_line(scenario) + "\n"
+    if scenario.description.strip():
+        yield "\n" + visible(scenario.description.strip(), multiline=True) + "\n"
 
-    out += ["", "Inputs"]
-    dims = {name: [f"d{j + 1}" for j in range(array.shape[1])] for name, array in scenario.inputs.items()}
-    for name in ("X", "Wq", "Wk", "Wv"):
-        if name in scenario.inputs:
-            labels = tokens if name == "X" else [f"x{i + 1}" for i in range(scenario.inputs[name].shape[0])]
-            out += _matrix(f"{name} {_shape(scenario.inputs[name])}", scenario.inputs[name], labels,
-                           dims[name], decimals_needed(scenario.inputs[name], p))
-    derived = " = X·W" if scenario.kind == "projection" else ""
-    for name, role in (("Q", "queries"), ("K", "keys"), ("V", "values")):
-        array = scenario.matrix(name)
-        columns = [f"d{j + 1}" for j in range(array.shape[1])]
-        out += _matrix(f"{name} ({role}{derived and derived + name[0].lower()}) {_shape(array)}",
-                       array, tokens, columns, decimals_needed(array, p))
+    yield "\nInputs\n"
+    for name in scenario.editable:
+        yield from _input(scenario, name)
+    if scenario.kind == "projection":
+        for h in range(scenario.heads):
+            head = attention.head(h)
+            for name, values in (("Q", attention.inputs.Q_before_rotation(h)),
+                                 ("K", attention.inputs.K_before_rotation(h)), ("V", head.V)):
+                labels = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
+                which = f" of {visible(scenario.head_names[h])}" if scenario.heads > 1 else ""
+                title = f"{name}{which} ({ROLES[name]} = X·W{name.lower()}) {_shape(values)}"
+                yield from _table(title, lambda r, values=values: values[r.start:r.stop], len(values),
+                                  labels, dims(values.shape[1]), decimals_needed(values, p))
 
-    for number, stage in enumerate(STAGES, 1):
-        values = trace.stage(stage)
-        columns = tokens if stage != "output" else [f"d{j + 1}" for j in range(trace.d_v)]
-        decimals = decimals_needed(values, p) if stage == "score" else p
-        extra = None
-        if stage == "softmax":
-            extra = (("max", trace.max_weight), ("H", trace.entropy))
-        title = f"Step {number} — {STAGE_TITLES[stage]}: {stage_heading_with_columns(stage, trace)}"
-        out += _matrix(title, values, tokens,
-                       columns, decimals, trace.blocked if stage == "mask" else None,
-                       trace.options.mask_value, extra)
+    for number, stage in enumerate(stages_for(scenario), 1):
+        for h in (range(scenario.heads) if stage.per_head else [0]):
+            yield from _stage_table(attention, stage, number, h)
 
     for row in rows if rows is not None else [scenario.focus]:
-        title = f"Row {row + 1}, {tokens[row]!r}, step by step"
-        out += ["", title, "-" * len(title)]
-        for stage in STAGES:
-            out += ["", explain(trace, stage, row, fold=None).plain()]
+        heading = f"Row {row + 1}, \"{token_labels(scenario.row_tokens)[row]}\", step by step"
+        yield f"\n{heading}\n{'-' * len(heading)}\n"
+        for stage in stages_for(scenario):
+            for h in (range(scenario.heads) if stage.per_head else [0]):
+                explanation = explain(attention, stage.name, row, fold=None, head=h)
+                prefix = f"[{visible(scenario.head_names[h])}] " if stage.per_head and scenario.heads > 1 else ""
+                lines = [prefix + explanation.title] + [line.plain() for line in explanation.lines]
+                yield "\n" + "\n".join(lines) + "\n"
 
     if scenario.variants:
-        out += ["", "Variants: each row's largest weight"]
-        names = [variant.name for variant in scenario.variants]
-        width = max(8, *(len(name) for name in names))
-        label_width = max(len(token) for token in tokens)
-        out.append("  " + " " * label_width + "".join(f"  {name:>{width}}" for name in names))
-        for i, token in enumerate(tokens):
-            cells = "".join(f"  {fixed(traces[name].max_weight[i], p):>{width}}" for name in names)
-            out.append(f"  {token:>{label_width}}{cells}")
-        for variant in scenario.variants:
-            out.append(f"  {variant.name}: {variant.options(scenario.options).describe(scenario.d_k)}")
-    return "\n".join(out) + "\n"
+        yield from _variants(scenario, attentions)
+
+
+def summary_line(scenario: Scenario, with_file: bool = True) -> str:
+    """``cat_sat.yaml · 3 tokens · d_k = 2 · d_v = 2 · causal · ÷√2 = 1.414 · mask −∞``."""
+    tokens = f"{scenario.T} token{'s' if scenario.T != 1 else ''}"
+    if scenario.cross:
+        tokens = f"{scenario.T} queries · {scenario.T_k} keys"
+    parts = [visible(scenario.display_name)] if with_file else []
+    parts += [tokens, f"d_k = {scenario.d_k}", f"d_v = {scenario.d_v}"]
+    if scenario.multi_head:
+        parts.append(f"{scenario.heads} heads" + (f" ({scenario.kv_heads} key/value)"
+                                                  if scenario.kv_heads != scenario.heads else ""))
+    parts.append(scenario.options.describe(scenario.d_k))
+    return " · ".join(parts)
+
+
+def stage_title(stage: Stage, scenario: Scenario, number: int, options) -> str:
+    text = f"Step {number} — {stage.title}: {stage.heading(scenario, options)}"
+    return text + " (max = largest weight, H = entropy in nats)" if stage.name == "softmax" else text
+
+
+def _input(scenario: Scenario, name: str) -> Iterator[str]:
+    array = scenario.inputs[name]
+    rows, columns = input_labels(scenario, name)
+    p = scenario.precision
+    heads = [(None, array)] if array.ndim == 2 else list(enumerate(array))
+    for h, values in heads:
+        which = "" if h is None else f" of {visible(scenario.head_names[h])}"
+        yield from _table(f"{name}{which} ({ROLES[name]}) {_shape(values)}", lambda r, values=values: values[r.start:r.stop],
+                          len(values), rows, columns, decimals_needed(values, p))
+
+
+def _stage_table(attention: Attention, stage: Stage, number: int, h: int) -> Iterator[str]:
+    scenario = attention.scenario
+    p = scenario.precision
+    head = attention.head(h)
+    columns = column_labels(scenario, stage)
+    cols = range(len(columns))
+    decimals = score_decimals(scenario, attention, h) if stage.name == "score" else p
+    title = stage_title(stage, scenario, number, attention.options)
+    if stage.per_head and scenario.heads > 1:
+        title = f"{title} [{visible(scenario.head_names[h])}]"
+    blocked = (lambda r: head.blocked(r, cols)) if stage.name == "mask" else None
+    extra = ((("max", head.max_weight), ("H", head.entropy)) if stage.name == "softmax" else ())
+    empty = head.empty if stage.name in ("softmax", "output") else None
+    yield from _table(title, lambda r: stage.values(attention, h, r, cols), scenario.T,
+                      token_labels(scenario.row_tokens), columns, decimals, blocked,
+                      attention.options.mask_value, extra, empty)
+
+
+def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: tuple[str, ...],
+           decimals: int, blocked_of=None, mask_value: float = -np.inf, extra=(), empty_of=None) -> Iterator[str]:
+    """A labelled matrix, its columns as wide as its widest number (found in a first pass over
+    the values, so the text itself is formatted once, a block of rows at a time)."""
+    heads = list(columns) + [name for name, _ in extra]
+    low = high = 0.0
+    tiny_or_huge = False
+    for start in range(0, count, BLOCK):
+        block = values_of(range(start, min(start + BLOCK, count)))
+        finite = block[np.isfinite(block)]
+        if finite.size:
+            low, high = min(low, float(finite.min())), max(high, float(finite.max()))
+            tiny_or_huge |= bool(np.abs(finite).max() >= LARGE)
+    samples = [fixed(low, decimals), fixed(high, decimals), "0." + "0" * decimals]
+    if blocked_of is not None:
+        samples.append(mask_text(mask_value))
+    if tiny_or_huge:
+        samples.append(fixed(-9.999e307, decimals))
+    width = max(len(text) for text in heads + samples)
+    label_width = max((len(label) for label in labels), default=1)
+    header = "  " + " " * label_width + "".join(f"  {head:>{width}}" for head in heads)
+    yield f"\n{title}\n{header}\n"
+    for start in range(0, count, BLOCK):
+        rows = range(start, min(start + BLOCK, count))
+        block = values_of(rows)
+        blocked = blocked_of(rows) if blocked_of is not None else None
+        empty = empty_of(rows) if empty_of is not None else np.zeros(len(rows), bool)
+        extras = [values(rows) for _, values in extra]
+        lines = []
+        for k, i in enumerate(rows):
+            if empty[k]:
+                texts = ["—"] * block.shape[1] + ["—"] * len(extras)
+            else:
+                texts = fixed_row(block[k], decimals) + [fixed(float(e[k]), decimals) for e in extras]
+                if blocked is not None:
+                    for j in np.flatnonzero(blocked[k]):
+                        texts[j] = mask_text(mask_value)
+            lines.append(f"  {labels[i]:>{label_width}}" + "".join(f"  {text:>{width}}" for text in texts))
+        yield "\n".join(lines) + "\n"
+
+
+def _variants(scenario: Scenario, attentions: dict[str, Attention]) -> Iterator[str]:
+    p = scenario.precision
+    names = [variant.name for variant in scenario.variants]
+    shown = [visible(name) for name in names]
+    width = max(8, *(len(name) for name in shown))
+    labels = token_labels(scenario.row_tokens)
+    label_width = max(len(label) for label in labels)
+    lines = ["", "Variants: each row's largest weight",
+             "  " + " " * label_width + "".join(f"  {name:>{width}}" for name in shown)]
+    everything = range(scenario.T)
+    largest = {name: attentions[name].head(0).max_weight(everything) for name in names}
+    for i, label in enumerate(labels):
+        lines.append(f"  {label:>{label_width}}" + "".join(f"  {fixed(float(largest[name][i]), p):>{width}}"
+                                                            for name in names))
+    for variant, name in zip(scenario.variants, shown):
+        lines.append(f"  {name}: {variant.options(scenario.options).describe(scenario.d_k)}")
+    yield "\n".join(lines) + "\n"
 
 
 def _shape(array: np.ndarray) -> str:
-    return f"({array.shape[0]}×{array.shape[1]})"
-
-
-def _matrix(title: str, values: np.ndarray, rows: list[str], columns: list[str], decimals: int,
-            blocked: np.ndarray | None = None, mask_value: float = -math.inf,
-            extra: tuple[tuple[str, np.ndarray], ...] | None = None) -> list[str]:
-    def cell(i: int, j: int) -> str:
-        if blocked is not None and blocked[i, j]:
-            return mask_text(mask_value)
-        return fixed(values[i, j], decimals)
-
-    texts = [[cell(i, j) for j in range(values.shape[1])] for i in range(values.shape[0])]
-    extras = [[fixed(column[i], decimals) for _, column in extra or ()] for i in range(values.shape[0])]
-    heads = list(columns) + [name for name, _ in extra or ()]
-    width = max(len(text) for text in heads + [t for row in texts + extras for t in row])
-    label_width = max(len(label) for label in rows)
-    lines = ["", title, "  " + " " * label_width + "".join(f"  {head:>{width}}" for head in heads)]
-    for label, row, more in zip(rows, texts, extras):
-        lines.append(f"  {label:>{label_width}}" + "".join(f"  {text:>{width}}" for text in row + more))
-    return lines
-
-
-def stage_heading_with_columns(stage: str, trace: Trace) -> str:
-    """A stage's heading in a printed table, naming the extra columns the softmax table has."""
-    text = stage_heading(stage, trace.options, trace.d_k)
-    return text + " (max = largest weight, H = entropy in nats)" if stage == "softmax" else text
+    return f"({array.shape[-2]}×{array.shape[-1]})"

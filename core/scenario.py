@@ -15,8 +15,10 @@ from typing import Mapping
 
 import numpy as np
 
+from attn_tui.core.masks import Visibility
 from attn_tui.core.numpy_files import ArrayRef
 from attn_tui.core.options import INPUT_SETS, Expected, Options, RandomSpec, Variant  # noqa: F401 (re-exported)
+from attn_tui.core.rope import Rope
 from attn_tui.core.yaml_source import Document
 
 @dataclass(frozen=True, eq=False)
@@ -38,13 +40,22 @@ class Scenario:
     predict: tuple[str, ...] = ()  # stages whose cells start hidden in the app
     path: str | None = None
     source: Document | None = field(default=None, repr=False)
+    query_tokens: tuple[str, ...] | None = None  # cross-attention: the T_q query rows' labels
+    heads: int = 1
+    kv_heads: int = 0  # key/value heads (grouped-query attention); 0: as many as heads
+    head_names: tuple[str, ...] = ()
+    window: int | None = None  # a query sees only the w most recent positions, itself included
+    padding: tuple[bool, ...] | None = None  # per key: True = padding, never attended
+    mask: np.ndarray | None = field(default=None, repr=False)  # T_q × T_k, True = may attend
+    rope: Rope | None = None
 
     def __post_init__(self) -> None:
         frozen = {}
         for name, array in self.inputs.items():
-            array = np.array(array, dtype=np.float64)  # a copy: the caller's array stays theirs
-            array.flags.writeable = False
-            frozen[name] = array
+            if not (isinstance(array, np.ndarray) and array.dtype == np.float64 and not array.flags.writeable):
+                array = np.array(array, dtype=np.float64)  # a copy: the caller's array stays theirs
+                array.flags.writeable = False
+            frozen[name] = array  # (a read-only float64 array is shared: edits copy, never write)
         object.__setattr__(self, "inputs", MappingProxyType(frozen))
         expected = {}
         for stage, value in self.expect.items():
@@ -56,7 +67,15 @@ class Scenario:
             expected[stage] = value
         object.__setattr__(self, "expect", MappingProxyType(expected))
         if self.focus < 0:
-            object.__setattr__(self, "focus", len(self.tokens) + self.focus)
+            object.__setattr__(self, "focus", len(self.row_tokens) + self.focus)
+        if not self.kv_heads:
+            object.__setattr__(self, "kv_heads", self.heads)
+        if not self.head_names:
+            object.__setattr__(self, "head_names", tuple(f"head {h + 1}" for h in range(self.heads)))
+        if self.mask is not None:
+            mask = np.array(self.mask, dtype=bool)
+            mask.flags.writeable = False
+            object.__setattr__(self, "mask", mask)
 
     @property
     def kind(self) -> str:
@@ -65,54 +84,100 @@ class Scenario:
 
     @property
     def editable(self) -> tuple[str, ...]:
-        """The matrices a user edits: Q, K, V, or X, Wq, Wk, Wv for a projection scenario."""
-        return INPUT_SETS[self.kind]
+        """The matrices a user edits: Q, K, V, or X (X_q), Wq, Wk, Wv; and Wo, bo if given."""
+        names = [name for name in INPUT_SETS[self.kind] if name in self.inputs]
+        if self.kind == "projection" and self.cross:
+            names.insert(1, "X_q")
+        return tuple(names + [name for name in ("Wo", "bo") if name in self.inputs])
+
+    @property
+    def cross(self) -> bool:
+        """Cross-attention: the queries come from another sequence than the keys and values."""
+        return self.query_tokens is not None
+
+    @property
+    def row_tokens(self) -> tuple[str, ...]:
+        """The labels of the query rows (``tokens`` unless this is cross-attention)."""
+        return self.query_tokens if self.query_tokens is not None else self.tokens
+
+    @property
+    def multi_head(self) -> bool:
+        """Several heads, or one head with an output projection: concat and project apply."""
+        return self.heads > 1 or "Wo" in self.inputs
 
     @cached_property
     def Q(self) -> np.ndarray:
-        return self._projected("Q", "Wq")
+        """Head 1's queries before any rotation (one head: the queries)."""
+        return self._projected("Q")
 
     @cached_property
     def K(self) -> np.ndarray:
-        return self._projected("K", "Wk")
+        return self._projected("K")
 
     @cached_property
     def V(self) -> np.ndarray:
-        return self._projected("V", "Wv")
+        return self._projected("V")
 
-    def _projected(self, name: str, weight: str) -> np.ndarray:
+    def _projected(self, name: str) -> np.ndarray:
         if name in self.inputs:
-            return self.inputs[name]
+            array = self.inputs[name]
+            return array[0] if array.ndim == 3 else array
+        X = self.inputs["X_q" if name == "Q" and self.cross else "X"]
+        W = self.inputs["W" + name.lower()]
+        width = self.d_v if name == "V" else self.d_k
         with np.errstate(over="ignore", invalid="ignore"):
-            product = self.inputs["X"] @ self.inputs[weight]
+            product = X @ W[:, :width]
         product.flags.writeable = False
         return product
 
     def matrix(self, name: str) -> np.ndarray:
-        """An input matrix by name, or a projected Q, K, V."""
+        """An input matrix by name, or head 1's projected Q, K, V."""
         return self.inputs[name] if name in self.inputs else getattr(self, name)
 
     @property
     def T(self) -> int:
+        """The number of query rows."""
+        return len(self.row_tokens)
+
+    @property
+    def T_k(self) -> int:
+        """The number of keys (and values)."""
         return len(self.tokens)
 
     @property
     def d_k(self) -> int:
-        return self.Q.shape[1]
+        if self.kind == "qkv":
+            return self.inputs["Q"].shape[-1]
+        return self.inputs["Wq"].shape[1] // self.heads
 
     @property
     def d_v(self) -> int:
-        return self.V.shape[1]
+        if self.kind == "qkv":
+            return self.inputs["V"].shape[-1]
+        return self.inputs["Wv"].shape[1] // self.kv_heads
+
+    @property
+    def d_out(self) -> int:
+        """The width of the final output: Wo's columns, else the concatenated heads'."""
+        return self.inputs["Wo"].shape[1] if "Wo" in self.inputs else self.heads * self.d_v
+
+    def visibility(self, options: Options | None = None, causal_offset: int = 1) -> Visibility:
+        """The mask rules in force under ``options`` (default: the scenario's own)."""
+        options = options or self.options
+        padding = None if self.padding is None else np.array(self.padding, dtype=bool)
+        return Visibility(causal=options.causal, window=self.window, padding=padding,
+                          explicit=self.mask, causal_offset=causal_offset)
 
     @property
     def display_name(self) -> str:
         """The file as the user named it, or the title for a scenario built in code."""
         return self.path or self.title
 
-    def with_cell(self, name: str, row: int, col: int, value: float) -> Scenario:
-        """This scenario with one input cell set to ``value``."""
+    def with_cell(self, name: str, row: int, col: int, value: float, head: int | None = None) -> Scenario:
+        """This scenario with one input cell set to ``value`` (of ``head``, in a 3-D input)."""
         array = self.inputs[name].copy()
-        array[row, col] = value
+        array[(row, col) if head is None else (head, row, col)] = value
+        array.flags.writeable = False
         return dataclasses.replace(self, inputs={**self.inputs, name: array})
 
     def with_options(self, **changes: object) -> Scenario:

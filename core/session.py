@@ -1,28 +1,28 @@
-"""One scenario being explored: the current numbers, their traces, undo and redo, and saving.
+"""One scenario being explored: the current numbers, their attention, undo and redo, saving.
 
 The TUI keeps one Session and asks it for everything; a Session never touches a terminal, so
-every behaviour of the app that is not drawing is tested here directly.
+every behaviour of the app that is not drawing is tested here directly. Its attention is
+computed on demand (``core.attention``): an edit updates the heads' inputs it touches and
+forgets the blocks it made stale, so its cost does not grow with T².
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 
 import numpy as np
 
-from attn_tui.core.attention import Trace, compute_all, update
-from attn_tui.core.compare import EXPECT_STAGES, Comparison, compare, trace_stage
-from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetOption, nudged, scale_cycle
 from attn_tui.core import recovery
+from attn_tui.core.attention import Attention, require_finite
+from attn_tui.core.compare import Comparison, compare
+from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetOption, nudged, scale_cycle
+from attn_tui.core.errors import NumericError
+from attn_tui.core.heads import HeadInputs
 from attn_tui.core.options import Expected
 from attn_tui.core.predictions import CLOSE, Predictions
-from attn_tui.core.errors import NumericError
-from attn_tui.core.scenario_file import loads, read_text
 from attn_tui.core.save import SaveError, save
-from attn_tui.core.scenario import Scenario
-
-TRACKED = ("scores", "scaled", "masked", "weights", "output")
+from attn_tui.core.scenario import Scenario, bits_equal
+from attn_tui.core.scenario_file import loads, read_text
 
 
 class DiskChanged(SaveError):
@@ -30,7 +30,7 @@ class DiskChanged(SaveError):
 
 
 class Session:
-    """The scenario as edited so far, with its traces and what the last change changed."""
+    """The scenario as edited so far, with its attention (and each variant's)."""
 
     def __init__(self, scenario: Scenario, read_only: bool = False, keep_recovery: bool = True) -> None:
         self._read_only = read_only         # a built-in opened by name: saving goes elsewhere
@@ -39,24 +39,38 @@ class Session:
         self.original = scenario            # as loaded: the base for the scale cycle
         self.saved = scenario               # as last loaded or saved: "modified" compares to it
         self.scenario = scenario
-        self.traces: dict[str, Trace] = compute_all(scenario)
+        self.inputs = HeadInputs(scenario)
+        self.attentions: dict[str, Attention] = self._attentions(scenario)
         self.history = History()
-        self.changed: dict[str, np.ndarray] = {}  # matrix or stage name → cells the last edit changed
+        self.version = 0                    # counts every change, for views that cache
         self.last_edit: Edit | None = None
         self.disk_text = scenario.source.text if scenario.source else None
-        self.predictions = Predictions(stage_shapes(scenario, scenario.predict)) if scenario.predict else None
+        self.predictions = Predictions(scenario) if scenario.predict else None
         self._comparison: Comparison | None = None
+        # the cells that differ from the file as last saved: (matrix, head, row, col) → saved
+        # value; kept edit by edit, so knowing what is unsaved never scans a whole matrix
+        self._unsaved: dict[tuple[str, int | None, int, int], float] = {}
+        self._modified = False
+        self.defer_recovery = False  # the app writes the recovery copy after the frame
+        self._recovery_due = False
+
+    def _attentions(self, scenario: Scenario) -> dict[str, Attention]:
+        """The scenario's own attention under ``""`` and each variant's, sharing the inputs."""
+        found = {"": Attention(scenario, inputs=self.inputs)}
+        for variant in scenario.variants:
+            found[variant.name] = Attention(scenario, variant.options(scenario.options), self.inputs)
+        return found
+
+    @property
+    def attention(self) -> Attention:
+        return self.attentions[""]
 
     @property
     def comparison(self) -> Comparison | None:
         """The student's values (``expect:``) against the current numbers; None without any."""
         if self.scenario.expect and self._comparison is None:
-            self._comparison = compare(self.scenario, self.trace)
+            self._comparison = compare(self.scenario, self.attention)
         return self._comparison if self.scenario.expect else None
-
-    def stage_values(self) -> dict[str, np.ndarray]:
-        """The stages a student can predict or give, by their ``expect:`` names."""
-        return {name: trace_stage(self.trace, name) for name in EXPECT_STAGES}
 
     def keep_predictions(self) -> Edit | None:
         """Put the predictions into the scenario's ``expect:`` (saved with it, undoable).
@@ -80,12 +94,8 @@ class Session:
         return self.apply(SetExpect(expect, dict(self.scenario.expect), tolerance, old_tolerance))
 
     @property
-    def trace(self) -> Trace:
-        return self.traces[""]
-
-    @property
     def modified(self) -> bool:
-        return not self.scenario.same_numbers(self.saved)
+        return self._modified
 
     @property
     def read_only(self) -> bool:
@@ -94,15 +104,19 @@ class Session:
 
     # ---- changing ---------------------------------------------------------------------------
 
-    def set_cell(self, matrix: str, row: int, col: int, value: float) -> Edit | None:
+    def cell(self, matrix: str, row: int, col: int, head: int | None = None) -> float:
+        """One input cell's value (of ``head``, in a 3-D input)."""
+        return float(self.scenario.inputs[matrix][(row, col) if head is None else (head, row, col)])
+
+    def set_cell(self, matrix: str, row: int, col: int, value: float, head: int | None = None) -> Edit | None:
         """Set one input cell; None if it already holds exactly that value."""
-        old = float(self.scenario.inputs[matrix][row, col])
+        old = self.cell(matrix, row, col, head)
         if np.float64(old).view(np.int64) == np.float64(value).view(np.int64):
             return None
-        return self.apply(SetCell(matrix, row, col, float(value), old))
+        return self.apply(SetCell(matrix, row, col, float(value), old, head))
 
-    def nudge(self, matrix: str, row: int, col: int, direction: int) -> Edit | None:
-        return self.set_cell(matrix, row, col, nudged(float(self.scenario.inputs[matrix][row, col]), direction))
+    def nudge(self, matrix: str, row: int, col: int, direction: int, head: int | None = None) -> Edit | None:
+        return self.set_cell(matrix, row, col, nudged(self.cell(matrix, row, col, head), direction), head)
 
     def toggle_causal(self) -> Edit:
         causal = self.scenario.options.causal
@@ -113,35 +127,67 @@ class Session:
         return self.apply(SetOption("scale", scale_cycle(self.scenario, self.original), scale))
 
     def apply(self, edit: Edit, record: bool = True) -> Edit:
-        """Apply an edit and recompute what it affects; ``NumericError`` changes nothing."""
+        """Apply an edit and forget what it made stale; ``NumericError`` changes nothing."""
         before = self.scenario
         scenario = edit.apply(before)
-        if isinstance(edit, SetExpect):
-            self.scenario, self.last_edit, self._comparison = scenario, edit, None
-            self.changed = {}
-            if record:
-                self.history.push(edit)
-            self._update_recovery()
-            return edit
-        if isinstance(edit, SetCell) and not scenario.same_numbers(self.saved):
-            rows = _affected_rows(scenario, edit)
+        if isinstance(edit, SetCell):
+            unsaved = dict(self._unsaved) if len(self._unsaved) < 64 else None
+            self._note_unsaved(edit)
+            changes = self.inputs.update(scenario, edit.matrix, edit.row, edit.col, edit.head)
             try:
-                stage_changes = [update(trace, scenario, *rows) for trace in self.traces.values()]
+                require_finite(Attention(scenario, inputs=self.inputs), changes,
+                               [a.options for a in self.attentions.values()])
             except NumericError:
-                self.traces = compute_all(before)  # an update may have begun: start again clean
+                self.inputs.update(before, edit.matrix, edit.row, edit.col, edit.head)
+                if unsaved is not None:
+                    self._unsaved = unsaved
+                else:
+                    self._note_unsaved(edit.inverse())
                 raise
-            changed = stage_changes[0]
-        else:  # an option changed, or back where the file stands: recompute all, to the bit
-            traces = compute_all(scenario)  # raises NumericError before anything changes
-            changed = _stage_changes(self.trace, traces[""])
-            self.traces = traces
-        self.changed = {**_input_changes(before, scenario), **changed}
+            for attention in self.attentions.values():
+                attention.invalidate(scenario, changes)
+        elif isinstance(edit, SetOption):
+            self.attentions = self._attentions(scenario)
         self.scenario, self.last_edit = scenario, edit
         self._comparison = None
+        self._modified = bool(self._unsaved) or not _same_settings(scenario, self.saved)
+        self.version += 1
         if record:
             self.history.push(edit)
-        self._update_recovery()
+        if self.defer_recovery:
+            self._recovery_due = True
+        else:
+            self._update_recovery()
         return edit
+
+    def _note_unsaved(self, edit: SetCell) -> None:
+        key = (edit.matrix, edit.head, edit.row, edit.col)
+        saved = self._unsaved.get(key, edit.old)
+        if np.float64(saved).view(np.int64) == np.float64(edit.value).view(np.int64):
+            self._unsaved.pop(key, None)
+        else:
+            self._unsaved[key] = saved
+
+    def net_edits(self) -> list[Edit]:
+        """The edits that take the file as last saved to the current numbers: one per changed
+        cell and option (however many undos and redos led here), each setting its value outright."""
+        current, saved = self.scenario, self.saved
+        edits: list[Edit] = [SetCell(matrix, row, col, self.cell(matrix, row, col, head), old, head)
+                             for (matrix, head, row, col), old in sorted(self._unsaved.items(), key=str)]
+        for name in ("causal", "scale"):
+            value, old = getattr(current.options, name), getattr(saved.options, name)
+            if value != old or type(value) is not type(old):
+                edits.append(SetOption(name, value, old))
+        if not _same_expect(current, saved):
+            edits.append(SetExpect(dict(current.expect), dict(saved.expect), current.expect_tolerance,
+                                   saved.expect_tolerance))
+        return edits
+
+    def flush_recovery(self) -> None:
+        """Write the recovery copy now if a change is waiting for it (see ``defer_recovery``)."""
+        if self._recovery_due:
+            self._recovery_due = False
+            self._update_recovery()
 
     def undo(self) -> Edit | None:
         edit = self.history.undo()
@@ -171,6 +217,12 @@ class Session:
         self.discard_recovery()
         saved = loads(text, target)
         self.scenario = self.saved = saved
+        self._modified = False
+        self._unsaved.clear()
+        self.version += 1
+        self.inputs.scenario = saved  # the same numbers, now with the saved file's text
+        for attention in self.attentions.values():
+            attention.scenario = saved
         self._read_only = False
         self.original = saved if not same_file else self.original
         self.disk_text = text
@@ -192,8 +244,7 @@ class Session:
     @property
     def numbers_edited(self) -> bool:
         """Whether an input number differs from the file (options aside)."""
-        return any(not np.array_equal(self.scenario.inputs[name].view(np.int64), values.view(np.int64))
-                   for name, values in self.saved.inputs.items())
+        return bool(self._unsaved)
 
     def restore(self, found: recovery.Recovery) -> None:
         """Replay the edits of a recovery copy (each can be undone as usual)."""
@@ -211,7 +262,7 @@ class Session:
             return
         try:
             if self.modified:
-                recovery.write(path, self.disk_text, net_edits(self.saved, self.scenario))
+                recovery.write(path, self.disk_text, self.net_edits())
             else:
                 recovery.remove(path)
             self.recovery_error = None
@@ -231,51 +282,19 @@ class Session:
             raise DiskChanged(f"{path} was changed on disk since it was loaded or last saved")
 
 
-def net_edits(saved: Scenario, current: Scenario) -> list[Edit]:
-    """The edits that take the file as last saved to the current numbers: one per changed
-    cell and option (however many undos and redos led here), each setting its value outright."""
-    edits: list[Edit] = []
-    for name, values in current.inputs.items():
-        before = saved.inputs[name]
-        for row, col in np.argwhere(values.view(np.int64) != before.view(np.int64)):
-            edits.append(SetCell(name, int(row), int(col), float(values[row, col]), float(before[row, col])))
-    for name in ("causal", "scale"):
-        value, old = getattr(current.options, name), getattr(saved.options, name)
-        if value != old or type(value) is not type(old):
-            edits.append(SetOption(name, value, old))
-    if not current.same_numbers(dataclasses.replace(saved, inputs=current.inputs, options=current.options)):
-        edits.append(SetExpect(dict(current.expect), dict(saved.expect), current.expect_tolerance,
-                               saved.expect_tolerance))
-    return edits
+def _same_settings(a: Scenario, b: Scenario) -> bool:
+    """Whether two scenarios have the same options, variants and student's values."""
+    return (a.options, a.variants) == (b.options, b.variants) and \
+        all(type(getattr(a.options, name)) is type(getattr(b.options, name)) for name in ("causal", "scale")) \
+        and _same_expect(a, b)
 
 
-def stage_shapes(scenario: Scenario, stages) -> dict[str, tuple[int, int]]:
-    """The shape of each named stage (scores, scaled, weights: T×T; output: T×d_v)."""
-    T = scenario.T
-    return {name: (T, scenario.d_v) if name == "output" else (T, T) for name in stages}
-
-
-def _affected_rows(scenario: Scenario, edit: SetCell) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Which rows of Q and K, and whether V, an edit of one input cell changes."""
-    none, row = np.zeros(0, np.intp), np.array([edit.row])
-    every = np.arange(scenario.T)
-    return {
-        "Q": (row, none, False), "K": (none, row, False), "V": (none, none, True),
-        "X": (row, row, True), "Wq": (every, none, False), "Wk": (none, every, False),
-        "Wv": (none, none, True),
-    }[edit.matrix]
-
-
-def _input_changes(before: Scenario, after: Scenario) -> dict[str, np.ndarray]:
-    """Which cells of each input (and of a projected Q, K, V) differ, bit for bit."""
-    names = list(after.inputs) + [name for name in ("Q", "K", "V") if name not in after.inputs]
-    return {name: before.matrix(name).view(np.int64) != after.matrix(name).view(np.int64)
-            for name in names}
-
-
-def _stage_changes(old: Trace, new: Trace) -> dict[str, np.ndarray]:
-    return {name: getattr(old, name).view(np.int64) != getattr(new, name).view(np.int64)
-            for name in TRACKED}
+def _same_expect(a: Scenario, b: Scenario) -> bool:
+    if a.expect is b.expect and a.expect_tolerance == b.expect_tolerance:
+        return True
+    return a.expect_tolerance == b.expect_tolerance and a.expect.keys() == b.expect.keys() and all(
+        bits_equal(a.expect[s].values, b.expect[s].values) and np.array_equal(a.expect[s].given, b.expect[s].given)
+        for s in a.expect)
 
 
 def _same_file(a: str, b: str | None) -> bool:

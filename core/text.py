@@ -40,3 +40,4 @@ def visible(text: str, multiline: bool = False) -> str:
 def quoted(text: str) -> str:
     """``"text"``, made visible, for naming a token or a name inside a sentence."""
     return f'"{visible(text)}"'
+

@@ -16,9 +16,11 @@ SCENARIOS = ROOT / "scenarios"
 
 @pytest.fixture(autouse=True)
 def state_folder(tmp_path_factory, monkeypatch):
-    """Recovery copies go to a state folder of each test's own, never the user's."""
+    """Recovery copies and remembered settings go to folders of each test's own, never the
+    user's."""
     folder = tmp_path_factory.mktemp("state")
     monkeypatch.setenv("XDG_STATE_HOME", str(folder))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
     return folder
 
 

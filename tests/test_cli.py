@@ -82,7 +82,7 @@ def test_print_walks_through_every_stage(capsys):
     for stage in ("Step 1 — Score", "Step 2 — Scale", "Step 3 — Mask", "Step 4 — Softmax",
                   "Step 5 — Weighted sum"):
         assert stage in out
-    assert "Row 3, 'sat', step by step" in out
+    assert 'Row 3, "sat", step by step' in out
     assert "sum        = 8.169" in out
     assert '"sat" pays 25% attention to "the", 25% to "cat", and 50% to itself.' in out
     mask_rows = out.split("Step 3 — Mask")[1].splitlines()
@@ -94,7 +94,7 @@ def test_print_rows(capsys):
     out = capsys.readouterr().out
     assert all(f"Row {i}," in out for i in (1, 2, 3))
     assert main(["--print", "cat_sat", "--row", "cat"]) == 0
-    assert "Row 2, 'cat'" in capsys.readouterr().out
+    assert 'Row 2, "cat"' in capsys.readouterr().out
     with pytest.raises(SystemExit) as caught:
         main(["--print", "cat_sat", "--row", "dog"])
     assert caught.value.code == 2
@@ -143,7 +143,7 @@ def test_an_internal_error_is_one_line_and_exit_3(capsys, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("attn_tui.core.report.to_json", broken)
+    monkeypatch.setattr("attn_tui.core.json_export.json_chunks", broken)
     assert main(["--json", "cat_sat"]) == 3
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "internal error" in err and "Traceback" not in err
@@ -189,14 +189,18 @@ def test_a_scenario_error_stops_the_app_before_it_takes_the_terminal(tmp_path):
     assert result.stdout == ""  # no escape codes: the terminal was never taken over
 
 
-def test_a_builtin_by_name_opens_read_only_and_a_path_does_not(monkeypatch, tmp_path):
+def test_a_builtin_by_name_or_by_path_opens_read_only_and_a_copy_does_not(monkeypatch, tmp_path):
+    """README's first command opens scenarios/cat_sat.yaml: saving there must not rewrite the
+    shipped file, so a built-in opened by its path is protected like one opened by name."""
     opened = []
-    monkeypatch.setattr(cli, "start_app", lambda checked, read_only=False: opened.append(read_only) or 0)
+    monkeypatch.setattr(cli, "start_app", lambda scenario, read_only=False, present=False:
+                        opened.append(read_only) or 0)
     monkeypatch.chdir(tmp_path)
     assert main(["cat_sat"]) == 0
+    assert main([str(SCENARIOS / "cat_sat.yaml")]) == 0
     (tmp_path / "mine.yaml").write_text((SCENARIOS / "cat_sat.yaml").read_text())
     assert main(["mine.yaml"]) == 0
-    assert opened == [True, False]
+    assert opened == [True, True, False]
 
 
 def test_new_writes_a_template_that_checks_and_refuses_to_overwrite(tmp_path, capsys):

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from attn_tui.core import load, loads
+from attn_tui.core import loads
 from attn_tui.core.compare import compare
 from attn_tui.tui.cli import main
 

@@ -239,7 +239,7 @@ def test_the_expect_example_is_diagnosed_as_the_guide_says():
     assert np.allclose(scenario.expect["weights"].values, unscaled, atol=0.0005)
     comparison = compare(scenario)
     assert not comparison.ok and comparison.diagnosis.key == "unscaled"
-    printed = summary(comparison, scenario.tokens).split("\n")
+    printed = summary(comparison, scenario).split("\n")
     quoted = re.search(r"\$ attn-tui --check checked.yaml\n(.*?)```", text, flags=re.S).group(1)
     for line in quoted.strip().split("\n"):
         assert line == "…" or line in printed, line

@@ -7,19 +7,21 @@ import re
 import numpy as np
 import pytest
 
-from attn_tui.core import Scenario, compute, explain
-from attn_tui.core.attention import STAGES
+from attn_tui.core import Attention, Scenario, explain
+from attn_tui.core.numbers import fixed
+from attn_tui.core.stages import stages_for
+
+T, D = 1024, 64
+SCENARIO = Scenario(title="big", tokens=tuple(f"t{i}" for i in range(1, T + 1)),
+                    inputs={name: np.random.RandomState(n).randn(T, D) for n, name in enumerate("QKV")})
 
 
 @pytest.fixture(scope="module")
 def big():
-    rng = np.random.RandomState(0)
-    T, d = 1024, 64
-    return compute(Scenario(title="big", tokens=tuple(f"t{i}" for i in range(1, T + 1)),
-                            inputs={"Q": rng.randn(T, d), "K": rng.randn(T, d), "V": rng.randn(T, d)}))
+    return Attention(SCENARIO)
 
 
-@pytest.mark.parametrize("stage", STAGES)
+@pytest.mark.parametrize("stage", [stage.name for stage in stages_for(SCENARIO)])
 def test_folded_explanations_are_short(big, stage):
     text = explain(big, stage, 700, 5).plain()
     assert len(text.splitlines()) < 40, stage
@@ -29,12 +31,13 @@ def test_folded_explanations_are_short(big, stage):
 
 def test_a_folded_dot_product_names_what_it_hides_and_keeps_the_total(big):
     line = next(l for l in explain(big, "score", 700, 5).plain().splitlines() if l.startswith("q701 · k6 ="))
-    terms = re.findall(r"\((-?[0-9.]+) × (-?[0-9.]+)\)", line)
+    terms = re.findall(r"\(([−-]?[0-9.]+) × ([−-]?[0-9.]+)\)", line)
     assert len(terms) == 7  # the first six and the last
     assert "… 57 more terms …" in line
-    assert line.endswith(f"= {big.scores[700, 5]:.3f}    how relevant is \"t6\" to \"t701\"?")
-    first = float(terms[0][0]), float(terms[0][1])
-    assert first == (round(big.Q[700, 0], 3), round(big.K[5, 0], 3))
+    score = float(SCENARIO.Q[700] @ SCENARIO.K[5])
+    assert line.endswith(f"= {fixed(score, 3)}    how relevant is \"t6\" to \"t701\"?")
+    first = tuple(float(text.replace("−", "-")) for text in terms[0])
+    assert first == (round(SCENARIO.Q[700, 0], 3), round(SCENARIO.K[5, 0], 3))
 
 
 def test_the_window_of_keys_follows_the_cursor(big):

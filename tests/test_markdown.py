@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attn_tui import core
+from attn_tui.core.labels import token_labels
 from attn_tui.core.markdown import to_markdown
 from attn_tui.core.scenario import Scenario
 from tests.conftest import SCENARIOS
@@ -285,7 +286,9 @@ def test_a_projection_scenario_shows_x_and_the_ws_and_the_projected_q_k_v():
     tables = assert_well_formed(to_markdown(core.load(path)))
     assert [table.heading.split(" ")[0] for table in tables[:7]] == ["X", "Wq", "Wk", "Wv", "Q", "K", "V"]
     assert table_under(tables, "Wq").head == ["row", "d1", "d2"]
-    assert [cells[0] for cells in table_under(tables, "Wq").rows] == ["x1", "x2", "x3", "x4"]
+    # the model's dimensions read m1 … m4 both as X's columns and as the W's rows
+    assert [cells[0] for cells in table_under(tables, "Wq").rows] == ["m1", "m2", "m3", "m4"]
+    assert table_under(tables, "X (").head[1:] == ["m1", "m2", "m3", "m4"]
     assert_table_close(table_under(tables, "X ("), X, 0)
     assert table_under(tables, "K (").heading == "K (keys = X·Wk) (3×2)"
     assert_table_close(table_under(tables, "K ("), X @ Wk, 0)
@@ -298,8 +301,8 @@ def test_a_finite_mask_value_is_shown_as_written():
     text = (SCENARIOS / "cat_sat.yaml").read_text(encoding="utf-8") + "mask_value: -1e9\n"
     tables = parse_tables(to_markdown(core.loads(text, "cat_sat_1e9.yaml")))
     mask = table_under(tables, "Step 3")
-    assert mask.heading.endswith("future keys set to -1e9")
-    assert mask.row("the") == ["0.707", "-1e9", "-1e9"]
+    assert mask.heading.endswith("future keys set to −1e9")
+    assert mask.row("the") == ["0.707", "−1e9", "−1e9"]
 
 
 AWKWARD = """
@@ -370,13 +373,14 @@ def test_any_printable_tokens_and_title_come_back_from_the_tables_unchanged(toke
     scenario = Scenario(title=title, tokens=tuple(tokens),
                         inputs={"Q": np.eye(T, 2), "K": np.eye(T, 2), "V": np.ones((T, 3))})
     markdown = to_markdown(scenario)
+    labels = list(token_labels(tokens))  # a repeated token is numbered: 0₁, 0₂
     for table in assert_well_formed(markdown):
-        assert [cells[0] for cells in table.rows] == tokens
+        assert [cells[0] for cells in table.rows] == labels
     MarkdownIt = pytest.importorskip("markdown_it").MarkdownIt
     rendered = MarkdownIt("commonmark").enable("table").render(markdown)
     assert len(re.findall(r"<table>", rendered)) == 8
     first_cells = re.findall(r"<tr>\n<td[^>]*>(.*?)</td>", rendered)
-    assert first_cells == [as_html(token) for token in tokens] * 8
+    assert first_cells == [as_html(label) for label in labels] * 8
     assert re.search(r"<h1>(.*?)</h1>", rendered).group(1) == as_html(title.strip() or "Untitled scenario")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from attn_tui.core.numbers import decimals_needed, fixed, parse_number, yaml_number
+from attn_tui.core.numbers import decimals_needed, fixed, fixed_row, parse_number, yaml_number
 
 import numpy as np
 
@@ -14,9 +14,9 @@ import numpy as np
     (0.7071067811865476, 3, False, "0.707"),
     (-0.0001, 3, False, "0.000"),          # no "-0.000"
     (4.5e-5, 3, False, "0.000"),           # a weight may read 0.000, as in the chapter
-    (1e-5, 3, True, "1.000e-5"),           # an input of 1e-5 is not zero
+    (1e-5, 3, True, "1.000e−5"),           # an input of 1e-5 is not zero (− is U+2212)
     (1e308, 3, False, "1.000e308"),        # not 309 digits
-    (-12345678.9, 3, False, "-1.235e7"),
+    (-12345678.9, 3, False, "−1.235e7"),    # every minus shown is U+2212, as in −∞
     (9999999.4, 3, False, "9999999.400"),
     (float("-inf"), 3, False, "−∞"),
 ])
@@ -51,3 +51,18 @@ def test_accepted_text(text, value):
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_every_finite_float_round_trips_through_its_yaml_text(value):
     assert parse_number(yaml_number(value)) == value or (value == 0 and parse_number(yaml_number(value)) == 0)
+
+
+@given(st.lists(st.one_of(st.floats(allow_nan=False), st.sampled_from([-0.0, -1e-5, -0.0004, 1e7, -1e7])),
+                max_size=40),
+       st.integers(0, 6), st.booleans())
+def test_a_row_formatted_at_once_reads_as_each_value_alone(values, decimals, tiny):
+    """--print and --markdown format whole rows in one pass: it must match fixed() exactly."""
+    assert fixed_row(np.array(values, dtype=np.float64), decimals, tiny) == \
+        [fixed(value, decimals, tiny) for value in values]
+
+
+def test_the_minus_the_app_prints_can_be_typed_back():
+    assert parse_number("−1.5") == -1.5
+    assert parse_number("2.5e−3") == 0.0025
+    assert parse_number(fixed(-0.25, 3)) == -0.25

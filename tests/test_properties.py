@@ -8,7 +8,8 @@ import numpy as np
 from hypothesis import given, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attn_tui.core import Scenario, compute
+from attn_tui.core import Attention, Scenario, compute
+from attn_tui.core.explanation import percent, sentence
 from attn_tui.core.scenario import Options
 from attn_tui.core.softmax import softmax_rows
 from tests.reference import naive_attention
@@ -106,11 +107,30 @@ def test_every_array_is_float64():
         assert getattr(trace, name).dtype == np.float64, name
 
 
+@given(st.floats(0, 1))
+def test_a_percentage_never_rounds_a_real_share_to_0_or_100(weight):
+    text = percent(weight)
+    if 0 < weight < 1:
+        assert text not in ("0%", "100%"), (weight, text)
+    shown = float(text.strip("<> %"))
+    assert abs(shown - weight * 100) <= max(0.5, 0.05 * 100 * weight) or text.startswith(("<", ">")), (weight, text)
+
+
 @given(scenarios(max_T=8))
-def test_the_sentence_percentages_of_a_whole_row_add_up_to_100(scenario):
+def test_the_sentence_reads_each_weight_it_names_and_equal_weights_alike(scenario):
+    """Each percentage is the weight it describes (so three weights of 1/3 all read 33%)."""
     import re
-    from attn_tui.core import sentence
+
+    attention = Attention(scenario)
     trace = compute(scenario)
     for row in range(scenario.T):
-        text = sentence(trace, row).replace(", and 0% to the future", "")
-        assert sum(int(p) for p in re.findall(r"(\d+)%", text)) == 100, text
+        text = sentence(attention, row)
+        named = re.findall(r"(< 0\.1%|> 99\.9%|[\d.]+%) (?:attention )?to (itself|\"t\d+\")", text)
+        for share, who in named:
+            k = row if who == "itself" else int(who.strip('"')[1:])
+            assert share == percent(trace.weights[row, k]), (text, k)
+        shares = {}
+        for share, who in named:
+            k = row if who == "itself" else int(who.strip('"')[1:])
+            shares.setdefault(trace.weights[row, k], set()).add(share)
+        assert all(len(texts) == 1 for texts in shares.values()), text

@@ -207,16 +207,6 @@ def test_session_undo_redo_restore_exactly():
     assert session.scenario.Q[2, 1] == 5.0 and session.scenario.options.causal is False
 
 
-def test_the_changed_cells_are_those_whose_values_moved():
-    session = Session(load(SCENARIOS / "cat_sat.yaml"))
-    session.set_cell("V", 0, 0, 2.0)  # V changes only the output
-    assert session.changed["V"].tolist() == [[True, False], [False, False], [False, False]]
-    assert not session.changed["weights"].any()
-    assert session.changed["output"][:, 0].tolist() == [True, True, True]
-    session.set_cell("Q", 2, 1, 5.0)  # a Q row changes that row of every stage
-    assert session.changed["scores"].tolist() == [[False] * 3, [False] * 3, [False, True, True]]
-
-
 def test_an_overflowing_edit_is_refused_and_nothing_changes():
     from attn_tui.core.errors import NumericError
     session = Session(load(SCENARIOS / "cat_sat.yaml"))

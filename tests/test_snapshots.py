@@ -12,7 +12,7 @@ from tests.conftest import SCENARIOS
 
 
 def app() -> AttnApp:
-    return AttnApp(load(SCENARIOS / "cat_sat.yaml"), read_only=True)
+    return AttnApp(load(SCENARIOS / "cat_sat.yaml"), read_only=True, remember=False)
 
 
 def test_cat_sat_at_score(snap_compare):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attn_tui.core import compute, compute_all, explain, load, sentence
+from attn_tui.core import Attention, compute, compute_all, explain, load, sentence
 from attn_tui.core.report import to_text
 from tests.conftest import SCENARIOS
 from tests.reference import article_attention, chapter_attention
@@ -77,37 +77,38 @@ def test_the_chapters_practice_code_agrees_to_the_last_bit(cat_sat):
 
 
 def test_the_explanations_read_like_the_chapter(cat_sat):
-    score = explain(cat_sat, "score", SAT, THE).plain()
+    score = explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "score", SAT, THE).plain()
     assert "q3 · k1 = (1 × 1) + (1 × 0) = 1" in score
     assert "q3 · k2 = (1 × 0) + (1 × 1) = 1" in score
     assert "q3 · k3 = (1 × 1) + (1 × 1) = 2" in score
     assert "raw scores: [1, 1, 2]" in score
-    scale = explain(cat_sat, "scale", SAT, THE).plain()
+    scale = explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "scale", SAT, THE).plain()
     assert "√d_k = √2 = 1.414" in scale
     assert "1 / √2 = 1/1.414 = 0.707" in scale
     assert "scaled scores: [1/1.414, 1/1.414, 2/1.414] = [0.707, 0.707, 1.414]" in scale
-    assert "(cat, sat) is in the future: −∞" in explain(cat_sat, "mask", CAT, SAT).plain()
-    softmax = explain(cat_sat, "softmax", SAT).plain()
+    assert "(cat, sat) is in the future: −∞" in explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "mask", CAT, SAT).plain()
+    softmax = explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "softmax", SAT).plain()
     for line in ("exp(0.707) = 2.028", "exp(1.414) = 4.113", "sum        = 8.169",
                  "weights = [2.028/8.169, 2.028/8.169, 4.113/8.169]", "= [0.248, 0.248, 0.503]",
                  '"sat" pays 25% attention to "the", 25% to "cat", and 50% to itself.'):
         assert line in softmax
-    cat = explain(cat_sat, "softmax", CAT).plain()
+    cat = explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "softmax", CAT).plain()
     assert "exp(0.000) = 1.000" in cat and "sum        = 3.028" in cat
     assert "= [0.330, 0.670, 0.000]" in cat
     assert '"cat" pays 33% attention to "the" and 67% to itself, and 0% to the future.' in cat
-    output = explain(cat_sat, "output", SAT).plain()
+    output = explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "output", SAT).plain()
     assert "0.248 × [1.0, 0.0] + 0.248 × [0.0, 1.0] + 0.503 × [0.5, 0.5] = [0.500, 0.500]" in output
     assert "[0.248, 0.000] + [0.000, 0.248] + [0.252, 0.252]" in output
-    assert "= [0.330, 0.670]" in explain(cat_sat, "output", CAT).plain()
+    assert "= [0.330, 0.670]" in explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "output", CAT).plain()
 
 
 def test_experiment_1_without_the_mask_the_sees_everything():
-    trace = compute(load(SCENARIOS / "cat_sat_bidirectional.yaml"))
+    scenario = load(SCENARIOS / "cat_sat_bidirectional.yaml")
+    trace = compute(scenario)
     _, expected = chapter_attention(CHAPTER_Q.copy(), CHAPTER_Q.copy(), CHAPTER_V, causal=False)
     assert np.array_equal(trace.weights, expected)
     assert (trace.weights[THE] > 0).all()  # "the" now sees the future
-    assert sentence(trace, THE) == '"the" pays 40% attention to itself, 20% to "cat", and 40% to "sat".'
+    assert sentence(Attention(scenario), THE) == '"the" pays 40% attention to itself, 20% to "cat", and 40% to "sat".'
 
 
 def test_experiment_2_an_exaggerated_query():

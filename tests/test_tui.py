@@ -12,7 +12,7 @@ from attn_tui.tui.screens.chooser import ChooserScreen
 from attn_tui.tui.screens.help import HelpScreen
 from attn_tui.tui.screens.save_as import SaveAsScreen
 from tests.conftest import SCENARIOS
-from tests.tui_helpers import debugger, explanation, matrix, running, screen_text, stage_view
+from tests.tui_helpers import current, debugger, explanation, matrix, running, screen_text, stage_view
 
 SAT = 2
 
@@ -74,7 +74,7 @@ async def test_brackets_choose_the_key_and_score_marks_the_q_and_k_rows():
 
 async def test_editing_q_sat_2_to_5_recomputes_every_stage_and_shows_it():
     async with running() as (app, pilot):
-        await pilot.press("tab")
+        await pilot.press("4", "tab")
         q = matrix(app, "Q")
         assert q.has_focus
         await pilot.press("down", "down", "right", "enter")
@@ -87,13 +87,15 @@ async def test_editing_q_sat_2_to_5_recomputes_every_stage_and_shows_it():
             "Q": np.array([[1, 0], [0, 1], [1, 5]], float),
             "K": np.array([[1, 0], [0, 1], [1, 1]], float),
             "V": np.array([[1, 0], [0, 1], [0.5, 0.5]], float)}))
-        assert np.array_equal(session.trace.weights, expected.weights)
-        await pilot.press("shift+tab", "4")  # back to the stage view, Softmax
+        assert np.array_equal(current(app).weights, expected.weights)
+        await pilot.press("shift+tab")  # back to the stage view, at Softmax
         assert stage_view(app).row_texts(SAT) == [fixed(w, 3) for w in expected.weights[SAT]]
         assert "0.019  0.324  0.657" in screen_text(app)
         assert "● modified" in screen_text(app)
-        # the cells the edit changed are marked until the next edit
-        assert stage_view(app).grid.changed[SAT].all() and not stage_view(app).grid.changed[0].any()
+        # the cells the edit changed are underlined: sat's row, nothing else
+        assert stage_view(app).changed_cells == {(SAT, 0), (SAT, 1), (SAT, 2)}
+        await pilot.press("right", "left")  # seen since: no longer marked
+        assert not stage_view(app).changed_cells
 
 
 async def test_typing_a_digit_starts_editing_and_tab_commits_and_moves_right():
@@ -147,14 +149,14 @@ async def test_undo_and_redo_restore_exactly():
 async def test_c_and_s_change_the_weights():
     async with running() as (app, pilot):
         await pilot.press("4")
-        before = debugger(app).session.trace.weights.copy()
+        before = current(app).weights
         await pilot.press("c")
         assert "causal off" in screen_text(app)
-        after = debugger(app).session.trace.weights
+        after = current(app).weights
         assert after[0, 1] > 0 and before[0, 1] == 0
         await pilot.press("s")
         assert "no scaling" in screen_text(app)
-        unscaled = debugger(app).session.trace.weights
+        unscaled = current(app).weights
         assert unscaled[SAT, SAT] > after[SAT, SAT]
         await pilot.press("s")
         assert "÷√2 = 1.414" in screen_text(app)
@@ -231,9 +233,12 @@ async def test_help_lists_every_key():
     async with running() as (app, pilot):
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        text = screen_text(app)
-        for key in ("ctrl+s", "undo", "toggle the causal mask", "nudge"):
-            assert key in text
+        shown = app.screen.query_one("#keys").render()
+        text = shown.plain if hasattr(shown, "plain") else str(shown)
+        for key in ("ctrl+s", "undo", "toggle the causal mask", "nudge", "projector mode",
+                    "the next head", "Enter  e", "A cell being edited"):
+            assert key in text, key
+        assert "ctrl+s" in screen_text(app)  # and the first keys are on screen
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
 
@@ -259,7 +264,7 @@ async def test_the_command_palette_offers_the_actions():
 
 
 async def test_no_scenario_opens_the_chooser():
-    app = AttnApp(None)
+    app = AttnApp(None, remember=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, ChooserScreen)
@@ -275,8 +280,7 @@ async def test_variants_are_shown_side_by_side():
         await pilot.press("4")
         text = screen_text(app)
         assert "Variants at Softmax" in text and "scaled" in text and "unscaled" in text
-        traces = debugger(app).session.traces
-        assert fixed(traces["unscaled"].max_weight[0], 3) in text
+        assert fixed(current(app, "unscaled").max_weight[0], 3) in text
 
 
 async def test_a_projection_scenario_edits_x_and_the_ws():
@@ -348,7 +352,7 @@ async def test_escape_returns_to_the_stage_view_and_ctrl_u_clears_the_editor():
 async def test_the_stage_titles_follow_the_options():
     async with running() as (app, pilot):
         await pilot.press("3", "c")
-        assert "no causal mask" in str(stage_view(app).border_title)
+        assert "no mask: every key visible" in str(stage_view(app).border_title)
         await pilot.press("2", "s")
         assert "scaling is off" in str(stage_view(app).border_title)
 

@@ -8,7 +8,7 @@ import pytest
 from attn_tui.core import Scenario, compute, load
 from attn_tui.core.numbers import fixed
 from attn_tui.tui.widgets.overview import OverviewMap
-from tests.tui_helpers import (debugger, drawn_lines, explanation, matrix, running, screen_text,
+from tests.tui_helpers import (current, debugger, drawn_lines, explanation, matrix, running, screen_text,
                                stage_view)
 
 T, D = 512, 64
@@ -52,7 +52,7 @@ async def test_scroll_to_the_last_row_and_edit_a_cell_there(big_scenario):
         edited_Q[T - 1, D - 1] = 3.5
         expected = compute(Scenario(title="by hand", tokens=scenario.tokens,
                                     inputs={"Q": edited_Q, "K": scenario.K, "V": scenario.V}))
-        assert np.allclose(session.trace.weights[T - 1], expected.weights[T - 1], rtol=0, atol=1e-12)
+        assert np.allclose(current(app).weights[T - 1], expected.weights[T - 1], rtol=0, atol=1e-12)
         await pilot.press("shift+tab")
         texts = stage_view(app).row_texts(T - 1)
         assert texts == [fixed(w, 3) for w in expected.weights[T - 1]]
@@ -81,8 +81,11 @@ async def test_only_whole_cells_are_drawn_and_labels_stay_in_view(big_scenario):
 async def test_the_overview_marks_the_window_and_a_click_moves_there(big_scenario):
     async with running(big_scenario) as (app, pilot):
         await pilot.press("4")
+        await app.workers.wait_for_complete()  # the map is computed off the key path
+        await pilot.pause()
         overview = app.screen.query_one(OverviewMap)
         assert overview.small is not None and overview.small.shape[0] >= 16
+        assert "updating" not in str(overview.border_subtitle)
         assert overview.window[0] == 0
         await pilot.click(OverviewMap, offset=(20, 10))  # somewhere in the lower half
         await pilot.pause()

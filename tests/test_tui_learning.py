@@ -22,16 +22,18 @@ async def test_predict_a_row_then_reveal_it(tmp_path):
     async with running(path) as (app, pilot):
         await pilot.press("4")
         view = stage_view(app)
-        assert view.row_texts(SAT) == ["?", "?", "?"] and view.row_texts(0) == ["?", "?", "?"]
-        assert "8.169" not in explanation(app) and "press r to reveal" in explanation(app)
-        await pilot.press(*"0.25", "tab", *"0.1", "tab", *"0.5", "enter")
+        assert view.row_texts(SAT) == ["?", "?", "?"]
+        assert view.row_texts(0) == ["?", "0.000", "0.000"]  # a masked weight is 0: no guess needed
+        assert "8.169" not in explanation(app) and "r reveals the row" in explanation(app)
+        # Enter opens a guess; Tab commits it and opens the next one
+        await pilot.press("enter", *"0.25", "tab", *"0.1", "tab", *"0.5", "enter")
         assert view.row_texts(SAT) == ["0.250?", "0.100?", "0.500?"]
         await pilot.press("r")
         assert view.row_texts(SAT) == ["0.248✓", "0.248✗", "0.503✓"]  # 0.1 is 0.148 off
         text = explanation(app)
         assert "sum        = 8.169" in text  # the arithmetic, now that the row is shown
         assert "Score so far: 2 of 3 guesses close" in text
-        assert view.row_texts(0) == ["?", "?", "?"]  # other rows stay hidden
+        assert view.row_texts(0) == ["?", "0.000", "0.000"]  # other rows stay hidden
         # keep the predictions as expect: and save them with the scenario
         app.screen.action_keep_predictions()
         await pilot.press("ctrl+s")
@@ -77,20 +79,21 @@ async def test_nothing_else_gives_a_hidden_prediction_away(tmp_path):
     path.write_text((SCENARIOS / "unscaled_x10.yaml").read_text() + "predict: [weights]\n")
     async with running(path) as (app, pilot):
         await pilot.press("5")  # the weighted sum would show the weights of "sat"
-        assert "Hidden until you predict and reveal 'sat'" in explanation(app)
+        assert 'Hidden until you predict and reveal "sat"' in explanation(app)
         assert "× v1" not in explanation(app)
+        assert set(stage_view(app).row_texts(SAT)) == {"?"}  # its output too: V would give it away
         variants = str(app.screen.query_one("VariantsView").render())
-        assert "shown once every predicted row is revealed" in variants
-        await pilot.press("4", "r")  # at a stage to predict a digit types a guess: step with →
-        await pilot.press("right")
+        assert "? (predict first)" in variants
+        await pilot.press("4", "r", "5")  # the digits keep jumping to stages while guessing
         assert "× v1" in explanation(app)  # sat's row is revealed now
+        assert "? (predict first)" not in str(app.screen.query_one("VariantsView").render())
 
 
 async def test_keeping_predictions_merges_into_an_existing_expect(tmp_path):
     path = with_lines(tmp_path, "expect:\n  weights: [[1, 0, 0], [0.33, 0.67, 0], [~, ~, ~]]\n"
                                 "predict: [weights]\n")
     async with running(path) as (app, pilot):
-        await pilot.press("4", *"0.3", "enter")
+        await pilot.press("4", "enter", *"0.3", "enter")
         app.screen.action_keep_predictions()
         await pilot.press("ctrl+s")
         await pilot.pause()
@@ -103,7 +106,7 @@ async def test_keeping_predictions_merges_into_an_existing_expect(tmp_path):
 async def test_predictions_kept_without_an_expect_are_checked_within_0_05(tmp_path):
     path = with_lines(tmp_path, "predict: [weights]\n")
     async with running(path) as (app, pilot):
-        await pilot.press("4", *"0.25", "tab", *"0.25", "tab", *"0.5", "enter")
+        await pilot.press("4", "enter", *"0.25", "tab", *"0.25", "tab", *"0.5", "enter")
         app.screen.action_keep_predictions()
         await pilot.press("ctrl+s")
         await pilot.pause()

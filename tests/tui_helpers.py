@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 
 from attn_tui.core import load
+from attn_tui.core.attention import Trace, trace
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.screens.debugger import DebuggerScreen
 from attn_tui.tui.widgets.explanation import ExplanationView
@@ -17,7 +18,7 @@ SIZE = (120, 40)
 
 @asynccontextmanager
 async def running(path=SCENARIOS / "cat_sat.yaml", size=SIZE, read_only=False):
-    app = AttnApp(load(path), read_only=read_only)
+    app = AttnApp(load(path), read_only=read_only, remember=False)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         yield app, pilot
@@ -50,3 +51,9 @@ def drawn_lines(view: MatrixView) -> list[str]:
 def screen_text(app: AttnApp) -> str:
     """Everything the terminal shows, as plain text lines."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def current(app: AttnApp, variant: str = "") -> Trace:
+    """The debugger's numbers now, every stage as dense arrays (the scenario's own, or a
+    variant's)."""
+    return trace(debugger(app).session.attentions[variant])

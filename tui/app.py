@@ -1,14 +1,8 @@
-"""The attn-tui App: a shell around one DebuggerScreen (or the chooser) with quit, help and
-the command palette.
-
-Started from a checked file, the app paints its first frame (header and steps, from the
-check) before it imports the debugger and NumPy, then swaps the debugger in: NumPy alone
-takes about as long to import as a bare Textual app takes to paint.
-"""
+"""The attn-tui App: a shell around one DebuggerScreen (or the chooser) with quit, help, the
+command palette, and the theme and palette it remembers."""
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Iterable
 
 from textual.app import App, SystemCommand
@@ -16,13 +10,13 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from attn_tui.core import catalog
-from attn_tui.core.stages import STAGE_TITLES, STAGES
 from attn_tui.tui.screens.choice import ChoiceScreen
 from attn_tui.tui.screens.help import HelpScreen
+from attn_tui.tui.settings import PALETTES, load_settings, save_settings
+from attn_tui.tui.text import tell
 
 if TYPE_CHECKING:
     from attn_tui.core.scenario import Scenario
-    from attn_tui.core.scenario_file import Checked
     from attn_tui.tui.screens.debugger import DebuggerScreen
 
 
@@ -40,36 +34,52 @@ class AttnApp(App[int]):
     ]
 
     def __init__(self, scenario: Scenario | None = None, read_only: bool = False,
-                 checked: Checked | None = None) -> None:
-        """Open ``scenario``; or the file that ``checked`` describes (loaded after the first
-        frame); or, with neither, the chooser of built-ins."""
+                 save_root: str | None = None, present: bool = False, remember: bool = True) -> None:
+        """Open ``scenario`` (or, without one, the chooser of built-ins). ``save_root`` confines
+        saving to a folder (a served app); ``present`` starts in projector mode; ``remember``
+        reads and writes the settings file (tests turn it off)."""
         super().__init__()
         self.initial = scenario
-        self.checked = checked
         self.read_only = read_only
+        self.save_root = save_root
+        self.present = present
+        self.remember = remember
+        self.palette_name = PALETTES[0]
+        if remember:
+            settings = load_settings()
+            if settings.get("theme") in self.available_themes:
+                self.theme = settings["theme"]
+            self.palette_name = settings.get("palette", PALETTES[0])
 
     def on_mount(self) -> None:
-        if self.checked is not None:
-            from attn_tui.tui.screens.start import StartScreen
-
-            name = os.path.splitext(os.path.basename(self.checked.path))[0]
-            where = f"{name} (built-in)" if self.read_only else self.checked.path
-            self.push_screen(StartScreen(self.checked, where))
-            self.call_after_refresh(self._open_checked)
-        elif self.initial is not None:
+        self.set_class(self.palette_name != PALETTES[0], "-colour-blind")
+        if self.initial is not None:
             from attn_tui.tui.screens.debugger import DebuggerScreen
 
-            self.push_screen(DebuggerScreen(self.initial, self.read_only))
+            debugger = DebuggerScreen(self.initial, self.read_only, self.save_root)
+            self.push_screen(debugger)
+            if self.present:
+                self.call_after_refresh(debugger.action_present)
         else:
             from attn_tui.tui.screens.chooser import ChooserScreen
 
             self.push_screen(ChooserScreen())
 
-    def _open_checked(self) -> None:
-        from attn_tui.core import load
-        from attn_tui.tui.screens.debugger import DebuggerScreen
+    def watch_theme(self, theme: str) -> None:
+        if self.remember and self.is_mounted:
+            problem = save_settings(theme=theme)
+            if problem:
+                tell(self, problem, severity="warning")
 
-        self.switch_screen(DebuggerScreen(load(self.checked.path), self.read_only))
+    def use_palette(self, name: str) -> None:
+        """The heat-map palette: the theme's colours, or a colour-blind-safe scale."""
+        self.palette_name = name
+        self.set_class(name != PALETTES[0], "-colour-blind")
+        self.refresh_css()
+        if self.remember:
+            problem = save_settings(palette=name)
+            if problem:
+                tell(self, problem, severity="warning")
 
     @property
     def debugger(self) -> DebuggerScreen | None:
@@ -83,7 +93,7 @@ class AttnApp(App[int]):
         opened read-only: saving one asks where to put the copy."""
         from attn_tui.tui.screens.debugger import DebuggerScreen
 
-        self._unless_unsaved(lambda: self.switch_screen(DebuggerScreen(scenario, read_only)))
+        self._unless_unsaved(lambda: self.switch_screen(DebuggerScreen(scenario, read_only, self.save_root)))
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -95,8 +105,8 @@ class AttnApp(App[int]):
     def _unless_unsaved(self, proceed) -> None:
         debugger = self.debugger
         if debugger is not None and not debugger.flush_editor():
-            self.notify("A cell holds text that is not a number: fix it, or press Esc to drop it.",
-                        severity="warning")
+            tell(self, "A cell holds text that is not a number: fix it, or press Esc to drop it.",
+                 severity="warning")
             return
         if debugger is None or not debugger.session.modified:
             proceed()
@@ -109,34 +119,37 @@ class AttnApp(App[int]):
                 debugger.session.discard_recovery()
                 proceed()
 
-        name = debugger.where
-        self.push_screen(ChoiceScreen(f"{name} has unsaved edits. Save them first?",
+        self.push_screen(ChoiceScreen(f"{debugger.where} has unsaved edits. Save them first?",
                                       [("save", "Save"), ("discard", "Discard"), ("cancel", "Cancel")]),
                          decided)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         from attn_tui.core import load
+        from attn_tui.tui.keys import KEYS
         from attn_tui.tui.screens.debugger import DebuggerScreen
 
         debugger = screen if isinstance(screen, DebuggerScreen) else None
         if debugger is not None:
-            for number, stage in enumerate(STAGES, 1):
-                yield SystemCommand(f"Step to {number} {STAGE_TITLES[stage]}",
-                                    f"Show stage {number}", lambda n=number: debugger.action_goto(n))
-            yield SystemCommand("Toggle causal mask", "Mask the future on or off (c)",
-                                debugger.action_toggle_causal)
-            yield SystemCommand("Cycle scaling", "÷√d_k, none, the file's own divisor (s)",
-                                debugger.action_cycle_scale)
-            yield SystemCommand("Undo", "Undo the last edit (u)", debugger.action_undo)
-            yield SystemCommand("Redo", "Redo the last undone edit (U)", debugger.action_redo)
-            yield SystemCommand("Save", "Save the edits into the scenario file (ctrl+s)",
-                                debugger.action_save)
+            for number, stage in enumerate(debugger.stages, 1):
+                yield SystemCommand(f"Step to {number} {stage.title}", stage.heading(
+                    debugger.session.scenario, debugger.session.attention.options),
+                    lambda n=number: debugger.action_goto(n))
+            for h, name in enumerate(debugger.session.scenario.head_names if debugger.session.scenario.heads > 1 else ()):
+                yield SystemCommand(f"Show {name}", "every stage of this head (h cycles)",
+                                    lambda h=h: setattr(debugger, "head", h))
+            for key in KEYS:  # the screen's commands (not the moves: those are keys, not commands)
+                if key.action.isidentifier() and key.action not in ("goto_key", "last_step") \
+                        and debugger.check_action(key.action, ()):
+                    yield SystemCommand(key.does[0].upper() + key.does[1:], f"key: {key.shown}",
+                                        getattr(debugger, f"action_{key.action}"))
             yield SystemCommand("Save as…", "Save the scenario to another file", debugger.action_save_as)
-            yield SystemCommand("Save screenshot (SVG)", "The screen as an SVG beside the scenario "
-                                "(ctrl+t)", debugger.action_screenshot)
             if debugger.session.predictions is not None:
                 yield SystemCommand("Keep predictions as expect:", "Your guesses become the scenario's "
                                     "expect: (then save)", debugger.action_keep_predictions)
+        for name in PALETTES:
+            if name != self.palette_name:
+                yield SystemCommand(f"Heat-map palette: {name}", "colours of the matrices (remembered)",
+                                    lambda name=name: self.use_palette(name))
         for builtin in catalog.builtins():
             yield SystemCommand(f"Open built-in: {builtin.name}", load(builtin.path).title,
                                 lambda path=builtin.path: self.open_scenario(load(path)))
@@ -144,7 +157,8 @@ class AttnApp(App[int]):
         yield from super().get_system_commands(screen)
 
 
-def run_app(checked: Checked | None, read_only: bool = False) -> int:
-    """Run the app in the terminal on a checked file (or the chooser); returns the exit status."""
-    result = AttnApp(checked=checked, read_only=read_only).run()
+def run_app(scenario: Scenario | None, read_only: bool = False, save_root: str | None = None,
+            present: bool = False) -> int:
+    """Run the app in the terminal (on the chooser without a scenario); returns the exit status."""
+    result = AttnApp(scenario, read_only, save_root, present).run()
     return result or 0

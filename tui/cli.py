@@ -7,7 +7,6 @@ or usage error; 3 an unexpected internal error (one line; the traceback with --d
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import traceback
@@ -42,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--row", metavar="ROW",
                         help="with --print or --markdown: the query row(s) to explain: a token, "
                              "a 1-based number, or 'all' (default: the scenario's focus)")
+    parser.add_argument("--present", action="store_true",
+                        help="start in projector mode: the focus row large, for a class")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     parser.add_argument("--version", action="version", version=f"attn-tui {__version__}")
     return parser
@@ -103,13 +104,11 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return start_app(None)
     try:
         path = scenario_path(args.scenario)
-        if not headless:  # the app: check now, build after the first frame (see tui.app)
-            from attn_tui.core.scenario_file import check
+        from attn_tui.core import catalog, load
 
-            return start_app(check(path), read_only=not os.path.exists(args.scenario))
-        from attn_tui.core import load
-
-        scenario = load(path)
+        scenario = load(path)  # before the terminal is taken, so an error reads as one line
+        if not headless:  # a built-in, by name or by path, is opened read-only: saving asks where
+            return start_app(scenario, read_only=catalog.is_builtin(path), present=args.present)
     except ScenarioError as error:
         print(error, file=sys.stderr)
         return EXIT_USAGE
@@ -119,32 +118,34 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
         comparison = compare(scenario)
     if args.json:
-        from attn_tui.core.report import to_json
-        document = to_json(scenario)
+        from attn_tui.core.json_export import json_chunks
+
+        document = None
         if comparison is not None:
             from attn_tui.core.compare import to_json as comparison_json
-            document["comparison"] = comparison_json(comparison)
-        # one write of the whole text: json.dump's many small writes are several times slower
-        sys.stdout.write(json.dumps(document, allow_nan=False) + "\n")
+            document = comparison_json(comparison)
+        _write_all(json_chunks(scenario, document))
     elif args.print_ or args.markdown:
         try:
-            rows = select_rows(args.row, scenario.tokens)
+            rows = select_rows(args.row, scenario.row_tokens)
         except ValueError as exc:
             parser.error(str(exc))
         if args.markdown:
             from attn_tui.core.markdown import to_markdown
             sys.stdout.write(to_markdown(scenario, rows=rows))
         else:
-            from attn_tui.core.report import to_text
-            sys.stdout.write(to_text(scenario, rows=rows))
+            from attn_tui.core.report import text_chunks
+            _write_all(text_chunks(scenario, rows=rows))
     elif args.check:
+        from attn_tui.core.text import visible
+
         if comparison is None:
-            print(f"{scenario.display_name}: ok: {summary(scenario)}")
+            print(f"{visible(scenario.display_name)}: ok: {summary(scenario)}")
         else:
             from attn_tui.core.compare import summary as comparison_summary
             verdict = "your values match" if comparison.ok else "your values differ"
-            print(f"{scenario.display_name}: {verdict}: {summary(scenario)}")
-            print(comparison_summary(comparison, scenario.tokens))
+            print(f"{visible(scenario.display_name)}: {verdict}: {summary(scenario)}")
+            print(comparison_summary(comparison, scenario))
             if not comparison.ok:
                 return EXIT_DIFFERS
     return EXIT_OK
@@ -212,11 +213,29 @@ def select_rows(row: str | None, tokens: tuple[str, ...]) -> list[int] | None:
 
 
 def summary(scenario) -> str:
-    parts = [scenario.title, f"T = {scenario.T}", f"d_k = {scenario.d_k}", f"d_v = {scenario.d_v}",
+    from attn_tui.core.text import visible
+
+    parts = [visible(scenario.title), f"T = {scenario.T}", f"d_k = {scenario.d_k}", f"d_v = {scenario.d_v}",
              scenario.options.describe(scenario.d_k)]
+    if scenario.multi_head:
+        parts.append(f"{scenario.heads} heads")
     if scenario.variants:
         parts.append(f"{len(scenario.variants)} variants")
     return " · ".join(parts)
+
+
+def _write_all(chunks) -> None:
+    """Write text pieces to stdout in writes of about a megabyte (many small writes are slow,
+    one huge string costs its size in memory)."""
+    pending: list[str] = []
+    size = 0
+    for chunk in chunks:
+        pending.append(chunk)
+        size += len(chunk)
+        if size >= 1 << 20:
+            sys.stdout.write("".join(pending))
+            pending, size = [], 0
+    sys.stdout.write("".join(pending))
 
 
 def list_builtins() -> int:
@@ -229,10 +248,10 @@ def list_builtins() -> int:
     return EXIT_OK
 
 
-def start_app(checked, read_only: bool = False) -> int:
+def start_app(scenario, read_only: bool = False, present: bool = False) -> int:
     from attn_tui.tui.app import run_app
 
-    return run_app(checked, read_only)
+    return run_app(scenario, read_only, present=present)
 
 
 def _quiet_stdout() -> None:

@@ -8,6 +8,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from attn_tui.tui.text import plain
+
 
 class ChoiceScreen(ModalScreen[str]):
     """Dismisses with the key of the chosen answer; Esc answers ``cancel``.
@@ -49,7 +51,7 @@ class ChoiceScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.question, id="question", markup=False)
+            yield Static(plain(self.question, multiline=True), id="question")
             with Horizontal():
                 for key, label in self.answers:
                     variant = "primary" if key == self.default else "default"

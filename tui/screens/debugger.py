@@ -1,8 +1,10 @@
 """DebuggerScreen: one scenario, stepped through and edited.
 
-The screen owns a core Session and three small reactive values (step, row, column) plus a
-version counter bumped on every change; watchers push the core's arrays and explanations down
-into the widgets. No arithmetic happens here.
+The screen composes the panes and routes: keys become changes of a few small reactive values
+(step, row, column, head) or of the core Session, and each change tells the widgets that show
+it what is new. The numbers, the arithmetic and the policy (what a prediction hides, what a
+student's values look like) all come from core; saving and recovery dialogs live in
+``tui.screens.saving``.
 """
 
 from __future__ import annotations
@@ -10,101 +12,92 @@ from __future__ import annotations
 import os
 import time
 
-import numpy as np
-from rich.markup import escape
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
 
-from attn_tui.core.attention import STAGE_TITLES, STAGES
-from attn_tui.core.stages import stage_heading
-from attn_tui.core.errors import NumericError, ScenarioError
-from attn_tui.core.compare import STAGE_OF, comparison_lines, trace_stage
-from attn_tui.core.explanation import FOLD, Line, Span, explain
+from attn_tui.core.errors import NumericError
+from attn_tui.core.explanation import FOLD, explain
+from attn_tui.core.labels import ROLES, column_labels, input_labels, token_labels
+from attn_tui.core.compare import comparison_lines
+from attn_tui.core.numbers import decimals_needed, yaml_number
+from attn_tui.core.overview import weights_overview
 from attn_tui.core.predictions import prediction_lines
-from attn_tui.core.numbers import decimals_needed
-from attn_tui.core.save import SaveError
 from attn_tui.core.scenario import Scenario
-from attn_tui.core.session import DiskChanged, Session
-from attn_tui.tui.screens.choice import ChoiceScreen
+from attn_tui.core.session import Session
+from attn_tui.core.stages import stages_for
+from attn_tui.core.stages.score import score_decimals
+from attn_tui.core.views import mask_rules, stage_window
+from attn_tui.core.explanation import Line, Span
+from attn_tui.tui.keys import screen_bindings
 from attn_tui.tui.screens.goto import GoToScreen
-from attn_tui.tui.screens.save_as import SaveAsScreen
+from attn_tui.tui.screens.saving import Saving
+from attn_tui.tui.text import plain, tell
+from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.header import ScenarioHeader
-from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.input_matrix import InputMatrix
-from attn_tui.tui.widgets.stage_view import StageView
-from attn_tui.tui.widgets.matrix import Grid, MatrixView
+from attn_tui.tui.widgets.matrix import DenseGrid, Grid, MatrixView
 from attn_tui.tui.widgets.overview import OverviewMap
+from attn_tui.tui.widgets.stage_view import StageView
 from attn_tui.tui.widgets.steps import StepStrip
 from attn_tui.tui.widgets.variants import VariantsView
 
-EXPECTED = {"score": "scores", "scale": "scaled", "softmax": "weights", "output": "output"}
-# Which predicted stages a stage would give away, in its cells and in its arithmetic: the scaled
-# scores are the scores ÷ √d_k, the softmax's exps show the scaled scores, the weighted sum
-# shows the weights. While a row of a predicted stage is hidden, so is whatever gives it away.
-GIVES_AWAY_IN_CELLS = {"score": {"scores"}, "scale": {"scores", "scaled"},
-                       "mask": {"scores", "scaled"}, "softmax": {"weights"}, "output": {"output"}}
-GIVES_AWAY_IN_ARITHMETIC = {"score": {"scores"}, "scale": {"scores", "scaled"},
-                            "mask": {"scores", "scaled"}, "softmax": {"scores", "scaled", "weights"},
-                            "output": {"weights", "output"}}
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
+OVERVIEW_DELAY = 0.2  # seconds of quiet before the overview is computed again
 
-ROLES = {"Q": "queries", "K": "keys", "V": "values", "X": "embeddings", "Wq": "query weights",
-         "Wk": "key weights", "Wv": "value weights"}
 
-STEP = Binding.Group("Step", compact=True)
-ROW = Binding.Group("Row", compact=True)
-HISTORY = Binding.Group("Undo/redo", compact=True)
+class StageGrid(Grid):
+    """A stage of the session's attention, as the stage view draws it (windows from core)."""
+
+    def __init__(self, screen: DebuggerScreen, stage, head: int) -> None:
+        session = screen.session
+        scenario = session.scenario
+        decimals = (score_decimals(scenario, session.attention, head) if stage.name == "score"
+                    else scenario.precision)
+        super().__init__(rows=token_labels(scenario.row_tokens), columns=column_labels(scenario, stage),
+                         decimals=decimals, palette=stage.palette, tiny=stage.name == "score",
+                         mask_value=session.attention.options.mask_value,
+                         key=(stage.name, head, screen.theirs, screen.mask_rule),
+                         version=session.version)
+        self.session, self.stage, self.head = session, stage, head
+        self.theirs, self.rule = screen.theirs, screen.mask_rule
+
+    def window(self, rows: range, cols: range):
+        return stage_window(self.session, self.stage.name, self.head, rows, cols, self.theirs, self.rule)
 
 
 class DebuggerScreen(Screen):
     """The step-debugger for one scenario."""
 
-    HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide"), (150, "-roomy")]
     MIN_SIZE = (30, 10)  # below this, nothing useful fits: the screen says so instead
     AUTO_FOCUS = "#stage"  # the default focus: arrows step and choose the row
-
-    BINDINGS = [
-        Binding("left", "step(-1)", "Step back", group=STEP),
-        Binding("right", "step(1)", "Step on", group=STEP),
-        Binding("home", "goto(1)", "First step", show=False),
-        Binding("end", "goto(5)", "Last step", show=False),
-        *[Binding(str(n), f"goto({n})", f"Step {n}", show=False) for n in range(1, 6)],
-        Binding("up", "row(-1)", "Row up", group=ROW),
-        Binding("down", "row(1)", "Row down", group=ROW),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("left_square_bracket", "column(-1)", "Key ←", show=False),
-        Binding("right_square_bracket", "column(1)", "Key →", show=False),
-        Binding("g", "go_to", "Go to", show=False),
-        Binding("x", "expand", "Expand sums", show=False),
-        Binding("r", "reveal", "Reveal row"),
-        Binding("y", "toggle_theirs", "Yours/correct"),
-        Binding("ctrl+t", "screenshot", "Screenshot", show=False),
-        Binding("c", "toggle_causal", "Causal"),
-        Binding("s", "cycle_scale", "Scale"),
-        Binding("u,ctrl+z", "undo", "Undo", group=HISTORY),
-        Binding("U,ctrl+y", "redo", "Redo", group=HISTORY),
-        Binding("ctrl+s", "save", "Save"),
-    ]
+    BINDINGS = screen_bindings()
 
     step: reactive[int] = reactive(0, init=False)
     row: reactive[int] = reactive(0, init=False)
     column: reactive[int] = reactive(0, init=False)
-    version: reactive[int] = reactive(0, init=False)
+    head: reactive[int] = reactive(0, init=False)
     expanded: reactive[bool] = reactive(False, init=False)  # long sums in full, not folded
     theirs: reactive[bool] = reactive(False, init=False)  # show the student's values (expect:)
+    mask_rule: reactive[str | None] = reactive(None, init=False)  # one mask rule shown alone
 
-    def __init__(self, scenario: Scenario, read_only: bool = False) -> None:
+    def __init__(self, scenario: Scenario, read_only: bool = False, save_root: str | None = None) -> None:
         super().__init__()
         self.session = Session(scenario, read_only)
+        self.session.defer_recovery = True  # written after the frame, off the key's path
+        self.save_root = save_root
+        self.saving = Saving(self)
+        self.stages = stages_for(scenario)
         self.set_reactive(DebuggerScreen.row, scenario.focus)
-        self.set_reactive(DebuggerScreen.column, 0)
+        self._keys_state: tuple = ()
+        self._told_recovery_error: str | None = None
+        self._overview_timer = None
 
     # ---- layout -----------------------------------------------------------------------------
 
@@ -126,9 +119,12 @@ class DebuggerScreen(Screen):
             with VerticalScroll(id="inputs") as inputs:
                 inputs.can_focus = False  # Tab goes from matrix to matrix, not to the pane
                 if scenario.description:
-                    yield Static(escape(scenario.description.strip()), id="description")
+                    yield Static(plain(scenario.description.strip(), multiline=True), id="description")
                 for name in scenario.editable:
-                    yield InputMatrix(name, id=f"input-{name}", classes="input")
+                    if scenario.inputs[name].ndim == 3:
+                        yield InputMatrix(name, head=0, id=f"input-{name}", classes="input")
+                    else:
+                        yield InputMatrix(name, id=f"input-{name}", classes="input")
                 if scenario.kind == "projection":
                     for name in ("Q", "K", "V"):
                         yield MatrixView(id=f"input-{name}", classes="input derived")
@@ -153,52 +149,35 @@ class DebuggerScreen(Screen):
 
     def on_mount(self) -> None:
         self.set_class(self.session.scenario.T > OVERVIEW_FROM, "-big")
-        self.push_inputs()
-        self.push_stage()
-        self.push_marks()
-        self.call_after_refresh(self.push_marks)  # once laid out, scroll the focus row into view
-        self.call_after_refresh(self.offer_recovery)
+        self.show_header()
+        self.show_inputs()
+        self.show_stage()
+        self.show_marks()
+        self.show_overview()
+        self.call_after_refresh(self.show_marks)  # once laid out, scroll the focus row into view
+        self.call_after_refresh(self.saving.offer_recovery)
 
-    def offer_recovery(self) -> None:
-        """If an earlier session left unsaved edits for this scenario, offer them back."""
-        found = self.session.pending_recovery()
-        if found is None or not found.edits:
-            return
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(found.saved_at))
-        changed = ("\nThe file has changed since; the edits set their values again on top of it."
-                   if found.file_changed else "")
-        count = len(found.edits)
-
-        def decided(choice: str | None) -> None:
-            if choice == "discard":
-                self.session.discard_recovery()
-                self.notify("Unsaved edits from the earlier session discarded", timeout=3)
-                return
-            self.session.restore(found)  # Esc restores too: it loses nothing, and u undoes
-            self.version += 1
-            self.notify(f"Restored {count} unsaved edit{'s' if count > 1 else ''} (u undoes them)",
-                        timeout=4)
-
-        self.app.push_screen(ChoiceScreen(
-            f"{self.where} has {count} unsaved edit{'s' if count > 1 else ''} from {when}, kept when "
-            f"attn-tui last stopped without saving.{changed}\nRestore them?",
-            [("restore", "Restore"), ("discard", "Discard")]), decided)
+    # ---- what is where ----------------------------------------------------------------------
 
     @property
     def stage(self) -> str:
-        return STAGES[self.step]
+        return self.stages[self.step].name
+
+    @property
+    def described(self):
+        return self.stages[self.step]
 
     @property
     def comparing(self) -> bool:
         """Whether the scenario holds the student's own values for the current stage."""
         comparison = self.session.comparison
-        return comparison is not None and comparison.stage(EXPECTED.get(self.stage, "")) is not None
+        return comparison is not None and comparison.stage(self.described.key) is not None
 
     @property
     def predicting(self) -> bool:
         """Whether the current stage is one the scenario asks the student to predict."""
         predictions = self.session.predictions
-        return predictions is not None and EXPECTED.get(self.stage) in predictions.stages
+        return predictions is not None and predictions.predicts(self.stage)
 
     @property
     def where(self) -> str:
@@ -210,211 +189,271 @@ class DebuggerScreen(Screen):
         relative = os.path.relpath(path)
         return relative if not relative.startswith("..") else path
 
-    # ---- pushing the core's values down -----------------------------------------------------
+    @property
+    def column_count(self) -> int:
+        return self.described.column_count(self.session.scenario)
 
-    def push_inputs(self) -> None:
-        """The input matrices, the header and the overview, after the numbers changed."""
+    # ---- telling the widgets ----------------------------------------------------------------
+
+    def show_header(self) -> None:
         session = self.session
-        scenario, trace = session.scenario, session.trace
-        self.query_one(ScenarioHeader).show(scenario, self.where, session.modified)
-        tokens = list(scenario.tokens)
+        scenario = session.scenario
+        self.query_one(ScenarioHeader).show(scenario, self.where, session.modified,
+                                            scenario.head_names[self.head])
+        self.query_one(StepStrip).show([stage.title for stage in self.stages], self.step)
+
+    def show_inputs(self, names: tuple[str, ...] | None = None) -> None:
+        """The input matrices (all, or the ones an edit changed)."""
+        session = self.session
+        scenario = session.scenario
         p = scenario.precision
         for view in self.query(".input").results(MatrixView):
             name = view.id.removeprefix("input-")
-            values = scenario.matrix(name)
-            # X's columns and the W's rows are the same axis: the model's d_model features
-            rows = tokens if name in ("Q", "K", "V", "X") else _dims(values.shape[0], "m")
-            columns = _dims(values.shape[1], "m" if name == "X" else "d")
-            shape = f"{values.shape[0]}×{values.shape[1]}"
-            formula = " = X·W" + name.lower() if view.has_class("derived") else ""
-            view.border_title = f"{name}{formula} ({shape})"
-            view.tooltip = ROLES[name]
-            view.show(Grid(values, rows, columns, decimals_needed(values, p),
-                           changed=session.changed.get(name), tiny=True))
+            if names is not None and name not in names and not view.has_class("derived"):
+                continue
+            if view.has_class("derived"):
+                values = {"Q": session.inputs.Q_before_rotation, "K": session.inputs.K_before_rotation,
+                          "V": session.inputs.V}[name](self.head)
+                rows = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
+                columns = tuple(f"d{j + 1}" for j in range(values.shape[1]))
+                view.border_title = plain(f"{name} = X·W{name.lower()} ({values.shape[0]}×{values.shape[1]})")
+            else:
+                rows, columns = input_labels(scenario, name)
+                values = scenario.inputs[name]
+                head = getattr(view, "head", None)
+                if values.ndim == 3:
+                    head = view.head = min(self.head * values.shape[0] // scenario.heads, values.shape[0] - 1)
+                    values = values[head]
+                which = f", {scenario.head_names[head]}" if head is not None and scenario.inputs[name].ndim == 3 else ""
+                view.border_title = plain(f"{name} ({values.shape[0]}×{values.shape[1]}{which})")
+            view.tooltip = ROLES.get(name, name)
+            view.show(DenseGrid(rows, columns, decimals_needed(values, p), tiny=True,
+                                key=(name, getattr(view, "head", None)), version=session.version,
+                                values=values))
         for description in self.query("#description").results(Static):
-            note = "\n[i](as written in the file; the numbers have been edited since)[/i]" \
+            note = "\n(as written in the file; the numbers have been edited since)" \
                 if session.numbers_edited else ""
-            description.update(escape(scenario.description.strip()) + note)
-        for overview in self.query(OverviewMap):
-            overview.show(trace.weights)
+            description.update(plain(scenario.description.strip() + note, multiline=True))
 
-    def push_stage(self) -> None:
-        """The current stage's matrix, after the step or the numbers changed."""
+    def show_stage(self) -> None:
+        """The current stage's matrix, after the step, head or numbers changed."""
         session = self.session
-        scenario, trace = session.scenario, session.trace
-        tokens = list(scenario.tokens)
-        p = scenario.precision
-        self.query_one(StepStrip).show(self.step)
-        stage = self.stage
-        values = trace.stage(stage)
+        described = self.described
         stage_view = self.query_one("#stage", StageView)
-        heading = stage_heading(stage, scenario.options, scenario.d_k)
-        stage_view.border_title = f"Step {self.step + 1} · {STAGE_TITLES[stage]} · {heading}"
-        hidden = predicted = verdict = None
-        predicting = self.predicting
-        unrevealed = self.unrevealed_rows(GIVES_AWAY_IN_CELLS[stage])
-        if unrevealed.any():
-            hidden = np.repeat(unrevealed[:, None], values.shape[1], axis=1)
-        if predicting:
-            predictions = session.predictions
-            predicted = predictions.guesses[EXPECTED[stage]]
-            verdict = predictions.verdict(EXPECTED[stage], values)
+        heading = described.heading(session.scenario, session.attention.options)
+        which = f" · {session.scenario.head_names[self.head]}" if described.per_head and session.scenario.heads > 1 else ""
+        stage_view.border_title = plain(f"Step {self.step + 1} · {described.title}{which} · {heading}")
+        stage_view.predicting = self.predicting
+        stage_view.show(StageGrid(self, described, self.head))
+        if self.predicting:
+            close, judged = session.predictions.score(session.attention)
+            subtitle = "Enter guesses a cell, r reveals the row" + (f" · {close}/{judged} close" if judged else "")
         elif self.comparing:
-            compared = session.comparison.stage(EXPECTED[stage])
-            expected = session.scenario.expect[EXPECTED[stage]]
-            verdict = np.where(compared.differs, 2, np.where(expected.given, 1, 0)).astype(np.int8)
-            if self.theirs:  # the student's numbers where they gave one, ours elsewhere
-                values = np.where(expected.given, expected.values, values)
-        stage_view.predicting = predicting
-        stage_view.show(Grid(
-            values, tokens, tokens if stage != "output" else _dims(trace.d_v),
-            decimals_needed(values, p) if stage == "score" else p,
-            palette="weights" if stage == "softmax" else "diverging",
-            blocked=trace.blocked if stage == "mask" else None,
-            mask_value=trace.options.mask_value,
-            changed=session.changed.get({"score": "scores", "scale": "scaled", "mask": "masked",
-                                         "softmax": "weights", "output": "output"}[stage]),
-            tiny=stage == "score",
-            hidden=hidden, predicted=predicted, verdict=verdict,
-        ))
-        if predicting:
-            close, judged = session.predictions.score(session.stage_values())
-            stage_view.border_subtitle = (f"predict, then r reveals the row · {close}/{judged} close"
-                                          if judged else "predict, then r reveals the row")
-        elif self.comparing:
-            stage_view.border_subtitle = ("showing YOUR values · ✗ differs from attention · y: attention's"
-                                          if self.theirs else
-                                          "showing attention's values · ✗ yours differs · y: yours")
-        elif not stage_view.editing:
-            stage_view.border_subtitle = ""
+            subtitle = ("showing YOUR values · ✗ differs from attention · y: attention's" if self.theirs
+                        else "showing attention's values · ✗ yours differs · y: yours")
+        elif self.stage == "mask" and len(mask_rules(session)) > 1:
+            subtitle = f"showing: {self.mask_rule or 'every rule'} · m: next"
+        else:
+            subtitle = ""
+        if not stage_view.editing:
+            stage_view.border_subtitle = plain(subtitle)
 
-    def push_marks(self) -> None:
+    def show_marks(self) -> None:
         """The cursor, the cells the current step reads from, and the explanation."""
-        session = self.session
-        trace = session.trace
         stage = self.stage
         row, column = self.row, self.column
         stage_view = self.query_one("#stage", StageView)
-        stage_column = min(column, trace.d_v - 1) if stage == "output" else column
-        stage_view.set_cursor((row, stage_column))
+        keyed = self.described.columns == "keys"
+        stage_view.set_cursor((row, min(column, self.column_count - 1) if keyed else
+                               min(stage_view.cursor[1] if stage_view.cursor else 0, self.column_count - 1)))
         stage_view.set_marks(rows=frozenset({row}))
-        marks = {
-            "Q": frozenset({row}) if stage in ("score", "scale") else frozenset(),
-            "K": frozenset({column}) if stage in ("score", "scale") else frozenset(),
-            "V": frozenset(range(trace.T)) if stage == "output" else frozenset(),
-        }
-        for name, rows in marks.items():
+        reads = {"Q": frozenset({row}) if stage in ("rotate", "score", "scale") else frozenset(),
+                 "K": frozenset({column}) if stage in ("score", "scale") else frozenset(),
+                 "V": frozenset(range(min(self.session.scenario.T_k, 4096))) if stage == "output" else frozenset()}
+        for name, rows in reads.items():
             for view in self.query(f"#input-{name}").results(MatrixView):
                 view.set_marks(rows=rows)
-        col = column if stage != "output" else None
-        explanation = explain(trace, stage, row, col, fold=None if self.expanded else FOLD)
-        extra = []
-        gives_away = self.unrevealed_rows(GIVES_AWAY_IN_ARITHMETIC[stage])[row]
-        if gives_away:
-            explanation = None  # the arithmetic would give a hidden prediction away
-        if self.predicting:
-            name = EXPECTED[stage]
-            extra = prediction_lines(session.predictions, name, row, trace_stage(trace, name),
-                                     trace.tokens, trace.precision, session.stage_values())
-        elif gives_away:
-            waiting = [name for name in session.predictions.stages
-                       if name in GIVES_AWAY_IN_ARITHMETIC[stage] and not session.predictions.revealed[name][row]]
-            steps = ", ".join(f"{name} (step {STAGES.index(STAGE_OF[name]) + 1})" for name in waiting)
-            extra = [Line((Span(f"Hidden until you predict and reveal {trace.tokens[row]!r}'s {steps}: "
-                                "its arithmetic would give the answer away.", "note"),))]
-        elif session.comparison is not None and stage in EXPECTED:
-            extra = comparison_lines(session.comparison, EXPECTED[stage], row, stage_column,
-                                     trace.tokens, trace.precision)
-        self.query_one(ExplanationView).show(explanation, extra, STAGE_TITLES[stage])
-        everything_revealed = not self.unrevealed_rows(set(EXPECTED.values())).any()
-        for view in self.query(VariantsView):
-            if everything_revealed:
-                view.show(session.scenario, session.traces, self.step, row)
-            else:
-                view.update("The variants are shown once every predicted row is revealed.")
-        for overview in self.query(OverviewMap):
-            overview.set_class(not everything_revealed, "-withheld")
+        self.show_why()
+        self.show_variants()
         self.show_window()
 
-    def unrevealed_rows(self, stages: set[str]) -> np.ndarray:
-        """Per row: whether one of these stages is being predicted and the row not revealed."""
-        predictions = self.session.predictions
-        hidden = np.zeros(self.session.scenario.T, bool)
-        if predictions is not None:
-            for name in stages & set(predictions.stages):
-                hidden |= ~predictions.revealed[name]
-        return hidden
+    def show_why(self) -> None:
+        session = self.session
+        stage, row, head = self.stage, self.row, self.head
+        col = self.column if self.described.columns == "keys" else (
+            self.query_one("#stage", StageView).cursor or (0, 0))[1]
+        predictions = session.predictions
+        hidden = predictions is not None and predictions.hidden_rows(stage, head)[row]
+        extra: list[Line] = []
+        explanation = None
+        if not hidden:
+            explanation = explain(session.attention, stage, row, col,
+                                  fold=None if self.expanded else FOLD, head=head)
+        if self.predicting:
+            extra = prediction_lines(predictions, stage, head, row, session.attention)
+        elif hidden:
+            waiting = [name for name in predictions.stages
+                       if predictions.hidden_rows(stage, head)[row] and not predictions.is_revealed(name, head, row)]
+            label = token_labels(session.scenario.row_tokens)[row]
+            steps = ", ".join(f"{name} (step {[s.name for s in self.stages].index(name) + 1})" for name in waiting)
+            extra = [Line((Span(f'Hidden until you predict and reveal "{label}" at {steps}: its '
+                                "arithmetic would give the answer away.", "note"),))]
+        elif session.comparison is not None and self.described.predictable and head == 0:
+            extra = comparison_lines(session.comparison, session.scenario, self.described.key, row, col)
+        self.query_one(ExplanationView).show(explanation, extra, self.described.title)
+
+    def show_variants(self) -> None:
+        for view in self.query(VariantsView):
+            view.show(self.session, self.described, self.head, self.row)
 
     def show_window(self) -> None:
         """Mark on the overview what the stage view shows."""
         for overview in self.query(OverviewMap):
             rows, columns = self.query_one("#stage", MatrixView).visible_window()
-            if self.stage == "output":
-                columns = (0, self.session.scenario.T)
+            if self.described.columns != "keys":
+                columns = (0, self.session.scenario.T_k)
             overview.set_window(rows, columns, self.row)
+
+    def show_overview(self) -> None:
+        """Mark the weights overview as updating, and compute it for the current numbers off
+        the key path, once the keys pause (a run of edits starts one computation, not many)."""
+        for overview in self.query(OverviewMap):
+            predictions = self.session.predictions
+            withheld = predictions is not None and predictions.hidden_rows("softmax", self.head).any()
+            overview.set_class(withheld, "-withheld")
+            overview.show(None, overview.shape, stale=True)
+            if self._overview_timer is not None:
+                self._overview_timer.stop()
+            self._overview_timer = self.set_timer(OVERVIEW_DELAY, lambda overview=overview: self._compute_overview(
+                self.session.attention, self.head, self.session.version, *overview.wanted))
+
+    @work(thread=True, exclusive=True, group="overview")
+    def _compute_overview(self, attention, head: int, version: int, rows: int, cols: int) -> None:
+        worker = get_current_worker()
+        small = weights_overview(attention, head, rows, cols,
+                                 cancelled=lambda: worker.is_cancelled or version != self.session.version)
+        if small is not None and not worker.is_cancelled:
+            self.app.call_from_thread(self._overview_ready, small, version, head)
+
+    def _overview_ready(self, small, version: int, head: int) -> None:
+        if version != self.session.version or head != self.head:
+            return
+        scenario = self.session.scenario
+        for overview in self.query(OverviewMap):
+            overview.show(small, (scenario.T, scenario.T_k), stale=False)
+
+    def after_change(self, edited: tuple[str, ...] | None = None) -> None:
+        """After the numbers or options changed: what shows them, and the keys if they did."""
+        self.show_header()
+        self.show_inputs(edited)
+        self.show_stage()
+        self.show_marks()
+        self.show_overview()
+        self.update_keys()
+        self.call_after_refresh(self._keep_recovery)
+
+    def on_unmount(self) -> None:
+        self.session.flush_recovery()  # a change made just before leaving is kept too
+
+    def _keep_recovery(self) -> None:
+        self.session.flush_recovery()
+        error = self.session.recovery_error
+        if error and error != self._told_recovery_error:
+            self._told_recovery_error = error  # once per problem, not at every edit
+            tell(self, f"Unsaved edits are not protected: {error}", severity="warning", timeout=8)
+
+    def update_keys(self) -> None:
+        """Refresh the footer only when the set of keys that work changed."""
+        session = self.session
+        predictions = session.predictions
+        state = (session.history.can_undo, session.history.can_redo, self.stage, self.comparing,
+                 self.predicting and not predictions.is_revealed(self.stage, self.head, self.row))
+        if state != self._keys_state:
+            self._keys_state = state
+            self.refresh_bindings()
+
+    # ---- reactive values --------------------------------------------------------------------
+
+    def watch_step(self) -> None:
+        self.mask_rule = None
+        self.show_header()
+        self.show_stage()
+        self.show_marks()
+        self.update_keys()
+
+    def watch_row(self) -> None:
+        self.show_marks()
+        self.update_keys()
+
+    def watch_column(self) -> None:
+        self.show_marks()
+
+    def watch_head(self) -> None:
+        self.show_header()
+        self.show_inputs()
+        self.show_stage()
+        self.show_marks()
+        self.show_overview()
+
+    def watch_expanded(self) -> None:
+        self.show_why()
+
+    def watch_theirs(self) -> None:
+        self.show_stage()
+
+    def watch_mask_rule(self) -> None:
+        self.show_stage()
 
     @on(MatrixView.Scrolled, "#stage")
     def stage_scrolled(self) -> None:
         self.show_window()
 
+    @on(OverviewMap.Resized)
+    def overview_resized(self) -> None:
+        self.show_overview()
+
     @on(OverviewMap.Picked)
     def overview_picked(self, event: OverviewMap.Picked) -> None:
         self.row = event.row
-        if self.stage != "output":
+        if self.described.columns == "keys":
             self.column = event.col
-
-    def watch_step(self) -> None:
-        self.push_stage()
-        self.push_marks()
-
-    def watch_row(self) -> None:
-        self.push_marks()
-
-    def watch_column(self) -> None:
-        self.push_marks()
-
-    def watch_expanded(self) -> None:
-        self.push_marks()
-
-    def watch_theirs(self) -> None:
-        self.push_stage()
-
-    def watch_version(self) -> None:
-        self.push_inputs()
-        self.push_stage()
-        self.push_marks()
-        self.refresh_bindings()
-        error = self.session.recovery_error
-        if error and error != getattr(self, "_told_recovery_error", None):
-            self._told_recovery_error = error  # once per problem, not at every edit
-            self.notify(f"Unsaved edits are not protected: {error}", severity="warning", timeout=8)
 
     # ---- keys -------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        session = self.session
         if action == "undo":
-            return self.session.history.can_undo
+            return session.history.can_undo
         if action == "redo":
-            return self.session.history.can_redo
+            return session.history.can_redo
         if action == "column":
-            return self.stage != "output"
+            return self.described.columns == "keys"
         if action == "toggle_theirs":
             return self.comparing
         if action == "reveal":
-            return self.predicting and not self.session.predictions.revealed[EXPECTED[self.stage]][self.row]
+            return self.predicting and not session.predictions.is_revealed(self.stage, self.head, self.row)
+        if action in ("next_head", "all_heads"):
+            return session.scenario.heads > 1
+        if action == "cycle_mask":
+            return self.stage == "mask" and len(mask_rules(session)) > 1
+        if action == "goto":
+            return parameters[0] <= len(self.stages) if parameters else True
         return True
 
     def action_step(self, delta: int) -> None:
-        self.step = max(0, min(len(STAGES) - 1, self.step + delta))
+        self.step = max(0, min(len(self.stages) - 1, self.step + delta))
 
     def action_goto(self, number: int) -> None:
-        self.step = max(0, min(len(STAGES) - 1, number - 1))
+        self.step = max(0, min(len(self.stages) - 1, number - 1))
+
+    def action_last_step(self) -> None:
+        self.step = len(self.stages) - 1
 
     def action_row(self, delta: int) -> None:
         self.row = max(0, min(self.session.scenario.T - 1, self.row + delta))
 
     def action_column(self, delta: int) -> None:
-        self.column = max(0, min(self.session.scenario.T - 1, self.column + delta))
+        self.column = max(0, min(self.session.scenario.T_k - 1, self.column + delta))
 
     def action_page(self, direction: int) -> None:
         page = max(1, self.query_one("#stage", MatrixView).scrollable_content_region.height - 2)
@@ -422,12 +461,32 @@ class DebuggerScreen(Screen):
 
     def action_expand(self) -> None:
         self.expanded = not self.expanded
-        self.notify("Sums shown in full" if self.expanded else "Long sums folded", timeout=2)
+        tell(self, "Sums shown in full" if self.expanded else "Long sums folded", timeout=2)
+
+    def action_next_head(self) -> None:
+        self.head = (self.head + 1) % self.session.scenario.heads
+
+    def action_all_heads(self) -> None:
+        from attn_tui.tui.screens.heads import HeadsScreen
+
+        def chosen(head: int | None) -> None:
+            if head is not None:
+                self.head = head
+
+        self.app.push_screen(HeadsScreen(self.session, self.row, self.head), chosen)
+
+    def action_cycle_mask(self) -> None:
+        rules = mask_rules(self.session)
+        self.mask_rule = rules[(rules.index(self.mask_rule) + 1) % len(rules)]
+
+    def action_present(self) -> None:
+        from attn_tui.tui.screens.present import PresentScreen
+
+        self.app.push_screen(PresentScreen(self))
 
     def action_go_to(self) -> None:
         """Ask for a cell and go there: in the focused input matrix, or in the stage view."""
         focused = self.focused
-        tokens = list(self.session.scenario.tokens)
         if isinstance(focused, InputMatrix):
             grid = focused.grid
 
@@ -438,15 +497,17 @@ class DebuggerScreen(Screen):
 
             self.app.push_screen(GoToScreen(list(grid.rows), list(grid.columns)), chosen)
             return
-        columns = tokens if self.stage != "output" else _dims(self.session.trace.d_v)
+        scenario = self.session.scenario
 
         def chosen_stage(target) -> None:
             if target is not None:
                 self.row = target[0]
-                if target[1] is not None and self.stage != "output":
+                if target[1] is not None and self.described.columns == "keys":
                     self.column = target[1]
 
-        self.app.push_screen(GoToScreen(tokens, columns), chosen_stage)
+        self.app.push_screen(GoToScreen(list(token_labels(scenario.row_tokens)),
+                                        list(column_labels(scenario, self.described)),
+                                        list(scenario.row_tokens)), chosen_stage)
 
     def action_toggle_causal(self) -> None:
         self._change(self.session.toggle_causal)
@@ -455,23 +516,21 @@ class DebuggerScreen(Screen):
         self._change(self.session.cycle_scale)
 
     def action_undo(self) -> None:
-        edit = self._change(self.session.undo)
-        if edit is None:
-            self.notify("Nothing to undo", timeout=2)
+        if self._change(self.session.undo) is None:
+            tell(self, "Nothing to undo", timeout=2)
 
     def action_redo(self) -> None:
-        edit = self._change(self.session.redo)
-        if edit is None:
-            self.notify("Nothing to redo", timeout=2)
+        if self._change(self.session.redo) is None:
+            tell(self, "Nothing to redo", timeout=2)
 
     def _change(self, change):
         try:
             edit = change()
         except NumericError as error:
-            self.notify(str(error), severity="error", timeout=6)
+            tell(self, str(error), severity="error", timeout=6)
             return None
         if edit is not None:
-            self.version += 1
+            self.after_change(_edited(edit))
         return edit
 
     # ---- edits from the matrices ------------------------------------------------------------
@@ -479,71 +538,87 @@ class DebuggerScreen(Screen):
     @on(EditableMatrix.CellEdited)
     def cell_edited(self, event: EditableMatrix.CellEdited) -> None:
         if isinstance(event.matrix, StageView):  # a prediction, not a change to the numbers
-            self.session.predictions.guess(EXPECTED[self.stage], event.row, event.col, event.value)
-            self.push_stage()
-            self.push_marks()
+            self.session.predictions.guess(self.stage, self.head, event.row, event.col, event.value)
+            self.show_stage()
+            self.show_why()
         else:
             self.apply_cell(event.matrix, event.row, event.col, event.value, event.text)
 
     @on(StageView.Advance)
     def advance(self, event: StageView.Advance) -> None:
-        if self.stage != "output":
-            self.action_column(event.direction)
-        else:  # the output's columns are d1…d_v, which the key column does not walk
-            stage_view = self.query_one("#stage", StageView)
-            row, col = stage_view.cursor
-            stage_view.set_cursor((row, max(0, min(self.session.trace.d_v - 1, col + event.direction))))
+        """After a guess committed with Tab: on to the next cell of the row that takes a guess,
+        its editor open, so that a row is typed in one go."""
+        stage_view = self.query_one("#stage", StageView)
+        row, col = stage_view.cursor
+        cols = range(self.column_count)
+        window = stage_window(self.session, self.stage, self.head, range(row, row + 1), cols)
+        step = 1 if event.direction > 0 else -1
+        following = [j for j in range(col + step, len(cols) if step > 0 else -1, step)
+                     if window.hidden is not None and window.hidden[0, j]]
+        if not following:
+            return
+        if self.described.columns == "keys":
+            self.column = following[0]
+        else:
+            stage_view.set_cursor((row, following[0]))
+        guesses = window.guesses
+        guess = float("nan") if guesses is None else float(guesses[0, following[0]])
+        stage_view.open_editor("" if guess != guess else yaml_number(guess))
 
     def action_toggle_theirs(self) -> None:
         self.theirs = not self.theirs
 
     def action_reveal(self) -> None:
-        self.session.predictions.reveal(EXPECTED[self.stage], self.row)
-        self.push_stage()
-        self.push_marks()
-        self.refresh_bindings()
+        self.session.predictions.reveal(self.stage, self.head, self.row)
+        self.show_stage()
+        self.show_marks()
+        self.show_overview()
+        self.update_keys()
 
     def action_screenshot(self) -> None:
-        """Save what the screen shows as SVG, beside the scenario (a built-in: here)."""
+        """Save what the screen shows as SVG: beside the scenario, or (a built-in, or a folder
+        that cannot be written) in the current folder."""
         path = self.session.scenario.path
-        folder = os.getcwd() if self.session.read_only or not path else os.path.dirname(os.path.abspath(path))
+        folder = self.save_root or (os.getcwd() if self.session.read_only or not path
+                                    else os.path.dirname(os.path.abspath(path)))
         stem = os.path.splitext(os.path.basename(path or "scenario"))[0]
         name = f"{stem}-step{self.step + 1}-{time.strftime('%Y%m%d-%H%M%S')}.svg"
         try:
             written = self.app.save_screenshot(filename=name, path=folder)
         except OSError as error:
-            self.notify(f"Cannot write the screenshot in {folder}: {error.strerror or error}",
-                        severity="error", timeout=8)
+            tell(self, f"Cannot write the screenshot in {folder}: {error.strerror or error}",
+                 severity="error", timeout=8)
             return
-        self.notify(f"Screenshot saved: {written}", timeout=6)
+        tell(self, f"Screenshot saved: {written}", timeout=6)
 
     def action_keep_predictions(self) -> None:
         if self._change(self.session.keep_predictions) is None:
-            self.notify("No predictions to keep yet", timeout=3)
+            tell(self, "No predictions to keep yet", timeout=3)
             return
         tolerance = self.session.scenario.expect_tolerance
-        self.notify(f"Predictions kept in expect: (checked within {tolerance:g}; values already "
-                    "there stay where you made no guess) — ctrl+s writes them", timeout=6)
+        tell(self, f"Predictions kept in expect: (checked within {tolerance:g}; values already "
+                   "there stay where you made no guess) — ctrl+s writes them", timeout=6)
 
     def apply_cell(self, matrix: InputMatrix, row: int, col: int, value: float, text: str) -> None:
         try:
-            edit = self.session.set_cell(matrix.matrix_name, row, col, value)
+            edit = self.session.set_cell(matrix.matrix_name, row, col, value, matrix.head)
         except NumericError as error:
             matrix.set_cursor((row, col))
             matrix.refuse(text, str(error))
             return
         if edit is not None:
-            self.version += 1
+            self.after_change(_edited(edit))
 
     @on(InputMatrix.Nudged)
     def cell_nudged(self, event: InputMatrix.Nudged) -> None:
-        self._change(lambda: self.session.nudge(event.matrix.matrix_name, event.row, event.col,
-                                                event.direction))
+        matrix = event.matrix
+        self._change(lambda: self.session.nudge(matrix.matrix_name, event.row, event.col,
+                                                event.direction, matrix.head))
 
     @on(StageView.CellClicked, "#stage")
     def stage_clicked(self, event: MatrixView.CellClicked) -> None:
         self.row = event.row
-        if self.stage != "output":
+        if self.described.columns == "keys":
             self.column = event.col
         event.view.focus()
 
@@ -562,46 +637,13 @@ class DebuggerScreen(Screen):
     # ---- saving -----------------------------------------------------------------------------
 
     def action_save(self, then=None) -> None:
-        if not self.flush_editor():
-            return
-        if self.session.read_only:
-            self.action_save_as(then)
-            return
-        self._save(None, False, then)
+        self.saving.save(then)
 
     def action_save_as(self, then=None) -> None:
-        path = self.session.scenario.path
-        suggestion = os.path.basename(path) if path and self.session.read_only else (path or "scenario.yaml")
-
-        def chosen(target: str | None) -> None:
-            if target:
-                self._save(target, False, then)
-
-        self.app.push_screen(SaveAsScreen(suggestion), chosen)
-
-    def _save(self, path: str | None, force: bool, then=None) -> None:
-        try:
-            written = self.session.save(path, force=force)
-        except DiskChanged as conflict:
-            def decided(choice: str | None) -> None:
-                if choice == "overwrite":
-                    self._save(path, True, then)
-                elif choice == "save_as":
-                    self.action_save_as(then)
-
-            self.app.push_screen(ChoiceScreen(
-                f"{conflict}.\nOverwrite it with your version?",
-                [("overwrite", "Overwrite"), ("save_as", "Save as…"), ("cancel", "Cancel")],
-                default="cancel"), decided)
-            return
-        except (SaveError, ScenarioError) as error:
-            self.notify(str(error), title="Not saved", severity="error", timeout=10)
-            return
-        self.notify(f"Saved {written}", timeout=3)
-        self.version += 1
-        if then is not None:
-            then()
+        self.saving.save_as(then)
 
 
-def _dims(count: int, letter: str = "d") -> list[str]:
-    return [f"{letter}{j + 1}" for j in range(count)]
+def _edited(edit) -> tuple[str, ...] | None:
+    """The input matrices an edit changed (None: options or expect:, nothing to redraw there)."""
+    matrix = getattr(edit, "matrix", None)
+    return (matrix,) if matrix is not None else ()

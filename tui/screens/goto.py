@@ -8,11 +8,15 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from attn_tui.tui.text import plain
 
-def parse_target(text: str, rows: list[str], columns: list[str]) -> tuple[int, int | None]:
+
+def parse_target(text: str, rows: list[str], columns: list[str],
+                 tokens: list[str] | None = None) -> tuple[int, int | None]:
     """``"sat"``, ``"3"``, ``"sat, the"`` or ``"512 7"`` as 0-based (row, column or None).
 
-    A part is a label (a token) or a 1-based number; ``ValueError`` says what did not match.
+    A part is a label as shown (``the₅``), a token (``the``, when only one row holds it) or a
+    1-based number; ``ValueError`` says what did not match, or which rows a repeated token is.
     """
     parts = [part for part in text.replace(",", " ").split() if part]
     if not 1 <= len(parts) <= 2:
@@ -21,7 +25,13 @@ def parse_target(text: str, rows: list[str], columns: list[str]) -> tuple[int, i
     def find(part: str, labels: list[str], what: str) -> int:
         if part in labels:
             return labels.index(part)
-        if part.isdigit() and 1 <= int(part) <= len(labels):
+        same = [i for i, token in enumerate(tokens or ()) if token == part] if len(labels) == len(tokens or ()) else []
+        if len(same) == 1:
+            return same[0]
+        if len(same) > 1:
+            which = ", ".join(f"{labels[i]} (row {i + 1})" for i in same)
+            raise ValueError(f"{part!r} is more than one {what}: {which}; type one of those or its number")
+        if part.isascii() and part.isdigit() and 1 <= int(part) <= len(labels):
             return int(part) - 1
         raise ValueError(f"{part!r} is not a {what} (a label, or a number from 1 to {len(labels)})")
 
@@ -44,10 +54,11 @@ class GoToScreen(ModalScreen[tuple[int, int | None] | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, rows: list[str], columns: list[str]) -> None:
+    def __init__(self, rows: list[str], columns: list[str], tokens: list[str] | None = None) -> None:
         super().__init__()
         self.rows = rows
         self.columns = columns
+        self.tokens = tokens
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -57,9 +68,9 @@ class GoToScreen(ModalScreen[tuple[int, int | None] | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         try:
-            self.dismiss(parse_target(event.value, self.rows, self.columns))
+            self.dismiss(parse_target(event.value, self.rows, self.columns, self.tokens))
         except ValueError as error:
-            self.query_one("#problem", Static).update(str(error))
+            self.query_one("#problem", Static).update(plain(str(error)))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -10,6 +10,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from attn_tui.tui.text import plain
+
 
 class SaveAsScreen(ModalScreen[str | None]):
     """Dismisses with the path typed (relative to the current folder), or None on Esc."""
@@ -45,7 +47,7 @@ class SaveAsScreen(ModalScreen[str | None]):
         elif not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             problem = f"the folder {os.path.dirname(path)} does not exist"
         if problem:
-            self.query_one("#problem", Static).update(problem)
+            self.query_one("#problem", Static).update(plain(problem))
             return
         self.dismiss(path)
 

@@ -1,17 +1,23 @@
 """EditableMatrix: a MatrixView with an editor that opens in a cell.
 
 The editor is the one both the input matrices (to change a number) and the stage view (to
-type a prediction) use: Enter commits, Esc cancels, Tab commits and moves right, ctrl+u
-clears, the arrows move the caret. Text that is not a finite number is refused in place and
-stays in the editor, so nothing typed is lost.
+type a prediction) use. It opens with the old value selected, so typing replaces it (``-1.5``
+gives −1.5); Enter commits, Esc cancels, Tab commits and moves right, ctrl+u clears, the arrows
+move the caret. Text that is not a finite number is refused in place and stays in the editor,
+so nothing typed is lost.
 """
 
 from __future__ import annotations
 
+from rich.segment import Segment
+from rich.style import Style
 from textual import events
+from textual.content import Content
 from textual.message import Message
 
 from attn_tui.core.numbers import parse_number
+from attn_tui.core.text import visible
+from attn_tui.tui.text import tell
 from attn_tui.tui.widgets.matrix import MatrixView
 
 START_KEYS = set("0123456789.")
@@ -20,6 +26,8 @@ START_KEYS = set("0123456789.")
 class EditableMatrix(MatrixView):
     """Subclasses decide when typing opens the editor (:meth:`starts_editing`) and where the
     cursor goes; a committed value goes up as :class:`CellEdited`."""
+
+    _selected = False  # the editor's text is selected: the next key typed replaces it
 
     class CellEdited(Message):
         """The user committed ``value`` (typed as ``text``) into a cell."""
@@ -48,8 +56,10 @@ class EditableMatrix(MatrixView):
         """Whether this key, when no cell is open, opens the editor (a digit, by default)."""
         return event.character is not None and event.character in START_KEYS
 
-    def open_editor(self, text: str = "") -> None:
+    def open_editor(self, text: str = "", selected: bool = True) -> None:
+        """Open the editor on ``text`` (selected: the first key typed replaces it)."""
         self._editor = (text, len(text), False)
+        self._selected = selected and bool(text)
         self.border_subtitle = "Enter commit · Esc cancel · ctrl+u clear"
         self.refresh()
 
@@ -61,8 +71,9 @@ class EditableMatrix(MatrixView):
     def refuse(self, text: str, message: str) -> None:
         """Show ``text`` back in the cell's editor, marked refused, with the reason."""
         self._editor = (text, len(text), True)
-        self.border_subtitle = f"[b]✗[/b] {message}"
-        self.notify(message, title="Not a number", severity="warning", timeout=4)
+        self._selected = False
+        self.border_subtitle = Content.assemble(("✗ ", "bold"), visible(message))
+        tell(self, message, title="Not a number", severity="warning", timeout=4)
         self.refresh()
 
     def take_edit(self) -> tuple[float, str] | None:
@@ -97,6 +108,13 @@ class EditableMatrix(MatrixView):
         """Handle a key while the editor is open; True if it was the editor's."""
         text, caret, _ = self._editor
         key = event.key
+        if self._selected:  # the old value is selected: typing replaces it, a move keeps it
+            self._selected = False
+            if key in ("backspace", "delete"):
+                self._set_editor("", 0)
+                return True
+            if event.is_printable and event.character:
+                text, caret = "", 0
         if key == "enter":
             self.commit()
         elif key == "escape":
@@ -113,7 +131,7 @@ class EditableMatrix(MatrixView):
             self._set_editor(text, caret)
         elif key == "ctrl+u":
             self._set_editor("", 0)
-        elif event.is_printable and event.character:
+        elif event.is_printable and event.character and event.character.isprintable():
             self._set_editor(text[:caret] + event.character + text[caret:], caret + 1)
         elif key.startswith("ctrl+"):
             return False  # save and quit still work while a cell is open (they commit it first)
@@ -121,14 +139,24 @@ class EditableMatrix(MatrixView):
 
     def _set_editor(self, text: str, caret: int) -> None:
         self._editor = (text, caret, False)
+        self._selected = False
         self.refresh()
+
+    def _editor_segments(self, room: int) -> list[Segment]:
+        if not getattr(self, "_selected", False):
+            return super()._editor_segments(room)
+        text = self._editor[0][: room - 2]
+        style = self.get_component_rich_style("matrix--editing")
+        return [Segment(" ", style), Segment(text, style + Style(reverse=True)),
+                Segment(" " * (room - 1 - len(text)), style)]
 
     def on_paste(self, event: events.Paste) -> None:
         if self.editing:
             text, caret, _ = self._editor
-            pasted = event.text.replace("\n", " ")
-            self._editor = (text[:caret] + pasted + text[caret:], caret + len(pasted), False)
-            self.refresh()
+            if self._selected:
+                text, caret = "", 0
+            pasted = visible(event.text.replace("\n", " "))[:256]
+            self._set_editor(text[:caret] + pasted + text[caret:], caret + len(pasted))
             event.stop()
 
     def on_blur(self) -> None:

@@ -1,27 +1,27 @@
-"""ExplanationView: the core's explanation of the current step and row, coloured by role."""
+"""ExplanationView: the core's explanation of the current step and row, coloured by role.
+
+It draws its own lines (wrapped once per change of text or width), so a new explanation on
+every key repaints this pane alone: no layout of the rest of the screen is redone.
+"""
 
 from __future__ import annotations
 
-from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.content import Content
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from attn_tui.core.explanation import Explanation, Line
+from attn_tui.core.text import visible
+from attn_tui.tui.widgets.matrix import set_virtual_size
 
-ROLE_STYLES = {
-    "text": "",
-    "token": "bold cyan",
-    "number": "",
-    "result": "bold yellow",
-    "masked": "bold magenta",
-    "note": "italic grey62",
-    "bar": "green",
-}
-SELECTED = "on #2a3350"
+ROLES = ("text", "token", "number", "result", "masked", "note", "bar")
 
 
-class ExplanationView(VerticalScroll, can_focus=False):
+class ExplanationView(ScrollView, can_focus=False):
     """A scrollable pane holding one Explanation; the cursor's line has a background."""
+
+    COMPONENT_CLASSES = {f"why--{role}" for role in ROLES} | {"why--title", "why--selected"}
 
     DEFAULT_CSS = """
     ExplanationView {
@@ -30,7 +30,13 @@ class ExplanationView(VerticalScroll, can_focus=False):
         padding: 0 1;
         scrollbar-size: 1 1;
     }
-    ExplanationView > Static { width: 100%; }
+    ExplanationView > .why--title { text-style: bold underline; }
+    ExplanationView > .why--token { color: $text-accent; text-style: bold; }
+    ExplanationView > .why--result { color: $text-warning; text-style: bold; }
+    ExplanationView > .why--masked { color: $text-error; text-style: bold; }
+    ExplanationView > .why--note { color: $text-muted; text-style: italic; }
+    ExplanationView > .why--bar { color: $text-success; }
+    ExplanationView > .why--selected { background: $boost; }
     """
 
     def __init__(self, **kwargs) -> None:
@@ -38,33 +44,72 @@ class ExplanationView(VerticalScroll, can_focus=False):
         self.border_title = "Why"
         self.explanation: Explanation | None = None
         self.extra: list[Line] = []
-
-    def compose(self):
-        yield Static(id="explanation-text")
+        self._title = ""
+        self._wrapped: list[Content] | None = None
+        self._selected_at: int | None = None  # the first wrapped line of the cursor's line
 
     def show(self, explanation: Explanation | None, extra: list[Line] = (), title: str = "") -> None:
         """Show an explanation (or, with None, only ``extra``: e.g. before a predicted row is
         revealed) followed by ``extra`` lines (a student's values against ours)."""
         self.explanation = explanation
         self.extra = list(extra)
-        text = Text()
-        text.append((explanation.title if explanation else title) + "\n", "bold underline")
-        selected_at = None
-        for number, line in enumerate([*(explanation.lines if explanation else ()), *extra], 1):
-            if line.selected and selected_at is None:
-                selected_at = number
-            start = len(text)
-            for span in line.spans:
-                text.append(span.text, ROLE_STYLES.get(span.role, ""))
-            if line.selected:
-                text.stylize(SELECTED, start, len(text))
-            text.append("\n")
-        self.query_one("#explanation-text", Static).update(text)
-        if selected_at is not None and selected_at >= self.size.height - 1:
+        self._title = title
+        self._wrapped = None
+        self._lay_out()
+
+    def on_resize(self) -> None:
+        self._wrapped = None
+        self._lay_out()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._wrapped = None
+
+    def _lines(self) -> list[tuple[Content, bool]]:
+        style = {role: self.get_visual_style(f"why--{role}") for role in ROLES}
+        explanation = self.explanation
+        lines = [(Content.styled(visible(explanation.title if explanation else self._title),
+                                 self.get_visual_style("why--title")), False)]
+        for line in [*(explanation.lines if explanation else ()), *self.extra]:
+            content = Content.assemble(*((visible(span.text), style.get(span.role, style["text"]))
+                                         for span in line.spans))
+            lines.append((content, line.selected))
+        return lines
+
+    def _lay_out(self) -> None:
+        """Wrap the lines to the width there is, and make that the scrollable size."""
+        width = max(1, self.scrollable_content_region.width)
+        selected_style = self.get_visual_style("why--selected")
+        wrapped: list[Content] = []
+        self._selected_at = None
+        for content, selected in self._lines():
+            if selected:
+                if self._selected_at is None:
+                    self._selected_at = len(wrapped)
+                content = content.stylize(selected_style)
+            wrapped += content.wrap(width) or [Content("")]
+        self._wrapped = wrapped
+        set_virtual_size(self, Size(width, len(wrapped)))
+        self.refresh()
+        height = self.scrollable_content_region.height
+        if self._selected_at is not None and height and not (
+                self.scroll_y <= self._selected_at < self.scroll_y + height):
             # keep the cursor's line in view (long sums unfolded run to a thousand lines)
-            self.call_after_refresh(self.scroll_to, y=max(0, selected_at - 3), animate=False)
+            self.scroll_to(y=max(0, self._selected_at - 3), animate=False, immediate=True)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        if self._wrapped is None:
+            self._lay_out()
+        index = int(self.scroll_y) + y
+        if index >= len(self._wrapped):
+            return Strip.blank(width, self.rich_style)
+        style = self.get_visual_style()
+        segments = self._wrapped[index].render_segments(style)
+        return Strip(segments).extend_cell_length(width, self.rich_style).crop(0, width)
 
     @property
     def plain(self) -> str:
         lines = [self.explanation.plain()] if self.explanation else []
         return "\n".join(lines + [line.plain() for line in self.extra])
+

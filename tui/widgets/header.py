@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from rich.text import Text
-from textual.widgets import Static
-
 from typing import TYPE_CHECKING
 
+from textual.content import Content
+from textual.widgets import Static
+
 from attn_tui.core.numbers import mask_text
+from attn_tui.core.text import visible
 
 if TYPE_CHECKING:
     from attn_tui.core.scenario import Scenario
@@ -17,28 +18,47 @@ if TYPE_CHECKING:
 class ScenarioHeader(Static):
     """One line: ``● modified The cat sat — cat_sat.yaml   causal on · ÷√2 = 1.414 · mask −∞``."""
 
+    COMPONENT_CLASSES = {"header--modified", "header--title", "header--where", "header--causal-on",
+                         "header--causal-off", "header--scale", "header--shape"}
+
     DEFAULT_CSS = """
     ScenarioHeader {
         height: 1;
         background: $primary-background;
         color: $text;
         padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
+    ScenarioHeader > .header--modified { color: $text-warning; text-style: bold; }
+    ScenarioHeader > .header--title { text-style: bold; }
+    ScenarioHeader > .header--where { color: $text-muted; }
+    ScenarioHeader > .header--causal-on { color: $text-success; text-style: bold; }
+    ScenarioHeader > .header--causal-off { color: $text-warning; text-style: bold; }
+    ScenarioHeader > .header--scale { text-style: bold; }
+    ScenarioHeader > .header--shape { color: $text-muted; }
     """
 
-    def show(self, scenario: Scenario | Checked, where: str, modified: bool) -> None:
+    def show(self, scenario: Scenario | Checked, where: str, modified: bool, head: str = "") -> None:
         options = scenario.options
-        text = Text(no_wrap=True, overflow="ellipsis")
+
+        def style(name: str):
+            return self.get_visual_style(f"header--{name}")
+
+        parts: list = []
         if modified:  # first, so a narrow terminal never cuts it off
-            text.append("● modified ", "bold yellow")
-        text.append(scenario.title, "bold")
-        text.append(f" — {where}", "dim")
-        text.append("   ")
-        text.append("causal on" if options.causal else "causal off",
-                    "bold green" if options.causal else "bold magenta")
-        text.append(" · ")
+            parts.append(("● modified ", style("modified")))
+        parts += [(visible(scenario.title), style("title")), (f" — {visible(where)}", style("where")), "   "]
+        parts.append(("causal on", style("causal-on")) if options.causal else ("causal off", style("causal-off")))
         scale = options.scale_text(scenario.d_k)
-        text.append("no scaling" if scale == "none" else scale, "bold")
-        text.append(f" · mask {mask_text(options.mask_value)}")
-        text.append(f" · T={scenario.T} d_k={scenario.d_k} d_v={scenario.d_v}", "dim")
-        self.update(text)
+        parts += [" · ", ("no scaling" if scale == "none" else scale, style("scale")),
+                  f" · mask {mask_text(options.mask_value)}"]
+        shape = f" · T={scenario.T} d_k={scenario.d_k} d_v={scenario.d_v}"
+        heads = getattr(scenario, "heads", 1)
+        if heads > 1:
+            shape += f" · {head or 'head 1'} of {heads}"
+        parts.append((shape, style("shape")))
+        content = Content.assemble(*parts)
+        if content != getattr(self, "_shown", None):  # one line, always: no layout to redo
+            self._shown = content
+            self.update(content, layout=False)

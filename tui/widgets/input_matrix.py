@@ -1,8 +1,9 @@
 """InputMatrix: a MatrixView the user edits in place, with the habits of VisiData and sc-im.
 
-Arrows move the cell cursor; Enter or ``e`` (or typing a digit) opens an editor in the cell;
-Enter commits, Esc cancels, Tab commits and moves right; ``+``/``-`` nudge by 0.1. Text that
-is not a finite number is refused in place and stays in the editor, so nothing typed is lost.
+Arrows move the cell cursor; Enter or ``e`` opens an editor in the cell with the old value
+selected (typing replaces it), and typing a digit starts a fresh one; Enter commits, Esc
+cancels, Tab commits and moves right; ``+``/``-`` nudge by 0.1. Text that is not a finite
+number is refused in place and stays in the editor, so nothing typed is lost.
 """
 
 from __future__ import annotations
@@ -54,9 +55,10 @@ class InputMatrix(EditableMatrix, can_focus=True):
         def control(self) -> InputMatrix:
             return self.matrix
 
-    def __init__(self, name: str, title: str = "", **kwargs) -> None:
+    def __init__(self, name: str, head: int | None = None, title: str = "", **kwargs) -> None:
         super().__init__(title or name, **kwargs)
         self.matrix_name = name
+        self.head = head  # which head of a 3-D input this shows (None: a 2-D input)
         self.cursor = (0, 0)
 
     @property
@@ -85,7 +87,10 @@ class InputMatrix(EditableMatrix, can_focus=True):
 
     def action_open_editor(self, text: str | None = None) -> None:
         row, col = self.cursor
-        self.open_editor(yaml_number(float(self.grid.values[row, col])) if text is None else text)
+        if text is None:
+            self.open_editor(yaml_number(float(self.grid.values[row, col])), selected=True)
+        else:
+            self.open_editor(text, selected=False)
 
     def action_cancel(self) -> None:
         self.close_editor()

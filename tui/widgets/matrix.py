@@ -1,15 +1,19 @@
-"""MatrixView: a heat-map grid that draws only the lines and cells on screen.
+"""MatrixView: a heat-map grid that asks its data for the window on screen, and draws only that.
 
-Row and column labels stay in view while the cells scroll. Colours are bucketed once per
-data change (a NumPy pass), and a cell's text is formatted only when its line is drawn, so a
-1024×1024 matrix costs what its visible part costs.
+The data is a :class:`Grid`: labels, a shape, and a ``window(rows, cols)`` method; a stage of a
+16,384-token scenario is never materialised, only the few hundred cells in view. Row and column
+labels stay in view while the cells scroll. Column widths and the colour scale follow the values
+seen (they grow, and reset when another matrix is shown, as VisiData's columns do). Cells whose
+value changed since this matrix was last drawn are underlined. Every colour comes from the
+theme, through the component classes below (see app.tcss), so light themes and the
+colour-blind-safe palette just work.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Hashable, Sequence
 
 import numpy as np
 from rich.segment import Segment
@@ -22,60 +26,70 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from attn_tui.core.numbers import LARGE, fixed, mask_text
+from attn_tui.core.views import Window
 
 LEVELS = 33
 MAX_LABEL = 12
-PALETTES = {
-    # weights: 0 → 1 on one scale (viridis' ends and middle)
-    "weights": Gradient((0.0, "#2d1a4a"), (0.35, "#31688e"), (0.7, "#35b779"), (1.0, "#fde725"),
-                        quality=LEVELS),
-    # scores and inputs: blue below 0, neutral at 0, red above
-    "diverging": Gradient((0.0, "#3b6fd0"), (0.5, "#2f2f38"), (1.0, "#d0453b"), quality=LEVELS),
-}
-BLOCKED = Style(color="#6c6c78", dim=True)
-CHANGED = Style(bold=True, underline=True)
-MARKED = Style(bold=True)
-CURSOR = Style(reverse=True, bold=True)
-EDITING = Style(color="#ffffff", bgcolor="#1f3d7a", bold=True)
-REFUSED = Style(color="#ffffff", bgcolor="#a01c1c", bold=True)
-HIDDEN = Style(color="#c8c8d0", bgcolor="#3a3a48")  # no heat colour: it would give the value away
-LABEL = Style(color="#9aa4b8")
-LABEL_MARKED = Style(color="#101010", bgcolor="#e0b040", bold=True)
+EMPTY = "—"  # a row that can see no key: nothing to attend to
 
 
 @dataclass
 class Grid:
-    """What a MatrixView draws: values with labels, how many decimals, which colour scale."""
+    """What a MatrixView draws. ``key`` names the matrix (widths and the colour scale reset
+    when it changes); ``version`` counts changes to its numbers."""
 
-    values: np.ndarray
     rows: Sequence[str]
     columns: Sequence[str]
     decimals: int
-    palette: str = "diverging"
-    blocked: np.ndarray | None = None
+    palette: str = "diverging"       # "weights" (0 to 1) or "diverging" (blue, neutral, red)
+    tiny: bool = False                # a non-zero value that rounds to 0 gets an exponent
     mask_value: float = -math.inf
-    changed: np.ndarray | None = None
-    tiny: bool = False  # show a non-zero value that rounds to 0 with an exponent (inputs, scores)
-    hidden: np.ndarray | None = None  # cells not to show yet (a stage the student predicts)
-    predicted: np.ndarray | None = None  # the student's guesses (NaN: none), shown while hidden
-    verdict: np.ndarray | None = None  # per cell 0 nothing, 1 ✓ (theirs matches), 2 ✗
+    key: Hashable = None
+    version: int = 0
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.rows), len(self.columns)
+
+    def window(self, rows: range, cols: range) -> Window:
+        raise NotImplementedError
 
 
-def _styles(palette: str) -> list[Style]:
-    gradient = PALETTES[palette]
-    styles = []
-    for level in range(LEVELS):
-        background: Color = gradient.get_color(level / (LEVELS - 1))
-        foreground = "#101010" if background.brightness > 0.55 else "#f4f4f4"
-        styles.append(Style(color=foreground, bgcolor=background.hex))
-    return styles
+@dataclass
+class DenseGrid(Grid):
+    """A matrix held whole (an input such as Q or Wq)."""
+
+    values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+
+    def window(self, rows: range, cols: range) -> Window:
+        return Window(rows, cols, self.values[rows.start:rows.stop, cols.start:cols.stop])
 
 
-_PALETTE_STYLES = {name: _styles(name) for name in PALETTES}
+def cell_text(window: Window, grid: Grid, i: int, j: int) -> str:
+    """The text of cell (i, j) of a window (indices within it)."""
+    if window.empty is not None and window.empty[i]:
+        return EMPTY
+    if window.hidden is not None and window.hidden[i, j]:
+        guess = float("nan") if window.guesses is None else float(window.guesses[i, j])
+        return "?" if guess != guess else f"{fixed(guess, grid.decimals, True)}?"
+    if window.blocked is not None and window.blocked[i, j]:
+        return mask_text(grid.mask_value)
+    text = fixed(float(window.values[i, j]), grid.decimals, grid.tiny)
+    if window.verdict is not None and window.verdict[i, j]:
+        text += "✓" if window.verdict[i, j] == 1 else "✗"
+    return text
 
 
 class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
     """A matrix with token labels, drawn line by line; the cursor and marks come from outside."""
+
+    COMPONENT_CLASSES = {
+        "matrix--label", "matrix--label-marked", "matrix--masked", "matrix--hidden",
+        "matrix--cursor", "matrix--editing", "matrix--refused",
+        "matrix--low", "matrix--middle", "matrix--high",          # weights: 0 … 1
+        "matrix--negative", "matrix--zero", "matrix--positive",   # scores, inputs
+        "matrix--text-dark", "matrix--text-light",                # numbers on a cell
+    }
 
     DEFAULT_CSS = """
     MatrixView {
@@ -124,26 +138,43 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         self.cursor: tuple[int, int] | None = None
         self.marked_rows: frozenset[int] = frozenset()
         self.marked_columns: frozenset[int] = frozenset()
-        self._colour_scale = 1.0
-        self._extremes = (np.inf, -np.inf)
-        self._label_width = 0
-        self._cell_width = 0
         self._editor: tuple[str, int, bool] | None = None  # text, caret, refused
+        self._label_width = 1
+        self._cell_width = 3
+        self._largest = 0.0          # the colour scale of a diverging palette, as seen so far
+        self._window: Window | None = None
+        self._changed: set[tuple[int, int]] = set()
+        self._seen: dict[Hashable, tuple[int, Window]] = {}  # key → (version, last window drawn)
+        self._styles: dict[str, list[Style]] | None = None
+        self._texts: list[list[str]] = []   # the current window's cells, formatted once
+        self._levels: np.ndarray | None = None  # and their colour buckets
+        self._labels_seen: tuple[object, int] = (None, 1)  # the row labels measured last
 
     # ---- data down --------------------------------------------------------------------------
 
     def show(self, grid: Grid) -> None:
-        """Draw new values; a cell's colour and text are worked out only when it is drawn."""
+        """Draw a matrix (or new numbers of the same one); only the cells in view are asked for."""
+        same = self.grid is not None and grid.key == self.grid.key
+        if not same:
+            self._cell_width, self._largest = 3, 0.0
+            self._changed = set()
+        elif grid.version != self.grid.version:
+            self._changed = set()
         self.grid = grid
-        self._extremes = self._finite_extremes(grid.values)
-        self._colour_scale = self._scale(grid)
-        self._label_width = min(MAX_LABEL, max((len(label) for label in grid.rows), default=1)) + 1
-        self._cell_width = self._measure(grid)
-        rows, columns = grid.values.shape
-        self.virtual_size = Size(self._label_width + columns * self._cell_width, rows + 1)
+        self._window = None
+        if self._labels_seen[0] is not grid.rows:  # labels rarely change: measure them once
+            self._labels_seen = (grid.rows, _longest(grid.rows))
+        self._label_width = min(MAX_LABEL, self._labels_seen[1]) + 1
+        self._cell_width = max(self._cell_width, min(8, _longest(grid.columns)) + 2)
+        rows, columns = grid.shape
         if self.cursor is not None:
-            self.cursor = (min(self.cursor[0], rows - 1), min(self.cursor[1], columns - 1))
+            self.cursor = (max(0, min(self.cursor[0], rows - 1)), max(0, min(self.cursor[1], columns - 1)))
+        self._resize_virtual()
         self.refresh()
+
+    def _resize_virtual(self) -> None:
+        rows, columns = self.grid.shape
+        set_virtual_size(self, Size(self._label_width + columns * self._cell_width, rows + 1))
 
     def set_cursor(self, cell: tuple[int, int] | None) -> None:
         """Put the cursor on a cell (scrolling it into view), or hide it."""
@@ -161,23 +192,18 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.grid.values.shape if self.grid is not None else (0, 0)
+        return self.grid.shape if self.grid is not None else (0, 0)
+
+    # ---- reading what is shown (tests, the go-to box, a screen reader) -----------------------
 
     def cell_text(self, row: int, col: int) -> str:
-        """The text a cell shows (what a test or a screen reader would read)."""
-        grid = self.grid
-        if grid.hidden is not None and grid.hidden[row, col]:
-            guess = float("nan") if grid.predicted is None else float(grid.predicted[row, col])
-            return "?" if guess != guess else f"{fixed(guess, grid.decimals, True)}?"
-        if grid.blocked is not None and grid.blocked[row, col]:
-            return mask_text(grid.mask_value)
-        text = fixed(float(grid.values[row, col]), grid.decimals, grid.tiny)
-        if grid.verdict is not None and grid.verdict[row, col]:
-            text += "✓" if grid.verdict[row, col] == 1 else "✗"
-        return text
+        """The text a cell shows."""
+        window = self.grid.window(range(row, row + 1), range(col, col + 1))
+        return cell_text(window, self.grid, 0, 0)
 
     def row_texts(self, row: int) -> list[str]:
-        return [self.cell_text(row, col) for col in range(self.shape[1])]
+        window = self.grid.window(range(row, row + 1), range(self.shape[1]))
+        return [cell_text(window, self.grid, 0, j) for j in range(self.shape[1])]
 
     @property
     def shows_cursor(self) -> bool:
@@ -193,15 +219,20 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         cell = max(1, self._cell_width)
         first_col = min(columns, -(-x // cell))  # the cells wholly in view (a cut one is blank)
         last_col = min(columns, (x + view_width) // cell)
-        return (y, min(rows, y + view_rows)), (first_col, max(first_col, last_col))
+        return (min(y, rows), min(rows, y + view_rows)), (first_col, max(first_col, last_col))
 
     def watch_scroll_x(self, old: float, new: float) -> None:
         super().watch_scroll_x(old, new)
+        self._window = None
         self.post_message(self.Scrolled(self))
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        self._window = None
         self.post_message(self.Scrolled(self))
+
+    def on_resize(self) -> None:
+        self._window = None
 
     # ---- scrolling --------------------------------------------------------------------------
 
@@ -221,24 +252,145 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
             x = left + self._cell_width - view_width
         self.scroll_to(x, y, animate=False, immediate=True)
 
+    # ---- the window on screen ---------------------------------------------------------------
+
+    def current_window(self) -> Window | None:
+        """The window in view (the cells wholly or partly visible), asked of the grid once per
+        change of data, scroll or size; widths and the colour scale grow to fit it."""
+        if self.grid is None:
+            return None
+        if self._window is not None:
+            return self._window
+        rows, columns = self.shape
+        x, y = self.scroll_offset
+        height = max(1, self.scrollable_content_region.height - 1)
+        width = max(1, self.scrollable_content_region.width - self._label_width)
+        for _ in range(2):  # a wider cell than assumed shows fewer columns: ask again
+            cell = max(1, self._cell_width)
+            row_range = range(min(y, rows), min(rows, y + height))
+            col_range = range(min(columns, x // cell), min(columns, (x + width) // cell + 1))
+            window = self.grid.window(row_range, col_range)
+            if not self._measure(window):
+                break
+        self._window = window
+        self._note_changes(window)
+        self._texts = [[cell_text(window, self.grid, i, j) for j in range(len(window.cols))]
+                       for i in range(len(window.rows))]
+        self._levels = self._bucket(window)
+        return window
+
+    def _bucket(self, window: Window) -> np.ndarray:
+        """The colour bucket of every cell of the window, in one NumPy pass."""
+        values = np.nan_to_num(window.values, nan=0.0, posinf=0.0, neginf=0.0)
+        if self.grid.palette == "weights":
+            position = np.clip(values, 0.0, 1.0)
+        else:
+            scale = self._largest if self._largest > 0 else 1.0
+            position = (np.clip(values / scale, -1.0, 1.0) + 1.0) / 2.0
+        return np.rint(position * (LEVELS - 1)).astype(np.intp)
+
+    def _measure(self, window: Window) -> bool:
+        """Grow the cell width and the colour scale to fit the window; True if the width grew."""
+        grid = self.grid
+        values = window.values
+        samples: list[str] = []
+        if values.size:
+            finite = values[np.isfinite(values)]
+            if window.blocked is not None:
+                finite = values[np.isfinite(values) & ~window.blocked]
+            if finite.size:
+                low, high = float(finite.min()), float(finite.max())
+                samples += [fixed(low, grid.decimals, grid.tiny), fixed(high, grid.decimals, grid.tiny)]
+                self._largest = max(self._largest, abs(low), abs(high))
+                if max(abs(low), abs(high)) >= LARGE:  # the widest written out, below 1e7
+                    ordinary = finite[np.abs(finite) < LARGE]
+                    if ordinary.size:
+                        samples += [fixed(float(ordinary.min()), grid.decimals), fixed(float(ordinary.max()), grid.decimals)]
+                if grid.tiny and np.any((finite != 0) & (np.abs(finite) < 10.0 ** -grid.decimals)):
+                    samples.append(fixed(-0.4 * 10.0 ** -grid.decimals, grid.decimals, True))
+            if window.blocked is not None and window.blocked.any():
+                samples.append(mask_text(grid.mask_value))
+        if window.verdict is not None or window.hidden is not None:  # room for ✓, ✗ or ?
+            samples = [text + "?" for text in samples]
+            if window.guesses is not None and np.isfinite(window.guesses).any():
+                guesses = window.guesses[np.isfinite(window.guesses)]
+                samples += [fixed(float(guesses.min()), grid.decimals, True) + "?",
+                            fixed(float(guesses.max()), grid.decimals, True) + "?"]
+        width = max([len(text) for text in samples] + [1]) + 2
+        if width > self._cell_width:
+            self._cell_width = width
+            self._resize_virtual()
+            return True
+        return False
+
+    def _note_changes(self, window: Window) -> None:
+        """Underline the cells whose value differs from when this matrix was last drawn."""
+        grid = self.grid
+        seen = self._seen.get(grid.key)
+        if seen is not None and seen[0] != grid.version:
+            version, before = seen
+            rows = range(max(before.rows.start, window.rows.start), min(before.rows.stop, window.rows.stop))
+            cols = range(max(before.cols.start, window.cols.start), min(before.cols.stop, window.cols.stop))
+            if len(rows) and len(cols):
+                old = before.values[rows.start - before.rows.start:rows.stop - before.rows.start,
+                                    cols.start - before.cols.start:cols.stop - before.cols.start]
+                new = window.values[rows.start - window.rows.start:rows.stop - window.rows.start,
+                                    cols.start - window.cols.start:cols.stop - window.cols.start]
+                moved = np.argwhere(np.ascontiguousarray(old).view(np.int64) != np.ascontiguousarray(new).view(np.int64))
+                self._changed = {(rows.start + int(i), cols.start + int(j)) for i, j in moved}
+        self._seen[grid.key] = (grid.version, window)
+        if len(self._seen) > 32:
+            self._seen.pop(next(iter(self._seen)))
+
+    @property
+    def changed_cells(self) -> set[tuple[int, int]]:
+        """The cells underlined now: changed since this matrix was last drawn."""
+        self.current_window()
+        return self._changed
+
+    # ---- colours ------------------------------------------------------------------------------
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles = None  # the theme (or the palette) changed: take the colours anew
+
+    def _palette(self, name: str) -> list[Style]:
+        if self._styles is None:
+            self._styles = {}
+        if name not in self._styles:
+            stops = (("matrix--low", "matrix--middle", "matrix--high") if name == "weights"
+                     else ("matrix--negative", "matrix--zero", "matrix--positive"))
+            colours = [Color.from_rich_color(self.get_component_rich_style(stop).bgcolor) for stop in stops]
+            gradient = Gradient((0.0, colours[0]), (0.5, colours[1]), (1.0, colours[2]), quality=LEVELS)
+            dark = self.get_component_rich_style("matrix--text-dark").color
+            light = self.get_component_rich_style("matrix--text-light").color
+            styles = []
+            for level in range(LEVELS):
+                background = gradient.get_color(level / (LEVELS - 1))
+                text = readable_on(background, Color.from_rich_color(dark), Color.from_rich_color(light))
+                styles.append(Style(color=text.rich_color, bgcolor=background.rich_color))
+            self._styles[name] = styles
+        return self._styles[name]
+
     # ---- drawing ----------------------------------------------------------------------------
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        grid = self.grid
-        if grid is None:
+        window = self.current_window()
+        if window is None:
             return Strip.blank(width)
         scroll_x, scroll_y = self.scroll_offset
         if y == 0:
             return self._header(scroll_x, width)
         row = scroll_y + y - 1
-        if row >= grid.values.shape[0]:
+        if row >= self.shape[0] or row not in window.rows:
             return Strip.blank(width)
-        label = grid.rows[row]
+        label = self.grid.rows[row]
         label = label if len(label) < self._label_width else label[: self._label_width - 2] + "…"
-        label_style = LABEL_MARKED if row in self.marked_rows else LABEL
+        label_style = self.get_component_rich_style(
+            "matrix--label-marked" if row in self.marked_rows else "matrix--label")
         segments = [Segment(label.ljust(self._label_width - 1), label_style), Segment(" ")]
-        cells = self._cells(row, scroll_x, width - self._label_width)
+        cells = self._cells(window, row, scroll_x, width - self._label_width)
         return Strip(segments + cells).extend_cell_length(width).crop(0, width)
 
     def _header(self, scroll_x: int, width: int) -> Strip:
@@ -246,6 +398,8 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         data_width = max(0, width - self._label_width)
         first, last, offset = self._visible_columns(scroll_x, data_width)
         cell_width = self._cell_width
+        plain = self.get_component_rich_style("matrix--label")
+        marked = self.get_component_rich_style("matrix--label-marked")
         segments = []
         for col in range(first, last):
             x = col * cell_width
@@ -253,41 +407,50 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 segments.append(Segment(" " * cell_width))
                 continue
             text = grid.columns[col][: cell_width - 1].rjust(cell_width - 1) + " "
-            style = LABEL_MARKED if col in self.marked_columns else LABEL
-            segments.append(Segment(text, style))
+            segments.append(Segment(text, marked if col in self.marked_columns else plain))
         cells = Strip(segments).crop(offset, offset + data_width)
         return Strip([Segment(" " * self._label_width), *cells]).extend_cell_length(width)
 
-    def _cells(self, row: int, scroll_x: int, width: int) -> list[Segment]:
+    def _cells(self, window: Window, row: int, scroll_x: int, width: int) -> list[Segment]:
         grid = self.grid
         first, last, offset = self._visible_columns(scroll_x, width)
-        styles = _PALETTE_STYLES[grid.palette]
+        styles = self._palette(grid.palette)
+        masked = self.get_component_rich_style("matrix--masked")
+        hidden = self.get_component_rich_style("matrix--hidden")
+        cursor = self.get_component_rich_style("matrix--cursor", partial=True)
         cell_width = self._cell_width
+        i = row - window.rows.start
+        row_empty = window.empty is not None and window.empty[i]
         covered = -1  # an open editor may run over the cells to its right, up to here
         segments = []
         for col in range(first, last):
             x = col * cell_width
             if x + cell_width <= covered:
                 continue
-            if x < scroll_x or x + cell_width > scroll_x + width:
+            if x < scroll_x or x + cell_width > scroll_x + width or col not in window.cols:
                 # a cell cut by the edge would show a misleading part of a number ("48" for
                 # 0.248): leave its room blank instead
                 segments.append(Segment(" " * cell_width))
                 continue
+            j = col - window.cols.start
             if self.cursor == (row, col) and self.shows_cursor and self._editor is not None:
                 room = max(cell_width, min(len(self._editor[0]) + 3, scroll_x + width - x))
                 segments.extend(self._editor_segments(room))
                 covered = x + room
                 continue
-            text = " " + self.cell_text(row, col).rjust(cell_width - 2) + " "
-            level = self._level(row, col)
-            style = BLOCKED if level == -1 else HIDDEN if level == -2 else styles[level]
-            if grid.changed is not None and grid.changed[row, col]:
-                style += CHANGED
+            text = " " + self._texts[i][j].rjust(cell_width - 2) + " "
+            if row_empty or (window.blocked is not None and window.blocked[i, j]):
+                style = masked
+            elif window.hidden is not None and window.hidden[i, j]:
+                style = hidden
+            else:
+                style = styles[self._levels[i, j]]
+            if (row, col) in self._changed:
+                style += Style(bold=True, underline=True)
             if row in self.marked_rows or col in self.marked_columns:
-                style += MARKED
+                style += Style(bold=True)
             if self.cursor == (row, col) and self.shows_cursor:
-                style += CURSOR
+                style += cursor
             segments.append(Segment(text[max(0, covered - x):], style))
         return list(Strip(segments).crop(offset, offset + max(0, width)))
 
@@ -297,7 +460,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         start = max(0, caret - room + 1)
         visible = (text + " ")[start:start + room].ljust(room)
         index = caret - start
-        style = REFUSED if refused else EDITING
+        style = self.get_component_rich_style("matrix--refused" if refused else "matrix--editing")
         # the caret is drawn by hand (reversed), so nothing blinks and snapshots stay stable
         return [Segment(" " + visible[:index], style),
                 Segment(visible[index], style + Style(reverse=True)),
@@ -309,62 +472,6 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         first = min(columns, scroll_x // cell)
         last = min(columns, (scroll_x + width) // cell + 1)
         return first, last, scroll_x - first * cell
-
-    def _measure(self, grid: Grid) -> int:
-        """The cell width: the widest text any value can take (the extremes written with an
-        exponent, the widest below 1e7 written out, a tiny one), a masked cell, the labels."""
-        values = grid.values
-        low, high = self._extremes
-        samples = []
-        if low <= high:
-            extremes = [low, high]
-            if max(abs(low), abs(high)) >= LARGE:
-                ordinary = np.isfinite(values) & (np.abs(values) < LARGE)
-                if ordinary.any():
-                    extremes += [np.min(values, where=ordinary, initial=np.inf),
-                                 np.max(values, where=ordinary, initial=-np.inf)]
-            samples = [fixed(float(v), grid.decimals, grid.tiny) for v in extremes]
-            if grid.tiny and np.any((values != 0) & (np.abs(values) < 10.0 ** -grid.decimals)):
-                samples.append(fixed(-0.4 * 10.0 ** -grid.decimals, grid.decimals, True))
-        if grid.blocked is not None and grid.blocked.any():
-            samples.append(mask_text(grid.mask_value))
-        if grid.verdict is not None or grid.hidden is not None:  # room for a ✓, ✗ or ?
-            samples = [text + "?" for text in samples]
-        longest = max([len(text) for text in samples] + [min(8, len(c)) for c in grid.columns] + [1])
-        return longest + 2
-
-    @staticmethod
-    def _finite_extremes(values: np.ndarray) -> tuple[float, float]:
-        """The smallest and largest finite values ((inf, -inf) if none): two quick passes,
-        and the slower masked ones only when a −∞ (a masked cell) is in the way."""
-        low, high = float(values.min()), float(values.max())
-        if np.isfinite(low) and np.isfinite(high):
-            return low, high
-        finite = np.isfinite(values)
-        return (float(np.min(values, where=finite, initial=np.inf)),
-                float(np.max(values, where=finite, initial=-np.inf)))
-
-    def _scale(self, grid: Grid) -> float:
-        """What maps to the ends of the colour scale: 1 for weights, else the largest |value|."""
-        if grid.palette == "weights":
-            return 1.0
-        low, high = self._extremes
-        largest = max(abs(low), abs(high)) if low <= high else 0.0
-        return largest if largest > 0 else 1.0
-
-    def _level(self, row: int, col: int) -> int:
-        """The colour bucket of one cell, -1 for a masked one, -2 for one not to show yet."""
-        grid = self.grid
-        if grid.hidden is not None and grid.hidden[row, col]:
-            return -2
-        if grid.blocked is not None and grid.blocked[row, col]:
-            return -1
-        value = float(grid.values[row, col])
-        if grid.palette == "weights":
-            position = min(1.0, max(0.0, value))
-        else:
-            position = (min(1.0, max(-1.0, value / self._colour_scale)) + 1.0) / 2.0
-        return int(round(position * (LEVELS - 1)))
 
     def on_focus(self) -> None:
         self.refresh()
@@ -386,3 +493,50 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         rows, columns = self.shape
         if row < rows and col < columns:
             self.post_message(self.CellClicked(self, row, col))
+
+
+def set_virtual_size(view: ScrollView, size: Size) -> None:
+    """Give a line-drawing view a new scrollable size, redoing the screen's layout only when
+    the view's own size may change with it (a scrollbar coming or going, or an auto height or
+    width): a new explanation or matrix on every key then repaints that view alone."""
+    old = view.virtual_size
+    if size == old:
+        return
+    region = view.scrollable_content_region
+    bars_stay = ((size.width > region.width) == (old.width > region.width)
+                 and (size.height > region.height) == (old.height > region.height))
+    auto = view.styles.height is not None and view.styles.height.is_auto or \
+        view.styles.width is not None and view.styles.width.is_auto
+    if bars_stay and not auto and view.is_mounted:
+        view.set_reactive(ScrollView.virtual_size, size)
+        view._scroll_update(size)  # what a layout would do for the scrollbars, without one
+        view.refresh()
+    else:
+        view.virtual_size = size
+
+
+def readable_on(background: Color, dark: Color, light: Color) -> Color:
+    """Whichever of two text colours reads better on ``background`` (the higher WCAG contrast)."""
+    return dark if contrast(dark, background) >= contrast(light, background) else light
+
+
+def contrast(a: Color, b: Color) -> float:
+    """The WCAG 2 contrast ratio of two colours, 1 to 21."""
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _luminance(color: Color) -> float:
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = color.rgb
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def _longest(labels: Sequence[str]) -> int:
+    """The longest label's length (a sample, for very long lists: labels rarely vary much)."""
+    if len(labels) > 4096:
+        labels = list(labels[:2048]) + list(labels[-2048:])
+    return max((len(label) for label in labels), default=1)

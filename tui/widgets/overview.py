@@ -1,7 +1,9 @@
-"""OverviewMap: the whole T×T weights shrunk to a small heat map, two rows to a line.
+"""OverviewMap: a whole weights matrix shrunk to a small heat map, two rows of blocks to a line.
 
-The visible window of the stage view is shown bright and the rest dimmed; the selected row is
-marked in the right margin. Clicking (or dragging) in the map asks to move there.
+The map is computed off the key path (a worker thread, see the debugger screen): until the
+current numbers' map has arrived, the old one stays, marked "updating…". The visible window of
+the stage view is shown bright and the rest dimmed; the selected row is marked in the right
+margin. Clicking (or dragging) in the map asks to move there.
 """
 
 from __future__ import annotations
@@ -10,19 +12,22 @@ import numpy as np
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
+from textual.color import Color, Gradient
+from textual.content import Content
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from attn_tui.core.overview import block_edges, downsample
-from attn_tui.tui.widgets.matrix import LEVELS, PALETTES
+from attn_tui.core.overview import block_edges
 
-_COLOURS = [PALETTES["weights"].get_color(level / (LEVELS - 1)) for level in range(LEVELS)]
-_DIM = 0.45  # outside the visible window, colours fade towards black
+LEVELS = 33
+_DIM = 0.45  # outside the visible window, colours fade
 
 
 class OverviewMap(Widget):
-    """A downsampled weights map; ``show`` gives the weights, ``set_window`` what is in view."""
+    """A shrunk weights map; ``show`` gives it, ``set_window`` says what is in view."""
+
+    COMPONENT_CLASSES = {"overview--low", "overview--middle", "overview--high", "overview--marker"}
 
     DEFAULT_CSS = """
     OverviewMap {
@@ -36,23 +41,42 @@ class OverviewMap(Widget):
     class Picked(Message):
         """The user clicked the map at (row, column) of the full matrix."""
 
-        def __init__(self, row: int, col: int) -> None:
+        def __init__(self, view: OverviewMap, row: int, col: int) -> None:
             super().__init__()
+            self.view = view
             self.row = row
             self.col = col
+
+        @property
+        def control(self) -> OverviewMap:
+            return self.view
+
+    class Resized(Message):
+        """The map's room changed: it wants a map of another size."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.border_title = "Weights overview"
-        self.border_subtitle = "each band of rows: brightest = most weight"
-        self.weights: np.ndarray | None = None
         self.small: np.ndarray | None = None
+        self.shape = (0, 0)  # the full matrix's
         self.window = (0, 0, 0, 0)  # first row, last row, first column, last column (exclusive)
         self.selected_row = 0
+        self._colours: list[Color] | None = None
 
-    def show(self, weights: np.ndarray) -> None:
-        self.weights = weights
-        self._shrink()
+    @property
+    def wanted(self) -> tuple[int, int]:
+        """How many blocks of rows and of columns the map has room for."""
+        width, height = self.content_size
+        return max(1, height) * 2, max(1, width - 1)
+
+    def show(self, small: np.ndarray | None, shape: tuple[int, int], stale: bool) -> None:
+        """A map of block means (each band of rows scaled to its own largest block, so the map
+        shows where each group of queries looks), or, stale, the old one marked updating."""
+        if small is not None:
+            largest = small.max(axis=1, keepdims=True)
+            self.small = np.divide(small, largest, out=np.zeros_like(small), where=largest > 0)
+            self.shape = shape
+        self.border_subtitle = Content("updating…" if stale else "brightest = most weight")
         self.refresh()
 
     def set_window(self, rows: tuple[int, int], columns: tuple[int, int], selected_row: int) -> None:
@@ -61,51 +85,50 @@ class OverviewMap(Widget):
             self.window, self.selected_row = window, selected_row
             self.refresh()
 
-    def on_resize(self, event: events.Resize) -> None:
-        self._shrink()
-        self.refresh()
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._colours = None
 
-    def _shrink(self) -> None:
-        if self.weights is None:
-            return
-        width, height = self.content_size
-        small = downsample(self.weights, max(1, height) * 2, max(1, width - 1))
-        # block means of T weights are about 1/T, and early causal rows hold far more weight
-        # than late ones: scale each band of rows to its own largest block, so the map shows
-        # where each group of queries looks
-        largest = small.max(axis=1, keepdims=True)
-        self.small = np.divide(small, largest, out=np.zeros_like(small), where=largest > 0)
+    def on_resize(self, event: events.Resize) -> None:
+        if self.small is None or self.small.shape != self.wanted:
+            self.post_message(self.Resized())
+
+    def _palette(self) -> list[Color]:
+        if self._colours is None:
+            stops = [Color.from_rich_color(self.get_component_rich_style(f"overview--{name}").bgcolor)
+                     for name in ("low", "middle", "high")]
+            gradient = Gradient((0.0, stops[0]), (0.5, stops[1]), (1.0, stops[2]), quality=LEVELS)
+            self._colours = [gradient.get_color(level / (LEVELS - 1)) for level in range(LEVELS)]
+        return self._colours
 
     def _edges(self) -> tuple[np.ndarray, np.ndarray]:
-        return (block_edges(self.weights.shape[0], self.small.shape[0]),
-                block_edges(self.weights.shape[1], self.small.shape[1]))
+        return (block_edges(self.shape[0], self.small.shape[0]),
+                block_edges(self.shape[1], self.small.shape[1]))
 
     def render_line(self, y: int) -> Strip:
         width = self.content_size.width
-        if self.small is None or self.small.shape[0] == 0:
+        if self.small is None or self.small.shape[0] == 0 or 2 * y >= self.small.shape[0]:
             return Strip.blank(width)
+        colours = self._palette()
         row_edges, col_edges = self._edges()
         top, bottom = 2 * y, 2 * y + 1
-        if top >= self.small.shape[0]:
-            return Strip.blank(width)
         first_row, last_row, first_col, last_col = self.window
         segments = []
         for col in range(self.small.shape[1]):
             in_cols = col_edges[col] < last_col and col_edges[col + 1] > first_col
-            colours = []
+            pair = []
             for block in (top, bottom):
                 if block >= self.small.shape[0]:
-                    colours.append(None)
+                    pair.append(None)
                     continue
-                colour = _COLOURS[int(round(min(1.0, max(0.0, self.small[block, col])) * (LEVELS - 1)))]
+                colour = colours[int(round(min(1.0, max(0.0, self.small[block, col])) * (LEVELS - 1)))]
                 inside = in_cols and row_edges[block] < last_row and row_edges[block + 1] > first_row
-                colours.append(colour if inside else colour.darken(_DIM))
-            upper, lower = colours
-            style = Style(color=upper.rich_color, bgcolor=lower.rich_color if lower else None)
-            segments.append(Segment("▀", style))
+                pair.append(colour if inside else colour.darken(_DIM))
+            upper, lower = pair
+            segments.append(Segment("▀", Style(color=upper.rich_color, bgcolor=lower.rich_color if lower else None)))
         marked = any(row_edges[block] <= self.selected_row < row_edges[block + 1]
                      for block in (top, bottom) if block < self.small.shape[0])
-        segments.append(Segment("◀" if marked else " ", Style(color="#e0b040", bold=True)))
+        segments.append(Segment("◀" if marked else " ", self.get_component_rich_style("overview--marker")))
         return Strip(segments).extend_cell_length(width)
 
     def _pick(self, x: int, y: int) -> None:
@@ -116,7 +139,7 @@ class OverviewMap(Widget):
         block_col = min(self.small.shape[1] - 1, max(0, x))
         row = (row_edges[block_row] + row_edges[block_row + 1]) // 2
         col = (col_edges[block_col] + col_edges[block_col + 1]) // 2
-        self.post_message(self.Picked(int(row), int(col)))
+        self.post_message(self.Picked(self, int(row), int(col)))
 
     def on_click(self, event: events.Click) -> None:
         self._pick(event.x - self.styles.gutter.left, event.y - self.styles.gutter.top)

@@ -1,8 +1,8 @@
 """StageView: the current stage's matrix, and where a student types predictions.
 
-At a stage the scenario asks to predict, its cells start hidden; typing a digit (or Enter)
-opens the editor in the cursor's cell, Tab commits and moves to the next key. The arrows keep
-stepping and choosing the row, as everywhere in the stage view.
+At a stage the scenario asks to predict, its cells start hidden; Enter (or ``e``) opens the
+editor in the cursor's cell, Tab commits and moves to the next key, and the digits keep jumping
+to stages as everywhere. The arrows keep stepping and choosing the row.
 """
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ class StageView(EditableMatrix, can_focus=True):
             if self.edit_key(event):
                 self.swallow(event)
             return
-        if self.predicting and self.cursor is not None and (
-                self.starts_editing(event) or event.key in ("enter", "e")):
+        if self.predicting and self.cursor is not None and event.key in ("enter", "e"):
             row, col = self.cursor
-            guessed = self.grid.predicted[row, col] if self.grid.predicted is not None else float("nan")
-            typed = event.character if self.starts_editing(event) else ""
-            self.open_editor(typed or ("" if guessed != guessed else yaml_number(float(guessed))))
+            window = self.grid.window(range(row, row + 1), range(col, col + 1))
+            if window.hidden is None or not window.hidden[0, 0]:
+                return  # a revealed or masked cell takes no guess
+            guessed = float("nan") if window.guesses is None else float(window.guesses[0, 0])
+            self.open_editor("" if guessed != guessed else yaml_number(guessed))
             self.swallow(event)
 
     def commit_and_move(self, direction: int) -> bool:

@@ -1,11 +1,12 @@
-"""StepStrip: ``1 Score · 2 Scale · 3 Mask · 4 Softmax · 5 Weighted sum``, the current one lit."""
+"""StepStrip: ``1 Score · 2 Scale · 3 Mask · 4 Softmax · 5 Weighted sum``, the current one lit.
+
+The steps come from the stage registry (``core.stages``): a scenario with RoPE has a Rotate
+step, a multi-head one Concat and Project."""
 
 from __future__ import annotations
 
 from textual.content import Content
 from textual.widgets import Static
-
-from attn_tui.core.stages import STAGE_TITLES, STAGES
 
 
 class StepStrip(Static):
@@ -19,11 +20,13 @@ class StepStrip(Static):
     }
     """
 
-    def show(self, step: int) -> None:
+    def show(self, titles: list[str], step: int) -> None:
         parts = []
-        for index, stage in enumerate(STAGES):
-            label = f" {index + 1} {STAGE_TITLES[stage]} "
+        for index, title in enumerate(titles):
+            label = f" {index + 1} {title} "
             style = "reverse bold" if index == step else "dim"
             parts.append(Content.from_markup(f"[{style} @click=screen.goto({index + 1})]$label[/]",
                                              label=label))
-        self.update(Content(" · ").join(parts))
+        if (titles, step) != getattr(self, "_shown", None):  # one line: no layout to redo
+            self._shown = (titles, step)
+            self.update(Content(" · ").join(parts), layout=False)

@@ -1,19 +1,27 @@
-"""VariantsView: every variant at the same step and row, with each row's largest weight."""
+"""VariantsView: every variant at the same step and row, with each row's largest weight.
+
+A row whose prediction is not revealed yet shows "?" here too: a variant's numbers would give it
+away (the rule is core's: ``Predictions.hidden_rows``).
+"""
 
 from __future__ import annotations
 
-from rich.table import Table
-from rich.text import Text
+from textual.content import Content
 from textual.widgets import Static
 
-from attn_tui.core.attention import STAGE_TITLES, STAGES, Trace
 from attn_tui.core.explanation import bar
-from attn_tui.core.numbers import decimals_needed, fixed, mask_text
-from attn_tui.core.scenario import Scenario
+from attn_tui.core.labels import token_labels
+from attn_tui.core.numbers import fixed, mask_text
+from attn_tui.core.text import visible
+
+SHOWN_ROWS = 12
+SHOWN_VALUES = 6
 
 
 class VariantsView(Static):
     """A table: the selected row's values per variant, then each row's largest weight."""
+
+    COMPONENT_CLASSES = {"variants--label", "variants--selected", "variants--bar", "variants--muted"}
 
     DEFAULT_CSS = """
     VariantsView {
@@ -22,34 +30,60 @@ class VariantsView(Static):
         border-title-color: $text-muted;
         padding: 0 1;
     }
+    VariantsView > .variants--label { color: $text-accent; }
+    VariantsView > .variants--selected { text-style: bold reverse; }
+    VariantsView > .variants--bar { color: $text-success; }
+    VariantsView > .variants--muted { color: $text-muted; }
     """
 
-    def show(self, scenario: Scenario, traces: dict[str, Trace], step: int, row: int) -> None:
-        stage = STAGES[step]
+    def show(self, session, stage, head: int, row: int) -> None:
+        scenario = session.scenario
+        labels = token_labels(scenario.row_tokens)
         names = [variant.name for variant in scenario.variants]
         p = scenario.precision
-        self.border_title = f"Variants at {STAGE_TITLES[stage]}, row {scenario.tokens[row]!r}"
-        table = Table(box=None, padding=(0, 1), expand=False, show_edge=False)
-        table.add_column("", style="cyan", no_wrap=True)
+        self.border_title = Content(f'Variants at {stage.title}, row "{labels[row]}"')
+        predictions = session.predictions
+        hidden_here = predictions.hidden_rows(stage.name, head) if predictions else None
+        hidden_weights = predictions.hidden_rows("softmax", head) if predictions else None
+        columns = [visible(name) for name in names]
+        settings = [session.attentions[name].options.scale_text(scenario.d_k) for name in names]
+        width = max([12, *(len(text) for text in columns + settings)])
+        label_width = max(len(label) for label in labels[:SHOWN_ROWS] + (labels[row],)) + 1
+        style = {name: self.get_visual_style(f"variants--{name}")
+                 for name in ("label", "selected", "bar", "muted")}
+        lines = [Content.assemble(" " * label_width, *(f" {c:<{width}}" for c in columns)),
+                 Content.assemble((" " * label_width, style["muted"]),
+                                  *((f" {c:<{width}}", style["muted"]) for c in settings))]
+        cols = range(min(SHOWN_VALUES, stage.column_count(scenario)))
+        cells = []
         for name in names:
-            options = traces[name].options.scale_text(scenario.d_k)
-            table.add_column(Text(f"{name}\n{options}"), no_wrap=True)
-        values = []
-        for name in names:
-            trace = traces[name]
-            row_values = trace.stage(stage)[row]
-            decimals = decimals_needed(trace.scores, p) if stage == "score" else p
-            shown = [mask_text(trace.options.mask_value) if stage == "mask" and trace.blocked[row, k]
-                     else fixed(float(v), decimals) for k, v in enumerate(row_values)]
-            values.append(" ".join(shown[:6]) + (" …" if len(shown) > 6 else ""))
-        table.add_row(Text(f"row {scenario.tokens[row]}", "bold"), *values)
-        table.add_row(Text("largest weight", "dim"), *["" for _ in names])
-        for i, token in enumerate(scenario.tokens[:12]):
-            cells = []
+            attention = session.attentions[name]
+            if hidden_here is not None and hidden_here[row]:
+                cells.append("? (predict first)")
+                continue
+            values = stage.values(attention, head, range(row, row + 1), cols)[0]
+            blocked = attention.head(head).blocked(range(row, row + 1), cols)[0] if stage.name == "mask" else None
+            texts = [mask_text(attention.options.mask_value) if blocked is not None and blocked[k]
+                     else fixed(float(v), p) for k, v in enumerate(values)]
+            more = " …" if stage.column_count(scenario) > len(cols) else ""
+            cells.append(" ".join(texts) + more)
+        lines.append(Content.assemble((f"row {labels[row]}"[:label_width].ljust(label_width), style["label"]),
+                                      *(f" {c:<{width}}" for c in cells)))
+        lines.append(Content.styled("largest weight", style["muted"]))
+        shown = range(min(SHOWN_ROWS, scenario.T))
+        largest = {name: session.attentions[name].head(head).max_weight(shown) for name in names}
+        for i in shown:
+            label = (labels[i][:label_width - 1].ljust(label_width), style["selected"] if i == row else style["label"])
+            parts = [label]
             for name in names:
-                weight = float(traces[name].max_weight[i])
-                cells.append(Text(f"{fixed(weight, p)} ") + Text(bar(weight, 10), "green"))
-            table.add_row(Text(token, "bold reverse" if i == row else ""), *cells)
-        if scenario.T > 12:
-            table.add_row(f"… {scenario.T - 12} more", *["" for _ in names])
-        self.update(table)
+                if hidden_weights is not None and hidden_weights[i]:
+                    parts.append(f" {'?':<{width}}")
+                    continue
+                weight = float(largest[name][i])
+                parts += [f" {fixed(weight, p)} ", (bar(weight, max(1, width - len(fixed(weight, p)) - 2)), style["bar"])]
+            lines.append(Content.assemble(*parts))
+        if scenario.T > SHOWN_ROWS:
+            lines.append(Content.styled(f"… {scenario.T - SHOWN_ROWS} more rows", style["muted"]))
+        # the same number of lines as before: no layout of the screen to redo
+        self.update(Content("\n").join(lines), layout=len(lines) != getattr(self, "_lines", None))
+        self._lines = len(lines)

@@ -1,0 +1,180 @@
+"""Each head's queries, keys and values, as attention reads them, kept up to date cell by cell.
+
+A scenario gives Q, K, V directly (one head as matrices, several as 3-D arrays: query head
+``h`` reads key/value head ``h // (heads / kv_heads)``, Hugging Face's ``repeat_kv``), or gives
+X with projections (head ``h`` uses columns ``h·d_k … (h+1)·d_k − 1`` of ``X·Wq``, PyTorch's
+split), optionally rotated by RoPE. Projections are computed in tiles of ``ROWS`` rows × one
+head's columns, always the same tiles, so an edit recomputes only the tiles it touches and the
+result is bit for bit what a fresh computation gives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from attn_tui.core.scenario import Scenario
+
+ROWS = 64  # rows per projection tile
+
+
+@dataclass
+class Changed:
+    """What an edit changed in one head's inputs: query rows, key rows, and whether V moved
+    (``None`` rows mean all of them)."""
+
+    q_rows: np.ndarray | None = field(default_factory=lambda: np.zeros(0, np.intp))
+    k_rows: np.ndarray | None = field(default_factory=lambda: np.zeros(0, np.intp))
+    v: bool = False
+
+    @property
+    def anything(self) -> bool:
+        return self.q_rows is None or self.k_rows is None or self.v or bool(len(self.q_rows)) \
+            or bool(len(self.k_rows))
+
+
+class HeadInputs:
+    """Q (rotated, if the scenario rotates), K (likewise) and V of every head."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.heads = scenario.heads
+        self.group = scenario.heads // scenario.kv_heads  # query heads per key/value head
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.q_raw = [_read_only(self._project("q", h)) for h in range(self.heads)]
+            self.k_raw = [_read_only(self._project("k", g)) for g in range(scenario.kv_heads)]
+            self.v = [_read_only(self._project("v", g)) for g in range(scenario.kv_heads)]
+        self.q = [self._rotate(q) for q in self.q_raw]
+        self.k = [self._rotate(k) for k in self.k_raw]
+
+    # ---- reading ------------------------------------------------------------------------------
+
+    def kv(self, head: int) -> int:
+        """The key/value head that query head ``head`` reads."""
+        return head // self.group
+
+    def Q(self, head: int) -> np.ndarray:
+        return self.q[head]
+
+    def K(self, head: int) -> np.ndarray:
+        return self.k[self.kv(head)]
+
+    def V(self, head: int) -> np.ndarray:
+        return self.v[self.kv(head)]
+
+    def Q_before_rotation(self, head: int) -> np.ndarray:
+        return self.q_raw[head]
+
+    def K_before_rotation(self, head: int) -> np.ndarray:
+        return self.k_raw[self.kv(head)]
+
+    # ---- updating -----------------------------------------------------------------------------
+
+    def update(self, scenario: Scenario, matrix: str, row: int, col: int, head: int | None) -> list[Changed]:
+        """Take one changed input cell into account; returns, per query head, what changed."""
+        self.scenario = scenario
+        changes = [Changed() for _ in range(self.heads)]
+        row_array = np.array([row])
+        kind = _KIND.get(matrix)
+        if kind is None:  # Wo or bo: nothing before the heads' outputs changes
+            return changes
+        if matrix in ("Q", "K", "V"):  # given directly: one head (or the only one) changed
+            which = 0 if head is None else head
+            self._set(kind, which, slice(row, row + 1))
+            for h in self._readers(kind, which):
+                self._mark(changes[h], kind, row_array)
+            return changes
+        if matrix in ("X", "X_q"):  # a token's embedding: its row of every projection it feeds
+            kinds = ("q",) if matrix == "X_q" else ("k", "v") if scenario.cross else ("q", "k", "v")
+            tile = slice(row - row % ROWS, row - row % ROWS + ROWS)
+            for kind in kinds:
+                for which in range(self.heads if kind == "q" else scenario.kv_heads):
+                    self._set(kind, which, tile)
+                    for h in self._readers(kind, which):
+                        self._mark(changes[h], kind, row_array)
+            return changes
+        # a weight: one column of one head's projection, every row
+        width = self._width(kind)
+        which = col // width
+        self._set(kind, which, slice(None))
+        for h in self._readers(kind, which):
+            self._mark(changes[h], kind, None)
+        return changes
+
+    def _readers(self, kind: str, which: int) -> range:
+        """The query heads that read head ``which`` of Q (itself) or of K, V (its group)."""
+        return range(which, which + 1) if kind == "q" else range(which * self.group, (which + 1) * self.group)
+
+    @staticmethod
+    def _mark(change: Changed, kind: str, rows: np.ndarray | None) -> None:
+        if kind == "v":
+            change.v = True
+        elif kind == "q":
+            change.q_rows = None if rows is None or change.q_rows is None else np.union1d(change.q_rows, rows)
+        else:
+            change.k_rows = None if rows is None or change.k_rows is None else np.union1d(change.k_rows, rows)
+
+    def _set(self, kind: str, which: int, rows: slice) -> None:
+        """Recompute rows of one head's Q, K or V (whole tiles), and their rotation."""
+        target = {"q": self.q_raw, "k": self.k_raw, "v": self.v}[kind]
+        if self.scenario.kind == "qkv":  # given directly: the scenario's own (read-only) array
+            array = self.scenario.inputs[kind.upper()]
+            target[which] = array[which] if array.ndim == 3 else array
+            fresh = target[which][rows]
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                fresh = self._project(kind, which, rows)
+            target[which] = _replaced(target[which], rows, fresh)
+        if kind in ("q", "k") and self.scenario.rope is not None:
+            rotated = {"q": self.q, "k": self.k}[kind]
+            rotated[which] = _replaced(rotated[which], rows, self._rotate(fresh, rows.start or 0))
+        elif kind in ("q", "k"):
+            {"q": self.q, "k": self.k}[kind][which] = target[which]
+
+    # ---- computing ----------------------------------------------------------------------------
+
+    def _width(self, kind: str) -> int:
+        scenario = self.scenario
+        return scenario.d_v if kind == "v" else scenario.d_k
+
+    def _project(self, kind: str, which: int, rows: slice = slice(None)) -> np.ndarray:
+        """Rows of head ``which`` of Q, K or V: read directly, or ``X·W`` tile by tile."""
+        scenario = self.scenario
+        name = kind.upper()
+        if scenario.kind == "qkv":
+            array = scenario.inputs[name]
+            values = array[which] if array.ndim == 3 else array
+            return np.array(values[rows], dtype=np.float64)
+        X = scenario.inputs["X_q" if kind == "q" and scenario.cross else "X"]
+        W = scenario.inputs["W" + kind]
+        width = self._width(kind)
+        columns = W[:, which * width:(which + 1) * width]
+        start, stop, _ = rows.indices(len(X))
+        tiles = [X[first:first + ROWS] @ columns for first in range(start, stop, ROWS)]
+        return np.vstack(tiles) if tiles else np.zeros((0, width))
+
+    def _rotate(self, values: np.ndarray, first: int = 0) -> np.ndarray:
+        """``values`` (rows at positions ``first``, ``first + 1``, …) turned by RoPE, if any."""
+        rope = self.scenario.rope
+        if rope is None:
+            return values
+        rotated = rope.rotate(values, np.arange(first, first + len(values)))
+        rotated.flags.writeable = False
+        return rotated
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+def _replaced(array: np.ndarray, rows: slice, values: np.ndarray) -> np.ndarray:
+    """A read-only copy of ``array`` with ``rows`` replaced (arrays handed out never change)."""
+    fresh = array.copy()
+    fresh[rows] = values
+    fresh.flags.writeable = False
+    return fresh
+
+
+_KIND = {"Q": "q", "K": "k", "V": "v", "X": "x", "X_q": "x", "Wq": "q", "Wk": "k", "Wv": "v"}

@@ -1,0 +1,145 @@
+"""``--json``: every stage of a scenario as one strict RFC 8259 object, written row block by row
+block so that memory stays flat however large T is.
+
+A masked cell is ``null`` (so is an infinite ``mask_value``), a row that can see no key has
+``null`` weights and output, and no ``NaN`` or ``Infinity`` is ever written. Numbers are written
+at full float64 precision (Python's shortest round-trip ``repr``), the same bits the app shows.
+A single-head scenario keeps the shape it always had; a multi-head one has ``heads`` (one
+object per head with the single-head keys), ``concat``, ``output`` (after Wo) and ``inputs``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Iterator
+
+import numpy as np
+
+from attn_tui.core.attention import BLOCK, Attention, Head
+from attn_tui.core.scenario import Scenario
+
+_NULL_MARK = -math.inf  # blocked cells become -inf, which is then written as null
+
+
+def json_chunks(scenario: Scenario, comparison: dict | None = None,
+                attentions: dict[str, Attention] | None = None) -> Iterator[str]:
+    """The document as pieces of text; joined, they are one JSON object."""
+    if attentions is None:
+        from attn_tui.core.heads import HeadInputs
+
+        inputs = HeadInputs(scenario)
+        attentions = {"": Attention(scenario, inputs=inputs)}
+        for variant in scenario.variants:
+            attentions[variant.name] = Attention(scenario, variant.options(scenario.options), inputs)
+    attention = attentions[""]
+    head_fields = {"title": scenario.title, "description": scenario.description,
+                   "tokens": list(scenario.tokens)}
+    if scenario.cross:
+        head_fields["query_tokens"] = list(scenario.query_tokens)
+    head_fields.update(focus=scenario.row_tokens[scenario.focus], precision=scenario.precision)
+    yield json.dumps(head_fields)[:-1]
+    if scenario.multi_head:
+        yield ', "heads": ['
+        for h in range(scenario.heads):
+            yield "," if h else ""
+            yield from _head_object(attention.head(h))
+        yield "]"
+        yield ', "concat": '
+        yield from _matrix(lambda rows: attention.concat(rows), scenario.T)
+        yield ', "output": '
+        yield from _matrix(lambda rows: attention.projected(rows), scenario.T, empty=attention.empty)
+        yield ', "inputs": '
+        yield json.dumps({name: array.tolist() for name, array in scenario.inputs.items()})
+    else:
+        yield ", "
+        yield from _head_fields(attention.head(0))
+        if scenario.kind == "projection":
+            yield ', "inputs": '
+            yield json.dumps({name: array.tolist() for name, array in scenario.inputs.items()})
+    if scenario.variants:
+        yield ', "variants": ['
+        for number, variant in enumerate(scenario.variants):
+            yield ", " if number else ""
+            yield json.dumps({"name": variant.name})[:-1] + ", "
+            yield from _head_fields(attentions[variant.name].head(0))
+            yield "}"
+        yield "]"
+    if comparison is not None:
+        yield ', "comparison": ' + json.dumps(comparison, allow_nan=False)
+    yield "}\n"
+
+
+def _head_object(head: Head) -> Iterator[str]:
+    yield "{"
+    yield from _head_fields(head)
+    yield "}"
+
+
+def _head_fields(head: Head) -> Iterator[str]:
+    """The single-head keys, from ``d_k`` to ``diagnostics``, without the braces."""
+    attention = head.attention
+    scenario, options = attention.scenario, attention.options
+    T, keys, values = scenario.T, range(scenario.T_k), range(scenario.d_v)
+    yield json.dumps({
+        "d_k": scenario.d_k, "d_v": scenario.d_v, "causal": options.causal,
+        "divisor": attention.divisor,
+        "mask_value": None if math.isinf(options.mask_value) else options.mask_value,
+        "Q": head.Q.tolist(), "K": head.K.tolist(), "V": head.V.tolist()})[1:-1]
+    for name, rows_of in (("scores", lambda rows: head.scores(rows, keys)),
+                          ("scaled", lambda rows: head.scaled(rows, keys)),
+                          ("masked", lambda rows: np.where(head.blocked(rows, keys), _NULL_MARK,
+                                                           head.masked(rows, keys)))):
+        yield f', "{name}": '
+        yield from _matrix(rows_of, T)
+    yield ', "row_max": '
+    yield from _vector(lambda rows: head.row_max(rows), T, head.empty)
+    yield ', "row_sum": '  # of exp(masked − row_max); weights × row_sum gives exp
+    yield from _vector(lambda rows: head.row_sum(rows), T, head.empty)
+    yield ', "weights": '
+    yield from _matrix(lambda rows: head.weights(rows, keys), T, empty=head.empty)
+    yield ', "output": '
+    yield from _matrix(lambda rows: head.output(rows, values), T, empty=head.empty)
+    yield ', "diagnostics": ['
+    for start in range(0, T, BLOCK):
+        rows = range(start, min(start + BLOCK, T))
+        empty = head.empty(rows)
+        items = [None if e else {"max_weight": float(m), "entropy": float(h)}
+                 for e, m, h in zip(empty, head.max_weight(rows), head.entropy(rows))]
+        yield ("," if start else "") + json.dumps(items, allow_nan=False)[1:-1]
+    yield "]"
+
+
+def _matrix(rows_of, T: int, empty=None) -> Iterator[str]:
+    """A matrix as a JSON list of rows, a block of rows at a time; -inf cells and the rows
+    ``empty`` marks become null."""
+    yield "["
+    for start in range(0, T, BLOCK):
+        rows = range(start, min(start + BLOCK, T))
+        block = rows_of(rows)
+        text = json.dumps(block.tolist(), allow_nan=True)[1:-1].replace("-Infinity", "null")
+        if empty is not None and empty(rows).any():
+            items = [None if e else row for e, row in zip(empty(rows), block.tolist())]
+            text = json.dumps(items, allow_nan=True)[1:-1].replace("-Infinity", "null")
+        _refuse_non_finite(text)
+        yield ("," if start else "") + text
+    yield "]"
+
+
+def _vector(values_of, T: int, empty) -> Iterator[str]:
+    yield "["
+    for start in range(0, T, BLOCK):
+        rows = range(start, min(start + BLOCK, T))
+        items = [None if e else float(v) for e, v in zip(empty(rows), values_of(rows))]
+        yield ("," if start else "") + json.dumps(items, allow_nan=False)[1:-1]
+    yield "]"
+
+
+def _refuse_non_finite(text: str) -> None:
+    if "NaN" in text or "Infinity" in text:
+        raise ValueError("a stage left float64's range (NaN or infinity): not valid JSON")
+
+
+def to_json(scenario: Scenario, comparison: dict | None = None) -> dict:
+    """The document as a Python object (for tests and small scenarios)."""
+    return json.loads("".join(json_chunks(scenario, comparison)))

@@ -1,0 +1,65 @@
+"""Which keys a query may see: a stack of rules, combined cell by cell, each able to say why it
+hid a cell.
+
+The rules are the causal mask (a query never sees a later key), a sliding window (a query sees
+only the ``w`` most recent positions, itself included), padding (some keys are never seen) and
+an explicit 0/1 matrix. A cell is visible only if every rule allows it. Everything here works on
+a window of rows and columns, so a 16,384-token scenario never builds a T×T mask.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+CAUSAL, WINDOW, PADDING, EXPLICIT = "causal", "window", "padding", "mask"
+RULES = (CAUSAL, WINDOW, PADDING, EXPLICIT)
+WHY = {
+    CAUSAL: "in the future",
+    WINDOW: "outside the window",
+    PADDING: "padding",
+    EXPLICIT: "hidden by the mask",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Visibility:
+    """The rules in force for one set of options. ``causal_offset`` is where the causal mask
+    starts: 1 hides the future; the diagnosis of a student's off-by-one mask uses 0 or 2."""
+
+    causal: bool = False
+    window: int | None = None
+    padding: np.ndarray | None = None   # bool per key: True = padding, never attended
+    explicit: np.ndarray | None = None  # bool T_q × T_k: True = may attend
+    causal_offset: int = 1
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """The rules in force, in the order they are told."""
+        present = {CAUSAL: self.causal, WINDOW: self.window is not None,
+                   PADDING: self.padding is not None, EXPLICIT: self.explicit is not None}
+        return tuple(rule for rule in RULES if present[rule])
+
+    def hidden_by(self, rule: str, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Where one rule hides the cells of ``rows`` × ``cols`` (index arrays)."""
+        if rule == CAUSAL:
+            return cols[None, :] >= rows[:, None] + self.causal_offset
+        if rule == WINDOW:
+            return (cols[None, :] <= rows[:, None] - self.window) | (cols[None, :] > rows[:, None])
+        if rule == PADDING:
+            return np.broadcast_to(self.padding[cols][None, :], (len(rows), len(cols)))
+        return ~self.explicit[np.ix_(rows, cols)]
+
+    def blocked(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """True where some rule hides the cell."""
+        hidden = np.zeros((len(rows), len(cols)), bool)
+        for rule in self.rules:
+            hidden |= self.hidden_by(rule, rows, cols)
+        return hidden
+
+    def reasons(self, row: int, cols: np.ndarray) -> list[tuple[str, ...]]:
+        """For each key of one row, the rules that hide it (empty: visible)."""
+        rows = np.array([row])
+        hidden = {rule: self.hidden_by(rule, rows, cols)[0] for rule in self.rules}
+        return [tuple(rule for rule in self.rules if hidden[rule][k]) for k in range(len(cols))]

@@ -1,0 +1,41 @@
+"""Step: Concat — put every head's output for a token side by side, head 1 first."""
+
+from __future__ import annotations
+
+from attn_tui.core.stages import CONCAT, Stage
+
+
+def heading(scenario, options) -> str:
+    return f"{scenario.heads} heads × d_v = {scenario.d_v} side by side"
+
+
+def values(attention, h, rows, cols):
+    return attention.concat(rows)[:, cols.start:cols.stop]
+
+
+def explain(w) -> str:
+    a, p = w.attention, w.p
+    rows = range(w.row, w.row + 1)
+    width = w.scenario.d_v
+    parts = []
+    for h, head in enumerate(a.heads):
+        if head.empty(rows)[0]:
+            w.add((f"{w.scenario.head_names[h]}: ", "token"), ("nothing to attend to (zeros)", "masked"))
+        else:
+            output = head.output(rows, range(width))[0]
+            w.add((f"{w.scenario.head_names[h]}: ", "token"), (w.vector(output, p), "number"),
+                  (f"   columns h{h + 1}·d1 … h{h + 1}·d{width}", "note"),
+                  selected=w.col is not None and w.col // width == h)
+        parts.append(f"h{h + 1}")
+    concat = a.concat(rows)[0]
+    w.add(("concat = [" + " | ".join(parts) + "] = ", ""), (w.vector(concat, p), "result"))
+    w.note(f"Each head looked at the sentence its own way; the {a.scenario.heads} results of "
+           f"{w.query_quoted} travel on together, {len(concat)} numbers in all.")
+    return f"put {w.query_quoted}'s heads side by side"
+
+
+STAGE = Stage(
+    name="concat", title="Concat", key="concat", reads=("output",),
+    changes="a head's output row changes its part of that row", columns=CONCAT,
+    palette="diverging", heading=heading, values=values, explain=explain,
+    applies=lambda scenario: scenario.multi_head, per_head=False)

@@ -1,0 +1,79 @@
+"""Step: Mask — hide the keys a query may not see: their scores become the mask value (−∞), so
+softmax gives them exactly 0 weight. The rules: causal, a window, padding, an explicit mask."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attn_tui.core.masks import CAUSAL, WHY
+from attn_tui.core.numbers import fixed, mask_text
+from attn_tui.core.stages import KEYS, Stage
+
+RULE_NAMES = {"causal": "the causal mask", "window": "the window", "padding": "padding",
+              "mask": "the explicit mask"}
+
+
+def heading(scenario, options) -> str:
+    rules = scenario.visibility(options).rules
+    if not rules:
+        return "no mask: every key visible"
+    if rules == (CAUSAL,):
+        return f"future keys set to {mask_text(options.mask_value)}"
+    named = ", ".join(RULE_NAMES[rule] for rule in rules)
+    return f"keys hidden by {named} set to {mask_text(options.mask_value)}"
+
+
+def values(attention, h, rows, cols):
+    return attention.head(h).masked(rows, cols)
+
+
+def explain(w) -> str:
+    r, i = w.r, w.row
+    visibility = w.attention.visibility
+    rules = visibility.rules
+    if not rules:
+        w.note("no mask: every token sees every other token, the future included "
+               "(bidirectional, like BERT)")
+    keys = [k for k in w.keys() if isinstance(k, int)]
+    reasons = dict(zip(keys, visibility.reasons(i, np.array(keys, dtype=np.intp)))) if keys else {}
+    for k in w.keys():
+        if isinstance(k, str):
+            w.note(k)
+            continue
+        cell = f"({w.query}, {w.keys_labels[k]})"
+        if r.blocked[k]:
+            why = " and ".join(WHY[rule] for rule in reasons[k])
+            w.add((cell, "token"), (f" is {why}: ", ""),
+                  (mask_text(w.options.mask_value), "masked"), selected=k == w.col)
+        else:
+            where = "is itself, visible" if w.is_self(k) else "is visible"
+            w.add((cell, "token"), (f" {where}: ", ""), (fixed(r.masked[k], w.p), "result"),
+                  selected=k == w.col)
+    w.add(("masked row: ", ""), (w.vector(r.masked, w.p), "result"))
+    if not rules:
+        return "none (every key is visible)"
+    hidden = int(r.blocked.sum())
+    if r.empty:
+        w.add((f"{w.query_quoted} can see no key at all: it has nothing to attend to, and its "
+               "weights and output are left empty.", "masked"))
+    elif rules == (CAUSAL,):
+        future = "nothing is" if hidden == 0 else f"{hidden} future token{'s are' if hidden > 1 else ' is'}"
+        sees = "only itself" if i == 0 else "itself and what came before"
+        w.note(f"{w.query_quoted} sees {sees}; {future} hidden.")
+    else:
+        w.note(f"{w.query_quoted} sees {len(r.blocked) - hidden} of {len(r.blocked)} keys; "
+               f"{hidden} hidden by {', '.join(RULE_NAMES[rule] for rule in rules)}.")
+    leak = float(r.weights[r.blocked].max(initial=0.0)) if not r.empty else 0.0
+    if leak > 0:
+        advice = "use -.inf" if w.options.mask_value <= -1e9 else "use -.inf, or a value far below every score such as -1e9"
+        w.add((f"mask_value {mask_text(w.options.mask_value)} is not negative enough: a hidden "
+               f"key still gets weight up to {leak:.3g}; {advice}.", "masked"))
+    elif hidden and not r.empty:
+        w.note("Softmax turns a masked score into exactly 0 weight.")
+    return f"{w.query_quoted} may not look at {'the future' if rules == (CAUSAL,) else 'the hidden keys'}"
+
+
+STAGE = Stage(
+    name="mask", title="Mask", key="masked", reads=("scale",),
+    changes="as the scores; the mask itself depends on positions only", columns=KEYS,
+    palette="diverging", heading=heading, values=values, explain=explain, predictable=False)

@@ -1,0 +1,127 @@
+"""Every key of the app, declared once: the debugger's bindings, the footer, the help screen,
+the README's table and the monkey test's key list are all made from ``KEYS``.
+
+A key belongs to a place (where it works) and a group (how help orders it). Keys of the input
+matrices and of the cell editor are handled by those widgets themselves (in the order they
+arrive), so they are not bindings of the screen, but they are listed here all the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+STAGE, INPUT, EDITOR, ANYWHERE = "stage view", "input matrix", "a cell being edited", "anywhere"
+
+
+@dataclass(frozen=True)
+class Key:
+    keys: str          # Textual's names, comma-separated: "u,ctrl+z"
+    shown: str         # as a person reads them: "u  ctrl+z"
+    does: str          # what help says
+    where: str = ANYWHERE
+    action: str = ""   # the screen's action; empty for keys a widget handles itself
+    footer: str = ""   # the footer's word for it (shown there when set)
+    group: str = ""    # the footer's group: keys with one group share one footer entry
+
+
+KEYS: tuple[Key, ...] = (
+    Key("left", "←", "step back", STAGE, "step(-1)", "Step", "step"),
+    Key("right", "→", "step on", STAGE, "step(1)", "Step", "step"),
+    Key("home", "Home", "first step", STAGE, "goto(1)"),
+    Key("end", "End", "last step", STAGE, "last_step"),
+    Key("1,2,3,4,5,6,7,8", "1 … 8", "jump to a step (as many as the scenario has)", STAGE, "goto_key"),
+    Key("up", "↑", "the query row above", STAGE, "row(-1)", "Row", "row"),
+    Key("down", "↓", "the query row below", STAGE, "row(1)", "Row", "row"),
+    Key("pageup", "PgUp", "a page of rows up", STAGE, "page(-1)"),
+    Key("pagedown", "PgDn", "a page of rows down", STAGE, "page(1)"),
+    Key("left_square_bracket", "[", "the key column to the left", STAGE, "column(-1)"),
+    Key("right_square_bracket", "]", "the key column to the right", STAGE, "column(1)"),
+    Key("g", "g", "go to a row and column (a token or a number)", STAGE, "go_to"),
+    Key("x", "x", "unfold / fold long sums in the explanation", STAGE, "expand"),
+    Key("h", "h", "the next head (multi-head scenarios)", STAGE, "next_head", "Head"),
+    Key("a", "a", "all heads side by side; Enter there picks one", STAGE, "all_heads", "All heads"),
+    Key("m", "m", "cycle the mask shown: all rules, then each rule alone", STAGE, "cycle_mask"),
+    Key("p", "p", "projector mode: the focus row large; p or Esc leaves", STAGE, "present", "Projector"),
+    Key("enter", "Enter", "at a stage to predict: open a guess in the cell", STAGE),
+    Key("r", "r", "reveal the predicted row: each guess ✓ within 0.05, or ✗", STAGE, "reveal", "Reveal"),
+    Key("y", "y", "show the student's own values (expect:) or attention's", STAGE, "toggle_theirs",
+        "Yours/ours"),
+    Key("tab", "Tab  shift+Tab", "move between the input matrices and the stage view", ANYWHERE,
+        "app.focus_next", "Inputs"),
+    Key("arrows", "arrows  Home End", "move the cell cursor; first / last column", INPUT),
+    Key("pageup,pagedown", "PgUp PgDn", "a page of rows", INPUT),
+    Key("enter,e", "Enter  e", "edit the cell: the old value is selected, typing replaces it", INPUT),
+    Key("0-9", "a digit", "start editing the cell afresh with that digit", INPUT),
+    Key("plus,minus", "+  -", "nudge the cell by 0.1 (type a negative number with Enter, -)", INPUT),
+    Key("escape", "Esc", "back to the stage view", INPUT),
+    Key("enter", "Enter", "commit (text that is not a finite number is refused, kept)", EDITOR),
+    Key("tab", "Tab", "commit and move to the next cell", EDITOR),
+    Key("escape", "Esc", "cancel: the old value stays", EDITOR),
+    Key("ctrl+u", "ctrl+u", "clear the text", EDITOR),
+    Key("c", "c", "toggle the causal mask", ANYWHERE, "toggle_causal", "Causal"),
+    Key("s", "s", "cycle the scaling: ÷√d_k, none, the file's own divisor", ANYWHERE, "cycle_scale",
+        "Scale"),
+    Key("u,ctrl+z", "u  ctrl+z", "undo (edits and option changes alike)", ANYWHERE, "undo", "Undo", "history"),
+    Key("U,ctrl+y", "U  ctrl+y", "redo", ANYWHERE, "redo", "Redo", "history"),
+    Key("ctrl+s", "ctrl+s", "save: only changed numbers are rewritten, comments kept", ANYWHERE, "save",
+        "Save"),
+    Key("ctrl+p", "ctrl+p", "command palette: step to…, save as…, heads, themes, open a built-in",
+        ANYWHERE),
+    Key("ctrl+t", "ctrl+t", "save a screenshot (SVG)", ANYWHERE, "screenshot"),
+    Key("q,ctrl+q", "q  ctrl+q", "quit (asks first if there are unsaved edits)", ANYWHERE),
+    Key("question_mark", "?", "this help (Esc closes it)", ANYWHERE),
+)
+
+GROUPS = {"step": Binding.Group("Step", compact=True), "row": Binding.Group("Row", compact=True),
+          "history": Binding.Group("Undo/redo", compact=True)}
+
+
+def screen_bindings() -> list[Binding]:
+    """The debugger screen's bindings, from ``KEYS``."""
+    bindings = []
+    for key in KEYS:
+        if not key.action:
+            continue
+        if key.action == "goto_key":
+            bindings += [Binding(str(n), f"goto({n})", f"Step {n}", show=False) for n in range(1, 9)]
+            continue
+        bindings.append(Binding(key.keys, key.action, key.footer or key.does, show=bool(key.footer),
+                                group=GROUPS.get(key.group)))
+    return bindings
+
+
+def help_text() -> list[tuple[str, list[tuple[str, str]]]]:
+    """The help screen's sections: (where, [(keys as shown, what they do)])."""
+    sections: dict[str, list[tuple[str, str]]] = {}
+    for key in KEYS:
+        sections.setdefault(key.where, []).append((key.shown, key.does))
+    return list(sections.items())
+
+
+def markdown_table() -> str:
+    """The README's table of keys."""
+    lines = ["| where | key | what it does |", "| --- | --- | --- |"]
+    for where, keys in help_text():
+        for number, (shown, does) in enumerate(keys):
+            cell = shown.replace("|", "\\|").replace("[", "`[`").replace("]", "`]`") \
+                if shown in ("[", "]") else shown.replace("|", "\\|")
+            lines.append(f"| {where if number == 0 else ''} | {cell} | {does} |")
+    return "\n".join(lines)
+
+
+def monkey_keys() -> list[str]:
+    """Every key name that does something in the debugger without leaving it (for the monkey
+    test): the bindings and the widgets' own keys."""
+    names: list[str] = []
+    for key in KEYS:
+        if key.keys in ("q,ctrl+q", "question_mark", "ctrl+s", "ctrl+p", "ctrl+t", "g", "a", "p"):
+            continue  # these open other screens or write files: they have tests of their own
+        if key.keys == "arrows":
+            names += ["up", "down", "left", "right", "home", "end", "ctrl+home", "ctrl+end"]
+        elif key.keys == "0-9":
+            names += list("0123456789.")
+        else:
+            names += key.keys.split(",")
+    return sorted(set(names) | {"shift+tab", "backspace", "delete"})

@@ -1,0 +1,109 @@
+"""PresentScreen (projector mode): one thing, large — the current stage's focus row in big digits,
+its tokens above and its arithmetic below, the rest hidden. ←/→ step, ↑/↓ move the row, [ ]
+the keys shown; p or Esc goes back. Readable from the back of a room at 100×30."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Digits, Static
+
+from attn_tui.core.explanation import explain
+from attn_tui.core.labels import column_labels, token_labels
+from attn_tui.core.numbers import fixed, mask_text
+from attn_tui.core.views import stage_window
+from attn_tui.tui.widgets.explanation import ExplanationView
+
+CELL_WIDTH = 20  # columns a value in big digits takes, label and gap included
+
+
+class PresentScreen(Screen[None]):
+    DEFAULT_CSS = """
+    PresentScreen { padding: 1 2; }
+    PresentScreen #present-title { text-style: bold; height: auto; margin-bottom: 1; }
+    PresentScreen #cells { height: auto; }
+    PresentScreen .cell { width: auto; min-width: 12; height: auto; margin-right: 2; }
+    PresentScreen .label { color: $text-accent; text-style: bold; height: 1; }
+    PresentScreen .masked { color: $text-muted; height: 3; content-align: left middle; }
+    PresentScreen Digits { width: auto; }
+    PresentScreen .cell.-cursor Digits { color: $text-warning; }
+    PresentScreen ExplanationView { height: 1fr; margin-top: 1; }
+    """
+
+    BINDINGS = [Binding("left", "step(-1)", "Step", show=False), Binding("right", "step(1)", "Step"),
+                Binding("up", "row(-1)", "Row", show=False), Binding("down", "row(1)", "Row"),
+                Binding("left_square_bracket", "column(-1)", "Key ←"),
+                Binding("right_square_bracket", "column(1)", "Key →"),
+                Binding("p,escape", "leave", "Leave projector mode")]
+
+    def __init__(self, debugger) -> None:
+        super().__init__()
+        self.debugger = debugger
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(id="present-title")
+            yield Horizontal(id="cells")
+            yield ExplanationView(id="present-why")
+
+    def on_mount(self) -> None:
+        self.show()
+
+    def on_resize(self) -> None:
+        self.show()
+
+    def show(self) -> None:
+        debugger = self.debugger
+        session = debugger.session
+        scenario = session.scenario
+        stage, head, row = debugger.described, debugger.head, debugger.row
+        label = token_labels(scenario.row_tokens)[row]
+        self.query_one("#present-title", Static).update(
+            Content(f'Step {debugger.step + 1} · {stage.title} — row "{label}"'))
+        columns = column_labels(scenario, stage)
+        fits = max(1, (self.size.width - 4) // CELL_WIDTH)
+        centre = debugger.column if stage.columns == "keys" else 0
+        first = max(0, min(centre - fits // 2, len(columns) - fits))
+        cols = range(first, min(len(columns), first + fits))
+        window = stage_window(session, stage.name, head, range(row, row + 1), cols)
+        cells = self.query_one("#cells", Horizontal)
+        cells.remove_children()
+        p = scenario.precision
+        for j, col in enumerate(cols):
+            if window.hidden is not None and window.hidden[0, j]:
+                big = None
+                text = "? (predict it)"
+            elif window.empty is not None and window.empty[0]:
+                big, text = None, "nothing to attend to"
+            elif window.blocked is not None and window.blocked[0, j]:
+                big, text = None, f"{mask_text(scenario.options.mask_value)} masked"
+            else:
+                big, text = fixed(float(window.values[0, j]), p).replace("−", "-"), ""
+            cell = Vertical(Static(Content(columns[col]), classes="label"),
+                            Digits(big) if big is not None else Static(Content(text), classes="masked"),
+                            classes="cell" + (" -cursor" if col == debugger.column and stage.columns == "keys" else ""))
+            cells.mount(cell)
+        predictions = session.predictions
+        why = self.query_one(ExplanationView)
+        if predictions is not None and predictions.hidden_rows(stage.name, head)[row]:
+            why.show(None, [], "Hidden until the row is predicted and revealed")
+        else:
+            why.show(explain(session.attention, stage.name, row, debugger.column, head=head))
+
+    def action_step(self, delta: int) -> None:
+        self.debugger.action_step(delta)
+        self.show()
+
+    def action_row(self, delta: int) -> None:
+        self.debugger.action_row(delta)
+        self.show()
+
+    def action_column(self, delta: int) -> None:
+        self.debugger.action_column(delta)
+        self.show()
+
+    def action_leave(self) -> None:
+        self.dismiss(None)
