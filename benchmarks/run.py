@@ -1,264 +1,328 @@
-"""Measure attn-tui against its speed and memory targets; print a table (and --json).
+"""Measure attn-tui against its speed and memory targets, the way a person meets it; print a table.
 
-    python benchmarks/run.py            # every row, a few minutes
-    python benchmarks/run.py --quick    # fewer repetitions
-    python benchmarks/run.py --json results.json
+    python benchmarks/run.py                 # every row (about ten minutes)
+    python benchmarks/run.py --quick         # fewer repetitions, T up to 4096
+    python benchmarks/run.py --json out.json # the table as JSON too
 
-Start-up is timed as whole processes in a pseudo-terminal, until the first frame's text
-arrives, against a bare Textual app started the same way in the same run (so the figure is a
-ratio, fair on a shared, noisy machine). attn-tui's first frame is its header and step strip,
-drawn before NumPy is imported; the time until the whole debugger is on screen is given too.
-The project's modules are byte-compiled first, as an installed package's are. In-app rows run the real app headless (``run_test``)
-and time the work a keystroke causes: the handler, then a full synchronous layout, render and
-serialisation of the screen to terminal text, i.e. everything up to the terminal write; Pilot's
-own sleeps are not in it. The time until Textual's next frame (it paints at most 60 times a
-second) is given alongside.
+Every latency is from the key press to the changed screen, through a real terminal: each app
+runs in a tmux pane of its own (120×40), the key goes in with ``send-keys``, and the time is
+taken when ``capture-pane`` first shows a different screen (the method of the team's
+``keylatency.py``). Each is measured interleaved with the same key on a bare Textual app that
+repaints one line ("the floor"), and reported as the floor plus what attn-tui adds. Start-up is
+timed until the numbers of the first stage and their explanation are on screen — nothing a
+placeholder could show — against the bare app's start to its first line. Memory is the app
+process's resident size, read from /proc while it runs in its pane. ``--json`` and ``--print``
+are timed as whole processes.
+
+Scenarios are one head with random Q, K, V of d = 64 in an .npz, at T = 16 … 16,384.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import compileall
-import fcntl
 import json
 import os
 import platform
-import pty
-import resource
-import select
-import signal
+import shutil
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
-import termios
 import time
+import uuid
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+D = 64
+BARE_APP = r'''
+from textual.app import App
+from textual.widgets import Static
+class Floor(App):
+    def compose(self):
+        self.n = 0
+        yield Static("bare ready 0", id="s")
+    def on_key(self, event):
+        self.n += 1
+        self.query_one("#s", Static).update(f"bare ready {self.n}")
+Floor().run()
+'''
 
-import numpy as np  # noqa: E402
 
-D_K = 64
+# ---- a tmux of our own ----------------------------------------------------------------------------
+
+class Tmux:
+    """A private tmux server; every pane gets a fresh state and config folder."""
+
+    def __init__(self) -> None:
+        self.sock = ["tmux", "-L", "attn-bench-" + uuid.uuid4().hex[:8]]
+        self.env = dict(os.environ, XDG_STATE_HOME=tempfile.mkdtemp(prefix="bench-state-"),
+                        XDG_CONFIG_HOME=tempfile.mkdtemp(prefix="bench-config-"))
+
+    def __call__(self, *args: str) -> str:
+        return subprocess.run(self.sock + list(args), capture_output=True, text=True, env=self.env,
+                              check=False).stdout
+
+    def start(self, name: str, command: str) -> float:
+        started = time.perf_counter()
+        self("new-session", "-d", "-s", name, "-x", "120", "-y", "40", command)
+        return started
+
+    def screen(self, name: str) -> str:
+        return self("capture-pane", "-p", "-t", name)
+
+    def pid(self, name: str) -> int:
+        return int(self("display", "-p", "-t", name, "#{pane_pid}").strip())
+
+    def wait(self, name: str, done, timeout: float = 60) -> str:
+        start = time.perf_counter()
+        while True:
+            text = self.screen(name)
+            if done(text):
+                return text
+            if time.perf_counter() - start > timeout:
+                raise RuntimeError(f"{name}: timed out after {timeout} s; the screen was:\n{text}")
+            time.sleep(0.002)
+
+    def settle(self, name: str, quiet: float = 0.3, timeout: float = 60) -> str:
+        last, since, start = self.screen(name), time.perf_counter(), time.perf_counter()
+        while time.perf_counter() - since < quiet and time.perf_counter() - start < timeout:
+            time.sleep(0.02)
+            now = self.screen(name)
+            if now != last:
+                last, since = now, time.perf_counter()
+        return last
+
+    def key(self, name: str, key: str) -> float:
+        """Seconds from sending ``key`` until the pane shows a different screen."""
+        before = self.settle(name)
+        start = time.perf_counter()
+        self("send-keys", "-t", name, key)
+        self.wait(name, lambda text: text != before)
+        return time.perf_counter() - start
+
+    def kill(self, name: str) -> None:
+        self("kill-session", "-t", name)
+
+    def stop(self) -> None:
+        self("kill-server")
 
 
-# ---- scenarios ---------------------------------------------------------------------------------
+def rss_mb(pid: int) -> float:
+    """The resident size of the process (or of its largest child: tmux runs a shell first)."""
+    pids = [pid] + [int(child) for child in
+                    Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    sizes = []
+    for one in pids:
+        for line in Path(f"/proc/{one}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                sizes.append(int(line.split()[1]) / 1024)
+    return max(sizes)
 
-def make_scenario(folder: Path, T: int, d_k: int = D_K) -> Path:
-    """A T-token scenario with random Q, K, V in an .npz beside it."""
+
+# ---- scenarios ----------------------------------------------------------------------------------
+
+def make_scenario(folder: Path, T: int) -> Path:
     rng = np.random.RandomState(T)
-    np.savez(folder / f"head_{T}.npz", Q=rng.randn(T, d_k), K=rng.randn(T, d_k), V=rng.randn(T, d_k))
+    np.savez(folder / f"head_{T}.npz", Q=rng.randn(T, D), K=rng.randn(T, D), V=rng.randn(T, D))
     path = folder / f"head_{T}.yaml"
     path.write_text(f"title: One head, T = {T}\nnpz: head_{T}.npz\n")
     return path
 
 
-# ---- whole processes in a pseudo-terminal ---------------------------------------------------
-
-def time_to_text(command: list[str], marker: bytes, size=(120, 40), timeout=30.0) -> float:
-    """Seconds from starting ``command`` in a pty until ``marker`` appears in its output."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.environ["TERM"] = "xterm-256color"
-        os.environ["COLUMNS"], os.environ["LINES"] = str(size[0]), str(size[1])
-        os.execvp(command[0], command)
-    start = time.perf_counter()
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
-    seen = b""
-    try:
-        while time.perf_counter() - start < timeout:
-            ready, _, _ = select.select([fd], [], [], 0.05)
-            if ready:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    break
-                seen += chunk
-                if marker in seen:
-                    return time.perf_counter() - start
-        raise RuntimeError(f"{command}: {marker!r} did not appear within {timeout} s")
-    finally:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        os.close(fd)
+def app_command(path: Path | str, *flags: str) -> str:
+    return " ".join([sys.executable, "-m", "attn_tui", *flags, str(path)])
 
 
-def startup(runs: int, scenario: Path) -> dict:
-    python = sys.executable
+# ---- measurements ---------------------------------------------------------------------------------
+
+def startup(tmux: Tmux, scenario: Path, marker: str, runs: int) -> tuple[list[float], list[float]]:
+    """Seconds to the whole debugger (``marker``: text of the first stage's explanation) and to
+    the bare app's first line, interleaved."""
+    bare_file = Path(tempfile.mkdtemp()) / "bare.py"
+    bare_file.write_text(BARE_APP)
     ours, bare = [], []
-    for _ in range(runs):  # interleaved, so both see the same machine
-        bare.append(time_to_text([python, str(ROOT / "benchmarks" / "bare_app.py")], b"bare app ready"))
-        ours.append(time_to_text([python, "-m", "attn_tui", str(scenario)], b"Weighted sum"))
-    return {"ours": ours, "bare": bare, "ratios": [o / b for o, b in zip(ours, bare)]}
+    for run in range(runs + 1):  # the first of each warms the disk cache
+        for which, command, text, times in (("bare", f"{sys.executable} {bare_file}", "bare ready 0", bare),
+                                            ("ours", app_command(scenario), marker, ours)):
+            name = f"start-{which}-{run}"
+            started = tmux.start(name, command)
+            tmux.wait(name, lambda screen: text in screen)
+            if run:
+                times.append(time.perf_counter() - started)
+            tmux.kill(name)
+            time.sleep(0.2)
+    return ours, bare
 
 
-# ---- in-app latency ---------------------------------------------------------------------------
-
-async def app_latencies(scenario: Path, actions: list[str], repeats: int) -> dict[str, list[float]]:
-    from attn_tui.core import load
-    from attn_tui.tui.app import AttnApp
-    from attn_tui.tui.widgets.input_matrix import InputMatrix
-
-    app = AttnApp(load(scenario))
-    frames: list[float] = []
-    display = app._display
-
-    def serialising_display(screen, renderable):
-        if renderable is not None and hasattr(renderable, "render_segments"):
-            renderable.render_segments(app.console)  # what a terminal write would cost
-        frames.append(time.perf_counter())
-        return display(screen, renderable)
-
-    app._display = serialising_display
-    results: dict[str, list[float]] = {name: [] for name in actions}
-    results.update({f"{name} (to next frame)": [] for name in actions})
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.2)
-        screen = app.screen
-        q = screen.query_one("#input-Q", InputMatrix)
-        rng = np.random.RandomState(1)
-        T = screen.session.scenario.T
-        for repeat in range(repeats):
-            for name in actions:
-                await pilot.pause(0.05)
-                frames.clear()
-                start = time.perf_counter()
-                if name == "edit Q cell":
-                    row = int(rng.randint(T))
-                    screen.apply_cell(q, row, int(rng.randint(D_K)), float(rng.randn()), "x")
-                elif name == "next stage":
-                    screen.action_goto(repeat % 5 + 1)
-                elif name == "move query row":
-                    screen.action_row(1 if repeat % 2 else -1)
-                screen._refresh_layout()
-                results[name].append(time.perf_counter() - start)
-                frames.clear()
-                screen.refresh()  # and once more through Textual's own frame timer
-                start = time.perf_counter()
-                while not frames and time.perf_counter() - start < 1:
-                    await asyncio.sleep(0.0005)
-                results[f"{name} (to next frame)"].append(frames[0] - start if frames else float("nan"))
-        screen.session.discard_recovery()
-    return results
+def keys(tmux: Tmux, scenario: Path, ready: str, setup: list[str], cycle: list[str], n: int) -> tuple[list[float], list[float]]:
+    """Seconds per key for attn-tui and for the bare app, interleaved; ``cycle`` is repeated
+    (each key must change the screen: e.g. Up then Down)."""
+    bare_file = Path(tempfile.mkdtemp()) / "bare.py"
+    bare_file.write_text(BARE_APP)
+    tmux.start("ours", app_command(scenario))
+    tmux.start("bare", f"{sys.executable} {bare_file}")
+    tmux.wait("ours", lambda text: ready in text)
+    tmux.wait("bare", lambda text: "bare ready" in text)
+    for key in setup:
+        tmux("send-keys", "-t", "ours", key)
+        tmux.settle("ours")
+    ours, bare = [], []
+    for i in range(n):
+        key = cycle[i % len(cycle)]
+        ours.append(tmux.key("ours", key))
+        bare.append(tmux.key("bare", key))
+    tmux.kill("ours")
+    tmux.kill("bare")
+    return ours, bare
 
 
-# ---- separate processes: memory, JSON -----------------------------------------------------------
-
-def child_memory(scenario: str, edits: int) -> None:
-    """Run in a child process: open the scenario, make ``edits`` edits, print the peak RSS."""
-    from attn_tui.core import load
-    from attn_tui.tui.app import AttnApp
-    from attn_tui.tui.widgets.input_matrix import InputMatrix
-
-    async def main() -> None:
-        app = AttnApp(load(scenario))
-        async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause(0.1)
-            screen = app.screen
-            rng = np.random.RandomState(2)
-            T = screen.session.scenario.T
-            for i in range(edits):
-                name = "QKV"[i % 3]
-                matrix = screen.query_one(f"#input-{name}", InputMatrix)
-                screen.apply_cell(matrix, int(rng.randint(T)), int(rng.randint(D_K)), float(rng.randn()), "x")
-                if i % 10 == 0:
-                    screen.action_step(1)
-                    await pilot.pause()
-            screen.session.discard_recovery()  # the next run starts afresh, not "restore?"
-
-    asyncio.run(main())
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)  # kB → MB on Linux
-
-
-def memory(scenario: Path, edits: int) -> float:
-    done = subprocess.run([sys.executable, __file__, "--child-memory", str(scenario), str(edits)],
-                          capture_output=True, text=True, cwd=ROOT)
-    if done.returncode:
-        raise RuntimeError(f"the memory run failed:\n{done.stderr[-2000:]}")
-    return float(done.stdout.strip().splitlines()[-1])
-
-
-def json_time(scenario: Path) -> float:
+def memory_and_overview(tmux: Tmux, scenario: Path, edits: int) -> dict[str, float]:
+    """RSS after opening and after ``edits`` edits, and seconds from an edit until the overview
+    shows the new numbers (its "updating…" mark gone)."""
+    started = tmux.start("mem", app_command(scenario))
+    tmux.wait("mem", lambda text: "how well does" in text, timeout=120)
+    opened_s = time.perf_counter() - started
+    tmux.wait("mem", lambda text: "updating" not in text, timeout=120)
+    pid = tmux.pid("mem")
+    opened = rss_mb(pid)
+    tmux("send-keys", "-t", "mem", "Tab")
+    for i in range(edits):
+        tmux("send-keys", "-t", "mem", "+" if i % 2 else "-")
+        time.sleep(0.01)
+    tmux.settle("mem")
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "attn_tui", "--json", str(scenario)], stdout=subprocess.DEVNULL,
+    tmux("send-keys", "-t", "mem", "+")
+    tmux.wait("mem", lambda text: "updating" in text, timeout=30)
+    tmux.wait("mem", lambda text: "updating" not in text, timeout=120)
+    overview = time.perf_counter() - start
+    after = rss_mb(pid)
+    tmux.kill("mem")
+    return {"open_s": opened_s, "rss_open": opened, "rss_after": after, "overview_s": overview}
+
+
+def json_run(scenario: Path) -> tuple[float, float]:
+    """Seconds and peak RSS (MB) of ``attn-tui --json`` writing to /dev/null."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c",
+                           "import resource, sys\n"
+                           "from attn_tui.tui.cli import main\n"
+                           "code = main(['--json', sys.argv[1]])\n"
+                           "sys.stderr.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
+                           "sys.exit(code)", str(scenario)],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    elapsed = time.perf_counter() - start
+    if done.returncode:
+        raise RuntimeError(done.stderr)
+    return elapsed, int(done.stderr.strip().splitlines()[-1]) / 1024
+
+
+def json_dumps_baseline(scenario: Path) -> float:
+    """Seconds for a plain script to load the arrays, compute every stage with NumPy and
+    json.dumps them: the same numbers --json writes, the cheapest way Python writes them."""
+    code = f"""
+import json, sys, time, numpy as np
+data = np.load({str(scenario.with_suffix('.npz'))!r})
+Q, K, V = data['Q'], data['K'], data['V']
+T = len(Q)
+scores = Q @ K.T
+scaled = scores / 8.0
+blocked = np.triu(np.ones((T, T), bool), 1)
+masked = np.where(blocked, -np.inf, scaled)
+row_max = masked.max(1)
+exp = np.exp(masked - row_max[:, None])
+row_sum = exp.sum(1)
+weights = exp / row_sum[:, None]
+output = weights @ V
+doc = dict(Q=Q.tolist(), K=K.tolist(), V=V.tolist(), scores=scores.tolist(), scaled=scaled.tolist(),
+           masked=np.where(blocked, None, masked).tolist(), row_max=row_max.tolist(),
+           row_sum=row_sum.tolist(), weights=weights.tolist(), output=output.tolist())
+sys.stdout.write(json.dumps(doc))
+"""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def print_time(scenario: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "attn_tui", "--print", str(scenario)], stdout=subprocess.DEVNULL,
                    check=True, cwd=ROOT)
     return time.perf_counter() - start
 
 
-# ---- the table --------------------------------------------------------------------------------
+# ---- the table ------------------------------------------------------------------------------------
 
-def row(what: str, values: list[float], target: float | None, unit: str, scale: float = 1.0) -> dict:
-    values = [v * scale for v in values]
+def row(what: str, values: list[float], target: float | None, unit: str, note: str = "") -> dict:
     median = statistics.median(values)
     return {"what": what, "median": median, "min": min(values), "max": max(values), "unit": unit,
-            "target": target, "ok": None if target is None else median <= target, "n": len(values)}
+            "target": target, "ok": None if target is None else median <= target, "n": len(values),
+            "note": note}
+
+
+def key_row(what: str, ours: list[float], bare: list[float], allowance_ms: float) -> list[dict]:
+    """attn-tui's key, as floor + what it adds; the target is floor + ``allowance_ms``."""
+    floor = statistics.median(bare) * 1000
+    added = [o * 1000 - floor for o in ours]
+    return [row(f"{what}: added to the floor", added, allowance_ms, "ms",
+                f"floor {floor:.1f} ms, attn-tui {statistics.median(ours) * 1000:.1f} ms")]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
-    parser.add_argument("--child-memory", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()
-    if args.child_memory:
-        child_memory(args.child_memory[0], int(args.child_memory[1]))
-        return
-    for package in ("core", "tui"):
-        compileall.compile_dir(str(ROOT / package), quiet=1)
-    runs = 3 if args.quick else 9
-    repeats = 5 if args.quick else 15
-    rows = []
-    with tempfile.TemporaryDirectory() as folder:
-        folder = Path(folder)
-        # the edits made here leave recovery copies: keep them out of the user's state folder
-        # (and out of the next run, which would be asked to restore them)
-        os.environ["XDG_STATE_HOME"] = str(folder / "state")
-        scenarios = {T: make_scenario(folder, T) for T in (16, 256, 1024)}
-
-        start = startup(runs, ROOT / "scenarios" / "cat_sat.yaml")
-        rows.append(row("first paint of cat_sat ÷ bare Textual app", start["ratios"], 1.5, "×"))
-        rows.append(row("  (first paint of cat_sat)", start["ours"], None, "ms", 1000))
-        rows.append(row("  (bare Textual app)", start["bare"], None, "ms", 1000))
-        whole = [time_to_text([sys.executable, "-m", "attn_tui", str(ROOT / "scenarios" / "cat_sat.yaml")],
-                              b"row = query") for _ in range(runs)]
-        rows.append(row("  (whole debugger of cat_sat on screen)", whole, None, "ms", 1000))
-
-        targets = {16: 20, 256: 40, 1024: 80}
-        for T, scenario in scenarios.items():
-            actions = ["edit Q cell"] + (["next stage", "move query row"] if T == 1024 else [])
-            latencies = asyncio.run(app_latencies(scenario, actions, repeats))
-            rows.append(row(f"edit one Q cell, T = {T}", latencies["edit Q cell"], targets[T], "ms", 1000))
-            rows.append(row("  (until Textual's next frame)", latencies["edit Q cell (to next frame)"],
-                            None, "ms", 1000))
-            if T == 1024:
-                rows.append(row("next stage, T = 1024", latencies["next stage"], 20, "ms", 1000))
-                rows.append(row("move the query row, T = 1024", latencies["move query row"], 20, "ms", 1000))
-
-        opened = [time_to_text([sys.executable, "-m", "attn_tui", str(scenarios[1024])], b"Weighted sum")
-                  for _ in range(max(3, runs // 2))]
-        rows.append(row("open a T = 1024 npz scenario to first paint", opened, 1.5, "s"))
-        whole = [time_to_text([sys.executable, "-m", "attn_tui", str(scenarios[1024])], b"row = query")
-                 for _ in range(max(3, runs // 2))]
-        rows.append(row("  (whole debugger on screen)", whole, None, "s"))
-        rows.append(row("peak RSS, T = 1024 open, after 100 edits",
-                        [memory(scenarios[1024], 100) for _ in range(1 if args.quick else 3)], 300, "MB"))
-        rows.append(row("attn-tui --json, T = 1024", [json_time(scenarios[1024]) for _ in range(3)], 3, "s"))
-
-    machine = f"{platform.node() or 'this machine'}: {os.cpu_count()} cores, Python {platform.python_version()}, " \
-              f"{platform.system()} {platform.machine()}"
-    print(f"attn-tui benchmarks, {time.strftime('%Y-%m-%d')}, {machine}")
-    print(f"{'what':<48} {'median':>9} {'min':>9} {'max':>9}  {'target':>8}")
-    for r in rows:
-        target = "" if r["target"] is None else f"≤ {r['target']:g} {r['unit']}"
-        verdict = "" if r["ok"] is None else ("ok" if r["ok"] else "MISSED")
-        print(f"{r['what']:<48} {r['median']:>9.3f} {r['min']:>9.3f} {r['max']:>9.3f}  {target:>8}  {verdict}"
-              .replace(".000 ", "     "))
+    if shutil.which("tmux") is None:
+        sys.exit("benchmarks/run.py needs tmux (apt-get install tmux)")
+    sizes = [16, 256, 1024, 4096] if args.quick else [16, 256, 1024, 4096, 16384]
+    n = 7 if args.quick else 15
+    folder = Path(tempfile.mkdtemp(prefix="attn-bench-"))
+    scenarios = {T: make_scenario(folder, T) for T in sizes}
+    tmux = Tmux()
+    rows: list[dict] = []
+    try:
+        ours, bare = startup(tmux, ROOT / "scenarios" / "cat_sat.yaml", "raw scores: [1, 1, 2]", 3 if args.quick else 7)
+        ratios = [o / b for o, b in zip(ours, bare)]
+        rows.append(row("start to the whole debugger of cat_sat ÷ bare Textual app", ratios, 1.5, "×",
+                        f"attn-tui {statistics.median(ours):.2f} s, bare {statistics.median(bare):.2f} s"))
+        for T in sizes:
+            ready = "how well does"
+            rows += key_row(f"edit a Q cell (+), T = {T}", *keys(tmux, scenarios[T], ready, ["Tab"], ["+"], n), 20)
+            rows += key_row(f"step to the next stage and back, T = {T}",
+                            *keys(tmux, scenarios[T], ready, [], ["Right", "Left"], n), 20)
+            rows += key_row(f"move the query row, T = {T}",
+                            *keys(tmux, scenarios[T], ready, ["4"], ["Up", "Down"], n), 20)
+            rows += key_row(f"page the rows, T = {T}",
+                            *keys(tmux, scenarios[T], ready, ["4", "Home"] if T < 64 else ["4"],
+                                  ["PageUp", "PageDown"], n), 20)
+        biggest = max(sizes)
+        found = memory_and_overview(tmux, scenarios[biggest], 100)
+        rows.append(row(f"open T = {biggest} to the whole debugger", [found["open_s"]], 2.0, "s"))
+        rows.append(row(f"RSS, T = {biggest}, opened", [found["rss_open"]], 1024, "MB"))
+        rows.append(row(f"RSS, T = {biggest}, after 100 edits", [found["rss_after"]], 1024, "MB"))
+        rows.append(row(f"overview exact after an edit, T = {biggest}", [found["overview_s"]], 10, "s"))
+        T_json = 4096 if 4096 in scenarios else max(sizes)
+        ours_json, rss = json_run(scenarios[T_json])
+        baseline = json_dumps_baseline(scenarios[T_json])
+        rows.append(row(f"--json, T = {T_json} ÷ json.dumps of the same stages", [ours_json / baseline], 1.2, "×",
+                        f"attn-tui {ours_json:.1f} s, json.dumps {baseline:.1f} s"))
+        rows.append(row(f"--json, T = {T_json}, peak RSS", [rss], 1536, "MB"))
+        rows.append(row("--print, T = 1024", [print_time(scenarios[1024])], 2.0, "s"))
+    finally:
+        tmux.stop()
+    print(f"attn-tui benchmarks, {time.strftime('%Y-%m-%d')}, {platform.node() or 'machine'}: "
+          f"{os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.machine()}")
+    print(f"{'what':<62}{'median':>9}{'min':>9}{'max':>9}{'target':>11}")
+    for item in rows:
+        target = "" if item["target"] is None else f"≤ {item['target']:g} {item['unit']}"
+        verdict = "" if item["ok"] is None else ("ok" if item["ok"] else "MISSED")
+        print(f"{item['what']:<62}{item['median']:9.2f}{item['min']:9.2f}{item['max']:9.2f}{target:>11}  {verdict}")
+        if item["note"]:
+            print(f"    ({item['note']})")
     if args.json:
-        Path(args.json).write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "machine": machine,
-                                               "rows": rows}, indent=2))
+        Path(args.json).write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":

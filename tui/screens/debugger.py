@@ -74,7 +74,7 @@ class StageGrid(Grid):
 class DebuggerScreen(Screen):
     """The step-debugger for one scenario."""
 
-    HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide"), (150, "-roomy")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide")]
     MIN_SIZE = (30, 10)  # below this, nothing useful fits: the screen says so instead
     AUTO_FOCUS = "#stage"  # the default focus: arrows step and choose the row
     BINDINGS = screen_bindings()
@@ -146,6 +146,38 @@ class DebuggerScreen(Screen):
             self.query_one("#too-small", Static).update(
                 f"This window is {width}×{height}: too small to draw attention in. Enlarge it to at "
                 f"least {self.MIN_SIZE[0]}×{self.MIN_SIZE[1]}; nothing is lost meanwhile.")
+        else:
+            self.call_after_refresh(self.fit_panes)
+
+    def fit_panes(self) -> None:
+        """Share the width between the inputs and the stage by what each needs to show its
+        matrices whole (the stage first), and the inputs' height among the input matrices, so
+        that at any size every input is in view or one Tab away."""
+        width, height = self.size
+        if width < 70 or self.has_class("-too-small"):
+            return
+        inputs = self.query_one("#inputs")
+        views = list(inputs.query(".input").results(MatrixView))
+        if not views:
+            return
+        want_inputs = max(view.natural_size[0] for view in views) + 1
+        stage_view = self.query_one("#stage", MatrixView)
+        want_stage = stage_view.natural_size[0] + sum(
+            overview.outer_size.width for overview in self.query(OverviewMap) if overview.display)
+        if want_inputs + want_stage <= width:
+            fitted = want_inputs
+        else:
+            fitted = min(want_inputs, width - min(want_stage, int(width * 0.55)))
+        fitted = max(30, min(fitted, int(width * 0.6)))
+        if inputs.styles.width is None or inputs.styles.width.cells != fitted:
+            inputs.styles.width = fitted
+        body = self.query_one("#body").size.height or height - 3
+        description = sum(d.outer_size.height for d in self.query("#description"))
+        share = max(6, (body - description) // len(views))
+        for view in views:
+            limit = max(share, min(view.natural_size[1], 8))
+            if view.styles.max_height is None or view.styles.max_height.cells != limit:
+                view.styles.max_height = limit
 
     def on_mount(self) -> None:
         self.set_class(self.session.scenario.T > OVERVIEW_FROM, "-big")
@@ -155,6 +187,7 @@ class DebuggerScreen(Screen):
         self.show_marks()
         self.show_overview()
         self.call_after_refresh(self.show_marks)  # once laid out, scroll the focus row into view
+        self.call_after_refresh(self.fit_panes)
         self.call_after_refresh(self.saving.offer_recovery)
 
     # ---- what is where ----------------------------------------------------------------------

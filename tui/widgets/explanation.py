@@ -79,7 +79,7 @@ class ExplanationView(ScrollView, can_focus=False):
     def _lay_out(self) -> None:
         """Wrap the lines to the width there is, and make that the scrollable size."""
         width = max(1, self.scrollable_content_region.width)
-        selected_style = self.get_visual_style("why--selected")
+        selected_style = self.get_visual_style("why--selected", partial=True)  # the background only
         wrapped: list[Content] = []
         self._selected_at = None
         for content, selected in self._lines():

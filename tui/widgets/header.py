@@ -43,7 +43,7 @@ class ScenarioHeader(Static):
         options = scenario.options
 
         def style(name: str):
-            return self.get_visual_style(f"header--{name}")
+            return self.get_visual_style(f"header--{name}", partial=True)  # on the header's own background
 
         parts: list = []
         if modified:  # first, so a narrow terminal never cuts it off

@@ -194,6 +194,12 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
     def shape(self) -> tuple[int, int]:
         return self.grid.shape if self.grid is not None else (0, 0)
 
+    @property
+    def natural_size(self) -> tuple[int, int]:
+        """The width and height that show every cell (border and scrollbar included)."""
+        rows, columns = self.shape
+        return self._label_width + columns * self._cell_width + 3, rows + 3
+
     # ---- reading what is shown (tests, the go-to box, a screen reader) -----------------------
 
     def cell_text(self, row: int, col: int) -> str:
@@ -376,22 +382,23 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
+        base = self.rich_style
         window = self.current_window()
         if window is None:
-            return Strip.blank(width)
+            return Strip.blank(width, base)
         scroll_x, scroll_y = self.scroll_offset
         if y == 0:
             return self._header(scroll_x, width)
         row = scroll_y + y - 1
         if row >= self.shape[0] or row not in window.rows:
-            return Strip.blank(width)
+            return Strip.blank(width, base)
         label = self.grid.rows[row]
         label = label if len(label) < self._label_width else label[: self._label_width - 2] + "…"
         label_style = self.get_component_rich_style(
             "matrix--label-marked" if row in self.marked_rows else "matrix--label")
-        segments = [Segment(label.ljust(self._label_width - 1), label_style), Segment(" ")]
+        segments = [Segment(label.ljust(self._label_width - 1), label_style), Segment(" ", base)]
         cells = self._cells(window, row, scroll_x, width - self._label_width)
-        return Strip(segments + cells).extend_cell_length(width).crop(0, width)
+        return Strip(segments + cells).extend_cell_length(width, base).crop(0, width)
 
     def _header(self, scroll_x: int, width: int) -> Strip:
         grid = self.grid
@@ -404,12 +411,12 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         for col in range(first, last):
             x = col * cell_width
             if x < scroll_x or x + cell_width > scroll_x + data_width:  # cut by an edge: blank
-                segments.append(Segment(" " * cell_width))
+                segments.append(Segment(" " * cell_width, plain))
                 continue
             text = grid.columns[col][: cell_width - 1].rjust(cell_width - 1) + " "
             segments.append(Segment(text, marked if col in self.marked_columns else plain))
         cells = Strip(segments).crop(offset, offset + data_width)
-        return Strip([Segment(" " * self._label_width), *cells]).extend_cell_length(width)
+        return Strip([Segment(" " * self._label_width, plain), *cells]).extend_cell_length(width, self.rich_style)
 
     def _cells(self, window: Window, row: int, scroll_x: int, width: int) -> list[Segment]:
         grid = self.grid
@@ -430,7 +437,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
             if x < scroll_x or x + cell_width > scroll_x + width or col not in window.cols:
                 # a cell cut by the edge would show a misleading part of a number ("48" for
                 # 0.248): leave its room blank instead
-                segments.append(Segment(" " * cell_width))
+                segments.append(Segment(" " * cell_width, self.rich_style))
                 continue
             j = col - window.cols.start
             if self.cursor == (row, col) and self.shows_cursor and self._editor is not None:
