@@ -38,8 +38,22 @@ _ENTITY = re.compile(r"&(?=#?\w+;)")
 _LINE_START = re.compile(r"^([>+\-=])|^(\d+)([.)])")
 
 
+BLANK = "____"
+
+
+def worksheet_blanks(scenario: Scenario) -> set[str]:
+    """The stages a worksheet leaves blank: those under ``predict:`` (all after Score, when the
+    scenario predicts none), and every stage computed from them, which would give them away."""
+    from attn_tui.core.stages import BY_KEY, gives_away
+
+    stages = stages_for(scenario)
+    predicted = {BY_KEY[key].name for key in scenario.predict} or {
+        stage.name for stage in stages if stage.name not in ("rotate", "score")}
+    return {stage.name for stage in stages if gives_away(stage.name) & predicted}
+
+
 def to_markdown(scenario: Scenario, rows: list[int] | None = None,
-                attentions: dict[str, Attention] | None = None) -> str:
+                attentions: dict[str, Attention] | None = None, sheet: str | None = None) -> str:
     """The walk-through of ``scenario`` as GitHub-flavoured Markdown.
 
     A heading with the title, the description, the shapes and options; then the inputs and each
@@ -48,17 +62,31 @@ def to_markdown(scenario: Scenario, rows: list[int] | None = None,
     row's largest weight under every variant. Every text from the scenario is made visible and
     escaped, so a token such as ``a|b``, ``*`` or one holding an escape byte cannot break a
     table, a heading or a terminal.
+
+    ``sheet="worksheet"`` leaves the stages of :func:`worksheet_blanks` as blanks to fill in
+    (``____``; a masked weight is 0 and is printed), with no number anywhere that gives one
+    away; ``sheet="answers"`` is the matching answer key: the same sections, filled in.
     """
     attentions = attentions or attentions_of(scenario)
     attention = attentions[""]
+    blanks = worksheet_blanks(scenario) if sheet is not None else set()
+    hide = blanks if sheet == "worksheet" else set()
     shown_rows = list(rows) if rows is not None else [scenario.focus]
     for row in shown_rows:
         if not 0 <= row < scenario.T:
             raise ValueError(f"row {row} is out of range: rows are 0 to {scenario.T - 1}")
     p = scenario.precision
     labels = token_labels(scenario.row_tokens)
-    blocks: list[str] = [_heading(1, visible(scenario.title).strip() or "Untitled scenario")]
-    if scenario.description.strip():
+    title = visible(scenario.title).strip() or "Untitled scenario"
+    title += {"worksheet": " — worksheet", "answers": " — answer key"}.get(sheet, "")
+    blocks: list[str] = [_heading(1, title)]
+    if sheet == "worksheet":
+        blocks.append(_escape("Fill in every " + BLANK + " from the inputs, step by step. Name: "
+                              + "_" * 20 + "  Date: " + "_" * 12))
+    elif sheet == "answers":
+        blocks.append(_escape("The answers to the worksheet of the same name: " +
+                              ", ".join(stage.title for stage in stages_for(scenario) if stage.name in blanks) + "."))
+    if scenario.description.strip() and sheet != "worksheet":  # a description may tell the answers
         blocks.append(_paragraphs(visible(scenario.description.strip(), multiline=True)))
     shape = _escape(summary_line(scenario, with_file=False).split(" · ", 1)[1])
     keys = ", ".join(_quoted(token) for token in token_labels(scenario.tokens))
@@ -99,12 +127,17 @@ def to_markdown(scenario: Scenario, rows: list[int] | None = None,
             title = stage_title(stage, scenario, number, attention.options)
             if stage.per_head and scenario.heads > 1:
                 title += f" [{visible(scenario.head_names[h])}]"
+            blank = None
+            if stage.name in hide:  # a masked cell (−∞, a weight of 0) is given, not asked
+                masked = stage.name in ("mask", "softmax")
+                blank = ~head.blocked(everything, cols) if masked else np.ones(values.shape, bool)
             blocks += [_heading(2, title),
                        _table(values, labels, columns, decimals,
                               blocked=head.blocked(everything, cols) if stage.name == "mask" else None,
                               mask_value=attention.options.mask_value, extra=extra,
                               corner=QUERY_KEY_HEAD if stage.columns == KEYS else "token",
-                              empty=head.empty(everything) if stage.name in ("softmax", "output") else None)]
+                              empty=head.empty(everything) if stage.name in ("softmax", "output") else None,
+                              blank=blank)]
 
     for row in shown_rows:
         blocks.append(_heading(2, f"Row {row + 1}, \"{labels[row]}\", step by step"))
@@ -112,10 +145,15 @@ def to_markdown(scenario: Scenario, rows: list[int] | None = None,
             for h in (range(scenario.heads) if stage.per_head else [0]):
                 explanation = explain(attention, stage.name, row, fold=None, head=h)
                 prefix = f"[{visible(scenario.head_names[h])}] " if stage.per_head and scenario.heads > 1 else ""
+                if stage.name in hide:  # its arithmetic would give the answer away
+                    heading = explanation.title.split(":")[0] + ": " + stage.heading(scenario, attention.options)
+                    blocks += [_heading(3, prefix + heading),
+                               _escape(f"Work it out for \"{labels[row]}\" and write it in the table above.")]
+                    continue
                 blocks += [_heading(3, prefix + explanation.title),
                            _code_block([line.plain() for line in explanation.lines])]
 
-    if scenario.variants:
+    if scenario.variants and "softmax" not in hide:
         names = [variant.name for variant in scenario.variants]
         largest = {name: attentions[name].head(0).max_weight(everything) for name in names}
         table_rows = [[fixed(float(largest[name][i]), p) for name in names] for i in everything]
@@ -144,9 +182,9 @@ def _paragraphs(text: str) -> str:
 def _table(values: np.ndarray, rows, columns, decimals: int,
            blocked: np.ndarray | None = None, mask_value: float = float("-inf"),
            extra: tuple[tuple[str, np.ndarray], ...] = (), corner: str = "token",
-           empty: np.ndarray | None = None) -> str:
+           empty: np.ndarray | None = None, blank: np.ndarray | None = None) -> str:
     """A labelled matrix: one table row per matrix row, masked cells as the mask value, a row
-    that sees nothing as dashes."""
+    that sees nothing as dashes, and ``blank`` cells (a worksheet's) as a line to write on."""
     def cells(i: int) -> list[str]:
         if empty is not None and empty[i]:
             return ["—"] * (values.shape[1] + len(extra))
@@ -154,6 +192,9 @@ def _table(values: np.ndarray, rows, columns, decimals: int,
         if blocked is not None:
             for j in np.flatnonzero(blocked[i]):
                 texts[j] = mask_text(mask_value)
+        if blank is not None:
+            texts = [BLANK if blank[i, j] else text for j, text in enumerate(texts)]
+            return texts + [BLANK for _ in extra]
         return texts + [fixed(float(column[i]), decimals) for _, column in extra]
 
     body = [[label, *cells(i)] for i, label in enumerate(rows)]

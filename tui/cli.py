@@ -38,6 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--check", action="store_true",
                       help="validate the scenario; with expect:, compare the student's values")
     mode.add_argument("--list", action="store_true", help="list the built-in scenarios")
+    sheet = parser.add_mutually_exclusive_group()
+    sheet.add_argument("--worksheet", action="store_const", const="worksheet", dest="sheet",
+                       help="with --markdown: a worksheet, the predicted stages (or all after Score) "
+                            "left as blanks to fill in")
+    sheet.add_argument("--answers", action="store_const", const="answers", dest="sheet",
+                       help="with --markdown: the worksheet's answer key")
     parser.add_argument("--row", metavar="ROW",
                         help="with --print or --markdown: the query row(s) to explain: a token, "
                              "a 1-based number, or 'all' (default: the scenario's focus)")
@@ -97,6 +103,8 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     headless = args.json or args.print_ or args.check or args.markdown
     if args.row and not (args.print_ or args.markdown):
         parser.error("--row goes with --print or --markdown")
+    if args.sheet and not args.markdown:
+        parser.error(f"--{args.sheet} goes with --markdown: attn-tui --markdown --{args.sheet} FILE")
     if args.scenario is None:
         if headless:
             parser.error("--json, --print, --markdown and --check need a scenario (a file or a "
@@ -132,7 +140,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             parser.error(str(exc))
         if args.markdown:
             from attn_tui.core.markdown import to_markdown
-            sys.stdout.write(to_markdown(scenario, rows=rows))
+            sys.stdout.write(to_markdown(scenario, rows=rows, sheet=args.sheet))
         else:
             from attn_tui.core.report import text_chunks
             _write_all(text_chunks(scenario, rows=rows))
