@@ -105,29 +105,34 @@ class OverviewMap(Widget):
         return (block_edges(self.shape[0], self.small.shape[0]),
                 block_edges(self.shape[1], self.small.shape[1]))
 
+    def _cell(self, x: int, y2: int) -> tuple[int, int]:
+        """The block under column ``x`` and half-line ``y2``: a map with fewer blocks than cells
+        (a small T) is stretched to fill the room, each block a few cells wide and tall."""
+        width, height = self.content_size
+        rows, cols = self.small.shape
+        return min(rows - 1, y2 * rows // max(1, 2 * height)), min(cols - 1, x * cols // max(1, width - 1))
+
     def render_line(self, y: int) -> Strip:
-        width = self.content_size.width
-        if self.small is None or self.small.shape[0] == 0 or 2 * y >= self.small.shape[0]:
+        width, height = self.content_size
+        if self.small is None or self.small.shape[0] == 0 or y >= height:
             return Strip.blank(width)
         colours = self._palette()
         row_edges, col_edges = self._edges()
-        top, bottom = 2 * y, 2 * y + 1
         first_row, last_row, first_col, last_col = self.window
         segments = []
-        for col in range(self.small.shape[1]):
-            in_cols = col_edges[col] < last_col and col_edges[col + 1] > first_col
+        blocks = set()
+        for x in range(max(1, width - 1)):
             pair = []
-            for block in (top, bottom):
-                if block >= self.small.shape[0]:
-                    pair.append(None)
-                    continue
+            for y2 in (2 * y, 2 * y + 1):
+                block, col = self._cell(x, y2)
+                blocks.add(block)
                 colour = colours[int(round(min(1.0, max(0.0, self.small[block, col])) * (LEVELS - 1)))]
-                inside = in_cols and row_edges[block] < last_row and row_edges[block + 1] > first_row
+                inside = (col_edges[col] < last_col and col_edges[col + 1] > first_col
+                          and row_edges[block] < last_row and row_edges[block + 1] > first_row)
                 pair.append(colour if inside else colour.darken(_DIM))
             upper, lower = pair
-            segments.append(Segment("▀", Style(color=upper.rich_color, bgcolor=lower.rich_color if lower else None)))
-        marked = any(row_edges[block] <= self.selected_row < row_edges[block + 1]
-                     for block in (top, bottom) if block < self.small.shape[0])
+            segments.append(Segment("▀", Style(color=upper.rich_color, bgcolor=lower.rich_color)))
+        marked = any(row_edges[block] <= self.selected_row < row_edges[block + 1] for block in blocks)
         segments.append(Segment("◀" if marked else " ", self.get_component_rich_style("overview--marker")))
         return Strip(segments).extend_cell_length(width)
 
@@ -135,8 +140,7 @@ class OverviewMap(Widget):
         if self.small is None:
             return
         row_edges, col_edges = self._edges()
-        block_row = min(self.small.shape[0] - 1, max(0, 2 * y))
-        block_col = min(self.small.shape[1] - 1, max(0, x))
+        block_row, block_col = self._cell(max(0, x), max(0, 2 * y))
         row = (row_edges[block_row] + row_edges[block_row + 1]) // 2
         col = (col_edges[block_col] + col_edges[block_col + 1]) // 2
         self.post_message(self.Picked(self, int(row), int(col)))
