@@ -167,7 +167,7 @@ class DebuggerScreen(Screen):
         if want_inputs + want_stage <= width:
             fitted = want_inputs
         else:
-            fitted = min(want_inputs, width - min(want_stage, int(width * 0.55)))
+            fitted = min(want_inputs, width - min(want_stage, int(width * 0.6)))
         fitted = max(30, min(fitted, int(width * 0.6)))
         if inputs.styles.width is None or inputs.styles.width.cells != fitted:
             inputs.styles.width = fitted
