@@ -79,13 +79,15 @@ class DebuggerScreen(Screen):
     AUTO_FOCUS = "#stage"  # the default focus: arrows step and choose the row
     BINDINGS = screen_bindings()
 
-    step: reactive[int] = reactive(0, init=False)
-    row: reactive[int] = reactive(0, init=False)
-    column: reactive[int] = reactive(0, init=False)
-    head: reactive[int] = reactive(0, init=False)
-    expanded: reactive[bool] = reactive(False, init=False)  # long sums in full, not folded
-    theirs: reactive[bool] = reactive(False, init=False)  # show the student's values (expect:)
-    mask_rule: reactive[str | None] = reactive(None, init=False)  # one mask rule shown alone
+    # repaint=False: a change tells the widgets that show it; repainting the whole screen
+    # (a reactive's default) would cost every key a full frame
+    step: reactive[int] = reactive(0, init=False, repaint=False)
+    row: reactive[int] = reactive(0, init=False, repaint=False)
+    column: reactive[int] = reactive(0, init=False, repaint=False)
+    head: reactive[int] = reactive(0, init=False, repaint=False)
+    expanded: reactive[bool] = reactive(False, init=False, repaint=False)  # long sums in full
+    theirs: reactive[bool] = reactive(False, init=False, repaint=False)  # the student's values (expect:)
+    mask_rule: reactive[str | None] = reactive(None, init=False, repaint=False)  # one mask rule alone
 
     def __init__(self, scenario: Scenario, read_only: bool = False, save_root: str | None = None) -> None:
         super().__init__()
@@ -180,6 +182,14 @@ class DebuggerScreen(Screen):
                 view.styles.max_height = limit
 
     def on_mount(self) -> None:
+        # the widgets every key talks to, found once (a query per key costs milliseconds)
+        self.stage_view = self.query_one("#stage", StageView)
+        self.why = self.query_one(ExplanationView)
+        self.overviews = list(self.query(OverviewMap))
+        self.variants = list(self.query(VariantsView))
+        self.input_views = {view.id.removeprefix("input-"): view for view in self.query(".input").results(MatrixView)}
+        self.header = self.query_one(ScenarioHeader)
+        self.steps = self.query_one(StepStrip)
         self.set_class(self.session.scenario.T > OVERVIEW_FROM, "-big")
         self.show_header()
         self.show_inputs()
@@ -231,17 +241,15 @@ class DebuggerScreen(Screen):
     def show_header(self) -> None:
         session = self.session
         scenario = session.scenario
-        self.query_one(ScenarioHeader).show(scenario, self.where, session.modified,
-                                            scenario.head_names[self.head])
-        self.query_one(StepStrip).show([stage.title for stage in self.stages], self.step)
+        self.header.show(scenario, self.where, session.modified, scenario.head_names[self.head])
+        self.steps.show([stage.title for stage in self.stages], self.step)
 
     def show_inputs(self, names: tuple[str, ...] | None = None) -> None:
         """The input matrices (all, or the ones an edit changed)."""
         session = self.session
         scenario = session.scenario
         p = scenario.precision
-        for view in self.query(".input").results(MatrixView):
-            name = view.id.removeprefix("input-")
+        for name, view in self.input_views.items():
             if names is not None and name not in names and not view.has_class("derived"):
                 continue
             if view.has_class("derived"):
@@ -272,7 +280,7 @@ class DebuggerScreen(Screen):
         """The current stage's matrix, after the step, head or numbers changed."""
         session = self.session
         described = self.described
-        stage_view = self.query_one("#stage", StageView)
+        stage_view = self.stage_view
         heading = described.heading(session.scenario, session.attention.options)
         which = f" · {session.scenario.head_names[self.head]}" if described.per_head and session.scenario.heads > 1 else ""
         stage_view.border_title = plain(f"Step {self.step + 1} · {described.title}{which} · {heading}")
@@ -295,7 +303,7 @@ class DebuggerScreen(Screen):
         """The cursor, the cells the current step reads from, and the explanation."""
         stage = self.stage
         row, column = self.row, self.column
-        stage_view = self.query_one("#stage", StageView)
+        stage_view = self.stage_view
         keyed = self.described.columns == "keys"
         stage_view.set_cursor((row, min(column, self.column_count - 1) if keyed else
                                min(stage_view.cursor[1] if stage_view.cursor else 0, self.column_count - 1)))
@@ -304,8 +312,8 @@ class DebuggerScreen(Screen):
                  "K": frozenset({column}) if stage in ("score", "scale") else frozenset(),
                  "V": frozenset(range(min(self.session.scenario.T_k, 4096))) if stage == "output" else frozenset()}
         for name, rows in reads.items():
-            for view in self.query(f"#input-{name}").results(MatrixView):
-                view.set_marks(rows=rows)
+            if name in self.input_views:
+                self.input_views[name].set_marks(rows=rows)
         self.show_why()
         self.show_variants()
         self.show_window()
@@ -313,8 +321,7 @@ class DebuggerScreen(Screen):
     def show_why(self) -> None:
         session = self.session
         stage, row, head = self.stage, self.row, self.head
-        col = self.column if self.described.columns == "keys" else (
-            self.query_one("#stage", StageView).cursor or (0, 0))[1]
+        col = self.column if self.described.columns == "keys" else (self.stage_view.cursor or (0, 0))[1]
         predictions = session.predictions
         hidden = predictions is not None and predictions.hidden_rows(stage, head)[row]
         extra: list[Line] = []
@@ -333,16 +340,16 @@ class DebuggerScreen(Screen):
                                 "arithmetic would give the answer away.", "note"),))]
         elif session.comparison is not None and self.described.predictable and head == 0:
             extra = comparison_lines(session.comparison, session.scenario, self.described.key, row, col)
-        self.query_one(ExplanationView).show(explanation, extra, self.described.title)
+        self.why.show(explanation, extra, self.described.title)
 
     def show_variants(self) -> None:
-        for view in self.query(VariantsView):
+        for view in self.variants:
             view.show(self.session, self.described, self.head, self.row)
 
     def show_window(self) -> None:
         """Mark on the overview what the stage view shows."""
-        for overview in self.query(OverviewMap):
-            rows, columns = self.query_one("#stage", MatrixView).visible_window()
+        for overview in self.overviews:
+            rows, columns = self.stage_view.visible_window()
             if self.described.columns != "keys":
                 columns = (0, self.session.scenario.T_k)
             overview.set_window(rows, columns, self.row)
@@ -350,7 +357,7 @@ class DebuggerScreen(Screen):
     def show_overview(self) -> None:
         """Mark the weights overview as updating, and compute it for the current numbers off
         the key path, once the keys pause (a run of edits starts one computation, not many)."""
-        for overview in self.query(OverviewMap):
+        for overview in self.overviews:
             predictions = self.session.predictions
             withheld = predictions is not None and predictions.hidden_rows("softmax", self.head).any()
             overview.set_class(withheld, "-withheld")
@@ -372,7 +379,7 @@ class DebuggerScreen(Screen):
         if version != self.session.version or head != self.head:
             return
         scenario = self.session.scenario
-        for overview in self.query(OverviewMap):
+        for overview in self.overviews:
             overview.show(small, (scenario.T, scenario.T_k), stale=False)
 
     def after_change(self, edited: tuple[str, ...] | None = None) -> None:
@@ -489,7 +496,7 @@ class DebuggerScreen(Screen):
         self.column = max(0, min(self.session.scenario.T_k - 1, self.column + delta))
 
     def action_page(self, direction: int) -> None:
-        page = max(1, self.query_one("#stage", MatrixView).scrollable_content_region.height - 2)
+        page = max(1, self.stage_view.scrollable_content_region.height - 2)
         self.action_row(direction * page)
 
     def action_expand(self) -> None:

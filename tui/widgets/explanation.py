@@ -6,6 +6,7 @@ every key repaints this pane alone: no layout of the rest of the screen is redon
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.content import Content
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
@@ -16,6 +17,20 @@ from attn_tui.core.text import visible
 from attn_tui.tui.widgets.matrix import set_virtual_size
 
 ROLES = ("text", "token", "number", "result", "masked", "note", "bar")
+
+
+def wrap_offsets(text: str, width: int) -> list[int]:
+    """Where to cut ``text`` into lines of at most ``width`` cells: after the last space that
+    fits, or mid-word when a word is longer than a line (the greedy wrap every editor does; it
+    costs one pass over the text, far less than wrapping styled text)."""
+    offsets = []
+    start = 0
+    while len(text) - start > width:
+        cut = text.rfind(" ", start, start + width + 1)
+        cut = start + width if cut <= start else cut + 1
+        offsets.append(cut)
+        start = cut
+    return offsets
 
 
 class ExplanationView(ScrollView, can_focus=False):
@@ -64,6 +79,7 @@ class ExplanationView(ScrollView, can_focus=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._wrapped = None
+        self._base = None
 
     def _lines(self) -> list[tuple[Content, bool]]:
         style = {role: self.get_visual_style(f"why--{role}") for role in ROLES}
@@ -87,7 +103,13 @@ class ExplanationView(ScrollView, can_focus=False):
                 if self._selected_at is None:
                     self._selected_at = len(wrapped)
                 content = content.stylize(selected_style)
-            wrapped += content.wrap(width) or [Content("")]
+            plain = content.plain
+            if not plain:
+                wrapped.append(Content(""))
+            elif cell_len(plain) == len(plain):  # one cell a character: the quick greedy wrap
+                wrapped += content.divide(wrap_offsets(plain, width))
+            else:  # wide characters (日本語): Textual's own wrap counts cells
+                wrapped += content.wrap(width)
         self._wrapped = wrapped
         set_virtual_size(self, Size(width, len(wrapped)))
         self.refresh()
@@ -101,12 +123,14 @@ class ExplanationView(ScrollView, can_focus=False):
         width = self.scrollable_content_region.width
         if self._wrapped is None:
             self._lay_out()
+        if getattr(self, "_base", None) is None:  # rich_style walks the DOM: once per style change
+            self._base = (self.rich_style, self.get_visual_style())
+        base, style = self._base
         index = int(self.scroll_y) + y
         if index >= len(self._wrapped):
-            return Strip.blank(width, self.rich_style)
-        style = self.get_visual_style()
+            return Strip.blank(width, base)
         segments = self._wrapped[index].render_segments(style)
-        return Strip(segments).extend_cell_length(width, self.rich_style).crop(0, width)
+        return Strip(segments).extend_cell_length(width, base).crop(0, width)
 
     @property
     def plain(self) -> str:

@@ -359,6 +359,15 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles = None  # the theme (or the palette) changed: take the colours anew
+        self._base = None
+
+    @property
+    def base_style(self):
+        """The widget's own style (its background), for blanks: ``rich_style`` walks the DOM
+        each time it is asked, so it is asked once per change of styles."""
+        if getattr(self, "_base", None) is None:
+            self._base = self.rich_style
+        return self._base
 
     def _palette(self, name: str) -> list[Style]:
         if self._styles is None:
@@ -382,7 +391,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base = self.base_style
         window = self.current_window()
         if window is None:
             return Strip.blank(width, base)
@@ -416,7 +425,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
             text = grid.columns[col][: cell_width - 1].rjust(cell_width - 1) + " "
             segments.append(Segment(text, marked if col in self.marked_columns else plain))
         cells = Strip(segments).crop(offset, offset + data_width)
-        return Strip([Segment(" " * self._label_width, plain), *cells]).extend_cell_length(width, self.rich_style)
+        return Strip([Segment(" " * self._label_width, plain), *cells]).extend_cell_length(width, self.base_style)
 
     def _cells(self, window: Window, row: int, scroll_x: int, width: int) -> list[Segment]:
         grid = self.grid
@@ -437,7 +446,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
             if x < scroll_x or x + cell_width > scroll_x + width or col not in window.cols:
                 # a cell cut by the edge would show a misleading part of a number ("48" for
                 # 0.248): leave its room blank instead
-                segments.append(Segment(" " * cell_width, self.rich_style))
+                segments.append(Segment(" " * cell_width, self.base_style))
                 continue
             j = col - window.cols.start
             if self.cursor == (row, col) and self.shows_cursor and self._editor is not None:
@@ -481,9 +490,11 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         return first, last, scroll_x - first * cell
 
     def on_focus(self) -> None:
+        self._base = None  # :focus may change the style
         self.refresh()
 
     def on_blur(self) -> None:
+        self._base = None
         self.refresh()
 
     # ---- mouse ------------------------------------------------------------------------------
