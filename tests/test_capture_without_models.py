@@ -1,7 +1,10 @@
 """What capture does without PyTorch: tokens shown as a student recognises them, YAML that reads
-back exactly."""
+back exactly, imports that stay out of everything else, and one line when the extra is missing."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import pytest
 import yaml
@@ -10,6 +13,7 @@ from hypothesis import strategies as st
 
 from attn_tui.capture.tokens import SENTENCEPIECE_SPACE, Spelling, shown, spelling_from_decoder
 from attn_tui.capture.write_scenario import default_name, npz_path_for, quoted_scalar, yaml_float
+from tests.conftest import ROOT
 
 # The decoders' settings as the real tokenizer.json files write them.
 GPT2_DECODER = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
@@ -82,3 +86,39 @@ def test_default_names_are_safe_file_names():
     assert default_name("../..", 1) == "model_l1.yaml"
     assert default_name("caf\u00e9 mod\x1bel", 2) == "caf__mod_el_l2.yaml"
     assert npz_path_for("out/gpt2_l3.yaml") == "out/gpt2_l3.npz"
+
+
+def _run(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_core_the_cli_and_the_capture_package_never_import_torch_or_transformers():
+    result = _run("""
+import sys, io, contextlib
+import attn_tui.core, attn_tui.capture, attn_tui.capture.command, attn_tui.capture.tokens
+import attn_tui.capture.write_scenario
+from attn_tui.tui.cli import main
+with contextlib.redirect_stdout(io.StringIO()) as printed:
+    assert main(['--print', 'cat_sat']) == 0
+assert 'sat' in printed.getvalue()
+print(sorted(name for name in sys.modules if name.split('.')[0] in ('torch', 'transformers')))
+""")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("hidden", ["torch", "transformers"])
+def test_capture_without_the_extra_says_what_to_install_in_one_line(hidden, tmp_path):
+    result = _run(f"""
+import sys
+sys.modules[{hidden!r}] = None  # as if not installed
+from attn_tui.tui.cli import main
+sys.exit(main(['capture', {str(tmp_path)!r}, '--text', 'the cat', '--layer', '0',
+               '-o', {str(tmp_path / 'out.yaml')!r}]))
+""")
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == ""
+    assert result.stderr == (f"attn-tui capture: capture needs PyTorch and transformers ({hidden} "
+                             "is not installed): pip install 'attn-tui[models]'\n")
+    assert not (tmp_path / "out.yaml").exists()
