@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import sys
 
@@ -151,14 +152,29 @@ def check_output(yaml_path: str, force: bool) -> str:
 
 
 def import_models_extra():
-    """torch and transformers, or a one-line :class:`CaptureError` saying what to install."""
+    """torch and transformers, or a one-line :class:`CaptureError` saying what to install.
+
+    Both are looked for before either is imported, so a missing one is named at once rather
+    than after the seconds PyTorch takes to import.
+    """
+    missing = [name for name in ("torch", "transformers") if not _installed(name)]
     try:
-        import torch
-        import transformers
+        if not missing:
+            import torch
+            import transformers
+
+            return torch, transformers
     except ImportError as exc:
-        missing = f" ({exc.name} is not installed)" if exc.name else ""
-        raise CaptureError(f"capture needs PyTorch and transformers{missing}: {INSTALL}") from None
-    return torch, transformers
+        missing = [exc.name or "torch or transformers"]
+    raise CaptureError(f"capture needs PyTorch and transformers ({' and '.join(missing)} "
+                       f"{'is' if len(missing) == 1 else 'are'} not installed): {INSTALL}")
+
+
+def _installed(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def shown_tokens(tokenizer, ids: list[int]) -> list[str]:

@@ -108,17 +108,20 @@ print(sorted(name for name in sys.modules if name.split('.')[0] in ('torch', 'tr
     assert result.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("hidden", ["torch", "transformers"])
+@pytest.mark.parametrize("hidden", [["torch"], ["transformers"], ["torch", "transformers"]],
+                         ids=["torch", "transformers", "both"])
 def test_capture_without_the_extra_says_what_to_install_in_one_line(hidden, tmp_path):
     result = _run(f"""
 import sys
-sys.modules[{hidden!r}] = None  # as if not installed
+for name in {hidden!r}:
+    sys.modules[name] = None  # as if not installed
 from attn_tui.tui.cli import main
 sys.exit(main(['capture', {str(tmp_path)!r}, '--text', 'the cat', '--layer', '0',
                '-o', {str(tmp_path / 'out.yaml')!r}]))
 """)
     assert result.returncode == 2, result.stderr
     assert result.stdout == ""
-    assert result.stderr == (f"attn-tui capture: capture needs PyTorch and transformers ({hidden} "
-                             "is not installed): pip install 'attn-tui[models]'\n")
+    missing = " and ".join(hidden) + (" is" if len(hidden) == 1 else " are")
+    assert result.stderr == (f"attn-tui capture: capture needs PyTorch and transformers ({missing} "
+                             "not installed): pip install 'attn-tui[models]'\n")
     assert not (tmp_path / "out.yaml").exists()
