@@ -105,8 +105,12 @@ def _capture(args: argparse.Namespace) -> int:
         return EXIT_INTERNAL
     about = About(model=source.label, layer=args.layer, depth=depth, text=text,
                   tokens=shown_tokens(tokenizer, ids))
-    write_files(yaml_path, scenario_yaml(captured, about, check, os.path.basename(npz_path)),
-                npz_path, npz_bytes(captured))
+    try:
+        write_files(yaml_path, scenario_yaml(captured, about, check, os.path.basename(npz_path)),
+                    npz_path, npz_bytes(captured))
+    except OSError as exc:
+        raise CaptureError(f"cannot write {quoted(exc.filename or yaml_path)}: "
+                           f"{exc.strerror or exc}") from None
     heads = f"{captured.heads} heads"
     if captured.kv_heads < captured.heads:
         heads += f" sharing {captured.kv_heads} key/value heads"

@@ -333,6 +333,16 @@ def test_a_broken_model_folder_is_one_line(gpt2, tmp_path, capsys):
     assert message.startswith(f'cannot load the model "{broken}": ')
 
 
+def test_a_file_that_cannot_be_written_is_one_line(gpt2, tmp_path, capsys, monkeypatch):
+    def refuse(path, data):  # as a full disk or a read-only folder would (root may write anywhere)
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr("attn_tui.capture.write_scenario.write_atomic", refuse)
+    out = tmp_path / "out.yaml"
+    assert error_of(capsys, str(gpt2), "--layer", "0", "--text", TEXT, "-o", str(out)) == (
+        f'cannot write "{tmp_path / "out.npz"}": Permission denied')
+
+
 def test_existing_files_are_kept_unless_forced(gpt2, tmp_path, capsys):
     out = tmp_path / "mine.yaml"
     (tmp_path / "mine.npz").write_bytes(b"a student's own file")
