@@ -34,10 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
                "(model_type gpt2, llama). Exit status: 0 written, 2 a problem with the model, "
                "text, layer or file (one line), 3 the capture would not reproduce the model.")
     parser.add_argument("model", metavar="MODEL",
-                        help="a model folder (with config.json), or a model name in the local "
-                             "Hugging Face cache, such as openai-community/gpt2")
+                        help="a model folder (with config.json), or a model name such as "
+                             "openai-community/gpt2: from the local Hugging Face cache, or "
+                             "downloaded when not there (never when HF_HUB_OFFLINE=1)")
     parser.add_argument("--text", required=True, help="the text to run the model on")
-    parser.add_argument("--layer", type=int, required=True,
+    parser.add_argument("--layer", type=int, required=True, metavar="N",
                         help="the layer whose attention to capture, counted from 0 as Hugging "
                              "Face counts (0 to the number of layers − 1)")
     parser.add_argument("-o", "--output", metavar="FILE.yaml",

@@ -51,6 +51,8 @@ def run_to_attention(model: torch.nn.Module, input_ids: list[int], attention: to
     handles.append(attention.register_forward_hook(stop))
     try:
         with torch.inference_mode():
+            # Not output_attentions=True: eager attention hands its probabilities to the hook
+            # anyway, and asking would make the model keep every earlier layer's T × T too.
             model(input_ids=torch.tensor([input_ids]), use_cache=False)
     except _Reached:
         pass
