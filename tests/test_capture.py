@@ -201,6 +201,27 @@ def test_llama_with_scaled_rope_and_biases_writes_rotated_q_and_k(tmp_path):
     assert read_scenario(out)[1]["bo"].shape == (64,)
 
 
+def test_a_model_name_is_found_in_the_local_cache(gpt2, tmp_path, monkeypatch, capsys):
+    """The Hugging Face cache's layout: models--ORG--NAME/refs/main names a snapshot folder."""
+    import huggingface_hub
+
+    cache = tmp_path / "hub"
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    snapshot = cache / "models--attn-tui-tests--tiny-gpt2" / "snapshots" / commit
+    snapshot.mkdir(parents=True)
+    for file in gpt2.iterdir():
+        (snapshot / file.name).write_bytes(file.read_bytes())
+    (cache / "models--attn-tui-tests--tiny-gpt2" / "refs").mkdir()
+    (cache / "models--attn-tui-tests--tiny-gpt2" / "refs" / "main").write_text(commit)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.chdir(tmp_path)
+    assert main(["capture", "attn-tui-tests/tiny-gpt2", "--text", TEXT, "--layer", "1"]) == 0
+    assert capsys.readouterr().out.startswith("Wrote tiny-gpt2_l1.yaml and tiny-gpt2_l1.npz")
+    scenario = assert_reproduces_the_model(gpt2, tmp_path / "tiny-gpt2_l1.yaml", TEXT, layer=1)
+    assert scenario["title"].startswith("attn-tui-tests/tiny-gpt2 · layer 1")
+
+
 # ---- what any text becomes ---------------------------------------------------------------------
 
 HOSTILE = 'He said: "yes" #1 ~ {a: b} ☃ é\tx\x1b[31m\u2028z'
