@@ -27,6 +27,7 @@ import yaml  # noqa: E402
 from transformers import AutoModel  # noqa: E402
 
 from attn_tui.tui.cli import main  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
 from tests.tiny_models import save_gpt2, save_llama  # noqa: E402
 
 TOLERANCE = 1e-5
@@ -220,6 +221,17 @@ def test_a_model_name_is_found_in_the_local_cache(gpt2, tmp_path, monkeypatch, c
     assert capsys.readouterr().out.startswith("Wrote tiny-gpt2_l1.yaml and tiny-gpt2_l1.npz")
     scenario = assert_reproduces_the_model(gpt2, tmp_path / "tiny-gpt2_l1.yaml", TEXT, layer=1)
     assert scenario["title"].startswith("attn-tui-tests/tiny-gpt2 · layer 1")
+
+
+@pytest.mark.parametrize("family, name", [("gpt2", "tiny_gpt2_l1"), ("llama", "tiny_llama_l1")])
+def test_the_example_captures_in_tests_data_are_these_models_own(family, name, request):
+    """tests/data holds one capture of each tiny model, written by
+    ``attn-tui capture tiny-gpt2 --text "The cat sat on the mat" --layer 1`` (and tiny-llama),
+    for checking a scenario loader against; they must stay the models' own."""
+    folder = request.getfixturevalue(family)
+    path = ROOT / "tests" / "data" / f"{name}.yaml"
+    assert_reproduces_the_model(folder, path, TEXT, layer=1)
+    assert read_scenario(path)[0]["title"] == f"{folder.name} · layer 1 · {TEXT}"
 
 
 # ---- what any text becomes ---------------------------------------------------------------------
