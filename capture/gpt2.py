@@ -16,6 +16,17 @@ from attn_tui.capture.run_to_layer import as_numpy, run_to_attention
 NAME = "GPT-2"
 
 
+def divisor(attention: torch.nn.Module) -> float:
+    """What the scores are divided by: the module's own ``scaling`` where it has one
+    (transformers 5.1 on), else what older releases' eager attention computes from the flags."""
+    if hasattr(attention, "scaling"):
+        return 1.0 / attention.scaling
+    value = attention.head_dim ** 0.5 if attention.scale_attn_weights else 1.0
+    if attention.scale_attn_by_inverse_layer_idx:
+        value *= attention.layer_idx + 1
+    return value
+
+
 def layers(model: torch.nn.Module) -> torch.nn.ModuleList:
     return model.h
 
@@ -36,7 +47,7 @@ def capture(model: torch.nn.Module, input_ids: list[int], layer: int) -> Capture
         V=by_head(qkv[:, 2 * width:]),
         Wo=as_numpy(attention.c_proj.weight, batch=False),
         bo=as_numpy(attention.c_proj.bias, batch=False),
-        divisor=1.0 / attention.scaling,
+        divisor=divisor(attention),
         model_weights=recorded.attention_weights[0].to(torch.float32).numpy(),
         model_output=as_numpy(recorded.attention_output),
         inputs=("Q, K and V are the layer's own fused projection c_attn (biases included) of its "

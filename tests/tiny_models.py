@@ -61,12 +61,11 @@ def save_gpt2(folder: Path, *, layers: int = 3, hidden: int = 32, heads: int = 4
               positions: int = 64, seed: int = 0, **config) -> Path:
     """A tiny GPT-2 (``model_type: gpt2``) with a byte-level tokenizer, saved to ``folder``."""
     tokenizer = byte_level_tokenizer()
-    torch.manual_seed(seed)
     eos = tokenizer.convert_tokens_to_ids("<|endoftext|>")
     model = GPT2LMHeadModel(GPT2Config(
         vocab_size=len(tokenizer), n_positions=positions, n_embd=hidden, n_layer=layers,
         n_head=heads, bos_token_id=eos, eos_token_id=eos, **config))
-    _spread_out(model)
+    _spread_out(model, seed)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
@@ -77,26 +76,28 @@ def save_llama(folder: Path, *, layers: int = 2, hidden: int = 64, heads: int = 
     """A tiny Llama (RoPE, grouped-query attention, RMSNorm) with a SentencePiece-style
     tokenizer, saved to ``folder``."""
     tokenizer = sentencepiece_style_tokenizer()
-    torch.manual_seed(seed)
     model = LlamaForCausalLM(LlamaConfig(
         vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden,
         num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=kv_heads,
         max_position_embeddings=positions, bos_token_id=tokenizer.convert_tokens_to_ids("<s>"),
         eos_token_id=tokenizer.convert_tokens_to_ids("</s>"), **config))
-    _spread_out(model)
+    _spread_out(model, seed)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
 
 
-def _spread_out(model: torch.nn.Module) -> None:
-    """Make the weights large enough that attention is far from uniform.
+def _spread_out(model: torch.nn.Module, seed: int) -> None:
+    """Draw the weights afresh, large enough that attention is far from uniform.
 
     At the usual initialisation (std 0.02) a tiny model's scores are all near 0 and every head
-    attends almost evenly, which would let a wrong mask, scale or head order pass a test.
+    attends almost evenly, which would let a wrong mask, scale or head order pass a test. Drawn
+    from ``seed`` in the order of the parameters' names, the weights depend on nothing but the
+    names, the shapes and PyTorch's generator, not on how a transformers release initialises.
     """
+    torch.manual_seed(seed)
     with torch.no_grad():
-        for name, parameter in model.named_parameters():
+        for name, parameter in sorted(model.named_parameters()):
             if parameter.dim() >= 2:
                 parameter.normal_(0.0, 0.2)
             elif name.endswith("bias"):
