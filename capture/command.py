@@ -12,6 +12,7 @@ import argparse
 import importlib
 import importlib.util
 import os
+import shlex
 import sys
 
 from attn_tui.capture.errors import CaptureError
@@ -117,7 +118,7 @@ def _capture(args: argparse.Namespace) -> int:
         heads += f" sharing {captured.kv_heads} key/value heads"
     print(f"Wrote {visible(yaml_path)} and {visible(os.path.basename(npz_path))}: {name}, "
           f"layer {args.layer} of {depth}, {captured.T} tokens, {heads}, d_k = {captured.d_k}; "
-          f"{check.describe()}. Open it: attn-tui {visible(yaml_path)}")
+          f"{check.describe()}. Open it: attn-tui {shlex.quote(visible(yaml_path))}")
     return EXIT_OK
 
 

@@ -376,6 +376,17 @@ def test_a_file_that_cannot_be_written_is_one_line(gpt2, tmp_path, capsys, monke
         f'cannot write "{tmp_path / "out.npz"}": Permission denied')
 
 
+def test_a_capture_that_would_not_reproduce_the_model_writes_nothing(gpt2, tmp_path, capsys,
+                                                                    monkeypatch):
+    """The float64 check before writing: here GPT-2's scale is made to read 1 instead of √8."""
+    monkeypatch.setattr("attn_tui.capture.gpt2.divisor", lambda attention: 1.0)
+    assert capture(gpt2, tmp_path / "wrong.yaml") == 3
+    message = capsys.readouterr().err
+    assert message.startswith(f'attn-tui capture: the captured arrays do not reproduce "{gpt2}"')
+    assert message.count("\n") == 1 and "nothing was written" in message
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_existing_files_are_kept_unless_forced(gpt2, tmp_path, capsys):
     out = tmp_path / "mine.yaml"
     (tmp_path / "mine.npz").write_bytes(b"a student's own file")
