@@ -43,6 +43,7 @@ def test_the_wheel_has_one_top_level_package(unpacked_wheel):
     assert top == ["attn_tui"]
     assert (unpacked_wheel / "attn_tui" / "scenarios" / "cat_sat.yaml").is_file()
     assert (unpacked_wheel / "attn_tui" / "tui" / "app.tcss").is_file()
+    assert (unpacked_wheel / "attn_tui" / "capture" / "command.py").is_file()
     assert "attn-tui = attn_tui.tui.cli:main" in (info / "entry_points.txt").read_text()
 
 
@@ -68,3 +69,5 @@ def test_the_installed_copy_works_from_any_folder(unpacked_wheel, tmp_path):
     assert run("-m", "attn_tui", "new", "mine.yaml", "--tokens", "a b", "--d-k", "2").returncode == 0
     checked = run("-m", "attn_tui", "--check", "mine.yaml")
     assert checked.returncode == 0 and "ok" in checked.stdout, checked.stderr
+    capture_help = run("-m", "attn_tui", "capture", "--help")
+    assert capture_help.returncode == 0 and "attn-tui[models]" in capture_help.stdout

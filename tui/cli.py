@@ -22,7 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Step through scaled dot-product attention, stage by stage, "
                     "and see why every number is what it is.",
         epilog="'attn-tui new FILE --tokens \"the cat sat\" --d-k 2' writes a commented scenario "
-               "to start from (see 'attn-tui new --help'). "
+               "to start from (see 'attn-tui new --help'); 'attn-tui capture MODEL --text \"…\" "
+               "--layer N' writes one layer of a real Hugging Face model as a scenario (see "
+               "'attn-tui capture --help'). "
                "Without a mode, the scenario opens in the terminal app; without a scenario, "
                "the app offers the built-ins. Exit status: 0 ok, 1 the student's values "
                "(expect:) differ, 2 scenario or usage error, 3 internal error.",
@@ -75,6 +77,12 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_new_parser()
         args = parser.parse_args(argv[1:])
         action = lambda: new_scenario(parser, args)  # noqa: E731
+    elif argv[:1] == ["capture"]:
+        from attn_tui.capture import command
+
+        parser = command.build_parser()
+        args = parser.parse_args(argv[1:])
+        action = lambda: command.capture(args)  # noqa: E731
     else:
         parser = build_parser()
         args = parser.parse_args(argv)
