@@ -62,6 +62,13 @@ class Predictions:
                 hidden |= ~revealed
         return hidden
 
+    def hiding(self, stage: str, head: int, row: int) -> list[str]:
+        """The predicted stages whose unrevealed ``row`` hides ``row`` of ``stage``."""
+        reads = gives_away(stage)
+        return [name for (name, h), revealed in self.revealed.items()
+                if name in reads and (h is None or h == head or not BY_NAME[stage].per_head)
+                and not revealed[row]]
+
     def anything_hidden(self) -> bool:
         return any(not revealed.all() for revealed in self.revealed.values())
 
@@ -115,6 +122,17 @@ class Predictions:
             values = stacked if stage.per_head and self.scenario.heads > 1 else stacked[0]
             found[stage.key] = Expected(np.nan_to_num(values, nan=0.0), ~np.isnan(values))
         return found
+
+
+def hidden_lines(predictions: Predictions, stage: str, head: int, row: int, scenario) -> list[Line]:
+    """What the explanation pane says instead of arithmetic that would give a prediction away."""
+    from attn_tui.core.stages import step_number
+
+    label = token_labels(scenario.row_tokens)[row]
+    steps = ", ".join(f"{BY_NAME[name].title} (step {step_number(scenario, name)})"
+                      for name in dict.fromkeys(predictions.hiding(stage, head, row)))
+    return [Line((Span(f'Hidden until you predict and reveal "{label}" at {steps}: its arithmetic '
+                       "would give the answer away.", "note"),))]
 
 
 def prediction_lines(predictions: Predictions, stage: str, head: int, row: int, attention) -> list[Line]:

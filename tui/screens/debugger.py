@@ -26,13 +26,12 @@ from attn_tui.core.labels import ROLES, column_labels, input_labels, token_label
 from attn_tui.core.compare import comparison_lines
 from attn_tui.core.numbers import decimals_needed, yaml_number
 from attn_tui.core.overview import weights_overview
-from attn_tui.core.predictions import prediction_lines
+from attn_tui.core.predictions import hidden_lines, prediction_lines
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.session import Session
 from attn_tui.core.stages import stages_for
-from attn_tui.core.stages.score import score_decimals
 from attn_tui.core.views import mask_rules, stage_window
-from attn_tui.core.explanation import Line, Span
+from attn_tui.core.explanation import Line
 from attn_tui.tui.keys import screen_bindings
 from attn_tui.tui.screens.goto import GoToScreen
 from attn_tui.tui.screens.saving import Saving
@@ -41,34 +40,14 @@ from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.header import ScenarioHeader
 from attn_tui.tui.widgets.input_matrix import InputMatrix
-from attn_tui.tui.widgets.matrix import DenseGrid, Grid, MatrixView
+from attn_tui.tui.widgets.matrix import DenseGrid, MatrixView
 from attn_tui.tui.widgets.overview import OverviewMap
-from attn_tui.tui.widgets.stage_view import StageView
+from attn_tui.tui.widgets.stage_view import StageGrid, StageView
 from attn_tui.tui.widgets.steps import StepStrip
 from attn_tui.tui.widgets.variants import VariantsView
 
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 OVERVIEW_DELAY = 0.2  # seconds of quiet before the overview is computed again
-
-
-class StageGrid(Grid):
-    """A stage of the session's attention, as the stage view draws it (windows from core)."""
-
-    def __init__(self, screen: DebuggerScreen, stage, head: int) -> None:
-        session = screen.session
-        scenario = session.scenario
-        decimals = (score_decimals(scenario, session.attention, head) if stage.name == "score"
-                    else scenario.precision)
-        super().__init__(rows=token_labels(scenario.row_tokens), columns=column_labels(scenario, stage),
-                         decimals=decimals, palette=stage.palette, tiny=stage.name == "score",
-                         mask_value=session.attention.options.mask_value,
-                         key=(stage.name, head, screen.theirs, screen.mask_rule),
-                         version=session.version)
-        self.session, self.stage, self.head = session, stage, head
-        self.theirs, self.rule = screen.theirs, screen.mask_rule
-
-    def window(self, rows: range, cols: range):
-        return stage_window(self.session, self.stage.name, self.head, rows, cols, self.theirs, self.rule)
 
 
 class DebuggerScreen(Screen):
@@ -285,7 +264,7 @@ class DebuggerScreen(Screen):
         which = f" · {session.scenario.head_names[self.head]}" if described.per_head and session.scenario.heads > 1 else ""
         stage_view.border_title = plain(f"Step {self.step + 1} · {described.title}{which} · {heading}")
         stage_view.predicting = self.predicting
-        stage_view.show(StageGrid(self, described, self.head))
+        stage_view.show(StageGrid(session, described, self.head, self.theirs, self.mask_rule))
         if self.predicting:
             close, judged = session.predictions.score(session.attention)
             subtitle = "Enter guesses a cell, r reveals the row" + (f" · {close}/{judged} close" if judged else "")
@@ -332,12 +311,7 @@ class DebuggerScreen(Screen):
         if self.predicting:
             extra = prediction_lines(predictions, stage, head, row, session.attention)
         elif hidden:
-            waiting = [name for name in predictions.stages
-                       if predictions.hidden_rows(stage, head)[row] and not predictions.is_revealed(name, head, row)]
-            label = token_labels(session.scenario.row_tokens)[row]
-            steps = ", ".join(f"{name} (step {[s.name for s in self.stages].index(name) + 1})" for name in waiting)
-            extra = [Line((Span(f'Hidden until you predict and reveal "{label}" at {steps}: its '
-                                "arithmetic would give the answer away.", "note"),))]
+            extra = hidden_lines(predictions, stage, head, row, session.scenario)
         elif session.comparison is not None and self.described.predictable and head == 0:
             extra = comparison_lines(session.comparison, session.scenario, self.described.key, row, col)
         self.why.show(explanation, extra, self.described.title)

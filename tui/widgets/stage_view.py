@@ -10,8 +10,30 @@ from __future__ import annotations
 from textual import events
 from textual.message import Message
 
+from attn_tui.core.labels import column_labels, token_labels
 from attn_tui.core.numbers import yaml_number
+from attn_tui.core.stages.score import score_decimals
+from attn_tui.core.views import stage_window
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
+from attn_tui.tui.widgets.matrix import Grid
+
+
+class StageGrid(Grid):
+    """A stage of the session's attention, as the stage view draws it (windows from core)."""
+
+    def __init__(self, session, stage, head: int, theirs: bool = False, rule: str | None = None) -> None:
+        scenario = session.scenario
+        decimals = (score_decimals(scenario, session.attention, head) if stage.name == "score"
+                    else scenario.precision)
+        super().__init__(rows=token_labels(scenario.row_tokens), columns=column_labels(scenario, stage),
+                         decimals=decimals, palette=stage.palette, tiny=stage.name == "score",
+                         mask_value=session.attention.options.mask_value,
+                         key=(stage.name, head, theirs, rule), version=session.version)
+        self.session, self.stage, self.head = session, stage, head
+        self.theirs, self.rule = theirs, rule
+
+    def window(self, rows: range, cols: range):
+        return stage_window(self.session, self.stage.name, self.head, rows, cols, self.theirs, self.rule)
 
 
 class StageView(EditableMatrix, can_focus=True):
