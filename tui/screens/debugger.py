@@ -380,7 +380,8 @@ class DebuggerScreen(Screen):
         """Refresh the footer only when the set of keys that work changed."""
         session = self.session
         predictions = session.predictions
-        state = (session.history.can_undo, session.history.can_redo, self.stage, self.comparing,
+        # the keys the footer shows (the stage's own hidden keys are checked when pressed)
+        state = (session.history.can_undo, session.history.can_redo, self.comparing,
                  self.predicting and not predictions.is_revealed(self.stage, self.head, self.row))
         if state != self._keys_state:
             self._keys_state = state

@@ -44,6 +44,8 @@ class ExplanationView(ScrollView, can_focus=False):
         border-title-color: $text-muted;
         padding: 0 1;
         scrollbar-size: 1 1;
+        overflow-y: scroll;  /* always there: a scrollbar coming and going would redo the layout */
+        overflow-x: hidden;
     }
     ExplanationView > .why--title { text-style: bold underline; }
     ExplanationView > .why--token { color: $text-accent; text-style: bold; }
@@ -69,12 +71,12 @@ class ExplanationView(ScrollView, can_focus=False):
         self.explanation = explanation
         self.extra = list(extra)
         self._title = title
-        self._wrapped = None
         self._lay_out()
 
     def on_resize(self) -> None:
         self._wrapped = None
         self._lay_out()
+        self.refresh()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -110,9 +112,14 @@ class ExplanationView(ScrollView, can_focus=False):
                 wrapped += content.divide(wrap_offsets(plain, width))
             else:  # wide characters (日本語): Textual's own wrap counts cells
                 wrapped += content.wrap(width)
-        self._wrapped = wrapped
+        before, self._wrapped = self._wrapped, wrapped
         set_virtual_size(self, Size(width, len(wrapped)))
-        self.refresh()
+        if before is None or len(before) != len(wrapped):
+            self.refresh()
+        else:  # repaint only the lines that read or look different (most stay as they were)
+            for y, (old, new) in enumerate(zip(before, wrapped)):
+                if old.plain != new.plain or old.spans != new.spans:
+                    self.refresh_line(y)
         height = self.scrollable_content_region.height
         if self._selected_at is not None and height and not (
                 self.scroll_y <= self._selected_at < self.scroll_y + height):

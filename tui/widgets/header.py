@@ -41,6 +41,10 @@ class ScenarioHeader(Static):
 
     def show(self, scenario: Scenario | Checked, where: str, modified: bool, head: str = "") -> None:
         options = scenario.options
+        key = (id(scenario), scenario.title, where, modified, head, options)
+        if key == getattr(self, "_key", None):  # nothing it shows changed
+            return
+        self._key = key
 
         def style(name: str):
             return self.get_visual_style(f"header--{name}", partial=True)  # on the header's own background

@@ -20,7 +20,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.color import Color, Gradient
 from textual.events import Click
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -148,29 +148,53 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         self._styles: dict[str, list[Style]] | None = None
         self._texts: list[list[str]] = []   # the current window's cells, formatted once
         self._levels: np.ndarray | None = None  # and their colour buckets
-        self._labels_seen: tuple[object, int] = (None, 1)  # the row labels measured last
+        self._labels_seen: tuple = (None, 1, None, 1)  # the labels measured last, and their widths
 
     # ---- data down --------------------------------------------------------------------------
 
     def show(self, grid: Grid) -> None:
-        """Draw a matrix (or new numbers of the same one); only the cells in view are asked for."""
-        same = self.grid is not None and grid.key == self.grid.key
+        """Draw a matrix (or new numbers of the same one); only the cells in view are asked for.
+
+        New numbers of the matrix already on screen repaint only the lines whose cells changed
+        (and those that lose their underline): an edit of one cell sends one line to the
+        terminal, not the whole matrix."""
+        old_grid, old_window, old_changed = self.grid, self._window, self._changed
+        same = old_grid is not None and grid.key == old_grid.key
         if not same:
             self._cell_width, self._largest = 3, 0.0
             self._changed = set()
-        elif grid.version != self.grid.version:
+        elif grid.version != old_grid.version:
             self._changed = set()
         self.grid = grid
         self._window = None
-        if self._labels_seen[0] is not grid.rows:  # labels rarely change: measure them once
-            self._labels_seen = (grid.rows, _longest(grid.rows))
+        if self._labels_seen[0] is not grid.rows or self._labels_seen[2] is not grid.columns:
+            # labels rarely change (and are shared tuples): measure them once
+            self._labels_seen = (grid.rows, _longest(grid.rows), grid.columns, _longest(grid.columns))
         self._label_width = min(MAX_LABEL, self._labels_seen[1]) + 1
-        self._cell_width = max(self._cell_width, min(8, _longest(grid.columns)) + 2)
+        width_before = self._cell_width
+        self._cell_width = max(self._cell_width, min(8, self._labels_seen[3]) + 2)
         rows, columns = grid.shape
         if self.cursor is not None:
             self.cursor = (max(0, min(self.cursor[0], rows - 1)), max(0, min(self.cursor[1], columns - 1)))
         self._resize_virtual()
+        if same and old_window is not None and old_grid.shape == grid.shape and self.is_mounted:
+            window = self.current_window()  # the new numbers in view, and what moved
+            if self._cell_width == width_before and window.rows == old_window.rows \
+                    and window.cols == old_window.cols:
+                lines = {row for row, _ in self._changed | old_changed}
+                lines |= {row for row in window.rows if _row_differs(old_window, window, row)}
+                self._refresh_rows(lines)
+                return
         self.refresh()
+
+    def _refresh_rows(self, rows) -> None:
+        """Repaint the lines of these matrix rows (those in view)."""
+        top = int(self.scroll_offset.y)
+        width = self.size.width
+        for row in rows:
+            y = row - top + 1
+            if 1 <= y < self.size.height:
+                self.refresh(Region(0, y, width, 1))
 
     def _resize_virtual(self) -> None:
         rows, columns = self.grid.shape
@@ -179,16 +203,20 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
     def set_cursor(self, cell: tuple[int, int] | None) -> None:
         """Put the cursor on a cell (scrolling it into view), or hide it."""
         if cell != self.cursor:
-            self.cursor = cell
-            self.refresh()
+            old, self.cursor = self.cursor, cell
+            self._refresh_rows({c[0] for c in (old, cell) if c is not None})
         if cell is not None:
             self.scroll_to_cell(*cell)
 
     def set_marks(self, rows: frozenset[int] = frozenset(), columns: frozenset[int] = frozenset()) -> None:
         """Emphasise the rows and columns a computation reads from."""
         if (rows, columns) != (self.marked_rows, self.marked_columns):
+            old_rows, old_columns = self.marked_rows, self.marked_columns
             self.marked_rows, self.marked_columns = rows, columns
-            self.refresh()
+            if len(old_rows ^ rows) <= 32 and old_columns == columns:
+                self._refresh_rows(old_rows ^ rows)
+            else:
+                self.refresh()
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -516,21 +544,38 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
 def set_virtual_size(view: ScrollView, size: Size) -> None:
     """Give a line-drawing view a new scrollable size, redoing the screen's layout only when
     the view's own size may change with it (a scrollbar coming or going, or an auto height or
-    width): a new explanation or matrix on every key then repaints that view alone."""
+    width that follows the content): new numbers on every key then repaint that view alone."""
     old = view.virtual_size
     if size == old:
         return
     region = view.scrollable_content_region
-    bars_stay = ((size.width > region.width) == (old.width > region.width)
-                 and (size.height > region.height) == (old.height > region.height))
-    auto = view.styles.height is not None and view.styles.height.is_auto or \
-        view.styles.width is not None and view.styles.width.is_auto
-    if bars_stay and not auto and view.is_mounted:
+    styles = view.styles  # a scrollbar that is always there (or never) cannot come or go
+    bars_stay = ((styles.overflow_x != "auto" or (size.width > region.width) == (old.width > region.width))
+                 and (styles.overflow_y != "auto" or (size.height > region.height) == (old.height > region.height)))
+    height, width = view.styles.height, view.styles.width
+    follows = (height is not None and height.is_auto and size.height != old.height) or \
+        (width is not None and width.is_auto and size.width != old.width)
+    if bars_stay and not follows and view.is_mounted:
         view.set_reactive(ScrollView.virtual_size, size)
         view._scroll_update(size)  # what a layout would do for the scrollbars, without one
         view.refresh()
     else:
         view.virtual_size = size
+
+
+def _row_differs(before: Window, after: Window, row: int) -> bool:
+    """Whether one row of two windows over the same cells reads or looks different."""
+    i = row - before.rows.start
+    j = row - after.rows.start
+    if np.ascontiguousarray(before.values[i]).view(np.int64).tolist() != \
+            np.ascontiguousarray(after.values[j]).view(np.int64).tolist():
+        return True
+    for name in ("blocked", "hidden", "guesses", "verdict"):
+        a, b = getattr(before, name), getattr(after, name)
+        if (a is None) != (b is None) or (a is not None and not np.array_equal(a[i], b[j], equal_nan=name == "guesses")):
+            return True
+    a, b = before.empty, after.empty
+    return (a is None) != (b is None) or (a is not None and bool(a[i]) != bool(b[j]))
 
 
 def readable_on(background: Color, dark: Color, light: Color) -> Color:

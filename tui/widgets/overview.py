@@ -1,9 +1,10 @@
 """OverviewMap: a whole weights matrix shrunk to a small heat map, two rows of blocks to a line.
 
 The map is computed off the key path (a worker thread, see the debugger screen): until the
-current numbers' map has arrived, the old one stays, marked "updating…". The visible window of
-the stage view is shown bright and the rest dimmed; the selected row is marked in the right
-margin. Clicking (or dragging) in the map asks to move there.
+current numbers' map has arrived, the old one stays, and its first line says "updating…" (one
+line to repaint, not the map). The visible window of the stage view is shown bright and the rest
+dimmed; the selected row is marked in the right margin. Clicking (or dragging) in the map asks
+to move there.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.color import Color, Gradient
-from textual.content import Content
 from textual.message import Message
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -27,15 +28,17 @@ _DIM = 0.45  # outside the visible window, colours fade
 class OverviewMap(Widget):
     """A shrunk weights map; ``show`` gives it, ``set_window`` says what is in view."""
 
-    COMPONENT_CLASSES = {"overview--low", "overview--middle", "overview--high", "overview--marker"}
+    COMPONENT_CLASSES = {"overview--low", "overview--middle", "overview--high", "overview--marker",
+                         "overview--status"}
 
     DEFAULT_CSS = """
     OverviewMap {
         width: 36;
-        height: 18;
+        height: 19;
         border: round $panel-lighten-2;
         border-title-color: $text-muted;
     }
+    OverviewMap > .overview--status { color: $text-muted; text-style: italic; }
     """
 
     class Picked(Message):
@@ -57,6 +60,8 @@ class OverviewMap(Widget):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.border_title = "Weights overview"
+        self.border_subtitle = "brightest = most weight"
+        self.stale = True
         self.small: np.ndarray | None = None
         self.shape = (0, 0)  # the full matrix's
         self.window = (0, 0, 0, 0)  # first row, last row, first column, last column (exclusive)
@@ -67,7 +72,7 @@ class OverviewMap(Widget):
     def wanted(self) -> tuple[int, int]:
         """How many blocks of rows and of columns the map has room for."""
         width, height = self.content_size
-        return max(1, height) * 2, max(1, width - 1)
+        return max(1, height - 1) * 2, max(1, width - 1)
 
     def show(self, small: np.ndarray | None, shape: tuple[int, int], stale: bool) -> None:
         """A map of block means (each band of rows scaled to its own largest block, so the map
@@ -76,14 +81,30 @@ class OverviewMap(Widget):
             largest = small.max(axis=1, keepdims=True)
             self.small = np.divide(small, largest, out=np.zeros_like(small), where=largest > 0)
             self.shape = shape
-        self.border_subtitle = Content("updating…" if stale else "brightest = most weight")
-        self.refresh()
+            self.stale = stale
+            self.refresh()
+        elif stale != self.stale:
+            self.stale = stale
+            self.refresh(Region(0, 0, self.size.width, 1))  # the status line alone
 
     def set_window(self, rows: tuple[int, int], columns: tuple[int, int], selected_row: int) -> None:
         window = (*rows, *columns)
-        if (window, selected_row) != (self.window, self.selected_row):
+        if window != self.window:
             self.window, self.selected_row = window, selected_row
             self.refresh()
+        elif selected_row != self.selected_row:  # only the ◀ moves: repaint its two lines
+            lines = {self._line_of(row) for row in (self.selected_row, selected_row)}
+            self.selected_row = selected_row
+            for line in lines:
+                if line is not None:
+                    self.refresh(Region(0, line, self.size.width, 1))
+
+    def _line_of(self, row: int) -> int | None:
+        """The line (status line included) where the map shows query ``row``."""
+        if self.small is None or not self.shape[0]:
+            return None
+        height = self.content_size.height - 1
+        return 1 + min(height - 1, row * 2 * height // self.shape[0] // 2) if height > 0 else None
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -98,7 +119,8 @@ class OverviewMap(Widget):
             stops = [Color.from_rich_color(self.get_component_rich_style(f"overview--{name}").bgcolor)
                      for name in ("low", "middle", "high")]
             gradient = Gradient((0.0, stops[0]), (0.5, stops[1]), (1.0, stops[2]), quality=LEVELS)
-            self._colours = [gradient.get_color(level / (LEVELS - 1)) for level in range(LEVELS)]
+            bright = [gradient.get_color(level / (LEVELS - 1)) for level in range(LEVELS)]
+            self._colours = (bright, [colour.darken(_DIM) for colour in bright])
         return self._colours
 
     def _edges(self) -> tuple[np.ndarray, np.ndarray]:
@@ -106,17 +128,23 @@ class OverviewMap(Widget):
                 block_edges(self.shape[1], self.small.shape[1]))
 
     def _cell(self, x: int, y2: int) -> tuple[int, int]:
-        """The block under column ``x`` and half-line ``y2``: a map with fewer blocks than cells
-        (a small T) is stretched to fill the room, each block a few cells wide and tall."""
+        """The block under column ``x`` and half-line ``y2`` of the map (below the status line):
+        a map with fewer blocks than cells (a small T) is stretched to fill the room."""
         width, height = self.content_size
+        height -= 1
         rows, cols = self.small.shape
         return min(rows - 1, y2 * rows // max(1, 2 * height)), min(cols - 1, x * cols // max(1, width - 1))
 
     def render_line(self, y: int) -> Strip:
         width, height = self.content_size
+        if y == 0:
+            status = "updating…" if self.stale or self.small is None else "exact"
+            return Strip([Segment(status.rjust(width - 1) + " ", self.get_component_rich_style("overview--status"))])
+        y -= 1
+        height -= 1
         if self.small is None or self.small.shape[0] == 0 or y >= height:
             return Strip.blank(width)
-        colours = self._palette()
+        colours, dimmed = self._palette()
         row_edges, col_edges = self._edges()
         first_row, last_row, first_col, last_col = self.window
         segments = []
@@ -126,10 +154,10 @@ class OverviewMap(Widget):
             for y2 in (2 * y, 2 * y + 1):
                 block, col = self._cell(x, y2)
                 blocks.add(block)
-                colour = colours[int(round(min(1.0, max(0.0, self.small[block, col])) * (LEVELS - 1)))]
+                level = int(round(min(1.0, max(0.0, self.small[block, col])) * (LEVELS - 1)))
                 inside = (col_edges[col] < last_col and col_edges[col + 1] > first_col
                           and row_edges[block] < last_row and row_edges[block + 1] > first_row)
-                pair.append(colour if inside else colour.darken(_DIM))
+                pair.append(colours[level] if inside else dimmed[level])
             upper, lower = pair
             segments.append(Segment("▀", Style(color=upper.rich_color, bgcolor=lower.rich_color)))
         marked = any(row_edges[block] <= self.selected_row < row_edges[block + 1] for block in blocks)
@@ -146,8 +174,8 @@ class OverviewMap(Widget):
         self.post_message(self.Picked(self, int(row), int(col)))
 
     def on_click(self, event: events.Click) -> None:
-        self._pick(event.x - self.styles.gutter.left, event.y - self.styles.gutter.top)
+        self._pick(event.x - self.styles.gutter.left, event.y - self.styles.gutter.top - 1)
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         if event.button:
-            self._pick(event.x - self.styles.gutter.left, event.y - self.styles.gutter.top)
+            self._pick(event.x - self.styles.gutter.left, event.y - self.styles.gutter.top - 1)

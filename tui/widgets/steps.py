@@ -21,12 +21,13 @@ class StepStrip(Static):
     """
 
     def show(self, titles: list[str], step: int) -> None:
+        if (titles, step) == getattr(self, "_shown", None):  # one line: redraw it when it changes
+            return
         parts = []
         for index, title in enumerate(titles):
             label = f" {index + 1} {title} "
             style = "reverse bold" if index == step else "dim"
             parts.append(Content.from_markup(f"[{style} @click=screen.goto({index + 1})]$label[/]",
                                              label=label))
-        if (titles, step) != getattr(self, "_shown", None):  # one line: no layout to redo
-            self._shown = (titles, step)
-            self.update(Content(" · ").join(parts), layout=False)
+        self._shown = (titles, step)
+        self.update(Content(" · ").join(parts), layout=False)
