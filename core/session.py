@@ -8,6 +8,7 @@ forgets the blocks it made stale, so its cost does not grow with T².
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import numpy as np
@@ -50,6 +51,7 @@ class Session:
         # the cells that differ from the file as last saved: (matrix, head, row, col) → saved
         # value; kept edit by edit, so knowing what is unsaved never scans a whole matrix
         self._unsaved: dict[tuple[str, int | None, int, int], float] = {}
+        self._working: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # edited matrices: (copy, its read-only view)
         self._modified = False
         self.defer_recovery = False  # the app writes the recovery copy after the frame
         self._recovery_due = False
@@ -129,8 +131,8 @@ class Session:
     def apply(self, edit: Edit, record: bool = True) -> Edit:
         """Apply an edit and forget what it made stale; ``NumericError`` changes nothing."""
         before = self.scenario
-        scenario = edit.apply(before)
         if isinstance(edit, SetCell):
+            scenario = self._written(edit, edit.value)
             unsaved = dict(self._unsaved) if len(self._unsaved) < 64 else None
             self._note_unsaved(edit)
             changes = self.inputs.update(scenario, edit.matrix, edit.row, edit.col, edit.head)
@@ -138,6 +140,7 @@ class Session:
                 require_finite(Attention(scenario, inputs=self.inputs), changes,
                                [a.options for a in self.attentions.values()])
             except NumericError:
+                before = self._written(edit, edit.old)
                 self.inputs.update(before, edit.matrix, edit.row, edit.col, edit.head)
                 if unsaved is not None:
                     self._unsaved = unsaved
@@ -146,8 +149,10 @@ class Session:
                 raise
             for attention in self.attentions.values():
                 attention.invalidate(scenario, changes)
-        elif isinstance(edit, SetOption):
-            self.attentions = self._attentions(scenario)
+        else:
+            scenario = edit.apply(before)
+            if isinstance(edit, SetOption):
+                self.attentions = self._attentions(scenario)
         self.scenario, self.last_edit = scenario, edit
         self._comparison = None
         self._modified = bool(self._unsaved) or not _same_settings(scenario, self.saved)
@@ -159,6 +164,23 @@ class Session:
         else:
             self._update_recovery()
         return edit
+
+    def _written(self, edit: SetCell, value: float) -> Scenario:
+        """The scenario with one cell set. The edited matrix is the session's own copy (made at
+        its first edit), written in place: copying a 16,384 × 64 matrix on every key would cost
+        the key more than everything else it does. The scenario sees it through a read-only view,
+        so nothing outside the session can change it."""
+        name = edit.matrix
+        if name not in self._working:
+            working = np.array(self.scenario.inputs[name], dtype=np.float64)
+            view = working.view()
+            view.flags.writeable = False
+            self._working[name] = (working, view)
+        working, view = self._working[name]
+        working[(edit.row, edit.col) if edit.head is None else (edit.head, edit.row, edit.col)] = value
+        if self.scenario.inputs[name] is view:
+            return dataclasses.replace(self.scenario)
+        return dataclasses.replace(self.scenario, inputs={**self.scenario.inputs, name: view})
 
     def _note_unsaved(self, edit: SetCell) -> None:
         key = (edit.matrix, edit.head, edit.row, edit.col)
@@ -219,6 +241,7 @@ class Session:
         self.scenario = self.saved = saved
         self._modified = False
         self._unsaved.clear()
+        self._working.clear()  # the saved file's own arrays now; the next edit copies afresh
         self.version += 1
         self.inputs.scenario = saved  # the same numbers, now with the saved file's text
         for attention in self.attentions.values():

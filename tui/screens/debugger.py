@@ -147,9 +147,9 @@ class DebuggerScreen(Screen):
             overview.outer_size.width for overview in self.query(OverviewMap) if overview.display)
         if want_inputs + want_stage <= width:
             fitted = want_inputs
-        else:
-            fitted = min(want_inputs, width - min(want_stage, int(width * 0.6)))
-        fitted = max(30, min(fitted, int(width * 0.6)))
+        else:  # not enough room for both: the stage comes first
+            fitted = min(want_inputs, width - min(want_stage, int(width * 0.6)), int(width * 0.4))
+        fitted = max(30, fitted)
         if inputs.styles.width is None or inputs.styles.width.cells != fitted:
             inputs.styles.width = fitted
         body = self.query_one("#body").size.height or height - 3
