@@ -24,3 +24,12 @@ def tell(widget: Widget, message: str, *, title: str = "", severity: str = "info
     """A notification whose message and title are shown literally."""
     widget.notify(visible(message, multiline=True), title=visible(title), severity=severity,
                   timeout=timeout, markup=False)
+
+
+def set_titles(widget: Widget, title: str | None = None, subtitle: str | None = None) -> None:
+    """Set a widget's border title and subtitle (outside text made visible, never markup),
+    only when they change: setting one repaints the whole widget."""
+    for name, text in (("border_title", title), ("border_subtitle", subtitle)):
+        if text is not None and getattr(widget, f"_shown_{name}", None) != text:
+            setattr(widget, f"_shown_{name}", text)
+            setattr(widget, name, plain(text))

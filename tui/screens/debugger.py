@@ -35,7 +35,7 @@ from attn_tui.core.explanation import Line
 from attn_tui.tui.keys import screen_bindings
 from attn_tui.tui.screens.goto import GoToScreen
 from attn_tui.tui.screens.saving import Saving
-from attn_tui.tui.text import plain, tell
+from attn_tui.tui.text import plain, set_titles, tell
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.header import ScenarioHeader
@@ -236,7 +236,7 @@ class DebuggerScreen(Screen):
                           "V": session.inputs.V}[name](self.head)
                 rows = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
                 columns = tuple(f"d{j + 1}" for j in range(values.shape[1]))
-                view.border_title = plain(f"{name} = X·W{name.lower()} ({values.shape[0]}×{values.shape[1]})")
+                set_titles(view, f"{name} = X·W{name.lower()} ({values.shape[0]}×{values.shape[1]})")
             else:
                 rows, columns = input_labels(scenario, name)
                 values = scenario.inputs[name]
@@ -245,8 +245,9 @@ class DebuggerScreen(Screen):
                     head = view.head = min(self.head * values.shape[0] // scenario.heads, values.shape[0] - 1)
                     values = values[head]
                 which = f", {scenario.head_names[head]}" if head is not None and scenario.inputs[name].ndim == 3 else ""
-                view.border_title = plain(f"{name} ({values.shape[0]}×{values.shape[1]}{which})")
-            view.tooltip = ROLES.get(name, name)
+                set_titles(view, f"{name} ({values.shape[0]}×{values.shape[1]}{which})")
+            if view.tooltip is None:
+                view.tooltip = ROLES.get(name, name)
             view.show(DenseGrid(rows, columns, decimals_needed(values, p), tiny=True,
                                 key=(name, getattr(view, "head", None)), version=session.version,
                                 values=values))
@@ -262,7 +263,7 @@ class DebuggerScreen(Screen):
         stage_view = self.stage_view
         heading = described.heading(session.scenario, session.attention.options)
         which = f" · {session.scenario.head_names[self.head]}" if described.per_head and session.scenario.heads > 1 else ""
-        stage_view.border_title = plain(f"Step {self.step + 1} · {described.title}{which} · {heading}")
+        set_titles(stage_view, f"Step {self.step + 1} · {described.title}{which} · {heading}")
         stage_view.predicting = self.predicting
         stage_view.show(StageGrid(session, described, self.head, self.theirs, self.mask_rule))
         if self.predicting:
@@ -276,7 +277,7 @@ class DebuggerScreen(Screen):
         else:
             subtitle = ""
         if not stage_view.editing:
-            stage_view.border_subtitle = plain(subtitle)
+            set_titles(stage_view, subtitle=subtitle)
 
     def show_marks(self) -> None:
         """The cursor, the cells the current step reads from, and the explanation."""

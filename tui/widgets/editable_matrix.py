@@ -12,12 +12,11 @@ from __future__ import annotations
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.content import Content
 from textual.message import Message
 
 from attn_tui.core.numbers import parse_number
 from attn_tui.core.text import visible
-from attn_tui.tui.text import tell
+from attn_tui.tui.text import set_titles, tell
 from attn_tui.tui.widgets.matrix import MatrixView
 
 START_KEYS = set("0123456789.")
@@ -60,19 +59,19 @@ class EditableMatrix(MatrixView):
         """Open the editor on ``text`` (selected: the first key typed replaces it)."""
         self._editor = (text, len(text), False)
         self._selected = selected and bool(text)
-        self.border_subtitle = "Enter commit · Esc cancel · ctrl+u clear"
+        set_titles(self, subtitle="Enter commit · Esc cancel · ctrl+u clear")
         self.refresh()
 
     def close_editor(self) -> None:
         self._editor = None
-        self.border_subtitle = ""
+        set_titles(self, subtitle="")
         self.refresh()
 
     def refuse(self, text: str, message: str) -> None:
         """Show ``text`` back in the cell's editor, marked refused, with the reason."""
         self._editor = (text, len(text), True)
         self._selected = False
-        self.border_subtitle = Content.assemble(("✗ ", "bold"), visible(message))
+        set_titles(self, subtitle=f"✗ {message}")
         tell(self, message, title="Not a number", severity="warning", timeout=4)
         self.refresh()
 
