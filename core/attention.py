@@ -196,8 +196,12 @@ class Block:
     def outputs(self, V: np.ndarray) -> np.ndarray:
         if self.output is None:
             weights = self.weights()
+            # A weight below the smallest normal float64 (exp of a score far below the row's
+            # largest) adds nothing an output can show, but subnormal operands make the matrix
+            # product 200× slower; they are multiplied as 0 (the weights themselves are kept).
+            normal = np.where(weights < np.finfo(np.float64).tiny, 0.0, weights)
             with np.errstate(over="ignore", invalid="ignore"):
-                self.output = weights @ V
+                self.output = normal @ V
             self.entropy = entropy_rows(weights)
         return self.output
 

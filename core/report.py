@@ -148,6 +148,8 @@ def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: 
     label_width = max((len(label) for label in labels), default=1)
     header = "  " + " " * label_width + "".join(f"  {head:>{width}}" for head in heads)
     yield f"\n{title}\n{header}\n"
+    masked = mask_text(mask_value).rjust(width)
+    nothing = "  ".join(["—".rjust(width)] * len(heads))
     for start in range(0, count, BLOCK):
         rows = range(start, min(start + BLOCK, count))
         block = values_of(rows)
@@ -157,13 +159,15 @@ def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: 
         lines = []
         for k, i in enumerate(rows):
             if empty[k]:
-                texts = ["—"] * block.shape[1] + ["—"] * len(extras)
+                cells = nothing
             else:
-                texts = fixed_row(block[k], decimals) + [fixed(float(e[k]), decimals) for e in extras]
+                texts = fixed_row(block[k], decimals, width=width)
+                texts += [fixed(float(e[k]), decimals).rjust(width) for e in extras]
                 if blocked is not None:
-                    for j in np.flatnonzero(blocked[k]):
-                        texts[j] = mask_text(mask_value)
-            lines.append(f"  {labels[i]:>{label_width}}" + "".join(f"  {text:>{width}}" for text in texts))
+                    for j in np.flatnonzero(blocked[k]).tolist():
+                        texts[j] = masked
+                cells = "  ".join(texts)
+            lines.append(f"  {labels[i]:>{label_width}}  {cells}")
         yield "\n".join(lines) + "\n"
 
 

@@ -55,11 +55,11 @@ def test_every_finite_float_round_trips_through_its_yaml_text(value):
 
 @given(st.lists(st.one_of(st.floats(allow_nan=False), st.sampled_from([-0.0, -1e-5, -0.0004, 1e7, -1e7])),
                 max_size=40),
-       st.integers(0, 6), st.booleans())
-def test_a_row_formatted_at_once_reads_as_each_value_alone(values, decimals, tiny):
+       st.integers(0, 6), st.booleans(), st.integers(0, 12))
+def test_a_row_formatted_at_once_reads_as_each_value_alone(values, decimals, tiny, width):
     """--print and --markdown format whole rows in one pass: it must match fixed() exactly."""
-    assert fixed_row(np.array(values, dtype=np.float64), decimals, tiny) == \
-        [fixed(value, decimals, tiny) for value in values]
+    assert fixed_row(np.array(values, dtype=np.float64), decimals, tiny, width) == \
+        [fixed(value, decimals, tiny).rjust(width) for value in values]
 
 
 def test_the_minus_the_app_prints_can_be_typed_back():
