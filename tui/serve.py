@@ -1,0 +1,161 @@
+"""``attn-tui --serve``: the app in web browsers, for a class.
+
+textual-serve (the Textual project's own server) starts one app process per browser that
+connects, so every student has their own app and their own edits. Each of those apps is
+started with ``--save-root FOLDER``: it saves only inside that folder, never over a file it did
+not write itself (see ``core.save_root``), and keeps no recovery copies.
+
+Two things are added to textual-serve's server. The page tells the browser to connect back to
+the address the browser used, so that a server listening on every address (0.0.0.0) works
+from other machines. And an app is started only for a page of this server: a web page from
+elsewhere, open in the lecturer's browser, cannot start one (browsers let any page open a
+websocket to 127.0.0.1), nor can one reached under a borrowed name (DNS rebinding).
+"""
+
+from __future__ import annotations
+
+import errno
+import ipaddress
+import logging
+import os
+import shlex
+import socket
+import sys
+import tempfile
+
+from aiohttp import web
+from textual_serve.server import Server
+
+from attn_tui.core.text import visible
+
+log = logging.getLogger("attn-tui")
+
+
+class ServeError(Exception):
+    """The server cannot start; the message is one line saying why."""
+
+
+class ClassServer(Server):
+    """textual-serve's server, with the checks above and a banner of its own."""
+
+    def __init__(self, command: str, host: str, port: int, banner: str) -> None:
+        super().__init__(command, host=host, port=port, title="attn-tui")
+        self.banner = banner
+        self.loopback_only = is_loopback(host)
+
+    async def on_startup(self, app: web.Application) -> None:
+        # instead of textual-serve's logo and the full command line
+        print(self.banner, flush=True)
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        self.refuse_foreign(request)
+        # The page's websocket and static addresses are built from public_url, read before
+        # the first await of the handler: set per request, it is the one this browser used.
+        self.public_url = f"{request.scheme}://{request.host}"
+        return await super().handle_index(request)
+
+    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        self.refuse_foreign(request)
+        return await super().handle_websocket(request)
+
+    def refuse_foreign(self, request: web.Request) -> None:
+        """403 for a request that is not from a page of this server."""
+        origin = request.headers.get("Origin")
+        if origin is not None and origin.lower().partition("://")[2] != request.host.lower():
+            log.warning("refused a request from a page of %s", visible(origin))
+            raise web.HTTPForbidden(text="attn-tui: an app is started only for this server's own page")
+        if self.loopback_only:
+            try:
+                asked = request.url.host or ""
+            except ValueError:
+                asked = ""
+            if not is_loopback(asked):
+                log.warning("refused a request for host %s", visible(request.host))
+                raise web.HTTPForbidden(text="attn-tui: this server answers only on this machine")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address) means this machine only."""
+    if host.lower().rstrip(".") == "localhost" or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def app_command(scenario: str | None, folder: str) -> str:
+    """The shell command that starts one browser's app (textual-serve runs it with a shell)."""
+    # the same Python and the same attn_tui as this server (-m, from the same working folder)
+    words = [sys.executable, "-m", "attn_tui", "--save-root", folder]
+    return shlex.join(words + ([scenario] if scenario else []))
+
+
+def public_address(host: str, port: int) -> str:
+    """The address to give students: for every address (0.0.0.0, ::), this machine's name."""
+    if host in ("0.0.0.0", "::", ""):
+        host = socket.gethostname()
+    elif ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+def check_port(host: str, port: int) -> None:
+    """``ServeError`` unless ``host:port`` can be listened on now (as aiohttp will)."""
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        raise ServeError(f"cannot serve on host {visible(host)}: {error.strerror}") from None
+    for family, kind, protocol, _, address in addresses:
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as asyncio does
+            try:
+                probe.bind(address)
+            except OSError as error:
+                raise ServeError(bind_problem(host, port, error)) from None
+
+
+def bind_problem(host: str, port: int, error: OSError) -> str:
+    if error.errno == errno.EADDRINUSE:
+        return f"port {port} is in use on {visible(host)}; choose another with --port"
+    if error.errno == errno.EADDRNOTAVAIL:
+        return f"{visible(host)} is not an address of this machine; try --host 127.0.0.1"
+    return f"cannot serve on {visible(host)}:{port}: {error.strerror or error}"
+
+
+def banner(label: str, host: str, port: int, folder: str) -> str:
+    """What the lecturer reads at start: the address, where saves go, and a warning if any
+    machine but this one can connect."""
+    lines = [f"attn-tui: serving {visible(label)} at {public_address(host, port)}",
+             f"  every browser that opens it gets its own app; saves go to {visible(folder)}"]
+    if not is_loopback(host):
+        lines.append(f"  warning: listening on {visible(host)}, not only on this machine: anyone who "
+                     f"reaches port {port} gets an app (there is no password)")
+    lines.append("  Ctrl+C stops it; saved work stays in that folder")
+    return "\n".join(lines)
+
+
+def serve_folder(folder: str | None) -> str:
+    """The folder served apps save in, made if need be: by default a new temporary one."""
+    if folder is None:
+        return tempfile.mkdtemp(prefix="attn-tui-class-")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as error:
+        raise ServeError(f"--serve-dir {visible(folder)}: {error.strerror or error}") from None
+    return os.path.realpath(folder)
+
+
+def serve(scenario: str | None, label: str, host: str, port: int, folder: str | None) -> None:
+    """Serve the app on ``host:port`` until Ctrl+C, its apps saving in ``folder`` (default: a
+    new temporary folder); ``ServeError`` if it cannot start."""
+    check_port(host, port)
+    folder = serve_folder(folder)
+    server = ClassServer(app_command(scenario, folder), host, port, banner(label, host, port, folder))
+    try:
+        server.serve()
+    except OSError as error:  # taken between the check and the start
+        raise ServeError(bind_problem(host, port, error)) from None
+    saved = sorted(os.listdir(folder))
+    print(f"attn-tui: stopped; {len(saved)} file{'' if len(saved) == 1 else 's'} saved in "
+          f"{visible(folder)}", flush=True)
