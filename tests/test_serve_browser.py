@@ -68,13 +68,16 @@ async def test_a_class_in_browsers_gets_numbers_its_own_apps_and_saves_in_the_fo
             await first.wait_for("Save the scenario as")
             await first.press("enter")
             await first.wait_for("Saved ")
-        saved = folder / "cat_sat.yaml"
-        assert saved.exists() and "causal: false" in saved.read_text()
-        assert os.listdir(folder) == ["cat_sat.yaml"]
-        server.send_signal(signal.SIGINT)  # Ctrl+C: the server ends every app it started
-        output = (await asyncio.wait_for(server.stdout.read(), 10)).decode()
-        assert await server.wait() == 0, output
-        assert f"1 file saved in {os.path.realpath(folder)}" in output
-        assert group_members(server.pid) == []
+            saved = folder / "cat_sat.yaml"
+            assert saved.exists() and "causal: false" in saved.read_text()
+            assert os.listdir(folder) == ["cat_sat.yaml"]
+
+            # Ctrl+C while both browsers are still connected: the server ends every app it
+            # started and stops (the bound is a guard against hanging, not a speed test)
+            server.send_signal(signal.SIGINT)
+            output = (await asyncio.wait_for(server.stdout.read(), 15)).decode()
+            assert await server.wait() == 0, output
+            assert f"1 file saved in {os.path.realpath(folder)}" in output
+            assert group_members(server.pid) == []
     finally:
         await end_group(server)
