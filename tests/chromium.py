@@ -149,6 +149,12 @@ class Page:
         event.pop("text", None)
         await self.call("Input.dispatchKeyEvent", type="keyUp", modifiers=modifiers, **event)
 
+    async def close(self) -> None:
+        """Close the tab (its websocket too: navigating away may keep the page, and with it
+        the connection and its app, in the back-forward cache)."""
+        await self.call("Page.close")
+        await self.socket.close()
+
     async def screenshot(self, path: Path) -> None:
         result = await self.call("Page.captureScreenshot", format="png")
         path.write_bytes(base64.b64decode(result["data"]))
