@@ -130,7 +130,7 @@ def test_the_banner_warns_when_other_machines_can_connect():
         warnings = [line for line in lines if "warning" in line]
         assert len(warnings) == 1 and "anyone who reaches port 8000 gets an app" in warnings[0]
     named = socket.gethostname()
-    assert f"at http://{named}:8000" in banner("x", "0.0.0.0", 8000, "/c")
+    assert f"at http://{named}:8000 (or this machine's IP address" in banner("x", "0.0.0.0", 8000, "/c")
     assert "at http://192.0.2.7:8000" in banner("x", "192.0.2.7", 8000, "/c")
     assert "at http://[::1]:8000" in banner("x", "::1", 8000, "/c")
     assert "␛[31m" in banner("\x1b[31m", "127.0.0.1", 1, "/c")

@@ -30,6 +30,7 @@ from textual_serve.server import Server
 from attn_tui.core.text import visible
 
 log = logging.getLogger("attn-tui")
+WILDCARDS = ("0.0.0.0", "::", "")  # every address of this machine
 
 
 class ServeError(Exception):
@@ -107,7 +108,7 @@ def app_command(scenario: str | None, folder: str) -> str:
 
 def public_address(host: str, port: int) -> str:
     """The address to give students: for every address (0.0.0.0, ::), this machine's name."""
-    if host in ("0.0.0.0", "::", ""):
+    if host in WILDCARDS:
         host = socket.gethostname()
     elif ":" in host:
         host = f"[{host}]"
@@ -140,7 +141,10 @@ def bind_problem(host: str, port: int, error: OSError) -> str:
 def banner(label: str, host: str, port: int, folder: str) -> str:
     """What the lecturer reads at start: the address, where saves go, and a warning if any
     machine but this one can connect."""
-    lines = [f"attn-tui: serving {visible(label)} at {public_address(host, port)}",
+    where = public_address(host, port)
+    if host in WILDCARDS:
+        where += " (or this machine's IP address, if its name is not known on the network)"
+    lines = [f"attn-tui: serving {visible(label)} at {where}",
              f"  every browser that opens it gets its own app; saves go to {visible(folder)}"]
     if not is_loopback(host):
         lines.append(f"  warning: listening on {visible(host)}, not only on this machine: anyone who "
