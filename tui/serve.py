@@ -46,6 +46,15 @@ class ClassServer(Server):
         self.loopback_only = is_loopback(host)
         self.connections: set[asyncio.Task] = set()  # one per browser, each running its app
 
+    def initialize_logging(self) -> None:
+        super().initialize_logging()
+        # a line per browser (below) rather than aiohttp's line per request, browser and all
+        logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+        # At Ctrl+C, asyncio may reap an app's shell before its own watcher does and then says
+        # so; the apps have ended all the same.
+        logging.getLogger("asyncio").addFilter(
+            lambda record: not record.getMessage().startswith("Unknown child process pid"))
+
     async def on_startup(self, app: web.Application) -> None:
         # instead of textual-serve's logo and the full command line
         print(self.banner, flush=True)
@@ -68,10 +77,16 @@ class ClassServer(Server):
         self.refuse_foreign(request)
         connection = asyncio.current_task()
         self.connections.add(connection)
+        log.info("a browser connected from %s: %s", visible(request.remote or "?"), self.running())
         try:
             return await super().handle_websocket(request)
         finally:
             self.connections.discard(connection)
+            log.info("a browser left: %s", self.running())
+
+    def running(self) -> str:
+        count = len(self.connections)
+        return f"{count} app{'' if count == 1 else 's'} running"
 
     def refuse_foreign(self, request: web.Request) -> None:
         """403 for a request that is not from a page of this server."""
