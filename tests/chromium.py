@@ -123,19 +123,24 @@ class Page:
         result = await self.call("Runtime.evaluate", expression=READ_SCREEN, returnByValue=True)
         return result["result"].get("value") or ""
 
-    async def wait_for(self, text: str, timeout: float = 10) -> str:
-        """The screen, once it shows ``text``; ``AssertionError`` with the screen otherwise."""
+    async def wait_for(self, text: str, timeout: float = 10, gone: bool = False) -> str:
+        """The screen, once it shows ``text`` (with ``gone``: once it does not); otherwise
+        ``AssertionError`` with the screen."""
         deadline = time.monotonic() + timeout
         while True:
             screen = await self.screen()
-            if text in screen:
+            if (text in screen) != gone:
                 return screen
             if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} not on screen after {timeout} s:\n{screen}")
+                state = "still" if gone else "not"
+                raise AssertionError(f"{text!r} {state} on screen after {timeout} s:\n{screen}")
             await asyncio.sleep(0.05)
 
     async def press(self, key: str, ctrl: bool = False) -> None:
-        """A key as a person types it: into the focused terminal, down and up."""
+        """A key as a person types it (a letter, a digit or enter, with ctrl or not): into
+        the focused terminal, down and up."""
+        # a tab behind another gets keydown but no text input: bring it to the front first
+        await self.call("Page.bringToFront")
         await self.call("Runtime.evaluate", expression="window.__attnTerminal.focus()")
         if key == "enter":
             event = {"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r"}
@@ -148,6 +153,11 @@ class Page:
         await self.call("Input.dispatchKeyEvent", type="keyDown", modifiers=modifiers, **event)
         event.pop("text", None)
         await self.call("Input.dispatchKeyEvent", type="keyUp", modifiers=modifiers, **event)
+
+    async def type(self, text: str) -> None:
+        """Type ``text`` into the terminal through xterm.js's own input, which key events end
+        in too: under load, Chromium sometimes dropped a printable key sent as key events."""
+        await self.call("Runtime.evaluate", expression=f"window.__attnTerminal.input({json.dumps(text)})")
 
     async def close(self) -> None:
         """Close the tab (its websocket too: navigating away may keep the page, and with it

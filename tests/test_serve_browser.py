@@ -66,11 +66,20 @@ async def test_a_class_in_browsers_gets_numbers_its_own_apps_and_saves_in_the_fo
 
             await first.press("s", ctrl=True)  # a served built-in: Save As, in the folder
             await first.wait_for("Save the scenario as")
+            await first.press("u", ctrl=True)  # clear the suggested name…
+            await first.wait_for("cat_sat.yaml", gone=True)  # …once the field has the focus
+            await first.type("../escape.yaml")
+            await first.wait_for("../escape.yaml")
             await first.press("enter")
+            await first.wait_for('"../escape.yaml" is outside the folder')
+            await first.press("s", ctrl=True)
+            await first.wait_for("Save the scenario as")
+            await first.press("enter")  # the suggested name: cat_sat.yaml
             await first.wait_for("Saved ")
             saved = folder / "cat_sat.yaml"
             assert saved.exists() and "causal: false" in saved.read_text()
             assert os.listdir(folder) == ["cat_sat.yaml"]
+            assert not (tmp_path / "escape.yaml").exists() and not (ROOT.parent / "escape.yaml").exists()
 
             # Ctrl+C while both browsers are still connected: the server ends every app it
             # started and stops (the bound is a guard against hanging, not a speed test)
@@ -78,6 +87,7 @@ async def test_a_class_in_browsers_gets_numbers_its_own_apps_and_saves_in_the_fo
             output = (await asyncio.wait_for(server.stdout.read(), 15)).decode()
             assert await server.wait() == 0, output
             assert f"1 file saved in {os.path.realpath(folder)}" in output
+            assert "a browser connected from 127.0.0.1: 2 apps running" in output
             assert group_members(server.pid) == []
     finally:
         await end_group(server)
