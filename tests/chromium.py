@@ -118,10 +118,14 @@ class Page:
     async def open(self, url: str) -> None:
         await self.call("Page.navigate", url=url)
 
+    async def evaluate(self, expression: str):
+        """The value of a JavaScript expression in the page."""
+        result = await self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        return result["result"].get("value")
+
     async def screen(self) -> str:
         """The terminal's text, one line per row ('' before the app has drawn anything)."""
-        result = await self.call("Runtime.evaluate", expression=READ_SCREEN, returnByValue=True)
-        return result["result"].get("value") or ""
+        return await self.evaluate(READ_SCREEN) or ""
 
     async def wait_for(self, text: str, timeout: float = 10, gone: bool = False) -> str:
         """The screen, once it shows ``text`` (with ``gone``: once it does not); otherwise
@@ -141,7 +145,7 @@ class Page:
         the focused terminal, down and up."""
         # a tab behind another gets keydown but no text input: bring it to the front first
         await self.call("Page.bringToFront")
-        await self.call("Runtime.evaluate", expression="window.__attnTerminal.focus()")
+        await self.evaluate("window.__attnTerminal.focus()")
         if key == "enter":
             event = {"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r"}
         else:
@@ -157,7 +161,7 @@ class Page:
     async def type(self, text: str) -> None:
         """Type ``text`` into the terminal through xterm.js's own input, which key events end
         in too: under load, Chromium sometimes dropped a printable key sent as key events."""
-        await self.call("Runtime.evaluate", expression=f"window.__attnTerminal.input({json.dumps(text)})")
+        await self.evaluate(f"window.__attnTerminal.input({json.dumps(text)})")
 
     async def close(self) -> None:
         """Close the tab (its websocket too: navigating away may keep the page, and with it

@@ -51,6 +51,10 @@ async def test_a_class_in_browsers_gets_numbers_its_own_apps_and_saves_in_the_fo
             # the debugger, with cat_sat's scores: "sat" (q = [1, 1]) against the keys
             # k = [1, 0], [0, 1], [1, 1] scores 1, 1, 2
             await first.wait_for("sat    1    1    2", timeout=15)
+            loaded = await first.evaluate(
+                "performance.getEntriesByType('resource').map(entry => entry.name)")
+            outside = [url for url in loaded if not url.startswith(f"http://127.0.0.1:{port}/")]
+            assert loaded and outside == []  # a classroom may have no internet: all from here
             await first.press("4")  # step 4, Softmax, typed into the browser
             await first.wait_for(f"sat  {softmax_row([1, 1, 2], 2)}")
             await first.press("c")  # causal off, in this browser's app only

@@ -19,6 +19,7 @@ import errno
 import ipaddress
 import logging
 import os
+import re
 import shlex
 import socket
 import sys
@@ -31,6 +32,9 @@ from attn_tui.core.text import visible
 
 log = logging.getLogger("attn-tui")
 WILDCARDS = ("0.0.0.0", "::", "")  # every address of this machine
+GOOGLE_FONT = re.compile(r'<link\s[^>]*href="https://fonts\.googleapis\.com/[^"]*"[^>]*>')
+LOCAL_FONT = ('<style>@font-face { font-family: "Roboto Mono"; '
+              'src: url("/static/fonts/RobotoMono-VariableFont_wght.ttf"); }</style>')
 
 
 class ServeError(Exception):
@@ -71,7 +75,12 @@ class ClassServer(Server):
         # The page's websocket and static addresses are built from public_url, read before
         # the first await of the handler: set per request, it is the one this browser used.
         self.public_url = f"{request.scheme}://{request.host}"
-        return await super().handle_index(request)
+        page = await super().handle_index(request)
+        # textual-serve's page takes its font from Google: a classroom network without the
+        # internet would hold the page up, and every student's address would go to Google.
+        # The same font ships with textual-serve; the page takes it from here instead.
+        page.text = GOOGLE_FONT.sub(LOCAL_FONT, page.text)
+        return page
 
     async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
         self.refuse_foreign(request)
