@@ -90,7 +90,7 @@ async def test_a_class_in_browsers_gets_numbers_its_own_apps_and_saves_in_the_fo
             server.send_signal(signal.SIGINT)
             output = (await asyncio.wait_for(server.stdout.read(), 15)).decode()
             assert await server.wait() == 0, output
-            assert f"1 file saved in {os.path.realpath(folder)}" in output
+            assert f"1 new file in {os.path.realpath(folder)}" in output
             assert "a browser connected from 127.0.0.1: 2 apps running" in output
             assert group_members(server.pid) == []
     finally:

@@ -5,11 +5,13 @@ connects, so every student has their own app and their own edits. Each of those 
 started with ``--save-root FOLDER``: it saves only inside that folder, never over a file it did
 not write itself (see ``core.save_root``), and keeps no recovery copies.
 
-Two things are added to textual-serve's server. The page tells the browser to connect back to
-the address the browser used, so that a server listening on every address (0.0.0.0) works
-from other machines. And an app is started only for a page of this server: a web page from
-elsewhere, open in the lecturer's browser, cannot start one (browsers let any page open a
-websocket to 127.0.0.1), nor can one reached under a borrowed name (DNS rebinding).
+What is added to textual-serve's server: the page tells the browser to connect back to the
+address the browser used, so that a server listening on every address (0.0.0.0) works from
+other machines; an app is started only for a page of this server: a web page from elsewhere,
+open in the lecturer's browser, cannot start one (browsers let any page open a websocket to
+127.0.0.1), nor can one reached under a borrowed name (DNS rebinding); the page loads nothing
+from outside this machine; Ctrl+C ends every browser's app at once; and the console says
+what a lecturer needs (the address, the folder, a line per browser), not every request.
 """
 
 from __future__ import annotations
@@ -193,11 +195,12 @@ def serve(scenario: str | None, label: str, host: str, port: int, folder: str | 
     new temporary folder); ``ServeError`` if it cannot start."""
     check_port(host, port)
     folder = serve_folder(folder)
+    before = set(os.listdir(folder))
     server = ClassServer(app_command(scenario, folder), host, port, banner(label, host, port, folder))
     try:
         server.serve()
     except OSError as error:  # taken between the check and the start
         raise ServeError(bind_problem(host, port, error)) from None
-    saved = sorted(os.listdir(folder))
-    print(f"attn-tui: stopped; {len(saved)} file{'' if len(saved) == 1 else 's'} saved in "
-          f"{visible(folder)}", flush=True)
+    new = len(set(os.listdir(folder)) - before)
+    print(f"attn-tui: stopped; {new} new file{'' if new == 1 else 's'} in {visible(folder)}",
+          flush=True)
