@@ -213,7 +213,7 @@ def new_scenario(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
 
 def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``--serve``: the server; ``--save-root``: one browser's app, which the server starts."""
-    from attn_tui.core import ScenarioError, load
+    from attn_tui.core import ScenarioError, check, load
     from attn_tui.core.text import visible
 
     if args.serve and args.save_root:
@@ -226,7 +226,8 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
     try:
         if args.scenario is not None:  # read here, so that a bad file is told at once
             path = os.path.abspath(scenario_path(args.scenario))
-            scenario = load(path)
+            # the server only checks it (without NumPy): the apps it starts do the work
+            scenario = load(path) if args.save_root else check(path)
     except ScenarioError as error:
         print(error, file=sys.stderr)
         return EXIT_USAGE
