@@ -1,4 +1,4 @@
-"""The one error type a user ever sees from loading or checking a scenario."""
+"""The errors a user sees: from loading or checking a scenario, and from saving one."""
 
 from __future__ import annotations
 
@@ -33,3 +33,7 @@ class ScenarioError(Exception):
 
 class NumericError(ValueError):
     """A stage of attention left float64's range (an overflowing dot product, say)."""
+
+
+class SaveError(Exception):
+    """Saving failed; the message says why and what the user can do instead."""

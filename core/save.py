@@ -16,16 +16,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attn_tui.core.atomic_write import write_atomic
-from attn_tui.core.errors import ScenarioError
+from attn_tui.core.errors import SaveError, ScenarioError
 from attn_tui.core.scenario_file import Entry, entries, loads
 from attn_tui.core.numbers import yaml_number
 from attn_tui.core.numpy_files import npy_bytes
+from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario, bits_equal
 from attn_tui.core.yaml_source import Alias, Document, Mapping, Node, content_end, deref, replace_spans
-
-
-class SaveError(Exception):
-    """Saving failed; the message says why and what the user can do instead."""
 
 
 @dataclass
@@ -80,14 +77,19 @@ def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
     return SavePlan(edits.result(), arrays)
 
 
-def save(scenario: Scenario, target: str | None = None) -> str:
+def save(scenario: Scenario, target: str | None = None, save_root: SaveRoot | None = None) -> str:
     """Write the scenario (and any edited data matrices) to ``target``; returns the text written.
 
     New .npy files are written first, then the text is read back and compared with the
-    scenario, and only then does it replace the old file, atomically.
+    scenario, and only then does it replace the old file, atomically. With ``save_root``,
+    every file to be written must pass its rule first (``OutsideSaveRoot`` otherwise, and
+    nothing is written).
     """
     target = target or scenario.path
     saving = plan(scenario, target)
+    if save_root is not None:
+        for path in (*saving.arrays, target):
+            save_root.resolve(path)
     try:
         for path, values in saving.arrays.items():
             write_atomic(path, npy_bytes(values))
@@ -97,6 +99,11 @@ def save(scenario: Scenario, target: str | None = None) -> str:
         where = exc.filename or target
         raise SaveError(f"cannot write {where}: {exc.strerror or exc}; your edits are kept, "
                         "save elsewhere with Save As") from None
+    finally:
+        if save_root is not None:  # even half a save wrote its .npy files: they are ours now
+            for path in (*saving.arrays, target):
+                if os.path.exists(path):
+                    save_root.written(path)
     return saving.text
 
 

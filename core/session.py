@@ -22,6 +22,7 @@ from attn_tui.core.heads import HeadInputs
 from attn_tui.core.options import Expected
 from attn_tui.core.predictions import CLOSE, Predictions
 from attn_tui.core.save import SaveError, save
+from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario, bits_equal
 from attn_tui.core.scenario_file import loads, read_text
 
@@ -33,9 +34,15 @@ class DiskChanged(SaveError):
 class Session:
     """The scenario as edited so far, with its attention (and each variant's)."""
 
-    def __init__(self, scenario: Scenario, read_only: bool = False, keep_recovery: bool = True) -> None:
+    def __init__(self, scenario: Scenario, read_only: bool = False, keep_recovery: bool = True,
+                 save_root: SaveRoot | None = None) -> None:
+        """With ``save_root`` (a served app), saving writes only where its rule allows, and no
+        recovery copies are kept: they would live outside its folder, and every browser opening
+        the same scenario would be offered the others' edits."""
         self._read_only = read_only         # a built-in opened by name: saving goes elsewhere
-        self.keep_recovery = keep_recovery and scenario.path is not None and scenario.source is not None
+        self.save_root = save_root
+        self.keep_recovery = (keep_recovery and save_root is None and scenario.path is not None
+                              and scenario.source is not None)
         self.recovery_error: str | None = None  # why the last recovery copy could not be written
         self.original = scenario            # as loaded: the base for the scale cycle
         self.saved = scenario               # as last loaded or saved: "modified" compares to it
@@ -225,17 +232,21 @@ class Session:
         """Write the scenario to its file (or to ``path``); returns the path written.
 
         Raises ``DiskChanged`` if the file changed on disk since it was loaded, unless
-        ``force``; ``SaveError`` (with the reason) if it cannot be written.
+        ``force``; ``SaveError`` (with the reason) if it cannot be written. With a save root,
+        a relative ``path`` is taken from its folder, and ``OutsideSaveRoot`` (a ``SaveError``)
+        refuses any file its rule does not allow, before anything is written.
         """
         target = path or self.scenario.path
         if target is None or (path is None and self.read_only):
             raise SaveError("a built-in scenario is not overwritten; use Save As to keep your copy")
-        same_file = path is None or _same_file(path, self.scenario.path)
+        if self.save_root is not None:
+            target = self.save_root.resolve(target)
+        same_file = path is None or _same_file(target, self.scenario.path)
         if same_file and not force:
             self.check_disk()
         elif not same_file and os.path.exists(target) and not force:
             raise DiskChanged(f"{target} already exists")
-        text = save(self.scenario, target)
+        text = save(self.scenario, target, self.save_root)
         self.discard_recovery()
         saved = loads(text, target)
         self.scenario = self.saved = saved

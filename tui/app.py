@@ -16,6 +16,7 @@ from attn_tui.tui.settings import PALETTES, load_settings, save_settings
 from attn_tui.tui.text import tell
 
 if TYPE_CHECKING:
+    from attn_tui.core.save_root import SaveRoot
     from attn_tui.core.scenario import Scenario
     from attn_tui.tui.screens.debugger import DebuggerScreen
 
@@ -34,16 +35,18 @@ class AttnApp(App[int]):
     ]
 
     def __init__(self, scenario: Scenario | None = None, read_only: bool = False,
-                 save_root: str | None = None, present: bool = False, remember: bool = True) -> None:
+                 save_root: SaveRoot | None = None, present: bool = False, remember: bool = True) -> None:
         """Open ``scenario`` (or, without one, the chooser of built-ins). ``save_root`` confines
-        saving to a folder (a served app); ``present`` starts in projector mode; ``remember``
-        reads and writes the settings file (tests turn it off)."""
+        saving to a folder (a served app: see ``core.save_root``); ``present`` starts in
+        projector mode; ``remember`` reads and writes the settings file (tests turn it off)."""
         super().__init__()
         self.initial = scenario
         self.read_only = read_only
         self.save_root = save_root
         self.present = present
-        self.remember = remember
+        # a served app starts from the lecturer's settings but writes none: the file is outside
+        # its folder, and one student's theme is no other student's
+        self.remember = remember and save_root is None
         self.palette_name = PALETTES[0]
         if remember:
             settings = load_settings()
@@ -157,7 +160,7 @@ class AttnApp(App[int]):
         yield from super().get_system_commands(screen)
 
 
-def run_app(scenario: Scenario | None, read_only: bool = False, save_root: str | None = None,
+def run_app(scenario: Scenario | None, read_only: bool = False, save_root: SaveRoot | None = None,
             present: bool = False) -> int:
     """Run the app in the terminal (on the chooser without a scenario); returns the exit status."""
     result = AttnApp(scenario, read_only, save_root, present).run()

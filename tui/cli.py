@@ -14,6 +14,7 @@ import traceback
 from attn_tui import __version__
 
 EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,6 +47,17 @@ def build_parser() -> argparse.ArgumentParser:
                             "left as blanks to fill in")
     sheet.add_argument("--answers", action="store_const", const="answers", dest="sheet",
                        help="with --markdown: the worksheet's answer key")
+    mode.add_argument("--serve", action="store_true",
+                      help="serve the app to web browsers, one app per browser, for a class "
+                           "(needs: pip install 'attn-tui[serve]')")
+    serving = parser.add_argument_group("with --serve")
+    serving.add_argument("--host", help=f"the address to listen on (default {DEFAULT_HOST}: this "
+                                        "machine only; any other lets every machine that reaches it in)")
+    serving.add_argument("--port", type=int, help=f"the port to listen on (default {DEFAULT_PORT})")
+    serving.add_argument("--serve-dir", metavar="DIR",
+                         help="the one folder served apps save in (default: a new temporary folder)")
+    # how --serve starts each browser's app: saving only inside DIR (see core.save_root)
+    parser.add_argument("--save-root", metavar="DIR", help=argparse.SUPPRESS)
     parser.add_argument("--row", metavar="ROW",
                         help="with --print or --markdown: the query row(s) to explain: a token, "
                              "a 1-based number, or 'all' (default: the scenario's focus)")
@@ -113,6 +125,10 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error("--row goes with --print or --markdown")
     if args.sheet and not args.markdown:
         parser.error(f"--{args.sheet} goes with --markdown: attn-tui --markdown --{args.sheet} FILE")
+    if args.serve or args.save_root:
+        return serve_class(parser, args)
+    if args.host is not None or args.port is not None or args.serve_dir is not None:
+        parser.error("--host, --port and --serve-dir go with --serve")
     if args.scenario is None:
         if headless:
             parser.error("--json, --print, --markdown and --check need a scenario (a file or a "
@@ -192,6 +208,52 @@ def new_scenario(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
     print(f"Wrote {args.file}: {tokens} tokens, d_k = {args.d_k}, d_v = {args.d_v or args.d_k}"
           f"{'' if args.random is None else f', random numbers from seed {args.random}'}. "
           f"Edit it, then: attn-tui {args.file}")
+    return EXIT_OK
+
+
+def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--serve``: the server; ``--save-root``: one browser's app, which the server starts."""
+    from attn_tui.core import ScenarioError, check, load
+    from attn_tui.core.text import visible
+
+    if args.serve and args.save_root:
+        parser.error("--save-root is how --serve starts each app; give --serve-dir instead")
+    if args.present:
+        parser.error("--present is for the app in this terminal; a served app starts as usual")
+    if args.port is not None and not 1 <= args.port <= 65535:
+        parser.error(f"--port {args.port}: a port is a number from 1 to 65535")
+    path = scenario = None
+    try:
+        if args.scenario is not None:  # read here, so that a bad file is told at once
+            path = os.path.abspath(scenario_path(args.scenario))
+            # the server only checks it (without NumPy): the apps it starts do the work
+            scenario = load(path) if args.save_root else check(path)
+    except ScenarioError as error:
+        print(error, file=sys.stderr)
+        return EXIT_USAGE
+    if args.save_root:
+        from attn_tui.core.save_root import SaveRoot
+        from attn_tui.tui.app import run_app
+
+        try:
+            save_root = SaveRoot(args.save_root)
+        except ValueError as error:
+            parser.error(f"--save-root: {error}")
+        os.chdir(save_root.folder)  # so that a name typed in Save As means the same everywhere
+        # the served file is never overwritten: saving it asks for a new name in the folder
+        return run_app(scenario, read_only=True, save_root=save_root)
+    try:
+        from attn_tui.tui.serve import ServeError, serve
+    except ModuleNotFoundError as missing:
+        print(f"attn-tui: --serve needs textual-serve (no module {missing.name!r}): "
+              "pip install 'attn-tui[serve]'", file=sys.stderr)
+        return EXIT_USAGE
+    label = "the built-in scenarios" if path is None else visible(args.scenario)
+    try:
+        serve(path, label, args.host or DEFAULT_HOST, args.port or DEFAULT_PORT, args.serve_dir)
+    except ServeError as error:
+        print(f"attn-tui: {error}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_OK
 
 

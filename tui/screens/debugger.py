@@ -27,6 +27,7 @@ from attn_tui.core.compare import comparison_lines
 from attn_tui.core.numbers import decimals_needed, yaml_number
 from attn_tui.core.overview import weights_overview
 from attn_tui.core.predictions import hidden_lines, prediction_lines
+from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.session import Session
 from attn_tui.core.stages import stages_for
@@ -68,9 +69,10 @@ class DebuggerScreen(Screen):
     theirs: reactive[bool] = reactive(False, init=False, repaint=False)  # the student's values (expect:)
     mask_rule: reactive[str | None] = reactive(None, init=False, repaint=False)  # one mask rule alone
 
-    def __init__(self, scenario: Scenario, read_only: bool = False, save_root: str | None = None) -> None:
+    def __init__(self, scenario: Scenario, read_only: bool = False,
+                 save_root: SaveRoot | None = None) -> None:
         super().__init__()
-        self.session = Session(scenario, read_only)
+        self.session = Session(scenario, read_only, save_root=save_root)
         self.session.defer_recovery = True  # written after the frame, off the key's path
         self.save_root = save_root
         self.saving = Saving(self)
@@ -207,7 +209,8 @@ class DebuggerScreen(Screen):
         if path is None:
             return "(no file)"
         if self.session.read_only:
-            return f"{os.path.splitext(os.path.basename(path))[0]} (built-in)"
+            kind = "served" if self.save_root is not None else "built-in"
+            return f"{os.path.splitext(os.path.basename(path))[0]} ({kind})"
         relative = os.path.relpath(path)
         return relative if not relative.startswith("..") else path
 
@@ -593,12 +596,17 @@ class DebuggerScreen(Screen):
 
     def action_screenshot(self) -> None:
         """Save what the screen shows as SVG: beside the scenario, or (a built-in, or a folder
-        that cannot be written) in the current folder."""
+        that cannot be written) in the current folder; in a browser, hand it to the browser;
+        in a served app, into its save folder."""
         path = self.session.scenario.path
-        folder = self.save_root or (os.getcwd() if self.session.read_only or not path
-                                    else os.path.dirname(os.path.abspath(path)))
+        folder = os.getcwd() if self.session.read_only or not path else os.path.dirname(os.path.abspath(path))
         stem = os.path.splitext(os.path.basename(path or "scenario"))[0]
         name = f"{stem}-step{self.step + 1}-{time.strftime('%Y%m%d-%H%M%S')}.svg"
+        if self.app.is_web:  # the student's own machine gets it; nothing is written here
+            self.app.deliver_screenshot(filename=name)
+            return
+        if self.save_root is not None:
+            folder = self.save_root.folder
         try:
             written = self.app.save_screenshot(filename=name, path=folder)
         except OSError as error:

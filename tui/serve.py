@@ -1,0 +1,206 @@
+"""``attn-tui --serve``: the app in web browsers, for a class.
+
+textual-serve (the Textual project's own server) starts one app process per browser that
+connects, so every student has their own app and their own edits. Each of those apps is
+started with ``--save-root FOLDER``: it saves only inside that folder, never over a file it did
+not write itself (see ``core.save_root``), and keeps no recovery copies.
+
+What is added to textual-serve's server: the page tells the browser to connect back to the
+address the browser used, so that a server listening on every address (0.0.0.0) works from
+other machines; an app is started only for a page of this server: a web page from elsewhere,
+open in the lecturer's browser, cannot start one (browsers let any page open a websocket to
+127.0.0.1), nor can one reached under a borrowed name (DNS rebinding); the page loads nothing
+from outside this machine; Ctrl+C ends every browser's app at once; and the console says
+what a lecturer needs (the address, the folder, a line per browser), not every request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import ipaddress
+import logging
+import os
+import re
+import shlex
+import socket
+import sys
+import tempfile
+
+from aiohttp import web
+from textual_serve.server import Server
+
+from attn_tui.core.text import visible
+
+log = logging.getLogger("attn-tui")
+WILDCARDS = ("0.0.0.0", "::", "")  # every address of this machine
+GOOGLE_FONT = re.compile(r'<link\s[^>]*href="https://fonts\.googleapis\.com/[^"]*"[^>]*>')
+LOCAL_FONT = ('<style>@font-face { font-family: "Roboto Mono"; '
+              'src: url("/static/fonts/RobotoMono-VariableFont_wght.ttf"); }</style>')
+
+
+class ServeError(Exception):
+    """The server cannot start; the message is one line saying why."""
+
+
+class ClassServer(Server):
+    """textual-serve's server, with the checks above and a banner of its own."""
+
+    def __init__(self, command: str, host: str, port: int, banner: str) -> None:
+        super().__init__(command, host=host, port=port, title="attn-tui")
+        self.banner = banner
+        self.loopback_only = is_loopback(host)
+        self.connections: set[asyncio.Task] = set()  # one per browser, each running its app
+
+    def initialize_logging(self) -> None:
+        super().initialize_logging()
+        # a line per browser (below) rather than aiohttp's line per request, browser and all
+        logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+        # At Ctrl+C, asyncio may reap an app's shell before its own watcher does and then says
+        # so; the apps have ended all the same.
+        logging.getLogger("asyncio").addFilter(
+            lambda record: not record.getMessage().startswith("Unknown child process pid"))
+
+    async def on_startup(self, app: web.Application) -> None:
+        # instead of textual-serve's logo and the full command line
+        print(self.banner, flush=True)
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        # aiohttp waits for open requests before it stops, and a browser's connection never
+        # ends by itself: Ctrl+C took 20 s with one browser open. Cancelled, textual-serve
+        # closes the connection and ends that browser's app at once.
+        for connection in self.connections:
+            connection.cancel()
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        self.refuse_foreign(request)
+        # The page's websocket and static addresses are built from public_url, read before
+        # the first await of the handler: set per request, it is the one this browser used.
+        self.public_url = f"{request.scheme}://{request.host}"
+        page = await super().handle_index(request)
+        # textual-serve's page takes its font from Google: a classroom network without the
+        # internet would hold the page up, and every student's address would go to Google.
+        # The same font ships with textual-serve; the page takes it from here instead.
+        page.text = GOOGLE_FONT.sub(LOCAL_FONT, page.text)
+        return page
+
+    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        self.refuse_foreign(request)
+        connection = asyncio.current_task()
+        self.connections.add(connection)
+        log.info("a browser connected from %s: %s", visible(request.remote or "?"), self.running())
+        try:
+            return await super().handle_websocket(request)
+        finally:
+            self.connections.discard(connection)
+            log.info("a browser left: %s", self.running())
+
+    def running(self) -> str:
+        count = len(self.connections)
+        return f"{count} app{'' if count == 1 else 's'} running"
+
+    def refuse_foreign(self, request: web.Request) -> None:
+        """403 for a request that is not from a page of this server."""
+        origin = request.headers.get("Origin")
+        if origin is not None and origin.lower().partition("://")[2] != request.host.lower():
+            log.warning("refused a request from a page of %s", visible(origin))
+            raise web.HTTPForbidden(text="attn-tui: an app is started only for this server's own page")
+        if self.loopback_only:
+            try:
+                asked = request.url.host or ""
+            except ValueError:
+                asked = ""
+            if not is_loopback(asked):
+                log.warning("refused a request for host %s", visible(request.host))
+                raise web.HTTPForbidden(text="attn-tui: this server answers only on this machine")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address) means this machine only."""
+    if host.lower().rstrip(".") == "localhost" or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def app_command(scenario: str | None, folder: str) -> str:
+    """The shell command that starts one browser's app (textual-serve runs it with a shell)."""
+    # the same Python and the same attn_tui as this server (-m, from the same working folder)
+    words = [sys.executable, "-m", "attn_tui", "--save-root", folder]
+    return shlex.join(words + ([scenario] if scenario else []))
+
+
+def public_address(host: str, port: int) -> str:
+    """The address to give students: for every address (0.0.0.0, ::), this machine's name."""
+    if host in WILDCARDS:
+        host = socket.gethostname()
+    elif ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+def check_port(host: str, port: int) -> None:
+    """``ServeError`` unless ``host:port`` can be listened on now (as aiohttp will)."""
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        raise ServeError(f"cannot serve on host {visible(host)}: {error.strerror}") from None
+    for family, kind, protocol, _, address in addresses:
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as asyncio does
+            try:
+                probe.bind(address)
+            except OSError as error:
+                raise ServeError(bind_problem(host, port, error)) from None
+
+
+def bind_problem(host: str, port: int, error: OSError) -> str:
+    if error.errno == errno.EADDRINUSE:
+        return f"port {port} is in use on {visible(host)}; choose another with --port"
+    if error.errno == errno.EADDRNOTAVAIL:
+        return f"{visible(host)} is not an address of this machine; try --host 127.0.0.1"
+    return f"cannot serve on {visible(host)}:{port}: {error.strerror or error}"
+
+
+def banner(label: str, host: str, port: int, folder: str) -> str:
+    """What the lecturer reads at start: the address, where saves go, and a warning if any
+    machine but this one can connect."""
+    where = public_address(host, port)
+    if host in WILDCARDS:
+        where += " (or this machine's IP address, if its name is not known on the network)"
+    lines = [f"attn-tui: serving {visible(label)} at {where}",
+             f"  every browser that opens it gets its own app; saves go to {visible(folder)}"]
+    if not is_loopback(host):
+        lines.append(f"  warning: listening on {visible(host)}, not only on this machine: anyone who "
+                     f"reaches port {port} gets an app (there is no password)")
+    lines.append("  Ctrl+C stops it; saved work stays in that folder")
+    return "\n".join(lines)
+
+
+def serve_folder(folder: str | None) -> str:
+    """The folder served apps save in, made if need be: by default a new temporary one."""
+    if folder is None:
+        return tempfile.mkdtemp(prefix="attn-tui-class-")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as error:
+        raise ServeError(f"--serve-dir {visible(folder)}: {error.strerror or error}") from None
+    return os.path.realpath(folder)
+
+
+def serve(scenario: str | None, label: str, host: str, port: int, folder: str | None) -> None:
+    """Serve the app on ``host:port`` until Ctrl+C, its apps saving in ``folder`` (default: a
+    new temporary folder); ``ServeError`` if it cannot start."""
+    check_port(host, port)
+    folder = serve_folder(folder)
+    before = set(os.listdir(folder))
+    server = ClassServer(app_command(scenario, folder), host, port, banner(label, host, port, folder))
+    try:
+        server.serve()
+    except OSError as error:  # taken between the check and the start
+        raise ServeError(bind_problem(host, port, error)) from None
+    new = len(set(os.listdir(folder)) - before)
+    print(f"attn-tui: stopped; {new} new file{'' if new == 1 else 's'} in {visible(folder)}",
+          flush=True)
