@@ -175,5 +175,7 @@ def is_number_text(text: str) -> bool:
 
 
 def _shorten(text: str, limit: int = 24) -> str:
-    printable = "".join(ch if ch.isprintable() else "�" for ch in text)
+    from attn_tui.core.text import visible
+
+    printable = visible(text)
     return printable if len(printable) <= limit else printable[: limit - 1] + "…"
