@@ -19,6 +19,8 @@ from attn_tui.core.yaml_source import Mapping, Node, Scalar, Sequence, deref
 
 TAG = "tag:yaml.org,2002:"
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()  # used for single scalars only, never for tags
+# YAML 1.1's booleans, as PyYAML's constructor reads an explicit !!bool (in any case)
+_BOOLEANS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 
 
 def number(node: Node, what: str, finite: bool = True) -> float:
@@ -89,7 +91,10 @@ def whole_number(node: Node, what: str, low: int, high: int) -> int:
 def boolean(node: Node, what: str) -> bool:
     node = deref(node)
     if isinstance(node, Scalar) and node.tag == TAG + "bool":
-        return node.value.lower() in ("true", "yes", "on", "y")
+        value = _BOOLEANS.get(node.value.lower())
+        if value is None:  # an explicit !!bool on other text: PyYAML itself would refuse it
+            raise located(node, f"{what} must be true or false, not !!bool {shorten(node.value)!r}")
+        return value
     shown = describe_scalar(node) if isinstance(node, Scalar) else kind_of(node)
     raise located(node, f"{what} must be true or false, not {shown}")
 
@@ -112,8 +117,8 @@ def scale_option(node: Node) -> bool | float:
 
 def mask_value_option(node: Node) -> float:
     node = deref(node)
-    if isinstance(node, Scalar) and node.value.strip().lower() in ("-.inf", "-inf", "-infinity"):
-        return -math.inf
+    if isinstance(node, Scalar) and node.plain and node.value.lower() in ("-.inf", "-inf", "-infinity"):
+        return -math.inf  # (quoted, it is text, as every quoted number is)
     try:
         value = number(node, "mask_value")
     except ScenarioError:

@@ -182,7 +182,7 @@ def scenario_path(name: str) -> str:
     """A file path, or failing that the file of a built-in; errors name what was tried."""
     from attn_tui.core import ScenarioError, catalog
 
-    if os.path.exists(name):
+    if os.path.lexists(name):  # a broken link or a loop is the user's file too: say what is wrong
         return name
     builtin = catalog.find(name)
     if builtin is not None:
@@ -200,7 +200,7 @@ def select_rows(row: str | None, tokens: tuple[str, ...]) -> list[int] | None:
         return None
     if row == "all":
         return list(range(len(tokens)))
-    if row.isdigit() and 1 <= int(row) <= len(tokens):
+    if row.isascii() and row.isdigit() and 1 <= int(row) <= len(tokens):  # not "٣" or "３"
         return [int(row) - 1]
     if tokens.count(row) > 1:
         rows = ", ".join(str(i + 1) for i, token in enumerate(tokens) if token == row)
