@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import errno
+import math
 import os
 import stat
 from dataclasses import dataclass
@@ -21,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from attn_tui.core.errors import NumericError, ScenarioError
 from attn_tui.core.numpy_files import ArrayRef, NumpyFileError, check_matrix, first_non_finite, npz_members
-from attn_tui.core.options import INPUT_SETS, MAX_DIM, MAX_NUMBERS, MAX_T, Options, RandomSpec, Variant
-from attn_tui.core.yaml_numbers import (TAG, boolean, count, kind_of, located, mask_value_option, number,
-                                        scalar_text, scale_option, token_text, whole_number)
+from attn_tui.core.options import (INPUT_SETS, MAX_DESCRIPTION_LENGTH, MAX_DIM, MAX_FILE_BYTES, MAX_NUMBERS, MAX_T,
+                                   MAX_TOKEN_LENGTH, Options, RandomSpec, Variant)
+from attn_tui.core.yaml_numbers import (TAG, boolean, count, kind_of, located, mask_value_option, named,
+                                        number, scalar_text, scale_option, some_of, token_text, whole_number)
 from attn_tui.core.yaml_source import Document, Mapping, Node, Scalar, Sequence, deref, line_col, parse
 
 if TYPE_CHECKING:
@@ -41,7 +43,6 @@ VARIANT_KEYS = ("name",) + OPTION_KEYS
 RANDOM_KEYS = ("seed", "T", "d_k", "d_v")
 MAX_VARIANTS = 16
 MAX_PRECISION = 12
-MAX_FILE_BYTES = 64 * 1024 * 1024
 V_LIMIT = 1e307  # a weighted average of values this large could round past float64's largest
 ROWS_AT_A_TIME = 256
 
@@ -227,7 +228,7 @@ def check_range(scenario: Scenario) -> None:
     """``NumericError`` if some stage would overflow float64 under any of the scenario's options.
 
     A cheap bound settles almost every scenario. A doubtful one has its largest score found
-    exactly, a block of rows at a time (memory stays small at T = 4096); scaling divides every
+    exactly, a block of rows at a time (memory stays small at T = 16,384); scaling divides every
     score by the same number, so that one score decides each option set. The output is a
     weighted average of V's rows, so V itself must keep a margin below float64's largest.
     """
@@ -241,13 +242,17 @@ def check_range(scenario: Scenario) -> None:
         raise NumericError(f"V holds {largest_v:.3e}: the weighted sum of such values can round past "
                            f"float64's largest number; keep V below {V_LIMIT:.0e}")
     Q, K = scenario.Q, scenario.K
-    bound = float(np.abs(Q).max()) * float(np.abs(K).max()) * scenario.d_k
+    # |q·k| ≤ ‖q‖·‖k‖ (Cauchy–Schwarz), exact when d_k = 1; norms scaled down first so that
+    # squaring cannot overflow
+    q_scale, k_scale = float(np.abs(Q).max()) or 1.0, float(np.abs(K).max()) or 1.0
+    bound = (q_scale * float(np.sqrt(np.square(Q / q_scale).sum(axis=1).max()))
+             * k_scale * float(np.sqrt(np.square(K / k_scale).sum(axis=1).max())))
     options = [scenario.options, *(variant.options(scenario.options) for variant in scenario.variants)]
     if all(bound / o.divisor(scenario.d_k) < 1e300 for o in options):
         return
-    largest = 0.0
+    largest = bound if scenario.d_k == 1 and math.isfinite(bound) else 0.0  # (then it is exact)
     with np.errstate(over="ignore", invalid="ignore"):
-        for start in range(0, len(Q), ROWS_AT_A_TIME):
+        for start in range(0, len(Q) if not largest else 0, ROWS_AT_A_TIME):
             block = Q[start:start + ROWS_AT_A_TIME] @ K.T
             largest = max(largest, float(np.abs(block).max()))
             if not np.isfinite(largest):
@@ -346,7 +351,7 @@ def _entries(node: Node, what: str, memo: dict[int, dict[str, Entry]],
             raise located(key, f"a key in {what} must be a plain name, not {kind_of(key)}")
         if key.value in own:
             first = written_at[key.value]
-            raise located(written, f"{key.value!r} appears twice in {what}: first on line "
+            raise located(written, f"{named(key.value)} appears twice in {what}: first on line "
                                    f"{first.line}, again on line {written.line}; keep one")
         own[key.value] = Entry(key, value)
         written_at[key.value] = written
@@ -358,7 +363,7 @@ def check_keys(found: dict[str, Entry], known: tuple[str, ...], what: str) -> No
     """An unknown key is an error that suggests the closest known one."""
     for name, entry in found.items():
         if name not in known:
-            raise located(entry.key, f"unknown key {name!r} in {what}{_suggest(name, known)}")
+            raise located(entry.key, f"unknown key {named(name)} in {what}{_suggest(name, known)}")
 
 
 def _suggest(name: str, known: tuple[str, ...]) -> str:
@@ -397,8 +402,8 @@ class _Reader:
         return dict(
             title=(scalar_text(top["title"].value, "title") if "title" in top
                    else _default_title(self.path)),
-            description=(scalar_text(top["description"].value, "description") if "description" in top
-                         else ""),
+            description=(scalar_text(top["description"].value, "description", MAX_DESCRIPTION_LENGTH)
+                         if "description" in top else ""),
             tokens=tokens,
             inputs=inputs,
             shapes=shapes,
@@ -454,7 +459,7 @@ class _Reader:
         for item in items:
             name = scalar_text(item, "a stage to predict")
             if name not in EXPECT_STAGES:
-                raise located(item, f"predict: {name!r} is not a stage one can predict "
+                raise located(item, f"predict: {named(name)} is not a stage one can predict "
                                     f"({', '.join(EXPECT_STAGES)}){_suggest(name, EXPECT_STAGES)}")
             stages.append(name)
         return tuple(dict.fromkeys(stages))
@@ -592,7 +597,13 @@ class _Reader:
             return tuple(f"t{i}" for i in range(1, T + 1))
         node = deref(entry.value)
         if isinstance(node, Scalar) and node.tag == TAG + "str":
-            tokens = tuple(node.value.split())
+            tokens = tuple(node.value.split(maxsplit=MAX_T))  # (a few more than T say enough)
+            if len(tokens) > MAX_T:
+                raise located(node, f"more than {MAX_T:,} tokens")
+            for position, token in enumerate(tokens, 1):
+                if len(token) > MAX_TOKEN_LENGTH:
+                    raise located(node, f"token {position} is {len(token):,} characters long; at most "
+                                        f"{MAX_TOKEN_LENGTH:,}")
         elif isinstance(node, Sequence):
             if len(node.items) > MAX_T:
                 raise located(node, f"{len(node.items):,} tokens; at most {MAX_T:,}")
@@ -624,12 +635,12 @@ class _Reader:
         matches = [i for i, token in enumerate(tokens) if token == name]
         if len(matches) > 1:
             rows = ", ".join(str(i + 1) for i in matches)
-            raise located(node, f"focus {name!r} is ambiguous: rows {rows} are all {name!r}; "
+            raise located(node, f"focus {named(name)} is ambiguous: rows {rows} are all {named(name)}; "
                                 "give the row number instead")
         if not matches:  # (suggestions cost a pass of difflib per token: only for a sentence)
             close = difflib.get_close_matches(name, tokens, n=1) if len(tokens) <= 256 else []
-            hint = f"; did you mean {close[0]!r}?" if close else f" (tokens: {' '.join(tokens)})"
-            raise located(node, f"focus {name!r} is not one of the tokens{hint}")
+            hint = f"; did you mean {named(close[0])}?" if close else f" (tokens: {some_of(tokens)})"
+            raise located(node, f"focus {named(name)} is not one of the tokens{hint}")
         return matches[0]
 
     def precision(self, entry: Entry | None) -> int:
@@ -650,11 +661,12 @@ class _Reader:
             check_keys(found, VARIANT_KEYS, f"variant {position}")
             if "name" not in found:
                 raise located(item, f"variant {position} needs a name: {{name: unscaled, scale: false}}")
-            name = scalar_text(found["name"].value, "a variant's name").strip()
+            name = scalar_text(found["name"].value, "a variant's name", MAX_TOKEN_LENGTH).strip()
             if not name:
                 raise located(found["name"].value, f"variant {position} has an empty name")
             if any(variant.name == name for variant in variants):
-                raise located(found["name"].value, f"two variants are named {name!r}; names must differ")
+                raise located(found["name"].value, f"two variants are named {named(name)}; names must "
+                                                   "differ")
             overrides = self.options(found, base)
             variants.append(Variant(name, **{key: getattr(overrides, key) for key in OPTION_KEYS
                                              if key in found}))
@@ -719,15 +731,18 @@ def _expected_rows(node: Node, what: str, shape: tuple[int, int]) -> tuple[list,
     if (rows, cols) != shape:
         raise located(node, f"{what} is {rows}×{cols} but that stage is {shape[0]}×{shape[1]}")
     values, given = [], []
+    read: dict[int, tuple[list, list]] = {}  # an aliased row is read once, as in _matrix_values
     for i, row in enumerate(deref(node).items):
-        values.append([])
-        given.append([])
-        for j, cell in enumerate(deref(row).items):
-            cell = deref(cell)
-            absent = isinstance(cell, Scalar) and cell.tag == TAG + "null"
-            values[-1].append(0.0 if absent else number(cell, f"{what} row {i + 1} column {j + 1}",
-                                                        finite=False))
-            given[-1].append(not absent)
+        target = deref(row)
+        if id(target) not in read:
+            cells = [deref(cell) for cell in target.items]
+            absent = [isinstance(cell, Scalar) and cell.tag == TAG + "null" for cell in cells]
+            read[id(target)] = ([0.0 if gone else number(cell, f"{what} row {i + 1} column {j + 1}",
+                                                         finite=False)
+                                 for j, (cell, gone) in enumerate(zip(cells, absent))],
+                                [not gone for gone in absent])
+        values.append(read[id(target)][0])
+        given.append(read[id(target)][1])
     return values, given
 
 

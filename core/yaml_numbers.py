@@ -14,6 +14,7 @@ import math
 import yaml
 
 from attn_tui.core.errors import ScenarioError
+from attn_tui.core.options import MAX_TITLE_LENGTH, MAX_TOKEN_LENGTH
 from attn_tui.core.numbers import _NUMBER_TEXT
 from attn_tui.core.yaml_source import Mapping, Node, Scalar, Sequence, deref
 
@@ -130,16 +131,19 @@ def mask_value_option(node: Node) -> float:
     return value
 
 
-def scalar_text(node: Node, what: str) -> str:
-    """A scalar's text as written (so a token ``on`` stays "on", not True)."""
-    node = deref(node)
+def scalar_text(node: Node, what: str, longest: int = MAX_TITLE_LENGTH) -> str:
+    """A scalar's text as written (so a token ``on`` stays "on", not True), at most ``longest``
+    characters: an alias may repeat a long text thousands of times, each a copy in every view."""
+    written, node = node, deref(node)
     if not isinstance(node, Scalar):
         raise located(node, f"{what} must be text, not {kind_of(node)}")
+    if len(node.value) > longest:  # located where it is used: an alias (title: *t) may be
+        raise located(written, f"{what} is {len(node.value):,} characters long; at most {longest:,}")
     return "" if node.tag == TAG + "null" and node.plain else node.value
 
 
 def token_text(node: Node, position: int) -> str:
-    text = scalar_text(node, f"token {position}")
+    text = scalar_text(node, f"token {position}", MAX_TOKEN_LENGTH)
     if not text.strip():
         raise located(node, f"token {position} is empty; every row needs a label (write it in quotes "
                             "if YAML would read it otherwise, like '~' or 'null')")
@@ -148,6 +152,17 @@ def token_text(node: Node, position: int) -> str:
 
 def shorten(text: str, limit: int = 24) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def named(text: str) -> str:
+    """A name from the file as a message quotes it: in quotes, escaped, and not too long."""
+    return repr(shorten(text, 40))
+
+
+def some_of(names: tuple[str, ...] | list[str], shown: int = 8) -> str:
+    """A few names from a list, for a message: ``the cat sat … (4,093 more)``."""
+    listed = " ".join(shorten(name, 24) for name in names[:shown])
+    return listed if len(names) <= shown else f"{listed} … ({len(names) - shown:,} more)"
 
 
 def describe_scalar(node: Node) -> str:

@@ -89,11 +89,21 @@ def test_npz_errors(folder):
 
 
 def test_sizes_are_checked_from_the_header_before_the_data_is_read(folder):
-    header = {"descr": "<f8", "fortran_order": False, "shape": (5000, 4)}
+    header = {"descr": "<f8", "fortran_order": False, "shape": (16_385, 4)}
     with open(folder / "huge.npy", "wb") as file:
         np.lib.format.write_array_header_1_0(file, header)  # a header and no data at all
     (folder / "s.yaml").write_text("Q: {npy: huge.npy}\nK: {npy: k.npy}\nV: {npy: v.npy}\n")
-    assert "at most 4,096 rows" in error(folder / "s.yaml").message
+    assert "at most 16,384 rows" in error(folder / "s.yaml").message
+
+
+def test_too_many_numbers_in_all_is_refused_from_the_headers(folder):
+    """16,384 × 4,096 is within every single limit, but Q, K, V hold 3 × 67 M numbers."""
+    for name in ("q", "k", "v"):
+        with open(folder / f"{name}big.npy", "wb") as file:
+            np.lib.format.write_array_header_1_0(
+                file, {"descr": "<f8", "fortran_order": False, "shape": (16_384, 4096)})
+    (folder / "s.yaml").write_text("Q: {npy: qbig.npy}\nK: {npy: kbig.npy}\nV: {npy: vbig.npy}\n")
+    assert "too many numbers: 201,326,592 in all, at most 16,000,000" in error(folder / "s.yaml").message
 
 
 def test_a_pickle_is_never_loaded(folder):
