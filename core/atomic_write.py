@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 
 
@@ -13,8 +15,20 @@ def write_atomic(path: str, data: str | bytes) -> None:
     permissions, and is renamed over ``path`` in one step; on any failure the temporary file
     is removed and ``path`` is as it was. Through a symbolic link, the file it points to is
     replaced (the link stays a link); a new file gets the usual permissions (0666 less umask).
+
+    Only a regular file is ever replaced: a device, a pipe or a folder at ``path`` (or at the
+    end of its links), or a link to nothing, is an ``OSError`` and is left as it is.
     """
+    if os.path.islink(path) and not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, "a symbolic link to a file that does not exist", path)
     path = os.path.realpath(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        what = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a device, a pipe or a socket)"
+        raise OSError(errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL, what, path)
     directory = os.path.dirname(path)
     fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
                                      dir=directory)

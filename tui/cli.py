@@ -1,7 +1,12 @@
 """The ``attn-tui`` command: the app, or a headless view of a scenario (--json, --print, --check).
 
 Exit status: 0 ok; 1 the student's values (``expect:``) differ from attention's; 2 a scenario
-or usage error; 3 an unexpected internal error (one line; the traceback with --debug).
+or usage error, or output that cannot be written; 3 an unexpected internal error (one line;
+the traceback with --debug).
+
+Every message and every line of output that quotes text from a file or an argument goes
+through :func:`say` or :func:`write_out`, which make control characters visible (see
+``core.text.visible``): a token, a title or a file name can never steer the terminal.
 """
 
 from __future__ import annotations
@@ -9,16 +14,29 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
 import traceback
 
 from attn_tui import __version__
+from attn_tui.core.text import visible
 
 EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
+class OutputError(Exception):
+    """Standard output cannot take what a mode writes: closed, a full disk, a device error."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its messages (which quote the arguments given) made visible."""
+
+    def error(self, message: str):  # type: ignore[override]
+        super().error(visible(message))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="attn-tui",
         description="Step through scaled dot-product attention, stage by stage, "
                     "and see why every number is what it is.",
@@ -48,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def build_new_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="attn-tui new",
         description="Write a new scenario file, commented and ready to edit; opens nothing.")
     parser.add_argument("file", help="the scenario file to write")
@@ -73,19 +91,63 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         action = lambda: run(parser, args)  # noqa: E731
     try:
-        return action()
+        status = action()
+        flush_out()
+        return status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT_OK
+    except OutputError as error:
+        _quiet_stdout()
+        say(f"attn-tui: cannot write the output: {error}")
+        return EXIT_USAGE
     except Exception as exc:  # the promise: one line, never a traceback, unless asked
         if args.debug:
             traceback.print_exc()
         else:
-            print(f"attn-tui: internal error: {type(exc).__name__}: {exc} "
-                  "(this is a bug; --debug shows the traceback)", file=sys.stderr)
+            say(f"attn-tui: internal error: {type(exc).__name__}: {exc} "
+                "(this is a bug; --debug shows the traceback)")
         return EXIT_INTERNAL
+
+
+def say(message: str) -> None:
+    """One message on standard error, made visible (nothing, if standard error is closed)."""
+    if sys.stderr is not None:
+        try:
+            print(visible(message), file=sys.stderr)
+        except (OSError, ValueError):
+            pass  # nowhere left to say it; the exit status still tells
+
+
+def write_out(text: str) -> None:
+    """``text`` on standard output; ``OutputError`` saying why if it cannot be written. The
+    text is written as given: views put outside text through ``visible`` themselves."""
+    if sys.stdout is None:
+        raise OutputError("standard output is closed")
+    try:
+        sys.stdout.write(text)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(exc.strerror or str(exc)) from None
+    except ValueError:  # "I/O operation on closed file"
+        raise OutputError("standard output is closed") from None
+
+
+def flush_out() -> None:
+    """Push buffered output out now, while a failure can still be reported and exit 2."""
+    if sys.stdout is None:
+        return
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(exc.strerror or str(exc)) from None
+    except ValueError:
+        raise OutputError("standard output is closed") from None
 
 
 def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -111,8 +173,10 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
         scenario = load(path)
     except ScenarioError as error:
-        print(error, file=sys.stderr)
+        say(str(error))
         return EXIT_USAGE
+    if sys.stdout is None:  # before the work: a closed output would otherwise pass unnoticed
+        raise OutputError("standard output is closed")
     comparison = None
     if scenario.expect:
         from attn_tui.core.compare import compare
@@ -124,8 +188,9 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if comparison is not None:
             from attn_tui.core.compare import to_json as comparison_json
             document["comparison"] = comparison_json(comparison)
-        # one write of the whole text: json.dump's many small writes are several times slower
-        sys.stdout.write(json.dumps(document, allow_nan=False) + "\n")
+        # one write of the whole text: json.dump's many small writes are several times slower;
+        # JSON is ASCII (ensure_ascii), every control character escaped
+        write_out(json.dumps(document, allow_nan=False) + "\n")
     elif args.print_ or args.markdown:
         try:
             rows = select_rows(args.row, scenario.tokens)
@@ -133,25 +198,27 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             parser.error(str(exc))
         if args.markdown:
             from attn_tui.core.markdown import to_markdown
-            sys.stdout.write(to_markdown(scenario, rows=rows))
+            write_out(to_markdown(scenario, rows=rows))
         else:
             from attn_tui.core.report import to_text
-            sys.stdout.write(to_text(scenario, rows=rows))
+            write_out(to_text(scenario, rows=rows))
     elif args.check:
         if comparison is None:
-            print(f"{scenario.display_name}: ok: {summary(scenario)}")
+            write_out(visible(f"{scenario.display_name}: ok: {summary(scenario)}") + "\n")
         else:
             from attn_tui.core.compare import summary as comparison_summary
             verdict = "your values match" if comparison.ok else "your values differ"
-            print(f"{scenario.display_name}: {verdict}: {summary(scenario)}")
-            print(comparison_summary(comparison, scenario.tokens))
+            write_out(visible(f"{scenario.display_name}: {verdict}: {summary(scenario)}") + "\n")
+            tokens = tuple(visible(token) for token in scenario.tokens)
+            write_out(comparison_summary(comparison, tokens) + "\n")
             if not comparison.ok:
                 return EXIT_DIFFERS
     return EXIT_OK
 
 
 def new_scenario(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """``attn-tui new FILE …``: write a commented template; refuse to replace a file unasked."""
+    """``attn-tui new FILE …``: write a commented template. Only ever creates a file, or (with
+    --force) replaces a regular file: never a device, a pipe, a folder, or a link's missing target."""
     from attn_tui.core.atomic_write import write_atomic
     from attn_tui.core.template import scenario_template
 
@@ -159,23 +226,40 @@ def new_scenario(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
         text = scenario_template(args.tokens.split(), args.d_k, args.d_v, seed=args.random)
     except ValueError as exc:
         parser.error(str(exc))
-    if os.path.isdir(args.file):
-        print(f"{args.file}: is a folder; give a file name such as {args.file}/scenario.yaml",
-              file=sys.stderr)
-        return EXIT_USAGE
-    if os.path.exists(args.file) and not args.force:
-        print(f"{args.file}: already exists; add --force to replace it", file=sys.stderr)
+    refusal = _new_file_refusal(args.file, args.force)
+    if refusal is not None:
+        say(f"{args.file}: {refusal}")
         return EXIT_USAGE
     try:
         write_atomic(args.file, text)
     except OSError as exc:
-        print(f"{args.file}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        say(f"{args.file}: cannot write: {exc.strerror or exc}")
         return EXIT_USAGE
     tokens = len(args.tokens.split())
-    print(f"Wrote {args.file}: {tokens} tokens, d_k = {args.d_k}, d_v = {args.d_v or args.d_k}"
-          f"{'' if args.random is None else f', random numbers from seed {args.random}'}. "
-          f"Edit it, then: attn-tui {args.file}")
+    write_out(visible(f"Wrote {args.file}: {tokens} tokens, d_k = {args.d_k}, d_v = {args.d_v or args.d_k}"
+                      f"{'' if args.random is None else f', random numbers from seed {args.random}'}. "
+                      f"Edit it, then: attn-tui {args.file}") + "\n")
     return EXIT_OK
+
+
+def _new_file_refusal(path: str, force: bool) -> str | None:
+    """Why ``new`` must not write ``path``, or None."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        mode = os.stat(path).st_mode  # (through a link, the file it points to)
+    except FileNotFoundError:
+        return (f"is a symbolic link to {os.readlink(path)}, which does not exist; new does not "
+                "create files through links: give the file's own path")
+    except OSError as exc:
+        return f"cannot be used: {exc.strerror or exc}"
+    if stat.S_ISDIR(mode):
+        return f"is a folder; give a file name such as {os.path.join(path, 'scenario.yaml')}"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file (a device, a pipe or a socket); new only creates or replaces files"
+    if not force:
+        return "already exists; add --force to replace it"
+    return None
 
 
 def scenario_path(name: str) -> str:
@@ -207,8 +291,9 @@ def select_rows(row: str | None, tokens: tuple[str, ...]) -> list[int] | None:
         raise ValueError(f"--row {row!r} is ambiguous: rows {rows} are all {row!r}; give the number")
     if row in tokens:
         return [tokens.index(row)]
+    shown = " ".join(tokens[:8]) + (f" … ({len(tokens) - 8:,} more)" if len(tokens) > 8 else "")
     raise ValueError(f"--row {row!r}: not 'all', a number from 1 to {len(tokens)}, or a token "
-                     f"({' '.join(tokens)})")
+                     f"({shown})")
 
 
 def summary(scenario) -> str:
@@ -225,7 +310,7 @@ def list_builtins() -> int:
     entries = [(builtin.name, load(builtin.path).title) for builtin in catalog.builtins()]
     width = max(len(name) for name, _ in entries)
     for name, title in entries:
-        print(f"{name:<{width}}  {title}")
+        write_out(visible(f"{name:<{width}}  {title}") + "\n")
     return EXIT_OK
 
 
@@ -236,8 +321,15 @@ def start_app(checked, read_only: bool = False) -> int:
 
 
 def _quiet_stdout() -> None:
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    """Send what is still buffered for standard output nowhere, so that Python's own flush at
+    exit cannot fail a second time and print a traceback of its own."""
+    if sys.stdout is None:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":
