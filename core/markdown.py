@@ -16,8 +16,9 @@ import numpy as np
 from attn_tui.core.attention import STAGE_TITLES, STAGES, Trace, compute_all
 from attn_tui.core.explanation import explain
 from attn_tui.core.numbers import decimals_needed, fixed, mask_text
-from attn_tui.core.report import stage_heading_with_columns
+from attn_tui.core.report import stage_heading_with_columns, visible_traces
 from attn_tui.core.scenario import Scenario
+from attn_tui.core.text import visible
 
 # The header of a query × key table's first column: rows are queries, columns are keys.
 QUERY_KEY_HEAD = "query ↓ · key →"
@@ -45,17 +46,17 @@ def to_markdown(scenario: Scenario, traces: dict[str, Trace] | None = None,
     names are escaped, so a token such as ``a|b`` or ``*`` cannot break a table or a heading.
     ``traces`` are ``compute_all(scenario)``'s, computed here when not given.
     """
-    traces = traces or compute_all(scenario)
+    traces = visible_traces(traces or compute_all(scenario))
     trace = traces[""]
     shown_rows = list(rows) if rows is not None else [scenario.focus]
     for row in shown_rows:
         if not 0 <= row < scenario.T:
             raise ValueError(f"row {row} is out of range: rows are 0 to {scenario.T - 1}")
     p = scenario.precision
-    tokens = list(scenario.tokens)
-    blocks: list[str] = [_heading(1, scenario.title.strip() or "Untitled scenario")]
+    tokens = list(trace.tokens)  # made visible first, then escaped for Markdown, as all text here
+    blocks: list[str] = [_heading(1, visible(scenario.title.strip()) or "Untitled scenario")]
     if scenario.description.strip():
-        blocks.append(_paragraphs(scenario.description.strip()))
+        blocks.append(_paragraphs(visible(scenario.description.strip(), multiline=True)))
     quoted_tokens = ", ".join(_quoted(token) for token in tokens)
     blocks.append(f"Tokens ({scenario.T}): {quoted_tokens} · d_k = {scenario.d_k} · "
                   f"d_v = {scenario.d_v} · {_escape(scenario.options.describe(scenario.d_k))}")
@@ -99,10 +100,10 @@ def to_markdown(scenario: Scenario, traces: dict[str, Trace] | None = None,
         names = [variant.name for variant in scenario.variants]
         table_rows = [[fixed(traces[name].max_weight[i], p) for name in names] for i in range(scenario.T)]
         blocks += [_heading(2, "Variants: each row's largest weight"),
-                   _grid(["token", *names], [[token, *cells] for token, cells in zip(tokens, table_rows)],
-                         numeric_from=1)]
+                   _grid(["token", *(visible(name) for name in names)],
+                         [[token, *cells] for token, cells in zip(tokens, table_rows)], numeric_from=1)]
         blocks.append("\n".join(
-            f"- {_escape(variant.name)}: "
+            f"- {_escape(visible(variant.name))}: "
             f"{_escape(variant.options(scenario.options).describe(scenario.d_k))}"
             for variant in scenario.variants))
     # Every block stands alone between blank lines: headings, tables and fences need them.

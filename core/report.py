@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -13,6 +14,7 @@ from attn_tui.core.explanation import explain
 from attn_tui.core.numbers import decimals_needed, fixed, mask_text
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.stages import stage_heading
+from attn_tui.core.text import visible
 
 
 def to_json(scenario: Scenario, traces: dict[str, Trace] | None = None) -> dict[str, Any]:
@@ -63,16 +65,17 @@ def to_text(scenario: Scenario, traces: dict[str, Trace] | None = None,
             rows: list[int] | None = None) -> str:
     """The walk-through: inputs, each stage's matrix with token labels, then the arithmetic of
     the focus row (or of ``rows``) stage by stage, then the variants side by side."""
-    traces = traces or compute_all(scenario)
+    traces = visible_traces(traces or compute_all(scenario))
     trace = traces[""]
     p = scenario.precision
-    tokens = list(scenario.tokens)
-    out: list[str] = [scenario.title, "=" * len(scenario.title)]
+    tokens = list(trace.tokens)  # as a terminal may show them, as is all text from the file below
+    title = visible(scenario.title)
+    out: list[str] = [title, "=" * len(title)]
     tokens_count = f"{scenario.T} token{'s' if scenario.T != 1 else ''}"
-    out.append(f"{scenario.display_name} · {tokens_count} · d_k = {scenario.d_k} · "
+    out.append(f"{visible(scenario.display_name)} · {tokens_count} · d_k = {scenario.d_k} · "
                f"d_v = {scenario.d_v} · {scenario.options.describe(scenario.d_k)}")
     if scenario.description:
-        out += ["", scenario.description.strip()]
+        out += ["", visible(scenario.description.strip(), multiline=True)]
 
     out += ["", "Inputs"]
     dims = {name: [f"d{j + 1}" for j in range(array.shape[1])] for name, array in scenario.inputs.items()}
@@ -109,15 +112,23 @@ def to_text(scenario: Scenario, traces: dict[str, Trace] | None = None,
     if scenario.variants:
         out += ["", "Variants: each row's largest weight"]
         names = [variant.name for variant in scenario.variants]
-        width = max(8, *(len(name) for name in names))
+        shown = [visible(name) for name in names]
+        width = max(8, *(len(name) for name in shown))
         label_width = max(len(token) for token in tokens)
-        out.append("  " + " " * label_width + "".join(f"  {name:>{width}}" for name in names))
+        out.append("  " + " " * label_width + "".join(f"  {name:>{width}}" for name in shown))
         for i, token in enumerate(tokens):
             cells = "".join(f"  {fixed(traces[name].max_weight[i], p):>{width}}" for name in names)
             out.append(f"  {token:>{label_width}}{cells}")
-        for variant in scenario.variants:
-            out.append(f"  {variant.name}: {variant.options(scenario.options).describe(scenario.d_k)}")
+        for variant, name in zip(scenario.variants, shown):
+            out.append(f"  {name}: {variant.options(scenario.options).describe(scenario.d_k)}")
     return "\n".join(out) + "\n"
+
+
+def visible_traces(traces: dict[str, Trace]) -> dict[str, Trace]:
+    """The same traces with their tokens as a terminal may show them (``core.text.visible``):
+    the explanations quote tokens, so this is where a view's tokens become inert text."""
+    tokens = tuple(visible(token) for token in next(iter(traces.values())).tokens)
+    return {name: dataclasses.replace(trace, tokens=tokens) for name, trace in traces.items()}
 
 
 def _shape(array: np.ndarray) -> str:

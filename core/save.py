@@ -21,11 +21,16 @@ from attn_tui.core.scenario_file import Entry, entries, loads
 from attn_tui.core.numbers import yaml_number
 from attn_tui.core.numpy_files import npy_bytes
 from attn_tui.core.scenario import Scenario, bits_equal
+from attn_tui.core.text import visible
 from attn_tui.core.yaml_source import Alias, Document, Mapping, Node, content_end, deref, replace_spans
 
 
 class SaveError(Exception):
-    """Saving failed; the message says why and what the user can do instead."""
+    """Saving failed; the message says why and what the user can do instead (one line, with
+    the file names it quotes made visible)."""
+
+    def __str__(self) -> str:
+        return visible(super().__str__())
 
 
 @dataclass
