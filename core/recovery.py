@@ -38,12 +38,34 @@ class Recovery:
     file_changed: bool
 
 
+def folder() -> str:
+    """The folder recovery copies are kept in."""
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(state, "attn-tui")
+
+
 def recovery_path(scenario_path: str) -> str:
     """Where the recovery copy of ``scenario_path`` lives."""
     absolute = os.path.realpath(scenario_path)
-    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
     digest = hashlib.sha256(absolute.encode()).hexdigest()[:16]
-    return os.path.join(state, "attn-tui", f"{os.path.basename(absolute)}.{digest}.attn-recover")
+    return os.path.join(folder(), f"{os.path.basename(absolute)}.{digest}.attn-recover")
+
+
+def copies_since(moment: float) -> list[str]:
+    """The recovery copies written at or after ``moment`` (a time.time() value)."""
+    try:
+        names = os.listdir(folder())
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        path = os.path.join(folder(), name)
+        try:
+            if name.endswith(".attn-recover") and os.stat(path).st_mtime >= moment - 1:
+                found.append(path)
+        except OSError:
+            continue
+    return found
 
 
 def write(path: str, source_text: str, edits: list[Edit]) -> None:

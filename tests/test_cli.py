@@ -191,7 +191,7 @@ def test_a_scenario_error_stops_the_app_before_it_takes_the_terminal(tmp_path):
 
 def test_a_builtin_by_name_opens_read_only_and_a_path_does_not(monkeypatch, tmp_path):
     opened = []
-    monkeypatch.setattr(cli, "start_app", lambda checked, read_only=False: opened.append(read_only) or 0)
+    monkeypatch.setattr(cli, "start_app", lambda checked, read_only=False, **_: opened.append(read_only) or 0)
     monkeypatch.chdir(tmp_path)
     assert main(["cat_sat"]) == 0
     (tmp_path / "mine.yaml").write_text((SCENARIOS / "cat_sat.yaml").read_text())

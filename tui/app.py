@@ -47,6 +47,16 @@ class AttnApp(App[int]):
         self.initial = scenario
         self.checked = checked
         self.read_only = read_only
+        self.crash: Exception | None = None  # what ended the app, if an exception did
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An exception that escapes a handler ends the app, as Textual ends it, but without
+        Textual's printed traceback: :func:`run_app` hands the exception to the command line,
+        which reports it in one line (the traceback with --debug) once the terminal is back."""
+        if self.crash is None:
+            self.crash = error
+        super()._handle_exception(error)
+        self._exit_renderables.clear()
 
     def on_mount(self) -> None:
         if self.checked is not None:
@@ -145,6 +155,12 @@ class AttnApp(App[int]):
 
 
 def run_app(checked: Checked | None, read_only: bool = False) -> int:
-    """Run the app in the terminal on a checked file (or the chooser); returns the exit status."""
-    result = AttnApp(checked=checked, read_only=read_only).run()
+    """Run the app in the terminal on a checked file (or the chooser); returns the exit status.
+
+    If the app crashed, the exception that ended it is raised here, after Textual has given the
+    terminal back (recovery copies of unsaved edits stay where they are)."""
+    app = AttnApp(checked=checked, read_only=read_only)
+    result = app.run()
+    if app.crash is not None:
+        raise app.crash
     return result or 0

@@ -104,12 +104,19 @@ def main(argv: list[str] | None = None) -> int:
         say(f"attn-tui: cannot write the output: {error}")
         return EXIT_USAGE
     except Exception as exc:  # the promise: one line, never a traceback, unless asked
-        if args.debug:
-            traceback.print_exc()
-        else:
-            say(f"attn-tui: internal error: {type(exc).__name__}: {exc} "
-                "(this is a bug; --debug shows the traceback)")
+        report_internal_error(exc, args.debug)
         return EXIT_INTERNAL
+
+
+def report_internal_error(exc: Exception, debug: bool, note: str = "") -> None:
+    """An unexpected exception (a bug): one line naming it, or its traceback with --debug."""
+    if debug:
+        traceback.print_exception(exc)
+        if note:
+            say(f"attn-tui: {note}")
+    else:
+        say(f"attn-tui: internal error: {type(exc).__name__}: {exc} "
+            f"(this is a bug; --debug shows the traceback){'; ' + note if note else ''}")
 
 
 def say(message: str) -> None:
@@ -162,13 +169,13 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if headless:
             parser.error("--json, --print, --markdown and --check need a scenario (a file or a "
                          "built-in name)")
-        return start_app(None)
+        return start_app(None, debug=args.debug)
     try:
         path = scenario_path(args.scenario)
         if not headless:  # the app: check now, build after the first frame (see tui.app)
             from attn_tui.core.scenario_file import check
 
-            return start_app(check(path), read_only=not os.path.exists(args.scenario))
+            return start_app(check(path), read_only=not os.path.exists(args.scenario), debug=args.debug)
         from attn_tui.core import load
 
         scenario = load(path)
@@ -314,10 +321,23 @@ def list_builtins() -> int:
     return EXIT_OK
 
 
-def start_app(checked, read_only: bool = False) -> int:
+def start_app(checked, read_only: bool = False, debug: bool = False) -> int:
+    """The app; a crash of it (a bug) is one line and exit 3, naming where the unsaved edits
+    were kept."""
+    import time
+
+    from attn_tui.core import recovery
     from attn_tui.tui.app import run_app
 
-    return run_app(checked, read_only)
+    started = time.time()
+    try:
+        return run_app(checked, read_only)
+    except Exception as crash:
+        kept = recovery.copies_since(started)
+        note = (f"your unsaved edits are kept in {recovery.folder()}: open the file again to restore "
+                "them" if kept else "")
+        report_internal_error(crash, debug, note)
+        return EXIT_INTERNAL
 
 
 def _quiet_stdout() -> None:
