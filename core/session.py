@@ -19,7 +19,7 @@ from attn_tui.core.options import Expected
 from attn_tui.core.predictions import CLOSE, Predictions
 from attn_tui.core.errors import NumericError
 from attn_tui.core.scenario_file import loads, read_text
-from attn_tui.core.save import SaveError, save
+from attn_tui.core.save import NeedsRewrite, SaveError, save
 from attn_tui.core.scenario import Scenario
 
 TRACKED = ("scores", "scaled", "masked", "weights", "output")
@@ -153,11 +153,14 @@ class Session:
 
     # ---- saving -----------------------------------------------------------------------------
 
-    def save(self, path: str | None = None, force: bool = False) -> str:
+    def save(self, path: str | None = None, force: bool = False, rewrite: bool = False) -> str:
         """Write the scenario to its file (or to ``path``); returns the path written.
 
         Raises ``DiskChanged`` if the file changed on disk since it was loaded, unless
-        ``force``; ``SaveError`` (with the reason) if it cannot be written.
+        ``force``; ``SaveError`` (with the reason) if it cannot be written. Where the file's
+        own text cannot take the edits, saving to another file writes it whole; saving to the
+        same file raises ``NeedsRewrite`` unless ``rewrite`` (the user agreed to lose the
+        comments and layout).
         """
         target = path or self.scenario.path
         if target is None or (path is None and self.read_only):
@@ -167,7 +170,7 @@ class Session:
             self.check_disk()
         elif not same_file and os.path.exists(target) and not force:
             raise DiskChanged(f"{target} already exists")
-        text = save(self.scenario, target)
+        text = save(self.scenario, target, rewrite=rewrite or not same_file)
         self.discard_recovery()
         saved = loads(text, target)
         self.scenario = self.saved = saved
@@ -287,4 +290,4 @@ def _same_file(a: str, b: str | None) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
-__all__ = ["DiskChanged", "NumericError", "SaveError", "Session"]
+__all__ = ["DiskChanged", "NeedsRewrite", "NumericError", "SaveError", "Session"]

@@ -157,12 +157,12 @@ def _yaml_token(token: str) -> str:
     if (_BARE_TOKEN.fullmatch(token) and token not in _OTHER_BOOLEANS
             and not _NUMBER_LIKE.fullmatch(token) and yaml.safe_load(token) == token):
         return token
-    return _double_quoted(token)
+    return yaml_quoted(token)
 
 
-def _double_quoted(text: str) -> str:
-    """A YAML double-quoted scalar; unprintable characters and line breaks as escapes, so the
-    token stays on one line (it also names its row in a comment)."""
+def yaml_quoted(text: str) -> str:
+    """A YAML double-quoted scalar that reads back as exactly ``text``: unprintable characters
+    and line breaks as escapes, so it stays on one line (a token also names its row in a comment)."""
     def char(ch: str) -> str:
         if ch in '"\\':
             return "\\" + ch

@@ -29,7 +29,7 @@ from attn_tui.core.predictions import prediction_lines
 from attn_tui.core.numbers import decimals_needed
 from attn_tui.core.save import SaveError
 from attn_tui.core.scenario import Scenario
-from attn_tui.core.session import DiskChanged, Session
+from attn_tui.core.session import DiskChanged, NeedsRewrite, Session
 from attn_tui.tui.screens.choice import ChoiceScreen
 from attn_tui.tui.screens.goto import GoToScreen
 from attn_tui.tui.screens.save_as import SaveAsScreen
@@ -579,13 +579,25 @@ class DebuggerScreen(Screen):
 
         self.app.push_screen(SaveAsScreen(suggestion), chosen)
 
-    def _save(self, path: str | None, force: bool, then=None) -> None:
+    def _save(self, path: str | None, force: bool, then=None, rewrite: bool = False) -> None:
         try:
-            written = self.session.save(path, force=force)
+            written = self.session.save(path, force=force, rewrite=rewrite)
+        except NeedsRewrite as layout:
+            def rewritten(choice: str | None) -> None:
+                if choice == "rewrite":
+                    self._save(path, force, then, rewrite=True)
+                elif choice == "save_as":
+                    self.action_save_as(then)
+
+            self.app.push_screen(ChoiceScreen(
+                f"{layout}.\nWrite the file whole (every number kept)?",
+                [("rewrite", "Rewrite"), ("save_as", "Save as…"), ("cancel", "Cancel")],
+                default="cancel"), rewritten)
+            return
         except DiskChanged as conflict:
             def decided(choice: str | None) -> None:
                 if choice == "overwrite":
-                    self._save(path, True, then)
+                    self._save(path, True, then, rewrite)
                 elif choice == "save_as":
                     self.action_save_as(then)
 
