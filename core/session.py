@@ -198,10 +198,23 @@ class Session:
         return any(not np.array_equal(self.scenario.inputs[name].view(np.int64), values.view(np.int64))
                    for name, values in self.saved.inputs.items())
 
-    def restore(self, found: recovery.Recovery) -> None:
-        """Replay the edits of a recovery copy (each can be undone as usual)."""
+    def restore(self, found: recovery.Recovery) -> list[str]:
+        """Replay the edits of a recovery copy that fit the file as it is now (each can be
+        undone as usual); returns, one line each, what was skipped and why. Skipped edits are
+        never applied; once reported, the copy holds only what is unsaved now."""
+        skipped = list(found.skipped)
         for edit in found.edits:
-            self.apply(edit)
+            fitted = recovery.fitting(edit, self.scenario)
+            if isinstance(fitted, str):
+                skipped.append(fitted)
+                continue
+            try:
+                self.apply(fitted)
+            except NumericError:
+                skipped.append(f"{recovery.describe(edit)}: a stage would overflow float64 with it")
+        if not self.modified:
+            self.discard_recovery()
+        return skipped
 
     def discard_recovery(self) -> None:
         if self.recovery_file:

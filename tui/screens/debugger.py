@@ -30,6 +30,7 @@ from attn_tui.core.numbers import decimals_needed
 from attn_tui.core.save import SaveError
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.session import DiskChanged, NeedsRewrite, Session
+from attn_tui.core.text import visible
 from attn_tui.tui.screens.choice import ChoiceScreen
 from attn_tui.tui.screens.goto import GoToScreen
 from attn_tui.tui.screens.save_as import SaveAsScreen
@@ -167,17 +168,23 @@ class DebuggerScreen(Screen):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(found.saved_at))
         changed = ("\nThe file has changed since; the edits set their values again on top of it."
                    if found.file_changed else "")
-        count = len(found.edits)
+        count = found.count
 
         def decided(choice: str | None) -> None:
             if choice == "discard":
                 self.session.discard_recovery()
                 self.notify("Unsaved edits from the earlier session discarded", timeout=3)
                 return
-            self.session.restore(found)  # Esc restores too: it loses nothing, and u undoes
+            skipped = self.session.restore(found)  # Esc restores too: it loses nothing, and u undoes
             self.version += 1
-            self.notify(f"Restored {count} unsaved edit{'s' if count > 1 else ''} (u undoes them)",
-                        timeout=4)
+            if not skipped:
+                self.notify(f"Restored {count} unsaved edit{'s' if count > 1 else ''} (u undoes them)",
+                            timeout=4)
+                return
+            # the reasons quote the copy, which may hold anything: plain text, made visible
+            self.notify(visible(f"Restored {count - len(skipped)} of {count} unsaved edits; skipped, "
+                                "as they do not fit the file now: " + "; ".join(skipped)),
+                        severity="warning", timeout=15, markup=False)
 
         self.app.push_screen(ChoiceScreen(
             f"{self.where} has {count} unsaved edit{'s' if count > 1 else ''} from {when}, kept when "
