@@ -13,7 +13,6 @@ import os
 import pty
 import re
 import select
-import subprocess
 import sys
 import textwrap
 
