@@ -183,12 +183,13 @@ class Block:
         self.empty = blocked.all(axis=1)
         safe = np.where(self.empty[:, None], 0.0, masked)  # a row seeing nothing: no NaN
         self.row_max = safe.max(axis=1)
-        self.row_sum = np.exp(safe - self.row_max[:, None]).sum(axis=1)
+        with np.errstate(over="ignore"):  # a mask value near −1.8e308 minus a positive max: −∞, weight 0
+            self.row_sum = np.exp(safe - self.row_max[:, None]).sum(axis=1)
 
     def weights(self) -> np.ndarray:
         """Every weight of the block's rows (0 in a row that sees nothing)."""
         masked, _ = self.masked()
-        with np.errstate(invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             weights = np.exp(masked - self.row_max[:, None]) / self.row_sum[:, None]
         weights[self.empty] = 0.0
         return weights
@@ -266,14 +267,14 @@ class Head:
     def exp(self, rows: range, cols: range) -> np.ndarray:
         """``exp(masked − row_max)``: the numerators of the weights."""
         masked = self.masked(rows, cols)
-        with np.errstate(invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             exp = np.exp(masked - self.row_max(rows)[:, None])
         exp[self.empty(rows)] = 0.0
         return exp
 
     def weights(self, rows: range, cols: range) -> np.ndarray:
         masked = self.masked(rows, cols)
-        with np.errstate(invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             weights = np.exp(masked - self.row_max(rows)[:, None]) / self.row_sum(rows)[:, None]
         weights[self.empty(rows)] = 0.0
         return weights

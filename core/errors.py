@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from attn_tui.core.text import visible
+
 
 class ScenarioError(Exception):
     """A problem with a scenario, located in its file when a position is known.
@@ -25,10 +27,12 @@ class ScenarioError(Exception):
         return self
 
     def __str__(self) -> str:
+        """One line, whatever the file's name or the message quotes from the file: every
+        control character made visible (a name holding ESC or a line feed stays inert)."""
         where = self.path or "<scenario>"
         if self.line is not None:
             where += f":{self.line}:{self.col or 1}"
-        return f"{where}: {self.message}"
+        return visible(f"{where}: {self.message}")
 
 
 class NumericError(ValueError):
@@ -36,4 +40,8 @@ class NumericError(ValueError):
 
 
 class SaveError(Exception):
-    """Saving failed; the message says why and what the user can do instead."""
+    """Saving failed; the message says why and what the user can do instead (one line, with
+    the file names it quotes made visible)."""
+
+    def __str__(self) -> str:
+        return visible(super().__str__())

@@ -60,7 +60,7 @@ class ArrayRef:
             else:
                 with np.load(self.path, allow_pickle=False) as archive:
                     array = archive[self.member]
-        except (OSError, ValueError, zipfile.BadZipFile, KeyError) as exc:
+        except (OSError, ValueError, TypeError, EOFError, zipfile.BadZipFile, KeyError) as exc:
             raise NumpyFileError(f"cannot read {self.label}: {exc}") from None
         return np.asarray(array, dtype=np.float64)
 
@@ -86,12 +86,15 @@ def _require_regular_file(path: str) -> None:
 
 def check_matrix(shape: tuple[int, ...], dtype: np.dtype, label: str) -> tuple[int, int]:
     """Rows and columns of a header that describes a real 2-D matrix, or why it does not."""
+    if not all(type(n) is int and n >= 0 for n in shape):  # NumPy lets (True, True) and -2 through
+        raise NumpyFileError(f"{label} has shape {shape!r}: not the shape of an array")
     if len(shape) != 2:
         raise NumpyFileError(f"{label} holds a {len(shape)}-dimensional array (shape {shape}); "
                              "a matrix has 2 dimensions")
     if dtype.kind not in "fiu":
-        kind = {"c": "complex numbers", "b": "booleans", "O": "Python objects",
-                "U": "text", "S": "bytes"}.get(dtype.kind, f"{dtype}")
+        kind = {"c": "complex numbers", "b": "booleans", "O": "Python objects", "U": "text",
+                "S": "bytes", "V": "structured records", "M": "dates", "m": "time spans"}.get(
+                    dtype.kind, f"values of type {dtype.kind!r}")
         raise NumpyFileError(f"{label} holds {kind}; a matrix needs real numbers")
     if 0 in shape:
         raise NumpyFileError(f"{label} is empty (shape {shape})")
@@ -115,16 +118,22 @@ def npy_bytes(values: np.ndarray) -> bytes:
 
 
 def _read_header(file, label: str) -> tuple[tuple[int, ...], np.dtype]:
+    """Shape and dtype from a .npy header, with NumPy's public reader of every version since
+    1.24; a file that is not .npy is refused without quoting it (it may be anyone's secret)."""
     from numpy.lib import format as npy_format
 
     try:
         version = npy_format.read_magic(file)
-        if version == (1, 0):
-            shape, _, dtype = npy_format.read_array_header_1_0(file)
-        elif version == (2, 0):
-            shape, _, dtype = npy_format.read_array_header_2_0(file)
-        else:  # 3.0 differs from 2.0 only in allowing UTF-8 field names
-            shape, _, dtype = npy_format._read_array_header(file, version)
-    except (ValueError, SyntaxError) as exc:
-        raise NumpyFileError(f"{label} is not a NumPy .npy file ({exc})") from None
+    except Exception:  # NumPy's message quotes the file's first bytes
+        raise NumpyFileError(f"{label} is not a NumPy .npy file (it does not start as one)") from None
+    if version not in ((1, 0), (2, 0), (3, 0)):
+        raise NumpyFileError(f"{label} is not a NumPy .npy file this program can read (format "
+                             f"version {version[0]}.{version[1]})")
+    # 3.0 differs from 2.0 only in that field names may be UTF-8: read as 2.0 (Latin-1), such a
+    # header still gives the true shape and kind of number, which is all a matrix needs
+    read = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
+    try:
+        shape, _, dtype = read(file)
+    except Exception:  # a crafted header raises whatever NumPy's parser meets: never our bug
+        raise NumpyFileError(f"{label} is not a NumPy .npy file (its header cannot be read)") from None
     return shape, dtype

@@ -8,6 +8,11 @@ replay them.
 Edits, not text, are kept — one per cell or option that differs from the file as last saved —
 and replaying them gives back exactly the numbers, whatever the matrices came from (YAML,
 .npy, random).
+
+A copy is untrusted input: the file may have changed since (fewer tokens, say), and the copy
+itself may be damaged or crafted. :func:`read` takes only edits of the forms attn-tui writes;
+:func:`fitting` checks each against the scenario as it is now, by the loader's own rules
+(shapes, finite numbers, option values). What does not fit is skipped with a one-line reason.
 """
 
 from __future__ import annotations
@@ -24,26 +29,63 @@ import numpy as np
 from attn_tui.core.atomic_write import write_atomic
 from attn_tui.core.edits import Edit, SetCell, SetExpect, SetOption
 from attn_tui.core.options import Expected
+from attn_tui.core.scenario import Scenario
+from attn_tui.core.scenario_file import EXPECT_STAGES, V_LIMIT
+from attn_tui.core.text import visible
 
 VERSION = 1
 
 
+MAX_COPY_BYTES = 256 * 2**20  # a copy is read whole; larger is damage, not a session's edits
+
+
 @dataclass(frozen=True)
 class Recovery:
-    """Edits found on disk for a scenario, and whether its file changed since they were made."""
+    """Edits found on disk for a scenario, and whether its file changed since they were made.
+
+    ``edits`` are well-formed but not yet checked against the scenario (see :func:`fitting`);
+    ``skipped`` says, one line each, which entries of the copy were not edits at all."""
 
     path: str
     edits: tuple[Edit, ...]
     saved_at: float
     file_changed: bool
+    skipped: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int:
+        """How many edits the copy holds, well-formed or not."""
+        return len(self.edits) + len(self.skipped)
+
+
+def folder() -> str:
+    """The folder recovery copies are kept in."""
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(state, "attn-tui")
 
 
 def recovery_path(scenario_path: str) -> str:
     """Where the recovery copy of ``scenario_path`` lives."""
     absolute = os.path.realpath(scenario_path)
-    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
     digest = hashlib.sha256(absolute.encode()).hexdigest()[:16]
-    return os.path.join(state, "attn-tui", f"{os.path.basename(absolute)}.{digest}.attn-recover")
+    return os.path.join(folder(), f"{os.path.basename(absolute)}.{digest}.attn-recover")
+
+
+def copies_since(moment: float) -> list[str]:
+    """The recovery copies written at or after ``moment`` (a time.time() value)."""
+    try:
+        names = os.listdir(folder())
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        path = os.path.join(folder(), name)
+        try:
+            if name.endswith(".attn-recover") and os.stat(path).st_mtime >= moment - 1:
+                found.append(path)
+        except OSError:
+            continue
+    return found
 
 
 def write(path: str, source_text: str, edits: list[Edit]) -> None:
@@ -56,17 +98,112 @@ def write(path: str, source_text: str, edits: list[Edit]) -> None:
 
 
 def read(path: str, source_text: str) -> Recovery | None:
-    """The recovery copy at ``path``; None if there is none or it cannot be read back."""
+    """The recovery copy at ``path``; None if there is none or it is not a copy at all."""
     try:
+        if os.path.getsize(path) > MAX_COPY_BYTES:
+            return None
         with open(path, encoding="utf-8") as file:
             document = json.load(file)
-        edits = tuple(_edit_from_json(item) for item in document["edits"])
-        return Recovery(path, edits, float(document["saved_at"]),
-                        document["source_sha256"] != _digest(source_text))
+        items = document["edits"]
+        saved_at = float(document["saved_at"])
+        changed = document["source_sha256"] != _digest(source_text)
+        if not isinstance(items, list):
+            return None
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return None  # a damaged copy is of no use; the file itself is untouched
+    edits, skipped = [], []
+    for item in items:
+        try:
+            edits.append(_edit_from_json(item))
+        except (ValueError, KeyError, TypeError, IndexError):
+            skipped.append(f"not an edit attn-tui writes: {_shown(item)}")
+    return Recovery(path, tuple(edits), saved_at, changed, tuple(skipped))
+
+
+def fitting(edit: Edit, scenario: Scenario) -> Edit | str:
+    """``edit`` made to fit ``scenario`` as it is now (its old values taken from the scenario,
+    so that undo returns to the file), or why it cannot: the loader's rules for the same
+    values. Whether it would make a stage overflow is left to applying it."""
+    if isinstance(edit, SetCell):
+        return _fitting_cell(edit, scenario)
+    if isinstance(edit, SetOption):
+        return _fitting_option(edit, scenario)
+    return _fitting_expect(edit, scenario)
+
+
+def describe(edit: Edit) -> str:
+    """An edit from a copy as a reason names it: ``Q row 3, column 2 = 5``, ``scale = 0``."""
+    if isinstance(edit, SetCell):
+        head = "" if edit.head is None else f" of head {edit.head}"
+        return f"{edit.matrix}{head} row {edit.row + 1}, column {edit.col + 1} = {edit.value:g}"
+    if isinstance(edit, SetOption):
+        return f"{edit.name} = {_shown(edit.value)}"
+    return "expect"
+
+
+def _fitting_cell(edit: SetCell, scenario: Scenario) -> Edit | str:
+    if edit.matrix not in scenario.inputs:
+        return f"{_shown(edit.matrix, quote=False)}: the file has no matrix of that name " \
+               f"({', '.join(scenario.inputs)})"
+    array = scenario.inputs[edit.matrix]
+    where = f"{describe(edit)}: the file's {edit.matrix}"
+    if (edit.head is None) != (array.ndim == 2):
+        return f"{where} has {'no heads' if array.ndim == 2 else 'a matrix per head'}"
+    if edit.head is not None:
+        if not 0 <= edit.head < len(array):
+            return f"{where} has {len(array)} heads (numbered from 0), not head {edit.head}"
+        array = array[edit.head]
+    rows, cols = array.shape
+    if not 0 <= edit.row < rows:
+        return f"{where} has {rows} rows now" if edit.row >= rows else f"{where} has no row {edit.row + 1}"
+    if not 0 <= edit.col < cols:
+        return f"{where} has {cols} columns" if edit.col >= cols else f"{where} has no column {edit.col + 1}"
+    if not math.isfinite(edit.value):
+        return f"{describe(edit)}: numbers must be finite"
+    if edit.matrix == "V" and abs(edit.value) >= V_LIMIT:
+        return f"{describe(edit)}: V must stay below {V_LIMIT:g}, as the loader requires"
+    return SetCell(edit.matrix, edit.row, edit.col, edit.value, float(array[edit.row, edit.col]), edit.head)
+
+
+def _fitting_option(edit: SetOption, scenario: Scenario) -> Edit | str:
+    value = edit.value
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if edit.name == "causal":
+        fits, rule = isinstance(value, bool), "causal must be true or false"
+    elif edit.name == "scale":
+        fits = isinstance(value, bool) or (number and math.isfinite(value) and value > 0)
+        rule = "scale must be true, false or a positive number"
+    elif edit.name == "mask_value":
+        fits, rule = number and value < 0, "mask_value must be negative (or -inf)"
+    else:
+        return f"{_shown(edit.name, quote=False)}: not an option (causal, scale, mask_value)"
+    if not fits:
+        return f"{describe(edit)}: {rule}"
+    value = value if isinstance(value, bool) else float(value)
+    return SetOption(edit.name, value, getattr(scenario.options, edit.name))
+
+
+def _fitting_expect(edit: SetExpect, scenario: Scenario) -> Edit | str:
+
+    tolerance = edit.tolerance
+    if not (math.isfinite(tolerance) and tolerance > 0):
+        return f"expect_tolerance must be positive, not {tolerance:g}"
+    for stage, expected in edit.value.items():
+        if stage not in EXPECT_STAGES:
+            return f"expect {_shown(stage, quote=False)}: not a stage ({', '.join(EXPECT_STAGES)})"
+        shape = (scenario.T, scenario.d_v) if stage == "output" else (scenario.T, scenario.T)
+        if expected.values.shape != shape or expected.given.shape != shape:
+            rows, cols = (expected.values.shape + (0, 0))[:2]
+            return f"expect {stage} is {rows}×{cols} but that stage is {shape[0]}×{shape[1]}"
+    return SetExpect(edit.value, dict(scenario.expect), tolerance, scenario.expect_tolerance)
+
+
+def _shown(value: object, quote: bool = True) -> str:
+    """A value from a copy, for a reason: short, and inert (``visible``)."""
+    text = repr(value) if quote or not isinstance(value, str) else value
+    return visible(text if len(text) <= 60 else text[:59] + "…")
 
 
 def remove(path: str) -> None:
@@ -91,14 +228,28 @@ def _edit_json(edit: Edit) -> dict:
 
 
 def _edit_from_json(item: dict) -> Edit:
+    """An edit of a form attn-tui writes; ValueError, KeyError or TypeError for anything else.
+    Old values are not trusted: :func:`fitting` takes them from the scenario."""
+    if not isinstance(item, dict):
+        raise TypeError(item)
     if "cell" in item:
         matrix, row, col, *head = item["cell"]
-        return SetCell(str(matrix), int(row), int(col), float(item["value"]), float(item["old"]),
-                       int(head[0]) if head else None)
+        value = item["value"]
+        if not (isinstance(matrix, str) and type(row) is int and type(col) is int
+                and type(value) in (int, float) and len(head) <= 1
+                and all(type(h) is int for h in head)):
+            raise TypeError(item)
+        old = item.get("old")
+        return SetCell(matrix, row, col, float(value), float(old) if type(old) in (int, float) else math.nan,
+                       head[0] if head else None)
     if "option" in item:
-        return SetOption(str(item["option"]), item["value"], item["old"])
-    return SetExpect(_expect_from_json(item["expect"]), _expect_from_json(item["old"]),
-                     float(item["tolerance"]), float(item["old_tolerance"]))
+        if not isinstance(item["option"], str):
+            raise TypeError(item)
+        return SetOption(item["option"], item["value"], None)
+    tolerance = item["tolerance"]
+    if type(tolerance) not in (int, float):
+        raise TypeError(item)
+    return SetExpect(_expect_from_json(item["expect"]), {}, float(tolerance), math.nan)
 
 
 def _expect_json(expect: dict) -> dict:
@@ -108,5 +259,26 @@ def _expect_json(expect: dict) -> dict:
 
 
 def _expect_from_json(document: dict) -> dict:
-    return {stage: Expected(np.array([[float(v) for v in row] for row in item["values"]]),
-                            np.array(item["given"], dtype=bool)) for stage, item in document.items()}
+    if not isinstance(document, dict):
+        raise TypeError(document)
+    expect = {}
+    for stage, item in document.items():
+        values = np.array([[_json_float(v) for v in row] for row in item["values"]], dtype=np.float64)
+        given = np.array([[_json_bool(g) for g in row] for row in item["given"]], dtype=bool)
+        if values.ndim != 2 or given.shape != values.shape:
+            raise ValueError(stage)
+        expect[stage] = Expected(values, given)
+    return expect
+
+
+def _json_float(value: object) -> float:
+    """A student's value as the copy writes it: a number, or 'nan', 'inf', '-inf'."""
+    if type(value) in (int, float) or value in ("nan", "inf", "-inf"):
+        return float(value)  # type: ignore[arg-type]
+    raise TypeError(value)
+
+
+def _json_bool(value: object) -> bool:
+    if type(value) is not bool:
+        raise TypeError(value)
+    return value

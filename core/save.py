@@ -5,24 +5,45 @@ Where an alias (``K: *qk``) would otherwise change along with an edited anchor, 
 replaced by the numbers it stood for. A scenario made by ``random:`` gets its numbers written
 out. The result is read back and compared with what should have been saved before anything
 is written; writing itself is atomic (a temporary file, then a rename).
+
+Where the author's layout cannot take an edit (a scalar anchor shared with a variant, a tagged
+number, …), :func:`render` writes the whole scenario afresh: every number, no comments. Save As
+does that by itself; Save asks first (:class:`NeedsRewrite`).
+
+An edited matrix from a data file goes to ``<scenario>.<name>.npy`` beside the scenario, or
+``…-2.npy`` and on when a file of that name exists that attn-tui did not write for this
+scenario: a file is only ever replaced if a record in the state folder says attn-tui wrote it,
+for this scenario, with exactly its present content.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import itertools
+import json
 import math
 import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from attn_tui.core import recovery
 from attn_tui.core.atomic_write import write_atomic
 from attn_tui.core.errors import SaveError, ScenarioError
-from attn_tui.core.scenario_file import Entry, entries, loads
 from attn_tui.core.numbers import yaml_number
 from attn_tui.core.numpy_files import npy_bytes
+from attn_tui.core.options import MAX_YAML_NODES
 from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario, bits_equal
+from attn_tui.core.scenario_file import Entry, entries, loads
+from attn_tui.core.template import yaml_quoted
 from attn_tui.core.yaml_source import Alias, Document, Mapping, Node, content_end, deref, replace_spans
+
+
+class NeedsRewrite(SaveError):
+    """The edits cannot be written into the file's own text; a rewritten file (``rewrite=True``)
+    would keep every number but not the comments and layout. Nothing was written."""
 
 
 @dataclass
@@ -37,13 +58,14 @@ def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
     """The original text with the current numbers and options written in, for ``target``
     (default: the scenario's own file). No file is touched.
 
-    A matrix that came from a .npy or .npz file and was edited goes to a new file
-    ``<scenario>.<name>.npy`` beside the target (the student's data file is never overwritten),
-    and the text points to it. Saved elsewhere, relative paths to data files are rewritten.
+    A matrix that came from a .npy or .npz file and was edited goes to a new file beside the
+    target (:func:`data_file`; the student's data file is never overwritten), and the text
+    points to it. Saved elsewhere, relative paths to data files are rewritten.
+    ``NeedsRewrite`` when the text cannot take the edits in place.
     """
     document = scenario.source
     if document is None or scenario.path is None:
-        raise SaveError("this scenario has no file text to update; use Save As")
+        raise NeedsRewrite("this scenario has no file text to update; it can be written as a new file")
     target = target or scenario.path
     original = loads(document.text, scenario.path)
     top = entries(document.root, "the scenario")
@@ -57,8 +79,7 @@ def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
             if bits_equal(current, original.inputs[name]):
                 continue
             if name in scenario.files:
-                stem = os.path.splitext(os.path.basename(target))[0]
-                path = os.path.join(target_dir, f"{stem}.{name}.npy")
+                path = data_file(target, name)
                 arrays[path] = current
                 edits.file_reference(top, name, os.path.relpath(path, target_dir))
             else:
@@ -74,26 +95,42 @@ def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
         value = getattr(scenario.options, name)
         if value != getattr(original.options, name) or type(value) is not type(getattr(original.options, name)):
             edits.option(top, name, value)
-    return SavePlan(edits.result(), arrays)
+    try:
+        return SavePlan(edits.result(), arrays)
+    except ValueError:  # two edits overlap in the text: the layout cannot hold them both
+        raise NeedsRewrite(_LAYOUT) from None
 
 
-def save(scenario: Scenario, target: str | None = None, save_root: SaveRoot | None = None) -> str:
+def save(scenario: Scenario, target: str | None = None, rewrite: bool = False,
+         save_root: SaveRoot | None = None) -> str:
     """Write the scenario (and any edited data matrices) to ``target``; returns the text written.
 
     New .npy files are written first, then the text is read back and compared with the
-    scenario, and only then does it replace the old file, atomically. With ``save_root``,
-    every file to be written must pass its rule first (``OutsideSaveRoot`` otherwise, and
-    nothing is written).
+    scenario, and only then does it replace the old file, atomically. If the author's text
+    cannot take the edits, ``NeedsRewrite`` — or, with ``rewrite``, a whole new file
+    (:func:`render`) with every number and no comments. With ``save_root``, every file to be
+    written must pass its rule first (``OutsideSaveRoot`` otherwise, and nothing is written).
     """
     target = target or scenario.path
-    saving = plan(scenario, target)
+    try:
+        return _write(plan(scenario, target), scenario, target, True, save_root)
+    except NeedsRewrite:
+        if not rewrite:
+            raise
+    return _write(render(scenario, target), scenario, target, False, save_root)
+
+
+def _write(saving: SavePlan, scenario: Scenario, target: str, in_place: bool,
+           save_root: SaveRoot | None) -> str:
     if save_root is not None:
         for path in (*saving.arrays, target):
             save_root.resolve(path)
     try:
         for path, values in saving.arrays.items():
-            write_atomic(path, npy_bytes(values))
-        verify(saving.text, scenario, target)
+            data = npy_bytes(values)
+            write_atomic(path, data)
+            _remember(path, data, target)
+        verify(saving.text, scenario, target, in_place)
         write_atomic(target, saving.text)
     except OSError as exc:
         where = exc.filename or target
@@ -116,34 +153,158 @@ def updated_text(scenario: Scenario) -> str:
     return saving.text
 
 
-def render(scenario: Scenario) -> str:
-    """A fresh YAML file for the scenario (for Save As when the original text cannot be kept)."""
-    lines = [f"# Written by attn-tui from {scenario.path or 'a scenario'}.",
-             f"title: {_quote(scenario.title)}"]
+def render(scenario: Scenario, target: str | None = None) -> SavePlan:
+    """A whole new file for the scenario at ``target``: every field, every number, no comments.
+
+    For the scenarios whose own text cannot take an edit, and for Save As. Matrices read from
+    data files and not edited are referred to where they are; edited ones, and matrices too
+    large to write out in YAML, go to .npy files beside ``target`` (see :func:`data_file`).
+    Text is written in double quotes with YAML escapes, so any token or title reads back as it was.
+    """
+    target = os.path.abspath(target or scenario.path or "scenario.yaml")
+    folder = os.path.dirname(target)
+    original = loads(scenario.source.text, scenario.path) if scenario.source and scenario.path else None
+    arrays: dict[str, np.ndarray] = {}
+    budget = [MAX_YAML_NODES // 2]  # values left to write out in YAML; beyond, .npy files
+
+    def relative(path: str) -> str:
+        return yaml_quoted(os.path.relpath(path, folder))
+
+    def matrix(name: str, values: np.ndarray) -> str:
+        if values.size <= budget[0]:
+            budget[0] -= values.size
+            return f"{name}:\n" + "".join(f"  - {_row(row)}\n" for row in values)
+        path = data_file(target, name)
+        arrays[path] = values
+        return f"{name}: {{npy: {relative(path)}}}\n"
+
+    out = ["# Written whole by attn-tui: every number as edited; the file's own comments and layout\n"
+           "# could not take the edit.\n",
+           f"title: {yaml_quoted(scenario.title)}\n"]
     if scenario.description:
-        lines.append(f"description: {_quote(scenario.description)}")
-    lines.append("tokens: [" + ", ".join(_quote(token) for token in scenario.tokens) + "]")
-    for name, values in scenario.inputs.items():
-        lines.append(f"{name}:")
-        lines += [f"  - {_row(row)}" for row in values]
+        out.append(f"description: {yaml_quoted(scenario.description)}\n")
+    out.append("tokens: [" + ", ".join(yaml_quoted(token) for token in scenario.tokens) + "]\n")
+    if scenario.random is not None and _inputs_equal(scenario, _generated(scenario)):
+        spec = scenario.random
+        out.append(f"random: {{seed: {spec.seed}, T: {spec.T}, d_k: {spec.d_k}, d_v: {spec.d_v}}}\n")
+    else:
+        archives = set()
+        for name, values in scenario.inputs.items():
+            ref = scenario.files.get(name)
+            edited = original is None or not bits_equal(values, original.inputs[name])
+            if ref is not None and not edited and ref.member is None:
+                out.append(f"{name}: {{npy: {relative(ref.path)}}}\n")
+            elif ref is not None and not edited:
+                archives.add(ref.path)  # an explicit key below overrides the archive's array
+            elif ref is not None:
+                path = data_file(target, name)
+                arrays[path] = values
+                out.append(f"{name}: {{npy: {relative(path)}}}\n")
+            else:
+                out.append(matrix(name, values))
+        out += [f"npz: {relative(path)}\n" for path in sorted(archives)]
     options = scenario.options
-    lines.append(f"causal: {'true' if options.causal else 'false'}")
-    lines.append(f"scale: {_option_text(options.scale)}")
-    lines.append(f"mask_value: {'-.inf' if math.isinf(options.mask_value) else yaml_number(options.mask_value)}")
-    lines.append(f"focus: {scenario.focus + 1}")
-    lines.append(f"precision: {scenario.precision}")
+    out.append(f"causal: {_option_text(options.causal)}\nscale: {_option_text(options.scale)}\n"
+               f"mask_value: {_mask_text(options.mask_value)}\n")
+    out.append(f"focus: {scenario.focus + 1}\nprecision: {scenario.precision}\n")
     if scenario.variants:
-        lines.append("variants:")
+        out.append("variants:\n")
         for variant in scenario.variants:
-            lines.append(f"  - name: {_quote(variant.name)}")
+            out.append(f"  - name: {yaml_quoted(variant.name)}\n")
             for key in ("causal", "scale", "mask_value"):
                 value = getattr(variant, key)
                 if value is not None:
-                    shown = "-.inf" if key == "mask_value" and math.isinf(value) else _option_text(value)
-                    lines.append(f"    {key}: {shown}")
-    text = "\n".join(lines) + "\n"
-    verify(text, scenario)
-    return text
+                    shown = _mask_text(value) if key == "mask_value" else _option_text(value)
+                    out.append(f"    {key}: {shown}\n")
+    if scenario.predict:
+        out.append(f"predict: [{', '.join(scenario.predict)}]\n")
+    if scenario.expect:
+        out.append(f"expect_tolerance: {yaml_number(float(scenario.expect_tolerance))}\nexpect:\n")
+        for stage, expected in scenario.expect.items():
+            values = expected.values
+            if values.size > budget[0] and expected.given.all() and np.isfinite(values).all():
+                path = data_file(target, f"expect-{stage}")
+                arrays[path] = values
+                out.append(f"  {stage}: {{npy: {relative(path)}}}\n")
+                continue
+            budget[0] -= values.size
+            out.append(f"  {stage}:\n" + "".join(
+                "    - [" + ", ".join(_expected_cell(v, g) for v, g in zip(row, given)) + "]\n"
+                for row, given in zip(values, expected.given)))
+    return SavePlan("".join(out), arrays)
+
+
+def _generated(scenario: Scenario) -> Scenario:
+    return dataclasses.replace(scenario, inputs=scenario.random.generate())
+
+
+def _mask_text(value: float) -> str:
+    return "-.inf" if math.isinf(value) else yaml_number(float(value))
+
+
+def _expected_cell(value: float, given: bool) -> str:
+    """A student's value as YAML: ~ where left out; NaN and infinities as YAML writes them."""
+    if not given:
+        return "~"
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    return yaml_number(float(value))
+
+
+# ---- data files: which ones attn-tui wrote ----------------------------------------------------
+
+_RECORD = "written-data-files.json"
+
+
+def data_file(target: str, name: str) -> str:
+    """Where an edited matrix ``name`` of the scenario saved at ``target`` goes:
+    ``<scenario>.<name>.npy`` beside it, or ``<scenario>.<name>-2.npy``, ``-3``, … when a file of
+    that name exists that attn-tui did not write for this scenario (or that changed since)."""
+    folder = os.path.dirname(os.path.abspath(target))
+    stem = os.path.splitext(os.path.basename(target))[0]
+    for number in itertools.count(1):
+        candidate = os.path.join(folder, f"{stem}.{name}{'' if number == 1 else f'-{number}'}.npy")
+        if not os.path.lexists(candidate) or _written_for(candidate, target):
+            return candidate
+    raise AssertionError("unreachable")
+
+
+def _written_for(path: str, target: str) -> bool:
+    """Whether attn-tui wrote ``path`` for the scenario at ``target``, and nobody changed it since."""
+    entry = _records().get(os.path.realpath(path))
+    if not entry or entry.get("for") != os.path.realpath(target):
+        return False
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) != entry.get("size"):
+            return False
+        with open(path, "rb") as file:
+            return hashlib.sha256(file.read()).hexdigest() == entry.get("sha256")
+    except OSError:
+        return False
+
+
+def _remember(path: str, data: bytes, target: str) -> None:
+    """Note that attn-tui wrote ``data`` to ``path`` for the scenario at ``target`` (best effort:
+    without the note, the next save only picks another name)."""
+    records = {name: entry for name, entry in _records().items() if os.path.isfile(name)}
+    records[os.path.realpath(path)] = {"for": os.path.realpath(target), "size": len(data),
+                                       "sha256": hashlib.sha256(data).hexdigest()}
+    try:
+        os.makedirs(recovery.folder(), exist_ok=True)
+        write_atomic(os.path.join(recovery.folder(), _RECORD), json.dumps(records, indent=1))
+    except OSError:
+        pass
+
+
+def _records() -> dict[str, dict]:
+    try:
+        with open(os.path.join(recovery.folder(), _RECORD), encoding="utf-8") as file:
+            records = json.load(file)
+        return records if isinstance(records, dict) else {}
+    except (OSError, ValueError):
+        return {}
 
 
 class _Edits:
@@ -196,9 +357,9 @@ class _Edits:
         """Point matrix ``name`` at a .npy file: in its ``{npy: …}`` or as a new key."""
         node = deref(top[name].value) if name in top else None
         if isinstance(node, Mapping):
-            self.replace(entries(node, name)["npy"].value, _quote(relative))
+            self.replace(entries(node, name)["npy"].value, yaml_quoted(relative))
         else:  # it came from the npz: an explicit key overrides the npz's array
-            self.appended.append(f"{name}: {{npy: {_quote(relative)}}}")
+            self.appended.append(f"{name}: {{npy: {yaml_quoted(relative)}}}")
 
     def relocate_files(self, top: dict[str, Entry], target_dir: str) -> None:
         """Rewrite relative data-file paths so they still resolve from ``target_dir``."""
@@ -216,21 +377,12 @@ class _Edits:
             if os.path.isabs(written):
                 continue
             moved = os.path.relpath(os.path.normpath(os.path.join(base, written)), target_dir)
-            self.replace(node, _quote(moved))
+            self.replace(node, yaml_quoted(moved))
 
     def expect(self, top: dict[str, Entry], expect: dict) -> None:
         """Write the student's values as ``expect: {stage: rows}`` (a cell left out is ~)."""
-        def cell(value: float, given: bool) -> str:
-            if not given:
-                return "~"
-            if math.isnan(value):
-                return ".nan"
-            if math.isinf(value):
-                return ".inf" if value > 0 else "-.inf"
-            return yaml_number(float(value))
-
         stages = [f"{stage}: [" + ", ".join(
-            "[" + ", ".join(cell(v, g) for v, g in zip(values, given)) + "]"
+            "[" + ", ".join(_expected_cell(v, g) for v, g in zip(values, given)) + "]"
             for values, given in zip(expected.values, expected.given)) + "]"
             for stage, expected in expect.items()]
         text = "{" + ", ".join(stages) + "}"
@@ -291,16 +443,25 @@ def _alias_places(scenario: Scenario, top: dict[str, Entry]) -> dict[int, str]:
     return places
 
 
-def verify(text: str, scenario: Scenario, path: str | None = None) -> None:
-    """``SaveError`` unless ``text`` (saved at ``path``) loads back to exactly ``scenario``."""
+_LAYOUT = ("this file's layout (anchors shared with other keys, tags, …) cannot take the edit in "
+           "place; nothing was written. Saving it rewritten keeps every number but not its comments "
+           "and layout")
+
+
+def verify(text: str, scenario: Scenario, path: str | None = None, in_place: bool = True) -> None:
+    """Unless ``text`` (saved at ``path``) loads back to exactly ``scenario``: ``NeedsRewrite``
+    for the author's text with edits written in, ``SaveError`` for a rewritten file."""
+    failed = NeedsRewrite if in_place else SaveError
     try:
         saved = loads(text, path or scenario.path or "<saved>")
     except ScenarioError as error:
-        raise SaveError(f"the updated file would not load ({error.message}); nothing was "
-                        "written; use Save As to write a new file") from None
+        if in_place:
+            raise NeedsRewrite(f"{_LAYOUT} (with the edit in place it would not load: "
+                               f"{error.message})") from None
+        raise SaveError(f"the file would not load ({error.message}); nothing was written") from None
     if not saved.same_numbers(scenario):
-        raise SaveError("this file's layout (anchors or aliases) cannot take the edit in place; "
-                        "nothing was written; use Save As to write a new file")
+        raise failed(_LAYOUT if in_place else "the file would not give back every number; nothing "
+                                              "was written")
 
 
 def _value_start(text: str, node: Node) -> int:
@@ -341,5 +502,3 @@ def _option_text(value: bool | float) -> str:
     return yaml_number(float(value))
 
 
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'

@@ -1,7 +1,8 @@
 """Reading a scenario file into a Scenario, with an error that names file, line and column.
 
 Every check happens on the YAML nodes before any array is built: shapes and sizes first (so a
-YAML alias bomb is refused before it is expanded), then the numbers one by one.
+YAML alias bomb is refused before it is expanded), then the numbers one by one. This module
+reads the structure (keys, shapes, options, files); ``core.yaml_numbers`` reads single values.
 
 :func:`check` does all of it without NumPy for a scenario written in YAML (the command line
 checks a file before it starts the app, and the app paints before NumPy has loaded);
@@ -11,18 +12,20 @@ checks a file before it starts the app, and the app paints before NumPy has load
 from __future__ import annotations
 
 import difflib
+import errno
 import math
 import os
+import stat
 from dataclasses import dataclass
 
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from attn_tui.core.errors import NumericError, ScenarioError
-from attn_tui.core.numbers import _NUMBER_TEXT
 from attn_tui.core.numpy_files import ArrayRef, NumpyFileError, check_matrix, first_non_finite, npz_members
-from attn_tui.core.options import INPUT_SETS, MAX_DIM, MAX_NUMBERS, MAX_T, Options, RandomSpec, Variant
+from attn_tui.core.options import (INPUT_SETS, MAX_DESCRIPTION_LENGTH, MAX_DIM, MAX_FILE_BYTES, MAX_NUMBERS, MAX_T,
+                                   MAX_TOKEN_LENGTH, Options, RandomSpec, Variant)
+from attn_tui.core.yaml_numbers import (TAG, boolean, count, kind_of, located, mask_value_option, named,
+                                        number, scalar_text, scale_option, some_of, token_text, whole_number)
 from attn_tui.core.yaml_source import Document, Mapping, Node, Scalar, Sequence, deref, line_col, parse
 
 if TYPE_CHECKING:
@@ -40,12 +43,9 @@ VARIANT_KEYS = ("name",) + OPTION_KEYS
 RANDOM_KEYS = ("seed", "T", "d_k", "d_v")
 MAX_VARIANTS = 16
 MAX_PRECISION = 12
-MAX_FILE_BYTES = 64 * 1024 * 1024
 V_LIMIT = 1e307  # a weighted average of values this large could round past float64's largest
 ROWS_AT_A_TIME = 256
 
-_TAG = "tag:yaml.org,2002:"
-_CONSTRUCTOR = yaml.constructor.SafeConstructor()  # used for single scalars only, never for tags
 _INPUT_HELP = ("give Q, K and V; or X with Wq, Wk and Wv (each a list of rows or {npy: file.npy}, "
                "or all from npz: file.npz); or random: {seed, T, d_k}")
 
@@ -83,45 +83,118 @@ def load(path: str | os.PathLike[str]) -> Scenario:
 
 
 def read_text(path: str) -> str:
-    """The file's text, decoded as UTF-8 (or UTF-16 with a byte-order mark)."""
+    """The file's text, decoded as UTF-8 (or UTF-16 with a byte-order mark).
+
+    Only a regular file is read (a link is followed first): a device such as /dev/zero or a
+    pipe nobody writes to would be read for ever or block. Whatever the file's size claims, at
+    most ``MAX_FILE_BYTES`` + 1 bytes are read.
+    """
     try:
-        if os.path.isdir(path):
-            raise ScenarioError("is a directory, not a scenario file", path=path)
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            raise ScenarioError(f"too large for a scenario ({size:,} bytes; at most "
-                                f"{MAX_FILE_BYTES:,}); keep big matrices in .npy files", path=path)
-        with open(path, "rb") as file:
-            data = file.read()
+        # O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused
+        with open(path, "rb", opener=_open_nonblocking) as file:
+            info = os.fstat(file.fileno())
+            if stat.S_ISDIR(info.st_mode):
+                raise ScenarioError("is a directory, not a scenario file", path=path)
+            if not stat.S_ISREG(info.st_mode):
+                raise ScenarioError("is not a regular file (a device, a pipe or a socket); a scenario "
+                                    "is a YAML file", path=path)
+            if info.st_size > MAX_FILE_BYTES:
+                raise _too_large(info.st_size, path)
+            data = file.read(info.st_size + 1)  # what it says it holds, and a byte to see if more
+            if len(data) > info.st_size:  # it holds more than it says (/proc files say 0)
+                data += file.read(MAX_FILE_BYTES + 1 - len(data))
     except FileNotFoundError:
-        raise ScenarioError("no such file", path=path) from None
+        raise ScenarioError(_missing(path), path=path) from None
     except PermissionError:
         raise ScenarioError("cannot read: permission denied", path=path) from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ScenarioError("cannot read: its symbolic links form a loop", path=path) from None
+        if exc.errno == errno.EISDIR:
+            raise ScenarioError("is a directory, not a scenario file", path=path) from None
         raise ScenarioError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise _too_large(None, path)
     return decode(data, path)
 
 
+def _open_nonblocking(path: str, flags: int) -> int:
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+
+
+def _too_large(size: int | None, path: str) -> ScenarioError:
+    measured = f"{size:,} bytes" if size is not None else f"more than {MAX_FILE_BYTES:,} bytes"
+    return ScenarioError(f"too large for a scenario ({measured}; at most {MAX_FILE_BYTES:,}); "
+                         "keep big matrices in .npy files", path=path)
+
+
+def _missing(path: str) -> str:
+    """Why a path names no file: nothing there, or a symbolic link to nothing."""
+    if os.path.islink(path):
+        return f"is a symbolic link to {os.readlink(path)}, which does not exist"
+    return "no such file"
+
+
 def decode(data: bytes, path: str = "<scenario>") -> str:
-    """Scenario bytes as text; a binary or mis-encoded file is an error at the offending byte."""
-    encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+    """Scenario bytes as text; a binary or mis-encoded file is an error at the offending byte.
+
+    UTF-8 is read, and UTF-16 behind a byte-order mark; UTF-16 without one is named as such
+    (its NUL bytes would otherwise make it "binary").
+    """
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return _decode_utf16(data, path)
     try:
-        text = data.decode(encoding)
-        if encoding == "utf-16" and sum(ch.isascii() for ch in text) < 0.9 * len(text):
-            # YAML in UTF-16 is mostly ASCII; this is a binary file that happens to start so
-            raise UnicodeDecodeError("utf-16", data, 0, 2, "not text")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        if _looks_like_utf16(data):
+            raise ScenarioError(_UTF16_WITHOUT_MARK, 1, 1, path) from None
         line = data.count(b"\n", 0, exc.start) + 1
         line_start = data.rfind(b"\n", 0, exc.start) + 1
         col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1  # characters
         byte = data[exc.start]
         raise ScenarioError(f"not a text file: byte 0x{byte:02x} is not UTF-8 "
                             "(a scenario is YAML text)", line, col, path) from None
+    if "\0" in text and _looks_like_utf16(data):
+        raise ScenarioError(_UTF16_WITHOUT_MARK, 1, 1, path)
+    return _without_nul(text, path)
+
+
+def _without_nul(text: str, path: str) -> str:
     nul = text.find("\0")
     if nul >= 0:
         raise ScenarioError("not a text file: it contains a NUL byte (a scenario is YAML text)",
                             *line_col(text, nul), path)
     return text
+
+
+_UTF16_WITHOUT_MARK = ("the file looks like UTF-16 without a byte-order mark; save it as UTF-8 "
+                       "(or as UTF-16 with a byte-order mark)")
+
+
+def _decode_utf16(data: bytes, path: str) -> str:
+    try:
+        text = data.decode("utf-16")
+    except UnicodeDecodeError as exc:
+        good = data[:exc.start - exc.start % 2].decode("utf-16", errors="replace")
+        raise ScenarioError(f"not a text file: not valid UTF-16 ({exc.reason} at byte {exc.start:,}; "
+                            "the file starts with a UTF-16 byte-order mark)",
+                            *line_col(good, len(good)), path) from None
+    if text and sum(ch.isascii() for ch in text) < 0.9 * len(text):
+        # YAML in UTF-16 is mostly ASCII; this is a binary file that happens to start so
+        raise ScenarioError("not a text file: binary data behind a UTF-16 byte-order mark "
+                            "(a scenario is YAML text)", 1, 1, path)
+    return _without_nul(text, path)
+
+
+def _looks_like_utf16(data: bytes) -> bool:
+    """Whether the start of ``data`` is ASCII text in UTF-16: a NUL in every other byte."""
+    sample = data[:256]
+    pairs = len(sample) // 2
+    if pairs < 2:
+        return False
+    high_first = sum(sample[i] == 0 and sample[i + 1] != 0 for i in range(0, 2 * pairs, 2))
+    low_first = sum(sample[i] != 0 and sample[i + 1] == 0 for i in range(0, 2 * pairs, 2))
+    return max(high_first, low_first) >= 0.9 * pairs
 
 
 def loads(text: str, path: str = "<scenario>") -> Scenario:
@@ -155,7 +228,7 @@ def check_range(scenario: Scenario) -> None:
     """``NumericError`` if some stage would overflow float64 under any of the scenario's options.
 
     A cheap bound settles almost every scenario. A doubtful one has its largest score found
-    exactly, a block of rows at a time (memory stays small at T = 4096); scaling divides every
+    exactly, a block of rows at a time (memory stays small at T = 16,384); scaling divides every
     score by the same number, so that one score decides each option set. The output is a
     weighted average of V's rows, so V itself must keep a margin below float64's largest.
     """
@@ -169,13 +242,17 @@ def check_range(scenario: Scenario) -> None:
         raise NumericError(f"V holds {largest_v:.3e}: the weighted sum of such values can round past "
                            f"float64's largest number; keep V below {V_LIMIT:.0e}")
     Q, K = scenario.Q, scenario.K
-    bound = float(np.abs(Q).max()) * float(np.abs(K).max()) * scenario.d_k
+    # |q·k| ≤ ‖q‖·‖k‖ (Cauchy–Schwarz), exact when d_k = 1; norms scaled down first so that
+    # squaring cannot overflow
+    q_scale, k_scale = float(np.abs(Q).max()) or 1.0, float(np.abs(K).max()) or 1.0
+    bound = (q_scale * float(np.sqrt(np.square(Q / q_scale).sum(axis=1).max()))
+             * k_scale * float(np.sqrt(np.square(K / k_scale).sum(axis=1).max())))
     options = [scenario.options, *(variant.options(scenario.options) for variant in scenario.variants)]
     if all(bound / o.divisor(scenario.d_k) < 1e300 for o in options):
         return
-    largest = 0.0
+    largest = bound if scenario.d_k == 1 and math.isfinite(bound) else 0.0  # (then it is exact)
     with np.errstate(over="ignore", invalid="ignore"):
-        for start in range(0, len(Q), ROWS_AT_A_TIME):
+        for start in range(0, len(Q) if not largest else 0, ROWS_AT_A_TIME):
             block = Q[start:start + ROWS_AT_A_TIME] @ K.T
             largest = max(largest, float(np.abs(block).max()))
             if not np.isfinite(largest):
@@ -254,14 +331,15 @@ def _entries(node: Node, what: str, memo: dict[int, dict[str, Entry]],
     if id(node) in memo:
         return memo[id(node)]
     if id(node) in merging:
-        raise _at(node, "a merge key (<<) brings this mapping into itself: a cycle")
+        raise located(node, "a merge key (<<) brings this mapping into itself: a cycle")
     if not isinstance(node, Mapping):
-        raise _at(node, f"{what} must be a mapping of keys to values, not {_kind(node)}")
+        raise located(node, f"{what} must be a mapping of keys to values, not {kind_of(node)}")
     own: dict[str, Entry] = {}
+    written_at: dict[str, Node] = {}  # where each key stands: an alias key (*k) stands apart from &k
     merged: dict[str, Entry] = {}
-    for key, value in node.items:
-        key = deref(key)
-        if isinstance(key, Scalar) and key.tag == _TAG + "merge":
+    for written, value in node.items:
+        key = deref(written)
+        if isinstance(key, Scalar) and key.tag == TAG + "merge":
             sources = deref(value).items if isinstance(deref(value), Sequence) else [value]
             merging.add(id(node))
             for source in sources:
@@ -270,12 +348,13 @@ def _entries(node: Node, what: str, memo: dict[int, dict[str, Entry]],
             merging.discard(id(node))
             continue
         if not isinstance(key, Scalar):
-            raise _at(key, f"a key in {what} must be a plain name, not {_kind(key)}")
+            raise located(key, f"a key in {what} must be a plain name, not {kind_of(key)}")
         if key.value in own:
-            first = own[key.value].key
-            raise _at(key, f"{key.value!r} appears twice in {what}: first on line {first.line}, "
-                           f"again on line {key.line}; keep one")
+            first = written_at[key.value]
+            raise located(written, f"{named(key.value)} appears twice in {what}: first on line "
+                                   f"{first.line}, again on line {written.line}; keep one")
         own[key.value] = Entry(key, value)
+        written_at[key.value] = written
     memo[id(node)] = result = {**merged, **own}
     return result
 
@@ -284,7 +363,7 @@ def check_keys(found: dict[str, Entry], known: tuple[str, ...], what: str) -> No
     """An unknown key is an error that suggests the closest known one."""
     for name, entry in found.items():
         if name not in known:
-            raise _at(entry.key, f"unknown key {name!r} in {what}{_suggest(name, known)}")
+            raise located(entry.key, f"unknown key {named(name)} in {what}{_suggest(name, known)}")
 
 
 def _suggest(name: str, known: tuple[str, ...]) -> str:
@@ -306,12 +385,12 @@ class _Reader:
         """Every field of the Scenario, checked; the inputs as rows of floats (or arrays read
         from .npy files), not yet built."""
         root = self.document.root
-        if root is None or (isinstance(root, Scalar) and root.tag == _TAG + "null"):
+        if root is None or (isinstance(root, Scalar) and root.tag == TAG + "null"):
             raise ScenarioError("the file is empty; a scenario needs at least Q, K and V "
                                 "(see README: the scenario format)", 1, 1)
         if not isinstance(deref(root), Mapping):
-            raise _at(root, "a scenario is a mapping of keys (title:, Q:, …), "
-                            f"not {_kind(deref(root))}")
+            raise located(root, "a scenario is a mapping of keys (title:, Q:, …), "
+                                f"not {kind_of(deref(root))}")
         top = entries(root, "the scenario")
         check_keys(top, KEYS, "the scenario")
         inputs, random, files, shapes = self.inputs(top, root)
@@ -321,8 +400,10 @@ class _Reader:
         d_v = random.d_v if random is not None else shapes["V" if "V" in shapes else "Wv"][1]
         expect = self.expectations(top, T, d_v)
         return dict(
-            title=_text(top["title"].value, "title") if "title" in top else _default_title(self.path),
-            description=_text(top["description"].value, "description") if "description" in top else "",
+            title=(scalar_text(top["title"].value, "title") if "title" in top
+                   else _default_title(self.path)),
+            description=(scalar_text(top["description"].value, "description", MAX_DESCRIPTION_LENGTH)
+                         if "description" in top else ""),
             tokens=tokens,
             inputs=inputs,
             shapes=shapes,
@@ -354,10 +435,10 @@ class _Reader:
             try:
                 members = [name for name in npz_members(path) if name in EXPECT_STAGES]
             except NumpyFileError as error:
-                raise _at(node, f"expect_npz: {error}") from None
+                raise located(node, f"expect_npz: {error}") from None
             if not members:
-                raise _at(node, f"expect_npz: {os.path.basename(path)} holds none of "
-                                f"{', '.join(EXPECT_STAGES)}")
+                raise located(node, f"expect_npz: {os.path.basename(path)} holds none of "
+                                    f"{', '.join(EXPECT_STAGES)}")
             for name in members:
                 found[name] = _expected_file(ArrayRef(path, name), f"expect {name}", node, shapes[name])
         if "expect" in top:
@@ -376,10 +457,10 @@ class _Reader:
         items = node.items if isinstance(node, Sequence) else [node]
         stages = []
         for item in items:
-            name = _text(item, "a stage to predict")
+            name = scalar_text(item, "a stage to predict")
             if name not in EXPECT_STAGES:
-                raise _at(item, f"predict: {name!r} is not a stage one can predict "
-                                f"({', '.join(EXPECT_STAGES)}){_suggest(name, EXPECT_STAGES)}")
+                raise located(item, f"predict: {named(name)} is not a stage one can predict "
+                                    f"({', '.join(EXPECT_STAGES)}){_suggest(name, EXPECT_STAGES)}")
             stages.append(name)
         return tuple(dict.fromkeys(stages))
 
@@ -395,20 +476,20 @@ class _Reader:
             kinds.add("random")
         if len(kinds) > 1:
             later = top[given[-1]].key if given[-1] in top else top["npz"].key
-            raise _at(later, f"{given[-1]} cannot be combined with {given[0]}: {_INPUT_HELP}")
+            raise located(later, f"{given[-1]} cannot be combined with {given[0]}: {_INPUT_HELP}")
         if not kinds:
-            raise _at(root, f"no input matrices: {_INPUT_HELP}")
+            raise located(root, f"no input matrices: {_INPUT_HELP}")
         kind = kinds.pop()
         if kind == "random":
             if "npz" in top:
-                raise _at(top["npz"].key, f"npz cannot be combined with random: {_INPUT_HELP}")
+                raise located(top["npz"].key, f"npz cannot be combined with random: {_INPUT_HELP}")
             return {}, self.random_spec(top["random"].value), {}, {}
         names = INPUT_SETS[kind]
         missing = [name for name in names if name not in top and name not in npz]
         if missing:
             have = ", ".join(name for name in names if name in given)
             where = f" (nor in {os.path.basename(top['npz'].value.value)})" if "npz" in top else ""
-            raise _at(root, f"missing {' and '.join(missing)}{where} ({have} given): {_INPUT_HELP}")
+            raise located(root, f"missing {' and '.join(missing)}{where} ({have} given): {_INPUT_HELP}")
         # explicit keys win over arrays of the same name in the npz file
         sources = {name: (top[name].value if name in top else top["npz"].value) for name in names}
         files = {name: npz[name] for name in names if name not in top}
@@ -420,7 +501,7 @@ class _Reader:
         self.check_shapes(kind, shapes, sources)
         total = sum(rows * cols for rows, cols in shapes.values())
         if total > MAX_NUMBERS:
-            raise _at(sources[names[0]], f"too many numbers: {total:,} in all, at most {MAX_NUMBERS:,}")
+            raise located(sources[names[0]], f"too many numbers: {total:,} in all, at most {MAX_NUMBERS:,}")
         values = {name: _file_values(files[name], name, sources[name]) if name in files
                   else _matrix_values(sources[name], name) for name in names}
         return values, None, files, shapes
@@ -433,12 +514,12 @@ class _Reader:
         try:
             members = npz_members(path)
         except NumpyFileError as error:
-            raise _at(entry.value, f"npz: {error}") from None
+            raise located(entry.value, f"npz: {error}") from None
         found = {name: ArrayRef(path, name) for name in members if name in INPUT_NAMES}
         if not found:
             held = ", ".join(members) or "nothing"
-            raise _at(entry.value, f"npz: {os.path.basename(path)} holds no Q, K, V or X, Wq, Wk, "
-                                   f"Wv (it holds {held})")
+            raise located(entry.value, f"npz: {os.path.basename(path)} holds no Q, K, V or X, Wq, Wk, "
+                                       f"Wv (it holds {held})")
         return found
 
     def npy_ref(self, node: Node, name: str) -> ArrayRef | None:
@@ -449,16 +530,16 @@ class _Reader:
         found = entries(node, name)
         check_keys(found, ("npy",), name)
         if "npy" not in found:
-            raise _at(node, f"{name} must be a list of rows or {{npy: file.npy}}")
+            raise located(node, f"{name} must be a list of rows or {{npy: file.npy}}")
         return ArrayRef(self.external_path(found["npy"].value, "npy"))
 
     def external_path(self, node: Node, key: str) -> str:
         """A file named in the scenario, relative to the scenario's own folder."""
-        text = _text(node, key).strip()
+        text = scalar_text(node, key).strip()
         if not text:
-            raise _at(node, f"{key} needs a file name")
+            raise located(node, f"{key} needs a file name")
         if "\0" in text:
-            raise _at(node, f"{key}: a file name cannot hold a NUL character")
+            raise located(node, f"{key}: a file name cannot hold a NUL character")
         named = not (self.path.startswith("<") and self.path.endswith(">"))  # not "<scenario>"
         base = os.path.dirname(os.path.abspath(self.path)) if named else os.getcwd()
         return os.path.normpath(os.path.join(base, os.path.expanduser(text)))
@@ -468,7 +549,7 @@ class _Reader:
             return f"{name} is {shapes[name][0]}×{shapes[name][1]}"
 
         def fail(name: str, why: str) -> None:
-            raise _at(where[name], why)
+            raise located(where[name], why)
 
         for name, (rows, cols) in shapes.items():
             if cols > MAX_DIM:
@@ -499,14 +580,14 @@ class _Reader:
         check_keys(found, RANDOM_KEYS, "random")
         for required in ("seed", "T", "d_k"):
             if required not in found:
-                raise _at(node, f"random needs {required} (random: {{seed: 0, T: 5, d_k: 8}})")
-        seed = _integer(found["seed"].value, "random seed", 0, 2**32 - 1)
-        T = _integer(found["T"].value, "random T", 1, MAX_T)
-        d_k = _integer(found["d_k"].value, "random d_k", 1, MAX_DIM)
-        d_v = _integer(found["d_v"].value, "random d_v", 1, MAX_DIM) if "d_v" in found else d_k
+                raise located(node, f"random needs {required} (random: {{seed: 0, T: 5, d_k: 8}})")
+        seed = whole_number(found["seed"].value, "random seed", 0, 2**32 - 1)
+        T = whole_number(found["T"].value, "random T", 1, MAX_T)
+        d_k = whole_number(found["d_k"].value, "random d_k", 1, MAX_DIM)
+        d_v = whole_number(found["d_v"].value, "random d_v", 1, MAX_DIM) if "d_v" in found else d_k
         total = T * (2 * d_k + d_v)
         if total > MAX_NUMBERS:
-            raise _at(node, f"too many numbers: T × (2·d_k + d_v) = {total:,}, at most {MAX_NUMBERS:,}")
+            raise located(node, f"too many numbers: T × (2·d_k + d_v) = {total:,}, at most {MAX_NUMBERS:,}")
         return RandomSpec(seed, T, d_k, d_v)
 
     # ---- labels and options -------------------------------------------------------------
@@ -515,101 +596,109 @@ class _Reader:
         if entry is None:
             return tuple(f"t{i}" for i in range(1, T + 1))
         node = deref(entry.value)
-        if isinstance(node, Scalar) and node.tag == _TAG + "str":
-            tokens = tuple(node.value.split())
+        if isinstance(node, Scalar) and node.tag == TAG + "str":
+            tokens = tuple(node.value.split(maxsplit=MAX_T))  # (a few more than T say enough)
+            if len(tokens) > MAX_T:
+                raise located(node, f"more than {MAX_T:,} tokens")
+            for position, token in enumerate(tokens, 1):
+                if len(token) > MAX_TOKEN_LENGTH:
+                    raise located(node, f"token {position} is {len(token):,} characters long; at most "
+                                        f"{MAX_TOKEN_LENGTH:,}")
         elif isinstance(node, Sequence):
             if len(node.items) > MAX_T:
-                raise _at(node, f"{len(node.items):,} tokens; at most {MAX_T:,}")
-            tokens = tuple(_token(item, i) for i, item in enumerate(node.items, 1))
+                raise located(node, f"{len(node.items):,} tokens; at most {MAX_T:,}")
+            tokens = tuple(token_text(item, i) for i, item in enumerate(node.items, 1))
         else:
-            raise _at(node, "tokens must be a list like [the, cat, sat] or a string \"the cat sat\"")
+            raise located(node, "tokens must be a list like [the, cat, sat] or a string \"the cat sat\"")
         if len(tokens) != T:
-            raise _at(node, f"tokens has {len(tokens)} entries but {first} has {T} rows: "
-                            "one token per row")
+            raise located(node, f"tokens has {len(tokens)} entries but {first} has {T} rows: "
+                                "one token per row")
         return tokens
 
     def options(self, found: dict[str, Entry], base: Options) -> Options:
         causal, scale, mask_value = base.causal, base.scale, base.mask_value
         if "causal" in found:
-            causal = _boolean(found["causal"].value, "causal")
+            causal = boolean(found["causal"].value, "causal")
         if "scale" in found:
-            scale = _scale(found["scale"].value)
+            scale = scale_option(found["scale"].value)
         if "mask_value" in found:
-            mask_value = _mask_value(found["mask_value"].value)
+            mask_value = mask_value_option(found["mask_value"].value)
         return Options(causal, scale, mask_value)
 
     def focus(self, entry: Entry | None, tokens: tuple[str, ...]) -> int:
         if entry is None:
             return len(tokens) - 1
         node = deref(entry.value)
-        if isinstance(node, Scalar) and node.tag == _TAG + "int":
-            return _integer(node, "focus", 1, len(tokens)) - 1
-        name = _text(node, "focus")
+        if isinstance(node, Scalar) and node.tag == TAG + "int":
+            return whole_number(node, "focus", 1, len(tokens)) - 1
+        name = scalar_text(node, "focus")
         matches = [i for i, token in enumerate(tokens) if token == name]
         if len(matches) > 1:
             rows = ", ".join(str(i + 1) for i in matches)
-            raise _at(node, f"focus {name!r} is ambiguous: rows {rows} are all {name!r}; "
-                            "give the row number instead")
+            raise located(node, f"focus {named(name)} is ambiguous: rows {rows} are all {named(name)}; "
+                                "give the row number instead")
         if not matches:  # (suggestions cost a pass of difflib per token: only for a sentence)
             close = difflib.get_close_matches(name, tokens, n=1) if len(tokens) <= 256 else []
-            hint = f"; did you mean {close[0]!r}?" if close else f" (tokens: {' '.join(tokens)})"
-            raise _at(node, f"focus {name!r} is not one of the tokens{hint}")
+            hint = f"; did you mean {named(close[0])}?" if close else f" (tokens: {some_of(tokens)})"
+            raise located(node, f"focus {named(name)} is not one of the tokens{hint}")
         return matches[0]
 
     def precision(self, entry: Entry | None) -> int:
-        return 3 if entry is None else _integer(entry.value, "precision", 0, MAX_PRECISION)
+        return 3 if entry is None else whole_number(entry.value, "precision", 0, MAX_PRECISION)
 
     def variants(self, entry: Entry | None, base: Options) -> tuple[Variant, ...]:
         if entry is None:
             return ()
         node = deref(entry.value)
         if not isinstance(node, Sequence):
-            raise _at(node, "variants must be a list like [{name: scaled}, {name: unscaled, scale: false}]")
+            raise located(node, "variants must be a list like "
+                                "[{name: scaled}, {name: unscaled, scale: false}]")
         if len(node.items) > MAX_VARIANTS:
-            raise _at(node, f"{len(node.items)} variants; at most {MAX_VARIANTS}")
+            raise located(node, f"{len(node.items)} variants; at most {MAX_VARIANTS}")
         variants: list[Variant] = []
-        for number, item in enumerate(node.items, 1):
-            found = entries(item, f"variant {number}")
-            check_keys(found, VARIANT_KEYS, f"variant {number}")
+        for position, item in enumerate(node.items, 1):
+            found = entries(item, f"variant {position}")
+            check_keys(found, VARIANT_KEYS, f"variant {position}")
             if "name" not in found:
-                raise _at(item, f"variant {number} needs a name: {{name: unscaled, scale: false}}")
-            name = _text(found["name"].value, "a variant's name").strip()
+                raise located(item, f"variant {position} needs a name: {{name: unscaled, scale: false}}")
+            name = scalar_text(found["name"].value, "a variant's name", MAX_TOKEN_LENGTH).strip()
             if not name:
-                raise _at(found["name"].value, f"variant {number} has an empty name")
+                raise located(found["name"].value, f"variant {position} has an empty name")
             if any(variant.name == name for variant in variants):
-                raise _at(found["name"].value, f"two variants are named {name!r}; names must differ")
+                raise located(found["name"].value, f"two variants are named {named(name)}; names must "
+                                                   "differ")
             overrides = self.options(found, base)
             variants.append(Variant(name, **{key: getattr(overrides, key) for key in OPTION_KEYS
                                              if key in found}))
         return tuple(variants)
 
 
-# ---- reading single values ------------------------------------------------------------------
+# ---- reading matrices ------------------------------------------------------------------------
 
 def _matrix_shape(node: Node, name: str) -> tuple[int, int]:
     """Rows and columns of a matrix node, from lengths alone (nothing converted yet)."""
     matrix = deref(node)
     example = "[[1, 0], [0, 1]]"
     if not isinstance(matrix, Sequence):
-        raise _at(matrix, f"{name} must be a list of rows like {example}, not {_kind(matrix)}")
+        raise located(matrix, f"{name} must be a list of rows like {example}, not {kind_of(matrix)}")
     if not matrix.items:
-        raise _at(matrix, f"{name} is empty; it needs at least one row like {example}")
+        raise located(matrix, f"{name} is empty; it needs at least one row like {example}")
     if len(matrix.items) > MAX_T:
-        raise _at(matrix, f"{name} has {len(matrix.items):,} rows; at most {MAX_T:,}")
+        raise located(matrix, f"{name} has {len(matrix.items):,} rows; at most {MAX_T:,}")
     width = None
     for i, row_node in enumerate(matrix.items, 1):
         row = deref(row_node)
         if not isinstance(row, Sequence):
-            what = "a number" if isinstance(row, Scalar) else _kind(row)
-            raise _at(row_node, f"{name} row {i} is {what}, not a list of numbers "
-                                f"(a matrix is a list of rows, like {example})")
+            what = "a number" if isinstance(row, Scalar) else kind_of(row)
+            raise located(row_node, f"{name} row {i} is {what}, not a list of numbers "
+                                    f"(a matrix is a list of rows, like {example})")
         if width is None:
             width = len(row.items)
             if width == 0:
-                raise _at(row_node, f"{name} row 1 is empty")
+                raise located(row_node, f"{name} row 1 is empty")
         elif len(row.items) != width:
-            raise _at(row_node, f"{name} row {i} has {_count(len(row.items), 'number')} but "
-                                f"row 1 has {width}: every row needs the same length")
+            raise located(row_node, f"{name} row {i} has {count(len(row.items), 'number')} but "
+                                    f"row 1 has {width}: every row needs the same length")
     return len(matrix.items), width or 0
 
 
@@ -617,10 +706,10 @@ def _file_shape(ref: ArrayRef, name: str, node: Node) -> tuple[int, int]:
     try:
         shape = check_matrix(*ref.header(), ref.label)
     except NumpyFileError as error:
-        raise _at(node, f"{name}: {error}") from None
+        raise located(node, f"{name}: {error}") from None
     if shape[0] > MAX_T or shape[1] > MAX_DIM:
-        raise _at(node, f"{name}: {ref.label} is {shape[0]:,}×{shape[1]:,}; at most "
-                        f"{MAX_T:,} rows and {MAX_DIM:,} columns")
+        raise located(node, f"{name}: {ref.label} is {shape[0]:,}×{shape[1]:,}; at most "
+                            f"{MAX_T:,} rows and {MAX_DIM:,} columns")
     return shape
 
 
@@ -628,29 +717,32 @@ def _file_values(ref: ArrayRef, name: str, node: Node) -> np.ndarray:
     try:
         values = ref.load()
     except NumpyFileError as error:
-        raise _at(node, f"{name}: {error}") from None
+        raise located(node, f"{name}: {error}") from None
     bad = first_non_finite(values)
     if bad is not None:
         i, j = bad
-        raise _at(node, f"{name}: {ref.label} row {i + 1} column {j + 1} is {values[i, j]}; "
-                        "numbers must be finite")
+        raise located(node, f"{name}: {ref.label} row {i + 1} column {j + 1} is {values[i, j]}; "
+                            "numbers must be finite")
     return values
 
 
 def _expected_rows(node: Node, what: str, shape: tuple[int, int]) -> tuple[list, list]:
     rows, cols = _matrix_shape(node, what)
     if (rows, cols) != shape:
-        raise _at(node, f"{what} is {rows}×{cols} but that stage is {shape[0]}×{shape[1]}")
+        raise located(node, f"{what} is {rows}×{cols} but that stage is {shape[0]}×{shape[1]}")
     values, given = [], []
+    read: dict[int, tuple[list, list]] = {}  # an aliased row is read once, as in _matrix_values
     for i, row in enumerate(deref(node).items):
-        values.append([])
-        given.append([])
-        for j, cell in enumerate(deref(row).items):
-            cell = deref(cell)
-            absent = isinstance(cell, Scalar) and cell.tag == _TAG + "null"
-            values[-1].append(0.0 if absent else _number(cell, f"{what} row {i + 1} column {j + 1}",
-                                                        finite=False))
-            given[-1].append(not absent)
+        target = deref(row)
+        if id(target) not in read:
+            cells = [deref(cell) for cell in target.items]
+            absent = [isinstance(cell, Scalar) and cell.tag == TAG + "null" for cell in cells]
+            read[id(target)] = ([0.0 if gone else number(cell, f"{what} row {i + 1} column {j + 1}",
+                                                         finite=False)
+                                 for j, (cell, gone) in enumerate(zip(cells, absent))],
+                                [not gone for gone in absent])
+        values.append(read[id(target)][0])
+        given.append(read[id(target)][1])
     return values, given
 
 
@@ -661,14 +753,14 @@ def _expected_file(ref: ArrayRef, what: str, node: Node, shape: tuple[int, int])
             raise NumpyFileError(f"{ref.label} is {rows}×{cols} but that stage is {shape[0]}×{shape[1]}")
         values = ref.load()
     except NumpyFileError as error:
-        raise _at(node, f"{what}: {error}") from None
+        raise located(node, f"{what}: {error}") from None
     return values, None
 
 
 def _tolerance(node: Node) -> float:
-    value = _number(node, "expect_tolerance")
+    value = number(node, "expect_tolerance")
     if value <= 0:
-        raise _at(node, f"expect_tolerance must be positive, not {deref(node).value}")
+        raise located(node, f"expect_tolerance must be positive, not {deref(node).value}")
     return value
 
 
@@ -680,162 +772,10 @@ def _matrix_values(node: Node, name: str) -> list[list[float]]:
     for i, row in enumerate(deref(node).items):
         target = deref(row)
         if id(target) not in read:
-            read[id(target)] = [_number(cell, f"{name} row {i + 1} column {j + 1}")
+            read[id(target)] = [number(cell, f"{name} row {i + 1} column {j + 1}")
                                 for j, cell in enumerate(target.items)]
         rows.append(read[id(target)])
     return rows
-
-
-def _number(node: Node, what: str, finite: bool = True) -> float:
-    """A finite float from a scalar node (any float unless ``finite``), or an error saying
-    what the node is instead."""
-    node = deref(node)
-    if not isinstance(node, Scalar):
-        raise _at(node, f"{what} is {_kind(node)}, not a number")
-    tag, text = node.tag, node.value
-    try:
-        if tag == _TAG + "int":
-            value = float(_yaml_int(text))
-        elif tag == _TAG + "float":
-            value = _yaml_float(text)
-        elif tag == _TAG + "str" and node.plain and _NUMBER_TEXT.fullmatch(text):
-            value = float(text)  # YAML 1.1 reads 1e9 (no dot) as text; a person means a number
-        else:
-            raise _at(node, f"{what} is {_describe_scalar(node)}, not a number")
-    except OverflowError:
-        raise _at(node, f"{what}: {_shorten(text)} is too large for float64") from None
-    except ValueError:
-        raise _at(node, f"{what} is {_describe_scalar(node)}, not a number") from None
-    if finite and not math.isfinite(value):
-        raise _at(node, f"{what} is {text}; numbers must be finite")
-    return value
-
-
-def _yaml_int(text: str) -> int:
-    """An integer as YAML 1.1 writes it; ValueError if it is none, OverflowError if huge."""
-    if len(text) > 400:  # more digits than any float holds (and than int() accepts by default)
-        raise OverflowError(text)
-    try:
-        return int(text)
-    except ValueError:  # YAML 1.1 forms: 0x1F, 0o17, 1_000, 1:30
-        pass
-    try:
-        return _CONSTRUCTOR.construct_yaml_int(yaml.ScalarNode(_TAG + "int", text))
-    except Exception:  # the constructor's own IndexError, ValueError… on '' or '0b_'
-        raise ValueError(text) from None
-
-
-def _yaml_float(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:  # YAML 1.1 forms: .inf, .NaN, 1:30.5
-        pass
-    try:
-        return _CONSTRUCTOR.construct_yaml_float(yaml.ScalarNode(_TAG + "float", text))
-    except Exception:
-        raise ValueError(text) from None
-
-
-def _integer(node: Node, what: str, low: int, high: int) -> int:
-    node = deref(node)
-    if not (isinstance(node, Scalar) and node.tag == _TAG + "int"):
-        shown = _describe_scalar(node) if isinstance(node, Scalar) else _kind(node)
-        raise _at(node, f"{what} must be a whole number from {low} to {high}, not {shown}")
-    try:
-        value = _yaml_int(node.value)
-    except (ValueError, OverflowError):
-        raise _at(node, f"{what} must be a whole number from {low} to {high}, not "
-                        f"{_describe_scalar(node)}") from None
-    if not low <= value <= high:
-        raise _at(node, f"{what} must be from {low} to {high}, not {value}")
-    return value
-
-
-def _boolean(node: Node, what: str) -> bool:
-    node = deref(node)
-    if isinstance(node, Scalar) and node.tag == _TAG + "bool":
-        return node.value.lower() in ("true", "yes", "on", "y")
-    shown = _describe_scalar(node) if isinstance(node, Scalar) else _kind(node)
-    raise _at(node, f"{what} must be true or false, not {shown}")
-
-
-def _scale(node: Node) -> bool | float:
-    node = deref(node)
-    if isinstance(node, Scalar) and node.tag == _TAG + "bool":
-        return _boolean(node, "scale")
-    if not (isinstance(node, Scalar) and node.tag in (_TAG + "int", _TAG + "float", _TAG + "str")):
-        raise _at(node, "scale must be true (÷√d_k), false (no scaling) or a positive number")
-    try:
-        value = _number(node, "scale")
-    except ScenarioError:
-        raise _at(node, "scale must be true (÷√d_k), false (no scaling) or a positive number, "
-                        f"not {_describe_scalar(node)}") from None
-    if value <= 0:
-        raise _at(node, f"scale must be positive: scores are divided by it (got {node.value})")
-    return value
-
-
-def _mask_value(node: Node) -> float:
-    node = deref(node)
-    if isinstance(node, Scalar) and node.value.strip().lower() in ("-.inf", "-inf", "-infinity"):
-        return -math.inf
-    try:
-        value = _number(node, "mask_value")
-    except ScenarioError:
-        raise _at(node, "mask_value must be -.inf or a negative number such as -1e9, not "
-                        f"{_describe_scalar(node)}") from None
-    if value >= 0:
-        raise _at(node, f"mask_value must be negative (-.inf or e.g. -1e9), not {node.value}: "
-                        "it stands for a score no key may get")
-    return value
-
-
-def _text(node: Node, what: str) -> str:
-    """A scalar's text as written (so a token ``on`` stays "on", not True)."""
-    node = deref(node)
-    if not isinstance(node, Scalar):
-        raise _at(node, f"{what} must be text, not {_kind(node)}")
-    return "" if node.tag == _TAG + "null" and node.plain else node.value
-
-
-def _token(node: Node, number: int) -> str:
-    text = _text(node, f"token {number}")
-    if not text.strip():
-        raise _at(node, f"token {number} is empty; every row needs a label (write it in quotes "
-                        "if YAML would read it otherwise, like '~' or 'null')")
-    return text
-
-
-def _shorten(text: str, limit: int = 24) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _describe_scalar(node: Node) -> str:
-    if not isinstance(node, Scalar):
-        return _kind(node)
-    if node.tag == _TAG + "null":
-        return "empty"
-    if node.tag == _TAG + "bool":
-        return node.value
-    shown = node.value if len(node.value) <= 24 else node.value[:23] + "…"
-    return f"{shown!r}" + ("" if node.plain else " (quoted text)")
-
-
-def _kind(node: Node) -> str:
-    node = deref(node)
-    if isinstance(node, Sequence):
-        return "a list"
-    if isinstance(node, Mapping):
-        return "a mapping"
-    return _describe_scalar(node)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _at(node: Node, message: str) -> ScenarioError:
-    return ScenarioError(message, node.line, node.col)
 
 
 def _default_title(path: str) -> str:

@@ -21,7 +21,7 @@ from attn_tui.core.errors import NumericError
 from attn_tui.core.heads import HeadInputs
 from attn_tui.core.options import Expected
 from attn_tui.core.predictions import CLOSE, Predictions
-from attn_tui.core.save import SaveError, save
+from attn_tui.core.save import NeedsRewrite, SaveError, save
 from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario, bits_equal
 from attn_tui.core.scenario_file import loads, read_text
@@ -228,13 +228,16 @@ class Session:
 
     # ---- saving -----------------------------------------------------------------------------
 
-    def save(self, path: str | None = None, force: bool = False) -> str:
+    def save(self, path: str | None = None, force: bool = False, rewrite: bool = False) -> str:
         """Write the scenario to its file (or to ``path``); returns the path written.
 
         Raises ``DiskChanged`` if the file changed on disk since it was loaded, unless
-        ``force``; ``SaveError`` (with the reason) if it cannot be written. With a save root,
-        a relative ``path`` is taken from its folder, and ``OutsideSaveRoot`` (a ``SaveError``)
-        refuses any file its rule does not allow, before anything is written.
+        ``force``; ``SaveError`` (with the reason) if it cannot be written. Where the file's
+        own text cannot take the edits, saving to another file writes it whole; saving to the
+        same file raises ``NeedsRewrite`` unless ``rewrite`` (the user agreed to lose the
+        comments and layout). With a save root, a relative ``path`` is taken from its folder,
+        and ``OutsideSaveRoot`` (a ``SaveError``) refuses any file its rule does not allow,
+        before anything is written.
         """
         target = path or self.scenario.path
         if target is None or (path is None and self.read_only):
@@ -246,7 +249,7 @@ class Session:
             self.check_disk()
         elif not same_file and os.path.exists(target) and not force:
             raise DiskChanged(f"{target} already exists")
-        text = save(self.scenario, target, self.save_root)
+        text = save(self.scenario, target, rewrite=rewrite or not same_file, save_root=self.save_root)
         self.discard_recovery()
         saved = loads(text, target)
         self.scenario = self.saved = saved
@@ -280,10 +283,23 @@ class Session:
         """Whether an input number differs from the file (options aside)."""
         return bool(self._unsaved)
 
-    def restore(self, found: recovery.Recovery) -> None:
-        """Replay the edits of a recovery copy (each can be undone as usual)."""
+    def restore(self, found: recovery.Recovery) -> list[str]:
+        """Replay the edits of a recovery copy that fit the file as it is now (each can be
+        undone as usual); returns, one line each, what was skipped and why. Skipped edits are
+        never applied; once reported, the copy holds only what is unsaved now."""
+        skipped = list(found.skipped)
         for edit in found.edits:
-            self.apply(edit)
+            fitted = recovery.fitting(edit, self.scenario)
+            if isinstance(fitted, str):
+                skipped.append(fitted)
+                continue
+            try:
+                self.apply(fitted)
+            except NumericError:
+                skipped.append(f"{recovery.describe(edit)}: a stage would overflow float64 with it")
+        if not self.modified:
+            self.discard_recovery()
+        return skipped
 
     def discard_recovery(self) -> None:
         if self.recovery_file:
@@ -340,4 +356,4 @@ def _same_file(a: str, b: str | None) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
-__all__ = ["DiskChanged", "NumericError", "SaveError", "Session"]
+__all__ = ["DiskChanged", "NeedsRewrite", "NumericError", "SaveError", "Session"]

@@ -13,7 +13,8 @@ def softmax_rows(masked: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     finite entry (the causal mask always leaves a token itself visible).
     """
     row_max = masked.max(axis=1)
-    exp = np.exp(masked - row_max[:, None])
+    with np.errstate(over="ignore"):  # a mask value near −1.8e308 minus a large score is −∞: exp 0
+        exp = np.exp(masked - row_max[:, None])
     row_sum = exp.sum(axis=1)
     return row_max, exp, row_sum, exp / row_sum[:, None]
 

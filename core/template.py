@@ -12,9 +12,10 @@ import re
 
 import yaml
 
-from attn_tui.core.options import MAX_DIM, MAX_NUMBERS, MAX_T
+from attn_tui.core.options import MAX_DIM, MAX_NUMBERS, MAX_T, MAX_TOKEN_LENGTH, MAX_YAML_NODES
 
 RANDOM_DECIMALS = 2
+_OTHER_VALUES = 64  # keys and options beside the tokens and the matrices, with room to spare
 MAX_SEED = 2**32 - 1  # what np.random.seed accepts
 
 # A token written bare in a flow list only if it is a word: letters, digits, "_", "." and "-",
@@ -48,6 +49,10 @@ def scenario_template(tokens: list[str], d_k: int, d_v: int | None = None,
     if total > MAX_NUMBERS:
         raise ValueError(f"too many numbers: T × (2·d_k + d_v) = {total:,}; a scenario holds at "
                          f"most {MAX_NUMBERS:,}")
+    if total + 4 * T + _OTHER_VALUES > MAX_YAML_NODES:  # what the YAML file writes out
+        raise ValueError(f"too many numbers for a scenario written in YAML: T × (2·d_k + d_v) = "
+                         f"{total:,}; a YAML file holds at most {MAX_YAML_NODES:,} values "
+                         "(larger matrices go in .npy files: Q: {npy: q.npy})")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
                              or not 0 <= seed <= MAX_SEED):
         raise ValueError(f"seed must be a whole number from 0 to {MAX_SEED}, not {seed!r}")
@@ -129,6 +134,9 @@ def _checked_tokens(tokens: list[str]) -> list[str]:
         if not token.strip():
             raise ValueError(f"token {number} ({token!r}) is empty or only spaces; every row needs a "
                              "token a reader can see")
+        if len(token) > MAX_TOKEN_LENGTH:
+            raise ValueError(f"token {number} is {len(token):,} characters long; at most "
+                             f"{MAX_TOKEN_LENGTH:,}")
         try:
             token.encode("utf-8")
         except UnicodeEncodeError:
@@ -149,12 +157,12 @@ def _yaml_token(token: str) -> str:
     if (_BARE_TOKEN.fullmatch(token) and token not in _OTHER_BOOLEANS
             and not _NUMBER_LIKE.fullmatch(token) and yaml.safe_load(token) == token):
         return token
-    return _double_quoted(token)
+    return yaml_quoted(token)
 
 
-def _double_quoted(text: str) -> str:
-    """A YAML double-quoted scalar; unprintable characters and line breaks as escapes, so the
-    token stays on one line (it also names its row in a comment)."""
+def yaml_quoted(text: str) -> str:
+    """A YAML double-quoted scalar that reads back as exactly ``text``: unprintable characters
+    and line breaks as escapes, so it stays on one line (a token also names its row in a comment)."""
     def char(ch: str) -> str:
         if ch in '"\\':
             return "\\" + ch

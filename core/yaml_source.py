@@ -8,6 +8,7 @@ bounds nesting depth and node count before anything large is built.
 
 from __future__ import annotations
 
+import gc
 import re
 from dataclasses import dataclass, field
 
@@ -15,16 +16,17 @@ import yaml
 from yaml.resolver import Resolver
 
 from attn_tui.core.errors import ScenarioError
-
-MAX_DEPTH = 64
-MAX_NODES = 6_000_000
+from attn_tui.core.options import MAX_DEPTH, MAX_YAML_EXPANDED, MAX_YAML_NODES
 
 _TAG = "tag:yaml.org,2002:"
 _DATA_TAGS = {_TAG + name for name in ("str", "int", "float", "bool", "null", "seq", "map")}
+_STR = _TAG + "str"
 _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_IMPLICIT = Resolver.yaml_implicit_resolvers  # YAML 1.1's rules for plain scalars, by first character
+_CACHED_TAGS = 4096  # plain scalars such as 0, 1, 0.5 recur: their tag is looked up once
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Node:
     """A YAML node: where it starts and ends in the text (character offsets, 1-based line/col)."""
 
@@ -35,26 +37,28 @@ class Node:
     anchor: str | None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Scalar(Node):
     value: str  # the scalar's text, quotes removed
     tag: str
     plain: bool  # written without quotes or block indicators
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Sequence(Node):
     items: list[Node] = field(default_factory=list)
     flow: bool = False
+    size: int = 1  # how many nodes it stands for, counting what its aliases stand for
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Mapping(Node):
     items: list[tuple[Node, Node]] = field(default_factory=list)
     flow: bool = False
+    size: int = 1
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Alias(Node):
     target: Node = None  # type: ignore[assignment]
 
@@ -74,72 +78,101 @@ def deref(node: Node) -> Node:
 
 
 def parse(text: str) -> Document:
-    """Compose ``text`` into nodes with positions; ``ScenarioError`` for anything not plain data."""
-    resolver = Resolver()
+    """Compose ``text`` into nodes with positions; ``ScenarioError`` for anything not plain data.
+
+    The limits hold while the text is read, before anything grows: at most ``MAX_YAML_NODES``
+    nodes written, at most ``MAX_YAML_EXPANDED`` counting each alias as all it stands for
+    (an alias bomb stops at its first few lines), and nesting at most ``MAX_DEPTH`` deep.
+    An alias inside the very node it names (a cycle) is an error.
+    """
     anchors: dict[str, Node] = {}
     aliases: list[Alias] = []
-    stack: list[Node] = []
+    stack: list[Sequence | Mapping] = []
     pending_keys: list[Node | None] = []
+    tags: dict[str, str] = {}
     root: Node | None = None
     documents = 0
-    count = 0
+    written = 0
+    expanded = 0
 
-    def attach(node: Node) -> None:
-        nonlocal root
-        if not stack:
-            root = node
-            return
-        parent = stack[-1]
-        if isinstance(parent, Sequence):
-            parent.items.append(node)
-        elif pending_keys[-1] is None:
-            pending_keys[-1] = node
-        else:
-            parent.items.append((pending_keys[-1], node))  # type: ignore[union-attr]
-            pending_keys[-1] = None
-
+    collecting = gc.isenabled()
+    gc.disable()  # a node per value and no cycles: the collector would rescan them all, often
+    events = _Parser(text)
+    scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent  # (locals: this loop runs per value)
+    sequence_start, mapping_start = yaml.SequenceStartEvent, yaml.MappingStartEvent
+    collection_end = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
     try:
-        for event in yaml.parse(text, Loader=_Parser):
-            if isinstance(event, yaml.DocumentStartEvent):
-                documents += 1
-                if documents > 1:
-                    raise _error("a scenario file holds one YAML document; found a second one", event)
-                continue
-            if not isinstance(event, (yaml.NodeEvent, yaml.CollectionEndEvent)):
-                continue
-            if isinstance(event, yaml.CollectionEndEvent):
-                node = stack.pop()
-                pending_keys.pop()
-                node.end = event.end_mark.index
-                continue
-            count += 1
-            if count > MAX_NODES:
-                raise _error(f"too large: more than {MAX_NODES:,} YAML nodes", event)
-            if isinstance(event, yaml.AliasEvent):
+        # get_event alone, not yaml.parse's check_event-then-get_event: half the calls per value
+        while (event := events.get_event()) is not None:
+            kind = type(event)
+            if kind is scalar_event:
+                tag = event.tag
+                if tag is None or tag == "!":
+                    tag = _resolve(event.value, event.implicit[0], tags)
+                else:
+                    _explicit_tag(event)
+                start = event.start_mark
+                node: Node = Scalar(start.index, event.end_mark.index, start.line + 1, start.column + 1,
+                                    event.anchor, event.value, tag, not event.style)
+                stands_for = 1
+            elif kind is alias_event:
                 target = anchors.get(event.anchor)
                 if target is None:
                     raise _error(f"the alias *{event.anchor} names no anchor defined before it", event)
-                alias = Alias(*_place(event), anchor=None, target=target)
-                aliases.append(alias)
-                attach(alias)
+                if target.end < 0:  # still open: the alias is inside what it names
+                    raise _error(f"the alias *{event.anchor} stands inside &{event.anchor} itself: "
+                                 "a cycle", event)
+                start = event.start_mark
+                node = Alias(start.index, event.end_mark.index, start.line + 1, start.column + 1,
+                             None, target)
+                aliases.append(node)
+                stands_for = target.size if isinstance(target, (Sequence, Mapping)) else 1
+            elif kind is sequence_start or kind is mapping_start:
+                _explicit_tag(event)
+                start = event.start_mark
+                node = (Sequence if kind is sequence_start else Mapping)(
+                    start.index, -1, start.line + 1, start.column + 1, event.anchor,
+                    flow=bool(event.flow_style))
+                stands_for = 1  # (what it holds is added when it ends)
+            elif kind in collection_end:
+                node = stack.pop()
+                pending_keys.pop()
+                node.end = event.end_mark.index
+                if stack:
+                    stack[-1].size += node.size - 1
                 continue
-            tag = _explicit_tag(event)
-            if isinstance(event, yaml.ScalarEvent):
-                if tag is None:
-                    tag = resolver.resolve(yaml.ScalarNode, event.value, event.implicit)
-                node = Scalar(*_place(event), anchor=event.anchor, value=event.value, tag=tag,
-                              plain=not event.style)
-            elif isinstance(event, yaml.SequenceStartEvent):
-                node = Sequence(*_place(event), anchor=event.anchor, flow=bool(event.flow_style))
             else:
-                node = Mapping(*_place(event), anchor=event.anchor, flow=bool(event.flow_style))
-            if event.anchor is not None:
+                if kind is yaml.DocumentStartEvent:
+                    documents += 1
+                    if documents > 1:
+                        raise _error("a scenario file holds one YAML document; found a second one", event)
+                continue
+            written += 1
+            expanded += stands_for
+            if written > MAX_YAML_NODES:
+                raise _error(f"too large: more than {MAX_YAML_NODES:,} YAML values written out "
+                             "(keep big matrices in .npy files)", event)
+            if expanded > MAX_YAML_EXPANDED:
+                raise _error(f"too large: more than {MAX_YAML_EXPANDED:,} YAML values, counting "
+                             "what each alias stands for (keep big matrices in .npy files)", event)
+            if kind is not alias_event and event.anchor is not None:
                 anchors[event.anchor] = node
-            attach(node)
-            if isinstance(node, (Sequence, Mapping)):
+            if stack:
+                parent = stack[-1]
+                parent.size += stands_for
+                if type(parent) is Sequence:
+                    parent.items.append(node)
+                elif pending_keys[-1] is None:
+                    pending_keys[-1] = node
+                else:
+                    parent.items.append((pending_keys[-1], node))
+                    pending_keys[-1] = None
+            else:
+                root = node
+            if node.end < 0:  # a collection begins
                 if len(stack) >= MAX_DEPTH:
                     raise _error(f"nested more than {MAX_DEPTH} levels deep", event)
-                stack.append(node)
+                stack.append(node)  # type: ignore[arg-type]
                 pending_keys.append(None)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -154,7 +187,29 @@ def parse(text: str) -> Document:
             position = len(text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "ignore"))
         line, col = line_col(text, position) if position is not None else (None, None)
         raise ScenarioError(f"not valid YAML: {_reader_problem(exc)}", line, col) from None
+    finally:
+        events.dispose()
+        if collecting:
+            gc.enable()
     return Document(text, root, aliases)
+
+
+def _resolve(value: str, plain: bool, cache: dict[str, str]) -> str:
+    """The tag YAML 1.1 gives a scalar written without one (PyYAML's resolver, inlined: it is
+    called once per number)."""
+    if not plain:
+        return _STR
+    tag = cache.get(value)
+    if tag is not None:
+        return tag
+    tag = _STR
+    for candidate, pattern in _IMPLICIT.get(value[:1], ()):
+        if pattern.match(value):
+            tag = candidate
+            break
+    if len(cache) < _CACHED_TAGS and len(value) < 32:
+        cache[value] = tag
+    return tag
 
 
 def line_col(text: str, index: int) -> tuple[int, int]:
@@ -185,11 +240,6 @@ def replace_spans(text: str, replacements: dict[tuple[int, int], str]) -> str:
         position = end
     pieces.append(text[position:])
     return "".join(pieces)
-
-
-def _place(event: yaml.Event) -> tuple[int, int, int, int]:
-    start = event.start_mark
-    return start.index, event.end_mark.index, start.line + 1, start.column + 1
 
 
 def _explicit_tag(event: yaml.NodeEvent) -> str | None:

@@ -193,8 +193,7 @@ def test_a_builtin_by_name_or_by_path_opens_read_only_and_a_copy_does_not(monkey
     """README's first command opens scenarios/cat_sat.yaml: saving there must not rewrite the
     shipped file, so a built-in opened by its path is protected like one opened by name."""
     opened = []
-    monkeypatch.setattr(cli, "start_app", lambda scenario, read_only=False, present=False:
-                        opened.append(read_only) or 0)
+    monkeypatch.setattr(cli, "start_app", lambda scenario, read_only=False, **_: opened.append(read_only) or 0)
     monkeypatch.chdir(tmp_path)
     assert main(["cat_sat"]) == 0
     assert main([str(SCENARIOS / "cat_sat.yaml")]) == 0

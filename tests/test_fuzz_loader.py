@@ -33,8 +33,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from attn_tui.core import Scenario, ScenarioError, compute_all, load, loads
-
-MAX_T = 4096
+from attn_tui.core.options import MAX_T
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "200"))
 TIME_LIMIT = 1.0             # seconds per document

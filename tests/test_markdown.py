@@ -358,8 +358,8 @@ def test_a_real_markdown_parser_renders_the_awkward_scenario_as_intended():
     # every table row has as many cells as its header
     html_tables = re.findall(r"<table>(.*?)</table>", rendered, flags=re.S)
     assert len(html_tables) == 9
-    for html in html_tables:
-        counts = {len(re.findall(r"<t[hd][ >]", row)) for row in re.findall(r"<tr>(.*?)</tr>", html, flags=re.S)}
+    for table in html_tables:
+        counts = {len(re.findall(r"<t[hd][ >]", row)) for row in re.findall(r"<tr>(.*?)</tr>", table, flags=re.S)}
         assert len(counts) == 1, counts
     assert "<p>- not a list\n# not a heading\n1. not a list either | nor a table</p>" in rendered
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
+import warnings
+
 import numpy as np
 import pytest
 
-from attn_tui.core import ScenarioError, load
+from attn_tui.core import ScenarioError, load, loads
 from attn_tui.core.session import Session
 from attn_tui.tui.cli import main
 
@@ -86,11 +89,21 @@ def test_npz_errors(folder):
 
 
 def test_sizes_are_checked_from_the_header_before_the_data_is_read(folder):
-    header = {"descr": "<f8", "fortran_order": False, "shape": (5000, 4)}
+    header = {"descr": "<f8", "fortran_order": False, "shape": (16_385, 4)}
     with open(folder / "huge.npy", "wb") as file:
         np.lib.format.write_array_header_1_0(file, header)  # a header and no data at all
     (folder / "s.yaml").write_text("Q: {npy: huge.npy}\nK: {npy: k.npy}\nV: {npy: v.npy}\n")
-    assert "at most 4,096 rows" in error(folder / "s.yaml").message
+    assert "at most 16,384 rows" in error(folder / "s.yaml").message
+
+
+def test_too_many_numbers_in_all_is_refused_from_the_headers(folder):
+    """16,384 × 4,096 is within every single limit, but Q, K, V hold 3 × 67 M numbers."""
+    for name in ("q", "k", "v"):
+        with open(folder / f"{name}big.npy", "wb") as file:
+            np.lib.format.write_array_header_1_0(
+                file, {"descr": "<f8", "fortran_order": False, "shape": (16_384, 4096)})
+    (folder / "s.yaml").write_text("Q: {npy: qbig.npy}\nK: {npy: kbig.npy}\nV: {npy: vbig.npy}\n")
+    assert "too many numbers: 201,326,592 in all, at most 16,000,000" in error(folder / "s.yaml").message
 
 
 def test_a_pickle_is_never_loaded(folder):
@@ -136,3 +149,46 @@ def test_save_as_elsewhere_keeps_the_data_files_reachable(folder, tmp_path_facto
     session.save(str(other))
     copy = load(other)
     assert np.array_equal(copy.Q, Q) and copy.options.causal is False
+
+
+# ---- every .npy header NumPy can write, and crafted ones (issue 10, item 8) --------------------------------
+
+def _npy_with_header(path, header: dict) -> None:
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, header)
+    path.write_bytes(buffer.getvalue() + np.zeros(4).tobytes())
+
+
+@pytest.mark.parametrize("make, fragment", [
+    # format 3.0 (UTF-8 field names): used to reach a private NumPy function that 2.x removed
+    (lambda p: np.save(p, np.zeros((2, 2), dtype=[("€", "f8")])), "structured records"),
+    (lambda p: _npy_with_header(p, {"descr": "<f8", "fortran_order": False, "shape": (True, True)}),
+     "shape (True, True)"),
+    (lambda p: _npy_with_header(p, {"descr": "<f8", "fortran_order": False, "shape": (2, -2)}),
+     "shape (2, -2)"),
+    (lambda p: p.write_bytes(b"\x93NUMPY\x01\x00\x10\x00{'descr': \x00\x00\x00\x00}  \n"), "not a NumPy .npy file"),
+    (lambda p: p.write_bytes(b"\x93NUMPY\x09\x00"), "not a NumPy .npy file"),
+])
+def test_a_strange_npy_header_is_a_located_error(tmp_path, capsys, make, fragment):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumPy warns that format 3.0 needs NumPy >= 1.17
+        make(tmp_path / "q.npy")
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("Q: {npy: q.npy}\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n")
+    assert main(["--check", str(scenario)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{scenario}:1:4: Q: q.npy ") and fragment in err, err
+    assert err.count("\n") == 1
+
+
+def test_a_format_3_npy_of_plain_numbers_loads(tmp_path):
+    """NumPy writes 3.0 only when it must (UTF-8 names); a 3.0 header of plain float64 is fine."""
+    buffer = io.BytesIO()
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }".encode()
+    header += b" " * (64 - (12 + len(header) + 1) % 64) + b"\n"
+    buffer.write(b"\x93NUMPY\x03\x00" + len(header).to_bytes(4, "little") + header)
+    buffer.write(np.array([[1.0, 2.0], [3.0, 4.0]]).tobytes())
+    (tmp_path / "q.npy").write_bytes(buffer.getvalue())
+    scenario = loads("Q: {npy: q.npy}\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n",
+                     str(tmp_path / "s.yaml"))
+    assert scenario.Q.tolist() == [[1.0, 2.0], [3.0, 4.0]]

@@ -116,7 +116,7 @@ def test_every_builtin_saves_an_edit_and_reads_back(tmp_path):
 
 def test_render_writes_a_fresh_file_that_loads_the_same():
     scenario = load(SCENARIOS / "unscaled_x10.yaml").with_cell("Q", 0, 1, -2.5)
-    assert loads(render(scenario)).same_numbers(scenario)
+    assert loads(render(scenario).text).same_numbers(scenario)
 
 
 def test_write_atomic_leaves_the_old_file_when_the_rename_fails(tmp_path, monkeypatch):

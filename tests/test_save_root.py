@@ -135,8 +135,9 @@ def test_a_served_file_inside_the_folder_is_not_replaced_by_save_as(folders):
     assert served.read_text() == before
 
 
-def test_every_file_a_save_writes_is_checked_before_any_is_written(folders):
-    """An edited .npy matrix goes to <name>.Q.npy beside the copy: that path obeys the rule too."""
+def test_a_data_file_name_taken_by_a_link_out_is_passed_over(folders):
+    """An edited .npy matrix goes to <name>.Q.npy beside the copy; a link planted there (to a
+    file outside the folder) is never written through: the data goes to a fresh name inside."""
     root, outside = folders
     np.save(root / "q.npy", np.eye(2))
     (root / "s.yaml").write_text("tokens: [a, b]\nQ: {npy: q.npy}\nK: [[1, 0], [0, 1]]\n"
@@ -144,13 +145,27 @@ def test_every_file_a_save_writes_is_checked_before_any_is_written(folders):
     (root / "copy.Q.npy").symlink_to(outside / "stolen.npy")
     session = Session(load(root / "s.yaml"), read_only=True, save_root=SaveRoot(root))
     session.set_cell("Q", 0, 0, 5.0)
-    with pytest.raises(OutsideSaveRoot, match="copy.Q.npy"):
-        session.save("copy.yaml")
-    assert contents(root) == ["copy.Q.npy", "q.npy", "s.yaml"] and contents(outside) == []
-    written = session.save("other.yaml")
-    assert contents(root) == ["copy.Q.npy", "other.Q.npy", "other.yaml", "q.npy", "s.yaml"]
+    written = session.save("copy.yaml")
+    assert contents(outside) == [] and os.readlink(root / "copy.Q.npy") == str(outside / "stolen.npy")
     assert load(written).Q[0, 0] == 5.0
+    assert set(contents(root)) - {"copy.Q.npy", "q.npy", "s.yaml", "copy.yaml"} == {"copy.Q-2.npy"}
     assert np.load(root / "q.npy")[0, 0] == 1.0  # the lecturer's data file is untouched
+
+
+def test_every_file_a_save_writes_is_checked_before_any_is_written(folders, monkeypatch):
+    """Were a data file's path ever to lead outside the folder, nothing at all is written."""
+    from attn_tui.core import save as saving
+
+    root, outside = folders
+    np.save(root / "q.npy", np.eye(2))
+    (root / "s.yaml").write_text("tokens: [a, b]\nQ: {npy: q.npy}\nK: [[1, 0], [0, 1]]\n"
+                                 "V: [[1, 2], [3, 4]]\n")
+    session = Session(load(root / "s.yaml"), read_only=True, save_root=SaveRoot(root))
+    session.set_cell("Q", 0, 0, 5.0)
+    monkeypatch.setattr(saving, "data_file", lambda target, name: str(outside / f"{name}.npy"))
+    with pytest.raises(OutsideSaveRoot, match="Q.npy"):
+        session.save("copy.yaml")
+    assert contents(root) == ["q.npy", "s.yaml"] and contents(outside) == []
 
 
 def test_the_folder_must_exist(tmp_path):

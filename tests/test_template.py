@@ -142,7 +142,7 @@ def test_a_repeated_last_token_is_focused_by_row_number():
     ((["a"], True), "d_k must be a whole number"),
     ((["a"], 2, 0), "d_v must be from 1 to 4096"),
     ((["a"], 2, 5000), "d_v must be from 1 to 4096"),
-    (([f"t{i}" for i in range(4097)], 1), "4,097 tokens; a scenario has at most 4,096"),
+    (([f"t{i}" for i in range(16_385)], 1), "16,385 tokens; a scenario has at most 16,384"),
     (([f"t{i}" for i in range(4096)], 4096), "too many numbers"),
     ((["a"], 2, None, -1), "seed"),
     ((["a"], 2, None, 2**32), "seed"),

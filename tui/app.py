@@ -53,6 +53,16 @@ class AttnApp(App[int]):
             if settings.get("theme") in self.available_themes:
                 self.theme = settings["theme"]
             self.palette_name = settings.get("palette", PALETTES[0])
+        self.crash: Exception | None = None  # what ended the app, if an exception did
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An exception that escapes a handler ends the app, as Textual ends it, but without
+        Textual's printed traceback: :func:`run_app` hands the exception to the command line,
+        which reports it in one line (the traceback with --debug) once the terminal is back."""
+        if self.crash is None:
+            self.crash = error
+        super()._handle_exception(error)
+        self._exit_renderables.clear()
 
     def on_mount(self) -> None:
         self.set_class(self.palette_name != PALETTES[0], "-colour-blind")
@@ -162,6 +172,12 @@ class AttnApp(App[int]):
 
 def run_app(scenario: Scenario | None, read_only: bool = False, save_root: SaveRoot | None = None,
             present: bool = False) -> int:
-    """Run the app in the terminal (on the chooser without a scenario); returns the exit status."""
-    result = AttnApp(scenario, read_only, save_root, present).run()
+    """Run the app in the terminal (on the chooser without a scenario); returns the exit status.
+
+    If the app crashed, the exception that ended it is raised here, after Textual has given the
+    terminal back (recovery copies of unsaved edits stay where they are)."""
+    app = AttnApp(scenario, read_only, save_root, present)
+    result = app.run()
+    if app.crash is not None:
+        raise app.crash
     return result or 0

@@ -1,24 +1,42 @@
 """The ``attn-tui`` command: the app, or a headless view of a scenario (--json, --print, --check).
 
 Exit status: 0 ok; 1 the student's values (``expect:``) differ from attention's; 2 a scenario
-or usage error; 3 an unexpected internal error (one line; the traceback with --debug).
+or usage error, or output that cannot be written; 3 an unexpected internal error (one line;
+the traceback with --debug).
+
+Every message and every line of output that quotes text from a file or an argument goes
+through :func:`say` or :func:`write_out`, which make control characters visible (see
+``core.text.visible``): a token, a title or a file name can never steer the terminal.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 import traceback
 
 from attn_tui import __version__
+from attn_tui.core.text import visible
 
 EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
 
 
+class OutputError(Exception):
+    """Standard output cannot take what a mode writes: closed, a full disk, a device error."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its messages (which quote the arguments given) made visible."""
+
+    def error(self, message: str):  # type: ignore[override]
+        super().error(visible(message))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="attn-tui",
         description="Step through scaled dot-product attention, stage by stage, "
                     "and see why every number is what it is.",
@@ -69,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def build_new_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="attn-tui new",
         description="Write a new scenario file, commented and ready to edit; opens nothing.")
     parser.add_argument("file", help="the scenario file to write")
@@ -100,19 +118,70 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         action = lambda: run(parser, args)  # noqa: E731
     try:
-        return action()
+        status = action()
+        flush_out()
+        return status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT_OK
+    except OutputError as error:
+        _quiet_stdout()
+        say(f"attn-tui: cannot write the output: {error}")
+        return EXIT_USAGE
     except Exception as exc:  # the promise: one line, never a traceback, unless asked
-        if args.debug:
-            traceback.print_exc()
-        else:
-            print(f"attn-tui: internal error: {type(exc).__name__}: {exc} "
-                  "(this is a bug; --debug shows the traceback)", file=sys.stderr)
+        report_internal_error(exc, args.debug)
         return EXIT_INTERNAL
+
+
+def report_internal_error(exc: Exception, debug: bool, note: str = "") -> None:
+    """An unexpected exception (a bug): one line naming it, or its traceback with --debug."""
+    if debug:
+        traceback.print_exception(exc)
+        if note:
+            say(f"attn-tui: {note}")
+    else:
+        say(f"attn-tui: internal error: {type(exc).__name__}: {exc} "
+            f"(this is a bug; --debug shows the traceback){'; ' + note if note else ''}")
+
+
+def say(message: str) -> None:
+    """One message on standard error, made visible (nothing, if standard error is closed)."""
+    if sys.stderr is not None:
+        try:
+            print(visible(message), file=sys.stderr)
+        except (OSError, ValueError):
+            pass  # nowhere left to say it; the exit status still tells
+
+
+def write_out(text: str) -> None:
+    """``text`` on standard output; ``OutputError`` saying why if it cannot be written. The
+    text is written as given: views put outside text through ``visible`` themselves."""
+    if sys.stdout is None:
+        raise OutputError("standard output is closed")
+    try:
+        sys.stdout.write(text)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(exc.strerror or str(exc)) from None
+    except ValueError:  # "I/O operation on closed file"
+        raise OutputError("standard output is closed") from None
+
+
+def flush_out() -> None:
+    """Push buffered output out now, while a failure can still be reported and exit 2."""
+    if sys.stdout is None:
+        return
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(exc.strerror or str(exc)) from None
+    except ValueError:
+        raise OutputError("standard output is closed") from None
 
 
 def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -133,17 +202,20 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if headless:
             parser.error("--json, --print, --markdown and --check need a scenario (a file or a "
                          "built-in name)")
-        return start_app(None)
+        return start_app(None, debug=args.debug)
     try:
         path = scenario_path(args.scenario)
         from attn_tui.core import catalog, load
 
         scenario = load(path)  # before the terminal is taken, so an error reads as one line
         if not headless:  # a built-in, by name or by path, is opened read-only: saving asks where
-            return start_app(scenario, read_only=catalog.is_builtin(path), present=args.present)
+            return start_app(scenario, read_only=catalog.is_builtin(path), present=args.present,
+                             debug=args.debug)
     except ScenarioError as error:
-        print(error, file=sys.stderr)
+        say(str(error))
         return EXIT_USAGE
+    if sys.stdout is None:  # before the work: a closed output would otherwise pass unnoticed
+        raise OutputError("standard output is closed")
     comparison = None
     if scenario.expect:
         from attn_tui.core.compare import compare
@@ -164,27 +236,26 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             parser.error(str(exc))
         if args.markdown:
             from attn_tui.core.markdown import to_markdown
-            sys.stdout.write(to_markdown(scenario, rows=rows, sheet=args.sheet))
+            write_out(to_markdown(scenario, rows=rows, sheet=args.sheet))
         else:
             from attn_tui.core.report import text_chunks
             _write_all(text_chunks(scenario, rows=rows))
     elif args.check:
-        from attn_tui.core.text import visible
-
         if comparison is None:
-            print(f"{visible(scenario.display_name)}: ok: {summary(scenario)}")
+            write_out(visible(f"{scenario.display_name}: ok: {summary(scenario)}") + "\n")
         else:
             from attn_tui.core.compare import summary as comparison_summary
             verdict = "your values match" if comparison.ok else "your values differ"
-            print(f"{visible(scenario.display_name)}: {verdict}: {summary(scenario)}")
-            print(comparison_summary(comparison, scenario))
+            write_out(visible(f"{scenario.display_name}: {verdict}: {summary(scenario)}") + "\n")
+            write_out(comparison_summary(comparison, scenario) + "\n")
             if not comparison.ok:
                 return EXIT_DIFFERS
     return EXIT_OK
 
 
 def new_scenario(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """``attn-tui new FILE …``: write a commented template; refuse to replace a file unasked."""
+    """``attn-tui new FILE …``: write a commented template. Only ever creates a file, or (with
+    --force) replaces a regular file: never a device, a pipe, a folder, or a link's missing target."""
     from attn_tui.core.atomic_write import write_atomic
     from attn_tui.core.template import scenario_template
 
@@ -192,29 +263,45 @@ def new_scenario(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
         text = scenario_template(args.tokens.split(), args.d_k, args.d_v, seed=args.random)
     except ValueError as exc:
         parser.error(str(exc))
-    if os.path.isdir(args.file):
-        print(f"{args.file}: is a folder; give a file name such as {args.file}/scenario.yaml",
-              file=sys.stderr)
-        return EXIT_USAGE
-    if os.path.exists(args.file) and not args.force:
-        print(f"{args.file}: already exists; add --force to replace it", file=sys.stderr)
+    refusal = _new_file_refusal(args.file, args.force)
+    if refusal is not None:
+        say(f"{args.file}: {refusal}")
         return EXIT_USAGE
     try:
         write_atomic(args.file, text)
     except OSError as exc:
-        print(f"{args.file}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        say(f"{args.file}: cannot write: {exc.strerror or exc}")
         return EXIT_USAGE
     tokens = len(args.tokens.split())
-    print(f"Wrote {args.file}: {tokens} tokens, d_k = {args.d_k}, d_v = {args.d_v or args.d_k}"
-          f"{'' if args.random is None else f', random numbers from seed {args.random}'}. "
-          f"Edit it, then: attn-tui {args.file}")
+    write_out(visible(f"Wrote {args.file}: {tokens} tokens, d_k = {args.d_k}, d_v = {args.d_v or args.d_k}"
+                      f"{'' if args.random is None else f', random numbers from seed {args.random}'}. "
+                      f"Edit it, then: attn-tui {args.file}") + "\n")
     return EXIT_OK
+
+
+def _new_file_refusal(path: str, force: bool) -> str | None:
+    """Why ``new`` must not write ``path``, or None."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        mode = os.stat(path).st_mode  # (through a link, the file it points to)
+    except FileNotFoundError:
+        return (f"is a symbolic link to {os.readlink(path)}, which does not exist; new does not "
+                "create files through links: give the file's own path")
+    except OSError as exc:
+        return f"cannot be used: {exc.strerror or exc}"
+    if stat.S_ISDIR(mode):
+        return f"is a folder; give a file name such as {os.path.join(path, 'scenario.yaml')}"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file (a device, a pipe or a socket); new only creates or replaces files"
+    if not force:
+        return "already exists; add --force to replace it"
+    return None
 
 
 def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``--serve``: the server; ``--save-root``: one browser's app, which the server starts."""
     from attn_tui.core import ScenarioError, check, load
-    from attn_tui.core.text import visible
 
     if args.serve and args.save_root:
         parser.error("--save-root is how --serve starts each app; give --serve-dir instead")
@@ -229,11 +316,10 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
             # the server only checks it (without NumPy): the apps it starts do the work
             scenario = load(path) if args.save_root else check(path)
     except ScenarioError as error:
-        print(error, file=sys.stderr)
+        say(str(error))
         return EXIT_USAGE
     if args.save_root:
         from attn_tui.core.save_root import SaveRoot
-        from attn_tui.tui.app import run_app
 
         try:
             save_root = SaveRoot(args.save_root)
@@ -241,18 +327,18 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
             parser.error(f"--save-root: {error}")
         os.chdir(save_root.folder)  # so that a name typed in Save As means the same everywhere
         # the served file is never overwritten: saving it asks for a new name in the folder
-        return run_app(scenario, read_only=True, save_root=save_root)
+        return start_app(scenario, read_only=True, save_root=save_root, debug=args.debug)
     try:
         from attn_tui.tui.serve import ServeError, serve
     except ModuleNotFoundError as missing:
-        print(f"attn-tui: --serve needs textual-serve (no module {missing.name!r}): "
-              "pip install 'attn-tui[serve]'", file=sys.stderr)
+        say(f"attn-tui: --serve needs textual-serve (no module {missing.name!r}): "
+            "pip install 'attn-tui[serve]'")
         return EXIT_USAGE
     label = "the built-in scenarios" if path is None else visible(args.scenario)
     try:
         serve(path, label, args.host or DEFAULT_HOST, args.port or DEFAULT_PORT, args.serve_dir)
     except ServeError as error:
-        print(f"attn-tui: {error}", file=sys.stderr)
+        say(f"attn-tui: {error}")
         return EXIT_USAGE
     return EXIT_OK
 
@@ -261,7 +347,7 @@ def scenario_path(name: str) -> str:
     """A file path, or failing that the file of a built-in; errors name what was tried."""
     from attn_tui.core import ScenarioError, catalog
 
-    if os.path.exists(name):
+    if os.path.lexists(name):  # a broken link or a loop is the user's file too: say what is wrong
         return name
     builtin = catalog.find(name)
     if builtin is not None:
@@ -279,20 +365,19 @@ def select_rows(row: str | None, tokens: tuple[str, ...]) -> list[int] | None:
         return None
     if row == "all":
         return list(range(len(tokens)))
-    if row.isdigit() and 1 <= int(row) <= len(tokens):
+    if row.isascii() and row.isdigit() and 1 <= int(row) <= len(tokens):  # not "٣" or "３"
         return [int(row) - 1]
     if tokens.count(row) > 1:
         rows = ", ".join(str(i + 1) for i, token in enumerate(tokens) if token == row)
         raise ValueError(f"--row {row!r} is ambiguous: rows {rows} are all {row!r}; give the number")
     if row in tokens:
         return [tokens.index(row)]
+    shown = " ".join(tokens[:8]) + (f" … ({len(tokens) - 8:,} more)" if len(tokens) > 8 else "")
     raise ValueError(f"--row {row!r}: not 'all', a number from 1 to {len(tokens)}, or a token "
-                     f"({' '.join(tokens)})")
+                     f"({shown})")
 
 
 def summary(scenario) -> str:
-    from attn_tui.core.text import visible
-
     parts = [visible(scenario.title), f"T = {scenario.T}", f"d_k = {scenario.d_k}", f"d_v = {scenario.d_v}",
              scenario.options.describe(scenario.d_k)]
     if scenario.multi_head:
@@ -311,9 +396,9 @@ def _write_all(chunks) -> None:
         pending.append(chunk)
         size += len(chunk)
         if size >= 1 << 20:
-            sys.stdout.write("".join(pending))
+            write_out("".join(pending))
             pending, size = [], 0
-    sys.stdout.write("".join(pending))
+    write_out("".join(pending))
 
 
 def list_builtins() -> int:
@@ -322,19 +407,40 @@ def list_builtins() -> int:
     entries = [(builtin.name, load(builtin.path).title) for builtin in catalog.builtins()]
     width = max(len(name) for name, _ in entries)
     for name, title in entries:
-        print(f"{name:<{width}}  {title}")
+        write_out(visible(f"{name:<{width}}  {title}") + "\n")
     return EXIT_OK
 
 
-def start_app(scenario, read_only: bool = False, present: bool = False) -> int:
+def start_app(scenario, read_only: bool = False, present: bool = False, save_root=None,
+              debug: bool = False) -> int:
+    """The app; a crash of it (a bug) is one line and exit 3, naming where the unsaved edits
+    were kept."""
+    import time
+
+    from attn_tui.core import recovery
     from attn_tui.tui.app import run_app
 
-    return run_app(scenario, read_only, present=present)
+    started = time.time()
+    try:
+        return run_app(scenario, read_only, save_root=save_root, present=present)
+    except Exception as crash:
+        kept = recovery.copies_since(started)
+        note = (f"your unsaved edits are kept in {recovery.folder()}: open the file again to restore "
+                "them" if kept else "")
+        report_internal_error(crash, debug, note)
+        return EXIT_INTERNAL
 
 
 def _quiet_stdout() -> None:
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    """Send what is still buffered for standard output nowhere, so that Python's own flush at
+    exit cannot fail a second time and print a traceback of its own."""
+    if sys.stdout is None:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import time
 from typing import TYPE_CHECKING
 
 from attn_tui.core.errors import ScenarioError
-from attn_tui.core.session import DiskChanged, SaveError
+from attn_tui.core.session import DiskChanged, NeedsRewrite, SaveError
 from attn_tui.tui.screens.choice import ChoiceScreen
 from attn_tui.tui.screens.save_as import SaveAsScreen
 from attn_tui.tui.text import tell
@@ -48,13 +48,25 @@ class Saving:
 
         self.screen.app.push_screen(SaveAsScreen(suggestion), chosen)
 
-    def _save(self, path: str | None, force: bool, then=None) -> None:
+    def _save(self, path: str | None, force: bool, then=None, rewrite: bool = False) -> None:
         try:
-            written = self.session.save(path, force=force)
+            written = self.session.save(path, force=force, rewrite=rewrite)
+        except NeedsRewrite as layout:
+            def rewritten(choice: str | None) -> None:
+                if choice == "rewrite":
+                    self._save(path, force, then, rewrite=True)
+                elif choice == "save_as":
+                    self.save_as(then)
+
+            self.screen.app.push_screen(ChoiceScreen(
+                f"{layout}.\nWrite the file whole (every number kept)?",
+                [("rewrite", "Rewrite"), ("save_as", "Save as…"), ("cancel", "Cancel")],
+                default="cancel"), rewritten)
+            return
         except DiskChanged as conflict:
             def decided(choice: str | None) -> None:
                 if choice == "overwrite":
-                    self._save(path, True, then)
+                    self._save(path, True, then, rewrite)
                 elif choice == "save_as":
                     self.save_as(then)
 
@@ -79,17 +91,22 @@ class Saving:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(found.saved_at))
         changed = ("\nThe file has changed since; the edits set their values again on top of it."
                    if found.file_changed else "")
-        count = len(found.edits)
+        count = found.count
 
         def decided(choice: str | None) -> None:
             if choice == "discard":
                 self.session.discard_recovery()
                 tell(self.screen, "Unsaved edits from the earlier session discarded", timeout=3)
                 return
-            self.session.restore(found)  # Esc restores too: it loses nothing, and u undoes
+            skipped = self.session.restore(found)  # Esc restores too: it loses nothing, and u undoes
             self.screen.after_change()
-            tell(self.screen, f"Restored {count} unsaved edit{'s' if count > 1 else ''} (u undoes them)",
-                 timeout=4)
+            if not skipped:
+                tell(self.screen, f"Restored {count} unsaved edit{'s' if count > 1 else ''} (u undoes them)",
+                     timeout=4)
+                return
+            # the reasons quote the copy, which may hold anything: tell() shows them as plain text
+            tell(self.screen, f"Restored {count - len(skipped)} of {count} unsaved edits; skipped, as they "
+                              "do not fit the file now: " + "; ".join(skipped), severity="warning", timeout=15)
 
         self.screen.app.push_screen(ChoiceScreen(
             f"{self.screen.where} has {count} unsaved edit{'s' if count > 1 else ''} from {when}, kept "
