@@ -86,11 +86,18 @@ def _require_regular_file(path: str) -> None:
 
 def check_matrix(shape: tuple[int, ...], dtype: np.dtype, label: str) -> tuple[int, int]:
     """Rows and columns of a header that describes a real 2-D matrix, or why it does not."""
+    return check_array(shape, dtype, label)  # type: ignore[return-value]
+
+
+def check_array(shape: tuple[int, ...], dtype: np.dtype, label: str, dims: tuple[int, ...] = (2,)) -> tuple[int, ...]:
+    """The shape of a header that describes a real array of one of ``dims`` dimensions (2: a
+    matrix, 3: a matrix per head, 1: a vector), or why it does not."""
     if not all(type(n) is int and n >= 0 for n in shape):  # NumPy lets (True, True) and -2 through
         raise NumpyFileError(f"{label} has shape {shape!r}: not the shape of an array")
-    if len(shape) != 2:
+    if len(shape) not in dims:
+        wanted = " or ".join(_DIMENSIONS[n] for n in dims)
         raise NumpyFileError(f"{label} holds a {len(shape)}-dimensional array (shape {shape}); "
-                             "a matrix has 2 dimensions")
+                             f"it should be {wanted}")
     if dtype.kind not in "fiu":
         kind = {"c": "complex numbers", "b": "booleans", "O": "Python objects", "U": "text",
                 "S": "bytes", "V": "structured records", "M": "dates", "m": "time spans"}.get(
@@ -98,14 +105,19 @@ def check_matrix(shape: tuple[int, ...], dtype: np.dtype, label: str) -> tuple[i
         raise NumpyFileError(f"{label} holds {kind}; a matrix needs real numbers")
     if 0 in shape:
         raise NumpyFileError(f"{label} is empty (shape {shape})")
-    return shape[0], shape[1]
+    return tuple(shape)
 
 
-def first_non_finite(values: np.ndarray) -> tuple[int, int] | None:
+_DIMENSIONS = {1: "a vector (1 dimension)", 2: "a matrix (2 dimensions)",
+               3: "one matrix per head (3 dimensions)"}
+
+
+def first_non_finite(values: np.ndarray) -> tuple[int, ...] | None:
+    """The index of the first NaN or infinity in ``values``, if any."""
     import numpy as np
 
     bad = np.argwhere(~np.isfinite(values))
-    return (int(bad[0][0]), int(bad[0][1])) if len(bad) else None
+    return tuple(int(i) for i in bad[0]) if len(bad) else None
 
 
 def npy_bytes(values: np.ndarray) -> bytes:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 # refused early, in well under 2 s and 200 MB.
 MAX_T = 16_384                # tokens
 MAX_DIM = 4096                # every width: d_k, d_v, d_model
+MAX_HEADS = 64                # attention heads
 MAX_NUMBERS = 16_000_000      # the input matrices' numbers in all
 MAX_FILE_BYTES = 16 * 2**20   # a scenario's YAML text
 MAX_YAML_NODES = 500_000      # YAML values written out in one file

@@ -21,33 +21,47 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from attn_tui.core.errors import NumericError, ScenarioError
-from attn_tui.core.numpy_files import ArrayRef, NumpyFileError, check_matrix, first_non_finite, npz_members
-from attn_tui.core.options import (INPUT_SETS, MAX_DESCRIPTION_LENGTH, MAX_DIM, MAX_FILE_BYTES, MAX_NUMBERS, MAX_T,
-                                   MAX_TOKEN_LENGTH, Options, RandomSpec, Variant)
-from attn_tui.core.yaml_numbers import (TAG, boolean, count, kind_of, located, mask_value_option, named,
+from attn_tui.core.numpy_files import ArrayRef, NumpyFileError, npz_members
+from attn_tui.core.options import (INPUT_SETS, MAX_DESCRIPTION_LENGTH, MAX_DIM, MAX_FILE_BYTES, MAX_HEADS,
+                                   MAX_NUMBERS, MAX_T, MAX_TOKEN_LENGTH, Options, RandomSpec, Variant)
+from attn_tui.core.yaml_matrices import (expected_file, expected_values, file_shape, file_values, matrix_shape,
+                                         matrix_values, shape_of, values_of)
+from attn_tui.core.yaml_matrices import largest as largest_of
+from attn_tui.core.yaml_matrices import where as where_in
+from attn_tui.core.yaml_numbers import (TAG, boolean, describe_scalar, kind_of, located, mask_value_option, named,
                                         number, scalar_text, scale_option, some_of, token_text, whole_number)
 from attn_tui.core.yaml_source import Document, Mapping, Node, Scalar, Sequence, deref, line_col, parse
 
 if TYPE_CHECKING:
-    import numpy as np
-
+    from attn_tui.core.rope import Rope
     from attn_tui.core.scenario import Scenario
 
-INPUT_NAMES = ("Q", "K", "V", "X", "Wq", "Wk", "Wv")
-EXPECT_STAGES = ("scores", "scaled", "weights", "output")
-KEYS = ("title", "description", "tokens", *INPUT_NAMES, "npz", "random",
-        "causal", "scale", "mask_value", "focus", "precision", "variants",
-        "expect", "expect_npz", "expect_tolerance", "predict")
+INPUT_NAMES = ("Q", "K", "V", "X", "X_q", "Wq", "Wk", "Wv", "Wo", "bo")
+OPTIONAL_INPUTS = ("X_q", "Wo", "bo")
+# The stages a student may give (expect:) or guess (predict:): core.stages' EXPECT_KEYS, written
+# out here so that checking a file needs no NumPy (a test keeps the two the same).
+EXPECT_STAGES = ("scores", "scaled", "weights", "output", "concat", "projected")
+PER_HEAD_STAGES = ("scores", "scaled", "weights", "output")
+KEYS = ("title", "description", "tokens", "query_tokens", *INPUT_NAMES, "npz", "random",
+        "heads", "kv_heads", "head_names", "causal", "scale", "mask_value", "window", "padding",
+        "mask", "rope", "focus", "precision", "variants", "expect", "expect_npz",
+        "expect_tolerance", "predict")
 OPTION_KEYS = ("causal", "scale", "mask_value")
 VARIANT_KEYS = ("name",) + OPTION_KEYS
 RANDOM_KEYS = ("seed", "T", "d_k", "d_v")
+HEAD_KEYS = ("name", "Q", "K", "V")
+ROPE_KEYS = ("base", "pairs")
 MAX_VARIANTS = 16
 MAX_PRECISION = 12
 V_LIMIT = 1e307  # a weighted average of values this large could round past float64's largest
 ROWS_AT_A_TIME = 256
+DIMS = {"Q": (2, 3), "K": (2, 3), "V": (2, 3), "bo": (1, 2)}  # the rest are matrices
 
 _INPUT_HELP = ("give Q, K and V; or X with Wq, Wk and Wv (each a list of rows or {npy: file.npy}, "
-               "or all from npz: file.npz); or random: {seed, T, d_k}")
+               "or all from npz: file.npz); or random: {seed, T, d_k}; or heads: a list of heads, "
+               "each with its own Q, K and V")
+_MASK_HELP = ("for cross-attention, hide keys with mask: (a T_q × T_k matrix of 0/1, 1 = may attend) "
+              "or padding: (one 0/1 per key, 1 = never attended)")
 
 
 @dataclass(frozen=True)
@@ -66,6 +80,8 @@ class Checked:
     d_k: int
     d_v: int
     path: str
+    heads: int = 1
+    query_tokens: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -213,15 +229,12 @@ def check_text(text: str, path: str = "<scenario>") -> Checked:
     fields = _read(text, path)
     if not _surely_finite(fields):  # a doubtful scenario is built and computed to make sure
         _build(fields)
-    shapes = fields["shapes"]
-    kind = "projection" if "X" in shapes else "qkv"
-    if fields["random"] is not None:
-        spec = fields["random"]
-        shapes = {"Q": (spec.T, spec.d_k), "V": (spec.T, spec.d_v)}
-    d_k = shapes["Q"][1] if kind == "qkv" else shapes["Wq"][1]
-    d_v = shapes["V"][1] if kind == "qkv" else shapes["Wv"][1]
+    layout = fields["layout"]
+    kind = "projection" if "X" in fields["shapes"] else "qkv"
+    editable = [name for name in INPUT_SETS[kind]] + [name for name in OPTIONAL_INPUTS if name in fields["shapes"]]
     return Checked(fields["title"], fields["description"], fields["tokens"], fields["options"],
-                   fields["variants"], kind, INPUT_SETS[kind], len(fields["tokens"]), d_k, d_v, path)
+                   fields["variants"], kind, tuple(editable), layout["T"], layout["d_k"], layout["d_v"],
+                   path, layout["heads"], fields["query_tokens"])
 
 
 def check_range(scenario: Scenario) -> None:
@@ -231,38 +244,54 @@ def check_range(scenario: Scenario) -> None:
     exactly, a block of rows at a time (memory stays small at T = 16,384); scaling divides every
     score by the same number, so that one score decides each option set. The output is a
     weighted average of V's rows, so V itself must keep a margin below float64's largest.
+    Every head is checked (RoPE turns pairs of dimensions and keeps their lengths, so the
+    bound from the unrotated vectors holds for the rotated ones).
     """
     import numpy as np
 
-    for name in ("Q", "K", "V"):
-        if not np.isfinite(scenario.matrix(name)).all():
-            raise NumericError(f"{name} = X·W{name.lower()} overflows float64; use smaller numbers")
-    largest_v = float(np.abs(scenario.V).max())
-    if largest_v >= V_LIMIT:
-        raise NumericError(f"V holds {largest_v:.3e}: the weighted sum of such values can round past "
-                           f"float64's largest number; keep V below {V_LIMIT:.0e}")
-    Q, K = scenario.Q, scenario.K
-    # |q·k| ≤ ‖q‖·‖k‖ (Cauchy–Schwarz), exact when d_k = 1; norms scaled down first so that
-    # squaring cannot overflow
-    q_scale, k_scale = float(np.abs(Q).max()) or 1.0, float(np.abs(K).max()) or 1.0
-    bound = (q_scale * float(np.sqrt(np.square(Q / q_scale).sum(axis=1).max()))
-             * k_scale * float(np.sqrt(np.square(K / k_scale).sum(axis=1).max())))
+    from attn_tui.core.heads import HeadInputs
+
+    inputs = HeadInputs(scenario)
+    many = scenario.heads > 1
     options = [scenario.options, *(variant.options(scenario.options) for variant in scenario.variants)]
-    if all(bound / o.divisor(scenario.d_k) < 1e300 for o in options):
-        return
-    largest = bound if scenario.d_k == 1 and math.isfinite(bound) else 0.0  # (then it is exact)
-    with np.errstate(over="ignore", invalid="ignore"):
-        for start in range(0, len(Q) if not largest else 0, ROWS_AT_A_TIME):
-            block = Q[start:start + ROWS_AT_A_TIME] @ K.T
-            largest = max(largest, float(np.abs(block).max()))
-            if not np.isfinite(largest):
-                i, j = np.argwhere(~np.isfinite(block))[0]
-                raise NumericError(f"the score ({scenario.tokens[start + i]}, {scenario.tokens[j]}) "
-                                   "overflows float64; use smaller numbers")
-        for o in options:
-            if not np.isfinite(largest / o.divisor(scenario.d_k)):
-                raise NumericError(f"a scaled score overflows float64 (scores up to {largest:.3e}, "
-                                   f"divided by {o.divisor(scenario.d_k):g}); use a larger scale")
+    for h in range(scenario.heads):
+        which = f" of {scenario.head_names[h]}" if many else ""
+        Q, K, V = inputs.Q_before_rotation(h), inputs.K_before_rotation(h), inputs.V(h)
+        for name, values in (("Q", Q), ("K", K), ("V", V)):
+            if not np.isfinite(values).all():
+                raise NumericError(f"{name}{which} = X·W{name.lower()} overflows float64; use smaller numbers")
+        largest_v = float(np.abs(V).max())
+        if largest_v >= V_LIMIT:
+            raise NumericError(f"V{which} holds {largest_v:.3e}: the weighted sum of such values can round "
+                               f"past float64's largest number; keep V below {V_LIMIT:.0e}")
+        # |q·k| ≤ ‖q‖·‖k‖ (Cauchy–Schwarz), exact when d_k = 1; norms scaled down first so that
+        # squaring cannot overflow
+        q_scale, k_scale = float(np.abs(Q).max()) or 1.0, float(np.abs(K).max()) or 1.0
+        bound = (q_scale * float(np.sqrt(np.square(Q / q_scale).sum(axis=1).max()))
+                 * k_scale * float(np.sqrt(np.square(K / k_scale).sum(axis=1).max())))
+        if all(bound / o.divisor(scenario.d_k) < 1e300 for o in options):
+            continue
+        largest = bound if scenario.d_k == 1 and math.isfinite(bound) else 0.0  # (then it is exact)
+        Q, K = inputs.Q(h), inputs.K(h)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for start in range(0, len(Q) if not largest else 0, ROWS_AT_A_TIME):
+                block = Q[start:start + ROWS_AT_A_TIME] @ K.T
+                largest = max(largest, float(np.abs(block).max()))
+                if not np.isfinite(largest):
+                    i, j = np.argwhere(~np.isfinite(block))[0]
+                    raise NumericError(f"the score{which} ({scenario.row_tokens[start + i]}, "
+                                       f"{scenario.tokens[j]}) overflows float64; use smaller numbers")
+            for o in options:
+                if not np.isfinite(largest / o.divisor(scenario.d_k)):
+                    raise NumericError(f"a scaled score{which} overflows float64 (scores up to {largest:.3e}, "
+                                       f"divided by {o.divisor(scenario.d_k):g}); use a larger scale")
+    if "Wo" in scenario.inputs:  # |concat·Wo + bo| ≤ (heads·d_v)·max|V|·max|Wo| + max|bo|
+        largest_v = max(float(np.abs(inputs.V(h)).max()) for h in range(scenario.heads))
+        bound = scenario.heads * scenario.d_v * largest_v * float(np.abs(scenario.inputs["Wo"]).max())
+        bound += float(np.abs(scenario.inputs["bo"]).max()) if "bo" in scenario.inputs else 0.0
+        if not bound < 1e300:
+            raise NumericError("the output projection concat·Wo could overflow float64 "
+                               f"(up to {bound:.3e}); use smaller numbers in Wo or V")
 
 
 def _read(text: str, path: str) -> dict[str, Any]:
@@ -278,12 +307,20 @@ def _read(text: str, path: str) -> dict[str, Any]:
 
 def _build(fields: dict[str, Any]) -> Scenario:
     """The Scenario, with its arrays, from checked fields (this is where NumPy comes in)."""
+    import numpy as np
+
     from attn_tui.core.scenario import Scenario
 
-    inputs = fields["random"].generate() if fields["random"] is not None else fields["inputs"]
-    scenario = Scenario(inputs=inputs, **{key: fields[key] for key in (
-        "title", "description", "tokens", "options", "focus", "precision", "variants", "random",
-        "files", "path", "source", "expect", "expect_tolerance", "predict")})
+    inputs = fields["random"].generate() if fields["random"] is not None else dict(fields["inputs"])
+    if "bo" in inputs:  # a bias is a vector; kept as one row, to add to every row of concat·Wo
+        inputs["bo"] = np.asarray(inputs["bo"], dtype=np.float64).reshape(1, -1)
+    layout = fields["layout"]
+    mask = None if fields["mask"] is None else np.array(fields["mask"], dtype=bool)
+    scenario = Scenario(inputs=inputs, heads=layout["heads"], kv_heads=layout["kv_heads"], mask=mask,
+                        **{key: fields[key] for key in (
+                            "title", "description", "tokens", "options", "focus", "precision", "variants",
+                            "random", "files", "path", "source", "expect", "expect_tolerance", "predict",
+                            "query_tokens", "head_names", "window", "padding", "rope")})
     try:
         check_range(scenario)
     except NumericError as exc:
@@ -295,26 +332,23 @@ def _build(fields: dict[str, Any]) -> Scenario:
 def _surely_finite(fields: dict[str, Any]) -> bool:
     """Whether no stage can overflow, by a bound from the largest |value| of each input (a
     random scenario's are at most about 6; 10 is taken, with a wide margin on the result)."""
+    layout = fields["layout"]
     if fields["random"] is not None:
         largest = {name: 10.0 for name in ("Q", "K", "V")}
-        d_k = fields["random"].d_k
     else:
-        largest = {name: _largest(values) for name, values in fields["inputs"].items()}
+        largest = {name: largest_of(values) for name, values in fields["inputs"].items()}
         if "X" in largest:
             d_model = fields["shapes"]["X"][1]
-            largest = {name: d_model * largest["X"] * largest["W" + name.lower()] for name in "QKV"}
-        d_k = fields["shapes"]["Q" if "Q" in fields["shapes"] else "Wq"][1]
+            x = max(largest["X"], largest.get("X_q", 0.0))
+            largest.update({name: d_model * x * largest["W" + name.lower()] for name in "QKV"})
+    d_k = layout["d_k"]
     bound = d_k * largest["Q"] * largest["K"]
     options = [fields["options"], *(v.options(fields["options"]) for v in fields["variants"])]
+    if "Wo" in largest:
+        projected = layout["heads"] * layout["d_v"] * largest["V"] * largest["Wo"] + largest.get("bo", 0.0)
+        if not projected < 1e290:
+            return False
     return largest["V"] < 1e290 and all(bound / o.divisor(d_k) < 1e290 for o in options)
-
-
-def _largest(values) -> float:
-    """The largest |value| of a matrix given as rows of floats or as an array."""
-    if isinstance(values, list):
-        rows = {id(row): row for row in values}.values()  # an aliased row is one list, seen once
-        return max(max(abs(value) for value in row) for row in rows)
-    return float(abs(values).max())
 
 
 def entries(node: Node, what: str) -> dict[str, Entry]:
@@ -382,8 +416,8 @@ class _Reader:
         self.path = path
 
     def fields(self) -> dict[str, Any]:
-        """Every field of the Scenario, checked; the inputs as rows of floats (or arrays read
-        from .npy files), not yet built."""
+        """Every field of the Scenario, checked; the inputs as nested lists of floats (or arrays
+        read from .npy files), not yet built."""
         root = self.document.root
         if root is None or (isinstance(root, Scalar) and root.tag == TAG + "null"):
             raise ScenarioError("the file is empty; a scenario needs at least Q, K and V "
@@ -393,83 +427,118 @@ class _Reader:
                                 f"not {kind_of(deref(root))}")
         top = entries(root, "the scenario")
         check_keys(top, KEYS, "the scenario")
-        inputs, random, files, shapes = self.inputs(top, root)
-        T = random.T if random is not None else shapes["Q" if "Q" in shapes else "X"][0]
-        tokens = self.tokens(top.get("tokens"), T, "Q" if "Q" in shapes or random else "X")
-        options = self.options(top, Options())
-        d_v = random.d_v if random is not None else shapes["V" if "V" in shapes else "Wv"][1]
-        expect = self.expectations(top, T, d_v)
+        inputs, random, files, shapes, layout, head_names = self.inputs(top, root)
+        if "query_tokens" in top:  # cross-attention: tokens label the keys
+            rows_of = "K" if "K" in shapes else "X"
+        else:
+            rows_of = "X" if "X" in shapes else "Q"
+        tokens = self.tokens(top.get("tokens"), layout["T_k"], rows_of, "tokens")
+        query_tokens = None
+        if "query_tokens" in top:
+            query_rows = "X_q" if "X_q" in shapes else "Q"
+            query_tokens = self.tokens(top["query_tokens"], layout["T"], query_rows, "query_tokens")
+        row_tokens = query_tokens if query_tokens is not None else tokens
+        cross = query_tokens is not None
+        options = self.options(top, Options(causal=not cross))  # cross-attention: no mask unless asked
+        variants = self.variants(top.get("variants"), options)
+        self.check_causal(top, options, variants, layout)
+        multi_head = layout["heads"] > 1 or "Wo" in shapes
+        expect = self.expectations(top, layout, multi_head)
         return dict(
             title=(scalar_text(top["title"].value, "title") if "title" in top
                    else _default_title(self.path)),
             description=(scalar_text(top["description"].value, "description", MAX_DESCRIPTION_LENGTH)
                          if "description" in top else ""),
             tokens=tokens,
+            query_tokens=query_tokens,
             inputs=inputs,
             shapes=shapes,
+            layout=layout,
+            head_names=head_names,
             options=options,
-            focus=self.focus(top.get("focus"), tokens),
+            window=self.window(top.get("window"), layout),
+            padding=self.padding(top.get("padding"), tokens),
+            mask=self.mask(top.get("mask"), layout),
+            rope=self.rope(top.get("rope"), layout),
+            focus=self.focus(top.get("focus"), row_tokens),
             precision=self.precision(top.get("precision")),
-            variants=self.variants(top.get("variants"), options),
+            variants=variants,
             random=random,
             files=files,
             path=self.path,
             source=self.document,
-            first_input=(top.get("random") or top.get("Q") or top.get("X") or top["npz"]).key,
+            first_input=(top.get("random") or top.get("Q") or top.get("X") or top.get("heads")
+                         or top["npz"]).key,
             expect=expect,
             expect_tolerance=_tolerance(top["expect_tolerance"].value) if "expect_tolerance" in top else 1e-6,
-            predict=self.predict(top.get("predict")),
+            predict=self.predict(top.get("predict"), multi_head),
         )
 
     # ---- a student's own numbers ------------------------------------------------------------
 
-    def expectations(self, top: dict[str, Entry], T: int, d_v: int) -> dict[str, tuple]:
-        """``expect:`` (rows, or {npy: file}, per stage) and ``expect_npz:``, as (values, given)
-        pairs: a student's numbers may be NaN or infinite (their code's bug), and a cell left
-        out (null) is not compared."""
-        shapes = {"scores": (T, T), "scaled": (T, T), "weights": (T, T), "output": (T, d_v)}
+    def expectations(self, top: dict[str, Entry], layout: dict[str, int], multi_head: bool) -> dict[str, tuple]:
+        """``expect:`` (rows, or {npy: file}, per stage; one matrix per head for a stage of
+        each head when there are several) and ``expect_npz:``, as (values, given) pairs: a
+        student's numbers may be NaN or infinite (their code's bug), and a cell left out
+        (null) is not compared."""
+        heads, T, T_k = layout["heads"], layout["T"], layout["T_k"]
+        per_head = (heads,) if heads > 1 else ()
+        shapes = {"scores": (*per_head, T, T_k), "scaled": (*per_head, T, T_k),
+                  "weights": (*per_head, T, T_k), "output": (*per_head, T, layout["d_v"]),
+                  "concat": (T, heads * layout["d_v"]), "projected": (T, layout["d_out"])}
+        stages = _expect_stages(multi_head)
         found: dict[str, tuple] = {}
         if "expect_npz" in top:
             node = top["expect_npz"].value
             path = self.external_path(node, "expect_npz")
             try:
-                members = [name for name in npz_members(path) if name in EXPECT_STAGES]
+                members = [name for name in npz_members(path) if name in stages]
             except NumpyFileError as error:
                 raise located(node, f"expect_npz: {error}") from None
             if not members:
                 raise located(node, f"expect_npz: {os.path.basename(path)} holds none of "
-                                    f"{', '.join(EXPECT_STAGES)}")
+                                    f"{', '.join(stages)}")
             for name in members:
-                found[name] = _expected_file(ArrayRef(path, name), f"expect {name}", node, shapes[name])
+                found[name] = expected_file(ArrayRef(path, name), f"expect {name}", node, shapes[name])
         if "expect" in top:
-            stages = entries(top["expect"].value, "expect")
-            check_keys(stages, EXPECT_STAGES, "expect")
-            for name, entry in stages.items():
+            given = entries(top["expect"].value, "expect")
+            for name, entry in given.items():
+                if name in EXPECT_STAGES and name not in stages:
+                    raise located(entry.key, f"expect {name}: this scenario has one head and no Wo, so "
+                                             f"no {name} stage; give {', '.join(stages)}")
+            check_keys(given, stages, "expect")
+            for name, entry in given.items():
                 ref = self.npy_ref(entry.value, f"expect {name}")
-                found[name] = (_expected_file(ref, f"expect {name}", entry.value, shapes[name]) if ref
-                               else _expected_rows(entry.value, f"expect {name}", shapes[name]))
+                found[name] = (expected_file(ref, f"expect {name}", entry.value, shapes[name]) if ref
+                               else expected_values(entry.value, f"expect {name}", shapes[name]))
         return found
 
-    def predict(self, entry: Entry | None) -> tuple[str, ...]:
+    def predict(self, entry: Entry | None, multi_head: bool) -> tuple[str, ...]:
         if entry is None:
             return ()
         node = deref(entry.value)
         items = node.items if isinstance(node, Sequence) else [node]
+        allowed = _expect_stages(multi_head)
         stages = []
         for item in items:
             name = scalar_text(item, "a stage to predict")
-            if name not in EXPECT_STAGES:
-                raise located(item, f"predict: {named(name)} is not a stage one can predict "
-                                    f"({', '.join(EXPECT_STAGES)}){_suggest(name, EXPECT_STAGES)}")
+            if name not in allowed:
+                raise located(item, f"predict: {named(name)} is not a stage one can predict here "
+                                    f"({', '.join(allowed)}){_suggest(name, allowed)}")
             stages.append(name)
         return tuple(dict.fromkeys(stages))
 
     # ---- inputs -------------------------------------------------------------------------
 
     def inputs(self, top: dict[str, Entry], root: Node) -> tuple[
-            dict[str, list[list[float]] | np.ndarray], RandomSpec | None, dict[str, ArrayRef],
-            dict[str, tuple[int, int]]]:
+            dict[str, Any], RandomSpec | None, dict[str, ArrayRef], dict[str, tuple[int, ...]],
+            dict[str, int], tuple[str, ...]]:
+        """The input matrices (values, the files they come from, their shapes), the layout
+        they imply (heads, T, T_k, d_k, d_v, d_out) and the heads' names."""
         npz = self.npz_arrays(top.get("npz"))
+        heads_node = deref(top["heads"].value) if "heads" in top else None
+        if isinstance(heads_node, Sequence):
+            return self.head_list(top, npz, heads_node)
         given = [name for name in (*INPUT_NAMES, "random") if name in top or name in npz]
         kinds = {kind for kind, names in INPUT_SETS.items() for name in given if name in names}
         if "random" in given:
@@ -481,30 +550,105 @@ class _Reader:
             raise located(root, f"no input matrices: {_INPUT_HELP}")
         kind = kinds.pop()
         if kind == "random":
-            if "npz" in top:
-                raise located(top["npz"].key, f"npz cannot be combined with random: {_INPUT_HELP}")
-            return {}, self.random_spec(top["random"].value), {}, {}
+            for name in ("npz", "heads", "kv_heads", "query_tokens", *OPTIONAL_INPUTS):
+                if name in top:
+                    raise located(top[name].key, f"{name} cannot be combined with random (one head of "
+                                                 f"self-attention): {_INPUT_HELP}")
+            spec = self.random_spec(top["random"].value)
+            layout = dict(heads=1, kv_heads=1, T=spec.T, T_k=spec.T, d_k=spec.d_k, d_v=spec.d_v, d_out=spec.d_v)
+            return {}, spec, {}, {}, layout, self.head_names(top, 1)
         names = INPUT_SETS[kind]
         missing = [name for name in names if name not in top and name not in npz]
         if missing:
             have = ", ".join(name for name in names if name in given)
             where = f" (nor in {os.path.basename(top['npz'].value.value)})" if "npz" in top else ""
             raise located(root, f"missing {' and '.join(missing)}{where} ({have} given): {_INPUT_HELP}")
+        names += tuple(name for name in OPTIONAL_INPUTS if name in top or name in npz)
         # explicit keys win over arrays of the same name in the npz file
         sources = {name: (top[name].value if name in top else top["npz"].value) for name in names}
         files = {name: npz[name] for name in names if name not in top}
         for name in names:
             if name in top and (ref := self.npy_ref(top[name].value, name)) is not None:
                 files[name] = ref
-        shapes = {name: _file_shape(files[name], name, sources[name]) if name in files
-                  else _matrix_shape(sources[name], name) for name in names}
-        self.check_shapes(kind, shapes, sources)
-        total = sum(rows * cols for rows, cols in shapes.values())
+        dims = {name: DIMS.get(name, (2,)) for name in names}
+        shapes = {name: file_shape(files[name], name, sources[name], dims[name]) if name in files
+                  else shape_of(sources[name], name, dims[name]) for name in names}
+        layout = self.check_shapes(kind, shapes, sources, top)
+        self.check_total(shapes, sources[names[0]])
+        values = {name: file_values(files[name], name, sources[name]) if name in files
+                  else values_of(sources[name], name, shapes[name]) for name in names}
+        return values, None, files, shapes, layout, self.head_names(top, layout["heads"])
+
+    def head_list(self, top: dict[str, Entry], npz: dict[str, ArrayRef], node: Sequence) -> tuple:
+        """``heads:`` as a list, each head with its own name, Q, K and V written in YAML (a
+        teacher's hand-made heads)."""
+        for name in ("Q", "K", "V", "X", "X_q", "Wq", "Wk", "Wv", "random", "kv_heads", "head_names"):
+            if name in top or name in npz:
+                where = top[name].key if name in top else top["npz"].key
+                raise located(where, f"{name} cannot be combined with heads: a list of heads (each head "
+                                     "has its own name, Q, K and V)")
+        if not node.items:
+            raise located(node, "heads: the list is empty; give each head as {name: …, Q: …, K: …, V: …}")
+        if len(node.items) > MAX_HEADS:
+            raise located(node, f"{len(node.items)} heads; at most {MAX_HEADS}")
+        names, per_head, first = [], {"Q": [], "K": [], "V": []}, {}
+        for h, item in enumerate(node.items, 1):
+            found = entries(item, f"head {h}")
+            check_keys(found, HEAD_KEYS, f"head {h}")
+            for key in ("Q", "K", "V"):
+                if key not in found:
+                    raise located(item, f"head {h} needs {key} (each head: {{name: …, Q: …, K: …, V: …}})")
+                if self.npy_ref(found[key].value, f"head {h} {key}") is not None:
+                    raise located(found[key].value, f"head {h} {key}: in a list of heads the matrices are "
+                                                    "written as rows; for data in .npy files give Q, K and V "
+                                                    "as one 3-D array each, with heads: N")
+                shape = matrix_shape(found[key].value, f"{key} of head {h}")
+                if key in first and shape != first[key][1]:
+                    raise located(found[key].value, f"{key} of head {h} is {shape[0]}×{shape[1]} but head 1's "
+                                                    f"is {first[key][1][0]}×{first[key][1][1]}: every head's "
+                                                    "matrix has the same shape")
+                first.setdefault(key, (found[key].value, shape))
+                per_head[key].append(found[key].value)
+            names.append(scalar_text(found["name"].value, f"head {h}'s name", MAX_TOKEN_LENGTH)
+                         if "name" in found else f"head {h}")
+        heads = len(node.items)
+        shapes = {key: (heads, *first[key][1]) for key in ("Q", "K", "V")}
+        sources = {key: first[key][0] for key in ("Q", "K", "V")}
+        files: dict[str, ArrayRef] = {}
+        for name in ("Wo", "bo"):
+            if name in top or name in npz:
+                sources[name] = top[name].value if name in top else top["npz"].value
+                ref = npz.get(name) if name not in top else self.npy_ref(top[name].value, name)
+                if ref is not None:
+                    files[name] = ref
+                dims = DIMS.get(name, (2,))
+                shapes[name] = (file_shape(ref, name, sources[name], dims) if ref is not None
+                                else shape_of(sources[name], name, dims))
+        layout = self.check_shapes("qkv", shapes, sources, top)
+        self.check_total(shapes, node)
+        values: dict[str, Any] = {key: [matrix_values(matrix, f"{key} of head {h}")
+                                        for h, matrix in enumerate(per_head[key], 1)] for key in ("Q", "K", "V")}
+        for name in ("Wo", "bo"):
+            if name in shapes:
+                values[name] = (file_values(files[name], name, sources[name]) if name in files
+                                else values_of(sources[name], name, shapes[name]))
+        return values, None, files, shapes, layout, tuple(names)
+
+    def head_names(self, top: dict[str, Entry], heads: int) -> tuple[str, ...]:
+        if "head_names" not in top:
+            return tuple(f"head {h}" for h in range(1, heads + 1))
+        node = deref(top["head_names"].value)
+        if not isinstance(node, Sequence):
+            raise located(node, "head_names must be a list like [previous token, itself]")
+        if len(node.items) != heads:
+            raise located(node, f"head_names has {len(node.items)} names but there are {heads} heads: "
+                                "one name per head")
+        return tuple(scalar_text(item, f"head name {h}", MAX_TOKEN_LENGTH) for h, item in enumerate(node.items, 1))
+
+    def check_total(self, shapes: dict[str, tuple[int, ...]], where: Node) -> None:
+        total = sum(math.prod(shape) for shape in shapes.values())
         if total > MAX_NUMBERS:
-            raise located(sources[names[0]], f"too many numbers: {total:,} in all, at most {MAX_NUMBERS:,}")
-        values = {name: _file_values(files[name], name, sources[name]) if name in files
-                  else _matrix_values(sources[name], name) for name in names}
-        return values, None, files, shapes
+            raise located(where, f"too many numbers: {total:,} in all, at most {MAX_NUMBERS:,}")
 
     def npz_arrays(self, entry: Entry | None) -> dict[str, ArrayRef]:
         """The input arrays (Q, K, V, X, W's) a ``npz:`` file holds, by name."""
@@ -544,36 +688,190 @@ class _Reader:
         base = os.path.dirname(os.path.abspath(self.path)) if named else os.getcwd()
         return os.path.normpath(os.path.join(base, os.path.expanduser(text)))
 
-    def check_shapes(self, kind: str, shapes: dict[str, tuple[int, int]], where: dict[str, Node]) -> None:
+    def check_shapes(self, kind: str, shapes: dict[str, tuple[int, ...]], where: dict[str, Node],
+                     top: dict[str, Entry]) -> dict[str, int]:
+        """That the inputs fit together; returns the layout they give: heads, kv_heads, T (query
+        rows), T_k (keys), d_k, d_v and d_out (the width of the final output)."""
         def shape(name: str) -> str:
-            return f"{name} is {shapes[name][0]}×{shapes[name][1]}"
+            dims = shapes[name]
+            text = f"{dims[-2]}×{dims[-1]}" if len(dims) >= 2 else f"{dims[0]} numbers"
+            return f"{name} is {text}" + (f" (per head, {dims[0]} heads)" if len(dims) == 3 else "")
 
         def fail(name: str, why: str) -> None:
-            raise located(where[name], why)
+            raise located(where[name] if name in where else top[name].value, why)
 
-        for name, (rows, cols) in shapes.items():
-            if cols > MAX_DIM:
-                fail(name, f"{name} has {cols:,} columns; at most {MAX_DIM:,}")
+        for name, dims in shapes.items():
+            if dims[-1] > MAX_DIM:
+                fail(name, f"{name} has {dims[-1]:,} columns; at most {MAX_DIM:,}")
+        wanted_heads = whole_number(top["heads"].value, "heads", 1, MAX_HEADS) if "heads" in top and \
+            not isinstance(deref(top["heads"].value), Sequence) else None
+        wanted_kv = whole_number(top["kv_heads"].value, "kv_heads", 1, MAX_HEADS) if "kv_heads" in top else None
+        cross = "query_tokens" in top
         if kind == "qkv":
-            (tq, dq), (tk, dk), (tv, _) = shapes["Q"], shapes["K"], shapes["V"]
-            if dk != dq:
+            q, k, v = shapes["Q"], shapes["K"], shapes["V"]
+            heads = q[0] if len(q) == 3 else 1
+            if wanted_heads is not None and wanted_heads != heads:
+                fail("heads", f"heads: {wanted_heads}, but Q holds {heads} matrices (one per head)" if len(q) == 3
+                     else f"heads: {wanted_heads} needs one Q, K and V per head: a list of matrices, or "
+                          "3-D arrays (heads × tokens × d) in .npy or .npz files; Q here is one matrix")
+            if len(k) != len(v):
+                fail("V", f"{shape('V')} but {shape('K')}: K and V are both one matrix, or both one per "
+                          "key/value head")
+            kv_heads = k[0] if len(k) == 3 else 1
+            if len(v) == 3 and v[0] != kv_heads:
+                fail("V", f"V holds {v[0]} heads but K holds {kv_heads}: one value matrix per key matrix")
+            if wanted_kv is not None and wanted_kv != kv_heads:
+                fail("kv_heads", f"kv_heads: {wanted_kv}, but K holds {kv_heads} "
+                                 f"{'matrices' if kv_heads > 1 else 'matrix'}")
+            T, d_k = q[-2], q[-1]
+            T_k, d_k_of_k = k[-2], k[-1]
+            d_v = v[-1]
+            if d_k_of_k != d_k:
                 fail("K", f"{shape('K')} but {shape('Q')}: queries and keys need the same width d_k")
-            if tk != tq:
-                fail("K", f"{shape('K')} but {shape('Q')}: self-attention needs one key row per "
-                          "query row (one per token)")
-            if tv != tk:
+            if not cross and T_k != T:
+                fail("K", f"{shape('K')} but {shape('Q')}: self-attention needs one key row per query row "
+                          "(one per token); for cross-attention, label the query rows with query_tokens")
+            if v[-2] != T_k:
                 fail("V", f"{shape('V')} but {shape('K')}: one value row per key")
+            query_name = "Q"
         else:
-            d_model = shapes["X"][1]
-            for name in ("Wq", "Wk", "Wv"):
-                if shapes[name][0] != d_model:
-                    fail(name, f"{shape(name)} but {shape('X')}: X·{name} needs {name} to have one "
-                               f"row per column of X ({d_model})")
-            if shapes["Wk"][1] != shapes["Wq"][1]:
-                fail("Wk", f"{shape('Wk')} but {shape('Wq')}: Q and K need the same width d_k")
-        T = shapes["Q" if kind == "qkv" else "X"][0]
-        if T > MAX_T:
-            fail("Q" if kind == "qkv" else "X", f"{T:,} tokens; at most {MAX_T:,}")
+            x = shapes["X"]
+            T_k, d_model = x
+            heads = wanted_heads or 1
+            kv_heads = wanted_kv or heads
+            for name in ("Wq", "Wk", "Wv") + (("X_q",) if "X_q" in shapes else ()):
+                rows_or_cols = shapes[name][1] if name == "X_q" else shapes[name][0]
+                if rows_or_cols != d_model:
+                    fail(name, f"{shape(name)} but {shape('X')}: " + (
+                        f"X_q needs X's {d_model} columns (the same embedding width)" if name == "X_q" else
+                        f"X·{name} needs {name} to have one row per column of X ({d_model})"))
+            if shapes["Wq"][1] % heads:
+                fail("Wq", f"{shape('Wq')}: {shapes['Wq'][1]} columns cannot be split among {heads} heads "
+                           "(head h uses columns h·d_k … (h+1)·d_k − 1, so Wq needs heads × d_k columns)")
+            d_k = shapes["Wq"][1] // heads
+            if shapes["Wk"][1] != kv_heads * d_k:
+                fail("Wk", f"{shape('Wk')} but {shape('Wq')}: with {heads} head{'s' if heads > 1 else ''} "
+                           f"of d_k = {d_k}, Wk needs {kv_heads} × {d_k} = {kv_heads * d_k} columns "
+                           f"({kv_heads} key head{'s' if kv_heads > 1 else ''})")
+            if shapes["Wv"][1] % kv_heads:
+                fail("Wv", f"{shape('Wv')}: {shapes['Wv'][1]} columns cannot be split among {kv_heads} "
+                           "value heads")
+            d_v = shapes["Wv"][1] // kv_heads
+            if cross and "X_q" not in shapes:
+                fail("query_tokens", "query_tokens label the queries of cross-attention: with X, give "
+                                     "them as X_q (one row per query token)")
+            T = shapes["X_q"][0] if "X_q" in shapes else T_k
+            query_name = "X_q" if "X_q" in shapes else "X"
+        if kv_heads > heads or heads % kv_heads:
+            fail("kv_heads" if "kv_heads" in top else "K",
+                 f"{heads} query heads cannot share {kv_heads} key/value heads evenly: kv_heads must "
+                 "divide heads")
+        if "X_q" in shapes and not cross:
+            fail("X_q", "X_q holds the queries of cross-attention: give query_tokens too (one per row of X_q)")
+        if not cross and T != T_k:
+            fail(query_name, f"{shape(query_name)} but {shape('K' if kind == 'qkv' else 'X')}: "
+                             "self-attention needs one key row per query row (one per token); for "
+                             "cross-attention, label the query rows with query_tokens")
+        d_out = heads * d_v
+        if "Wo" in shapes:
+            if shapes["Wo"][0] != heads * d_v:
+                fail("Wo", f"{shape('Wo')}: it multiplies the {heads} head{'s' if heads > 1 else ''}' outputs "
+                           f"side by side ({heads} × d_v {d_v} = {heads * d_v} columns), so it needs "
+                           f"{heads * d_v} rows")
+            d_out = shapes["Wo"][1]
+        if "bo" in shapes:
+            if "Wo" not in shapes:
+                fail("bo", "bo is the output projection's bias: it goes with Wo")
+            if len(shapes["bo"]) == 2 and shapes["bo"][0] != 1:
+                fail("bo", f"bo is {shapes['bo'][0]}×{shapes['bo'][1]}; a bias is one row of d_out numbers")
+            if shapes["bo"][-1] != d_out:
+                fail("bo", f"bo has {shapes['bo'][-1]} numbers but Wo gives {d_out} outputs: one bias each")
+        for rows, name in ((T, query_name), (T_k, "K" if kind == "qkv" else "X")):
+            if rows > MAX_T:
+                fail(name, f"{rows:,} tokens; at most {MAX_T:,}")
+        return dict(heads=heads, kv_heads=kv_heads, T=T, T_k=T_k, d_k=d_k, d_v=d_v, d_out=d_out)
+
+    def check_causal(self, top: dict[str, Entry], options: Options, variants: tuple[Variant, ...],
+                     layout: dict[str, int]) -> None:
+        """The causal mask compares a query's position with a key's: only where they are the
+        same sequence's (as many queries as keys)."""
+        if layout["T"] == layout["T_k"]:
+            return
+        if options.causal:
+            raise located(top["causal"].value, f"causal: true needs as many queries as keys ({layout['T']} "
+                                               f"queries, {layout['T_k']} keys); {_MASK_HELP}")
+        for variant, node in zip(variants, deref(top["variants"].value).items if variants else ()):
+            if variant.causal:
+                raise located(node, f"variant {named(variant.name)}: causal needs as many queries as keys "
+                                    f"({layout['T']} queries, {layout['T_k']} keys); {_MASK_HELP}")
+
+    def window(self, entry: Entry | None, layout: dict[str, int]) -> int | None:
+        if entry is None:
+            return None
+        if layout["T"] != layout["T_k"]:
+            raise located(entry.key, f"window needs as many queries as keys ({layout['T']} queries, "
+                                     f"{layout['T_k']} keys): it counts positions back from the query's; "
+                                     f"{_MASK_HELP}")
+        return whole_number(entry.value, "window", 1, MAX_T)
+
+    def padding(self, entry: Entry | None, tokens: tuple[str, ...]) -> tuple[bool, ...] | None:
+        if entry is None:
+            return None
+        node = deref(entry.value)
+        if not isinstance(node, Sequence):
+            raise located(node, "padding must be a list with one 0 or 1 per token, like [0, 0, 1] "
+                                "(1 = padding, never attended)")
+        if len(node.items) != len(tokens):
+            raise located(node, f"padding has {len(node.items)} flags but there are {len(tokens)} tokens "
+                                "(keys): one 0 or 1 per token")
+        return tuple(_flag(item, f"padding {i}") for i, item in enumerate(node.items, 1))
+
+    def mask(self, entry: Entry | None, layout: dict[str, int]) -> list | None:
+        if entry is None:
+            return None
+        shape = (layout["T"], layout["T_k"])
+        ref = self.npy_ref(entry.value, "mask")
+        if ref is not None:
+            found = file_shape(ref, "mask", entry.value)
+            if found != shape:
+                raise located(entry.value, f"mask: {ref.label} is {found[0]}×{found[1]} but the scores are "
+                                           f"{shape[0]}×{shape[1]} (queries × keys)")
+            values = file_values(ref, "mask", entry.value)
+            bad = [tuple(int(i) for i in index) for index in zip(*((values != 0) & (values != 1)).nonzero())]
+            if bad:
+                raise located(entry.value, f"mask: {ref.label} {where_in(bad[0])} is {values[bad[0]]:g}; "
+                                           "a mask holds 0 (hidden) or 1 (may attend)")
+            return values
+        found = shape_of(entry.value, "mask")
+        if found != shape:
+            raise located(entry.value, f"mask is {found[0]}×{found[1]} but the scores are {shape[0]}×{shape[1]} "
+                                       "(queries × keys): one 0 or 1 per score")
+        read: dict[int, list[bool]] = {}
+        rows = []
+        for i, row in enumerate(deref(entry.value).items, 1):
+            target = deref(row)
+            if id(target) not in read:
+                read[id(target)] = [_flag(cell, f"mask row {i} column {j}") for j, cell in enumerate(target.items, 1)]
+            rows.append(read[id(target)])
+        return rows
+
+    def rope(self, entry: Entry | None, layout: dict[str, int]) -> Rope | None:
+        if entry is None:
+            return None
+        from attn_tui.core.rope import HALF, INTERLEAVED, Rope
+
+        found = entries(entry.value, "rope")
+        check_keys(found, ROPE_KEYS, "rope")
+        base = number(found["base"].value, "rope base") if "base" in found else 10000.0
+        if base <= 1:
+            raise located(found["base"].value, f"rope base must be more than 1 (10000 is usual), not {base:g}")
+        pairs = scalar_text(found["pairs"].value, "rope pairs") if "pairs" in found else HALF
+        if pairs not in (HALF, INTERLEAVED):
+            raise located(found["pairs"].value, f"rope pairs must be {HALF!r} (dimension j with j + d/2, as "
+                                                f"Llama) or {INTERLEAVED!r} (j with j + 1), not {named(pairs)}")
+        if layout["d_k"] % 2:
+            raise located(entry.key, f"rope turns pairs of dimensions: d_k must be even, not {layout['d_k']}")
+        return Rope(base, pairs)
 
     def random_spec(self, node: Node) -> RandomSpec:
         found = entries(node, "random")
@@ -592,7 +890,7 @@ class _Reader:
 
     # ---- labels and options -------------------------------------------------------------
 
-    def tokens(self, entry: Entry | None, T: int, first: str) -> tuple[str, ...]:
+    def tokens(self, entry: Entry | None, T: int, first: str, key: str) -> tuple[str, ...]:
         if entry is None:
             return tuple(f"t{i}" for i in range(1, T + 1))
         node = deref(entry.value)
@@ -609,9 +907,9 @@ class _Reader:
                 raise located(node, f"{len(node.items):,} tokens; at most {MAX_T:,}")
             tokens = tuple(token_text(item, i) for i, item in enumerate(node.items, 1))
         else:
-            raise located(node, "tokens must be a list like [the, cat, sat] or a string \"the cat sat\"")
+            raise located(node, f"{key} must be a list like [the, cat, sat] or a string \"the cat sat\"")
         if len(tokens) != T:
-            raise located(node, f"tokens has {len(tokens)} entries but {first} has {T} rows: "
+            raise located(node, f"{key} has {len(tokens)} entries but {first} has {T} rows: "
                                 "one token per row")
         return tokens
 
@@ -673,88 +971,22 @@ class _Reader:
         return tuple(variants)
 
 
-# ---- reading matrices ------------------------------------------------------------------------
+# ---- small readers ----------------------------------------------------------------------------
 
-def _matrix_shape(node: Node, name: str) -> tuple[int, int]:
-    """Rows and columns of a matrix node, from lengths alone (nothing converted yet)."""
-    matrix = deref(node)
-    example = "[[1, 0], [0, 1]]"
-    if not isinstance(matrix, Sequence):
-        raise located(matrix, f"{name} must be a list of rows like {example}, not {kind_of(matrix)}")
-    if not matrix.items:
-        raise located(matrix, f"{name} is empty; it needs at least one row like {example}")
-    if len(matrix.items) > MAX_T:
-        raise located(matrix, f"{name} has {len(matrix.items):,} rows; at most {MAX_T:,}")
-    width = None
-    for i, row_node in enumerate(matrix.items, 1):
-        row = deref(row_node)
-        if not isinstance(row, Sequence):
-            what = "a number" if isinstance(row, Scalar) else kind_of(row)
-            raise located(row_node, f"{name} row {i} is {what}, not a list of numbers "
-                                    f"(a matrix is a list of rows, like {example})")
-        if width is None:
-            width = len(row.items)
-            if width == 0:
-                raise located(row_node, f"{name} row 1 is empty")
-        elif len(row.items) != width:
-            raise located(row_node, f"{name} row {i} has {count(len(row.items), 'number')} but "
-                                    f"row 1 has {width}: every row needs the same length")
-    return len(matrix.items), width or 0
+def _expect_stages(multi_head: bool) -> tuple[str, ...]:
+    """The stages a student may give or predict: concat and projected only with heads (or Wo)."""
+    return EXPECT_STAGES if multi_head else PER_HEAD_STAGES
 
 
-def _file_shape(ref: ArrayRef, name: str, node: Node) -> tuple[int, int]:
-    try:
-        shape = check_matrix(*ref.header(), ref.label)
-    except NumpyFileError as error:
-        raise located(node, f"{name}: {error}") from None
-    if shape[0] > MAX_T or shape[1] > MAX_DIM:
-        raise located(node, f"{name}: {ref.label} is {shape[0]:,}×{shape[1]:,}; at most "
-                            f"{MAX_T:,} rows and {MAX_DIM:,} columns")
-    return shape
-
-
-def _file_values(ref: ArrayRef, name: str, node: Node) -> np.ndarray:
-    try:
-        values = ref.load()
-    except NumpyFileError as error:
-        raise located(node, f"{name}: {error}") from None
-    bad = first_non_finite(values)
-    if bad is not None:
-        i, j = bad
-        raise located(node, f"{name}: {ref.label} row {i + 1} column {j + 1} is {values[i, j]}; "
-                            "numbers must be finite")
-    return values
-
-
-def _expected_rows(node: Node, what: str, shape: tuple[int, int]) -> tuple[list, list]:
-    rows, cols = _matrix_shape(node, what)
-    if (rows, cols) != shape:
-        raise located(node, f"{what} is {rows}×{cols} but that stage is {shape[0]}×{shape[1]}")
-    values, given = [], []
-    read: dict[int, tuple[list, list]] = {}  # an aliased row is read once, as in _matrix_values
-    for i, row in enumerate(deref(node).items):
-        target = deref(row)
-        if id(target) not in read:
-            cells = [deref(cell) for cell in target.items]
-            absent = [isinstance(cell, Scalar) and cell.tag == TAG + "null" for cell in cells]
-            read[id(target)] = ([0.0 if gone else number(cell, f"{what} row {i + 1} column {j + 1}",
-                                                         finite=False)
-                                 for j, (cell, gone) in enumerate(zip(cells, absent))],
-                                [not gone for gone in absent])
-        values.append(read[id(target)][0])
-        given.append(read[id(target)][1])
-    return values, given
-
-
-def _expected_file(ref: ArrayRef, what: str, node: Node, shape: tuple[int, int]) -> tuple:
-    try:
-        rows, cols = check_matrix(*ref.header(), ref.label)
-        if (rows, cols) != shape:
-            raise NumpyFileError(f"{ref.label} is {rows}×{cols} but that stage is {shape[0]}×{shape[1]}")
-        values = ref.load()
-    except NumpyFileError as error:
-        raise located(node, f"{what}: {error}") from None
-    return values, None
+def _flag(node: Node, what: str) -> bool:
+    """A 0/1 (or false/true) flag of a mask or of padding."""
+    value = deref(node)
+    if isinstance(value, Scalar) and value.tag == TAG + "bool":
+        return boolean(value, what)
+    if isinstance(value, Scalar) and value.tag == TAG + "int" and value.value in ("0", "1"):
+        return value.value == "1"
+    shown = describe_scalar(value) if isinstance(value, Scalar) else kind_of(value)
+    raise located(value, f"{what} must be 0 or 1 (or false or true), not {shown}")
 
 
 def _tolerance(node: Node) -> float:
@@ -762,20 +994,6 @@ def _tolerance(node: Node) -> float:
     if value <= 0:
         raise located(node, f"expect_tolerance must be positive, not {deref(node).value}")
     return value
-
-
-def _matrix_values(node: Node, name: str) -> list[list[float]]:
-    """The numbers of a matrix written in YAML, as rows of Python floats; a row that is an
-    alias of one already read is that same list (an alias bomb costs one row's reading)."""
-    read: dict[int, list[float]] = {}
-    rows = []
-    for i, row in enumerate(deref(node).items):
-        target = deref(row)
-        if id(target) not in read:
-            read[id(target)] = [number(cell, f"{name} row {i + 1} column {j + 1}")
-                                for j, cell in enumerate(target.items)]
-        rows.append(read[id(target)])
-    return rows
 
 
 def _default_title(path: str) -> str:

@@ -132,7 +132,9 @@ def check_scenario(scenario: Scenario) -> None:
                 raise NonFiniteStage(f"{label}: {stage} is not finite: {values}", stage)
         if np.isnan(trace.masked[trace.blocked]).any():
             raise NonFiniteStage(f"{label}: a masked cell is NaN", "masked")
-        assert np.allclose(trace.weights.sum(axis=1), 1.0, rtol=0, atol=1e-9), label
+        # a row that sees no key (full padding, an explicit mask) has no weights at all
+        assert np.array_equal(trace.empty, trace.blocked.all(axis=1)), label
+        assert np.allclose(trace.weights.sum(axis=1), np.where(trace.empty, 0.0, 1.0), rtol=0, atol=1e-9), label
 
 
 def check_text(text: str, path: str = "fuzz.yaml") -> Scenario | None:

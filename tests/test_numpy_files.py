@@ -55,8 +55,9 @@ def test_integer_arrays_become_float64(folder):
 
 @pytest.mark.parametrize("setup,line,fragment", [
     (lambda f: None, 1, "Q: no such file"),
-    (lambda f: np.save(f / "missing.npy", RNG.randn(2, 3, 4)), 1,
-     "Q: missing.npy holds a 3-dimensional array (shape (2, 3, 4)); a matrix has 2 dimensions"),
+    (lambda f: np.save(f / "missing.npy", RNG.randn(2, 3, 4, 5)), 1,
+     "Q: missing.npy holds a 4-dimensional array (shape (2, 3, 4, 5)); it should be a matrix "
+     "(2 dimensions) or one matrix per head (3 dimensions)"),
     (lambda f: np.save(f / "missing.npy", RNG.randn(5, 4) + 1j), 1, "Q: missing.npy holds complex numbers"),
     (lambda f: np.save(f / "missing.npy", np.array([["a"]])), 1, "Q: missing.npy holds text"),
     (lambda f: np.save(f / "missing.npy", np.array([[1, None]], dtype=object), allow_pickle=True), 1,
