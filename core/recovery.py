@@ -191,12 +191,13 @@ def _fitting_expect(edit: SetExpect, scenario: Scenario) -> Edit | str:
     if not (math.isfinite(tolerance) and tolerance > 0):
         return f"expect_tolerance must be positive, not {tolerance:g}"
     for stage, expected in edit.value.items():
-        if stage not in EXPECT_STAGES:
-            return f"expect {_shown(stage, quote=False)}: not a stage ({', '.join(EXPECT_STAGES)})"
-        shape = (scenario.T, scenario.d_v) if stage == "output" else (scenario.T, scenario.T)
+        shape = scenario.expected_shape(stage)
+        if shape is None:
+            known = [name for name in EXPECT_STAGES if scenario.expected_shape(name)]
+            return f"expect {_shown(stage, quote=False)}: not a stage here ({', '.join(known)})"
         if expected.values.shape != shape or expected.given.shape != shape:
-            rows, cols = (expected.values.shape + (0, 0))[:2]
-            return f"expect {stage} is {rows}×{cols} but that stage is {shape[0]}×{shape[1]}"
+            return (f"expect {stage} is {'×'.join(map(str, expected.values.shape))} but that stage is "
+                    f"{'×'.join(map(str, shape))}")
     return SetExpect(edit.value, dict(scenario.expect), tolerance, scenario.expect_tolerance)
 
 
@@ -254,8 +255,10 @@ def _edit_from_json(item: dict) -> Edit:
 
 def _expect_json(expect: dict) -> dict:
     # NaN and infinities as text: a student's values may hold them, and JSON has no literal
-    return {stage: {"values": [[v if math.isfinite(v) else repr(v) for v in row] for row in e.values.tolist()],
-                    "given": e.given.tolist()} for stage, e in expect.items()}
+    def text(values):
+        return [text(inner) if isinstance(inner, list) else inner if math.isfinite(inner) else repr(inner)
+                for inner in values]
+    return {stage: {"values": text(e.values.tolist()), "given": e.given.tolist()} for stage, e in expect.items()}
 
 
 def _expect_from_json(document: dict) -> dict:
@@ -263,12 +266,19 @@ def _expect_from_json(document: dict) -> dict:
         raise TypeError(document)
     expect = {}
     for stage, item in document.items():
-        values = np.array([[_json_float(v) for v in row] for row in item["values"]], dtype=np.float64)
-        given = np.array([[_json_bool(g) for g in row] for row in item["given"]], dtype=bool)
-        if values.ndim != 2 or given.shape != values.shape:
+        values = np.array(_nested(item["values"], _json_float), dtype=np.float64)
+        given = np.array(_nested(item["given"], _json_bool), dtype=bool)
+        if values.ndim not in (2, 3) or given.shape != values.shape:
             raise ValueError(stage)
         expect[stage] = Expected(values, given)
     return expect
+
+
+def _nested(value: object, read, depth: int = 0) -> list:
+    """Lists (of lists, of a head's lists) of values, each read by ``read``; at most 3 deep."""
+    if not isinstance(value, list) or depth > 2:
+        raise TypeError(value)
+    return [_nested(item, read, depth + 1) if isinstance(item, list) else read(item) for item in value]
 
 
 def _json_float(value: object) -> float:

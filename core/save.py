@@ -38,7 +38,8 @@ from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario, bits_equal
 from attn_tui.core.scenario_file import Entry, entries, loads
 from attn_tui.core.template import yaml_quoted
-from attn_tui.core.yaml_source import Alias, Document, Mapping, Node, content_end, deref, replace_spans
+from attn_tui.core.yaml_matrices import depth
+from attn_tui.core.yaml_source import Alias, Document, Mapping, Node, Sequence, content_end, deref, replace_spans
 
 
 class NeedsRewrite(SaveError):
@@ -83,7 +84,7 @@ def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
                 arrays[path] = current
                 edits.file_reference(top, name, os.path.relpath(path, target_dir))
             else:
-                edits.matrix(top[name].value, current, original.inputs[name])
+                edits.array(input_node(top, name), current, original.inputs[name])
         edits.keep_aliases(scenario, top)
     if target_dir != os.path.dirname(os.path.abspath(scenario.path)):
         edits.relocate_files(top, target_dir)
@@ -171,9 +172,12 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
         return yaml_quoted(os.path.relpath(path, folder))
 
     def matrix(name: str, values: np.ndarray) -> str:
+        if name == "bo":  # a bias is a vector (kept as one row)
+            values = values.reshape(-1)
         if values.size <= budget[0]:
             budget[0] -= values.size
-            return f"{name}:\n" + "".join(f"  - {_row(row)}\n" for row in values)
+            return f"{name}:\n" + "".join(f"  - {_flow(inner)}\n" for inner in values) if values.ndim > 1 \
+                else f"{name}: {_row(values)}\n"
         path = data_file(target, name)
         arrays[path] = values
         return f"{name}: {{npy: {relative(path)}}}\n"
@@ -184,6 +188,14 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
     if scenario.description:
         out.append(f"description: {yaml_quoted(scenario.description)}\n")
     out.append("tokens: [" + ", ".join(yaml_quoted(token) for token in scenario.tokens) + "]\n")
+    if scenario.query_tokens is not None:
+        out.append("query_tokens: [" + ", ".join(yaml_quoted(token) for token in scenario.query_tokens) + "]\n")
+    if scenario.heads > 1:
+        out.append(f"heads: {scenario.heads}\n")
+        if scenario.kv_heads != scenario.heads:
+            out.append(f"kv_heads: {scenario.kv_heads}\n")
+    if scenario.head_names != tuple(f"head {h}" for h in range(1, scenario.heads + 1)):
+        out.append("head_names: [" + ", ".join(yaml_quoted(name) for name in scenario.head_names) + "]\n")
     if scenario.random is not None and _inputs_equal(scenario, _generated(scenario)):
         spec = scenario.random
         out.append(f"random: {{seed: {spec.seed}, T: {spec.T}, d_k: {spec.d_k}, d_v: {spec.d_v}}}\n")
@@ -206,6 +218,15 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
     options = scenario.options
     out.append(f"causal: {_option_text(options.causal)}\nscale: {_option_text(options.scale)}\n"
                f"mask_value: {_mask_text(options.mask_value)}\n")
+    if scenario.window is not None:
+        out.append(f"window: {scenario.window}\n")
+    if scenario.padding is not None:
+        out.append("padding: [" + ", ".join("1" if flag else "0" for flag in scenario.padding) + "]\n")
+    if scenario.mask is not None:
+        out.append("mask:\n" + "".join("  - [" + ", ".join("1" if flag else "0" for flag in row) + "]\n"
+                                       for row in scenario.mask))
+    if scenario.rope is not None:
+        out.append(f"rope: {{base: {yaml_number(float(scenario.rope.base))}, pairs: {scenario.rope.pairs}}}\n")
     out.append(f"focus: {scenario.focus + 1}\nprecision: {scenario.precision}\n")
     if scenario.variants:
         out.append("variants:\n")
@@ -228,9 +249,8 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
                 out.append(f"  {stage}: {{npy: {relative(path)}}}\n")
                 continue
             budget[0] -= values.size
-            out.append(f"  {stage}:\n" + "".join(
-                "    - [" + ", ".join(_expected_cell(v, g) for v, g in zip(row, given)) + "]\n"
-                for row, given in zip(values, expected.given)))
+            out.append(f"  {stage}:\n" + "".join(f"    - {_expected_flow(inner, given)}\n"
+                                                 for inner, given in zip(values, expected.given)))
     return SavePlan("".join(out), arrays)
 
 
@@ -321,9 +341,29 @@ class _Edits:
         start = node.start if isinstance(node, Alias) else _value_start(self.text, node)
         self.spans[(start, content_end(node))] = new
 
+    def array(self, node: Node | list[Node], current: np.ndarray, old: np.ndarray) -> None:
+        """Write the cells of ``current`` that differ from ``old`` into the text of ``node``: a
+        matrix, one matrix per head (or a list of the heads' nodes), or a vector (a bias)."""
+        if isinstance(node, list) or current.ndim == 3:
+            heads = node if isinstance(node, list) else deref(node).items
+            if isinstance(node, Alias):
+                self.replace(node, _flow(current))
+                return
+            for h, head in enumerate(heads):
+                if not bits_equal(current[h], old[h]):
+                    self.array(head, current[h], old[h])
+            return
+        if isinstance(node, Alias):
+            self.replace(node, _flow(current if depth(node) > 1 else current.reshape(-1)))
+            return
+        if depth(node) == 1:  # a vector written flat, kept as one row
+            self.matrix(_Rows([node]), current.reshape(1, -1), old.reshape(1, -1))
+            return
+        self.matrix(node, current, old)
+
     def matrix(self, node: Node, current: np.ndarray, old: np.ndarray) -> None:
         if isinstance(node, Alias):
-            self.replace(node, _flow_matrix(current))
+            self.replace(node, _flow(current))
             return
         for i, row in enumerate(node.items):
             changed = np.flatnonzero(current[i].view(np.int64) != old[i].view(np.int64))
@@ -380,11 +420,10 @@ class _Edits:
             self.replace(node, yaml_quoted(moved))
 
     def expect(self, top: dict[str, Entry], expect: dict) -> None:
-        """Write the student's values as ``expect: {stage: rows}`` (a cell left out is ~)."""
-        stages = [f"{stage}: [" + ", ".join(
-            "[" + ", ".join(_expected_cell(v, g) for v, g in zip(values, given)) + "]"
-            for values, given in zip(expected.values, expected.given)) + "]"
-            for stage, expected in expect.items()]
+        """Write the student's values as ``expect: {stage: rows}`` (a cell left out is ~; a
+        stage of every head as one matrix per head)."""
+        stages = [f"{stage}: {_expected_flow(expected.values, expected.given)}"
+                  for stage, expected in expect.items()]
         text = "{" + ", ".join(stages) + "}"
         if "expect" in top:
             self.replace(top["expect"].value, text)
@@ -426,21 +465,43 @@ def _write_out_random(edits: _Edits, scenario: Scenario, entry: Entry) -> None:
 def _alias_places(scenario: Scenario, top: dict[str, Entry]) -> dict[int, str]:
     """For every alias inside an input matrix, the text of the values now at its place."""
     places: dict[int, str] = {}
-    for name, values in scenario.inputs.items():
-        if name not in top or name in scenario.files:
-            continue
-        node = top[name].value
+
+    def walk(node: Node, values: np.ndarray) -> None:
         if isinstance(node, Alias):
-            places[id(node)] = _flow_matrix(values)
+            places[id(node)] = _flow(values) if values.ndim else yaml_number(float(values))
+            return
+        if values.ndim == 0:
+            return
+        for item, inner in zip(deref(node).items, values):
+            walk(item, inner)
+
+    for name, values in scenario.inputs.items():
+        if name in scenario.files:
             continue
-        for i, row in enumerate(deref(node).items):
-            if isinstance(row, Alias):
-                places[id(row)] = _row(values[i])
-                continue
-            for j, cell in enumerate(deref(row).items):
-                if isinstance(cell, Alias):
-                    places[id(cell)] = yaml_number(float(values[i, j]))
+        node = input_node(top, name)
+        if isinstance(node, list):  # heads written one by one
+            for head, inner in zip(node, values):
+                walk(head, inner)
+        elif node is not None:
+            walk(node, values.reshape(-1) if depth(node) == 1 else values)
     return places
+
+
+def input_node(top: dict[str, Entry], name: str) -> Node | list[Node] | None:
+    """Where input ``name`` is written: its key's value, or (``heads:`` as a list) each head's."""
+    if name in top:
+        return top[name].value
+    heads = deref(top["heads"].value) if "heads" in top else None
+    if isinstance(heads, Sequence) and name in ("Q", "K", "V"):
+        return [entries(item, "a head")[name].value for item in heads.items]
+    return None
+
+
+class _Rows:
+    """A vector's node seen as the one row of a matrix (a bias is kept as 1 × d_out)."""
+
+    def __init__(self, items: list[Node]) -> None:
+        self.items = items
 
 
 _LAYOUT = ("this file's layout (anchors shared with other keys, tags, …) cannot take the edit in "
@@ -459,9 +520,17 @@ def verify(text: str, scenario: Scenario, path: str | None = None, in_place: boo
             raise NeedsRewrite(f"{_LAYOUT} (with the edit in place it would not load: "
                                f"{error.message})") from None
         raise SaveError(f"the file would not load ({error.message}); nothing was written") from None
-    if not saved.same_numbers(scenario):
+    if not (saved.same_numbers(scenario) and _same_layout(saved, scenario)):
         raise failed(_LAYOUT if in_place else "the file would not give back every number; nothing "
                                               "was written")
+
+
+def _same_layout(a: Scenario, b: Scenario) -> bool:
+    """Same tokens, heads and masks (what is not a number but changes every number)."""
+    fields = ("tokens", "query_tokens", "heads", "kv_heads", "head_names", "window", "padding", "rope")
+    return all(getattr(a, name) == getattr(b, name) for name in fields) and (
+        (a.mask is None and b.mask is None) or (a.mask is not None and b.mask is not None
+                                                and np.array_equal(a.mask, b.mask)))
 
 
 def _value_start(text: str, node: Node) -> int:
@@ -490,8 +559,18 @@ def _row(values: np.ndarray) -> str:
     return "[" + ", ".join(yaml_number(float(v)) for v in values) + "]"
 
 
-def _flow_matrix(values: np.ndarray) -> str:
-    return "[" + ", ".join(_row(row) for row in values) + "]"
+def _flow(values: np.ndarray) -> str:
+    """A vector, matrix or matrix per head as a YAML flow list: ``[[1, 0], [0, 1]]``."""
+    if values.ndim == 1:
+        return _row(values)
+    return "[" + ", ".join(_flow(inner) for inner in values) + "]"
+
+
+def _expected_flow(values: np.ndarray, given: np.ndarray) -> str:
+    """A student's values as a flow list, ~ where a cell was left out."""
+    if values.ndim == 1:
+        return "[" + ", ".join(_expected_cell(v, g) for v, g in zip(values, given)) + "]"
+    return "[" + ", ".join(_expected_flow(v, g) for v, g in zip(values, given)) + "]"
 
 
 def _option_text(value: bool | float) -> str:

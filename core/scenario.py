@@ -161,6 +161,32 @@ class Scenario:
         """The width of the final output: Wo's columns, else the concatenated heads'."""
         return self.inputs["Wo"].shape[1] if "Wo" in self.inputs else self.heads * self.d_v
 
+    def describe(self, options: Options | None = None) -> str:
+        """The options and every mask rule in one line: ``causal · window 3 · ÷√2 = 1.414 ·
+        mask −∞`` (and padding, an explicit mask, RoPE)."""
+        parts = [(options or self.options).describe(self.d_k)]
+        extra = []
+        if self.window is not None:
+            extra.append(f"window {self.window}")
+        if self.padding is not None:
+            padded = sum(self.padding)
+            extra.append(f"padding ({padded} key{'s' if padded != 1 else ''})")
+        if self.mask is not None:
+            extra.append("an explicit mask")
+        if self.rope is not None:
+            extra.append(f"RoPE (base {self.rope.base:g})")
+        return " · ".join(parts + extra)
+
+    def expected_shape(self, key: str) -> tuple[int, ...] | None:
+        """The shape of a student's values for stage ``key`` (``expect:``): one matrix per head
+        for a stage of every head when there are several; None if the scenario has no such stage."""
+        per_head = (self.heads,) if self.heads > 1 else ()
+        shapes = {"scores": (*per_head, self.T, self.T_k), "scaled": (*per_head, self.T, self.T_k),
+                  "weights": (*per_head, self.T, self.T_k), "output": (*per_head, self.T, self.d_v)}
+        if self.multi_head:
+            shapes.update(concat=(self.T, self.heads * self.d_v), projected=(self.T, self.d_out))
+        return shapes.get(key)
+
     def visibility(self, options: Options | None = None, causal_offset: int = 1) -> Visibility:
         """The mask rules in force under ``options`` (default: the scenario's own)."""
         options = options or self.options
