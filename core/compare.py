@@ -26,6 +26,7 @@ from attn_tui.core.options import Expected
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.softmax import softmax_rows
 from attn_tui.core.stages import BY_KEY, EXPECT_KEYS
+from attn_tui.core.text import visible
 
 MAX_LISTED = 5
 ROUNDED = 0.005  # a student's numbers this close to a computation look rounded, not wrong
@@ -48,6 +49,14 @@ class StageComparison:
     difference: np.ndarray     # student − correct (NaN where either is NaN)
     yours: np.ndarray          # the student's values
     correct: np.ndarray        # attention's
+    given: np.ndarray | None = None  # bool, the cells the student gave (None: all)
+    head: int | None = None    # which head, for a stage of every head when there are several
+    head_name: str = ""
+
+    @property
+    def name(self) -> str:
+        """``weights`` or, of one head of several, ``weights of head 2`` (its name)."""
+        return self.stage if self.head is None else f"{self.stage} of {visible(self.head_name)}"
 
     @property
     def matches(self) -> bool:
@@ -99,8 +108,10 @@ class Comparison:
     def first_difference(self) -> StageComparison | None:
         return next((stage for stage in self.stages if not stage.matches), None)
 
-    def stage(self, name: str) -> StageComparison | None:
-        return next((stage for stage in self.stages if stage.stage == name), None)
+    def stage(self, name: str, head: int | None = None) -> StageComparison | None:
+        """The comparison of stage ``name`` (of ``head``, for a stage of every head when
+        there are several)."""
+        return next((stage for stage in self.stages if stage.stage == name and stage.head == head), None)
 
 
 MISTAKES = {
@@ -138,9 +149,55 @@ TELL_APART = {
 
 
 def compare(scenario: Scenario, attention: Attention | None = None) -> Comparison:
-    """Compare the student's stages (the scenario's ``expect``) with attention's (one head);
-    name the mistake their first differing stage matches, if any."""
+    """Compare the student's stages (the scenario's ``expect``) with attention's; name the
+    mistake their first differing stage matches, if any. With several heads (or Wo), each
+    head is compared as a scenario of its own (its Q, K, V, rotated if RoPE turns them), and
+    then the heads side by side (concat) and the output projection."""
     attention = attention or Attention(scenario)
+    if not scenario.multi_head:
+        return _compare_one(scenario, attention)
+    stages: list[StageComparison] = []
+    diagnosed: Comparison | None = None
+    for h in range(scenario.heads):
+        expect = {key: _of_head(expected, h, scenario.heads) for key, expected in scenario.expect.items()
+                  if BY_KEY[key].per_head}
+        if not expect:
+            continue
+        single = head_scenario(scenario, attention, h, expect)
+        found = _compare_one(single, Attention(single))
+        name = scenario.head_names[h]
+        stages += [dataclasses.replace(stage, head=h if scenario.heads > 1 else None, head_name=name)
+                   for stage in found.stages]
+        if diagnosed is None and not found.ok:
+            diagnosed = found
+    rows = range(scenario.T)
+    for key, correct in (("concat", lambda: attention.concat(rows)), ("projected", lambda: attention.projected(rows))):
+        if key in scenario.expect:
+            stages.append(_compare(key, scenario.expect[key], correct(), scenario.expect_tolerance))
+    stages.sort(key=lambda stage: (EXPECT_KEYS.index(stage.stage), stage.head or 0))
+    comparison = Comparison(tuple(stages), scenario.expect_tolerance)
+    if diagnosed is None:
+        return comparison
+    return dataclasses.replace(comparison, diagnosis=diagnosed.diagnosis, mistaken=diagnosed.mistaken,
+                               mistaken_attention=diagnosed.mistaken_attention, rounded=diagnosed.rounded)
+
+
+def head_scenario(scenario: Scenario, attention: Attention, h: int, expect: dict[str, Expected]) -> Scenario:
+    """Head ``h`` of a multi-head scenario as a one-head scenario: its queries, keys (both
+    rotated, when RoPE turns them) and values, the same options and masks, and ``expect``."""
+    inputs = attention.inputs
+    return dataclasses.replace(
+        scenario, inputs={"Q": inputs.Q(h), "K": inputs.K(h), "V": inputs.V(h)}, heads=1, kv_heads=1,
+        head_names=(scenario.head_names[h],), rope=None, variants=(), expect=expect, files={},
+        random=None)
+
+
+def _of_head(expected: Expected, h: int, heads: int) -> Expected:
+    return Expected(expected.values[h], expected.given[h]) if heads > 1 else expected
+
+
+def _compare_one(scenario: Scenario, attention: Attention) -> Comparison:
+    """:func:`compare` for one head."""
     correct = trace(attention)
     expect, tolerance = scenario.expect, scenario.expect_tolerance
     stages = tuple(_compare(name, expect[name], _values(correct, name), tolerance)
@@ -191,10 +248,10 @@ def summary(comparison: Comparison, scenario: Scenario) -> str:
     p = max(scenario.precision, 3)
     for stage in comparison.stages:
         if stage.matches:
-            lines.append(f"{stage.stage}: ✓ matches (tolerance {comparison.tolerance:g})")
+            lines.append(f"{stage.name}: ✓ matches (tolerance {comparison.tolerance:g})")
             continue
         columns = column_labels(scenario, BY_KEY[stage.stage])
-        lines.append(f"{stage.stage}: ✗ {stage.count} cell{'s' if stage.count > 1 else ''} differ")
+        lines.append(f"{stage.name}: ✗ {stage.count} cell{'s' if stage.count > 1 else ''} differ")
         for i, j in np.argwhere(stage.differs)[:MAX_LISTED]:
             yours, correct = _pair(stage.yours[i, j], stage.correct[i, j], p)
             lines.append(f"  ({rows[i]}, {columns[j]}): yours {yours}, attention {correct} "
@@ -204,7 +261,7 @@ def summary(comparison: Comparison, scenario: Scenario) -> str:
     first = comparison.first_difference
     if first is None:
         return "\n".join(lines)
-    lines.append(f"The first stage that differs is {first.stage}.")
+    lines.append(f"The first stage that differs is {first.name}.")
     diagnosis = comparison.diagnosis
     if diagnosis is not None:
         if diagnosis.tolerance is not None:
@@ -234,7 +291,9 @@ def to_json(comparison: Comparison) -> dict:
         "ok": comparison.ok,
         "tolerance": comparison.tolerance,
         "first_difference": first.stage if first else None,
-        "stages": [{"stage": stage.stage, "matches": stage.matches, "differing_cells": stage.count,
+        "first_difference_head": first.head if first else None,
+        "stages": [{"stage": stage.stage, "head": stage.head, "matches": stage.matches,
+                    "differing_cells": stage.count,
                     "cells": [[int(i), int(j)] for i, j in np.argwhere(stage.differs)]}
                    for stage in comparison.stages],
         "diagnosis": None if diagnosis is None else {
@@ -245,9 +304,10 @@ def to_json(comparison: Comparison) -> dict:
     }
 
 
-def cell_note(comparison: Comparison, stage: str, row: int, col: int, precision: int) -> str | None:
+def cell_note(comparison: Comparison, stage: str, row: int, col: int, precision: int,
+              head: int | None = None) -> str | None:
     """One line about a student's cell: "yours 0.250, attention 0.248 ✗" (None if not given)."""
-    compared = comparison.stage(stage)
+    compared = comparison.stage(stage, head)
     if compared is None or math.isnan(compared.difference[row, col]) and not compared.differs[row, col]:
         return None
     yours, correct = _pair(compared.yours[row, col], compared.correct[row, col], precision)
@@ -257,10 +317,10 @@ def cell_note(comparison: Comparison, stage: str, row: int, col: int, precision:
 
 
 def comparison_lines(comparison: Comparison, scenario: Scenario, stage: str, row: int,
-                     col: int | None) -> list[Line]:
+                     col: int | None, head: int | None = None) -> list[Line]:
     """What the explanation pane adds for a student's values: their cell and row against ours,
     and, when their numbers match a known mistake, that mistake's arithmetic for the row."""
-    compared = comparison.stage(stage)
+    compared = comparison.stage(stage, head)
     if compared is None:
         return []
     rows = token_labels(scenario.row_tokens)
@@ -268,7 +328,7 @@ def comparison_lines(comparison: Comparison, scenario: Scenario, stage: str, row
     p = scenario.precision
     lines = [Line((Span("Your values (expect:)", "token"),))]
     if col is not None and col < compared.differs.shape[1]:
-        note = cell_note(comparison, stage, row, col, p)
+        note = cell_note(comparison, stage, row, col, p, head)
         if note:
             lines.append(Line((Span(f"({rows[row]}, {columns[col]}): ", "token"),
                                Span(note, "masked" if compared.differs[row, col] else "result")), True))
@@ -277,7 +337,8 @@ def comparison_lines(comparison: Comparison, scenario: Scenario, stage: str, row
                else f'row "{rows[row]}": matches ✓')
     lines.append(Line((Span(verdict, "masked" if bad else "result"),)))
     diagnosis = comparison.diagnosis
-    if diagnosis is not None and comparison.first_difference is not None:
+    first = comparison.first_difference
+    if diagnosis is not None and first is not None and (first.stage, first.head) == (stage, head):
         lines.append(Line((Span(f"Likely bug: {diagnosis.what}. Fix: {diagnosis.fix}.", "masked"),)))
         if diagnosis.suggestion:
             lines.append(Line((Span(f"To tell them apart: {diagnosis.suggestion}.", "note"),)))
@@ -303,7 +364,8 @@ def _compare(name: str, expected: Expected, correct: np.ndarray, tolerance: floa
         same_inf = np.isinf(values) & (values == correct)
         near = np.abs(difference) <= tolerance
     differs = expected.given & ~(near | both_nan | same_inf)
-    return StageComparison(name, differs, np.where(expected.given, difference, np.nan), values, correct)
+    return StageComparison(name, differs, np.where(expected.given, difference, np.nan), values, correct,
+                           expected.given)
 
 
 def _distance(a: np.ndarray, b: np.ndarray, given: np.ndarray) -> float:

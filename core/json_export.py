@@ -71,7 +71,7 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
 
 
 def _head_object(head: Head) -> Iterator[str]:
-    yield "{"
+    yield json.dumps({"name": head.attention.scenario.head_names[head.h]})[:-1] + ", "
     yield from _head_fields(head)
     yield "}"
 

@@ -82,13 +82,13 @@ def summary_line(scenario: Scenario, with_file: bool = True) -> str:
     """``cat_sat.yaml · 3 tokens · d_k = 2 · d_v = 2 · causal · ÷√2 = 1.414 · mask −∞``."""
     tokens = f"{scenario.T} token{'s' if scenario.T != 1 else ''}"
     if scenario.cross:
-        tokens = f"{scenario.T} queries · {scenario.T_k} keys"
+        tokens = f"{scenario.T} queries × {scenario.T_k} keys"
     parts = [visible(scenario.display_name)] if with_file else []
     parts += [tokens, f"d_k = {scenario.d_k}", f"d_v = {scenario.d_v}"]
     if scenario.multi_head:
         parts.append(f"{scenario.heads} heads" + (f" ({scenario.kv_heads} key/value)"
                                                   if scenario.kv_heads != scenario.heads else ""))
-    parts.append(scenario.options.describe(scenario.d_k))
+    parts.append(scenario.describe())
     return " · ".join(parts)
 
 

@@ -68,9 +68,10 @@ def stage_window(session, stage_name: str, head: int, rows: range, cols: range,
             window.verdict = predictions.verdict(stage.name, head, rows, cols, values)
             return window
     comparison = session.comparison
-    compared = comparison.stage(stage.key) if comparison is not None and stage.predictable else None
-    if compared is not None and head == 0:
-        given = session.scenario.expect[stage.key].given[rows.start:rows.stop, cols.start:cols.stop]
+    which = head if stage.per_head and session.scenario.heads > 1 else None
+    compared = comparison.stage(stage.key, which) if comparison is not None and stage.predictable else None
+    if compared is not None:
+        given = compared.given[rows.start:rows.stop, cols.start:cols.stop]
         differs = compared.differs[rows.start:rows.stop, cols.start:cols.stop]
         window.verdict = np.where(differs, DIFFERS, np.where(given, CLOSE, NOTHING)).astype(np.int8)
         if theirs:

@@ -378,8 +378,8 @@ def select_rows(row: str | None, tokens: tuple[str, ...]) -> list[int] | None:
 
 
 def summary(scenario) -> str:
-    parts = [visible(scenario.title), f"T = {scenario.T}", f"d_k = {scenario.d_k}", f"d_v = {scenario.d_v}",
-             scenario.options.describe(scenario.d_k)]
+    tokens = f"T = {scenario.T}" if not scenario.cross else f"{scenario.T} queries × {scenario.T_k} keys"
+    parts = [visible(scenario.title), tokens, f"d_k = {scenario.d_k}", f"d_v = {scenario.d_v}", scenario.describe()]
     if scenario.multi_head:
         parts.append(f"{scenario.heads} heads")
     if scenario.variants:

@@ -31,7 +31,9 @@ def explain(w) -> str:
     r, i = w.r, w.row
     visibility = w.attention.visibility
     rules = visibility.rules
-    if not rules:
+    if not rules and w.attention.scenario.cross:
+        w.note("no mask: every query sees every key of the other sequence (the whole source is known)")
+    elif not rules:
         w.note("no mask: every token sees every other token, the future included "
                "(bidirectional, like BERT)")
     keys = [k for k in w.keys() if isinstance(k, int)]

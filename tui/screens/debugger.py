@@ -145,12 +145,15 @@ class DebuggerScreen(Screen):
             return
         want_inputs = max(view.natural_size[0] for view in views) + 1
         stage_view = self.query_one("#stage", MatrixView)
-        want_stage = stage_view.natural_size[0] + sum(
-            overview.outer_size.width for overview in self.query(OverviewMap) if overview.display)
+        overview = sum(map_.outer_size.width for map_ in self.query(OverviewMap) if map_.display)
+        want_stage = stage_view.natural_size[0] + overview
+        # not enough room for both: the stage comes first (with the overview beside it, more so)
+        stage_share = 0.7 if overview else 0.6
         if want_inputs + want_stage <= width:
             fitted = want_inputs
-        else:  # not enough room for both: the stage comes first
-            fitted = min(want_inputs, width - min(want_stage, int(width * 0.6)), int(width * 0.4))
+        else:
+            fitted = min(want_inputs, width - min(want_stage, int(width * stage_share)),
+                         int(width * (1 - stage_share)))
         fitted = max(30, fitted)
         if inputs.styles.width is None or inputs.styles.width.cells != fitted:
             inputs.styles.width = fitted
@@ -195,7 +198,12 @@ class DebuggerScreen(Screen):
     def comparing(self) -> bool:
         """Whether the scenario holds the student's own values for the current stage."""
         comparison = self.session.comparison
-        return comparison is not None and comparison.stage(self.described.key) is not None
+        return comparison is not None and comparison.stage(self.described.key, self.compared_head) is not None
+
+    @property
+    def compared_head(self) -> int | None:
+        """The head a student's values of the current stage belong to (None: the only one)."""
+        return self.head if self.described.per_head and self.session.scenario.heads > 1 else None
 
     @property
     def predicting(self) -> bool:
@@ -316,8 +324,9 @@ class DebuggerScreen(Screen):
             extra = prediction_lines(predictions, stage, head, row, session.attention)
         elif hidden:
             extra = hidden_lines(predictions, stage, head, row, session.scenario)
-        elif session.comparison is not None and self.described.predictable and head == 0:
-            extra = comparison_lines(session.comparison, session.scenario, self.described.key, row, col)
+        elif session.comparison is not None and self.described.predictable:
+            extra = comparison_lines(session.comparison, session.scenario, self.described.key, row, col,
+                                     self.compared_head)
         self.why.show(explanation, extra, self.described.title)
 
     def show_variants(self) -> None:

@@ -57,7 +57,14 @@ class ScenarioHeader(Static):
         scale = options.scale_text(scenario.d_k)
         parts += [" · ", ("no scaling" if scale == "none" else scale, style("scale")),
                   f" · mask {mask_text(options.mask_value)}"]
-        shape = f" · T={scenario.T} d_k={scenario.d_k} d_v={scenario.d_v}"
+        rules = [f"window {scenario.window}" if getattr(scenario, "window", None) else "",
+                 "padding" if getattr(scenario, "padding", None) else "",
+                 "explicit mask" if getattr(scenario, "mask", None) is not None else "",
+                 "RoPE" if getattr(scenario, "rope", None) else ""]
+        parts += [f" · {rule}" for rule in rules if rule]
+        query_tokens = getattr(scenario, "query_tokens", None)
+        rows = f"T={scenario.T}" if query_tokens is None else f"T_q={len(query_tokens)} T_k={len(scenario.tokens)}"
+        shape = f" · {rows} d_k={scenario.d_k} d_v={scenario.d_v}"
         heads = getattr(scenario, "heads", 1)
         if heads > 1:
             shape += f" · {head or 'head 1'} of {heads}"
