@@ -14,7 +14,8 @@ placeholder could show — against the bare app's start to its first line. Memor
 process's resident size, read from /proc while it runs in its pane. ``--json`` and ``--print``
 are timed as whole processes.
 
-Scenarios are one head with random Q, K, V of d = 64 in an .npz, at T = 16 … 16,384.
+Scenarios are one head with random Q, K, V of d = 64 in an .npz, at T = 16 … 16,384, and
+8 heads of d_k = 64 projected from X (T = 1024, d_model = 512) with an output projection.
 """
 
 from __future__ import annotations
@@ -128,6 +129,17 @@ def make_scenario(folder: Path, T: int) -> Path:
     np.savez(folder / f"head_{T}.npz", Q=rng.randn(T, D), K=rng.randn(T, D), V=rng.randn(T, D))
     path = folder / f"head_{T}.yaml"
     path.write_text(f"title: One head, T = {T}\nnpz: head_{T}.npz\n")
+    return path
+
+
+def make_multihead(folder: Path, T: int = 1024, d_model: int = 512, heads: int = 8) -> Path:
+    """Multi-head attention from X and projections: T × d_model embeddings, 8 heads of 64."""
+    rng = np.random.RandomState(heads)
+    width = heads * D
+    np.savez(folder / "heads.npz", X=rng.randn(T, d_model), Wq=rng.randn(d_model, width) / 8,
+             Wk=rng.randn(d_model, width) / 8, Wv=rng.randn(d_model, width) / 8, Wo=rng.randn(width, d_model) / 8)
+    path = folder / "heads.yaml"
+    path.write_text(f"title: {heads} heads, T = {T}, d_model = {d_model}\nnpz: heads.npz\nheads: {heads}\n")
     return path
 
 
@@ -297,6 +309,14 @@ def main() -> None:
             rows += key_row(f"page the rows, T = {T}",
                             *keys(tmux, scenarios[T], ready, ["4", "Home"] if T < 64 else ["4"],
                                   ["PageUp", "PageDown"], n), 20)
+        heads = make_multihead(folder)
+        ready = "how well does"
+        label = "8 heads, T = 1024, d_model = 512"
+        rows += key_row(f"{label}: edit an X cell (+)", *keys(tmux, heads, ready, ["Tab"], ["+"], n), 20)
+        rows += key_row(f"{label}: edit a Wq cell (+)", *keys(tmux, heads, ready, ["Tab", "Tab"], ["+"], n), 20)
+        rows += key_row(f"{label}: next head (h)", *keys(tmux, heads, ready, [], ["h"], n), 20)
+        rows += key_row(f"{label}: step to the next stage and back",
+                        *keys(tmux, heads, ready, [], ["Right", "Left"], n), 20)
         biggest = max(sizes)
         found = memory_and_overview(tmux, scenarios[biggest], 100)
         rows.append(row(f"open T = {biggest} to the whole debugger", [found["open_s"]], 2.0, "s"))

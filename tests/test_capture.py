@@ -395,3 +395,20 @@ def test_existing_files_are_kept_unless_forced(gpt2, tmp_path, capsys):
     assert (tmp_path / "mine.npz").read_bytes() == b"a student's own file" and not out.exists()
     assert capture(gpt2, out, TEXT, 0, "--force") == 0
     assert read_scenario(out)[1]["Q"].shape == (4, 6, 8)
+
+
+@pytest.mark.parametrize("family, name", [("gpt2", "tiny_gpt2_l1"), ("llama", "tiny_llama_l1")])
+def test_attn_tui_reads_a_capture_as_the_model_computed_it(family, name, request):
+    """The loader and core, not this file's reference: every head's weights and the output,
+    through heads, grouped keys and values, RoPE and Wo (+ bo), against the model itself."""
+    from attn_tui.core import load
+    from attn_tui.core.attention import Attention
+
+    folder = request.getfixturevalue(family)
+    scenario = load(ROOT / "tests" / "data" / f"{name}.yaml")
+    attention = Attention(scenario)
+    rows = range(scenario.T)
+    weights = np.stack([attention.head(h).weights(rows, rows) for h in range(scenario.heads)])
+    model_weights, model_output, _ = model_attention(folder, TEXT, layer=1)
+    assert np.abs(weights - model_weights).max() < TOLERANCE
+    assert np.abs(attention.projected(rows) - model_output).max() < TOLERANCE

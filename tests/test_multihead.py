@@ -1,0 +1,419 @@
+"""Multi-head attention, cross-attention and masks beyond causal (issue 13), checked against a
+float64 reference written here from the definitions (not from attn_tui.core) and against
+PyTorch's ``scaled_dot_product_attention``; then the scenario format, --json, --check, saving
+and the recovery copy with heads."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from attn_tui.core import ScenarioError, load, loads
+from attn_tui.core.attention import Attention
+from attn_tui.core.compare import compare
+from attn_tui.core.scenario import Scenario
+from attn_tui.core.session import Session
+from attn_tui.tui.cli import main
+from tests.conftest import SCENARIOS
+
+# ---- the reference ---------------------------------------------------------------------------
+
+
+def reference(Q, K, V, *, heads, kv_heads, divisor, visible, mask_value=-math.inf, Wo=None, bo=None,
+              rope_base=None):
+    """Every stage of every head, from the definitions. ``Q`` is (heads, T_q, d_k), ``K`` and
+    ``V`` are (kv_heads, T_k, d); ``visible`` is a T_q × T_k bool matrix (True = may attend).
+    Query head h reads key/value head h // (heads / kv_heads). A row that sees nothing has
+    weights and output None."""
+    group = heads // kv_heads
+    out = []
+    for h in range(heads):
+        q, k, v = Q[h], K[h // group], V[h // group]
+        if rope_base is not None:
+            q, k = rotate_half(q, rope_base), rotate_half(k, rope_base)
+        T_q, T_k = len(q), len(k)
+        scores = np.array([[sum(q[i, c] * k[j, c] for c in range(q.shape[1])) for j in range(T_k)]
+                           for i in range(T_q)])
+        scaled = scores / divisor
+        masked = np.where(visible, scaled, mask_value)
+        weights = np.zeros((T_q, T_k))
+        empty = ~visible.any(axis=1)
+        for i in range(T_q):
+            if empty[i]:
+                continue
+            top = max(masked[i])
+            exps = [math.exp(s - top) if s != -math.inf else 0.0 for s in masked[i]]
+            weights[i] = [e / sum(exps) for e in exps]
+        output = weights @ v
+        out.append(dict(scores=scores, scaled=scaled, masked=masked, weights=weights, output=output,
+                        empty=empty))
+    concat = np.concatenate([head["output"] for head in out], axis=1)
+    projected = concat if Wo is None else concat @ Wo + (0.0 if bo is None else bo)
+    return out, concat, projected
+
+
+def rotate_half(x, base):
+    """RoPE, pairs (j, j + d/2): position p turns pair j by p · base^(−2j/d)."""
+    T, d = x.shape
+    turned = x.copy()
+    for p in range(T):
+        for j in range(d // 2):
+            angle = p * base ** (-2 * j / d)
+            a, b = x[p, j], x[p, j + d // 2]
+            turned[p, j] = a * math.cos(angle) - b * math.sin(angle)
+            turned[p, j + d // 2] = a * math.sin(angle) + b * math.cos(angle)
+    return turned
+
+
+def close(a, b) -> bool:
+    return np.allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+# ---- random scenarios ------------------------------------------------------------------------
+
+@st.composite
+def layouts(draw):
+    kv_heads = draw(st.sampled_from([1, 2, 4]))
+    heads = kv_heads * draw(st.sampled_from([1, 2])) if kv_heads < 8 else kv_heads
+    heads = min(heads, 8)
+    cross = draw(st.booleans())
+    T_k = draw(st.integers(1, 7))
+    T_q = draw(st.integers(1, 7)) if cross else T_k
+    d_k = draw(st.sampled_from([1, 2, 3, 4]))
+    d_v = draw(st.sampled_from([1, 2, 5]))
+    rope = d_k % 2 == 0 and draw(st.booleans())
+    return dict(heads=heads, kv_heads=kv_heads, cross=cross, T_q=T_q, T_k=T_k, d_k=d_k, d_v=d_v,
+                rope=rope, seed=draw(st.integers(0, 2**31)), causal=(not cross or T_q == T_k) and draw(st.booleans()),
+                window=draw(st.one_of(st.none(), st.integers(1, 4))) if T_q == T_k and not cross else None,
+                padding=draw(st.booleans()), explicit=draw(st.booleans()), projection=draw(st.booleans()),
+                Wo=draw(st.booleans()))
+
+
+def build(layout):
+    """A scenario in code and the same numbers as the reference's arrays."""
+    rng = np.random.default_rng(layout["seed"])
+    H, G, T_q, T_k = layout["heads"], layout["kv_heads"], layout["T_q"], layout["T_k"]
+    d_k, d_v = layout["d_k"], layout["d_v"]
+    padding = tuple(bool(flag) for flag in rng.integers(0, 2, T_k)) if layout["padding"] else None
+    explicit = rng.integers(0, 2, (T_q, T_k)).astype(bool) if layout["explicit"] else None
+    inputs = {}
+    if layout["projection"]:
+        d_model = 3
+        X = rng.normal(size=(T_k, d_model))
+        X_q = rng.normal(size=(T_q, d_model)) if layout["cross"] else X
+        Wq, Wk, Wv = (rng.normal(size=(d_model, H * d_k)), rng.normal(size=(d_model, G * d_k)),
+                      rng.normal(size=(d_model, G * d_v)))
+        inputs.update(X=X, Wq=Wq, Wk=Wk, Wv=Wv)
+        if layout["cross"]:
+            inputs["X_q"] = X_q
+        Q = np.stack([X_q @ Wq[:, h * d_k:(h + 1) * d_k] for h in range(H)])
+        K = np.stack([X @ Wk[:, g * d_k:(g + 1) * d_k] for g in range(G)])
+        V = np.stack([X @ Wv[:, g * d_v:(g + 1) * d_v] for g in range(G)])
+    else:
+        Q, K, V = rng.normal(size=(H, T_q, d_k)), rng.normal(size=(G, T_k, d_k)), rng.normal(size=(G, T_k, d_v))
+        inputs.update(Q=Q if H > 1 else Q[0], K=K if G > 1 or H > 1 else K[0], V=V if G > 1 or H > 1 else V[0])
+    Wo = bo = None
+    if layout["Wo"]:
+        Wo, bo = rng.normal(size=(H * d_v, 2)), rng.normal(size=2)
+        inputs.update(Wo=Wo, bo=bo[None, :])
+    from attn_tui.core.options import Options
+    from attn_tui.core.rope import Rope
+
+    scenario = Scenario(
+        title="random", tokens=tuple(f"k{j}" for j in range(T_k)),
+        query_tokens=tuple(f"q{i}" for i in range(T_q)) if layout["cross"] else None, inputs=inputs,
+        options=Options(causal=layout["causal"]), heads=H, kv_heads=G, window=layout["window"],
+        padding=padding, mask=explicit, rope=Rope(10000.0) if layout["rope"] else None)
+    visible = np.ones((T_q, T_k), bool)
+    rows, cols = np.arange(T_q)[:, None], np.arange(T_k)[None, :]
+    if layout["causal"]:
+        visible &= cols <= rows
+    if layout["window"] is not None:
+        visible &= (cols > rows - layout["window"]) & (cols <= rows)
+    if padding is not None:
+        visible &= ~np.array(padding)[None, :]
+    if explicit is not None:
+        visible &= explicit
+    expected = reference(Q, K, V, heads=H, kv_heads=G, divisor=math.sqrt(d_k), visible=visible, Wo=Wo, bo=bo,
+                         rope_base=10000.0 if layout["rope"] else None)
+    return scenario, expected
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(layouts())
+def test_every_stage_of_every_head_is_the_references(layout):
+    scenario, (heads, concat, projected) = build(layout)
+    attention = Attention(scenario)
+    rows, keys, values = range(scenario.T), range(scenario.T_k), range(scenario.d_v)
+    for h, expected in enumerate(heads):
+        head = attention.head(h)
+        assert close(head.scores(rows, keys), expected["scores"])
+        assert close(head.scaled(rows, keys), expected["scaled"])
+        assert np.array_equal(np.isinf(head.masked(rows, keys)), np.isinf(expected["masked"]))
+        assert np.array_equal(head.empty(rows), expected["empty"])
+        weights = head.weights(rows, keys)
+        assert close(weights, expected["weights"]) and not np.isnan(weights).any()
+        assert (weights[np.isinf(expected["masked"])] == 0).all()  # a hidden key's weight is exactly 0
+        assert close(head.output(rows, values), expected["output"])
+    assert close(attention.concat(rows), concat)
+    assert close(attention.projected(rows), projected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(layouts())
+def test_the_output_of_every_head_is_pytorchs(layout):
+    torch = pytest.importorskip("torch")
+    scenario, _ = build(layout)
+    attention = Attention(scenario)
+    rows, keys = range(scenario.T), range(scenario.T_k)
+    inputs = attention.inputs
+    for h in range(scenario.heads):
+        visible = ~attention.head(h).blocked(rows, keys)
+        seeing = visible.any(axis=1)
+        q, k, v = (torch.tensor(np.asarray(a, dtype=np.float64)) for a in (inputs.Q(h), inputs.K(h), inputs.V(h)))
+        theirs = torch.nn.functional.scaled_dot_product_attention(
+            q[None], k[None], v[None], attn_mask=torch.tensor(visible)[None]).numpy()[0]
+        ours = attention.head(h).output(rows, range(scenario.d_v))
+        assert np.allclose(ours[seeing], theirs[seeing], rtol=1e-10, atol=1e-12)
+        assert (ours[~seeing] == 0).all()  # PyTorch gives NaN there; attn-tui "nothing to attend to"
+
+
+# ---- the format ------------------------------------------------------------------------------
+
+HAND_MADE = """\
+tokens: [a, b, c]
+heads:
+  - name: previous
+    Q: [[1, 0], [0, 1], [1, 1]]
+    K: &k [[1, 0], [0, 1], [1, 1]]
+    V: [[1, 0], [0, 1], [1, 1]]
+  - name: itself
+    Q: [[2, 0], [0, 2], [1, 1]]
+    K: *k
+    V: [[0, 1], [1, 0], [1, 1]]
+Wo: [[1, 0], [0, 1], [1, 0], [0, 1]]
+bo: [0.5, -0.5]
+"""
+
+THREE_D = """\
+tokens: [a, b, c]
+heads: 2
+head_names: [previous, itself]
+Q:
+  - [[1, 0], [0, 1], [1, 1]]
+  - [[2, 0], [0, 2], [1, 1]]
+K:
+  - [[1, 0], [0, 1], [1, 1]]
+  - [[1, 0], [0, 1], [1, 1]]
+V:
+  - [[1, 0], [0, 1], [1, 1]]
+  - [[0, 1], [1, 0], [1, 1]]
+Wo: [[1, 0], [0, 1], [1, 0], [0, 1]]
+bo: [[0.5, -0.5]]
+"""
+
+
+def test_heads_written_by_hand_are_heads_written_as_a_list_of_matrices():
+    by_hand, three_d = loads(HAND_MADE), loads(THREE_D)
+    assert by_hand.heads == three_d.heads == 2 and by_hand.head_names == three_d.head_names == ("previous", "itself")
+    assert by_hand.same_numbers(three_d)
+    assert by_hand.inputs["Q"].shape == (2, 3, 2) and by_hand.inputs["bo"].shape == (1, 2)
+
+
+def test_heads_from_an_npz_of_3d_arrays(tmp_path):
+    rng = np.random.default_rng(1)
+    np.savez(tmp_path / "m.npz", Q=rng.normal(size=(4, 5, 2)), K=rng.normal(size=(2, 5, 2)),
+             V=rng.normal(size=(2, 5, 3)), Wo=rng.normal(size=(12, 4)), bo=rng.normal(size=4))
+    (tmp_path / "s.yaml").write_text("npz: m.npz\nheads: 4\nkv_heads: 2\n")
+    scenario = load(tmp_path / "s.yaml")
+    assert (scenario.heads, scenario.kv_heads, scenario.d_k, scenario.d_v, scenario.d_out) == (4, 2, 2, 3, 4)
+
+
+def test_projections_split_by_columns_as_pytorch_does():
+    X = [[1, 0, 2], [0, 1, 1]]
+    Wq = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 1, 2, 3]]
+    text = f"X: {X}\nWq: {Wq}\nWk: {Wq}\nWv: {Wq}\nheads: 2\ncausal: false\n"
+    scenario = loads(text)
+    attention = Attention(scenario)
+    full = np.array(X, float) @ np.array(Wq, float)
+    assert np.array_equal(attention.inputs.Q(1), full[:, 2:4])  # head 2: columns 3 and 4
+    assert scenario.d_k == 2 and scenario.d_v == 2
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("heads: 3\nQ: [[1, 0]]\nK: [[1, 0]]\nV: [[1, 0]]\n", "heads: 3 needs one Q, K and V per head"),
+    ("heads: 2\nQ: [[[1]], [[1]]]\nK: [[[1]], [[1]], [[1]]]\nV: [[[1]], [[1]], [[1]]]\n",
+     "2 query heads cannot share 3 key/value heads"),
+    ("X: [[1, 0]]\nWq: [[1, 0, 1], [0, 1, 0]]\nWk: [[1, 0, 1], [0, 1, 0]]\nWv: [[1], [0]]\nheads: 2\n",
+     "3 columns cannot be split among 2 heads"),
+    ("query_tokens: [x, y]\ntokens: [a, b, c]\nQ: [[1], [2]]\nK: [[1], [2], [3]]\nV: [[1], [2], [3]]\n"
+     "causal: true\n", "causal: true needs as many queries as keys (2 queries, 3 keys); for cross-attention"),
+    ("query_tokens: [x, y]\ntokens: [a, b, c]\nQ: [[1], [2]]\nK: [[1], [2], [3]]\nV: [[1], [2], [3]]\n"
+     "window: 2\n", "window needs as many queries as keys"),
+    ("tokens: [a, b]\nQ: [[1], [2]]\nK: [[1], [2]]\nV: [[1], [2]]\npadding: [0]\n",
+     "padding has 1 flags but there are 2 tokens"),
+    ("tokens: [a, b]\nQ: [[1], [2]]\nK: [[1], [2]]\nV: [[1], [2]]\npadding: [0, 2]\n",
+     "padding 2 must be 0 or 1"),
+    ("tokens: [a, b]\nQ: [[1], [2]]\nK: [[1], [2]]\nV: [[1], [2]]\nmask: [[1, 0]]\n",
+     "mask is 1×2 but the scores are 2×2"),
+    ("tokens: [a, b]\nQ: [[1], [2]]\nK: [[1], [2]]\nV: [[1], [2]]\nrope: {base: 10000}\n",
+     "d_k must be even"),
+    ("tokens: [a, b]\nX: [[1], [2]]\nX_q: [[1], [2]]\nWq: [[1]]\nWk: [[1]]\nWv: [[1]]\n",
+     "X_q holds the queries of cross-attention: give query_tokens too"),
+    ("tokens: [a]\nQ: [[1]]\nK: [[1]]\nV: [[1]]\nWo: [[1, 2], [3, 4]]\n", "so it needs 1 rows"),
+    ("tokens: [a]\nQ: [[1]]\nK: [[1]]\nV: [[1]]\nbo: [1]\n", "bo is the output projection's bias"),
+    ("tokens: [a]\nQ: [[1]]\nK: [[1]]\nV: [[1]]\nexpect: {concat: [[1]]}\n", "no concat stage"),
+    ("heads: 2\nQ: [[[1]], [[1]]]\nK: [[[1]], [[1]]]\nV: [[[1]], [[1]]]\nexpect: {weights: [[1]]}\n",
+     "expect weights is 1×1 but that stage is 2 heads × 1×1"),
+])
+def test_a_layout_that_does_not_fit_is_a_located_error(text, fragment):
+    with pytest.raises(ScenarioError) as raised:
+        loads(text)
+    assert fragment in str(raised.value) and raised.value.line is not None
+
+
+def test_cross_attention_is_not_causal_unless_asked():
+    scenario = load(SCENARIOS / "cross_attention.yaml")
+    assert scenario.cross and not scenario.options.causal
+    assert scenario.T == 3 and scenario.row_tokens == ("the", "cat", "sleeps")
+
+
+# ---- the built-ins teach what they say ---------------------------------------------------------
+
+def largest_key(scenario: Scenario, h: int = 0) -> list[str]:
+    attention = Attention(scenario)
+    weights = attention.head(h).weights(range(scenario.T), range(scenario.T_k))
+    return [scenario.tokens[j] for j in weights.argmax(axis=1)]
+
+
+def test_two_heads_one_looks_back_one_looks_at_itself():
+    scenario = load(SCENARIOS / "two_heads.yaml")
+    assert largest_key(scenario, 0)[1:] == ["the", "cat", "sat"]  # the token before
+    assert largest_key(scenario, 1) == list(scenario.tokens)       # the token itself
+
+
+def test_cross_attention_finds_the_word_that_means_the_same():
+    assert largest_key(load(SCENARIOS / "cross_attention.yaml")) == ["le", "chat", "dort"]
+
+
+def test_the_sliding_window_keeps_eight_from_its_best_matches():
+    scenario = load(SCENARIOS / "sliding_window.yaml")
+    weights = Attention(scenario).head(0).weights(range(8), range(8))
+    assert (weights[7, :5] == 0).all() and weights[7, 5:].sum() == pytest.approx(1.0)
+    assert scenario.K[0, 0] == scenario.K[3, 0] == 3  # the matches it cannot see are the strongest
+
+
+def test_full_padding_is_nothing_to_attend_to_and_null_in_json(capsys):
+    assert main(["--json", str(SCENARIOS / "padding_mask.yaml")]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["weights"][0] is None and document["output"][1] is None
+    assert document["weights"][2] == [0.0, 0.0, 1.0, 0.0, 0.0]
+    assert document["masked"][4][:2] == [None, None]
+
+
+# ---- --json, --check, --print with heads -------------------------------------------------------
+
+def test_json_of_heads_has_each_head_concat_output_and_inputs(capsys):
+    assert main(["--json", str(SCENARIOS / "two_heads.yaml")]) == 0
+    document = json.loads(capsys.readouterr().out)
+    scenario = load(SCENARIOS / "two_heads.yaml")
+    attention = Attention(scenario)
+    assert [head["name"] for head in document["heads"]] == ["head 1", "head 2"]
+    for h, head in enumerate(document["heads"]):
+        assert set(head) >= {"Q", "K", "V", "scores", "scaled", "masked", "weights", "output", "row_max",
+                             "row_sum", "diagnostics"}
+        assert head["weights"] == attention.head(h).weights(range(4), range(4)).tolist()
+    concat = np.array(document["concat"])
+    assert concat.shape == (4, 4) and np.array_equal(concat[:, :2], np.array(document["heads"][0]["output"]))
+    assert np.array_equal(np.array(document["output"]), concat @ np.array(document["inputs"]["Wo"]))
+    assert set(document["inputs"]) == {"X", "Wq", "Wk", "Wv", "Wo"}
+
+
+def test_check_compares_each_head_and_names_the_mistake(tmp_path, capsys):
+    """A student who forgot to scale: their weights of head 2 match attention computed unscaled."""
+    scenario = loads(THREE_D)
+    attention = Attention(scenario)
+    unscaled = Attention(scenario.with_options(scale=False))
+    weights = [attention.head(0).weights(range(3), range(3)), unscaled.head(1).weights(range(3), range(3))]
+    rows = lambda matrix: "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in matrix) + "]"  # noqa: E731
+    path = tmp_path / "student.yaml"
+    path.write_text(THREE_D + f"expect:\n  weights: [{rows(weights[0])}, {rows(weights[1])}]\n")
+    assert main(["--check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "weights of previous: ✓ matches" in out and "weights of itself: ✗" in out
+    assert "The first stage that differs is weights of itself." in out
+    assert "not divided by √d_k" in out
+    comparison = compare(load(path))
+    assert comparison.stage("weights", 1).count > 0 and comparison.stage("weights", 0).matches
+
+
+# ---- saving and recovery -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [HAND_MADE, THREE_D])
+def test_an_edit_of_one_head_is_saved_in_place_and_reads_back(tmp_path, text):
+    path = tmp_path / "heads.yaml"
+    path.write_text(text)
+    session = Session(load(path))
+    session.set_cell("Q", 2, 1, 7.5, head=1)
+    session.set_cell("bo", 0, 1, 0.25)
+    session.save()
+    saved = path.read_text()
+    assert "7.5" in saved and "0.25" in saved and saved.count("\n") == text.count("\n")  # in place
+    back = load(path)
+    assert back.inputs["Q"][1, 2, 1] == 7.5 and back.inputs["Q"][0, 2, 1] == 1.0
+    assert back.inputs["bo"][0, 1] == 0.25 and back.head_names == ("previous", "itself")
+
+
+def test_an_edit_of_a_shared_head_matrix_keeps_the_other_head_as_it_was(tmp_path):
+    """Head 2's K is an alias of head 1's: editing head 1's K must not change head 2's."""
+    path = tmp_path / "heads.yaml"
+    path.write_text(HAND_MADE)
+    session = Session(load(path))
+    session.set_cell("K", 0, 0, 9.0, head=0)
+    session.save()
+    back = load(path)
+    assert back.inputs["K"][0, 0, 0] == 9.0 and back.inputs["K"][1, 0, 0] == 1.0
+
+
+def test_a_rewritten_file_keeps_heads_masks_and_rope(tmp_path):
+    from attn_tui.core.save import render
+
+    text = ("query_tokens: [x, y]\ntokens: [a, b, c]\nheads: 2\nhead_names: [one, two]\n"
+            "Q: [[[1, 0], [0, 1]], [[2, 0], [0, 2]]]\nK: [[[1, 0], [0, 1], [1, 1]]]\n"
+            "V: [[[1, 0], [0, 1], [1, 1]]]\nkv_heads: 1\npadding: [0, 0, 1]\nmask: [[1, 1, 0], [0, 1, 1]]\n"
+            "rope: {base: 500, pairs: interleaved}\n")
+    scenario = loads(text, str(tmp_path / "s.yaml"))
+    written = render(scenario, str(tmp_path / "whole.yaml")).text
+    back = loads(written, str(tmp_path / "whole.yaml"))
+    assert back.same_numbers(scenario)
+    for field in ("query_tokens", "heads", "kv_heads", "head_names", "padding", "rope"):
+        assert getattr(back, field) == getattr(scenario, field), field
+    assert np.array_equal(back.mask, scenario.mask)
+
+
+def test_a_recovery_copy_restores_an_edit_of_one_head(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    path = tmp_path / "heads.yaml"
+    path.write_text(THREE_D)
+    first = Session(load(path))
+    first.set_cell("V", 1, 0, 4.5, head=1)
+    first.flush_recovery()
+    second = Session(load(path))
+    found = second.pending_recovery()
+    assert found is not None and second.restore(found) == []
+    assert second.scenario.inputs["V"][1, 1, 0] == 4.5 and second.scenario.inputs["V"][0, 1, 0] == 0.0
+
+
+def test_print_and_markdown_walk_through_every_head_then_concat_and_projection(capsys):
+    assert main(["--print", str(SCENARIOS / "two_heads.yaml")]) == 0
+    printed = capsys.readouterr().out
+    for head in ("[head 1]", "[head 2]"):
+        assert f"Step 4 — Softmax: weights, each row sums to 1 (max = largest weight, H = entropy in nats) {head}" in printed
+    assert "Step 6 — Concat" in printed and "Step 7 — Project: output = concat·Wo" in printed
+    assert main(["--markdown", str(SCENARIOS / "cross_attention.yaml")]) == 0
+    markdown = capsys.readouterr().out
+    assert 'Queries (3): "the", "cat", "sleeps" · keys (3): "le", "chat", "dort" · d_k = 3' in markdown
