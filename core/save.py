@@ -24,6 +24,7 @@ import itertools
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -431,10 +432,36 @@ class _Edits:
             self.appended.append(f"expect: {text}")
 
     def option(self, top: dict[str, Entry], name: str, value: bool | float) -> None:
-        if name in top:
-            self.replace(top[name].value, _option_text(value))
-        else:
+        if name not in top:
             self.appended.append(f"{name}: {_option_text(value)}")
+            return
+        node = top[name].value
+        self.replace(node, _option_text(value))
+        self.mark_comment(node, name, _option_text(value))
+
+    def mark_comment(self, node: Node, name: str, new: str) -> None:
+        """A comment after an option that has changed may no longer hold (``causal: false  # a
+        token may not look ahead``): it is marked as said of the old value, ``# when causal was
+        true: …``, unless it speaks of the new value itself (``false: no scaling``). Changed
+        back, the mark goes."""
+        end = content_end(node)
+        line_end = self.text.find("\n", end)
+        line_end = len(self.text) if line_end < 0 else line_end
+        rest = self.text[end:line_end]
+        hash_at = rest.find("#")
+        if hash_at < 0 or (hash_at and not rest[hash_at - 1].isspace()) or rest[:hash_at].strip():
+            return  # no comment of its own on this line (or the value is inside a flow collection)
+        comment = rest[hash_at + 1:].strip()
+        marked = re.match(rf"when {re.escape(name)} was (\S+?): (.*)", comment)
+        was, said = (marked.group(1), marked.group(2)) if marked else (deref(node).value, comment)
+        if was == new:
+            updated = said
+        elif f"{new}:" in said or f"{new} (" in said:
+            return
+        else:
+            updated = f"when {name} was {was}: {said}"
+        start = end + hash_at
+        self.spans[(start, line_end)] = f"# {updated}"
 
     def result(self) -> str:
         text = replace_spans(self.text, self.spans)

@@ -46,7 +46,7 @@ def test_options_are_rewritten_in_place_or_appended(write):
     path = write(COMMENTED + "causal: true   # the mask\n")
     scenario = load(path).with_options(causal=False, scale=False)
     text = updated_text(scenario)
-    assert "causal: false   # the mask\n" in text
+    assert "causal: false   # when causal was true: the mask\n" in text  # (a comment that may no longer hold)
     assert text.endswith("scale: false\n")
     assert loads(text).options == scenario.options
 
@@ -247,3 +247,24 @@ def test_an_overflow_after_an_edit_names_the_right_cell():
     with pytest.raises(NumericError) as caught:
         session.set_cell("K", 1, 0, 1e308)  # q3 · k2 = 1e308 × 1e308: the score (sat, cat)
     assert "(sat, cat)" in str(caught.value)
+
+
+def test_a_comment_on_a_changed_option_is_marked_as_said_of_the_old_value(tmp_path):
+    """Issue 12: after c, s, ctrl+s the file said `causal: false  # a token may not look at the
+    tokens after it`. Such a comment is marked; changed back, the mark goes; a comment that
+    speaks of the new value (as `attn-tui new` writes them) stays as it is."""
+    path = tmp_path / "cat.yaml"
+    path.write_text("Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n"
+                    "causal: true   # a token may not look ahead\n"
+                    "scale: true    # true: divide by sqrt(d_k); false: no scaling\n")
+    session = Session(load(path))
+    session.toggle_causal()
+    session.cycle_scale()
+    session.save()
+    text = path.read_text()
+    assert "causal: false   # when causal was true: a token may not look ahead\n" in text
+    assert "scale: false    # true: divide by sqrt(d_k); false: no scaling\n" in text
+    session.toggle_causal()
+    session.save()
+    assert "causal: true   # a token may not look ahead\n" in path.read_text()
+    assert load(path).options.causal is True
