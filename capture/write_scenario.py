@@ -70,6 +70,8 @@ def scenario_yaml(captured: CapturedLayer, about: About, agreement: Agreement,
     lines += [f"  - {quoted_scalar(token):<24} # {row}"
               for row, token in enumerate(about.tokens, 1)]
     lines += ["", _keyed(f"heads: {H}", "query heads: Q's first dimension")]
+    lines += [_keyed("head_names: [" + ", ".join(f"head {h}" for h in range(H)) + "]",
+                     "counted from 0, as Hugging Face counts them")]
     if G < H:
         lines += [_keyed(f"kv_heads: {G}", f"grouped-query attention: query head h reads "
                                             f"key/value head h // {H // G}")]

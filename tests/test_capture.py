@@ -139,6 +139,7 @@ def test_gpt2_capture_reproduces_every_head_and_the_output(gpt2, tmp_path, capsy
     # the byte-level pieces are The, Ġcat, Ġsat, Ġon, Ġthe, Ġmat; no BOS for GPT-2
     assert scenario["tokens"] == ["The", "␣cat", "␣sat", "␣on", "␣the", "␣mat"]
     assert scenario["heads"] == 4 and "kv_heads" not in scenario and "rope" not in scenario
+    assert scenario["head_names"] == ["head 0", "head 1", "head 2", "head 3"]  # as Hugging Face counts
     assert scenario["causal"] is True and scenario["scale"] is True and scenario["focus"] == 6
     assert scenario["npz"] == "gpt2_l1.npz"
     assert scenario["title"] == "tiny-gpt2 · layer 1 · The cat sat on the mat"
