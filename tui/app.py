@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
-from textual.app import App, SystemCommand
-from textual.binding import Binding
-from textual.screen import Screen
-
 from attn_tui.core import catalog
+from attn_tui.core.text import visible
 from attn_tui.tui.screens.choice import ChoiceScreen
 from attn_tui.tui.screens.help import HelpScreen
 from attn_tui.tui.settings import PALETTES, load_settings, save_settings
 from attn_tui.tui.text import tell
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.markup import escape
+from textual.screen import Screen
 
 if TYPE_CHECKING:
     from attn_tui.core.save_root import SaveRoot
@@ -148,7 +149,8 @@ class AttnApp(App[int]):
                     debugger.session.scenario, debugger.session.attention.options),
                     lambda n=number: debugger.action_goto(n))
             for h, name in enumerate(debugger.session.scenario.head_names if debugger.session.scenario.heads > 1 else ()):
-                yield SystemCommand(f"Show {name}", "every stage of this head (h cycles)",
+                # the palette reads a title as markup: a head's name is outside text
+                yield SystemCommand(f"Show {escape(visible(name))}", "every stage of this head (h cycles)",
                                     lambda h=h: setattr(debugger, "head", h))
             for key in KEYS:  # the screen's commands (not the moves: those are keys, not commands)
                 if key.action.isidentifier() and key.action not in ("goto_key", "last_step") \

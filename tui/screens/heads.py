@@ -4,6 +4,10 @@ path, a head at a time."""
 
 from __future__ import annotations
 
+from attn_tui.core.labels import token_labels
+from attn_tui.core.overview import weights_overview
+from attn_tui.tui.text import plain
+from attn_tui.tui.widgets.overview import OverviewMap
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,10 +16,6 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 from textual.worker import get_current_worker
-
-from attn_tui.core.labels import token_labels
-from attn_tui.core.overview import weights_overview
-from attn_tui.tui.widgets.overview import OverviewMap
 
 
 class HeadsScreen(ModalScreen[int | None]):
@@ -49,7 +49,7 @@ class HeadsScreen(ModalScreen[int | None]):
             with Grid():
                 for h, name in enumerate(scenario.head_names):
                     view = OverviewMap(id=f"head-{h}")
-                    view.border_title = Content(name)
+                    view.border_title = plain(name)
                     yield view
 
     def on_mount(self) -> None:

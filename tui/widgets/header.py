@@ -67,7 +67,7 @@ class ScenarioHeader(Static):
         shape = f" · {rows} d_k={scenario.d_k} d_v={scenario.d_v}"
         heads = getattr(scenario, "heads", 1)
         if heads > 1:
-            shape += f" · {head or 'head 1'} of {heads}"
+            shape += f" · {visible(head or 'head 1')} of {heads}"
         parts.append((shape, style("shape")))
         content = Content.assemble(*parts)
         if content != getattr(self, "_shown", None):  # one line, always: no layout to redo

@@ -1,0 +1,32 @@
+"""README.md says what the program does: its tables are the program's own lists."""
+
+from __future__ import annotations
+
+import re
+
+from attn_tui.core.catalog import builtins
+from attn_tui.tui.keys import markdown_table
+from tests.conftest import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_keys_table_is_the_apps_own():
+    shown = README.split("<!-- keys -->\n", 1)[1].split("\n<!-- /keys -->", 1)[0]
+    assert shown == markdown_table()
+
+
+def test_every_built_in_is_in_the_table_and_nothing_else():
+    table = README.split("### Built-in scenarios", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^\| `(\w+)` \|", table, flags=re.M)
+    assert listed == [builtin.name for builtin in builtins()]
+
+
+def test_every_command_line_option_the_readme_names_exists():
+    from attn_tui.tui.cli import build_parser
+
+    known = {option for action in build_parser()._actions for option in action.option_strings}
+    block = README.split("## The command line", 1)[1].split("```", 2)[1]
+    for option in set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", block)) - {"--text", "--layer", "--tokens",
+                                                                          "--d-k", "--d-v", "--random", "--force"}:
+        assert option in known, option
