@@ -57,3 +57,17 @@ def naive_attention(Q, K, V, divisor, causal, mask_value=-math.inf):
     output = [[sum(weights[i][j] * float(V[j][c]) for j in range(T)) for c in range(d_v)]
               for i in range(T)]
     return output, weights
+
+
+def rotate_half(x, base):
+    """RoPE as Hugging Face's rotate_half pairs dimensions: at position p, dimension j and
+    j + d/2 are turned together by the angle p · base^(−2j/d), j = 0 … d/2 − 1."""
+    T, d = x.shape
+    turned = np.array(x, dtype=np.float64)
+    for p in range(T):
+        for j in range(d // 2):
+            angle = p * base ** (-2 * j / d)
+            a, b = x[p, j], x[p, j + d // 2]
+            turned[p, j] = a * math.cos(angle) - b * math.sin(angle)
+            turned[p, j + d // 2] = a * math.sin(angle) + b * math.cos(angle)
+    return turned

@@ -28,6 +28,7 @@ from transformers import AutoModel  # noqa: E402
 
 from attn_tui.tui.cli import main  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
+from tests.reference import rotate_half  # noqa: E402
 from tests.tiny_models import save_gpt2, save_llama  # noqa: E402
 
 TOLERANCE = 1e-5
@@ -43,20 +44,6 @@ def read_scenario(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     return scenario, arrays
 
 
-def rotate_pairs(x: np.ndarray, base: float) -> np.ndarray:
-    """RoPE as the format defines it: at position p, dimension j and j + d/2 are turned
-    together by the angle p · base^(−2j/d), j = 0 … d/2 − 1."""
-    T, d = x.shape
-    turned = x.copy()
-    for p in range(T):
-        for j in range(d // 2):
-            angle = p * base ** (-2 * j / d)
-            a, b = x[p, j], x[p, j + d // 2]
-            turned[p, j] = a * math.cos(angle) - b * math.sin(angle)
-            turned[p, j + d // 2] = a * math.sin(angle) + b * math.cos(angle)
-    return turned
-
-
 def reference(scenario: dict, arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Every head's weights (H, T, T) and the output (T, d_out), in float64, from the format."""
     Q, K, V = arrays["Q"], arrays["K"], arrays["V"]
@@ -70,7 +57,7 @@ def reference(scenario: dict, arrays: dict[str, np.ndarray]) -> tuple[np.ndarray
         g = h // (H // G)
         q, k = Q[h], K[g]
         if "rope" in scenario:
-            q, k = rotate_pairs(q, scenario["rope"]["base"]), rotate_pairs(k, scenario["rope"]["base"])
+            q, k = rotate_half(q, scenario["rope"]["base"]), rotate_half(k, scenario["rope"]["base"])
         scores = q @ k.T / divisor
         scores[np.triu_indices(T, k=1)] = -np.inf  # key j > query i is never seen
         scores -= scores.max(axis=1, keepdims=True)
@@ -306,7 +293,7 @@ def rope_vectorised(x: np.ndarray, base: float) -> np.ndarray:
 
 def test_the_vectorised_rope_is_the_pairwise_one():
     x = np.random.RandomState(0).randn(5, 6)
-    assert np.allclose(rope_vectorised(x, 100.0), rotate_pairs(x, 100.0), atol=1e-14)
+    assert np.allclose(rope_vectorised(x, 100.0), rotate_half(x, 100.0), atol=1e-14)
 
 
 # ---- errors: one line, exit 2, nothing written ---------------------------------------------------

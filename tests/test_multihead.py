@@ -19,6 +19,7 @@ from attn_tui.core.scenario import Scenario
 from attn_tui.core.session import Session
 from attn_tui.tui.cli import main
 from tests.conftest import SCENARIOS
+from tests.reference import rotate_half
 
 # ---- the reference ---------------------------------------------------------------------------
 
@@ -54,19 +55,6 @@ def reference(Q, K, V, *, heads, kv_heads, divisor, visible, mask_value=-math.in
     concat = np.concatenate([head["output"] for head in out], axis=1)
     projected = concat if Wo is None else concat @ Wo + (0.0 if bo is None else bo)
     return out, concat, projected
-
-
-def rotate_half(x, base):
-    """RoPE, pairs (j, j + d/2): position p turns pair j by p · base^(−2j/d)."""
-    T, d = x.shape
-    turned = x.copy()
-    for p in range(T):
-        for j in range(d // 2):
-            angle = p * base ** (-2 * j / d)
-            a, b = x[p, j], x[p, j + d // 2]
-            turned[p, j] = a * math.cos(angle) - b * math.sin(angle)
-            turned[p, j + d // 2] = a * math.sin(angle) + b * math.cos(angle)
-    return turned
 
 
 def close(a, b) -> bool:

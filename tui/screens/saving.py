@@ -52,28 +52,12 @@ class Saving:
         try:
             written = self.session.save(path, force=force, rewrite=rewrite)
         except NeedsRewrite as layout:
-            def rewritten(choice: str | None) -> None:
-                if choice == "rewrite":
-                    self._save(path, force, then, rewrite=True)
-                elif choice == "save_as":
-                    self.save_as(then)
-
-            self.screen.app.push_screen(ChoiceScreen(
-                f"{layout}.\nWrite the file whole (every number kept)?",
-                [("rewrite", "Rewrite"), ("save_as", "Save as…"), ("cancel", "Cancel")],
-                default="cancel"), rewritten)
+            self._ask(f"{layout}.\nWrite the file whole (every number kept)?", ("rewrite", "Rewrite"),
+                      lambda: self._save(path, force, then, rewrite=True), then)
             return
         except DiskChanged as conflict:
-            def decided(choice: str | None) -> None:
-                if choice == "overwrite":
-                    self._save(path, True, then, rewrite)
-                elif choice == "save_as":
-                    self.save_as(then)
-
-            self.screen.app.push_screen(ChoiceScreen(
-                f"{conflict}.\nOverwrite it with your version?",
-                [("overwrite", "Overwrite"), ("save_as", "Save as…"), ("cancel", "Cancel")],
-                default="cancel"), decided)
+            self._ask(f"{conflict}.\nOverwrite it with your version?", ("overwrite", "Overwrite"),
+                      lambda: self._save(path, True, then, rewrite), then)
             return
         except (SaveError, ScenarioError) as error:
             tell(self.screen, str(error), title="Not saved", severity="error", timeout=10)
@@ -82,6 +66,17 @@ class Saving:
         self.screen.after_change()
         if then is not None:
             then()
+
+    def _ask(self, question: str, go_ahead: tuple[str, str], then_go_ahead, then=None) -> None:
+        """Ask before a save that would lose something: go ahead, Save as…, or Cancel (the default)."""
+        def decided(choice: str | None) -> None:
+            if choice == go_ahead[0]:
+                then_go_ahead()
+            elif choice == "save_as":
+                self.save_as(then)
+
+        self.screen.app.push_screen(ChoiceScreen(question, [go_ahead, ("save_as", "Save as…"), ("cancel", "Cancel")],
+                                                 default="cancel"), decided)
 
     def offer_recovery(self) -> None:
         """If an earlier session left unsaved edits for this scenario, offer them back."""
