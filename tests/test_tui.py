@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from attn_tui.core import Scenario, compute, load
 from attn_tui.core.numbers import fixed
@@ -402,3 +403,26 @@ async def test_the_quit_dialog_fits_a_small_window():
         await pilot.press("down", "enter")  # the arrows move between the answers too
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_a_cell_nudged_again_and_again_is_repainted_each_time(monkeypatch):
+    """The session edits its working copy of Q in place: the view must still see that the
+    cell's line changed and repaint it (it showed 1.2 while the scores used 1.4)."""
+    async with running() as (app, pilot):
+        await pilot.press("tab")
+        q = matrix(app, "Q")
+        painted: list = []
+        original = type(q).refresh
+
+        def refresh(self, *regions, **kwargs):
+            if self is q:
+                painted.extend(regions or ["all"])
+            return original(self, *regions, **kwargs)
+
+        monkeypatch.setattr(type(q), "refresh", refresh)
+        for nudge in range(1, 5):
+            painted.clear()
+            await pilot.press("plus")
+            await pilot.pause()
+            assert debugger(app).session.scenario.Q[0, 0] == pytest.approx(1 + nudge / 10)
+            assert "all" in painted or any(region.y == 1 for region in painted), (nudge, painted)

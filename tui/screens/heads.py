@@ -74,7 +74,10 @@ class HeadsScreen(ModalScreen[int | None]):
 
     def _ready(self, h: int, small) -> None:
         scenario = self.session.scenario
-        view = self.query_one(f"#head-{h}", OverviewMap)
+        found = self.query(f"#head-{h}").results(OverviewMap)
+        view = next(found, None)
+        if view is None:  # the screen closed while the map was being computed
+            return
         view.show(small, (scenario.T, scenario.T_k), stale=False)
         view.set_window((0, scenario.T), (0, scenario.T_k), self.row)
 

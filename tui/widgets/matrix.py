@@ -62,7 +62,9 @@ class DenseGrid(Grid):
     values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
     def window(self, rows: range, cols: range) -> Window:
-        return Window(rows, cols, self.values[rows.start:rows.stop, cols.start:cols.stop])
+        # a copy: the session edits its working matrix in place, and the view compares the
+        # window it drew with the next one to repaint only the lines that changed
+        return Window(rows, cols, self.values[rows.start:rows.stop, cols.start:cols.stop].copy())
 
 
 def cell_text(window: Window, grid: Grid, i: int, j: int) -> str:
