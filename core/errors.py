@@ -39,6 +39,10 @@ class NumericError(ValueError):
     """A stage of attention left float64's range (an overflowing dot product, say)."""
 
 
+class NotApplicable(ValueError):
+    """A change this scenario cannot take (a causal mask between two different sequences)."""
+
+
 class SaveError(Exception):
     """Saving failed; the message says why and what the user can do instead (one line, with
     the file names it quotes made visible)."""

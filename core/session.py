@@ -17,7 +17,7 @@ from attn_tui.core import recovery
 from attn_tui.core.attention import Attention, require_finite
 from attn_tui.core.compare import Comparison, compare
 from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetOption, nudged, scale_cycle
-from attn_tui.core.errors import NumericError
+from attn_tui.core.errors import NotApplicable, NumericError
 from attn_tui.core.heads import HeadInputs
 from attn_tui.core.options import Expected
 from attn_tui.core.predictions import CLOSE, Predictions
@@ -128,7 +128,14 @@ class Session:
         return self.set_cell(matrix, row, col, nudged(self.cell(matrix, row, col, head), direction), head)
 
     def toggle_causal(self) -> Edit:
+        """Turn the causal mask on or off; ``NotApplicable`` turning it on in cross-attention
+        (queries and keys are two sequences: there is no "future" of one in the other)."""
         causal = self.scenario.options.causal
+        scenario = self.scenario
+        if not causal and scenario.cross:
+            raise NotApplicable("no causal mask in cross-attention: the queries and the keys are different "
+                                "sequences, so no key is in a query's future (to hide keys, give mask: or "
+                                "padding: in the file)")
         return self.apply(SetOption("causal", not causal, causal))
 
     def cycle_scale(self) -> Edit:

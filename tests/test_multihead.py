@@ -405,3 +405,23 @@ def test_print_and_markdown_walk_through_every_head_then_concat_and_projection(c
     assert main(["--markdown", str(SCENARIOS / "cross_attention.yaml")]) == 0
     markdown = capsys.readouterr().out
     assert 'Queries (3): "the", "cat", "sleeps" · keys (3): "le", "chat", "dort" · d_k = 3' in markdown
+
+
+def test_c_does_not_put_a_causal_mask_between_two_sequences():
+    from attn_tui.core.errors import NotApplicable
+
+    session = Session(load(SCENARIOS / "cross_attention.yaml"))
+    with pytest.raises(NotApplicable, match="no causal mask in cross-attention"):
+        session.toggle_causal()
+    assert not session.scenario.options.causal and not session.modified
+
+
+def test_the_mask_names_how_many_keys_each_rule_hides():
+    from attn_tui.core.explanation import explain
+
+    scenario = load(SCENARIOS / "sliding_window.yaml")
+    lines = [line.plain() for line in explain(Attention(scenario), "mask", 7, None).lines]
+    assert '"eight" sees 3 of 8 keys; 5 hidden: 5 outside the window.' in lines
+    scenario = load(SCENARIOS / "padding_mask.yaml")
+    lines = [line.plain() for line in explain(Attention(scenario), "mask", 3, None).lines]
+    assert '"cat" sees 2 of 5 keys; 3 hidden: 1 in the future, 2 padding.' in lines

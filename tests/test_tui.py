@@ -282,6 +282,13 @@ async def test_variants_are_shown_side_by_side():
         text = screen_text(app)
         assert "Variants at Softmax" in text and "scaled" in text and "unscaled" in text
         assert fixed(current(app, "unscaled").max_weight[0], 3) in text
+        # the focus row: a line per variant, its name, its setting, then its own weights
+        lines = str(app.screen.query_one("VariantsView").render()).split("\n")
+        for name, setting in (("scaled", "÷√8 = 2.828"), ("unscaled", "none")):
+            weights = current(app, name).weights[4][:3]
+            line = next(line for line in lines if line.split()[:1] == [name])
+            assert line.split()[1:][:len(setting.split())] == setting.split()
+            assert " ".join(fixed(w, 3) for w in weights) in line
 
 
 async def test_a_projection_scenario_edits_x_and_the_ws():

@@ -19,7 +19,7 @@ def heading(scenario, options) -> str:
         return "no mask: every key visible"
     if rules == (CAUSAL,):
         return f"future keys set to {mask_text(options.mask_value)}"
-    named = ", ".join(RULE_NAMES[rule] for rule in rules)
+    named = ", ".join(RULE_NAMES[rule] for rule in rules[:-1]) + " or " + RULE_NAMES[rules[-1]]
     return f"keys hidden by {named} set to {mask_text(options.mask_value)}"
 
 
@@ -58,13 +58,20 @@ def explain(w) -> str:
     if r.empty:
         w.add((f"{w.query_quoted} can see no key at all: it has nothing to attend to, and its "
                "weights and output are left empty.", "masked"))
+    elif rules == (CAUSAL,) and w.attention.scenario.cross:  # positions lined up, not one sequence
+        later = "no key is" if hidden == 0 else f"{hidden} key{'s' if hidden > 1 else ''} at later positions {'are' if hidden > 1 else 'is'}"
+        w.note(f"{w.query_quoted} sees the keys up to its own position ({i + 1}); {later} hidden.")
     elif rules == (CAUSAL,):
         future = "nothing is" if hidden == 0 else f"{hidden} future token{'s are' if hidden > 1 else ' is'}"
         sees = "only itself" if i == 0 else "itself and what came before"
         w.note(f"{w.query_quoted} sees {sees}; {future} hidden.")
     else:
-        w.note(f"{w.query_quoted} sees {len(r.blocked) - hidden} of {len(r.blocked)} keys; "
-               f"{hidden} hidden by {', '.join(RULE_NAMES[rule] for rule in rules)}.")
+        every_key = np.arange(w.scenario.T_k)
+        by_rule = {rule: int(visibility.hidden_by(rule, np.array([i]), every_key).sum()) for rule in rules}
+        counted = ", ".join(f"{count} {WHY[rule]}" for rule, count in by_rule.items() if count)
+        overlap = " (a key may be hidden by more than one rule)" if sum(by_rule.values()) > hidden else ""
+        w.note(f"{w.query_quoted} sees {len(r.blocked) - hidden} of {len(r.blocked)} keys"
+               + (f"; {hidden} hidden: {counted}{overlap}." if hidden else "; none is hidden."))
     leak = float(r.weights[r.blocked].max(initial=0.0)) if not r.empty else 0.0
     if leak > 0:
         advice = "use -.inf" if w.options.mask_value <= -1e9 else "use -.inf, or a value far below every score such as -1e9"

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from attn_tui.core.errors import NumericError
+from attn_tui.core.errors import NotApplicable, NumericError
 from attn_tui.core.explanation import FOLD, explain
 from attn_tui.core.labels import ROLES, column_labels, input_labels, token_labels
 from attn_tui.core.compare import comparison_lines
@@ -32,7 +32,7 @@ from attn_tui.core.scenario import Scenario
 from attn_tui.core.session import Session
 from attn_tui.core.stages import stages_for
 from attn_tui.core.views import mask_rules, stage_window
-from attn_tui.core.explanation import Line
+from attn_tui.core.explanation import Line, Span
 from attn_tui.tui.keys import screen_bindings
 from attn_tui.tui.screens.goto import GoToScreen
 from attn_tui.tui.screens.saving import Saving
@@ -327,6 +327,11 @@ class DebuggerScreen(Screen):
         elif session.comparison is not None and self.described.predictable:
             extra = comparison_lines(session.comparison, session.scenario, self.described.key, row, col,
                                      self.compared_head)
+        if stage == "mask" and self.mask_rule is not None:
+            from attn_tui.core.masks import WHY
+
+            extra = [Line((Span(f"The matrix shows only the keys {WHY[self.mask_rule]} (m: next view); "
+                                "the lines above are for every rule together.", "note"),)), *extra]
         self.why.show(explanation, extra, self.described.title)
 
     def show_variants(self) -> None:
@@ -431,6 +436,7 @@ class DebuggerScreen(Screen):
 
     def watch_mask_rule(self) -> None:
         self.show_stage()
+        self.show_why()
 
     @on(MatrixView.Scrolled, "#stage")
     def stage_scrolled(self) -> None:
@@ -556,6 +562,9 @@ class DebuggerScreen(Screen):
             edit = change()
         except NumericError as error:
             tell(self, str(error), severity="error", timeout=6)
+            return None
+        except NotApplicable as refusal:
+            tell(self, str(refusal), severity="warning", timeout=8)
             return None
         if edit is not None:
             self.after_change(_edited(edit))

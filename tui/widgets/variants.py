@@ -29,6 +29,8 @@ class VariantsView(Static):
         border: round $panel-lighten-2;
         border-title-color: $text-muted;
         padding: 0 1;
+        text-wrap: nowrap;       /* a line per variant, cut (…) rather than folded */
+        text-overflow: ellipsis;
     }
     VariantsView > .variants--label { color: $text-accent; }
     VariantsView > .variants--selected { text-style: bold reverse; }
@@ -47,29 +49,30 @@ class VariantsView(Static):
         hidden_weights = predictions.hidden_rows("softmax", head) if predictions else None
         columns = [visible(name) for name in names]
         settings = [session.attentions[name].options.scale_text(scenario.d_k) for name in names]
-        width = max([12, *(len(text) for text in columns + settings)])
-        label_width = max(len(label) for label in labels[:SHOWN_ROWS] + (labels[row],)) + 1
+        width = max([12, *(len(text) for text in columns)])
+        label_width = max(len("largest weight"), *(len(label) for label in labels[:SHOWN_ROWS] + (labels[row],))) + 1
         style = {name: self.get_visual_style(f"variants--{name}")
                  for name in ("label", "selected", "bar", "muted")}
-        lines = [Content.assemble(" " * label_width, *(f" {c:<{width}}" for c in columns)),
-                 Content.assemble((" " * label_width, style["muted"]),
-                                  *((f" {c:<{width}}", style["muted"]) for c in settings))]
+        # the selected row: a line per variant (its name, its setting, its values)
+        name_width = max(len(text) for text in columns)
+        setting_width = max(len(text) for text in settings)
+        lines = []
         cols = range(min(SHOWN_VALUES, stage.column_count(scenario)))
-        cells = []
-        for name in names:
+        more = " …" if stage.column_count(scenario) > len(cols) else ""
+        for name, shown_name, setting in zip(names, columns, settings):
             attention = session.attentions[name]
             if hidden_here is not None and hidden_here[row]:
-                cells.append("? (predict first)")
-                continue
-            values = stage.values(attention, head, range(row, row + 1), cols)[0]
-            blocked = attention.head(head).blocked(range(row, row + 1), cols)[0] if stage.name == "mask" else None
-            texts = [mask_text(attention.options.mask_value) if blocked is not None and blocked[k]
-                     else fixed(float(v), p) for k, v in enumerate(values)]
-            more = " …" if stage.column_count(scenario) > len(cols) else ""
-            cells.append(" ".join(texts) + more)
-        lines.append(Content.assemble((f"row {labels[row]}"[:label_width].ljust(label_width), style["label"]),
-                                      *(f" {c:<{width}}" for c in cells)))
-        lines.append(Content.styled("largest weight", style["muted"]))
+                cells = "? (predict first)"
+            else:
+                values = stage.values(attention, head, range(row, row + 1), cols)[0]
+                blocked = attention.head(head).blocked(range(row, row + 1), cols)[0] if stage.name == "mask" else None
+                cells = " ".join(mask_text(attention.options.mask_value) if blocked is not None and blocked[k]
+                                 else fixed(float(v), p) for k, v in enumerate(values)) + more
+            lines.append(Content.assemble(f" {shown_name:<{name_width}}  ", (f"{setting:<{setting_width}}", style["muted"]),
+                                          f"  {cells}"))
+        # every row's largest weight, a column per variant
+        lines.append(Content.assemble(("largest weight".ljust(label_width), style["muted"]),
+                                      *(f" {c:<{width}}" for c in columns)))
         shown = range(min(SHOWN_ROWS, scenario.T))
         largest = {name: session.attentions[name].head(head).max_weight(shown) for name in names}
         for i in shown:
