@@ -30,6 +30,11 @@ def explain(w) -> str:
     w.add((f"o{column + 1} = ", ""), (terms + extra, "number"), (" = ", ""),
           (fixed(output[column], p), "result"), selected=True)
     w.add(("output: ", ""), (w.vector(output, p), "result"))
+    by_hand = sum(round(float(concat[m]), p) * round(float(Wo[m, column]), wo_dec) for m in range(len(concat)))
+    by_hand += round(float(bias[column]), p) if bias is not None else 0.0
+    if len(concat) <= 64 and round(by_hand, p) != round(float(output[column]), p):
+        w.note(f"Multiplied out by hand, the rounded numbers give {fixed(by_hand, p)}: o{column + 1} is "
+               f"computed from the exact values, then rounded to {p} decimals.")
     w.note("Wo mixes what the heads found: every output number reads every head's numbers, "
            "weighted by one column of Wo.")
     return f"mix {w.query_quoted}'s heads into one output"

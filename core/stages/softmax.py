@@ -16,6 +16,8 @@ EXP_UNDERFLOWS = math.log(np.finfo(np.float64).tiny)   # ≈ -708.4
 
 
 def heading(scenario, options) -> str:
+    if scenario.padding is not None or scenario.mask is not None:  # a row may see no key at all
+        return "weights, each row that sees a key sums to 1"
     return "weights, each row sums to 1"
 
 

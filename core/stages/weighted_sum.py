@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from attn_tui.core.numbers import fixed
 from attn_tui.core.stages import VALUES, Stage
 
@@ -31,6 +33,9 @@ def explain(w) -> str:
     w.add((terms, "number"), (" = ", ""), (w.vector(r.output, p), "result"))
     products = w.fold_lazy(len(weights), lambda k: w.vector(weights[k] * V[k], p, nested=True), " + ")
     w.add(("  terms: ", "note"), (products, "number"))
+    if len(weights) <= 64 and (np.round(np.round(weights[:, None] * V, p).sum(axis=0), p) != np.round(r.output, p)).any():
+        w.note(f"Added by hand, the rounded terms can miss the last decimal: the output is computed "
+               f"from the exact weights, then rounded to {p} decimals.")
     w.note(f"The new representation of {w.query_quoted} is {w.vector(r.output, p)}: "
            "a blend of the values, weighted by relevance.")
     w.weight_bars()
