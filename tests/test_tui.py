@@ -433,3 +433,12 @@ async def test_a_cell_nudged_again_and_again_is_repainted_each_time(monkeypatch)
             await pilot.pause()
             assert debugger(app).session.scenario.Q[0, 0] == pytest.approx(1 + nudge / 10)
             assert "all" in painted or any(region.y == 1 for region in painted), (nudge, painted)
+
+
+async def test_the_description_says_when_options_no_longer_match_it():
+    async with running() as (app, pilot):
+        description = app.screen.query_one("#description")
+        await pilot.press("c")
+        assert "(as written in the file; the options have been changed since)" in str(description.render())
+        await pilot.press("c")
+        assert "have been changed since" not in str(description.render())

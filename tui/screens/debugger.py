@@ -263,9 +263,14 @@ class DebuggerScreen(Screen):
                                 key=(name, getattr(view, "head", None)), version=session.version,
                                 values=values))
         for description in self.query("#description").results(Static):
-            note = "\n(as written in the file; the numbers have been edited since)" \
-                if session.numbers_edited else ""
-            description.update(plain(scenario.description.strip() + note, multiline=True))
+            changed = [what for what, yes in (("numbers", session.numbers_edited),
+                                              ("options", scenario.options != session.saved.options)) if yes]
+            note = f"\n(as written in the file; the {' and '.join(changed)} have been changed since)" \
+                if changed else ""
+            text = scenario.description.strip() + note
+            if getattr(description, "_shown_text", None) != text:  # an update lays the screen out again
+                description._shown_text = text
+                description.update(plain(text, multiline=True))
 
     def show_stage(self) -> None:
         """The current stage's matrix, after the step, head or numbers changed."""
