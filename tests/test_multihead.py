@@ -425,3 +425,15 @@ def test_the_mask_names_how_many_keys_each_rule_hides():
     scenario = load(SCENARIOS / "padding_mask.yaml")
     lines = [line.plain() for line in explain(Attention(scenario), "mask", 3, None).lines]
     assert '"cat" sees 2 of 5 keys; 3 hidden: 1 in the future, 2 padding.' in lines
+
+
+def test_the_rotate_step_reads_as_its_formula():
+    """θk = position × base^(−2(k−1)/d), pairs counted from 1; no doubled minus."""
+    from attn_tui.core.explanation import explain
+    from tests.conftest import ROOT
+
+    scenario = load(ROOT / "tests" / "data" / "tiny_llama_l1.yaml")
+    lines = [line.plain() for line in explain(Attention(scenario), "rotate", 6, None).lines]
+    assert any(line.startswith(f"  θ2 = {6 * 10000 ** (-2 / 16):.3f}: ") for line in lines), lines
+    assert any("θk = position × 10000^(−2(k−1)/16)" in line for line in lines)
+    assert not any("− −" in line or "· −" in line for line in lines)

@@ -26,8 +26,10 @@ def explain(w) -> str:
     d = len(before_q)
     a, b = rope.pair_indices(d)
     frequencies = rope.frequencies(d)
-    w.note(f"Each pair of dimensions turns by θ = position × {rope.base:g}^(−2k/{d}); "
-           f"pair k joins d{a[0] + 1} with d{b[0] + 1}, d{a[1] + 1 if d > 2 else b[0] + 1} …")
+    joins = ", ".join(f"d{a[k] + 1} with d{b[k] + 1}" for k in range(min(2, len(a))))
+    w.note(f"Each pair of dimensions turns by its own angle: pair k (k = 1 … {len(a)}) turns by "
+           f"θk = position × {rope.base:g}^(−2(k−1)/{d}); the pairs join {joins}"
+           + (", …" if len(a) > 2 else "."))
     vectors = [("q", i, before_q, after_q, w.query)]
     if w.col is not None and w.col < scenario.T_k:
         k = w.col
@@ -39,14 +41,21 @@ def explain(w) -> str:
                 w.note(pair)
                 continue
             theta = position * frequencies[pair]
-            x, y = fixed(before[a[pair]], p), fixed(before[b[pair]], p)
-            c, s = fixed(np.cos(theta), p), fixed(np.sin(theta), p)
+            x, y = _factor(before[a[pair]], p), _factor(before[b[pair]], p)
+            c, s = _factor(np.cos(theta), p), _factor(np.sin(theta), p)
             w.add((f"  θ{pair + 1} = {fixed(theta, p)}: ", "note"),
                   (f"({x}·{c} − {y}·{s}, {y}·{c} + {x}·{s})", "number"), (" = ", ""),
                   (f"({fixed(after[a[pair]], p)}, {fixed(after[b[pair]], p)})", "result"))
     w.note("Scores read the rotated vectors: q·k then depends on the angle between positions, "
            "i.e. on how far apart the two tokens are.")
-    return f"rotate {w.query_quoted}'s query (and the key's) by position"
+    key = f" and key \"{vectors[1][4]}\"'s" if len(vectors) > 1 else ""
+    return f"rotate {w.query_quoted}'s query{key} by position"
+
+
+def _factor(value: float, decimals: int) -> str:
+    """A number inside a product: a negative one in parentheses (never "− −0.735")."""
+    text = fixed(float(value), decimals)
+    return f"({text})" if text.startswith("−") else text
 
 
 STAGE = Stage(
