@@ -143,6 +143,18 @@ def make_multihead(folder: Path, T: int = 1024, d_model: int = 512, heads: int =
     return path
 
 
+def make_capture_shaped(folder: Path, T: int = 2048) -> Path:
+    """A scenario shaped as ``attn-tui capture`` writes a Llama layer: Q, K, V per head in an
+    .npz (4 query heads sharing 2 key/value heads, d_k = 16), RoPE, Wo."""
+    rng = np.random.RandomState(T)
+    np.savez(folder / "capture.npz", Q=rng.randn(4, T, 16), K=rng.randn(2, T, 16), V=rng.randn(2, T, 16),
+             Wo=rng.randn(64, 64) / 8)
+    path = folder / "capture.yaml"
+    path.write_text(f"title: capture-shaped, T = {T}\nnpz: capture.npz\nheads: 4\nkv_heads: 2\n"
+                    "rope: {base: 10000}\n")
+    return path
+
+
 def app_command(path: Path | str, *flags: str) -> str:
     return " ".join([sys.executable, "-m", "attn_tui", *flags, str(path)])
 
@@ -317,6 +329,13 @@ def main() -> None:
         rows += key_row(f"{label}: next head (h)", *keys(tmux, heads, ready, [], ["h"], n), 20)
         rows += key_row(f"{label}: step to the next stage and back",
                         *keys(tmux, heads, ready, [], ["Right", "Left"], n), 20)
+        capture = make_capture_shaped(folder)
+        label = "capture-shaped: T = 2048, 4 heads / 2 key-value, RoPE"
+        turned = "Each pair of dimensions turns"  # the Rotate stage's explanation: RoPE comes first
+        opened, _ = startup(tmux, capture, turned, 1 if args.quick else 3)
+        rows.append(row(f"{label}: open to the whole debugger", opened, 2.0, "s"))
+        rows += key_row(f"{label}: edit a Q cell (+)", *keys(tmux, capture, turned, ["Tab"], ["+"], n), 20)
+        rows += key_row(f"{label}: next head (h)", *keys(tmux, capture, turned, [], ["h"], n), 20)
         biggest = max(sizes)
         found = memory_and_overview(tmux, scenarios[biggest], 100)
         rows.append(row(f"open T = {biggest} to the whole debugger", [found["open_s"]], 2.0, "s"))

@@ -79,8 +79,9 @@ GROUPS = {"step": Binding.Group("Step", compact=True), "row": Binding.Group("Row
 
 
 def screen_bindings() -> list[Binding]:
-    """The debugger screen's bindings, from ``KEYS``."""
-    bindings = []
+    """The debugger screen's bindings, from ``KEYS``; help first, so that a narrow footer
+    still shows where every other key is explained."""
+    bindings = [Binding("question_mark", "app.help", "Help")]
     for key in KEYS:
         if not key.action:
             continue

@@ -47,6 +47,10 @@ from attn_tui.tui.widgets.stage_view import StageGrid, StageView
 from attn_tui.tui.widgets.steps import StepStrip
 from attn_tui.tui.widgets.variants import VariantsView
 
+# x unfolds sums and lists of keys to this many terms: whole at any size a class uses, and at
+# T = 1024, d = 64 still a key's worth of work (every term of every key would take 0.2 s to
+# write and more to wrap); --print writes them all
+UNFOLDED = 64
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 OVERVIEW_DELAY = 0.2  # seconds of quiet before the overview is computed again
 
@@ -324,7 +328,7 @@ class DebuggerScreen(Screen):
         explanation = None
         if not hidden:
             explanation = explain(session.attention, stage, row, col,
-                                  fold=None if self.expanded else FOLD, head=head)
+                                  fold=UNFOLDED if self.expanded else FOLD, head=head)
         if self.predicting:
             extra = prediction_lines(predictions, stage, head, row, session.attention)
         elif hidden:
@@ -500,7 +504,15 @@ class DebuggerScreen(Screen):
 
     def action_expand(self) -> None:
         self.expanded = not self.expanded
-        tell(self, "Sums shown in full" if self.expanded else "Long sums folded", timeout=2)
+        scenario = self.session.scenario
+        longest = max(scenario.T_k, scenario.d_k, scenario.d_v, scenario.heads * scenario.d_v)
+        if longest <= FOLD:
+            tell(self, f"Nothing to unfold: every sum here has at most {FOLD} terms", timeout=3)
+        elif self.expanded:
+            tell(self, f"Sums shown in full (up to {UNFOLDED} terms and keys; --print shows every one)"
+                 if longest > UNFOLDED else "Sums shown in full", timeout=3)
+        else:
+            tell(self, "Long sums folded", timeout=2)
 
     def action_next_head(self) -> None:
         self.head = (self.head + 1) % self.session.scenario.heads

@@ -21,13 +21,23 @@ class StepStrip(Static):
     """
 
     def show(self, titles: list[str], step: int) -> None:
-        if (titles, step) == getattr(self, "_shown", None):  # one line: redraw it when it changes
+        width = self.size.width - 2 if self.size.width else 10_000
+        if (titles, step, width) == getattr(self, "_shown", None):  # one line: redraw it when it changes
             return
+        # every step named where there is room; where not, the current one named and the others
+        # by number, so that no step drops off a narrow terminal
+        whole = sum(len(title) + 4 for title in titles) + 3 * (len(titles) - 1)
         parts = []
         for index, title in enumerate(titles):
-            label = f" {index + 1} {title} "
+            named = whole <= width or index == step
+            label = f" {index + 1} {title} " if named else f" {index + 1} "
             style = "reverse bold" if index == step else "dim"
             parts.append(Content.from_markup(f"[{style} @click=screen.goto({index + 1})]$label[/]",
                                              label=label))
-        self._shown = (titles, step)
-        self.update(Content(" · ").join(parts), layout=False)
+        self._shown = (titles, step, width)
+        self.update(Content(" · " if whole <= width else "·").join(parts), layout=False)
+
+    def on_resize(self) -> None:
+        shown = getattr(self, "_shown", None)
+        if shown is not None:
+            self.show(shown[0], shown[1])
