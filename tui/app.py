@@ -169,7 +169,10 @@ class AttnApp(App[int]):
             yield SystemCommand(f"Open built-in: {builtin.name}", load(builtin.path).title,
                                 lambda path=builtin.path: self.open_scenario(load(path)))
         yield SystemCommand("Help", "Every key (?)", self.action_help)
-        yield from super().get_system_commands(screen)
+        # Textual's own, less the second key help ("Keys") and Maximize, which only confuses the
+        # panes' layout; its Screenshot writes where ctrl+t is the app's own, so it goes too
+        yield from (command for command in super().get_system_commands(screen)
+                    if command.title not in ("Keys", "Maximize", "Minimize", "Screenshot"))
 
 
 def run_app(scenario: Scenario | None, read_only: bool = False, save_root: SaveRoot | None = None,

@@ -138,7 +138,12 @@ class OverviewMap(Widget):
     def render_line(self, y: int) -> Strip:
         width, height = self.content_size
         if y == 0:
-            status = "updating…" if self.stale or self.small is None else "exact"
+            if self.stale or self.small is None:
+                status = "updating…"
+            elif self.small.shape != tuple(self.shape):  # blocks of cells, each its mean
+                status = f"{self.shape[0]}×{self.shape[1]} in {self.small.shape[0]}×{self.small.shape[1]} blocks"
+            else:
+                status = "up to date"
             return Strip([Segment(status.rjust(width - 1) + " ", self.get_component_rich_style("overview--status"))])
         y -= 1
         height -= 1
