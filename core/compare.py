@@ -157,7 +157,7 @@ def compare(scenario: Scenario, attention: Attention | None = None) -> Compariso
     if not scenario.multi_head:
         return _compare_one(scenario, attention)
     stages: list[StageComparison] = []
-    diagnosed: Comparison | None = None
+    per_head: dict[int, Comparison] = {}
     for h in range(scenario.heads):
         expect = {key: _of_head(expected, h, scenario.heads) for key, expected in scenario.expect.items()
                   if BY_KEY[key].per_head}
@@ -168,14 +168,18 @@ def compare(scenario: Scenario, attention: Attention | None = None) -> Compariso
         name = scenario.head_names[h]
         stages += [dataclasses.replace(stage, head=h if scenario.heads > 1 else None, head_name=name)
                    for stage in found.stages]
-        if diagnosed is None and not found.ok:
-            diagnosed = found
+        per_head[h] = found
     rows = range(scenario.T)
+    empty = attention.empty(rows)
     for key, correct in (("concat", lambda: attention.concat(rows)), ("projected", lambda: attention.projected(rows))):
         if key in scenario.expect:
-            stages.append(_compare(key, scenario.expect[key], correct(), scenario.expect_tolerance))
+            expected = _without_empty_rows(scenario.expect[key], empty, key)
+            stages.append(_compare(key, expected, correct(), scenario.expect_tolerance))
     stages.sort(key=lambda stage: (EXPECT_KEYS.index(stage.stage), stage.head or 0))
     comparison = Comparison(tuple(stages), scenario.expect_tolerance)
+    first = comparison.first_difference
+    # the diagnosis is the one of the stage reported first (its head's own recomputation)
+    diagnosed = per_head.get(first.head or 0) if first is not None and BY_KEY[first.stage].per_head else None
     if diagnosed is None:
         return comparison
     return dataclasses.replace(comparison, diagnosis=diagnosed.diagnosis, mistaken=diagnosed.mistaken,
@@ -192,6 +196,14 @@ def head_scenario(scenario: Scenario, attention: Attention, h: int, expect: dict
         random=None)
 
 
+def _without_empty_rows(expected: Expected, empty: np.ndarray, name: str) -> Expected:
+    """A row that sees no key has no weights and no output: whatever a student wrote there (a
+    naive softmax's NaN, the uniform weights a finite mask gives) is not compared."""
+    if name not in ("weights", "output", "concat", "projected"):
+        return expected
+    return Expected(expected.values, expected.given & ~empty[:, None])
+
+
 def _of_head(expected: Expected, h: int, heads: int) -> Expected:
     return Expected(expected.values[h], expected.given[h]) if heads > 1 else expected
 
@@ -200,6 +212,8 @@ def _compare_one(scenario: Scenario, attention: Attention) -> Comparison:
     """:func:`compare` for one head."""
     correct = trace(attention)
     expect, tolerance = scenario.expect, scenario.expect_tolerance
+    if correct.empty.any():
+        expect = {name: _without_empty_rows(expected, correct.empty, name) for name, expected in expect.items()}
     stages = tuple(_compare(name, expect[name], _values(correct, name), tolerance)
                    for name in EXPECT_KEYS if name in expect)
     comparison = Comparison(stages, tolerance)
@@ -251,7 +265,7 @@ def summary(comparison: Comparison, scenario: Scenario) -> str:
             lines.append(f"{stage.name}: ✓ matches (tolerance {comparison.tolerance:g})")
             continue
         columns = column_labels(scenario, BY_KEY[stage.stage])
-        lines.append(f"{stage.name}: ✗ {stage.count} cell{'s' if stage.count > 1 else ''} differ")
+        lines.append(f"{stage.name}: ✗ {stage.count} cell{'s differ' if stage.count > 1 else ' differs'}")
         for i, j in np.argwhere(stage.differs)[:MAX_LISTED]:
             yours, correct = _pair(stage.yours[i, j], stage.correct[i, j], p)
             lines.append(f"  ({rows[i]}, {columns[j]}): yours {yours}, attention {correct} "

@@ -10,6 +10,7 @@ from typing import Union
 from attn_tui.core.labels import input_labels
 from attn_tui.core.numbers import yaml_number
 from attn_tui.core.scenario import Scenario
+from attn_tui.core.text import visible
 
 NUDGE = 0.1
 
@@ -33,7 +34,12 @@ class SetCell:
 
     def describe(self, scenario: Scenario) -> str:
         rows, columns = input_labels(scenario, self.matrix)
-        head = "" if self.head is None else f" ({scenario.head_names[self.head]})"
+        if self.head is None:
+            head = ""
+        elif self.matrix in ("K", "V") and scenario.kv_heads != scenario.heads:  # a key/value head
+            head = f" (kv head {self.head + (0 if scenario.head_names[0] == 'head 0' else 1)})"
+        else:
+            head = f" ({visible(scenario.head_names[self.head])})"
         return (f"{self.matrix}{head}[{rows[self.row]}, {columns[self.col]}] = "
                 f"{yaml_number(self.value)} (was {yaml_number(self.old)})")
 

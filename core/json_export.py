@@ -46,7 +46,7 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
             yield from _head_object(attention.head(h))
         yield "]"
         yield ', "concat": '
-        yield from _matrix(lambda rows: attention.concat(rows), scenario.T)
+        yield from _matrix(lambda rows: attention.concat(rows), scenario.T, empty=attention.empty)
         yield ', "output": '
         yield from _matrix(lambda rows: attention.projected(rows), scenario.T, empty=attention.empty)
         yield ', "inputs": '
@@ -62,7 +62,18 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
         for number, variant in enumerate(scenario.variants):
             yield ", " if number else ""
             yield json.dumps({"name": variant.name})[:-1] + ", "
-            yield from _head_fields(attentions[variant.name].head(0))
+            other = attentions[variant.name]
+            if scenario.multi_head:  # the same shape as the scenario's own: every head, then after them
+                yield '"heads": ['
+                for h in range(scenario.heads):
+                    yield "," if h else ""
+                    yield from _head_object(other.head(h))
+                yield '], "concat": '
+                yield from _matrix(lambda rows, other=other: other.concat(rows), scenario.T, empty=other.empty)
+                yield ', "output": '
+                yield from _matrix(lambda rows, other=other: other.projected(rows), scenario.T, empty=other.empty)
+            else:
+                yield from _head_fields(other.head(0))
             yield "}"
         yield "]"
     if comparison is not None:

@@ -151,15 +151,17 @@ def to_markdown(scenario: Scenario, rows: list[int] | None = None,
                                _escape(f"Work it out for \"{labels[row]}\" and write it in the table above.")]
                     continue
                 blocks += [_heading(3, prefix + explanation.title),
-                           _code_block([line.plain() for line in explanation.lines])]
+                           _code_block([visible(line.plain()) for line in explanation.lines])]
 
     if scenario.variants and "softmax" not in hide:
         names = [variant.name for variant in scenario.variants]
-        largest = {name: attentions[name].head(0).max_weight(everything) for name in names}
-        table_rows = [[fixed(float(largest[name][i]), p) for name in names] for i in everything]
-        blocks += [_heading(2, "Variants: each row's largest weight"),
-                   _grid(["token", *(visible(name) for name in names)],
-                         [[label, *cells] for label, cells in zip(labels, table_rows)], numeric_from=1)]
+        for h in range(scenario.heads):
+            largest = {name: attentions[name].head(h).max_weight(everything) for name in names}
+            table_rows = [[fixed(float(largest[name][i]), p) for name in names] for i in everything]
+            which = f" [{visible(scenario.head_names[h])}]" if scenario.heads > 1 else ""
+            blocks += [_heading(2, "Variants: each row's largest weight" + which),
+                       _grid(["token", *(visible(name) for name in names)],
+                             [[label, *cells] for label, cells in zip(labels, table_rows)], numeric_from=1)]
         blocks.append("\n".join(
             f"- {_escape(visible(variant.name))}: "
             f"{_escape(variant.options(scenario.options).describe(scenario.d_k))}"

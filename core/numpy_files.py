@@ -89,16 +89,18 @@ def check_matrix(shape: tuple[int, ...], dtype: np.dtype, label: str) -> tuple[i
     return check_array(shape, dtype, label)  # type: ignore[return-value]
 
 
-def check_array(shape: tuple[int, ...], dtype: np.dtype, label: str, dims: tuple[int, ...] = (2,)) -> tuple[int, ...]:
+def check_array(shape: tuple[int, ...], dtype: np.dtype, label: str, dims: tuple[int, ...] = (2,),
+                kinds: str = "fiu") -> tuple[int, ...]:
     """The shape of a header that describes a real array of one of ``dims`` dimensions (2: a
-    matrix, 3: a matrix per head, 1: a vector), or why it does not."""
+    matrix, 3: a matrix per head, 1: a vector), of numbers (or, as ``kinds`` allow, booleans:
+    a mask), or why it does not."""
     if not all(type(n) is int and n >= 0 for n in shape):  # NumPy lets (True, True) and -2 through
         raise NumpyFileError(f"{label} has shape {shape!r}: not the shape of an array")
     if len(shape) not in dims:
         wanted = " or ".join(_DIMENSIONS[n] for n in dims)
         raise NumpyFileError(f"{label} holds a {len(shape)}-dimensional array (shape {shape}); "
                              f"it should be {wanted}")
-    if dtype.kind not in "fiu":
+    if dtype.kind not in kinds:
         kind = {"c": "complex numbers", "b": "booleans", "O": "Python objects", "U": "text",
                 "S": "bytes", "V": "structured records", "M": "dates", "m": "time spans"}.get(
                     dtype.kind, f"values of type {dtype.kind!r}")

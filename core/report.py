@@ -71,7 +71,8 @@ def text_chunks(scenario: Scenario, rows: list[int] | None = None,
             for h in (range(scenario.heads) if stage.per_head else [0]):
                 explanation = explain(attention, stage.name, row, fold=None, head=h)
                 prefix = f"[{visible(scenario.head_names[h])}] " if stage.per_head and scenario.heads > 1 else ""
-                lines = [prefix + explanation.title] + [line.plain() for line in explanation.lines]
+                # (every line made visible again: an explanation quotes names from the file)
+                lines = [prefix + visible(explanation.title)] + [visible(line.plain()) for line in explanation.lines]
                 yield "\n" + "\n".join(lines) + "\n"
 
     if scenario.variants:
@@ -120,7 +121,8 @@ def _stage_table(attention: Attention, stage: Stage, number: int, h: int) -> Ite
         title = f"{title} [{visible(scenario.head_names[h])}]"
     blocked = (lambda r: head.blocked(r, cols)) if stage.name == "mask" else None
     extra = ((("max", head.max_weight), ("H", head.entropy)) if stage.name == "softmax" else ())
-    empty = head.empty if stage.name in ("softmax", "output") else None
+    empty = (head.empty if stage.per_head else attention.empty) \
+        if stage.name in ("softmax", "output", "concat", "project") else None
     yield from _table(title, lambda r: stage.values(attention, h, r, cols), scenario.T,
                       token_labels(scenario.row_tokens), columns, decimals, blocked,
                       attention.options.mask_value, extra, empty)
@@ -178,13 +180,16 @@ def _variants(scenario: Scenario, attentions: dict[str, Attention]) -> Iterator[
     width = max(8, *(len(name) for name in shown))
     labels = token_labels(scenario.row_tokens)
     label_width = max(len(label) for label in labels)
-    lines = ["", "Variants: each row's largest weight",
-             "  " + " " * label_width + "".join(f"  {name:>{width}}" for name in shown)]
     everything = range(scenario.T)
-    largest = {name: attentions[name].head(0).max_weight(everything) for name in names}
-    for i, label in enumerate(labels):
-        lines.append(f"  {label:>{label_width}}" + "".join(f"  {fixed(float(largest[name][i]), p):>{width}}"
-                                                            for name in names))
+    lines = []
+    for h in range(scenario.heads):
+        which = f" [{visible(scenario.head_names[h])}]" if scenario.heads > 1 else ""
+        lines += ["", f"Variants: each row's largest weight{which}",
+                  "  " + " " * label_width + "".join(f"  {name:>{width}}" for name in shown)]
+        largest = {name: attentions[name].head(h).max_weight(everything) for name in names}
+        for i, label in enumerate(labels):
+            lines.append(f"  {label:>{label_width}}" + "".join(f"  {fixed(float(largest[name][i]), p):>{width}}"
+                                                                for name in names))
     for variant, name in zip(scenario.variants, shown):
         lines.append(f"  {name}: {variant.options(scenario.options).describe(scenario.d_k)}")
     yield "\n".join(lines) + "\n"

@@ -223,9 +223,14 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
         out.append(f"window: {scenario.window}\n")
     if scenario.padding is not None:
         out.append("padding: [" + ", ".join("1" if flag else "0" for flag in scenario.padding) + "]\n")
-    if scenario.mask is not None:
+    if scenario.mask is not None and scenario.mask.size <= budget[0]:
+        budget[0] -= scenario.mask.size
         out.append("mask:\n" + "".join("  - [" + ", ".join("1" if flag else "0" for flag in row) + "]\n"
                                        for row in scenario.mask))
+    elif scenario.mask is not None:  # too large for YAML: 0/1 in a data file beside the scenario
+        path = data_file(target, "mask")
+        arrays[path] = scenario.mask.astype(np.float64)
+        out.append(f"mask: {{npy: {relative(path)}}}\n")
     if scenario.rope is not None:
         out.append(f"rope: {{base: {yaml_number(float(scenario.rope.base))}, pairs: {scenario.rope.pairs}}}\n")
     out.append(f"focus: {scenario.focus + 1}\nprecision: {scenario.precision}\n")

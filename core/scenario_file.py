@@ -28,8 +28,9 @@ from attn_tui.core.yaml_matrices import (expected_file, expected_values, file_sh
                                          matrix_values, shape_of, values_of)
 from attn_tui.core.yaml_matrices import largest as largest_of
 from attn_tui.core.yaml_matrices import where as where_in
-from attn_tui.core.yaml_numbers import (TAG, boolean, describe_scalar, kind_of, located, mask_value_option, named,
-                                        number, scalar_text, scale_option, some_of, token_text, whole_number)
+from attn_tui.core.yaml_numbers import (TAG, boolean, count, describe_scalar, kind_of, located, mask_value_option,
+                                        named, number, scalar_text, scale_option, some_of, token_text,
+                                        whole_number)
 from attn_tui.core.yaml_source import Document, Mapping, Node, Scalar, Sequence, deref, line_col, parse
 
 if TYPE_CHECKING:
@@ -460,7 +461,7 @@ class _Reader:
             padding=self.padding(top.get("padding"), tokens),
             mask=self.mask(top.get("mask"), layout),
             rope=self.rope(top.get("rope"), layout),
-            focus=self.focus(top.get("focus"), row_tokens),
+            focus=self.focus(top.get("focus"), row_tokens, "query tokens" if cross else "tokens"),
             precision=self.precision(top.get("precision")),
             variants=variants,
             random=random,
@@ -523,8 +524,10 @@ class _Reader:
         for item in items:
             name = scalar_text(item, "a stage to predict")
             if name not in allowed:
+                close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
                 raise located(item, f"predict: {named(name)} is not a stage one can predict here "
-                                    f"({', '.join(allowed)}){_suggest(name, allowed)}")
+                                    f"({', '.join(allowed)}){hint}")
             stages.append(name)
         return tuple(dict.fromkeys(stages))
 
@@ -609,8 +612,8 @@ class _Reader:
                                                     "matrix has the same shape")
                 first.setdefault(key, (found[key].value, shape))
                 per_head[key].append(found[key].value)
-            names.append(scalar_text(found["name"].value, f"head {h}'s name", MAX_TOKEN_LENGTH)
-                         if "name" in found else f"head {h}")
+            names.append((scalar_text(found["name"].value, f"head {h}'s name", MAX_TOKEN_LENGTH).strip(),
+                          found["name"].value) if "name" in found else (f"head {h}", item))
         heads = len(node.items)
         shapes = {key: (heads, *first[key][1]) for key in ("Q", "K", "V")}
         sources = {key: first[key][0] for key in ("Q", "K", "V")}
@@ -632,7 +635,7 @@ class _Reader:
             if name in shapes:
                 values[name] = (file_values(files[name], name, sources[name]) if name in files
                                 else values_of(sources[name], name, shapes[name]))
-        return values, None, files, shapes, layout, tuple(names)
+        return values, None, files, shapes, layout, _distinct_names(names)
 
     def head_names(self, top: dict[str, Entry], heads: int) -> tuple[str, ...]:
         if "head_names" not in top:
@@ -643,7 +646,8 @@ class _Reader:
         if len(node.items) != heads:
             raise located(node, f"head_names has {len(node.items)} names but there are {heads} heads: "
                                 "one name per head")
-        return tuple(scalar_text(item, f"head name {h}", MAX_TOKEN_LENGTH) for h, item in enumerate(node.items, 1))
+        return _distinct_names([(scalar_text(item, f"head name {h}", MAX_TOKEN_LENGTH).strip(), item)
+                                for h, item in enumerate(node.items, 1)])
 
     def check_total(self, shapes: dict[str, tuple[int, ...]], where: Node) -> None:
         total = sum(math.prod(shape) for shape in shapes.values())
@@ -764,8 +768,11 @@ class _Reader:
             query_name = "X_q" if "X_q" in shapes else "X"
         if kv_heads > heads or heads % kv_heads:
             fail("kv_heads" if "kv_heads" in top else "K",
-                 f"{heads} query heads cannot share {kv_heads} key/value heads evenly: kv_heads must "
+                 f"{count(heads, 'query head')} cannot share {count(kv_heads, 'key/value head')} evenly: kv_heads must "
                  "divide heads")
+        if "X_q" in shapes and kind == "qkv":
+            fail("X_q", "X_q goes with X, Wq, Wk and Wv (Q = X_q·Wq); with Q, K and V given, Q already holds "
+                        "the queries")
         if "X_q" in shapes and not cross:
             fail("X_q", "X_q holds the queries of cross-attention: give query_tokens too (one per row of X_q)")
         if not cross and T != T_k:
@@ -785,7 +792,8 @@ class _Reader:
             if len(shapes["bo"]) == 2 and shapes["bo"][0] != 1:
                 fail("bo", f"bo is {shapes['bo'][0]}×{shapes['bo'][1]}; a bias is one row of d_out numbers")
             if shapes["bo"][-1] != d_out:
-                fail("bo", f"bo has {shapes['bo'][-1]} numbers but Wo gives {d_out} outputs: one bias each")
+                fail("bo", f"bo has {count(shapes['bo'][-1], 'number')} but Wo gives {count(d_out, 'output')}: "
+                           "one bias each")
         for rows, name in ((T, query_name), (T_k, "K" if kind == "qkv" else "X")):
             if rows > MAX_T:
                 fail(name, f"{rows:,} tokens; at most {MAX_T:,}")
@@ -832,7 +840,7 @@ class _Reader:
         shape = (layout["T"], layout["T_k"])
         ref = self.npy_ref(entry.value, "mask")
         if ref is not None:
-            found = file_shape(ref, "mask", entry.value)
+            found = file_shape(ref, "mask", entry.value, kinds="fiub")  # booleans: a mask's own type
             if found != shape:
                 raise located(entry.value, f"mask: {ref.label} is {found[0]}×{found[1]} but the scores are "
                                            f"{shape[0]}×{shape[1]} (queries × keys)")
@@ -923,7 +931,7 @@ class _Reader:
             mask_value = mask_value_option(found["mask_value"].value)
         return Options(causal, scale, mask_value)
 
-    def focus(self, entry: Entry | None, tokens: tuple[str, ...]) -> int:
+    def focus(self, entry: Entry | None, tokens: tuple[str, ...], what: str = "tokens") -> int:
         if entry is None:
             return len(tokens) - 1
         node = deref(entry.value)
@@ -937,8 +945,8 @@ class _Reader:
                                 "give the row number instead")
         if not matches:  # (suggestions cost a pass of difflib per token: only for a sentence)
             close = difflib.get_close_matches(name, tokens, n=1) if len(tokens) <= 256 else []
-            hint = f"; did you mean {named(close[0])}?" if close else f" (tokens: {some_of(tokens)})"
-            raise located(node, f"focus {named(name)} is not one of the tokens{hint}")
+            hint = f"; did you mean {named(close[0])}?" if close else f" ({what}: {some_of(tokens)})"
+            raise located(node, f"focus {named(name)} is not one of the {what}{hint}")
         return matches[0]
 
     def precision(self, entry: Entry | None) -> int:
@@ -972,6 +980,18 @@ class _Reader:
 
 
 # ---- small readers ----------------------------------------------------------------------------
+
+def _distinct_names(named_nodes: list[tuple[str, Node]]) -> tuple[str, ...]:
+    """Heads' names: each non-empty, no two the same (a name is how a student picks a head)."""
+    seen: dict[str, int] = {}
+    for h, (name, node) in enumerate(named_nodes, 1):
+        if not name:
+            raise located(node, f"head {h} has an empty name")
+        if name in seen:
+            raise located(node, f"heads {seen[name]} and {h} are both named {named(name)}; names must differ")
+        seen[name] = h
+    return tuple(name for name, _ in named_nodes)
+
 
 def _expect_stages(multi_head: bool) -> tuple[str, ...]:
     """The stages a student may give or predict: concat and projected only with heads (or Wo)."""

@@ -132,6 +132,9 @@ class Session:
         (queries and keys are two sequences: there is no "future" of one in the other)."""
         causal = self.scenario.options.causal
         scenario = self.scenario
+        if scenario.window is not None:
+            raise NotApplicable(f"the sliding window already hides the future: each query sees only the "
+                                f"{scenario.window} most recent positions, itself included, causal or not")
         if not causal and scenario.cross:
             raise NotApplicable("no causal mask in cross-attention: the queries and the keys are different "
                                 "sequences, so no key is in a query's future (to hide keys, give mask: or "

@@ -35,6 +35,8 @@ def depth(node: Node) -> int:
 def shape_of(node: Node, name: str, dims: tuple[int, ...] = (2,)) -> tuple[int, ...]:
     """The shape of a matrix (or vector, or matrix per head, as ``dims`` allow) written in YAML."""
     value = deref(node)
+    if not isinstance(value, Sequence) and dims == (1, 2):
+        raise located(value, f"{name} must be a list of numbers like [0.5, -0.5], not {kind_of(value)}")
     if not isinstance(value, Sequence):
         raise located(value, f"{name} must be a list of rows like {EXAMPLE}, not {kind_of(value)}")
     if not value.items:
@@ -53,8 +55,8 @@ def shape_of(node: Node, name: str, dims: tuple[int, ...] = (2,)) -> tuple[int, 
                                                   "head's matrix has the same shape")
         return (len(shapes), *shapes[0])
     if found >= 3:
-        raise located(value, f"{name} is a list of matrices (one per head); here it is one matrix, "
-                             f"a list of rows like {EXAMPLE}")
+        raise located(value, f"{name} must be one matrix, a list of rows like {EXAMPLE}, not a list of "
+                             "matrices (only Q, K and V have one per head)")
     if 2 in dims or found != 1:
         return matrix_shape(value, name)
     raise located(value, f"{name} must be a list of rows like {EXAMPLE}")
@@ -122,9 +124,10 @@ def matrix_values(node: Node, name: str) -> list[list[float]]:
     return rows
 
 
-def file_shape(ref: ArrayRef, name: str, node: Node, dims: tuple[int, ...] = (2,)) -> tuple[int, ...]:
+def file_shape(ref: ArrayRef, name: str, node: Node, dims: tuple[int, ...] = (2,),
+               kinds: str = "fiu") -> tuple[int, ...]:
     try:
-        shape = check_array(*ref.header(), ref.label, dims)
+        shape = check_array(*ref.header(), ref.label, dims, kinds)
     except NumpyFileError as error:
         raise located(node, f"{name}: {error}") from None
     if len(shape) == 3 and shape[0] > MAX_HEADS:

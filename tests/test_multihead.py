@@ -254,6 +254,10 @@ def test_projections_split_by_columns_as_pytorch_does():
      "X_q holds the queries of cross-attention: give query_tokens too"),
     ("tokens: [a]\nQ: [[1]]\nK: [[1]]\nV: [[1]]\nWo: [[1, 2], [3, 4]]\n", "so it needs 1 rows"),
     ("tokens: [a]\nQ: [[1]]\nK: [[1]]\nV: [[1]]\nbo: [1]\n", "bo is the output projection's bias"),
+    ("tokens: [a]\nQ: [[1]]\nK: [[1]]\nV: [[1]]\nX_q: [[1]]\n", "X_q goes with X, Wq, Wk and Wv"),
+    ("X: [[1]]\nWq: [[[1]]]\nWk: [[1]]\nWv: [[1]]\n", "Wq must be one matrix"),
+    ("heads: [{name: a, Q: [[1]], K: [[1]], V: [[1]]}, {name: a, Q: [[1]], K: [[1]], V: [[1]]}]\n",
+     "heads 1 and 2 are both named 'a'"),
     ("tokens: [a]\nQ: [[1]]\nK: [[1]]\nV: [[1]]\nexpect: {concat: [[1]]}\n", "no concat stage"),
     ("heads: 2\nQ: [[[1]], [[1]]]\nK: [[[1]], [[1]]]\nV: [[[1]], [[1]]]\nexpect: {weights: [[1]]}\n",
      "expect weights is 1×1 but that stage is 2 heads × 1×1"),
@@ -437,3 +441,64 @@ def test_the_rotate_step_reads_as_its_formula():
     assert any(line.startswith(f"  θ2 = {6 * 10000 ** (-2 / 16):.3f}: ") for line in lines), lines
     assert any("θk = position × 10000^(−2(k−1)/16)" in line for line in lines)
     assert not any("− −" in line or "· −" in line for line in lines)
+
+
+def test_c_says_a_window_already_hides_the_future():
+    from attn_tui.core.errors import NotApplicable
+
+    session = Session(load(SCENARIOS / "sliding_window.yaml"))
+    with pytest.raises(NotApplicable, match="already hides the future"):
+        session.toggle_causal()
+
+
+def test_a_row_that_sees_nothing_is_not_held_against_a_student(tmp_path):
+    """A naive softmax gives NaN there, a finite mask uniform weights: neither is a mistake."""
+    scenario = load(SCENARIOS / "padding_mask.yaml")
+    weights = Attention(scenario).head(0).weights(range(5), range(5))
+    weights[:2] = np.nan  # 0/0 in the two rows of padding that see only padding
+    rows = ", ".join("[" + ", ".join(".nan" if np.isnan(v) else repr(float(v)) for v in row) + "]" for row in weights)
+    path = tmp_path / "naive.yaml"
+    path.write_text((SCENARIOS / "padding_mask.yaml").read_text() + f"expect:\n  weights: [{rows}]\n")
+    assert main(["--check", str(path)]) == 0
+
+
+def test_the_diagnosis_is_the_first_reported_stages(tmp_path):
+    """Head 1's output used K (a later stage), head 2's weights are unscaled (an earlier one):
+    the first stage reported is head 2's weights, and so is the diagnosis."""
+    scenario = loads(THREE_D)
+    right, unscaled = Attention(scenario), Attention(scenario.with_options(scale=False))
+    weights = [right.head(0).weights(range(3), range(3)), unscaled.head(1).weights(range(3), range(3))]
+    output = [weights[0] @ scenario.inputs["K"][0], right.head(1).output(range(3), range(2))]
+    rows = lambda matrix: "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in matrix) + "]"  # noqa: E731
+    path = tmp_path / "student.yaml"
+    path.write_text(THREE_D + f"expect:\n  weights: [{rows(weights[0])}, {rows(weights[1])}]\n"
+                              f"  output: [{rows(output[0])}, {rows(output[1])}]\n")
+    comparison = compare(load(path))
+    assert comparison.first_difference.stage == "weights" and comparison.first_difference.head == 1
+    assert comparison.diagnosis.key == "unscaled"
+
+
+def test_a_mask_may_be_a_boolean_npy_and_a_large_one_is_rewritten_to_a_file(tmp_path):
+    from attn_tui.core.save import render
+
+    T = 800  # 640,000 flags: more than a rewritten YAML file may hold
+    np.save(tmp_path / "mask.npy", np.tril(np.ones((T, T), bool)))
+    np.savez(tmp_path / "qkv.npz", Q=np.ones((T, 2)), K=np.ones((T, 2)), V=np.ones((T, 2)))
+    (tmp_path / "s.yaml").write_text("npz: qkv.npz\ncausal: false\nmask: {npy: mask.npy}\n")
+    scenario = load(tmp_path / "s.yaml")
+    assert scenario.mask.dtype == bool and scenario.mask[0, 1] == False  # noqa: E712
+    plan = render(scenario, str(tmp_path / "whole.yaml"))
+    assert "mask: {npy:" in plan.text and len(plan.arrays) == 1
+
+
+def test_variants_of_heads_cover_every_head(capsys):
+    text = THREE_D + "variants: [{name: unscaled, scale: false}]\n"
+    scenario = loads(text)
+    from attn_tui.core.json_export import json_chunks
+
+    document = json.loads("".join(json_chunks(scenario)))
+    variant = document["variants"][0]
+    assert [head["name"] for head in variant["heads"]] == ["previous", "itself"]
+    unscaled = Attention(scenario.with_options(scale=False))
+    assert variant["heads"][1]["weights"] == unscaled.head(1).weights(range(3), range(3)).tolist()
+    assert np.array(variant["output"]).shape == (3, 2)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from attn_tui.core.stages import CONCAT, Stage
+from attn_tui.core.text import visible
 
 
 def heading(scenario, options) -> str:
@@ -18,14 +19,15 @@ def explain(w) -> str:
     rows = range(w.row, w.row + 1)
     width = w.scenario.d_v
     parts = []
+    if a.empty(rows)[0]:  # the masks are the heads' own, the same for every head
+        w.add((f"{w.query_quoted} has nothing to attend to in any head: no outputs to put side by side.",
+               "masked"))
+        return f"put {w.query_quoted}'s heads side by side"
     for h, head in enumerate(a.heads):
-        if head.empty(rows)[0]:
-            w.add((f"{w.scenario.head_names[h]}: ", "token"), ("nothing to attend to (zeros)", "masked"))
-        else:
-            output = head.output(rows, range(width))[0]
-            w.add((f"{w.scenario.head_names[h]}: ", "token"), (w.vector(output, p), "number"),
-                  (f"   columns h{h + 1}·d1 … h{h + 1}·d{width}", "note"),
-                  selected=w.col is not None and w.col // width == h)
+        output = head.output(rows, range(width))[0]
+        w.add((f"{visible(w.scenario.head_names[h])}: ", "token"), (w.vector(output, p), "number"),
+              (f"   columns h{h + 1}·d1 … h{h + 1}·d{width}", "note"),
+              selected=w.col is not None and w.col // width == h)
         parts.append(f"h{h + 1}")
     concat = a.concat(rows)[0]
     w.add(("concat = [" + " | ".join(parts) + "] = ", ""), (w.vector(concat, p), "result"))

@@ -18,6 +18,9 @@ def values(attention, h, rows, cols):
 def explain(w) -> str:
     a, p = w.attention, w.p
     rows = range(w.row, w.row + 1)
+    if a.empty(rows)[0]:
+        w.add((f"{w.query_quoted} has nothing to attend to: no heads' outputs, so no output.", "masked"))
+        return f"mix {w.query_quoted}'s heads into one output"
     concat = a.concat(rows)[0]
     output = a.projected(rows)[0]
     Wo = a.scenario.inputs["Wo"]

@@ -259,7 +259,7 @@ class DebuggerScreen(Screen):
                 if values.ndim == 3:
                     head = view.head = min(self.head * values.shape[0] // scenario.heads, values.shape[0] - 1)
                     values = values[head]
-                which = f", {scenario.head_names[head]}" if head is not None and scenario.inputs[name].ndim == 3 else ""
+                which = f", {_head_label(scenario, name, head)}" if head is not None and scenario.inputs[name].ndim == 3 else ""
                 set_titles(view, f"{name} ({values.shape[0]}×{values.shape[1]}{which})")
             if view.tooltip is None:
                 view.tooltip = ROLES.get(name, name)
@@ -385,6 +385,8 @@ class DebuggerScreen(Screen):
 
     def after_change(self, edited: tuple[str, ...] | None = None) -> None:
         """After the numbers or options changed: what shows them, and the keys if they did."""
+        if self.mask_rule not in mask_rules(self.session):  # c took away the rule shown alone
+            self.mask_rule = None
         self.show_header()
         self.show_inputs(edited)
         self.show_stage()
@@ -706,3 +708,16 @@ def _edited(edit) -> tuple[str, ...] | None:
     """The input matrices an edit changed (None: options or expect:, nothing to redraw there)."""
     matrix = getattr(edit, "matrix", None)
     return (matrix,) if matrix is not None else ()
+
+
+def _head_label(scenario, name: str, head: int) -> str:
+    """Whose matrix an input pane shows: a query head's name, or for K and V shared by several
+    query heads (grouped-query attention), the key/value head and the heads that read it."""
+    if name not in ("K", "V") or scenario.kv_heads == scenario.heads:
+        return scenario.head_names[head]
+    group = scenario.heads // scenario.kv_heads
+    readers = scenario.head_names[head * group:(head + 1) * group]
+    first = 0 if scenario.head_names[0] == "head 0" else 1  # count as the heads are counted
+    if all(name.startswith("head ") for name in readers):
+        readers = ["heads " + ", ".join(name.removeprefix("head ") for name in readers)]
+    return f"kv head {head + first}, for {', '.join(readers)}"
