@@ -57,3 +57,16 @@ def current(app: AttnApp, variant: str = "") -> Trace:
     """The debugger's numbers now, every stage as dense arrays (the scenario's own, or a
     variant's)."""
     return trace(debugger(app).session.attentions[variant])
+
+
+async def post(app: AttnApp, *keys: str) -> None:
+    """Press keys as the terminal driver posts them, and let each travel through the app's
+    queues (Pilot's ``press`` also sleeps about 60 ms a key, which a long test cannot afford)."""
+    import asyncio
+
+    from textual import events
+
+    for key in keys:
+        app.post_message(events.Key(key, "\r" if key == "enter" else (key if len(key) == 1 else None)))
+        for _ in range(12):
+            await asyncio.sleep(0)
