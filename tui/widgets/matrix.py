@@ -479,6 +479,9 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 segments.append(Segment(" " * cell_width, self.base_style))
                 continue
             j = col - window.cols.start
+            if covered > x:  # the editor runs into this cell: the rest of it stays blank, not "330"
+                segments.append(Segment(" " * (x + cell_width - covered), self.base_style))
+                continue
             if self.cursor == (row, col) and self.shows_cursor and self._editor is not None:
                 room = max(cell_width, min(len(self._editor[0]) + 3, scroll_x + width - x))
                 segments.extend(self._editor_segments(room))
@@ -497,7 +500,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 style += Style(bold=True)
             if self.cursor == (row, col) and self.shows_cursor:
                 style += cursor
-            segments.append(Segment(text[max(0, covered - x):], style))
+            segments.append(Segment(text, style))
         return list(Strip(segments).crop(offset, offset + max(0, width)))
 
     def _editor_segments(self, room: int) -> list[Segment]:
