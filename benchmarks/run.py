@@ -66,8 +66,13 @@ class Tmux:
                               check=False).stdout
 
     def start(self, name: str, command: str) -> float:
+        # a fresh state folder per pane: an app killed with an edit leaves a recovery copy, which
+        # the next app on the same scenario would offer to restore (tmux's server keeps the
+        # environment it started with, so the folders go on the command line)
+        fresh = (f"env XDG_STATE_HOME={tempfile.mkdtemp(prefix='bench-state-')} "
+                 f"XDG_CONFIG_HOME={tempfile.mkdtemp(prefix='bench-config-')} ")
         started = time.perf_counter()
-        self("new-session", "-d", "-s", name, "-x", "120", "-y", "40", command)
+        self("new-session", "-d", "-s", name, "-x", "120", "-y", "40", fresh + command)
         return started
 
     def screen(self, name: str) -> str:
