@@ -319,6 +319,8 @@ def main() -> None:
         for T in sizes:
             ready = "how well does"
             rows += key_row(f"edit a Q cell (+), T = {T}", *keys(tmux, scenarios[T], ready, ["Tab"], ["+"], n), 20)
+            rows += key_row(f"edit a K cell (+), T = {T}", *keys(tmux, scenarios[T], ready, ["Tab"] * 2, ["+"], n), 20)
+            rows += key_row(f"edit a V cell (+), T = {T}", *keys(tmux, scenarios[T], ready, ["Tab"] * 3, ["+"], n), 20)
             rows += key_row(f"step to the next stage and back, T = {T}",
                             *keys(tmux, scenarios[T], ready, [], ["Right", "Left"], n), 20)
             rows += key_row(f"move the query row, T = {T}",
