@@ -24,7 +24,6 @@ import gc
 import math
 import os
 import re
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -36,13 +35,12 @@ from attn_tui.core import Scenario, ScenarioError, compute_all, load, loads
 from attn_tui.core.options import MAX_T
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "200"))
-TIME_LIMIT = 1.0             # seconds per document
 MEMORY_LIMIT = 200 * 2**20   # bytes, peak, for one document
 COMPUTE_T_LIMIT = 512        # compute_all on a bigger loaded scenario would itself be slow
 
 FUZZ = settings(
     max_examples=EXAMPLES,
-    deadline=None,  # timing is asserted explicitly, around the loader only
+    deadline=None,  # no test asserts on time: benchmarks/limits.py times these inputs
     suppress_health_check=list(HealthCheck),
 )
 
@@ -70,40 +68,17 @@ def line_count(text: str) -> int:
     return len(LINE_BREAKS.findall(text)) + 1
 
 
-def timed(call) -> float:
-    """Seconds ``call`` takes, whatever it raises."""
-    start = time.perf_counter()
-    try:
-        call()
-    except Exception:  # noqa: BLE001
-        pass
-    return time.perf_counter() - start
-
-
 def check_outcome(call, text_for_lines: str | None, path: str) -> Scenario | None:
-    """Run ``call`` (a load or loads); assert the outcome is a Scenario or a located error.
-
-    A slow call is timed once more and the faster time counts: a shared machine stalls now and
-    then, and the limit is about the loader's own cost.
-    """
-    start = time.perf_counter()
+    """Run ``call`` (a load or loads); assert the outcome is a Scenario or a located error."""
     try:
         scenario = call()
     except ScenarioError as error:
-        elapsed = time.perf_counter() - start
-        if elapsed >= TIME_LIMIT:
-            elapsed = min(elapsed, timed(call))
         assert error.line is not None, f"a ScenarioError without a line: {error}"
         assert error.line >= 1 and (error.col is None or error.col >= 1), str(error)
         if text_for_lines is not None:
             assert error.line <= line_count(text_for_lines) + 1, f"line past the end: {error}"
         assert str(error).startswith(f"{path}:{error.line}:"), str(error)
-        assert elapsed < TIME_LIMIT, f"{elapsed:.2f}s to refuse the document: {error}"
         return None
-    elapsed = time.perf_counter() - start
-    if elapsed >= TIME_LIMIT:
-        elapsed = min(elapsed, timed(call))
-    assert elapsed < TIME_LIMIT, f"{elapsed:.2f}s to load"
     assert isinstance(scenario, Scenario)
     check_scenario(scenario)
     return scenario
@@ -799,29 +774,14 @@ NASTY_ONCE_SLOW = {
 
 
 def assert_well_behaved(name: str, text: str) -> None:
-    """One ``loads`` timed without tracing (failing fast when slow), then one traced for memory."""
-    outcome: BaseException | None = None
-    gc.collect()
-    start = time.perf_counter()
-    try:
-        loads(text, "nasty.yaml")
-    except Exception as exc:  # noqa: BLE001
-        outcome = exc
-    elapsed = time.perf_counter() - start
-    if outcome is not None and not isinstance(outcome, ScenarioError):
-        raise outcome
-    if elapsed >= TIME_LIMIT:  # once more, in case the machine stalled
-        elapsed = min(elapsed, timed(lambda: loads(text, "nasty.yaml")))
-    if isinstance(outcome, ScenarioError):
-        assert outcome.line is not None, f"{name}: error without a line: {outcome}"
-    assert elapsed < TIME_LIMIT, f"{name}: {elapsed:.2f}s"
+    """A scenario or a located error, within 200 MB (their time: ``python benchmarks/limits.py``)."""
     gc.collect()
     tracemalloc.start()
     try:
         try:
             loads(text, "nasty.yaml")
-        except ScenarioError:
-            pass
+        except ScenarioError as error:
+            assert error.line is not None, f"{name}: error without a line: {error}"
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -829,12 +789,12 @@ def assert_well_behaved(name: str, text: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(NASTY))
-def test_nasty_inputs_stay_within_1s_and_200MB(name):
+def test_nasty_inputs_stay_within_200MB(name):
     assert_well_behaved(name, NASTY[name])
 
 
 @pytest.mark.parametrize("name", sorted(NASTY_ONCE_SLOW))
-def test_inputs_once_slow_or_big_now_stay_within_1s_and_200MB(name):
+def test_inputs_once_slow_or_big_now_stay_within_200MB(name):
     assert_well_behaved(name, NASTY_ONCE_SLOW[name])
 
 

@@ -6,7 +6,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 import tracemalloc
 
 import pytest
@@ -190,25 +189,22 @@ ALIAS_BOMB = (
 )
 
 
-def test_an_alias_bomb_is_refused_quickly_with_little_memory(write, capsys):
+def test_an_alias_bomb_is_refused_with_little_memory(write, capsys):
+    """(Its time is measured by benchmarks/limits.py, not asserted here.)"""
     path = write(ALIAS_BOMB)
     tracemalloc.start()
-    start = time.perf_counter()
     status = main(["--check", str(path)])
-    elapsed = time.perf_counter() - start
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     err = capsys.readouterr().err
     assert status == 2 and f"{path}:1:" in err
-    assert elapsed < 1.0 and peak < 20 * 2**20, (elapsed, peak)
+    assert peak < 20 * 2**20, peak
 
 
 def test_too_many_numbers_is_refused_before_anything_is_built(write, capsys):
     row = "[" + ", ".join(["1"] * 1000) + "]"
     path = write(f"Q: &m [&r {row}" + ", *r" * 1999 + "]\nK: *m\nV: *m\n")
-    start = time.perf_counter()
     assert main(["--check", str(path)]) == 2
-    assert time.perf_counter() - start < 1.0
     # Q holds 2,000,000 values; K: *m stands for as many again and takes the count past 4,000,000
     assert f"{path}:2:4: too large: more than 4,000,000 YAML values, counting what each alias " \
            "stands for" in capsys.readouterr().err
