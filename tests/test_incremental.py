@@ -28,36 +28,44 @@ STAGES = ("scores", "scaled", "masked", "row_max", "row_sum", "exp", "weights", 
 @st.composite
 def sessions_and_edits(draw):
     T, d_k, d_v = draw(st.integers(1, 40)), draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    heads = draw(st.sampled_from([1, 1, 2, 3]))
+    kv_heads = draw(st.sampled_from([g for g in (1, heads) if heads % g == 0]))
     projection = draw(st.booleans())
     if projection:
         d_model = draw(st.integers(1, 4))
         inputs = {"X": draw(arrays(np.float64, (T, d_model), elements=finite)),
-                  "Wq": draw(arrays(np.float64, (d_model, d_k), elements=finite)),
-                  "Wk": draw(arrays(np.float64, (d_model, d_k), elements=finite)),
-                  "Wv": draw(arrays(np.float64, (d_model, d_v), elements=finite))}
+                  "Wq": draw(arrays(np.float64, (d_model, heads * d_k), elements=finite)),
+                  "Wk": draw(arrays(np.float64, (d_model, kv_heads * d_k), elements=finite)),
+                  "Wv": draw(arrays(np.float64, (d_model, kv_heads * d_v), elements=finite))}
     else:
-        inputs = {"Q": draw(arrays(np.float64, (T, d_k), elements=finite)),
-                  "K": draw(arrays(np.float64, (T, d_k), elements=finite)),
-                  "V": draw(arrays(np.float64, (T, d_v), elements=finite))}
+        per = (heads,) if heads > 1 else ()
+        kv = (kv_heads,) if heads > 1 else ()
+        inputs = {"Q": draw(arrays(np.float64, (*per, T, d_k), elements=finite)),
+                  "K": draw(arrays(np.float64, (*kv, T, d_k), elements=finite)),
+                  "V": draw(arrays(np.float64, (*kv, T, d_v), elements=finite))}
     options = Options(causal=draw(st.booleans()), scale=draw(st.sampled_from([True, False, 3.0])),
                       mask_value=draw(st.sampled_from([-math.inf, -1e9])))
     scenario = Scenario(title="edits", tokens=tuple(f"t{i}" for i in range(T)), inputs=inputs,
-                        options=options)
+                        options=options, heads=heads, kv_heads=kv_heads)
     edits = []
     for _ in range(draw(st.integers(1, 12))):
         name = draw(st.sampled_from(sorted(inputs)))
-        rows, cols = inputs[name].shape
-        edits.append((name, draw(st.integers(0, rows - 1)), draw(st.integers(0, cols - 1)),
+        *head, rows, cols = inputs[name].shape
+        which = draw(st.integers(0, head[0] - 1)) if head else None
+        edits.append((name, which, draw(st.integers(0, rows - 1)), draw(st.integers(0, cols - 1)),
                       draw(finite), draw(st.sampled_from(["set", "set", "look", "undo", "causal"]))))
     return scenario, edits
 
 
 def assert_matches_fresh(session: Session) -> None:
-    """The session's numbers equal a fresh Attention's, bit for bit, and a dense reference's
-    to 1e-12 of the scores' size."""
-    got, fresh = trace(session.attention), trace(Attention(session.scenario))
-    for name in STAGES:
-        assert np.array_equal(getattr(got, name).view(np.int64), getattr(fresh, name).view(np.int64)), name
+    """The session's numbers equal a fresh Attention's, bit for bit, every head, and a dense
+    reference's to 1e-12 of the scores' size."""
+    fresh_attention = Attention(session.scenario)
+    for h in range(session.scenario.heads):
+        got, fresh = trace(session.attention, h), trace(fresh_attention, h)
+        for name in STAGES:
+            assert np.array_equal(getattr(got, name).view(np.int64), getattr(fresh, name).view(np.int64)), (h, name)
+    got = trace(session.attention)
     dense = session.scenario.Q @ session.scenario.K.T
     size = max(1.0, float(np.abs(dense).max()))
     assert np.allclose(got.scores, dense, rtol=1e-12, atol=1e-12 * size)
@@ -69,7 +77,7 @@ def assert_matches_fresh(session: Session) -> None:
 def test_any_sequence_of_edits_equals_a_fresh_computation_bit_for_bit(case):
     scenario, edits = case
     session = Session(scenario)
-    for name, row, col, value, kind in edits:
+    for name, head, row, col, value, kind in edits:
         if kind == "undo":
             session.undo()
         elif kind == "causal":
@@ -77,7 +85,7 @@ def test_any_sequence_of_edits_equals_a_fresh_computation_bit_for_bit(case):
         elif kind == "look":  # fill some blocks' caches, so that an edit must invalidate them
             trace(session.attention)
         else:
-            session.set_cell(name, row, col, value)
+            session.set_cell(name, row, col, value, head)
         assert_matches_fresh(session)
 
 
