@@ -67,6 +67,7 @@ class OverviewMap(Widget):
         self.window = (0, 0, 0, 0)  # first row, last row, first column, last column (exclusive)
         self.selected_row = 0
         self._colours: list[Color] | None = None
+        self._half_blocks: dict = {}  # (upper level, inside, lower level, inside) → its Style
 
     @property
     def wanted(self) -> tuple[int, int]:
@@ -109,6 +110,7 @@ class OverviewMap(Widget):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._colours = None
+        self._half_blocks = {}
 
     def on_resize(self, event: events.Resize) -> None:
         if self.small is None or self.small.shape != self.wanted:
@@ -152,20 +154,28 @@ class OverviewMap(Widget):
         colours, dimmed = self._palette()
         row_edges, col_edges = self._edges()
         first_row, last_row, first_col, last_col = self.window
+        rows, cols = self.small.shape
+        # every column of the line at once (a map line is ~30 cells, redrawn on every step)
+        columns = np.minimum(cols - 1, np.arange(max(1, width - 1)) * cols // max(1, width - 1))
+        columns_in = (col_edges[columns] < last_col) & (col_edges[columns + 1] > first_col)
+        halves = []
+        for y2 in (2 * y, 2 * y + 1):
+            block = min(rows - 1, y2 * rows // max(1, 2 * height))
+            levels = np.rint(np.clip(self.small[block, columns], 0.0, 1.0) * (LEVELS - 1)).astype(int)
+            inside = columns_in & bool(row_edges[block] < last_row and row_edges[block + 1] > first_row)
+            halves.append((block, levels.tolist(), inside.tolist()))
+        (upper_block, upper, upper_in), (lower_block, lower, lower_in) = halves
+        styles = self._half_blocks
         segments = []
-        blocks = set()
-        for x in range(max(1, width - 1)):
-            pair = []
-            for y2 in (2 * y, 2 * y + 1):
-                block, col = self._cell(x, y2)
-                blocks.add(block)
-                level = int(round(min(1.0, max(0.0, self.small[block, col])) * (LEVELS - 1)))
-                inside = (col_edges[col] < last_col and col_edges[col + 1] > first_col
-                          and row_edges[block] < last_row and row_edges[block + 1] > first_row)
-                pair.append(colours[level] if inside else dimmed[level])
-            upper, lower = pair
-            segments.append(Segment("▀", Style(color=upper.rich_color, bgcolor=lower.rich_color)))
-        marked = any(row_edges[block] <= self.selected_row < row_edges[block + 1] for block in blocks)
+        for key in zip(upper, upper_in, lower, lower_in):
+            style = styles.get(key)
+            if style is None:
+                top = colours[key[0]] if key[1] else dimmed[key[0]]
+                bottom = colours[key[2]] if key[3] else dimmed[key[2]]
+                style = styles[key] = Style(color=top.rich_color, bgcolor=bottom.rich_color)
+            segments.append(Segment("▀", style))
+        marked = any(row_edges[block] <= self.selected_row < row_edges[block + 1]
+                     for block in (upper_block, lower_block))
         segments.append(Segment("◀" if marked else " ", self.get_component_rich_style("overview--marker")))
         return Strip(segments).extend_cell_length(width)
 
