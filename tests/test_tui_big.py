@@ -8,6 +8,7 @@ import pytest
 from attn_tui.core import Scenario, compute, load
 from attn_tui.core.numbers import fixed
 from attn_tui.tui.screens.debugger import UNFOLDED
+from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.overview import OverviewMap
 from tests.tui_helpers import (current, debugger, drawn_lines, explanation, matrix, running, screen_text,
                                stage_view)
@@ -125,3 +126,32 @@ async def test_the_overview_gives_way_under_100_columns(big_scenario):
     async with running(big_scenario, size=(90, 30)) as (app, pilot):
         assert app.screen.query_one(OverviewMap).region.width == 0
         assert stage_view(app).region.width > 50
+
+
+def _painted(app) -> list[list[tuple[str, object]]]:
+    """The screen as the compositor has it now: each widget's kept lines, styles included."""
+    return [[(segment.text, segment.style) for segment in strip] for strip in app.screen._compositor.render_strips()]
+
+
+async def test_partial_repaints_leave_the_screen_as_a_full_repaint_would(big_scenario):
+    """Keys repaint only the lines they change (the overview's window, one scrollbar of two): a
+    line left out would keep showing the old window or the old thumb (a tall terminal: the window
+    spans more lines of the map than the ◀ that moves with it)."""
+    async with running(big_scenario, size=(160, 70)) as (app, pilot):
+        await app.workers.wait_for_complete()
+        for keys in (["4"], ["pagedown", "pagedown"], ["right_square_bracket"] * 30, ["1"], ["end"],
+                     ["g", *"400", "enter"], ["left"], ["pageup"]):
+            await pilot.press(*keys)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            for view in (stage_view(app), app.screen.query_one(ExplanationView)):  # bars fit their view
+                width, height = view.container_size
+                for bar, virtual, room in (
+                        (view.vertical_scrollbar, view.virtual_size.height, height - view.scrollbar_size_horizontal),
+                        (view.horizontal_scrollbar, view.virtual_size.width, width - view.scrollbar_size_vertical)):
+                    assert (bar.window_virtual_size, bar.window_size) == (virtual, room) or not bar.display, keys
+            kept = _painted(app)
+            for widget in app.screen.walk_children():
+                widget.refresh()
+            await pilot.pause()
+            assert kept == _painted(app), keys

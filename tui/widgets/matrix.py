@@ -562,10 +562,27 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
         (width is not None and width.is_auto and size.width != old.width)
     if bars_stay and not follows and view.is_mounted:
         view.set_reactive(ScrollView.virtual_size, size)
-        view._scroll_update(size)  # what a layout would do for the scrollbars, without one
+        _update_scrollbars(view, size)
         view.refresh()
     else:
         view.virtual_size = size
+
+
+def _update_scrollbars(view: ScrollView, size: Size) -> None:
+    """What a layout does for the scrollbars (Textual's ``_scroll_update``), without one, and
+    repainting only a bar whose numbers changed: a stage with as many rows as the last but other
+    columns leaves the vertical bar as it was."""
+    width, height = view.container_size
+    if view.show_vertical_scrollbar and view.styles.scrollbar_size_vertical:
+        bar = view.vertical_scrollbar  # its reactives repaint it when they change
+        bar.window_virtual_size = size.height
+        bar.window_size = height - view.scrollbar_size_horizontal
+    if view.show_horizontal_scrollbar and view.styles.scrollbar_size_horizontal:
+        bar = view.horizontal_scrollbar
+        bar.window_virtual_size = size.width
+        bar.window_size = width - view.scrollbar_size_vertical
+    view.scroll_x = view.validate_scroll_x(view.scroll_x)
+    view.scroll_y = view.validate_scroll_y(view.scroll_y)
 
 
 def _row_differs(before: Window, after: Window, row: int) -> bool:

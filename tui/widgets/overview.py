@@ -90,15 +90,27 @@ class OverviewMap(Widget):
 
     def set_window(self, rows: tuple[int, int], columns: tuple[int, int], selected_row: int) -> None:
         window = (*rows, *columns)
-        if window != self.window:
-            self.window, self.selected_row = window, selected_row
-            self.refresh()
-        elif selected_row != self.selected_row:  # only the ◀ moves: repaint its two lines
+        # only the lines the old or the new window crosses look different (outside both, every
+        # block stays dimmed), and the lines of the old and new ◀
+        lines = set()
+        if selected_row != self.selected_row:
             lines = {self._line_of(row) for row in (self.selected_row, selected_row)}
-            self.selected_row = selected_row
-            for line in lines:
-                if line is not None:
-                    self.refresh(Region(0, line, self.size.width, 1))
+        if window != self.window:
+            lines |= self._lines_crossing(self.window) | self._lines_crossing(window)
+        self.window, self.selected_row = window, selected_row
+        for line in lines - {None}:
+            self.refresh(Region(0, line, self.size.width, 1))
+
+    def _lines_crossing(self, window: tuple[int, int, int, int]) -> set[int]:
+        """The lines (status line included) showing a block of the rows ``window`` covers."""
+        if self.small is None or not self.shape[0]:
+            return set()
+        height = self.content_size.height - 1
+        row_edges = self._edges()[0]
+        rows = self.small.shape[0]
+        blocks = (min(rows - 1, y2 * rows // max(1, 2 * height)) for y2 in range(2 * height))
+        return {1 + y2 // 2 for y2, block in enumerate(blocks)
+                if row_edges[block] < window[1] and row_edges[block + 1] > window[0]}
 
     def _line_of(self, row: int) -> int | None:
         """The line (status line included) where the map shows query ``row``."""

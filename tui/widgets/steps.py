@@ -5,6 +5,8 @@ step, a multi-head one Concat and Project."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from textual.content import Content
 from textual.widgets import Static
 
@@ -27,13 +29,8 @@ class StepStrip(Static):
         # every step named where there is room; where not, the current one named and the others
         # by number, so that no step drops off a narrow terminal
         whole = sum(len(title) + 4 for title in titles) + 3 * (len(titles) - 1)
-        parts = []
-        for index, title in enumerate(titles):
-            named = whole <= width or index == step
-            label = f" {index + 1} {title} " if named else f" {index + 1} "
-            style = "reverse bold" if index == step else "dim"
-            parts.append(Content.from_markup(f"[{style} @click=screen.goto({index + 1})]$label[/]",
-                                             label=label))
+        parts = [_label(index, title, index == step, whole <= width or index == step)
+                 for index, title in enumerate(titles)]
         self._shown = (titles, step, width)
         self.update(Content(" · " if whole <= width else "·").join(parts), layout=False)
 
@@ -41,3 +38,11 @@ class StepStrip(Static):
         shown = getattr(self, "_shown", None)
         if shown is not None:
             self.show(shown[0], shown[1])
+
+
+@lru_cache(maxsize=256)
+def _label(index: int, title: str, current: bool, named: bool) -> Content:
+    """One step's label, a link to its stage (kept: parsing the markup is a step key's cost)."""
+    label = f" {index + 1} {title} " if named else f" {index + 1} "
+    style = "reverse bold" if current else "dim"
+    return Content.from_markup(f"[{style} @click=screen.goto({index + 1})]$label[/]", label=label)
