@@ -111,9 +111,9 @@ class HeadInputs:
         if kind == "v":
             change.v = True
         elif kind == "q":
-            change.q_rows = None if rows is None or change.q_rows is None else np.union1d(change.q_rows, rows)
+            change.q_rows = _union(change.q_rows, rows)
         else:
-            change.k_rows = None if rows is None or change.k_rows is None else np.union1d(change.k_rows, rows)
+            change.k_rows = _union(change.k_rows, rows)
 
     def _set(self, kind: str, which: int, rows: slice) -> None:
         """Recompute rows of one head's Q, K or V (whole tiles), and their rotation."""
@@ -162,6 +162,13 @@ class HeadInputs:
         rotated = rope.rotate(values, np.arange(first, first + len(values)))
         rotated.flags.writeable = False
         return rotated
+
+
+def _union(rows: np.ndarray | None, more: np.ndarray | None) -> np.ndarray | None:
+    """Rows changed so far and ``more`` (``None``: all of them)."""
+    if rows is None or more is None:
+        return None
+    return more if not len(rows) else np.union1d(rows, more)
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

@@ -263,6 +263,11 @@ class DebuggerScreen(Screen):
                 set_titles(view, f"{name} ({values.shape[0]}×{values.shape[1]}{which})")
             if view.tooltip is None:
                 view.tooltip = ROLES.get(name, name)
+            per_head = view.has_class("derived") or scenario.inputs[name].ndim == 3
+            shown = (self.head if per_head else None, session.version)
+            if getattr(view, "_shown_values", None) == shown:  # another head, the same matrix
+                continue
+            view._shown_values = shown
             view.show(DenseGrid(rows, columns, decimals_needed(values, p), tiny=True,
                                 key=(name, getattr(view, "head", None)), version=session.version,
                                 values=values))
