@@ -395,7 +395,7 @@ def require_finite(attention: Attention, changes: list[Changed], option_sets: li
             if not np.isfinite(values if rows is None else values[rows]).all():
                 raise NumericError(f"{name} overflows float64 ({scenario.head_names[h]}); use smaller numbers")
         if change.v:
-            largest = float(np.abs(V).max())
+            largest = max(float(V.max()), -float(V.min()))  # (no |V| the size of V)
             if largest >= V_LIMIT:
                 raise NumericError(f"V holds {largest:.3e}: the weighted sum of such values can round "
                                    f"past float64's largest number; keep V below {V_LIMIT:.0e}")
