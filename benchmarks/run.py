@@ -12,7 +12,8 @@ repaints one line ("the floor"), and reported as the floor plus what attn-tui ad
 timed until the numbers of the first stage and their explanation are on screen — nothing a
 placeholder could show — against the bare app's start to its first line. Memory is the app
 process's resident size, read from /proc while it runs in its pane. ``--json`` and ``--print``
-are timed as whole processes.
+are timed as whole processes. Every process finds attn-tui's modules compiled, as an installed
+package has them.
 
 Scenarios are one head with random Q, K, V of d = 64 in an .npz, at T = 16 … 16,384, and
 8 heads of d_k = 64 projected from X (T = 1024, d_model = 512) with an output projection.
@@ -36,6 +37,12 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+# Every run of attn-tui here finds its modules compiled, as an installed package has them (pip
+# compiles them at install): this machine sets PYTHONDONTWRITEBYTECODE, under which every start
+# would compile the checkout again (~0.1 s). main() compiles them once, into a folder of its own.
+PYCACHE = tempfile.mkdtemp(prefix="bench-pycache-")
+INSTALLED = {**{key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"},
+             "PYTHONPYCACHEPREFIX": PYCACHE}
 D = 64
 BARE_APP = r'''
 from textual.app import App
@@ -69,7 +76,9 @@ class Tmux:
         # a fresh state folder per pane: an app killed with an edit leaves a recovery copy, which
         # the next app on the same scenario would offer to restore (tmux's server keeps the
         # environment it started with, so the folders go on the command line)
-        fresh = (f"env XDG_STATE_HOME={tempfile.mkdtemp(prefix='bench-state-')} "
+        # (and the compiled modules, see INSTALLED)
+        fresh = (f"env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX={PYCACHE} "
+                 f"XDG_STATE_HOME={tempfile.mkdtemp(prefix='bench-state-')} "
                  f"XDG_CONFIG_HOME={tempfile.mkdtemp(prefix='bench-config-')} ")
         started = time.perf_counter()
         self("new-session", "-d", "-s", name, "-x", "120", "-y", "40", fresh + command)
@@ -240,7 +249,7 @@ def json_run(scenario: Path) -> tuple[float, float]:
                            "code = main(['--json', sys.argv[1]])\n"
                            "sys.stderr.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
                            "sys.exit(code)", str(scenario)],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=INSTALLED)
     elapsed = time.perf_counter() - start
     if done.returncode:
         raise RuntimeError(done.stderr)
@@ -270,14 +279,14 @@ doc = dict(Q=Q.tolist(), K=K.tolist(), V=V.tolist(), scores=scores.tolist(), sca
 sys.stdout.write(json.dumps(doc))
 """
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code], stdout=subprocess.DEVNULL, check=True)
+    subprocess.run([sys.executable, "-c", code], stdout=subprocess.DEVNULL, check=True, env=INSTALLED)
     return time.perf_counter() - start
 
 
 def print_time(scenario: Path) -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "attn_tui", "--print", str(scenario)], stdout=subprocess.DEVNULL,
-                   check=True, cwd=ROOT)
+                   check=True, cwd=ROOT, env=INSTALLED)
     return time.perf_counter() - start
 
 
@@ -309,6 +318,8 @@ def main() -> None:
     n = 7 if args.quick else 15
     folder = Path(tempfile.mkdtemp(prefix="attn-bench-"))
     scenarios = {T: make_scenario(folder, T) for T in sizes}
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *(str(ROOT / name) for name in (
+        "attn_tui", "core", "tui", "capture"))], env=INSTALLED, check=True, stdout=subprocess.DEVNULL)
     tmux = Tmux()
     rows: list[dict] = []
     try:

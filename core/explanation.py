@@ -18,7 +18,7 @@ from functools import cached_property
 import numpy as np
 
 from attn_tui.core.attention import Attention
-from attn_tui.core.numbers import fixed, mask_text
+from attn_tui.core.numbers import fixed, fixed_row, mask_text
 from attn_tui.core.labels import token_labels as labels
 from attn_tui.core.text import visible
 
@@ -206,6 +206,11 @@ class Writer:
         if nested and self.fold is not None and len(values) > 4:
             hidden = len(values) - 3
             return f"[{text(0)}, {text(1)}, … {hidden} more …, {text(len(values) - 1)}]"
+        if self.fold is None or len(values) <= self.fold:  # every entry: formatted in one pass
+            texts = fixed_row(values, decimals, tiny)
+            for k in np.flatnonzero(np.isinf(values)):
+                texts[k] = self.masked_text(float(values[k]))
+            return "[" + ", ".join(texts) + "]"
         return "[" + self.fold_lazy(len(values), text, ", ") + "]"
 
     def masked_text(self, value: float) -> str:

@@ -31,16 +31,16 @@ def fixed(value: float, decimals: int, tiny: bool = False) -> str:
     into a wall of digits; with ``tiny``, so is a non-zero value that would otherwise read as
     0 (an input of 1e-5 is not zero; a weight of 4.5e-5 may well read 0.000, as the chapter's).
     """
+    if -LARGE < value < LARGE and not (tiny and value != 0 and abs(value) < 0.5 * 10.0 ** -decimals):
+        text = f"{value:.{decimals}f}"  # (first: --print formats hundreds of thousands of terms)
+        if text[0] == "-":
+            text = text[1:] if not text.strip("-0.") else MINUS + text[1:]
+        return text
     if math.isinf(value):
         return MINUS_INFINITY if value < 0 else "∞"
     if math.isnan(value):
         return "nan"
-    if abs(value) >= LARGE or (tiny and value != 0 and abs(value) < 0.5 * 10.0 ** -decimals):
-        return scientific(value, max(decimals, 1))
-    text = f"{value:.{decimals}f}"
-    if text.startswith("-"):
-        text = text[1:] if not text.strip("-0.") else MINUS + text[1:]
-    return text
+    return scientific(value, max(decimals, 1))
 
 
 def fixed_row(values: np.ndarray, decimals: int, tiny: bool = False, width: int = 0) -> list[str]:
@@ -53,10 +53,16 @@ def fixed_row(values: np.ndarray, decimals: int, tiny: bool = False, width: int 
     values = np.asarray(values, dtype=np.float64)
     if not len(values):
         return []
-    texts = ((f"%{width}.{decimals}f\n" * len(values)) % tuple(values.tolist()))[:-1].replace("-", MINUS).split("\n")
+    text = (f"%{width}.{decimals}f\n" * len(values)) % tuple(values.tolist())
+    infinite = np.isinf(values)
+    if width == 0 or width >= 4:  # "-inf" and "inf" as ±∞, in their place (a masked row is half ∞)
+        text = text.replace("-inf", MINUS_INFINITY.rjust(width and 4)).replace("inf", "∞".rjust(width and 3))
+        infinite[:] = False
+    texts = text[:-1].replace("-", MINUS).split("\n")
     with np.errstate(invalid="ignore"):
         magnitude = np.abs(values)
-        special = ~np.isfinite(values) | (magnitude >= LARGE) | (np.signbit(values) & (magnitude < 0.5 * 10.0 ** -decimals))
+        special = infinite | (np.isfinite(values) & (magnitude >= LARGE)) | (
+            np.signbit(values) & (magnitude < 0.5 * 10.0 ** -decimals))
         if tiny:
             special |= (values != 0) & (magnitude < 0.5 * 10.0 ** -decimals)
     done: dict[float, str] = {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attn_tui.core.numbers import fixed
+from attn_tui.core.numbers import fixed, fixed_row
 from attn_tui.core.stages import KEYS, Stage
 
 
@@ -27,14 +27,14 @@ def explain(w) -> str:
     q_dec, k_dec = w.attention.decimals("Q", w.h), w.attention.decimals("K", w.h)
     s_dec = score_decimals(w.scenario, w.attention, w.h)
     q, K = head.Q[i], head.K
+    q_texts = fixed_row(q, q_dec, tiny=True)  # (once, not once per key)
     w.add(("q", ""), (f"{i + 1} = ", ""), (w.vector(q, q_dec, True), "number"),
           ("   the query of ", ""), (w.query_quoted, "token"))
     for k in w.keys():
         if isinstance(k, str):
             w.note(k)
             continue
-        terms = w.fold_lazy(len(q), lambda c, k=k: f"({fixed(q[c], q_dec, True)} × "
-                                                   f"{fixed(K[k, c], k_dec, True)})", " + ")
+        terms = w.fold_lazy(len(q), lambda c, k=k: f"({q_texts[c]} × {fixed(K[k, c], k_dec, True)})", " + ")
         relation = (f"{w.query_quoted} to itself" if w.is_self(k)
                     else f"{w.quoted(k)} to {w.query_quoted}")
         w.add((f"q{i + 1} · k{k + 1} = ", ""), (terms, "number"),
