@@ -156,6 +156,27 @@ class Writer:
     def note(self, text: str) -> None:
         self.add((text, "note"))
 
+    def projected_query(self) -> None:
+        """Where the query came from, when the scenario projects X: ``q = x·Wq`` (this head's
+        columns), with the arithmetic of its first entry."""
+        scenario, attention, h, i = self.scenario, self.attention, self.h, self.row
+        if scenario.kind != "projection":
+            return
+        source = "X_q" if scenario.cross else "X"
+        x = scenario.inputs[source][i]
+        first = h * scenario.d_k  # this head's first column of Wq
+        column = scenario.inputs["Wq"][:, first]
+        entry = attention.inputs.Q_before_rotation(h)[i, 0]
+        x_dec, w_dec = attention.decimals(source), attention.decimals("Wq")
+        terms = self.fold_lazy(len(x), lambda m: f"({fixed(x[m], x_dec, True)} × {fixed(column[m], w_dec, True)})",
+                               " + ")
+        columns = f"columns {first + 1}…{first + scenario.d_k} of Wq" if scenario.heads > 1 else "Wq"
+        self.add((f"q{i + 1} = x{i + 1}·{columns}, where x{i + 1} = ", ""), (self.vector(x, x_dec, True), "number"),
+                 (f"   (row {self.query_quoted} of {source})", "note"))
+        self.add((f"  its first entry = x{i + 1} · column {first + 1} of Wq = ", ""), (terms, "number"),
+                 (" = ", ""), (fixed(entry, attention.decimals("Q", h), True), "result"))
+        self.note("  (each entry of q is x times one column of Wq; k and v come from Wk and Wv the same way)")
+
     def weight_bars(self) -> None:
         """The row's weights as bars, one key a line: the picture that says it fastest."""
         weights = self.r.weights

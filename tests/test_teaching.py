@@ -244,3 +244,26 @@ def test_no_nan_or_inf_text_leaks_into_a_sentence():
     for row in range(3):
         assert not any(word in sentence(attention, row) for word in ("nan", "inf"))
         assert math.isfinite(float(attention.head(0).row_sum(range(row, row + 1))[0]))
+
+
+def test_a_projected_query_shows_where_it_came_from():
+    """In a scenario that projects X, Score's Why derives q = x·Wq with real numbers (the
+    chapter's projections: x3 = [1, 1, 0, 0], and Wq's first column picks x3's first entry)."""
+    text = explain(Attention(load(SCENARIOS / "projections.yaml")), "score", 2, fold=None).plain()
+    assert 'q3 = x3·Wq, where x3 = [1, 1, 0, 0]   (row "sat" of X)' in text
+    assert "its first entry = x3 · column 1 of Wq = (1 × 1) + (1 × 0) + (0 × 0) + (0 × 0) = 1" in text
+
+
+def test_each_head_derives_its_query_from_its_own_columns_of_wq():
+    rng = np.random.RandomState(3)
+    X, Wq, Wk, Wv = rng.randint(-3, 4, (4, 6)), rng.randint(-2, 3, (6, 4)), rng.randint(-2, 3, (6, 4)), \
+        rng.randint(-2, 3, (6, 4))
+    rows = lambda m: "[" + ", ".join("[" + ", ".join(str(v) for v in row) + "]" for row in m) + "]"  # noqa: E731
+    text = (f"tokens: [a, b, c, d]\nheads: 2\nX: {rows(X)}\nWq: {rows(Wq)}\nWk: {rows(Wk)}\nWv: {rows(Wv)}\n")
+    for rope in ("", "rope: {base: 10000}\n"):
+        attention = Attention(loads(text + rope))
+        why = explain(attention, "rotate" if rope else "score", 1, fold=None, head=1).plain()
+        entry = int(X[1] @ Wq[:, 2])  # head 2 (d_k = 2) starts at column 3 of Wq
+        terms = " + ".join(f"({x} × {w})".replace("-", MINUS) for x, w in zip(X[1], Wq[:, 2]))
+        assert "q2 = x2·columns 3…4 of Wq" in why
+        assert f"column 3 of Wq = {terms} = {str(entry).replace('-', MINUS)}" in why

@@ -3,6 +3,7 @@ command palette, and the theme and palette it remembers."""
 
 from __future__ import annotations
 
+import gc
 from typing import TYPE_CHECKING, Iterable
 
 from attn_tui.core import catalog
@@ -67,6 +68,8 @@ class AttnApp(App[int]):
 
     def on_mount(self) -> None:
         self.set_class(self.palette_name != PALETTES[0], "-colour-blind")
+        if not self.is_headless:  # (a test process runs hundreds of apps: nothing of theirs is frozen)
+            self.set_timer(1.0, _settle_garbage)
         if self.initial is not None:
             from attn_tui.tui.screens.debugger import DebuggerScreen
 
@@ -186,3 +189,11 @@ def run_app(scenario: Scenario | None, read_only: bool = False, save_root: SaveR
     if app.crash is not None:
         raise app.crash
     return result or 0
+
+
+def _settle_garbage() -> None:
+    """Once the app is up, set aside what it was built of (modules, widgets, styles) so that
+    the collector stops scanning it: a full collection of all of it took ~43 ms, in 2 of 40
+    keys at 8 heads (after: one of 3 ms)."""
+    gc.collect()
+    gc.freeze()

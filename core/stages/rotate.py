@@ -27,6 +27,7 @@ def explain(w) -> str:
     a, b = rope.pair_indices(d)
     frequencies = rope.frequencies(d)
     joins = ", ".join(f"d{a[k] + 1} with d{b[k] + 1}" for k in range(min(2, len(a))))
+    w.projected_query()
     w.note(f"Each pair of dimensions turns by its own angle: pair k (k = 1 … {len(a)}) turns by "
            f"θk = position × {rope.base:g}^(−2(k−1)/{d}); the pairs join {joins}"
            + (", …" if len(a) > 2 else "."))

@@ -30,6 +30,8 @@ def explain(w) -> str:
     q_texts = fixed_row(q, q_dec, tiny=True)  # (once, not once per key)
     w.add(("q", ""), (f"{i + 1} = ", ""), (w.vector(q, q_dec, True), "number"),
           ("   the query of ", ""), (w.query_quoted, "token"))
+    if w.scenario.rope is None:  # (with RoPE, the Rotate step says where q came from)
+        w.projected_query()
     for k in w.keys():
         if isinstance(k, str):
             w.note(k)
