@@ -72,7 +72,12 @@ class Attention:
     def invalidate(self, scenario: Scenario, changes: list[Changed]) -> None:
         """Forget what the changes make stale (the inputs are already up to date)."""
         self.scenario = scenario
-        self._decimals.clear()
+        for name, h in list(self._decimals):  # (measuring a 16,384-row K again costs a V edit 1 ms)
+            change = changes[h]
+            moved = {"Q": change.q_rows is None or len(change.q_rows) > 0,
+                     "K": change.k_rows is None or len(change.k_rows) > 0, "V": change.v}.get(name, True)
+            if moved:
+                del self._decimals[name, h]
         for h, change in enumerate(changes):
             if change.k_rows is None or len(change.k_rows) or change.q_rows is None:
                 self._forget(lambda key, h=h: key[0] == h)
@@ -389,13 +394,14 @@ def require_finite(attention: Attention, changes: list[Changed], option_sets: li
     for h, change in enumerate(changes):
         Q, K, V = inputs.Q(h), inputs.K(h), inputs.V(h)
         for name, values, rows in (("Q", Q, change.q_rows), ("K", K, change.k_rows),
-                                   ("V", V, None if change.v else ())):
+                                   ("V", V, change.v_rows)):
             if rows is not None and not len(rows):
                 continue
             if not np.isfinite(values if rows is None else values[rows]).all():
                 raise NumericError(f"{name} overflows float64 ({scenario.head_names[h]}); use smaller numbers")
-        if change.v:
-            largest = max(float(V.max()), -float(V.min()))  # (no |V| the size of V)
+        if change.v:  # the rows that changed (the others were checked when they did)
+            moved = V if change.v_rows is None else V[change.v_rows]
+            largest = max(float(moved.max()), -float(moved.min()))  # (no |V| the size of V)
             if largest >= V_LIMIT:
                 raise NumericError(f"V holds {largest:.3e}: the weighted sum of such values can round "
                                    f"past float64's largest number; keep V below {V_LIMIT:.0e}")

@@ -21,12 +21,17 @@ ROWS = 64  # rows per projection tile
 
 @dataclass
 class Changed:
-    """What an edit changed in one head's inputs: query rows, key rows, and whether V moved
+    """What an edit changed in one head's inputs: query rows, key rows and value rows
     (``None`` rows mean all of them)."""
 
     q_rows: np.ndarray | None = field(default_factory=lambda: np.zeros(0, np.intp))
     k_rows: np.ndarray | None = field(default_factory=lambda: np.zeros(0, np.intp))
-    v: bool = False
+    v_rows: np.ndarray | None = field(default_factory=lambda: np.zeros(0, np.intp))
+
+    @property
+    def v(self) -> bool:
+        """Whether V moved."""
+        return self.v_rows is None or bool(len(self.v_rows))
 
     @property
     def anything(self) -> bool:
@@ -111,7 +116,7 @@ class HeadInputs:
     @staticmethod
     def _mark(change: Changed, kind: str, rows: np.ndarray | None) -> None:
         if kind == "v":
-            change.v = True
+            change.v_rows = _union(change.v_rows, rows)
         elif kind == "q":
             change.q_rows = _union(change.q_rows, rows)
         else:

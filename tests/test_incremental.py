@@ -16,10 +16,11 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attn_tui.core import Scenario, compute
+from attn_tui.core import Scenario, compute, load
 from attn_tui.core.attention import Attention, trace
 from attn_tui.core.scenario import Options
 from attn_tui.core.session import Session
+from tests.conftest import SCENARIOS
 
 finite = st.floats(-20, 20, allow_nan=False)
 STAGES = ("scores", "scaled", "masked", "row_max", "row_sum", "exp", "weights", "output")
@@ -133,3 +134,19 @@ def test_undoing_back_to_the_file_gives_its_numbers_to_the_bit():
     got = trace(session.attention)
     for name in STAGES:
         assert np.array_equal(getattr(got, name), getattr(fresh, name)), name
+
+
+def test_an_edit_remeasures_the_decimals_of_what_it_changed():
+    """cat_sat's Q, K, V are integers or halves: a Q cell of 0.25 makes Q need two decimals, a
+    K cell of 1.5 makes K need one, and V stays as it was."""
+    session = Session(load(SCENARIOS / "cat_sat.yaml"))
+    decimals = session.attention.decimals
+    before = {name: decimals(name) for name in "QKV"}
+    assert before == {"Q": 0, "K": 0, "V": 1}
+    session.set_cell("Q", 0, 0, 0.25)
+    assert (decimals("Q"), decimals("K"), decimals("V")) == (2, 0, 1)
+    session.set_cell("K", 1, 1, 1.5)
+    assert (decimals("Q"), decimals("K"), decimals("V")) == (2, 1, 1)
+    session.undo()
+    session.undo()
+    assert {name: decimals(name) for name in "QKV"} == before

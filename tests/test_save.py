@@ -216,6 +216,22 @@ def test_an_overflowing_edit_is_refused_and_nothing_changes():
     assert session.scenario.K[2, 0] == 1.0 and len(session.history) == 1
 
 
+def test_a_value_too_large_to_blend_is_refused_wherever_it_comes_from():
+    """V past 1e307 could round the weighted sum past float64's largest number: refused when
+    typed into V, and when an X edit projects it into a value row of one head (of two)."""
+    from attn_tui.core.errors import NumericError
+    session = Session(load(SCENARIOS / "cat_sat.yaml"))
+    session.set_cell("V", 1, 0, 9e306)  # below the limit: fine
+    with pytest.raises(NumericError, match="keep V below"):
+        session.set_cell("V", 2, 1, 2e307)
+    assert session.scenario.V[2, 1] == load(SCENARIOS / "cat_sat.yaml").V[2, 1] and len(session.history) == 1
+    session = Session(loads("tokens: [a, b, c]\nheads: 2\nX: [[1, 0], [0, 1], [1, 1]]\n"
+                            "Wq: [[1, 0], [0, 1]]\nWk: [[1, 0], [0, 1]]\nWv: [[1, 0], [0, 1e300]]\n"))
+    with pytest.raises(NumericError, match="keep V below"):
+        session.set_cell("X", 1, 1, 1e8)  # v of "b" in the second head: 1e308
+    assert session.scenario.inputs["X"][1, 1] == 1.0
+
+
 def test_a_new_file_gets_the_usual_permissions(tmp_path):
     path = tmp_path / "new.yaml"
     old = os.umask(0o022)
