@@ -34,11 +34,13 @@ def _token_labels(tokens: tuple[str, ...]) -> tuple[str, ...]:
                  for i, token in enumerate(tokens))
 
 
+@lru_cache(maxsize=64)  # (the same tuple each time: a view measures labels it has not seen)
 def dims(count: int, letter: str = "d") -> tuple[str, ...]:
     """``d1``, ``d2``, … (or another letter)."""
     return tuple(f"{letter}{j + 1}" for j in range(count))
 
 
+@lru_cache(maxsize=64)
 def concat_dims(heads: int, width: int) -> tuple[str, ...]:
     """The concatenation's columns: ``h1·d1 … h1·dN, h2·d1 …``."""
     return tuple(f"h{h + 1}·d{j + 1}" for h in range(heads) for j in range(width))

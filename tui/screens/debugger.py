@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 
 from attn_tui.core.errors import NotApplicable, NumericError
 from attn_tui.core.explanation import FOLD, explain
-from attn_tui.core.labels import ROLES, column_labels, input_labels, token_labels
+from attn_tui.core.labels import ROLES, column_labels, dims, input_labels, token_labels
 from attn_tui.core.compare import comparison_lines
 from attn_tui.core.numbers import decimals_needed, yaml_number
 from attn_tui.core.overview import weights_overview
@@ -250,7 +250,7 @@ class DebuggerScreen(Screen):
                 values = {"Q": session.inputs.Q_before_rotation, "K": session.inputs.K_before_rotation,
                           "V": session.inputs.V}[name](self.head)
                 rows = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
-                columns = tuple(f"d{j + 1}" for j in range(values.shape[1]))
+                columns = dims(values.shape[1])
                 set_titles(view, f"{name} = X·W{name.lower()} ({values.shape[0]}×{values.shape[1]})")
             else:
                 rows, columns = input_labels(scenario, name)
