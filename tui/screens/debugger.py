@@ -269,7 +269,7 @@ class DebuggerScreen(Screen):
                 continue
             view._shown_values = shown
             view.show(DenseGrid(rows, columns, decimals_needed(values, p), tiny=True,
-                                key=(name, getattr(view, "head", None)), version=session.version,
+                                key=(name, getattr(view, "head", None)), kin=name, version=session.version,
                                 values=values))
         for description in self.query("#description").results(Static):
             changed = [what for what, yes in (("numbers", session.numbers_edited),

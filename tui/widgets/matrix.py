@@ -36,7 +36,8 @@ EMPTY = "—"  # a row that can see no key: nothing to attend to
 @dataclass
 class Grid:
     """What a MatrixView draws. ``key`` names the matrix (widths and the colour scale reset
-    when it changes); ``version`` counts changes to its numbers."""
+    when it changes, unless ``kin`` is the same: one matrix's heads keep them, so that switching
+    heads does not lay the screen out again); ``version`` counts changes to its numbers."""
 
     rows: Sequence[str]
     columns: Sequence[str]
@@ -46,6 +47,7 @@ class Grid:
     mask_value: float = -math.inf
     key: Hashable = None
     version: int = 0
+    kin: Hashable = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -163,7 +165,8 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         old_grid, old_window, old_changed = self.grid, self._window, self._changed
         same = old_grid is not None and grid.key == old_grid.key
         if not same:
-            self._cell_width, self._largest = 3, 0.0
+            if old_grid is None or grid.kin is None or grid.kin != old_grid.kin:
+                self._cell_width, self._largest = 3, 0.0
             self._changed = set()
         elif grid.version != old_grid.version:
             self._changed = set()

@@ -28,7 +28,8 @@ class StageGrid(Grid):
         super().__init__(rows=token_labels(scenario.row_tokens), columns=column_labels(scenario, stage),
                          decimals=decimals, palette=stage.palette, tiny=stage.name == "score",
                          mask_value=session.attention.options.mask_value,
-                         key=(stage.name, head, theirs, rule), version=session.version)
+                         key=(stage.name, head, theirs, rule), kin=(stage.name, theirs, rule),
+                         version=session.version)
         self.session, self.stage, self.head = session, stage, head
         self.theirs, self.rule = theirs, rule
 
