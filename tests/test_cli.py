@@ -246,3 +246,28 @@ def test_row_by_a_token_that_appears_twice_is_ambiguous(write, capsys):
     with pytest.raises(SystemExit) as caught:
         main(["--print", str(path), "--row", "the"])
     assert caught.value.code == 2 and "ambiguous" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("given, expected", [(None, "1"), ("2", "2")])
+def test_the_app_asks_blas_for_one_thread_unless_the_user_chose(given, expected):
+    """Before NumPy loads (it reads the setting once); a user's own setting stands."""
+    env = {key: value for key, value in __import__("os").environ.items()
+           if key not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    code = ("import os\nfrom attn_tui.tui import cli\ncli.one_blas_thread()\nimport numpy\n"
+            "print(os.environ['OPENBLAS_NUM_THREADS'])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
+                          check=True)
+    assert done.stdout.strip() == expected
+
+
+@pytest.mark.parametrize("argv, asks", [(["cat_sat"], True), (["--print", "cat_sat"], False),
+                                        (["--json", "cat_sat"], False), (["--check", "cat_sat"], False)])
+def test_only_the_app_asks_for_one_blas_thread(monkeypatch, capsys, argv, asks):
+    """--json at T = 4096 and the like may use every core; the app's keys are small products."""
+    asked = []
+    monkeypatch.setattr(cli, "one_blas_thread", lambda: asked.append(True))
+    monkeypatch.setattr(cli, "start_app", lambda *args, **kwargs: 0)
+    assert main(argv) == 0
+    assert bool(asked) == asks
