@@ -16,7 +16,7 @@ import numpy as np
 
 from attn_tui.core.scenario import Scenario
 
-ROWS = 64  # rows per projection tile
+ROWS = 32  # rows per projection tile (an X edit recomputes one tile of every head's Q, K, V)
 
 
 @dataclass
