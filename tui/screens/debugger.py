@@ -106,7 +106,8 @@ class DebuggerScreen(Screen):
             with VerticalScroll(id="inputs") as inputs:
                 inputs.can_focus = False  # Tab goes from matrix to matrix, not to the pane
                 if scenario.description:
-                    yield Static(plain(scenario.description.strip(), multiline=True), id="description")
+                    self._description_shown = scenario.description.strip()
+                    yield Static(plain(self._description_shown, multiline=True), id="description")
                 for name in scenario.editable:
                     if scenario.inputs[name].ndim == 3:
                         yield InputMatrix(name, head=0, id=f"input-{name}", classes="input")
@@ -271,14 +272,14 @@ class DebuggerScreen(Screen):
             view.show(DenseGrid(rows, columns, decimals_needed(values, p), tiny=True,
                                 key=(name, getattr(view, "head", None)), kin=name, version=session.version,
                                 values=values))
-        for description in self.query("#description").results(Static):
-            changed = [what for what, yes in (("numbers", session.numbers_edited),
-                                              ("options", scenario.options != session.saved.options)) if yes]
-            note = f"\n(as written in the file; the {' and '.join(changed)} have been changed since)" \
-                if changed else ""
-            text = scenario.description.strip() + note
-            if getattr(description, "_shown_text", None) != text:  # an update lays the screen out again
-                description._shown_text = text
+        changed = [what for what, yes in (("numbers", session.numbers_edited),
+                                          ("options", scenario.options != session.saved.options)) if yes]
+        note = f"\n(as written in the file; the {' and '.join(changed)} have been changed since)" \
+            if changed else ""
+        text = scenario.description.strip() + note
+        if getattr(self, "_description_shown", None) != text:  # an update lays the screen out again
+            self._description_shown = text
+            for description in self.query("#description").results(Static):
                 description.update(plain(text, multiline=True))
 
     def show_stage(self) -> None:
