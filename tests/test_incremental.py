@@ -13,12 +13,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from attn_tui.core import Scenario, compute, load
 from attn_tui.core.attention import Attention, trace
-from attn_tui.core.scenario import Options
+from attn_tui.core.heads import HeadInputs
+from attn_tui.core.scenario import Options, bits_equal
 from attn_tui.core.session import Session
 from tests.conftest import SCENARIOS
 
@@ -150,3 +152,38 @@ def test_an_edit_remeasures_the_decimals_of_what_it_changed():
     session.undo()
     session.undo()
     assert {name: decimals(name) for name in "QKV"} == before
+
+
+def _projected_session(rope: str = "") -> Session:
+    rng = np.random.RandomState(11)
+    rows = lambda m: "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in m) + "]"  # noqa: E731
+    X, Wq, Wk, Wv = rng.randn(70, 4), rng.randn(4, 4), rng.randn(4, 4), rng.randn(4, 4)
+    from attn_tui.core import loads
+    return Session(loads(f"heads: 2\nX: {rows(X)}\nWq: {rows(Wq)}\nWk: {rows(Wk)}\nWv: {rows(Wv)}\n{rope}"))
+
+
+@pytest.mark.parametrize("rope", ["", "rope: {base: 10000}\n"])
+def test_an_array_someone_holds_never_changes_under_them(rope):
+    """Edits write a head's Q, K, V in place only when nothing else holds them (a view, the
+    overview's thread): what was handed out keeps its numbers."""
+    session = _projected_session(rope)
+    inputs = session.attention.inputs
+    held = [inputs.Q(1), inputs.K(0), inputs.V(1), inputs.Q_before_rotation(0)]
+    kept = [array.copy() for array in held]
+    session.set_cell("X", 40, 2, 9.0)
+    for before, array in zip(kept, held):
+        assert bits_equal(before, array)
+    assert not bits_equal(inputs.Q(1), held[0]) and not bits_equal(inputs.V(1), held[2])
+    fresh = HeadInputs(session.scenario)
+    for h in range(2):
+        assert bits_equal(inputs.Q(h), fresh.Q(h)) and bits_equal(inputs.K(h), fresh.K(h))
+        assert bits_equal(inputs.V(h), fresh.V(h))
+
+
+def test_arrays_nobody_holds_are_written_in_place():
+    session = _projected_session()
+    inputs = session.attention.inputs
+    ids = [id(inputs.Q(h)) for h in range(2)] + [id(inputs.V(h)) for h in range(2)]
+    session.set_cell("X", 40, 2, 9.0)
+    assert ids == [id(inputs.Q(h)) for h in range(2)] + [id(inputs.V(h)) for h in range(2)]
+    assert not inputs.Q(0).flags.writeable  # and still read-only to everyone else
