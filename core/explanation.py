@@ -175,7 +175,7 @@ class Writer:
                  (f"   (row {self.query_quoted} of {source})", "note"))
         self.add((f"  its first entry = x{i + 1} · column {first + 1} of Wq = ", ""), (terms, "number"),
                  (" = ", ""), (fixed(entry, attention.decimals("Q", h), True), "result"))
-        self.note("  (each entry of q is x times one column of Wq; k and v come from Wk and Wv the same way)")
+        self.note(f"  (each entry of q{i + 1}: x{i + 1} times one column of Wq; k and v come from Wk, Wv alike)")
 
     def weight_bars(self) -> None:
         """The row's weights as bars, one key a line: the picture that says it fastest."""
