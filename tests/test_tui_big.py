@@ -10,8 +10,8 @@ from attn_tui.core.numbers import fixed
 from attn_tui.tui.screens.debugger import UNFOLDED
 from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.overview import OverviewMap
-from tests.tui_helpers import (current, debugger, drawn_lines, explanation, matrix, running, screen_text,
-                               stage_view)
+from tests.tui_helpers import (current, debugger, drawn_lines, explanation, matrix, post, running,
+                               screen_text, stage_view)
 
 T, D = 512, 64
 
@@ -141,7 +141,7 @@ async def test_partial_repaints_leave_the_screen_as_a_full_repaint_would(big_sce
         await app.workers.wait_for_complete()
         for keys in (["4"], ["pagedown", "pagedown"], ["right_square_bracket"] * 30, ["1"], ["end"],
                      ["g", *"400", "enter"], ["left"], ["pageup"]):
-            await pilot.press(*keys)
+            await post(app, *keys)
             await app.workers.wait_for_complete()
             await pilot.pause()
             for view in (stage_view(app), app.screen.query_one(ExplanationView)):  # bars fit their view
