@@ -74,12 +74,10 @@ class Attention:
         self.scenario = scenario
         for name, h in list(self._decimals):  # (measuring a 16,384-row K again costs a V edit 1 ms)
             change = changes[h]
-            moved = {"Q": change.q_rows is None or len(change.q_rows) > 0,
-                     "K": change.k_rows is None or len(change.k_rows) > 0, "V": change.v}.get(name, True)
-            if moved:
+            if {"Q": change.q, "K": change.k, "V": change.v}.get(name, True):
                 del self._decimals[name, h]
         for h, change in enumerate(changes):
-            if change.k_rows is None or len(change.k_rows) or change.q_rows is None:
+            if change.k or change.q_rows is None:
                 self._forget(lambda key, h=h: key[0] == h)
             elif len(change.q_rows):
                 blocks = set((change.q_rows // BLOCK).tolist())

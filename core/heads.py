@@ -30,14 +30,23 @@ class Changed:
     v_rows: np.ndarray | None = field(default_factory=lambda: np.zeros(0, np.intp))
 
     @property
+    def q(self) -> bool:
+        """Whether Q moved."""
+        return _some(self.q_rows)
+
+    @property
+    def k(self) -> bool:
+        """Whether K moved."""
+        return _some(self.k_rows)
+
+    @property
     def v(self) -> bool:
         """Whether V moved."""
-        return self.v_rows is None or bool(len(self.v_rows))
+        return _some(self.v_rows)
 
     @property
     def anything(self) -> bool:
-        return self.q_rows is None or self.k_rows is None or self.v or bool(len(self.q_rows)) \
-            or bool(len(self.k_rows))
+        return self.q or self.k or self.v
 
 
 class HeadInputs:
@@ -173,6 +182,11 @@ class HeadInputs:
         rotated = rope.rotate(values, np.arange(first, first + len(values)))
         rotated.flags.writeable = False
         return rotated
+
+
+def _some(rows: np.ndarray | None) -> bool:
+    """Whether changed ``rows`` hold any row (``None``: all of them)."""
+    return rows is None or bool(len(rows))
 
 
 def _union(rows: np.ndarray | None, more: np.ndarray | None) -> np.ndarray | None:
