@@ -105,12 +105,9 @@ class OverviewMap(Widget):
         """The lines (status line included) showing a block of the rows ``window`` covers."""
         if self.small is None or not self.shape[0]:
             return set()
-        height = self.content_size.height - 1
         row_edges = self._edges()[0]
-        rows = self.small.shape[0]
-        blocks = (min(rows - 1, y2 * rows // max(1, 2 * height)) for y2 in range(2 * height))
-        return {1 + y2 // 2 for y2, block in enumerate(blocks)
-                if row_edges[block] < window[1] and row_edges[block + 1] > window[0]}
+        blocks = ((y2, self._block(y2)) for y2 in range(2 * (self.content_size.height - 1)))
+        return {1 + y2 // 2 for y2, block in blocks if row_edges[block] < window[1] and row_edges[block + 1] > window[0]}
 
     def _line_of(self, row: int) -> int | None:
         """The line (status line included) where the map shows query ``row``."""
@@ -144,10 +141,14 @@ class OverviewMap(Widget):
     def _cell(self, x: int, y2: int) -> tuple[int, int]:
         """The block under column ``x`` and half-line ``y2`` of the map (below the status line):
         a map with fewer blocks than cells (a small T) is stretched to fill the room."""
-        width, height = self.content_size
-        height -= 1
-        rows, cols = self.small.shape
-        return min(rows - 1, y2 * rows // max(1, 2 * height)), min(cols - 1, x * cols // max(1, width - 1))
+        width = self.content_size.width
+        cols = self.small.shape[1]
+        return self._block(y2), min(cols - 1, x * cols // max(1, width - 1))
+
+    def _block(self, y2: int) -> int:
+        """The row of blocks shown on half-line ``y2`` of the map (below the status line)."""
+        rows, height = self.small.shape[0], self.content_size.height - 1
+        return min(rows - 1, y2 * rows // max(1, 2 * height))
 
     def render_line(self, y: int) -> Strip:
         width, height = self.content_size
@@ -166,13 +167,13 @@ class OverviewMap(Widget):
         colours, dimmed = self._palette()
         row_edges, col_edges = self._edges()
         first_row, last_row, first_col, last_col = self.window
-        rows, cols = self.small.shape
+        cols = self.small.shape[1]
         # every column of the line at once (a map line is ~30 cells, redrawn on every step)
         columns = np.minimum(cols - 1, np.arange(max(1, width - 1)) * cols // max(1, width - 1))
         columns_in = (col_edges[columns] < last_col) & (col_edges[columns + 1] > first_col)
         halves = []
         for y2 in (2 * y, 2 * y + 1):
-            block = min(rows - 1, y2 * rows // max(1, 2 * height))
+            block = self._block(y2)
             levels = np.rint(np.clip(self.small[block, columns], 0.0, 1.0) * (LEVELS - 1)).astype(int)
             inside = columns_in & bool(row_edges[block] < last_row and row_edges[block + 1] > first_row)
             halves.append((block, levels.tolist(), inside.tolist()))
