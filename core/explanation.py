@@ -170,7 +170,8 @@ class Writer:
         x_dec, w_dec = attention.decimals(source), attention.decimals("Wq")
         terms = self.fold_lazy(len(x), lambda m: f"({fixed(x[m], x_dec, True)} × {fixed(column[m], w_dec, True)})",
                                " + ")
-        columns = f"columns {first + 1}…{first + scenario.d_k} of Wq" if scenario.heads > 1 else "Wq"
+        columns = ("Wq" if scenario.heads == 1 else f"column {first + 1} of Wq" if scenario.d_k == 1
+                   else f"columns {first + 1}…{first + scenario.d_k} of Wq")
         self.add((f"q{i + 1} = x{i + 1}·{columns}, where x{i + 1} = ", ""), (self.vector(x, x_dec, True), "number"),
                  (f"   (row {self.query_quoted} of {source})", "note"))
         self.add((f"  its first entry = x{i + 1} · column {first + 1} of Wq = ", ""), (terms, "number"),
