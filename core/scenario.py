@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from attn_tui.core.numpy_files import ArrayRef
 from attn_tui.core.options import INPUT_SETS, Expected, Options, RandomSpec, Variant  # noqa: F401 (re-exported)
 from attn_tui.core.rope import Rope
 from attn_tui.core.yaml_source import Document
+
+if TYPE_CHECKING:
+    from attn_tui.core.lesson import Lesson
 
 @dataclass(frozen=True, eq=False)
 class Scenario:
@@ -48,6 +51,7 @@ class Scenario:
     padding: tuple[bool, ...] | None = None  # per key: True = padding, never attended
     mask: np.ndarray | None = field(default=None, repr=False)  # T_q × T_k, True = may attend
     rope: Rope | None = None
+    lesson: Lesson | None = None  # a teacher's beats (core.lesson)
 
     def __post_init__(self) -> None:
         frozen = {}

@@ -46,7 +46,7 @@ PER_HEAD_STAGES = ("scores", "scaled", "weights", "output")
 KEYS = ("title", "description", "tokens", "query_tokens", *INPUT_NAMES, "npz", "random",
         "heads", "kv_heads", "head_names", "causal", "scale", "mask_value", "window", "padding",
         "mask", "rope", "focus", "precision", "variants", "expect", "expect_npz",
-        "expect_tolerance", "predict")
+        "expect_tolerance", "predict", "lesson")
 OPTION_KEYS = ("causal", "scale", "mask_value")
 VARIANT_KEYS = ("name",) + OPTION_KEYS
 RANDOM_KEYS = ("seed", "T", "d_k", "d_v")
@@ -228,8 +228,8 @@ def check(path: str | os.PathLike[str]) -> Checked:
 
 def check_text(text: str, path: str = "<scenario>") -> Checked:
     fields = _read(text, path)
-    if not _surely_finite(fields):  # a doubtful scenario is built and computed to make sure
-        _build(fields)
+    if not _surely_finite(fields) or fields["lesson"]:  # a doubtful scenario (or a lesson's
+        _build(fields)                                  # beats) is built and computed to make sure
     layout = fields["layout"]
     kind = "projection" if "X" in fields["shapes"] else "qkv"
     editable = [name for name in INPUT_SETS[kind]] + [name for name in OPTIONAL_INPUTS if name in fields["shapes"]]
@@ -310,6 +310,7 @@ def _build(fields: dict[str, Any]) -> Scenario:
     """The Scenario, with its arrays, from checked fields (this is where NumPy comes in)."""
     import numpy as np
 
+    from attn_tui.core.lesson_reader import with_lesson
     from attn_tui.core.scenario import Scenario
 
     inputs = fields["random"].generate() if fields["random"] is not None else dict(fields["inputs"])
@@ -327,7 +328,7 @@ def _build(fields: dict[str, Any]) -> Scenario:
     except NumericError as exc:
         raise ScenarioError(str(exc), fields["first_input"].line, fields["first_input"].col,
                             fields["path"]) from None
-    return scenario
+    return with_lesson(scenario, fields["lesson"])
 
 
 def _surely_finite(fields: dict[str, Any]) -> bool:
@@ -473,6 +474,7 @@ class _Reader:
             expect=expect,
             expect_tolerance=_tolerance(top["expect_tolerance"].value) if "expect_tolerance" in top else 1e-6,
             predict=self.predict(top.get("predict"), multi_head),
+            lesson=top.get("lesson"),  # read once the scenario is built: see core.lesson_reader
         )
 
     # ---- a student's own numbers ------------------------------------------------------------
