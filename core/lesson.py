@@ -156,9 +156,12 @@ class LessonPlayer:
         self.start = start or start_position(session.scenario)
         self.beat: int | None = None  # the current beat, from 0 (None before the first)
         self.answered: set[int] = set()
-        scenario = session.scenario
-        self._base_cells = {cell: _cell(session, cell) for cell in lesson.touched_cells()}
-        self._base_options = {name: getattr(scenario.options, name) for name in lesson.touched_options()}
+        scenario, saved = session.scenario, session.saved
+        # before the first beat: the file's own values (as last saved when playing began)
+        self._base_cells = {cell: float(saved.inputs[cell[0]][cell[2:] if cell[1] is None else
+                                                                (cell[1], *cell[2:])])
+                            for cell in lesson.touched_cells()}
+        self._base_options = {name: getattr(saved.options, name) for name in lesson.touched_options()}
         session.predictions = lesson_predictions(scenario, lesson, self.start, session.predictions)
 
     def __len__(self) -> int:

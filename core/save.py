@@ -32,6 +32,7 @@ import numpy as np
 from attn_tui.core import recovery
 from attn_tui.core.atomic_write import write_atomic
 from attn_tui.core.errors import SaveError, ScenarioError
+from attn_tui.core.lesson_writer import rendered_lesson
 from attn_tui.core.numbers import yaml_number
 from attn_tui.core.numpy_files import npy_bytes
 from attn_tui.core.options import MAX_YAML_NODES
@@ -257,6 +258,7 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
             budget[0] -= values.size
             out.append(f"  {stage}:\n" + "".join(f"    - {_expected_flow(inner, given)}\n"
                                                  for inner, given in zip(values, expected.given)))
+    out.append(rendered_lesson(scenario))
     return SavePlan("".join(out), arrays)
 
 
@@ -558,8 +560,8 @@ def verify(text: str, scenario: Scenario, path: str | None = None, in_place: boo
 
 
 def _same_layout(a: Scenario, b: Scenario) -> bool:
-    """Same tokens, heads and masks (what is not a number but changes every number)."""
-    fields = ("tokens", "query_tokens", "heads", "kv_heads", "head_names", "window", "padding", "rope")
+    """Same tokens, heads, masks (what is not a number but changes every number) and lesson."""
+    fields = ("tokens", "query_tokens", "heads", "kv_heads", "head_names", "window", "padding", "rope", "lesson")
     return all(getattr(a, name) == getattr(b, name) for name in fields) and (
         (a.mask is None and b.mask is None) or (a.mask is not None and b.mask is not None
                                                 and np.array_equal(a.mask, b.mask)))

@@ -275,6 +275,16 @@ class Session:
         self.disk_text = text
         return target
 
+    def lesson_written(self, text: str) -> None:
+        """The file now holds ``text``: its own numbers, with more beats in its lesson (written
+        by the lesson recorder, ``core.lesson_writer``). Unsaved edits stay unsaved, on top of it."""
+        saved = loads(text, self.saved.path)
+        self.saved = saved
+        self.scenario = dataclasses.replace(self.scenario, source=saved.source, lesson=saved.lesson)
+        self.disk_text = text
+        self.version += 1
+        self._update_recovery()
+
     # ---- recovery copies ----------------------------------------------------------------------
 
     @property
