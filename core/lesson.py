@@ -156,6 +156,7 @@ class LessonPlayer:
         self.start = start or start_position(session.scenario)
         self.beat: int | None = None  # the current beat, from 0 (None before the first)
         self.answered: set[int] = set()
+        self.applied: list[Edit] = []  # what the last go() changed
         scenario, saved = session.scenario, session.saved
         # before the first beat: the file's own values (as last saved when playing began)
         self._base_cells = {cell: float(saved.inputs[cell[0]][cell[2:] if cell[1] is None else
@@ -197,8 +198,9 @@ class LessonPlayer:
         the changes applied so far, and the beat not current."""
         if not 0 <= index < len(self.lesson):
             raise IndexError(f"beat {index + 1} of {len(self.lesson)}")
+        self.applied = []
         for edit in self.changes(index):
-            self.session.apply(edit)
+            self.applied.append(self.session.apply(edit))
         self.beat = index
         return self.position(index)
 
@@ -252,9 +254,53 @@ def lesson_predictions(scenario: Scenario, lesson: Lesson, start: Position,
         predictions.revealed.update(existing.revealed)
     for name in extra:
         for (stage, head), revealed in predictions.revealed.items():
-            if stage == name:
+            if stage == name and (existing is None or (stage, head) not in existing.revealed):
                 revealed[:] = True
                 for wanted_head, row in wanted[name]:
                     if wanted_head is None or wanted_head == head:
                         revealed[row] = False
     return predictions
+
+
+def narration(player: LessonPlayer | None, head: int = 0, recording: int | None = None,
+              following: str | None = None) -> list[tuple[str, str]]:
+    """What the narration bar says, as (kind, text) lines: kind is ``beat``, ``say``, ``ask``,
+    ``answer`` or ``note``. ``recording`` is the number of beats recorded so far (None: not
+    recording); ``following`` a sentence on following a teacher (or leading a class)."""
+    lines: list[tuple[str, str]] = []
+    if player is not None and player.current is not None:
+        beat = player.current
+        lines.append(("beat", f"beat {player.beat + 1}/{len(player)}"))
+        if beat.say:
+            lines.append(("say", beat.say))
+        if beat.ask:
+            lines.append(("ask", f"Question: {beat.ask}"))
+            if beat.answer:
+                lines.append(("note", "r shows the answer") if player.answer_pending()
+                             else ("answer", f"Answer: {beat.answer}"))
+        waiting = player.waiting_for(head)
+        if waiting:
+            lines.append(("note", f"Your turn: {waiting}"))
+        elif player.beat == len(player) - 1:
+            lines.append(("note", "The lesson's last beat (N goes back)"))
+    if recording is not None:
+        lines.append(("note", f"● recording: {recording} beat{'' if recording == 1 else 's'} so far · "
+                              "ctrl+r writes them into the file's lesson:"))
+    if following:
+        lines.append(("note", following))
+    return lines
+
+
+def follow_line(leading: bool, connected: bool, following: bool, teacher_beat: int | None,
+                followers: int = 0, address: str = "") -> str:
+    """The narration bar's sentence on a class that follows a teacher (``--serve --follow``)."""
+    if leading:
+        where = f" · students open {address}" if address else ""
+        return f"Leading the class: {followers} app{'' if followers == 1 else 's'} following your beats{where}"
+    if not following:
+        at = f" at beat {teacher_beat}" if teacher_beat is not None else ""
+        return f"On your own · f rejoins the teacher{at}"
+    if not connected:
+        return "Following the teacher, whose app is not there yet · f leaves"
+    at = f" (at beat {teacher_beat})" if teacher_beat is not None else ""
+    return f"Following the teacher{at} · f leaves, to go at your own pace"

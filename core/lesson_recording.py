@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 FOLD_SECONDS = 1.0
 
 
+def now() -> float:
+    """The recorder's clock (seconds; a test of the app replaces it)."""
+    return time.monotonic()
+
+
 @dataclass
 class _Pending:
     position: Position
@@ -39,9 +44,11 @@ class Recorder:
     """The beats recorded so far. ``after`` is where the lesson stands when the recorded beats
     begin (the end of the file's own lesson, or where playing one starts)."""
 
-    def __init__(self, position: Position, after: Position, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self._beats: list[Beat] = []
+    def __init__(self, position: Position, after: Position, clock: Callable[[], float] | None = None,
+                 beats: tuple[Beat, ...] = ()) -> None:
+        """``beats``: recorded already (a recording that could not be written, going on)."""
+        self.clock = clock or now
+        self._beats: list[Beat] = list(beats)
         self._previous = after
         self._pending: _Pending | None = _Pending(position, clock())
 

@@ -20,6 +20,7 @@ from textual.screen import Screen
 if TYPE_CHECKING:
     from attn_tui.core.save_root import SaveRoot
     from attn_tui.core.scenario import Scenario
+    from attn_tui.tui.follow import Classroom
     from attn_tui.tui.screens.debugger import DebuggerScreen
 
 
@@ -37,11 +38,14 @@ class AttnApp(App[int]):
     ]
 
     def __init__(self, scenario: Scenario | None = None, read_only: bool = False,
-                 save_root: SaveRoot | None = None, present: bool = False, remember: bool = True) -> None:
+                 save_root: SaveRoot | None = None, present: bool = False, remember: bool = True,
+                 classroom: Classroom | None = None) -> None:
         """Open ``scenario`` (or, without one, the chooser of built-ins). ``save_root`` confines
         saving to a folder (a served app: see ``core.save_root``); ``present`` starts in
-        projector mode; ``remember`` reads and writes the settings file (tests turn it off)."""
+        projector mode; ``remember`` reads and writes the settings file (tests turn it off);
+        ``classroom`` says whether the scenario's lesson is played and the class it follows or leads."""
         super().__init__()
+        self.classroom = classroom
         self.initial = scenario
         self.read_only = read_only
         self.save_root = save_root
@@ -73,7 +77,7 @@ class AttnApp(App[int]):
         if self.initial is not None:
             from attn_tui.tui.screens.debugger import DebuggerScreen
 
-            debugger = DebuggerScreen(self.initial, self.read_only, self.save_root)
+            debugger = DebuggerScreen(self.initial, self.read_only, self.save_root, self.classroom)
             self.push_screen(debugger)
             if self.present:
                 self.call_after_refresh(debugger.action_present)
@@ -179,12 +183,12 @@ class AttnApp(App[int]):
 
 
 def run_app(scenario: Scenario | None, read_only: bool = False, save_root: SaveRoot | None = None,
-            present: bool = False) -> int:
+            present: bool = False, classroom: Classroom | None = None) -> int:
     """Run the app in the terminal (on the chooser without a scenario); returns the exit status.
 
     If the app crashed, the exception that ended it is raised here, after Textual has given the
     terminal back (recovery copies of unsaved edits stay where they are)."""
-    app = AttnApp(scenario, read_only, save_root, present)
+    app = AttnApp(scenario, read_only, save_root, present, classroom=classroom)
     result = app.run()
     if app.crash is not None:
         raise app.crash

@@ -35,6 +35,7 @@ from attn_tui.core.views import mask_rules, stage_window
 from attn_tui.core.explanation import Line, Span
 from attn_tui.tui.keys import screen_bindings
 from attn_tui.tui.screens.goto import GoToScreen
+from attn_tui.tui.screens.lessons import Lessons
 from attn_tui.tui.screens.saving import Saving
 from attn_tui.tui.text import plain, set_titles, tell
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
@@ -42,6 +43,7 @@ from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.header import ScenarioHeader
 from attn_tui.tui.widgets.input_matrix import InputMatrix
 from attn_tui.tui.widgets.matrix import DenseGrid, MatrixView
+from attn_tui.tui.widgets.narration import NarrationBar
 from attn_tui.tui.widgets.overview import OverviewMap
 from attn_tui.tui.widgets.stage_view import StageGrid, StageView
 from attn_tui.tui.widgets.steps import StepStrip
@@ -74,12 +76,15 @@ class DebuggerScreen(Screen):
     mask_rule: reactive[str | None] = reactive(None, init=False, repaint=False)  # one mask rule alone
 
     def __init__(self, scenario: Scenario, read_only: bool = False,
-                 save_root: SaveRoot | None = None) -> None:
+                 save_root: SaveRoot | None = None, classroom=None) -> None:
+        """``classroom`` (``tui.follow.Classroom``): whether to play the scenario's lesson, and
+        the class this app follows or leads."""
         super().__init__()
         self.session = Session(scenario, read_only, save_root=save_root)
         self.session.defer_recovery = True  # written after the frame, off the key's path
         self.save_root = save_root
         self.saving = Saving(self)
+        self.lessons = Lessons(self, classroom)
         self.stages = stages_for(scenario)
         self.set_reactive(DebuggerScreen.row, scenario.focus)
         self._keys_state: tuple = ()
@@ -92,6 +97,7 @@ class DebuggerScreen(Screen):
         scenario = self.session.scenario
         yield ScenarioHeader(id="header")
         yield StepStrip(id="steps")
+        yield NarrationBar(id="narration")
         with Horizontal(id="body"):
             # the main pane comes first, so that stacked (a narrow terminal) it is on top;
             # side by side, the inputs are docked on the left (app.tcss)
@@ -179,6 +185,8 @@ class DebuggerScreen(Screen):
         self.input_views = {view.id.removeprefix("input-"): view for view in self.query(".input").results(MatrixView)}
         self.header = self.query_one(ScenarioHeader)
         self.steps = self.query_one(StepStrip)
+        self.narration = self.query_one(NarrationBar)
+        self.lessons.start()  # a lesson opens at its first beat
         self.set_class(self.session.scenario.T > OVERVIEW_FROM, "-big")
         self.show_header()
         self.show_inputs()
@@ -399,6 +407,7 @@ class DebuggerScreen(Screen):
         self.show_marks()
         self.show_overview()
         self.update_keys()
+        self.lessons.changed()
         self.call_after_refresh(self._keep_recovery)
 
     def on_unmount(self) -> None:
@@ -417,7 +426,8 @@ class DebuggerScreen(Screen):
         predictions = session.predictions
         # the keys the footer shows (the stage's own hidden keys are checked when pressed)
         state = (session.history.can_undo, session.history.can_redo, self.comparing,
-                 self.predicting and not predictions.is_revealed(self.stage, self.head, self.row))
+                 self.predicting and not predictions.is_revealed(self.stage, self.head, self.row),
+                 self.lessons.reveal_pending())
         if state != self._keys_state:
             self._keys_state = state
             self.refresh_bindings()
@@ -482,7 +492,12 @@ class DebuggerScreen(Screen):
         if action == "toggle_theirs":
             return self.comparing
         if action == "reveal":
-            return self.predicting and not session.predictions.is_revealed(self.stage, self.head, self.row)
+            return (self.predicting and not session.predictions.is_revealed(self.stage, self.head, self.row)
+                    or self.lessons.reveal_pending())
+        if action in ("next_beat", "previous_beat"):
+            return self.lessons.player is not None
+        if action == "follow":
+            return self.lessons.follower is not None
         if action in ("next_head", "all_heads"):
             return session.scenario.heads > 1
         if action == "cycle_mask":
@@ -631,11 +646,29 @@ class DebuggerScreen(Screen):
         self.theirs = not self.theirs
 
     def action_reveal(self) -> None:
-        self.session.predictions.reveal(self.stage, self.head, self.row)
+        predictions = self.session.predictions
+        if not (self.predicting and not predictions.is_revealed(self.stage, self.head, self.row)):
+            self.lessons.reveal_answer()  # (r reveals a beat's answer where there is no row to)
+            self.update_keys()
+            return
+        predictions.reveal(self.stage, self.head, self.row)
         self.show_stage()
         self.show_marks()
         self.show_overview()
         self.update_keys()
+        self.lessons.show()
+
+    def action_next_beat(self) -> None:
+        self.lessons.next()
+
+    def action_previous_beat(self) -> None:
+        self.lessons.previous()
+
+    def action_record(self) -> None:
+        self.lessons.record()
+
+    def action_follow(self) -> None:
+        self.lessons.follow()
 
     def action_screenshot(self) -> None:
         """Save what the screen shows as SVG: beside the scenario, or (a built-in, or a folder
