@@ -42,6 +42,7 @@ def _folder() -> Path:
     return Path(str(resources.files("attn_tui.scenarios")))
 
 
-ORDER = ("cat_sat", "cat_sat_bidirectional", "exaggerated_query", "unscaled_x10", "random_v4",
+ORDER = ("cat_sat", "cat_sat_lesson", "cat_sat_bidirectional", "exaggerated_query", "unscaled_x10",
+         "scaling_lesson", "random_v4",
          "weighted_values", "scaled_vs_unscaled_t5", "projections", "two_heads", "cross_attention",
          "padding_mask", "sliding_window")

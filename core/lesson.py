@@ -156,6 +156,7 @@ class LessonPlayer:
         self.start = start or start_position(session.scenario)
         self.beat: int | None = None  # the current beat, from 0 (None before the first)
         self.answered: set[int] = set()
+        self.asked: set[int] = set()  # the beats whose prediction has been asked for
         self.applied: list[Edit] = []  # what the last go() changed
         scenario, saved = session.scenario, session.saved
         # before the first beat: the file's own values (as last saved when playing began)
@@ -202,7 +203,13 @@ class LessonPlayer:
         for edit in self.changes(index):
             self.applied.append(self.session.apply(edit))
         self.beat = index
-        return self.position(index)
+        where = self.position(index)
+        predictions = self.session.predictions
+        if self.lesson.beats[index].predict and index not in self.asked and predictions is not None:
+            self.asked.add(index)  # asked once: a row revealed stays revealed, back and forth
+            if predictions.is_revealed(where.step, where.head, where.row):
+                predictions.hide(where.step, where.head, where.row)
+        return where
 
     def waiting_for(self, head: int) -> str | None:
         """Why the lesson cannot go on yet (the current beat asks for a prediction not yet
@@ -232,19 +239,14 @@ def _cell(session: Session, cell: tuple[str, int | None, int, int]) -> float:
 def lesson_predictions(scenario: Scenario, lesson: Lesson, start: Position,
                        existing: Predictions | None) -> Predictions | None:
     """The predictions a session keeps with this lesson: the scenario's own (``predict:``), and
-    each row a beat asks to predict, hidden until the student reveals it. A stage only the lesson
-    predicts hides just those rows; everything else of it is shown."""
+    the stages a beat asks to predict a row of. Such a stage shows every row until a beat asks
+    for one (``LessonPlayer.go`` hides it then), and that row until the student reveals it."""
     from attn_tui.core.predictions import Predictions
     from attn_tui.core.stages import BY_NAME
 
-    wanted: dict[str, set[tuple[int | None, int]]] = {}
-    for index, beat in enumerate(lesson.beats):
-        if beat.predict:
-            where = lesson.position(index, start)
-            stage = BY_NAME[where.step]
-            wanted.setdefault(stage.name, set()).add((where.head if stage.per_head else None, where.row))
+    wanted = {lesson.position(index, start).step for index, beat in enumerate(lesson.beats) if beat.predict}
     own = set(scenario.predict)
-    extra = [name for name in wanted if BY_NAME[name].key not in own]
+    extra = [name for name in sorted(wanted) if BY_NAME[name].key not in own]
     if not extra:
         return existing
     keys = tuple(dict.fromkeys([*scenario.predict, *(BY_NAME[name].key for name in extra)]))
@@ -252,13 +254,9 @@ def lesson_predictions(scenario: Scenario, lesson: Lesson, start: Position,
     if existing is not None:  # keep what was guessed and revealed of the file's own stages
         predictions.guesses.update(existing.guesses)
         predictions.revealed.update(existing.revealed)
-    for name in extra:
-        for (stage, head), revealed in predictions.revealed.items():
-            if stage == name and (existing is None or (stage, head) not in existing.revealed):
-                revealed[:] = True
-                for wanted_head, row in wanted[name]:
-                    if wanted_head is None or wanted_head == head:
-                        revealed[row] = False
+    for (stage, head), revealed in predictions.revealed.items():
+        if stage in extra and (existing is None or (stage, head) not in existing.revealed):
+            revealed[:] = True
     return predictions
 
 

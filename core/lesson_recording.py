@@ -50,7 +50,7 @@ class Recorder:
         self.clock = clock or now
         self._beats: list[Beat] = list(beats)
         self._previous = after
-        self._pending: _Pending | None = _Pending(position, clock())
+        self._pending: _Pending | None = _Pending(position, self.clock())
 
     def __len__(self) -> int:
         """The beats recorded so far (the one being recorded included, if it holds anything)."""

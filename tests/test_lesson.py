@@ -213,15 +213,20 @@ def test_a_students_own_edits_elsewhere_stay_and_a_lesson_cell_is_set_again():
     assert session.cell("Q", SAT, 0) == 1.0  # as the file has it, before the lesson's edit
 
 
-def test_a_prediction_beat_hides_only_its_row_until_revealed():
-    session, play = player("  - {step: score}\n  - {step: softmax, row: cat, predict: row}\n  - {step: output}\n")
+def test_a_prediction_beat_hides_only_its_row_from_that_beat_until_revealed():
+    session, play = player("  - {step: softmax}\n  - {step: softmax, row: cat, predict: row}\n  - {step: output}\n")
     predictions = session.predictions
-    hidden = predictions.hidden_rows("softmax", 0)
-    assert hidden.tolist() == [False, True, False]
+    play.go(0)
+    assert not predictions.hidden_rows("softmax", 0).any()  # a beat before may show the weights
     play.go(1)
+    assert predictions.hidden_rows("softmax", 0).tolist() == [False, True, False]
+    assert predictions.hidden_rows("output", 0).tolist() == [False, True, False]  # it would tell
     assert play.waiting_for(0) is not None
     predictions.reveal("softmax", 0, CAT)
     assert play.waiting_for(0) is None and not predictions.hidden_rows("output", 0).any()
+    play.go(0)
+    play.go(1)  # asked once: back and forth, the row stays revealed
+    assert play.waiting_for(0) is None
 
 
 def test_an_answer_is_pending_until_shown():

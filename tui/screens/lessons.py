@@ -183,7 +183,8 @@ class Lessons:
         self.recorder = None
         self._replay()
         tell(screen, f"{len(beats)} beat{'' if len(beats) == 1 else 's'} written into "
-                     f"{screen.where}'s lesson: — add say: lines to them", timeout=6)
+                     f"{screen.where}'s lesson: (add say: lines to them); back at beat 1, n plays them",
+             timeout=8)
 
     def _write_elsewhere(self, beats) -> None:
         """A built-in (or a served file) is never overwritten: the lesson goes into a copy."""
@@ -217,14 +218,11 @@ class Lessons:
         screen.app.push_screen(SaveAsScreen(f"{stem}_lesson.yaml"), chosen)
 
     def _replay(self) -> None:
-        """After writing: play the file's lesson (now with the recorded beats), at its end."""
-        lesson = self.session.scenario.lesson
-        answered = set() if self.player is None else self.player.answered
-        self.player = LessonPlayer(self.session, lesson)
-        self.player.beat, self.player.answered = len(lesson) - 1, answered
-        self.screen.update_keys()
+        """After writing: the file's lesson, now with the recorded beats, from its first beat
+        (the tape rewound: the numbers are the file's again, and n plays what was recorded)."""
+        self.player = LessonPlayer(self.session, self.session.scenario.lesson)
         self.screen.refresh_bindings()
-        self.show()
+        self.go(0)
 
     def moved(self) -> None:
         if self.recorder is not None:
