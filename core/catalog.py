@@ -42,7 +42,6 @@ def _folder() -> Path:
     return Path(str(resources.files("attn_tui.scenarios")))
 
 
-ORDER = ("cat_sat", "cat_sat_lesson", "cat_sat_bidirectional", "exaggerated_query", "unscaled_x10",
-         "scaling_lesson", "random_v4",
-         "weighted_values", "scaled_vs_unscaled_t5", "projections", "two_heads", "cross_attention",
+ORDER = ("cat_sat", "cat_sat_bidirectional", "exaggerated_query", "unscaled_x10", "random_v4",
+         "cat_sat_lesson", "scaling_lesson", "weighted_values", "scaled_vs_unscaled_t5", "projections", "two_heads", "cross_attention",
          "padding_mask", "sliding_window")
