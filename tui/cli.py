@@ -383,7 +383,7 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
 
         return lead_class(scenario, label, host, port, args.serve_dir, catalog.is_builtin(path), args.debug)
     try:
-        serve(path, label, host, port, args.serve_dir, lesson=lesson)
+        serve(path, label, host, port, args.serve_dir, lesson=lesson, follow=args.follow_from)
     except ServeError as error:
         say(f"attn-tui: {error}")
         return EXIT_USAGE

@@ -111,7 +111,9 @@ class Follower:
     not there (not yet, or gone), it tries again every second."""
 
     def __init__(self, path: str, beats: int, arrived: Callable[[int], None],
-                 lost: Callable[[str], None]) -> None:
+                 lost: Callable[[str], None], joined: Callable[[], None] = lambda: None) -> None:
+        """``joined()`` is called whenever the channel is reached or lost."""
+        self.joined = joined
         self.path = path
         self.beats = beats
         self.arrived = arrived
@@ -128,11 +130,13 @@ class Follower:
                 await asyncio.sleep(RETRY_SECONDS)
                 continue
             self.connected = True
+            self.joined()
             try:
                 problem = await self._read(reader)
             finally:
                 self.connected = False
                 writer.close()
+                self.joined()
             if problem is not None:
                 self.lost(problem)
                 return

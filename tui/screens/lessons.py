@@ -57,7 +57,7 @@ class Lessons:
                 leader.publish(self.player.beat + 1)
         if self.classroom.follow is not None and self.player is not None:
             self.follower = Follower(self.classroom.follow, len(self.player), self._teacher_moved,
-                                     self._channel_lost)
+                                     self._channel_lost, self.show)
             self.following = True
             screen.run_worker(self.follower.run(), group="follow", exit_on_error=False)
         for name in ("step", "row", "column", "head"):
