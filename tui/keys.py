@@ -101,14 +101,23 @@ def screen_bindings() -> list[Binding]:
     return bindings
 
 
-def relabel(node, action: str, description: str) -> None:
-    """Show ``description`` in the footer for the key of ``action`` on ``node`` (the lesson's
-    "Beat 3/12" on n); Textual's footer reads a binding's description, which is otherwise fixed."""
-    bindings = node._bindings.key_to_bindings
+def relabel(screen, action: str, description: str) -> None:
+    """Show ``description`` in the footer for the key of ``action`` on ``screen`` (the lesson's
+    "Beat 3/12" on n). Textual's footer reads a binding's description, which is otherwise fixed:
+    the binding is replaced, and the footer's key already on screen told, so that the footer is
+    not composed again (that cost a beat ~15 ms)."""
+    from textual.widgets._footer import FooterKey
+
+    bindings = screen._bindings.key_to_bindings
     for key, found in bindings.items():
         if any(binding.action == action for binding in found):
             bindings[key] = [dataclasses.replace(binding, description=description)
                              if binding.action == action else binding for binding in found]
+    for shown in screen.query(FooterKey):
+        if shown.action == action and shown.description != description:
+            wider = len(shown.description) != len(description)
+            shown.description = description
+            shown.refresh(layout=wider)
 
 
 def help_text() -> list[tuple[str, list[tuple[str, str]]]]:

@@ -279,7 +279,6 @@ class Lessons:
             if label != getattr(self, "_label", None):
                 self._label = label
                 relabel(screen, "next_beat", label)
-                screen.refresh_bindings()
 
 
 def _matrices(edits) -> tuple[str, ...]:

@@ -42,4 +42,10 @@ class NarrationBar(Static):
             style = self.get_visual_style(f"narration--{kind}", partial=True)
             separator = "  " if index == 1 and lines[0][0] == "beat" else "\n" if index else ""
             parts += [separator, (visible(text, multiline=True), style)]
-        self.update(Content.assemble(*parts))
+        content = Content.assemble(*parts)
+        width = self.content_region.width
+        height = content.get_height(self.styles, width) if width else None
+        # the same number of lines: no need to lay the screen out again (a beat's cost)
+        same = height is not None and height == getattr(self, "_height", None) and self.display
+        self._height = height
+        self.update(content, layout=not same)
