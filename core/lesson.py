@@ -220,7 +220,7 @@ class LessonPlayer:
         where = self.position()
         if predictions.is_revealed(where.step, head, where.row):
             return None
-        return "predict the row first (Enter opens a cell, Tab moves on), then r reveals it; n goes on after"
+        return "guess this row (Enter opens a cell, Tab the next), then r reveals it and n goes on"
 
     def answer_pending(self) -> bool:
         beat = self.current
