@@ -170,3 +170,29 @@ async def test_lesson_keys_are_off_without_a_lesson(key):
         assert debugger(app).check_action({"n": "next_beat", "N": "previous_beat", "f": "follow"}[key], ()) is False
         await pilot.press(key)
         assert narration(app) == "" and where(app) == ("score", SAT)
+
+
+async def test_a_lesson_recorded_on_a_built_in_goes_into_a_copy(tmp_path, monkeypatch):
+    from textual.widgets import Input
+
+    from attn_tui.tui.screens.save_as import SaveAsScreen
+
+    clock = [0.0]
+    monkeypatch.setattr(lesson_recording, "now", lambda: clock[0])
+    builtin = SCENARIOS / "cat_sat.yaml"
+    before = builtin.read_text()
+    copy = tmp_path / "my_lesson.yaml"
+    async with running(builtin, read_only=True) as (app, pilot):
+        await pilot.press("ctrl+r")
+        clock[0] += 5
+        await pilot.press("right")
+        clock[0] += 5
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert isinstance(app.screen, SaveAsScreen)  # never over the built-in: where to?
+        app.screen.query_one(Input).value = str(copy)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "The lesson is written into a copy" in told(app)
+    assert builtin.read_text() == before
+    assert copy.read_text().startswith(before) and load(copy).lesson.beats[0].step == "scale"
