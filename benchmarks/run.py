@@ -153,7 +153,7 @@ def make_lesson(folder: Path, T: int) -> Path:
     path = folder / f"lesson_{T}.yaml"
     path.write_text(f"title: A lesson, T = {T}\nnpz: head_{T}.npz\nlesson:\n"
                     "  - {step: softmax, row: 1}\n"
-                    "  - {step: output, row: 2, edit: {matrix: Q, row: 2, col: 1, to: 3.5}}\n")
+                    "  - {step: weighted_sum, row: 2, edit: {matrix: Q, row: 2, col: 1, to: 3.5}}\n")
     return path
 
 

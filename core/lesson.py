@@ -242,14 +242,14 @@ def lesson_predictions(scenario: Scenario, lesson: Lesson, start: Position,
     the stages a beat asks to predict a row of. Such a stage shows every row until a beat asks
     for one (``LessonPlayer.go`` hides it then), and that row until the student reveals it."""
     from attn_tui.core.predictions import Predictions
-    from attn_tui.core.stages import BY_NAME
+    from attn_tui.core.stages import stage_named
 
     wanted = {lesson.position(index, start).step for index, beat in enumerate(lesson.beats) if beat.predict}
     own = set(scenario.predict)
-    extra = [name for name in sorted(wanted) if BY_NAME[name].key not in own]
+    extra = [name for name in sorted(wanted) if stage_named(name).key not in own]
     if not extra:
         return existing
-    keys = tuple(dict.fromkeys([*scenario.predict, *(BY_NAME[name].key for name in extra)]))
+    keys = tuple(dict.fromkeys([*scenario.predict, *(stage_named(name).key for name in extra)]))
     predictions = Predictions(dataclasses.replace(scenario, predict=keys))
     if existing is not None:  # keep what was guessed and revealed of the file's own stages
         predictions.guesses.update(existing.guesses)

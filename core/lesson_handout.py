@@ -17,7 +17,7 @@ from attn_tui.core.markdown import BLANK, _escape, _grid, _heading, _paragraphs,
 from attn_tui.core.numbers import decimals_needed, fixed, yaml_number
 from attn_tui.core.report import summary_line
 from attn_tui.core.scenario import Scenario
-from attn_tui.core.stages import BY_NAME, step_number
+from attn_tui.core.stages import stage_named, step_number
 from attn_tui.core.text import visible
 
 ANSWER_LINES = 3  # lines left to write an answer on
@@ -53,7 +53,7 @@ def lesson_markdown(scenario: Scenario, answers: bool = False) -> str:
 
 
 def _beat(scenario: Scenario, index: int, beat: Beat, where, answers: bool) -> list[str]:
-    stage = BY_NAME[where.step]
+    stage = stage_named(where.step)
     label = token_labels(scenario.row_tokens)[where.row]
     head = f" · {visible(scenario.head_names[where.head])}" if scenario.heads > 1 and stage.per_head else ""
     blocks = [_heading(2, f"Beat {index + 1} · Step {step_number(scenario, stage.name)} {stage.title}"
@@ -70,7 +70,7 @@ def _beat(scenario: Scenario, index: int, beat: Beat, where, answers: bool) -> l
                               else f"The {stage.key} of \"{label}\" at this beat (check your prediction):"))
         if answers:
             at = scenario.lesson.scenario_at(scenario, index)
-            values = stage.values(Attention(at), where.head, range(where.row, where.row + 1), range(len(columns)))
+            values = Attention(at).values(stage.name, where.head, range(where.row, where.row + 1), range(len(columns)))
             cells = [fixed(float(value), scenario.precision) for value in values[0]]
         else:
             cells = [BLANK] * len(columns)

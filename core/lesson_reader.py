@@ -18,7 +18,8 @@ from attn_tui.core.errors import NumericError, ScenarioError
 from attn_tui.core.labels import input_labels, token_labels
 from attn_tui.core.lesson import MAX_BEATS, MAX_EDITS_PER_BEAT, MAX_TEXT, Beat, CellEdit, Lesson
 from attn_tui.core.scenario import Scenario
-from attn_tui.core.scenario_file import Entry, check_keys, check_range, entries
+from attn_tui.core.overflow import check_range
+from attn_tui.core.readers.keys import Entry, check_keys, entries
 from attn_tui.core.stages import stages_for
 from attn_tui.core.yaml_numbers import (TAG, boolean, describe_scalar, kind_of, located, named, number,
                                         scalar_text, scale_option, some_of, whole_number)
@@ -88,7 +89,8 @@ class _BeatReader:
         names = [stage.name for stage in self.stages]
         if name in names:
             return name
-        by_title = [stage.name for stage in self.stages if stage.title.lower() == name.strip().lower()]
+        by_title = [stage.name for stage in self.stages  # its title, or its name in expect: and --json
+                    if name.strip().lower() in (stage.title.lower(), stage.key)]
         close = by_title or difflib.get_close_matches(name, names, n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise located(node, f"{what}: step {named(name)} is not a stage of this scenario "
@@ -234,13 +236,13 @@ class _BeatReader:
     def check_predictions(self, lesson: Lesson, nodes: list[Node]) -> None:
         """A beat that asks for a prediction shows a stage a student can predict."""
         from attn_tui.core.lesson import start_position
-        from attn_tui.core.stages import BY_NAME
+        from attn_tui.core.stages import stage_named
 
         start = start_position(self.scenario)
         for index, (beat, node) in enumerate(zip(lesson.beats, nodes)):
             if not beat.predict:
                 continue
-            stage = BY_NAME[lesson.position(index, start).step]
+            stage = stage_named(lesson.position(index, start).step)
             if not stage.predictable:
                 predictable = [s.name for s in self.stages if s.predictable]
                 raise located(entries(node, "a beat")["predict"].key,

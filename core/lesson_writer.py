@@ -17,7 +17,8 @@ from attn_tui.core.lesson import Beat
 from attn_tui.core.numbers import yaml_number
 from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario
-from attn_tui.core.scenario_file import entries, loads
+from attn_tui.core.readers.keys import entries
+from attn_tui.core.scenario_file import loads
 from attn_tui.core.template import yaml_quoted
 from attn_tui.core.yaml_source import Alias, Mapping, Sequence, content_end, deref
 

@@ -35,7 +35,7 @@ WALK = """\
   - step: softmax
     row: 2
   - {say: A louder query, edit: {matrix: Q, row: sat, col: 1, to: 5}}
-  - {set: {causal: false}, step: output}
+  - {set: {causal: false}, step: weighted_sum}
   - {edit: [{matrix: Q, row: 3, col: d2, to: 2.5}, {matrix: V, row: the, col: 1, to: -1}], set: {scale: none}}
 """
 
@@ -48,7 +48,7 @@ def test_a_lesson_is_read_into_beats_by_name_and_number():
     assert (first.say, first.step, first.row) == ('The scores of "sat"', "score", SAT)
     assert (second.step, second.row, second.line) == ("softmax", CAT, LINES + 3)
     assert [(e.matrix, e.row, e.col, e.value) for e in third.edits] == [("Q", SAT, 0, 5.0)]
-    assert fourth.options == (("causal", False),) and fourth.step == "output"
+    assert fourth.options == (("causal", False),) and fourth.step == "weighted_sum"
     assert [(e.matrix, e.row, e.col, e.value) for e in fifth.edits] == [("Q", 2, 1, 2.5), ("V", 0, 0, -1.0)]
     assert fifth.options == (("scale", False),)
 
@@ -61,9 +61,11 @@ def test_a_scenario_without_a_lesson_has_none_and_the_file_check_reads_the_beats
 
 
 @pytest.mark.parametrize("beats, where, message", [
-    ("  - {step: outputt}\n", (1, 12), "step 'outputt' is not a stage of this scenario (its stages: "
-                                       "score, scale, mask, softmax, output); did you mean 'output'?"),
-    ("  - {step: Weighted sum}\n", (1, 12), "did you mean 'output'?"),
+    ("  - {step: weighted_summ}\n", (1, 12), "step 'weighted_summ' is not a stage of this scenario (its "
+                                             "stages: score, scale, mask, softmax, weighted_sum); did you "
+                                             "mean 'weighted_sum'?"),
+    ("  - {step: Weighted sum}\n", (1, 12), "did you mean 'weighted_sum'?"),
+    ("  - {step: output}\n", (1, 12), "did you mean 'weighted_sum'?"),
     ("  - {row: dog}\n", (1, 11), "row 'dog' is not one of the tokens (tokens: the cat sat)"),
     ("  - {row: 4}\n", (1, 11), "row must be from 1 to 3, not 4"),
     ("  - {column: 0}\n", (1, 14), "column must be from 1 to 3, not 0"),
@@ -165,7 +167,7 @@ def test_every_beat_restores_the_state_it_describes_back_and_forth():
     for beat in (2, 3, 4):
         expected_Q[beat][SAT, 0] = 5.0
     expected_Q[4][2, 1] = 2.5
-    positions = [("score", SAT), ("softmax", CAT), ("softmax", CAT), ("output", CAT), ("output", CAT)]
+    positions = [("score", SAT), ("softmax", CAT), ("softmax", CAT), ("weighted_sum", CAT), ("weighted_sum", CAT)]
     options = [(True, True)] * 3 + [(False, True), (False, False)]
     for order in ([0, 1, 2, 3, 4], [3, 2, 1, 0], [4, 0, 2, 4, 1]):
         for beat in order:
@@ -185,7 +187,7 @@ def test_the_weights_of_a_beat_are_attentions_own():
     play.go(2)  # q3 = [5, 1] against k = [1, 0], [0, 1], [1, 1]: scores 5, 1, 6; ÷√2
     scores = np.array([5.0, 1.0, 6.0]) / math.sqrt(2)
     exps = np.exp(scores - scores.max())
-    weights = session.attention.head(0).weights(range(SAT, SAT + 1), range(3))[0]
+    weights = session.attention.values("softmax", 0, range(SAT, SAT + 1), range(3))[0]
     assert np.allclose(weights, exps / exps.sum(), rtol=0, atol=1e-15)
     assert round(float(weights[2]), 3) == 0.657  # by hand: 1 / (1 + e^(1/√2 − 6/√2) + e^(5/√2 − 6/√2))
 
@@ -214,16 +216,16 @@ def test_a_students_own_edits_elsewhere_stay_and_a_lesson_cell_is_set_again():
 
 
 def test_a_prediction_beat_hides_only_its_row_from_that_beat_until_revealed():
-    session, play = player("  - {step: softmax}\n  - {step: softmax, row: cat, predict: row}\n  - {step: output}\n")
+    session, play = player("  - {step: softmax}\n  - {step: softmax, row: cat, predict: row}\n  - {step: weighted_sum}\n")
     predictions = session.predictions
     play.go(0)
     assert not predictions.hidden_rows("softmax", 0).any()  # a beat before may show the weights
     play.go(1)
     assert predictions.hidden_rows("softmax", 0).tolist() == [False, True, False]
-    assert predictions.hidden_rows("output", 0).tolist() == [False, True, False]  # it would tell
+    assert predictions.hidden_rows("weighted_sum", 0).tolist() == [False, True, False]  # it would tell
     assert play.waiting_for(0) is not None
     predictions.reveal("softmax", 0, CAT)
-    assert play.waiting_for(0) is None and not predictions.hidden_rows("output", 0).any()
+    assert play.waiting_for(0) is None and not predictions.hidden_rows("weighted_sum", 0).any()
     play.go(0)
     play.go(1)  # asked once: back and forth, the row stays revealed
     assert play.waiting_for(0) is None

@@ -42,7 +42,7 @@ def test_every_number_a_beat_says_is_the_apps_own_at_that_beat(name):
 def test_the_chapter_lesson_walks_the_chapters_stages_and_asks_its_questions():
     lesson = load(SCENARIOS / "cat_sat_lesson.yaml").lesson
     steps = [beat.step for beat in lesson.beats if beat.step]
-    assert steps[:5] == ["score", "scale", "mask", "softmax", "output"]
+    assert steps[:5] == ["score", "scale", "mask", "softmax", "weighted_sum"]
     questions = " ".join(beat.ask for beat in lesson.beats)
     for asked in ("Why divide by √d_k?", "What does the mask do", "Why does the code subtract the row's largest"):
         assert asked in questions
@@ -55,6 +55,6 @@ def test_the_scaling_lesson_edits_the_query_until_softmax_saturates():
     largest = []
     for index in range(len(player)):
         player.go(index)
-        largest.append(float(session.attention.head(0).max_weight(range(2, 3))[0]))
+        largest.append(float(session.attention.values("softmax", 0, range(2, 3), range(3))[0].max()))
     assert largest[1] < largest[2] < largest[3] < largest[5]  # louder queries, then no scaling
     assert round(largest[5], 3) == 1.0 and round(largest[-1], 3) == 0.503

@@ -43,10 +43,10 @@ def test_quick_moves_fold_into_one_beat_and_a_pause_starts_the_next():
     clock.wait()
     recorder.moved(at("softmax", CAT))
     clock.wait()
-    recorder.moved(at("output", CAT))
+    recorder.moved(at("weighted_sum", CAT))
     clock.wait(0.3)
-    recorder.moved(at("output", SAT))
-    assert recorder.finish() == (Beat(step="softmax"), Beat(row=CAT), Beat(step="output", row=SAT))
+    recorder.moved(at("weighted_sum", SAT))
+    assert recorder.finish() == (Beat(step="softmax"), Beat(row=CAT), Beat(step="weighted_sum", row=SAT))
 
 
 def test_changes_fold_into_their_net_effect_and_undoing_one_drops_it():
