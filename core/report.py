@@ -59,9 +59,9 @@ def text_chunks(scenario: Scenario, rows: list[int] | None = None,
                 yield from _table(title, lambda r, values=values: values[r.start:r.stop], len(values),
                                   labels, dims(values.shape[1]), decimals_needed(values, p))
 
-    for number, stage in enumerate(attention.steps, 1):
+    for number, stage in enumerate(attention.steps, 1):  # with --row, only those rows: T × T never
         for h in (range(scenario.heads) if stage.per_head else [0]):
-            yield from _stage_table(attention, stage, number, h)
+            yield from _stage_table(attention, stage, number, h, rows)
 
     for row in rows if rows is not None else [scenario.focus]:
         heading = f"Row {row + 1}, \"{token_labels(scenario.row_tokens)[row]}\", step by step"
@@ -110,7 +110,8 @@ def _input(scenario: Scenario, name: str) -> Iterator[str]:
                           len(values), rows, columns, decimals_needed(values, p))
 
 
-def _stage_table(attention: Attention, stage: Stage, number: int, h: int) -> Iterator[str]:
+def _stage_table(attention: Attention, stage: Stage, number: int, h: int,
+                 only: list[int] | None = None) -> Iterator[str]:
     scenario = attention.scenario
     head = attention.head(h)
     columns = column_labels(scenario, stage)
@@ -124,18 +125,22 @@ def _stage_table(attention: Attention, stage: Stage, number: int, h: int) -> Ite
     empty = attention.empty if stage.empty_rows else None
     yield from _table(title, lambda r: attention.values(stage.name, h, r, cols), scenario.T,
                       token_labels(scenario.row_tokens), columns, decimals, blocked,
-                      attention.options.mask_value, extra, empty)
+                      attention.options.mask_value, extra, empty, only)
 
 
 def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: tuple[str, ...],
-           decimals: int, blocked_of=None, mask_value: float = -np.inf, extra=(), empty_of=None) -> Iterator[str]:
-    """A labelled matrix, its columns as wide as its widest number (found in a first pass over
-    the values, so the text itself is formatted once, a block of rows at a time)."""
+           decimals: int, blocked_of=None, mask_value: float = -np.inf, extra=(), empty_of=None,
+           only: list[int] | None = None) -> Iterator[str]:
+    """A labelled matrix (its rows ``only``, if given), its columns as wide as its widest number
+    (found in a first pass over the values, so the text itself is formatted once, a block of
+    rows at a time)."""
     heads = list(columns) + [name for name, _ in extra]
+    runs = ([range(start, min(start + BLOCK, count)) for start in range(0, count, BLOCK)] if only is None
+            else [range(row, row + 1) for row in only])
     low = high = 0.0
     tiny_or_huge = False
-    for start in range(0, count, BLOCK):
-        block = values_of(range(start, min(start + BLOCK, count)))
+    for run in runs:
+        block = values_of(run)
         finite = block[np.isfinite(block)]
         if finite.size:
             low, high = min(low, float(finite.min())), max(high, float(finite.max()))
@@ -151,8 +156,7 @@ def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: 
     yield f"\n{title}\n{header}\n"
     masked = mask_text(mask_value).rjust(width)
     nothing = "  ".join(["—".rjust(width)] * len(heads))
-    for start in range(0, count, BLOCK):
-        rows = range(start, min(start + BLOCK, count))
+    for rows in runs:
         block = values_of(rows)
         blocked = blocked_of(rows) if blocked_of is not None else None
         empty = empty_of(rows) if empty_of is not None else np.zeros(len(rows), bool)

@@ -368,7 +368,7 @@ def verify(text: str, scenario: Scenario, path: str | None = None, in_place: boo
 def _same_layout(a: Scenario, b: Scenario) -> bool:
     """Same tokens, heads and masks (what is not a number but changes every number)."""
     fields = ("tokens", "query_tokens", "heads", "kv_heads", "head_names", "window", "padding", "rope",
-              "stage_settings")
+              "stage_settings", "heads_written")
     return all(getattr(a, name) == getattr(b, name) for name in fields) and (
         (a.mask is None and b.mask is None) or (a.mask is not None and b.mask is not None
                                                 and np.array_equal(a.mask, b.mask)))

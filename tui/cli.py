@@ -155,6 +155,12 @@ def say(message: str) -> None:
             pass  # nowhere left to say it; the exit status still tells
 
 
+def say_problems(error) -> None:
+    """A scenario's problems on standard error, one line each (each already made visible)."""
+    for line in str(error).split("\n"):
+        say(line)
+
+
 def write_out(text: str) -> None:
     """``text`` on standard output; ``OutputError`` saying why if it cannot be written. The
     text is written as given: views put outside text through ``visible`` themselves."""
@@ -214,7 +220,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             return start_app(scenario, read_only=catalog.is_builtin(path), present=args.present,
                              debug=args.debug)
     except ScenarioError as error:
-        say(str(error))
+        say_problems(error)
         return EXIT_USAGE
     if sys.stdout is None:  # before the work: a closed output would otherwise pass unnoticed
         raise OutputError("standard output is closed")
@@ -250,8 +256,13 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             verdict = "your values match" if comparison.ok else "your values differ"
             write_out(visible(f"{scenario.display_name}: {verdict}: {summary(scenario)}") + "\n")
             write_out(comparison_summary(comparison, scenario) + "\n")
-            if not comparison.ok:
-                return EXIT_DIFFERS
+        from attn_tui.core.report import attentions_of
+        from attn_tui.core.stages.mask import leak_warnings
+
+        for line in leak_warnings(attentions_of(scenario)):
+            write_out(visible(line) + "\n")
+        if comparison is not None and not comparison.ok:
+            return EXIT_DIFFERS
     return EXIT_OK
 
 
@@ -328,7 +339,7 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
             # the server only checks it (without NumPy): the apps it starts do the work
             scenario = load(path) if args.save_root else check(path)
     except ScenarioError as error:
-        say(str(error))
+        say_problems(error)
         return EXIT_USAGE
     if args.save_root:
         from attn_tui.core.save_root import SaveRoot
