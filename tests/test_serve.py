@@ -181,3 +181,19 @@ def test_an_app_starts_only_for_this_servers_own_page(bound, host, origin, allow
     else:
         with pytest.raises(web.HTTPForbidden):
             server.refuse_foreign(request)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_serve_dir_that_is_a_file_says_so(capsys, tmp_path):
+    named = tmp_path / "notes.txt"
+    named.write_text("a lecturer's notes\n")
+    status, out, err = run_cli(capsys, "--serve", "cat_sat", "--port", str(free_port()),
+                               "--serve-dir", str(named))
+    assert status == 2 and out == ""
+    assert err == f"attn-tui: --serve-dir {named} is a file, not a folder; give a folder (it is made if missing)\n"
+    assert named.read_text() == "a lecturer's notes\n"

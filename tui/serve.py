@@ -183,6 +183,9 @@ def serve_folder(folder: str | None) -> str:
     """The folder served apps save in, made if need be: by default a new temporary one."""
     if folder is None:
         return tempfile.mkdtemp(prefix="attn-tui-class-")
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise ServeError(f"--serve-dir {visible(folder)} is a file, not a folder; give a folder (it is "
+                         "made if missing)")
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as error:
