@@ -173,7 +173,7 @@ def test_an_app_starts_only_for_this_servers_own_page(bound, host, origin, allow
 
     from attn_tui.tui.serve import ClassServer
 
-    server = ClassServer("true", bound, 8000, "")
+    server = ClassServer("true", bound, 8000, "", max_apps=40)
     headers = {"Host": host} | ({"Origin": origin} if origin else {})
     request = make_mocked_request("GET", "/ws", headers=headers)
     if allowed:
@@ -197,3 +197,62 @@ def test_a_serve_dir_that_is_a_file_says_so(capsys, tmp_path):
     assert status == 2 and out == ""
     assert err == f"attn-tui: --serve-dir {named} is a file, not a folder; give a folder (it is made if missing)\n"
     assert named.read_text() == "a lecturer's notes\n"
+
+
+# ---- a cap on running apps ---------------------------------------------------------------------
+
+@pytest.fixture
+async def class_of_two(tmp_path):
+    """A ClassServer of at most two apps, on a test port; each "app" a process that waits for
+    the server's first message on its standard input (quit, when the browser leaves)."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from attn_tui.tui.serve import ClassServer
+
+    server = ClassServer("head -c 1 >/dev/null", "127.0.0.1", 8000, "", max_apps=2)
+    client = TestClient(TestServer(await server._make_app()))
+    await client.start_server()
+    try:
+        yield server, client
+    finally:
+        await client.close()
+
+
+async def connected(server, client, count: int) -> list:
+    import asyncio
+
+    sockets = [await client.ws_connect("/ws") for _ in range(count)]
+    for _ in range(100):  # the server counts an app once it has started it
+        if len(server.connections) >= count:
+            break
+        await asyncio.sleep(0.02)
+    return sockets
+
+
+async def test_the_browser_past_max_apps_gets_a_page_saying_the_class_is_full(class_of_two):
+    server, client = class_of_two
+    sockets = await connected(server, client, 2)
+    page = await client.get("/")
+    assert page.status == 503 and page.content_type == "text/plain"
+    text = await page.text()
+    assert text.startswith("attn-tui: the class is full: 2 apps are running, the most this server starts")
+    assert "<" not in text  # a plain page, nothing to render
+    refused = await client.get("/ws")  # a page loaded before the class filled cannot start a third
+    assert refused.status == 503 and len(server.connections) == 2
+    await sockets[0].close()
+    for _ in range(100):
+        if len(server.connections) < 2:
+            break
+        import asyncio
+        await asyncio.sleep(0.02)
+    assert (await client.get("/")).status == 200  # someone left: the next browser gets an app
+    await sockets[1].close()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--max-apps", "0"], "--max-apps is a number of apps from 1 up"),
+    (["--max-apps", "3", "cat_sat"], "--max-apps goes with --serve"),
+])
+def test_max_apps_is_checked(capsys, args, message):
+    status, _, err = run_cli(capsys, *(["--serve"] if args[-1] != "cat_sat" else []), *args)
+    assert status == 2 and message in err, err

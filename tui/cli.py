@@ -22,6 +22,11 @@ from attn_tui.core.text import visible
 
 EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
+# A served app is a process of about 60 MB (40 MB counting shared pages once; README, Speed):
+# 40 of them take 1.6-2.4 GB, what a lecturer's laptop can spare, and cover a class of 30 with
+# room for reloaded pages, whose old app lingers until its connection times out. Without a cap,
+# a page reloaded in a loop (or one script) starts apps until the machine runs out of memory.
+DEFAULT_MAX_APPS = 40
 
 
 class OutputError(Exception):
@@ -74,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     serving.add_argument("--port", type=int, help=f"the port to listen on (default {DEFAULT_PORT})")
     serving.add_argument("--serve-dir", metavar="DIR",
                          help="the one folder served apps save in (default: a new temporary folder)")
+    serving.add_argument("--max-apps", type=int, metavar="N",
+                         help=f"at most N apps at once, one per browser (default {DEFAULT_MAX_APPS}); "
+                              "the next browser is told the class is full")
     # how --serve starts each browser's app: saving only inside DIR (see core.save_root)
     parser.add_argument("--save-root", metavar="DIR", help=argparse.SUPPRESS)
     parser.add_argument("--row", metavar="ROW",
@@ -200,6 +208,8 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return serve_class(parser, args)
     if args.host is not None or args.port is not None or args.serve_dir is not None:
         parser.error("--host, --port and --serve-dir go with --serve")
+    if args.max_apps is not None:
+        parser.error("--max-apps goes with --serve")
     if args.scenario is None:
         if headless:
             parser.error("--json, --print, --markdown and --check need a scenario (a file or a "
@@ -321,6 +331,8 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
         parser.error("--present is for the app in this terminal; a served app starts as usual")
     if args.port is not None and not 1 <= args.port <= 65535:
         parser.error(f"--port {args.port}: a port is a number from 1 to 65535")
+    if args.max_apps is not None and (args.max_apps < 1 or args.save_root):
+        parser.error(f"--max-apps {args.max_apps}: --max-apps is a number of apps from 1 up, with --serve")
     path = scenario = None
     try:
         if args.scenario is not None:  # read here, so that a bad file is told at once
@@ -348,7 +360,8 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
         return EXIT_USAGE
     label = "the built-in scenarios" if path is None else visible(args.scenario)
     try:
-        serve(path, label, args.host or DEFAULT_HOST, args.port or DEFAULT_PORT, args.serve_dir)
+        serve(path, label, args.host or DEFAULT_HOST, args.port or DEFAULT_PORT, args.serve_dir,
+              args.max_apps or DEFAULT_MAX_APPS)
     except ServeError as error:
         say(f"attn-tui: {error}")
         return EXIT_USAGE

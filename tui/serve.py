@@ -46,9 +46,10 @@ class ServeError(Exception):
 class ClassServer(Server):
     """textual-serve's server, with the checks above and a banner of its own."""
 
-    def __init__(self, command: str, host: str, port: int, banner: str) -> None:
+    def __init__(self, command: str, host: str, port: int, banner: str, max_apps: int) -> None:
         super().__init__(command, host=host, port=port, title="attn-tui")
         self.banner = banner
+        self.max_apps = max_apps
         self.loopback_only = is_loopback(host)
         self.connections: set[asyncio.Task] = set()  # one per browser, each running its app
 
@@ -74,6 +75,7 @@ class ClassServer(Server):
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
         self.refuse_foreign(request)
+        self.refuse_past_max()
         # The page's websocket and static addresses are built from public_url, read before
         # the first await of the handler: set per request, it is the one this browser used.
         self.public_url = f"{request.scheme}://{request.host}"
@@ -86,6 +88,7 @@ class ClassServer(Server):
 
     async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
         self.refuse_foreign(request)
+        self.refuse_past_max()  # (a page loaded before the class filled); counted at once, below
         connection = asyncio.current_task()
         self.connections.add(connection)
         log.info("a browser connected from %s: %s", visible(request.remote or "?"), self.running())
@@ -98,6 +101,15 @@ class ClassServer(Server):
     def running(self) -> str:
         count = len(self.connections)
         return f"{count} app{'' if count == 1 else 's'} running"
+
+    def refuse_past_max(self) -> None:
+        """503 and a plain page once ``max_apps`` apps are running."""
+        if len(self.connections) >= self.max_apps:
+            log.warning("refused a browser: the class is full (%s)", self.running())
+            raise web.HTTPServiceUnavailable(
+                text=f"attn-tui: the class is full: {len(self.connections)} apps are running, the most this "
+                     f"server starts (--max-apps {self.max_apps}). Try again when someone leaves.\n",
+                headers={"Retry-After": "30"})
 
     def refuse_foreign(self, request: web.Request) -> None:
         """403 for a request that is not from a page of this server."""
@@ -193,13 +205,14 @@ def serve_folder(folder: str | None) -> str:
     return os.path.realpath(folder)
 
 
-def serve(scenario: str | None, label: str, host: str, port: int, folder: str | None) -> None:
-    """Serve the app on ``host:port`` until Ctrl+C, its apps saving in ``folder`` (default: a
-    new temporary folder); ``ServeError`` if it cannot start."""
+def serve(scenario: str | None, label: str, host: str, port: int, folder: str | None,
+          max_apps: int) -> None:
+    """Serve the app on ``host:port`` until Ctrl+C, at most ``max_apps`` at once, its apps
+    saving in ``folder`` (default: a new temporary folder); ``ServeError`` if it cannot start."""
     check_port(host, port)
     folder = serve_folder(folder)
     before = set(os.listdir(folder))
-    server = ClassServer(app_command(scenario, folder), host, port, banner(label, host, port, folder))
+    server = ClassServer(app_command(scenario, folder), host, port, banner(label, host, port, folder), max_apps)
     try:
         server.serve()
     except OSError as error:  # taken between the check and the start
