@@ -113,6 +113,37 @@ def modified_since(folder: str, suffix: str, moment: float) -> list[str]:
         return []
 
 
+def make(folder: str) -> None:
+    """Make ``folder`` (0700) if missing, and check it as every write does; ``OSError`` if it
+    cannot be used."""
+    with _opened(folder):
+        pass
+
+
+def hold(folder: str, name: str) -> int | None:
+    """An exclusive lock on the file ``name`` of ``folder`` (made 0600 if missing), as an open
+    descriptor that keeps it until closed or the process ends, however it ends; None if another
+    holder has it. Needs ``fcntl`` (not on Windows: ``OSError``)."""
+    import fcntl
+
+    with _opened(folder) as directory:
+        try:
+            fd = os.open(name, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, FILE_MODE, dir_fd=directory)
+        except OSError as error:
+            if error.errno in _LINK_ERRORS:
+                raise Refused(os.path.join(folder, name), "is a symbolic link") from None
+            raise
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 @contextmanager
 def _opened(folder: str, make: bool = True):
     """A descriptor of ``folder`` (made 0700 if missing and ``make``), checked: a folder, not a

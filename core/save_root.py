@@ -21,14 +21,19 @@ class OutsideSaveRoot(SaveError):
     """A save that the folder's rule refuses; nothing was written. The message says why."""
 
 
-class SaveRoot:
-    """The folder a served app saves in, and the files this app has written there."""
+RECOVERY_FOLDER = ".attn-tui-recovery"  # in the folder: the browsers' unsaved edits (core.recovery_slots)
 
-    def __init__(self, folder: str | os.PathLike[str]) -> None:
+
+class SaveRoot:
+    """The folder a served app saves in, the files this app has written there, and where it
+    keeps its recovery copies (its slot of ``RECOVERY_FOLDER``, or None: no copies)."""
+
+    def __init__(self, folder: str | os.PathLike[str], recovery: str | None = None) -> None:
         """``folder`` must be an existing folder; it is resolved once, here."""
         self.folder = os.path.realpath(folder)
         if not os.path.isdir(self.folder):
             raise ValueError(f"{visible(os.fspath(folder))} is not a folder")
+        self.recovery = recovery
         self._written: set[str] = set()
 
     def resolve(self, name: str | os.PathLike[str]) -> str:
@@ -43,6 +48,10 @@ class SaveRoot:
         if os.path.commonpath([path, self.folder]) != self.folder:
             raise OutsideSaveRoot(f"{quoted(name)} is outside the folder this class saves in "
                                   f"({visible(self.folder)}); give a name inside it")
+        kept = os.path.join(self.folder, RECOVERY_FOLDER)
+        if os.path.commonpath([path, kept]) == kept:
+            raise OutsideSaveRoot(f"{quoted(name)} is inside {RECOVERY_FOLDER}, where the class's unsaved "
+                                  "edits are kept; give another name")
         if path == self.folder or os.path.isdir(path) or name.endswith(("/", os.sep)):
             raise OutsideSaveRoot(f"{quoted(name)} is a folder; add a file name")
         if os.path.lexists(path) and path not in self._written:

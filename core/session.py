@@ -36,13 +36,13 @@ class Session:
 
     def __init__(self, scenario: Scenario, read_only: bool = False, keep_recovery: bool = True,
                  save_root: SaveRoot | None = None) -> None:
-        """With ``save_root`` (a served app), saving writes only where its rule allows, and no
-        recovery copies are kept: they would live outside its folder, and every browser opening
-        the same scenario would be offered the others' edits."""
+        """With ``save_root`` (a served app), saving writes only where its rule allows, and
+        recovery copies are kept only in its own slot (``save_root.recovery``): in the user's
+        state folder, every browser opening the same scenario would be offered the others' edits."""
         self._read_only = read_only         # a built-in opened by name: saving goes elsewhere
         self.save_root = save_root
-        self.keep_recovery = (keep_recovery and save_root is None and scenario.path is not None
-                              and scenario.source is not None)
+        self.keep_recovery = (keep_recovery and (save_root is None or save_root.recovery is not None)
+                              and scenario.path is not None and scenario.source is not None)
         self.recovery_error: str | None = None  # why the last recovery copy could not be written
         self.original = scenario            # as loaded: the base for the scale cycle
         self.saved = scenario               # as last loaded or saved: "modified" compares to it
@@ -281,7 +281,7 @@ class Session:
     def recovery_file(self) -> str | None:
         if not self.keep_recovery:
             return None
-        return recovery.recovery_path(self.saved.path)
+        return recovery.recovery_path(self.saved.path, self.save_root.recovery if self.save_root else None)
 
     def pending_recovery(self) -> recovery.Recovery | None:
         """Unsaved edits an earlier session left for this scenario, if any."""

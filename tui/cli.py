@@ -84,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
                               "the next browser is told the class is full")
     # how --serve starts each browser's app: saving only inside DIR (see core.save_root)
     parser.add_argument("--save-root", metavar="DIR", help=argparse.SUPPRESS)
+    # …and where that app keeps its recovery copies: its browser's folder (see core.recovery_slots)
+    parser.add_argument("--recovery-dir", metavar="DIR", help=argparse.SUPPRESS)
     parser.add_argument("--row", metavar="ROW",
                         help="with --print or --markdown: the query row(s) to explain: a token, "
                              "a 1-based number, or 'all' (default: the scenario's focus)")
@@ -327,6 +329,8 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
 
     if args.serve and args.save_root:
         parser.error("--save-root is how --serve starts each app; give --serve-dir instead")
+    if args.recovery_dir and not args.save_root:
+        parser.error("--recovery-dir goes with --save-root: it is how --serve starts each app")
     if args.present:
         parser.error("--present is for the app in this terminal; a served app starts as usual")
     if args.port is not None and not 1 <= args.port <= 65535:
@@ -346,7 +350,7 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
         from attn_tui.core.save_root import SaveRoot
 
         try:
-            save_root = SaveRoot(args.save_root)
+            save_root = SaveRoot(args.save_root, recovery=served_recovery(args.recovery_dir))
         except ValueError as error:
             parser.error(f"--save-root: {error}")
         os.chdir(save_root.folder)  # so that a name typed in Save As means the same everywhere
@@ -366,6 +370,20 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
         say(f"attn-tui: {error}")
         return EXIT_USAGE
     return EXIT_OK
+
+
+def served_recovery(browser_folder: str | None) -> str | None:
+    """The slot a served app keeps its recovery copies in, held for the app's life; None (no
+    copies, said on the server's console) if none can be had."""
+    if browser_folder is None:
+        return None
+    from attn_tui.core.recovery_slots import claim
+
+    try:
+        return claim(browser_folder).folder  # the lock is let go when this process ends
+    except OSError as error:
+        say(f"attn-tui: this app keeps no recovery copies: {error}")
+        return None
 
 
 def scenario_path(name: str) -> str:
