@@ -12,6 +12,7 @@ they can save again over their own file. Standard library only.
 from __future__ import annotations
 
 import os
+import re
 
 from attn_tui.core.errors import SaveError
 from attn_tui.core.text import quoted, visible
@@ -63,3 +64,16 @@ class SaveRoot:
         """Note that this app wrote ``path`` (a result of :meth:`resolve`): saving there again
         is allowed."""
         self._written.add(os.path.realpath(path))
+
+
+def download_name(path: str) -> str:
+    """The name a browser is given for a file it downloads from a served app: its base name
+    in plain ASCII letters, digits, ``.``, ``_`` and ``-`` (textual-serve writes it into a
+    Content-Disposition header unquoted: a space, ``;`` or a quote would cut it short), at
+    most 100 characters, its extension kept."""
+    stem, extension = os.path.splitext(os.path.basename(path))
+    stem, extension = re.sub(r"[^A-Za-z0-9._-]", "_", stem), re.sub(r"[^A-Za-z0-9]", "_", extension[1:])
+    if not stem.strip("._"):
+        return "scenario.yaml"
+    extension = f".{extension[:10]}" if extension else ""
+    return stem[:100 - len(extension)] + extension

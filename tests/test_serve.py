@@ -44,7 +44,7 @@ async def test_a_served_app_saves_only_in_its_folder_and_says_where(tmp_path, mo
         assert any("outside the folder this class saves in" in message for message in said), said
         said = await save_as(app, pilot, "mine.yaml")
         saved = os.path.join(os.path.realpath(root), "mine.yaml")
-        assert f"Saved {saved}" in said, said
+        assert any(message.startswith(f"Saved {saved} ") for message in said), said
         assert not app.screen.session.modified
         app.theme = "textual-light"  # a student's choice, not remembered for the next one
         await pilot.pause()
@@ -256,3 +256,53 @@ async def test_the_browser_past_max_apps_gets_a_page_saying_the_class_is_full(cl
 def test_max_apps_is_checked(capsys, args, message):
     status, _, err = run_cli(capsys, *(["--serve"] if args[-1] != "cat_sat" else []), *args)
     assert status == 2 and message in err, err
+
+
+# ---- a student takes their saved scenario home ---------------------------------------------------
+
+async def test_a_served_app_hands_the_saved_scenario_to_the_browser(tmp_path, monkeypatch):
+    root = tmp_path / "class"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    app = AttnApp(load(SCENARIOS / "cat_sat.yaml"), read_only=True, save_root=SaveRoot(root))
+    delivered = []
+
+    def deliver(file, *, save_filename=None, mime_type=None, **rest):
+        delivered.append((file.read(), save_filename, mime_type))
+        return "key"
+
+    monkeypatch.setattr(app, "deliver_binary", deliver)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        said = await save_as(app, pilot, "my work; v2.yaml")
+        assert any("ctrl+p Download" in message for message in said), said  # told how to get it
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"download")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+    saved = root / "my work; v2.yaml"
+    # the bytes on disk, under a name no Content-Disposition header can misread
+    assert delivered == [(saved.read_bytes(), "my_work__v2.yaml", "application/yaml")]
+
+
+async def test_only_a_served_app_offers_the_download():
+    # in a terminal, Textual's deliver_binary writes to ~/Downloads: Save already wrote the file
+    app = AttnApp(load(SCENARIOS / "cat_sat.yaml"), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+    assert "Toggle the causal mask" in titles and not any("Download" in t for t in titles)
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("mine.yaml", "mine.yaml"), ("my work; v2.yaml", "my_work__v2.yaml"),
+    ('a"b\\c.yaml', "a_b_c.yaml"), ("çà.yaml", "scenario.yaml"), ("...", "scenario.yaml"),
+    ("x" * 300 + ".yaml", "x" * 95 + ".yaml"),
+])
+def test_a_download_name_is_plain_ascii(name, shown):
+    from attn_tui.core.save_root import download_name
+
+    assert download_name(name) == shown

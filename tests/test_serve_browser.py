@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.chromium import CHROMIUM, Chromium, end_group, group_members
+from tests.chromium import CHROMIUM, Chromium, end_group, group_members, wait_until
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.skipif(
@@ -82,6 +82,16 @@ async def test_a_class_in_browsers_gets_numbers_its_own_apps_and_saves_in_the_fo
             await first.wait_for("Saved ")
             saved = folder / "cat_sat.yaml"
             assert saved.exists() and "causal: false" in saved.read_text()
+            downloads = tmp_path / "downloads"
+            await first.call("Page.setDownloadBehavior", behavior="allow", downloadPath=str(downloads))
+            await first.press("p", ctrl=True)  # the palette's Download: the saved file, to this browser
+            await first.type("download")
+            await first.wait_for("Download the scenario")
+            await first.press("enter")
+            await first.wait_for("Sent cat_sat.yaml to your browser")
+            await wait_until(lambda: (downloads / "cat_sat.yaml").exists(), 10, "no download arrived")
+            await wait_until(lambda: (downloads / "cat_sat.yaml").read_bytes() == saved.read_bytes(), 5,
+                             "the download is not the saved file")
             assert sorted(os.listdir(folder)) == [".attn-tui-recovery", "cat_sat.yaml"]  # (edits kept there)
             assert not (tmp_path / "escape.yaml").exists() and not (ROOT.parent / "escape.yaml").exists()
 

@@ -63,7 +63,8 @@ class Saving:
         except (SaveError, ScenarioError) as error:
             tell(self.screen, str(error), title="Not saved", severity="error", timeout=10)
             return
-        tell(self.screen, f"Saved {written}", timeout=3)
+        served = " · ctrl+p Download takes it to your browser" if self.session.save_root else ""
+        tell(self.screen, f"Saved {written}{served}", timeout=5 if served else 3)
         self.screen.after_change()
         if then is not None:
             then()
