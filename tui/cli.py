@@ -64,12 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--check", action="store_true",
                       help="validate the scenario; with expect:, compare the student's values")
     mode.add_argument("--list", action="store_true", help="list the built-in scenarios")
-    sheet = parser.add_mutually_exclusive_group()
-    sheet.add_argument("--worksheet", action="store_const", const="worksheet", dest="sheet",
-                       help="with --markdown: a worksheet, the predicted stages (or all after Score) "
-                            "left as blanks to fill in")
-    sheet.add_argument("--answers", action="store_const", const="answers", dest="sheet",
-                       help="with --markdown: the worksheet's answer key")
+    parser.add_argument("--worksheet", action="store_true",
+                        help="with --markdown: a worksheet, the predicted stages (or all after Score) "
+                             "left as blanks to fill in")
+    parser.add_argument("--answers", action="store_true",
+                        help="with --markdown (and --worksheet or not): the worksheet's answer key")
     mode.add_argument("--serve", action="store_true",
                       help="serve the app to web browsers, one app per browser, for a class "
                            "(needs: pip install 'attn-tui[serve]')")
@@ -204,6 +203,9 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return list_builtins()
     if args.row and not (args.print_ or args.markdown):
         parser.error("--row goes with --print or --markdown")
+    # README's "--markdown --worksheet FILE (--answers: its answer key)" invites adding
+    # --answers to the worksheet's command: the key of that worksheet
+    args.sheet = "answers" if args.answers else "worksheet" if args.worksheet else None
     if args.sheet and not args.markdown:
         parser.error(f"--{args.sheet} goes with --markdown: attn-tui --markdown --{args.sheet} FILE")
     if args.serve or args.save_root:
