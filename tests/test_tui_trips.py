@@ -1,0 +1,38 @@
+"""What a newcomer tripped over in the app (issue 23): q in the all-heads view, projector mode's
+digit keys and key hint, the keys the footer keeps at 80×24, the description after a save."""
+
+from __future__ import annotations
+
+from attn_tui.tui.screens.choice import ChoiceScreen
+from attn_tui.tui.screens.debugger import DebuggerScreen
+from tests.conftest import SCENARIOS
+from tests.tui_helpers import debugger, running, screen_text
+
+TWO_HEADS = SCENARIOS / "two_heads.yaml"
+
+
+async def test_q_in_the_all_heads_view_quits_as_everywhere():
+    async with running(TWO_HEADS) as (app, pilot):
+        await pilot.press("a")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HeadsScreen"
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.return_code == 0
+
+
+async def test_q_in_the_all_heads_view_asks_first_with_unsaved_edits():
+    async with running(TWO_HEADS) as (app, pilot):
+        await pilot.press("c")  # an unsaved edit
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen) and "unsaved edits" in app.screen.question
+        await pilot.press("escape")  # Cancel: nothing lost, back where the user was
+        await pilot.pause()
+        assert app.return_code is None and debugger_below(app).session.modified
+
+
+def debugger_below(app) -> DebuggerScreen:
+    return next(screen for screen in reversed(app.screen_stack) if isinstance(screen, DebuggerScreen))
