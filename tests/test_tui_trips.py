@@ -36,3 +36,21 @@ async def test_q_in_the_all_heads_view_asks_first_with_unsaved_edits():
 
 def debugger_below(app) -> DebuggerScreen:
     return next(screen for screen in reversed(app.screen_stack) if isinstance(screen, DebuggerScreen))
+
+
+async def test_projector_mode_jumps_to_a_step_by_its_digit_and_shows_its_keys():
+    async with running() as (app, pilot):
+        await pilot.press("p")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "PresentScreen"
+        await pilot.press("4")
+        await pilot.pause()
+        assert debugger_below(app).step == 3
+        text = screen_text(app)
+        assert 'Step 4 · Softmax — row "sat"' in text
+        hint = next(line for line in reversed(text.splitlines()) if line.strip())  # the footer
+        for shown in ("→ Step", "12345 Jump to step", "↓ Row", "p Leave projector mode", "q Quit"):
+            assert shown in hint, hint
+        await pilot.press("1")
+        await pilot.pause()
+        assert 'Step 1 · Score — row "sat"' in screen_text(app)

@@ -78,6 +78,13 @@ GROUPS = {"step": Binding.Group("Step", compact=True), "row": Binding.Group("Row
           "history": Binding.Group("Undo/redo", compact=True)}
 
 
+def step_bindings(shown: bool = False) -> list[Binding]:
+    """The digit keys that jump to a step (``goto_key`` in ``KEYS``), for the debugger and
+    projector mode alike; ``shown``: one footer entry for them all."""
+    group = Binding.Group("Jump to step", compact=True) if shown else None
+    return [Binding(str(n), f"goto({n})", f"Step {n}", show=shown, group=group) for n in range(1, 9)]
+
+
 def screen_bindings() -> list[Binding]:
     """The debugger screen's bindings, from ``KEYS``; help first, so that a narrow footer
     still shows where every other key is explained."""
@@ -86,7 +93,7 @@ def screen_bindings() -> list[Binding]:
         if not key.action:
             continue
         if key.action == "goto_key":
-            bindings += [Binding(str(n), f"goto({n})", f"Step {n}", show=False) for n in range(1, 9)]
+            bindings += step_bindings()
             continue
         bindings.append(Binding(key.keys, key.action, key.footer or key.does, show=bool(key.footer),
                                 group=GROUPS.get(key.group)))
