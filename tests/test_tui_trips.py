@@ -54,3 +54,19 @@ async def test_projector_mode_jumps_to_a_step_by_its_digit_and_shows_its_keys():
         await pilot.press("1")
         await pilot.pause()
         assert 'Step 1 · Score — row "sat"' in screen_text(app)
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("path, size", [
+    (SCENARIOS / "cat_sat.yaml", (80, 24)), (TWO_HEADS, (80, 24)), (TWO_HEADS, (120, 40)),
+    (SCENARIOS / "cat_sat.yaml", (50, 16)), (TWO_HEADS, (30, 10)),
+])
+async def test_the_footer_keeps_help_save_and_quit_at_every_size(path, size):
+    async with running(path, size=size) as (app, pilot):
+        await pilot.press("c")  # an edit: Undo joins the footer, and Save matters most
+        await pilot.pause()
+        footer = next(line for line in reversed(screen_text(app).splitlines()) if line.strip())
+        for shown in ("? Help", "^s Save", "q Quit"):
+            assert shown in footer, footer

@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from attn_tui.core.errors import NotApplicable, NumericError
@@ -41,6 +41,7 @@ from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.header import ScenarioHeader
 from attn_tui.tui.widgets.input_matrix import InputMatrix
+from attn_tui.tui.widgets.key_footer import KeyFooter
 from attn_tui.tui.widgets.matrix import DenseGrid, MatrixView
 from attn_tui.tui.widgets.overview import OverviewMap
 from attn_tui.tui.widgets.stage_view import StageGrid, StageView
@@ -55,7 +56,7 @@ OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 OVERVIEW_DELAY = 0.2  # seconds of quiet before the overview is computed again
 
 
-class DebuggerScreen(Screen):
+class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer's order (tui/keys.py)
     """The step-debugger for one scenario."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide")]
@@ -117,7 +118,7 @@ class DebuggerScreen(Screen):
                     for name in ("Q", "K", "V"):
                         yield MatrixView(id=f"input-{name}", classes="input derived")
         yield Static("", id="too-small")
-        yield Footer()
+        yield KeyFooter()
 
     def on_resize(self, event) -> None:
         width, height = event.size
