@@ -20,7 +20,7 @@ import numpy as np
 from attn_tui.core.attention import Attention
 from attn_tui.core.numbers import fixed, fixed_row, mask_text
 from attn_tui.core.labels import token_labels as labels
-from attn_tui.core.text import visible
+from attn_tui.core.text import fit, visible
 
 FOLD = 8
 BAR_WIDTH = 24
@@ -183,7 +183,7 @@ class Writer:
         weights = self.r.weights
         for k in self.keys():
             if isinstance(k, int):
-                self.add((f"{self.keys_labels[k][:10]:>10} ", "token"), (bar(weights[k]), "bar"),
+                self.add((f"{fit(self.keys_labels[k], 10)} ", "token"), (bar(weights[k]), "bar"),
                          (f" {fixed(weights[k], self.p)}", "number"), selected=k == self.col)
 
     def keys(self) -> list[int | str]:
