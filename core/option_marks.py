@@ -64,6 +64,8 @@ def written_for(options: Options, text: str, nodes: dict[str, Node]) -> Options:
 
 def _option_value(name: str, text: str) -> bool | float | None:
     """An option's value as a mark writes it, if it is one that option can take."""
+    if not re.fullmatch(r"[A-Za-z0-9.+-]{1,32}", text):  # a word or a number, nothing YAML could build
+        return None
     try:
         value = yaml.safe_load(text)
     except yaml.YAMLError:

@@ -43,7 +43,7 @@ MAX_COPY_BYTES = 256 * 2**20  # a copy is read whole; larger is damage, not a se
 
 
 SUFFIX = ".attn-recover"
-NAME_CHARACTERS = 80  # of the scenario's file name in the copy's: the digest tells copies apart
+NAME_BYTES = 80  # of the scenario's file name in the copy's (UTF-8): the digest tells copies apart
 
 
 class UnreadableCopy(Exception):
@@ -82,7 +82,9 @@ def recovery_path(scenario_path: str, kept_in: str | None = None) -> str:
     absolute = os.path.realpath(scenario_path)
     digest = hashlib.sha256(absolute.encode()).hexdigest()[:16]
     # a long file name must not make the copy's name too long for the file system
-    return os.path.join(kept_in or folder(), f"{os.path.basename(absolute)[:NAME_CHARACTERS]}.{digest}{SUFFIX}")
+    name = os.path.basename(absolute).encode("utf-8", "surrogateescape")[:NAME_BYTES]
+    name = name.decode("utf-8", "ignore")  # (not half a character)
+    return os.path.join(kept_in or folder(), f"{name}.{digest}{SUFFIX}")
 
 
 def copies_since(moment: float) -> list[str]:

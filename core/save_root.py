@@ -49,8 +49,8 @@ class SaveRoot:
         if os.path.commonpath([path, self.folder]) != self.folder:
             raise OutsideSaveRoot(f"{quoted(name)} is outside the folder this class saves in "
                                   f"({visible(self.folder)}); give a name inside it")
-        kept = os.path.join(self.folder, RECOVERY_FOLDER)
-        if os.path.commonpath([path, kept]) == kept:
+        inside = os.path.relpath(path, self.folder).split(os.sep)[0]
+        if inside.casefold() == RECOVERY_FOLDER:  # (in any case: some file systems ignore it)
             raise OutsideSaveRoot(f"{quoted(name)} is inside {RECOVERY_FOLDER}, where the class's unsaved "
                                   "edits are kept; give another name")
         if path == self.folder or os.path.isdir(path) or name.endswith(("/", os.sep)):

@@ -183,3 +183,13 @@ def test_a_fifo_at_the_records_name_does_not_hold_a_save(lesson, state_folder):
             pass
     assert not saving.is_alive(), "the save blocked on a FIFO in the state folder"
     assert load(lesson).Q[0, 0] == 9.0
+
+
+def test_a_long_file_name_still_gets_a_copy(tmp_path):
+    long = tmp_path / ("😀" * 60 + ".yaml")  # 244 bytes: a legal name, but not with a suffix added
+    long.write_text((SCENARIOS / "cat_sat.yaml").read_text())
+    session = Session(load(long))
+    session.set_cell("Q", 0, 0, 2.0)
+    assert session.recovery_error is None, session.recovery_error
+    assert len(os.path.basename(recovery_path(str(long))).encode()) <= 255
+    assert Session(load(long)).pending_recovery().edits

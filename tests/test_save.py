@@ -295,3 +295,14 @@ def test_the_mark_older_versions_wrote_goes_when_the_value_comes_back(tmp_path):
     session.toggle_causal()
     session.save()
     assert path.read_text().endswith("causal: true   # a token may not look ahead\n")
+
+
+@pytest.mark.parametrize("comment, causal", [
+    ("if true: a token may not look ahead", True),
+    ("if !!python/object/apply:os.system: x", False),  # never built: not a value of causal
+    ("if [&a[x,x],*a,*a]: x", False), ("if 2: not a value of causal", False),
+])
+def test_only_a_mark_of_a_value_the_option_can_take_is_read(tmp_path, comment, causal):
+    path = tmp_path / "cat.yaml"
+    path.write_text(f"Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\ncausal: false   # {comment}\n")
+    assert Session(load(path)).description_options.causal is causal

@@ -111,7 +111,7 @@ async def test_the_page_gives_a_browser_a_private_cookie_and_its_apps_one_folder
     page = await client.get("/")
     assert page.status == 200
     cookie = page.cookies["attn-tui-browser"]
-    assert len(cookie.value) == 32 and cookie["httponly"] and cookie["samesite"] == "Strict"
+    assert len(cookie.value) == 32 and cookie["httponly"] and cookie["samesite"] == "Lax"
     again = await client.get("/")  # the same browser, reloading: its cookie stays
     assert "attn-tui-browser" not in again.cookies
 
@@ -129,3 +129,20 @@ async def test_the_page_gives_a_browser_a_private_cookie_and_its_apps_one_folder
     assert len({recovery_dir(command(None)), recovery_dir(command(None)), recovery_dir(command("../x"))}) == 3
     assert all(os.path.dirname(recovery_dir(command(c))) == str(room / RECOVERY_FOLDER)
                for c in (None, "../../etc", "x" * 5000))
+
+
+@pytest.mark.parametrize("name", [".ATTN-TUI-RECOVERY/x.yaml", ".Attn-Tui-Recovery"])
+def test_the_recovery_folder_is_refused_in_any_case(room, name):
+    # (a case-insensitive file system would take these names for the folder itself)
+    with pytest.raises(OutsideSaveRoot, match="where the class's unsaved edits are kept"):
+        SaveRoot(room).resolve(name)
+
+
+def test_the_server_tidies_the_slots_that_kept_nothing(room):
+    from attn_tui.tui.serve import unsaved_browsers
+
+    idle, busy = claim(browser(room, "idle")), claim(browser(room, "busy"))
+    served(room, busy).set_cell("Q", 2, 1, 5.0)
+    idle.release(), busy.release()  # the server stopped
+    assert unsaved_browsers(str(room)) == 1
+    assert sorted(os.listdir(room / RECOVERY_FOLDER)) == ["busy"]  # a script's thousand visits leave nothing

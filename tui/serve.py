@@ -123,9 +123,12 @@ class ClassServer(Server):
         # The same font ships with textual-serve; the page takes it from here instead.
         page.text = GOOGLE_FONT.sub(LOCAL_FONT, page.text)
         if not re.fullmatch(r"[0-9a-f]{32}", request.cookies.get(COOKIE, "")):
-            # HttpOnly: no script reads it; Strict: no other site's page sends it
+            # HttpOnly: no script reads it. Lax, not Strict: a student who follows the class's
+            # link from another site (a course page) must keep their cookie, which Strict would
+            # not send there, and a new one would be set; another site's page still cannot start
+            # an app with it (refuse_foreign)
             page.set_cookie(COOKIE, secrets.token_hex(16), max_age=COOKIE_DAYS * 86400, path="/",
-                            httponly=True, samesite="Strict")
+                            httponly=True, samesite="Lax")
         return page
 
     async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
@@ -273,7 +276,8 @@ def serve(scenario: str | None, label: str, host: str, port: int, folder: str | 
 
 
 def unsaved_browsers(folder: str) -> int:
-    """How many browsers' apps left recovery copies in the class folder."""
+    """How many browsers' apps left recovery copies in the class folder; the folders of those
+    that left none go (every page a script opens with a fresh cookie would leave one)."""
     root = os.path.join(folder, RECOVERY_FOLDER)
     try:
         browsers = os.listdir(root)
@@ -281,8 +285,17 @@ def unsaved_browsers(folder: str) -> int:
         return 0
     found = 0
     for name in browsers:
-        for path, _, files in os.walk(os.path.join(root, name)):
-            if any(file.endswith(".attn-recover") for file in files):
-                found += 1
-                break
+        browser = os.path.join(root, name)
+        if any(file.endswith(".attn-recover") for _, _, files in os.walk(browser) for file in files):
+            found += 1
+            continue
+        try:  # only what the apps made: a lock file in each numbered slot (nothing else is touched)
+            for slot in os.listdir(browser):
+                if set(os.listdir(os.path.join(browser, slot))) <= {"in-use"}:
+                    if os.path.lexists(os.path.join(browser, slot, "in-use")):
+                        os.unlink(os.path.join(browser, slot, "in-use"))
+                    os.rmdir(os.path.join(browser, slot))
+            os.rmdir(browser)
+        except OSError:
+            continue  # anything else there: left as it is
     return found
