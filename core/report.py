@@ -17,7 +17,7 @@ from attn_tui.core.labels import ROLES, column_labels, dims, input_labels, token
 from attn_tui.core.numbers import LARGE, decimals_needed, fixed, fixed_row, mask_text
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.stages import Stage, summary
-from attn_tui.core.text import visible
+from attn_tui.core.text import cells, fit, visible
 
 
 def attentions_of(scenario: Scenario) -> dict[str, Attention]:
@@ -150,9 +150,9 @@ def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: 
         samples.append(mask_text(mask_value))
     if tiny_or_huge:
         samples.append(fixed(-9.999e307, decimals))
-    width = max(len(text) for text in heads + samples)
-    label_width = max((len(label) for label in labels), default=1)
-    header = "  " + " " * label_width + "".join(f"  {head:>{width}}" for head in heads)
+    width = header_width(heads, max(len(text) for text in samples))
+    label_width = max((cells(label) for label in labels), default=1)
+    header = "  " + " " * label_width + "".join(f"  {fit(head, width)}" for head in heads)
     yield f"\n{title}\n{header}\n"
     masked = mask_text(mask_value).rjust(width)
     nothing = "  ".join(["—".rjust(width)] * len(heads))
@@ -164,15 +164,15 @@ def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: 
         lines = []
         for k, i in enumerate(rows):
             if empty[k]:
-                cells = nothing
+                numbers = nothing
             else:
                 texts = fixed_row(block[k], decimals, width=width)
                 texts += [fixed(float(e[k]), decimals).rjust(width) for e in extras]
                 if blocked is not None:
                     for j in np.flatnonzero(blocked[k]).tolist():
                         texts[j] = masked
-                cells = "  ".join(texts)
-            lines.append(f"  {labels[i]:>{label_width}}  {cells}")
+                numbers = "  ".join(texts)
+            lines.append(f"  {fit(labels[i], label_width)}  {numbers}")
         yield "\n".join(lines) + "\n"
 
 
@@ -180,22 +180,34 @@ def _variants(scenario: Scenario, attentions: dict[str, Attention]) -> Iterator[
     p = scenario.precision
     names = [variant.name for variant in scenario.variants]
     shown = [visible(name) for name in names]
-    width = max(8, *(len(name) for name in shown))
+    width = header_width(shown, 8)  # (each name is written out whole below the table)
     labels = token_labels(scenario.row_tokens)
-    label_width = max(len(label) for label in labels)
+    label_width = max(cells(label) for label in labels)
     everything = range(scenario.T)
     lines = []
     for h in range(scenario.heads):
         which = f" [{visible(scenario.head_names[h])}]" if scenario.heads > 1 else ""
         lines += ["", f"Variants: each row's largest weight{which}",
-                  "  " + " " * label_width + "".join(f"  {name:>{width}}" for name in shown)]
+                  "  " + " " * label_width + "".join(f"  {fit(name, width)}" for name in shown)]
         largest = {name: summary("max_weight").values(attentions[name].head(h), everything) for name in names}
         for i, label in enumerate(labels):
-            lines.append(f"  {label:>{label_width}}" + "".join(f"  {fixed(float(largest[name][i]), p):>{width}}"
+            lines.append(f"  {fit(label, label_width)}" + "".join(f"  {fixed(float(largest[name][i]), p):>{width}}"
                                                                 for name in names))
     for variant, name in zip(scenario.variants, shown):
         lines.append(f"  {name}: {variant.options(scenario.options).describe(scenario.d_k)}")
     yield "\n".join(lines) + "\n"
+
+
+HEADER_CELLS = 8  # a column header (a key's token) is clipped past this or its numbers' width
+
+
+def header_width(heads, numbers: int) -> int:
+    """The width of a table's columns: its numbers', or its widest header's up to
+    ``HEADER_CELLS``. A longer header is clipped (``fit``), so that one long token does not
+    widen every column; the row labels stay whole, as the only place the table names a row in
+    full (a long one widens its own label column, not the numbers), and the walk names every
+    token whole."""
+    return max(numbers, min(max((cells(head) for head in heads), default=0), max(numbers, HEADER_CELLS)))
 
 
 def _shape(array: np.ndarray) -> str:

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from attn_tui.core.errors import NotApplicable, NumericError
 from attn_tui.core.explanation import FOLD
@@ -39,6 +39,7 @@ from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.header import ScenarioHeader
 from attn_tui.tui.widgets.input_matrix import InputMatrix
+from attn_tui.tui.widgets.key_footer import KeyFooter
 from attn_tui.tui.widgets.matrix import MatrixView
 from attn_tui.tui.widgets.overview import OverviewMap
 from attn_tui.tui.widgets.stage_view import StageView
@@ -48,7 +49,7 @@ from attn_tui.tui.widgets.variants import VariantsView
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 
 
-class DebuggerScreen(DebuggerPanes, Screen):
+class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own, in the footer's order (tui/keys.py)
     """The step-debugger for one scenario."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide")]
@@ -110,7 +111,7 @@ class DebuggerScreen(DebuggerPanes, Screen):
                     for name in ("Q", "K", "V"):
                         yield MatrixView(id=f"input-{name}", classes="input derived")
         yield Static("", id="too-small")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         # the widgets every key talks to, found once (a query per key costs milliseconds)
