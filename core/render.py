@@ -63,7 +63,7 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
     out.append("tokens: [" + ", ".join(yaml_quoted(token) for token in scenario.tokens) + "]\n")
     if scenario.query_tokens is not None:
         out.append("query_tokens: [" + ", ".join(yaml_quoted(token) for token in scenario.query_tokens) + "]\n")
-    if scenario.heads > 1:
+    if scenario.heads > 1 or scenario.heads_written:
         out.append(f"heads: {scenario.heads}\n")
         if scenario.kv_heads != scenario.heads:
             out.append(f"kv_heads: {scenario.kv_heads}\n")

@@ -53,6 +53,7 @@ class Scenario:
     rope: Rope | None = None
     # what a stage's own keys gave it (``Stage.scenario_keys``), by stage name: a bias, …
     stage_settings: Mapping[str, object] = field(default_factory=dict)
+    heads_written: bool = False  # the file says heads: (then --json is per head, whatever the count)
     lesson: Lesson | None = None  # a teacher's beats (core.lesson)
 
     def __post_init__(self) -> None:

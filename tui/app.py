@@ -4,6 +4,7 @@ command palette, and the theme and palette it remembers."""
 from __future__ import annotations
 
 import gc
+import io
 from typing import TYPE_CHECKING, Iterable
 
 from attn_tui.core import catalog
@@ -144,6 +145,27 @@ class AttnApp(App[int]):
                                       [("save", "Save"), ("discard", "Discard"), ("cancel", "Cancel")]),
                          decided)
 
+    def download_scenario(self) -> None:
+        """Hand the scenario as last saved (and any data file it reads) to the browser, which
+        textual-serve turns into downloads. Only offered in a served app: in a terminal,
+        Textual would write a copy to ~/Downloads."""
+        from attn_tui.core import ScenarioError
+        from attn_tui.core.save_root import download_name
+        from attn_tui.core.scenario_file import read_text
+
+        session = self.debugger.session
+        path = session.saved.path
+        try:
+            data = read_text(path).encode("utf-8")  # bounded, and only a regular file
+        except ScenarioError as error:
+            tell(self, str(error), title="Not downloaded", severity="error")
+            return
+        self.deliver_binary(io.BytesIO(data), save_filename=download_name(path), mime_type="application/yaml")
+        for ref in {ref.path for ref in session.saved.files.values()}:
+            self.deliver_binary(ref, save_filename=download_name(ref), mime_type="application/octet-stream")
+        unsaved = " (as last saved: ctrl+s first to take your unsaved edits too)" if session.modified else ""
+        tell(self, f"Sent {download_name(path)} to your browser{unsaved}", timeout=5)
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         from attn_tui.core import load
         from attn_tui.tui.keys import KEYS
@@ -165,6 +187,9 @@ class AttnApp(App[int]):
                     yield SystemCommand(key.does[0].upper() + key.does[1:], f"key: {key.shown}",
                                         getattr(debugger, f"action_{key.action}"))
             yield SystemCommand("Save as…", "Save the scenario to another file", debugger.action_save_as)
+            if self.save_root is not None and debugger.session.saved.path:  # served: in a browser
+                yield SystemCommand("Download the scenario", "the file as last saved, to this browser's "
+                                    "downloads", self.download_scenario)
             if debugger.session.predictions is not None:
                 yield SystemCommand("Keep predictions as expect:", "Your guesses become the scenario's "
                                     "expect: (then save)", debugger.action_keep_predictions)

@@ -86,7 +86,7 @@ KEYS: tuple[Key, ...] = (
     Key("ctrl+p", "ctrl+p", "command palette: step to…, save as…, heads, themes, open a built-in",
         ANYWHERE),
     Key("ctrl+t", "ctrl+t", "save a screenshot (SVG)", ANYWHERE, "screenshot"),
-    Key("q,ctrl+q", "q  ctrl+q", "quit (asks first if there are unsaved edits)", ANYWHERE),
+    Key("q,ctrl+q", "q  ctrl+q", "quit (asks first if there are unsaved edits)", ANYWHERE, "app.quit", "Quit"),
     Key("question_mark", "?", "this help (Esc closes it)", ANYWHERE),
 )
 
@@ -94,20 +94,33 @@ GROUPS = {"step": Binding.Group("Step", compact=True), "row": Binding.Group("Row
           "history": Binding.Group("Undo/redo", compact=True)}
 
 
+def step_bindings(shown: bool = False) -> list[Binding]:
+    """The digit keys that jump to a step (``goto_key`` in ``KEYS``), for the debugger and
+    projector mode alike; ``shown``: one footer entry for them all."""
+    group = Binding.Group("Jump to step", compact=True) if shown else None
+    return [Binding(digit, f"goto({n})", f"Step {n}", show=shown, group=group)
+            for n, digit in enumerate(STEP_KEYS, 1)]
+
+
+FOOTER_FIRST = ("save", "app.quit")  # after Help: what a narrow footer must not cut (KeyFooter)
+
+
 def screen_bindings() -> list[Binding]:
-    """The debugger screen's bindings, from ``KEYS``; help first, so that a narrow footer
-    still shows where every other key is explained."""
+    """The debugger screen's bindings, from ``KEYS``, in the footer's order: help first, so
+    that a narrow footer still shows where every other key is explained, then save and quit;
+    with the keys a Screen binds of its own (the screen inherits none, or Tab would lead)."""
     bindings = [Binding("question_mark", "app.help", "Help")]
-    for key in KEYS:
+    firsts = [key for action in FOOTER_FIRST for key in KEYS if key.action == action]
+    for key in firsts + [key for key in KEYS if key not in firsts]:
         if not key.action:
             continue
         if key.action == "goto_key":
-            bindings += [Binding(digit, f"goto({n})", f"Step {n}", show=False)
-                         for n, digit in enumerate(STEP_KEYS, 1)]
+            bindings += step_bindings()
             continue
         bindings.append(Binding(key.keys, key.action, key.footer or key.does, show=bool(key.footer),
                                 group=GROUPS.get(key.group)))
-    return bindings
+    return bindings + [Binding("shift+tab", "app.focus_previous", "Focus previous", show=False),
+                       Binding("ctrl+c,super+c", "screen.copy_text", "Copy selected text", show=False)]
 
 
 def relabel(screen, action: str, description: str) -> None:

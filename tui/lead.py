@@ -25,8 +25,8 @@ STARTED = "Ctrl+C stops it"  # the last line of the server's banner
 START_TIMEOUT = 30
 
 
-def lead_class(scenario, label: str, host: str, port: int, folder: str | None, read_only: bool,
-               debug: bool) -> int:
+def lead_class(scenario, label: str, host: str, port: int, folder: str | None, max_apps: int,
+               read_only: bool, debug: bool) -> int:
     from attn_tui.tui.cli import EXIT_USAGE, say, start_app
 
     try:
@@ -38,7 +38,8 @@ def lead_class(scenario, label: str, host: str, port: int, folder: str | None, r
     leader = Leader(listener, channel)
     log = tempfile.NamedTemporaryFile("w+", prefix="attn-tui-class-", suffix=".log", delete=False)
     command = [sys.executable, "-m", "attn_tui", "--serve", scenario.path, "--lesson", "--follow-from", channel,
-               "--host", host, "--port", str(port)] + (["--serve-dir", folder] if folder else [])
+               "--host", host, "--port", str(port), "--max-apps", str(max_apps)] + (
+                  ["--serve-dir", folder] if folder else [])
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                               start_new_session=True)
     try:

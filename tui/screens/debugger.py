@@ -9,15 +9,16 @@ student's values look like) all come from core; saving and recovery dialogs live
 
 from __future__ import annotations
 
+import math
 import os
 import time
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from attn_tui.core.errors import NotApplicable, NumericError
 from attn_tui.core.explanation import FOLD
@@ -27,6 +28,7 @@ from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.session import Session
 from attn_tui.core.stages import stages_for
+from attn_tui.core.stages.mask import leak_warnings
 from attn_tui.core.views import mask_rules, stage_window
 from attn_tui.tui.keys import screen_bindings
 from attn_tui.tui.screens.debugger_panes import UNFOLDED, DebuggerPanes
@@ -38,6 +40,7 @@ from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.header import ScenarioHeader
 from attn_tui.tui.widgets.input_matrix import InputMatrix
+from attn_tui.tui.widgets.key_footer import KeyFooter
 from attn_tui.tui.widgets.matrix import MatrixView
 from attn_tui.tui.widgets.narration import NarrationBar
 from attn_tui.tui.widgets.overview import OverviewMap
@@ -48,7 +51,7 @@ from attn_tui.tui.widgets.variants import VariantsView
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 
 
-class DebuggerScreen(DebuggerPanes, Screen):
+class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own, in the footer's order (tui/keys.py)
     """The step-debugger for one scenario."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide")]
@@ -114,7 +117,7 @@ class DebuggerScreen(DebuggerPanes, Screen):
                     for name in ("Q", "K", "V"):
                         yield MatrixView(id=f"input-{name}", classes="input derived")
         yield Static("", id="too-small")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         # the widgets every key talks to, found once (a query per key costs milliseconds)
@@ -136,6 +139,25 @@ class DebuggerScreen(DebuggerPanes, Screen):
         self.call_after_refresh(self.show_marks)  # once laid out, scroll the focus row into view
         self.call_after_refresh(self.fit_panes)
         self.call_after_refresh(self.saving.offer_recovery)
+        self.call_after_refresh(self.warn_of_leaks)
+
+    def warn_of_leaks(self) -> None:
+        """Say once if a finite mask value lets hidden keys take weight (the lesson of a leaky
+        mask: correct arithmetic, a mask that did not hide): found off the key path."""
+        if any(math.isfinite(attention.options.mask_value) for attention in self.session.attentions.values()):
+            self._find_leaks(dict(self.session.attentions), self.session.version)
+
+    @work(thread=True, exclusive=True, group="leaks")
+    def _find_leaks(self, attentions, version: int) -> None:
+        warnings = leak_warnings(attentions)
+        if warnings:
+            self.app.call_from_thread(self._tell_leaks, warnings, version)
+
+    def _tell_leaks(self, warnings: list[str], version: int) -> None:
+        if version == self.session.version and warnings != getattr(self, "_leaks_told", None):
+            self._leaks_told = warnings
+            tell(self, "\n".join(warning.removeprefix("warning: ") for warning in warnings),
+                 severity="warning", timeout=12)
 
     # ---- what is where ----------------------------------------------------------------------
 
@@ -398,6 +420,8 @@ class DebuggerScreen(DebuggerPanes, Screen):
             return None
         if edit is not None:
             self.after_change(_edited(edit))
+            if getattr(edit, "name", None) is not None:  # an option changed: a mask may leak now
+                self.warn_of_leaks()
         return edit
 
     # ---- edits from the matrices ------------------------------------------------------------
