@@ -198,6 +198,11 @@ class Writer:
         """The pairs of dimensions to show one line each (RoPE)."""
         return self._window(count, 0, "pair")
 
+    def fold_around(self, count: int, centre: int, noun: str) -> list[int | str]:
+        """Which of ``count`` items (tiles, say) to show one line each: all, or a window
+        around ``centre``, with a note for what lies before and after."""
+        return self._window(count, centre, noun)
+
     def _window(self, count: int, centre: int, noun: str) -> list[int | str]:
         if self.fold is None or count <= self.fold:
             return list(range(count))

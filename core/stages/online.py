@@ -179,7 +179,7 @@ def explain(w) -> str:
     bar = "".join("·" if skip[0, t] else "■" if t <= current else "□" for t in range(count))
     w.add(("key tiles: ", ""), (bar, "bar"), (f"  tile {current + 1} of {count}: ■ done, □ to come, · skipped", "note"))
     decimals = max(p, 3)
-    for t in w._window(count, current, "tile"):
+    for t in w.fold_around(count, current, "tile"):
         if isinstance(t, str):
             w.note(t)
             continue
