@@ -37,7 +37,8 @@ def layer(model, number: int, recorded, run: Run):
                 "q, k and v side by side."))
     captured.notes.append(
         "Position enters only through ALiBi (alibi: true): the Bias stage adds −slope·|i − j| "
-        "to the scaled scores, head h's slope 2^(−8h/H). Bloom itself adds slope·j; the two "
+        "to the scaled scores, head h's slope 2^(−8h/H) (for H a power of two; Press et al.'s "
+        "rule otherwise). Bloom itself adds slope·j; the two "
         "differ by the same amount across each row, which softmax ignores, so the weights are "
         "Bloom's own.")
     return captured

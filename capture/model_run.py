@@ -40,6 +40,8 @@ def prepare(tokenizer, config, kind: str, part: str, texts: list[str], target: s
         if tokenizer.pad_token_id is None:
             raise CaptureError("--pad-to: this model's tokenizer has no padding token")
         options = {"padding": "max_length", "max_length": pad_to}
+    if len(texts) > 1:  # a pair's segment ids, even from a tokenizer that leaves them out
+        options["return_token_type_ids"] = True
     encoded = tokenizer(*texts, **options)
     ids = list(encoded["input_ids"])
     if pad_to is not None and len(ids) > pad_to:

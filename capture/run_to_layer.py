@@ -70,21 +70,24 @@ def run_to_sites(forward: Callable[[], object], sites: list[Site]) -> list[Recor
             into.attention_inputs.update(kwargs)
         return hook
 
+    def stop_if_done(into: Recorded, last: bool) -> None:
+        # the output module may run inside the attention module (Bloom) or after it (BERT)
+        if last and into.attention_weights is not None and into.attention_output is not None:
+            raise _Reached
+
     def keep_attention(into: Recorded, site: Site, last: bool):
         def hook(module, args, output):
             into.attention_outputs = output
             into.attention_weights = output[site.weights_at]
             if site.output is None:
                 into.attention_output = output[0]
-                if last:
-                    raise _Reached
+            stop_if_done(into, last)
         return hook
 
     def keep_attention_output(into: Recorded, last: bool):
         def hook(module, args, output):
             into.attention_output = output.detach()
-            if last:
-                raise _Reached
+            stop_if_done(into, last)
         return hook
 
     for number, (site, into) in enumerate(zip(sites, recorded)):

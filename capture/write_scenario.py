@@ -96,8 +96,8 @@ def scenario_yaml(captured: CapturedLayer, about: About, agreement: Agreement,
         lines += ["# padding: 1 marks a padding token, a key no query ever attends to",
                   "padding: [" + ", ".join(str(flag) for flag in captured.padding) + "]"]
     if captured.alibi:
-        lines += [_keyed("alibi: true", "ALiBi: the Bias stage adds −slope·|i − j|, head h's "
-                                        "slope 2^(−8h/H)")]
+        lines += [_keyed("alibi: true", "ALiBi: the Bias stage adds −slope·|i − j|, slopes "
+                                        "by Press et al.'s rule")]
     if captured.softcap is not None:
         lines += [_keyed(f"softcap: {yaml_float(captured.softcap)}",
                          "Softcap stage: c·tanh(score / c) before the mask")]
