@@ -191,9 +191,14 @@ def _capture(args: argparse.Namespace) -> int:
 
         title = (f"{source.label} · all {depth} "
                  f"{'layers' if shown_part is None else PART_NAMES[part] + 's'} · "
-                 f"{shortened(target if part == 'decoder' else about.text, 40)}")
-        text = index_yaml(title, f"Every layer of {source.label}, captured in one forward pass.",
-                          list(zip(numbers, yaml_paths)))
+                 f"{shortened(target if target is not None and part == 'decoder' else about.text, 40)}")
+        what = "" if shown_part is None else f" ({PART_NAMES[part]}s)"
+        description = (f"Every layer{what} of {source.label}, a {captured.family} model with "
+                       f"{heads} a layer, on the text \"{shortened(about.text, 300)}\""
+                       + (f" and the target text \"{shortened(target, 300)}\"" if target else "")
+                       + f", captured in one forward pass; each layer's scenario reproduces the "
+                       f"model's own weights within {max(c.weights for c in checks):.1e}.")
+        text = index_yaml(title, description, list(zip(numbers, yaml_paths)))
         _write_text(index_path, text)
         worst = max(check.weights for check in checks)
         print(f"Wrote {visible(index_path)} and {depth} scenarios beside it "

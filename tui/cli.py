@@ -107,6 +107,12 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_new_parser()
         args = parser.parse_args(argv[1:])
         action = lambda: new_scenario(parser, args)  # noqa: E731
+    elif argv[:1] == ["heads"]:
+        from attn_tui.tui import heads_command
+
+        parser = heads_command.build_parser(Parser)
+        args = parser.parse_args(argv[1:])
+        action = lambda: heads_command.heads(args, write_out, say, scenario_path)  # noqa: E731
     elif argv[:1] == ["capture"]:
         from attn_tui.capture import command
 
