@@ -1,6 +1,6 @@
 """A model index: the list of one captured scenario per layer that ``attn-tui capture --layer
 all`` writes beside them, read as carefully as a scenario (bounded, never constructed, every
-error naming FILE:LINE:COL). Pure standard library: listing an index needs no NumPy.
+error naming FILE:LINE:COL). Pure standard library: reading an index needs no NumPy.
 
 The format (YAML)::
 
@@ -116,11 +116,11 @@ def _read(text: str, path: str) -> ModelIndex:
 
 
 def _check_name(name: str, node) -> None:
-    if not name.endswith((".yaml", ".yml")) or name.startswith("."):
-        raise located(node, f"scenario {named(name)}: give a scenario's file name, ending in .yaml")
     if "/" in name or "\\" in name or "\0" in name or name in (".", ".."):
         raise located(node, f"scenario {named(name)}: a file name alone, in the index's folder "
                             "(no folder part)")
+    if not name.endswith((".yaml", ".yml")) or name.startswith("."):
+        raise located(node, f"scenario {named(name)}: give a scenario's file name, ending in .yaml")
 
 
 def _default_title(path: str) -> str:

@@ -123,8 +123,8 @@ class ModelViewScreen(Screen):
 
     def _hint(self) -> str:
         score = "off" if self.score is None else self.score
-        return (f"{len(self.listed)} layers × {self.heads} heads, each a map of its weights (◀ the "
-                f"focus row). Arrows choose, Enter opens, s colours by score ({score}).")
+        return (f"{len(self.listed)} layers × {self.heads} heads, each a map of its weights, ◀ the "
+                f"focus row. Arrows choose, Enter opens. s colour: {score}")
 
     def on_mount(self) -> None:
         grid = self.query_one("#model-grid", Grid)
