@@ -14,7 +14,8 @@ _EXPORTS = {
     "Attention": "attn_tui.core.attention", "Trace": "attn_tui.core.attention",
     "compute": "attn_tui.core.attention", "compute_all": "attn_tui.core.attention",
     "NumericError": "attn_tui.core.errors", "ScenarioError": "attn_tui.core.errors",
-    "Explanation": "attn_tui.core.explanation", "explain": "attn_tui.core.explanation", "sentence": "attn_tui.core.explanation",
+    "Explanation": "attn_tui.core.explanation", "explain": "attn_tui.core.explanation",
+    "sentence": "attn_tui.core.stages.softmax",
     "check": "attn_tui.core.scenario_file", "load": "attn_tui.core.scenario_file", "loads": "attn_tui.core.scenario_file",
     "Options": "attn_tui.core.options", "Variant": "attn_tui.core.options", "Scenario": "attn_tui.core.scenario",
 }

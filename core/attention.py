@@ -1,35 +1,35 @@
 """Scaled dot-product attention for a scenario, computed for what someone looks at.
 
-Nothing here holds a T×T array for long. A view asks a head for a window of a stage (some rows,
-some columns); the head computes the scores of the blocks of ``BLOCK`` query rows that window
-touches — each block always the same rows against every key, so a value is the same whatever
-asked for it — keeps each row's statistics (largest score, sum of exps) and caches the blocks
-until an edit invalidates them. Scaling, masking and softmax are then elementwise on the
-window; the weighted sum needs the whole row of weights and is cached per block too.
+The arithmetic of each stage lives in its module (``core/stages/``); this is the engine that
+runs them in the registry's order for a window of rows × columns. A stage computed cell by
+cell (scale, a bias, the mask, softmax) computes just the window asked for, from the same
+window of the stage before it. A stage that needs whole rows (the scores ``Q·Kᵀ``, the weighted
+sum, the output projection) is computed a block of ``BLOCK`` query rows at a time over every
+column — each block always the same rows, so a value has the same bits whatever asked for it —
+and kept, as are the per-row statistics a stage needs of whole rows (softmax's largest score
+and sum of exps), until an edit makes them stale. Nothing here holds a T×T array for long.
 
 :class:`Attention` is one scenario under one set of options (the scenario's own, or a
-variant's); variants share one :class:`~attn_tui.core.heads.HeadInputs` and its scores.
+variant's); variants share one :class:`~attn_tui.core.heads.HeadInputs`.
 :func:`compute` assembles every stage of one head as dense arrays, for small scenarios and tests.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from attn_tui.core.errors import NumericError
 from attn_tui.core.heads import Changed, HeadInputs
 from attn_tui.core.masks import Visibility
 from attn_tui.core.numbers import decimals_needed
 from attn_tui.core.options import Options
 from attn_tui.core.scenario import Scenario
-from attn_tui.core.softmax import entropy_rows
+from attn_tui.core.stages import Stage, inputs_read, reads, stages_for
 
 BLOCK = 16              # query rows per block
-CACHE_BYTES = 256 << 20  # the blocks one Attention keeps, at most (least recently used go)
-V_LIMIT = 1e307          # a weighted average of values this large could round past float64
+CACHE_BYTES = 256 << 20  # what one Attention keeps, at most (least recently used goes first)
 
 
 class Attention:
@@ -42,10 +42,13 @@ class Attention:
         self.inputs = inputs or HeadInputs(scenario)
         self.visibility = visibility or scenario.visibility(self.options)
         self.divisor = self.options.divisor(scenario.d_k)
+        self.steps = stages_for(scenario)
+        self._stages = {stage.name: stage for stage in self.steps}
+        self._reads = {stage.name: reads(stage, self.steps) for stage in self.steps}
+        self._depends = {stage.name: inputs_read(stage.name, self.steps) for stage in self.steps}
         self.heads = [Head(self, h) for h in range(scenario.heads)]
-        self._blocks: OrderedDict[tuple, Block] = OrderedDict()
+        self._kept: OrderedDict[tuple, object] = OrderedDict()  # (head, block, stage, what) → values
         self._bytes = 0
-        self._projected: dict[int, np.ndarray] = {}
         self._decimals: dict[tuple[str, int], int] = {}
 
     @property
@@ -55,71 +58,94 @@ class Attention:
     def head(self, h: int = 0) -> Head:
         return self.heads[h]
 
+    def stage(self, name: str) -> Stage:
+        """One of this scenario's steps, by name."""
+        try:
+            return self._stages[name]
+        except KeyError:
+            raise ValueError(f"this scenario has no stage {name!r}; its stages are "
+                             f"{', '.join(self._stages)}") from None
+
+    def previous(self, name: str) -> str:
+        """The stage ``name`` reads as the one before it."""
+        return next(read for read in self._reads[name] if read in self._stages)
+
     def decimals(self, name: str, h: int = 0) -> int:
         """The fewest decimals that show head ``h``'s Q, K or V (or an input such as Wo) as
         precisely as the scenario's precision: integers as integers, like the chapter."""
         key = (name, h)
         if key not in self._decimals:
-            head = self.heads[h]
-            values = {"Q": head.Q, "K": head.K, "V": head.V}.get(name)
-            if values is None:
-                values = self.scenario.inputs[name]
+            values = {"Q": self.inputs.Q, "K": self.inputs.K, "V": self.inputs.V}.get(name)
+            values = values(h) if values is not None else self.scenario.inputs[name]
             self._decimals[key] = decimals_needed(values, self.scenario.precision)
         return self._decimals[key]
 
-    # ---- after an edit --------------------------------------------------------------------------
+    def stage_decimals(self, name: str, h: int = 0) -> int:
+        """The decimals a stage's numbers are shown with."""
+        stage = self._stages[name]
+        return stage.decimals(self, h) if stage.decimals is not None else self.scenario.precision
 
-    def invalidate(self, scenario: Scenario, changes: list[Changed]) -> None:
-        """Forget what the changes make stale (the inputs are already up to date)."""
-        self.scenario = scenario
-        for name, h in list(self._decimals):  # (measuring a 16,384-row K again costs a V edit 1 ms)
-            change = changes[h]
-            if {"Q": change.q, "K": change.k, "V": change.v}.get(name, True):
-                del self._decimals[name, h]
-        for h, change in enumerate(changes):
-            if change.k or change.q_rows is None:
-                self._forget(lambda key, h=h: key[0] == h)
-            elif len(change.q_rows):
-                blocks = set((change.q_rows // BLOCK).tolist())
-                self._forget(lambda key, h=h, blocks=blocks: key[0] == h and key[1] in blocks)
-            if change.v:
-                for key, block in self._blocks.items():
-                    if key[0] == h:
-                        block.output = block.entropy = None
-        if any(change.anything for change in changes) or "Wo" in scenario.inputs:
-            self._projected.clear()
+    # ---- computing ----------------------------------------------------------------------------
 
-    def _forget(self, stale) -> None:
-        for key in [key for key in self._blocks if stale(key)]:
-            self._bytes -= self._blocks.pop(key).nbytes
-        self._projected.clear()
+    def values(self, name: str, h: int | None, rows: range, cols: range, keep: bool = True) -> np.ndarray:
+        """A window of a stage: ``rows`` × ``cols`` of head ``h`` (None for a stage after the
+        heads). ``keep=False`` computes without keeping anything (a thread beside the app)."""
+        stage = self.stage(name)
+        if not stage.per_head:
+            h = None
+        if not stage.whole_rows:
+            return stage.compute(Window(self, stage, h, rows, cols, keep))
+        every = range(stage.column_count(self.scenario))
+        c = slice(cols.start, cols.stop)
+        return self._gather(rows, len(cols), lambda b, inside: self._block(stage, h, b, every, keep)[inside, c])
 
-    # ---- blocks -------------------------------------------------------------------------------
+    def statistics(self, name: str, h: int, rows: range, keep: bool = True) -> dict[str, np.ndarray]:
+        """A stage's per-row statistics (its ``statistics``) for ``rows``."""
+        stage = self.stage(name)
+        pieces: dict[str, list[np.ndarray]] = {}
+        every = range(stage.column_count(self.scenario))
+        for b, inside, _ in self.rows_of(rows):
+            found = self._kept_or(
+                (h, b, name, "statistics"), keep,
+                lambda b=b: stage.statistics(Window(self, stage, h, self._block_rows(b), every, keep)))
+            for key, value in found.items():
+                pieces.setdefault(key, []).append(value[inside])
+        return {key: np.concatenate(parts) for key, parts in pieces.items()}
 
-    def block(self, h: int, b: int) -> Block:
-        """Block ``b`` of head ``h``: its rows' scores and softmax statistics."""
-        key = (h, b)
-        found = self._blocks.get(key)
+    def blocked(self, rows: range, cols: range) -> np.ndarray:
+        """True where a mask rule hides a key from a query."""
+        return self.visibility.blocked(np.arange(rows.start, rows.stop), np.arange(cols.start, cols.stop))
+
+    def empty(self, rows: range, keep: bool = True) -> np.ndarray:
+        """Per row: True when every key is hidden from it ("nothing to attend to")."""
+        every = range(self.scenario.T_k)
+        return self._gather(rows, 1, lambda b, inside: self._kept_or(
+            (None, b, "", "empty"), keep,
+            lambda: self.blocked(self._block_rows(b), every).all(axis=1)[:, None])[inside])[:, 0].astype(bool)
+
+    def _block(self, stage: Stage, h: int | None, b: int, every: range, keep: bool) -> np.ndarray:
+        return self._kept_or((h, b, stage.name, "values"), keep,
+                             lambda: stage.compute(Window(self, stage, h, self._block_rows(b), every, keep)))
+
+    def _kept_or(self, key: tuple, keep: bool, make):
+        found = self._kept.get(key)
         if found is not None:
-            self._blocks.move_to_end(key)
+            if keep:
+                self._kept.move_to_end(key)
             return found
-        block = self._compute_block(h, b)
-        self._blocks[key] = block
-        self._bytes += block.nbytes
-        while self._bytes > CACHE_BYTES and len(self._blocks) > 1:
-            _, old = self._blocks.popitem(last=False)
-            self._bytes -= old.nbytes
-        return block
+        found = make()
+        if keep:  # read-only: a window handed out may be a view of what is kept
+            for array in (found.values() if isinstance(found, dict) else (found,)):
+                array.flags.writeable = False
+            self._kept[key] = found
+            self._bytes += _nbytes(found)
+            while self._bytes > CACHE_BYTES and len(self._kept) > 1:
+                _, old = self._kept.popitem(last=False)
+                self._bytes -= _nbytes(old)
+        return found
 
-    def _compute_block(self, h: int, b: int) -> Block:
-        inputs = self.inputs
-        start, stop = b * BLOCK, min((b + 1) * BLOCK, self.T)
-        Q, K = inputs.Q(h), inputs.K(h)
-        with np.errstate(over="ignore", invalid="ignore"):
-            scores = Q[start:stop] @ K.T
-        block = Block(start, scores, self)
-        block.settle()
-        return block
+    def _block_rows(self, b: int) -> range:
+        return range(b * BLOCK, min((b + 1) * BLOCK, self.T))
 
     def rows_of(self, rows: range) -> list[tuple[int, slice, slice]]:
         """The blocks a run of rows touches: (block, slice in the block, slice in the run)."""
@@ -131,87 +157,98 @@ class Attention:
             b += 1
         return pieces
 
-    # ---- after every head: concat and the output projection ----------------------------------
-
-    def concat(self, rows: range) -> np.ndarray:
-        """The heads' outputs side by side, rows × (heads · d_v)."""
-        return np.hstack([head.output(rows, range(self.scenario.d_v)) for head in self.heads])
-
-    def projected(self, rows: range) -> np.ndarray:
-        """concat · Wo (+ bo), rows × d_out; the concatenation itself without Wo."""
-        if "Wo" not in self.scenario.inputs:
-            return self.concat(rows)
-        out = np.empty((len(rows), self.scenario.d_out))
-        for b, inside, part in self.rows_of(rows):
-            block = self._projected.get(b)
-            if block is None:
-                block_rows = range(b * BLOCK, min((b + 1) * BLOCK, self.T))
-                with np.errstate(over="ignore", invalid="ignore"):
-                    block = self.concat(block_rows) @ self.scenario.inputs["Wo"]
-                    if "bo" in self.scenario.inputs:
-                        block = block + self.scenario.inputs["bo"][0]
-                self._projected[b] = block
-            out[part] = block[inside]
+    def _gather(self, rows: range, width: int, piece) -> np.ndarray:
+        pieces = self.rows_of(rows)
+        if len(pieces) == 1:
+            b, inside, _ = pieces[0]
+            return piece(b, inside)
+        out = np.empty((len(rows), width))
+        for b, inside, part in pieces:
+            out[part] = piece(b, inside)
         return out
 
-    def empty(self, rows: range) -> np.ndarray:
-        """Per row: True when no key is visible to it in any head ("nothing to attend to")."""
-        return np.logical_and.reduce([head.empty(rows) for head in self.heads])
+    # ---- after an edit ------------------------------------------------------------------------
+
+    def invalidate(self, scenario: Scenario, changes: list[Changed], matrix: str | None = None) -> None:
+        """Forget what the changes make stale (the inputs are already up to date): a changed
+        Q row its blocks, a changed K or V every block, of the stages that depend on them;
+        ``matrix`` names an edited input read by a stage directly (Wo, bo)."""
+        self.scenario = scenario
+        for name, h in list(self._decimals):  # (measuring a 16,384-row K again costs a V edit 1 ms)
+            change = changes[h]
+            if {"Q": change.q, "K": change.k, "V": change.v}.get(name, name == matrix):
+                del self._decimals[name, h]
+        for key in [key for key in self._kept if self._stale(key, changes, matrix)]:
+            self._bytes -= _nbytes(self._kept.pop(key))
+
+    def _stale(self, key: tuple, changes: list[Changed], matrix: str | None) -> bool:
+        h, b, name, _ = key
+        if not name:  # which rows see nothing: the mask's alone, no edit changes it
+            return False
+        depends = self._depends[name]
+        if matrix in depends:
+            return True
+        for change in (changes if h is None else [changes[h]]):
+            if ("K" in depends and change.k) or ("V" in depends and change.v):
+                return True
+            if "Q" in depends and change.q and (change.q_rows is None or np.any(change.q_rows // BLOCK == b)):
+                return True
+        return False
 
 
-class Block:
-    """The scores of up to ``BLOCK`` query rows against every key, and what softmax needs of
-    them: each row's largest masked score and the sum of ``exp(masked − largest)``."""
+def _nbytes(kept) -> int:
+    return sum(value.nbytes for value in kept.values()) if isinstance(kept, dict) else kept.nbytes
 
-    def __init__(self, start: int, scores: np.ndarray, attention: Attention) -> None:
-        self.start = start
-        self.scores = scores
+
+class Window:
+    """What a stage's ``compute`` sees: one head (None after the heads), some rows, some columns,
+    and ways to read the inputs and the stages before it for the same rows."""
+
+    def __init__(self, attention: Attention, stage: Stage, head: int | None, rows: range, cols: range,
+                 keep: bool = True) -> None:
         self.attention = attention
-        self.rows = np.arange(start, start + len(scores))
-        self.row_max = self.row_sum = self.empty = None
-        self.output: np.ndarray | None = None
-        self.entropy: np.ndarray | None = None
+        self.stage = stage
+        self.head = head
+        self.rows = rows
+        self.cols = cols
+        self.keep = keep
 
     @property
-    def nbytes(self) -> int:
-        return self.scores.nbytes + (self.output.nbytes if self.output is not None else 0)
+    def scenario(self) -> Scenario:
+        return self.attention.scenario
 
-    def masked(self) -> np.ndarray:
-        a = self.attention
-        blocked = a.visibility.blocked(self.rows, np.arange(self.scores.shape[1]))
-        return np.where(blocked, a.options.mask_value, self.scores / a.divisor), blocked
+    @property
+    def options(self) -> Options:
+        return self.attention.options
 
-    def settle(self) -> None:
-        masked, blocked = self.masked()
-        self.empty = blocked.all(axis=1)
-        safe = np.where(self.empty[:, None], 0.0, masked)  # a row seeing nothing: no NaN
-        self.row_max = safe.max(axis=1)
-        with np.errstate(over="ignore"):  # a mask value near −1.8e308 minus a positive max: −∞, weight 0
-            self.row_sum = np.exp(safe - self.row_max[:, None]).sum(axis=1)
+    def input(self, name: str) -> np.ndarray:
+        """This head's Q (rotated, under RoPE), K or V, whole; another input (Wo, bo) as given."""
+        inputs = self.attention.inputs
+        reader = {"Q": inputs.Q, "K": inputs.K, "V": inputs.V}.get(name)
+        return reader(self.head) if reader is not None else self.scenario.inputs[name]
 
-    def weights(self) -> np.ndarray:
-        """Every weight of the block's rows (0 in a row that sees nothing)."""
-        masked, _ = self.masked()
-        with np.errstate(over="ignore", invalid="ignore"):
-            weights = np.exp(masked - self.row_max[:, None]) / self.row_sum[:, None]
-        weights[self.empty] = 0.0
-        return weights
+    def previous(self, cols: range | None = None) -> np.ndarray:
+        """The same rows of the stage before this one (its ``cols``, or these)."""
+        return self.read(self.attention.previous(self.stage.name), cols)
 
-    def outputs(self, V: np.ndarray) -> np.ndarray:
-        if self.output is None:
-            weights = self.weights()
-            # A weight below the smallest normal float64 (exp of a score far below the row's
-            # largest) adds nothing an output can show, but subnormal operands make the matrix
-            # product 200× slower; they are multiplied as 0 (the weights themselves are kept).
-            normal = np.where(weights < np.finfo(np.float64).tiny, 0.0, weights)
-            with np.errstate(over="ignore", invalid="ignore"):
-                self.output = normal @ V
-            self.entropy = entropy_rows(weights)
-        return self.output
+    def read(self, name: str, cols: range | None = None, head: int | None = None) -> np.ndarray:
+        """The same rows of a stage (of this head, or of ``head``)."""
+        return self.attention.values(name, self.head if head is None else head, self.rows,
+                                     self.cols if cols is None else cols, self.keep)
+
+    def blocked(self) -> np.ndarray:
+        return self.attention.blocked(self.rows, self.cols)
+
+    def empty(self) -> np.ndarray:
+        return self.attention.empty(self.rows, self.keep)
+
+    def statistics(self) -> dict[str, np.ndarray]:
+        """This stage's per-row statistics, for these rows."""
+        return self.attention.statistics(self.stage.name, self.head, self.rows, self.keep)
 
 
 class Head:
-    """One head's stages, as windows of rows × columns (``range`` objects)."""
+    """One head of an attention: its inputs, and its stages as windows of rows × columns."""
 
     def __init__(self, attention: Attention, h: int) -> None:
         self.attention = attention
@@ -229,83 +266,24 @@ class Head:
     def V(self) -> np.ndarray:
         return self.attention.inputs.V(self.h)
 
-    @property
-    def options(self) -> Options:
-        return self.attention.options
+    def values(self, name: str, rows: range, cols: range) -> np.ndarray:
+        return self.attention.values(name, self.h, rows, cols)
 
-    @property
-    def divisor(self) -> float:
-        return self.attention.divisor
-
-    def _gather(self, rows: range, width: int, piece) -> np.ndarray:
-        out = np.empty((len(rows), width))
-        a = self.attention
-        for b, inside, part in a.rows_of(rows):
-            out[part] = piece(a.block(self.h, b), inside)
-        return out
-
-    def scores(self, rows: range, cols: range) -> np.ndarray:
-        c = slice(cols.start, cols.stop)
-        return self._gather(rows, len(cols), lambda block, r: block.scores[r, c])
-
-    def scaled(self, rows: range, cols: range) -> np.ndarray:
-        return self.scores(rows, cols) / self.divisor
+    def statistics(self, name: str, rows: range) -> dict[str, np.ndarray]:
+        return self.attention.statistics(name, self.h, rows)
 
     def blocked(self, rows: range, cols: range) -> np.ndarray:
-        return self.attention.visibility.blocked(np.arange(rows.start, rows.stop),
-                                                 np.arange(cols.start, cols.stop))
-
-    def masked(self, rows: range, cols: range) -> np.ndarray:
-        return np.where(self.blocked(rows, cols), self.options.mask_value, self.scaled(rows, cols))
-
-    def row_max(self, rows: range) -> np.ndarray:
-        return self._gather(rows, 1, lambda block, r: block.row_max[r, None])[:, 0]
-
-    def row_sum(self, rows: range) -> np.ndarray:
-        return self._gather(rows, 1, lambda block, r: block.row_sum[r, None])[:, 0]
+        return self.attention.blocked(rows, cols)
 
     def empty(self, rows: range) -> np.ndarray:
-        return self._gather(rows, 1, lambda block, r: block.empty[r, None])[:, 0].astype(bool)
-
-    def exp(self, rows: range, cols: range) -> np.ndarray:
-        """``exp(masked − row_max)``: the numerators of the weights."""
-        masked = self.masked(rows, cols)
-        with np.errstate(over="ignore", invalid="ignore"):
-            exp = np.exp(masked - self.row_max(rows)[:, None])
-        exp[self.empty(rows)] = 0.0
-        return exp
-
-    def weights(self, rows: range, cols: range) -> np.ndarray:
-        masked = self.masked(rows, cols)
-        with np.errstate(over="ignore", invalid="ignore"):
-            weights = np.exp(masked - self.row_max(rows)[:, None]) / self.row_sum(rows)[:, None]
-        weights[self.empty(rows)] = 0.0
-        return weights
-
-    def output(self, rows: range, cols: range) -> np.ndarray:
-        c = slice(cols.start, cols.stop)
-        return self._gather(rows, len(cols), lambda block, r: block.outputs(self.V)[r, c])
-
-    def max_weight(self, rows: range) -> np.ndarray:
-        """Each row's largest weight, 1 / Σexp (the largest exp is exp(0) = 1); 0 if empty."""
-        with np.errstate(divide="ignore"):
-            return np.where(self.empty(rows), 0.0, 1.0 / self.row_sum(rows))
-
-    def entropy(self, rows: range) -> np.ndarray:
-        """Each row's entropy in nats (0 for one-hot, ln T for uniform)."""
-        def piece(block: Block, r: slice) -> np.ndarray:
-            block.outputs(self.V)
-            return block.entropy[r, None]
-        return self._gather(rows, 1, piece)[:, 0]
+        return self.attention.empty(rows)
 
 
 @dataclass(eq=False)
 class Trace:
-    """Every stage of one head as dense arrays (T = query rows; for small scenarios and tests).
-
-    ``blocked`` is True where a mask hides a key from a query; ``exp`` holds
-    ``exp(masked − row_max)``, the numerically stable form the weights are computed from.
-    """
+    """Every stage of one head as dense arrays (for small scenarios and tests): ``values`` by
+    stage key (``trace.weights``, ``trace.scores``, …, or ``trace["weights"]``), and ``blocked``,
+    True where a mask hides a key from a query, and ``empty``, the rows that see no key."""
 
     tokens: tuple[str, ...]
     options: Options
@@ -314,18 +292,20 @@ class Trace:
     Q: np.ndarray
     K: np.ndarray
     V: np.ndarray
-    scores: np.ndarray
-    scaled: np.ndarray
     blocked: np.ndarray
-    masked: np.ndarray
-    row_max: np.ndarray
-    exp: np.ndarray
-    row_sum: np.ndarray
-    weights: np.ndarray
-    output: np.ndarray
-    max_weight: np.ndarray
-    entropy: np.ndarray
     empty: np.ndarray
+    values: dict[str, np.ndarray] = field(default_factory=dict)
+    statistics: dict[str, np.ndarray] = field(default_factory=dict)  # every stage's, by their names
+    steps: tuple[Stage, ...] = ()
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        for found in (self.__dict__.get("values", {}), self.__dict__.get("statistics", {})):
+            if name in found:
+                return found[name]
+        raise AttributeError(f"this trace has no stage or statistic {name!r}")
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self.values[key]
 
     @property
     def T(self) -> int:
@@ -340,24 +320,33 @@ class Trace:
         return self.V.shape[1]
 
     def stage(self, name: str) -> np.ndarray:
-        """The matrix a stage produces: scores, scaled, masked, weights or output."""
-        return {"score": self.scores, "scale": self.scaled, "mask": self.masked,
-                "softmax": self.weights, "output": self.output}[name]
+        """The matrix a stage (by name) produces."""
+        return self.values[next(step.key for step in self.steps if step.name == name)]
+
+    def before(self, name: str) -> np.ndarray:
+        """The matrix of the head's stage just before ``name``."""
+        names = [step.name for step in self.steps if step.per_head]
+        return self.stage(names[names.index(name) - 1])
 
 
 def trace(attention: Attention, h: int = 0) -> Trace:
     """Head ``h`` of ``attention`` as dense arrays, assembled from the same blocks a view reads."""
     head = attention.head(h)
-    rows, keys = range(attention.T), range(attention.scenario.T_k)
-    values = range(attention.scenario.d_v)
+    scenario = attention.scenario
+    rows, keys = range(attention.T), range(scenario.T_k)
+    steps = tuple(step for step in attention.steps if step.per_head)
+    values = {step.name: head.values(step.name, rows, range(step.column_count(scenario))) for step in steps}
+    statistics: dict[str, np.ndarray] = {}
+    for step in steps:
+        if step.statistics is not None:
+            statistics.update(head.statistics(step.name, rows))
+        for summary in step.summaries:
+            statistics[summary.name] = summary.values(head, rows)
     return Trace(
-        tokens=attention.scenario.row_tokens, options=attention.options,
-        precision=attention.scenario.precision, divisor=attention.divisor,
-        Q=head.Q, K=head.K, V=head.V, scores=head.scores(rows, keys), scaled=head.scaled(rows, keys),
-        blocked=head.blocked(rows, keys), masked=head.masked(rows, keys), row_max=head.row_max(rows),
-        exp=head.exp(rows, keys), row_sum=head.row_sum(rows), weights=head.weights(rows, keys),
-        output=head.output(rows, values), max_weight=head.max_weight(rows),
-        entropy=head.entropy(rows), empty=head.empty(rows))
+        tokens=scenario.row_tokens, options=attention.options, precision=scenario.precision,
+        divisor=attention.divisor, Q=head.Q, K=head.K, V=head.V, blocked=head.blocked(rows, keys),
+        empty=head.empty(rows), values={step.key: values[step.name] for step in steps},
+        statistics=statistics, steps=steps)
 
 
 def compute(scenario: Scenario, options: Options | None = None, causal_offset: int = 1) -> Trace:
@@ -377,54 +366,3 @@ def compute_all(scenario: Scenario) -> dict[str, Trace]:
     for variant in scenario.variants:
         traces[variant.name] = compute(scenario, variant.options(scenario.options))
     return traces
-
-
-def require_finite(attention: Attention, changes: list[Changed], option_sets: list[Options]) -> None:
-    """``NumericError`` if an edit made some score, scaled score or value leave float64's range.
-
-    Only what the edit changed is checked (a row of scores for a query, a column for a key),
-    so the check costs O(T·d) however large the scenario.
-    """
-    scenario = attention.scenario
-    inputs = attention.inputs
-    keys, queries = scenario.tokens, scenario.row_tokens
-    d_k = scenario.d_k
-    for h, change in enumerate(changes):
-        Q, K, V = inputs.Q(h), inputs.K(h), inputs.V(h)
-        for name, values, rows in (("Q", Q, change.q_rows), ("K", K, change.k_rows),
-                                   ("V", V, change.v_rows)):
-            if rows is not None and not len(rows):
-                continue
-            if not np.isfinite(values if rows is None else values[rows]).all():
-                raise NumericError(f"{name} overflows float64 ({scenario.head_names[h]}); use smaller numbers")
-        if change.v:  # the rows that changed (the others were checked when they did)
-            moved = V if change.v_rows is None else V[change.v_rows]
-            largest = max(float(moved.max()), -float(moved.min()))  # (no |V| the size of V)
-            if largest >= V_LIMIT:
-                raise NumericError(f"V holds {largest:.3e}: the weighted sum of such values can round "
-                                   f"past float64's largest number; keep V below {V_LIMIT:.0e}")
-        pieces = []
-        if change.q_rows is None or change.k_rows is None:
-            bound = float(np.abs(Q).max()) * float(np.abs(K).max()) * d_k
-            if bound < 1e300:
-                continue
-            pieces = [(np.arange(i, min(i + 256, len(Q))), None) for i in range(0, len(Q), 256)]
-        else:
-            if len(change.q_rows):
-                pieces.append((change.q_rows, None))
-            if len(change.k_rows):
-                pieces.append((None, change.k_rows))
-        for rows, cols in pieces:
-            with np.errstate(over="ignore", invalid="ignore"):
-                block = (Q[rows] if rows is not None else Q) @ (K[cols] if cols is not None else K).T
-            scaled = [block / options.divisor(d_k) for options in option_sets]
-            for values, what in [(block, "score")] + [(s, "scaled score") for s in scaled]:
-                if np.isfinite(values).all():
-                    continue
-                bad = np.argwhere(~np.isfinite(values))
-                if len(bad):
-                    i, j = bad[0]
-                    i = rows[i] if rows is not None else i
-                    j = cols[j] if cols is not None else j
-                    raise NumericError(f"the {what} ({queries[i]}, {keys[j]}) overflows float64 "
-                                       f"({values[bad[0][0], bad[0][1]]}); use smaller numbers")

@@ -24,22 +24,12 @@ from attn_tui.core.labels import column_labels, token_labels
 from attn_tui.core.numbers import fixed
 from attn_tui.core.options import Expected
 from attn_tui.core.scenario import Scenario
-from attn_tui.core.softmax import softmax_rows
-from attn_tui.core.stages import BY_KEY, EXPECT_KEYS
+from attn_tui.core.stages import expect_keys, mask, softmax, stage_keyed, weighted_sum
 from attn_tui.core.text import visible
 
 MAX_LISTED = 5
 ROUNDED = 0.005  # a student's numbers this close to a computation look rounded, not wrong
 SAME = 1e-12     # two computations this close give "the same numbers"
-
-
-@dataclass(frozen=True)
-class Mistake:
-    """A known way to get attention wrong: what it is, and how to fix it."""
-
-    key: str
-    what: str
-    fix: str
 
 
 @dataclass(frozen=True)
@@ -114,30 +104,98 @@ class Comparison:
         return next((stage for stage in self.stages if stage.stage == name and stage.head == head), None)
 
 
-MISTAKES = {
-    "transposed": Mistake("transposed", "the scores are transposed (K·Qᵀ instead of Q·Kᵀ)",
-                          "compute scores = Q @ K.T, so that row i holds query i against every key"),
-    "unscaled": Mistake("unscaled", "the scores were not divided by √d_k",
-                        "divide the scores by np.sqrt(d_k) before the softmax"),
-    "divided_by_d_k": Mistake("divided_by_d_k", "the scores were divided by d_k instead of √d_k",
-                              "divide by np.sqrt(d_k), not by d_k"),
-    "divided_by_d_k_not_scale": Mistake(
-        "divided_by_d_k_not_scale", "the scores were divided by d_k instead of the scenario's divisor",
-        "divide by the scale the scenario gives"),
-    "no_mask": Mistake("no_mask", "the causal mask was not applied",
-                       "before the softmax, set the scores where j > i to -inf "
-                       "(np.triu(np.ones((T, T)), k=1))"),
-    "mask_hides_self": Mistake("mask_hides_self", "the mask is off by one: a token cannot see itself",
-                               "use np.triu(…, k=1), not k=0: the diagonal must stay visible"),
-    "mask_sees_ahead": Mistake("mask_sees_ahead", "the mask is off by one: a token sees one step ahead",
-                               "use np.triu(…, k=1), not k=2: only the future is hidden"),
-    "mask_after_softmax": Mistake("mask_after_softmax", "the mask was applied after the softmax",
-                                  "mask the scores (set them to -inf) before the softmax, so each "
-                                  "row still sums to 1"),
-    "softmax_axis": Mistake("softmax_axis", "the softmax runs over the wrong axis (columns)",
-                            "normalise each row: softmax(scores, axis=-1)"),
-    "k_as_v": Mistake("k_as_v", "the weights multiply K where V belongs", "the output is weights @ V"),
-}
+@dataclass(frozen=True)
+class Mistake:
+    """A known way to get attention wrong: what it is, how to fix it, when a scenario can show
+    it, and attention recomputed that way (the stages it gives, by key)."""
+
+    key: str
+    what: str
+    fix: str
+    applies: Callable[[Scenario, Trace], bool]
+    recompute: Callable[[Scenario, Trace], dict | None]
+
+
+def _with(causal_offset: int = 1, **changes) -> Callable[[Scenario, Trace], dict | None]:
+    """A mistake that is attention itself under other options (or another causal offset)."""
+    def recompute(scenario: Scenario, correct: Trace) -> dict | None:
+        options = dataclasses.replace(correct.options, **changes)
+        return _traced(Attention(scenario, options, visibility=scenario.visibility(options, causal_offset)))
+    return recompute
+
+
+def _traced(attention: Attention) -> dict | None:
+    """Every stage of a recomputation by key, and the attention itself under ``attention``; a
+    row that sees nothing gives NaN where it has no values, as a student's code would."""
+    try:
+        other = trace(attention)
+    except NumericError:
+        return None
+    found: dict = {"attention": attention}
+    with np.errstate(invalid="ignore"):
+        for stage in other.steps:
+            values = other[stage.key]
+            found[stage.key] = np.where(other.empty[:, None], np.nan, values) if stage.empty_rows else values
+    return found
+
+
+def _transposed(scenario: Scenario, correct: Trace) -> dict | None:
+    """K·Qᵀ for Q·Kᵀ, and everything after it: attention with the queries and keys swapped."""
+    swapped = dataclasses.replace(scenario, inputs={"Q": correct.K, "K": correct.Q, "V": correct.V}, expect={})
+    found = _traced(Attention(swapped, correct.options, visibility=scenario.visibility(correct.options)))
+    if found is not None:
+        del found["attention"]  # its arithmetic would read as attention's own, on swapped inputs
+    return found
+
+
+def _mask_after_softmax(scenario: Scenario, correct: Trace) -> dict:
+    weights = softmax.softmax(correct.before(mask.STAGE.name)) * ~correct.blocked
+    return {softmax.STAGE.key: weights, weighted_sum.STAGE.key: weights @ correct.V}
+
+
+def _softmax_axis(scenario: Scenario, correct: Trace) -> dict:
+    with np.errstate(invalid="ignore"):
+        weights = softmax.softmax(correct.before(softmax.STAGE.name).T).T
+    return {softmax.STAGE.key: weights, weighted_sum.STAGE.key: weights @ correct.V}
+
+
+def _k_as_v(scenario: Scenario, correct: Trace) -> dict:
+    return {weighted_sum.STAGE.key: correct[softmax.STAGE.key] @ correct.K}
+
+
+MISTAKES = (
+    Mistake("transposed", "the scores are transposed (K·Qᵀ instead of Q·Kᵀ)",
+            "compute scores = Q @ K.T, so that row i holds query i against every key",
+            lambda scenario, correct: scenario.T == scenario.T_k, _transposed),
+    Mistake("unscaled", "the scores were not divided by √d_k",
+            "divide the scores by np.sqrt(d_k) before the softmax",
+            lambda scenario, correct: correct.options.scale is not False, _with(scale=False)),
+    Mistake("divided_by_d_k", "the scores were divided by d_k instead of √d_k", "divide by np.sqrt(d_k), not by d_k",
+            lambda scenario, correct: correct.options.scale is True and correct.d_k != 1,
+            lambda scenario, correct: _with(scale=float(correct.d_k))(scenario, correct)),
+    Mistake("divided_by_d_k_not_scale", "the scores were divided by d_k instead of the scenario's divisor",
+            "divide by the scale the scenario gives",
+            lambda scenario, correct: correct.options.scale not in (True, False)
+            and float(correct.options.scale) != correct.d_k,
+            lambda scenario, correct: _with(scale=float(correct.d_k))(scenario, correct)),
+    Mistake("no_mask", "the causal mask was not applied",
+            "before the softmax, set the scores where j > i to -inf (np.triu(np.ones((T, T)), k=1))",
+            lambda scenario, correct: correct.options.causal, _with(causal=False)),
+    Mistake("mask_hides_self", "the mask is off by one: a token cannot see itself",
+            "use np.triu(…, k=1), not k=0: the diagonal must stay visible",
+            lambda scenario, correct: correct.options.causal, _with(0)),
+    Mistake("mask_sees_ahead", "the mask is off by one: a token sees one step ahead",
+            "use np.triu(…, k=1), not k=2: only the future is hidden",
+            lambda scenario, correct: correct.options.causal, _with(2)),
+    Mistake("mask_after_softmax", "the mask was applied after the softmax",
+            "mask the scores (set them to -inf) before the softmax, so each row still sums to 1",
+            lambda scenario, correct: correct.options.causal, _mask_after_softmax),
+    Mistake("softmax_axis", "the softmax runs over the wrong axis (columns)",
+            "normalise each row: softmax(scores, axis=-1)", lambda scenario, correct: True, _softmax_axis),
+    Mistake("k_as_v", "the weights multiply K where V belongs", "the output is weights @ V",
+            lambda scenario, correct: correct.K.shape == correct.V.shape, _k_as_v),
+)
+MISTAKE_NAMED = {mistake.key: mistake for mistake in MISTAKES}
 
 # What to change in a scenario so that two mistakes give different numbers.
 TELL_APART = {
@@ -160,7 +218,7 @@ def compare(scenario: Scenario, attention: Attention | None = None) -> Compariso
     per_head: dict[int, Comparison] = {}
     for h in range(scenario.heads):
         expect = {key: _of_head(expected, h, scenario.heads) for key, expected in scenario.expect.items()
-                  if BY_KEY[key].per_head}
+                  if stage_keyed(key).per_head}
         if not expect:
             continue
         single = head_scenario(scenario, attention, h, expect)
@@ -171,15 +229,16 @@ def compare(scenario: Scenario, attention: Attention | None = None) -> Compariso
         per_head[h] = found
     rows = range(scenario.T)
     empty = attention.empty(rows)
-    for key, correct in (("concat", lambda: attention.concat(rows)), ("projected", lambda: attention.projected(rows))):
-        if key in scenario.expect:
-            expected = _without_empty_rows(scenario.expect[key], empty, key)
-            stages.append(_compare(key, expected, correct(), scenario.expect_tolerance))
-    stages.sort(key=lambda stage: (EXPECT_KEYS.index(stage.stage), stage.head or 0))
+    for stage in attention.steps:
+        if not stage.per_head and stage.key in scenario.expect:
+            correct = attention.values(stage.name, None, rows, range(stage.column_count(scenario)))
+            expected = _without_empty_rows(scenario.expect[stage.key], empty, stage.key)
+            stages.append(_compare(stage.key, expected, correct, scenario.expect_tolerance))
+    stages.sort(key=lambda stage: (expect_keys().index(stage.stage), stage.head or 0))
     comparison = Comparison(tuple(stages), scenario.expect_tolerance)
     first = comparison.first_difference
     # the diagnosis is the one of the stage reported first (its head's own recomputation)
-    diagnosed = per_head.get(first.head or 0) if first is not None and BY_KEY[first.stage].per_head else None
+    diagnosed = per_head.get(first.head or 0) if first is not None and stage_keyed(first.stage).per_head else None
     if diagnosed is None:
         return comparison
     return dataclasses.replace(comparison, diagnosis=diagnosed.diagnosis, mistaken=diagnosed.mistaken,
@@ -188,18 +247,20 @@ def compare(scenario: Scenario, attention: Attention | None = None) -> Compariso
 
 def head_scenario(scenario: Scenario, attention: Attention, h: int, expect: dict[str, Expected]) -> Scenario:
     """Head ``h`` of a multi-head scenario as a one-head scenario: its queries, keys (both
-    rotated, when RoPE turns them) and values, the same options and masks, and ``expect``."""
+    rotated, when RoPE turns them) and values, the same options and masks, its own part of each
+    stage's setting (its bias), and ``expect``."""
     inputs = attention.inputs
     return dataclasses.replace(
         scenario, inputs={"Q": inputs.Q(h), "K": inputs.K(h), "V": inputs.V(h)}, heads=1, kv_heads=1,
         head_names=(scenario.head_names[h],), rope=None, variants=(), expect=expect, files={},
-        random=None)
+        random=None, stage_settings={name: setting.of_head(h, scenario.heads)
+                                     for name, setting in scenario.stage_settings.items()})
 
 
 def _without_empty_rows(expected: Expected, empty: np.ndarray, name: str) -> Expected:
     """A row that sees no key has no weights and no output: whatever a student wrote there (a
     naive softmax's NaN, the uniform weights a finite mask gives) is not compared."""
-    if name not in ("weights", "output", "concat", "projected"):
+    if not stage_keyed(name).empty_rows:
         return expected
     return Expected(expected.values, expected.given & ~empty[:, None])
 
@@ -214,16 +275,17 @@ def _compare_one(scenario: Scenario, attention: Attention) -> Comparison:
     expect, tolerance = scenario.expect, scenario.expect_tolerance
     if correct.empty.any():
         expect = {name: _without_empty_rows(expected, correct.empty, name) for name, expected in expect.items()}
-    stages = tuple(_compare(name, expect[name], _values(correct, name), tolerance)
-                   for name in EXPECT_KEYS if name in expect)
+    stages = tuple(_compare(name, expect[name], correct[name], tolerance)
+                   for name in expect_keys(scenario) if name in expect)
     comparison = Comparison(stages, tolerance)
     first = comparison.first_difference
     if first is None:
         return comparison
     expected = expect[first.stage]
     candidates = []
-    for key, make in _mistaken_ways(scenario, correct):
-        mistaken = make()
+    for mistake in MISTAKES:
+        key = mistake.key
+        mistaken = mistake.recompute(scenario, correct) if mistake.applies(scenario, correct) else None
         if mistaken is None or first.stage not in mistaken:
             continue
         theirs = mistaken[first.stage]
@@ -244,15 +306,10 @@ def _compare_one(scenario: Scenario, attention: Attention) -> Comparison:
     if len(same) > 1:
         suggestion = TELL_APART.get(frozenset(same), "change the inputs (more tokens, Q ≠ K, d_k ≥ 2) "
                                                       "so that these mistakes give different numbers")
-    diagnosis = Diagnosis(tuple(MISTAKES[key] for key in same),
+    diagnosis = Diagnosis(tuple(MISTAKE_NAMED[key] for key in same),
                           None if best_distance <= tolerance else _nice(best_distance), suggestion)
     arrays = {name: value for name, value in best.items() if name != "attention"}
     return Comparison(stages, tolerance, diagnosis, arrays, best.get("attention"))
-
-
-def _values(correct: Trace, name: str) -> np.ndarray:
-    return {"scores": correct.scores, "scaled": correct.scaled, "weights": correct.weights,
-            "output": correct.output}[name]
 
 
 def summary(comparison: Comparison, scenario: Scenario) -> str:
@@ -264,7 +321,7 @@ def summary(comparison: Comparison, scenario: Scenario) -> str:
         if stage.matches:
             lines.append(f"{stage.name}: ✓ matches (tolerance {comparison.tolerance:g})")
             continue
-        columns = column_labels(scenario, BY_KEY[stage.stage])
+        columns = column_labels(scenario, stage_keyed(stage.stage))
         lines.append(f"{stage.name}: ✗ {stage.count} cell{'s differ' if stage.count > 1 else ' differs'}")
         for i, j in np.argwhere(stage.differs)[:MAX_LISTED]:
             yours, correct = _pair(stage.yours[i, j], stage.correct[i, j], p)
@@ -338,7 +395,7 @@ def comparison_lines(comparison: Comparison, scenario: Scenario, stage: str, row
     if compared is None:
         return []
     rows = token_labels(scenario.row_tokens)
-    columns = column_labels(scenario, BY_KEY[stage])
+    columns = column_labels(scenario, stage_keyed(stage))
     p = scenario.precision
     lines = [Line((Span("Your values (expect:)", "token"),))]
     if col is not None and col < compared.differs.shape[1]:
@@ -359,7 +416,7 @@ def comparison_lines(comparison: Comparison, scenario: Scenario, stage: str, row
         if comparison.mistaken_attention is not None:
             from attn_tui.core.explanation import explain
 
-            wrong = explain(comparison.mistaken_attention, BY_KEY[stage].name, row, col)
+            wrong = explain(comparison.mistaken_attention, stage_keyed(stage).name, row, col)
             lines.append(Line((Span("The mistaken way, for this row:", "note"),)))
             lines += [Line(tuple(Span(span.text, "note" if span.role == "text" else span.role)
                                  for span in line.spans), line.selected) for line in wrong.lines]
@@ -400,69 +457,6 @@ def _nice(distance: float) -> float:
         if step * power >= distance:
             return float(f"{step * power:.0e}")
     return 10 * power
-
-
-def _mistaken_ways(scenario: Scenario, correct: Trace) -> list[tuple[str, Callable[[], dict | None]]]:
-    """Each known mistake as a recomputation of the stages it changes."""
-    options = correct.options
-    d_k = correct.d_k
-
-    def as_attention(causal_offset: int = 1, **changes) -> Callable[[], dict | None]:
-        def make() -> dict | None:
-            other_options = dataclasses.replace(options, **changes)
-            attention = Attention(scenario, other_options,
-                                  visibility=scenario.visibility(other_options, causal_offset))
-            try:
-                other = trace(attention)
-            except NumericError:
-                return None
-            with np.errstate(invalid="ignore"):  # a row that sees nothing gives NaN, as theirs would
-                weights = np.where(other.empty[:, None], np.nan, other.weights)
-                output = np.where(other.empty[:, None], np.nan, other.output)
-            return {"scaled": other.scaled, "weights": weights, "output": output, "attention": attention}
-        return make
-
-    def transposed() -> dict:
-        scores = correct.scores.T
-        return {"scores": scores, **_from_scores(scores, correct)}
-
-    def mask_after_softmax() -> dict | None:
-        if not options.causal:
-            return None
-        weights = softmax_rows(correct.scaled)[3] * ~correct.blocked
-        return {"weights": weights, "output": weights @ correct.V}
-
-    def softmax_axis() -> dict:
-        with np.errstate(invalid="ignore"):
-            weights = softmax_rows(correct.masked.T)[3].T
-        return {"weights": weights, "output": weights @ correct.V}
-
-    def k_as_v() -> dict | None:
-        return {"output": correct.weights @ correct.K} if correct.K.shape == correct.V.shape else None
-
-    ways: list[tuple[str, Callable[[], dict | None]]] = []
-    if scenario.T == scenario.T_k:
-        ways.append(("transposed", transposed))
-    if options.scale is not False:
-        ways.append(("unscaled", as_attention(scale=False)))
-    if options.scale is True and d_k != 1:
-        ways.append(("divided_by_d_k", as_attention(scale=float(d_k))))
-    elif options.scale not in (True, False) and float(options.scale) != d_k:
-        ways.append(("divided_by_d_k_not_scale", as_attention(scale=float(d_k))))
-    if options.causal:
-        ways += [("no_mask", as_attention(causal=False)), ("mask_hides_self", as_attention(0)),
-                 ("mask_sees_ahead", as_attention(2))]
-    ways += [("mask_after_softmax", mask_after_softmax), ("softmax_axis", softmax_axis),
-             ("k_as_v", k_as_v)]
-    return ways
-
-
-def _from_scores(scores: np.ndarray, correct: Trace) -> dict:
-    scaled = scores / correct.divisor
-    masked = np.where(correct.blocked, correct.options.mask_value, scaled)
-    with np.errstate(invalid="ignore"):
-        weights = softmax_rows(masked)[3]
-    return {"scaled": scaled, "weights": weights, "output": weights @ correct.V}
 
 
 def _pair(yours: float, correct: float, precision: int) -> tuple[str, str]:

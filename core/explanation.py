@@ -14,13 +14,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attn_tui.core.attention import Attention
 from attn_tui.core.numbers import fixed, fixed_row, mask_text
 from attn_tui.core.labels import token_labels as labels
 from attn_tui.core.text import visible
+
+if TYPE_CHECKING:
+    from attn_tui.core.attention import Attention
 
 FOLD = 8
 BAR_WIDTH = 24
@@ -55,71 +58,60 @@ class Explanation:
 def explain(attention: Attention, stage: str, row: int, col: int | None = None,
             fold: int | None = FOLD, head: int = 0) -> Explanation:
     """How ``stage`` computes query ``row`` of ``head`` (and, where it matters, column ``col``)."""
-    from attn_tui.core.stages import stage_named, step_number
-
-    described = stage_named(stage)
-    writer = Writer(attention, head, row, col, fold)
+    described = attention.stage(stage)
+    writer = Writer(attention, head, row, col, fold, stage)
     title = described.explain(writer)
-    number = step_number(attention.scenario, stage)
+    number = attention.steps.index(described) + 1
     return Explanation(stage, f"Step {number} — {described.title}: {title}", tuple(writer.lines))
 
 
 class RowData:
-    """One query row of one head: every number its arithmetic shows, each computed once."""
+    """One query row of one head, as the stage being explained sees it: its own values, those
+    of the stage before it and of any other stage, each computed once, whole."""
 
-    def __init__(self, attention: Attention, h: int, row: int) -> None:
+    def __init__(self, attention: Attention, h: int, row: int, stage: str) -> None:
         self.attention = attention
         self.head = attention.head(h)
         self.h = h
         self.i = row
+        self.stage = stage
         self._rows = range(row, row + 1)
-        self._keys = range(attention.scenario.T_k)
+        self._found: dict[str, np.ndarray] = {}
 
-    @cached_property
-    def scores(self) -> np.ndarray:
-        return self.head.scores(self._rows, self._keys)[0]
+    def of(self, name: str) -> np.ndarray:
+        """The whole row of stage ``name``."""
+        if name not in self._found:
+            columns = range(self.attention.stage(name).column_count(self.attention.scenario))
+            self._found[name] = self.attention.values(name, self.h, self._rows, columns)[0]
+        return self._found[name]
 
-    @cached_property
-    def scaled(self) -> np.ndarray:
-        return self.head.scaled(self._rows, self._keys)[0]
+    @property
+    def own(self) -> np.ndarray:
+        return self.of(self.stage)
+
+    @property
+    def previous(self) -> np.ndarray:
+        return self.of(self.attention.previous(self.stage))
+
+    def statistics(self, name: str | None = None) -> dict[str, float]:
+        """A stage's per-row statistics (this one's by default), for this row."""
+        found = self.attention.statistics(name or self.stage, self.h, self._rows)
+        return {key: float(value[0]) for key, value in found.items()}
 
     @cached_property
     def blocked(self) -> np.ndarray:
-        return self.head.blocked(self._rows, self._keys)[0]
-
-    @cached_property
-    def masked(self) -> np.ndarray:
-        return self.head.masked(self._rows, self._keys)[0]
-
-    @cached_property
-    def row_max(self) -> float:
-        return float(self.head.row_max(self._rows)[0])
-
-    @cached_property
-    def row_sum(self) -> float:
-        return float(self.head.row_sum(self._rows)[0])
-
-    @cached_property
-    def exp(self) -> np.ndarray:
-        return self.head.exp(self._rows, self._keys)[0]
-
-    @cached_property
-    def weights(self) -> np.ndarray:
-        return self.head.weights(self._rows, self._keys)[0]
+        return self.attention.blocked(self._rows, range(self.attention.scenario.T_k))[0]
 
     @cached_property
     def empty(self) -> bool:
-        return bool(self.head.empty(self._rows)[0])
-
-    @cached_property
-    def output(self) -> np.ndarray:
-        return self.head.output(self._rows, range(self.attention.scenario.d_v))[0]
+        return bool(self.attention.empty(self._rows)[0])
 
 
 class Writer:
     """Builds the lines of one explanation: the row's data, and ways to write it down."""
 
-    def __init__(self, attention: Attention, h: int, row: int, col: int | None, fold: int | None) -> None:
+    def __init__(self, attention: Attention, h: int, row: int, col: int | None, fold: int | None,
+                 stage: str) -> None:
         scenario = attention.scenario
         self.attention = attention
         self.scenario = scenario
@@ -128,12 +120,22 @@ class Writer:
         self.row = row
         self.col = col
         self.fold = fold
+        self.stage = stage
         self.p = scenario.precision
         self.lines: list[Line] = []
         self.keys_labels = labels(scenario.tokens)
         self.query_labels = labels(scenario.row_tokens)
         self.query = self.query_labels[row]
-        self.r = RowData(attention, h, row)
+        self.r = RowData(attention, h, row, stage)
+
+    @property
+    def previous_name(self) -> str:
+        """The stage this one reads as the one before it."""
+        return self.attention.previous(self.stage)
+
+    def decimals(self, name: str | None = None) -> int:
+        """The decimals a stage (this one by default) shows its numbers with."""
+        return self.attention.stage_decimals(name or self.stage, self.h)
 
     # ---- words -------------------------------------------------------------------------------
 
@@ -178,9 +180,8 @@ class Writer:
                  (" = ", ""), (fixed(entry, attention.decimals("Q", h), True), "result"))
         self.note(f"  (each entry of q{i + 1}: x{i + 1} times one column of Wq; k and v come from Wk, Wv alike)")
 
-    def weight_bars(self) -> None:
+    def weight_bars(self, weights: np.ndarray) -> None:
         """The row's weights as bars, one key a line: the picture that says it fastest."""
-        weights = self.r.weights
         for k in self.keys():
             if isinstance(k, int):
                 self.add((f"{self.keys_labels[k][:10]:>10} ", "token"), (bar(weights[k]), "bar"),
@@ -266,46 +267,9 @@ def percent(weight: float) -> str:
     return (text[:-2] if text.endswith(".0") else text) + "%"
 
 
-def sentence(attention: Attention, row: int, head: int = 0) -> str:
-    """Where query ``row`` looks, in percent: '"sat" pays 25% attention to "the", …'.
-
-    Each percentage is read off the weight it describes (so equal weights read the same); a
-    row with many keys names its three largest and sums the rest; weight that a finite mask
-    value lets through to hidden keys is said, not rounded away.
-    """
-    data = RowData(attention, head, row)
-    scenario = attention.scenario
-    keys, query = labels(scenario.tokens), labels(scenario.row_tokens)[row]
-    if data.empty:
-        return f'"{query}" has nothing to attend to: every key is hidden from it.'
-    weights, blocked = data.weights, data.blocked
-    visible_keys = np.flatnonzero(~blocked)
-    many = len(visible_keys) > FOLD
-    shown = visible_keys[np.argsort(-weights[visible_keys], kind="stable")[:3]] if many else visible_keys
-
-    def name(k: int) -> str:
-        return "itself" if not scenario.cross and k == row else f'"{keys[k]}"'
-
-    phrases = [(percent(weights[k]), name(k)) for k in shown]
-    first = f"{phrases[0][0]} attention to {phrases[0][1]}"
-    rest = [f"{share} to {who}" for share, who in phrases[1:]]
-    if many:
-        others = float(weights[visible_keys].sum() - weights[shown].sum())
-        text = ", ".join([first, *rest]) + f" (its {len(shown)} largest), and {percent(others)} " \
-            f"to the other {len(visible_keys) - len(shown)} keys"
-    elif not rest:
-        text = first
-    elif len(rest) == 1:
-        text = f"{first} and {rest[0]}"
-    else:
-        text = ", ".join([first, *rest[:-1]]) + f", and {rest[-1]}"
-    if blocked.any():
-        hidden = float(weights[blocked].sum())
-        where = "the future" if attention.visibility.rules == ("causal",) else "the hidden keys"
-        text += f", and {percent(hidden)} to {where}"
-        if hidden > 0:
-            text += f" (the mask value {mask_text(attention.options.mask_value)} lets it through)"
-    return f'"{query}" pays {text}.'
+def quoted_key(scenario, k: int, row: int) -> str:
+    """A key as a sentence names it: "itself" for the query's own position, else its label."""
+    return "itself" if not scenario.cross and k == row else f'"{labels(scenario.tokens)[k]}"'
 
 
 def quoted(text: str) -> str:

@@ -40,15 +40,7 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
     head_fields.update(focus=scenario.row_tokens[scenario.focus], precision=scenario.precision)
     yield json.dumps(head_fields)[:-1]
     if scenario.multi_head:
-        yield ', "heads": ['
-        for h in range(scenario.heads):
-            yield "," if h else ""
-            yield from _head_object(attention.head(h))
-        yield "]"
-        yield ', "concat": '
-        yield from _matrix(lambda rows: attention.concat(rows), scenario.T, empty=attention.empty)
-        yield ', "output": '
-        yield from _matrix(lambda rows: attention.projected(rows), scenario.T, empty=attention.empty)
+        yield from _heads_and_after(attention)
         yield ', "inputs": '
         yield json.dumps({name: array.tolist() for name, array in scenario.inputs.items()})
     else:
@@ -64,14 +56,7 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
             yield json.dumps({"name": variant.name})[:-1] + ", "
             other = attentions[variant.name]
             if scenario.multi_head:  # the same shape as the scenario's own: every head, then after them
-                yield '"heads": ['
-                for h in range(scenario.heads):
-                    yield "," if h else ""
-                    yield from _head_object(other.head(h))
-                yield '], "concat": '
-                yield from _matrix(lambda rows, other=other: other.concat(rows), scenario.T, empty=other.empty)
-                yield ', "output": '
-                yield from _matrix(lambda rows, other=other: other.projected(rows), scenario.T, empty=other.empty)
+                yield from _heads_and_after(other, first=True)
             else:
                 yield from _head_fields(other.head(0))
             yield "}"
@@ -81,44 +66,69 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
     yield "}\n"
 
 
-def _head_object(head: Head) -> Iterator[str]:
-    yield json.dumps({"name": head.attention.scenario.head_names[head.h]})[:-1] + ", "
-    yield from _head_fields(head)
-    yield "}"
+def _heads_and_after(attention: Attention, first: bool = False) -> Iterator[str]:
+    """``heads`` (an object per head), then each stage after the heads under its key, and
+    ``output``: the last stage's values, the layer's output."""
+    scenario = attention.scenario
+    yield ('' if first else ', ') + '"heads": ['
+    for h in range(scenario.heads):
+        yield "," if h else ""
+        yield json.dumps({"name": scenario.head_names[h]})[:-1] + ", "
+        yield from _head_fields(attention.head(h))
+        yield "}"
+    yield "]"
+    after = [stage for stage in attention.steps if not stage.per_head]
+    for stage in after:
+        yield f', "{stage.key}": '
+        yield from _stage_matrix(attention, stage, None)
+    if after[-1].key != "output":
+        yield ', "output": '
+        yield from _stage_matrix(attention, after[-1], None)
 
 
 def _head_fields(head: Head) -> Iterator[str]:
-    """The single-head keys, from ``d_k`` to ``diagnostics``, without the braces."""
+    """The single-head keys, from ``d_k`` to ``diagnostics``, without the braces: the options,
+    the head's inputs, then every stage of the head under its key (each with its extras first)."""
     attention = head.attention
     scenario, options = attention.scenario, attention.options
-    T, keys, values = scenario.T, range(scenario.T_k), range(scenario.d_v)
+    T = scenario.T
     yield json.dumps({
         "d_k": scenario.d_k, "d_v": scenario.d_v, "causal": options.causal,
         "divisor": attention.divisor,
         "mask_value": None if math.isinf(options.mask_value) else options.mask_value,
         "Q": head.Q.tolist(), "K": head.K.tolist(), "V": head.V.tolist()})[1:-1]
-    for name, rows_of in (("scores", lambda rows: head.scores(rows, keys)),
-                          ("scaled", lambda rows: head.scaled(rows, keys)),
-                          ("masked", lambda rows: np.where(head.blocked(rows, keys), _NULL_MARK,
-                                                           head.masked(rows, keys)))):
-        yield f', "{name}": '
-        yield from _matrix(rows_of, T)
-    yield ', "row_max": '
-    yield from _vector(lambda rows: head.row_max(rows), T, head.empty)
-    yield ', "row_sum": '  # of exp(masked − row_max); weights × row_sum gives exp
-    yield from _vector(lambda rows: head.row_sum(rows), T, head.empty)
-    yield ', "weights": '
-    yield from _matrix(lambda rows: head.weights(rows, keys), T, empty=head.empty)
-    yield ', "output": '
-    yield from _matrix(lambda rows: head.output(rows, values), T, empty=head.empty)
+    steps = [stage for stage in attention.steps if stage.per_head]
+    for stage in steps:
+        cols = range(stage.column_count(scenario))
+        for extra in stage.extras:
+            yield f', "{extra.name}": '
+            if extra.per_row:
+                yield from _vector(lambda rows, extra=extra: extra.values(head, rows), T, attention.empty)
+            else:
+                yield from _matrix(lambda rows, extra=extra: extra.values(head, rows, cols), T)
+        yield f', "{stage.key}": '
+        yield from _stage_matrix(attention, stage, head.h)
+    summaries = [summary for stage in steps for summary in stage.summaries]
+    if not summaries:
+        return
     yield ', "diagnostics": ['
     for start in range(0, T, BLOCK):
         rows = range(start, min(start + BLOCK, T))
-        empty = head.empty(rows)
-        items = [None if e else {"max_weight": float(m), "entropy": float(h)}
-                 for e, m, h in zip(empty, head.max_weight(rows), head.entropy(rows))]
+        found = [summary.values(head, rows) for summary in summaries]
+        items = [None if empty else {summary.name: float(values[k]) for summary, values in zip(summaries, found)}
+                 for k, empty in enumerate(attention.empty(rows))]
         yield ("," if start else "") + json.dumps(items, allow_nan=False)[1:-1]
     yield "]"
+
+
+def _stage_matrix(attention: Attention, stage, h: int | None) -> Iterator[str]:
+    """A stage's matrix: a masked cell null (whatever the mask value), a row that sees nothing null."""
+    cols = range(stage.column_count(attention.scenario))
+
+    def rows_of(rows: range):
+        values = attention.values(stage.name, h, rows, cols)
+        return np.where(attention.blocked(rows, cols), _NULL_MARK, values) if stage.masks else values
+    yield from _matrix(rows_of, attention.T, empty=attention.empty if stage.empty_rows else None)
 
 
 def _matrix(rows_of, T: int, empty=None) -> Iterator[str]:

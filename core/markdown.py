@@ -19,8 +19,7 @@ from attn_tui.core.labels import ROLES, column_labels, dims, input_labels, token
 from attn_tui.core.numbers import decimals_needed, fixed, fixed_row, mask_text
 from attn_tui.core.report import attentions_of, stage_title, summary_line
 from attn_tui.core.scenario import Scenario
-from attn_tui.core.stages import KEYS, stages_for
-from attn_tui.core.stages.score import score_decimals
+from attn_tui.core.stages import KEYS, gives_away, stage_keyed, stages_for, summary
 from attn_tui.core.text import visible
 
 # The header of a query × key table's first column: rows are queries, columns are keys.
@@ -42,14 +41,13 @@ BLANK = "____"
 
 
 def worksheet_blanks(scenario: Scenario) -> set[str]:
-    """The stages a worksheet leaves blank: those under ``predict:`` (all after Score, when the
-    scenario predicts none), and every stage computed from them, which would give them away."""
-    from attn_tui.core.stages import BY_KEY, gives_away
-
+    """The stages a worksheet leaves blank: those under ``predict:`` (when the scenario predicts
+    none, every stage after the first a student could give — after Score), and every stage
+    computed from them, which would give them away."""
     stages = stages_for(scenario)
-    predicted = {BY_KEY[key].name for key in scenario.predict} or {
-        stage.name for stage in stages if stage.name not in ("rotate", "score")}
-    return {stage.name for stage in stages if gives_away(stage.name) & predicted}
+    first = next(n for n, stage in enumerate(stages) if stage.predictable)
+    predicted = {stage_keyed(key).name for key in scenario.predict} or {stage.name for stage in stages[first + 1:]}
+    return {stage.name for stage in stages if gives_away(stage.name, stages) & predicted}
 
 
 def to_markdown(scenario: Scenario, rows: list[int] | None = None,
@@ -85,7 +83,7 @@ def to_markdown(scenario: Scenario, rows: list[int] | None = None,
                               + "_" * 20 + "  Date: " + "_" * 12))
     elif sheet == "answers":
         blocks.append(_escape("The answers to the worksheet of the same name: " +
-                              ", ".join(stage.title for stage in stages_for(scenario) if stage.name in blanks) + "."))
+                              ", ".join(stage.title for stage in attention.steps if stage.name in blanks) + "."))
     if scenario.description.strip() and sheet != "worksheet":  # a description may tell the answers
         blocks.append(_paragraphs(visible(scenario.description.strip(), multiline=True)))
     shape = _escape(summary_line(scenario, with_file=False).split(" · ", 1)[1])
@@ -115,33 +113,31 @@ def to_markdown(scenario: Scenario, rows: list[int] | None = None,
                            _table(values, row_labels, dims(values.shape[1]), decimals_needed(values, p))]
 
     everything = range(scenario.T)
-    for number, stage in enumerate(stages_for(scenario), 1):
+    for number, stage in enumerate(attention.steps, 1):
         columns = column_labels(scenario, stage)
         cols = range(len(columns))
         for h in (range(scenario.heads) if stage.per_head else [0]):
             head = attention.head(h)
-            values = stage.values(attention, h, everything, cols)
-            decimals = score_decimals(scenario, attention, h) if stage.name == "score" else p
-            extra = ((("max", head.max_weight(everything)), ("H", head.entropy(everything)))
-                     if stage.name == "softmax" else ())
+            values = attention.values(stage.name, h, everything, cols)
+            extra = tuple((item.label, item.values(head, everything)) for item in stage.summaries)
             title = stage_title(stage, scenario, number, attention.options)
             if stage.per_head and scenario.heads > 1:
                 title += f" [{visible(scenario.head_names[h])}]"
+            blocked = attention.blocked(everything, cols) if stage.masks or stage.masked_given else None
             blank = None
             if stage.name in hide:  # a masked cell (−∞, a weight of 0) is given, not asked
-                masked = stage.name in ("mask", "softmax")
-                blank = ~head.blocked(everything, cols) if masked else np.ones(values.shape, bool)
+                blank = ~blocked if stage.masked_given else np.ones(values.shape, bool)
             blocks += [_heading(2, title),
-                       _table(values, labels, columns, decimals,
-                              blocked=head.blocked(everything, cols) if stage.name == "mask" else None,
+                       _table(values, labels, columns, attention.stage_decimals(stage.name, h),
+                              blocked=blocked if stage.masks else None,
                               mask_value=attention.options.mask_value, extra=extra,
                               corner=QUERY_KEY_HEAD if stage.columns == KEYS else "token",
-                              empty=head.empty(everything) if stage.name in ("softmax", "output") else None,
+                              empty=attention.empty(everything) if stage.empty_rows else None,
                               blank=blank)]
 
     for row in shown_rows:
         blocks.append(_heading(2, f"Row {row + 1}, \"{labels[row]}\", step by step"))
-        for stage in stages_for(scenario):
+        for stage in attention.steps:
             for h in (range(scenario.heads) if stage.per_head else [0]):
                 explanation = explain(attention, stage.name, row, fold=None, head=h)
                 prefix = f"[{visible(scenario.head_names[h])}] " if stage.per_head and scenario.heads > 1 else ""
@@ -153,10 +149,12 @@ def to_markdown(scenario: Scenario, rows: list[int] | None = None,
                 blocks += [_heading(3, prefix + explanation.title),
                            _code_block([visible(line.plain()) for line in explanation.lines])]
 
-    if scenario.variants and "softmax" not in hide:
+    largest_weight = summary("max_weight")
+    owner = next(stage for stage in attention.steps if largest_weight in stage.summaries)
+    if scenario.variants and owner.name not in hide:  # the variants' largest weights would tell
         names = [variant.name for variant in scenario.variants]
         for h in range(scenario.heads):
-            largest = {name: attentions[name].head(h).max_weight(everything) for name in names}
+            largest = {name: largest_weight.values(attentions[name].head(h), everything) for name in names}
             table_rows = [[fixed(float(largest[name][i]), p) for name in names] for i in everything]
             which = f" [{visible(scenario.head_names[h])}]" if scenario.heads > 1 else ""
             blocks += [_heading(2, "Variants: each row's largest weight" + which),

@@ -30,6 +30,7 @@ MAX_DEPTH = 64                # YAML nesting
 MAX_TOKEN_LENGTH = 256        # characters in a token, and in a variant's name
 MAX_TITLE_LENGTH = 1000       # characters in a title (and in focus, a file name, …)
 MAX_DESCRIPTION_LENGTH = 100_000
+V_LIMIT = 1e307               # |V| below this: a weighted average of values could round past float64
 
 INPUT_SETS: dict[str, tuple[str, ...]] = {
     "qkv": ("Q", "K", "V"),

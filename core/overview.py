@@ -30,18 +30,18 @@ def downsample(values: np.ndarray, rows: int, cols: int) -> np.ndarray:
 
 
 def weights_overview(attention, h: int, rows: int, cols: int, cancelled=lambda: False) -> np.ndarray | None:
-    """Head ``h``'s whole weights matrix shrunk to ``rows`` × ``cols`` block means, computed a
-    block of query rows at a time (never the whole T×T at once); None if ``cancelled()`` turns
-    true on the way (an edit made it stale).
+    """Head ``h``'s whole weights (the stage the registry marks ``overview``) shrunk to
+    ``rows`` × ``cols`` block means, computed a block of query rows at a time (never the whole
+    T×T at once); None if ``cancelled()`` turns true on the way (an edit made it stale).
 
-    It reads the head's inputs once, at the start, and keeps nothing in the attention's cache,
-    so it may run in a thread beside the app.
+    It keeps nothing in the attention's cache (``keep=False``), so it may run in a thread
+    beside the app.
     """
-    from attn_tui.core.attention import BLOCK, Block
+    from attn_tui.core.attention import BLOCK
 
     scenario = attention.scenario
     T, T_k = scenario.T, scenario.T_k
-    Q, K = attention.inputs.Q(h), attention.inputs.K(h)
+    stage = next(step for step in attention.steps if step.overview)
     row_edges = block_edges(T, rows)
     col_edges = block_edges(T_k, cols)
     sums = np.zeros((len(row_edges) - 1, len(col_edges) - 1))
@@ -50,10 +50,9 @@ def weights_overview(attention, h: int, rows: int, cols: int, cancelled=lambda: 
         if cancelled():
             return None
         time.sleep(0)  # let a thread with keys to answer have the interpreter
-        with np.errstate(over="ignore", invalid="ignore"):
-            block = Block(start, Q[start:start + BLOCK] @ K.T, attention)
-        block.settle()
-        by_column = np.add.reduceat(block.weights(), col_edges[:-1], axis=1)
+        block = range(start, min(start + BLOCK, T))
+        weights = attention.values(stage.name, h, block, range(T_k), keep=False)
+        by_column = np.add.reduceat(weights, col_edges[:-1], axis=1)
         np.add.at(sums, band[start:start + BLOCK], by_column)
     counts = np.outer(np.diff(row_edges), np.diff(col_edges))
     return sums / counts

@@ -19,7 +19,7 @@ from attn_tui.core.explanation import Line, Span
 from attn_tui.core.labels import column_labels, token_labels
 from attn_tui.core.numbers import fixed
 from attn_tui.core.options import Expected
-from attn_tui.core.stages import BY_KEY, BY_NAME, gives_away
+from attn_tui.core.stages import gives_away, stage_keyed, stages_for
 
 CLOSE = 0.05
 UNKNOWN, CLOSE_ENOUGH, OFF = 0, 1, 2  # verdicts for a cell
@@ -31,10 +31,12 @@ class Predictions:
 
     def __init__(self, scenario) -> None:
         self.scenario = scenario
+        self.steps = stages_for(scenario)
+        self.by_name = {stage.name: stage for stage in self.steps}
         self.guesses: dict[tuple[str, int | None], np.ndarray] = {}
         self.revealed: dict[tuple[str, int | None], np.ndarray] = {}
         for key in scenario.predict:
-            stage = BY_KEY[key]
+            stage = stage_keyed(key)
             for head in (range(scenario.heads) if stage.per_head else (None,)):
                 shape = (scenario.T, stage.column_count(scenario))
                 self.guesses[(stage.name, head)] = np.full(shape, np.nan)
@@ -48,25 +50,24 @@ class Predictions:
     def predicts(self, stage: str) -> bool:
         return stage in self.stages
 
-    @staticmethod
-    def _head(stage: str, head: int) -> int | None:
-        return head if BY_NAME[stage].per_head else None
+    def _head(self, stage: str, head: int) -> int | None:
+        return head if self.by_name[stage].per_head else None
 
     def hidden_rows(self, stage: str, head: int = 0) -> np.ndarray:
         """Per query row: whether showing ``stage`` (of ``head``) would give an unrevealed
         prediction away."""
         hidden = np.zeros(self.scenario.T, bool)
-        reads = gives_away(stage)
+        reads = gives_away(stage, self.steps)
         for (name, h), revealed in self.revealed.items():
-            if name in reads and (h is None or h == head or not BY_NAME[stage].per_head):
+            if name in reads and (h is None or h == head or not self.by_name[stage].per_head):
                 hidden |= ~revealed
         return hidden
 
     def hiding(self, stage: str, head: int, row: int) -> list[str]:
         """The predicted stages whose unrevealed ``row`` hides ``row`` of ``stage``."""
-        reads = gives_away(stage)
+        reads = gives_away(stage, self.steps)
         return [name for (name, h), revealed in self.revealed.items()
-                if name in reads and (h is None or h == head or not BY_NAME[stage].per_head)
+                if name in reads and (h is None or h == head or not self.by_name[stage].per_head)
                 and not revealed[row]]
 
     def anything_hidden(self) -> bool:
@@ -97,14 +98,13 @@ class Predictions:
         """(close, judged): guessed cells of revealed rows, over every stage and head."""
         close = judged = 0
         for (name, head), guesses in self.guesses.items():
-            stage = BY_NAME[name]
             for row in np.flatnonzero(self.revealed[(name, head)]):
                 row_guesses = guesses[row]
                 guessed = ~np.isnan(row_guesses)
                 if not guessed.any():
                     continue
                 rows, cols = range(row, row + 1), range(len(row_guesses))
-                actual = stage.values(attention, head or 0, rows, cols)[0]
+                actual = attention.values(name, head or 0, rows, cols)[0]
                 judged += int(guessed.sum())
                 close += int((np.abs(row_guesses[guessed] - actual[guessed]) <= CLOSE).sum())
         return close, judged
@@ -114,7 +114,7 @@ class Predictions:
         multi-head stage's guesses as one matrix per head."""
         found: dict[str, Expected] = {}
         for name in self.stages:
-            stage = BY_NAME[name]
+            stage = self.by_name[name]
             heads = [key for key in self.guesses if key[0] == name]
             stacked = np.stack([self.guesses[key] for key in heads])
             if np.isnan(stacked).all():
@@ -129,7 +129,7 @@ def hidden_lines(predictions: Predictions, stage: str, head: int, row: int, scen
     from attn_tui.core.stages import step_number
 
     label = token_labels(scenario.row_tokens)[row]
-    steps = ", ".join(f"{BY_NAME[name].title} (step {step_number(scenario, name)})"
+    steps = ", ".join(f"{predictions.by_name[name].title} (step {step_number(scenario, name)})"
                       for name in dict.fromkeys(predictions.hiding(stage, head, row)))
     return [Line((Span(f'Hidden until you predict and reveal "{label}" at {steps}: its arithmetic '
                        "would give the answer away.", "note"),))]
@@ -139,7 +139,7 @@ def prediction_lines(predictions: Predictions, stage: str, head: int, row: int, 
     """The explanation pane's lines for a stage to predict: what to do while the row is hidden,
     each guess against the value once revealed, and the score so far."""
     scenario = attention.scenario
-    described = BY_NAME[stage]
+    described = predictions.by_name[stage]
     label = token_labels(scenario.row_tokens)[row]
     guesses = predictions.guesses_of(stage, head)[row]
     columns = column_labels(scenario, described)
@@ -152,7 +152,7 @@ def prediction_lines(predictions: Predictions, stage: str, head: int, row: int, 
         return [Line((Span(f'Predict the {described.key} of "{label}" before you see them: '
                            "Enter opens a cell, type a number, Tab moves on; r reveals the row.", "token"),)),
                 Line((Span(f"{typed} of {len(guesses)} cells guessed. {score}.", "note"),))]
-    actual = described.values(attention, head, range(row, row + 1), range(len(guesses)))[0]
+    actual = attention.values(stage, head, range(row, row + 1), range(len(guesses)))[0]
     lines = [Line((Span(f'Your guesses for "{label}":' if not np.isnan(guesses).all()
                         else f'"{label}" was revealed without a guess.', "token"),))]
     for j, guess in enumerate(guesses):

@@ -30,7 +30,7 @@ from attn_tui.core.atomic_write import write_atomic
 from attn_tui.core.edits import Edit, SetCell, SetExpect, SetOption
 from attn_tui.core.options import Expected
 from attn_tui.core.scenario import Scenario
-from attn_tui.core.scenario_file import EXPECT_STAGES, V_LIMIT
+from attn_tui.core.options import V_LIMIT
 from attn_tui.core.text import visible
 
 VERSION = 1
@@ -193,7 +193,9 @@ def _fitting_expect(edit: SetExpect, scenario: Scenario) -> Edit | str:
     for stage, expected in edit.value.items():
         shape = scenario.expected_shape(stage)
         if shape is None:
-            known = [name for name in EXPECT_STAGES if scenario.expected_shape(name)]
+            from attn_tui.core.stages import expect_keys
+
+            known = list(expect_keys(scenario))
             return f"expect {_shown(stage, quote=False)}: not a stage here ({', '.join(known)})"
         if expected.values.shape != shape or expected.given.shape != shape:
             return (f"expect {stage} is {'×'.join(map(str, expected.values.shape))} but that stage is "

@@ -16,8 +16,7 @@ from attn_tui.core.heads import HeadInputs
 from attn_tui.core.labels import ROLES, column_labels, dims, input_labels, token_labels
 from attn_tui.core.numbers import LARGE, decimals_needed, fixed, fixed_row, mask_text
 from attn_tui.core.scenario import Scenario
-from attn_tui.core.stages import Stage, stages_for
-from attn_tui.core.stages.score import score_decimals
+from attn_tui.core.stages import Stage, summary
 from attn_tui.core.text import visible
 
 
@@ -60,14 +59,14 @@ def text_chunks(scenario: Scenario, rows: list[int] | None = None,
                 yield from _table(title, lambda r, values=values: values[r.start:r.stop], len(values),
                                   labels, dims(values.shape[1]), decimals_needed(values, p))
 
-    for number, stage in enumerate(stages_for(scenario), 1):
+    for number, stage in enumerate(attention.steps, 1):
         for h in (range(scenario.heads) if stage.per_head else [0]):
             yield from _stage_table(attention, stage, number, h)
 
     for row in rows if rows is not None else [scenario.focus]:
         heading = f"Row {row + 1}, \"{token_labels(scenario.row_tokens)[row]}\", step by step"
         yield f"\n{heading}\n{'-' * len(heading)}\n"
-        for stage in stages_for(scenario):
+        for stage in attention.steps:
             for h in (range(scenario.heads) if stage.per_head else [0]):
                 explanation = explain(attention, stage.name, row, fold=None, head=h)
                 prefix = f"[{visible(scenario.head_names[h])}] " if stage.per_head and scenario.heads > 1 else ""
@@ -95,7 +94,9 @@ def summary_line(scenario: Scenario, with_file: bool = True) -> str:
 
 def stage_title(stage: Stage, scenario: Scenario, number: int, options) -> str:
     text = f"Step {number} — {stage.title}: {stage.heading(scenario, options)}"
-    return text + " (max = largest weight, H = entropy in nats)" if stage.name == "softmax" else text
+    if stage.summaries:
+        text += " (" + ", ".join(f"{summary.label} = {summary.meaning}" for summary in stage.summaries) + ")"
+    return text
 
 
 def _input(scenario: Scenario, name: str) -> Iterator[str]:
@@ -111,19 +112,17 @@ def _input(scenario: Scenario, name: str) -> Iterator[str]:
 
 def _stage_table(attention: Attention, stage: Stage, number: int, h: int) -> Iterator[str]:
     scenario = attention.scenario
-    p = scenario.precision
     head = attention.head(h)
     columns = column_labels(scenario, stage)
     cols = range(len(columns))
-    decimals = score_decimals(scenario, attention, h) if stage.name == "score" else p
+    decimals = attention.stage_decimals(stage.name, h)
     title = stage_title(stage, scenario, number, attention.options)
     if stage.per_head and scenario.heads > 1:
         title = f"{title} [{visible(scenario.head_names[h])}]"
-    blocked = (lambda r: head.blocked(r, cols)) if stage.name == "mask" else None
-    extra = ((("max", head.max_weight), ("H", head.entropy)) if stage.name == "softmax" else ())
-    empty = (head.empty if stage.per_head else attention.empty) \
-        if stage.name in ("softmax", "output", "concat", "project") else None
-    yield from _table(title, lambda r: stage.values(attention, h, r, cols), scenario.T,
+    blocked = (lambda r: attention.blocked(r, cols)) if stage.masks else None
+    extra = tuple((summary.label, lambda r, summary=summary: summary.values(head, r)) for summary in stage.summaries)
+    empty = attention.empty if stage.empty_rows else None
+    yield from _table(title, lambda r: attention.values(stage.name, h, r, cols), scenario.T,
                       token_labels(scenario.row_tokens), columns, decimals, blocked,
                       attention.options.mask_value, extra, empty)
 
@@ -186,7 +185,7 @@ def _variants(scenario: Scenario, attentions: dict[str, Attention]) -> Iterator[
         which = f" [{visible(scenario.head_names[h])}]" if scenario.heads > 1 else ""
         lines += ["", f"Variants: each row's largest weight{which}",
                   "  " + " " * label_width + "".join(f"  {name:>{width}}" for name in shown)]
-        largest = {name: attentions[name].head(h).max_weight(everything) for name in names}
+        largest = {name: summary("max_weight").values(attentions[name].head(h), everything) for name in names}
         for i, label in enumerate(labels):
             lines.append(f"  {label:>{label_width}}" + "".join(f"  {fixed(float(largest[name][i]), p):>{width}}"
                                                                 for name in names))

@@ -233,6 +233,7 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
         out.append(f"mask: {{npy: {relative(path)}}}\n")
     if scenario.rope is not None:
         out.append(f"rope: {{base: {yaml_number(float(scenario.rope.base))}, pairs: {scenario.rope.pairs}}}\n")
+    out += [setting.yaml(matrix) for setting in scenario.stage_settings.values()]
     out.append(f"focus: {scenario.focus + 1}\nprecision: {scenario.precision}\n")
     if scenario.variants:
         out.append("variants:\n")
@@ -559,7 +560,8 @@ def verify(text: str, scenario: Scenario, path: str | None = None, in_place: boo
 
 def _same_layout(a: Scenario, b: Scenario) -> bool:
     """Same tokens, heads and masks (what is not a number but changes every number)."""
-    fields = ("tokens", "query_tokens", "heads", "kv_heads", "head_names", "window", "padding", "rope")
+    fields = ("tokens", "query_tokens", "heads", "kv_heads", "head_names", "window", "padding", "rope",
+              "stage_settings")
     return all(getattr(a, name) == getattr(b, name) for name in fields) and (
         (a.mask is None and b.mask is None) or (a.mask is not None and b.mask is not None
                                                 and np.array_equal(a.mask, b.mask)))

@@ -48,6 +48,8 @@ class Scenario:
     padding: tuple[bool, ...] | None = None  # per key: True = padding, never attended
     mask: np.ndarray | None = field(default=None, repr=False)  # T_q × T_k, True = may attend
     rope: Rope | None = None
+    # what a stage's own keys gave it (``Stage.scenario_keys``), by stage name: a bias, …
+    stage_settings: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         frozen = {}
@@ -175,17 +177,15 @@ class Scenario:
             extra.append("an explicit mask")
         if self.rope is not None:
             extra.append(f"RoPE (base {self.rope.base:g})")
+        extra += [setting.describe() for setting in self.stage_settings.values()]
         return " · ".join(parts + extra)
 
     def expected_shape(self, key: str) -> tuple[int, ...] | None:
         """The shape of a student's values for stage ``key`` (``expect:``): one matrix per head
         for a stage of every head when there are several; None if the scenario has no such stage."""
-        per_head = (self.heads,) if self.heads > 1 else ()
-        shapes = {"scores": (*per_head, self.T, self.T_k), "scaled": (*per_head, self.T, self.T_k),
-                  "weights": (*per_head, self.T, self.T_k), "output": (*per_head, self.T, self.d_v)}
-        if self.multi_head:
-            shapes.update(concat=(self.T, self.heads * self.d_v), projected=(self.T, self.d_out))
-        return shapes.get(key)
+        from attn_tui.core.stages import expect_keys, stage_keyed
+
+        return stage_keyed(key).shape(self) if key in expect_keys(self) else None
 
     def visibility(self, options: Options | None = None, causal_offset: int = 1) -> Visibility:
         """The mask rules in force under ``options`` (default: the scenario's own)."""

@@ -14,11 +14,12 @@ import os
 import numpy as np
 
 from attn_tui.core import recovery
-from attn_tui.core.attention import Attention, require_finite
+from attn_tui.core.attention import Attention
 from attn_tui.core.compare import Comparison, compare
 from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetOption, nudged, scale_cycle
 from attn_tui.core.errors import NotApplicable, NumericError
 from attn_tui.core.heads import HeadInputs
+from attn_tui.core.overflow import require_finite
 from attn_tui.core.options import Expected
 from attn_tui.core.predictions import CLOSE, Predictions
 from attn_tui.core.save import NeedsRewrite, SaveError, save
@@ -165,7 +166,7 @@ class Session:
                     self._note_unsaved(edit.inverse())
                 raise
             for attention in self.attentions.values():
-                attention.invalidate(scenario, changes)
+                attention.invalidate(scenario, changes, edit.matrix)
         else:
             scenario = edit.apply(before)
             if isinstance(edit, SetOption):

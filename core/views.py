@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from attn_tui.core.masks import RULES
-from attn_tui.core.stages import KEYS, Stage, stage_named
 
 NOTHING, CLOSE, DIFFERS = 0, 1, 2  # verdicts of a cell
 
@@ -36,23 +35,23 @@ def stage_window(session, stage_name: str, head: int, rows: range, cols: range,
                  theirs: bool = False, rule: str | None = None) -> Window:
     """A window of a stage as the app shows it for ``session``'s current numbers.
 
-    ``theirs`` shows the student's own values (``expect:``) where they gave one; ``rule``, at the
-    Mask stage, shows the cells one mask rule hides (None: all rules together).
+    ``theirs`` shows the student's own values (``expect:``) where they gave one; ``rule``, at a
+    stage that masks, shows the cells one mask rule hides (None: all rules together).
     """
-    stage: Stage = stage_named(stage_name)
     attention = session.attention
-    values = stage.values(attention, head, rows, cols)
+    stage = attention.stage(stage_name)
+    values = attention.values(stage.name, head, rows, cols)
     window = Window(rows, cols, values)
-    row_index = np.arange(rows.start, rows.stop)
-    if stage.name == "mask":
+    if stage.masks:
         if rule is None:
-            window.blocked = attention.head(head).blocked(rows, cols)
+            window.blocked = attention.blocked(rows, cols)
         else:
-            window.blocked = attention.visibility.hidden_by(rule, row_index, np.arange(cols.start, cols.stop))
+            window.blocked = attention.visibility.hidden_by(rule, np.arange(rows.start, rows.stop),
+                                                            np.arange(cols.start, cols.stop))
             window.values = np.where(window.blocked, attention.options.mask_value,
-                                     attention.head(head).scaled(rows, cols))
-    if stage.name in ("softmax", "output", "concat", "project"):
-        empty = attention.empty(rows) if not stage.per_head else attention.head(head).empty(rows)
+                                     attention.values(attention.previous(stage.name), head, rows, cols))
+    if stage.empty_rows:
+        empty = attention.empty(rows)
         if empty.any():
             window.empty = empty
     predictions = session.predictions
@@ -60,8 +59,8 @@ def stage_window(session, stage_name: str, head: int, rows: range, cols: range,
         hidden_rows = predictions.hidden_rows(stage.name, head)[rows.start:rows.stop]
         if hidden_rows.any():
             hidden = np.repeat(hidden_rows[:, None], len(cols), axis=1)
-            if stage.columns == KEYS and stage.name == "softmax":  # a masked weight is 0: no guess
-                hidden &= ~attention.head(head).blocked(rows, cols)
+            if stage.masked_given:  # a masked cell is known (a weight of 0): no guess
+                hidden &= ~attention.blocked(rows, cols)
             window.hidden = hidden
         if predictions.predicts(stage.name):
             window.guesses = predictions.guesses_of(stage.name, head)[rows.start:rows.stop, cols.start:cols.stop]

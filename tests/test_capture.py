@@ -398,7 +398,7 @@ def test_attn_tui_reads_a_capture_as_the_model_computed_it(family, name, request
     scenario = load(ROOT / "tests" / "data" / f"{name}.yaml")
     attention = Attention(scenario)
     rows = range(scenario.T)
-    weights = np.stack([attention.head(h).weights(rows, rows) for h in range(scenario.heads)])
+    weights = np.stack([attention.head(h).values("softmax", rows, rows) for h in range(scenario.heads)])
     model_weights, model_output, _ = model_attention(folder, TEXT, layer=1)
     assert np.abs(weights - model_weights).max() < TOLERANCE
-    assert np.abs(attention.projected(rows) - model_output).max() < TOLERANCE
+    assert np.abs(attention.values("project", None, rows, range(scenario.d_out)) - model_output).max() < TOLERANCE

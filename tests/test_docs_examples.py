@@ -100,8 +100,8 @@ def core_value(scenario, traces, stage: str, variant: str | None, row: str, colu
         assert variant is None
         assert column_label == f"d{j + 1}"
         return float(scenario.matrix(stage)[i, j])
-    values = trace.stage(stage)
-    expected_label = f"d{j + 1}" if stage == "output" else scenario.tokens[j]
+    values = trace.stage(stage.replace(" ", "_"))  # a stage's name, as the guide writes it
+    expected_label = f"d{j + 1}" if stage == "weighted sum" else scenario.tokens[j]
     assert column_label == expected_label, (column, expected_label)
     return float(values[i, j])
 

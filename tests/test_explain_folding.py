@@ -47,6 +47,6 @@ def test_the_window_of_keys_follows_the_cursor(big):
 
 
 def test_unfolded_shows_every_term(big):
-    text = explain(big, "output", 3, fold=None).plain()
+    text = explain(big, "weighted_sum", 3, fold=None).plain()
     assert "more terms" not in text
     assert text.count(" × [") == 1024

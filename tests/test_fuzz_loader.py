@@ -99,7 +99,7 @@ def check_scenario(scenario: Scenario) -> None:
         label = f"variant {variant!r}" if variant else "the scenario"
         stages = {"scores": trace.scores, "scaled": trace.scaled,
                   "masked (visible cells)": trace.masked[~trace.blocked],
-                  "row_max": trace.row_max, "exp": trace.exp, "row_sum": trace.row_sum,
+                  "row_max": trace.row_max, "row_sum": trace.row_sum,
                   "weights": trace.weights, "output": trace.output,
                   "max_weight": trace.max_weight, "entropy": trace.entropy}
         for stage, values in stages.items():

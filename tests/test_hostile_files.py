@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from attn_tui.core import ScenarioError, load, loads
-from attn_tui.core import scenario_file
+from attn_tui.core.readers import text
 from attn_tui.core.attention import compute_all
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT
@@ -62,7 +62,7 @@ def test_a_file_is_read_at_most_to_the_limit_whatever_its_size_says(monkeypatch)
     """/proc files say they hold 0 bytes and then hold more: the read itself is bounded."""
     if not os.path.isfile("/proc/self/status"):
         pytest.skip("needs /proc")
-    monkeypatch.setattr(scenario_file, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(text, "MAX_FILE_BYTES", 100)
     error = error_of("/proc/self/status")
     assert "too large" in error.message and "100" in error.message
 

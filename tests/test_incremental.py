@@ -25,7 +25,7 @@ from attn_tui.core.session import Session
 from tests.conftest import SCENARIOS
 
 finite = st.floats(-20, 20, allow_nan=False)
-STAGES = ("scores", "scaled", "masked", "row_max", "row_sum", "exp", "weights", "output")
+STAGES = ("scores", "scaled", "masked", "row_max", "row_sum", "weights", "output")
 
 
 @st.composite

@@ -86,7 +86,7 @@ def test_every_text_has_a_length_limit_aliases_included(text, where, fragment):
 
 
 def test_tokens_as_one_string_are_split_no_further_than_the_limit(monkeypatch):
-    monkeypatch.setattr("attn_tui.core.scenario_file.MAX_T", 3)
+    monkeypatch.setattr("attn_tui.core.readers.labels.MAX_T", 3)
     error, _ = refused("tokens: a b c d e f g h\nQ: [[1], [1], [1]]\nK: [[1], [1], [1]]\n"
                        "V: [[1], [1], [1]]\n")
     assert error.message == "more than 3 tokens"

@@ -58,12 +58,12 @@ def assert_view_matches_a_fresh_computation(screen: DebuggerScreen) -> None:
         return
     fresh = Attention(session.scenario, session.attention.options)
     stage = screen.described
-    values = stage.values(fresh, screen.head, window.rows, window.cols)
+    values = fresh.values(stage.name, screen.head, window.rows, window.cols)
     if stage.name == "mask" and screen.mask_rule is not None:  # one rule alone: what it would hide
         hidden = fresh.visibility.hidden_by(screen.mask_rule, np.arange(window.rows.start, window.rows.stop),
                                             np.arange(window.cols.start, window.cols.stop))
         values = np.where(hidden, fresh.options.mask_value,
-                          fresh.head(screen.head).scaled(window.rows, window.cols))
+                          fresh.head(screen.head).values("scale", window.rows, window.cols))
     p = session.scenario.precision
     decimals = view.grid.decimals
     for i, row in enumerate(window.rows):

@@ -139,16 +139,18 @@ def test_every_stage_of_every_head_is_the_references(layout):
     rows, keys, values = range(scenario.T), range(scenario.T_k), range(scenario.d_v)
     for h, expected in enumerate(heads):
         head = attention.head(h)
-        assert close(head.scores(rows, keys), expected["scores"])
-        assert close(head.scaled(rows, keys), expected["scaled"])
-        assert np.array_equal(np.isinf(head.masked(rows, keys)), np.isinf(expected["masked"]))
+        assert close(head.values("score", rows, keys), expected["scores"])
+        assert close(head.values("scale", rows, keys), expected["scaled"])
+        assert np.array_equal(np.isinf(head.values("mask", rows, keys)), np.isinf(expected["masked"]))
         assert np.array_equal(head.empty(rows), expected["empty"])
-        weights = head.weights(rows, keys)
+        weights = head.values("softmax", rows, keys)
         assert close(weights, expected["weights"]) and not np.isnan(weights).any()
         assert (weights[np.isinf(expected["masked"])] == 0).all()  # a hidden key's weight is exactly 0
-        assert close(head.output(rows, values), expected["output"])
-    assert close(attention.concat(rows), concat)
-    assert close(attention.projected(rows), projected)
+        assert close(head.values("weighted_sum", rows, values), expected["output"])
+    if scenario.multi_head:
+        assert close(attention.values("concat", None, rows, range(scenario.heads * scenario.d_v)), concat)
+    if "Wo" in scenario.inputs:
+        assert close(attention.values("project", None, rows, range(scenario.d_out)), projected)
 
 
 @settings(max_examples=40, deadline=None)
@@ -165,7 +167,7 @@ def test_the_output_of_every_head_is_pytorchs(layout):
         q, k, v = (torch.tensor(np.asarray(a, dtype=np.float64)) for a in (inputs.Q(h), inputs.K(h), inputs.V(h)))
         theirs = torch.nn.functional.scaled_dot_product_attention(
             q[None], k[None], v[None], attn_mask=torch.tensor(visible)[None]).numpy()[0]
-        ours = attention.head(h).output(rows, range(scenario.d_v))
+        ours = attention.head(h).values("weighted_sum", rows, range(scenario.d_v))
         assert np.allclose(ours[seeing], theirs[seeing], rtol=1e-10, atol=1e-12)
         assert (ours[~seeing] == 0).all()  # PyTorch gives NaN there; attn-tui "nothing to attend to"
 
@@ -258,7 +260,7 @@ def test_projections_split_by_columns_as_pytorch_does():
     ("X: [[1]]\nWq: [[[1]]]\nWk: [[1]]\nWv: [[1]]\n", "Wq must be one matrix"),
     ("heads: [{name: a, Q: [[1]], K: [[1]], V: [[1]]}, {name: a, Q: [[1]], K: [[1]], V: [[1]]}]\n",
      "heads 1 and 2 are both named 'a'"),
-    ("tokens: [a]\nQ: [[1]]\nK: [[1]]\nV: [[1]]\nexpect: {concat: [[1]]}\n", "no concat stage"),
+    ("tokens: [a]\nQ: [[1]]\nK: [[1]]\nV: [[1]]\nexpect: {concat: [[1]]}\n", "no Concat step"),
     ("heads: 2\nQ: [[[1]], [[1]]]\nK: [[[1]], [[1]]]\nV: [[[1]], [[1]]]\nexpect: {weights: [[1]]}\n",
      "expect weights is 1×1 but that stage is 2 heads × 1×1"),
 ])
@@ -278,7 +280,7 @@ def test_cross_attention_is_not_causal_unless_asked():
 
 def largest_key(scenario: Scenario, h: int = 0) -> list[str]:
     attention = Attention(scenario)
-    weights = attention.head(h).weights(range(scenario.T), range(scenario.T_k))
+    weights = attention.head(h).values("softmax", range(scenario.T), range(scenario.T_k))
     return [scenario.tokens[j] for j in weights.argmax(axis=1)]
 
 
@@ -294,7 +296,7 @@ def test_cross_attention_finds_the_word_that_means_the_same():
 
 def test_the_sliding_window_keeps_eight_from_its_best_matches():
     scenario = load(SCENARIOS / "sliding_window.yaml")
-    weights = Attention(scenario).head(0).weights(range(8), range(8))
+    weights = Attention(scenario).head(0).values("softmax", range(8), range(8))
     assert (weights[7, :5] == 0).all() and weights[7, 5:].sum() == pytest.approx(1.0)
     assert scenario.K[0, 0] == scenario.K[3, 0] == 3  # the matches it cannot see are the strongest
 
@@ -318,7 +320,7 @@ def test_json_of_heads_has_each_head_concat_output_and_inputs(capsys):
     for h, head in enumerate(document["heads"]):
         assert set(head) >= {"Q", "K", "V", "scores", "scaled", "masked", "weights", "output", "row_max",
                              "row_sum", "diagnostics"}
-        assert head["weights"] == attention.head(h).weights(range(4), range(4)).tolist()
+        assert head["weights"] == attention.head(h).values("softmax", range(4), range(4)).tolist()
     concat = np.array(document["concat"])
     assert concat.shape == (4, 4) and np.array_equal(concat[:, :2], np.array(document["heads"][0]["output"]))
     assert np.array_equal(np.array(document["output"]), concat @ np.array(document["inputs"]["Wo"]))
@@ -330,7 +332,7 @@ def test_check_compares_each_head_and_names_the_mistake(tmp_path, capsys):
     scenario = loads(THREE_D)
     attention = Attention(scenario)
     unscaled = Attention(scenario.with_options(scale=False))
-    weights = [attention.head(0).weights(range(3), range(3)), unscaled.head(1).weights(range(3), range(3))]
+    weights = [attention.head(0).values("softmax", range(3), range(3)), unscaled.head(1).values("softmax", range(3), range(3))]
     rows = lambda matrix: "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in matrix) + "]"  # noqa: E731
     path = tmp_path / "student.yaml"
     path.write_text(THREE_D + f"expect:\n  weights: [{rows(weights[0])}, {rows(weights[1])}]\n")
@@ -454,7 +456,7 @@ def test_c_says_a_window_already_hides_the_future():
 def test_a_row_that_sees_nothing_is_not_held_against_a_student(tmp_path):
     """A naive softmax gives NaN there, a finite mask uniform weights: neither is a mistake."""
     scenario = load(SCENARIOS / "padding_mask.yaml")
-    weights = Attention(scenario).head(0).weights(range(5), range(5))
+    weights = Attention(scenario).head(0).values("softmax", range(5), range(5))
     weights[:2] = np.nan  # 0/0 in the two rows of padding that see only padding
     rows = ", ".join("[" + ", ".join(".nan" if np.isnan(v) else repr(float(v)) for v in row) + "]" for row in weights)
     path = tmp_path / "naive.yaml"
@@ -467,8 +469,8 @@ def test_the_diagnosis_is_the_first_reported_stages(tmp_path):
     the first stage reported is head 2's weights, and so is the diagnosis."""
     scenario = loads(THREE_D)
     right, unscaled = Attention(scenario), Attention(scenario.with_options(scale=False))
-    weights = [right.head(0).weights(range(3), range(3)), unscaled.head(1).weights(range(3), range(3))]
-    output = [weights[0] @ scenario.inputs["K"][0], right.head(1).output(range(3), range(2))]
+    weights = [right.head(0).values("softmax", range(3), range(3)), unscaled.head(1).values("softmax", range(3), range(3))]
+    output = [weights[0] @ scenario.inputs["K"][0], right.head(1).values("weighted_sum", range(3), range(2))]
     rows = lambda matrix: "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in matrix) + "]"  # noqa: E731
     path = tmp_path / "student.yaml"
     path.write_text(THREE_D + f"expect:\n  weights: [{rows(weights[0])}, {rows(weights[1])}]\n"
@@ -500,5 +502,5 @@ def test_variants_of_heads_cover_every_head(capsys):
     variant = document["variants"][0]
     assert [head["name"] for head in variant["heads"]] == ["previous", "itself"]
     unscaled = Attention(scenario.with_options(scale=False))
-    assert variant["heads"][1]["weights"] == unscaled.head(1).weights(range(3), range(3)).tolist()
+    assert variant["heads"][1]["weights"] == unscaled.head(1).values("softmax", range(3), range(3)).tolist()
     assert np.array(variant["output"]).shape == (3, 2)

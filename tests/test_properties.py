@@ -9,9 +9,10 @@ from hypothesis import given, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from attn_tui.core import Attention, Scenario, compute
-from attn_tui.core.explanation import percent, sentence
+from attn_tui.core.explanation import percent
+from attn_tui.core.stages.softmax import sentence, softmax
 from attn_tui.core.scenario import Options
-from attn_tui.core.softmax import softmax_rows
+
 from tests.reference import naive_attention
 
 finite = st.floats(min_value=-50, max_value=50, allow_nan=False, allow_infinity=False)
@@ -79,13 +80,13 @@ def test_adding_a_constant_to_a_row_of_scores_changes_nothing(scenario, data):
 @given(arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 6)),
               elements=st.floats(-1e3, 1e3)), st.floats(-1e3, 1e3))
 def test_softmax_ignores_a_constant_added_to_the_scores(scores, c):
-    assert np.allclose(softmax_rows(scores + c)[3], softmax_rows(scores)[3], rtol=0, atol=1e-9)
+    assert np.allclose(softmax(scores + c), softmax(scores), rtol=0, atol=1e-9)
 
 
 @given(arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 6)),
               elements=st.floats(-1e300, 1e300)))
 def test_softmax_of_huge_finite_scores_is_finite_and_sums_to_one(scores):
-    weights = softmax_rows(scores)[3]
+    weights = softmax(scores)
     assert np.isfinite(weights).all()
     assert np.allclose(weights.sum(axis=1), 1.0, rtol=0, atol=1e-12)
 
@@ -103,7 +104,7 @@ def test_logits_of_ten_thousand_give_finite_one_hot_rows():
 def test_every_array_is_float64():
     Q = np.array([[1, 0], [0, 1]], dtype=np.int32)
     trace = compute(Scenario(title="ints", tokens=("a", "b"), inputs={"Q": Q, "K": Q, "V": Q}))
-    for name in ("Q", "K", "V", "scores", "scaled", "masked", "exp", "weights", "output"):
+    for name in ("Q", "K", "V", "scores", "scaled", "masked", "weights", "output"):
         assert getattr(trace, name).dtype == np.float64, name
 
 

@@ -96,10 +96,10 @@ def test_the_explanations_read_like_the_chapter(cat_sat):
     assert "exp(0.000) = 1.000" in cat and "sum        = 3.028" in cat
     assert "= [0.330, 0.670, 0.000]" in cat
     assert '"cat" pays 33% attention to "the" and 67% to itself, and 0% to the future.' in cat
-    output = explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "output", SAT).plain()
+    output = explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "weighted_sum", SAT).plain()
     assert "0.248 × [1.0, 0.0] + 0.248 × [0.0, 1.0] + 0.503 × [0.5, 0.5] = [0.500, 0.500]" in output
     assert "[0.248, 0.000] + [0.000, 0.248] + [0.252, 0.252]" in output
-    assert "= [0.330, 0.670]" in explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "output", CAT).plain()
+    assert "= [0.330, 0.670]" in explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "weighted_sum", CAT).plain()
 
 
 def test_experiment_1_without_the_mask_the_sees_everything():

@@ -11,7 +11,8 @@ from textual import events
 
 from attn_tui.core import Attention, Scenario, load, loads
 from attn_tui.core.compare import compare, summary
-from attn_tui.core.explanation import explain, sentence
+from attn_tui.core.explanation import explain
+from attn_tui.core.stages.softmax import sentence
 from attn_tui.core.markdown import to_markdown
 from attn_tui.core.numbers import MINUS
 from attn_tui.core.options import Options
@@ -34,7 +35,7 @@ def test_a_hidden_prediction_hides_everything_computed_from_it_in_core():
     session = Session(cat_sat("predict: [weights]\n"))
     session.predictions.reveal("softmax", 0, SAT)
     everything, keys = range(3), range(3)
-    output = stage_window(session, "output", 0, everything, range(2))
+    output = stage_window(session, "weighted_sum", 0, everything, range(2))
     assert output.hidden.tolist() == [[True] * 2, [True] * 2, [False] * 2]  # V one-hot: it would tell
     weights = stage_window(session, "softmax", 0, everything, keys)
     assert weights.hidden.tolist() == [[True, False, False], [True, True, False], [False] * 3]
@@ -107,7 +108,7 @@ def test_a_pane_writes_every_minus_the_same_way():
     rng = np.random.RandomState(3)
     scenario = Scenario(title="signs", tokens=("a", "b", "c"),
                         inputs={"Q": rng.randn(3, 2), "K": rng.randn(3, 2), "V": rng.randn(3, 2)})
-    for stage in ("score", "scale", "mask", "softmax", "output"):
+    for stage in ("score", "scale", "mask", "softmax", "weighted_sum"):
         text = explain(Attention(scenario), stage, 2).plain()
         numbers_with_hyphen = [word for word in text.replace("(", " ").split() if word[:1] == "-" and word[1:2].isdigit()]
         assert not numbers_with_hyphen, (stage, numbers_with_hyphen)
@@ -243,7 +244,7 @@ def test_no_nan_or_inf_text_leaks_into_a_sentence():
     attention = Attention(load(SCENARIOS / "cat_sat.yaml"))
     for row in range(3):
         assert not any(word in sentence(attention, row) for word in ("nan", "inf"))
-        assert math.isfinite(float(attention.head(0).row_sum(range(row, row + 1))[0]))
+        assert math.isfinite(float(attention.statistics("softmax", 0, range(row, row + 1))["row_sum"][0]))
 
 
 def test_a_projected_query_shows_where_it_came_from():

@@ -31,13 +31,13 @@ async def test_arrows_step_through_the_stages_and_the_explanation_follows():
         assert '"sat" pays 25% attention to "the", 25% to "cat", and 50% to itself.' in explanation(app)
         assert "Step 4 · Softmax" in screen_text(app)
         await pilot.press("right", "right")
-        assert screen.stage == "output"  # stops at the last stage
+        assert screen.stage == "weighted_sum"  # stops at the last stage
         await pilot.press("left")
         assert screen.stage == "softmax"
         await pilot.press("home")
         assert screen.stage == "score"
         await pilot.press("end")
-        assert screen.stage == "output"
+        assert screen.stage == "weighted_sum"
         assert "0.248 × [1.0, 0.0] + 0.248 × [0.0, 1.0] + 0.503 × [0.5, 0.5] = [0.500, 0.500]" \
             in explanation(app)
         await pilot.press("3")

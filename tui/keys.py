@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
+from attn_tui.core.stages import step_keys
+
 STAGE, INPUT, EDITOR, ANYWHERE = "stage view", "input matrix", "a cell being edited", "anywhere"
 MODEL_VIEW = "model view"  # the grid of layers × heads an index opens: its own screen's keys
 
@@ -27,12 +29,18 @@ class Key:
     group: str = ""    # the footer's group: keys with one group share one footer entry
 
 
+# The digits that jump to steps 1, 2, …: 1 … 9, then 0 for a tenth (as many as the registry's
+# stages); a scenario with more steps reaches the rest with g or the palette.
+STEP_KEYS = step_keys()
+_DIGITS_SHOWN = f"1 … {STEP_KEYS[min(len(STEP_KEYS), 9) - 1]}" + (", 0" if len(STEP_KEYS) > 9 else "")
+
 KEYS: tuple[Key, ...] = (
     Key("left", "←", "step back", STAGE, "step(-1)", "Step", "step"),
     Key("right", "→", "step on", STAGE, "step(1)", "Step", "step"),
     Key("home", "Home", "first step", STAGE, "goto(1)"),
     Key("end", "End", "last step", STAGE, "last_step"),
-    Key("1,2,3,4,5,6,7,8", "1 … 8", "jump to a step (as many as the scenario has)", STAGE, "goto_key"),
+    Key(",".join(STEP_KEYS), _DIGITS_SHOWN, "jump to a step (as many as the scenario has; g or the palette: "
+        "any step by name)", STAGE, "goto_key"),
     Key("up", "↑", "the query row above", STAGE, "row(-1)", "Row", "row"),
     Key("down", "↓", "the query row below", STAGE, "row(1)", "Row", "row"),
     Key("pageup", "PgUp", "a page of rows up", STAGE, "page(-1)"),
@@ -97,7 +105,8 @@ def screen_bindings() -> list[Binding]:
         if not key.action or key.where == MODEL_VIEW:
             continue
         if key.action == "goto_key":
-            bindings += [Binding(str(n), f"goto({n})", f"Step {n}", show=False) for n in range(1, 9)]
+            bindings += [Binding(digit, f"goto({n})", f"Step {n}", show=False)
+                         for n, digit in enumerate(STEP_KEYS, 1)]
             continue
         bindings.append(Binding(key.keys, key.action, key.footer or key.does, show=bool(key.footer),
                                 group=GROUPS.get(key.group)))

@@ -7,7 +7,8 @@ import numpy as np
 
 from attn_tui.core.masks import CAUSAL, WHY
 from attn_tui.core.numbers import fixed, mask_text
-from attn_tui.core.stages import KEYS, Stage
+from attn_tui.core.stages import KEYS, PREVIOUS, Stage
+from attn_tui.core.stages.softmax import softmax
 
 RULE_NAMES = {"causal": "the causal mask", "window": "the window", "padding": "padding",
               "mask": "the explicit mask"}
@@ -23,8 +24,8 @@ def heading(scenario, options) -> str:
     return f"keys hidden by {named} set to {mask_text(options.mask_value)}"
 
 
-def values(attention, h, rows, cols):
-    return attention.head(h).masked(rows, cols)
+def compute(w):
+    return np.where(w.blocked(), w.options.mask_value, w.previous())
 
 
 def explain(w) -> str:
@@ -49,9 +50,9 @@ def explain(w) -> str:
                   (mask_text(w.options.mask_value), "masked"), selected=k == w.col)
         else:
             where = "is itself, visible" if w.is_self(k) else "is visible"
-            w.add((cell, "token"), (f" {where}: ", ""), (fixed(r.masked[k], w.p), "result"),
+            w.add((cell, "token"), (f" {where}: ", ""), (fixed(r.own[k], w.p), "result"),
                   selected=k == w.col)
-    w.add(("masked row: ", ""), (w.vector(r.masked, w.p), "result"))
+    w.add(("masked row: ", ""), (w.vector(r.own, w.p), "result"))
     if not rules:
         return "none (every key is visible)"
     hidden = int(r.blocked.sum())
@@ -72,7 +73,7 @@ def explain(w) -> str:
         overlap = " (a key may be hidden by more than one rule)" if sum(by_rule.values()) > hidden else ""
         w.note(f"{w.query_quoted} sees {len(r.blocked) - hidden} of {len(r.blocked)} keys"
                + (f"; {hidden} hidden: {counted}{overlap}." if hidden else "; none is hidden."))
-    leak = float(r.weights[r.blocked].max(initial=0.0)) if not r.empty else 0.0
+    leak = float(softmax(r.own[None])[0][r.blocked].max(initial=0.0)) if not r.empty else 0.0
     if leak > 0:
         advice = "use -.inf" if w.options.mask_value <= -1e9 else "use -.inf, or a value far below every score such as -1e9"
         w.add((f"mask_value {mask_text(w.options.mask_value)} is not negative enough: a hidden "
@@ -83,6 +84,7 @@ def explain(w) -> str:
 
 
 STAGE = Stage(
-    name="mask", title="Mask", key="masked", reads=("scale",),
+    name="mask", title="Mask", key="masked", reads=(PREVIOUS,),
     changes="as the scores; the mask itself depends on positions only", columns=KEYS,
-    palette="diverging", heading=heading, values=values, explain=explain, predictable=False)
+    palette="diverging", heading=heading, compute=compute, explain=explain, predictable=False,
+    masks=True, masked_given=True)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from attn_tui.core.numbers import fixed
-from attn_tui.core.stages import OUT, Stage
+import numpy as np
+
+from attn_tui.core.stages import OUT, PREVIOUS, Stage
 
 
 def heading(scenario, options) -> str:
@@ -11,18 +13,22 @@ def heading(scenario, options) -> str:
     return f"output = concat·Wo{bias}"
 
 
-def values(attention, h, rows, cols):
-    return attention.projected(rows)[:, cols.start:cols.stop]
+def compute(w) -> np.ndarray:
+    """A block of rows: the heads side by side (every column) times Wo, plus bo."""
+    concat = w.previous(range(w.scenario.heads * w.scenario.d_v))
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = concat @ w.input("Wo")[:, w.cols.start:w.cols.stop]
+        if "bo" in w.scenario.inputs:
+            out = out + w.input("bo")[0, w.cols.start:w.cols.stop]
+    return out
 
 
 def explain(w) -> str:
     a, p = w.attention, w.p
-    rows = range(w.row, w.row + 1)
-    if a.empty(rows)[0]:
+    if w.r.empty:
         w.add((f"{w.query_quoted} has nothing to attend to: no heads' outputs, so no output.", "masked"))
         return f"mix {w.query_quoted}'s heads into one output"
-    concat = a.concat(rows)[0]
-    output = a.projected(rows)[0]
+    concat, output = w.r.previous, w.r.own
     Wo = a.scenario.inputs["Wo"]
     bias = a.scenario.inputs["bo"][0] if "bo" in a.scenario.inputs else None
     wo_dec = a.decimals("Wo", 0)
@@ -44,7 +50,8 @@ def explain(w) -> str:
 
 
 STAGE = Stage(
-    name="project", title="Project", key="projected", reads=("concat", "Wo"),
+    name="project", title="Project", key="projected", reads=(PREVIOUS, "Wo", "bo"),
     changes="a concat row changes that output row; a Wo cell changes one output column",
-    columns=OUT, palette="diverging", heading=heading, values=values, explain=explain,
-    applies=lambda scenario: "Wo" in scenario.inputs, per_head=False)
+    columns=OUT, palette="diverging", heading=heading, compute=compute, explain=explain,
+    applies=lambda scenario: "Wo" in scenario.inputs, per_head=False, whole_rows=True, row_wide=True,
+    empty_rows=True)

@@ -14,8 +14,9 @@ def heading(scenario, options) -> str:
     return f"queries turned pair by pair (RoPE, base {rope.base:g}, {rope.pairs} pairs)"
 
 
-def values(attention, h, rows, cols):
-    return attention.head(h).Q[rows.start:rows.stop, cols.start:cols.stop]
+def compute(w) -> np.ndarray:
+    """The queries as the scores read them, turned (``core.heads`` rotates them tile by tile)."""
+    return np.array(w.input("Q")[w.rows.start:w.rows.stop, w.cols.start:w.cols.stop])
 
 
 def explain(w) -> str:
@@ -60,7 +61,7 @@ def _factor(value: float, decimals: int) -> str:
 
 
 STAGE = Stage(
-    name="rotate", title="Rotate", key="rotated", reads=("Q", "K"),
+    name="rotate", title="Rotate", key="rotated", reads=("Q",),
     changes="a Q or K row changes only its own rotated row", columns=DIMS, palette="diverging",
-    heading=heading, values=values, explain=explain, applies=lambda scenario: scenario.rope is not None,
+    heading=heading, compute=compute, explain=explain, applies=lambda scenario: scenario.rope is not None,
     predictable=False)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from attn_tui.core.numbers import fixed
-from attn_tui.core.stages import KEYS, Stage
-from attn_tui.core.stages.score import score_decimals
+from attn_tui.core.stages import KEYS, PREVIOUS, Stage
 
 
 def heading(scenario, options) -> str:
@@ -12,13 +11,15 @@ def heading(scenario, options) -> str:
     return "scaling is off: scaled = scores" if scale == "none" else f"scores {scale}"
 
 
-def values(attention, h, rows, cols):
-    return attention.head(h).scaled(rows, cols)
+def compute(w):
+    return w.previous() / w.attention.divisor
 
 
 def explain(w) -> str:
     r = w.r
-    s_dec = score_decimals(w.scenario, w.attention, w.h)
+    before, after = r.previous, r.own
+    s_dec = w.decimals(w.previous_name)
+    tiny = w.attention.stage(w.previous_name).tiny
     divisor = w.attention.divisor
     shown_divisor = fixed(divisor, w.p)
     d_k = w.scenario.d_k
@@ -37,13 +38,13 @@ def explain(w) -> str:
         if isinstance(k, str):
             w.note(k)
             continue
-        score = fixed(r.scores[k], s_dec, True)
+        score = fixed(before[k], s_dec, tiny)
         formula = f"{score} / √{d_k} = {score}/{shown_divisor}" if scale is True else f"{score} / {shown_divisor}"
         w.add((f"({w.query}, {w.keys_labels[k]}): ", "token"), (formula, "number"),
-              (" = ", ""), (fixed(r.scaled[k], w.p), "result"), selected=k == w.col)
-    fractions = w.fold_lazy(len(r.scores), lambda k: f"{fixed(r.scores[k], s_dec, True)}/{shown_divisor}", ", ")
+              (" = ", ""), (fixed(after[k], w.p), "result"), selected=k == w.col)
+    fractions = w.fold_lazy(len(before), lambda k: f"{fixed(before[k], s_dec, tiny)}/{shown_divisor}", ", ")
     w.add(("scaled scores: ", ""), ("[" + fractions + "]", "number"),
-          (" = ", ""), (w.vector(r.scaled, w.p), "result"))
+          (" = ", ""), (w.vector(after, w.p), "result"))
     if scale is True:
         w.note("Why divide? With larger d_k, dot products grow just from having more terms; "
                "big scores make softmax spiky. Dividing by √d_k keeps them well-behaved.")
@@ -51,6 +52,6 @@ def explain(w) -> str:
 
 
 STAGE = Stage(
-    name="scale", title="Scale", key="scaled", reads=("score",),
+    name="scale", title="Scale", key="scaled", reads=(PREVIOUS,),
     changes="as the scores: a Q row changes that row, a K row that column", columns=KEYS,
-    palette="diverging", heading=heading, values=values, explain=explain)
+    palette="diverging", heading=heading, compute=compute, explain=explain)

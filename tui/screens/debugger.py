@@ -30,7 +30,7 @@ from attn_tui.core.predictions import hidden_lines, prediction_lines
 from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.session import Session
-from attn_tui.core.stages import stages_for
+from attn_tui.core.stages import ALL, KEY, ROW, highlights, stages_for
 from attn_tui.core.views import mask_rules, stage_window
 from attn_tui.core.explanation import Line, Span
 from attn_tui.tui.keys import screen_bindings
@@ -200,6 +200,11 @@ class DebuggerScreen(Screen):
         return self.stages[self.step]
 
     @property
+    def overview_stage(self) -> str:
+        """The stage the overview map draws small."""
+        return next(stage.name for stage in self.stages if stage.overview)
+
+    @property
     def comparing(self) -> bool:
         """Whether the scenario holds the student's own values for the current stage."""
         comparison = self.session.comparison
@@ -298,7 +303,7 @@ class DebuggerScreen(Screen):
         elif self.comparing:
             subtitle = ("showing YOUR values · ✗ differs from attention · y: attention's" if self.theirs
                         else "showing attention's values · ✗ yours differs · y: yours")
-        elif self.stage == "mask" and len(mask_rules(session)) > 1:
+        elif self.described.masks and len(mask_rules(session)) > 1:
             subtitle = f"showing: {self.mask_rule or 'every rule'} · m: next"
         else:
             subtitle = ""
@@ -314,12 +319,12 @@ class DebuggerScreen(Screen):
         stage_view.set_cursor((row, min(column, self.column_count - 1) if keyed else
                                min(stage_view.cursor[1] if stage_view.cursor else 0, self.column_count - 1)))
         stage_view.set_marks(rows=frozenset({row}))
-        reads = {"Q": frozenset({row}) if stage in ("rotate", "score", "scale") else frozenset(),
-                 "K": frozenset({column}) if stage in ("score", "scale") else frozenset(),
-                 "V": frozenset(range(min(self.session.scenario.T_k, 4096))) if stage == "output" else frozenset()}
-        for name, rows in reads.items():
+        reads = highlights(stage, self.stages)
+        shown = {ROW: frozenset({row}), KEY: frozenset({column}),
+                 ALL: frozenset(range(min(self.session.scenario.T_k, 4096)))}
+        for name in ("Q", "K", "V"):
             if name in self.input_views:
-                self.input_views[name].set_marks(rows=rows)
+                self.input_views[name].set_marks(rows=shown[reads[name]] if name in reads else frozenset())
         self.show_why()
         self.show_variants()
         self.show_window()
@@ -342,7 +347,7 @@ class DebuggerScreen(Screen):
         elif session.comparison is not None and self.described.predictable:
             extra = comparison_lines(session.comparison, session.scenario, self.described.key, row, col,
                                      self.compared_head)
-        if stage == "mask" and self.mask_rule is not None:
+        if self.described.masks and self.mask_rule is not None:
             from attn_tui.core.masks import WHY
 
             extra = [Line((Span(f"The matrix shows only the keys {WHY[self.mask_rule]} (m: next view); "
@@ -366,7 +371,7 @@ class DebuggerScreen(Screen):
         the key path, once the keys pause (a run of edits starts one computation, not many)."""
         for overview in self.overviews:
             predictions = self.session.predictions
-            withheld = predictions is not None and predictions.hidden_rows("softmax", self.head).any()
+            withheld = predictions is not None and predictions.hidden_rows(self.overview_stage, self.head).any()
             overview.set_class(withheld, "-withheld")
             overview.show(None, overview.shape, stale=True)
             if self._overview_timer is not None:
@@ -486,7 +491,7 @@ class DebuggerScreen(Screen):
         if action in ("next_head", "all_heads"):
             return session.scenario.heads > 1
         if action == "cycle_mask":
-            return self.stage == "mask" and len(mask_rules(session)) > 1
+            return self.described.masks and len(mask_rules(session)) > 1
         if action == "goto":
             return parameters[0] <= len(self.stages) if parameters else True
         return True
@@ -559,14 +564,17 @@ class DebuggerScreen(Screen):
         scenario = self.session.scenario
 
         def chosen_stage(target) -> None:
-            if target is not None:
+            if target is not None and target[0] == "step":
+                self.step = target[1]
+            elif target is not None:
                 self.row = target[0]
                 if target[1] is not None and self.described.columns == "keys":
                     self.column = target[1]
 
         self.app.push_screen(GoToScreen(list(token_labels(scenario.row_tokens)),
                                         list(column_labels(scenario, self.described)),
-                                        list(scenario.row_tokens)), chosen_stage)
+                                        list(scenario.row_tokens),
+                                        [(stage.name, stage.title) for stage in self.stages]), chosen_stage)
 
     def action_toggle_causal(self) -> None:
         self._change(self.session.toggle_causal)

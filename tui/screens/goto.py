@@ -40,8 +40,22 @@ def parse_target(text: str, rows: list[str], columns: list[str],
     return row, column
 
 
-class GoToScreen(ModalScreen[tuple[int, int | None] | None]):
-    """Dismisses with (row, column or None), or None on Esc."""
+def parse_step(text: str, steps: list[tuple[str, str]]) -> int | None:
+    """``"step 11"``, ``"step softmax"`` or a step's name or title alone (``"weighted sum"``) as a
+    0-based step; None if the text names no step. ``steps`` are (name, title) in order."""
+    words = text.strip().lower()
+    said = words.startswith("step ")
+    words = words.removeprefix("step ").strip() if said else words
+    if said and words.isascii() and words.isdigit() and 1 <= int(words) <= len(steps):
+        return int(words) - 1
+    for number, (name, title) in enumerate(steps):
+        if words in (name.lower(), title.lower(), name.lower().replace("_", " ")):
+            return number
+    return None
+
+
+class GoToScreen(ModalScreen[tuple | None]):
+    """Dismisses with (row, column or None), with ("step", step) for a step, or None on Esc."""
 
     DEFAULT_CSS = """
     GoToScreen { align: center middle; }
@@ -54,22 +68,33 @@ class GoToScreen(ModalScreen[tuple[int, int | None] | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, rows: list[str], columns: list[str], tokens: list[str] | None = None) -> None:
+    def __init__(self, rows: list[str], columns: list[str], tokens: list[str] | None = None,
+                 steps: list[tuple[str, str]] | None = None) -> None:
         super().__init__()
         self.rows = rows
         self.columns = columns
         self.tokens = tokens
+        self.steps = steps  # (name, title) of each step: the stage view's go-to takes a step too
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static("Go to a row, or a row and a column (a token or a number):")
-            yield Input(placeholder="e.g. sat  or  512, 7", id="target")
+            if self.steps:
+                yield Static("Go to a row, or a row and a column (a token or a number), or a step "
+                             "(its name, or 'step N'):")
+                yield Input(placeholder="e.g. sat  or  512, 7  or  softmax", id="target")
+            else:
+                yield Static("Go to a row, or a row and a column (a token or a number):")
+                yield Input(placeholder="e.g. sat  or  512, 7", id="target")
             yield Static("", id="problem")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         try:
             self.dismiss(parse_target(event.value, self.rows, self.columns, self.tokens))
         except ValueError as error:
+            step = parse_step(event.value, self.steps) if self.steps else None
+            if step is not None:
+                self.dismiss(("step", step))
+                return
             self.query_one("#problem", Static).update(plain(str(error)))
 
     def action_cancel(self) -> None:

@@ -12,7 +12,6 @@ from textual.message import Message
 
 from attn_tui.core.labels import column_labels, token_labels
 from attn_tui.core.numbers import yaml_number
-from attn_tui.core.stages.score import score_decimals
 from attn_tui.core.views import stage_window
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.matrix import Grid
@@ -23,10 +22,9 @@ class StageGrid(Grid):
 
     def __init__(self, session, stage, head: int, theirs: bool = False, rule: str | None = None) -> None:
         scenario = session.scenario
-        decimals = (score_decimals(scenario, session.attention, head) if stage.name == "score"
-                    else scenario.precision)
+        decimals = session.attention.stage_decimals(stage.name, head)
         super().__init__(rows=token_labels(scenario.row_tokens), columns=column_labels(scenario, stage),
-                         decimals=decimals, palette=stage.palette, tiny=stage.name == "score",
+                         decimals=decimals, palette=stage.palette, tiny=stage.tiny,
                          mask_value=session.attention.options.mask_value,
                          key=(stage.name, head, theirs, rule), kin=(stage.name, theirs, rule),
                          version=session.version)

@@ -12,6 +12,7 @@ from textual.widgets import Static
 from attn_tui.core.explanation import bar
 from attn_tui.core.labels import token_labels
 from attn_tui.core.numbers import fixed, mask_text
+from attn_tui.core.stages import summary
 from attn_tui.core.text import visible
 
 SHOWN_ROWS = 12
@@ -46,7 +47,9 @@ class VariantsView(Static):
         self.border_title = Content(f'Variants at {stage.title}, row "{labels[row]}"')
         predictions = session.predictions
         hidden_here = predictions.hidden_rows(stage.name, head) if predictions else None
-        hidden_weights = predictions.hidden_rows("softmax", head) if predictions else None
+        largest_weight = summary("max_weight")
+        owner = next(step.name for step in session.attention.steps if largest_weight in step.summaries)
+        hidden_weights = predictions.hidden_rows(owner, head) if predictions else None
         columns = [visible(name) for name in names]
         settings = [session.attentions[name].options.scale_text(scenario.d_k) for name in names]
         width = max([12, *(len(text) for text in columns)])
@@ -64,8 +67,8 @@ class VariantsView(Static):
             if hidden_here is not None and hidden_here[row]:
                 cells = "? (predict first)"
             else:
-                values = stage.values(attention, head, range(row, row + 1), cols)[0]
-                blocked = attention.head(head).blocked(range(row, row + 1), cols)[0] if stage.name == "mask" else None
+                values = attention.values(stage.name, head, range(row, row + 1), cols)[0]
+                blocked = attention.blocked(range(row, row + 1), cols)[0] if stage.masks else None
                 cells = " ".join(mask_text(attention.options.mask_value) if blocked is not None and blocked[k]
                                  else fixed(float(v), p) for k, v in enumerate(values)) + more
             lines.append(Content.assemble(f" {shown_name:<{name_width}}  ", (f"{setting:<{setting_width}}", style["muted"]),
@@ -74,7 +77,7 @@ class VariantsView(Static):
         lines.append(Content.assemble(("largest weight".ljust(label_width), style["muted"]),
                                       *(f" {c:<{width}}" for c in columns)))
         shown = range(min(SHOWN_ROWS, scenario.T))
-        largest = {name: session.attentions[name].head(head).max_weight(shown) for name in names}
+        largest = {name: largest_weight.values(session.attentions[name].head(head), shown) for name in names}
         for i in shown:
             label = (labels[i][:label_width - 1].ljust(label_width), style["selected"] if i == row else style["label"])
             parts = [label]

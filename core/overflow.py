@@ -1,0 +1,124 @@
+"""Float64's range: a scenario whose stages could overflow is refused when it is read
+(:func:`check_range`), and an edit that would make one overflow is undone (:func:`require_finite`).
+
+A score is q·k, at most ‖q‖·‖k‖; the output is a weighted average of V's rows, so V keeps a
+margin below float64's largest; a stage's own setting (a bias) is bounded by its reader.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attn_tui.core.errors import NumericError
+from attn_tui.core.heads import Changed, HeadInputs
+from attn_tui.core.options import V_LIMIT, Options
+from attn_tui.core.scenario import Scenario
+
+ROWS_AT_A_TIME = 256
+
+
+def check_range(scenario: Scenario) -> None:
+    """``NumericError`` if some stage would overflow float64 under any of the scenario's options.
+
+    A cheap bound settles almost every scenario. A doubtful one has its largest score found
+    exactly, a block of rows at a time (memory stays small at T = 16,384); scaling divides every
+    score by the same number, so that one score decides each option set. The output is a
+    weighted average of V's rows, so V itself must keep a margin below float64's largest.
+    Every head is checked (RoPE turns pairs of dimensions and keeps their lengths, so the
+    bound from the unrotated vectors holds for the rotated ones).
+    """
+    inputs = HeadInputs(scenario)
+    many = scenario.heads > 1
+    options = [scenario.options, *(variant.options(scenario.options) for variant in scenario.variants)]
+    for h in range(scenario.heads):
+        which = f" of {scenario.head_names[h]}" if many else ""
+        Q, K, V = inputs.Q_before_rotation(h), inputs.K_before_rotation(h), inputs.V(h)
+        for name, values in (("Q", Q), ("K", K), ("V", V)):
+            if not np.isfinite(values).all():
+                raise NumericError(f"{name}{which} = X·W{name.lower()} overflows float64; use smaller numbers")
+        largest_v = float(np.abs(V).max())
+        if largest_v >= V_LIMIT:
+            raise NumericError(f"V{which} holds {largest_v:.3e}: the weighted sum of such values can round "
+                               f"past float64's largest number; keep V below {V_LIMIT:.0e}")
+        # |q·k| ≤ ‖q‖·‖k‖ (Cauchy–Schwarz), exact when d_k = 1; norms scaled down first so that
+        # squaring cannot overflow
+        q_scale, k_scale = float(np.abs(Q).max()) or 1.0, float(np.abs(K).max()) or 1.0
+        bound = (q_scale * float(np.sqrt(np.square(Q / q_scale).sum(axis=1).max()))
+                 * k_scale * float(np.sqrt(np.square(K / k_scale).sum(axis=1).max())))
+        if all(bound / o.divisor(scenario.d_k) < 1e300 for o in options):
+            continue
+        largest = bound if scenario.d_k == 1 and math.isfinite(bound) else 0.0  # (then it is exact)
+        Q, K = inputs.Q(h), inputs.K(h)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for start in range(0, len(Q) if not largest else 0, ROWS_AT_A_TIME):
+                block = Q[start:start + ROWS_AT_A_TIME] @ K.T
+                largest = max(largest, float(np.abs(block).max()))
+                if not np.isfinite(largest):
+                    i, j = np.argwhere(~np.isfinite(block))[0]
+                    raise NumericError(f"the score{which} ({scenario.row_tokens[start + i]}, "
+                                       f"{scenario.tokens[j]}) overflows float64; use smaller numbers")
+            for o in options:
+                if not np.isfinite(largest / o.divisor(scenario.d_k)):
+                    raise NumericError(f"a scaled score{which} overflows float64 (scores up to {largest:.3e}, "
+                                       f"divided by {o.divisor(scenario.d_k):g}); use a larger scale")
+    if "Wo" in scenario.inputs:  # |concat·Wo + bo| ≤ (heads·d_v)·max|V|·max|Wo| + max|bo|
+        largest_v = max(float(np.abs(inputs.V(h)).max()) for h in range(scenario.heads))
+        bound = scenario.heads * scenario.d_v * largest_v * float(np.abs(scenario.inputs["Wo"]).max())
+        bound += float(np.abs(scenario.inputs["bo"]).max()) if "bo" in scenario.inputs else 0.0
+        if not bound < 1e300:
+            raise NumericError("the output projection concat·Wo could overflow float64 "
+                               f"(up to {bound:.3e}); use smaller numbers in Wo or V")
+
+
+
+def require_finite(attention, changes: list[Changed], option_sets: list[Options]) -> None:
+    """``NumericError`` if an edit made some score, scaled score or value leave float64's range.
+
+    Only what the edit changed is checked (a row of scores for a query, a column for a key),
+    so the check costs O(T·d) however large the scenario.
+    """
+    scenario = attention.scenario
+    inputs = attention.inputs
+    keys, queries = scenario.tokens, scenario.row_tokens
+    d_k = scenario.d_k
+    for h, change in enumerate(changes):
+        Q, K, V = inputs.Q(h), inputs.K(h), inputs.V(h)
+        for name, values, rows in (("Q", Q, change.q_rows), ("K", K, change.k_rows),
+                                   ("V", V, change.v_rows)):
+            if rows is not None and not len(rows):
+                continue
+            if not np.isfinite(values if rows is None else values[rows]).all():
+                raise NumericError(f"{name} overflows float64 ({scenario.head_names[h]}); use smaller numbers")
+        if change.v:  # the rows that changed (the others were checked when they did)
+            moved = V if change.v_rows is None else V[change.v_rows]
+            largest = max(float(moved.max()), -float(moved.min()))  # (no |V| the size of V)
+            if largest >= V_LIMIT:
+                raise NumericError(f"V holds {largest:.3e}: the weighted sum of such values can round "
+                                   f"past float64's largest number; keep V below {V_LIMIT:.0e}")
+        pieces = []
+        if change.q_rows is None or change.k_rows is None:
+            bound = float(np.abs(Q).max()) * float(np.abs(K).max()) * d_k
+            if bound < 1e300:
+                continue
+            pieces = [(np.arange(i, min(i + 256, len(Q))), None) for i in range(0, len(Q), 256)]
+        else:
+            if len(change.q_rows):
+                pieces.append((change.q_rows, None))
+            if len(change.k_rows):
+                pieces.append((None, change.k_rows))
+        for rows, cols in pieces:
+            with np.errstate(over="ignore", invalid="ignore"):
+                block = (Q[rows] if rows is not None else Q) @ (K[cols] if cols is not None else K).T
+            scaled = [block / options.divisor(d_k) for options in option_sets]
+            for values, what in [(block, "score")] + [(s, "scaled score") for s in scaled]:
+                if np.isfinite(values).all():
+                    continue
+                bad = np.argwhere(~np.isfinite(values))
+                if len(bad):
+                    i, j = bad[0]
+                    i = rows[i] if rows is not None else i
+                    j = cols[j] if cols is not None else j
+                    raise NumericError(f"the {what} ({queries[i]}, {keys[j]}) overflows float64 "
+                                       f"({values[bad[0][0], bad[0][1]]}); use smaller numbers")

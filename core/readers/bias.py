@@ -1,0 +1,107 @@
+"""The Bias stage's keys: ``alibi: true`` (ALiBi's distance penalty) or ``bias:`` — an explicit
+matrix added to the scaled scores: T_q × T_k (the same for every head), a list of one such
+matrix per head, ``{npy: file.npy}`` of either shape, or a member ``bias`` of the ``npz:``
+archive (heads × T_q × T_k). Read as hostile as any input: shapes first, every number finite
+and within ``LIMIT`` (so that a scaled score plus its bias cannot overflow float64)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from attn_tui.core.options import MAX_NUMBERS
+from attn_tui.core.readers.files import Files
+from attn_tui.core.readers.keys import Entry
+from attn_tui.core.yaml_matrices import file_shape, file_values, largest, shape_of, values_of
+from attn_tui.core.yaml_numbers import boolean, located
+
+KEYS = ("alibi", "bias")
+LIMIT = 1e300  # |bias| at most: scaled scores are kept below 1e300 too (core.overflow)
+
+
+@dataclass(frozen=True, eq=False)
+class BiasSetting:
+    """What the scenario adds to its scaled scores: ALiBi's penalty, or ``values`` — nested
+    lists of floats or an array, heads × T_q × T_k when ``per_head``, else T_q × T_k."""
+
+    alibi: bool = False
+    values: Any = None
+    per_head: bool = False
+    slopes: tuple[float, ...] | None = None  # ALiBi's, when not the paper's for the scenario's heads
+
+    def of_head(self, h: int, heads: int) -> BiasSetting:
+        """Head ``h``'s part alone, for that head taken as a scenario of its own."""
+        if self.alibi:
+            from attn_tui.core.stages.bias import alibi_slopes
+
+            return BiasSetting(alibi=True, slopes=((self.slopes or alibi_slopes(heads))[h],))
+        return BiasSetting(values=self.matrix[h], per_head=False) if self.per_head else self
+
+    @cached_property
+    def matrix(self):
+        """The explicit bias as a read-only float64 array."""
+        import numpy as np
+
+        array = np.array(self.values, dtype=np.float64)
+        array.flags.writeable = False
+        return array
+
+    def describe(self) -> str:
+        """How the header and the summary line name it."""
+        return "ALiBi" if self.alibi else "a bias" + (" per head" if self.per_head else "")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BiasSetting):
+            return NotImplemented
+        if self.alibi or other.alibi:
+            return (self.alibi, self.slopes) == (other.alibi, other.slopes)
+        import numpy as np
+
+        return self.per_head == other.per_head and np.array_equal(self.matrix, other.matrix)
+
+    __hash__ = None  # equal by value, and holds an array
+
+    def yaml(self, matrix) -> str:
+        """Its keys for a file written whole; ``matrix(name, values)`` writes an array."""
+        return "alibi: true\n" if self.alibi else matrix("bias", self.matrix)
+
+
+def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
+    """``alibi:`` or ``bias:`` (or the archive's ``bias``), checked against the scenario's
+    layout ``plan``; None for ``alibi: false``."""
+    if "alibi" in top and "bias" in top:
+        raise located(top["bias"].key, "give alibi: true or bias:, not both (ALiBi is a bias of its own)")
+    if "alibi" in top:
+        if not boolean(top["alibi"].value, "alibi"):
+            return None
+        if plan.cross or plan.T != plan.T_k:
+            raise located(top["alibi"].key, "alibi penalises the distance between a query's and a key's "
+                                            "positions in one sequence: it needs self-attention, not "
+                                            "cross-attention; give the bias itself as bias:")
+        return BiasSetting(alibi=True)
+    if "bias" in top:
+        node = top["bias"].value
+        ref = files.npy_ref(node, "bias")
+    else:  # the archive's member
+        node = top["npz"].value
+        ref = files.npz(top["npz"])["bias"]
+    shape = file_shape(ref, "bias", node, (2, 3)) if ref is not None else shape_of(node, "bias", (2, 3))
+    scores = (plan.T, plan.T_k)
+    per_head = len(shape) == 3
+    if tuple(shape[-2:]) != scores:
+        raise located(node, f"bias is {shape[-2]}×{shape[-1]} but the scores are {scores[0]}×{scores[1]} "
+                            "(queries × keys): one number per score")
+    if per_head and shape[0] != plan.heads:
+        raise located(node, f"bias holds {shape[0]} matrices but there are {plan.heads} heads: one per "
+                            "head, or one matrix for every head")
+    size = shape[0] * shape[1] * (shape[2] if per_head else 1)
+    if plan.numbers + size > MAX_NUMBERS:
+        raise located(node, f"too many numbers: {plan.numbers + size:,} in all with the bias, at most "
+                            f"{MAX_NUMBERS:,}")
+    values = file_values(ref, "bias", node) if ref is not None else values_of(node, "bias", shape)
+    biggest = largest(values)
+    if not biggest < LIMIT:
+        raise located(node, f"bias holds {biggest:.3e}; keep every bias below {LIMIT:.0e} "
+                            "(to hide a key, use mask: or padding:)")
+    return BiasSetting(values=values, per_head=per_head)

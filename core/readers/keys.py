@@ -1,0 +1,77 @@
+"""The keys of a YAML mapping as a scenario reads them: merge keys applied, a key written
+twice an error naming both lines, an unknown key an error that suggests the closest known one."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from attn_tui.core.yaml_numbers import TAG, kind_of, located, named
+from attn_tui.core.yaml_source import Mapping, Node, Scalar, Sequence, deref
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One key of a YAML mapping, with the nodes of the key and of its value."""
+
+    key: Scalar
+    value: Node
+
+
+
+def entries(node: Node, what: str) -> dict[str, Entry]:
+    """The keys of a YAML mapping, with merge keys (``<<: *base``) applied.
+
+    A key written twice is an error naming both lines: PyYAML would silently keep the last.
+    """
+    return _entries(node, what, {}, set())
+
+
+def _entries(node: Node, what: str, memo: dict[int, dict[str, Entry]],
+             merging: set[int]) -> dict[str, Entry]:
+    node = deref(node)
+    if id(node) in memo:
+        return memo[id(node)]
+    if id(node) in merging:
+        raise located(node, "a merge key (<<) brings this mapping into itself: a cycle")
+    if not isinstance(node, Mapping):
+        raise located(node, f"{what} must be a mapping of keys to values, not {kind_of(node)}")
+    own: dict[str, Entry] = {}
+    written_at: dict[str, Node] = {}  # where each key stands: an alias key (*k) stands apart from &k
+    merged: dict[str, Entry] = {}
+    for written, value in node.items:
+        key = deref(written)
+        if isinstance(key, Scalar) and key.tag == TAG + "merge":
+            sources = deref(value).items if isinstance(deref(value), Sequence) else [value]
+            merging.add(id(node))
+            for source in sources:
+                for name, entry in _entries(source, "a merged value (<<)", memo, merging).items():
+                    merged.setdefault(name, entry)
+            merging.discard(id(node))
+            continue
+        if not isinstance(key, Scalar):
+            raise located(key, f"a key in {what} must be a plain name, not {kind_of(key)}")
+        if key.value in own:
+            first = written_at[key.value]
+            raise located(written, f"{named(key.value)} appears twice in {what}: first on line "
+                                   f"{first.line}, again on line {written.line}; keep one")
+        own[key.value] = Entry(key, value)
+        written_at[key.value] = written
+    memo[id(node)] = result = {**merged, **own}
+    return result
+
+
+def check_keys(found: dict[str, Entry], known: tuple[str, ...], what: str) -> None:
+    """An unknown key is an error that suggests the closest known one."""
+    for name, entry in found.items():
+        if name not in known:
+            raise located(entry.key, f"unknown key {named(name)} in {what}{_suggest(name, known)}")
+
+
+def _suggest(name: str, known: tuple[str, ...]) -> str:
+    by_case = [key for key in known if key.lower() == name.lower()]
+    close = by_case or difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean {close[0]!r}?"
+    return f" (known keys: {', '.join(known)})"
+
