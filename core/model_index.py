@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from attn_tui.core.errors import ScenarioError
 from attn_tui.core.options import MAX_DESCRIPTION_LENGTH
-from attn_tui.core.scenario_file import check_keys, entries, read_text
+from attn_tui.core.readers.keys import check_keys, entries
+from attn_tui.core.readers.text import read_text
 from attn_tui.core.yaml_numbers import kind_of, located, named, scalar_text, whole_number
 from attn_tui.core.yaml_source import Sequence, deref, parse
 

@@ -117,6 +117,6 @@ def scenario_scores(scenario, layer: int | None = None, attention=None) -> list[
         sums = _Sums(scenario.tokens, cross, scenario.T)
         for start in range(0, scenario.T, ROWS_AT_A_TIME):
             rows = range(start, min(scenario.T, start + ROWS_AT_A_TIME))
-            sums.add(start, attention.head(h).weights(rows, range(scenario.T_k)))
+            sums.add(start, attention.head(h).values("softmax", rows, range(scenario.T_k)))
         found.append(HeadScores(layer, h, scenario.head_names[h], sums.means()))
     return found

@@ -168,4 +168,4 @@ def test_scores_come_from_the_same_weights_as_the_debugger():
     scenario = load(DATA / "tiny_gpt2_l1.yaml")
     attention = Attention(scenario)
     rows = range(scenario.T)
-    assert np.abs(attention.head(2).weights(rows, rows) - independent_weights(DATA / "x")[2]).max() < 1e-12
+    assert np.abs(attention.head(2).values("softmax", rows, rows) - independent_weights(DATA / "x")[2]).max() < 1e-12

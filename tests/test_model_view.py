@@ -82,7 +82,7 @@ async def test_s_colours_each_head_by_its_score(index):
         await pilot.pause()
         scenario = load(index.layers[0].path)
         rows = range(scenario.T)
-        weights = Attention(scenario).head(1).weights(rows, rows)
+        weights = Attention(scenario).head(1).values("softmax", rows, rows)
         expected = pattern_scores(weights, scenario.tokens)["previous"]
         view = next(v for v in screen.query(HeadMap) if (v.grid_row, v.head) == (0, 1))
         assert view.score_text == f"prev {expected:.2f}"
