@@ -198,7 +198,7 @@ def _capture(args: argparse.Namespace) -> int:
                        + (f" and the target text \"{shortened(target, 300)}\"" if target else "")
                        + f", captured in one forward pass; each layer's scenario reproduces the "
                        f"model's own weights within {max(c.weights for c in checks):.1e}.")
-        text = index_yaml(title, description, list(zip(numbers, yaml_paths)))
+        text = index_yaml(title, description, list(zip(numbers, yaml_paths)), captured.heads)
         _write_text(index_path, text)
         worst = max(check.weights for check in checks)
         print(f"Wrote {visible(index_path)} and {depth} scenarios beside it "

@@ -8,8 +8,11 @@ The format (YAML)::
     title: "gpt2 · all 12 layers · The cat sat on the mat"
     description: "…"                # optional
     layers:                         # one entry per layer, in order
-      - {layer: 0, scenario: "gpt2_layers_l0.yaml"}
-      - {layer: 1, scenario: "gpt2_layers_l1.yaml"}
+      - {layer: 0, scenario: "gpt2_layers_l0.yaml", heads: 12}
+      - {layer: 1, scenario: "gpt2_layers_l1.yaml", heads: 12}
+
+``heads`` is optional: the model view lays out its grid from it without reading every layer's
+file first (the file, when read, has the last word).
 
 A scenario is named by its file name alone, in the index's own folder: no folder part, no
 ``..``, so an index someone sent can never make the app read a file elsewhere.
@@ -22,7 +25,7 @@ import re
 from dataclasses import dataclass
 
 from attn_tui.core.errors import ScenarioError
-from attn_tui.core.options import MAX_DESCRIPTION_LENGTH
+from attn_tui.core.options import MAX_DESCRIPTION_LENGTH, MAX_HEADS
 from attn_tui.core.readers.keys import check_keys, entries
 from attn_tui.core.readers.text import read_text
 from attn_tui.core.yaml_numbers import kind_of, located, named, scalar_text, whole_number
@@ -31,7 +34,8 @@ from attn_tui.core.yaml_source import Sequence, deref, parse
 VERSION = 1
 MAX_LAYERS = 1024
 KEYS = ("model_index", "title", "description", "layers")
-LAYER_KEYS = ("layer", "scenario")
+LAYER_KEYS = ("layer", "scenario", "heads")
+REQUIRED_LAYER_KEYS = ("layer", "scenario")
 _MARKER = re.compile(r"^model_index\s*:", re.MULTILINE)
 
 
@@ -40,6 +44,7 @@ class IndexedLayer:
     layer: int      # counted from 0, as Hugging Face counts
     name: str       # the scenario's file name, as the index gives it
     path: str       # that file, in the index's folder
+    heads: int | None = None  # as the index says (None: not said)
 
 
 @dataclass(frozen=True)
@@ -101,7 +106,7 @@ def _read(text: str, path: str) -> ModelIndex:
     for item in listed.items:
         found = entries(item, "a layer of the index")
         check_keys(found, LAYER_KEYS, "a layer of the index")
-        for required in LAYER_KEYS:
+        for required in REQUIRED_LAYER_KEYS:
             if required not in found:
                 raise located(deref(item), f"a layer needs {required}: ({{layer: 0, scenario: "
                                            "model_l0.yaml}})")
@@ -112,7 +117,9 @@ def _read(text: str, path: str) -> ModelIndex:
         seen[number] = found["layer"].value.line
         name = scalar_text(found["scenario"].value, "scenario")
         _check_name(name, found["scenario"].value)
-        layers.append(IndexedLayer(number, name, os.path.join(folder, name)))
+        heads = (whole_number(found["heads"].value, "heads", 1, MAX_HEADS) if "heads" in found
+                 else None)
+        layers.append(IndexedLayer(number, name, os.path.join(folder, name), heads))
     return ModelIndex(path, title, description, tuple(layers))
 
 

@@ -105,3 +105,23 @@ async def test_a_layer_whose_file_is_broken_is_shown_not_fatal(tmp_path):
         await pilot.press("down", "enter")
         await pilot.pause()
         assert app.screen is screen  # nothing to open: told, not crashed
+
+
+async def test_an_index_that_names_each_layers_heads_opens_without_reading_them_first(tmp_path):
+    """capture writes heads: into the index; the grid is laid out from it, and a file that
+    turns out broken when its maps are computed is told, its cells marked."""
+    path = two_layer_index(tmp_path)
+    path.write_text(path.read_text().replace(".yaml}", ".yaml, heads: 4}").replace('.yaml"}', '.yaml", heads: 4}'))
+    (tmp_path / "second.yaml").write_text("title: [broken\n", encoding="utf-8")
+    index = read_index(str(path))
+    assert [entry.heads for entry in index.layers] == [4, 4]
+    app = AttnApp(index=index, remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert len(list(screen.query(HeadMap))) == 8
+        await wait_for(pilot, lambda: screen.maps_done == 4 and screen.listed[1][2] is not None)
+        await pilot.pause()
+        assert "unreadable" in screen_text(app)
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert app.screen is screen

@@ -28,6 +28,8 @@ from attn_tui.tui.widgets.overview import OverviewMap
 
 SCORES = (None, *PATTERNS)  # what ``s`` cycles through: no colouring, then each pattern
 LEVELS = 5                  # border colours by a score's fifth: -score-0 … -score-4
+ROW_HEIGHT = 7              # lines of the grid a layer takes (grid-rows below)
+MAP_ROWS_AT_A_TIME = 128    # query rows a map is computed from at a time (fewer, bigger steps)
 
 
 class HeadMap(OverviewMap):
@@ -49,7 +51,7 @@ class HeadMap(OverviewMap):
         if y != 0:
             return super().render_line(y)
         width = self.content_size.width
-        text = "…" if self.small is None else self.score_text
+        text = self.score_text if self.small is not None or self.score_text == "unreadable" else "…"
         return Strip([Segment(text[:width].rjust(width),
                               self.get_component_rich_style("overview--status"))])
 
@@ -71,7 +73,7 @@ class ModelViewScreen(Screen):
     DEFAULT_CSS = """
     ModelViewScreen #model-title { height: auto; padding: 0 1; text-style: bold; }
     ModelViewScreen #model-hint { height: auto; padding: 0 1; color: $text-muted; }
-    ModelViewScreen #model-grid { height: auto; grid-gutter: 0 0; grid-rows: 7; }
+    ModelViewScreen #model-grid { height: auto; grid-gutter: 0 0; grid-rows: 7; }  /* ROW_HEIGHT */
     ModelViewScreen .layer-label { height: 100%; content-align: right middle; padding-right: 1;
                                    color: $text-muted; }
     ModelViewScreen HeadMap.-chosen { border: heavy $accent; }
@@ -95,6 +97,9 @@ class ModelViewScreen(Screen):
         self.index = index
         self.listed: list[tuple[int, int, str | None]] = []  # (layer, heads, problem)
         for entry in index.layers:
+            if entry.heads is not None:  # (reading every file first took ~0.1 s a layer)
+                self.listed.append((entry.layer, entry.heads, None))
+                continue
             try:
                 self.listed.append((entry.layer, check(entry.path).heads, None))
             except ScenarioError as error:
@@ -104,6 +109,9 @@ class ModelViewScreen(Screen):
         self.score: str | None = None
         self.scores: dict[tuple[int, int], dict] | None = None  # (row, head) → that head's scores
         self.maps_done = 0  # how many maps have arrived (tests and benchmarks wait on it)
+        self.in_view_maps = 0  # how many of them the screen shows (they are computed first)
+        self._wanted: tuple[int, int] | None = None  # the size of map being computed
+        self._resize_timer = None
 
     def compose(self) -> ComposeResult:
         yield Static(Content(visible(self.index.title)), id="model-title")
@@ -137,12 +145,25 @@ class ModelViewScreen(Screen):
 
     def _compute(self) -> None:
         found = list(self.query(HeadMap))
-        if found:
-            self._maps(*found[0].wanted)
+        if found and found[0].wanted != self._wanted:  # (every map asks when first laid out)
+            self._wanted = found[0].wanted
+            self.maps_done = 0
+            self._maps(*self._wanted)
 
     @on(OverviewMap.Resized)
     def _resized(self) -> None:
-        self.set_timer(0.2, self._compute)
+        if self._resize_timer is not None:
+            self._resize_timer.stop()
+        self._resize_timer = self.set_timer(0.2, self._compute)
+
+    def _order(self) -> list[int]:
+        """The grid's rows, those in view first: the screen fills before the rest is drawn."""
+        scroll = self.query_one("#model-scroll", VerticalScroll)
+        top, height = scroll.scroll_y, scroll.size.height
+        in_view = [row for row in range(len(self.listed))
+                   if row * ROW_HEIGHT < top + height and (row + 1) * ROW_HEIGHT > top]
+        self.in_view_maps = sum(self.listed[row][1] for row in in_view)
+        return in_view + [row for row in range(len(self.listed)) if row not in in_view]
 
     @work(thread=True, exclusive=True, group="maps")
     def _maps(self, rows: int, cols: int) -> None:
@@ -151,29 +172,46 @@ class ModelViewScreen(Screen):
         from attn_tui.core.overview import weights_overview
 
         worker = get_current_worker()
-        for row, entry in enumerate(self.index.layers):
+        for row in self.app.call_from_thread(self._order):
+            entry = self.index.layers[row]
             if self.listed[row][2] is not None:
                 continue
             try:
                 scenario = load(entry.path)
             except ScenarioError as error:
-                self.app.call_from_thread(tell, self.app, str(error), severity="error")
+                self.app.call_from_thread(self._layer_failed, row, str(error))
                 continue
             attention = Attention(scenario)
+            maps = []
             for h in range(scenario.heads):
-                small = weights_overview(attention, h, rows, cols, cancelled=lambda: worker.is_cancelled)
+                small = weights_overview(attention, h, rows, cols, band=MAP_ROWS_AT_A_TIME,
+                                         cancelled=lambda: worker.is_cancelled)
                 if small is None:
                     return
-                self.app.call_from_thread(self._map_ready, row, h, small, scenario.T, scenario.T_k,
-                                          scenario.focus)
+                maps.append(small)
+            # one call a layer: the worker waits for the app each time it hands maps over
+            self.app.call_from_thread(self._layer_ready, row, maps, scenario.T, scenario.T_k,
+                                      scenario.focus)
 
-    def _map_ready(self, row: int, h: int, small, T: int, T_k: int, focus: int) -> None:
-        view = next(self.query(f"#map-{row}-{h}").results(HeadMap), None)
-        if view is None:
-            return
-        view.show(small, (T, T_k), stale=False)
-        view.set_window((0, T), (0, T_k), focus)
-        self.maps_done += 1
+    def _layer_failed(self, row: int, problem: str) -> None:
+        layer, heads, _ = self.listed[row]
+        self.listed[row] = (layer, heads, problem)
+        tell(self.app, problem, severity="error")
+        for view in self.query(HeadMap):
+            if view.grid_row == row:
+                view.score_text = "unreadable"
+                view.small = None
+                view.refresh()
+
+    def _layer_ready(self, row: int, maps: list, T: int, T_k: int, focus: int) -> None:
+        with self.app.batch_update():
+            for h, small in enumerate(maps):
+                view = next(self.query(f"#map-{row}-{h}").results(HeadMap), None)
+                if view is None:  # the index said fewer heads than the file has
+                    continue
+                view.show(small, (T, T_k), stale=False)
+                view.set_window((0, T), (0, T_k), focus)
+                self.maps_done += 1
 
     @work(thread=True, exclusive=True, group="scores")
     def _scores(self) -> None:
