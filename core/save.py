@@ -18,26 +18,20 @@ for this scenario, with exactly its present content.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import itertools
-import json
-import math
 import os
 import re
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from attn_tui.core import recovery
 from attn_tui.core.atomic_write import write_atomic
+from attn_tui.core.data_files import data_file, remember
 from attn_tui.core.errors import SaveError, ScenarioError
 from attn_tui.core.numbers import yaml_number
 from attn_tui.core.numpy_files import npy_bytes
-from attn_tui.core.options import MAX_YAML_NODES
 from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario, bits_equal
 from attn_tui.core.scenario_file import Entry, entries, loads
+from attn_tui.core.render import SavePlan, expected_flow, flow, inputs_equal, option_text, render, row_yaml
 from attn_tui.core.template import yaml_quoted
 from attn_tui.core.yaml_matrices import depth
 from attn_tui.core.yaml_source import Alias, Document, Mapping, Node, Sequence, content_end, deref, replace_spans
@@ -46,14 +40,6 @@ from attn_tui.core.yaml_source import Alias, Document, Mapping, Node, Sequence, 
 class NeedsRewrite(SaveError):
     """The edits cannot be written into the file's own text; a rewritten file (``rewrite=True``)
     would keep every number but not the comments and layout. Nothing was written."""
-
-
-@dataclass
-class SavePlan:
-    """What saving writes: the scenario's text, and any matrices that go to .npy files."""
-
-    text: str
-    arrays: dict[str, np.ndarray] = field(default_factory=dict)  # absolute path → values
 
 
 def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
@@ -74,7 +60,7 @@ def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
     edits = _Edits(document, scenario.path)
     arrays: dict[str, np.ndarray] = {}
     target_dir = os.path.dirname(os.path.abspath(target))
-    if scenario.random is not None and not _inputs_equal(scenario, original):
+    if scenario.random is not None and not inputs_equal(scenario, original):
         _write_out_random(edits, scenario, top["random"])
     else:
         for name, current in scenario.inputs.items():
@@ -131,7 +117,7 @@ def _write(saving: SavePlan, scenario: Scenario, target: str, in_place: bool,
         for path, values in saving.arrays.items():
             data = npy_bytes(values)
             write_atomic(path, data)
-            _remember(path, data, target)
+            remember(path, data, target)
         verify(saving.text, scenario, target, in_place)
         write_atomic(target, saving.text)
     except OSError as exc:
@@ -155,185 +141,6 @@ def updated_text(scenario: Scenario) -> str:
     return saving.text
 
 
-def render(scenario: Scenario, target: str | None = None) -> SavePlan:
-    """A whole new file for the scenario at ``target``: every field, every number, no comments.
-
-    For the scenarios whose own text cannot take an edit, and for Save As. Matrices read from
-    data files and not edited are referred to where they are; edited ones, and matrices too
-    large to write out in YAML, go to .npy files beside ``target`` (see :func:`data_file`).
-    Text is written in double quotes with YAML escapes, so any token or title reads back as it was.
-    """
-    target = os.path.abspath(target or scenario.path or "scenario.yaml")
-    folder = os.path.dirname(target)
-    original = loads(scenario.source.text, scenario.path) if scenario.source and scenario.path else None
-    arrays: dict[str, np.ndarray] = {}
-    budget = [MAX_YAML_NODES // 2]  # values left to write out in YAML; beyond, .npy files
-
-    def relative(path: str) -> str:
-        return yaml_quoted(os.path.relpath(path, folder))
-
-    def matrix(name: str, values: np.ndarray) -> str:
-        if name == "bo":  # a bias is a vector (kept as one row)
-            values = values.reshape(-1)
-        if values.size <= budget[0]:
-            budget[0] -= values.size
-            return f"{name}:\n" + "".join(f"  - {_flow(inner)}\n" for inner in values) if values.ndim > 1 \
-                else f"{name}: {_row(values)}\n"
-        path = data_file(target, name)
-        arrays[path] = values
-        return f"{name}: {{npy: {relative(path)}}}\n"
-
-    out = ["# Written whole by attn-tui: every number as edited; the file's own comments and layout\n"
-           "# could not take the edit.\n",
-           f"title: {yaml_quoted(scenario.title)}\n"]
-    if scenario.description:
-        out.append(f"description: {yaml_quoted(scenario.description)}\n")
-    out.append("tokens: [" + ", ".join(yaml_quoted(token) for token in scenario.tokens) + "]\n")
-    if scenario.query_tokens is not None:
-        out.append("query_tokens: [" + ", ".join(yaml_quoted(token) for token in scenario.query_tokens) + "]\n")
-    if scenario.heads > 1:
-        out.append(f"heads: {scenario.heads}\n")
-        if scenario.kv_heads != scenario.heads:
-            out.append(f"kv_heads: {scenario.kv_heads}\n")
-    if scenario.head_names != tuple(f"head {h}" for h in range(1, scenario.heads + 1)):
-        out.append("head_names: [" + ", ".join(yaml_quoted(name) for name in scenario.head_names) + "]\n")
-    if scenario.random is not None and _inputs_equal(scenario, _generated(scenario)):
-        spec = scenario.random
-        out.append(f"random: {{seed: {spec.seed}, T: {spec.T}, d_k: {spec.d_k}, d_v: {spec.d_v}}}\n")
-    else:
-        archives = set()
-        for name, values in scenario.inputs.items():
-            ref = scenario.files.get(name)
-            edited = original is None or not bits_equal(values, original.inputs[name])
-            if ref is not None and not edited and ref.member is None:
-                out.append(f"{name}: {{npy: {relative(ref.path)}}}\n")
-            elif ref is not None and not edited:
-                archives.add(ref.path)  # an explicit key below overrides the archive's array
-            elif ref is not None:
-                path = data_file(target, name)
-                arrays[path] = values
-                out.append(f"{name}: {{npy: {relative(path)}}}\n")
-            else:
-                out.append(matrix(name, values))
-        out += [f"npz: {relative(path)}\n" for path in sorted(archives)]
-    options = scenario.options
-    out.append(f"causal: {_option_text(options.causal)}\nscale: {_option_text(options.scale)}\n"
-               f"mask_value: {_mask_text(options.mask_value)}\n")
-    if scenario.window is not None:
-        out.append(f"window: {scenario.window}\n")
-    if scenario.padding is not None:
-        out.append("padding: [" + ", ".join("1" if flag else "0" for flag in scenario.padding) + "]\n")
-    if scenario.mask is not None and scenario.mask.size <= budget[0]:
-        budget[0] -= scenario.mask.size
-        out.append("mask:\n" + "".join("  - [" + ", ".join("1" if flag else "0" for flag in row) + "]\n"
-                                       for row in scenario.mask))
-    elif scenario.mask is not None:  # too large for YAML: 0/1 in a data file beside the scenario
-        path = data_file(target, "mask")
-        arrays[path] = scenario.mask.astype(np.float64)
-        out.append(f"mask: {{npy: {relative(path)}}}\n")
-    if scenario.rope is not None:
-        out.append(f"rope: {{base: {yaml_number(float(scenario.rope.base))}, pairs: {scenario.rope.pairs}}}\n")
-    out += [setting.yaml(matrix) for setting in scenario.stage_settings.values()]
-    out.append(f"focus: {scenario.focus + 1}\nprecision: {scenario.precision}\n")
-    if scenario.variants:
-        out.append("variants:\n")
-        for variant in scenario.variants:
-            out.append(f"  - name: {yaml_quoted(variant.name)}\n")
-            for key in ("causal", "scale", "mask_value"):
-                value = getattr(variant, key)
-                if value is not None:
-                    shown = _mask_text(value) if key == "mask_value" else _option_text(value)
-                    out.append(f"    {key}: {shown}\n")
-    if scenario.predict:
-        out.append(f"predict: [{', '.join(scenario.predict)}]\n")
-    if scenario.expect:
-        out.append(f"expect_tolerance: {yaml_number(float(scenario.expect_tolerance))}\nexpect:\n")
-        for stage, expected in scenario.expect.items():
-            values = expected.values
-            if values.size > budget[0] and expected.given.all() and np.isfinite(values).all():
-                path = data_file(target, f"expect-{stage}")
-                arrays[path] = values
-                out.append(f"  {stage}: {{npy: {relative(path)}}}\n")
-                continue
-            budget[0] -= values.size
-            out.append(f"  {stage}:\n" + "".join(f"    - {_expected_flow(inner, given)}\n"
-                                                 for inner, given in zip(values, expected.given)))
-    return SavePlan("".join(out), arrays)
-
-
-def _generated(scenario: Scenario) -> Scenario:
-    return dataclasses.replace(scenario, inputs=scenario.random.generate())
-
-
-def _mask_text(value: float) -> str:
-    return "-.inf" if math.isinf(value) else yaml_number(float(value))
-
-
-def _expected_cell(value: float, given: bool) -> str:
-    """A student's value as YAML: ~ where left out; NaN and infinities as YAML writes them."""
-    if not given:
-        return "~"
-    if math.isnan(value):
-        return ".nan"
-    if math.isinf(value):
-        return ".inf" if value > 0 else "-.inf"
-    return yaml_number(float(value))
-
-
-# ---- data files: which ones attn-tui wrote ----------------------------------------------------
-
-_RECORD = "written-data-files.json"
-
-
-def data_file(target: str, name: str) -> str:
-    """Where an edited matrix ``name`` of the scenario saved at ``target`` goes:
-    ``<scenario>.<name>.npy`` beside it, or ``<scenario>.<name>-2.npy``, ``-3``, … when a file of
-    that name exists that attn-tui did not write for this scenario (or that changed since)."""
-    folder = os.path.dirname(os.path.abspath(target))
-    stem = os.path.splitext(os.path.basename(target))[0]
-    for number in itertools.count(1):
-        candidate = os.path.join(folder, f"{stem}.{name}{'' if number == 1 else f'-{number}'}.npy")
-        if not os.path.lexists(candidate) or _written_for(candidate, target):
-            return candidate
-    raise AssertionError("unreachable")
-
-
-def _written_for(path: str, target: str) -> bool:
-    """Whether attn-tui wrote ``path`` for the scenario at ``target``, and nobody changed it since."""
-    entry = _records().get(os.path.realpath(path))
-    if not entry or entry.get("for") != os.path.realpath(target):
-        return False
-    try:
-        if not os.path.isfile(path) or os.path.getsize(path) != entry.get("size"):
-            return False
-        with open(path, "rb") as file:
-            return hashlib.sha256(file.read()).hexdigest() == entry.get("sha256")
-    except OSError:
-        return False
-
-
-def _remember(path: str, data: bytes, target: str) -> None:
-    """Note that attn-tui wrote ``data`` to ``path`` for the scenario at ``target`` (best effort:
-    without the note, the next save only picks another name)."""
-    records = {name: entry for name, entry in _records().items() if os.path.isfile(name)}
-    records[os.path.realpath(path)] = {"for": os.path.realpath(target), "size": len(data),
-                                       "sha256": hashlib.sha256(data).hexdigest()}
-    try:
-        os.makedirs(recovery.folder(), exist_ok=True)
-        write_atomic(os.path.join(recovery.folder(), _RECORD), json.dumps(records, indent=1))
-    except OSError:
-        pass
-
-
-def _records() -> dict[str, dict]:
-    try:
-        with open(os.path.join(recovery.folder(), _RECORD), encoding="utf-8") as file:
-            records = json.load(file)
-        return records if isinstance(records, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
 class _Edits:
     """Replacements of spans of the original text, collected and then applied at once."""
 
@@ -354,14 +161,14 @@ class _Edits:
         if isinstance(node, list) or current.ndim == 3:
             heads = node if isinstance(node, list) else deref(node).items
             if isinstance(node, Alias):
-                self.replace(node, _flow(current))
+                self.replace(node, flow(current))
                 return
             for h, head in enumerate(heads):
                 if not bits_equal(current[h], old[h]):
                     self.array(head, current[h], old[h])
             return
         if isinstance(node, Alias):
-            self.replace(node, _flow(current if depth(node) > 1 else current.reshape(-1)))
+            self.replace(node, flow(current if depth(node) > 1 else current.reshape(-1)))
             return
         if depth(node) == 1:  # a vector written flat, kept as one row
             self.matrix(_Rows([node]), current.reshape(1, -1), old.reshape(1, -1))
@@ -370,14 +177,14 @@ class _Edits:
 
     def matrix(self, node: Node, current: np.ndarray, old: np.ndarray) -> None:
         if isinstance(node, Alias):
-            self.replace(node, _flow(current))
+            self.replace(node, flow(current))
             return
         for i, row in enumerate(node.items):
             changed = np.flatnonzero(current[i].view(np.int64) != old[i].view(np.int64))
             if not len(changed):
                 continue
             if isinstance(row, Alias):
-                self.replace(row, _row(current[i]))
+                self.replace(row, row_yaml(current[i]))
                 continue
             for j in changed:
                 self.replace(row.items[j], yaml_number(float(current[i, j])))
@@ -429,7 +236,7 @@ class _Edits:
     def expect(self, top: dict[str, Entry], expect: dict) -> None:
         """Write the student's values as ``expect: {stage: rows}`` (a cell left out is ~; a
         stage of every head as one matrix per head)."""
-        stages = [f"{stage}: {_expected_flow(expected.values, expected.given)}"
+        stages = [f"{stage}: {expected_flow(expected.values, expected.given)}"
                   for stage, expected in expect.items()]
         text = "{" + ", ".join(stages) + "}"
         if "expect" in top:
@@ -439,11 +246,11 @@ class _Edits:
 
     def option(self, top: dict[str, Entry], name: str, value: bool | float) -> None:
         if name not in top:
-            self.appended.append(f"{name}: {_option_text(value)}")
+            self.appended.append(f"{name}: {option_text(value)}")
             return
         node = top[name].value
-        self.replace(node, _option_text(value))
-        self.mark_comment(node, name, _option_text(value))
+        self.replace(node, option_text(value))
+        self.mark_comment(node, name, option_text(value))
 
     def mark_comment(self, node: Node, name: str, new: str) -> None:
         """A comment after an option that has changed may no longer hold (``causal: false  # a
@@ -491,7 +298,7 @@ def _write_out_random(edits: _Edits, scenario: Scenario, entry: Entry) -> None:
              "; the numbers, as edited, are written out below"]
     for name in ("Q", "K", "V"):
         lines.append(f"{indent}{name}:")
-        lines += [f"{indent}  - {_row(row)}" for row in scenario.inputs[name]]
+        lines += [f"{indent}  - {row_yaml(row)}" for row in scenario.inputs[name]]
     edits.spans[(entry.key.start, content_end(entry.value))] = "\n".join(lines)
 
 
@@ -501,7 +308,7 @@ def _alias_places(scenario: Scenario, top: dict[str, Entry]) -> dict[int, str]:
 
     def walk(node: Node, values: np.ndarray) -> None:
         if isinstance(node, Alias):
-            places[id(node)] = _flow(values) if values.ndim else yaml_number(float(values))
+            places[id(node)] = flow(values) if values.ndim else yaml_number(float(values))
             return
         if values.ndim == 0:
             return
@@ -582,36 +389,5 @@ def _expect_equal(a: Scenario, b: Scenario) -> bool:
     return a.expect.keys() == b.expect.keys() and all(
         bits_equal(a.expect[s].values, b.expect[s].values)
         and np.array_equal(a.expect[s].given, b.expect[s].given) for s in a.expect)
-
-
-def _inputs_equal(a: Scenario, b: Scenario) -> bool:
-    return a.inputs.keys() == b.inputs.keys() and all(
-        bits_equal(a.inputs[name], b.inputs[name]) for name in a.inputs)
-
-
-def _row(values: np.ndarray) -> str:
-    return "[" + ", ".join(yaml_number(float(v)) for v in values) + "]"
-
-
-def _flow(values: np.ndarray) -> str:
-    """A vector, matrix or matrix per head as a YAML flow list: ``[[1, 0], [0, 1]]``."""
-    if values.ndim == 1:
-        return _row(values)
-    return "[" + ", ".join(_flow(inner) for inner in values) + "]"
-
-
-def _expected_flow(values: np.ndarray, given: np.ndarray) -> str:
-    """A student's values as a flow list, ~ where a cell was left out."""
-    if values.ndim == 1:
-        return "[" + ", ".join(_expected_cell(v, g) for v, g in zip(values, given)) + "]"
-    return "[" + ", ".join(_expected_flow(v, g) for v, g in zip(values, given)) + "]"
-
-
-def _option_text(value: bool | float) -> str:
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return yaml_number(float(value))
 
 

@@ -25,9 +25,10 @@ from tests.reference import rotate_half
 
 
 def reference(Q, K, V, *, heads, kv_heads, divisor, visible, mask_value=-math.inf, Wo=None, bo=None,
-              rope_base=None):
+              rope_base=None, bias=None):
     """Every stage of every head, from the definitions. ``Q`` is (heads, T_q, d_k), ``K`` and
-    ``V`` are (kv_heads, T_k, d); ``visible`` is a T_q × T_k bool matrix (True = may attend).
+    ``V`` are (kv_heads, T_k, d); ``visible`` is a T_q × T_k bool matrix (True = may attend);
+    ``bias`` (heads, T_q, T_k) is added to the scaled scores before the mask.
     Query head h reads key/value head h // (heads / kv_heads). A row that sees nothing has
     weights and output None."""
     group = heads // kv_heads
@@ -40,7 +41,8 @@ def reference(Q, K, V, *, heads, kv_heads, divisor, visible, mask_value=-math.in
         scores = np.array([[sum(q[i, c] * k[j, c] for c in range(q.shape[1])) for j in range(T_k)]
                            for i in range(T_q)])
         scaled = scores / divisor
-        masked = np.where(visible, scaled, mask_value)
+        biased = scaled if bias is None else scaled + bias[h]
+        masked = np.where(visible, biased, mask_value)
         weights = np.zeros((T_q, T_k))
         empty = ~visible.any(axis=1)
         for i in range(T_q):
@@ -50,8 +52,8 @@ def reference(Q, K, V, *, heads, kv_heads, divisor, visible, mask_value=-math.in
             exps = [math.exp(s - top) if s != -math.inf else 0.0 for s in masked[i]]
             weights[i] = [e / sum(exps) for e in exps]
         output = weights @ v
-        out.append(dict(scores=scores, scaled=scaled, masked=masked, weights=weights, output=output,
-                        empty=empty))
+        out.append(dict(scores=scores, scaled=scaled, biased=biased, masked=masked, weights=weights,
+                        output=output, empty=empty))
     concat = np.concatenate([head["output"] for head in out], axis=1)
     projected = concat if Wo is None else concat @ Wo + (0.0 if bo is None else bo)
     return out, concat, projected
@@ -109,13 +111,27 @@ def build(layout):
         Wo, bo = rng.normal(size=(H * d_v, 2)), rng.normal(size=2)
         inputs.update(Wo=Wo, bo=bo[None, :])
     from attn_tui.core.options import Options
+    from attn_tui.core.readers.bias import BiasSetting
     from attn_tui.core.rope import Rope
 
+    bias = settings = None  # added to the scaled scores: ALiBi's, or one matrix for all heads, or one each
+    if layout.get("bias") == "alibi":
+        slopes = layout["slopes"]
+        bias = np.stack([-slopes[h] * np.abs(np.arange(T_q)[:, None] - np.arange(T_k)[None, :]) for h in range(H)])
+        settings = {"bias": BiasSetting(alibi=True)}
+    elif layout.get("bias") == "shared":
+        shared = rng.normal(scale=2.0, size=(T_q, T_k))
+        bias = np.stack([shared] * H)
+        settings = {"bias": BiasSetting(values=shared.tolist())}
+    elif layout.get("bias") == "per_head":
+        bias = rng.normal(scale=2.0, size=(H, T_q, T_k))
+        settings = {"bias": BiasSetting(values=bias, per_head=True)}
     scenario = Scenario(
         title="random", tokens=tuple(f"k{j}" for j in range(T_k)),
         query_tokens=tuple(f"q{i}" for i in range(T_q)) if layout["cross"] else None, inputs=inputs,
         options=Options(causal=layout["causal"]), heads=H, kv_heads=G, window=layout["window"],
-        padding=padding, mask=explicit, rope=Rope(10000.0) if layout["rope"] else None)
+        padding=padding, mask=explicit, rope=Rope(10000.0) if layout["rope"] else None,
+        stage_settings=settings or {})
     visible = np.ones((T_q, T_k), bool)
     rows, cols = np.arange(T_q)[:, None], np.arange(T_k)[None, :]
     if layout["causal"]:
@@ -127,7 +143,7 @@ def build(layout):
     if explicit is not None:
         visible &= explicit
     expected = reference(Q, K, V, heads=H, kv_heads=G, divisor=math.sqrt(d_k), visible=visible, Wo=Wo, bo=bo,
-                         rope_base=10000.0 if layout["rope"] else None)
+                         rope_base=10000.0 if layout["rope"] else None, bias=bias)
     return scenario, expected
 
 

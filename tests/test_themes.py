@@ -8,7 +8,8 @@ import json
 from attn_tui.core import load
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.settings import PALETTES, settings_path
-from attn_tui.tui.widgets.matrix import LEVELS, MatrixView, contrast
+from attn_tui.tui.heat_colours import LEVELS, contrast
+from attn_tui.tui.widgets.matrix import MatrixView
 from textual.color import Color
 from tests.conftest import SCENARIOS
 

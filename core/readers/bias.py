@@ -71,7 +71,8 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
     """``alibi:`` or ``bias:`` (or the archive's ``bias``), checked against the scenario's
     layout ``plan``; None for ``alibi: false``."""
     if "alibi" in top and "bias" in top:
-        raise located(top["bias"].key, "give alibi: true or bias:, not both (ALiBi is a bias of its own)")
+        later = max(top["alibi"].key, top["bias"].key, key=lambda key: (key.line, key.col))
+        raise located(later, "give alibi: true or bias:, not both (ALiBi is a bias of its own)")
     if "alibi" in top:
         if not boolean(top["alibi"].value, "alibi"):
             return None

@@ -14,7 +14,7 @@ from textual.strip import Strip
 
 from attn_tui.core.explanation import Explanation, Line
 from attn_tui.core.text import visible
-from attn_tui.tui.widgets.matrix import set_virtual_size
+from attn_tui.tui.scrolling import set_virtual_size
 
 ROLES = ("text", "token", "number", "result", "masked", "note", "bar")
 

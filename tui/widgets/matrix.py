@@ -1,6 +1,6 @@
 """MatrixView: a heat-map grid that asks its data for the window on screen, and draws only that.
 
-The data is a :class:`Grid`: labels, a shape, and a ``window(rows, cols)`` method; a stage of a
+The data is a :class:`~attn_tui.tui.widgets.grid.Grid`: labels, a shape, and a ``window(rows, cols)`` method; a stage of a
 16,384-token scenario is never materialised, only the few hundred cells in view. Row and column
 labels stay in view while the cells scroll. Column widths and the colour scale follow the values
 seen (they grow, and reset when another matrix is shown, as VisiData's columns do). Cells whose
@@ -11,14 +11,11 @@ colour-blind-safe palette just work.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
 from typing import Hashable, Sequence
 
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
-from textual.color import Color, Gradient
 from textual.events import Click
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -27,61 +24,11 @@ from textual.strip import Strip
 
 from attn_tui.core.numbers import LARGE, fixed, mask_text
 from attn_tui.core.views import Window
+from attn_tui.tui.heat_colours import heat_styles, levels
+from attn_tui.tui.scrolling import set_virtual_size
+from attn_tui.tui.widgets.grid import Grid, cell_text, changed_cells, row_differs
 
-LEVELS = 33
 MAX_LABEL = 12
-EMPTY = "—"  # a row that can see no key: nothing to attend to
-
-
-@dataclass
-class Grid:
-    """What a MatrixView draws. ``key`` names the matrix (widths and the colour scale reset
-    when it changes, unless ``kin`` is the same: one matrix's heads keep them, so that switching
-    heads does not lay the screen out again); ``version`` counts changes to its numbers."""
-
-    rows: Sequence[str]
-    columns: Sequence[str]
-    decimals: int
-    palette: str = "diverging"       # "weights" (0 to 1) or "diverging" (blue, neutral, red)
-    tiny: bool = False                # a non-zero value that rounds to 0 gets an exponent
-    mask_value: float = -math.inf
-    key: Hashable = None
-    version: int = 0
-    kin: Hashable = None
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return len(self.rows), len(self.columns)
-
-    def window(self, rows: range, cols: range) -> Window:
-        raise NotImplementedError
-
-
-@dataclass
-class DenseGrid(Grid):
-    """A matrix held whole (an input such as Q or Wq)."""
-
-    values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
-
-    def window(self, rows: range, cols: range) -> Window:
-        # a copy: the session edits its working matrix in place, and the view compares the
-        # window it drew with the next one to repaint only the lines that changed
-        return Window(rows, cols, self.values[rows.start:rows.stop, cols.start:cols.stop].copy())
-
-
-def cell_text(window: Window, grid: Grid, i: int, j: int) -> str:
-    """The text of cell (i, j) of a window (indices within it)."""
-    if window.empty is not None and window.empty[i]:
-        return EMPTY
-    if window.hidden is not None and window.hidden[i, j]:
-        guess = float("nan") if window.guesses is None else float(window.guesses[i, j])
-        return "?" if guess != guess else f"{fixed(guess, grid.decimals, True)}?"
-    if window.blocked is not None and window.blocked[i, j]:
-        return mask_text(grid.mask_value)
-    text = fixed(float(window.values[i, j]), grid.decimals, grid.tiny)
-    if window.verdict is not None and window.verdict[i, j]:
-        text += "✓" if window.verdict[i, j] == 1 else "✗"
-    return text
 
 
 class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
@@ -187,7 +134,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
             if self._cell_width == width_before and window.rows == old_window.rows \
                     and window.cols == old_window.cols:
                 lines = {row for row, _ in self._changed | old_changed}
-                lines |= {row for row in window.rows if _row_differs(old_window, window, row)}
+                lines |= {row for row in window.rows if row_differs(old_window, window, row)}
                 self._refresh_rows(lines)
                 return
         self.refresh()
@@ -315,18 +262,8 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         self._note_changes(window)
         self._texts = [[cell_text(window, self.grid, i, j) for j in range(len(window.cols))]
                        for i in range(len(window.rows))]
-        self._levels = self._bucket(window)
+        self._levels = levels(window.values, self.grid.palette, self._largest)
         return window
-
-    def _bucket(self, window: Window) -> np.ndarray:
-        """The colour bucket of every cell of the window, in one NumPy pass."""
-        values = np.nan_to_num(window.values, nan=0.0, posinf=0.0, neginf=0.0)
-        if self.grid.palette == "weights":
-            position = np.clip(values, 0.0, 1.0)
-        else:
-            scale = self._largest if self._largest > 0 else 1.0
-            position = (np.clip(values / scale, -1.0, 1.0) + 1.0) / 2.0
-        return np.rint(position * (LEVELS - 1)).astype(np.intp)
 
     def _measure(self, window: Window) -> bool:
         """Grow the cell width and the colour scale to fit the window; True if the width grew."""
@@ -367,16 +304,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         grid = self.grid
         seen = self._seen.get(grid.key)
         if seen is not None and seen[0] != grid.version:
-            version, before = seen
-            rows = range(max(before.rows.start, window.rows.start), min(before.rows.stop, window.rows.stop))
-            cols = range(max(before.cols.start, window.cols.start), min(before.cols.stop, window.cols.stop))
-            if len(rows) and len(cols):
-                old = before.values[rows.start - before.rows.start:rows.stop - before.rows.start,
-                                    cols.start - before.cols.start:cols.stop - before.cols.start]
-                new = window.values[rows.start - window.rows.start:rows.stop - window.rows.start,
-                                    cols.start - window.cols.start:cols.stop - window.cols.start]
-                moved = np.argwhere(np.ascontiguousarray(old).view(np.int64) != np.ascontiguousarray(new).view(np.int64))
-                self._changed = {(rows.start + int(i), cols.start + int(j)) for i, j in moved}
+            self._changed = changed_cells(seen[1], window)
         self._seen[grid.key] = (grid.version, window)
         if len(self._seen) > 32:
             self._seen.pop(next(iter(self._seen)))
@@ -406,18 +334,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         if self._styles is None:
             self._styles = {}
         if name not in self._styles:
-            stops = (("matrix--low", "matrix--middle", "matrix--high") if name == "weights"
-                     else ("matrix--negative", "matrix--zero", "matrix--positive"))
-            colours = [Color.from_rich_color(self.get_component_rich_style(stop).bgcolor) for stop in stops]
-            gradient = Gradient((0.0, colours[0]), (0.5, colours[1]), (1.0, colours[2]), quality=LEVELS)
-            dark = self.get_component_rich_style("matrix--text-dark").color
-            light = self.get_component_rich_style("matrix--text-light").color
-            styles = []
-            for level in range(LEVELS):
-                background = gradient.get_color(level / (LEVELS - 1))
-                text = readable_on(background, Color.from_rich_color(dark), Color.from_rich_color(light))
-                styles.append(Style(color=text.rich_color, bgcolor=background.rich_color))
-            self._styles[name] = styles
+            self._styles[name] = heat_styles(self, name)
         return self._styles[name]
 
     # ---- drawing ----------------------------------------------------------------------------
@@ -547,80 +464,6 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         rows, columns = self.shape
         if row < rows and col < columns:
             self.post_message(self.CellClicked(self, row, col))
-
-
-def set_virtual_size(view: ScrollView, size: Size) -> None:
-    """Give a line-drawing view a new scrollable size, redoing the screen's layout only when
-    the view's own size may change with it (a scrollbar coming or going, or an auto height or
-    width that follows the content): new numbers on every key then repaint that view alone."""
-    old = view.virtual_size
-    if size == old:
-        return
-    region = view.scrollable_content_region
-    styles = view.styles  # a scrollbar that is always there (or never) cannot come or go
-    bars_stay = ((styles.overflow_x != "auto" or (size.width > region.width) == (old.width > region.width))
-                 and (styles.overflow_y != "auto" or (size.height > region.height) == (old.height > region.height)))
-    height, width = view.styles.height, view.styles.width
-    follows = (height is not None and height.is_auto and size.height != old.height) or \
-        (width is not None and width.is_auto and size.width != old.width)
-    if bars_stay and not follows and view.is_mounted:
-        view.set_reactive(ScrollView.virtual_size, size)
-        _update_scrollbars(view, size)
-        view.refresh()
-    else:
-        view.virtual_size = size
-
-
-def _update_scrollbars(view: ScrollView, size: Size) -> None:
-    """What a layout does for the scrollbars (Textual's ``_scroll_update``), without one, and
-    repainting only a bar whose numbers changed: a stage with as many rows as the last but other
-    columns leaves the vertical bar as it was."""
-    width, height = view.container_size
-    if view.show_vertical_scrollbar and view.styles.scrollbar_size_vertical:
-        bar = view.vertical_scrollbar  # its reactives repaint it when they change
-        bar.window_virtual_size = size.height
-        bar.window_size = height - view.scrollbar_size_horizontal
-    if view.show_horizontal_scrollbar and view.styles.scrollbar_size_horizontal:
-        bar = view.horizontal_scrollbar
-        bar.window_virtual_size = size.width
-        bar.window_size = width - view.scrollbar_size_vertical
-    view.scroll_x = view.validate_scroll_x(view.scroll_x)
-    view.scroll_y = view.validate_scroll_y(view.scroll_y)
-
-
-def _row_differs(before: Window, after: Window, row: int) -> bool:
-    """Whether one row of two windows over the same cells reads or looks different."""
-    i = row - before.rows.start
-    j = row - after.rows.start
-    if np.ascontiguousarray(before.values[i]).view(np.int64).tolist() != \
-            np.ascontiguousarray(after.values[j]).view(np.int64).tolist():
-        return True
-    for name in ("blocked", "hidden", "guesses", "verdict"):
-        a, b = getattr(before, name), getattr(after, name)
-        if (a is None) != (b is None) or (a is not None and not np.array_equal(a[i], b[j], equal_nan=name == "guesses")):
-            return True
-    a, b = before.empty, after.empty
-    return (a is None) != (b is None) or (a is not None and bool(a[i]) != bool(b[j]))
-
-
-def readable_on(background: Color, dark: Color, light: Color) -> Color:
-    """Whichever of two text colours reads better on ``background`` (the higher WCAG contrast)."""
-    return dark if contrast(dark, background) >= contrast(light, background) else light
-
-
-def contrast(a: Color, b: Color) -> float:
-    """The WCAG 2 contrast ratio of two colours, 1 to 21."""
-    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
-
-
-def _luminance(color: Color) -> float:
-    def channel(value: int) -> float:
-        c = value / 255
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = color.rgb
-    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
 
 
 def _longest(labels: Sequence[str]) -> int:

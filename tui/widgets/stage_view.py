@@ -14,7 +14,7 @@ from attn_tui.core.labels import column_labels, token_labels
 from attn_tui.core.numbers import yaml_number
 from attn_tui.core.views import stage_window
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
-from attn_tui.tui.widgets.matrix import Grid
+from attn_tui.tui.widgets.grid import Grid
 
 
 class StageGrid(Grid):

@@ -1,0 +1,256 @@
+"""What each pane of the debugger shows, and how the panes share the terminal: the part of
+:class:`~attn_tui.tui.screens.debugger.DebuggerScreen` that tells its widgets what is new after
+a step, a row, a head or an edit changed (everything they show comes from core)."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from attn_tui.core.compare import comparison_lines
+from attn_tui.core.explanation import FOLD, Line, Span, explain
+from attn_tui.core.labels import ROLES, dims, input_labels, token_labels
+from attn_tui.core.numbers import decimals_needed
+from attn_tui.core.overview import weights_overview
+from attn_tui.core.predictions import hidden_lines, prediction_lines
+from attn_tui.core.stages import ALL, KEY, ROW, highlights
+from attn_tui.core.views import mask_rules
+from attn_tui.tui.text import plain, set_titles
+from attn_tui.tui.widgets.grid import DenseGrid
+from attn_tui.tui.widgets.matrix import MatrixView
+from attn_tui.tui.widgets.overview import OverviewMap
+from attn_tui.tui.widgets.stage_view import StageGrid
+
+# x unfolds sums and lists of keys to this many terms: whole at any size a class uses, and at
+# T = 1024, d = 64 still a key's worth of work (every term of every key would take 0.2 s to
+# write and more to wrap); --print writes them all
+UNFOLDED = 64
+OVERVIEW_DELAY = 0.2  # seconds of quiet before the overview is computed again
+
+
+class DebuggerPanes:
+    """The debugger screen's panes: sized to the terminal, and shown anew when something changed."""
+
+    def on_resize(self, event) -> None:
+        width, height = event.size
+        small = width < self.MIN_SIZE[0] or height < self.MIN_SIZE[1]
+        if small and not self.has_class("-too-small"):
+            self._focus_before_small = self.focused  # hiding the panes takes the focus away…
+        elif not small and self.has_class("-too-small"):
+            self.call_after_refresh(self.set_focus, getattr(self, "_focus_before_small", None)
+                                    or self.query_one("#stage"))  # …so give it back
+        self.set_class(small, "-too-small")
+        if not small:  # the focused matrix may have moved out of view in the new layout
+            self.call_after_refresh(lambda: self.focused is not None and self.focused.scroll_visible())
+        if small:
+            self.query_one("#too-small", Static).update(
+                f"This window is {width}×{height}: too small to draw attention in. Enlarge it to at "
+                f"least {self.MIN_SIZE[0]}×{self.MIN_SIZE[1]}; nothing is lost meanwhile.")
+        else:
+            self.call_after_refresh(self.fit_panes)
+
+    def fit_panes(self) -> None:
+        """Share the width between the inputs and the stage by what each needs to show its
+        matrices whole (the stage first), and the inputs' height among the input matrices, so
+        that at any size every input is in view or one Tab away."""
+        width, height = self.size
+        if width < 70 or self.has_class("-too-small"):
+            return
+        inputs = self.query_one("#inputs")
+        views = list(inputs.query(".input").results(MatrixView))
+        if not views:
+            return
+        want_inputs = max(view.natural_size[0] for view in views) + 1
+        stage_view = self.query_one("#stage", MatrixView)
+        overview = sum(map_.outer_size.width for map_ in self.query(OverviewMap) if map_.display)
+        want_stage = stage_view.natural_size[0] + overview
+        # not enough room for both: the stage comes first (with the overview beside it, more so)
+        stage_share = 0.7 if overview else 0.6
+        if want_inputs + want_stage <= width:
+            fitted = want_inputs
+        else:
+            fitted = min(want_inputs, width - min(want_stage, int(width * stage_share)),
+                         int(width * (1 - stage_share)))
+        fitted = max(30, fitted)
+        if inputs.styles.width is None or inputs.styles.width.cells != fitted:
+            inputs.styles.width = fitted
+        body = self.query_one("#body").size.height or height - 3
+        description = sum(d.outer_size.height for d in self.query("#description"))
+        share = max(6, (body - description) // len(views))
+        for view in views:
+            limit = max(share, min(view.natural_size[1], 8))
+            if view.styles.max_height is None or view.styles.max_height.cells != limit:
+                view.styles.max_height = limit
+
+    # ---- telling the widgets ----------------------------------------------------------------
+
+    def show_header(self) -> None:
+        session = self.session
+        scenario = session.scenario
+        self.header.show(scenario, self.where, session.modified, scenario.head_names[self.head])
+        self.steps.show([stage.title for stage in self.stages], self.step)
+
+    def show_inputs(self, names: tuple[str, ...] | None = None) -> None:
+        """The input matrices (all, or the ones an edit changed)."""
+        session = self.session
+        scenario = session.scenario
+        p = scenario.precision
+        for name, view in self.input_views.items():
+            if names is not None and name not in names and not view.has_class("derived"):
+                continue
+            if view.has_class("derived"):
+                values = {"Q": session.inputs.Q_before_rotation, "K": session.inputs.K_before_rotation,
+                          "V": session.inputs.V}[name](self.head)
+                rows = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
+                columns = dims(values.shape[1])
+                set_titles(view, f"{name} = X·W{name.lower()} ({values.shape[0]}×{values.shape[1]})")
+            else:
+                rows, columns = input_labels(scenario, name)
+                values = scenario.inputs[name]
+                head = getattr(view, "head", None)
+                if values.ndim == 3:
+                    head = view.head = min(self.head * values.shape[0] // scenario.heads, values.shape[0] - 1)
+                    values = values[head]
+                which = f", {_head_label(scenario, name, head)}" if head is not None and scenario.inputs[name].ndim == 3 else ""
+                set_titles(view, f"{name} ({values.shape[0]}×{values.shape[1]}{which})")
+            if view.tooltip is None:
+                view.tooltip = ROLES.get(name, name)
+            per_head = view.has_class("derived") or scenario.inputs[name].ndim == 3
+            shown = (self.head if per_head else None, session.version)
+            if getattr(view, "_shown_values", None) == shown:  # another head, the same matrix
+                continue
+            view._shown_values = shown
+            view.show(DenseGrid(rows, columns, decimals_needed(values, p), tiny=True,
+                                key=(name, getattr(view, "head", None)), kin=name, version=session.version,
+                                values=values))
+        changed = [what for what, yes in (("numbers", session.numbers_edited),
+                                          ("options", scenario.options != session.saved.options)) if yes]
+        note = f"\n(as written in the file; the {' and '.join(changed)} have been changed since)" \
+            if changed else ""
+        text = scenario.description.strip() + note
+        if getattr(self, "_description_shown", None) != text:  # an update lays the screen out again
+            self._description_shown = text
+            for description in self.query("#description").results(Static):
+                description.update(plain(text, multiline=True))
+
+    def show_stage(self) -> None:
+        """The current stage's matrix, after the step, head or numbers changed."""
+        session = self.session
+        described = self.described
+        stage_view = self.stage_view
+        heading = described.heading(session.scenario, session.attention.options)
+        which = f" · {session.scenario.head_names[self.head]}" if described.per_head and session.scenario.heads > 1 else ""
+        set_titles(stage_view, f"Step {self.step + 1} · {described.title}{which} · {heading}")
+        stage_view.predicting = self.predicting
+        stage_view.show(StageGrid(session, described, self.head, self.theirs, self.mask_rule))
+        if self.predicting:
+            close, judged = session.predictions.score(session.attention)
+            subtitle = "Enter guesses a cell, r reveals the row" + (f" · {close}/{judged} close" if judged else "")
+        elif self.comparing:
+            subtitle = ("showing YOUR values · ✗ differs from attention · y: attention's" if self.theirs
+                        else "showing attention's values · ✗ yours differs · y: yours")
+        elif self.described.masks and len(mask_rules(session)) > 1:
+            subtitle = f"showing: {self.mask_rule or 'every rule'} · m: next"
+        else:
+            subtitle = ""
+        if not stage_view.editing:
+            set_titles(stage_view, subtitle=subtitle)
+
+    def show_marks(self) -> None:
+        """The cursor, the cells the current step reads from, and the explanation."""
+        stage = self.stage
+        row, column = self.row, self.column
+        stage_view = self.stage_view
+        keyed = self.described.columns == "keys"
+        stage_view.set_cursor((row, min(column, self.column_count - 1) if keyed else
+                               min(stage_view.cursor[1] if stage_view.cursor else 0, self.column_count - 1)))
+        stage_view.set_marks(rows=frozenset({row}))
+        reads = highlights(stage, self.stages)
+        shown = {ROW: frozenset({row}), KEY: frozenset({column}),
+                 ALL: frozenset(range(min(self.session.scenario.T_k, 4096)))}
+        for name in ("Q", "K", "V"):
+            if name in self.input_views:
+                self.input_views[name].set_marks(rows=shown[reads[name]] if name in reads else frozenset())
+        self.show_why()
+        self.show_variants()
+        self.show_window()
+
+    def show_why(self) -> None:
+        session = self.session
+        stage, row, head = self.stage, self.row, self.head
+        col = self.column if self.described.columns == "keys" else (self.stage_view.cursor or (0, 0))[1]
+        predictions = session.predictions
+        hidden = predictions is not None and predictions.hidden_rows(stage, head)[row]
+        extra: list[Line] = []
+        explanation = None
+        if not hidden:
+            explanation = explain(session.attention, stage, row, col,
+                                  fold=UNFOLDED if self.expanded else FOLD, head=head)
+        if self.predicting:
+            extra = prediction_lines(predictions, stage, head, row, session.attention)
+        elif hidden:
+            extra = hidden_lines(predictions, stage, head, row, session.scenario)
+        elif session.comparison is not None and self.described.predictable:
+            extra = comparison_lines(session.comparison, session.scenario, self.described.key, row, col,
+                                     self.compared_head)
+        if self.described.masks and self.mask_rule is not None:
+            from attn_tui.core.masks import WHY
+
+            extra = [Line((Span(f"The matrix shows only the keys {WHY[self.mask_rule]} (m: next view); "
+                                "the lines above are for every rule together.", "note"),)), *extra]
+        self.why.show(explanation, extra, self.described.title)
+
+    def show_variants(self) -> None:
+        for view in self.variants:
+            view.show(self.session, self.described, self.head, self.row)
+
+    def show_window(self) -> None:
+        """Mark on the overview what the stage view shows."""
+        for overview in self.overviews:
+            rows, columns = self.stage_view.visible_window()
+            if self.described.columns != "keys":
+                columns = (0, self.session.scenario.T_k)
+            overview.set_window(rows, columns, self.row)
+
+    def show_overview(self) -> None:
+        """Mark the weights overview as updating, and compute it for the current numbers off
+        the key path, once the keys pause (a run of edits starts one computation, not many)."""
+        for overview in self.overviews:
+            predictions = self.session.predictions
+            withheld = predictions is not None and predictions.hidden_rows(self.overview_stage, self.head).any()
+            overview.set_class(withheld, "-withheld")
+            overview.show(None, overview.shape, stale=True)
+            if self._overview_timer is not None:
+                self._overview_timer.stop()
+            self._overview_timer = self.set_timer(OVERVIEW_DELAY, lambda overview=overview: self._compute_overview(
+                self.session.attention, self.head, self.session.version, *overview.wanted))
+
+    @work(thread=True, exclusive=True, group="overview")
+    def _compute_overview(self, attention, head: int, version: int, rows: int, cols: int) -> None:
+        worker = get_current_worker()
+        small = weights_overview(attention, head, rows, cols,
+                                 cancelled=lambda: worker.is_cancelled or version != self.session.version)
+        if small is not None and not worker.is_cancelled:
+            self.app.call_from_thread(self._overview_ready, small, version, head)
+
+    def _overview_ready(self, small, version: int, head: int) -> None:
+        if version != self.session.version or head != self.head:
+            return
+        scenario = self.session.scenario
+        for overview in self.overviews:
+            overview.show(small, (scenario.T, scenario.T_k), stale=False)
+
+
+
+def _head_label(scenario, name: str, head: int) -> str:
+    """Whose matrix an input pane shows: a query head's name, or for K and V shared by several
+    query heads (grouped-query attention), the key/value head and the heads that read it."""
+    if name not in ("K", "V") or scenario.kv_heads == scenario.heads:
+        return scenario.head_names[head]
+    group = scenario.heads // scenario.kv_heads
+    readers = scenario.head_names[head * group:(head + 1) * group]
+    first = 0 if scenario.head_names[0] == "head 0" else 1  # count as the heads are counted
+    if all(name.startswith("head ") for name in readers):
+        readers = ["heads " + ", ".join(name.removeprefix("head ") for name in readers)]
+    return f"kv head {head + first}, for {', '.join(readers)}"
