@@ -68,31 +68,45 @@ def _compare(layer: CapturedLayer, Q: np.ndarray, K: np.ndarray,
     worst = 0.0
     concatenated = np.empty((layer.T, layer.heads * layer.d_v))
     alibi = alibi_bias(layer.heads, layer.T, layer.T_k) if layer.alibi else None
-    for head in range(layer.heads):  # one T × T matrix at a time: 32 MB at T = 2048
+    hidden = ~visible
+    scores = np.empty((layer.T, layer.T_k))  # one T × T matrix at a time, reused: 32 MB at T = 2048
+    for head in range(layer.heads):
         kv = layer.kv_head(head)
-        scores = Q[head] @ K[kv].T / layer.divisor
+        np.matmul(Q[head], K[kv].T, out=scores)
+        scores /= layer.divisor
         if layer.bias is not None:
-            scores = scores + (layer.bias if layer.bias.ndim == 2 else layer.bias[head])
+            scores += layer.bias if layer.bias.ndim == 2 else layer.bias[head]
         if alibi is not None:
-            scores = scores + alibi[head]
+            scores += alibi[head]
         if layer.softcap is not None:
-            scores = layer.softcap * np.tanh(scores / layer.softcap)
-        weights = masked_softmax(scores, visible)
-        worst = max(worst, float(np.max(np.abs(weights - layer.model_weights[head]))))
+            scores /= layer.softcap
+            np.tanh(scores, out=scores)
+            scores *= layer.softcap
+        weights = masked_softmax(scores, visible, hidden, out=scores)
         concatenated[:, head * layer.d_v:(head + 1) * layer.d_v] = weights @ layer.V[kv]
+        difference = np.subtract(weights, layer.model_weights[head], out=scores)
+        worst = max(worst, float(np.max(np.abs(difference, out=difference))))
     output = concatenated @ layer.Wo + (0.0 if layer.bo is None else layer.bo)
     size = max(1.0, float(np.max(np.abs(layer.model_output))))
     return worst, float(np.max(np.abs(output - layer.model_output))) / size
 
 
-def masked_softmax(scores: np.ndarray, visible: np.ndarray) -> np.ndarray:
+def masked_softmax(scores: np.ndarray, visible: np.ndarray, hidden: np.ndarray | None = None,
+                   out: np.ndarray | None = None) -> np.ndarray:
     """Row-wise softmax with every hidden key's weight exactly 0 (a row that sees nothing is
-    all 0)."""
-    scores = np.where(visible, scores, -np.inf)
-    largest = scores.max(axis=1, keepdims=True)
-    exponentials = np.exp(scores - np.where(np.isfinite(largest), largest, 0.0))
-    sums = exponentials.sum(axis=1, keepdims=True)
-    return np.divide(exponentials, sums, out=np.zeros_like(exponentials), where=sums > 0)
+    all 0); ``out`` may be ``scores`` itself (then it is overwritten), ``hidden`` is ~visible."""
+    if out is None:
+        out = np.array(scores, dtype=np.float64)
+    elif out is not scores:
+        out[...] = scores
+    out[~visible if hidden is None else hidden] = -np.inf
+    largest = out.max(axis=1, keepdims=True)
+    out -= np.where(np.isfinite(largest), largest, 0.0)
+    np.exp(out, out=out)
+    sums = out.sum(axis=1, keepdims=True)
+    np.divide(out, sums, out=out, where=sums > 0)
+    out[(sums == 0)[:, 0]] = 0.0
+    return out
 
 
 def causal_softmax(scores: np.ndarray) -> np.ndarray:
