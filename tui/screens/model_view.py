@@ -254,18 +254,25 @@ class ModelViewScreen(Screen):
 
     # ---- keys ---------------------------------------------------------------------------------
 
-    def _highlight(self) -> None:
-        for view in self.query(HeadMap):
-            view.set_class((view.grid_row, view.head) == self.chosen, "-chosen")
-        chosen = next(self.query(f"#map-{self.chosen[0]}-{self.chosen[1]}").results(HeadMap), None)
+    def _map(self, row: int, head: int) -> HeadMap | None:
+        return next(self.query(f"#map-{row}-{head}").results(HeadMap), None)
+
+    def _highlight(self, before: tuple[int, int] | None = None) -> None:
+        """Mark the chosen map (and unmark the one before: two maps restyled, not 144)."""
+        if before is not None and before != self.chosen:
+            old = self._map(*before)
+            if old is not None:
+                old.remove_class("-chosen")
+        chosen = self._map(*self.chosen)
         if chosen is not None:
+            chosen.add_class("-chosen")
             self.query_one("#model-scroll", VerticalScroll).scroll_to_widget(chosen, animate=False)
 
     def action_move(self, rows: int, heads: int) -> None:
         row = max(0, min(len(self.listed) - 1, self.chosen[0] + rows))
         head = max(0, min(max(0, self.listed[row][1] - 1), self.chosen[1] + heads))
-        self.chosen = (row, head)
-        self._highlight()
+        before, self.chosen = self.chosen, (row, head)
+        self._highlight(before)
 
     def action_next_score(self) -> None:
         self.score = SCORES[(SCORES.index(self.score) + 1) % len(SCORES)]
@@ -292,6 +299,6 @@ class ModelViewScreen(Screen):
     def picked(self, event: OverviewMap.Picked) -> None:
         view = event.control
         if isinstance(view, HeadMap):
-            self.chosen = (view.grid_row, view.head)
-            self._highlight()
+            before, self.chosen = self.chosen, (view.grid_row, view.head)
+            self._highlight(before)
             self.action_open()
