@@ -272,7 +272,7 @@ def open_index(parser: argparse.ArgumentParser, args: argparse.Namespace, index,
         import json
 
         from attn_tui.core.model_index import to_json
-        write_out(json.dumps(to_json(index), ensure_ascii=False, indent=1) + "\n")
+        write_out(json.dumps(to_json(index), indent=1, allow_nan=False) + "\n")
         return EXIT_OK
     if headless or args.present:
         parser.error("a model index lists one scenario per layer: --json lists them, "

@@ -58,7 +58,7 @@ def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
         document = {"file": path, "patterns": DESCRIPTIONS,
                     "heads": [{"layer": head.layer, "head": head.head, "name": head.name,
                                **head.scores} for head in found]}
-        write_out(json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+        write_out(json.dumps(document, indent=1, allow_nan=False) + "\n")
         return 0
     write_out(table(found))
     return 0
