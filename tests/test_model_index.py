@@ -169,3 +169,14 @@ def test_scores_come_from_the_same_weights_as_the_debugger():
     attention = Attention(scenario)
     rows = range(scenario.T)
     assert np.abs(attention.head(2).values("softmax", rows, rows) - independent_weights(DATA / "x")[2]).max() < 1e-12
+
+
+def test_a_hostile_title_reaches_json_escaped(tmp_path, capsys):
+    index = two_layer_index(tmp_path)
+    index.write_text(index.read_text().replace('title: "two layers"', 'title: "evil \\e[31m \\u202e"'),
+                     encoding="utf-8")
+    assert main(["--json", str(index)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.isascii() and json.loads(printed)["title"] == "evil \x1b[31m \u202e"
+    assert main(["heads", "--json", str(index)]) == 0
+    assert capsys.readouterr().out.isascii()
