@@ -132,10 +132,15 @@ def weights_of(recorded: Recorded) -> np.ndarray:
 
 def visible_from_mask(mask) -> np.ndarray | None:
     """Which keys each query may see under an additive or boolean attention mask of shape
-    (1, 1 or H, T_q, T_k) (None: no mask was given, so every key is seen; returned as None)."""
+    (1, 1 or H, T_q, T_k) (None: no mask was given, so every key is seen; returned as None).
+    Every layer is usually handed the same mask: it is converted once."""
     if mask is None or not isinstance(mask, torch.Tensor):
         return None
-    mask = mask.detach()[0, 0]
-    if mask.dtype == torch.bool:
-        return mask.numpy().copy()
-    return (mask > torch.finfo(mask.dtype).min / 2).numpy().copy()
+    if _last_mask[0] is not mask:
+        first = mask.detach()[0, 0]
+        seen = first if first.dtype == torch.bool else first > torch.finfo(first.dtype).min / 2
+        _last_mask[:] = [mask, seen.numpy().copy()]
+    return _last_mask[1]
+
+
+_last_mask: list = [None, None]  # the last mask converted, and what it lets be seen

@@ -14,6 +14,7 @@ import math
 import os
 import textwrap
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import yaml
@@ -152,6 +153,7 @@ def write_files(yaml_path: str, yaml_text: str, npz_path: str, npz_data: bytes) 
     write_atomic(yaml_path, yaml_text)
 
 
+@lru_cache(maxsize=65536)  # every layer of --layer all quotes the same tokens
 def quoted_scalar(text: str) -> str:
     """``text`` as one double-quoted YAML scalar on one line that the safe loader reads back as
     exactly ``text`` (PyYAML's emitter escapes what YAML needs escaped)."""
