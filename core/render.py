@@ -103,7 +103,8 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
         arrays[path] = scenario.mask.astype(np.float64)
         out.append(f"mask: {{npy: {relative(path)}}}\n")
     if scenario.rope is not None:
-        out.append(f"rope: {{base: {yaml_number(float(scenario.rope.base))}, pairs: {scenario.rope.pairs}}}\n")
+        dims = "" if scenario.rope.dims is None else f", dims: {scenario.rope.dims}"
+        out.append(f"rope: {{base: {yaml_number(float(scenario.rope.base))}, pairs: {scenario.rope.pairs}{dims}}}\n")
     out += [setting.yaml(matrix) for setting in scenario.stage_settings.values()]
     out.append(f"focus: {scenario.focus + 1}\nprecision: {scenario.precision}\n")
     if scenario.variants:

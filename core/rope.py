@@ -3,7 +3,9 @@ that grows with the token's position.
 
 Dimension ``j`` pairs with ``j + d/2`` ("half", Hugging Face's ``rotate_half``, used by Llama)
 or with ``j + 1`` for even ``j`` ("interleaved", the original RoFormer). Pair ``k`` of a token at
-position ``p`` turns by ``p · base^(−2k/d)``::
+position ``p`` turns by ``p · base^(−2k/d)``. With ``dims`` (partial rotary, as GPT-NeoX's
+``rotary_ndims``), only the first ``dims`` dimensions turn, paired among themselves, with
+``dims`` in place of ``d``; the rest pass through unchanged::
 
     x'_a = x_a · cos θ − x_b · sin θ
     x'_b = x_b · cos θ + x_a · sin θ
@@ -22,17 +24,25 @@ HALF, INTERLEAVED = "half", "interleaved"
 class Rope:
     base: float = 10000.0
     pairs: str = HALF
+    dims: int | None = None  # the dimensions that turn (the first ones); None: all of them
+
+    def turned(self, d: int) -> int:
+        """How many of a head's ``d`` dimensions turn."""
+        return d if self.dims is None else self.dims
 
     def pair_indices(self, d: int) -> tuple[np.ndarray, np.ndarray]:
-        """The dimensions ``a`` and ``b`` of each of the d/2 pairs."""
-        k = np.arange(d // 2)
+        """The dimensions ``a`` and ``b`` of each of the pairs that turn."""
+        r = self.turned(d)
+        k = np.arange(r // 2)
         if self.pairs == HALF:
-            return k, k + d // 2
+            return k, k + r // 2
         return 2 * k, 2 * k + 1
 
     def frequencies(self, d: int) -> np.ndarray:
-        """The angle per position of each pair: ``base^(−2k/d)`` (as Hugging Face computes it)."""
-        return 1.0 / (self.base ** (np.arange(0, d, 2, dtype=np.float64) / d))
+        """The angle per position of each pair: ``base^(−2k/r)``, r the dimensions that turn
+        (as Hugging Face computes it)."""
+        r = self.turned(d)
+        return 1.0 / (self.base ** (np.arange(0, r, 2, dtype=np.float64) / r))
 
     def angles(self, positions: np.ndarray, d: int) -> np.ndarray:
         """θ for each position (rows) and pair (columns)."""
@@ -44,7 +54,7 @@ class Rope:
         a, b = self.pair_indices(d)
         theta = self.angles(positions, d)
         cos, sin = np.cos(theta), np.sin(theta)
-        rotated = np.empty_like(values, dtype=np.float64)
+        rotated = np.array(values, dtype=np.float64)  # (the dimensions that do not turn stay)
         rotated[:, a] = values[:, a] * cos - values[:, b] * sin
         rotated[:, b] = values[:, b] * cos + values[:, a] * sin
         return rotated

@@ -176,7 +176,8 @@ class Scenario:
         if self.mask is not None:
             extra.append("an explicit mask")
         if self.rope is not None:
-            extra.append(f"RoPE (base {self.rope.base:g})")
+            turned = "" if self.rope.dims is None else f", the first {self.rope.dims} of {self.d_k} dimensions"
+            extra.append(f"RoPE (base {self.rope.base:g}{turned})")
         extra += [setting.describe() for setting in self.stage_settings.values()]
         return " · ".join(parts + extra)
 

@@ -1,16 +1,17 @@
-"""``rope: {base, pairs}``: rotary position embeddings, turning Q and K before the scores."""
+"""``rope: {base, pairs, dims}``: rotary position embeddings, turning Q and K (all their
+dimensions, or the first ``dims``) before the scores."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from attn_tui.core.readers.keys import Entry, check_keys, entries
-from attn_tui.core.yaml_numbers import located, named, number, scalar_text
+from attn_tui.core.yaml_numbers import located, named, number, scalar_text, whole_number
 
 if TYPE_CHECKING:
     from attn_tui.core.rope import Rope
 
-ROPE_KEYS = ("base", "pairs")
+ROPE_KEYS = ("base", "pairs", "dims")
 
 
 def rope(entry: Entry | None, layout: dict[str, int]) -> Rope | None:
@@ -27,6 +28,12 @@ def rope(entry: Entry | None, layout: dict[str, int]) -> Rope | None:
     if pairs not in (HALF, INTERLEAVED):
         raise located(found["pairs"].value, f"rope pairs must be {HALF!r} (dimension j with j + d/2, as "
                                             f"Llama) or {INTERLEAVED!r} (j with j + 1), not {named(pairs)}")
-    if layout["d_k"] % 2:
-        raise located(entry.key, f"rope turns pairs of dimensions: d_k must be even, not {layout['d_k']}")
-    return Rope(base, pairs)
+    dims = None
+    if "dims" in found:
+        dims = whole_number(found["dims"].value, "rope dims", 2, layout["d_k"])
+        if dims % 2:
+            raise located(found["dims"].value, f"rope dims turns pairs of dimensions: it must be even, not {dims}")
+    elif layout["d_k"] % 2:
+        raise located(entry.key, f"rope turns pairs of dimensions: d_k must be even, not {layout['d_k']} "
+                                 "(or turn only some: rope: {dims: N})")
+    return Rope(base, pairs, dims)

@@ -112,10 +112,10 @@ class Stage:
 
 
 def _registry() -> tuple[Stage, ...]:
-    from attn_tui.core.stages import (bias, concat, mask, project, rotate, scale, score, softmax,
+    from attn_tui.core.stages import (bias, concat, mask, project, rotate, scale, score, softcap, softmax,
                                       weighted_sum)
 
-    return (rotate.STAGE, score.STAGE, scale.STAGE, bias.STAGE, mask.STAGE, softmax.STAGE,
+    return (rotate.STAGE, score.STAGE, scale.STAGE, bias.STAGE, softcap.STAGE, mask.STAGE, softmax.STAGE,
             weighted_sum.STAGE, concat.STAGE, project.STAGE)
 
 

@@ -11,7 +11,8 @@ from attn_tui.core.stages import DIMS, Stage
 
 def heading(scenario, options) -> str:
     rope = scenario.rope
-    return f"queries turned pair by pair (RoPE, base {rope.base:g}, {rope.pairs} pairs)"
+    part = "" if rope.dims is None else f", the first {rope.dims} of {scenario.d_k} dimensions"
+    return f"queries turned pair by pair (RoPE, base {rope.base:g}, {rope.pairs} pairs{part})"
 
 
 def compute(w) -> np.ndarray:
@@ -29,9 +30,13 @@ def explain(w) -> str:
     frequencies = rope.frequencies(d)
     joins = ", ".join(f"d{a[k] + 1} with d{b[k] + 1}" for k in range(min(2, len(a))))
     w.projected_query()
+    r = rope.turned(d)
     w.note(f"Each pair of dimensions turns by its own angle: pair k (k = 1 … {len(a)}) turns by "
-           f"θk = position × {rope.base:g}^(−2(k−1)/{d}); the pairs join {joins}"
+           f"θk = position × {rope.base:g}^(−2(k−1)/{r}); the pairs join {joins}"
            + (", …" if len(a) > 2 else "."))
+    if r < d:
+        w.note(f"Only the first {r} of the {d} dimensions turn (partial rotary, as GPT-NeoX's); "
+               f"d{r + 1} … d{d} pass through unchanged.")
     vectors = [("q", i, before_q, after_q, w.query)]
     if w.col is not None and w.col < scenario.T_k:
         k = w.col

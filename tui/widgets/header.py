@@ -60,7 +60,8 @@ class ScenarioHeader(Static):
         rules = [f"window {scenario.window}" if getattr(scenario, "window", None) else "",
                  "padding" if getattr(scenario, "padding", None) else "",
                  "explicit mask" if getattr(scenario, "mask", None) is not None else "",
-                 "RoPE" if getattr(scenario, "rope", None) else ""]
+                 "RoPE" if getattr(scenario, "rope", None) else "",
+                 *(setting.describe() for setting in getattr(scenario, "stage_settings", {}).values())]
         parts += [f" · {rule}" for rule in rules if rule]
         query_tokens = getattr(scenario, "query_tokens", None)
         rows = f"T={scenario.T}" if query_tokens is None else f"T_q={len(query_tokens)} T_k={len(scenario.tokens)}"
