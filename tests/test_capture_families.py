@@ -338,22 +338,13 @@ def test_parts_and_texts_that_do_not_fit_the_family(models, tmp_path, capsys):
 
 # ---- read back by attn-tui itself --------------------------------------------------------------
 
-PENDING_CORE_KEYS = ("softcap", "dims")  # scenario keys the lead's core work adds after this
-
-
 def core_attention(path: Path):
     """The scenario as attn-tui's own loader and core compute it: every head's weights and the
-    projected output. A key core does not read yet is a skip that names it."""
-    from attn_tui.core import ScenarioError, load
+    projected output."""
+    from attn_tui.core import load
     from attn_tui.core.attention import Attention
 
-    try:
-        scenario = load(path)
-    except ScenarioError as error:
-        pending = [key for key in PENDING_CORE_KEYS if f"unknown key '{key}'" in str(error)]
-        if pending:
-            pytest.skip(f"core does not read {pending[0]}: yet (lead's work): {error}")
-        raise
+    scenario = load(path)
     attention = Attention(scenario)
     rows, keys = range(scenario.T), range(scenario.T_k)
     weights = np.stack([attention.head(h).values("softmax", rows, keys) for h in range(scenario.heads)])
