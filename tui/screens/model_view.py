@@ -112,6 +112,7 @@ class ModelViewScreen(Screen):
         self.in_view_maps = 0  # how many of them the screen shows (they are computed first)
         self._wanted: tuple[int, int] | None = None  # the size of map being computed
         self._resize_timer = None
+        self._cells: dict[tuple[int, int], HeadMap] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(Content(visible(self.index.title)), id="model-title")
@@ -206,7 +207,7 @@ class ModelViewScreen(Screen):
     def _layer_ready(self, row: int, maps: list, T: int, T_k: int, focus: int) -> None:
         with self.app.batch_update():
             for h, small in enumerate(maps):
-                view = next(self.query(f"#map-{row}-{h}").results(HeadMap), None)
+                view = self._map(row, h)
                 if view is None:  # the index said fewer heads than the file has
                     continue
                 view.show(small, (T, T_k), stale=False)
@@ -255,7 +256,9 @@ class ModelViewScreen(Screen):
     # ---- keys ---------------------------------------------------------------------------------
 
     def _map(self, row: int, head: int) -> HeadMap | None:
-        return next(self.query(f"#map-{row}-{head}").results(HeadMap), None)
+        if not self._cells:  # (a dictionary: a DOM query per key walked ~300 widgets)
+            self._cells = {(view.grid_row, view.head): view for view in self.query(HeadMap)}
+        return self._cells.get((row, head))
 
     def _highlight(self, before: tuple[int, int] | None = None) -> None:
         """Mark the chosen map (and unmark the one before: two maps restyled, not 144)."""
