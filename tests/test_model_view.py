@@ -125,3 +125,23 @@ async def test_an_index_that_names_each_layers_heads_opens_without_reading_them_
         await pilot.press("down", "enter")
         await pilot.pause()
         assert app.screen is screen
+
+
+async def test_only_the_layers_in_view_are_computed_and_scrolling_brings_the_rest(tmp_path):
+    two_layer_index(tmp_path)
+    path = tmp_path / "deep.yaml"
+    path.write_text("model_index: 1\nlayers:\n" + "".join(
+        f"  - {{layer: {n}, scenario: tiny_gpt2_l1.yaml, heads: 4}}\n" for n in range(10)), encoding="utf-8")
+    app = AttnApp(index=read_index(str(path)), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.in_view_maps and screen.maps_done >= screen.in_view_maps)
+        await pilot.pause(0.3)
+        first = screen.maps_done
+        assert first == screen.in_view_maps < 40  # the layers below the screen wait
+        last = {view.grid_row: view for view in screen.query(HeadMap) if view.head == 0}[9]
+        assert last.small is None
+        for _ in range(9):
+            await pilot.press("down")
+        await wait_for(pilot, lambda: last.small is not None)
+        assert screen.maps_done > first

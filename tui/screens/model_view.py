@@ -56,6 +56,11 @@ class HeadMap(OverviewMap):
                               self.get_component_rich_style("overview--status"))])
 
 
+class GridScroll(VerticalScroll, can_focus=False):
+    """The grid's scrolling: the screen's arrows choose a head (a focused scroll would take
+    them for itself once the grid is taller than the screen); the mouse wheel still scrolls."""
+
+
 class LayerDebugger(DebuggerScreen):
     """The debugger on one layer opened from the model view: Esc goes back to the grid."""
 
@@ -73,7 +78,7 @@ class ModelViewScreen(Screen):
     DEFAULT_CSS = """
     ModelViewScreen #model-title { height: auto; padding: 0 1; text-style: bold; }
     ModelViewScreen #model-hint { height: auto; padding: 0 1; color: $text-muted; }
-    ModelViewScreen #model-grid { height: auto; grid-gutter: 0 0; grid-rows: 7; }  /* ROW_HEIGHT */
+    ModelViewScreen #model-grid { height: auto; grid-gutter: 0 0; grid-rows: 7; }
     ModelViewScreen .layer-label { height: 100%; content-align: right middle; padding-right: 1;
                                    color: $text-muted; }
     ModelViewScreen HeadMap.-chosen { border: heavy $accent; }
@@ -113,11 +118,14 @@ class ModelViewScreen(Screen):
         self._wanted: tuple[int, int] | None = None  # the size of map being computed
         self._resize_timer = None
         self._cells: dict[tuple[int, int], HeadMap] = {}
+        self._done_rows: set[int] = set()   # rows whose maps are computed or being computed
+        self._pending: list[int] = []       # rows asked for, in order
+        self._worker = None
 
     def compose(self) -> ComposeResult:
         yield Static(Content(visible(self.index.title)), id="model-title")
         yield Static(Content(self._hint()), id="model-hint")
-        with VerticalScroll(id="model-scroll"):
+        with GridScroll(id="model-scroll"):
             with Grid(id="model-grid"):
                 for row, (layer, heads, problem) in enumerate(self.listed):
                     yield Static(Content(f"layer {layer}"), classes="layer-label")
@@ -140,16 +148,26 @@ class ModelViewScreen(Screen):
         grid.styles.grid_size_columns = self.heads + 1
         grid.styles.grid_columns = f"9 {' '.join(['1fr'] * self.heads)}"
         self._highlight()
+        self.watch(self.query_one("#model-scroll", VerticalScroll), "scroll_y",
+                   lambda _: self._request(), init=False)
         self.call_after_refresh(self._compute)
 
     # ---- maps and scores, off the key path ---------------------------------------------------
+    # Only the layers in view (and the one below) are computed, those first in view first: a
+    # map costs ~12 ms a head at T = 512, and computing all 144 behind the screen took the
+    # interpreter from the keys for seconds. Scrolling asks for the layers it brings into view.
 
     def _compute(self) -> None:
         found = list(self.query(HeadMap))
         if found and found[0].wanted != self._wanted:  # (every map asks when first laid out)
             self._wanted = found[0].wanted
             self.maps_done = 0
-            self._maps(*self._wanted)
+            self._done_rows.clear()
+            self._pending.clear()
+            if self._worker is not None:
+                self._worker.cancel()
+                self._worker = None
+            self._request()
 
     @on(OverviewMap.Resized)
     def _resized(self) -> None:
@@ -157,23 +175,46 @@ class ModelViewScreen(Screen):
             self._resize_timer.stop()
         self._resize_timer = self.set_timer(0.2, self._compute)
 
-    def _order(self) -> list[int]:
-        """The grid's rows, those in view first: the screen fills before the rest is drawn."""
+    def _rows_in_view(self) -> list[int]:
+        """The grid's rows on screen, and the one below."""
         scroll = self.query_one("#model-scroll", VerticalScroll)
         top, height = scroll.scroll_y, scroll.size.height
-        in_view = [row for row in range(len(self.listed))
-                   if row * ROW_HEIGHT < top + height and (row + 1) * ROW_HEIGHT > top]
-        self.in_view_maps = sum(self.listed[row][1] for row in in_view)
-        return in_view + [row for row in range(len(self.listed)) if row not in in_view]
+        return [row for row in range(len(self.listed))
+                if row * ROW_HEIGHT < top + height + ROW_HEIGHT and (row + 1) * ROW_HEIGHT > top]
 
-    @work(thread=True, exclusive=True, group="maps")
+    def _request(self) -> None:
+        """Queue the rows in view that have no maps yet; start the worker if it is idle."""
+        if self._wanted is None:
+            return
+        in_view = self._rows_in_view()
+        if not self.in_view_maps:
+            self.in_view_maps = sum(self.listed[row][1] for row in in_view)
+        for row in in_view:
+            if row not in self._done_rows and row not in self._pending:
+                self._pending.append(row)
+        if self._pending and (self._worker is None or self._worker.is_finished):
+            self._worker = self._maps(*self._wanted)
+
+    def _next_row(self) -> int | None:
+        while self._pending:
+            row = self._pending.pop(0)
+            if row not in self._done_rows:
+                self._done_rows.add(row)
+                return row
+        self._worker = None
+        return None
+
+    @work(thread=True, group="maps")
     def _maps(self, rows: int, cols: int) -> None:
         from attn_tui.core import load
         from attn_tui.core.attention import Attention
         from attn_tui.core.overview import weights_overview
 
         worker = get_current_worker()
-        for row in self.app.call_from_thread(self._order):
+        while not worker.is_cancelled:
+            row = self.app.call_from_thread(self._next_row)
+            if row is None:
+                return
             entry = self.index.layers[row]
             if self.listed[row][2] is not None:
                 continue
