@@ -175,12 +175,12 @@ class ModelViewScreen(Screen):
             self._resize_timer.stop()
         self._resize_timer = self.set_timer(0.2, self._compute)
 
-    def _rows_in_view(self) -> list[int]:
-        """The grid's rows on screen, and the one below."""
+    def _rows_in_view(self, ahead: int = 1) -> list[int]:
+        """The grid's rows on screen, and ``ahead`` more below."""
         scroll = self.query_one("#model-scroll", VerticalScroll)
         top, height = scroll.scroll_y, scroll.size.height
         return [row for row in range(len(self.listed))
-                if row * ROW_HEIGHT < top + height + ROW_HEIGHT and (row + 1) * ROW_HEIGHT > top]
+                if row * ROW_HEIGHT < top + height + ahead * ROW_HEIGHT and (row + 1) * ROW_HEIGHT > top]
 
     def _request(self) -> None:
         """Queue the rows in view that have no maps yet; start the worker if it is idle."""
@@ -188,7 +188,7 @@ class ModelViewScreen(Screen):
             return
         in_view = self._rows_in_view()
         if not self.in_view_maps:
-            self.in_view_maps = sum(self.listed[row][1] for row in in_view)
+            self.in_view_maps = sum(self.listed[row][1] for row in self._rows_in_view(ahead=0))
         for row in in_view:
             if row not in self._done_rows and row not in self._pending:
                 self._pending.append(row)
