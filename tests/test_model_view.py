@@ -138,7 +138,7 @@ async def test_only_the_layers_in_view_are_computed_and_scrolling_brings_the_res
         await wait_for(pilot, lambda: screen.in_view_maps and screen.maps_done >= screen.in_view_maps)
         await pilot.pause(0.3)
         first = screen.maps_done
-        assert first == screen.in_view_maps < 40  # the layers below the screen wait
+        assert first == screen.in_view_maps + 4 < 40  # one layer ahead; the others below wait
         last = {view.grid_row: view for view in screen.query(HeadMap) if view.head == 0}[9]
         assert last.small is None
         for _ in range(9):
