@@ -101,7 +101,9 @@ async def test_a_layer_whose_file_is_broken_is_shown_not_fatal(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.screen
         await wait_for(pilot, lambda: screen.maps_done == 4)
-        assert "second.yaml:" in screen_text(app)
+        await pilot.pause()
+        assert "unreadable" in screen_text(app)
+        assert any("second.yaml:" in note.message for note in app._notifications)
         await pilot.press("down", "enter")
         await pilot.pause()
         assert app.screen is screen  # nothing to open: told, not crashed
@@ -127,7 +129,7 @@ async def test_an_index_that_names_each_layers_heads_opens_without_reading_them_
         assert app.screen is screen
 
 
-async def test_only_the_layers_in_view_are_computed_and_scrolling_brings_the_rest(tmp_path):
+async def test_only_the_layers_in_view_are_computed_and_moving_brings_the_rest(tmp_path):
     two_layer_index(tmp_path)
     path = tmp_path / "deep.yaml"
     path.write_text("model_index: 1\nlayers:\n" + "".join(
@@ -138,10 +140,32 @@ async def test_only_the_layers_in_view_are_computed_and_scrolling_brings_the_res
         await wait_for(pilot, lambda: screen.in_view_maps and screen.maps_done >= screen.in_view_maps)
         await pilot.pause(0.3)
         first = screen.maps_done
+        assert screen.rows_fit == 5 and len(list(screen.query(HeadMap))) == 5 * 4  # a window, not 40
         assert first == screen.in_view_maps + 4 < 40  # one layer ahead; the others below wait
-        last = {view.grid_row: view for view in screen.query(HeadMap) if view.head == 0}[9]
-        assert last.small is None
+        assert (9, 0) not in screen._cache
         for _ in range(9):
             await pilot.press("down")
-        await wait_for(pilot, lambda: last.small is not None)
-        assert screen.maps_done > first
+        assert screen.chosen == (9, 0) and screen.top == 5
+        await wait_for(pilot, lambda: (9, 0) in screen._cache)
+        await pilot.pause()
+        view = screen._map(9, 0)
+        assert view.has_class("-chosen") and view.small is not None
+        assert "layer 9" in screen_text(app) and "layer 4" not in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, DebuggerScreen) and app.screen.head == 0
+
+
+async def test_a_model_wider_than_the_screen_shows_a_window_of_its_heads(tmp_path):
+    two_layer_index(tmp_path)
+    path = tmp_path / "wide.yaml"
+    path.write_text("model_index: 1\nlayers:\n" + "".join(
+        f"  - {{layer: {n}, scenario: tiny_gpt2_l1.yaml, heads: 64}}\n" for n in range(80)), encoding="utf-8")
+    app = AttnApp(index=read_index(str(path)), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert len(list(screen.query(HeadMap))) == screen.rows_fit * screen.cols_fit <= 5 * 11
+        for _ in range(20):
+            await pilot.press("right")
+        assert screen.chosen == (0, 20) and screen.left == 20 - screen.cols_fit + 1
+        assert f"heads {screen.left}–20" in screen_text(app)

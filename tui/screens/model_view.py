@@ -3,6 +3,12 @@ map with the focus row marked (as BertViz's model view). Arrows choose a head, E
 layer and head in the debugger (Esc there comes back), ``s`` colours every head by a pattern
 score (core.patterns). The maps and the scores are computed off the key path, in a worker, a
 layer at a time; the screen holds no arithmetic.
+
+The grid is a window on the model: as many layers and heads as the terminal has room for, a
+fixed set of map widgets that show whichever layers and heads are in the window (a widget per
+head of an 80-layer, 64-head model took 28 s to mount and a second a key). Moving past its edge
+moves the window; a map, once computed, is kept, and only the layers in the window (and the
+one below) are computed.
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ from __future__ import annotations
 from rich.segment import Segment
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Grid, VerticalScroll
+from textual.containers import Grid
 from textual.content import Content
 from textual.screen import Screen
 from textual.strip import Strip
@@ -29,6 +35,9 @@ from attn_tui.tui.widgets.overview import OverviewMap
 SCORES = (None, *PATTERNS)  # what ``s`` cycles through: no colouring, then each pattern
 LEVELS = 5                  # border colours by a score's fifth: -score-0 … -score-4
 ROW_HEIGHT = 7              # lines of the grid a layer takes (grid-rows below)
+LABEL_WIDTH = 9             # the column of layer names
+MAP_WIDTH = 10              # the narrowest map the window makes room for
+CHROME = 4                  # lines of the screen that are not the grid: title, hint, footer
 MAP_ROWS_AT_A_TIME = 128    # query rows a map is computed from at a time (fewer, bigger steps)
 
 
@@ -56,11 +65,6 @@ class HeadMap(OverviewMap):
                               self.get_component_rich_style("overview--status"))])
 
 
-class GridScroll(VerticalScroll, can_focus=False):
-    """The grid's scrolling: the screen's arrows choose a head (a focused scroll would take
-    them for itself once the grid is taller than the screen); the mouse wheel still scrolls."""
-
-
 class LayerDebugger(DebuggerScreen):
     """The debugger on one layer opened from the model view: Esc goes back to the grid."""
 
@@ -78,7 +82,7 @@ class ModelViewScreen(Screen):
     DEFAULT_CSS = """
     ModelViewScreen #model-title { height: auto; padding: 0 1; text-style: bold; }
     ModelViewScreen #model-hint { height: auto; padding: 0 1; color: $text-muted; }
-    ModelViewScreen #model-grid { height: auto; grid-gutter: 0 0; grid-rows: 7; }
+    ModelViewScreen #model-grid { height: 1fr; grid-gutter: 0 0; grid-rows: 7; }
     ModelViewScreen .layer-label { height: 100%; content-align: right middle; padding-right: 1;
                                    color: $text-muted; }
     ModelViewScreen HeadMap.-chosen { border: heavy $accent; }
@@ -110,63 +114,133 @@ class ModelViewScreen(Screen):
             except ScenarioError as error:
                 self.listed.append((entry.layer, 0, str(error)))
         self.heads = max([1, *(heads for _, heads, _ in self.listed)])
-        self.chosen = (0, 0)  # (row of the grid, head)
+        self.chosen = (0, 0)  # (row of the index, head)
+        self.top = self.left = 0  # the window's first row and first head
+        self.rows_fit, self.cols_fit = self._fits()
         self.score: str | None = None
         self.scores: dict[tuple[int, int], dict] | None = None  # (row, head) → that head's scores
-        self.maps_done = 0  # how many maps have arrived (tests and benchmarks wait on it)
-        self.in_view_maps = 0  # how many of them the screen shows (they are computed first)
-        self._wanted: tuple[int, int] | None = None  # the size of map being computed
+        self.maps_done = 0  # how many maps have been computed (tests and benchmarks wait on it)
+        self.in_view_maps = 0  # how many the first window shows (they are computed first)
+        self._cache: dict[tuple[int, int], tuple] = {}  # (row, head) → (map, T, T_k, focus)
+        self._wanted: tuple[int, int] | None = None  # the size of map computed
         self._resize_timer = None
-        self._cells: dict[tuple[int, int], HeadMap] = {}
-        self._done_rows: set[int] = set()   # rows whose maps are computed or being computed
-        self._pending: list[int] = []       # rows asked for, in order
+        self._queued: set[int] = set()   # rows computed, being computed or asked for
+        self._pending: list[int] = []    # rows asked for, in order
         self._worker = None
+
+    def _fits(self) -> tuple[int, int]:
+        width, height = self.app.size
+        rows = max(1, min(len(self.listed), (height - CHROME) // ROW_HEIGHT))
+        return rows, max(1, min(self.heads, (width - LABEL_WIDTH - 2) // MAP_WIDTH))
 
     def compose(self) -> ComposeResult:
         yield Static(Content(visible(self.index.title)), id="model-title")
         yield Static(Content(self._hint()), id="model-hint")
-        with GridScroll(id="model-scroll"):
-            with Grid(id="model-grid"):
-                for row, (layer, heads, problem) in enumerate(self.listed):
-                    yield Static(Content(f"layer {layer}"), classes="layer-label")
-                    for h in range(self.heads):
-                        if h < heads:
-                            yield HeadMap(row, h, id=f"map-{row}-{h}")
-                        elif h == 0 and problem:
-                            yield Static(Content(visible(problem)), classes="layer-problem")
-                        else:
-                            yield Static("")
+        with Grid(id="model-grid"):
+            for i in range(self.rows_fit):
+                yield Static("", id=f"label-{i}", classes="layer-label")
+                for j in range(self.cols_fit):
+                    yield HeadMap(i, j, id=f"cell-{i}-{j}")
         yield Footer()
 
     def _hint(self) -> str:
         score = "off" if self.score is None else self.score
-        return (f"{len(self.listed)} layers × {self.heads} heads, each a map of its weights, ◀ the "
-                f"focus row. Arrows choose, Enter opens. s colour: {score}")
+        shown = ""
+        if self.rows_fit < len(self.listed) or self.cols_fit < self.heads:
+            last_row = min(len(self.listed), self.top + self.rows_fit) - 1
+            last_head = min(self.heads, self.left + self.cols_fit) - 1
+            shown = (f" (here layers {self.listed[self.top][0]}–{self.listed[last_row][0]}, "
+                     f"heads {self.left}–{last_head})")
+        return (f"{len(self.listed)} layers × {self.heads} heads{shown}, each a map of its weights, "
+                f"◀ the focus row. Arrows choose, Enter opens. s colour: {score}")
 
     def on_mount(self) -> None:
         grid = self.query_one("#model-grid", Grid)
-        grid.styles.grid_size_columns = self.heads + 1
-        grid.styles.grid_columns = f"9 {' '.join(['1fr'] * self.heads)}"
-        self._highlight()
-        self.watch(self.query_one("#model-scroll", VerticalScroll), "scroll_y",
-                   lambda _: self._request(), init=False)
+        grid.styles.grid_size_columns = self.cols_fit + 1
+        grid.styles.grid_columns = f"{LABEL_WIDTH} {' '.join(['1fr'] * self.cols_fit)}"
+        self._assign()
+        for layer, _, problem in self.listed:
+            if problem is not None:
+                tell(self.app, problem, severity="error")
         self.call_after_refresh(self._compute)
 
-    # ---- maps and scores, off the key path ---------------------------------------------------
-    # Only the layers in view (and the one below) are computed, those first in view first: a
-    # map costs ~12 ms a head at T = 512, and computing all 144 behind the screen took the
-    # interpreter from the keys for seconds. Scrolling asks for the layers it brings into view.
+    async def on_resize(self) -> None:
+        if self.is_mounted and self._fits() != (self.rows_fit, self.cols_fit):
+            self.rows_fit, self.cols_fit = self._fits()
+            self._follow()
+            await self.recompose()
+            self.on_mount()
+
+    # ---- the window -----------------------------------------------------------------------------
+
+    def _cells(self):
+        for view in self.query(HeadMap):
+            yield view
+
+    def _assign(self) -> None:
+        """Show in each map widget the layer and head of its place in the window."""
+        with self.app.batch_update():
+            for i in range(self.rows_fit):
+                row = self.top + i
+                label = self.query_one(f"#label-{i}", Static)
+                label.update(Content(f"layer {self.listed[row][0]}" if row < len(self.listed) else ""))
+            for view in self._cells():
+                i, j = view.id.removeprefix("cell-").split("-")
+                row, head = self.top + int(i), self.left + int(j)
+                view.grid_row, view.head = row, head
+                problem = self.listed[row][2] if row < len(self.listed) else None
+                real = row < len(self.listed) and (head < self.listed[row][1]
+                                                   or (head == 0 and problem is not None))
+                view.styles.visibility = "visible" if real else "hidden"
+                if problem is not None:
+                    view.score_text = "unreadable"
+                view.border_title = f"h{head}"
+                cached = self._cache.get((row, head))
+                if cached is None:
+                    view.small = None
+                    view.refresh()
+                else:
+                    small, T, T_k, focus = cached
+                    view.show(small, (T, T_k), stale=False)
+                    view.set_window((0, T), (0, T_k), focus)
+                    view.refresh()
+                view.set_class((row, head) == self.chosen, "-chosen")
+                self._colour_one(view)
+        self.query_one("#model-hint", Static).update(Content(self._hint()))
+
+    def _follow(self) -> bool:
+        """Move the window so that the chosen head is in it; whether it moved."""
+        row, head = self.chosen
+        top = min(max(self.top, row - self.rows_fit + 1), row)
+        left = min(max(self.left, head - self.cols_fit + 1), head)
+        moved = (top, left) != (self.top, self.left)
+        self.top, self.left = top, left
+        return moved
+
+    def _map(self, row: int, head: int) -> HeadMap | None:
+        """The widget showing (row, head), if it is in the window."""
+        i, j = row - self.top, head - self.left
+        if 0 <= i < self.rows_fit and 0 <= j < self.cols_fit:
+            return next(self.query(f"#cell-{i}-{j}").results(HeadMap), None)
+        return None
+
+    # ---- maps and scores, off the key path ------------------------------------------------------
 
     def _compute(self) -> None:
-        found = list(self.query(HeadMap))
+        found = list(self._cells())
         if found and found[0].wanted != self._wanted:  # (every map asks when first laid out)
             self._wanted = found[0].wanted
             self.maps_done = 0
-            self._done_rows.clear()
+            self._cache.clear()
+            self._queued.clear()
             self._pending.clear()
             if self._worker is not None:
                 self._worker.cancel()
                 self._worker = None
+            self.in_view_maps = sum(self.listed[row][1]
+                                    for row in range(self.top, self.top + self.rows_fit)
+                                    if row < len(self.listed) and self.listed[row][2] is None)
+            self._assign()
             self._request()
 
     @on(OverviewMap.Resized)
@@ -175,32 +249,20 @@ class ModelViewScreen(Screen):
             self._resize_timer.stop()
         self._resize_timer = self.set_timer(0.2, self._compute)
 
-    def _rows_in_view(self, ahead: int = 1) -> list[int]:
-        """The grid's rows on screen, and ``ahead`` more below."""
-        scroll = self.query_one("#model-scroll", VerticalScroll)
-        top, height = scroll.scroll_y, scroll.size.height
-        return [row for row in range(len(self.listed))
-                if row * ROW_HEIGHT < top + height + ahead * ROW_HEIGHT and (row + 1) * ROW_HEIGHT > top]
-
     def _request(self) -> None:
-        """Queue the rows in view that have no maps yet; start the worker if it is idle."""
+        """Ask for the rows of the window (and the one below) that have no maps yet."""
         if self._wanted is None:
             return
-        in_view = self._rows_in_view()
-        if not self.in_view_maps:
-            self.in_view_maps = sum(self.listed[row][1] for row in self._rows_in_view(ahead=0))
-        for row in in_view:
-            if row not in self._done_rows and row not in self._pending:
+        for row in range(self.top, min(len(self.listed), self.top + self.rows_fit + 1)):
+            if row not in self._queued:
+                self._queued.add(row)
                 self._pending.append(row)
         if self._pending and (self._worker is None or self._worker.is_finished):
             self._worker = self._maps(*self._wanted)
 
     def _next_row(self) -> int | None:
-        while self._pending:
-            row = self._pending.pop(0)
-            if row not in self._done_rows:
-                self._done_rows.add(row)
-                return row
+        if self._pending:
+            return self._pending.pop(0)
         self._worker = None
         return None
 
@@ -215,11 +277,10 @@ class ModelViewScreen(Screen):
             row = self.app.call_from_thread(self._next_row)
             if row is None:
                 return
-            entry = self.index.layers[row]
             if self.listed[row][2] is not None:
                 continue
             try:
-                scenario = load(entry.path)
+                scenario = load(self.index.layers[row].path)
             except ScenarioError as error:
                 self.app.call_from_thread(self._layer_failed, row, str(error))
                 continue
@@ -239,7 +300,7 @@ class ModelViewScreen(Screen):
         layer, heads, _ = self.listed[row]
         self.listed[row] = (layer, heads, problem)
         tell(self.app, problem, severity="error")
-        for view in self.query(HeadMap):
+        for view in self._cells():
             if view.grid_row == row:
                 view.score_text = "unreadable"
                 view.small = None
@@ -248,12 +309,12 @@ class ModelViewScreen(Screen):
     def _layer_ready(self, row: int, maps: list, T: int, T_k: int, focus: int) -> None:
         with self.app.batch_update():
             for h, small in enumerate(maps):
-                view = self._map(row, h)
-                if view is None:  # the index said fewer heads than the file has
-                    continue
-                view.show(small, (T, T_k), stale=False)
-                view.set_window((0, T), (0, T_k), focus)
+                self._cache[(row, h)] = (small, T, T_k, focus)
                 self.maps_done += 1
+                view = self._map(row, h)
+                if view is not None:
+                    view.show(small, (T, T_k), stale=False)
+                    view.set_window((0, T), (0, T_k), focus)
 
     @work(thread=True, exclusive=True, group="scores")
     def _scores(self) -> None:
@@ -279,44 +340,41 @@ class ModelViewScreen(Screen):
         self._colour()
 
     def _colour(self) -> None:
-        for view in self.query(HeadMap):
-            value = None if self.score is None or self.scores is None else \
-                self.scores.get((view.grid_row, view.head), {}).get(self.score)
-            for level in range(1, LEVELS):
-                view.set_class(value is not None and min(LEVELS - 1, int(value * LEVELS)) == level,
-                               f"-score-{level}")
-            if self.score is None:
-                view.score_text = ""
-            elif self.scores is None:
-                view.score_text = "scoring…"
-            else:
-                view.score_text = f"{self.score[:4]} {'—' if value is None else f'{value:.2f}'}"
+        for view in self._cells():
+            self._colour_one(view)
             view.refresh()
         self.query_one("#model-hint", Static).update(Content(self._hint()))
 
-    # ---- keys ---------------------------------------------------------------------------------
+    def _colour_one(self, view: HeadMap) -> None:
+        value = None if self.score is None or self.scores is None else \
+            self.scores.get((view.grid_row, view.head), {}).get(self.score)
+        for level in range(1, LEVELS):
+            view.set_class(value is not None and min(LEVELS - 1, int(value * LEVELS)) == level,
+                           f"-score-{level}")
+        if view.score_text == "unreadable" and view.small is None:
+            return
+        if self.score is None:
+            view.score_text = ""
+        elif self.scores is None:
+            view.score_text = "scoring…"
+        else:
+            view.score_text = f"{self.score[:4]} {'—' if value is None else f'{value:.2f}'}"
 
-    def _map(self, row: int, head: int) -> HeadMap | None:
-        if not self._cells:  # (a dictionary: a DOM query per key walked ~300 widgets)
-            self._cells = {(view.grid_row, view.head): view for view in self.query(HeadMap)}
-        return self._cells.get((row, head))
-
-    def _highlight(self, before: tuple[int, int] | None = None) -> None:
-        """Mark the chosen map (and unmark the one before: two maps restyled, not 144)."""
-        if before is not None and before != self.chosen:
-            old = self._map(*before)
-            if old is not None:
-                old.remove_class("-chosen")
-        chosen = self._map(*self.chosen)
-        if chosen is not None:
-            chosen.add_class("-chosen")
-            self.query_one("#model-scroll", VerticalScroll).scroll_to_widget(chosen, animate=False)
+    # ---- keys -----------------------------------------------------------------------------------
 
     def action_move(self, rows: int, heads: int) -> None:
         row = max(0, min(len(self.listed) - 1, self.chosen[0] + rows))
         head = max(0, min(max(0, self.listed[row][1] - 1), self.chosen[1] + heads))
         before, self.chosen = self.chosen, (row, head)
-        self._highlight(before)
+        if self._follow():
+            self._assign()
+            self._request()
+            return
+        old, new = self._map(*before), self._map(*self.chosen)
+        if old is not None:  # two maps restyled, not the whole window
+            old.remove_class("-chosen")
+        if new is not None:
+            new.add_class("-chosen")
 
     def action_next_score(self) -> None:
         self.score = SCORES[(SCORES.index(self.score) + 1) % len(SCORES)]
@@ -342,7 +400,6 @@ class ModelViewScreen(Screen):
     @on(OverviewMap.Picked)
     def picked(self, event: OverviewMap.Picked) -> None:
         view = event.control
-        if isinstance(view, HeadMap):
-            before, self.chosen = self.chosen, (view.grid_row, view.head)
-            self._highlight(before)
+        if isinstance(view, HeadMap) and view.styles.visibility != "hidden":
+            self.chosen = (view.grid_row, view.head)
             self.action_open()
