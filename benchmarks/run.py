@@ -146,6 +146,27 @@ def make_scenario(folder: Path, T: int) -> Path:
     return path
 
 
+def make_lesson(folder: Path, T: int) -> Path:
+    """The one-head scenario of ``T`` with a lesson of two beats: the second steps on, moves the
+    row and edits a Q cell, so that n and N each apply (or take back) an edit and a step."""
+    make_scenario(folder, T)
+    path = folder / f"lesson_{T}.yaml"
+    path.write_text(f"title: A lesson, T = {T}\nnpz: head_{T}.npz\nlesson:\n"
+                    "  - {step: softmax, row: 1}\n"
+                    "  - {step: weighted_sum, row: 2, edit: {matrix: Q, row: 2, col: 1, to: 3.5}}\n")
+    return path
+
+
+def lesson_rows(tmux: Tmux, folder: Path, sizes: list[int], n: int) -> list[dict]:
+    """The lesson's n (next beat) and N (back), each a step, a row and an edit of Q."""
+    rows = []
+    for T in sizes:
+        scenario = make_lesson(folder, T)
+        rows += key_row(f"next beat and back (n, N: a step and a Q edit), T = {T}",
+                        *keys(tmux, scenario, "into percentages", [], ["n", "N"], n), 20)
+    return rows
+
+
 def make_multihead(folder: Path, T: int = 1024, d_model: int = 512, heads: int = 8) -> Path:
     """Multi-head attention from X and projections: T × d_model embeddings, 8 heads of 64."""
     rng = np.random.RandomState(heads)
@@ -339,6 +360,7 @@ def main() -> None:
             rows += key_row(f"page the rows, T = {T}",
                             *keys(tmux, scenarios[T], ready, ["4", "Home"] if T < 64 else ["4"],
                                   ["PageUp", "PageDown"], n), 20)
+        rows += lesson_rows(tmux, folder, sizes, n)
         heads = make_multihead(folder)
         ready = "how well does"
         label = "8 heads, T = 1024, d_model = 512"

@@ -1,8 +1,9 @@
 """Where a model's files are: a local folder, or a name in the local Hugging Face cache.
 
 A name that is neither is downloaded from the Hugging Face Hub as ``from_pretrained`` would,
-unless the machine is offline (``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE``), in which case
-the capture stops with one line saying so. Decided before any model code is imported, so a
+unless the machine is offline (``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE``) or the Hub does
+not answer within 2 s, in which case the capture stops with one line saying so (the libraries'
+own retries printed ~26 s of warnings first). Decided before any model code is imported, so a
 mistyped name costs nothing.
 """
 
@@ -55,7 +56,49 @@ def locate(model: str) -> ModelSource:
         raise CaptureError(f"{quoted(model)}: no such model folder, and no model of that name in "
                            "the local Hugging Face cache; this machine is offline "
                            "(HF_HUB_OFFLINE), so it cannot be downloaded")
+    problem = hub_unreachable()
+    if problem is not None:
+        from huggingface_hub import constants
+
+        raise CaptureError(f"{quoted(model)}: not in the local Hugging Face cache, and the Hub "
+                           f"({constants.ENDPOINT}) cannot be reached ({problem}); give a model folder "
+                           "(with config.json), or download the model once where the Hub can be "
+                           "reached, then capture with HF_HUB_OFFLINE=1 to use the cache alone")
     return ModelSource(model, local_files_only=False, label=model)
+
+
+HUB_TIMEOUT = 2.0  # seconds: the Hub answers a HEAD in well under one wherever it can be reached
+
+
+def hub_unreachable(timeout: float = HUB_TIMEOUT) -> str | None:
+    """Why the Hugging Face Hub cannot be reached now, or None if it answers (any HTTP answer
+    will do). Asked as the libraries would (``HF_ENDPOINT``, the proxy settings), in a thread
+    of its own, so that a name lookup that hangs is bounded too."""
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from huggingface_hub import constants
+
+    outcome: list[str | None] = []
+
+    def ask() -> None:
+        try:
+            urllib.request.urlopen(urllib.request.Request(constants.ENDPOINT, method="HEAD"),
+                                   timeout=timeout).close()
+            outcome.append(None)
+        except urllib.error.HTTPError:
+            outcome.append(None)  # it answered
+        except urllib.error.URLError as error:
+            reason = error.reason
+            outcome.append(getattr(reason, "strerror", None) or str(reason))
+        except (OSError, ValueError) as error:  # a timeout, a reset, a malformed endpoint
+            outcome.append(getattr(error, "strerror", None) or str(error) or type(error).__name__)
+
+    asking = threading.Thread(target=ask, daemon=True)
+    asking.start()
+    asking.join(timeout)
+    return outcome[0] if outcome else f"no answer within {timeout:g} s"
 
 
 def offline() -> bool:

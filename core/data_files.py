@@ -9,9 +9,10 @@ import itertools
 import json
 import os
 
-from attn_tui.core import recovery
-from attn_tui.core.atomic_write import write_atomic
+from attn_tui.core import private_files, recovery
+
 _RECORD = "written-data-files.json"
+_RECORD_BYTES = 16 * 2**20  # a few hundred bytes a data file; larger is damage
 
 
 def data_file(target: str, name: str) -> str:
@@ -47,17 +48,16 @@ def remember(path: str, data: bytes, target: str) -> None:
     records = {name: entry for name, entry in _records().items() if os.path.isfile(name)}
     records[os.path.realpath(path)] = {"for": os.path.realpath(target), "size": len(data),
                                        "sha256": hashlib.sha256(data).hexdigest()}
-    try:
-        os.makedirs(recovery.folder(), exist_ok=True)
-        write_atomic(os.path.join(recovery.folder(), _RECORD), json.dumps(records, indent=1))
+    try:  # private, as the recovery copies beside it: never through a link, 0600 in 0700
+        private_files.write(recovery.folder(), _RECORD, json.dumps(records, indent=1).encode())
     except OSError:
         pass
 
 
 def _records() -> dict[str, dict]:
     try:
-        with open(os.path.join(recovery.folder(), _RECORD), encoding="utf-8") as file:
-            records = json.load(file)
+        data = private_files.read(recovery.folder(), _RECORD, _RECORD_BYTES)
+        records = json.loads(data.decode("utf-8")) if data is not None else {}
         return records if isinstance(records, dict) else {}
-    except (OSError, ValueError):
+    except (OSError, ValueError):  # a link, a FIFO, a damaged record: as if there were none
         return {}

@@ -13,30 +13,38 @@ class ScenarioError(Exception):
     """
 
     def __init__(self, message: str, line: int | None = None, col: int | None = None,
-                 path: str | None = None) -> None:
+                 path: str | None = None, also: tuple[ScenarioError, ...] = ()) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
         self.col = col
         self.path = path
+        self.also = also  # more problems of the same kind, found in the same pass (each its line)
 
     def located(self, path: str) -> ScenarioError:
         """The same error, naming ``path`` if it names no file yet."""
         if self.path is None:
             self.path = path
+        for more in self.also:
+            more.located(self.path)
         return self
 
     def __str__(self) -> str:
-        """One line, whatever the file's name or the message quotes from the file: every
-        control character made visible (a name holding ESC or a line feed stays inert)."""
+        """One line per problem, whatever the file's name or the message quotes from the file:
+        every control character made visible (a name holding ESC or a line feed stays inert)."""
         where = self.path or "<scenario>"
         if self.line is not None:
             where += f":{self.line}:{self.col or 1}"
-        return visible(f"{where}: {self.message}")
+        return "\n".join([visible(f"{where}: {self.message}"), *(str(more) for more in self.also)])
 
 
 class NumericError(ValueError):
-    """A stage of attention left float64's range (an overflowing dot product, say)."""
+    """A stage of attention left float64's range (an overflowing dot product, say); ``inputs``
+    names the inputs it comes from, first the one to point at (``("V",)``, ``("Q", "K")``)."""
+
+    def __init__(self, message: str, inputs: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.inputs = inputs
 
 
 class NotApplicable(ValueError):

@@ -20,7 +20,7 @@ import numpy as np
 
 from attn_tui.core.numbers import fixed, fixed_row, mask_text
 from attn_tui.core.labels import token_labels as labels
-from attn_tui.core.text import visible
+from attn_tui.core.text import fit, visible
 
 if TYPE_CHECKING:
     from attn_tui.core.attention import Attention
@@ -184,7 +184,7 @@ class Writer:
         """The row's weights as bars, one key a line: the picture that says it fastest."""
         for k in self.keys():
             if isinstance(k, int):
-                self.add((f"{self.keys_labels[k][:10]:>10} ", "token"), (bar(weights[k]), "bar"),
+                self.add((f"{fit(self.keys_labels[k], 10)} ", "token"), (bar(weights[k]), "bar"),
                          (f" {fixed(weights[k], self.p)}", "number"), selected=k == self.col)
 
     def keys(self) -> list[int | str]:

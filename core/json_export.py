@@ -39,7 +39,8 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
         head_fields["query_tokens"] = list(scenario.query_tokens)
     head_fields.update(focus=scenario.row_tokens[scenario.focus], precision=scenario.precision)
     yield json.dumps(head_fields)[:-1]
-    if scenario.multi_head:
+    per_head = scenario.multi_head or scenario.heads_written  # a file that says heads: is read per head
+    if per_head:
         yield from _heads_and_after(attention)
         yield ', "inputs": '
         yield json.dumps({name: array.tolist() for name, array in scenario.inputs.items()})
@@ -55,7 +56,7 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
             yield ", " if number else ""
             yield json.dumps({"name": variant.name})[:-1] + ", "
             other = attentions[variant.name]
-            if scenario.multi_head:  # the same shape as the scenario's own: every head, then after them
+            if per_head:  # the same shape as the scenario's own: every head, then after them
                 yield from _heads_and_after(other, first=True)
             else:
                 yield from _head_fields(other.head(0))
@@ -81,9 +82,9 @@ def _heads_and_after(attention: Attention, first: bool = False) -> Iterator[str]
     for stage in after:
         yield f', "{stage.key}": '
         yield from _stage_matrix(attention, stage, None)
-    if after[-1].key != "output":
+    if not after or after[-1].key != "output":  # (one head, no Wo: the head's own output)
         yield ', "output": '
-        yield from _stage_matrix(attention, after[-1], None)
+        yield from _stage_matrix(attention, after[-1] if after else attention.steps[-1], None if after else 0)
 
 
 def _head_fields(head: Head) -> Iterator[str]:

@@ -62,7 +62,7 @@ def fixed_row(values: np.ndarray, decimals: int, tiny: bool = False, width: int 
     with np.errstate(invalid="ignore"):
         magnitude = np.abs(values)
         special = infinite | (np.isfinite(values) & (magnitude >= LARGE)) | (
-            np.signbit(values) & (magnitude < 0.5 * 10.0 ** -decimals))
+            np.signbit(values) & (magnitude <= 0.5 * 10.0 ** -decimals))  # (−0.5 rounds to −0)
         if tiny:
             special |= (values != 0) & (magnitude < 0.5 * 10.0 ** -decimals)
     done: dict[float, str] = {}

@@ -37,11 +37,12 @@ def check_range(scenario: Scenario) -> None:
         Q, K, V = inputs.Q_before_rotation(h), inputs.K_before_rotation(h), inputs.V(h)
         for name, values in (("Q", Q), ("K", K), ("V", V)):
             if not np.isfinite(values).all():
-                raise NumericError(f"{name}{which} = X·W{name.lower()} overflows float64; use smaller numbers")
+                raise NumericError(f"{name}{which} = X·W{name.lower()} overflows float64; use smaller numbers",
+                                   (name, "W" + name.lower(), "X"))
         largest_v = float(np.abs(V).max())
         if largest_v >= V_LIMIT:
             raise NumericError(f"V{which} holds {largest_v:.3e}: the weighted sum of such values can round "
-                               f"past float64's largest number; keep V below {V_LIMIT:.0e}")
+                               f"past float64's largest number; keep V below {V_LIMIT:.0e}", ("V", "Wv", "X"))
         # |q·k| ≤ ‖q‖·‖k‖ (Cauchy–Schwarz), exact when d_k = 1; norms scaled down first so that
         # squaring cannot overflow
         q_scale, k_scale = float(np.abs(Q).max()) or 1.0, float(np.abs(K).max()) or 1.0
@@ -58,18 +59,20 @@ def check_range(scenario: Scenario) -> None:
                 if not np.isfinite(largest):
                     i, j = np.argwhere(~np.isfinite(block))[0]
                     raise NumericError(f"the score{which} ({scenario.row_tokens[start + i]}, "
-                                       f"{scenario.tokens[j]}) overflows float64; use smaller numbers")
+                                       f"{scenario.tokens[j]}) overflows float64; use smaller numbers",
+                                       ("Q", "Wq", "X"))
             for o in options:
                 if not np.isfinite(largest / o.divisor(scenario.d_k)):
                     raise NumericError(f"a scaled score{which} overflows float64 (scores up to {largest:.3e}, "
-                                       f"divided by {o.divisor(scenario.d_k):g}); use a larger scale")
+                                       f"divided by {o.divisor(scenario.d_k):g}); use a larger scale",
+                                       ("scale", "Q", "Wq", "X"))
     if "Wo" in scenario.inputs:  # |concat·Wo + bo| ≤ (heads·d_v)·max|V|·max|Wo| + max|bo|
         largest_v = max(float(np.abs(inputs.V(h)).max()) for h in range(scenario.heads))
         bound = scenario.heads * scenario.d_v * largest_v * float(np.abs(scenario.inputs["Wo"]).max())
         bound += float(np.abs(scenario.inputs["bo"]).max()) if "bo" in scenario.inputs else 0.0
         if not bound < 1e300:
             raise NumericError("the output projection concat·Wo could overflow float64 "
-                               f"(up to {bound:.3e}); use smaller numbers in Wo or V")
+                               f"(up to {bound:.3e}); use smaller numbers in Wo or V", ("Wo",))
 
 
 

@@ -82,6 +82,10 @@ class Predictions:
     def reveal(self, stage: str, head: int, row: int) -> None:
         self.revealed[(stage, self._head(stage, head))][row] = True
 
+    def hide(self, stage: str, head: int, row: int) -> None:
+        """Ask for ``row`` of ``stage`` again (a lesson's beat that asks to predict it)."""
+        self.revealed[(stage, self._head(stage, head))][row] = False
+
     def is_revealed(self, stage: str, head: int, row: int) -> bool:
         return bool(self.revealed[(stage, self._head(stage, head))][row])
 

@@ -9,6 +9,9 @@ Edits, not text, are kept — one per cell or option that differs from the file 
 and replaying them gives back exactly the numbers, whatever the matrices came from (YAML,
 .npy, random).
 
+Copies are private (``core.private_files``): 0600 in a 0700 folder of the user's own, never
+written or read through a link; a copy that is not a regular file, or is too large, is refused
+with a message (:class:`UnreadableCopy`), never read.
 A copy is untrusted input: the file may have changed since (fewer tokens, say), and the copy
 itself may be damaged or crafted. :func:`read` takes only edits of the forms attn-tui writes;
 :func:`fitting` checks each against the scenario as it is now, by the loader's own rules
@@ -26,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attn_tui.core.atomic_write import write_atomic
+from attn_tui.core import private_files
 from attn_tui.core.edits import Edit, SetCell, SetExpect, SetOption
 from attn_tui.core.options import Expected
 from attn_tui.core.scenario import Scenario
@@ -37,6 +40,15 @@ VERSION = 1
 
 
 MAX_COPY_BYTES = 256 * 2**20  # a copy is read whole; larger is damage, not a session's edits
+
+
+SUFFIX = ".attn-recover"
+NAME_BYTES = 80  # of the scenario's file name in the copy's (UTF-8): the digest tells copies apart
+
+
+class UnreadableCopy(Exception):
+    """A recovery copy that is not read at all (not a regular file, too large); the message
+    says why. The copy is left as it is: the next change replaces it."""
 
 
 @dataclass(frozen=True)
@@ -64,54 +76,50 @@ def folder() -> str:
     return os.path.join(state, "attn-tui")
 
 
-def recovery_path(scenario_path: str) -> str:
-    """Where the recovery copy of ``scenario_path`` lives."""
+def recovery_path(scenario_path: str, kept_in: str | None = None) -> str:
+    """Where the recovery copy of ``scenario_path`` lives: in ``kept_in`` (a served app's own
+    folder), or else the state folder."""
     absolute = os.path.realpath(scenario_path)
     digest = hashlib.sha256(absolute.encode()).hexdigest()[:16]
-    return os.path.join(folder(), f"{os.path.basename(absolute)}.{digest}.attn-recover")
+    # a long file name must not make the copy's name too long for the file system
+    name = os.path.basename(absolute).encode("utf-8", "surrogateescape")[:NAME_BYTES]
+    name = name.decode("utf-8", "ignore")  # (not half a character)
+    return os.path.join(kept_in or folder(), f"{name}.{digest}{SUFFIX}")
 
 
 def copies_since(moment: float) -> list[str]:
     """The recovery copies written at or after ``moment`` (a time.time() value)."""
-    try:
-        names = os.listdir(folder())
-    except OSError:
-        return []
-    found = []
-    for name in names:
-        path = os.path.join(folder(), name)
-        try:
-            if name.endswith(".attn-recover") and os.stat(path).st_mtime >= moment - 1:
-                found.append(path)
-        except OSError:
-            continue
-    return found
+    return private_files.modified_since(folder(), SUFFIX, moment)
 
 
 def write(path: str, source_text: str, edits: list[Edit]) -> None:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    """Keep ``edits`` as the copy at ``path`` (``OSError`` if it cannot be written). It must
+    survive the process (a crash, a closed terminal), not the machine: it is written after
+    every change, and an fsync would cost a keystroke several milliseconds."""
     document = {"attn-tui-recovery": VERSION, "saved_at": time.time(),
                 "source_sha256": _digest(source_text), "edits": [_edit_json(edit) for edit in edits]}
-    # written after every change: it must survive the process (a crash, a closed terminal), so
-    # no fsync, which would cost a keystroke several milliseconds
-    write_atomic(path, json.dumps(document), durable=False)
+    private_files.write(os.path.dirname(path), os.path.basename(path), json.dumps(document).encode())
 
 
 def read(path: str, source_text: str) -> Recovery | None:
-    """The recovery copy at ``path``; None if there is none or it is not a copy at all."""
+    """The recovery copy at ``path``; None if there is none or it is not a copy at all;
+    ``UnreadableCopy`` if it is not read (a link, a device, a pipe, too large)."""
     try:
-        if os.path.getsize(path) > MAX_COPY_BYTES:
-            return None
-        with open(path, encoding="utf-8") as file:
-            document = json.load(file)
+        data = private_files.read(os.path.dirname(path), os.path.basename(path), MAX_COPY_BYTES)
+    except private_files.Refused as refused:
+        raise UnreadableCopy(f"recovery copy not read: {visible(str(refused))}") from None
+    except OSError:
+        return None
+    if data is None:
+        return None
+    try:
+        document = json.loads(data.decode("utf-8"))
         items = document["edits"]
         saved_at = float(document["saved_at"])
         changed = document["source_sha256"] != _digest(source_text)
         if not isinstance(items, list):
             return None
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return None  # a damaged copy is of no use; the file itself is untouched
     edits, skipped = [], []
     for item in items:
@@ -210,10 +218,8 @@ def _shown(value: object, quote: bool = True) -> str:
 
 
 def remove(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
+    """Remove the copy at ``path`` (the entry itself, whatever it is)."""
+    private_files.remove(os.path.dirname(path), os.path.basename(path))
 
 
 def _digest(text: str) -> str:

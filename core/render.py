@@ -11,6 +11,7 @@ import os
 import numpy as np
 
 from attn_tui.core.data_files import data_file
+from attn_tui.core.lesson_writer import rendered_lesson
 from attn_tui.core.numbers import yaml_number
 from attn_tui.core.options import MAX_YAML_NODES
 from attn_tui.core.scenario import Scenario, bits_equal
@@ -62,7 +63,7 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
     out.append("tokens: [" + ", ".join(yaml_quoted(token) for token in scenario.tokens) + "]\n")
     if scenario.query_tokens is not None:
         out.append("query_tokens: [" + ", ".join(yaml_quoted(token) for token in scenario.query_tokens) + "]\n")
-    if scenario.heads > 1:
+    if scenario.heads > 1 or scenario.heads_written:
         out.append(f"heads: {scenario.heads}\n")
         if scenario.kv_heads != scenario.heads:
             out.append(f"kv_heads: {scenario.kv_heads}\n")
@@ -130,6 +131,7 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
             budget[0] -= values.size
             out.append(f"  {stage}:\n" + "".join(f"    - {expected_flow(inner, given)}\n"
                                                  for inner, given in zip(values, expected.given)))
+    out.append(rendered_lesson(scenario))
     return SavePlan("".join(out), arrays)
 
 

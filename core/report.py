@@ -17,7 +17,7 @@ from attn_tui.core.labels import ROLES, column_labels, dims, input_labels, token
 from attn_tui.core.numbers import LARGE, decimals_needed, fixed, fixed_row, mask_text
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.stages import Stage, summary
-from attn_tui.core.text import visible
+from attn_tui.core.text import cells, fit, visible
 
 
 def attentions_of(scenario: Scenario) -> dict[str, Attention]:
@@ -59,9 +59,9 @@ def text_chunks(scenario: Scenario, rows: list[int] | None = None,
                 yield from _table(title, lambda r, values=values: values[r.start:r.stop], len(values),
                                   labels, dims(values.shape[1]), decimals_needed(values, p))
 
-    for number, stage in enumerate(attention.steps, 1):
+    for number, stage in enumerate(attention.steps, 1):  # with --row, only those rows: T × T never
         for h in (range(scenario.heads) if stage.per_head else [0]):
-            yield from _stage_table(attention, stage, number, h)
+            yield from _stage_table(attention, stage, number, h, rows)
 
     for row in rows if rows is not None else [scenario.focus]:
         heading = f"Row {row + 1}, \"{token_labels(scenario.row_tokens)[row]}\", step by step"
@@ -110,7 +110,8 @@ def _input(scenario: Scenario, name: str) -> Iterator[str]:
                           len(values), rows, columns, decimals_needed(values, p))
 
 
-def _stage_table(attention: Attention, stage: Stage, number: int, h: int) -> Iterator[str]:
+def _stage_table(attention: Attention, stage: Stage, number: int, h: int,
+                 only: list[int] | None = None) -> Iterator[str]:
     scenario = attention.scenario
     head = attention.head(h)
     columns = column_labels(scenario, stage)
@@ -124,18 +125,22 @@ def _stage_table(attention: Attention, stage: Stage, number: int, h: int) -> Ite
     empty = attention.empty if stage.empty_rows else None
     yield from _table(title, lambda r: attention.values(stage.name, h, r, cols), scenario.T,
                       token_labels(scenario.row_tokens), columns, decimals, blocked,
-                      attention.options.mask_value, extra, empty)
+                      attention.options.mask_value, extra, empty, only)
 
 
 def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: tuple[str, ...],
-           decimals: int, blocked_of=None, mask_value: float = -np.inf, extra=(), empty_of=None) -> Iterator[str]:
-    """A labelled matrix, its columns as wide as its widest number (found in a first pass over
-    the values, so the text itself is formatted once, a block of rows at a time)."""
+           decimals: int, blocked_of=None, mask_value: float = -np.inf, extra=(), empty_of=None,
+           only: list[int] | None = None) -> Iterator[str]:
+    """A labelled matrix (its rows ``only``, if given), its columns as wide as its widest number
+    (found in a first pass over the values, so the text itself is formatted once, a block of
+    rows at a time)."""
     heads = list(columns) + [name for name, _ in extra]
+    runs = ([range(start, min(start + BLOCK, count)) for start in range(0, count, BLOCK)] if only is None
+            else [range(row, row + 1) for row in only])
     low = high = 0.0
     tiny_or_huge = False
-    for start in range(0, count, BLOCK):
-        block = values_of(range(start, min(start + BLOCK, count)))
+    for run in runs:
+        block = values_of(run)
         finite = block[np.isfinite(block)]
         if finite.size:
             low, high = min(low, float(finite.min())), max(high, float(finite.max()))
@@ -145,14 +150,13 @@ def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: 
         samples.append(mask_text(mask_value))
     if tiny_or_huge:
         samples.append(fixed(-9.999e307, decimals))
-    width = max(len(text) for text in heads + samples)
-    label_width = max((len(label) for label in labels), default=1)
-    header = "  " + " " * label_width + "".join(f"  {head:>{width}}" for head in heads)
+    width = header_width(heads, max(len(text) for text in samples))
+    label_width = max((cells(label) for label in labels), default=1)
+    header = "  " + " " * label_width + "".join(f"  {fit(head, width)}" for head in heads)
     yield f"\n{title}\n{header}\n"
     masked = mask_text(mask_value).rjust(width)
     nothing = "  ".join(["—".rjust(width)] * len(heads))
-    for start in range(0, count, BLOCK):
-        rows = range(start, min(start + BLOCK, count))
+    for rows in runs:
         block = values_of(rows)
         blocked = blocked_of(rows) if blocked_of is not None else None
         empty = empty_of(rows) if empty_of is not None else np.zeros(len(rows), bool)
@@ -160,15 +164,15 @@ def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: 
         lines = []
         for k, i in enumerate(rows):
             if empty[k]:
-                cells = nothing
+                numbers = nothing
             else:
                 texts = fixed_row(block[k], decimals, width=width)
                 texts += [fixed(float(e[k]), decimals).rjust(width) for e in extras]
                 if blocked is not None:
                     for j in np.flatnonzero(blocked[k]).tolist():
                         texts[j] = masked
-                cells = "  ".join(texts)
-            lines.append(f"  {labels[i]:>{label_width}}  {cells}")
+                numbers = "  ".join(texts)
+            lines.append(f"  {fit(labels[i], label_width)}  {numbers}")
         yield "\n".join(lines) + "\n"
 
 
@@ -176,22 +180,34 @@ def _variants(scenario: Scenario, attentions: dict[str, Attention]) -> Iterator[
     p = scenario.precision
     names = [variant.name for variant in scenario.variants]
     shown = [visible(name) for name in names]
-    width = max(8, *(len(name) for name in shown))
+    width = header_width(shown, 8)  # (each name is written out whole below the table)
     labels = token_labels(scenario.row_tokens)
-    label_width = max(len(label) for label in labels)
+    label_width = max(cells(label) for label in labels)
     everything = range(scenario.T)
     lines = []
     for h in range(scenario.heads):
         which = f" [{visible(scenario.head_names[h])}]" if scenario.heads > 1 else ""
         lines += ["", f"Variants: each row's largest weight{which}",
-                  "  " + " " * label_width + "".join(f"  {name:>{width}}" for name in shown)]
+                  "  " + " " * label_width + "".join(f"  {fit(name, width)}" for name in shown)]
         largest = {name: summary("max_weight").values(attentions[name].head(h), everything) for name in names}
         for i, label in enumerate(labels):
-            lines.append(f"  {label:>{label_width}}" + "".join(f"  {fixed(float(largest[name][i]), p):>{width}}"
+            lines.append(f"  {fit(label, label_width)}" + "".join(f"  {fixed(float(largest[name][i]), p):>{width}}"
                                                                 for name in names))
     for variant, name in zip(scenario.variants, shown):
         lines.append(f"  {name}: {variant.options(scenario.options).describe(scenario.d_k)}")
     yield "\n".join(lines) + "\n"
+
+
+HEADER_CELLS = 8  # a column header (a key's token) is clipped past this or its numbers' width
+
+
+def header_width(heads, numbers: int) -> int:
+    """The width of a table's columns: its numbers', or its widest header's up to
+    ``HEADER_CELLS``. A longer header is clipped (``fit``), so that one long token does not
+    widen every column; the row labels stay whole, as the only place the table names a row in
+    full (a long one widens its own label column, not the numbers), and the walk names every
+    token whole."""
+    return max(numbers, min(max((cells(head) for head in heads), default=0), max(numbers, HEADER_CELLS)))
 
 
 def _shape(array: np.ndarray) -> str:

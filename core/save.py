@@ -19,10 +19,10 @@ for this scenario, with exactly its present content.
 from __future__ import annotations
 
 import os
-import re
 
 import numpy as np
 
+from attn_tui.core import option_marks
 from attn_tui.core.atomic_write import write_atomic
 from attn_tui.core.data_files import data_file, remember
 from attn_tui.core.errors import SaveError, ScenarioError
@@ -254,26 +254,21 @@ class _Edits:
 
     def mark_comment(self, node: Node, name: str, new: str) -> None:
         """A comment after an option that has changed may no longer hold (``causal: false  # a
-        token may not look ahead``): it is marked as said of the old value, ``# when causal was
-        true: …``, unless it speaks of the new value itself (``false: no scaling``). Changed
-        back, the mark goes."""
-        end = content_end(node)
-        line_end = self.text.find("\n", end)
-        line_end = len(self.text) if line_end < 0 else line_end
-        rest = self.text[end:line_end]
-        hash_at = rest.find("#")
-        if hash_at < 0 or (hash_at and not rest[hash_at - 1].isspace()) or rest[:hash_at].strip():
+        token may not look ahead``): it is marked as said of the old value, ``# if true: …``
+        (``core.option_marks``), unless it speaks of the new value itself (``false: no
+        scaling``). Changed back, the mark goes."""
+        found = option_marks.comment_after(self.text, node)
+        if found is None:
             return  # no comment of its own on this line (or the value is inside a flow collection)
-        comment = rest[hash_at + 1:].strip()
-        marked = re.match(rf"when {re.escape(name)} was (\S+?): (.*)", comment)
-        was, said = (marked.group(1), marked.group(2)) if marked else (deref(node).value, comment)
+        start, line_end, comment = found
+        mark = option_marks.marked(comment, name)
+        was, said = mark if mark else (deref(node).value, comment)
         if was == new:
             updated = said
         elif f"{new}:" in said or f"{new} (" in said:
             return
         else:
-            updated = f"when {name} was {was}: {said}"
-        start = end + hash_at
+            updated = option_marks.mark(was, said)
         self.spans[(start, line_end)] = f"# {updated}"
 
     def result(self) -> str:
@@ -366,9 +361,9 @@ def verify(text: str, scenario: Scenario, path: str | None = None, in_place: boo
 
 
 def _same_layout(a: Scenario, b: Scenario) -> bool:
-    """Same tokens, heads and masks (what is not a number but changes every number)."""
+    """Same tokens, heads, masks (what is not a number but changes every number) and lesson."""
     fields = ("tokens", "query_tokens", "heads", "kv_heads", "head_names", "window", "padding", "rope",
-              "stage_settings")
+              "stage_settings", "heads_written", "lesson")
     return all(getattr(a, name) == getattr(b, name) for name in fields) and (
         (a.mask is None and b.mask is None) or (a.mask is not None and b.mask is not None
                                                 and np.array_equal(a.mask, b.mask)))

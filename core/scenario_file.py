@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from attn_tui.core.errors import NumericError, ScenarioError
-from attn_tui.core.options import INPUT_SETS, MAX_DESCRIPTION_LENGTH, Options, Variant
+from attn_tui.core.options import INPUT_SETS, MAX_DESCRIPTION_LENGTH, MAX_NUMBERS, Options, Variant
 from attn_tui.core.readers import expect, inputs, labels, masks, options as option_reader, rope
 from attn_tui.core.readers.files import Files
-from attn_tui.core.readers.keys import Entry, check_keys, entries
+from attn_tui.core.readers.keys import Entry, check_keys, entries, unknown_keys
 from attn_tui.core.readers.text import decode, read_text  # noqa: F401 (read from here by the app)
 from attn_tui.core.yaml_matrices import largest as largest_of
 from attn_tui.core.yaml_numbers import TAG, kind_of, located, scalar_text
-from attn_tui.core.yaml_source import Document, Mapping, Scalar, deref, line_col, parse
+from attn_tui.core.yaml_source import Document, Mapping, Scalar, Sequence, deref, line_col, parse
 
 if TYPE_CHECKING:
     from attn_tui.core.scenario import Scenario
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 # The scenario's own keys; a stage adds its own (``core.stages``: Stage.scenario_keys).
 KEYS = ("title", "description", "tokens", "query_tokens", *inputs.INPUT_NAMES, "npz", "random",
         "heads", "kv_heads", "head_names", *option_reader.OPTION_KEYS, "window", "padding",
-        "mask", "rope", "focus", "precision", "variants", *expect.KEYS)
+        "mask", "rope", "focus", "precision", "variants", *expect.KEYS, "lesson")
 
 
 @dataclass(frozen=True)
@@ -101,8 +101,8 @@ def check(path: str | os.PathLike[str]) -> Checked:
 
 def check_text(text: str, path: str = "<scenario>") -> Checked:
     found = _read(text, path)
-    if not _surely_finite(found):  # a doubtful scenario is built and computed to make sure
-        _build(found)
+    if not _surely_finite(found) or found["lesson"]:  # a doubtful scenario (or a lesson's
+        _build(found)                                # beats) is built and computed to make sure
     layout = found["layout"]
     kind = "projection" if "X" in found["shapes"] else "qkv"
     editable = [name for name in INPUT_SETS[kind]] + [name for name in inputs.OPTIONAL_INPUTS
@@ -137,7 +137,7 @@ def fields(document: Document, path: str) -> dict[str, Any]:
     files = Files(path)
     archived = files.npz(top.get("npz"))  # a stage's own array may come from the archive too
     stage_keys = _stage_keys([*top, *archived])
-    check_keys(top, KEYS + tuple(stage_keys), "the scenario")
+    _every_unknown_key(top, KEYS + tuple(stage_keys))
     values, random, refs, shapes, layout, head_names = inputs.inputs(files, top, root)
     if "query_tokens" in top:  # cross-attention: tokens label the keys
         rows_of = "K" if "K" in shapes else "X"
@@ -156,6 +156,7 @@ def fields(document: Document, path: str) -> dict[str, Any]:
     rotation = rope.rope(top.get("rope"), layout)
     plan = Plan(**layout, inputs=frozenset(shapes) | {"Q", "K", "V"}, cross=cross, rope=rotation,
                 numbers=sum(_size(shape) for shape in shapes.values()))
+    _check_derived(plan, "X" in shapes, top)
     settings = {}
     for stage in dict.fromkeys(stage for key, stage in stage_keys.items() if key in top or key in archived):
         setting = stage.read(files, top, plan)
@@ -179,6 +180,7 @@ def fields(document: Document, path: str) -> dict[str, Any]:
         mask=masks.mask(files, top.get("mask"), layout),
         rope=rotation,
         stage_settings=settings,
+        heads_written="heads" in top,
         focus=labels.focus(top.get("focus"), row_tokens, "query tokens" if cross else "tokens"),
         precision=labels.precision(top.get("precision")),
         variants=variants,
@@ -188,10 +190,55 @@ def fields(document: Document, path: str) -> dict[str, Any]:
         source=document,
         first_input=(top.get("random") or top.get("Q") or top.get("X") or top.get("heads")
                      or top["npz"]).key,
+        top=top,
         expect=expect.expectations(files, top, plan),
         expect_tolerance=expect.tolerance(top.get("expect_tolerance")),
         predict=expect.predict(top.get("predict"), plan),
+        lesson=top.get("lesson"),  # read once the scenario is built: see core.lesson_reader
     )
+
+
+# The mappings inside a scenario whose keys are known before anything is read: each unknown key
+# of the file is reported at once, each at its line (a typo in a variant is not found only after
+# the typo at the top is fixed).
+_NESTED = {"variants": (True, option_reader.VARIANT_KEYS, "variant"), "heads": (True, inputs.HEAD_KEYS, "head"),
+           "rope": (False, rope.ROPE_KEYS, "rope"), "random": (False, inputs.RANDOM_KEYS, "random")}
+
+
+def _every_unknown_key(top: dict[str, Entry], known: tuple[str, ...]) -> None:
+    problems = unknown_keys(top, known, "the scenario")
+    for name, (listed, keys, what) in _NESTED.items():
+        node = deref(top[name].value) if name in top else None
+        if node is None or listed != isinstance(node, Sequence):
+            continue  # not there, or written wrong: its reader says so
+        for number, item in enumerate(node.items if listed else [node], 1):
+            label = f"{what} {number}" if listed else what
+            try:
+                problems += unknown_keys(entries(item, label), keys, label)
+            except ScenarioError:
+                continue
+    if problems:
+        raise ScenarioError(problems[0].message, problems[0].line, problems[0].col, also=tuple(problems[1:]))
+
+
+def _check_derived(plan: Plan, projected: bool, top: dict[str, Entry]) -> None:
+    """Memory is bounded by what attention holds whole, not only by what the file holds: the
+    projected Q, K, V of every head (X·W) and, under RoPE, their turned copies count against
+    the limit with the inputs (a 230 KB archive of X 16,384 × 1 and W's 1 × 4,096 with 64 heads
+    would derive 200 million numbers)."""
+    queries = plan.T * plan.heads * plan.d_k
+    keys = plan.T_k * plan.kv_heads * plan.d_k
+    derived = (queries + keys + plan.T_k * plan.kv_heads * plan.d_v) if projected else 0
+    turned = queries + keys if plan.rope is not None else 0
+    total = plan.numbers + derived + turned
+    if total <= MAX_NUMBERS:
+        return
+    what = [f"Q, K, V = X·W of {plan.heads} head{'s' if plan.heads > 1 else ''} ({derived:,})"] if derived else []
+    what += [f"Q and K turned by RoPE ({turned:,})"] if turned else []
+    where = (top.get("heads") or top.get("X") or top.get("Q") or top.get("npz") or top.get("rope")).key
+    raise located(where, f"too many numbers: the inputs ({plan.numbers:,}) and what attention derives from "
+                         f"them ({', '.join(what)}) make {total:,}, at most {MAX_NUMBERS:,}; use fewer heads, "
+                         "tokens or dimensions")
 
 
 def _stage_keys(names: list[str]) -> dict:
@@ -215,6 +262,7 @@ def _build(found: dict[str, Any]) -> Scenario:
     """The Scenario, with its arrays, from checked fields (this is where NumPy comes in)."""
     import numpy as np
 
+    from attn_tui.core.lesson_reader import with_lesson
     from attn_tui.core.overflow import check_range
     from attn_tui.core.scenario import Scenario
 
@@ -227,13 +275,16 @@ def _build(found: dict[str, Any]) -> Scenario:
                         **{key: found[key] for key in (
                             "title", "description", "tokens", "options", "focus", "precision", "variants",
                             "random", "files", "path", "source", "expect", "expect_tolerance", "predict",
-                            "query_tokens", "head_names", "window", "padding", "rope", "stage_settings")})
+                            "query_tokens", "head_names", "window", "padding", "rope", "stage_settings",
+                            "heads_written")})
     try:
         check_range(scenario)
     except NumericError as exc:
-        raise ScenarioError(str(exc), found["first_input"].line, found["first_input"].col,
-                            found["path"]) from None
-    return scenario
+        top = found["top"]  # the error at the key it names (V's, not Q's), or the archive's, the heads'
+        named = [top[name].key for name in (*exc.inputs, "npz", "heads") if name in top]
+        where = named[0] if named else found["first_input"]
+        raise ScenarioError(str(exc), where.line, where.col, found["path"]) from None
+    return with_lesson(scenario, found["lesson"])
 
 
 def _surely_finite(found: dict[str, Any]) -> bool:

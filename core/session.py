@@ -13,11 +13,11 @@ import os
 
 import numpy as np
 
-from attn_tui.core import recovery
+from attn_tui.core import option_marks, recovery
 from attn_tui.core.attention import Attention
 from attn_tui.core.compare import Comparison, compare
 from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetOption, nudged, scale_cycle
-from attn_tui.core.errors import NotApplicable, NumericError
+from attn_tui.core.errors import NotApplicable, NumericError, ScenarioError
 from attn_tui.core.heads import HeadInputs
 from attn_tui.core.overflow import require_finite
 from attn_tui.core.options import Expected
@@ -25,7 +25,7 @@ from attn_tui.core.predictions import CLOSE, Predictions
 from attn_tui.core.save import NeedsRewrite, SaveError, save
 from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario, bits_equal
-from attn_tui.core.scenario_file import loads, read_text
+from attn_tui.core.scenario_file import entries, loads, read_text
 
 
 class DiskChanged(SaveError):
@@ -37,13 +37,13 @@ class Session:
 
     def __init__(self, scenario: Scenario, read_only: bool = False, keep_recovery: bool = True,
                  save_root: SaveRoot | None = None) -> None:
-        """With ``save_root`` (a served app), saving writes only where its rule allows, and no
-        recovery copies are kept: they would live outside its folder, and every browser opening
-        the same scenario would be offered the others' edits."""
+        """With ``save_root`` (a served app), saving writes only where its rule allows, and
+        recovery copies are kept only in its own slot (``save_root.recovery``): in the user's
+        state folder, every browser opening the same scenario would be offered the others' edits."""
         self._read_only = read_only         # a built-in opened by name: saving goes elsewhere
         self.save_root = save_root
-        self.keep_recovery = (keep_recovery and save_root is None and scenario.path is not None
-                              and scenario.source is not None)
+        self.keep_recovery = (keep_recovery and (save_root is None or save_root.recovery is not None)
+                              and scenario.path is not None and scenario.source is not None)
         self.recovery_error: str | None = None  # why the last recovery copy could not be written
         self.original = scenario            # as loaded: the base for the scale cycle
         self.saved = scenario               # as last loaded or saved: "modified" compares to it
@@ -63,6 +63,7 @@ class Session:
         self._modified = False
         self.defer_recovery = False  # the app writes the recovery copy after the frame
         self._recovery_due = False
+        self.description_options = _written_for(scenario)  # a save leaves the words as they were
 
     def _attentions(self, scenario: Scenario) -> dict[str, Attention]:
         """The scenario's own attention under ``""`` and each variant's, sharing the inputs."""
@@ -276,13 +277,35 @@ class Session:
         self.disk_text = text
         return target
 
+    def lesson_written(self, text: str) -> None:
+        """The file now holds ``text``: its own numbers, with more beats in its lesson (written
+        by the lesson recorder, ``core.lesson_writer``). Unsaved edits stay unsaved, on top of it."""
+        saved = loads(text, self.saved.path)
+        self.saved = saved
+        self.scenario = dataclasses.replace(self.scenario, source=saved.source, lesson=saved.lesson)
+        self.disk_text = text
+        self.version += 1
+        self._update_recovery()
+
+    @property
+    def description_note(self) -> str:
+        """What to add under the file's description when it may no longer hold: the numbers
+        differ from the file's, or the options from those it was written for (saving does
+        not change that: the text stays as written, the options' comments marked)."""
+        options = option_marks.differences(self.description_options, self.scenario.options,
+                                           self.scenario.d_k)
+        numbers = "the numbers have been changed since" if self.numbers_edited else ""
+        if options:
+            return f"\n(written for {options}{'; ' + numbers if numbers else ''})"
+        return f"\n(as written in the file; {numbers})" if numbers else ""
+
     # ---- recovery copies ----------------------------------------------------------------------
 
     @property
     def recovery_file(self) -> str | None:
         if not self.keep_recovery:
             return None
-        return recovery.recovery_path(self.saved.path)
+        return recovery.recovery_path(self.saved.path, self.save_root.recovery if self.save_root else None)
 
     def pending_recovery(self) -> recovery.Recovery | None:
         """Unsaved edits an earlier session left for this scenario, if any."""
@@ -341,6 +364,18 @@ class Session:
                               "saved") from None
         if now != self.disk_text:
             raise DiskChanged(f"{path} was changed on disk since it was loaded or last saved")
+
+
+def _written_for(scenario: Scenario):
+    """The options the scenario's description was written for (see ``core.option_marks``)."""
+    if scenario.source is None:
+        return scenario.options
+    try:
+        top = entries(scenario.source.root, "the scenario")
+    except ScenarioError:
+        return scenario.options
+    nodes = {name: top[name].value for name in option_marks.OPTIONS if name in top}
+    return option_marks.written_for(scenario.options, scenario.source.text, nodes)
 
 
 def _same_settings(a: Scenario, b: Scenario) -> bool:

@@ -33,3 +33,16 @@ def test_every_command_line_option_the_readme_names_exists():
     for option in set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", block)) - {"--text", "--layer", "--tokens",
                                                                           "--d-k", "--d-v", "--random", "--force"}:
         assert option in known, option
+
+
+def test_what_a_newcomer_tripped_over_is_in_the_readme():
+    """Issue 23's newcomer's list: the lighter PyTorch, the offline switch, the browser test's
+    Chromium, the answer key's command, the class's cap (each as the program has it)."""
+    from attn_tui.tui.cli import DEFAULT_MAX_APPS
+
+    capture = README.split("## A real model's attention", 1)[1].split("\n## ", 1)[0]
+    assert "CUDA build" in capture and "pip install torch --index-url https://download.pytorch.org/whl/cpu" in capture
+    assert "HF_HUB_OFFLINE=1" in capture and "within 2 s" in capture
+    assert "Chromium" in README.split("## The app", 1)[0]
+    assert "attn-tui --markdown --worksheet --answers cat_sat" in README
+    assert f"`--max-apps` apps run at once (default {DEFAULT_MAX_APPS}" in README

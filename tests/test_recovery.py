@@ -102,7 +102,7 @@ def test_a_folder_that_cannot_be_written_says_why_and_keeps_the_edits(mine, monk
     def full(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("attn_tui.core.recovery.write_atomic", full)
+    monkeypatch.setattr("attn_tui.core.private_files.write", full)
     session = Session(load(mine))
     session.set_cell("Q", 0, 0, 2.0)
     assert session.scenario.Q[0, 0] == 2.0

@@ -46,7 +46,7 @@ def test_options_are_rewritten_in_place_or_appended(write):
     path = write(COMMENTED + "causal: true   # the mask\n")
     scenario = load(path).with_options(causal=False, scale=False)
     text = updated_text(scenario)
-    assert "causal: false   # when causal was true: the mask\n" in text  # (a comment that may no longer hold)
+    assert "causal: false   # if true: the mask\n" in text  # (a comment that may no longer hold)
     assert text.endswith("scale: false\n")
     assert loads(text).options == scenario.options
 
@@ -278,9 +278,31 @@ def test_a_comment_on_a_changed_option_is_marked_as_said_of_the_old_value(tmp_pa
     session.cycle_scale()
     session.save()
     text = path.read_text()
-    assert "causal: false   # when causal was true: a token may not look ahead\n" in text
+    assert "causal: false   # if true: a token may not look ahead\n" in text
     assert "scale: false    # true: divide by sqrt(d_k); false: no scaling\n" in text
     session.toggle_causal()
     session.save()
     assert "causal: true   # a token may not look ahead\n" in path.read_text()
     assert load(path).options.causal is True
+
+
+def test_the_mark_older_versions_wrote_goes_when_the_value_comes_back(tmp_path):
+    path = tmp_path / "cat.yaml"
+    path.write_text("Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n"
+                    "causal: false   # when causal was true: a token may not look ahead\n")
+    session = Session(load(path))
+    assert session.description_options.causal is True  # what the comment was written for
+    session.toggle_causal()
+    session.save()
+    assert path.read_text().endswith("causal: true   # a token may not look ahead\n")
+
+
+@pytest.mark.parametrize("comment, causal", [
+    ("if true: a token may not look ahead", True),
+    ("if !!python/object/apply:os.system: x", False),  # never built: not a value of causal
+    ("if [&a[x,x],*a,*a]: x", False), ("if 2: not a value of causal", False),
+])
+def test_only_a_mark_of_a_value_the_option_can_take_is_read(tmp_path, comment, causal):
+    path = tmp_path / "cat.yaml"
+    path.write_text(f"Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\ncausal: false   # {comment}\n")
+    assert Session(load(path)).description_options.causal is causal

@@ -44,7 +44,7 @@ async def test_a_served_app_saves_only_in_its_folder_and_says_where(tmp_path, mo
         assert any("outside the folder this class saves in" in message for message in said), said
         said = await save_as(app, pilot, "mine.yaml")
         saved = os.path.join(os.path.realpath(root), "mine.yaml")
-        assert f"Saved {saved}" in said, said
+        assert any(message.startswith(f"Saved {saved} ") for message in said), said
         assert not app.screen.session.modified
         app.theme = "textual-light"  # a student's choice, not remembered for the next one
         await pilot.pause()
@@ -173,7 +173,7 @@ def test_an_app_starts_only_for_this_servers_own_page(bound, host, origin, allow
 
     from attn_tui.tui.serve import ClassServer
 
-    server = ClassServer("true", bound, 8000, "")
+    server = ClassServer("true", bound, 8000, "", max_apps=40)
     headers = {"Host": host} | ({"Origin": origin} if origin else {})
     request = make_mocked_request("GET", "/ws", headers=headers)
     if allowed:
@@ -181,3 +181,128 @@ def test_an_app_starts_only_for_this_servers_own_page(bound, host, origin, allow
     else:
         with pytest.raises(web.HTTPForbidden):
             server.refuse_foreign(request)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_serve_dir_that_is_a_file_says_so(capsys, tmp_path):
+    named = tmp_path / "notes.txt"
+    named.write_text("a lecturer's notes\n")
+    status, out, err = run_cli(capsys, "--serve", "cat_sat", "--port", str(free_port()),
+                               "--serve-dir", str(named))
+    assert status == 2 and out == ""
+    assert err == f"attn-tui: --serve-dir {named} is a file, not a folder; give a folder (it is made if missing)\n"
+    assert named.read_text() == "a lecturer's notes\n"
+
+
+# ---- a cap on running apps ---------------------------------------------------------------------
+
+@pytest.fixture
+async def class_of_two(tmp_path):
+    """A ClassServer of at most two apps, on a test port; each "app" a process that waits for
+    the server's first message on its standard input (quit, when the browser leaves)."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from attn_tui.tui.serve import ClassServer
+
+    server = ClassServer("head -c 1 >/dev/null", "127.0.0.1", 8000, "", max_apps=2)
+    client = TestClient(TestServer(await server._make_app()))
+    await client.start_server()
+    try:
+        yield server, client
+    finally:
+        await client.close()
+
+
+async def connected(server, client, count: int) -> list:
+    import asyncio
+
+    sockets = [await client.ws_connect("/ws") for _ in range(count)]
+    for _ in range(100):  # the server counts an app once it has started it
+        if len(server.connections) >= count:
+            break
+        await asyncio.sleep(0.02)
+    return sockets
+
+
+async def test_the_browser_past_max_apps_gets_a_page_saying_the_class_is_full(class_of_two):
+    server, client = class_of_two
+    sockets = await connected(server, client, 2)
+    page = await client.get("/")
+    assert page.status == 503 and page.content_type == "text/plain"
+    text = await page.text()
+    assert text.startswith("attn-tui: the class is full: 2 apps are running, the most this server starts")
+    assert "<" not in text  # a plain page, nothing to render
+    refused = await client.get("/ws")  # a page loaded before the class filled cannot start a third
+    assert refused.status == 503 and len(server.connections) == 2
+    await sockets[0].close()
+    for _ in range(100):
+        if len(server.connections) < 2:
+            break
+        import asyncio
+        await asyncio.sleep(0.02)
+    assert (await client.get("/")).status == 200  # someone left: the next browser gets an app
+    await sockets[1].close()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--max-apps", "0"], "--max-apps is a number of apps from 1 up"),
+    (["--max-apps", "3", "cat_sat"], "--max-apps goes with --serve"),
+])
+def test_max_apps_is_checked(capsys, args, message):
+    status, _, err = run_cli(capsys, *(["--serve"] if args[-1] != "cat_sat" else []), *args)
+    assert status == 2 and message in err, err
+
+
+# ---- a student takes their saved scenario home ---------------------------------------------------
+
+async def test_a_served_app_hands_the_saved_scenario_to_the_browser(tmp_path, monkeypatch):
+    root = tmp_path / "class"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    app = AttnApp(load(SCENARIOS / "cat_sat.yaml"), read_only=True, save_root=SaveRoot(root))
+    delivered = []
+
+    def deliver(file, *, save_filename=None, mime_type=None, **rest):
+        delivered.append((file.read(), save_filename, mime_type))
+        return "key"
+
+    monkeypatch.setattr(app, "deliver_binary", deliver)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        said = await save_as(app, pilot, "my work; v2.yaml")
+        assert any("ctrl+p Download" in message for message in said), said  # told how to get it
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"download")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+    saved = root / "my work; v2.yaml"
+    # the bytes on disk, under a name no Content-Disposition header can misread
+    assert delivered == [(saved.read_bytes(), "my_work__v2.yaml", "application/yaml")]
+
+
+async def test_only_a_served_app_offers_the_download():
+    # in a terminal, Textual's deliver_binary writes to ~/Downloads: Save already wrote the file
+    app = AttnApp(load(SCENARIOS / "cat_sat.yaml"), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+    assert "Toggle the causal mask" in titles and not any("Download" in t for t in titles)
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("mine.yaml", "mine.yaml"), ("my work; v2.yaml", "my_work__v2.yaml"),
+    ('a"b\\c.yaml', "a_b_c.yaml"), ("çà.yaml", "scenario.yaml"), ("...", "scenario.yaml"),
+    ("x" * 300 + ".yaml", "x" * 95 + ".yaml"),
+])
+def test_a_download_name_is_plain_ascii(name, shown):
+    from attn_tui.core.save_root import download_name
+
+    assert download_name(name) == shown

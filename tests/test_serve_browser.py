@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.chromium import CHROMIUM, Chromium, end_group, group_members
+from tests.chromium import CHROMIUM, Chromium, end_group, group_members, wait_until
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.skipif(
@@ -82,7 +82,17 @@ async def test_a_class_in_browsers_gets_numbers_its_own_apps_and_saves_in_the_fo
             await first.wait_for("Saved ")
             saved = folder / "cat_sat.yaml"
             assert saved.exists() and "causal: false" in saved.read_text()
-            assert os.listdir(folder) == ["cat_sat.yaml"]
+            downloads = tmp_path / "downloads"
+            await first.call("Page.setDownloadBehavior", behavior="allow", downloadPath=str(downloads))
+            await first.press("p", ctrl=True)  # the palette's Download: the saved file, to this browser
+            await first.type("download")
+            await first.wait_for("Download the scenario")
+            await first.press("enter")
+            await first.wait_for("Sent cat_sat.yaml to your browser")
+            await wait_until(lambda: (downloads / "cat_sat.yaml").exists(), 10, "no download arrived")
+            await wait_until(lambda: (downloads / "cat_sat.yaml").read_bytes() == saved.read_bytes(), 5,
+                             "the download is not the saved file")
+            assert sorted(os.listdir(folder)) == [".attn-tui-recovery", "cat_sat.yaml"]  # (edits kept there)
             assert not (tmp_path / "escape.yaml").exists() and not (ROOT.parent / "escape.yaml").exists()
 
             # Ctrl+C while both browsers are still connected: the server ends every app it
@@ -93,5 +103,38 @@ async def test_a_class_in_browsers_gets_numbers_its_own_apps_and_saves_in_the_fo
             assert f"1 new file in {os.path.realpath(folder)}" in output
             assert "a browser connected from 127.0.0.1: 2 apps running" in output
             assert group_members(server.pid) == []
+    finally:
+        await end_group(server)
+
+
+async def test_edits_in_a_browser_survive_ctrl_c_and_come_back_to_that_browser(tmp_path):
+    """The lecturer presses Ctrl+C by mistake and serves again on the same folder: the student
+    reloads and is offered their unsaved edits; another browser is not."""
+    port, folder = free_port(), tmp_path / "class"
+    server = await start_server(port, folder)
+    try:
+        async with Chromium(tmp_path / "chromium") as browser, Chromium(tmp_path / "other") as other:
+            page = await browser.new_page()
+            await page.open(f"http://127.0.0.1:{port}/")
+            await page.wait_for("sat    1    1    2", timeout=15)
+            await page.press("c")  # an unsaved edit: causal off
+            await page.wait_for("causal off")
+            await asyncio.sleep(0.5)  # the copy is written just after the frame
+            server.send_signal(signal.SIGINT)
+            output = (await asyncio.wait_for(server.stdout.read(), 15)).decode()
+            assert await server.wait() == 0, output
+            assert "1 browser has unsaved edits" in output and f"--serve-dir {folder}" in output, output
+
+            server = await start_server(port, folder)
+            back = await browser.new_page()  # the same browser (its cookie), the same folder
+            await back.open(f"http://127.0.0.1:{port}/")
+            screen = await back.wait_for("1 unsaved edit", timeout=15)
+            assert "Restore them?" in screen
+            await back.press("r")
+            await back.wait_for("causal off")
+            stranger = await other.new_page()  # another student's browser: nothing offered
+            await stranger.open(f"http://127.0.0.1:{port}/")
+            screen = await stranger.wait_for("cat_sat (served)", timeout=15)
+            assert "unsaved edit" not in screen and "causal on" in screen
     finally:
         await end_group(server)

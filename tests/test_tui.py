@@ -439,6 +439,10 @@ async def test_the_description_says_when_options_no_longer_match_it():
     async with running() as (app, pilot):
         description = app.screen.query_one("#description")
         await pilot.press("c")
-        assert "(as written in the file; the options have been changed since)" in str(description.render())
+        assert "(written for causal on; now causal off)" in str(description.render())
         await pilot.press("c")
-        assert "have been changed since" not in str(description.render())
+        assert "written for" not in str(description.render())
+        await pilot.press("s", "tab", "plus")  # unscaled, and a number of Q nudged
+        await pilot.pause()
+        assert ("(written for scale ÷√2 = 1.414; now scale none; the numbers have been changed since)"
+                in str(description.render()))

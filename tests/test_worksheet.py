@@ -7,7 +7,7 @@ import re
 from attn_tui.core import load, loads
 from attn_tui.core.markdown import BLANK, to_markdown
 from attn_tui.tui.cli import main
-from tests.conftest import SCENARIOS
+from tests.conftest import ROOT, SCENARIOS
 from tests.test_markdown import assert_well_formed
 
 # numbers of cat_sat's later stages, as the chapter prints them: none may appear on the worksheet
@@ -63,3 +63,14 @@ def test_the_command_line_writes_both(capsys):
     assert "— worksheet" in capsys.readouterr().out
     assert main(["--markdown", "--answers", "cat_sat"]) == 0
     assert "— answer key" in capsys.readouterr().out
+
+
+def test_worksheet_answers_is_the_answer_key_as_readme_says(capsys):
+    """README: "--markdown --worksheet … (--answers: its answer key)": a teacher adds --answers
+    to the worksheet's command, and gets the key for that worksheet."""
+    assert main(["--markdown", "--answers", "cat_sat"]) == 0
+    key = capsys.readouterr().out
+    assert main(["--markdown", "--worksheet", "--answers", "cat_sat"]) == 0
+    assert capsys.readouterr().out == key and "— answer key" in key
+    readme = (ROOT / "README.md").read_text()
+    assert "attn-tui --markdown --worksheet --answers cat_sat" in readme

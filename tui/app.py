@@ -4,6 +4,7 @@ command palette, and the theme and palette it remembers."""
 from __future__ import annotations
 
 import gc
+import io
 from typing import TYPE_CHECKING, Iterable
 
 from attn_tui.core import catalog
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from attn_tui.core.model_index import ModelIndex
     from attn_tui.core.save_root import SaveRoot
     from attn_tui.core.scenario import Scenario
+    from attn_tui.tui.follow import Classroom
     from attn_tui.tui.screens.debugger import DebuggerScreen
 
 
@@ -39,12 +41,14 @@ class AttnApp(App[int]):
 
     def __init__(self, scenario: Scenario | None = None, read_only: bool = False,
                  save_root: SaveRoot | None = None, present: bool = False, remember: bool = True,
-                 index: ModelIndex | None = None) -> None:
+                 classroom: Classroom | None = None, index: ModelIndex | None = None) -> None:
         """Open ``scenario`` (or, without one, the chooser of built-ins; or a model ``index``,
         as the model view). ``save_root`` confines saving to a folder (a served app: see
         ``core.save_root``); ``present`` starts in projector mode; ``remember`` reads and writes
-        the settings file (tests turn it off)."""
+        the settings file (tests turn it off); ``classroom`` says whether the scenario's lesson
+        is played and the class it follows or leads."""
         super().__init__()
+        self.classroom = classroom
         self.initial = scenario
         self.index = index
         self.read_only = read_only
@@ -81,7 +85,7 @@ class AttnApp(App[int]):
         elif self.initial is not None:
             from attn_tui.tui.screens.debugger import DebuggerScreen
 
-            debugger = DebuggerScreen(self.initial, self.read_only, self.save_root)
+            debugger = DebuggerScreen(self.initial, self.read_only, self.save_root, self.classroom)
             self.push_screen(debugger)
             if self.present:
                 self.call_after_refresh(debugger.action_present)
@@ -148,6 +152,27 @@ class AttnApp(App[int]):
                                       [("save", "Save"), ("discard", "Discard"), ("cancel", "Cancel")]),
                          decided)
 
+    def download_scenario(self) -> None:
+        """Hand the scenario as last saved (and any data file it reads) to the browser, which
+        textual-serve turns into downloads. Only offered in a served app: in a terminal,
+        Textual would write a copy to ~/Downloads."""
+        from attn_tui.core import ScenarioError
+        from attn_tui.core.save_root import download_name
+        from attn_tui.core.scenario_file import read_text
+
+        session = self.debugger.session
+        path = session.saved.path
+        try:
+            data = read_text(path).encode("utf-8")  # bounded, and only a regular file
+        except ScenarioError as error:
+            tell(self, str(error), title="Not downloaded", severity="error")
+            return
+        self.deliver_binary(io.BytesIO(data), save_filename=download_name(path), mime_type="application/yaml")
+        for ref in {ref.path for ref in session.saved.files.values()}:
+            self.deliver_binary(ref, save_filename=download_name(ref), mime_type="application/octet-stream")
+        unsaved = " (as last saved: ctrl+s first to take your unsaved edits too)" if session.modified else ""
+        tell(self, f"Sent {download_name(path)} to your browser{unsaved}", timeout=5)
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         from attn_tui.core import load
         from attn_tui.tui.keys import KEYS, MODEL_VIEW
@@ -169,6 +194,9 @@ class AttnApp(App[int]):
                     yield SystemCommand(key.does[0].upper() + key.does[1:], f"key: {key.shown}",
                                         getattr(debugger, f"action_{key.action}"))
             yield SystemCommand("Save as…", "Save the scenario to another file", debugger.action_save_as)
+            if self.save_root is not None and debugger.session.saved.path:  # served: in a browser
+                yield SystemCommand("Download the scenario", "the file as last saved, to this browser's "
+                                    "downloads", self.download_scenario)
             if debugger.session.predictions is not None:
                 yield SystemCommand("Keep predictions as expect:", "Your guesses become the scenario's "
                                     "expect: (then save)", debugger.action_keep_predictions)
@@ -187,12 +215,13 @@ class AttnApp(App[int]):
 
 
 def run_app(scenario: Scenario | None, read_only: bool = False, save_root: SaveRoot | None = None,
-            present: bool = False, index: ModelIndex | None = None) -> int:
+            present: bool = False, classroom: Classroom | None = None,
+            index: ModelIndex | None = None) -> int:
     """Run the app in the terminal (on the chooser without a scenario); returns the exit status.
 
     If the app crashed, the exception that ended it is raised here, after Textual has given the
     terminal back (recovery copies of unsaved edits stay where they are)."""
-    app = AttnApp(scenario, read_only, save_root, present, index=index)
+    app = AttnApp(scenario, read_only, save_root, present, classroom=classroom, index=index)
     result = app.run()
     if app.crash is not None:
         raise app.crash

@@ -22,6 +22,11 @@ from attn_tui.core.text import visible
 
 EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
+# A served app is a process of about 60 MB (40 MB counting shared pages once; README, Speed):
+# 40 of them take 1.6-2.4 GB, what a lecturer's laptop can spare, and cover a class of 30 with
+# room for reloaded pages, whose old app lingers until its connection times out. Without a cap,
+# a page reloaded in a loop (or one script) starts apps until the machine runs out of memory.
+DEFAULT_MAX_APPS = 40
 
 
 class OutputError(Exception):
@@ -59,23 +64,35 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--check", action="store_true",
                       help="validate the scenario; with expect:, compare the student's values")
     mode.add_argument("--list", action="store_true", help="list the built-in scenarios")
-    sheet = parser.add_mutually_exclusive_group()
-    sheet.add_argument("--worksheet", action="store_const", const="worksheet", dest="sheet",
-                       help="with --markdown: a worksheet, the predicted stages (or all after Score) "
-                            "left as blanks to fill in")
-    sheet.add_argument("--answers", action="store_const", const="answers", dest="sheet",
-                       help="with --markdown: the worksheet's answer key")
+    parser.add_argument("--worksheet", action="store_true",
+                        help="with --markdown: a worksheet, the predicted stages (or all after Score) "
+                             "left as blanks to fill in")
+    parser.add_argument("--answers", action="store_true",
+                        help="with --markdown (and --worksheet or not): the worksheet's answer key")
     mode.add_argument("--serve", action="store_true",
                       help="serve the app to web browsers, one app per browser, for a class "
                            "(needs: pip install 'attn-tui[serve]')")
+    parser.add_argument("--lesson", action="store_true",
+                        help="the scenario's lesson: with --markdown, as a handout (--answers: filled "
+                             "in); with --serve, every browser plays it; the app opens at its beat 1 anyway")
     serving = parser.add_argument_group("with --serve")
+    serving.add_argument("--follow", action="store_true",
+                         help="with --serve: this terminal plays the lesson and leads, and every browser "
+                              "moves to its beat (f in a browser leaves and rejoins)")
     serving.add_argument("--host", help=f"the address to listen on (default {DEFAULT_HOST}: this "
                                         "machine only; any other lets every machine that reaches it in)")
     serving.add_argument("--port", type=int, help=f"the port to listen on (default {DEFAULT_PORT})")
     serving.add_argument("--serve-dir", metavar="DIR",
                          help="the one folder served apps save in (default: a new temporary folder)")
-    # how --serve starts each browser's app: saving only inside DIR (see core.save_root)
+    serving.add_argument("--max-apps", type=int, metavar="N",
+                         help=f"at most N apps at once, one per browser (default {DEFAULT_MAX_APPS}); "
+                              "the next browser is told the class is full")
+    # how --serve starts each browser's app: saving only inside DIR (see core.save_root), and
+    # following the teacher's beats on the channel at PATH (see tui.follow)
     parser.add_argument("--save-root", metavar="DIR", help=argparse.SUPPRESS)
+    parser.add_argument("--follow-from", metavar="PATH", help=argparse.SUPPRESS)
+    # …and where that app keeps its recovery copies: its browser's folder (see core.recovery_slots)
+    parser.add_argument("--recovery-dir", metavar="DIR", help=argparse.SUPPRESS)
     parser.add_argument("--row", metavar="ROW",
                         help="with --print or --markdown: the query row(s) to explain: a token, "
                              "a 1-based number, or 'all' (default: the scenario's focus)")
@@ -161,6 +178,12 @@ def say(message: str) -> None:
             pass  # nowhere left to say it; the exit status still tells
 
 
+def say_problems(error) -> None:
+    """A scenario's problems on standard error, one line each (each already made visible)."""
+    for line in str(error).split("\n"):
+        say(line)
+
+
 def write_out(text: str) -> None:
     """``text`` on standard output; ``OutputError`` saying why if it cannot be written. The
     text is written as given: views put outside text through ``visible`` themselves."""
@@ -200,12 +223,23 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return list_builtins()
     if args.row and not (args.print_ or args.markdown):
         parser.error("--row goes with --print or --markdown")
+    # README's "--markdown --worksheet FILE (--answers: its answer key)" invites adding
+    # --answers to the worksheet's command: the key of that worksheet
+    args.sheet = "answers" if args.answers else "worksheet" if args.worksheet else None
     if args.sheet and not args.markdown:
         parser.error(f"--{args.sheet} goes with --markdown: attn-tui --markdown --{args.sheet} FILE")
+    if args.lesson and (args.json or args.print_ or args.check):
+        parser.error("--lesson goes with --markdown (a handout), --serve, or the app")
+    if args.lesson and args.sheet == "worksheet":
+        parser.error("--lesson is a handout of its own; --answers fills it in")
+    if (args.follow or args.follow_from) and not (args.serve or args.save_root):
+        parser.error("--follow goes with --serve: attn-tui --serve FILE --follow")
     if args.serve or args.save_root:
         return serve_class(parser, args)
     if args.host is not None or args.port is not None or args.serve_dir is not None:
         parser.error("--host, --port and --serve-dir go with --serve")
+    if args.max_apps is not None:
+        parser.error("--max-apps goes with --serve")
     if args.scenario is None:
         if headless:
             parser.error("--json, --print, --markdown and --check need a scenario (a file or a "
@@ -221,11 +255,13 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from attn_tui.core import catalog, load
 
         scenario = load(path)  # before the terminal is taken, so an error reads as one line
+        if args.lesson and scenario.lesson is None:
+            raise ScenarioError("has no lesson: (see README: lessons)", path=path)
         if not headless:  # a built-in, by name or by path, is opened read-only: saving asks where
             return start_app(scenario, read_only=catalog.is_builtin(path), present=args.present,
                              debug=args.debug)
     except ScenarioError as error:
-        say(str(error))
+        say_problems(error)
         return EXIT_USAGE
     if sys.stdout is None:  # before the work: a closed output would otherwise pass unnoticed
         raise OutputError("standard output is closed")
@@ -247,7 +283,12 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             rows = select_rows(args.row, scenario.row_tokens)
         except ValueError as exc:
             parser.error(str(exc))
-        if args.markdown:
+        if args.markdown and args.lesson:
+            if args.row:
+                parser.error("--row goes with the walk-through; a lesson's beats name their own rows")
+            from attn_tui.core.lesson_handout import lesson_markdown
+            write_out(lesson_markdown(scenario, answers=args.sheet == "answers"))
+        elif args.markdown:
             from attn_tui.core.markdown import to_markdown
             write_out(to_markdown(scenario, rows=rows, sheet=args.sheet))
         else:
@@ -261,8 +302,13 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             verdict = "your values match" if comparison.ok else "your values differ"
             write_out(visible(f"{scenario.display_name}: {verdict}: {summary(scenario)}") + "\n")
             write_out(comparison_summary(comparison, scenario) + "\n")
-            if not comparison.ok:
-                return EXIT_DIFFERS
+        from attn_tui.core.report import attentions_of
+        from attn_tui.core.stages.mask import leak_warnings
+
+        for line in leak_warnings(attentions_of(scenario)):
+            write_out(visible(line) + "\n")
+        if comparison is not None and not comparison.ok:
+            return EXIT_DIFFERS
     return EXIT_OK
 
 
@@ -343,29 +389,41 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
 
     if args.serve and args.save_root:
         parser.error("--save-root is how --serve starts each app; give --serve-dir instead")
+    if args.recovery_dir and not args.save_root:
+        parser.error("--recovery-dir goes with --save-root: it is how --serve starts each app")
     if args.present:
         parser.error("--present is for the app in this terminal; a served app starts as usual")
     if args.port is not None and not 1 <= args.port <= 65535:
         parser.error(f"--port {args.port}: a port is a number from 1 to 65535")
+    if args.max_apps is not None and (args.max_apps < 1 or args.save_root):
+        parser.error(f"--max-apps {args.max_apps}: --max-apps is a number of apps from 1 up, with --serve")
+    lesson = args.lesson or args.follow or bool(args.follow_from)
+    if lesson and args.scenario is None:
+        parser.error("--lesson and --follow need a scenario with a lesson: (such as cat_sat_lesson)")
     path = scenario = None
     try:
         if args.scenario is not None:  # read here, so that a bad file is told at once
             path = os.path.abspath(scenario_path(args.scenario))
             # the server only checks it (without NumPy): the apps it starts do the work
-            scenario = load(path) if args.save_root else check(path)
+            scenario = load(path) if args.save_root or lesson else check(path)
+            if lesson and scenario.lesson is None:
+                raise ScenarioError("has no lesson: (see README: lessons)", path=path)
     except ScenarioError as error:
-        say(str(error))
+        say_problems(error)
         return EXIT_USAGE
     if args.save_root:
         from attn_tui.core.save_root import SaveRoot
 
         try:
-            save_root = SaveRoot(args.save_root)
+            save_root = SaveRoot(args.save_root, recovery=served_recovery(args.recovery_dir))
         except ValueError as error:
             parser.error(f"--save-root: {error}")
         os.chdir(save_root.folder)  # so that a name typed in Save As means the same everywhere
         # the served file is never overwritten: saving it asks for a new name in the folder
-        return start_app(scenario, read_only=True, save_root=save_root, debug=args.debug)
+        from attn_tui.tui.follow import Classroom
+
+        classroom = Classroom(play=lesson, follow=args.follow_from)
+        return start_app(scenario, read_only=True, save_root=save_root, debug=args.debug, classroom=classroom)
     try:
         from attn_tui.tui.serve import ServeError, serve
     except ModuleNotFoundError as missing:
@@ -373,12 +431,34 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
             "pip install 'attn-tui[serve]'")
         return EXIT_USAGE
     label = "the built-in scenarios" if path is None else visible(args.scenario)
+    host, port = args.host or DEFAULT_HOST, args.port or DEFAULT_PORT
+    if args.follow:
+        from attn_tui.core import catalog
+        from attn_tui.tui.lead import lead_class
+
+        return lead_class(scenario, label, host, port, args.serve_dir, args.max_apps or DEFAULT_MAX_APPS,
+                          catalog.is_builtin(path), args.debug)
     try:
-        serve(path, label, args.host or DEFAULT_HOST, args.port or DEFAULT_PORT, args.serve_dir)
+        serve(path, label, host, port, args.serve_dir, args.max_apps or DEFAULT_MAX_APPS, lesson=lesson,
+              follow=args.follow_from)
     except ServeError as error:
         say(f"attn-tui: {error}")
         return EXIT_USAGE
     return EXIT_OK
+
+
+def served_recovery(browser_folder: str | None) -> str | None:
+    """The slot a served app keeps its recovery copies in, held for the app's life; None (no
+    copies, said on the server's console) if none can be had."""
+    if browser_folder is None:
+        return None
+    from attn_tui.core.recovery_slots import claim
+
+    try:
+        return claim(browser_folder).folder  # the lock is let go when this process ends
+    except OSError as error:
+        say(f"attn-tui: this app keeps no recovery copies: {error}")
+        return None
 
 
 def scenario_path(name: str) -> str:
@@ -450,7 +530,7 @@ def list_builtins() -> int:
 
 
 def start_app(scenario, read_only: bool = False, present: bool = False, save_root=None,
-              debug: bool = False, index=None) -> int:
+              debug: bool = False, classroom=None, index=None) -> int:
     """The app; a crash of it (a bug) is one line and exit 3, naming where the unsaved edits
     were kept."""
     import time
@@ -460,7 +540,8 @@ def start_app(scenario, read_only: bool = False, present: bool = False, save_roo
 
     started = time.time()
     try:
-        return run_app(scenario, read_only, save_root=save_root, present=present, index=index)
+        return run_app(scenario, read_only, save_root=save_root, present=present, classroom=classroom,
+                       index=index)
     except Exception as crash:
         kept = recovery.copies_since(started)
         note = (f"your unsaved edits are kept in {recovery.folder()}: open the file again to restore "

@@ -8,6 +8,7 @@ arrive), so they are not bindings of the screen, but they are listed here all th
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from textual.binding import Binding
@@ -54,7 +55,8 @@ KEYS: tuple[Key, ...] = (
     Key("m", "m", "cycle the mask shown: all rules, then each rule alone", STAGE, "cycle_mask"),
     Key("p", "p", "projector mode: the focus row large; p or Esc leaves", STAGE, "present", "Projector"),
     Key("enter", "Enter", "at a stage to predict: open a guess in the cell", STAGE),
-    Key("r", "r", "reveal the predicted row: each guess ✓ within 0.05, or ✗", STAGE, "reveal", "Reveal"),
+    Key("r", "r", "reveal the predicted row (each guess ✓ within 0.05, or ✗), or the beat's answer",
+        STAGE, "reveal", "Reveal"),
     Key("y", "y", "show the student's own values (expect:) or attention's", STAGE, "toggle_theirs",
         "Yours/ours"),
     Key("tab", "Tab  shift+Tab", "move between the input matrices and the stage view", ANYWHERE,
@@ -74,12 +76,18 @@ KEYS: tuple[Key, ...] = (
         "Scale"),
     Key("u,ctrl+z", "u  ctrl+z", "undo (edits and option changes alike)", ANYWHERE, "undo", "Undo", "history"),
     Key("U,ctrl+y", "U  ctrl+y", "redo", ANYWHERE, "redo", "Redo", "history"),
+    Key("n", "n", "the lesson's next beat (and back to its script after exploring)", ANYWHERE, "next_beat",
+        "Next beat"),
+    Key("N", "N", "the lesson's previous beat (its edits undone)", ANYWHERE, "previous_beat"),
+    Key("f", "f", "following a teacher: leave, or rejoin at the teacher's beat", ANYWHERE, "follow", "Follow"),
+    Key("ctrl+r", "ctrl+r", "record a lesson: moves and edits become beats; again: write them into lesson:",
+        ANYWHERE, "record"),
     Key("ctrl+s", "ctrl+s", "save: only changed numbers are rewritten, comments kept", ANYWHERE, "save",
         "Save"),
     Key("ctrl+p", "ctrl+p", "command palette: step to…, save as…, heads, themes, open a built-in",
         ANYWHERE),
     Key("ctrl+t", "ctrl+t", "save a screenshot (SVG)", ANYWHERE, "screenshot"),
-    Key("q,ctrl+q", "q  ctrl+q", "quit (asks first if there are unsaved edits)", ANYWHERE),
+    Key("q,ctrl+q", "q  ctrl+q", "quit (asks first if there are unsaved edits)", ANYWHERE, "app.quit", "Quit"),
     Key("question_mark", "?", "this help (Esc closes it)", ANYWHERE),
     Key("left", "←", "the head to the left", MODEL_VIEW, "move(0,-1)", "Head", "grid"),
     Key("right", "→", "the head to the right", MODEL_VIEW, "move(0,1)", "Head", "grid"),
@@ -97,20 +105,52 @@ GROUPS = {"step": Binding.Group("Step", compact=True), "row": Binding.Group("Row
           "grid": Binding.Group("Head", compact=True), "layer": Binding.Group("Layer", compact=True)}
 
 
+def step_bindings(shown: bool = False) -> list[Binding]:
+    """The digit keys that jump to a step (``goto_key`` in ``KEYS``), for the debugger and
+    projector mode alike; ``shown``: one footer entry for them all."""
+    group = Binding.Group("Jump to step", compact=True) if shown else None
+    return [Binding(digit, f"goto({n})", f"Step {n}", show=shown, group=group)
+            for n, digit in enumerate(STEP_KEYS, 1)]
+
+
+FOOTER_FIRST = ("save", "app.quit")  # after Help: what a narrow footer must not cut (KeyFooter)
+
+
 def screen_bindings() -> list[Binding]:
-    """The debugger screen's bindings, from ``KEYS``; help first, so that a narrow footer
-    still shows where every other key is explained."""
+    """The debugger screen's bindings, from ``KEYS``, in the footer's order: help first, so
+    that a narrow footer still shows where every other key is explained, then save and quit;
+    with the keys a Screen binds of its own (the screen inherits none, or Tab would lead)."""
     bindings = [Binding("question_mark", "app.help", "Help")]
-    for key in KEYS:
+    firsts = [key for action in FOOTER_FIRST for key in KEYS if key.action == action]
+    for key in firsts + [key for key in KEYS if key not in firsts]:
         if not key.action or key.where == MODEL_VIEW:
             continue
         if key.action == "goto_key":
-            bindings += [Binding(digit, f"goto({n})", f"Step {n}", show=False)
-                         for n, digit in enumerate(STEP_KEYS, 1)]
+            bindings += step_bindings()
             continue
         bindings.append(Binding(key.keys, key.action, key.footer or key.does, show=bool(key.footer),
                                 group=GROUPS.get(key.group)))
-    return bindings
+    return bindings + [Binding("shift+tab", "app.focus_previous", "Focus previous", show=False),
+                       Binding("ctrl+c,super+c", "screen.copy_text", "Copy selected text", show=False)]
+
+
+def relabel(screen, action: str, description: str) -> None:
+    """Show ``description`` in the footer for the key of ``action`` on ``screen`` (the lesson's
+    "Beat 3/12" on n). Textual's footer reads a binding's description, which is otherwise fixed:
+    the binding is replaced, and the footer's key already on screen told, so that the footer is
+    not composed again (that cost a beat ~15 ms)."""
+    from textual.widgets._footer import FooterKey
+
+    bindings = screen._bindings.key_to_bindings
+    for key, found in bindings.items():
+        if any(binding.action == action for binding in found):
+            bindings[key] = [dataclasses.replace(binding, description=description)
+                             if binding.action == action else binding for binding in found]
+    for shown in screen.query(FooterKey):
+        if shown.action == action and shown.description != description:
+            wider = len(shown.description) != len(description)
+            shown.description = description
+            shown.refresh(layout=wider)
 
 
 def model_view_bindings(*actions: str) -> list[Binding]:
@@ -146,7 +186,7 @@ def monkey_keys() -> list[str]:
     for key in KEYS:
         if key.where == MODEL_VIEW:
             continue  # another screen's: tests/test_model_view.py presses them
-        if key.keys in ("q,ctrl+q", "question_mark", "ctrl+s", "ctrl+p", "ctrl+t", "g", "a", "p"):
+        if key.keys in ("q,ctrl+q", "question_mark", "ctrl+s", "ctrl+p", "ctrl+t", "ctrl+r", "g", "a", "p"):
             continue  # these open other screens or write files: they have tests of their own
         if key.keys == "arrows":
             names += ["up", "down", "left", "right", "home", "end", "ctrl+home", "ctrl+end"]

@@ -3,7 +3,10 @@
 textual-serve (the Textual project's own server) starts one app process per browser that
 connects, so every student has their own app and their own edits. Each of those apps is
 started with ``--save-root FOLDER``: it saves only inside that folder, never over a file it did
-not write itself (see ``core.save_root``), and keeps no recovery copies.
+not write itself (see ``core.save_root``), and keeps its recovery copies there too, in a folder
+of its browser's own named by a cookie the page sets (``--recovery-dir``, ``core.recovery_slots``),
+so that a Ctrl+C on the server loses no student's edits and a student who comes back in the same
+browser is offered theirs.
 
 What is added to textual-serve's server: the page tells the browser to connect back to the
 address the browser used, so that a server listening on every address (0.0.0.0) works from
@@ -17,11 +20,14 @@ what a lecturer needs (the address, the folder, a line per browser), not every r
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import errno
+import hashlib
 import ipaddress
 import logging
 import os
 import re
+import secrets
 import shlex
 import socket
 import sys
@@ -30,6 +36,7 @@ import tempfile
 from aiohttp import web
 from textual_serve.server import Server
 
+from attn_tui.core.save_root import RECOVERY_FOLDER
 from attn_tui.core.text import visible
 
 log = logging.getLogger("attn-tui")
@@ -43,14 +50,46 @@ class ServeError(Exception):
     """The server cannot start; the message is one line saying why."""
 
 
-class ClassServer(Server):
-    """textual-serve's server, with the checks above and a banner of its own."""
+COOKIE = "attn-tui-browser"  # a random name for the browser: its apps' recovery copies go by it
+COOKIE_DAYS = 30
+# textual-serve starts each app with ``self.command``, read while it serves the browser's
+# websocket; set per connection here, so that each browser's app gets its own recovery folder
+_browser_command: contextvars.ContextVar[str] = contextvars.ContextVar("browser_command")
 
-    def __init__(self, command: str, host: str, port: int, banner: str) -> None:
+
+class ClassServer(Server):
+    """textual-serve's server, with the checks above and a banner of its own; with ``folder``
+    (the class folder), each browser's apps keep their recovery copies in a folder of that
+    browser's own there (``core.recovery_slots``)."""
+
+    def __init__(self, command: str, host: str, port: int, banner: str, max_apps: int,
+                 folder: str | None = None) -> None:
         super().__init__(command, host=host, port=port, title="attn-tui")
         self.banner = banner
+        self.max_apps = max_apps
+        self.folder = folder
         self.loopback_only = is_loopback(host)
         self.connections: set[asyncio.Task] = set()  # one per browser, each running its app
+
+    @property
+    def command(self) -> str:
+        """The command an app is started with: the current browser's, while one is served."""
+        return _browser_command.get(self._command)
+
+    @command.setter
+    def command(self, command: str) -> None:
+        self._command = command
+
+    def command_for(self, request: web.Request) -> str:
+        """The command that starts this browser's app: with its recovery folder, named after
+        the digest of its cookie, or (without a cookie this server made) a folder of its own."""
+        if self.folder is None:
+            return self._command
+        token = request.cookies.get(COOKIE, "")
+        if not re.fullmatch(r"[0-9a-f]{32}", token):
+            token = secrets.token_hex(16)  # copies kept all the same, but for this app alone
+        name = hashlib.sha256(token.encode()).hexdigest()[:32]
+        return f"{self._command} --recovery-dir {shlex.quote(os.path.join(self.folder, RECOVERY_FOLDER, name))}"
 
     def initialize_logging(self) -> None:
         super().initialize_logging()
@@ -74,6 +113,7 @@ class ClassServer(Server):
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
         self.refuse_foreign(request)
+        self.refuse_past_max()
         # The page's websocket and static addresses are built from public_url, read before
         # the first await of the handler: set per request, it is the one this browser used.
         self.public_url = f"{request.scheme}://{request.host}"
@@ -82,12 +122,21 @@ class ClassServer(Server):
         # internet would hold the page up, and every student's address would go to Google.
         # The same font ships with textual-serve; the page takes it from here instead.
         page.text = GOOGLE_FONT.sub(LOCAL_FONT, page.text)
+        if not re.fullmatch(r"[0-9a-f]{32}", request.cookies.get(COOKIE, "")):
+            # HttpOnly: no script reads it. Lax, not Strict: a student who follows the class's
+            # link from another site (a course page) must keep their cookie, which Strict would
+            # not send there, and a new one would be set; another site's page still cannot start
+            # an app with it (refuse_foreign)
+            page.set_cookie(COOKIE, secrets.token_hex(16), max_age=COOKIE_DAYS * 86400, path="/",
+                            httponly=True, samesite="Lax")
         return page
 
     async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
         self.refuse_foreign(request)
+        self.refuse_past_max()  # (a page loaded before the class filled); counted at once, below
         connection = asyncio.current_task()
         self.connections.add(connection)
+        _browser_command.set(self.command_for(request))  # for this connection's task alone
         log.info("a browser connected from %s: %s", visible(request.remote or "?"), self.running())
         try:
             return await super().handle_websocket(request)
@@ -98,6 +147,15 @@ class ClassServer(Server):
     def running(self) -> str:
         count = len(self.connections)
         return f"{count} app{'' if count == 1 else 's'} running"
+
+    def refuse_past_max(self) -> None:
+        """503 and a plain page once ``max_apps`` apps are running."""
+        if len(self.connections) >= self.max_apps:
+            log.warning("refused a browser: the class is full (%s)", self.running())
+            raise web.HTTPServiceUnavailable(
+                text=f"attn-tui: the class is full: {len(self.connections)} apps are running, the most this "
+                     f"server starts (--max-apps {self.max_apps}). Try again when someone leaves.\n",
+                headers={"Retry-After": "30"})
 
     def refuse_foreign(self, request: web.Request) -> None:
         """403 for a request that is not from a page of this server."""
@@ -125,10 +183,12 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def app_command(scenario: str | None, folder: str) -> str:
-    """The shell command that starts one browser's app (textual-serve runs it with a shell)."""
+def app_command(scenario: str | None, folder: str, lesson: bool = False, follow: str | None = None) -> str:
+    """The shell command that starts one browser's app (textual-serve runs it with a shell):
+    playing the scenario's lesson with ``lesson``, following the channel at ``follow``."""
     # the same Python and the same attn_tui as this server (-m, from the same working folder)
     words = [sys.executable, "-m", "attn_tui", "--save-root", folder]
+    words += ["--lesson"] * lesson + (["--follow-from", follow] if follow else [])
     return shlex.join(words + ([scenario] if scenario else []))
 
 
@@ -164,7 +224,7 @@ def bind_problem(host: str, port: int, error: OSError) -> str:
     return f"cannot serve on {visible(host)}:{port}: {error.strerror or error}"
 
 
-def banner(label: str, host: str, port: int, folder: str) -> str:
+def banner(label: str, host: str, port: int, folder: str, note: str = "") -> str:
     """What the lecturer reads at start: the address, where saves go, and a warning if any
     machine but this one can connect."""
     where = public_address(host, port)
@@ -172,6 +232,8 @@ def banner(label: str, host: str, port: int, folder: str) -> str:
         where += " (or this machine's IP address, if its name is not known on the network)"
     lines = [f"attn-tui: serving {visible(label)} at {where}",
              f"  every browser that opens it gets its own app; saves go to {visible(folder)}"]
+    if note:
+        lines.append(f"  {note}")
     if not is_loopback(host):
         lines.append(f"  warning: listening on {visible(host)}, not only on this machine: anyone who "
                      f"reaches port {port} gets an app (there is no password)")
@@ -183,6 +245,9 @@ def serve_folder(folder: str | None) -> str:
     """The folder served apps save in, made if need be: by default a new temporary one."""
     if folder is None:
         return tempfile.mkdtemp(prefix="attn-tui-class-")
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise ServeError(f"--serve-dir {visible(folder)} is a file, not a folder; give a folder (it is "
+                         "made if missing)")
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as error:
@@ -190,17 +255,54 @@ def serve_folder(folder: str | None) -> str:
     return os.path.realpath(folder)
 
 
-def serve(scenario: str | None, label: str, host: str, port: int, folder: str | None) -> None:
-    """Serve the app on ``host:port`` until Ctrl+C, its apps saving in ``folder`` (default: a
-    new temporary folder); ``ServeError`` if it cannot start."""
+def serve(scenario: str | None, label: str, host: str, port: int, folder: str | None,
+          max_apps: int, lesson: bool = False, follow: str | None = None) -> None:
+    """Serve the app on ``host:port`` until Ctrl+C, at most ``max_apps`` at once, its apps
+    saving in ``folder`` (default: a new temporary folder), playing the scenario's lesson with
+    ``lesson``, following the teacher's channel at ``follow``; ``ServeError`` if it cannot start."""
     check_port(host, port)
     folder = serve_folder(folder)
     before = set(os.listdir(folder))
-    server = ClassServer(app_command(scenario, folder), host, port, banner(label, host, port, folder))
+    note = ("every browser follows the beats of the teacher's terminal (f in a browser leaves and rejoins)"
+            if follow else "every browser plays the lesson, at its own pace" if lesson else "")
+    server = ClassServer(app_command(scenario, folder, lesson, follow), host, port,
+                         banner(label, host, port, folder, note), max_apps, folder)
     try:
         server.serve()
     except OSError as error:  # taken between the check and the start
         raise ServeError(bind_problem(host, port, error)) from None
-    new = len(set(os.listdir(folder)) - before)
+    new = len(set(os.listdir(folder)) - before - {RECOVERY_FOLDER})
     print(f"attn-tui: stopped; {new} new file{'' if new == 1 else 's'} in {visible(folder)}",
           flush=True)
+    kept = unsaved_browsers(folder)
+    if kept:
+        print(f"  {kept} browser{' has' if kept == 1 else 's have'} unsaved edits, kept in "
+              f"{visible(os.path.join(folder, RECOVERY_FOLDER))}: serve again with --serve-dir "
+              f"{visible(shlex.quote(folder))} and each student who opens the page in the same browser is "
+              "offered theirs", flush=True)
+
+
+def unsaved_browsers(folder: str) -> int:
+    """How many browsers' apps left recovery copies in the class folder; the folders of those
+    that left none go (every page a script opens with a fresh cookie would leave one)."""
+    root = os.path.join(folder, RECOVERY_FOLDER)
+    try:
+        browsers = os.listdir(root)
+    except OSError:
+        return 0
+    found = 0
+    for name in browsers:
+        browser = os.path.join(root, name)
+        if any(file.endswith(".attn-recover") for _, _, files in os.walk(browser) for file in files):
+            found += 1
+            continue
+        try:  # only what the apps made: a lock file in each numbered slot (nothing else is touched)
+            for slot in os.listdir(browser):
+                if set(os.listdir(os.path.join(browser, slot))) <= {"in-use"}:
+                    if os.path.lexists(os.path.join(browser, slot, "in-use")):
+                        os.unlink(os.path.join(browser, slot, "in-use"))
+                    os.rmdir(os.path.join(browser, slot))
+            os.rmdir(browser)
+        except OSError:
+            continue  # anything else there: left as it is
+    return found

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from attn_tui.core.errors import ScenarioError
 from attn_tui.core.yaml_numbers import TAG, kind_of, located, named
 from attn_tui.core.yaml_source import Mapping, Node, Scalar, Sequence, deref
 
@@ -62,10 +63,18 @@ def _entries(node: Node, what: str, memo: dict[int, dict[str, Entry]],
 
 
 def check_keys(found: dict[str, Entry], known: tuple[str, ...], what: str) -> None:
-    """An unknown key is an error that suggests the closest known one."""
-    for name, entry in found.items():
-        if name not in known:
-            raise located(entry.key, f"unknown key {named(name)} in {what}{_suggest(name, known)}")
+    """An unknown key is an error that suggests the closest known one; every unknown key of
+    the mapping is reported, each at its line."""
+    problems = unknown_keys(found, known, what)
+    if problems:
+        raise ScenarioError(problems[0].message, problems[0].line, problems[0].col, also=tuple(problems[1:]))
+
+
+def unknown_keys(found: dict[str, Entry], known: tuple[str, ...], what: str) -> list[ScenarioError]:
+    """An error for each key of ``found`` not in ``known``, in the order they are written."""
+    return [located(entry.key, f"unknown key {named(name)} in {what}{_suggest(name, known)}")
+            for name, entry in sorted(found.items(), key=lambda item: (item[1].key.line, item[1].key.col))
+            if name not in known]
 
 
 def _suggest(name: str, known: tuple[str, ...]) -> str:

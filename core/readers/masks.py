@@ -8,7 +8,8 @@ from attn_tui.core.readers.files import Files
 from attn_tui.core.readers.keys import Entry
 from attn_tui.core.yaml_matrices import file_shape, file_values, shape_of
 from attn_tui.core.yaml_matrices import where as where_in
-from attn_tui.core.yaml_numbers import TAG, boolean, describe_scalar, kind_of, located, named, whole_number
+from attn_tui.core.errors import ScenarioError
+from attn_tui.core.yaml_numbers import TAG, boolean, describe_scalar, kind_of, located, named, number, whole_number
 from attn_tui.core.yaml_source import Node, Scalar, Sequence, deref
 
 MASK_HELP = ("for cross-attention, hide keys with mask: (a T_q × T_k matrix of 0/1, 1 = may attend) "
@@ -81,12 +82,20 @@ def mask(files: Files, entry: Entry | None, layout: dict[str, int]) -> list | No
 
 
 def flag(node: Node, what: str) -> bool:
-    """A 0/1 (or false/true) flag of a mask or of padding."""
+    """A 0/1 (or false/true) flag of a mask or of padding; a number that is exactly 0 or 1
+    (``1.0``, ``0.0``, as NumPy writes a mask out) is one too."""
     value = deref(node)
     if isinstance(value, Scalar) and value.tag == TAG + "bool":
         return boolean(value, what)
     if isinstance(value, Scalar) and value.tag == TAG + "int" and value.value in ("0", "1"):
         return value.value == "1"
+    if isinstance(value, Scalar) and value.tag in (TAG + "int", TAG + "float", TAG + "str"):
+        try:
+            number_value = number(value, what)
+        except ScenarioError:
+            number_value = None
+        if number_value in (0.0, 1.0):
+            return number_value == 1.0
     shown = describe_scalar(value) if isinstance(value, Scalar) else kind_of(value)
     raise located(value, f"{what} must be 0 or 1 (or false or true), not {shown}")
 

@@ -3,6 +3,8 @@ softmax gives them exactly 0 weight. The rules: causal, a window, padding, an ex
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from attn_tui.core.masks import CAUSAL, WHY
@@ -22,6 +24,50 @@ def heading(scenario, options) -> str:
         return f"future keys set to {mask_text(options.mask_value)}"
     named = ", ".join(RULE_NAMES[rule] for rule in rules[:-1]) + " or " + RULE_NAMES[rules[-1]]
     return f"keys hidden by {named} set to {mask_text(options.mask_value)}"
+
+
+def leak(attention, keep: bool = True) -> tuple[float, int, int] | None:
+    """The largest share of a row's weight its hidden keys take — a finite mask value not far
+    enough below the visible scores lets weight through — with its head and row; None when
+    none does (a mask value of −∞ never lets any through). Every row, a block at a time."""
+    if math.isinf(attention.options.mask_value):
+        return None
+    from attn_tui.core.attention import BLOCK
+
+    scenario = attention.scenario
+    keys = range(scenario.T_k)
+    best = (0.0, 0, 0)
+    for h in range(scenario.heads):
+        for start in range(0, scenario.T, BLOCK):
+            rows = range(start, min(start + BLOCK, scenario.T))
+            blocked, empty = attention.blocked(rows, keys), attention.empty(rows, keep)
+            weights = softmax(attention.values(STAGE.name, h, rows, keys, keep), empty)
+            hidden = np.where(blocked, weights, 0.0).sum(axis=1)
+            i = int(hidden.argmax())
+            if hidden[i] > best[0]:
+                best = (float(hidden[i]), h, start + i)
+    return best if best[0] > 0 else None
+
+
+def leak_warnings(attentions: dict) -> list[str]:
+    """A warning for each set of options (by variant name, "" for the scenario's own) under
+    which a finite mask value lets hidden keys take weight: the arithmetic is right, but the
+    mask has leaked (--check says it; the app says it once it is open)."""
+    from attn_tui.core.explanation import percent
+    from attn_tui.core.labels import token_labels
+
+    found = []
+    for name, attention in attentions.items():
+        worst = leak(attention, keep=False)
+        if worst is None:
+            continue
+        share, h, row = worst
+        scenario = attention.scenario
+        where = (f" of {scenario.head_names[h]}" if scenario.heads > 1 else "") + (f" (variant {name})" if name else "")
+        found.append(f"warning: mask_value {mask_text(attention.options.mask_value)} lets hidden keys take weight: "
+                     f"{percent(share)} of row {row + 1} (\"{token_labels(scenario.row_tokens)[row]}\"){where}; "
+                     "a mask value must be far below every score: use -.inf")
+    return found
 
 
 def compute(w):

@@ -103,20 +103,29 @@ def explain(w) -> str:
     keys = w.keys()
     shown = [k for k in keys if isinstance(k, int)]
     width = max(len(label(k)) for k in shown)
-    value_width = max(len(fixed(exps[k], p)) for k in shown)
+    # an exp too small for the precision is written with its exponent (2.0e−31), never as a
+    # 0.000 that is not 0: a weight of 0.000/1.000 would say nothing
+    value_width = max(len(fixed(exps[k], p, True)) for k in shown)
     for k in keys:
         if isinstance(k, str):
             w.note(k)
             continue
         w.add((label(k).ljust(width), "number"), (" = ", ""),
-              (fixed(exps[k], p).rjust(value_width), "masked" if r.blocked[k] else "result"),
+              (fixed(exps[k], p, True).rjust(value_width), "masked" if r.blocked[k] else "result"),
               (f"   {w.keys_labels[k]}", "token"), selected=k == w.col)
     w.add((" " * (width + 3) + "-" * value_width, ""))
-    w.add(("sum".ljust(width), ""), (" = ", ""), (fixed(total, p), "result"))
-    quotients = w.fold_lazy(len(masked), lambda k: f"{fixed(exps[k], p)}/{fixed(total, p)}", ", ")
+    w.add(("sum".ljust(width), ""), (" = ", ""), (fixed(total, p, True), "result"))
+    quotients = w.fold_lazy(len(masked), lambda k: f"{fixed(exps[k], p, True)}/{fixed(total, p, True)}", ", ")
     w.add(("weights = ", ""), ("[" + quotients + "]", "number"))
     w.add(("        = ", ""), (w.vector(weights, p), "result"), (f"  ({sums_note(weights, p)})", "note"))
     w.add((sentence(w.attention, w.row, w.h), "token"))
+    hidden = float(weights[r.blocked].sum())
+    if hidden >= 10.0 ** -p:  # a finite mask value above the visible scores: the mask leaked
+        best_visible = float(masked[~r.blocked].max()) if (~r.blocked).any() else float("-inf")
+        w.add((f"The hidden keys take {percent(hidden)} of {w.query_quoted}'s weight: the mask value "
+               f"{mask_text(w.options.mask_value)} is not far below its visible scores (the largest "
+               f"{fixed(best_visible, p)}), so hiding a key did not take its weight away. A mask value must be "
+               "far below every score: use -.inf.", "masked"))
     w.weight_bars(weights)
     shift = fixed(row_max, p)
     if raw:

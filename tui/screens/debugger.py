@@ -9,15 +9,16 @@ student's values look like) all come from core; saving and recovery dialogs live
 
 from __future__ import annotations
 
+import math
 import os
 import time
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from attn_tui.core.errors import NotApplicable, NumericError
 from attn_tui.core.explanation import FOLD
@@ -27,17 +28,21 @@ from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.session import Session
 from attn_tui.core.stages import stages_for
+from attn_tui.core.stages.mask import leak_warnings
 from attn_tui.core.views import mask_rules, stage_window
 from attn_tui.tui.keys import screen_bindings
 from attn_tui.tui.screens.debugger_panes import UNFOLDED, DebuggerPanes
 from attn_tui.tui.screens.goto import GoToScreen
+from attn_tui.tui.screens.lessons import Lessons
 from attn_tui.tui.screens.saving import Saving
 from attn_tui.tui.text import plain, tell
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.header import ScenarioHeader
 from attn_tui.tui.widgets.input_matrix import InputMatrix
+from attn_tui.tui.widgets.key_footer import KeyFooter
 from attn_tui.tui.widgets.matrix import MatrixView
+from attn_tui.tui.widgets.narration import NarrationBar
 from attn_tui.tui.widgets.overview import OverviewMap
 from attn_tui.tui.widgets.stage_view import StageView
 from attn_tui.tui.widgets.steps import StepStrip
@@ -46,7 +51,7 @@ from attn_tui.tui.widgets.variants import VariantsView
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 
 
-class DebuggerScreen(DebuggerPanes, Screen):
+class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own, in the footer's order (tui/keys.py)
     """The step-debugger for one scenario."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide")]
@@ -65,12 +70,15 @@ class DebuggerScreen(DebuggerPanes, Screen):
     mask_rule: reactive[str | None] = reactive(None, init=False, repaint=False)  # one mask rule alone
 
     def __init__(self, scenario: Scenario, read_only: bool = False,
-                 save_root: SaveRoot | None = None) -> None:
+                 save_root: SaveRoot | None = None, classroom=None) -> None:
+        """``classroom`` (``tui.follow.Classroom``): whether to play the scenario's lesson, and
+        the class this app follows or leads."""
         super().__init__()
         self.session = Session(scenario, read_only, save_root=save_root)
         self.session.defer_recovery = True  # written after the frame, off the key's path
         self.save_root = save_root
         self.saving = Saving(self)
+        self.lessons = Lessons(self, classroom)
         self.stages = stages_for(scenario)
         self.set_reactive(DebuggerScreen.row, scenario.focus)
         self._keys_state: tuple = ()
@@ -83,6 +91,7 @@ class DebuggerScreen(DebuggerPanes, Screen):
         scenario = self.session.scenario
         yield ScenarioHeader(id="header")
         yield StepStrip(id="steps")
+        yield NarrationBar(id="narration")
         with Horizontal(id="body"):
             # the main pane comes first, so that stacked (a narrow terminal) it is on top;
             # side by side, the inputs are docked on the left (app.tcss)
@@ -108,7 +117,7 @@ class DebuggerScreen(DebuggerPanes, Screen):
                     for name in ("Q", "K", "V"):
                         yield MatrixView(id=f"input-{name}", classes="input derived")
         yield Static("", id="too-small")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         # the widgets every key talks to, found once (a query per key costs milliseconds)
@@ -119,6 +128,8 @@ class DebuggerScreen(DebuggerPanes, Screen):
         self.input_views = {view.id.removeprefix("input-"): view for view in self.query(".input").results(MatrixView)}
         self.header = self.query_one(ScenarioHeader)
         self.steps = self.query_one(StepStrip)
+        self.narration = self.query_one(NarrationBar)
+        self.lessons.start()  # a lesson opens at its first beat
         self.set_class(self.session.scenario.T > OVERVIEW_FROM, "-big")
         self.show_header()
         self.show_inputs()
@@ -128,6 +139,25 @@ class DebuggerScreen(DebuggerPanes, Screen):
         self.call_after_refresh(self.show_marks)  # once laid out, scroll the focus row into view
         self.call_after_refresh(self.fit_panes)
         self.call_after_refresh(self.saving.offer_recovery)
+        self.call_after_refresh(self.warn_of_leaks)
+
+    def warn_of_leaks(self) -> None:
+        """Say once if a finite mask value lets hidden keys take weight (the lesson of a leaky
+        mask: correct arithmetic, a mask that did not hide): found off the key path."""
+        if any(math.isfinite(attention.options.mask_value) for attention in self.session.attentions.values()):
+            self._find_leaks(dict(self.session.attentions), self.session.version)
+
+    @work(thread=True, exclusive=True, group="leaks")
+    def _find_leaks(self, attentions, version: int) -> None:
+        warnings = leak_warnings(attentions)
+        if warnings:
+            self.app.call_from_thread(self._tell_leaks, warnings, version)
+
+    def _tell_leaks(self, warnings: list[str], version: int) -> None:
+        if version == self.session.version and warnings != getattr(self, "_leaks_told", None):
+            self._leaks_told = warnings
+            tell(self, "\n".join(warning.removeprefix("warning: ") for warning in warnings),
+                 severity="warning", timeout=12)
 
     # ---- what is where ----------------------------------------------------------------------
 
@@ -186,6 +216,7 @@ class DebuggerScreen(DebuggerPanes, Screen):
         self.show_marks()
         self.show_overview()
         self.update_keys()
+        self.lessons.changed()
         self.call_after_refresh(self._keep_recovery)
 
     def on_unmount(self) -> None:
@@ -204,7 +235,8 @@ class DebuggerScreen(DebuggerPanes, Screen):
         predictions = session.predictions
         # the keys the footer shows (the stage's own hidden keys are checked when pressed)
         state = (session.history.can_undo, session.history.can_redo, self.comparing,
-                 self.predicting and not predictions.is_revealed(self.stage, self.head, self.row))
+                 self.predicting and not predictions.is_revealed(self.stage, self.head, self.row),
+                 self.lessons.reveal_pending())
         if state != self._keys_state:
             self._keys_state = state
             self.refresh_bindings()
@@ -269,7 +301,12 @@ class DebuggerScreen(DebuggerPanes, Screen):
         if action == "toggle_theirs":
             return self.comparing
         if action == "reveal":
-            return self.predicting and not session.predictions.is_revealed(self.stage, self.head, self.row)
+            return (self.predicting and not session.predictions.is_revealed(self.stage, self.head, self.row)
+                    or self.lessons.reveal_pending())
+        if action in ("next_beat", "previous_beat"):
+            return self.lessons.player is not None
+        if action == "follow":
+            return self.lessons.follower is not None
         if action in ("next_head", "all_heads"):
             return session.scenario.heads > 1
         if action == "cycle_mask":
@@ -383,6 +420,8 @@ class DebuggerScreen(DebuggerPanes, Screen):
             return None
         if edit is not None:
             self.after_change(_edited(edit))
+            if getattr(edit, "name", None) is not None:  # an option changed: a mask may leak now
+                self.warn_of_leaks()
         return edit
 
     # ---- edits from the matrices ------------------------------------------------------------
@@ -421,11 +460,29 @@ class DebuggerScreen(DebuggerPanes, Screen):
         self.theirs = not self.theirs
 
     def action_reveal(self) -> None:
-        self.session.predictions.reveal(self.stage, self.head, self.row)
+        predictions = self.session.predictions
+        if not (self.predicting and not predictions.is_revealed(self.stage, self.head, self.row)):
+            self.lessons.reveal_answer()  # (r reveals a beat's answer where there is no row to)
+            self.update_keys()
+            return
+        predictions.reveal(self.stage, self.head, self.row)
         self.show_stage()
         self.show_marks()
         self.show_overview()
         self.update_keys()
+        self.lessons.show()
+
+    def action_next_beat(self) -> None:
+        self.lessons.next()
+
+    def action_previous_beat(self) -> None:
+        self.lessons.previous()
+
+    def action_record(self) -> None:
+        self.lessons.record()
+
+    def action_follow(self) -> None:
+        self.lessons.follow()
 
     def action_screenshot(self) -> None:
         """Save what the screen shows as SVG: beside the scenario, or (a built-in, or a folder

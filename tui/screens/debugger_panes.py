@@ -124,11 +124,7 @@ class DebuggerPanes:
             view.show(DenseGrid(rows, columns, decimals_needed(values, p), tiny=True,
                                 key=(name, getattr(view, "head", None)), kin=name, version=session.version,
                                 values=values))
-        changed = [what for what, yes in (("numbers", session.numbers_edited),
-                                          ("options", scenario.options != session.saved.options)) if yes]
-        note = f"\n(as written in the file; the {' and '.join(changed)} have been changed since)" \
-            if changed else ""
-        text = scenario.description.strip() + note
+        text = scenario.description.strip() + session.description_note
         if getattr(self, "_description_shown", None) != text:  # an update lays the screen out again
             self._description_shown = text
             for description in self.query("#description").results(Static):

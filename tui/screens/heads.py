@@ -32,7 +32,9 @@ class HeadsScreen(ModalScreen[int | None]):
 
     BINDINGS = [Binding("left", "move(-1)", "Head ←"), Binding("right", "move(1)", "Head →"),
                 Binding("up", "move(-4)", show=False), Binding("down", "move(4)", show=False),
-                Binding("enter", "pick", "Open"), Binding("escape,a", "cancel", "Back")]
+                Binding("enter", "pick", "Open"), Binding("escape,a", "cancel", "Back"),
+                # a modal screen shuts out the app's own q: quit here as everywhere (asking first)
+                Binding("q", "app.quit", "Quit")]
 
     def __init__(self, session, row: int, head: int) -> None:
         super().__init__()
@@ -45,7 +47,7 @@ class HeadsScreen(ModalScreen[int | None]):
         label = token_labels(scenario.row_tokens)[self.row]
         with Vertical():
             yield Static(Content(f'Every head\'s weights; ◀ marks "{label}". ←/→ choose, Enter opens, '
-                                 "Esc goes back."), id="hint")
+                                 "Esc goes back, q quits."), id="hint")
             with Grid():
                 for h, name in enumerate(scenario.head_names):
                     view = OverviewMap(id=f"head-{h}")

@@ -1,6 +1,6 @@
 """PresentScreen (projector mode): one thing, large — the current stage's focus row in big digits,
-its tokens above and its arithmetic below, the rest hidden. ←/→ step, ↑/↓ move the row, [ ]
-the keys shown; p or Esc goes back. Readable from the back of a room at 100×30."""
+its tokens above and its arithmetic below, the rest hidden. ←/→ or a digit step, ↑/↓ move the
+row, [ ] the keys shown; p or Esc goes back; the footer says so. Readable from the back of a room at 100×30."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Digits, Static
+from textual.widgets import Digits, Footer, Static
 
 from attn_tui.core.explanation import explain
 from attn_tui.core.labels import column_labels, token_labels
 from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.views import stage_window
+from attn_tui.tui.keys import step_bindings
 from attn_tui.tui.widgets.explanation import ExplanationView
 
 CELL_WIDTH = 20  # columns a value in big digits takes, label and gap included
@@ -34,6 +35,7 @@ class PresentScreen(Screen[None]):
     """
 
     BINDINGS = [Binding("left", "step(-1)", "Step", show=False), Binding("right", "step(1)", "Step"),
+                *step_bindings(shown=True),
                 Binding("up", "row(-1)", "Row", show=False), Binding("down", "row(1)", "Row"),
                 Binding("left_square_bracket", "column(-1)", "Key ←"),
                 Binding("right_square_bracket", "column(1)", "Key →"),
@@ -48,6 +50,7 @@ class PresentScreen(Screen[None]):
             yield Static(id="present-title")
             yield Horizontal(id="cells")
             yield ExplanationView(id="present-why")
+        yield Footer()  # the keys, as on every other screen
 
     def on_mount(self) -> None:
         self.show()
@@ -96,6 +99,13 @@ class PresentScreen(Screen[None]):
     def action_step(self, delta: int) -> None:
         self.debugger.action_step(delta)
         self.show()
+
+    def action_goto(self, number: int) -> None:
+        self.debugger.action_goto(number)
+        self.show()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.debugger.check_action(action, parameters) if action in ("goto", "column") else True
 
     def action_row(self, delta: int) -> None:
         self.debugger.action_row(delta)

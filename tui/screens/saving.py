@@ -9,6 +9,7 @@ import time
 from typing import TYPE_CHECKING
 
 from attn_tui.core.errors import ScenarioError
+from attn_tui.core.recovery import UnreadableCopy
 from attn_tui.core.session import DiskChanged, NeedsRewrite, SaveError
 from attn_tui.tui.screens.choice import ChoiceScreen
 from attn_tui.tui.screens.save_as import SaveAsScreen
@@ -62,7 +63,8 @@ class Saving:
         except (SaveError, ScenarioError) as error:
             tell(self.screen, str(error), title="Not saved", severity="error", timeout=10)
             return
-        tell(self.screen, f"Saved {written}", timeout=3)
+        served = " · ctrl+p Download takes it to your browser" if self.session.save_root else ""
+        tell(self.screen, f"Saved {written}{served}", timeout=5 if served else 3)
         self.screen.after_change()
         if then is not None:
             then()
@@ -80,7 +82,11 @@ class Saving:
 
     def offer_recovery(self) -> None:
         """If an earlier session left unsaved edits for this scenario, offer them back."""
-        found = self.session.pending_recovery()
+        try:
+            found = self.session.pending_recovery()
+        except UnreadableCopy as refused:  # planted or damaged: said, left alone, and the app goes on
+            tell(self.screen, str(refused), severity="warning", timeout=10)
+            return
         if found is None or not found.edits:
             return
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(found.saved_at))

@@ -23,6 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from attn_tui.core.numbers import LARGE, fixed, mask_text
+from attn_tui.core.text import cells, fit
 from attn_tui.core.views import Window
 from attn_tui.tui.heat_colours import heat_styles, levels
 from attn_tui.tui.scrolling import set_virtual_size
@@ -351,11 +352,10 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         row = scroll_y + y - 1
         if row >= self.shape[0] or row not in window.rows:
             return Strip.blank(width, base)
-        label = self.grid.rows[row]
-        label = label if len(label) < self._label_width else label[: self._label_width - 2] + "…"
+        label = fit(self.grid.rows[row], self._label_width - 1, left=True)  # whole clusters, in cells
         label_style = self.get_component_rich_style(
             "matrix--label-marked" if row in self.marked_rows else "matrix--label")
-        segments = [Segment(label.ljust(self._label_width - 1), label_style), Segment(" ", base)]
+        segments = [Segment(label, label_style), Segment(" ", base)]
         cells = self._cells(window, row, scroll_x, width - self._label_width)
         return Strip(segments + cells).extend_cell_length(width, base).crop(0, width)
 
@@ -372,7 +372,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
             if x < scroll_x or x + cell_width > scroll_x + data_width:  # cut by an edge: blank
                 segments.append(Segment(" " * cell_width, plain))
                 continue
-            text = grid.columns[col][: cell_width - 1].rjust(cell_width - 1) + " "
+            text = fit(grid.columns[col], cell_width - 1) + " "
             segments.append(Segment(text, marked if col in self.marked_columns else plain))
         cells = Strip(segments).crop(offset, offset + data_width)
         return Strip([Segment(" " * self._label_width, plain), *cells]).extend_cell_length(width, self.base_style)
@@ -467,7 +467,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
 
 
 def _longest(labels: Sequence[str]) -> int:
-    """The longest label's length (a sample, for very long lists: labels rarely vary much)."""
+    """The widest label's cells (a sample, for very long lists: labels rarely vary much)."""
     if len(labels) > 4096:
         labels = list(labels[:2048]) + list(labels[-2048:])
-    return max((len(label) for label in labels), default=1)
+    return max((cells(label) for label in labels), default=1)
