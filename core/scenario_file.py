@@ -74,6 +74,8 @@ class Plan:
     cross: bool
     numbers: int
     rope: Any = None
+    causal: bool = False
+    window: int | None = None
     stage_settings: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -154,8 +156,10 @@ def fields(document: Document, path: str) -> dict[str, Any]:
     variants = option_reader.variants(top.get("variants"), scenario_options)
     masks.check_causal(top, scenario_options, variants, layout)
     rotation = rope.rope(top.get("rope"), layout)
+    window = masks.window(top.get("window"), layout)
     plan = Plan(**layout, inputs=frozenset(shapes) | {"Q", "K", "V"}, cross=cross, rope=rotation,
-                numbers=sum(_size(shape) for shape in shapes.values()))
+                numbers=sum(_size(shape) for shape in shapes.values()), causal=scenario_options.causal,
+                window=window)
     _check_derived(plan, "X" in shapes, top)
     settings = {}
     for stage in dict.fromkeys(stage for key, stage in stage_keys.items() if key in top or key in archived):
@@ -175,7 +179,7 @@ def fields(document: Document, path: str) -> dict[str, Any]:
         layout=layout,
         head_names=head_names,
         options=scenario_options,
-        window=masks.window(top.get("window"), layout),
+        window=window,
         padding=masks.padding(top.get("padding"), tokens),
         mask=masks.mask(files, top.get("mask"), layout),
         rope=rotation,

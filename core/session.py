@@ -16,7 +16,7 @@ import numpy as np
 from attn_tui.core import option_marks, recovery
 from attn_tui.core.attention import Attention
 from attn_tui.core.compare import Comparison, compare
-from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetOption, nudged, scale_cycle
+from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetOption, SetStageSetting, nudged, scale_cycle
 from attn_tui.core.errors import NotApplicable, NumericError, ScenarioError
 from attn_tui.core.heads import HeadInputs
 from attn_tui.core.overflow import require_finite
@@ -170,7 +170,7 @@ class Session:
                 attention.invalidate(scenario, changes, edit.matrix)
         else:
             scenario = edit.apply(before)
-            if isinstance(edit, SetOption):
+            if isinstance(edit, (SetOption, SetStageSetting)):  # other options, or other steps
                 self.attentions = self._attentions(scenario)
         self.scenario, self.last_edit = scenario, edit
         self._comparison = None
@@ -345,8 +345,9 @@ class Session:
         if path is None:
             return
         try:
-            if self.modified:
-                recovery.write(path, self.disk_text, self.net_edits())
+            edits = self.net_edits() if self.modified else []
+            if edits:  # (a view turned on — tiles, decoding — is not an edit worth keeping)
+                recovery.write(path, self.disk_text, edits)
             else:
                 recovery.remove(path)
             self.recovery_error = None
@@ -380,7 +381,7 @@ def _written_for(scenario: Scenario):
 
 def _same_settings(a: Scenario, b: Scenario) -> bool:
     """Whether two scenarios have the same options, variants and student's values."""
-    return (a.options, a.variants) == (b.options, b.variants) and \
+    return (a.options, a.variants) == (b.options, b.variants) and dict(a.stage_settings) == dict(b.stage_settings) and \
         all(type(getattr(a.options, name)) is type(getattr(b.options, name)) for name in ("causal", "scale")) \
         and _same_expect(a, b)
 

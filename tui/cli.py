@@ -93,6 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--follow-from", metavar="PATH", help=argparse.SUPPRESS)
     # …and where that app keeps its recovery copies: its browser's folder (see core.recovery_slots)
     parser.add_argument("--recovery-dir", metavar="DIR", help=argparse.SUPPRESS)
+    parser.add_argument("--tiles", metavar="Br,Bc",
+                        help="add the Online softmax step: FlashAttention's walk, Bc keys a tile and Br query "
+                             "rows a pass (as the scenario's tiles: {queries: Br, keys: Bc})")
+    parser.add_argument("--decode", action="store_true",
+                        help="add the Decode step: one query at a time against a growing KV cache")
     parser.add_argument("--row", metavar="ROW",
                         help="with --print or --markdown: the query row(s) to explain: a token, "
                              "a 1-based number, or 'all' (default: the scenario's focus)")
@@ -255,6 +260,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from attn_tui.core import catalog, load
 
         scenario = load(path)  # before the terminal is taken, so an error reads as one line
+        scenario = with_views(parser, args, scenario)
         if args.lesson and scenario.lesson is None:
             raise ScenarioError("has no lesson: (see README: lessons)", path=path)
         if not headless:  # a built-in, by name or by path, is opened read-only: saving asks where
@@ -493,6 +499,26 @@ def select_rows(row: str | None, tokens: tuple[str, ...]) -> list[int] | None:
     shown = " ".join(tokens[:8]) + (f" … ({len(tokens) - 8:,} more)" if len(tokens) > 8 else "")
     raise ValueError(f"--row {row!r}: not 'all', a number from 1 to {len(tokens)}, or a token "
                      f"({shown})")
+
+
+def with_views(parser: argparse.ArgumentParser, args: argparse.Namespace, scenario):
+    """The scenario with the steps --tiles and --decode add (as its own keys would)."""
+    from attn_tui.core.errors import NotApplicable
+    from attn_tui.core.stages import decode, online
+
+    try:
+        if args.tiles is not None:
+            sizes = args.tiles.replace("×", ",").replace("x", ",").split(",")
+            if len(sizes) != 2 or not all(size.strip().isascii() and size.strip().isdigit() and int(size) > 0
+                                          for size in sizes):
+                parser.error(f"--tiles {args.tiles!r}: give two whole numbers, Br,Bc (query rows a pass, keys a "
+                             "tile), e.g. --tiles 2,4")
+            scenario = online.tiled(scenario, int(sizes[0]), int(sizes[1])).apply(scenario)
+        if args.decode and decode.STAGE.name not in scenario.stage_settings:
+            scenario = decode.toggled(scenario).apply(scenario)
+    except NotApplicable as refusal:
+        parser.error(f"{'--tiles' if args.tiles is not None else '--decode'}: {refusal}")
+    return scenario
 
 
 def summary(scenario) -> str:

@@ -53,6 +53,7 @@ KEYS: tuple[Key, ...] = (
     Key("h", "h", "the next head (multi-head scenarios)", STAGE, "next_head", "Head"),
     Key("a", "a", "all heads side by side; Enter there picks one", STAGE, "all_heads", "All heads"),
     Key("m", "m", "cycle the mask shown: all rules, then each rule alone", STAGE, "cycle_mask"),
+    Key("d", "d", "decode with a KV cache: one query at a time, K and V growing (again: off)", STAGE, "decode"),
     Key("p", "p", "projector mode: the focus row large; p or Esc leaves", STAGE, "present", "Projector"),
     Key("enter", "Enter", "at a stage to predict: open a guess in the cell", STAGE),
     Key("r", "r", "reveal the predicted row (each guess ✓ within 0.05, or ✗), or the beat's answer",

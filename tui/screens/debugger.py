@@ -27,7 +27,7 @@ from attn_tui.core.numbers import yaml_number
 from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.session import Session
-from attn_tui.core.stages import stages_for
+from attn_tui.core.stages import KEYS, TILES, stages_for
 from attn_tui.core.stages.mask import leak_warnings
 from attn_tui.core.views import mask_rules, stage_window
 from attn_tui.tui.keys import screen_bindings
@@ -203,6 +203,21 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         return relative if not relative.startswith("..") else path
 
     @property
+    def keyed(self) -> bool:
+        """Whether the current stage's columns are keys (or tiles of keys): [ and ] move along them."""
+        return self.described.columns in (KEYS, TILES)
+
+    @property
+    def span(self) -> int:
+        """How many keys one of the current stage's columns holds (a tile's; else 1)."""
+        return self.described.span(self.session.scenario) if self.described.span is not None else 1
+
+    @property
+    def stage_column(self) -> int:
+        """The current stage's column the chosen key is in."""
+        return min(self.column // self.span, self.column_count - 1)
+
+    @property
     def column_count(self) -> int:
         return self.described.column_count(self.session.scenario)
 
@@ -210,6 +225,12 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         """After the numbers or options changed: what shows them, and the keys if they did."""
         if self.mask_rule not in mask_rules(self.session):  # c took away the rule shown alone
             self.mask_rule = None
+        steps = stages_for(self.session.scenario)
+        if steps != self.stages:  # a step came (tiles, decoding) or went: stay on the same stage
+            current, self.stages = self.stage, steps
+            names = [stage.name for stage in steps]
+            self.set_reactive(DebuggerScreen.step, names.index(current) if current in names
+                              else min(self.step, len(steps) - 1))
         self.show_header()
         self.show_inputs(edited)
         self.show_stage()
@@ -285,8 +306,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
     @on(OverviewMap.Picked)
     def overview_picked(self, event: OverviewMap.Picked) -> None:
         self.row = event.row
-        if self.described.columns == "keys":
-            self.column = event.col
+        if self.keyed:
+            self.column = event.col * self.span
 
     # ---- keys -------------------------------------------------------------------------------
 
@@ -297,7 +318,7 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         if action == "redo":
             return session.history.can_redo
         if action == "column":
-            return self.described.columns == "keys"
+            return self.keyed
         if action == "toggle_theirs":
             return self.comparing
         if action == "reveal":
@@ -328,7 +349,9 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         self.row = max(0, min(self.session.scenario.T - 1, self.row + delta))
 
     def action_column(self, delta: int) -> None:
-        self.column = max(0, min(self.session.scenario.T_k - 1, self.column + delta))
+        """The key to the left or right; at a stage whose columns are tiles of keys, the tile."""
+        span = self.span
+        self.column = max(0, min(self.session.scenario.T_k - 1, self.column - self.column % span + delta * span))
 
     def action_page(self, direction: int) -> None:
         page = max(1, self.stage_view.scrollable_content_region.height - 2)
@@ -387,13 +410,29 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
                 self.step = target[1]
             elif target is not None:
                 self.row = target[0]
-                if target[1] is not None and self.described.columns == "keys":
-                    self.column = target[1]
+                if target[1] is not None and self.keyed:
+                    self.column = target[1] * self.span
 
         self.app.push_screen(GoToScreen(list(token_labels(scenario.row_tokens)),
                                         list(column_labels(scenario, self.described)),
                                         list(scenario.row_tokens),
                                         [(stage.name, stage.title) for stage in self.stages]), chosen_stage)
+
+    def action_decode(self) -> None:
+        """Decoding with a KV cache on (its step shown) or off."""
+        from attn_tui.core.stages import decode
+
+        edit = self._change(lambda: self.session.apply(decode.toggled(self.session.scenario)))
+        if edit is not None and edit.value is not None:
+            self.step = [stage.name for stage in self.stages].index(decode.STAGE.name)
+
+    def action_tiles(self, size: int) -> None:
+        """The online softmax in tiles of ``size`` keys, ``size`` query rows a pass (0: off)."""
+        from attn_tui.core.stages import online
+
+        edit = self._change(lambda: self.session.apply(online.tiled(self.session.scenario, size or None, size)))
+        if edit is not None and edit.value is not None:
+            self.step = [stage.name for stage in self.stages].index(online.STAGE.name)
 
     def action_toggle_causal(self) -> None:
         self._change(self.session.toggle_causal)
@@ -532,8 +571,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
     @on(StageView.CellClicked, "#stage")
     def stage_clicked(self, event: MatrixView.CellClicked) -> None:
         self.row = event.row
-        if self.described.columns == "keys":
-            self.column = event.col
+        if self.keyed:
+            self.column = event.col * self.span
         event.view.focus()
 
     def flush_editor(self) -> bool:
