@@ -2,10 +2,12 @@
 layer, head by head, compared with the model's own probabilities and output.
 
 The capture refuses to write a scenario whose arithmetic differs from the model's (a mask,
-scale or head order it got wrong would show here as differences near 1, not 1e-7), and
-reports how close it is. With RoPE the comparison is made twice: with the model's own rotation
-(the arithmetic check) and with exact float64 angles, as the scenario's Rotate stage computes
-them; the model computes its angles in float32, so at long positions the two drift apart a little.
+scale, bias or head order it got wrong would show here as differences near 1, not 1e-7), and
+reports how close it is. The mask the scenario declares (causal, window, padding) is also
+compared cell by cell with the mask the model itself used, where the model hands one to its
+attention. With RoPE the comparison is made twice: with the model's own rotation (the
+arithmetic check) and with exact float64 angles, as the scenario's Rotate stage computes them;
+the model computes its angles in float32, so at long positions the two drift apart a little.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attn_tui.capture.captured_layer import CapturedLayer
+from attn_tui.capture.captured_layer import CapturedLayer, alibi_bias
 
 # Far above float32's rounding (about 1e-7 on a probability), far below any real mistake.
 TOLERANCE = 1e-3
@@ -27,10 +29,11 @@ class Agreement:
     weights: float                 # attention probabilities, with the rotation the model used
     output: float                  # attention output (before the residual), relative to its size
     weights_exact_angles: float | None = None  # with exact RoPE angles, as the scenario has them
+    mask_cells: int = 0            # cells where the declared mask and the model's own differ
 
     @property
     def ok(self) -> bool:
-        return self.weights <= TOLERANCE and self.output <= TOLERANCE
+        return self.weights <= TOLERANCE and self.output <= TOLERANCE and self.mask_cells == 0
 
     def describe(self) -> str:
         """One sentence for the YAML's header and the command's report."""
@@ -47,40 +50,77 @@ def agreement(layer: CapturedLayer) -> Agreement:
     """Compare ``layer``'s arrays, put through attention in float64, with the model's own."""
     Q = layer.Q if layer.Q_rotated is None else layer.Q_rotated
     K = layer.K if layer.K_rotated is None else layer.K_rotated
-    weights, output = _compare(layer, Q, K)
+    visible = layer.visible()
+    weights, output = _compare(layer, Q, K, visible)
     exact = None
     if layer.rope_base is not None:
-        base = layer.rope_base
-        exact, _ = _compare(layer, rotate(layer.Q, base), rotate(layer.K, base))
-    return Agreement(weights=weights, output=output, weights_exact_angles=exact)
+        base, dims = layer.rope_base, layer.rope_dims
+        exact, _ = _compare(layer, rotate(layer.Q, base, dims), rotate(layer.K, base, dims), visible)
+    mask_cells = 0
+    if layer.model_visible is not None:
+        mask_cells = int(np.count_nonzero(layer.model_visible != visible))
+    return Agreement(weights=weights, output=output, weights_exact_angles=exact,
+                     mask_cells=mask_cells)
 
 
-def _compare(layer: CapturedLayer, Q: np.ndarray, K: np.ndarray) -> tuple[float, float]:
+def _compare(layer: CapturedLayer, Q: np.ndarray, K: np.ndarray,
+             visible: np.ndarray) -> tuple[float, float]:
     worst = 0.0
     concatenated = np.empty((layer.T, layer.heads * layer.d_v))
-    for head in range(layer.heads):  # one T × T matrix at a time: 32 MB at T = 2048
+    alibi = alibi_bias(layer.heads, layer.T, layer.T_k) if layer.alibi else None
+    hidden = ~visible
+    scores = np.empty((layer.T, layer.T_k))  # one T × T matrix at a time, reused: 32 MB at T = 2048
+    for head in range(layer.heads):
         kv = layer.kv_head(head)
-        weights = causal_softmax(Q[head] @ K[kv].T / layer.divisor)
-        worst = max(worst, float(np.max(np.abs(weights - layer.model_weights[head]))))
+        np.matmul(Q[head], K[kv].T, out=scores)
+        scores /= layer.divisor
+        if layer.bias is not None:
+            scores += layer.bias if layer.bias.ndim == 2 else layer.bias[head]
+        if alibi is not None:
+            scores += alibi[head]
+        if layer.softcap is not None:
+            scores /= layer.softcap
+            np.tanh(scores, out=scores)
+            scores *= layer.softcap
+        weights = masked_softmax(scores, visible, hidden, out=scores)
         concatenated[:, head * layer.d_v:(head + 1) * layer.d_v] = weights @ layer.V[kv]
+        difference = np.subtract(weights, layer.model_weights[head], out=scores)
+        worst = max(worst, float(np.max(np.abs(difference, out=difference))))
     output = concatenated @ layer.Wo + (0.0 if layer.bo is None else layer.bo)
     size = max(1.0, float(np.max(np.abs(layer.model_output))))
     return worst, float(np.max(np.abs(output - layer.model_output))) / size
 
 
+def masked_softmax(scores: np.ndarray, visible: np.ndarray, hidden: np.ndarray | None = None,
+                   out: np.ndarray | None = None) -> np.ndarray:
+    """Row-wise softmax with every hidden key's weight exactly 0 (a row that sees nothing is
+    all 0); ``out`` may be ``scores`` itself (then it is overwritten), ``hidden`` is ~visible."""
+    if out is None:
+        out = np.array(scores, dtype=np.float64)
+    elif out is not scores:
+        out[...] = scores
+    out[~visible if hidden is None else hidden] = -np.inf
+    largest = out.max(axis=1, keepdims=True)
+    out -= np.where(np.isfinite(largest), largest, 0.0)
+    np.exp(out, out=out)
+    sums = out.sum(axis=1, keepdims=True)
+    np.divide(out, sums, out=out, where=sums > 0)
+    out[(sums == 0)[:, 0]] = 0.0
+    return out
+
+
 def causal_softmax(scores: np.ndarray) -> np.ndarray:
     """Row-wise softmax with every key after the query hidden (weight exactly 0)."""
-    scores = np.where(np.tri(*scores.shape, dtype=bool), scores, -np.inf)
-    scores = scores - scores.max(axis=1, keepdims=True)
-    exponentials = np.exp(scores)
-    return exponentials / exponentials.sum(axis=1, keepdims=True)
+    return masked_softmax(scores, np.tri(*scores.shape, dtype=bool))
 
 
-def rotate(x: np.ndarray, base: float) -> np.ndarray:
-    """RoPE with exact float64 angles, pairs (j, j + d/2) as Hugging Face's rotate_half:
-    position · base^(−2j/d), positions 0 … T−1; x of shape (heads, T, d)."""
-    d = x.shape[-1]
-    angles = np.arange(x.shape[1])[:, None] * base ** (-2.0 * np.arange(d // 2) / d)
+def rotate(x: np.ndarray, base: float, dims: int | None = None) -> np.ndarray:
+    """RoPE with exact float64 angles, pairs (j, j + R/2) as Hugging Face's rotate_half, on the
+    first R = ``dims`` dimensions (all when None): position · base^(−2j/R), positions 0 … T−1;
+    x of shape (heads, T, d). The other dimensions pass through unturned."""
+    R = x.shape[-1] if dims is None else dims
+    angles = np.arange(x.shape[1])[:, None] * base ** (-2.0 * np.arange(R // 2) / R)
     cos, sin = np.cos(angles), np.sin(angles)
-    first, second = x[..., :d // 2], x[..., d // 2:]
-    return np.concatenate([first * cos - second * sin, second * cos + first * sin], axis=-1)
+    first, second = x[..., :R // 2], x[..., R // 2:R]
+    return np.concatenate([first * cos - second * sin, second * cos + first * sin, x[..., R:]],
+                          axis=-1)

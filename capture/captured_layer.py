@@ -12,12 +12,17 @@ import numpy as np
 class CapturedLayer:
     """One attention layer, run on one text.
 
-    ``Q`` (H, T, d_k), ``K`` (G, T, d_k) and ``V`` (G, T, d_v) are what the scenario holds:
+    ``Q`` (H, T_q, d_k), ``K`` (G, T_k, d_k) and ``V`` (G, T_k, d_v) are what the scenario holds:
     with ``rope_base`` set, Q and K are before the rotary embedding (the scenario's Rotate stage
-    applies it); otherwise they are what the scores are computed from. Query head h reads
-    key/value head h // (H / G). ``model_weights`` (H, T, T) and ``model_output`` (T, d_out)
-    are the model's own attention probabilities and attention output (before the residual),
-    kept to check the scenario against.
+    applies it to their first ``rope_dims`` dimensions); otherwise they are what the scores are
+    computed from. Query head h reads key/value head h // (H / G). ``model_weights``
+    (H, T_q, T_k) and ``model_output`` (T_q, d_out) are the model's own attention probabilities
+    and attention output (before the residual), kept to check the scenario against.
+
+    The scores go: Q·Kᵀ ÷ ``divisor``, + ``bias`` (H × T_q × T_k, T5's relative position bias)
+    or ALiBi's −slope·|i − j| (``alibi``), then ``softcap``·tanh(x / ``softcap``) (Gemma 2), then
+    the mask: ``causal``, a sliding ``window`` (a query sees the w most recent positions, itself
+    included), ``padding`` (1 = a key never attended).
     """
 
     family: str              # "GPT-2", "Llama": for the description
@@ -30,10 +35,20 @@ class CapturedLayer:
     model_weights: np.ndarray
     model_output: np.ndarray
     rope_base: float | None = None
+    rope_dims: int | None = None  # how many of each head's dimensions turn (None: all of them)
     # Q and K as the model rotated them (its own float32 angles), when rope_base is set: the
     # capture checks its arithmetic against these, and reports the exact angles' difference.
     Q_rotated: np.ndarray | None = None
     K_rotated: np.ndarray | None = None
+    causal: bool = True
+    window: int | None = None
+    padding: tuple[int, ...] | None = None
+    bias: np.ndarray | None = None
+    alibi: bool = False
+    softcap: float | None = None
+    cross: bool = False      # the queries come from another sequence than the keys (T_q ≠ T_k)
+    # which keys the model's own mask let each query see (T_q × T_k), where the model gave one
+    model_visible: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)  # sentences for the description
     inputs: str = ""         # one sentence: where Q, K and V come from in this model
 
@@ -50,6 +65,10 @@ class CapturedLayer:
         return self.Q.shape[1]
 
     @property
+    def T_k(self) -> int:
+        return self.K.shape[1]
+
+    @property
     def d_k(self) -> int:
         return self.Q.shape[2]
 
@@ -60,3 +79,34 @@ class CapturedLayer:
     def kv_head(self, head: int) -> int:
         """The key/value head that query head ``head`` reads (Hugging Face's repeat_kv)."""
         return head // (self.heads // self.kv_heads)
+
+    def visible(self) -> np.ndarray:
+        """Which keys each query may see under this layer's declared mask (T_q × T_k)."""
+        rows, cols = np.arange(self.T)[:, None], np.arange(self.T_k)[None, :]
+        seen = np.ones((self.T, self.T_k), dtype=bool)
+        if self.causal:
+            seen &= cols <= rows
+        if self.window is not None:
+            seen &= (cols > rows - self.window) & (cols <= rows)
+        if self.padding is not None:
+            seen &= ~np.asarray(self.padding, dtype=bool)[None, :]
+        return seen
+
+
+def alibi_slopes(heads: int) -> np.ndarray:
+    """ALiBi's slope of each head (Press et al.): 2^(−8h/H) for h = 1…H when H is a power of
+    two; otherwise those of the power of two n below H, then every other slope of 2n's."""
+    def powers_of_two(n: int) -> list[float]:
+        return [2.0 ** (-8.0 * h / n) for h in range(1, n + 1)]
+
+    n = 1 << (heads.bit_length() - 1)
+    slopes = powers_of_two(n)
+    if n < heads:
+        slopes += powers_of_two(2 * n)[0::2][:heads - n]
+    return np.array(slopes)
+
+
+def alibi_bias(heads: int, T_q: int, T_k: int) -> np.ndarray:
+    """ALiBi's bias, −slope·|i − j|, for every head (H × T_q × T_k)."""
+    distance = np.abs(np.arange(T_q)[:, None] - np.arange(T_k)[None, :])
+    return -alibi_slopes(heads)[:, None, None] * distance[None]

@@ -14,40 +14,65 @@ import importlib.util
 import os
 import shlex
 import sys
+from dataclasses import replace
 
 from attn_tui.capture.errors import CaptureError
 from attn_tui.core.text import quoted, visible
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
 INSTALL = "pip install 'attn-tui[models]'"
-
-# model_type in config.json → the module that knows where that family keeps its attention
-FAMILIES = {"gpt2": "attn_tui.capture.gpt2", "llama": "attn_tui.capture.llama"}
+ALL = "all"
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from attn_tui.capture.families import FAMILIES
+
     parser = argparse.ArgumentParser(
         prog="attn-tui capture",
         description="Run a real Hugging Face model on your text and write one layer's attention "
                     "(every head's Q, K, V, the output projection, the mask and scaling) as a "
-                    "scenario to step through.",
-        epilog=f"Needs PyTorch and transformers: {INSTALL}. Knows GPT-2 and Llama models "
-               "(model_type gpt2, llama). Exit status: 0 written, 2 a problem with the model, "
+                    "scenario to step through, or every layer's and an index of them.",
+        epilog=f"Needs PyTorch and transformers: {INSTALL}. Knows these model_type families: "
+               f"{', '.join(FAMILIES)}. Exit status: 0 written, 2 a problem with the model, "
                "text, layer or file (one line), 3 the capture would not reproduce the model.")
     parser.add_argument("model", metavar="MODEL",
                         help="a model folder (with config.json), or a model name such as "
                              "openai-community/gpt2: from the local Hugging Face cache, or "
                              "downloaded when not there (never when HF_HUB_OFFLINE=1)")
-    parser.add_argument("--text", required=True, help="the text to run the model on")
-    parser.add_argument("--layer", type=int, required=True, metavar="N",
+    parser.add_argument("--text", required=True, action="append",
+                        help="the text to run the model on (an encoder-decoder's source); "
+                             "twice for an encoder, a pair of sentences with segment ids")
+    parser.add_argument("--layer", type=_layer, required=True, metavar="N|all",
                         help="the layer whose attention to capture, counted from 0 as Hugging "
-                             "Face counts (0 to the number of layers − 1)")
+                             "Face counts (0 to the number of layers − 1); 'all': every layer, "
+                             "in one forward pass, and an index of them to open as a model view")
+    parser.add_argument("--part", choices=("encoder", "decoder", "cross"),
+                        help="an encoder-decoder's (t5, bart, marian) attention to capture: the "
+                             "encoder's self-attention (the default), the decoder's causal "
+                             "self-attention, or its cross-attention (queries from "
+                             "--target-text, keys and values from --text)")
+    parser.add_argument("--target-text", metavar="TEXT",
+                        help="with --part decoder or cross: the text the decoder writes")
+    parser.add_argument("--pad-to", type=int, metavar="N",
+                        help="an encoder's text padded with its padding token to N tokens, the "
+                             "padding hidden by the attention mask (the Padding rule)")
     parser.add_argument("-o", "--output", metavar="FILE.yaml",
                         help="the scenario to write; its matrices go to FILE.npz beside it "
-                             "(default: MODEL_lN.yaml in this folder, e.g. gpt2_l3.yaml)")
+                             "(default: MODEL_lN.yaml in this folder, e.g. gpt2_l3.yaml); with "
+                             "--layer all, the index (default MODEL_layers.yaml), each layer's "
+                             "scenario beside it as FILE_lN.yaml")
     parser.add_argument("--force", action="store_true", help="replace the files if they exist")
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return parser
+
+
+def _layer(text: str) -> int | str:
+    if text == ALL:
+        return ALL
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a layer number or 'all'") from None
 
 
 def capture(args: argparse.Namespace) -> int:
@@ -60,15 +85,26 @@ def capture(args: argparse.Namespace) -> int:
 
 
 def _capture(args: argparse.Namespace) -> int:
-    text = check_text(args.text)
-    yaml_path = args.output or default_output(args.model, args.layer)
-    npz_path = check_output(yaml_path, args.force)
+    from attn_tui.capture.families import FAMILIES
+
+    texts = [check_text(text, "--text") for text in args.text]
+    if len(texts) > 2:
+        raise CaptureError("--text is given more than twice: once for a text, twice for a pair")
+    target = None if args.target_text is None else check_text(args.target_text, "--target-text")
+    if args.pad_to is not None and args.pad_to < 1:
+        raise CaptureError(f"--pad-to {args.pad_to}: give a number of tokens, 1 or more")
+    every = args.layer == ALL
+    if args.output is not None:
+        check_yaml_name(args.output)
     torch, transformers = import_models_extra()
     _quiet(transformers)
 
     from attn_tui.capture.agreement import agreement
+    from attn_tui.capture.model_run import forward, prepare
     from attn_tui.capture.model_source import locate
-    from attn_tui.capture.write_scenario import About, npz_bytes, scenario_yaml, write_files
+    from attn_tui.capture.projections import Run
+    from attn_tui.capture.run_to_layer import run_to_sites
+    from attn_tui.capture.write_scenario import PART_NAMES, About, shortened
 
     source = locate(args.model)
     name = quoted(args.model)
@@ -81,75 +117,171 @@ def _capture(args: argparse.Namespace) -> int:
     if model_type not in FAMILIES:
         raise CaptureError(f"{name} is a {quoted(str(model_type))} model; capture knows "
                            f"{', '.join(FAMILIES)}")
-    family = importlib.import_module(FAMILIES[model_type])
-    depth = config.num_hidden_layers
-    if not 0 <= args.layer < depth:
+    known = FAMILIES[model_type]
+    part = args.part or known.parts[0]
+    if part not in known.parts:
+        raise CaptureError(f"--part {part}: {name} is {_kind_phrase(known.kind)}, whose only "
+                           f"part is {known.parts[0]}")
+    family = importlib.import_module(known.module)
+    shown_part = part if len(known.parts) > 1 else None
+    depth = _depth(config, part)
+    if not every and not 0 <= args.layer < depth:
         raise CaptureError(f"--layer {args.layer} is out of range: {name} has {depth} layers, "
                            f"numbered 0 to {depth - 1}")
+    index_path = None
+    if every:
+        index_path = args.output or default_output(source.label, None, shown_part)
+        numbers = list(range(depth))
+        from attn_tui.capture.write_scenario import layer_path_for
+
+        yaml_paths = [layer_path_for(index_path, n) for n in numbers]
+        check_output(index_path, args.force, with_npz=False)
+    else:
+        numbers = [args.layer]
+        yaml_paths = [args.output or default_output(source.label, args.layer, shown_part)]
+    npz_paths = [check_output(path, args.force) for path in yaml_paths]
     tokenizer = _load(f"cannot load the tokenizer of {name}", transformers.AutoTokenizer,
                       source.location, **source.kwargs)
-    ids = list(tokenizer(text)["input_ids"])
-    context = getattr(config, "max_position_embeddings", None)
-    if not ids:
-        raise CaptureError("the text gives no tokens")
-    if context is not None and len(ids) > context:
-        raise CaptureError(f"the text is {len(ids)} tokens long, longer than {name}'s context "
-                           f"of {context} tokens")
+    prepared = prepare(tokenizer, config, known.kind, part, texts, target, args.pad_to)
+    context = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+    for ids, what in ((prepared.ids, "text"), (prepared.target_ids, "target text")):
+        if ids is not None and not ids:
+            raise CaptureError(f"the {what} gives no tokens")
+        if ids is not None and context is not None and len(ids) > context:
+            raise CaptureError(f"the {what} is {len(ids)} tokens long, longer than {name}'s "
+                               f"context of {context} tokens")
     model = _load(f"cannot load the model {name}", transformers.AutoModel, source.location,
                   attn_implementation="eager", dtype=torch.float32, **source.kwargs)
-    captured = family.capture(model, ids, args.layer)
-    check = agreement(captured)
-    if not check.ok:
-        print(f"attn-tui capture: the captured arrays do not reproduce {name}'s attention "
-              f"(weights differ by up to {check.weights:.2g}, output by {check.output:.2g}); "
-              "this model does something capture does not know, so nothing was written "
-              "(please report it)", file=sys.stderr)
-        return EXIT_INTERNAL
-    about = About(model=source.label, layer=args.layer, depth=depth, text=text,
-                  tokens=shown_tokens(tokenizer, ids))
+    sites = family.sites(model, part)
+    run = Run(part=part, padding=prepared.padding)
+    recorded = run_to_sites(forward(model, known.kind, part, prepared), [sites[n] for n in numbers])
+    checks = []
+    for number, record in zip(numbers, recorded):  # all checked before anything is written
+        check = agreement(family.layer(model, number, record, run))
+        if not check.ok:
+            at = f" at layer {number}" if every else ""
+            mask = (f", and its mask differs from the model's in {check.mask_cells} cells"
+                    if check.mask_cells else "")
+            print(f"attn-tui capture: the captured arrays do not reproduce {name}'s attention"
+                  f"{at} (weights differ by up to {check.weights:.2g}, output by "
+                  f"{check.output:.2g}{mask}); this model does something capture does not know, "
+                  "so nothing was written (please report it)", file=sys.stderr)
+            return EXIT_INTERNAL
+        checks.append(check)
+    about = About(model=source.label, layer=0, depth=depth, text=texts[0] if len(texts) == 1
+                  else " / ".join(texts), tokens=[], part=shown_part, target=target)
+    source_tokens = shown_tokens(tokenizer, prepared.ids)
+    target_tokens = (None if prepared.target_ids is None
+                     else shown_tokens(tokenizer, prepared.target_ids))
+    about = replace(about, tokens=source_tokens if target_tokens is None or part != "decoder"
+                    else target_tokens,
+                    query_tokens=target_tokens if part == "cross" else None)
+    written = []
+    for number, record, check, yaml_path, npz_path in zip(numbers, recorded, checks, yaml_paths,
+                                                          npz_paths):
+        captured = family.layer(model, number, record, run)
+        _write(captured, replace(about, layer=number), check, yaml_path, npz_path)
+        written.append(captured)
+    captured = written[-1]
+    heads = f"{captured.heads} heads"
+    if captured.kv_heads < captured.heads:
+        heads += f" sharing {captured.kv_heads} key/value heads"
+    if every:
+        from attn_tui.capture.write_index import index_yaml
+
+        title = (f"{source.label} · all {depth} "
+                 f"{'layers' if shown_part is None else PART_NAMES[part] + 's'} · "
+                 f"{shortened(target if target is not None and part == 'decoder' else about.text, 40)}")
+        what = "" if shown_part is None else f" ({PART_NAMES[part]}s)"
+        description = (f"Every layer{what} of {source.label}, a {captured.family} model with "
+                       f"{heads} a layer, on the text \"{shortened(about.text, 300)}\""
+                       + (f" and the target text \"{shortened(target, 300)}\"" if target else "")
+                       + f", captured in one forward pass; each layer's scenario reproduces the "
+                       f"model's own weights within {max(c.weights for c in checks):.1e}.")
+        text = index_yaml(title, description, list(zip(numbers, yaml_paths)), captured.heads)
+        _write_text(index_path, text)
+        worst = max(check.weights for check in checks)
+        print(f"Wrote {visible(index_path)} and {depth} scenarios beside it "
+              f"({visible(os.path.basename(yaml_paths[0]))} … "
+              f"{visible(os.path.basename(yaml_paths[-1]))}): {name}, {captured.T} tokens, "
+              f"{heads} a layer, d_k = {captured.d_k}; every layer's weights match the model's "
+              f"within {worst:.1e}. Open the model view: attn-tui "
+              f"{shlex.quote(visible(index_path))}")
+        return EXIT_OK
+    yaml_path, npz_path = yaml_paths[0], npz_paths[0]
+    print(f"Wrote {visible(yaml_path)} and {visible(os.path.basename(npz_path))}: {name}, "
+          f"layer {args.layer} of {depth}, {captured.T} tokens, {heads}, d_k = {captured.d_k}; "
+          f"{checks[0].describe()}. Open it: attn-tui {shlex.quote(visible(yaml_path))}")
+    return EXIT_OK
+
+
+def _kind_phrase(kind: str) -> str:
+    return {"decoder": "a decoder", "encoder": "an encoder"}.get(kind, "an encoder-decoder")
+
+
+def _depth(config, part: str) -> int:
+    """How many layers the part has: a decoder's may differ from its encoder's."""
+    if part != "encoder":
+        for name in ("num_decoder_layers", "decoder_layers"):
+            value = getattr(config, name, None)
+            if isinstance(value, int):
+                return value
+    return config.num_hidden_layers
+
+
+def _write(captured, about, check, yaml_path: str, npz_path: str) -> None:
+    from attn_tui.capture.write_scenario import npz_bytes, scenario_yaml, write_files
+
     try:
         write_files(yaml_path, scenario_yaml(captured, about, check, os.path.basename(npz_path)),
                     npz_path, npz_bytes(captured))
     except OSError as exc:
         raise CaptureError(f"cannot write {quoted(exc.filename or yaml_path)}: "
                            f"{exc.strerror or exc}") from None
-    heads = f"{captured.heads} heads"
-    if captured.kv_heads < captured.heads:
-        heads += f" sharing {captured.kv_heads} key/value heads"
-    print(f"Wrote {visible(yaml_path)} and {visible(os.path.basename(npz_path))}: {name}, "
-          f"layer {args.layer} of {depth}, {captured.T} tokens, {heads}, d_k = {captured.d_k}; "
-          f"{check.describe()}. Open it: attn-tui {shlex.quote(visible(yaml_path))}")
-    return EXIT_OK
 
 
-def check_text(text: str) -> str:
+def _write_text(path: str, text: str) -> None:
+    from attn_tui.core.atomic_write import write_atomic
+
+    try:
+        write_atomic(path, text)
+    except OSError as exc:
+        raise CaptureError(f"cannot write {quoted(exc.filename or path)}: "
+                           f"{exc.strerror or exc}") from None
+
+
+def check_text(text: str, option: str = "--text") -> str:
     if text == "":
-        raise CaptureError("--text is empty: give the text to run the model on")
+        raise CaptureError(f"{option} is empty: give the text to run the model on")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # bytes that were not UTF-8 in the argument (surrogate escapes)
-        raise CaptureError("--text is not valid UTF-8") from None
+        raise CaptureError(f"{option} is not valid UTF-8") from None
     return text
 
 
-def default_output(model: str, layer: int) -> str:
+def default_output(model: str, layer: int | None, part: str | None = None) -> str:
     from attn_tui.capture.write_scenario import default_name
 
-    return default_name(model, layer)
+    return default_name(model, layer, part)
 
 
-def check_output(yaml_path: str, force: bool) -> str:
-    """The .npz path beside ``yaml_path``, once both may be written."""
-    from attn_tui.capture.write_scenario import npz_path_for
-
+def check_yaml_name(yaml_path: str) -> None:
     if not yaml_path.endswith((".yaml", ".yml")):
         raise CaptureError(f"-o {quoted(yaml_path)}: give a name ending in .yaml, such as "
                            "gpt2_l3.yaml (the matrices go to gpt2_l3.npz beside it)")
+
+
+def check_output(yaml_path: str, force: bool, with_npz: bool = True) -> str:
+    """The .npz path beside ``yaml_path``, once both may be written."""
+    from attn_tui.capture.write_scenario import npz_path_for
+
+    check_yaml_name(yaml_path)
     folder = os.path.dirname(yaml_path) or "."
     if not os.path.isdir(folder):
         raise CaptureError(f"-o {quoted(yaml_path)}: no such folder {quoted(folder)}")
     npz_path = npz_path_for(yaml_path)
-    for path in (yaml_path, npz_path):
+    for path in (yaml_path, npz_path) if with_npz else (yaml_path,):
         if os.path.isdir(path):
             raise CaptureError(f"{quoted(path)} is a folder")
         if os.path.exists(path) and not force:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import torch
 
 from attn_tui.capture.captured_layer import CapturedLayer
-from attn_tui.capture.run_to_layer import as_numpy, run_to_attention
+from attn_tui.capture.projections import Run, by_head, given_mask
+from attn_tui.capture.run_to_layer import Recorded, Site, as_numpy, visible_from_mask, weights_of
 
 NAME = "GPT-2"
 
@@ -27,29 +28,25 @@ def divisor(attention: torch.nn.Module) -> float:
     return value
 
 
-def layers(model: torch.nn.Module) -> torch.nn.ModuleList:
-    return model.h
+def sites(model: torch.nn.Module, part: str) -> list[Site]:
+    return [Site(block.attn, {"qkv": block.attn.c_attn}) for block in model.h]
 
 
-def capture(model: torch.nn.Module, input_ids: list[int], layer: int) -> CapturedLayer:
-    """Layer ``layer``'s attention on ``input_ids``: see the module's docstring."""
-    attention = model.h[layer].attn
-    recorded = run_to_attention(model, input_ids, attention, {"qkv": attention.c_attn})
+def layer(model: torch.nn.Module, number: int, recorded: Recorded, run: Run) -> CapturedLayer:
+    """Layer ``number``'s attention, from what one run recorded: see the module's docstring."""
+    attention = model.h[number].attn
     qkv = as_numpy(recorded.outputs["qkv"])  # (T, 3·d_model): what the model split into Q, K, V
-    width, heads, d = attention.embed_dim, attention.num_heads, attention.head_dim
-
-    def by_head(columns):
-        return columns.reshape(len(input_ids), heads, d).transpose(1, 0, 2)
-
+    width, d = attention.embed_dim, attention.head_dim
     return CapturedLayer(
         family=NAME,
-        Q=by_head(qkv[:, :width]), K=by_head(qkv[:, width:2 * width]),
-        V=by_head(qkv[:, 2 * width:]),
+        Q=by_head(qkv[:, :width], d), K=by_head(qkv[:, width:2 * width], d),
+        V=by_head(qkv[:, 2 * width:], d),
         Wo=as_numpy(attention.c_proj.weight, batch=False),
         bo=as_numpy(attention.c_proj.bias, batch=False),
         divisor=divisor(attention),
-        model_weights=recorded.attention_weights[0].to(torch.float32).numpy(),
+        model_weights=weights_of(recorded),
         model_output=as_numpy(recorded.attention_output),
+        model_visible=visible_from_mask(given_mask(recorded)),
         inputs=("Q, K and V are the layer's own fused projection c_attn (biases included) of its "
                 "input, the residual stream after LayerNorm ln_1; learned position embeddings "
                 "were added to the tokens' embeddings before layer 0, so position is already "

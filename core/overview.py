@@ -29,15 +29,19 @@ def downsample(values: np.ndarray, rows: int, cols: int) -> np.ndarray:
     return sums / counts
 
 
-def weights_overview(attention, h: int, rows: int, cols: int, cancelled=lambda: False) -> np.ndarray | None:
+def weights_overview(attention, h: int, rows: int, cols: int, cancelled=lambda: False,
+                     band: int | None = None) -> np.ndarray | None:
     """Head ``h``'s whole weights (the stage the registry marks ``overview``) shrunk to
     ``rows`` × ``cols`` block means, computed a block of query rows at a time (never the whole
     T×T at once); None if ``cancelled()`` turns true on the way (an edit made it stale).
 
     It keeps nothing in the attention's cache (``keep=False``), so it may run in a thread
-    beside the app.
+    beside the app. ``band``: query rows computed at a time (the attention's block unless
+    given; the model view, drawing 144 maps at once, takes more rows at a time for fewer steps).
     """
     from attn_tui.core.attention import BLOCK
+
+    band_rows = BLOCK if band is None else band
 
     scenario = attention.scenario
     T, T_k = scenario.T, scenario.T_k
@@ -46,13 +50,13 @@ def weights_overview(attention, h: int, rows: int, cols: int, cancelled=lambda: 
     col_edges = block_edges(T_k, cols)
     sums = np.zeros((len(row_edges) - 1, len(col_edges) - 1))
     band = np.searchsorted(row_edges, np.arange(T), side="right") - 1
-    for start in range(0, T, BLOCK):
+    for start in range(0, T, band_rows):
         if cancelled():
             return None
         time.sleep(0)  # let a thread with keys to answer have the interpreter
-        block = range(start, min(start + BLOCK, T))
+        block = range(start, min(start + band_rows, T))
         weights = attention.values(stage.name, h, block, range(T_k), keep=False)
         by_column = np.add.reduceat(weights, col_edges[:-1], axis=1)
-        np.add.at(sums, band[start:start + BLOCK], by_column)
+        np.add.at(sums, band[start:start + band_rows], by_column)
     counts = np.outer(np.diff(row_edges), np.diff(col_edges))
     return sums / counts

@@ -336,11 +336,13 @@ def test_errors_name_the_problem(gpt2, tmp_path, capsys, monkeypatch):
 
 
 def test_a_model_of_another_family_is_named(tmp_path, capsys):
-    folder = tmp_path / "bert"
+    folder = tmp_path / "xlnet"
     folder.mkdir()
-    (folder / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    (folder / "config.json").write_text(json.dumps({"model_type": "xlnet"}))
     assert error_of(capsys, str(folder), "--layer", "0", "--text", TEXT, "-o",
-                    str(tmp_path / "o.yaml")) == f'"{folder}" is a "bert" model; capture knows gpt2, llama'
+                    str(tmp_path / "o.yaml")) == (
+        f'"{folder}" is a "xlnet" model; capture knows gpt2, llama, mistral, qwen2, gemma, '
+        "gemma2, phi3, gpt_neox, bloom, bert, roberta, distilbert, t5, bart, marian")
 
 
 def test_a_broken_model_folder_is_one_line(gpt2, tmp_path, capsys):

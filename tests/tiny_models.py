@@ -1,8 +1,9 @@
 """Tiny, randomly initialised Hugging Face models with tokenizers built here, saved to a folder.
 
 They stand in for real checkpoints in the capture tests and benchmark: the same classes, files
-and code paths as GPT-2 and Llama, small enough to build in a fraction of a second, and nothing
-downloaded. Importing this module imports torch, transformers and tokenizers.
+and code paths as GPT-2, Llama and the other families capture knows, small enough to build in a
+fraction of a second, and nothing downloaded. Importing this module imports torch,
+transformers and tokenizers.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 import torch
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 from tokenizers import trainers
+import transformers
 from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
 from transformers import PreTrainedTokenizerFast
 
@@ -85,6 +87,122 @@ def save_llama(folder: Path, *, layers: int = 2, hidden: int = 64, heads: int = 
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def wordpiece_tokenizer() -> PreTrainedTokenizerFast:
+    """BERT's kind: lower-cased WordPiece ("##" continues a word), ``[CLS] A [SEP] B [SEP]``
+    with segment ids 0 then 1, ``[PAD]`` first (id 0, as BERT's config expects)."""
+    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.train_from_iterator(SENTENCES, trainers.WordPieceTrainer(
+        vocab_size=200, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
+    cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+    tokenizer.decoder = decoders.WordPiece()
+    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="[UNK]", pad_token="[PAD]",
+                                   cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+
+
+def seq2seq_tokenizer(bos: bool) -> PreTrainedTokenizerFast:
+    """T5's and Marian's kind (``$A </s>``), or BART's (``<s> $A </s>``, ``bos``): "▁"-marked
+    words, ``<pad>`` id 0 (T5's and Marian's decoder start), ``</s>`` id 1."""
+    specials = ["<pad>", "</s>", "<unk>", "<s>"]
+    tokenizer = Tokenizer(models.BPE(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+    tokenizer.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    tokenizer.train_from_iterator(SENTENCES, trainers.BpeTrainer(vocab_size=200,
+                                                                 special_tokens=specials))
+    ids = {name: tokenizer.token_to_id(name) for name in specials}
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>" if bos else "$A </s>",
+        special_tokens=[("<s>", ids["<s>"]), ("</s>", ids["</s>"])])
+    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token="<pad>", eos_token="</s>",
+                                   unk_token="<unk>", bos_token="<s>")
+
+
+def save_family(family: str, folder: Path, *, layers: int = 2, hidden: int = 32, heads: int = 4,
+                positions: int = 64, seed: int = 0, **config) -> Path:
+    """A tiny model of ``family`` (a model_type capture knows, other than gpt2 and llama) with a
+    tokenizer of its kind, saved to ``folder``; ``config`` overrides the defaults below."""
+    build = _FAMILIES[family]
+    tokenizer = build["tokenizer"]()
+    settings = build["config"](len(tokenizer), layers, hidden, heads, positions, tokenizer)
+    settings.update(config)
+    model = getattr(transformers, build["model"])(getattr(transformers, build["class"])(**settings))
+    _spread_out(model, seed)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def _decoder(vocab, layers, hidden, heads, positions, tokenizer, kv_heads=2):
+    return dict(vocab_size=vocab, hidden_size=hidden, intermediate_size=2 * hidden,
+                num_hidden_layers=layers, num_attention_heads=heads,
+                num_key_value_heads=kv_heads, max_position_embeddings=positions,
+                bos_token_id=tokenizer.convert_tokens_to_ids("<s>"),
+                eos_token_id=tokenizer.convert_tokens_to_ids("</s>"), pad_token_id=None)
+
+
+def _bert(vocab, layers, hidden, heads, positions, tokenizer):
+    return dict(vocab_size=vocab, hidden_size=hidden, num_hidden_layers=layers,
+                num_attention_heads=heads, intermediate_size=2 * hidden,
+                max_position_embeddings=positions, pad_token_id=tokenizer.pad_token_id)
+
+
+def _seq2seq(vocab, layers, hidden, heads, positions, tokenizer):
+    return dict(vocab_size=vocab, d_model=hidden, encoder_layers=layers, decoder_layers=layers,
+                encoder_attention_heads=heads, decoder_attention_heads=heads,
+                encoder_ffn_dim=2 * hidden, decoder_ffn_dim=2 * hidden,
+                max_position_embeddings=positions, pad_token_id=0, eos_token_id=1,
+                bos_token_id=3, forced_eos_token_id=1)
+
+
+_SENTENCEPIECE = sentencepiece_style_tokenizer
+_FAMILIES = {
+    "mistral": {"tokenizer": _SENTENCEPIECE, "class": "MistralConfig", "model": "MistralModel",
+                "config": _decoder},
+    "qwen2": {"tokenizer": _SENTENCEPIECE, "class": "Qwen2Config", "model": "Qwen2Model",
+              "config": _decoder},
+    "gemma": {"tokenizer": _SENTENCEPIECE, "class": "GemmaConfig", "model": "GemmaModel",
+              "config": lambda *a: dict(_decoder(*a), head_dim=12)},
+    "gemma2": {"tokenizer": _SENTENCEPIECE, "class": "Gemma2Config", "model": "Gemma2Model",
+               "config": lambda *a: dict(_decoder(*a), head_dim=12, query_pre_attn_scalar=20)},
+    "phi3": {"tokenizer": _SENTENCEPIECE, "class": "Phi3Config", "model": "Phi3Model",
+             "config": _decoder},
+    "gpt_neox": {"tokenizer": _SENTENCEPIECE, "class": "GPTNeoXConfig", "model": "GPTNeoXModel",
+                 "config": lambda *a: dict(_decoder(*a), num_key_value_heads=None,
+                                           attention_bias=True)},
+    "bloom": {"tokenizer": byte_level_tokenizer, "class": "BloomConfig", "model": "BloomModel",
+              "config": lambda vocab, layers, hidden, heads, positions, tokenizer: dict(
+                  vocab_size=vocab, hidden_size=hidden, n_layer=layers, n_head=heads)},
+    "bert": {"tokenizer": wordpiece_tokenizer, "class": "BertConfig", "model": "BertModel",
+             "config": _bert},
+    "roberta": {"tokenizer": wordpiece_tokenizer, "class": "RobertaConfig", "model": "RobertaModel",
+                "config": lambda *a: dict(_bert(*a), max_position_embeddings=a[4] + 2,
+                                          type_vocab_size=1)},
+    "distilbert": {"tokenizer": wordpiece_tokenizer, "class": "DistilBertConfig",
+                   "model": "DistilBertModel",
+                   "config": lambda vocab, layers, hidden, heads, positions, tokenizer: dict(
+                       vocab_size=vocab, dim=hidden, n_layers=layers, n_heads=heads,
+                       hidden_dim=2 * hidden, max_position_embeddings=positions,
+                       pad_token_id=tokenizer.pad_token_id)},
+    "t5": {"tokenizer": lambda: seq2seq_tokenizer(bos=False), "class": "T5Config",
+           "model": "T5Model",
+           "config": lambda vocab, layers, hidden, heads, positions, tokenizer: dict(
+               vocab_size=vocab, d_model=hidden, d_kv=hidden // heads, d_ff=2 * hidden,
+               num_layers=layers, num_decoder_layers=layers, num_heads=heads,
+               relative_attention_num_buckets=8, relative_attention_max_distance=16,
+               pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)},
+    "bart": {"tokenizer": lambda: seq2seq_tokenizer(bos=True), "class": "BartConfig",
+             "model": "BartModel",
+             "config": lambda *a: dict(_seq2seq(*a), decoder_start_token_id=1)},
+    "marian": {"tokenizer": lambda: seq2seq_tokenizer(bos=False), "class": "MarianConfig",
+               "model": "MarianModel",
+               "config": lambda *a: dict(_seq2seq(*a), decoder_start_token_id=0)},
+}
 
 
 def _spread_out(model: torch.nn.Module, seed: int) -> None:

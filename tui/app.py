@@ -19,6 +19,7 @@ from textual.markup import escape
 from textual.screen import Screen
 
 if TYPE_CHECKING:
+    from attn_tui.core.model_index import ModelIndex
     from attn_tui.core.save_root import SaveRoot
     from attn_tui.core.scenario import Scenario
     from attn_tui.tui.follow import Classroom
@@ -49,14 +50,16 @@ class AttnApp(App[int]):
 
     def __init__(self, scenario: Scenario | None = None, read_only: bool = False,
                  save_root: SaveRoot | None = None, present: bool = False, remember: bool = True,
-                 classroom: Classroom | None = None) -> None:
-        """Open ``scenario`` (or, without one, the chooser of built-ins). ``save_root`` confines
-        saving to a folder (a served app: see ``core.save_root``); ``present`` starts in
-        projector mode; ``remember`` reads and writes the settings file (tests turn it off);
-        ``classroom`` says whether the scenario's lesson is played and the class it follows or leads."""
+                 classroom: Classroom | None = None, index: ModelIndex | None = None) -> None:
+        """Open ``scenario`` (or, without one, the chooser of built-ins; or a model ``index``,
+        as the model view). ``save_root`` confines saving to a folder (a served app: see
+        ``core.save_root``); ``present`` starts in projector mode; ``remember`` reads and writes
+        the settings file (tests turn it off); ``classroom`` says whether the scenario's lesson
+        is played and the class it follows or leads."""
         super().__init__()
         self.classroom = classroom
         self.initial = scenario
+        self.index = index
         self.read_only = read_only
         self.save_root = save_root
         self.present = present
@@ -84,7 +87,11 @@ class AttnApp(App[int]):
         self.set_class(self.palette_name != PALETTES[0], "-colour-blind")
         if not self.is_headless:  # (a test process runs hundreds of apps: nothing of theirs is frozen)
             self.set_timer(1.0, _settle_garbage)
-        if self.initial is not None:
+        if self.index is not None:
+            from attn_tui.tui.screens.model_view import ModelViewScreen
+
+            self.push_screen(ModelViewScreen(self.index))
+        elif self.initial is not None:
             from attn_tui.tui.screens.debugger import DebuggerScreen
 
             debugger = DebuggerScreen(self.initial, self.read_only, self.save_root, self.classroom)
@@ -177,7 +184,7 @@ class AttnApp(App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         from attn_tui.core import load
-        from attn_tui.tui.keys import KEYS
+        from attn_tui.tui.keys import KEYS, MODEL_VIEW
         from attn_tui.tui.screens.debugger import DebuggerScreen
 
         debugger = screen if isinstance(screen, DebuggerScreen) else None
@@ -191,7 +198,7 @@ class AttnApp(App[int]):
                 yield SystemCommand(f"Show {escape(visible(name))}", "every stage of this head (h cycles)",
                                     lambda h=h: setattr(debugger, "head", h))
             for key in KEYS:  # the screen's commands (not the moves: those are keys, not commands)
-                if key.action.isidentifier() and key.action not in ("goto_key", "last_step") \
+                if key.where != MODEL_VIEW and key.action.isidentifier() and key.action not in ("goto_key", "last_step") \
                         and debugger.check_action(key.action, ()):
                     yield SystemCommand(key.does[0].upper() + key.does[1:], f"key: {key.shown}",
                                         getattr(debugger, f"action_{key.action}"))
@@ -224,12 +231,13 @@ class AttnApp(App[int]):
 
 
 def run_app(scenario: Scenario | None, read_only: bool = False, save_root: SaveRoot | None = None,
-            present: bool = False, classroom: Classroom | None = None) -> int:
+            present: bool = False, classroom: Classroom | None = None,
+            index: ModelIndex | None = None) -> int:
     """Run the app in the terminal (on the chooser without a scenario); returns the exit status.
 
     If the app crashed, the exception that ended it is raised here, after Textual has given the
     terminal back (recovery copies of unsaved edits stay where they are)."""
-    app = AttnApp(scenario, read_only, save_root, present, classroom=classroom)
+    app = AttnApp(scenario, read_only, save_root, present, classroom=classroom, index=index)
     result = app.run()
     if app.crash is not None:
         raise app.crash

@@ -129,6 +129,12 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_new_parser()
         args = parser.parse_args(argv[1:])
         action = lambda: new_scenario(parser, args)  # noqa: E731
+    elif argv[:1] == ["heads"]:
+        from attn_tui.tui import heads_command
+
+        parser = heads_command.build_parser(Parser)
+        args = parser.parse_args(argv[1:])
+        action = lambda: heads_command.heads(args, write_out, say, scenario_path)  # noqa: E731
     elif argv[:1] == ["capture"]:
         from attn_tui.capture import command
 
@@ -246,6 +252,11 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return start_app(None, debug=args.debug)
     try:
         path = scenario_path(args.scenario)
+        from attn_tui.core.model_index import index_or_none
+
+        index = index_or_none(path)
+        if index is not None:  # every layer of a capture: listed, or opened as the model view
+            return open_index(parser, args, index, headless)
         from attn_tui.core import catalog, load
 
         scenario = load(path)  # before the terminal is taken, so an error reads as one line
@@ -305,6 +316,21 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if comparison is not None and not comparison.ok:
             return EXIT_DIFFERS
     return EXIT_OK
+
+
+def open_index(parser: argparse.ArgumentParser, args: argparse.Namespace, index, headless: bool) -> int:
+    """A model index: ``--json`` lists its layers, the app shows them as the model view."""
+    if args.json:
+        import json
+
+        from attn_tui.core.model_index import to_json
+        write_out(json.dumps(to_json(index), indent=1, allow_nan=False) + "\n")
+        return EXIT_OK
+    if headless or args.present:
+        parser.error("a model index lists one scenario per layer: --json lists them, "
+                     "'attn-tui heads FILE' scores their heads, and the app opens them as the model "
+                     "view; give one layer's scenario for --print, --markdown, --check or --present")
+    return start_app(None, debug=args.debug, index=index)
 
 
 def one_blas_thread() -> None:
@@ -530,7 +556,7 @@ def list_builtins() -> int:
 
 
 def start_app(scenario, read_only: bool = False, present: bool = False, save_root=None,
-              debug: bool = False, classroom=None) -> int:
+              debug: bool = False, classroom=None, index=None) -> int:
     """The app; a crash of it (a bug) is one line and exit 3, naming where the unsaved edits
     were kept."""
     import time
@@ -540,7 +566,8 @@ def start_app(scenario, read_only: bool = False, present: bool = False, save_roo
 
     started = time.time()
     try:
-        return run_app(scenario, read_only, save_root=save_root, present=present, classroom=classroom)
+        return run_app(scenario, read_only, save_root=save_root, present=present, classroom=classroom,
+                       index=index)
     except Exception as crash:
         kept = recovery.copies_since(started)
         note = (f"your unsaved edits are kept in {recovery.folder()}: open the file again to restore "

@@ -16,6 +16,7 @@ from textual.binding import Binding
 from attn_tui.core.stages import step_keys
 
 STAGE, INPUT, EDITOR, ANYWHERE = "stage view", "input matrix", "a cell being edited", "anywhere"
+MODEL_VIEW = "model view"  # the grid of layers × heads an index opens: its own screen's keys
 
 
 @dataclass(frozen=True)
@@ -89,10 +90,20 @@ KEYS: tuple[Key, ...] = (
     Key("ctrl+t", "ctrl+t", "save a screenshot (SVG)", ANYWHERE, "screenshot"),
     Key("q,ctrl+q", "q  ctrl+q", "quit (asks first if there are unsaved edits)", ANYWHERE, "app.quit", "Quit"),
     Key("question_mark", "?", "this help (Esc closes it)", ANYWHERE),
+    Key("left", "←", "the head to the left", MODEL_VIEW, "move(0,-1)", "Head", "grid"),
+    Key("right", "→", "the head to the right", MODEL_VIEW, "move(0,1)", "Head", "grid"),
+    Key("up", "↑", "the layer above", MODEL_VIEW, "move(-1,0)", "Layer", "layer"),
+    Key("down", "↓", "the layer below", MODEL_VIEW, "move(1,0)", "Layer", "layer"),
+    Key("enter", "Enter", "open this layer and head in the debugger", MODEL_VIEW, "open", "Open"),
+    Key("s", "s", "colour each head by a pattern score: none, previous, first, self, local, "
+        "induction", MODEL_VIEW, "next_score", "Score"),
+    Key("escape", "Esc", "in the debugger opened from the model view: back to the grid",
+        MODEL_VIEW, "back_to_model", "Model view"),
 )
 
 GROUPS = {"step": Binding.Group("Step", compact=True), "row": Binding.Group("Row", compact=True),
-          "history": Binding.Group("Undo/redo", compact=True)}
+          "history": Binding.Group("Undo/redo", compact=True),
+          "grid": Binding.Group("Head", compact=True), "layer": Binding.Group("Layer", compact=True)}
 
 
 def step_bindings(shown: bool = False) -> list[Binding]:
@@ -113,7 +124,7 @@ def screen_bindings() -> list[Binding]:
     bindings = [Binding("question_mark", "app.help", "Help")]
     firsts = [key for action in FOOTER_FIRST for key in KEYS if key.action == action]
     for key in firsts + [key for key in KEYS if key not in firsts]:
-        if not key.action:
+        if not key.action or key.where == MODEL_VIEW:
             continue
         if key.action == "goto_key":
             bindings += step_bindings()
@@ -143,6 +154,13 @@ def relabel(screen, action: str, description: str) -> None:
             shown.refresh(layout=wider)
 
 
+def model_view_bindings(*actions: str) -> list[Binding]:
+    """The bindings of the model view's keys with these actions (all when none are named)."""
+    return [Binding(key.keys, key.action, key.footer or key.does, show=bool(key.footer),
+                    group=GROUPS.get(key.group))
+            for key in KEYS if key.where == MODEL_VIEW and (not actions or key.action in actions)]
+
+
 def help_text() -> list[tuple[str, list[tuple[str, str]]]]:
     """The help screen's sections: (where, [(keys as shown, what they do)])."""
     sections: dict[str, list[tuple[str, str]]] = {}
@@ -167,6 +185,8 @@ def monkey_keys() -> list[str]:
     test): the bindings and the widgets' own keys."""
     names: list[str] = []
     for key in KEYS:
+        if key.where == MODEL_VIEW:
+            continue  # another screen's: tests/test_model_view.py presses them
         if key.keys in ("q,ctrl+q", "question_mark", "ctrl+s", "ctrl+p", "ctrl+t", "ctrl+r", "g", "a", "p"):
             continue  # these open other screens or write files: they have tests of their own
         if key.keys == "arrows":

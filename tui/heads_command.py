@@ -1,0 +1,82 @@
+"""``attn-tui heads FILE_OR_INDEX [--sort NAME] [--json]``: a table, one row per layer and head,
+of the pattern scores of each head's weights (see core.patterns). Headless: no Textual here.
+
+Exit status: 0 printed; 2 a file that cannot be read (one line, FILE:LINE:COL where known).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from attn_tui.core.patterns import DESCRIPTIONS, PATTERNS
+from attn_tui.core.text import visible
+
+NAME_WIDTH = 24
+
+
+def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser = parser_class(
+        prog="attn-tui heads",
+        description="Score every head of a scenario, or of every layer of a model index "
+                    "(attn-tui capture --layer all), for the standard attention patterns: "
+                    + "; ".join(f"{name}: {what}" for name, what in DESCRIPTIONS.items()) + ".",
+        epilog="Each score is a mean weight over the query rows (the first row, which under a "
+               "causal mask can only see itself, is left out): 1 means all of every row's "
+               "attention goes there. '—': the pattern does not apply (nothing repeats; "
+               "cross-attention). Exit status: 0 printed, 2 a file that cannot be read.")
+    parser.add_argument("file", metavar="FILE_OR_INDEX",
+                        help="a scenario file, a built-in's name, or a model index")
+    parser.add_argument("--sort", choices=PATTERNS, metavar="NAME",
+                        help=f"the heads with the highest NAME first ({', '.join(PATTERNS)})")
+    parser.add_argument("--json", action="store_true", help="print the scores as one JSON object")
+    parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
+    """Run the command; ``write_out``, ``say`` and ``scenario_path`` are the CLI's own."""
+    from attn_tui.core import ScenarioError, load
+    from attn_tui.core.model_index import index_or_none
+    from attn_tui.core.patterns import scenario_scores
+
+    try:
+        path = scenario_path(args.file)
+        index = index_or_none(path)
+        found = []
+        if index is None:
+            found += scenario_scores(load(path))
+        else:
+            for entry in index.layers:
+                found += scenario_scores(load(entry.path), entry.layer)
+    except ScenarioError as error:
+        say(str(error))
+        return 2
+    if args.sort:
+        found.sort(key=lambda head: (head.scores[args.sort] is None, -(head.scores[args.sort] or 0.0)))
+    if args.json:
+        document = {"file": path, "patterns": DESCRIPTIONS,
+                    "heads": [{"layer": head.layer, "head": head.head, "name": head.name,
+                               **head.scores} for head in found]}
+        write_out(json.dumps(document, indent=1, allow_nan=False) + "\n")
+        return 0
+    write_out(table(found))
+    return 0
+
+
+def table(found) -> str:
+    """The scores as aligned text, one line per head; names made visible and shortened."""
+    names = [_shown(head.name) for head in found]
+    width = max([len("head"), *map(len, names)])
+    lines = [f"{'layer':>5}  {'head':<{width}}  " + "  ".join(f"{name:>9}" for name in PATTERNS)]
+    for head, name in zip(found, names):
+        layer = "" if head.layer is None else str(head.layer)
+        cells = "  ".join(f"{'—' if value is None else f'{value:.3f}':>9}"
+                          for value in (head.scores[name_] for name_ in PATTERNS))
+        lines.append(f"{layer:>5}  {name:<{width}}  {cells}")
+    return "\n".join(lines) + "\n"
+
+
+def _shown(name: str) -> str:
+    name = visible(name)
+    return name if len(name) <= NAME_WIDTH else name[:NAME_WIDTH - 1] + "…"

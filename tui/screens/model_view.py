@@ -1,0 +1,405 @@
+"""ModelViewScreen: a model index as a grid of layers × heads, each head's weights a small heat
+map with the focus row marked (as BertViz's model view). Arrows choose a head, Enter opens that
+layer and head in the debugger (Esc there comes back), ``s`` colours every head by a pattern
+score (core.patterns). The maps and the scores are computed off the key path, in a worker, a
+layer at a time; the screen holds no arithmetic.
+
+The grid is a window on the model: as many layers and heads as the terminal has room for, a
+fixed set of map widgets that show whichever layers and heads are in the window (a widget per
+head of an 80-layer, 64-head model took 28 s to mount and a second a key). Moving past its edge
+moves the window; a map, once computed, is kept, and only the layers in the window (and the
+one below) are computed.
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Grid
+from textual.content import Content
+from textual.screen import Screen
+from textual.strip import Strip
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+from attn_tui.core.errors import ScenarioError
+from attn_tui.core.model_index import ModelIndex
+from attn_tui.core.patterns import PATTERNS
+from attn_tui.core.text import visible
+from attn_tui.tui.keys import model_view_bindings
+from attn_tui.tui.screens.debugger import DebuggerScreen
+from attn_tui.tui.text import tell
+from attn_tui.tui.widgets.overview import OverviewMap
+
+SCORES = (None, *PATTERNS)  # what ``s`` cycles through: no colouring, then each pattern
+LEVELS = 5                  # border colours by a score's fifth: -score-0 … -score-4
+ROW_HEIGHT = 7              # lines of the grid a layer takes (grid-rows below)
+LABEL_WIDTH = 9             # the column of layer names
+MAP_WIDTH = 10              # the narrowest map the window makes room for
+CHROME = 4                  # lines of the screen that are not the grid: title, hint, footer
+MAP_ROWS_AT_A_TIME = 128    # query rows a map is computed from at a time (fewer, bigger steps)
+
+
+class HeadMap(OverviewMap):
+    """One head's map in the grid: its first line shows the chosen score (or … while the map is
+    computed) instead of the overview's status."""
+
+    DEFAULT_CSS = """
+    HeadMap { width: 100%; height: 100%; border: round $panel-lighten-2; }
+    """
+
+    def __init__(self, layer: int, head: int, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.grid_row, self.head = layer, head
+        self.border_title = f"h{head}"
+        self.border_subtitle = ""
+        self.score_text = ""
+
+    def render_line(self, y: int) -> Strip:
+        if y != 0:
+            return super().render_line(y)
+        width = self.content_size.width
+        text = self.score_text if self.small is not None or self.score_text == "unreadable" else "…"
+        return Strip([Segment(text[:width].rjust(width),
+                              self.get_component_rich_style("overview--status"))])
+
+
+class LayerDebugger(DebuggerScreen):
+    """The debugger on one layer opened from the model view: Esc goes back to the grid."""
+
+    BINDINGS = model_view_bindings("back_to_model")
+
+    def __init__(self, scenario, head: int) -> None:
+        super().__init__(scenario)
+        self.set_reactive(DebuggerScreen.head, head)
+
+    def action_back_to_model(self) -> None:
+        self.app._unless_unsaved(self.app.pop_screen)
+
+
+class ModelViewScreen(Screen):
+    DEFAULT_CSS = """
+    ModelViewScreen #model-title { height: auto; padding: 0 1; text-style: bold; }
+    ModelViewScreen #model-hint { height: auto; padding: 0 1; color: $text-muted; }
+    ModelViewScreen #model-grid { height: 1fr; grid-gutter: 0 0; grid-rows: 7; }
+    ModelViewScreen .layer-label { height: 100%; content-align: right middle; padding-right: 1;
+                                   color: $text-muted; }
+    ModelViewScreen HeadMap.-chosen { border: heavy $accent; }
+    ModelViewScreen HeadMap.-score-1 { border: round $primary-darken-2; }
+    ModelViewScreen HeadMap.-score-2 { border: round $primary; }
+    ModelViewScreen HeadMap.-score-3 { border: round $warning; }
+    ModelViewScreen HeadMap.-score-4 { border: round $error; }
+    ModelViewScreen HeadMap.-chosen.-score-1, ModelViewScreen HeadMap.-chosen.-score-2,
+    ModelViewScreen HeadMap.-chosen.-score-3, ModelViewScreen HeadMap.-chosen.-score-4 {
+        border: heavy $accent;
+    }
+    """
+
+    BINDINGS = model_view_bindings("move(0,-1)", "move(0,1)", "move(-1,0)", "move(1,0)", "open",
+                                   "next_score")
+
+    def __init__(self, index: ModelIndex) -> None:
+        super().__init__()
+        from attn_tui.core.scenario_file import check
+
+        self.index = index
+        self.listed: list[tuple[int, int, str | None]] = []  # (layer, heads, problem)
+        for entry in index.layers:
+            if entry.heads is not None:  # (reading every file first took ~0.1 s a layer)
+                self.listed.append((entry.layer, entry.heads, None))
+                continue
+            try:
+                self.listed.append((entry.layer, check(entry.path).heads, None))
+            except ScenarioError as error:
+                self.listed.append((entry.layer, 0, str(error)))
+        self.heads = max([1, *(heads for _, heads, _ in self.listed)])
+        self.chosen = (0, 0)  # (row of the index, head)
+        self.top = self.left = 0  # the window's first row and first head
+        self.rows_fit, self.cols_fit = self._fits()
+        self.score: str | None = None
+        self.scores: dict[tuple[int, int], dict] | None = None  # (row, head) → that head's scores
+        self.maps_done = 0  # how many maps have been computed (tests and benchmarks wait on it)
+        self.in_view_maps = 0  # how many the first window shows (they are computed first)
+        self._cache: dict[tuple[int, int], tuple] = {}  # (row, head) → (map, T, T_k, focus)
+        self._wanted: tuple[int, int] | None = None  # the size of map computed
+        self._resize_timer = None
+        self._queued: set[int] = set()   # rows computed, being computed or asked for
+        self._pending: list[int] = []    # rows asked for, in order
+        self._worker = None
+
+    def _fits(self) -> tuple[int, int]:
+        width, height = self.app.size
+        rows = max(1, min(len(self.listed), (height - CHROME) // ROW_HEIGHT))
+        return rows, max(1, min(self.heads, (width - LABEL_WIDTH - 2) // MAP_WIDTH))
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content(visible(self.index.title)), id="model-title")
+        yield Static(Content(self._hint()), id="model-hint")
+        with Grid(id="model-grid"):
+            for i in range(self.rows_fit):
+                yield Static("", id=f"label-{i}", classes="layer-label")
+                for j in range(self.cols_fit):
+                    yield HeadMap(i, j, id=f"cell-{i}-{j}")
+        yield Footer()
+
+    def _hint(self) -> str:
+        score = "off" if self.score is None else self.score
+        shown = ""
+        if self.rows_fit < len(self.listed) or self.cols_fit < self.heads:
+            last_row = min(len(self.listed), self.top + self.rows_fit) - 1
+            last_head = min(self.heads, self.left + self.cols_fit) - 1
+            shown = (f" (here layers {self.listed[self.top][0]}–{self.listed[last_row][0]}, "
+                     f"heads {self.left}–{last_head})")
+        return (f"{len(self.listed)} layers × {self.heads} heads{shown}, each a map of its weights, "
+                f"◀ the focus row. Arrows choose, Enter opens. s colour: {score}")
+
+    def on_mount(self) -> None:
+        grid = self.query_one("#model-grid", Grid)
+        grid.styles.grid_size_columns = self.cols_fit + 1
+        grid.styles.grid_columns = f"{LABEL_WIDTH} {' '.join(['1fr'] * self.cols_fit)}"
+        self._assign()
+        for layer, _, problem in self.listed:
+            if problem is not None:
+                tell(self.app, problem, severity="error")
+        self.call_after_refresh(self._compute)
+
+    async def on_resize(self) -> None:
+        if self.is_mounted and self._fits() != (self.rows_fit, self.cols_fit):
+            self.rows_fit, self.cols_fit = self._fits()
+            self._follow()
+            await self.recompose()
+            self.on_mount()
+
+    # ---- the window -----------------------------------------------------------------------------
+
+    def _cells(self):
+        for view in self.query(HeadMap):
+            yield view
+
+    def _assign(self) -> None:
+        """Show in each map widget the layer and head of its place in the window."""
+        with self.app.batch_update():
+            for i in range(self.rows_fit):
+                row = self.top + i
+                label = self.query_one(f"#label-{i}", Static)
+                label.update(Content(f"layer {self.listed[row][0]}" if row < len(self.listed) else ""))
+            for view in self._cells():
+                i, j = view.id.removeprefix("cell-").split("-")
+                row, head = self.top + int(i), self.left + int(j)
+                view.grid_row, view.head = row, head
+                problem = self.listed[row][2] if row < len(self.listed) else None
+                real = row < len(self.listed) and (head < self.listed[row][1]
+                                                   or (head == 0 and problem is not None))
+                view.styles.visibility = "visible" if real else "hidden"
+                if problem is not None:
+                    view.score_text = "unreadable"
+                view.border_title = f"h{head}"
+                cached = self._cache.get((row, head))
+                if cached is None:
+                    view.small = None
+                    view.refresh()
+                else:
+                    small, T, T_k, focus = cached
+                    view.show(small, (T, T_k), stale=False)
+                    view.set_window((0, T), (0, T_k), focus)
+                    view.refresh()
+                view.set_class((row, head) == self.chosen, "-chosen")
+                self._colour_one(view)
+        self.query_one("#model-hint", Static).update(Content(self._hint()))
+
+    def _follow(self) -> bool:
+        """Move the window so that the chosen head is in it; whether it moved."""
+        row, head = self.chosen
+        top = min(max(self.top, row - self.rows_fit + 1), row)
+        left = min(max(self.left, head - self.cols_fit + 1), head)
+        moved = (top, left) != (self.top, self.left)
+        self.top, self.left = top, left
+        return moved
+
+    def _map(self, row: int, head: int) -> HeadMap | None:
+        """The widget showing (row, head), if it is in the window."""
+        i, j = row - self.top, head - self.left
+        if 0 <= i < self.rows_fit and 0 <= j < self.cols_fit:
+            return next(self.query(f"#cell-{i}-{j}").results(HeadMap), None)
+        return None
+
+    # ---- maps and scores, off the key path ------------------------------------------------------
+
+    def _compute(self) -> None:
+        found = list(self._cells())
+        if found and found[0].wanted != self._wanted:  # (every map asks when first laid out)
+            self._wanted = found[0].wanted
+            self.maps_done = 0
+            self._cache.clear()
+            self._queued.clear()
+            self._pending.clear()
+            if self._worker is not None:
+                self._worker.cancel()
+                self._worker = None
+            self.in_view_maps = sum(self.listed[row][1]
+                                    for row in range(self.top, self.top + self.rows_fit)
+                                    if row < len(self.listed) and self.listed[row][2] is None)
+            self._assign()
+            self._request()
+
+    @on(OverviewMap.Resized)
+    def _resized(self) -> None:
+        if self._resize_timer is not None:
+            self._resize_timer.stop()
+        self._resize_timer = self.set_timer(0.2, self._compute)
+
+    def _request(self) -> None:
+        """Ask for the rows of the window (and the one below) that have no maps yet."""
+        if self._wanted is None:
+            return
+        for row in range(self.top, min(len(self.listed), self.top + self.rows_fit + 1)):
+            if row not in self._queued:
+                self._queued.add(row)
+                self._pending.append(row)
+        if self._pending and (self._worker is None or self._worker.is_finished):
+            self._worker = self._maps(*self._wanted)
+
+    def _next_row(self) -> int | None:
+        if self._pending:
+            return self._pending.pop(0)
+        self._worker = None
+        return None
+
+    @work(thread=True, group="maps")
+    def _maps(self, rows: int, cols: int) -> None:
+        from attn_tui.core import load
+        from attn_tui.core.attention import Attention
+        from attn_tui.core.overview import weights_overview
+
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            row = self.app.call_from_thread(self._next_row)
+            if row is None:
+                return
+            if self.listed[row][2] is not None:
+                continue
+            try:
+                scenario = load(self.index.layers[row].path)
+            except ScenarioError as error:
+                self.app.call_from_thread(self._layer_failed, row, str(error))
+                continue
+            attention = Attention(scenario)
+            maps = []
+            for h in range(scenario.heads):
+                small = weights_overview(attention, h, rows, cols, band=MAP_ROWS_AT_A_TIME,
+                                         cancelled=lambda: worker.is_cancelled)
+                if small is None:
+                    return
+                maps.append(small)
+            # one call a layer: the worker waits for the app each time it hands maps over
+            self.app.call_from_thread(self._layer_ready, row, maps, scenario.T, scenario.T_k,
+                                      scenario.focus)
+
+    def _layer_failed(self, row: int, problem: str) -> None:
+        layer, heads, _ = self.listed[row]
+        self.listed[row] = (layer, heads, problem)
+        tell(self.app, problem, severity="error")
+        for view in self._cells():
+            if view.grid_row == row:
+                view.score_text = "unreadable"
+                view.small = None
+                view.refresh()
+
+    def _layer_ready(self, row: int, maps: list, T: int, T_k: int, focus: int) -> None:
+        with self.app.batch_update():
+            for h, small in enumerate(maps):
+                self._cache[(row, h)] = (small, T, T_k, focus)
+                self.maps_done += 1
+                view = self._map(row, h)
+                if view is not None:
+                    view.show(small, (T, T_k), stale=False)
+                    view.set_window((0, T), (0, T_k), focus)
+
+    @work(thread=True, exclusive=True, group="scores")
+    def _scores(self) -> None:
+        from attn_tui.core import load
+        from attn_tui.core.patterns import scenario_scores
+
+        worker = get_current_worker()
+        found = {}
+        for row, entry in enumerate(self.index.layers):
+            if self.listed[row][2] is not None:
+                continue
+            try:
+                heads = scenario_scores(load(entry.path), entry.layer)
+            except ScenarioError:
+                continue
+            if worker.is_cancelled:
+                return
+            found.update({(row, head.head): head.scores for head in heads})
+        self.app.call_from_thread(self._scores_ready, found)
+
+    def _scores_ready(self, found: dict) -> None:
+        self.scores = found
+        self._colour()
+
+    def _colour(self) -> None:
+        for view in self._cells():
+            self._colour_one(view)
+            view.refresh()
+        self.query_one("#model-hint", Static).update(Content(self._hint()))
+
+    def _colour_one(self, view: HeadMap) -> None:
+        value = None if self.score is None or self.scores is None else \
+            self.scores.get((view.grid_row, view.head), {}).get(self.score)
+        for level in range(1, LEVELS):
+            view.set_class(value is not None and min(LEVELS - 1, int(value * LEVELS)) == level,
+                           f"-score-{level}")
+        if view.score_text == "unreadable" and view.small is None:
+            return
+        if self.score is None:
+            view.score_text = ""
+        elif self.scores is None:
+            view.score_text = "scoring…"
+        else:
+            view.score_text = f"{self.score[:4]} {'—' if value is None else f'{value:.2f}'}"
+
+    # ---- keys -----------------------------------------------------------------------------------
+
+    def action_move(self, rows: int, heads: int) -> None:
+        row = max(0, min(len(self.listed) - 1, self.chosen[0] + rows))
+        head = max(0, min(max(0, self.listed[row][1] - 1), self.chosen[1] + heads))
+        before, self.chosen = self.chosen, (row, head)
+        if self._follow():
+            self._assign()
+            self._request()
+            return
+        old, new = self._map(*before), self._map(*self.chosen)
+        if old is not None:  # two maps restyled, not the whole window
+            old.remove_class("-chosen")
+        if new is not None:
+            new.add_class("-chosen")
+
+    def action_next_score(self) -> None:
+        self.score = SCORES[(SCORES.index(self.score) + 1) % len(SCORES)]
+        if self.score is not None and self.scores is None:
+            self._scores()
+        self._colour()
+
+    def action_open(self) -> None:
+        from attn_tui.core import load
+
+        row, head = self.chosen
+        layer, heads, problem = self.listed[row]
+        if problem is not None:
+            tell(self.app, problem, severity="error")
+            return
+        try:
+            scenario = load(self.index.layers[row].path)
+        except ScenarioError as error:
+            tell(self.app, str(error), severity="error")
+            return
+        self.app.push_screen(LayerDebugger(scenario, min(head, scenario.heads - 1)))
+
+    @on(OverviewMap.Picked)
+    def picked(self, event: OverviewMap.Picked) -> None:
+        view = event.control
+        if isinstance(view, HeadMap) and view.styles.visibility != "hidden":
+            self.chosen = (view.grid_row, view.head)
+            self.action_open()
