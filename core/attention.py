@@ -87,9 +87,10 @@ class Attention:
 
     # ---- computing ----------------------------------------------------------------------------
 
-    def values(self, name: str, h: int | None, rows: range, cols: range, keep: bool = True) -> np.ndarray:
+    def values(self, name: str, h: int | None, rows: range, cols: range, keep=True) -> np.ndarray:
         """A window of a stage: ``rows`` × ``cols`` of head ``h`` (None for a stage after the
-        heads). ``keep=False`` computes without keeping anything (a thread beside the app)."""
+        heads). ``keep=False`` computes without keeping anything; a dict keeps what the
+        computation makes there instead (a thread beside the app: see ``_kept_or``)."""
         stage = self.stage(name)
         if not stage.per_head:
             h = None
@@ -99,7 +100,7 @@ class Attention:
         c = slice(cols.start, cols.stop)
         return self._gather(rows, len(cols), lambda b, inside: self._block(stage, h, b, every, keep)[inside, c])
 
-    def statistics(self, name: str, h: int, rows: range, keep: bool = True) -> dict[str, np.ndarray]:
+    def statistics(self, name: str, h: int, rows: range, keep=True) -> dict[str, np.ndarray]:
         """A stage's per-row statistics (its ``statistics``) for ``rows``."""
         stage = self.stage(name)
         pieces: dict[str, list[np.ndarray]] = {}
@@ -116,18 +117,28 @@ class Attention:
         """True where a mask rule hides a key from a query."""
         return self.visibility.blocked(np.arange(rows.start, rows.stop), np.arange(cols.start, cols.stop))
 
-    def empty(self, rows: range, keep: bool = True) -> np.ndarray:
+    def empty(self, rows: range, keep=True) -> np.ndarray:
         """Per row: True when every key is hidden from it ("nothing to attend to")."""
         every = range(self.scenario.T_k)
         return self._gather(rows, 1, lambda b, inside: self._kept_or(
             (None, b, "", "empty"), keep,
             lambda: self.blocked(self._block_rows(b), every).all(axis=1)[:, None])[inside])[:, 0].astype(bool)
 
-    def _block(self, stage: Stage, h: int | None, b: int, every: range, keep: bool) -> np.ndarray:
+    def _block(self, stage: Stage, h: int | None, b: int, every: range, keep) -> np.ndarray:
         return self._kept_or((h, b, stage.name, "values"), keep,
                              lambda: stage.compute(Window(self, stage, h, self._block_rows(b), every, keep)))
 
-    def _kept_or(self, key: tuple, keep: bool, make):
+    def _kept_or(self, key: tuple, keep, make):
+        """What is kept under ``key``, or ``make()`` of it: kept (``keep=True``), not
+        (``False``), or in ``keep`` itself, a dict of one computation's own (a thread beside the
+        app computes each block's scores once, and keeps nothing of the app's)."""
+        if isinstance(keep, dict):
+            found = keep.get(key)
+            if found is None:
+                found = self._kept.get(key)
+            if found is None:
+                found = keep[key] = make()
+            return found
         found = self._kept.get(key)
         if found is not None:
             if keep:
@@ -205,7 +216,7 @@ class Window:
     and ways to read the inputs and the stages before it for the same rows."""
 
     def __init__(self, attention: Attention, stage: Stage, head: int | None, rows: range, cols: range,
-                 keep: bool = True) -> None:
+                 keep=True) -> None:
         self.attention = attention
         self.stage = stage
         self.head = head

@@ -160,10 +160,10 @@ class HeadInputs:
         """Rows of head ``which`` of Q, K or V: read directly, or ``X·W`` tile by tile."""
         scenario = self.scenario
         name = kind.upper()
-        if scenario.kind == "qkv":
+        if scenario.kind == "qkv":  # the scenario's own read-only float64 array: a view, no copy
             array = scenario.inputs[name]
             values = array[which] if array.ndim == 3 else array
-            return np.array(values[rows], dtype=np.float64)
+            return values[rows]
         X = scenario.inputs["X_q" if kind == "q" and scenario.cross else "X"]
         W = scenario.inputs["W" + kind]
         width = self._width(kind)

@@ -35,8 +35,8 @@ def weights_overview(attention, h: int, rows: int, cols: int, cancelled=lambda: 
     ``rows`` × ``cols`` block means, computed a block of query rows at a time (never the whole
     T×T at once); None if ``cancelled()`` turns true on the way (an edit made it stale).
 
-    It keeps nothing in the attention's cache (``keep=False``), so it may run in a thread
-    beside the app. ``band``: query rows computed at a time (the attention's block unless
+    It keeps nothing in the attention's cache (each band's scores in a scratch dict of its own,
+    computed once), so it may run in a thread beside the app. ``band``: query rows computed at a time (the attention's block unless
     given; the model view, drawing 144 maps at once, takes more rows at a time for fewer steps).
     """
     from attn_tui.core.attention import BLOCK
@@ -55,7 +55,7 @@ def weights_overview(attention, h: int, rows: int, cols: int, cancelled=lambda: 
             return None
         time.sleep(0)  # let a thread with keys to answer have the interpreter
         block = range(start, min(start + band_rows, T))
-        weights = attention.values(stage.name, h, block, range(T_k), keep=False)
+        weights = attention.values(stage.name, h, block, range(T_k), keep={})
         by_column = np.add.reduceat(weights, col_edges[:-1], axis=1)
         np.add.at(sums, band[start:start + band_rows], by_column)
     counts = np.outer(np.diff(row_edges), np.diff(col_edges))
