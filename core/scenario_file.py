@@ -300,6 +300,8 @@ def _surely_finite(found: dict[str, Any]) -> bool:
     d_k = layout["d_k"]
     bound = d_k * largest["Q"] * largest["K"]
     option_sets = [found["options"], *(v.options(found["options"]) for v in found["variants"])]
+    if found["stage_settings"]:  # a bias on the scaled scores: every scale the app's s key can set (core.overflow)
+        option_sets += [Options(scale=True), Options(scale=False)]
     if "Wo" in largest:
         projected = layout["heads"] * layout["d_v"] * largest["V"] * largest["Wo"] + largest.get("bo", 0.0)
         if not projected < 1e290:

@@ -125,3 +125,54 @@ def test_every_view_of_random_biased_scenarios_runs_clean(tmp_path):
             result = subprocess.run([sys.executable, "-m", "attn_tui", *args, str(path)], cwd=ROOT,
                                     capture_output=True, text=True, timeout=60)
             assert (result.returncode, result.stderr) == (0, ""), (seed, args)
+
+
+# ---- a bias that overflows ---------------------------------------------------------------------
+
+EDGE = "1.3407807929942596e154"  # its square is float64's largest number but one ulp or so
+
+
+def test_a_scaled_score_plus_a_bias_that_overflows_is_refused_when_read(write):
+    """Q·K = 1.798e308 is a finite score, and a bias of 1e299 is below the limit: their sum is
+    infinite, and the row's weight NaN. Before: --check said ok, --json died as an internal error."""
+    path = write(f"tokens: [a]\nQ: [[{EDGE}]]\nK: [[{EDGE}]]\nV: [[1]]\nscale: false\nbias: [[1e299]]\n")
+    with pytest.raises(ScenarioError, match="plus the bias overflows float64"):
+        load(path)
+    with pytest.raises(ScenarioError, match="plus the bias overflows float64"):
+        check(path)
+
+
+def test_a_bias_that_would_overflow_once_s_changes_the_scale_is_refused_by_check_and_load(write):
+    """scale: 1e200 keeps the scaled score small, but the app's s key switches to ÷√d_k = 1:
+    check() passed such a file (its quick bound) while load() refused it."""
+    path = write(f"tokens: [a]\nQ: [[{EDGE}]]\nK: [[{EDGE}]]\nV: [[1]]\nscale: 1e200\nbias: [[1e299]]\n")
+    for read in (load, check):
+        with pytest.raises(ScenarioError, match="as the app s key can set it"):
+            read(path)
+
+
+def test_alibi_near_float64s_edge_is_not_refused(write):
+    """ALiBi adds at most thousands: nothing a float64 of 1.8e308 notices."""
+    path = write(f"tokens: [a]\nQ: [[{EDGE}]]\nK: [[{EDGE}]]\nV: [[1]]\nscale: false\nalibi: true\n")
+    assert np.isfinite(Attention(load(path)).values("softmax", 0, range(1), range(1))).all()
+
+
+def test_an_edit_that_makes_a_scaled_score_plus_the_bias_overflow_is_undone():
+    session = Session(loads("tokens: [a]\nQ: [[1]]\nK: [[1]]\nV: [[1]]\nscale: false\nbias: [[1e299]]\n"),
+                      keep_recovery=False)
+    session.set_cell("Q", 0, 0, float(EDGE))
+    with pytest.raises(NumericError, match="plus the bias"):
+        session.set_cell("K", 0, 0, float(EDGE))
+    assert session.cell("K", 0, 0) == 1.0
+    assert np.isfinite(session.attention.values("softmax", 0, range(1), range(1))).all()
+
+
+def test_an_edit_of_a_weight_under_a_tiny_scale_that_makes_a_scaled_score_infinite_is_undone():
+    """An edit of Wq changes every query, and the quick bound skipped the exact check without
+    dividing by the scale: with scale: 1e-300 a score of 1e10 scaled to ∞, and a row of weights
+    to NaN (found on the way; not new in issue 19)."""
+    session = Session(loads("tokens: [a, b]\nX: [[1, 0], [0, 1]]\nWq: [[1], [1]]\nWk: [[1], [1]]\n"
+                            "Wv: [[1], [1]]\nscale: 1e-300\n"), keep_recovery=False)
+    with pytest.raises(NumericError, match="overflows float64"):
+        session.set_cell("Wq", 0, 0, 1e10)
+    assert not np.isnan(session.attention.values("softmax", 0, range(2), range(2))).any()

@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from attn_tui.core.options import MAX_NUMBERS
+from attn_tui.core.options import MAX_NUMBERS, MAX_T
 from attn_tui.core.readers.files import Files
 from attn_tui.core.readers.keys import Entry
 from attn_tui.core.yaml_matrices import file_shape, file_values, largest, shape_of, values_of
 from attn_tui.core.yaml_numbers import boolean, located
 
 KEYS = ("alibi", "bias")
-LIMIT = 1e300  # |bias| at most: scaled scores are kept below 1e300 too (core.overflow)
+LIMIT = 1e300  # |bias| at most; core.overflow keeps a scaled score plus the largest bias finite
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +46,14 @@ class BiasSetting:
         array = np.array(self.values, dtype=np.float64)
         array.flags.writeable = False
         return array
+
+    @cached_property
+    def largest(self) -> float:
+        """The largest |bias| (for ALiBi a bound: every slope is below 1, every distance below
+        MAX_T), which ``core.overflow`` adds to the largest scaled score."""
+        if self.alibi:
+            return float(MAX_T)
+        return float(max(self.matrix.max(), -self.matrix.min()))  # (no |bias| the size of the bias)
 
     def describe(self) -> str:
         """How the header and the summary line name it."""
