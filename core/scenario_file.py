@@ -22,7 +22,7 @@ from attn_tui.core.errors import NumericError, ScenarioError
 from attn_tui.core.options import INPUT_SETS, MAX_DESCRIPTION_LENGTH, MAX_NUMBERS, Options, Variant
 from attn_tui.core.readers import expect, inputs, labels, masks, options as option_reader, rope
 from attn_tui.core.readers.files import Files
-from attn_tui.core.readers.keys import Entry, check_keys, entries, unknown_keys
+from attn_tui.core.readers.keys import Entry, check_keys, entries, unknown_key_error, unknown_keys
 from attn_tui.core.readers.text import decode, read_text  # noqa: F401 (read from here by the app)
 from attn_tui.core.yaml_matrices import largest as largest_of
 from attn_tui.core.yaml_numbers import TAG, kind_of, located, scalar_text
@@ -217,7 +217,7 @@ def _every_unknown_key(top: dict[str, Entry], known: tuple[str, ...]) -> None:
             except ScenarioError:
                 continue
     if problems:
-        raise ScenarioError(problems[0].message, problems[0].line, problems[0].col, also=tuple(problems[1:]))
+        raise unknown_key_error(problems)
 
 
 def _check_derived(plan: Plan, projected: bool, top: dict[str, Entry]) -> None:

@@ -81,6 +81,11 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
     if "alibi" in top and "bias" in top:
         later = max(top["alibi"].key, top["bias"].key, key=lambda key: (key.line, key.col))
         raise located(later, "give alibi: true or bias:, not both (ALiBi is a bias of its own)")
+    # the archive's member counts as a bias: with alibi:, one of the two would go unused unsaid
+    archived = "bias" not in top and "npz" in top and "bias" in files.npz(top["npz"])
+    if "alibi" in top and archived:
+        raise located(top["alibi"].key, "give alibi: or a bias, not both: the npz: archive holds a bias "
+                                        "(its member bias), and ALiBi is a bias of its own")
     if "alibi" in top:
         if not boolean(top["alibi"].value, "alibi"):
             return None
@@ -92,9 +97,11 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
     if "bias" in top:
         node = top["bias"].value
         ref = files.npy_ref(node, "bias")
-    else:  # the archive's member
+    elif archived:  # the archive's member
         node = top["npz"].value
         ref = files.npz(top["npz"])["bias"]
+    else:  # the archive holds a member named after another of these keys (alibi): not a bias
+        return None
     shape = file_shape(ref, "bias", node, (2, 3)) if ref is not None else shape_of(node, "bias", (2, 3))
     scores = (plan.T, plan.T_k)
     per_head = len(shape) == 3
