@@ -228,3 +228,41 @@ def test_a_few_unknown_keys_are_each_told_as_before():
         loads(QKV + "biass: 1\nsoftcapp: 2\n")
     assert [(e.line, e.message.split(";")[0]) for e in (caught.value, *caught.value.also)] == [
         (5, "unknown key 'biass' in the scenario"), (6, "unknown key 'softcapp' in the scenario")]
+
+
+# ---- softcap, rope, the bias's array ---------------------------------------------------------
+
+@pytest.mark.parametrize("cap", ["5e-324", "1e-300"])
+def test_a_tiny_softcap_warns_nothing(cap):
+    """score / 5e-324 overflows to ±∞ (tanh of it is exactly ±1, the right answer): NumPy's
+    RuntimeWarning was printed on standard error by --print, --json and --markdown."""
+    scenario = loads(QKV + f"softcap: {cap}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        to_json(scenario)
+        text = to_text(scenario, rows=[1])
+        to_markdown(scenario)
+    assert "tanh(∞)" in text or "tanh(7.0711e299)" in text
+
+
+def test_a_bias_read_from_a_file_is_held_once(tmp_path):
+    """The bias from a .npy was copied into a second array (at the limit, 128 MB twice)."""
+    np.save(tmp_path / "b.npy", np.arange(9.0).reshape(3, 3))
+    (tmp_path / "s.yaml").write_text(QKV + "bias: {npy: b.npy}\n")
+    setting = load(tmp_path / "s.yaml").stage_settings["bias"]
+    assert np.shares_memory(setting.matrix, setting.values) and not setting.matrix.flags.writeable
+
+
+def test_a_bias_for_more_heads_than_there_are_says_so_in_english():
+    with pytest.raises(ScenarioError) as caught:
+        loads(QKV + "bias: [[[0, 0, 0], [0, 0, 0], [0, 0, 0]], [[0, 0, 0], [0, 0, 0], [0, 0, 0]]]\n")
+    assert "bias holds 2 matrices but there is 1 head:" in caught.value.message
+
+
+@pytest.mark.parametrize("extra, key, title", [("", "biased", "Bias"), ("alibi: true\n", "capped", "Softcap")])
+def test_predicting_a_stage_the_scenario_lacks_says_so(extra, key, title):
+    """expect: said "this scenario has no Softcap step"; predict: suggested 'scaled' for capped."""
+    with pytest.raises(ScenarioError) as caught:
+        loads(QKV + extra + f"predict: [{key}]\n")
+    assert f"this scenario has no {title} step" in caught.value.message
+    assert "did you mean" not in caught.value.message

@@ -14,7 +14,7 @@ from attn_tui.core.options import MAX_NUMBERS, MAX_T
 from attn_tui.core.readers.files import Files
 from attn_tui.core.readers.keys import Entry
 from attn_tui.core.yaml_matrices import file_shape, file_values, largest, shape_of, values_of
-from attn_tui.core.yaml_numbers import boolean, located
+from attn_tui.core.yaml_numbers import boolean, count, located
 
 KEYS = ("alibi", "bias")
 LIMIT = 1e300  # |bias| at most; core.overflow keeps a scaled score plus the largest bias finite
@@ -43,7 +43,8 @@ class BiasSetting:
         """The explicit bias as a read-only float64 array."""
         import numpy as np
 
-        array = np.array(self.values, dtype=np.float64)
+        # (an array read from a file is used as it is: a copy would hold a 16M-number bias twice)
+        array = np.asarray(self.values, dtype=np.float64).view()
         array.flags.writeable = False
         return array
 
@@ -109,8 +110,9 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
         raise located(node, f"bias is {shape[-2]}×{shape[-1]} but the scores are {scores[0]}×{scores[1]} "
                             "(queries × keys): one number per score")
     if per_head and shape[0] != plan.heads:
-        raise located(node, f"bias holds {shape[0]} matrices but there are {plan.heads} heads: one per "
-                            "head, or one matrix for every head")
+        held = "1 matrix" if shape[0] == 1 else f"{shape[0]} matrices"
+        raise located(node, f"bias holds {held} but there {'is' if plan.heads == 1 else 'are'} "
+                            f"{count(plan.heads, 'head')}: one per head, or one matrix for every head")
     size = shape[0] * shape[1] * (shape[2] if per_head else 1)
     if plan.numbers + size > MAX_NUMBERS:
         raise located(node, f"too many numbers: {plan.numbers + size:,} in all with the bias, at most "
