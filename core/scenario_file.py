@@ -156,7 +156,8 @@ def fields(document: Document, path: str) -> dict[str, Any]:
     rotation = rope.rope(top.get("rope"), layout)
     plan = Plan(**layout, inputs=frozenset(shapes) | {"Q", "K", "V"}, cross=cross, rope=rotation,
                 numbers=sum(_size(shape) for shape in shapes.values()))
-    _check_derived(plan, "X" in shapes, top)
+    # what a stage's own array (a bias) adds is counted with what attention derives, not apart
+    plan = Plan(**{**plan.__dict__, "numbers": _check_derived(plan, "X" in shapes, top)})
     settings = {}
     for stage in dict.fromkeys(stage for key, stage in stage_keys.items() if key in top or key in archived):
         setting = stage.read(files, top, plan)
@@ -220,18 +221,18 @@ def _every_unknown_key(top: dict[str, Entry], known: tuple[str, ...]) -> None:
         raise unknown_key_error(problems)
 
 
-def _check_derived(plan: Plan, projected: bool, top: dict[str, Entry]) -> None:
+def _check_derived(plan: Plan, projected: bool, top: dict[str, Entry]) -> int:
     """Memory is bounded by what attention holds whole, not only by what the file holds: the
     projected Q, K, V of every head (X·W) and, under RoPE, their turned copies count against
     the limit with the inputs (a 230 KB archive of X 16,384 × 1 and W's 1 × 4,096 with 64 heads
-    would derive 200 million numbers)."""
+    would derive 200 million numbers). Returns how many numbers that is."""
     queries = plan.T * plan.heads * plan.d_k
     keys = plan.T_k * plan.kv_heads * plan.d_k
     derived = (queries + keys + plan.T_k * plan.kv_heads * plan.d_v) if projected else 0
     turned = queries + keys if plan.rope is not None else 0
     total = plan.numbers + derived + turned
     if total <= MAX_NUMBERS:
-        return
+        return total
     what = [f"Q, K, V = X·W of {plan.heads} head{'s' if plan.heads > 1 else ''} ({derived:,})"] if derived else []
     what += [f"Q and K turned by RoPE ({turned:,})"] if turned else []
     where = (top.get("heads") or top.get("X") or top.get("Q") or top.get("npz") or top.get("rope")).key

@@ -230,6 +230,37 @@ def test_a_few_unknown_keys_are_each_told_as_before():
         (5, "unknown key 'biass' in the scenario"), (6, "unknown key 'softcapp' in the scenario")]
 
 
+def test_a_bias_counts_against_the_limit_with_what_attention_derives(tmp_path):
+    """X 2,000 × 1 and W's of 64 heads × 40 derive 15.4M numbers (within 16M), and a bias of
+    2,000 × 2,000 adds 4M: the bias was counted with the inputs alone (10k), so 19.4M were held."""
+    rng = np.random.default_rng(0)
+    T, H, d = 2000, 64, 40
+    weights = {name: rng.normal(size=(1, H * d)) for name in ("Wq", "Wk", "Wv")}
+    np.savez(tmp_path / "a.npz", X=rng.normal(size=(T, 1)), bias=np.zeros((T, T)), **weights)
+    (tmp_path / "s.yaml").write_text(f"heads: {H}\nnpz: a.npz\n")
+    with pytest.raises(ScenarioError, match="too many numbers: 19,369,680 in all with the bias") as caught:
+        load(tmp_path / "s.yaml")
+    assert (caught.value.line, caught.value.col) == (2, 6)
+
+
+def test_a_bias_over_more_keys_than_a_matrix_has_columns_comes_from_a_file(tmp_path):
+    """A bias's columns are keys (up to 16,384), not dimensions (up to 4,096): one query
+    against 8,192 keys could not take its bias from a .npy ("at most 4,096 columns")."""
+    rng = np.random.default_rng(1)
+    T_k = 8192
+    for name in "KV":
+        np.save(tmp_path / f"{name}.npy", rng.normal(size=(T_k, 2)))
+    bias = rng.normal(size=(1, T_k))
+    np.save(tmp_path / "b.npy", bias)
+    tokens = ", ".join(f"t{j}" for j in range(T_k))
+    (tmp_path / "s.yaml").write_text(f"tokens: [{tokens}]\nquery_tokens: [q]\nQ: [[1, 0]]\nK: {{npy: K.npy}}\n"
+                                     "V: {npy: V.npy}\nbias: {npy: b.npy}\n")
+    attention = Attention(load(tmp_path / "s.yaml"))
+    keys = range(T_k)
+    assert np.array_equal(attention.values("bias", 0, range(1), keys),
+                          attention.values("scale", 0, range(1), keys) + bias)
+
+
 # ---- softcap, rope, the bias's array ---------------------------------------------------------
 
 @pytest.mark.parametrize("cap", ["5e-324", "1e-300"])

@@ -103,7 +103,8 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
         ref = files.npz(top["npz"])["bias"]
     else:  # the archive holds a member named after another of these keys (alibi): not a bias
         return None
-    shape = file_shape(ref, "bias", node, (2, 3)) if ref is not None else shape_of(node, "bias", (2, 3))
+    # (a bias's columns are keys: as many as there may be tokens, not dimensions)
+    shape = file_shape(ref, "bias", node, (2, 3), widest=MAX_T) if ref is not None else shape_of(node, "bias", (2, 3))
     scores = (plan.T, plan.T_k)
     per_head = len(shape) == 3
     if tuple(shape[-2:]) != scores:
@@ -115,8 +116,8 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
                             f"{count(plan.heads, 'head')}: one per head, or one matrix for every head")
     size = shape[0] * shape[1] * (shape[2] if per_head else 1)
     if plan.numbers + size > MAX_NUMBERS:
-        raise located(node, f"too many numbers: {plan.numbers + size:,} in all with the bias, at most "
-                            f"{MAX_NUMBERS:,}")
+        raise located(node, f"too many numbers: {plan.numbers + size:,} in all with the bias (the inputs and "
+                            f"what attention derives from them hold {plan.numbers:,}), at most {MAX_NUMBERS:,}")
     values = file_values(ref, "bias", node) if ref is not None else values_of(node, "bias", shape)
     biggest = largest(values)
     if not biggest < LIMIT:
