@@ -19,7 +19,7 @@ from attn_tui.core.scenario import Scenario
 ROWS_AT_A_TIME = 256
 
 
-def check_range(scenario: Scenario) -> None:
+def check_range(scenario: Scenario, inputs: HeadInputs | None = None) -> None:
     """``NumericError`` if some stage would overflow float64 under any of the scenario's options.
 
     A cheap bound settles almost every scenario. A doubtful one has its largest score found
@@ -29,7 +29,7 @@ def check_range(scenario: Scenario) -> None:
     Every head is checked (RoPE turns pairs of dimensions and keeps their lengths, so the
     bound from the unrotated vectors holds for the rotated ones).
     """
-    inputs = HeadInputs(scenario)
+    inputs = inputs or HeadInputs(scenario)
     many = scenario.heads > 1
     added = largest_added(scenario)
     options = [scenario.options, *(variant.options(scenario.options) for variant in scenario.variants)]

@@ -299,6 +299,60 @@ def test_predicting_a_stage_the_scenario_lacks_says_so(extra, key, title):
     assert "did you mean" not in caught.value.message
 
 
+# ---- recovery copies and options ----------------------------------------------------------------
+
+def crafted_copy(path, edits):
+    import json
+    import os
+    import time
+
+    from attn_tui.core.recovery import recovery_path
+
+    copy = recovery_path(str(path))
+    os.makedirs(os.path.dirname(copy), mode=0o700, exist_ok=True)
+    with open(copy, "w") as file:
+        json.dump({"attn-tui-recovery": 1, "saved_at": time.time(), "source_sha256": "x", "edits": edits}, file)
+    os.chmod(copy, 0o600)
+
+
+def test_a_recovery_copys_scale_that_would_overflow_is_skipped(write):
+    """A copy is untrusted: its scale of 1e-300 passed (a positive number) and scaled a score of
+    1e10 to ∞: the row's weights were NaN."""
+    path = write("tokens: [a, b]\nQ: [[100000, 0], [0, 1]]\nK: [[100000, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n")
+    crafted_copy(path, [{"option": "scale", "value": 1e-300, "old": True}])
+    session = Session(load(path))
+    assert session.restore(session.pending_recovery()) == ["scale = 1e-300: a stage would overflow float64 with it"]
+    assert session.scenario.options.scale is True
+    assert not np.isnan(session.attention.values("softmax", 0, range(2), range(2))).any()
+
+
+def test_the_files_own_small_scale_after_edits_under_another_is_checked_again():
+    """scale: 0.5; s to ÷√d_k, edits that are finite under it, s twice back to ÷0.5: the scores
+    were checked only under the scale in force when they were made."""
+    session = Session(loads("tokens: [a]\nQ: [[1]]\nK: [[1]]\nV: [[1]]\nscale: 0.5\n"), keep_recovery=False)
+    session.cycle_scale()
+    session.set_cell("Q", 0, 0, float(EDGE))
+    session.set_cell("K", 0, 0, float(EDGE))
+    session.cycle_scale()
+    with pytest.raises(NumericError, match="divided by 0.5"):
+        session.cycle_scale()
+    assert session.scenario.options.scale is False
+    assert np.isfinite(session.attention.values("scale", 0, range(1), range(1))).all()
+
+
+def test_a_recovery_copys_causal_mask_between_two_sequences_is_skipped(write):
+    """The loader refuses causal: true with 2 queries and 3 keys; a copy could set it, and then
+    Save said the file's layout could not take the edit."""
+    path = write("tokens: [a, b, c]\nquery_tokens: [x, y]\nQ: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\n"
+                 "V: [[1, 0], [0, 1], [1, 1]]\n")
+    crafted_copy(path, [{"option": "causal", "value": True, "old": False}])
+    session = Session(load(path))
+    skipped = session.restore(session.pending_recovery())
+    assert skipped == ["causal = True: causal needs as many queries as keys (2 queries, 3 keys), as the file "
+                       "itself would"]
+    assert session.scenario.options.causal is False
+
+
 # ---- left for the lead (xfail) -------------------------------------------------------------------
 
 @pytest.mark.xfail(strict=True, reason="render() writes a bias read from a .npy out in YAML (or into a new "
