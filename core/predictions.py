@@ -31,8 +31,7 @@ class Predictions:
 
     def __init__(self, scenario) -> None:
         self.scenario = scenario
-        self.steps = stages_for(scenario)
-        self.by_name = {stage.name: stage for stage in self.steps}
+        self.follow(scenario)
         self.guesses: dict[tuple[str, int | None], np.ndarray] = {}
         self.revealed: dict[tuple[str, int | None], np.ndarray] = {}
         for key in scenario.predict:
@@ -41,6 +40,11 @@ class Predictions:
                 shape = (scenario.T, stage.column_count(scenario))
                 self.guesses[(stage.name, head)] = np.full(shape, np.nan)
                 self.revealed[(stage.name, head)] = np.zeros(scenario.T, bool)
+
+    def follow(self, scenario) -> None:
+        """Take the scenario's steps as they are now (a step came or went: tiles, decoding)."""
+        self.steps = stages_for(scenario)
+        self.by_name = {stage.name: stage for stage in self.steps}
 
     @property
     def stages(self) -> tuple[str, ...]:

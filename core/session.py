@@ -172,6 +172,8 @@ class Session:
             scenario = edit.apply(before)
             if isinstance(edit, (SetOption, SetStageSetting)):  # other options, or other steps
                 self.attentions = self._attentions(scenario)
+            if isinstance(edit, SetStageSetting) and self.predictions is not None:
+                self.predictions.follow(scenario)
         self.scenario, self.last_edit = scenario, edit
         self._comparison = None
         self._modified = bool(self._unsaved) or not _same_settings(scenario, self.saved)

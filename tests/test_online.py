@@ -238,3 +238,20 @@ def test_steps_turned_on_in_the_app_are_saved_as_their_keys(tmp_path):
     session.save()
     assert "decode" not in path.read_text() and "tiles" not in path.read_text()
     assert path.read_text() == open("scenarios/cat_sat.yaml").read()
+
+
+async def test_decoding_turned_on_under_predictions_and_a_guess_left_open():
+    """A step that comes (d) is known to the predictions (it crashed the app); a guess half
+    typed when the step moves on goes nowhere, not into the next step (it raised)."""
+    from attn_tui.tui.app import AttnApp
+
+    text = open("scenarios/cat_sat.yaml").read() + "predict: [weights]\n"
+    app = AttnApp(loads(text, "p.yaml"), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("4", "enter", "0")  # a guess opened at Softmax
+        assert app.screen.stage_view.editing
+        await pilot.press("d")
+        assert app.screen.stage == "decode" and not app.screen.stage_view.editing
+        await pilot.press("4")
+        assert app.screen.stage == "softmax"
+        assert app.screen.session.predictions.guesses_of("softmax", 0)[2, 0] != 0.0  # nothing was guessed

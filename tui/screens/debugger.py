@@ -266,6 +266,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
 
     def watch_step(self) -> None:
         self.mask_rule = None
+        if self.stage_view.editing:  # a guess half typed belongs to the step it was typed at
+            self.stage_view.close_editor()
         self.show_header()
         self.show_stage()
         self.show_marks()
@@ -468,6 +470,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
     @on(EditableMatrix.CellEdited)
     def cell_edited(self, event: EditableMatrix.CellEdited) -> None:
         if isinstance(event.matrix, StageView):  # a prediction, not a change to the numbers
+            if not self.predicting:  # (the step moved on while the guess was being typed)
+                return
             self.session.predictions.guess(self.stage, self.head, event.row, event.col, event.value)
             self.show_stage()
             self.show_why()
