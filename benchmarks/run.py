@@ -146,6 +146,27 @@ def make_scenario(folder: Path, T: int) -> Path:
     return path
 
 
+def make_lesson(folder: Path, T: int) -> Path:
+    """The one-head scenario of ``T`` with a lesson of two beats: the second steps on, moves the
+    row and edits a Q cell, so that n and N each apply (or take back) an edit and a step."""
+    make_scenario(folder, T)
+    path = folder / f"lesson_{T}.yaml"
+    path.write_text(f"title: A lesson, T = {T}\nnpz: head_{T}.npz\nlesson:\n"
+                    "  - {step: softmax, row: 1}\n"
+                    "  - {step: weighted_sum, row: 2, edit: {matrix: Q, row: 2, col: 1, to: 3.5}}\n")
+    return path
+
+
+def lesson_rows(tmux: Tmux, folder: Path, sizes: list[int], n: int) -> list[dict]:
+    """The lesson's n (next beat) and N (back), each a step, a row and an edit of Q."""
+    rows = []
+    for T in sizes:
+        scenario = make_lesson(folder, T)
+        rows += key_row(f"next beat and back (n, N: a step and a Q edit), T = {T}",
+                        *keys(tmux, scenario, "into percentages", [], ["n", "N"], n), 20)
+    return rows
+
+
 def make_multihead(folder: Path, T: int = 1024, d_model: int = 512, heads: int = 8) -> Path:
     """Multi-head attention from X and projections: T × d_model embeddings, 8 heads of 64."""
     rng = np.random.RandomState(heads)
@@ -307,10 +328,19 @@ def key_row(what: str, ours: list[float], bare: list[float], allowance_ms: float
                 f"floor {floor:.1f} ms, attn-tui {statistics.median(ours) * 1000:.1f} ms")]
 
 
+def make_walked(folder: Path, T: int, extra: str, name: str) -> Path:
+    """The one-head scenario of ``T`` tokens with a step of issue 20 (tiles, decoding)."""
+    path = folder / f"{name}_{T}.yaml"
+    path.write_text(f"title: {name}, T = {T}\nnpz: head_{T}.npz\n{extra}")
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", metavar="FILE")
+    parser.add_argument("--only", metavar="TEXT", action="append",
+                        help="measure only the rows whose label holds TEXT (again for more)")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("benchmarks/run.py needs tmux (apt-get install tmux)")
@@ -322,51 +352,72 @@ def main() -> None:
         "attn_tui", "core", "tui", "capture"))], env=INSTALLED, check=True, stdout=subprocess.DEVNULL)
     tmux = Tmux()
     rows: list[dict] = []
+
+    def wanted(label: str) -> bool:
+        return not args.only or any(text in label for text in args.only)
+
+    def key(label: str, scenario: Path, ready: str, setup: list[str], cycle: list[str]) -> None:
+        if wanted(label):
+            rows.extend(key_row(label, *keys(tmux, scenario, ready, setup, cycle, n), 20))
+
     try:
-        ours, bare = startup(tmux, ROOT / "scenarios" / "cat_sat.yaml", "raw scores: [1, 1, 2]", 3 if args.quick else 7)
-        ratios = [o / b for o, b in zip(ours, bare)]
-        rows.append(row("start to the whole debugger of cat_sat ÷ bare Textual app", ratios, 1.5, "×",
-                        f"attn-tui {statistics.median(ours):.2f} s, bare {statistics.median(bare):.2f} s"))
+        label = "start to the whole debugger of cat_sat ÷ bare Textual app"
+        if wanted(label):
+            ours, bare = startup(tmux, ROOT / "scenarios" / "cat_sat.yaml", "raw scores: [1, 1, 2]", 3 if args.quick else 7)
+            ratios = [o / b for o, b in zip(ours, bare)]
+            rows.append(row(label, ratios, 1.5, "×",
+                            f"attn-tui {statistics.median(ours):.2f} s, bare {statistics.median(bare):.2f} s"))
         for T in sizes:
             ready = "how well does"
-            rows += key_row(f"edit a Q cell (+), T = {T}", *keys(tmux, scenarios[T], ready, ["Tab"], ["+"], n), 20)
-            rows += key_row(f"edit a K cell (+), T = {T}", *keys(tmux, scenarios[T], ready, ["Tab"] * 2, ["+"], n), 20)
-            rows += key_row(f"edit a V cell (+), T = {T}", *keys(tmux, scenarios[T], ready, ["Tab"] * 3, ["+"], n), 20)
-            rows += key_row(f"step to the next stage and back, T = {T}",
-                            *keys(tmux, scenarios[T], ready, [], ["Right", "Left"], n), 20)
-            rows += key_row(f"move the query row, T = {T}",
-                            *keys(tmux, scenarios[T], ready, ["4"], ["Up", "Down"], n), 20)
-            rows += key_row(f"page the rows, T = {T}",
-                            *keys(tmux, scenarios[T], ready, ["4", "Home"] if T < 64 else ["4"],
-                                  ["PageUp", "PageDown"], n), 20)
+            key(f"edit a Q cell (+), T = {T}", scenarios[T], ready, ["Tab"], ["+"])
+            key(f"edit a K cell (+), T = {T}", scenarios[T], ready, ["Tab"] * 2, ["+"])
+            key(f"edit a V cell (+), T = {T}", scenarios[T], ready, ["Tab"] * 3, ["+"])
+            key(f"step to the next stage and back, T = {T}", scenarios[T], ready, [], ["Right", "Left"])
+            key(f"move the query row, T = {T}", scenarios[T], ready, ["4"], ["Up", "Down"])
+            key(f"page the rows, T = {T}", scenarios[T], ready, ["4", "Home"] if T < 64 else ["4"],
+                ["PageUp", "PageDown"])
+            tiles = make_walked(folder, T, f"tiles: {{queries: 128, keys: {max(2, min(128, T // 4))}}}\n", "tiles")
+            key(f"walk a key tile of the online softmax ([ ]), T = {T}", tiles, ready, ["6"],
+                ["right_square_bracket", "left_square_bracket"])
+            decoded = make_walked(folder, T, "decode: true\n", "decode")
+            key(f"a decode step and back (up, down), T = {T}", decoded, ready, ["6"], ["Up", "Down"])
+        if any(wanted(f"next beat and back (n, N: a step and a Q edit), T = {T}") for T in sizes):
+            rows.extend(lesson_rows(tmux, folder, sizes, n))
         heads = make_multihead(folder)
         ready = "how well does"
         label = "8 heads, T = 1024, d_model = 512"
-        rows += key_row(f"{label}: edit an X cell (+)", *keys(tmux, heads, ready, ["Tab"], ["+"], n), 20)
-        rows += key_row(f"{label}: edit a Wq cell (+)", *keys(tmux, heads, ready, ["Tab", "Tab"], ["+"], n), 20)
-        rows += key_row(f"{label}: next head (h)", *keys(tmux, heads, ready, [], ["h"], n), 20)
-        rows += key_row(f"{label}: step to the next stage and back",
-                        *keys(tmux, heads, ready, [], ["Right", "Left"], n), 20)
+        key(f"{label}: edit an X cell (+)", heads, ready, ["Tab"], ["+"])
+        key(f"{label}: edit a Wq cell (+)", heads, ready, ["Tab", "Tab"], ["+"])
+        key(f"{label}: next head (h)", heads, ready, [], ["h"])
+        key(f"{label}: step to the next stage and back", heads, ready, [], ["Right", "Left"])
         capture = make_capture_shaped(folder)
         label = "capture-shaped: T = 2048, 4 heads / 2 key-value, RoPE"
         turned = "Each pair of dimensions turns"  # the Rotate stage's explanation: RoPE comes first
-        opened, _ = startup(tmux, capture, turned, 1 if args.quick else 3)
-        rows.append(row(f"{label}: open to the whole debugger", opened, 2.0, "s"))
-        rows += key_row(f"{label}: edit a Q cell (+)", *keys(tmux, capture, turned, ["Tab"], ["+"], n), 20)
-        rows += key_row(f"{label}: next head (h)", *keys(tmux, capture, turned, [], ["h"], n), 20)
+        if wanted(f"{label}: open to the whole debugger"):
+            opened, _ = startup(tmux, capture, turned, 1 if args.quick else 3)
+            rows.append(row(f"{label}: open to the whole debugger", opened, 2.0, "s"))
+        key(f"{label}: edit a Q cell (+)", capture, turned, ["Tab"], ["+"])
+        key(f"{label}: next head (h)", capture, turned, [], ["h"])
         biggest = max(sizes)
-        found = memory_and_overview(tmux, scenarios[biggest], 100)
-        rows.append(row(f"open T = {biggest} to the whole debugger", [found["open_s"]], 2.0, "s"))
-        rows.append(row(f"RSS, T = {biggest}, opened", [found["rss_open"]], 1024, "MB"))
-        rows.append(row(f"RSS, T = {biggest}, after 100 edits", [found["rss_after"]], 1024, "MB"))
-        rows.append(row(f"overview exact after an edit, T = {biggest}", [found["overview_s"]], 10, "s"))
+        if wanted(f"T = {biggest}, opened") or wanted("overview"):
+            found = memory_and_overview(tmux, scenarios[biggest], 100)
+            rows.append(row(f"open T = {biggest} to the whole debugger", [found["open_s"]], 2.0, "s"))
+            rows.append(row(f"RSS, T = {biggest}, opened", [found["rss_open"]], 1024, "MB"))
+            rows.append(row(f"RSS, T = {biggest}, after 100 edits", [found["rss_after"]], 1024, "MB"))
+            rows.append(row(f"overview exact after an edit, T = {biggest}", [found["overview_s"]], 10, "s"))
         T_json = 4096 if 4096 in scenarios else max(sizes)
-        ours_json, rss = json_run(scenarios[T_json])
-        baseline = json_dumps_baseline(scenarios[T_json])
-        rows.append(row(f"--json, T = {T_json} ÷ json.dumps of the same stages", [ours_json / baseline], 1.2, "×",
-                        f"attn-tui {ours_json:.1f} s, json.dumps {baseline:.1f} s"))
-        rows.append(row(f"--json, T = {T_json}, peak RSS", [rss], 1536, "MB"))
-        rows.append(row("--print, T = 1024", [print_time(scenarios[1024]) for _ in range(1 if args.quick else 3)], 2.0, "s"))
+        if wanted("--json"):
+            ours_json, rss = json_run(scenarios[T_json])
+            baseline = json_dumps_baseline(scenarios[T_json])
+            rows.append(row(f"--json, T = {T_json} ÷ json.dumps of the same stages", [ours_json / baseline], 1.2, "×",
+                            f"attn-tui {ours_json:.1f} s, json.dumps {baseline:.1f} s"))
+            rows.append(row(f"--json, T = {T_json}, peak RSS", [rss], 1536, "MB"))
+            walked = make_walked(folder, T_json, "tiles: {queries: 128, keys: 128}\n", "tiles")
+            seconds, rss = json_run(walked)
+            rows.append(row(f"--json with tiles 128×128, T = {T_json}, peak RSS", [rss], 1536, "MB",
+                            f"{seconds:.1f} s, every tile of every row written"))
+        if wanted("--print"):
+            rows.append(row("--print, T = 1024", [print_time(scenarios[1024]) for _ in range(1 if args.quick else 3)], 2.0, "s"))
     finally:
         tmux.stop()
     print(f"attn-tui benchmarks, {time.strftime('%Y-%m-%d')}, {platform.node() or 'machine'}: "

@@ -43,5 +43,5 @@ def _folder() -> Path:
 
 
 ORDER = ("cat_sat", "cat_sat_bidirectional", "exaggerated_query", "unscaled_x10", "random_v4",
-         "weighted_values", "scaled_vs_unscaled_t5", "projections", "two_heads", "cross_attention",
+         "cat_sat_lesson", "scaling_lesson", "weighted_values", "scaled_vs_unscaled_t5", "projections", "two_heads", "cross_attention",
          "padding_mask", "sliding_window")

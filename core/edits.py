@@ -65,6 +65,28 @@ class SetOption:
 
 
 @dataclass(frozen=True, eq=False)
+class SetStageSetting:
+    """A stage's setting (``Scenario.stage_settings[name]``) turned on or changed to ``value``,
+    or off (None); it was ``old``: the app's online-softmax tiles and decoding."""
+
+    name: str
+    value: object | None
+    old: object | None
+
+    def apply(self, scenario: Scenario) -> Scenario:
+        settings = {key: setting for key, setting in scenario.stage_settings.items() if key != self.name}
+        if self.value is not None:
+            settings[self.name] = self.value
+        return dataclasses.replace(scenario, stage_settings=settings)
+
+    def inverse(self) -> SetStageSetting:
+        return SetStageSetting(self.name, self.old, self.value)
+
+    def describe(self, scenario: Scenario) -> str:
+        return f"{self.value.describe()} on" if self.value is not None else f"{self.old.describe()} off"
+
+
+@dataclass(frozen=True, eq=False)
 class SetExpect:
     """The student's values (``expect:``) and their tolerance replaced, e.g. by predictions."""
 
@@ -83,7 +105,7 @@ class SetExpect:
         return "predictions kept as expect:"
 
 
-Edit = Union[SetCell, SetOption, SetExpect]
+Edit = Union[SetCell, SetOption, SetStageSetting, SetExpect]
 
 
 def nudged(value: float, direction: int) -> float:

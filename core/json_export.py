@@ -100,15 +100,18 @@ def _head_fields(head: Head) -> Iterator[str]:
         "Q": head.Q.tolist(), "K": head.K.tolist(), "V": head.V.tolist()})[1:-1]
     steps = [stage for stage in attention.steps if stage.per_head]
     for stage in steps:
-        cols = range(stage.column_count(scenario))
         for extra in stage.extras:
             yield f', "{extra.name}": '
             if extra.per_row:
                 yield from _vector(lambda rows, extra=extra: extra.values(head, rows), T, attention.empty)
             else:
-                yield from _matrix(lambda rows, extra=extra: extra.values(head, rows, cols), T)
+                yield from _matrix(lambda rows, extra=extra: extra.values(head, rows), T,
+                                   empty=attention.empty if extra.empty_rows else None)
         yield f', "{stage.key}": '
-        yield from _stage_matrix(attention, stage, head.h)
+        if stage.json_rows is not None:
+            yield from _rows(lambda rows, stage=stage: stage.json_rows(head, rows), T)
+        else:
+            yield from _stage_matrix(attention, stage, head.h)
     summaries = [summary for stage in steps for summary in stage.summaries]
     if not summaries:
         return
@@ -145,6 +148,15 @@ def _matrix(rows_of, T: int, empty=None) -> Iterator[str]:
             text = json.dumps(items, allow_nan=True)[1:-1].replace("-Infinity", "null")
         _refuse_non_finite(text)
         yield ("," if start else "") + text
+    yield "]"
+
+
+def _rows(items_of, T: int) -> Iterator[str]:
+    """A JSON list of one value per row, a block of rows at a time."""
+    yield "["
+    for start in range(0, T, BLOCK):
+        items = items_of(range(start, min(start + BLOCK, T)))
+        yield ("," if start else "") + json.dumps(items, allow_nan=False)[1:-1]
     yield "]"
 
 

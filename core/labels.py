@@ -76,6 +76,8 @@ def column_labels(scenario, stage) -> tuple[str, ...]:
     """The column labels of a stage's matrix (a ``core.stages.Stage``)."""
     from attn_tui.core.stages import CONCAT, DIMS, KEYS, OUT, VALUES
 
+    if stage.labels is not None:
+        return stage.labels(scenario)
     return {KEYS: lambda: token_labels(scenario.tokens), DIMS: lambda: dims(scenario.d_k),
             VALUES: lambda: dims(scenario.d_v), CONCAT: lambda: concat_dims(scenario.heads, scenario.d_v),
             OUT: lambda: dims(scenario.d_out, "o") if "Wo" in scenario.inputs

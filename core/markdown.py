@@ -129,7 +129,9 @@ def to_markdown(scenario: Scenario, rows: list[int] | None = None,
                 blank = ~blocked if stage.masked_given else np.ones(values.shape, bool)
             blocks += [_heading(2, title),
                        _table(values, labels, columns, attention.stage_decimals(stage.name, h),
-                              blocked=blocked if stage.masks else None,
+                              blocked=blocked if stage.masks else (
+                                  stage.skipped(attention, h, everything, cols) if stage.skipped else None),
+                              blocked_text=stage.skipped_text if stage.skipped else None,
                               mask_value=attention.options.mask_value, extra=extra,
                               corner=QUERY_KEY_HEAD if stage.columns == KEYS else "token",
                               empty=attention.empty(everything) if stage.empty_rows else None,
@@ -182,7 +184,8 @@ def _paragraphs(text: str) -> str:
 def _table(values: np.ndarray, rows, columns, decimals: int,
            blocked: np.ndarray | None = None, mask_value: float = float("-inf"),
            extra: tuple[tuple[str, np.ndarray], ...] = (), corner: str = "token",
-           empty: np.ndarray | None = None, blank: np.ndarray | None = None) -> str:
+           empty: np.ndarray | None = None, blank: np.ndarray | None = None,
+           blocked_text: str | None = None) -> str:
     """A labelled matrix: one table row per matrix row, masked cells as the mask value, a row
     that sees nothing as dashes, and ``blank`` cells (a worksheet's) as a line to write on."""
     def cells(i: int) -> list[str]:
@@ -191,7 +194,7 @@ def _table(values: np.ndarray, rows, columns, decimals: int,
         texts = fixed_row(values[i], decimals)
         if blocked is not None:
             for j in np.flatnonzero(blocked[i]):
-                texts[j] = mask_text(mask_value)
+                texts[j] = blocked_text or mask_text(mask_value)
         if blank is not None:
             texts = [BLANK if blank[i, j] else text for j, text in enumerate(texts)]
             return texts + [BLANK for _ in extra]

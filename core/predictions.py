@@ -31,8 +31,7 @@ class Predictions:
 
     def __init__(self, scenario) -> None:
         self.scenario = scenario
-        self.steps = stages_for(scenario)
-        self.by_name = {stage.name: stage for stage in self.steps}
+        self.follow(scenario)
         self.guesses: dict[tuple[str, int | None], np.ndarray] = {}
         self.revealed: dict[tuple[str, int | None], np.ndarray] = {}
         for key in scenario.predict:
@@ -41,6 +40,11 @@ class Predictions:
                 shape = (scenario.T, stage.column_count(scenario))
                 self.guesses[(stage.name, head)] = np.full(shape, np.nan)
                 self.revealed[(stage.name, head)] = np.zeros(scenario.T, bool)
+
+    def follow(self, scenario) -> None:
+        """Take the scenario's steps as they are now (a step came or went: tiles, decoding)."""
+        self.steps = stages_for(scenario)
+        self.by_name = {stage.name: stage for stage in self.steps}
 
     @property
     def stages(self) -> tuple[str, ...]:
@@ -81,6 +85,10 @@ class Predictions:
 
     def reveal(self, stage: str, head: int, row: int) -> None:
         self.revealed[(stage, self._head(stage, head))][row] = True
+
+    def hide(self, stage: str, head: int, row: int) -> None:
+        """Ask for ``row`` of ``stage`` again (a lesson's beat that asks to predict it)."""
+        self.revealed[(stage, self._head(stage, head))][row] = False
 
     def is_revealed(self, stage: str, head: int, row: int) -> bool:
         return bool(self.revealed[(stage, self._head(stage, head))][row])

@@ -11,6 +11,7 @@ import os
 import numpy as np
 
 from attn_tui.core.data_files import data_file
+from attn_tui.core.lesson_writer import rendered_lesson
 from attn_tui.core.numbers import yaml_number
 from attn_tui.core.options import MAX_YAML_NODES
 from attn_tui.core.scenario import Scenario, bits_equal
@@ -130,6 +131,7 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
             budget[0] -= values.size
             out.append(f"  {stage}:\n" + "".join(f"    - {expected_flow(inner, given)}\n"
                                                  for inner, given in zip(values, expected.given)))
+    out.append(rendered_lesson(scenario))
     return SavePlan("".join(out), arrays)
 
 

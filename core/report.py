@@ -121,16 +121,19 @@ def _stage_table(attention: Attention, stage: Stage, number: int, h: int,
     if stage.per_head and scenario.heads > 1:
         title = f"{title} [{visible(scenario.head_names[h])}]"
     blocked = (lambda r: attention.blocked(r, cols)) if stage.masks else None
+    if stage.skipped is not None:
+        blocked = lambda r: stage.skipped(attention, h, r, cols)  # noqa: E731
     extra = tuple((summary.label, lambda r, summary=summary: summary.values(head, r)) for summary in stage.summaries)
     empty = attention.empty if stage.empty_rows else None
     yield from _table(title, lambda r: attention.values(stage.name, h, r, cols), scenario.T,
                       token_labels(scenario.row_tokens), columns, decimals, blocked,
-                      attention.options.mask_value, extra, empty, only)
+                      attention.options.mask_value, extra, empty, only,
+                      stage.skipped_text if stage.skipped is not None else None)
 
 
 def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: tuple[str, ...],
            decimals: int, blocked_of=None, mask_value: float = -np.inf, extra=(), empty_of=None,
-           only: list[int] | None = None) -> Iterator[str]:
+           only: list[int] | None = None, blocked_text: str | None = None) -> Iterator[str]:
     """A labelled matrix (its rows ``only``, if given), its columns as wide as its widest number
     (found in a first pass over the values, so the text itself is formatted once, a block of
     rows at a time)."""
@@ -146,15 +149,16 @@ def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: 
             low, high = min(low, float(finite.min())), max(high, float(finite.max()))
             tiny_or_huge |= bool(np.abs(finite).max() >= LARGE)
     samples = [fixed(low, decimals), fixed(high, decimals), "0." + "0" * decimals]
+    shown_blocked = blocked_text or mask_text(mask_value)
     if blocked_of is not None:
-        samples.append(mask_text(mask_value))
+        samples.append(shown_blocked)
     if tiny_or_huge:
         samples.append(fixed(-9.999e307, decimals))
     width = header_width(heads, max(len(text) for text in samples))
     label_width = max((cells(label) for label in labels), default=1)
     header = "  " + " " * label_width + "".join(f"  {fit(head, width)}" for head in heads)
     yield f"\n{title}\n{header}\n"
-    masked = mask_text(mask_value).rjust(width)
+    masked = shown_blocked.rjust(width)
     nothing = "  ".join(["—".rjust(width)] * len(heads))
     for rows in runs:
         block = values_of(rows)

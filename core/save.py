@@ -83,6 +83,8 @@ def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
         value = getattr(scenario.options, name)
         if value != getattr(original.options, name) or type(value) is not type(getattr(original.options, name)):
             edits.option(top, name, value)
+    for name in sorted(set(scenario.stage_settings) | set(original.stage_settings)):
+        edits.stage_setting(top, name, scenario.stage_settings.get(name), original.stage_settings.get(name))
     try:
         return SavePlan(edits.result(), arrays)
     except ValueError:  # two edits overlap in the text: the layout cannot hold them both
@@ -244,6 +246,35 @@ class _Edits:
         else:
             self.appended.append(f"expect: {text}")
 
+    def stage_setting(self, top: dict[str, Entry], name: str, new, old) -> None:
+        """A stage's setting turned on, changed or off in the app (tiles, decoding): its key
+        written, replaced or taken out; a setting that holds a matrix is written whole."""
+        if new == old:
+            return
+        from attn_tui.core.stages import stage_named
+
+        written = [key for key in stage_named(name).scenario_keys if key in top]
+        if new is not None:
+            text = new.yaml(_no_matrix).rstrip("\n")
+            key, _, value = text.partition(": ")
+            if "\n" in text or not value:
+                raise NeedsRewrite(_LAYOUT)
+            if key in top:
+                self.replace(top[key].value, value)
+            else:
+                self.appended.append(text)
+            written = [other for other in written if other != key]
+        for key in written:  # the stage's other keys (or all of them, turned off) go
+            self.remove(top[key])
+
+    def remove(self, entry: Entry) -> None:
+        """Take a top-level key and its value out, with the rest of its line."""
+        root = self.document.root
+        if isinstance(root, Mapping) and root.flow or entry.key.col != 1:
+            raise NeedsRewrite(_LAYOUT)
+        end = self.text.find("\n", content_end(entry.value))
+        self.spans[(entry.key.start, len(self.text) if end < 0 else end + 1)] = ""
+
     def option(self, top: dict[str, Entry], name: str, value: bool | float) -> None:
         if name not in top:
             self.appended.append(f"{name}: {option_text(value)}")
@@ -284,6 +315,10 @@ class _Edits:
                     text += "\n"
                 text += "\n".join(self.appended) + "\n"
         return text
+
+
+def _no_matrix(name: str, values) -> str:
+    raise NeedsRewrite(_LAYOUT)  # (a matrix written into the author's text: the file is written whole)
 
 
 def _write_out_random(edits: _Edits, scenario: Scenario, entry: Entry) -> None:
@@ -361,9 +396,9 @@ def verify(text: str, scenario: Scenario, path: str | None = None, in_place: boo
 
 
 def _same_layout(a: Scenario, b: Scenario) -> bool:
-    """Same tokens, heads and masks (what is not a number but changes every number)."""
+    """Same tokens, heads, masks (what is not a number but changes every number) and lesson."""
     fields = ("tokens", "query_tokens", "heads", "kv_heads", "head_names", "window", "padding", "rope",
-              "stage_settings", "heads_written")
+              "stage_settings", "heads_written", "lesson")
     return all(getattr(a, name) == getattr(b, name) for name in fields) and (
         (a.mask is None and b.mask is None) or (a.mask is not None and b.mask is not None
                                                 and np.array_equal(a.mask, b.mask)))

@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from attn_tui.core.numpy_files import ArrayRef
 from attn_tui.core.options import INPUT_SETS, Expected, Options, RandomSpec, Variant  # noqa: F401 (re-exported)
 from attn_tui.core.rope import Rope
 from attn_tui.core.yaml_source import Document
+
+if TYPE_CHECKING:
+    from attn_tui.core.lesson import Lesson
 
 @dataclass(frozen=True, eq=False)
 class Scenario:
@@ -51,6 +54,7 @@ class Scenario:
     # what a stage's own keys gave it (``Stage.scenario_keys``), by stage name: a bias, …
     stage_settings: Mapping[str, object] = field(default_factory=dict)
     heads_written: bool = False  # the file says heads: (then --json is per head, whatever the count)
+    lesson: Lesson | None = None  # a teacher's beats (core.lesson)
 
     def __post_init__(self) -> None:
         frozen = {}

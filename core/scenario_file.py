@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 # The scenario's own keys; a stage adds its own (``core.stages``: Stage.scenario_keys).
 KEYS = ("title", "description", "tokens", "query_tokens", *inputs.INPUT_NAMES, "npz", "random",
         "heads", "kv_heads", "head_names", *option_reader.OPTION_KEYS, "window", "padding",
-        "mask", "rope", "focus", "precision", "variants", *expect.KEYS)
+        "mask", "rope", "focus", "precision", "variants", *expect.KEYS, "lesson")
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,8 @@ class Plan:
     cross: bool
     numbers: int
     rope: Any = None
+    causal: bool = False
+    window: int | None = None
     stage_settings: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -101,8 +103,8 @@ def check(path: str | os.PathLike[str]) -> Checked:
 
 def check_text(text: str, path: str = "<scenario>") -> Checked:
     found = _read(text, path)
-    if not _surely_finite(found):  # a doubtful scenario is built and computed to make sure
-        _build(found)
+    if not _surely_finite(found) or found["lesson"]:  # a doubtful scenario (or a lesson's
+        _build(found)                                # beats) is built and computed to make sure
     layout = found["layout"]
     kind = "projection" if "X" in found["shapes"] else "qkv"
     editable = [name for name in INPUT_SETS[kind]] + [name for name in inputs.OPTIONAL_INPUTS
@@ -154,8 +156,10 @@ def fields(document: Document, path: str) -> dict[str, Any]:
     variants = option_reader.variants(top.get("variants"), scenario_options)
     masks.check_causal(top, scenario_options, variants, layout)
     rotation = rope.rope(top.get("rope"), layout)
+    window = masks.window(top.get("window"), layout)
     plan = Plan(**layout, inputs=frozenset(shapes) | {"Q", "K", "V"}, cross=cross, rope=rotation,
-                numbers=sum(_size(shape) for shape in shapes.values()))
+                numbers=sum(_size(shape) for shape in shapes.values()), causal=scenario_options.causal,
+                window=window)
     # what a stage's own array (a bias) adds is counted with what attention derives, not apart
     plan = Plan(**{**plan.__dict__, "numbers": _check_derived(plan, "X" in shapes, top)})
     settings = {}
@@ -176,7 +180,7 @@ def fields(document: Document, path: str) -> dict[str, Any]:
         layout=layout,
         head_names=head_names,
         options=scenario_options,
-        window=masks.window(top.get("window"), layout),
+        window=window,
         padding=masks.padding(top.get("padding"), tokens),
         mask=masks.mask(files, top.get("mask"), layout),
         rope=rotation,
@@ -195,6 +199,7 @@ def fields(document: Document, path: str) -> dict[str, Any]:
         expect=expect.expectations(files, top, plan),
         expect_tolerance=expect.tolerance(top.get("expect_tolerance")),
         predict=expect.predict(top.get("predict"), plan),
+        lesson=top.get("lesson"),  # read once the scenario is built: see core.lesson_reader
     )
 
 
@@ -262,6 +267,7 @@ def _build(found: dict[str, Any]) -> Scenario:
     """The Scenario, with its arrays, from checked fields (this is where NumPy comes in)."""
     import numpy as np
 
+    from attn_tui.core.lesson_reader import with_lesson
     from attn_tui.core.overflow import check_range
     from attn_tui.core.scenario import Scenario
 
@@ -283,7 +289,7 @@ def _build(found: dict[str, Any]) -> Scenario:
         named = [top[name].key for name in (*exc.inputs, "npz", "heads") if name in top]
         where = named[0] if named else found["first_input"]
         raise ScenarioError(str(exc), where.line, where.col, found["path"]) from None
-    return scenario
+    return with_lesson(scenario, found["lesson"])
 
 
 def _surely_finite(found: dict[str, Any]) -> bool:

@@ -16,7 +16,7 @@ import numpy as np
 from attn_tui.core import option_marks, recovery
 from attn_tui.core.attention import Attention
 from attn_tui.core.compare import Comparison, compare
-from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetOption, nudged, scale_cycle
+from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetOption, SetStageSetting, nudged, scale_cycle
 from attn_tui.core.errors import NotApplicable, NumericError, ScenarioError
 from attn_tui.core.heads import HeadInputs
 from attn_tui.core.overflow import check_range, require_finite
@@ -170,10 +170,12 @@ class Session:
                 attention.invalidate(scenario, changes, edit.matrix)
         else:
             scenario = edit.apply(before)
-            if isinstance(edit, SetOption):
-                if edit.name == "scale" and _divides_less(scenario, before):
-                    check_range(scenario, self.inputs)  # NumericError: nothing changed
+            if isinstance(edit, SetOption) and edit.name == "scale" and _divides_less(scenario, before):
+                check_range(scenario, self.inputs)  # NumericError: nothing changed
+            if isinstance(edit, (SetOption, SetStageSetting)):  # other options, or other steps
                 self.attentions = self._attentions(scenario)
+            if isinstance(edit, SetStageSetting) and self.predictions is not None:
+                self.predictions.follow(scenario)
         self.scenario, self.last_edit = scenario, edit
         self._comparison = None
         self._modified = bool(self._unsaved) or not _same_settings(scenario, self.saved)
@@ -279,6 +281,16 @@ class Session:
         self.disk_text = text
         return target
 
+    def lesson_written(self, text: str) -> None:
+        """The file now holds ``text``: its own numbers, with more beats in its lesson (written
+        by the lesson recorder, ``core.lesson_writer``). Unsaved edits stay unsaved, on top of it."""
+        saved = loads(text, self.saved.path)
+        self.saved = saved
+        self.scenario = dataclasses.replace(self.scenario, source=saved.source, lesson=saved.lesson)
+        self.disk_text = text
+        self.version += 1
+        self._update_recovery()
+
     @property
     def description_note(self) -> str:
         """What to add under the file's description when it may no longer hold: the numbers
@@ -337,8 +349,9 @@ class Session:
         if path is None:
             return
         try:
-            if self.modified:
-                recovery.write(path, self.disk_text, self.net_edits())
+            edits = self.net_edits() if self.modified else []
+            if edits:  # (a view turned on — tiles, decoding — is not an edit worth keeping)
+                recovery.write(path, self.disk_text, edits)
             else:
                 recovery.remove(path)
             self.recovery_error = None
@@ -382,7 +395,7 @@ def _divides_less(scenario: Scenario, before: Scenario) -> bool:
 
 def _same_settings(a: Scenario, b: Scenario) -> bool:
     """Whether two scenarios have the same options, variants and student's values."""
-    return (a.options, a.variants) == (b.options, b.variants) and \
+    return (a.options, a.variants) == (b.options, b.variants) and dict(a.stage_settings) == dict(b.stage_settings) and \
         all(type(getattr(a.options, name)) is type(getattr(b.options, name)) for name in ("causal", "scale")) \
         and _same_expect(a, b)
 

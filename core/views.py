@@ -50,6 +50,10 @@ def stage_window(session, stage_name: str, head: int, rows: range, cols: range,
                                                             np.arange(cols.start, cols.stop))
             window.values = np.where(window.blocked, attention.options.mask_value,
                                      attention.values(attention.previous(stage.name), head, rows, cols))
+    if stage.skipped is not None:
+        skipped = stage.skipped(attention, head, rows, cols)
+        if skipped.any():
+            window.blocked = skipped
     if stage.empty_rows:
         empty = attention.empty(rows)
         if empty.any():

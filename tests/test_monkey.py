@@ -64,8 +64,6 @@ def assert_view_matches_a_fresh_computation(screen: DebuggerScreen) -> None:
                                             np.arange(window.cols.start, window.cols.stop))
         values = np.where(hidden, fresh.options.mask_value,
                           fresh.head(screen.head).values("scale", window.rows, window.cols))
-    p = session.scenario.precision
-    decimals = view.grid.decimals
     for i, row in enumerate(window.rows):
         texts = [view._texts[i][j] for j in range(len(window.cols))]
         assert not any("nan" in text for text in texts), texts
@@ -73,11 +71,12 @@ def assert_view_matches_a_fresh_computation(screen: DebuggerScreen) -> None:
             continue
         for j, col in enumerate(window.cols):
             shown = texts[j].rstrip("✓✗")
-            if window.blocked is not None and window.blocked[i, j]:
-                assert shown == mask_text(session.attention.options.mask_value)
+            if window.blocked is not None and window.blocked[i, j]:  # masked, or skipped (a tile, the cache)
+                assert shown == (stage.skipped_text if stage.skipped is not None
+                                 else mask_text(session.attention.options.mask_value))
             else:
-                assert shown == fixed(float(values[i, j]), decimals if stage.name == "score" else p,
-                                      stage.name == "score"), (stage.name, row, col)
+                assert shown == fixed(float(values[i, j]), fresh.stage_decimals(stage.name, screen.head),
+                                      stage.tiny), (stage.name, row, col)
 
 
 @pytest.mark.parametrize("name", [b.name for b in builtins()])
@@ -89,7 +88,7 @@ async def test_the_app_survives_a_monkey(name):
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, DebuggerScreen)
-        most = 0
+        edits = pushed = 0  # changes pushed on the history, however many undo took back
         for count in range(KEYS_PER_SCENARIO):
             roll = rng.random()
             if roll < 0.15:  # what a user does most: open a cell, type a number, commit
@@ -105,16 +104,23 @@ async def test_the_app_survives_a_monkey(name):
                 if isinstance(app.screen, HeadsScreen):  # "a" typed outside a cell: all heads
                     app.post_message(key_event("escape"))
                     await settle(app)
+            refused = [view for view in screen.query("InputMatrix") if view.editing and view._editor[2]]
+            if refused and rng.random() < 0.5:  # a person gives up on text the cell refuses
+                app.post_message(key_event("escape"))
+                await settle(app)
             assert app.screen is screen, f"left the debugger after {keys!r}"
             assert_view_matches_a_fresh_computation(screen)
-            most = max(most, len(screen.session.history))
+            now = len(screen.session.history)
+            edits, pushed = edits + max(0, now - pushed), now
             if count % 50 == 0:  # no NaN anywhere a number is shown (typed text may say nan)
                 assert "nan" not in screen.query_one("ExplanationView").plain.lower()
         for view in screen.query("InputMatrix"):
             if view.editing:
                 view.close_editor()
         session = screen.session
-        assert most > KEYS_PER_SCENARIO // 50  # the monkey did edit (undo takes some back)
+        # the monkey did edit: a changed key list reshuffles every stream, and some streams
+        # undo much of what they do, so this counts every change pushed, not the most held
+        assert edits > KEYS_PER_SCENARIO // 100
         while session.history.can_undo:
             session.undo()
         assert session.scenario.same_numbers(scenario)

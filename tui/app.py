@@ -21,7 +21,17 @@ from textual.screen import Screen
 if TYPE_CHECKING:
     from attn_tui.core.save_root import SaveRoot
     from attn_tui.core.scenario import Scenario
+    from attn_tui.tui.follow import Classroom
     from attn_tui.tui.screens.debugger import DebuggerScreen
+
+
+def tile_sizes(T_k: int) -> list[int]:
+    """Tile sizes to offer: powers of two below the number of keys, as few as make the walk
+    visible (a class's T = 8 gets 2 and 4; a long sequence 64 and 128, FlashAttention's)."""
+    from attn_tui.core.readers.tiles import tiles_for
+
+    sizes = [2 ** n for n in range(1, 8) if 2 ** n < T_k and tiles_for(T_k, 2 ** n) is None]
+    return sizes[-4:] or [1]
 
 
 class AttnApp(App[int]):
@@ -38,11 +48,14 @@ class AttnApp(App[int]):
     ]
 
     def __init__(self, scenario: Scenario | None = None, read_only: bool = False,
-                 save_root: SaveRoot | None = None, present: bool = False, remember: bool = True) -> None:
+                 save_root: SaveRoot | None = None, present: bool = False, remember: bool = True,
+                 classroom: Classroom | None = None) -> None:
         """Open ``scenario`` (or, without one, the chooser of built-ins). ``save_root`` confines
         saving to a folder (a served app: see ``core.save_root``); ``present`` starts in
-        projector mode; ``remember`` reads and writes the settings file (tests turn it off)."""
+        projector mode; ``remember`` reads and writes the settings file (tests turn it off);
+        ``classroom`` says whether the scenario's lesson is played and the class it follows or leads."""
         super().__init__()
+        self.classroom = classroom
         self.initial = scenario
         self.read_only = read_only
         self.save_root = save_root
@@ -74,7 +87,7 @@ class AttnApp(App[int]):
         if self.initial is not None:
             from attn_tui.tui.screens.debugger import DebuggerScreen
 
-            debugger = DebuggerScreen(self.initial, self.read_only, self.save_root)
+            debugger = DebuggerScreen(self.initial, self.read_only, self.save_root, self.classroom)
             self.push_screen(debugger)
             if self.present:
                 self.call_after_refresh(debugger.action_present)
@@ -183,6 +196,13 @@ class AttnApp(App[int]):
                     yield SystemCommand(key.does[0].upper() + key.does[1:], f"key: {key.shown}",
                                         getattr(debugger, f"action_{key.action}"))
             yield SystemCommand("Save as…", "Save the scenario to another file", debugger.action_save_as)
+            for size in tile_sizes(debugger.session.scenario.T_k):
+                yield SystemCommand(f"Online softmax: tiles of {size}", f"FlashAttention's walk, {size} keys a tile and "
+                                    f"{size} query rows a pass", lambda size=size: debugger.action_tiles(size))
+            from attn_tui.core.stages import online
+
+            if online.STAGE in debugger.stages:
+                yield SystemCommand("Online softmax off", "the step goes", lambda: debugger.action_tiles(0))
             if self.save_root is not None and debugger.session.saved.path:  # served: in a browser
                 yield SystemCommand("Download the scenario", "the file as last saved, to this browser's "
                                     "downloads", self.download_scenario)
@@ -204,12 +224,12 @@ class AttnApp(App[int]):
 
 
 def run_app(scenario: Scenario | None, read_only: bool = False, save_root: SaveRoot | None = None,
-            present: bool = False) -> int:
+            present: bool = False, classroom: Classroom | None = None) -> int:
     """Run the app in the terminal (on the chooser without a scenario); returns the exit status.
 
     If the app crashed, the exception that ended it is raised here, after Textual has given the
     terminal back (recovery copies of unsaved edits stay where they are)."""
-    app = AttnApp(scenario, read_only, save_root, present)
+    app = AttnApp(scenario, read_only, save_root, present, classroom=classroom)
     result = app.run()
     if app.crash is not None:
         raise app.crash

@@ -72,7 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--serve", action="store_true",
                       help="serve the app to web browsers, one app per browser, for a class "
                            "(needs: pip install 'attn-tui[serve]')")
+    parser.add_argument("--lesson", action="store_true",
+                        help="the scenario's lesson: with --markdown, as a handout (--answers: filled "
+                             "in); with --serve, every browser plays it; the app opens at its beat 1 anyway")
     serving = parser.add_argument_group("with --serve")
+    serving.add_argument("--follow", action="store_true",
+                         help="with --serve: this terminal plays the lesson and leads, and every browser "
+                              "moves to its beat (f in a browser leaves and rejoins)")
     serving.add_argument("--host", help=f"the address to listen on (default {DEFAULT_HOST}: this "
                                         "machine only; any other lets every machine that reaches it in)")
     serving.add_argument("--port", type=int, help=f"the port to listen on (default {DEFAULT_PORT})")
@@ -81,10 +87,17 @@ def build_parser() -> argparse.ArgumentParser:
     serving.add_argument("--max-apps", type=int, metavar="N",
                          help=f"at most N apps at once, one per browser (default {DEFAULT_MAX_APPS}); "
                               "the next browser is told the class is full")
-    # how --serve starts each browser's app: saving only inside DIR (see core.save_root)
+    # how --serve starts each browser's app: saving only inside DIR (see core.save_root), and
+    # following the teacher's beats on the channel at PATH (see tui.follow)
     parser.add_argument("--save-root", metavar="DIR", help=argparse.SUPPRESS)
+    parser.add_argument("--follow-from", metavar="PATH", help=argparse.SUPPRESS)
     # …and where that app keeps its recovery copies: its browser's folder (see core.recovery_slots)
     parser.add_argument("--recovery-dir", metavar="DIR", help=argparse.SUPPRESS)
+    parser.add_argument("--tiles", metavar="Br,Bc",
+                        help="add the Online softmax step: FlashAttention's walk, Bc keys a tile and Br query "
+                             "rows a pass (as the scenario's tiles: {queries: Br, keys: Bc})")
+    parser.add_argument("--decode", action="store_true",
+                        help="add the Decode step: one query at a time against a growing KV cache")
     parser.add_argument("--row", metavar="ROW",
                         help="with --print or --markdown: the query row(s) to explain: a token, "
                              "a 1-based number, or 'all' (default: the scenario's focus)")
@@ -214,6 +227,12 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     args.sheet = "answers" if args.answers else "worksheet" if args.worksheet else None
     if args.sheet and not args.markdown:
         parser.error(f"--{args.sheet} goes with --markdown: attn-tui --markdown --{args.sheet} FILE")
+    if args.lesson and (args.json or args.print_ or args.check):
+        parser.error("--lesson goes with --markdown (a handout), --serve, or the app")
+    if args.lesson and args.sheet == "worksheet":
+        parser.error("--lesson is a handout of its own; --answers fills it in")
+    if (args.follow or args.follow_from) and not (args.serve or args.save_root):
+        parser.error("--follow goes with --serve: attn-tui --serve FILE --follow")
     if args.serve or args.save_root:
         return serve_class(parser, args)
     if args.host is not None or args.port is not None or args.serve_dir is not None:
@@ -230,6 +249,9 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from attn_tui.core import catalog, load
 
         scenario = load(path)  # before the terminal is taken, so an error reads as one line
+        scenario = with_views(parser, args, scenario)
+        if args.lesson and scenario.lesson is None:
+            raise ScenarioError("has no lesson: (see README: lessons)", path=path)
         if not headless:  # a built-in, by name or by path, is opened read-only: saving asks where
             return start_app(scenario, read_only=catalog.is_builtin(path), present=args.present,
                              debug=args.debug)
@@ -256,7 +278,12 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             rows = select_rows(args.row, scenario.row_tokens)
         except ValueError as exc:
             parser.error(str(exc))
-        if args.markdown:
+        if args.markdown and args.lesson:
+            if args.row:
+                parser.error("--row goes with the walk-through; a lesson's beats name their own rows")
+            from attn_tui.core.lesson_handout import lesson_markdown
+            write_out(lesson_markdown(scenario, answers=args.sheet == "answers"))
+        elif args.markdown:
             from attn_tui.core.markdown import to_markdown
             write_out(to_markdown(scenario, rows=rows, sheet=args.sheet))
         else:
@@ -350,12 +377,17 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
         parser.error(f"--port {args.port}: a port is a number from 1 to 65535")
     if args.max_apps is not None and (args.max_apps < 1 or args.save_root):
         parser.error(f"--max-apps {args.max_apps}: --max-apps is a number of apps from 1 up, with --serve")
+    lesson = args.lesson or args.follow or bool(args.follow_from)
+    if lesson and args.scenario is None:
+        parser.error("--lesson and --follow need a scenario with a lesson: (such as cat_sat_lesson)")
     path = scenario = None
     try:
         if args.scenario is not None:  # read here, so that a bad file is told at once
             path = os.path.abspath(scenario_path(args.scenario))
             # the server only checks it (without NumPy): the apps it starts do the work
-            scenario = load(path) if args.save_root else check(path)
+            scenario = load(path) if args.save_root or lesson else check(path)
+            if lesson and scenario.lesson is None:
+                raise ScenarioError("has no lesson: (see README: lessons)", path=path)
     except ScenarioError as error:
         say_problems(error)
         return EXIT_USAGE
@@ -368,7 +400,10 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
             parser.error(f"--save-root: {error}")
         os.chdir(save_root.folder)  # so that a name typed in Save As means the same everywhere
         # the served file is never overwritten: saving it asks for a new name in the folder
-        return start_app(scenario, read_only=True, save_root=save_root, debug=args.debug)
+        from attn_tui.tui.follow import Classroom
+
+        classroom = Classroom(play=lesson, follow=args.follow_from)
+        return start_app(scenario, read_only=True, save_root=save_root, debug=args.debug, classroom=classroom)
     try:
         from attn_tui.tui.serve import ServeError, serve
     except ModuleNotFoundError as missing:
@@ -376,9 +411,16 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
             "pip install 'attn-tui[serve]'")
         return EXIT_USAGE
     label = "the built-in scenarios" if path is None else visible(args.scenario)
+    host, port = args.host or DEFAULT_HOST, args.port or DEFAULT_PORT
+    if args.follow:
+        from attn_tui.core import catalog
+        from attn_tui.tui.lead import lead_class
+
+        return lead_class(scenario, label, host, port, args.serve_dir, args.max_apps or DEFAULT_MAX_APPS,
+                          catalog.is_builtin(path), args.debug)
     try:
-        serve(path, label, args.host or DEFAULT_HOST, args.port or DEFAULT_PORT, args.serve_dir,
-              args.max_apps or DEFAULT_MAX_APPS)
+        serve(path, label, host, port, args.serve_dir, args.max_apps or DEFAULT_MAX_APPS, lesson=lesson,
+              follow=args.follow_from)
     except ServeError as error:
         say(f"attn-tui: {error}")
         return EXIT_USAGE
@@ -433,6 +475,26 @@ def select_rows(row: str | None, tokens: tuple[str, ...]) -> list[int] | None:
                      f"({shown})")
 
 
+def with_views(parser: argparse.ArgumentParser, args: argparse.Namespace, scenario):
+    """The scenario with the steps --tiles and --decode add (as its own keys would)."""
+    from attn_tui.core.errors import NotApplicable
+    from attn_tui.core.stages import decode, online
+
+    try:
+        if args.tiles is not None:
+            sizes = args.tiles.replace("×", ",").replace("x", ",").split(",")
+            if len(sizes) != 2 or not all(size.strip().isascii() and size.strip().isdigit() and int(size) > 0
+                                          for size in sizes):
+                parser.error(f"--tiles {args.tiles!r}: give two whole numbers, Br,Bc (query rows a pass, keys a "
+                             "tile), e.g. --tiles 2,4")
+            scenario = online.tiled(scenario, int(sizes[0]), int(sizes[1])).apply(scenario)
+        if args.decode and decode.STAGE.name not in scenario.stage_settings:
+            scenario = decode.toggled(scenario).apply(scenario)
+    except NotApplicable as refusal:
+        parser.error(f"{'--tiles' if args.tiles is not None else '--decode'}: {refusal}")
+    return scenario
+
+
 def summary(scenario) -> str:
     tokens = f"T = {scenario.T}" if not scenario.cross else f"{scenario.T} queries × {scenario.T_k} keys"
     parts = [visible(scenario.title), tokens, f"d_k = {scenario.d_k}", f"d_v = {scenario.d_v}", scenario.describe()]
@@ -468,7 +530,7 @@ def list_builtins() -> int:
 
 
 def start_app(scenario, read_only: bool = False, present: bool = False, save_root=None,
-              debug: bool = False) -> int:
+              debug: bool = False, classroom=None) -> int:
     """The app; a crash of it (a bug) is one line and exit 3, naming where the unsaved edits
     were kept."""
     import time
@@ -478,7 +540,7 @@ def start_app(scenario, read_only: bool = False, present: bool = False, save_roo
 
     started = time.time()
     try:
-        return run_app(scenario, read_only, save_root=save_root, present=present)
+        return run_app(scenario, read_only, save_root=save_root, present=present, classroom=classroom)
     except Exception as crash:
         kept = recovery.copies_since(started)
         note = (f"your unsaved edits are kept in {recovery.folder()}: open the file again to restore "

@@ -8,6 +8,7 @@ arrive), so they are not bindings of the screen, but they are listed here all th
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from textual.binding import Binding
@@ -51,9 +52,11 @@ KEYS: tuple[Key, ...] = (
     Key("h", "h", "the next head (multi-head scenarios)", STAGE, "next_head", "Head"),
     Key("a", "a", "all heads side by side; Enter there picks one", STAGE, "all_heads", "All heads"),
     Key("m", "m", "cycle the mask shown: all rules, then each rule alone", STAGE, "cycle_mask"),
+    Key("d", "d", "decode with a KV cache: one query at a time, K and V growing (again: off)", STAGE, "decode"),
     Key("p", "p", "projector mode: the focus row large; p or Esc leaves", STAGE, "present", "Projector"),
     Key("enter", "Enter", "at a stage to predict: open a guess in the cell", STAGE),
-    Key("r", "r", "reveal the predicted row: each guess ✓ within 0.05, or ✗", STAGE, "reveal", "Reveal"),
+    Key("r", "r", "reveal the predicted row (each guess ✓ within 0.05, or ✗), or the beat's answer",
+        STAGE, "reveal", "Reveal"),
     Key("y", "y", "show the student's own values (expect:) or attention's", STAGE, "toggle_theirs",
         "Yours/ours"),
     Key("tab", "Tab  shift+Tab", "move between the input matrices and the stage view", ANYWHERE,
@@ -73,6 +76,12 @@ KEYS: tuple[Key, ...] = (
         "Scale"),
     Key("u,ctrl+z", "u  ctrl+z", "undo (edits and option changes alike)", ANYWHERE, "undo", "Undo", "history"),
     Key("U,ctrl+y", "U  ctrl+y", "redo", ANYWHERE, "redo", "Redo", "history"),
+    Key("n", "n", "the lesson's next beat (and back to its script after exploring)", ANYWHERE, "next_beat",
+        "Next beat"),
+    Key("N", "N", "the lesson's previous beat (its edits undone)", ANYWHERE, "previous_beat"),
+    Key("f", "f", "following a teacher: leave, or rejoin at the teacher's beat", ANYWHERE, "follow", "Follow"),
+    Key("ctrl+r", "ctrl+r", "record a lesson: moves and edits become beats; again: write them into lesson:",
+        ANYWHERE, "record"),
     Key("ctrl+s", "ctrl+s", "save: only changed numbers are rewritten, comments kept", ANYWHERE, "save",
         "Save"),
     Key("ctrl+p", "ctrl+p", "command palette: step to…, save as…, heads, themes, open a built-in",
@@ -115,6 +124,25 @@ def screen_bindings() -> list[Binding]:
                        Binding("ctrl+c,super+c", "screen.copy_text", "Copy selected text", show=False)]
 
 
+def relabel(screen, action: str, description: str) -> None:
+    """Show ``description`` in the footer for the key of ``action`` on ``screen`` (the lesson's
+    "Beat 3/12" on n). Textual's footer reads a binding's description, which is otherwise fixed:
+    the binding is replaced, and the footer's key already on screen told, so that the footer is
+    not composed again (that cost a beat ~15 ms)."""
+    from textual.widgets._footer import FooterKey
+
+    bindings = screen._bindings.key_to_bindings
+    for key, found in bindings.items():
+        if any(binding.action == action for binding in found):
+            bindings[key] = [dataclasses.replace(binding, description=description)
+                             if binding.action == action else binding for binding in found]
+    for shown in screen.query(FooterKey):
+        if shown.action == action and shown.description != description:
+            wider = len(shown.description) != len(description)
+            shown.description = description
+            shown.refresh(layout=wider)
+
+
 def help_text() -> list[tuple[str, list[tuple[str, str]]]]:
     """The help screen's sections: (where, [(keys as shown, what they do)])."""
     sections: dict[str, list[tuple[str, str]]] = {}
@@ -139,7 +167,7 @@ def monkey_keys() -> list[str]:
     test): the bindings and the widgets' own keys."""
     names: list[str] = []
     for key in KEYS:
-        if key.keys in ("q,ctrl+q", "question_mark", "ctrl+s", "ctrl+p", "ctrl+t", "g", "a", "p"):
+        if key.keys in ("q,ctrl+q", "question_mark", "ctrl+s", "ctrl+p", "ctrl+t", "ctrl+r", "g", "a", "p"):
             continue  # these open other screens or write files: they have tests of their own
         if key.keys == "arrows":
             names += ["up", "down", "left", "right", "home", "end", "ctrl+home", "ctrl+end"]

@@ -183,10 +183,12 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def app_command(scenario: str | None, folder: str) -> str:
-    """The shell command that starts one browser's app (textual-serve runs it with a shell)."""
+def app_command(scenario: str | None, folder: str, lesson: bool = False, follow: str | None = None) -> str:
+    """The shell command that starts one browser's app (textual-serve runs it with a shell):
+    playing the scenario's lesson with ``lesson``, following the channel at ``follow``."""
     # the same Python and the same attn_tui as this server (-m, from the same working folder)
     words = [sys.executable, "-m", "attn_tui", "--save-root", folder]
+    words += ["--lesson"] * lesson + (["--follow-from", follow] if follow else [])
     return shlex.join(words + ([scenario] if scenario else []))
 
 
@@ -222,7 +224,7 @@ def bind_problem(host: str, port: int, error: OSError) -> str:
     return f"cannot serve on {visible(host)}:{port}: {error.strerror or error}"
 
 
-def banner(label: str, host: str, port: int, folder: str) -> str:
+def banner(label: str, host: str, port: int, folder: str, note: str = "") -> str:
     """What the lecturer reads at start: the address, where saves go, and a warning if any
     machine but this one can connect."""
     where = public_address(host, port)
@@ -230,6 +232,8 @@ def banner(label: str, host: str, port: int, folder: str) -> str:
         where += " (or this machine's IP address, if its name is not known on the network)"
     lines = [f"attn-tui: serving {visible(label)} at {where}",
              f"  every browser that opens it gets its own app; saves go to {visible(folder)}"]
+    if note:
+        lines.append(f"  {note}")
     if not is_loopback(host):
         lines.append(f"  warning: listening on {visible(host)}, not only on this machine: anyone who "
                      f"reaches port {port} gets an app (there is no password)")
@@ -252,14 +256,17 @@ def serve_folder(folder: str | None) -> str:
 
 
 def serve(scenario: str | None, label: str, host: str, port: int, folder: str | None,
-          max_apps: int) -> None:
+          max_apps: int, lesson: bool = False, follow: str | None = None) -> None:
     """Serve the app on ``host:port`` until Ctrl+C, at most ``max_apps`` at once, its apps
-    saving in ``folder`` (default: a new temporary folder); ``ServeError`` if it cannot start."""
+    saving in ``folder`` (default: a new temporary folder), playing the scenario's lesson with
+    ``lesson``, following the teacher's channel at ``follow``; ``ServeError`` if it cannot start."""
     check_port(host, port)
     folder = serve_folder(folder)
     before = set(os.listdir(folder))
-    server = ClassServer(app_command(scenario, folder), host, port, banner(label, host, port, folder), max_apps,
-                         folder)
+    note = ("every browser follows the beats of the teacher's terminal (f in a browser leaves and rejoins)"
+            if follow else "every browser plays the lesson, at its own pace" if lesson else "")
+    server = ClassServer(app_command(scenario, folder, lesson, follow), host, port,
+                         banner(label, host, port, folder, note), max_apps, folder)
     try:
         server.serve()
     except OSError as error:  # taken between the check and the start

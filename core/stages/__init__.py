@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 # What a stage's columns are: the keys (tokens), a head's dimensions, its value dimensions, the
 # heads' value dimensions side by side, or the output projection's.
 KEYS, DIMS, VALUES, CONCAT, OUT = "keys", "dims", "values", "concat", "out"
+TILES = "tiles"  # a run of keys each (online softmax's key tiles): ``[``/``]`` move a tile at a time
 # In ``reads``: the stage just before this one among the scenario's steps (of a head's stages
 # when this one is a head's, else the last of them), whichever that is.
 PREVIOUS = "previous"
@@ -50,12 +51,13 @@ class Summary:
 
 @dataclass(frozen=True)
 class Extra:
-    """A matrix (over the stage's own columns) or a vector (one number per query row) that a
-    stage adds to ``--json`` just before its own values: softmax's row maxima, the bias itself."""
+    """A matrix or a vector (one number per query row) that a stage adds to ``--json`` just
+    before its own values: softmax's row maxima, the bias itself, online softmax's output."""
 
     name: str
-    values: Callable[..., np.ndarray]   # (head, rows) for a vector, (head, rows, cols) for a matrix
+    values: Callable[..., np.ndarray]   # (head, rows): those rows, every column
     per_row: bool = False
+    empty_rows: bool = False            # a row that sees no key has none (null)
 
 
 @dataclass(frozen=True)
@@ -86,14 +88,29 @@ class Stage:
     statistics: Callable[[Window], dict[str, np.ndarray]] | None = None
     empty_rows: bool = False    # a row that sees no key has none of its values
     masks: bool = False         # its cells a mask hides are drawn as the mask value (null in --json)
+    # Cells it leaves out (online softmax's skipped tiles), drawn as ``skipped_text``.
+    skipped: Callable[[Any, int, range, range], np.ndarray] | None = None
+    skipped_text: str = "skip"
     masked_given: bool = False  # its cells a mask hides are known without working out (−∞, a
                                 # weight of 0): a worksheet prints them, a prediction never asks
     decimals: Callable[[Any, int], int] | None = None  # (attention, head) → decimals; else precision
     tiny: bool = False          # a value that would round to 0 is written with an exponent instead
     predictable: bool = True    # whether a student may give (expect:) or guess (predict:) it
+    # Another way to compute what an earlier stage computes (online softmax, a decode step):
+    # no later stage reads it as the one before it.
+    branch: bool = False
     overview: bool = False      # the stage the overview and the all-heads maps draw, small
     summaries: tuple[Summary, ...] = ()
     extras: tuple[Extra, ...] = ()
+    # Its columns' labels when they are none of the kinds above (online softmax's key tiles).
+    labels: Callable[[Any], tuple[str, ...]] | None = None
+    span: Callable[[Any], int] | None = None  # with TILES: how many keys one column holds
+    # The rows of K and V that exist for a query row at all (a decode step's KV cache): the
+    # app draws the others faded.
+    context: Callable[[Any, int], range] | None = None
+    # What --json writes under its key when a matrix would not say it: (head, rows) → one
+    # JSON value per row (online softmax's walk through the tiles, a decode step).
+    json_rows: Callable[[Head, range], list] | None = None
     # The scenario keys that turn it on, and the reader of them: (context, the scenario's top
     # keys, the layout) → its setting, kept in ``Scenario.stage_settings[name]``.
     scenario_keys: tuple[str, ...] = ()
@@ -101,6 +118,8 @@ class Stage:
 
     def column_count(self, scenario: Any) -> int:
         """Its number of columns (``scenario`` has T_k, d_k, d_v, heads, d_out)."""
+        if self.labels is not None:
+            return len(self.labels(scenario))
         return {KEYS: scenario.T_k, DIMS: scenario.d_k, VALUES: scenario.d_v,
                 CONCAT: scenario.heads * scenario.d_v, OUT: scenario.d_out}[self.columns]
 
@@ -112,11 +131,11 @@ class Stage:
 
 
 def _registry() -> tuple[Stage, ...]:
-    from attn_tui.core.stages import (bias, concat, mask, project, rotate, scale, score, softcap, softmax,
-                                      weighted_sum)
+    from attn_tui.core.stages import (bias, concat, decode, mask, online, project, rotate, scale, score,
+                                      softcap, softmax, weighted_sum)
 
     return (rotate.STAGE, score.STAGE, scale.STAGE, bias.STAGE, softcap.STAGE, mask.STAGE, softmax.STAGE,
-            weighted_sum.STAGE, concat.STAGE, project.STAGE)
+            weighted_sum.STAGE, online.STAGE, decode.STAGE, concat.STAGE, project.STAGE)
 
 
 _indexed: tuple[tuple[Stage, ...], dict[str, Stage], dict[str, Stage]] | None = None
@@ -184,7 +203,8 @@ def reads(stage: Stage, steps: tuple[Stage, ...]) -> tuple[str, ...]:
     found = []
     for name in stage.reads:
         if name == PREVIOUS:
-            before = [step for step in steps[:steps.index(stage)] if step.per_head or not stage.per_head]
+            before = [step for step in steps[:steps.index(stage)]
+                      if (step.per_head or not stage.per_head) and not step.branch]
             if before:
                 found.append(before[-1].name)
         elif name in INPUTS or name in names:

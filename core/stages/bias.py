@@ -88,5 +88,6 @@ STAGE = Stage(
     changes="as the scores: a Q row changes that row, a K row that column; the bias itself is fixed",
     columns=KEYS, palette="diverging", heading=heading, compute=compute, explain=explain,
     applies=lambda scenario: STAGE.name in scenario.stage_settings,
-    extras=(Extra("bias", lambda head, rows, cols: bias(head.attention.scenario, head.h, rows, cols)),),
+    extras=(Extra("bias", lambda head, rows: bias(head.attention.scenario, head.h, rows,
+                                                  range(head.attention.scenario.T_k))),),
     scenario_keys=reader.KEYS, read=reader.read)

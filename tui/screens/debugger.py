@@ -27,12 +27,13 @@ from attn_tui.core.numbers import yaml_number
 from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.session import Session
-from attn_tui.core.stages import stages_for
+from attn_tui.core.stages import KEYS, TILES, stages_for
 from attn_tui.core.stages.mask import leak_warnings
 from attn_tui.core.views import mask_rules, stage_window
 from attn_tui.tui.keys import screen_bindings
 from attn_tui.tui.screens.debugger_panes import UNFOLDED, DebuggerPanes
 from attn_tui.tui.screens.goto import GoToScreen
+from attn_tui.tui.screens.lessons import Lessons
 from attn_tui.tui.screens.saving import Saving
 from attn_tui.tui.text import plain, tell
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
@@ -41,6 +42,7 @@ from attn_tui.tui.widgets.header import ScenarioHeader
 from attn_tui.tui.widgets.input_matrix import InputMatrix
 from attn_tui.tui.widgets.key_footer import KeyFooter
 from attn_tui.tui.widgets.matrix import MatrixView
+from attn_tui.tui.widgets.narration import NarrationBar
 from attn_tui.tui.widgets.overview import OverviewMap
 from attn_tui.tui.widgets.stage_view import StageView
 from attn_tui.tui.widgets.steps import StepStrip
@@ -68,12 +70,15 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
     mask_rule: reactive[str | None] = reactive(None, init=False, repaint=False)  # one mask rule alone
 
     def __init__(self, scenario: Scenario, read_only: bool = False,
-                 save_root: SaveRoot | None = None) -> None:
+                 save_root: SaveRoot | None = None, classroom=None) -> None:
+        """``classroom`` (``tui.follow.Classroom``): whether to play the scenario's lesson, and
+        the class this app follows or leads."""
         super().__init__()
         self.session = Session(scenario, read_only, save_root=save_root)
         self.session.defer_recovery = True  # written after the frame, off the key's path
         self.save_root = save_root
         self.saving = Saving(self)
+        self.lessons = Lessons(self, classroom)
         self.stages = stages_for(scenario)
         self.set_reactive(DebuggerScreen.row, scenario.focus)
         self._keys_state: tuple = ()
@@ -86,6 +91,7 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         scenario = self.session.scenario
         yield ScenarioHeader(id="header")
         yield StepStrip(id="steps")
+        yield NarrationBar(id="narration")
         with Horizontal(id="body"):
             # the main pane comes first, so that stacked (a narrow terminal) it is on top;
             # side by side, the inputs are docked on the left (app.tcss)
@@ -122,6 +128,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         self.input_views = {view.id.removeprefix("input-"): view for view in self.query(".input").results(MatrixView)}
         self.header = self.query_one(ScenarioHeader)
         self.steps = self.query_one(StepStrip)
+        self.narration = self.query_one(NarrationBar)
+        self.lessons.start()  # a lesson opens at its first beat
         self.set_class(self.session.scenario.T > OVERVIEW_FROM, "-big")
         self.show_header()
         self.show_inputs()
@@ -195,6 +203,21 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         return relative if not relative.startswith("..") else path
 
     @property
+    def keyed(self) -> bool:
+        """Whether the current stage's columns are keys (or tiles of keys): [ and ] move along them."""
+        return self.described.columns in (KEYS, TILES)
+
+    @property
+    def span(self) -> int:
+        """How many keys one of the current stage's columns holds (a tile's; else 1)."""
+        return self.described.span(self.session.scenario) if self.described.span is not None else 1
+
+    @property
+    def stage_column(self) -> int:
+        """The current stage's column the chosen key is in."""
+        return min(self.column // self.span, self.column_count - 1)
+
+    @property
     def column_count(self) -> int:
         return self.described.column_count(self.session.scenario)
 
@@ -202,12 +225,19 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         """After the numbers or options changed: what shows them, and the keys if they did."""
         if self.mask_rule not in mask_rules(self.session):  # c took away the rule shown alone
             self.mask_rule = None
+        steps = stages_for(self.session.scenario)
+        if steps != self.stages:  # a step came (tiles, decoding) or went: stay on the same stage
+            current, self.stages = self.stage, steps
+            names = [stage.name for stage in steps]
+            self.set_reactive(DebuggerScreen.step, names.index(current) if current in names
+                              else min(self.step, len(steps) - 1))
         self.show_header()
         self.show_inputs(edited)
         self.show_stage()
         self.show_marks()
         self.show_overview()
         self.update_keys()
+        self.lessons.changed()
         self.call_after_refresh(self._keep_recovery)
 
     def on_unmount(self) -> None:
@@ -226,7 +256,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         predictions = session.predictions
         # the keys the footer shows (the stage's own hidden keys are checked when pressed)
         state = (session.history.can_undo, session.history.can_redo, self.comparing,
-                 self.predicting and not predictions.is_revealed(self.stage, self.head, self.row))
+                 self.predicting and not predictions.is_revealed(self.stage, self.head, self.row),
+                 self.lessons.reveal_pending())
         if state != self._keys_state:
             self._keys_state = state
             self.refresh_bindings()
@@ -235,6 +266,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
 
     def watch_step(self) -> None:
         self.mask_rule = None
+        if self.stage_view.editing:  # a guess half typed belongs to the step it was typed at
+            self.stage_view.close_editor()
         self.show_header()
         self.show_stage()
         self.show_marks()
@@ -275,8 +308,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
     @on(OverviewMap.Picked)
     def overview_picked(self, event: OverviewMap.Picked) -> None:
         self.row = event.row
-        if self.described.columns == "keys":
-            self.column = event.col
+        if self.keyed:
+            self.column = event.col * self.span
 
     # ---- keys -------------------------------------------------------------------------------
 
@@ -287,11 +320,16 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         if action == "redo":
             return session.history.can_redo
         if action == "column":
-            return self.described.columns == "keys"
+            return self.keyed
         if action == "toggle_theirs":
             return self.comparing
         if action == "reveal":
-            return self.predicting and not session.predictions.is_revealed(self.stage, self.head, self.row)
+            return (self.predicting and not session.predictions.is_revealed(self.stage, self.head, self.row)
+                    or self.lessons.reveal_pending())
+        if action in ("next_beat", "previous_beat"):
+            return self.lessons.player is not None
+        if action == "follow":
+            return self.lessons.follower is not None
         if action in ("next_head", "all_heads"):
             return session.scenario.heads > 1
         if action == "cycle_mask":
@@ -313,7 +351,9 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         self.row = max(0, min(self.session.scenario.T - 1, self.row + delta))
 
     def action_column(self, delta: int) -> None:
-        self.column = max(0, min(self.session.scenario.T_k - 1, self.column + delta))
+        """The key to the left or right; at a stage whose columns are tiles of keys, the tile."""
+        span = self.span
+        self.column = max(0, min(self.session.scenario.T_k - 1, self.column - self.column % span + delta * span))
 
     def action_page(self, direction: int) -> None:
         page = max(1, self.stage_view.scrollable_content_region.height - 2)
@@ -372,13 +412,29 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
                 self.step = target[1]
             elif target is not None:
                 self.row = target[0]
-                if target[1] is not None and self.described.columns == "keys":
-                    self.column = target[1]
+                if target[1] is not None and self.keyed:
+                    self.column = target[1] * self.span
 
         self.app.push_screen(GoToScreen(list(token_labels(scenario.row_tokens)),
                                         list(column_labels(scenario, self.described)),
                                         list(scenario.row_tokens),
                                         [(stage.name, stage.title) for stage in self.stages]), chosen_stage)
+
+    def action_decode(self) -> None:
+        """Decoding with a KV cache on (its step shown) or off."""
+        from attn_tui.core.stages import decode
+
+        edit = self._change(lambda: self.session.apply(decode.toggled(self.session.scenario)))
+        if edit is not None and edit.value is not None:
+            self.step = [stage.name for stage in self.stages].index(decode.STAGE.name)
+
+    def action_tiles(self, size: int) -> None:
+        """The online softmax in tiles of ``size`` keys, ``size`` query rows a pass (0: off)."""
+        from attn_tui.core.stages import online
+
+        edit = self._change(lambda: self.session.apply(online.tiled(self.session.scenario, size or None, size)))
+        if edit is not None and edit.value is not None:
+            self.step = [stage.name for stage in self.stages].index(online.STAGE.name)
 
     def action_toggle_causal(self) -> None:
         self._change(self.session.toggle_causal)
@@ -414,6 +470,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
     @on(EditableMatrix.CellEdited)
     def cell_edited(self, event: EditableMatrix.CellEdited) -> None:
         if isinstance(event.matrix, StageView):  # a prediction, not a change to the numbers
+            if not self.predicting:  # (the step moved on while the guess was being typed)
+                return
             self.session.predictions.guess(self.stage, self.head, event.row, event.col, event.value)
             self.show_stage()
             self.show_why()
@@ -445,11 +503,29 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         self.theirs = not self.theirs
 
     def action_reveal(self) -> None:
-        self.session.predictions.reveal(self.stage, self.head, self.row)
+        predictions = self.session.predictions
+        if not (self.predicting and not predictions.is_revealed(self.stage, self.head, self.row)):
+            self.lessons.reveal_answer()  # (r reveals a beat's answer where there is no row to)
+            self.update_keys()
+            return
+        predictions.reveal(self.stage, self.head, self.row)
         self.show_stage()
         self.show_marks()
         self.show_overview()
         self.update_keys()
+        self.lessons.show()
+
+    def action_next_beat(self) -> None:
+        self.lessons.next()
+
+    def action_previous_beat(self) -> None:
+        self.lessons.previous()
+
+    def action_record(self) -> None:
+        self.lessons.record()
+
+    def action_follow(self) -> None:
+        self.lessons.follow()
 
     def action_screenshot(self) -> None:
         """Save what the screen shows as SVG: beside the scenario, or (a built-in, or a folder
@@ -499,8 +575,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
     @on(StageView.CellClicked, "#stage")
     def stage_clicked(self, event: MatrixView.CellClicked) -> None:
         self.row = event.row
-        if self.described.columns == "keys":
-            self.column = event.col
+        if self.keyed:
+            self.column = event.col * self.span
         event.view.focus()
 
     def flush_editor(self) -> bool:

@@ -158,16 +158,22 @@ class DebuggerPanes:
         stage = self.stage
         row, column = self.row, self.column
         stage_view = self.stage_view
-        keyed = self.described.columns == "keys"
-        stage_view.set_cursor((row, min(column, self.column_count - 1) if keyed else
+        keyed = self.keyed
+        stage_view.set_cursor((row, self.stage_column if keyed else
                                min(stage_view.cursor[1] if stage_view.cursor else 0, self.column_count - 1)))
         stage_view.set_marks(rows=frozenset({row}))
         reads = highlights(stage, self.stages)
         shown = {ROW: frozenset({row}), KEY: frozenset({column}),
                  ALL: frozenset(range(min(self.session.scenario.T_k, 4096)))}
+        context = self.described.context
         for name in ("Q", "K", "V"):
             if name in self.input_views:
-                self.input_views[name].set_marks(rows=shown[reads[name]] if name in reads else frozenset())
+                view = self.input_views[name]
+                view.set_marks(rows=shown[reads[name]] if name in reads else frozenset())
+                if context is not None and name in ("K", "V"):  # a decode step: the cache, the new row marked
+                    view.set_marks(rows=frozenset({row}))
+                    view.scroll_to_cell(row, 0)
+                view.set_context(context(self.session.scenario, row) if context is not None and name != "Q" else None)
         self.show_why()
         self.show_variants()
         self.show_window()
@@ -175,7 +181,7 @@ class DebuggerPanes:
     def show_why(self) -> None:
         session = self.session
         stage, row, head = self.stage, self.row, self.head
-        col = self.column if self.described.columns == "keys" else (self.stage_view.cursor or (0, 0))[1]
+        col = self.stage_column if self.keyed else (self.stage_view.cursor or (0, 0))[1]
         predictions = session.predictions
         hidden = predictions is not None and predictions.hidden_rows(stage, head)[row]
         extra: list[Line] = []

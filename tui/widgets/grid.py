@@ -27,6 +27,7 @@ class Grid:
     palette: str = "diverging"       # "weights" (0 to 1) or "diverging" (blue, neutral, red)
     tiny: bool = False                # a non-zero value that rounds to 0 gets an exponent
     mask_value: float = -math.inf
+    blocked_text: str | None = None  # what a blocked cell reads, when not the mask value ("skip")
     key: Hashable = None
     version: int = 0
     kin: Hashable = None
@@ -59,7 +60,7 @@ def cell_text(window: Window, grid: Grid, i: int, j: int) -> str:
         guess = float("nan") if window.guesses is None else float(window.guesses[i, j])
         return "?" if guess != guess else f"{fixed(guess, grid.decimals, True)}?"
     if window.blocked is not None and window.blocked[i, j]:
-        return mask_text(grid.mask_value)
+        return grid.blocked_text or mask_text(grid.mask_value)
     text = fixed(float(window.values[i, j]), grid.decimals, grid.tiny)
     if window.verdict is not None and window.verdict[i, j]:
         text += "✓" if window.verdict[i, j] == 1 else "✗"

@@ -90,6 +90,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         self.cursor: tuple[int, int] | None = None
         self.marked_rows: frozenset[int] = frozenset()
         self.marked_columns: frozenset[int] = frozenset()
+        self.context: range | None = None  # the rows that exist now (a KV cache); the others faded
         self._editor: tuple[str, int, bool] | None = None  # text, caret, refused
         self._label_width = 1
         self._cell_width = 3
@@ -170,6 +171,18 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 self._refresh_rows(old_rows ^ rows)
             else:
                 self.refresh()
+
+    def set_context(self, rows: range | None) -> None:
+        """Draw the rows outside ``rows`` faded (None: every row as usual); only the lines that
+        change are repainted (a decode step moves the cache's ends by a row)."""
+        old, self.context = self.context, rows
+        if rows == old:
+            return
+        if rows is None or old is None:
+            self.refresh()
+            return
+        self._refresh_rows([*range(min(old.start, rows.start), max(old.start, rows.start)),
+                            *range(min(old.stop, rows.stop), max(old.stop, rows.stop))])
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -286,7 +299,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 if grid.tiny and np.any((finite != 0) & (np.abs(finite) < 10.0 ** -grid.decimals)):
                     samples.append(fixed(-0.4 * 10.0 ** -grid.decimals, grid.decimals, True))
             if window.blocked is not None and window.blocked.any():
-                samples.append(mask_text(grid.mask_value))
+                samples.append(grid.blocked_text or mask_text(grid.mask_value))
         if window.verdict is not None or window.hidden is not None:  # room for ✓, ✗ or ?
             samples = [text + "?" for text in samples]
             if window.guesses is not None and np.isfinite(window.guesses).any():
@@ -387,6 +400,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         cell_width = self._cell_width
         i = row - window.rows.start
         row_empty = window.empty is not None and window.empty[i]
+        outside = self.context is not None and row not in self.context
         covered = -1  # an open editor may run over the cells to its right, up to here
         segments = []
         for col in range(first, last):
@@ -408,7 +422,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 covered = x + room
                 continue
             text = " " + self._texts[i][j].rjust(cell_width - 2) + " "
-            if row_empty or (window.blocked is not None and window.blocked[i, j]):
+            if row_empty or (window.blocked is not None and window.blocked[i, j]) or outside:
                 style = masked
             elif window.hidden is not None and window.hidden[i, j]:
                 style = hidden

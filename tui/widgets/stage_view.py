@@ -26,6 +26,7 @@ class StageGrid(Grid):
         super().__init__(rows=token_labels(scenario.row_tokens), columns=column_labels(scenario, stage),
                          decimals=decimals, palette=stage.palette, tiny=stage.tiny,
                          mask_value=session.attention.options.mask_value,
+                         blocked_text=stage.skipped_text if stage.skipped is not None else None,
                          key=(stage.name, head, theirs, rule), kin=(stage.name, theirs, rule),
                          version=session.version)
         self.session, self.stage, self.head = session, stage, head

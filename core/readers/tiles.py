@@ -1,0 +1,58 @@
+"""The Online softmax stage's key: ``tiles: {queries: Br, keys: Bc}`` — the tiles FlashAttention
+walks: Br query rows share a pass, which reads the keys Bc at a time (``--tiles Br,Bc`` on the
+command line; the app's palette sets them too)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from attn_tui.core.options import MAX_T
+from attn_tui.core.readers.keys import Entry, check_keys, entries
+from attn_tui.core.yaml_numbers import located, whole_number
+
+KEYS = ("tiles",)
+TILE_KEYS = ("queries", "keys")
+MAX_TILES = 1024  # key tiles a row walks through, at most: each is a step of the walk
+
+
+@dataclass(frozen=True)
+class TilesSetting:
+    """Br (query rows per pass) and Bc (keys per tile)."""
+
+    queries: int
+    keys: int
+
+    def describe(self) -> str:
+        return f"tiles {self.queries}×{self.keys}"
+
+    def yaml(self, matrix) -> str:
+        return f"tiles: {{queries: {self.queries}, keys: {self.keys}}}\n"
+
+    def of_head(self, h: int, heads: int) -> TilesSetting:
+        return self
+
+
+def tiles_for(T_k: int, keys: int) -> str | None:
+    """Why ``keys`` per tile does not do for ``T_k`` keys, or None."""
+    count = math.ceil(T_k / keys)
+    if count > MAX_TILES:
+        return (f"{T_k:,} keys in tiles of {keys} make {count:,} tiles; at most {MAX_TILES:,} (tiles of at "
+                f"least {math.ceil(T_k / MAX_TILES)} keys)")
+    return None
+
+
+def read(files, top: dict[str, Entry], plan) -> TilesSetting:
+    node = top["tiles"].value
+    found = entries(node, "tiles")
+    check_keys(found, TILE_KEYS, "tiles")
+    for key in TILE_KEYS:
+        if key not in found:
+            raise located(node, f"tiles needs {key} (tiles: {{queries: 2, keys: 4}}: Br query rows share a "
+                                "pass, which reads the keys Bc at a time)")
+    queries = whole_number(found["queries"].value, "tiles queries", 1, MAX_T)
+    keys = whole_number(found["keys"].value, "tiles keys", 1, MAX_T)
+    problem = tiles_for(plan.T_k, keys)
+    if problem:
+        raise located(found["keys"].value, f"tiles: {problem}")
+    return TilesSetting(queries, keys)

@@ -1,0 +1,60 @@
+"""The built-in lessons say only what the app computes: every number in a beat's narration is
+one the app's own arithmetic shows at that beat (and the chapter's numbers are checked against
+the chapter in test_source_texts.py)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from attn_tui.core import explain, load
+from attn_tui.core.catalog import builtins
+from attn_tui.core.lesson import LessonPlayer
+from attn_tui.core.session import Session
+from attn_tui.core.stages import stages_for
+from tests.conftest import SCENARIOS
+
+LESSONS = [builtin.name for builtin in builtins() if load(builtin.path).lesson is not None]
+NUMBER = re.compile(r"\d+\.\d+(?:e\d+)?%?|\d+%|\[[\d, ]+\]")
+
+
+def test_there_are_two_built_in_lessons():
+    assert LESSONS == ["cat_sat_lesson", "scaling_lesson"]
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_every_number_a_beat_says_is_the_apps_own_at_that_beat(name):
+    session = Session(load(SCENARIOS / f"{name}.yaml"), keep_recovery=False)
+    player = LessonPlayer(session, session.scenario.lesson)
+    checked = 0
+    for index, beat in enumerate(session.scenario.lesson.beats):
+        where = player.go(index)
+        shown = "\n".join(explain(session.attention, stage.name, where.row, where.column).plain()
+                          for stage in stages_for(session.scenario))
+        found = set(NUMBER.findall(shown.replace("−", "-")))
+        for number in NUMBER.findall(beat.say):
+            assert number in found, (index + 1, number)
+            checked += 1
+    assert checked > 30
+
+
+def test_the_chapter_lesson_walks_the_chapters_stages_and_asks_its_questions():
+    lesson = load(SCENARIOS / "cat_sat_lesson.yaml").lesson
+    steps = [beat.step for beat in lesson.beats if beat.step]
+    assert steps[:5] == ["score", "scale", "mask", "softmax", "weighted_sum"]
+    questions = " ".join(beat.ask for beat in lesson.beats)
+    for asked in ("Why divide by √d_k?", "What does the mask do", "Why does the code subtract the row's largest"):
+        assert asked in questions
+    assert any(beat.predict for beat in lesson.beats)
+
+
+def test_the_scaling_lesson_edits_the_query_until_softmax_saturates():
+    session = Session(load(SCENARIOS / "scaling_lesson.yaml"), keep_recovery=False)
+    player = LessonPlayer(session, session.scenario.lesson)
+    largest = []
+    for index in range(len(player)):
+        player.go(index)
+        largest.append(float(session.attention.values("softmax", 0, range(2, 3), range(3))[0].max()))
+    assert largest[1] < largest[2] < largest[3] < largest[5]  # louder queries, then no scaling
+    assert round(largest[5], 3) == 1.0 and round(largest[-1], 3) == 0.503

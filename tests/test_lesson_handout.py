@@ -1,0 +1,71 @@
+"""``--markdown --lesson``: the lesson as a handout (no asked-for number in the student's copy),
+``--answers`` filled in with each predicted row computed at its beat; and the command line's
+other lesson flags."""
+
+from __future__ import annotations
+
+import pytest
+
+from attn_tui.core import load
+from attn_tui.core.lesson_handout import lesson_markdown
+from attn_tui.tui.cli import main
+from tests.conftest import SCENARIOS
+
+
+def handout(capsys, *flags: str) -> str:
+    assert main(["--markdown", "--lesson", *flags]) == 0
+    return capsys.readouterr().out
+
+
+def test_the_students_handout_has_every_beat_blanks_and_room_to_answer(capsys):
+    text = handout(capsys, "scaling_lesson")
+    assert text.startswith("# Why scaling matters (a lesson) — lesson\n")
+    assert [line for line in text.splitlines() if line.startswith("## Beat")] == [
+        f'## Beat {n} · Step {step} · row "sat"' for n, step in
+        [(1, "2 Scale"), *((n, "4 Softmax") for n in range(2, 9))]]
+    beat4 = text.split("## Beat 4")[1].split("## Beat 5")[0]
+    assert "- Q\\[sat, d1] is set to 10\n- Q\\[sat, d2] is set to 10" in beat4
+    assert "| sat | ____ | ____ | ____ |" in beat4 and "0.998" not in beat4
+    beat6 = text.split("## Beat 6")[1].split("## Beat 7")[0]
+    assert "- the scores are not scaled" in beat6
+    assert "**Question:** Why does this matter when a model learns?" in beat6
+    assert "Answer: \\_\\_\\_" in beat6 and "gradients near zero" not in text
+
+
+def test_the_answers_fill_in_each_prediction_at_its_beats_numbers(capsys):
+    text = handout(capsys, "--answers", "scaling_lesson")
+    beat4 = text.split("## Beat 4")[1].split("## Beat 5")[0]
+    # q3 = [10, 10] at beat 4: scores [10, 10, 20] ÷ √2; by hand 1/(1 + 2e^(−10/√2)) = 0.998
+    assert "| sat | 0.001 | 0.001 | 0.998 |" in beat4
+    assert "**Answer:** A saturated softmax has gradients near zero" in text
+    chapter = handout(capsys, "--answers", "cat_sat_lesson")
+    assert "| sat | 0.248 | 0.248 | 0.503 |" in chapter  # the chapter's weights of "sat"
+
+
+def test_text_from_the_lesson_cannot_break_the_markdown(tmp_path):
+    path = tmp_path / "hostile.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text() + 'lesson:\n'
+                    '  - say: "# not a heading\\n| not | a table | <b>x</b> \\e[2J"\n'
+                    '    ask: "*bold* [link](http://x)"\n')
+    text = lesson_markdown(load(path))
+    assert "\\# not a heading" in text and "\\| not \\| a table \\| \\<b>x\\</b> ␛\\[2J" in text
+    assert "**Question:** \\*bold\\* \\[link](http://x)" in text and "\x1b" not in text
+
+
+def test_the_command_line_asks_for_a_lesson_where_it_needs_one(capsys):
+    assert main(["--markdown", "--lesson", "cat_sat"]) == 2
+    assert "has no lesson:" in capsys.readouterr().err
+    for flags in (["--json", "--lesson"], ["--markdown", "--lesson", "--worksheet"], ["--follow"]):
+        with pytest.raises(SystemExit) as caught:
+            main([*flags, "cat_sat_lesson"])
+        assert caught.value.code == 2
+    assert main(["--serve", "cat_sat", "--lesson"]) == 2
+    assert "has no lesson:" in capsys.readouterr().err
+
+
+def test_a_lesson_of_10000_beats_is_refused_by_the_command_line_in_one_line(tmp_path, capsys):
+    path = tmp_path / "long.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text() + "lesson:\n" + "  - {step: softmax}\n" * 10_000)
+    assert main(["--check", str(path)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "the lesson has 10,000 beats; at most 1,000" in error
