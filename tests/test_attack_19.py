@@ -299,6 +299,15 @@ def test_predicting_a_stage_the_scenario_lacks_says_so(extra, key, title):
     assert "did you mean" not in caught.value.message
 
 
+def test_decode_under_a_leaky_mask_value_says_why_it_differs():
+    """With the causal mask on and mask_value: -1, row t of the whole computation gives the
+    future keys weight and the decoder's cache has none of them: the Why pane said the rows
+    differ "without the causal mask"."""
+    text = to_text(loads(QKV + "decode: true\nmask_value: -1\n"), rows=[1])
+    assert "without the causal mask" not in text
+    assert "They differ: the mask value −1 lets the hidden keys take weight" in text
+
+
 # ---- recovery copies and options ----------------------------------------------------------------
 
 def crafted_copy(path, edits):
