@@ -158,7 +158,9 @@ def fields(document: Document, path: str) -> dict[str, Any]:
     rotation = rope.rope(top.get("rope"), layout)
     window = masks.window(top.get("window"), layout)
     plan = Plan(**layout, inputs=frozenset(shapes) | {"Q", "K", "V"}, cross=cross, rope=rotation,
-                numbers=sum(_size(shape) for shape in shapes.values()), causal=scenario_options.causal,
+                numbers=sum(_size(shape) for shape in shapes.values())  # random: makes its Q, K, V
+                + (random.T * (2 * random.d_k + random.d_v) if random is not None else 0),
+                causal=scenario_options.causal,
                 window=window)
     # what a stage's own array (a bias) adds is counted with what attention derives, not apart
     plan = Plan(**{**plan.__dict__, "numbers": _check_derived(plan, "X" in shapes, top)})

@@ -243,6 +243,16 @@ def test_a_bias_counts_against_the_limit_with_what_attention_derives(tmp_path):
     assert (caught.value.line, caught.value.col) == (2, 6)
 
 
+def test_a_random_scenarios_numbers_count_with_its_bias(tmp_path):
+    """random: made Q, K, V that counted for nothing: with T = 3,990 its 95,760 numbers and a bias
+    of 15.9M passed the 16M limit, and saving an edit (the random numbers written out) then
+    failed with "this file's layout cannot take the edit"."""
+    np.save(tmp_path / "b.npy", np.zeros((3990, 3990)))
+    (tmp_path / "s.yaml").write_text("random: {seed: 1, T: 3990, d_k: 8}\nbias: {npy: b.npy}\n")
+    with pytest.raises(ScenarioError, match="too many numbers: 16,015,860 in all with the bias"):
+        load(tmp_path / "s.yaml")
+
+
 def test_a_bias_over_more_keys_than_a_matrix_has_columns_comes_from_a_file(tmp_path):
     """A bias's columns are keys (up to 16,384), not dimensions (up to 4,096): one query
     against 8,192 keys could not take its bias from a .npy ("at most 4,096 columns")."""
