@@ -409,6 +409,39 @@ def test_a_recovery_copys_causal_mask_between_two_sequences_is_skipped(write):
     assert session.scenario.options.causal is False
 
 
+# ---- the classroom server ---------------------------------------------------------------------
+
+async def test_a_download_takes_every_data_file_the_scenario_names(tmp_path, monkeypatch):
+    """A served scenario's download held the YAML and its inputs' .npy files only: a bias (or a
+    mask, or a student's expect) from a .npy stayed behind, and the file took home did not load."""
+    from attn_tui.core.save_root import SaveRoot
+    from attn_tui.tui.app import AttnApp
+
+    root = tmp_path / "class"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    np.save(root / "q.npy", np.eye(3, 2))
+    np.save(root / "b.npy", np.arange(9.0).reshape(3, 3))
+    np.save(root / "m.npy", np.tril(np.ones((3, 3))))
+    np.save(root / "w.npy", np.full((3, 3), 1 / 3))
+    (root / "s.yaml").write_text("tokens: [a, b, c]\nQ: {npy: q.npy}\nK: [[1, 0], [0, 1], [1, 1]]\n"
+                                 "V: [[1, 0], [0, 1], [1, 1]]\nbias: {npy: b.npy}\nmask: {npy: m.npy}\n"
+                                 "causal: false\nexpect: {weights: {npy: w.npy}}\n")
+    app = AttnApp(load(root / "s.yaml"), read_only=True, save_root=SaveRoot(root))
+    delivered = []
+
+    def deliver(file, *, save_filename=None, mime_type=None, **rest):
+        delivered.append(save_filename)
+        return "key"
+
+    monkeypatch.setattr(app, "deliver_binary", deliver)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.download_scenario()
+        await pilot.pause()
+    assert sorted(delivered) == ["b.npy", "m.npy", "q.npy", "s.yaml", "w.npy"]
+
+
 # ---- left for the lead (xfail) -------------------------------------------------------------------
 
 @pytest.mark.xfail(strict=True, reason="render() writes a bias read from a .npy out in YAML (or into a new "
