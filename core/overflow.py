@@ -19,7 +19,7 @@ from attn_tui.core.scenario import Scenario
 ROWS_AT_A_TIME = 256
 
 
-def check_range(scenario: Scenario) -> None:
+def check_range(scenario: Scenario, inputs: HeadInputs | None = None) -> None:
     """``NumericError`` if some stage would overflow float64 under any of the scenario's options.
 
     A cheap bound settles almost every scenario. A doubtful one has its largest score found
@@ -29,9 +29,13 @@ def check_range(scenario: Scenario) -> None:
     Every head is checked (RoPE turns pairs of dimensions and keeps their lengths, so the
     bound from the unrotated vectors holds for the rotated ones).
     """
-    inputs = HeadInputs(scenario)
+    inputs = inputs or HeadInputs(scenario)
     many = scenario.heads > 1
+    added = largest_added(scenario)
     options = [scenario.options, *(variant.options(scenario.options) for variant in scenario.variants)]
+    given = len(options)
+    if added:  # a scaled score with its bias must stay finite under every scale the app can switch to
+        options += [Options(scale=True), Options(scale=False)]
     for h in range(scenario.heads):
         which = f" of {scenario.head_names[h]}" if many else ""
         Q, K, V = inputs.Q_before_rotation(h), inputs.K_before_rotation(h), inputs.V(h)
@@ -61,11 +65,16 @@ def check_range(scenario: Scenario) -> None:
                     raise NumericError(f"the score{which} ({scenario.row_tokens[start + i]}, "
                                        f"{scenario.tokens[j]}) overflows float64; use smaller numbers",
                                        ("Q", "Wq", "X"))
-            for o in options:
+            for number, o in enumerate(options):
                 if not np.isfinite(largest / o.divisor(scenario.d_k)):
                     raise NumericError(f"a scaled score{which} overflows float64 (scores up to {largest:.3e}, "
                                        f"divided by {o.divisor(scenario.d_k):g}); use a larger scale",
                                        ("scale", "Q", "Wq", "X"))
+                if not np.isfinite(largest / o.divisor(scenario.d_k) + added):
+                    raise NumericError(f"a scaled score{which} plus the bias overflows float64 (scores up to "
+                                       f"{largest:.3e}, divided by {o.divisor(scenario.d_k):g}"
+                                       f"{' as the app s key can set it' if number >= given else ''}, and a bias up to "
+                                       f"{added:.3e}); use smaller numbers", ("Q", "Wq", "X"))
     if "Wo" in scenario.inputs:  # |concat·Wo + bo| ≤ (heads·d_v)·max|V|·max|Wo| + max|bo|
         largest_v = max(float(np.abs(inputs.V(h)).max()) for h in range(scenario.heads))
         bound = scenario.heads * scenario.d_v * largest_v * float(np.abs(scenario.inputs["Wo"]).max())
@@ -74,6 +83,14 @@ def check_range(scenario: Scenario) -> None:
             raise NumericError("the output projection concat·Wo could overflow float64 "
                                f"(up to {bound:.3e}); use smaller numbers in Wo or V", ("Wo",))
 
+
+
+def largest_added(scenario: Scenario) -> float:
+    """The most a stage's own setting adds to a scaled score (a bias: its largest |value|, below
+    ``core.readers.bias.LIMIT``), 0 when none does: a scaled score near float64's largest plus a
+    bias of 1e299 would be infinite, and every weight of its row NaN."""
+    return max((float(getattr(setting, "largest", 0.0)) for setting in scenario.stage_settings.values()),
+               default=0.0)
 
 
 def require_finite(attention, changes: list[Changed], option_sets: list[Options]) -> None:
@@ -86,6 +103,9 @@ def require_finite(attention, changes: list[Changed], option_sets: list[Options]
     inputs = attention.inputs
     keys, queries = scenario.tokens, scenario.row_tokens
     d_k = scenario.d_k
+    added = largest_added(scenario)
+    if added:  # (as check_range: under every scale the app can switch to)
+        option_sets = [*option_sets, Options(scale=True), Options(scale=False)]
     for h, change in enumerate(changes):
         Q, K, V = inputs.Q(h), inputs.K(h), inputs.V(h)
         for name, values, rows in (("Q", Q, change.q_rows), ("K", K, change.k_rows),
@@ -103,7 +123,8 @@ def require_finite(attention, changes: list[Changed], option_sets: list[Options]
         pieces = []
         if change.q_rows is None or change.k_rows is None:
             bound = float(np.abs(Q).max()) * float(np.abs(K).max()) * d_k
-            if bound < 1e300:
+            # (divided by each scale: a file's scale: 1e-300 makes a score of 1e10 infinite)
+            if bound < 1e300 and all(bound / options.divisor(d_k) < 1e300 for options in option_sets):
                 continue
             pieces = [(np.arange(i, min(i + 256, len(Q))), None) for i in range(0, len(Q), 256)]
         else:
@@ -114,8 +135,11 @@ def require_finite(attention, changes: list[Changed], option_sets: list[Options]
         for rows, cols in pieces:
             with np.errstate(over="ignore", invalid="ignore"):
                 block = (Q[rows] if rows is not None else Q) @ (K[cols] if cols is not None else K).T
-            scaled = [block / options.divisor(d_k) for options in option_sets]
-            for values, what in [(block, "score")] + [(s, "scaled score") for s in scaled]:
+            with np.errstate(over="ignore", invalid="ignore"):
+                scaled = [block / options.divisor(d_k) for options in option_sets]
+                biased = [np.abs(s) + added for s in scaled] if added else []
+            for values, what in ([(block, "score")] + [(s, "scaled score") for s in scaled]
+                                 + [(b, "scaled score plus the bias") for b in biased]):
                 if np.isfinite(values).all():
                     continue
                 bad = np.argwhere(~np.isfinite(values))

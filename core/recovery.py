@@ -189,6 +189,9 @@ def _fitting_option(edit: SetOption, scenario: Scenario) -> Edit | str:
         return f"{_shown(edit.name, quote=False)}: not an option (causal, scale, mask_value)"
     if not fits:
         return f"{describe(edit)}: {rule}"
+    if edit.name == "causal" and value and len(scenario.row_tokens) != len(scenario.tokens):
+        return (f"{describe(edit)}: causal needs as many queries as keys ({len(scenario.row_tokens)} queries, "
+                f"{len(scenario.tokens)} keys), as the file itself would")
     value = value if isinstance(value, bool) else float(value)
     return SetOption(edit.name, value, getattr(scenario.options, edit.name))
 

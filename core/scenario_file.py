@@ -22,7 +22,7 @@ from attn_tui.core.errors import NumericError, ScenarioError
 from attn_tui.core.options import INPUT_SETS, MAX_DESCRIPTION_LENGTH, MAX_NUMBERS, Options, Variant
 from attn_tui.core.readers import expect, inputs, labels, masks, options as option_reader, rope
 from attn_tui.core.readers.files import Files
-from attn_tui.core.readers.keys import Entry, check_keys, entries, unknown_keys
+from attn_tui.core.readers.keys import Entry, check_keys, entries, unknown_key_error, unknown_keys
 from attn_tui.core.readers.text import decode, read_text  # noqa: F401 (read from here by the app)
 from attn_tui.core.yaml_matrices import largest as largest_of
 from attn_tui.core.yaml_numbers import TAG, kind_of, located, scalar_text
@@ -158,9 +158,12 @@ def fields(document: Document, path: str) -> dict[str, Any]:
     rotation = rope.rope(top.get("rope"), layout)
     window = masks.window(top.get("window"), layout)
     plan = Plan(**layout, inputs=frozenset(shapes) | {"Q", "K", "V"}, cross=cross, rope=rotation,
-                numbers=sum(_size(shape) for shape in shapes.values()), causal=scenario_options.causal,
+                numbers=sum(_size(shape) for shape in shapes.values())  # random: makes its Q, K, V
+                + (random.T * (2 * random.d_k + random.d_v) if random is not None else 0),
+                causal=scenario_options.causal,
                 window=window)
-    _check_derived(plan, "X" in shapes, top)
+    # what a stage's own array (a bias) adds is counted with what attention derives, not apart
+    plan = Plan(**{**plan.__dict__, "numbers": _check_derived(plan, "X" in shapes, top)})
     settings = {}
     for stage in dict.fromkeys(stage for key, stage in stage_keys.items() if key in top or key in archived):
         setting = stage.read(files, top, plan)
@@ -222,21 +225,21 @@ def _every_unknown_key(top: dict[str, Entry], known: tuple[str, ...]) -> None:
             except ScenarioError:
                 continue
     if problems:
-        raise ScenarioError(problems[0].message, problems[0].line, problems[0].col, also=tuple(problems[1:]))
+        raise unknown_key_error(problems)
 
 
-def _check_derived(plan: Plan, projected: bool, top: dict[str, Entry]) -> None:
+def _check_derived(plan: Plan, projected: bool, top: dict[str, Entry]) -> int:
     """Memory is bounded by what attention holds whole, not only by what the file holds: the
     projected Q, K, V of every head (X·W) and, under RoPE, their turned copies count against
     the limit with the inputs (a 230 KB archive of X 16,384 × 1 and W's 1 × 4,096 with 64 heads
-    would derive 200 million numbers)."""
+    would derive 200 million numbers). Returns how many numbers that is."""
     queries = plan.T * plan.heads * plan.d_k
     keys = plan.T_k * plan.kv_heads * plan.d_k
     derived = (queries + keys + plan.T_k * plan.kv_heads * plan.d_v) if projected else 0
     turned = queries + keys if plan.rope is not None else 0
     total = plan.numbers + derived + turned
     if total <= MAX_NUMBERS:
-        return
+        return total
     what = [f"Q, K, V = X·W of {plan.heads} head{'s' if plan.heads > 1 else ''} ({derived:,})"] if derived else []
     what += [f"Q and K turned by RoPE ({turned:,})"] if turned else []
     where = (top.get("heads") or top.get("X") or top.get("Q") or top.get("npz") or top.get("rope")).key
@@ -306,6 +309,8 @@ def _surely_finite(found: dict[str, Any]) -> bool:
     d_k = layout["d_k"]
     bound = d_k * largest["Q"] * largest["K"]
     option_sets = [found["options"], *(v.options(found["options"]) for v in found["variants"])]
+    if found["stage_settings"]:  # a bias on the scaled scores: every scale the app's s key can set (core.overflow)
+        option_sets += [Options(scale=True), Options(scale=False)]
     if "Wo" in largest:
         projected = layout["heads"] * layout["d_v"] * largest["V"] * largest["Wo"] + largest.get("bo", 0.0)
         if not projected < 1e290:

@@ -19,7 +19,7 @@ from attn_tui.core.compare import Comparison, compare
 from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetOption, SetStageSetting, nudged, scale_cycle
 from attn_tui.core.errors import NotApplicable, NumericError, ScenarioError
 from attn_tui.core.heads import HeadInputs
-from attn_tui.core.overflow import require_finite
+from attn_tui.core.overflow import check_range, require_finite
 from attn_tui.core.options import Expected
 from attn_tui.core.predictions import CLOSE, Predictions
 from attn_tui.core.save import NeedsRewrite, SaveError, save
@@ -170,6 +170,8 @@ class Session:
                 attention.invalidate(scenario, changes, edit.matrix)
         else:
             scenario = edit.apply(before)
+            if isinstance(edit, SetOption) and edit.name == "scale" and _divides_less(scenario, before):
+                check_range(scenario, self.inputs)  # NumericError: nothing changed
             if isinstance(edit, (SetOption, SetStageSetting)):  # other options, or other steps
                 self.attentions = self._attentions(scenario)
             if isinstance(edit, SetStageSetting) and self.predictions is not None:
@@ -379,6 +381,16 @@ def _written_for(scenario: Scenario):
         return scenario.options
     nodes = {name: top[name].value for name in option_marks.OPTIONS if name in top}
     return option_marks.written_for(scenario.options, scenario.source.text, nodes)
+
+
+def _divides_less(scenario: Scenario, before: Scenario) -> bool:
+    """Whether a new scale divides by less than 1 and by less than the one the numbers were
+    last checked under: only then can a finite score scale past float64's largest (a recovery
+    copy's scale of 1e-300; the file's own 0.5 after edits made under ÷√d_k). The s key's ÷√d_k
+    and ÷1 never can."""
+    d_k = scenario.d_k
+    divisor = scenario.options.divisor(d_k)
+    return divisor < 1 and divisor < before.options.divisor(d_k)
 
 
 def _same_settings(a: Scenario, b: Scenario) -> bool:

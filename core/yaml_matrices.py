@@ -125,16 +125,18 @@ def matrix_values(node: Node, name: str) -> list[list[float]]:
 
 
 def file_shape(ref: ArrayRef, name: str, node: Node, dims: tuple[int, ...] = (2,),
-               kinds: str = "fiu") -> tuple[int, ...]:
+               kinds: str = "fiu", widest: int = MAX_DIM) -> tuple[int, ...]:
+    """The shape of an array in a data file, checked: ``widest`` columns at most (a matrix's are
+    dimensions; a bias's are keys)."""
     try:
         shape = check_array(*ref.header(), ref.label, dims, kinds)
     except NumpyFileError as error:
         raise located(node, f"{name}: {error}") from None
     if len(shape) == 3 and shape[0] > MAX_HEADS:
         raise located(node, f"{name}: {ref.label} holds {shape[0]} heads; at most {MAX_HEADS}")
-    if len(shape) >= 2 and (shape[-2] > MAX_T or shape[-1] > MAX_DIM):
+    if len(shape) >= 2 and (shape[-2] > MAX_T or shape[-1] > widest):
         raise located(node, f"{name}: {ref.label} is {shape[-2]:,}×{shape[-1]:,}; at most "
-                            f"{MAX_T:,} rows and {MAX_DIM:,} columns")
+                            f"{MAX_T:,} rows and {widest:,} columns")
     if len(shape) == 1 and shape[0] > MAX_DIM:
         raise located(node, f"{name}: {ref.label} has {shape[0]:,} numbers; at most {MAX_DIM:,}")
     return shape

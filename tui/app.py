@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import io
+import os
 from typing import TYPE_CHECKING, Iterable
 
 from attn_tui.core import catalog
@@ -166,6 +167,7 @@ class AttnApp(App[int]):
         textual-serve turns into downloads. Only offered in a served app: in a terminal,
         Textual would write a copy to ~/Downloads."""
         from attn_tui.core import ScenarioError
+        from attn_tui.core.readers.files import named_files
         from attn_tui.core.save_root import download_name
         from attn_tui.core.scenario_file import read_text
 
@@ -177,8 +179,10 @@ class AttnApp(App[int]):
             tell(self, str(error), title="Not downloaded", severity="error")
             return
         self.deliver_binary(io.BytesIO(data), save_filename=download_name(path), mime_type="application/yaml")
-        for ref in {ref.path for ref in session.saved.files.values()}:
-            self.deliver_binary(ref, save_filename=download_name(ref), mime_type="application/octet-stream")
+        # every file the text names (the bias's, the mask's, expect's too, not only the inputs')
+        for ref in named_files(session.saved.source, path) if session.saved.source is not None else ():
+            if os.path.isfile(ref):
+                self.deliver_binary(ref, save_filename=download_name(ref), mime_type="application/octet-stream")
         unsaved = " (as last saved: ctrl+s first to take your unsaved edits too)" if session.modified else ""
         tell(self, f"Sent {download_name(path)} to your browser{unsaved}", timeout=5)
 

@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from attn_tui.core.options import MAX_NUMBERS
+from attn_tui.core.options import MAX_NUMBERS, MAX_T
 from attn_tui.core.readers.files import Files
 from attn_tui.core.readers.keys import Entry
 from attn_tui.core.yaml_matrices import file_shape, file_values, largest, shape_of, values_of
-from attn_tui.core.yaml_numbers import boolean, located
+from attn_tui.core.yaml_numbers import boolean, count, located
 
 KEYS = ("alibi", "bias")
-LIMIT = 1e300  # |bias| at most: scaled scores are kept below 1e300 too (core.overflow)
+LIMIT = 1e300  # |bias| at most; core.overflow keeps a scaled score plus the largest bias finite
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,9 +43,18 @@ class BiasSetting:
         """The explicit bias as a read-only float64 array."""
         import numpy as np
 
-        array = np.array(self.values, dtype=np.float64)
+        # (an array read from a file is used as it is: a copy would hold a 16M-number bias twice)
+        array = np.asarray(self.values, dtype=np.float64).view()
         array.flags.writeable = False
         return array
+
+    @cached_property
+    def largest(self) -> float:
+        """The largest |bias| (for ALiBi a bound: every slope is below 1, every distance below
+        MAX_T), which ``core.overflow`` adds to the largest scaled score."""
+        if self.alibi:
+            return float(MAX_T)
+        return float(max(self.matrix.max(), -self.matrix.min()))  # (no |bias| the size of the bias)
 
     def describe(self) -> str:
         """How the header and the summary line name it."""
@@ -73,6 +82,11 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
     if "alibi" in top and "bias" in top:
         later = max(top["alibi"].key, top["bias"].key, key=lambda key: (key.line, key.col))
         raise located(later, "give alibi: true or bias:, not both (ALiBi is a bias of its own)")
+    # the archive's member counts as a bias: with alibi:, one of the two would go unused unsaid
+    archived = "bias" not in top and "npz" in top and "bias" in files.npz(top["npz"])
+    if "alibi" in top and archived:
+        raise located(top["alibi"].key, "give alibi: or a bias, not both: the npz: archive holds a bias "
+                                        "(its member bias), and ALiBi is a bias of its own")
     if "alibi" in top:
         if not boolean(top["alibi"].value, "alibi"):
             return None
@@ -84,22 +98,26 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
     if "bias" in top:
         node = top["bias"].value
         ref = files.npy_ref(node, "bias")
-    else:  # the archive's member
+    elif archived:  # the archive's member
         node = top["npz"].value
         ref = files.npz(top["npz"])["bias"]
-    shape = file_shape(ref, "bias", node, (2, 3)) if ref is not None else shape_of(node, "bias", (2, 3))
+    else:  # the archive holds a member named after another of these keys (alibi): not a bias
+        return None
+    # (a bias's columns are keys: as many as there may be tokens, not dimensions)
+    shape = file_shape(ref, "bias", node, (2, 3), widest=MAX_T) if ref is not None else shape_of(node, "bias", (2, 3))
     scores = (plan.T, plan.T_k)
     per_head = len(shape) == 3
     if tuple(shape[-2:]) != scores:
         raise located(node, f"bias is {shape[-2]}×{shape[-1]} but the scores are {scores[0]}×{scores[1]} "
                             "(queries × keys): one number per score")
     if per_head and shape[0] != plan.heads:
-        raise located(node, f"bias holds {shape[0]} matrices but there are {plan.heads} heads: one per "
-                            "head, or one matrix for every head")
+        held = "1 matrix" if shape[0] == 1 else f"{shape[0]} matrices"
+        raise located(node, f"bias holds {held} but there {'is' if plan.heads == 1 else 'are'} "
+                            f"{count(plan.heads, 'head')}: one per head, or one matrix for every head")
     size = shape[0] * shape[1] * (shape[2] if per_head else 1)
     if plan.numbers + size > MAX_NUMBERS:
-        raise located(node, f"too many numbers: {plan.numbers + size:,} in all with the bias, at most "
-                            f"{MAX_NUMBERS:,}")
+        raise located(node, f"too many numbers: {plan.numbers + size:,} in all with the bias (the inputs and "
+                            f"what attention derives from them hold {plan.numbers:,}), at most {MAX_NUMBERS:,}")
     values = file_values(ref, "bias", node) if ref is not None else values_of(node, "bias", shape)
     biggest = largest(values)
     if not biggest < LIMIT:

@@ -60,7 +60,7 @@ def predict(entry: Entry | None, plan) -> tuple[str, ...]:
     """``predict:`` — the keys of the stages whose cells start hidden in the app."""
     if entry is None:
         return ()
-    from attn_tui.core.stages import expect_keys
+    from attn_tui.core.stages import expect_keys, stage_keyed
 
     node = deref(entry.value)
     items = node.items if isinstance(node, Sequence) else [node]
@@ -68,6 +68,9 @@ def predict(entry: Entry | None, plan) -> tuple[str, ...]:
     stages = []
     for item in items:
         name = scalar_text(item, "a stage to predict")
+        if name in expect_keys() and name not in allowed:  # a stage this scenario does not have
+            raise located(item, f"predict: {named(name)}: this scenario has no {stage_keyed(name).title} step; "
+                                f"predict {', '.join(allowed)}")
         if name not in allowed:
             close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else ""

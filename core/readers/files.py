@@ -50,3 +50,30 @@ class Files:
         base = os.path.dirname(os.path.abspath(self.path)) if named else os.getcwd()
         return os.path.normpath(os.path.join(base, os.path.expanduser(text)))
 
+
+
+def named_files(document, path: str) -> list[str]:
+    """Every data file a scenario's text names, as :class:`Files` finds it: ``npz:``,
+    ``expect_npz:`` and each ``{npy: …}`` of its keys (an input, the bias, the mask) and of
+    ``expect:``'s stages, in the order written, each once — what a scenario taken elsewhere
+    needs beside it."""
+    from attn_tui.core.errors import ScenarioError
+
+    files, found = Files(path), {}
+    try:
+        top = entries(document.root, "the scenario")
+        for name, entry in top.items():
+            node = deref(entry.value)
+            if name in ("npz", "expect_npz"):
+                found[files.external_path(entry.value, name)] = None
+            elif isinstance(node, Mapping):
+                inner = entries(node, name)
+                if "npy" in inner:
+                    found[files.external_path(inner["npy"].value, "npy")] = None
+                elif name == "expect":
+                    for stage, given in inner.items():
+                        if isinstance(deref(given.value), Mapping) and "npy" in (named := entries(given.value, stage)):
+                            found[files.external_path(named["npy"].value, "npy")] = None
+    except ScenarioError:  # (a scenario that loaded has none of these problems)
+        pass
+    return list(found)

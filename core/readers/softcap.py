@@ -28,7 +28,9 @@ class SoftcapSetting:
         return self  # the same cap for every head
 
 
-def read(files, top: dict[str, Entry], plan) -> SoftcapSetting:
+def read(files, top: dict[str, Entry], plan) -> SoftcapSetting | None:
+    if "softcap" not in top:  # an npz: member named softcap: the cap is a key of the file alone
+        return None
     node = top["softcap"].value
     cap = number(node, "softcap")
     if not (cap > 0 and math.isfinite(cap)):

@@ -9,9 +9,11 @@ float64 and float16, with what grouped-query attention saves. Its key is read by
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from attn_tui.core.numbers import fixed
+from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.readers import decode as reader
 from attn_tui.core.stages import KEYS, PREVIOUS, Stage
 from attn_tui.core.stages import softmax as softmax_stage
@@ -126,7 +128,10 @@ def explain(w) -> str:
     differs = float(np.abs(output - full).max())
     w.add((f"row {t + 1} of the whole computation: ", ""), (w.vector(full, p), "number"),
           (f"   largest difference {differs:.1e}", "note"))
-    if differs > 1e-9:
+    if differs > 1e-9 and math.isfinite(w.options.mask_value):  # the mask is on, but leaks
+        w.add((f"They differ: the mask value {mask_text(w.options.mask_value)} lets the hidden keys take weight in "
+               "the whole computation, and a decoder never has the tokens it has not generated yet.", "masked"))
+    elif differs > 1e-9:
         w.add(("They differ: without the causal mask, row t of the whole computation sees tokens a decoder has "
                "not generated yet.", "masked"))
     G, H = scenario.kv_heads, scenario.heads

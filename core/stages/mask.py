@@ -26,11 +26,12 @@ def heading(scenario, options) -> str:
     return f"keys hidden by {named} set to {mask_text(options.mask_value)}"
 
 
-def leak(attention, keep: bool = True) -> tuple[float, int, int] | None:
+def leak(attention, keep: bool = True, cancelled=lambda: False) -> tuple[float, int, int] | None:
     """The largest share of a row's weight its hidden keys take — a finite mask value not far
     enough below the visible scores lets weight through — with its head and row; None when
-    none does (a mask value of −∞ never lets any through). Every row, a block at a time."""
-    if math.isinf(attention.options.mask_value):
+    none does (a mask value of −∞ never lets any through, nor one far below every score: see
+    :func:`cannot_leak`). Every row, a block at a time; None as soon as ``cancelled()``."""
+    if math.isinf(attention.options.mask_value) or cannot_leak(attention):
         return None
     from attn_tui.core.attention import BLOCK
 
@@ -39,6 +40,8 @@ def leak(attention, keep: bool = True) -> tuple[float, int, int] | None:
     best = (0.0, 0, 0)
     for h in range(scenario.heads):
         for start in range(0, scenario.T, BLOCK):
+            if cancelled():
+                return None
             rows = range(start, min(start + BLOCK, scenario.T))
             blocked, empty = attention.blocked(rows, keys), attention.empty(rows, keep)
             weights = softmax(attention.values(STAGE.name, h, rows, keys, keep), empty)
@@ -49,7 +52,22 @@ def leak(attention, keep: bool = True) -> tuple[float, int, int] | None:
     return best if best[0] > 0 else None
 
 
-def leak_warnings(attentions: dict) -> list[str]:
+def cannot_leak(attention) -> bool:
+    """Whether every hidden key's weight is surely exactly 0, from norms alone (O(T·d), where the
+    scan costs O(T²): 30 s at T = 16,384): a visible key's score before the mask is at least −B,
+    B = largest ‖q‖·‖k‖ / divisor + the largest bias (softcap only shrinks it), so a hidden key's
+    exp(mask_value − row max) ≤ exp(mask_value + B), which is 0 in float64 below e^−746."""
+    from attn_tui.core.overflow import largest_added
+
+    scenario, inputs = attention.scenario, attention.inputs
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = [float(np.sqrt(np.square(inputs.Q(h)).sum(axis=1).max()) * np.sqrt(np.square(inputs.K(h)).sum(axis=1).max()))
+                 for h in range(scenario.heads)]
+    bound = max(norms) / attention.divisor + largest_added(scenario)
+    return bool(attention.options.mask_value + bound < -746.0)
+
+
+def leak_warnings(attentions: dict, cancelled=lambda: False) -> list[str]:
     """A warning for each set of options (by variant name, "" for the scenario's own) under
     which a finite mask value lets hidden keys take weight: the arithmetic is right, but the
     mask has leaked (--check says it; the app says it once it is open)."""
@@ -58,7 +76,7 @@ def leak_warnings(attentions: dict) -> list[str]:
 
     found = []
     for name, attention in attentions.items():
-        worst = leak(attention, keep=False)
+        worst = leak(attention, keep=False, cancelled=cancelled)
         if worst is None:
             continue
         share, h, row = worst

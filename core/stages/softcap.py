@@ -23,20 +23,23 @@ def heading(scenario, options) -> str:
 
 
 def compute(w) -> np.ndarray:
-    c = cap(w.scenario)
-    return c * np.tanh(w.previous() / c)
+    c, before = cap(w.scenario), w.previous()
+    with np.errstate(over="ignore"):  # a cap of 1e-300: x / c is infinite, tanh of it exactly ±1
+        return c * np.tanh(before / c)
 
 
 def explain(w) -> str:
     c, p = cap(w.scenario), w.p
     before, after = w.r.previous, w.r.own
     shown = f"{c:g}"
+    with np.errstate(over="ignore"):
+        inside = before / c  # (what tanh is taken of: ∞ for a tiny cap)
     for k in w.keys():
         if isinstance(k, str):
             w.note(k)
             continue
         w.add((f"({w.query}, {w.keys_labels[k]}): ", "token"),
-              (f"{shown} × tanh({fixed(before[k], p)} / {shown}) = {shown} × tanh({fixed(before[k] / c, max(p, 4))})",
+              (f"{shown} × tanh({fixed(before[k], p)} / {shown}) = {shown} × tanh({fixed(inside[k], max(p, 4))})",
                "number"), (" = ", ""), (fixed(after[k], p), "result"), selected=k == w.col)
     w.add(("capped scores: ", ""), (w.vector(after, p), "result"))
     squeezed = float(np.max(np.abs(before - after), initial=0.0))

@@ -19,6 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
 from attn_tui.core.errors import NotApplicable, NumericError
 from attn_tui.core.explanation import FOLD
@@ -149,8 +150,9 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
 
     @work(thread=True, exclusive=True, group="leaks")
     def _find_leaks(self, attentions, version: int) -> None:
-        warnings = leak_warnings(attentions)
-        if warnings:
+        worker = get_current_worker()  # a press of c starts another: this one stops (a scan is O(T²))
+        warnings = leak_warnings(attentions, cancelled=lambda: worker.is_cancelled)
+        if warnings and not worker.is_cancelled:
             self.app.call_from_thread(self._tell_leaks, warnings, version)
 
     def _tell_leaks(self, warnings: list[str], version: int) -> None:
