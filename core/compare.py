@@ -23,7 +23,7 @@ from attn_tui.core.mistakes import MISTAKE_NAMED, MISTAKES, TELL_APART, Mistake
 from attn_tui.core.numbers import fixed
 from attn_tui.core.options import Expected
 from attn_tui.core.scenario import Scenario
-from attn_tui.core.stages import expect_keys, stage_keyed
+from attn_tui.core.stages import expect_keys, setting_of_head, stage_keyed
 from attn_tui.core.text import visible
 
 MAX_LISTED = 5
@@ -150,7 +150,7 @@ def head_scenario(scenario: Scenario, attention: Attention, h: int, expect: dict
     return dataclasses.replace(
         scenario, inputs={"Q": inputs.Q(h), "K": inputs.K(h), "V": inputs.V(h)}, heads=1, kv_heads=1,
         head_names=(scenario.head_names[h],), rope=None, variants=(), expect=expect, files={},
-        random=None, stage_settings={name: setting.of_head(h, scenario.heads)
+        random=None, stage_settings={name: setting_of_head(setting, h, scenario.heads)
                                      for name, setting in scenario.stage_settings.items()})
 
 

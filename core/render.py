@@ -16,6 +16,7 @@ from attn_tui.core.numbers import yaml_number
 from attn_tui.core.options import MAX_YAML_NODES
 from attn_tui.core.scenario import Scenario, bits_equal
 from attn_tui.core.scenario_file import loads
+from attn_tui.core.stages import setting_yaml
 from attn_tui.core.template import yaml_quoted
 
 
@@ -44,7 +45,11 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
     def relative(path: str) -> str:
         return yaml_quoted(os.path.relpath(path, folder))
 
-    def matrix(name: str, values: np.ndarray) -> str:
+    def matrix(name: str, values: np.ndarray, source=None) -> str:
+        """A matrix written out, into a .npy beside the target when too large for YAML, or (a
+        stage's setting read from a .npy of its own, never edited) a reference to that file."""
+        if source is not None and source.member is None:
+            return f"{name}: {{npy: {relative(source.path)}}}\n"
         if name == "bo":  # a bias is a vector (kept as one row)
             values = values.reshape(-1)
         if values.size <= budget[0]:
@@ -106,7 +111,7 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
     if scenario.rope is not None:
         dims = "" if scenario.rope.dims is None else f", dims: {scenario.rope.dims}"
         out.append(f"rope: {{base: {yaml_number(float(scenario.rope.base))}, pairs: {scenario.rope.pairs}{dims}}}\n")
-    out += [setting.yaml(matrix) for setting in scenario.stage_settings.values()]
+    out += [setting_yaml(name, setting, matrix) for name, setting in scenario.stage_settings.items()]
     out.append(f"focus: {scenario.focus + 1}\nprecision: {scenario.precision}\n")
     if scenario.variants:
         out.append("variants:\n")

@@ -251,11 +251,11 @@ class _Edits:
         written, replaced or taken out; a setting that holds a matrix is written whole."""
         if new == old:
             return
-        from attn_tui.core.stages import stage_named
+        from attn_tui.core.stages import setting_yaml, stage_named
 
         written = [key for key in stage_named(name).scenario_keys if key in top]
         if new is not None:
-            text = new.yaml(_no_matrix).rstrip("\n")
+            text = setting_yaml(name, new, _no_matrix).rstrip("\n")
             key, _, value = text.partition(": ")
             if "\n" in text or not value:
                 raise NeedsRewrite(_LAYOUT)
@@ -317,7 +317,7 @@ class _Edits:
         return text
 
 
-def _no_matrix(name: str, values) -> str:
+def _no_matrix(name: str, values, source=None) -> str:
     raise NeedsRewrite(_LAYOUT)  # (a matrix written into the author's text: the file is written whole)
 
 

@@ -183,7 +183,10 @@ class Scenario:
         if self.rope is not None:
             turned = "" if self.rope.dims is None else f", the first {self.rope.dims} of {self.d_k} dimensions"
             extra.append(f"RoPE (base {self.rope.base:g}{turned})")
-        extra += [setting.describe() for setting in self.stage_settings.values()]
+        if self.stage_settings:
+            from attn_tui.core.stages import describe_setting
+
+            extra += [describe_setting(name, setting) for name, setting in self.stage_settings.items()]
         return " · ".join(parts + extra)
 
     def expected_shape(self, key: str) -> tuple[int, ...] | None:

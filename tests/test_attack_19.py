@@ -442,12 +442,8 @@ async def test_a_download_takes_every_data_file_the_scenario_names(tmp_path, mon
     assert sorted(delivered) == ["b.npy", "m.npy", "q.npy", "s.yaml", "w.npy"]
 
 
-# ---- left for the lead (xfail) -------------------------------------------------------------------
+# ---- left for the lead, since mended -------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="render() writes a bias read from a .npy out in YAML (or into a new "
-                                       ".npy) instead of referring to its file as it does for inputs: "
-                                       "BiasSetting does not keep where it came from, and yaml(matrix) "
-                                       "cannot write a path relative to the target")
 def test_a_file_written_whole_refers_to_the_bias_file_it_came_from(tmp_path):
     from attn_tui.core.save import render
 
@@ -485,12 +481,6 @@ print("ok")
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="a stage's setting must have describe(), yaml(matrix) and of_head(h, "
-                                       "heads) (Scenario.describe, render, compare.head_scenario call them), "
-                                       "but Stage declares none of it: a new stage whose reader returns a "
-                                       "plain value (its key's number) breaks --print, saving and --check; "
-                                       "test_registry.py's throwaway stage has no key of its own, so it "
-                                       "never meets this")
 def test_a_throwaway_stage_with_a_key_of_its_own_needs_only_its_registry_line():
     result = subprocess.run([sys.executable, "-c", THROWAWAY], cwd=ROOT, capture_output=True, text=True,
                             timeout=120)

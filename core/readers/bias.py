@@ -29,6 +29,7 @@ class BiasSetting:
     values: Any = None
     per_head: bool = False
     slopes: tuple[float, ...] | None = None  # ALiBi's, when not the paper's for the scenario's heads
+    source: Any = None  # the ArrayRef it was read from (a file written whole refers to it)
 
     def of_head(self, h: int, heads: int) -> BiasSetting:
         """Head ``h``'s part alone, for that head taken as a scenario of its own."""
@@ -72,8 +73,9 @@ class BiasSetting:
     __hash__ = None  # equal by value, and holds an array
 
     def yaml(self, matrix) -> str:
-        """Its keys for a file written whole; ``matrix(name, values)`` writes an array."""
-        return "alibi: true\n" if self.alibi else matrix("bias", self.matrix)
+        """Its keys for a file written whole; ``matrix(name, values, source)`` writes an array
+        (or refers to the file it came from)."""
+        return "alibi: true\n" if self.alibi else matrix("bias", self.matrix, self.source)
 
 
 def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
@@ -123,4 +125,4 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
     if not biggest < LIMIT:
         raise located(node, f"bias holds {biggest:.3e}; keep every bias below {LIMIT:.0e} "
                             "(to hide a key, use mask: or padding:)")
-    return BiasSetting(values=values, per_head=per_head)
+    return BiasSetting(values=values, per_head=per_head, source=ref)

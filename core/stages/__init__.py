@@ -184,6 +184,41 @@ def step_keys() -> tuple[str, ...]:
     return tuple("1234567890"[:len(REGISTRY)])
 
 
+# ---- a stage's setting ------------------------------------------------------------------------
+# What a stage's reader returns is kept in ``Scenario.stage_settings[stage.name]``. It may be a
+# plain value (a number, a flag), or an object that says more: ``describe()`` (how the header
+# and the summary line name it: "ALiBi"), ``yaml(matrix)`` (its keys, for a file written whole;
+# ``matrix(name, values, source)`` writes an array, referring to ``source``, its file, if it has
+# one), ``of_head(h, heads)`` (its part for head ``h`` taken as a scenario of its own) and
+# ``largest`` (its largest |value|, when it adds to the scores). The functions below ask for
+# these, with a plain value's defaults.
+
+def describe_setting(name: str, setting: Any) -> str:
+    describe = getattr(setting, "describe", None)
+    return describe() if describe is not None else f"{stage_named(name).title.lower()} {setting!s}"
+
+
+def setting_yaml(name: str, setting: Any, matrix: Callable[..., str]) -> str:
+    """The setting as its scenario key(s), one line (or a matrix) each."""
+    yaml = getattr(setting, "yaml", None)
+    if yaml is not None:
+        return yaml(matrix)
+    from attn_tui.core.numbers import yaml_number
+    from attn_tui.core.template import yaml_quoted
+
+    key = stage_named(name).scenario_keys[0]
+    if isinstance(setting, bool):
+        return f"{key}: {'true' if setting else 'false'}\n"
+    if isinstance(setting, (int, float)):
+        return f"{key}: {yaml_number(float(setting))}\n"
+    return f"{key}: {yaml_quoted(str(setting))}\n"
+
+
+def setting_of_head(setting: Any, h: int, heads: int) -> Any:
+    of_head = getattr(setting, "of_head", None)
+    return of_head(h, heads) if of_head is not None else setting
+
+
 def summary(name: str) -> Summary:
     """A per-row summary by its name (``max_weight``: the variants compare each row's)."""
     return next(found for stage in REGISTRY for found in stage.summaries if found.name == name)
