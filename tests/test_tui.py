@@ -446,3 +446,25 @@ async def test_the_description_says_when_options_no_longer_match_it():
         await pilot.pause()
         assert ("(written for scale ÷√2 = 1.414; now scale none; the numbers have been changed since)"
                 in str(description.render()))
+
+
+async def test_a_derived_matrix_scrolled_out_of_view_shows_the_edit_when_it_comes_back():
+    # Q, K, V = X·W below the inputs are not redrawn while out of view (a refresh off screen
+    # costs a layout of the whole screen at every edit): they catch up when scrolled to
+    async with running(SCENARIOS / "projections.yaml", size=(100, 26)) as (app, pilot):
+        screen = debugger(app)
+        V = screen.input_views["V"]
+        pane = screen.inputs_pane
+        assert not V.region.overlaps(pane.scrollable_content_region)
+        await pilot.press("tab", "plus")  # X[the, 0] one step up
+        await pilot.pause()
+        X = screen.session.scenario.inputs["X"]
+        assert X[0, 0] != 1.0
+        pane.scroll_end(animate=False)
+        await pilot.pause()
+        await pilot.pause()
+        assert V.region.overlaps(pane.scrollable_content_region)
+        expected = X @ screen.session.scenario.inputs["Wv"]
+        assert np.array_equal(V.grid.values, expected)
+        assert expected[0, 0] == 1.1 * 1.0 + 1.0 * 0.5  # the: X·Wv[:, 0] = 1.1 + 0.5
+        assert "1.6" in screen_text(app)

@@ -5,6 +5,7 @@ a step, a row, a head or an edit changed (everything they show comes from core).
 from __future__ import annotations
 
 from textual import work
+from textual.geometry import Region
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
@@ -50,6 +51,19 @@ class DebuggerPanes:
         else:
             self.call_after_refresh(self.fit_panes)
 
+    def on_inputs_scrolled(self) -> None:
+        """Show the derived Q, K, V an edit left behind out of view: a widget refreshed off the
+        screen makes Textual lay the whole screen out again at the next frame, 3 ms of every
+        edit of X."""
+        self.show_inputs(())
+
+    def _in_view(self, view: MatrixView) -> bool:
+        """Whether some line of an input matrix is (or, the scroll being laid out, is about to
+        be) in the inputs pane's window, give or take a line."""
+        pane = self.inputs_pane
+        window = Region(0, int(pane.scroll_y), *pane.scrollable_content_region.size).grow((1, 0, 1, 0))
+        return view.virtual_region.overlaps(window)
+
     def fit_panes(self) -> None:
         """Share the width between the inputs and the stage by what each needs to show its
         matrices whole (the stage first), and the inputs' height among the input matrices, so
@@ -57,7 +71,7 @@ class DebuggerPanes:
         width, height = self.size
         if width < 70 or self.has_class("-too-small"):
             return
-        inputs = self.query_one("#inputs")
+        inputs = self.inputs_pane
         views = list(inputs.query(".input").results(MatrixView))
         if not views:
             return
@@ -82,6 +96,7 @@ class DebuggerPanes:
             limit = max(share, min(view.natural_size[1], 8))
             if view.styles.max_height is None or view.styles.max_height.cells != limit:
                 view.styles.max_height = limit
+        self.on_inputs_scrolled()  # new heights may bring a derived matrix into view
 
     # ---- telling the widgets ----------------------------------------------------------------
 
@@ -100,6 +115,8 @@ class DebuggerPanes:
             if names is not None and name not in names and not view.has_class("derived"):
                 continue
             if view.has_class("derived"):
+                if names is not None and not self._in_view(view):
+                    continue  # scrolled out of view: shown when it comes back (see on_inputs_scrolled)
                 values = {"Q": session.inputs.Q_before_rotation, "K": session.inputs.K_before_rotation,
                           "V": session.inputs.V}[name](self.head)
                 rows = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
