@@ -11,10 +11,10 @@ made visible, escaped, never read as Markdown.
 from __future__ import annotations
 
 from attn_tui.core.attention import Attention
-from attn_tui.core.labels import ROLES, column_labels, input_labels, token_labels
+from attn_tui.core.labels import column_labels, input_labels, token_labels
 from attn_tui.core.lesson import Beat, start_position
-from attn_tui.core.markdown import BLANK, _escape, _grid, _heading, _paragraphs, _quoted, _shape, _table
-from attn_tui.core.numbers import decimals_needed, fixed, yaml_number
+from attn_tui.core.markdown import BLANK, _escape, _grid, _heading, _paragraphs, _quoted, input_tables
+from attn_tui.core.numbers import fixed, yaml_number
 from attn_tui.core.report import summary_line
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.stages import stage_named, step_number
@@ -39,13 +39,7 @@ def lesson_markdown(scenario: Scenario, answers: bool = False) -> str:
     blocks.append(f"Tokens ({scenario.T_k}): {keys} · "
                   + _escape(summary_line(scenario, with_file=False).split(" · ", 1)[1]))
     blocks.append(_heading(2, "Inputs, as the lesson starts"))
-    for name in scenario.editable:
-        array = scenario.inputs[name]
-        rows, columns = input_labels(scenario, name)
-        for h, values in ([(None, array)] if array.ndim == 2 else list(enumerate(array))):
-            which = "" if h is None else f" of {visible(scenario.head_names[h])}"
-            blocks += [_heading(3, f"{name}{which} ({ROLES[name]}) {_shape(values)}"),
-                       _table(values, rows, columns, decimals_needed(values, scenario.precision), corner="row")]
+    blocks += input_tables(scenario)
     start = start_position(scenario)
     for index, beat in enumerate(lesson.beats):
         blocks += _beat(scenario, index, beat, lesson.position(index, start), answers)

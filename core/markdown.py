@@ -95,14 +95,7 @@ def to_markdown(scenario: Scenario, rows: list[int] | None = None,
         blocks.append(f"Tokens ({scenario.T}): {keys} · {shape}")
 
     blocks.append(_heading(2, "Inputs"))
-    for name in scenario.editable:
-        array = scenario.inputs[name]
-        row_labels, columns = input_labels(scenario, name)
-        for h, values in ([(None, array)] if array.ndim == 2 else list(enumerate(array))):
-            which = "" if h is None else f" of {visible(scenario.head_names[h])}"
-            blocks += [_heading(3, f"{name}{which} ({ROLES[name]}) {_shape(values)}"),
-                       _table(values, row_labels, columns, decimals_needed(values, p),
-                              corner="token" if row_labels[0] in labels + token_labels(scenario.tokens) else "row")]
+    blocks += input_tables(scenario)
     if scenario.kind == "projection":
         for h in range(scenario.heads):
             for name, values in (("Q", attention.inputs.Q_before_rotation(h)),
@@ -179,6 +172,21 @@ def _heading(level: int, text: str) -> str:
 def _paragraphs(text: str) -> str:
     """Free text as paragraphs: a blank line still separates two, each line is escaped alone."""
     return "\n".join(_escape(line.strip()) for line in text.splitlines())
+
+
+def input_tables(scenario: Scenario) -> list[str]:
+    """A heading and a table for each input matrix, a per-head matrix one for each head."""
+    tokens = token_labels(scenario.row_tokens) + token_labels(scenario.tokens)
+    blocks = []
+    for name in scenario.editable:
+        array = scenario.inputs[name]
+        rows, columns = input_labels(scenario, name)
+        for h, values in ([(None, array)] if array.ndim == 2 else list(enumerate(array))):
+            which = "" if h is None else f" of {visible(scenario.head_names[h])}"
+            blocks += [_heading(3, f"{name}{which} ({ROLES[name]}) {_shape(values)}"),
+                       _table(values, rows, columns, decimals_needed(values, scenario.precision),
+                              corner="token" if rows[0] in tokens else "row")]
+    return blocks
 
 
 def _table(values: np.ndarray, rows, columns, decimals: int,
