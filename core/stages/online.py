@@ -220,6 +220,10 @@ def explain(w) -> str:
     if math.isnan(found["output"][0, 0]):
         w.add((f"{w.query_quoted} sees no key at all: l stays 0, and there is no output (nothing to attend to).",
                "masked"))
+    elif w.attention.empty(rows)[0]:  # a finite mask value: the walk read the hidden keys' scores
+        w.add((f"{w.query_quoted} sees no key at all: every key is hidden, so attention gives it no output "
+               f"(nothing to attend to). The walk above took the mask value {mask_text(w.options.mask_value)} "
+               "for a score, as a kernel would: its acc / l only averages the values of hidden keys.", "masked"))
     else:
         output = found["output"][0]
         standard = w.attention.values(w.attention.previous(STAGE.name), w.h, rows, range(scenario.d_v))[0]
