@@ -250,3 +250,26 @@ def test_the_walk_of_a_row_that_sees_nothing_under_a_finite_mask_value_gives_no_
     walk = out[out.index("Online softmax: walk"):]
     assert "largest difference" not in walk and "output = acc / l" not in walk
     assert '"a" sees no key at all: every key is hidden, so attention gives it no output' in walk
+
+
+# ---- tiles from the command line and the palette ------------------------------------------------
+
+@pytest.mark.parametrize("tiles, said", [
+    ("2,99999999999999999999", "99,999,999,999,999,999,999 keys a tile"),  # was an internal error, exit 3
+    ("99999999999999999999,2", "query rows a pass"),  # was taken: the app could then save nothing
+    ("3,100000", "100,000 keys a tile: tiles take from 1 to 16,384"),
+])
+def test_tiles_a_file_could_not_say_are_refused_on_the_command_line(tiles, said, capsys):
+    code, out, err = run(capsys, "--json", "online_softmax", "--tiles", tiles)
+    assert code == 2 and said in err and not out
+
+
+def test_the_palettes_tiles_are_bounded_as_a_files_are():
+    from attn_tui.core.stages import online
+
+    scenario = loads(BASE)
+    for size in (0, 16385):
+        with pytest.raises(NotApplicable):
+            online.tiled(scenario, size, 2)
+        with pytest.raises(NotApplicable):
+            online.tiled(scenario, 2, size)

@@ -29,14 +29,14 @@ from attn_tui.core.stages import softmax as softmax_stage
 
 def tiled(scenario, queries: int | None, keys: int | None = None):
     """The edit that walks the keys in tiles of ``keys``, ``queries`` rows a pass (None: off);
-    ``NotApplicable`` for tiles too small for the scenario's keys."""
+    ``NotApplicable`` for tiles too small for the scenario's keys or beyond what a file may say."""
     from attn_tui.core.edits import SetStageSetting
     from attn_tui.core.errors import NotApplicable
 
     old = scenario.stage_settings.get(STAGE.name)
     if queries is None:
         return SetStageSetting(STAGE.name, None, old)
-    problem = reader.tiles_for(scenario.T_k, keys)
+    problem = reader.out_of_bounds(queries, keys) or reader.tiles_for(scenario.T_k, keys)
     if problem:
         raise NotApplicable(problem[0].upper() + problem[1:])
     return SetStageSetting(STAGE.name, reader.TilesSetting(queries, keys), old)
