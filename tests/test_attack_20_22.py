@@ -273,3 +273,39 @@ def test_the_palettes_tiles_are_bounded_as_a_files_are():
             online.tiled(scenario, size, 2)
         with pytest.raises(NotApplicable):
             online.tiled(scenario, 2, size)
+
+
+# ---- decoding and the causal mask ---------------------------------------------------------------
+
+def test_causal_stays_on_while_decoding(write):
+    """d then c left a scenario that decodes without the causal mask: it could be saved neither in
+    place nor elsewhere ("the file would not load"), and every other edit with it."""
+    from attn_tui.core.edits import SetCell
+    from attn_tui.core.session import Session
+    from attn_tui.core.stages import decode
+
+    path = write(BASE)
+    session = Session(load(path))
+    session.apply(SetCell("Q", 0, 0, 5.0, 1.0))
+    session.apply(decode.toggled(session.scenario))
+    with pytest.raises(NotApplicable, match="decoding needs the causal mask"):
+        session.toggle_causal()
+    assert session.scenario.options.causal
+    session.save()
+    assert load(path).stage_settings == session.scenario.stage_settings
+
+
+async def test_c_at_the_decode_step_says_why_it_stays(write):
+    from attn_tui.tui.app import AttnApp
+
+    app = AttnApp(load(write(BASE)), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("d", "c")
+        assert app.screen.stage == "decode" and app.screen.session.scenario.options.causal
+        assert any("decoding needs the causal mask" in note.message for note in app._notifications)
+
+
+def test_a_lesson_may_not_turn_the_causal_mask_off_while_decoding():
+    with pytest.raises(ScenarioError) as caught:
+        loads(BASE + "decode: true\nlesson:\n  - {step: decode, set: {causal: false}}\n", "l.yaml")
+    assert caught.value.line == 8 and "decode: true" in caught.value.message
