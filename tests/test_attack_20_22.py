@@ -309,3 +309,63 @@ def test_a_lesson_may_not_turn_the_causal_mask_off_while_decoding():
     with pytest.raises(ScenarioError) as caught:
         loads(BASE + "decode: true\nlesson:\n  - {step: decode, set: {causal: false}}\n", "l.yaml")
     assert caught.value.line == 8 and "decode: true" in caught.value.message
+
+
+# ---- a step the lesson shows --------------------------------------------------------------------
+
+LESSON = BASE + ("decode: true\ntiles: {queries: 2, keys: 2}\nlesson:\n  - {step: score}\n"
+                 "  - {step: decode, say: the cache}\n  - {step: online}\n")
+
+
+async def test_a_step_the_lesson_shows_stays_on(write):
+    """d, or the palette's "Online softmax off", in a lesson that shows the step, then n: the app
+    crashed (ValueError: 'decode' is not in list); and saved, the file would not load."""
+    from attn_tui.tui.app import AttnApp
+
+    path = write(LESSON)
+    app = AttnApp(load(path), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("d")
+        app.screen.action_tiles(0)
+        await pilot.pause()
+        assert set(app.screen.session.scenario.stage_settings) == {"decode", "online"}
+        assert any("The lesson shows the Decode step (beat 2)" in note.message for note in app._notifications)
+        await pilot.press("n")
+        assert app.screen.stage == "decode"
+        await pilot.press("n")
+        assert app.screen.stage == "online"
+        app.screen.action_tiles(4)  # other tiles are fine: the step stays
+        await pilot.pause()
+        assert app.screen.session.scenario.stage_settings["online"].keys == 4
+        app.screen.session.save()
+    assert load(path).stage_settings["online"].keys == 4
+
+
+async def test_recording_a_step_turned_on_in_the_app_writes_its_key(write):
+    """ctrl+r, d, ↑, ctrl+r: the beat shows the Decode step, which the file had not; writing it
+    failed at every ctrl+r ("step 'decode' is not a stage of this scenario"), for ever."""
+    from attn_tui.tui.app import AttnApp
+
+    path = write(BASE + "decode: false   # not yet\n")
+    app = AttnApp(load(path), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("ctrl+r", "d", "up", "ctrl+r")
+        await pilot.pause()
+        assert app.screen.lessons.recorder is None, [note.message for note in app._notifications]
+    text = path.read_text()
+    assert "decode: true   # not yet\n" in text and "step: decode" in text
+    scenario = load(path)
+    assert "decode" in scenario.stage_settings and scenario.lesson.beats[-1].step == "decode"
+
+
+def test_recorded_beats_into_a_lesson_get_the_tiles_they_show(write):
+    from attn_tui.core.lesson import Beat
+    from attn_tui.core.lesson_writer import with_beats
+    from attn_tui.core.stages import online
+
+    path = write(BASE + "lesson:   # the walk\n  - {step: score}\n")
+    scenario = load(path)
+    scenario = online.tiled(scenario, 2, 2).apply(scenario)
+    text = with_beats(scenario, (Beat(step="online"),))
+    assert "tiles: {queries: 2, keys: 2}\nlesson:   # the walk\n" in text
+    assert loads(text, str(path)).lesson.beats[-1].step == "online"

@@ -23,9 +23,12 @@ def toggled(scenario):
     """The edit that turns decoding on (or off); ``NotApplicable`` where it cannot be."""
     from attn_tui.core.edits import SetStageSetting
     from attn_tui.core.errors import NotApplicable
+    from attn_tui.core.lesson import stays_for_the_lesson
 
     old = scenario.stage_settings.get(STAGE.name)
-    if old is None:
+    if old is not None:
+        stays_for_the_lesson(scenario, STAGE)
+    else:
         problem = reader.refusal(scenario.cross, scenario.T, scenario.T_k, scenario.options.causal, scenario.window)
         if problem:
             raise NotApplicable(problem[0].upper() + problem[1:])

@@ -29,12 +29,15 @@ from attn_tui.core.stages import softmax as softmax_stage
 
 def tiled(scenario, queries: int | None, keys: int | None = None):
     """The edit that walks the keys in tiles of ``keys``, ``queries`` rows a pass (None: off);
-    ``NotApplicable`` for tiles too small for the scenario's keys or beyond what a file may say."""
+    ``NotApplicable`` for tiles too small for the scenario's keys or beyond what a file may say, and
+    for turning the step off while the scenario's lesson shows it."""
     from attn_tui.core.edits import SetStageSetting
     from attn_tui.core.errors import NotApplicable
+    from attn_tui.core.lesson import stays_for_the_lesson
 
     old = scenario.stage_settings.get(STAGE.name)
     if queries is None:
+        stays_for_the_lesson(scenario, STAGE)
         return SetStageSetting(STAGE.name, None, old)
     problem = reader.out_of_bounds(queries, keys) or reader.tiles_for(scenario.T_k, keys)
     if problem:

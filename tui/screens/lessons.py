@@ -205,7 +205,8 @@ class Lessons:
             try:
                 if os.path.exists(target) and self.session.save_root is None:
                     raise SaveError(f"{target} already exists; give a new name")
-                write_lesson(self.session.saved, beats, target, self.session.save_root)
+                write_lesson(self.session.saved, beats, target, self.session.save_root,
+                             self.session.scenario.stage_settings)  # (d, the tiles: their keys too)
             except SaveError as error:
                 tell(screen, str(error), severity="error", timeout=10)
                 chosen(None)
