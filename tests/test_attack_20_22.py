@@ -369,3 +369,38 @@ def test_recorded_beats_into_a_lesson_get_the_tiles_they_show(write):
     text = with_beats(scenario, (Beat(step="online"),))
     assert "tiles: {queries: 2, keys: 2}\nlesson:   # the walk\n" in text
     assert loads(text, str(path)).lesson.beats[-1].step == "online"
+
+
+# ---- big tiles ----------------------------------------------------------------------------------
+
+def test_which_keys_a_pass_sees_is_what_the_mask_says():
+    """online softmax's skipped tiles: worked out from the rules, never a pass's rows × every key
+    (a pass of 16,384 rows built 268 million cells at every key press)."""
+    from attn_tui.core.masks import Visibility
+
+    rng = np.random.default_rng(0)
+    for _ in range(1500):
+        T_q = int(rng.integers(1, 30))
+        T_k = T_q if rng.random() < 0.7 else int(rng.integers(1, 30))
+        visibility = Visibility(
+            causal=bool(rng.random() < 0.6), window=int(rng.integers(1, 10)) if rng.random() < 0.4 else None,
+            padding=rng.random(T_k) < 0.3 if rng.random() < 0.4 else None,
+            explicit=rng.random((T_q, T_k)) < 0.6 if rng.random() < 0.3 else None,
+            causal_offset=int(rng.choice([0, 1, 2])))
+        first = int(rng.integers(0, T_q))
+        rows = range(first, int(rng.integers(first + 1, T_q + 1)))
+        by_hand = ~visibility.blocked(np.arange(rows.start, rows.stop), np.arange(T_k)).all(axis=0)
+        assert np.array_equal(visibility.seen_by_any(rows, T_k), by_hand)
+
+
+def test_the_why_pane_folds_a_pass_and_a_tile_of_thousands():
+    """Tiles of 2048 × 2048: the pane wrote all 2,048 names of the pass and 2,048 scores of the
+    tile at every key (a second a key at T = 16,384)."""
+    from attn_tui.core.attention import Attention
+    from attn_tui.core.explanation import FOLD, explain
+
+    scenario = loads("random: {seed: 0, T: 2048, d_k: 2}\ntiles: {queries: 2048, keys: 2048}\n")
+    shown = explain(Attention(scenario), "online", 2047, 0, FOLD)
+    text = "\n".join("".join(span.text for span in line.spans) for line in shown.lines)
+    assert len(text) < 3000, len(text)
+    assert "more terms" in text and '"t2048"' in text

@@ -71,9 +71,9 @@ def skipped(attention, h: int, rows: range, cols: range) -> np.ndarray:
     Br, Bc = setting(scenario).queries, setting(scenario).keys
     for first in range(rows.start - rows.start % Br, rows.stop, Br):
         tile_rows = range(first, min(first + Br, scenario.T))
-        blocked = attention.blocked(tile_rows, range(scenario.T_k))
-        padded = np.pad(blocked, ((0, 0), (0, -scenario.T_k % Bc)), constant_values=True)
-        hidden = padded.reshape(len(tile_rows), -1, Bc).all(axis=(0, 2))[cols.start:cols.stop]
+        unseen = ~attention.visibility.seen_by_any(tile_rows, scenario.T_k)
+        padded = np.pad(unseen, (0, -scenario.T_k % Bc), constant_values=True)
+        hidden = padded.reshape(-1, Bc).all(axis=1)[cols.start:cols.stop]
         inside = range(max(first, rows.start), min(first + Br, rows.stop))
         out[inside.start - rows.start:inside.stop - rows.start] = hidden
     return out
@@ -175,7 +175,9 @@ def explain(w) -> str:
     current = min(w.col if w.col is not None else count - 1, count - 1)  # (printed: the whole walk)
     first = i - i % Br
     sharing = range(first, min(first + Br, scenario.T))
-    names = ", ".join(f'"{w.query_labels[row]}"' for row in sharing)
+    # (folded as every list of the Why pane is: a pass of 16,384 rows, or a tile of 16,384 keys,
+    # took the app a second a key to write out)
+    names = w.fold_lazy(len(sharing), lambda k: f'"{w.query_labels[sharing.start + k]}"', ", ")
     w.add((f"query tile {i // Br + 1} of {math.ceil(scenario.T / Br)}: ", "note"),
           (f"rows {sharing.start + 1}–{sharing.stop}" if len(sharing) > 1 else f"row {sharing.start + 1}", "token"),
           (f" ({names}) share this pass: each key tile of K and V is read once for all of them.", "note"))
@@ -202,7 +204,7 @@ def explain(w) -> str:
         l_old = found["l"][0, t - 1] if t else 0.0
         m_new, l_new = found["m"][0, t], found["l"][0, t]
         correction = found["correction"][0, t]
-        scores = ", ".join(mask_text(x) if math.isinf(x) else fixed(float(x), p) for x in s)
+        scores = w.fold_lazy(len(s), lambda k: mask_text(s[k]) if math.isinf(s[k]) else fixed(float(s[k]), p), ", ")
         w.add((which, "token"), (f": scores [{scores}], tile max {fixed(float(found['tile_max'][0, t]), p)}", "number"),
               selected=selected)
         if math.isnan(correction):  # the first tile it sees anything of
