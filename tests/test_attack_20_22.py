@@ -404,3 +404,55 @@ def test_the_why_pane_folds_a_pass_and_a_tile_of_thousands():
     text = "\n".join("".join(span.text for span in line.spans) for line in shown.lines)
     assert len(text) < 3000, len(text)
     assert "more terms" in text and '"t2048"' in text
+
+
+# ---- left for the lead --------------------------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="--tiles and --decode are views asked for on the command line, but "
+                   "the app's next Save writes them into the file with whatever else changed, though no "
+                   "undoable change made them and the session is not marked modified: whether they are "
+                   "the file's (then an edit at start) or a view (then never saved) is the lead's choice")
+def test_a_view_asked_for_on_the_command_line_is_not_saved_unasked(write):
+    import argparse
+
+    from attn_tui.core.edits import SetCell
+    from attn_tui.core.session import Session
+    from attn_tui.tui.cli import with_views
+
+    path = write(BASE)
+    scenario = with_views(argparse.ArgumentParser(), argparse.Namespace(tiles="2,2", decode=True), load(path))
+    session = Session(scenario)
+    session.apply(SetCell("Q", 0, 0, 5.0, 1.0))
+    session.save()
+    assert "tiles" not in path.read_text() and "decode" not in path.read_text()
+
+
+@pytest.mark.xfail(strict=True, reason="new tiles saved into a block-style tiles: mapping replace its lines "
+                   "with a flow mapping: the comment of its first line (# Br) goes, the second's (# Bc) stays "
+                   "after the new {queries: 1, keys: 1}, saying something of it no longer true")
+def test_tiles_saved_into_a_block_mapping_keep_each_comment(write):
+    from attn_tui.core.session import Session
+    from attn_tui.core.stages import online
+
+    path = write(BASE + "tiles:   # the walk\n  queries: 2   # Br\n  keys: 2      # Bc\nfocus: b\n")
+    session = Session(load(path))
+    session.apply(online.tiled(session.scenario, 1, 1))
+    session.save()
+    text = path.read_text()
+    assert "# Br" in text and "{queries: 1, keys: 1}      # Bc" not in text
+
+
+@pytest.mark.xfail(strict=True, reason="a key saving adds to a file written with CRLF line ends (decode:, "
+                   "tiles:, and options alike, core/save.py _Edits.result) is ended with LF: the file then "
+                   "mixes both")
+def test_keys_added_to_a_crlf_file_end_with_crlf(tmp_path):
+    from attn_tui.core.session import Session
+    from attn_tui.core.stages import decode
+
+    path = tmp_path / "crlf.yaml"
+    path.write_bytes(BASE.replace("\n", "\r\n").encode())
+    session = Session(load(path))
+    session.apply(decode.toggled(session.scenario))
+    session.save()
+    data = path.read_bytes()
+    assert data.count(b"\n") == data.count(b"\r\n")
