@@ -406,6 +406,38 @@ def test_the_why_pane_folds_a_pass_and_a_tile_of_thousands():
     assert "more terms" in text and '"t2048"' in text
 
 
+# ---- projector mode ---------------------------------------------------------------------------
+
+async def test_the_projector_draws_skipped_tiles_and_keys_outside_the_cache_as_the_matrix_does():
+    """p at Online softmax drew a skipped tile as "−∞ masked", and at Decode a key not yet in the
+    cache the same; nor did ] mark the tile it went to."""
+    from textual.widgets import Static
+
+    from attn_tui.tui.app import AttnApp
+    from attn_tui.tui.screens.present import PresentScreen
+
+    def cells(app) -> list[tuple[str, bool]]:
+        return [(" ".join(str(static.render()) for static in cell.query(Static)), cell.has_class("-cursor"))
+                for cell in app.screen.query_one("#cells").children]
+
+    app = AttnApp(load("scenarios/online_softmax.yaml"), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("6", *["up"] * 7, "p")
+        await pilot.pause()
+        assert isinstance(app.screen, PresentScreen)
+        (first, first_marked), (second, second_marked) = cells(app)
+        assert "k5–8" in second and "skip" in second and "masked" not in second
+        assert first_marked and not second_marked
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert [marked for _, marked in cells(app)] == [False, True]
+        await pilot.press("p", "d", "down", "p")  # Decode, "cat": the keys after it are not in the cache
+        await pilot.pause()
+        shown = cells(app)
+        later = [text for text, _ in shown if not text.startswith(("the₁", "cat"))]
+        assert later and all(text.endswith(" ·") for text in later), shown
+
+
 # ---- left for the lead --------------------------------------------------------------------------
 
 @pytest.mark.xfail(strict=True, reason="--tiles and --decode are views asked for on the command line, but "
