@@ -105,7 +105,7 @@ def with_beats(scenario: Scenario, beats: tuple[Beat, ...], settings: dict | Non
         else:
             insert = text.find("\n", content_end(node))  # after the last beat's line, comment and all
             insert = len(text) if insert < 0 else insert
-            indent = " " * (node.col - 1)
+            indent = _dash_indent(text, node)
             addition = "".join("\n" + line for line in [indent + HEADER] + [
                 line for beat in beats for line in _block(beat, scenario, indent)])
         new = text[:insert] + addition + text[insert:]
@@ -156,6 +156,13 @@ def _with_keys(text: str, root: Mapping, top: dict, keys: list[str]) -> str:
 def _no_matrix(name: str, values) -> str:
     raise SaveError("the recorded beats show a step whose keys hold a matrix; save the file first (ctrl+s), "
                     "then ctrl+r")
+
+
+def _dash_indent(text: str, node: Sequence) -> str:
+    """The spaces before the ``-`` of a block list's first item (a list's own column is its
+    anchor's, in ``lesson: &beats``)."""
+    line = text[text.rfind("\n", 0, node.items[0].start) + 1:]
+    return " " * (len(line) - len(line.lstrip(" ")))
 
 
 def _block(beat: Beat, scenario: Scenario, indent: str) -> list[str]:

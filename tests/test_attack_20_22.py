@@ -371,6 +371,32 @@ def test_recorded_beats_into_a_lesson_get_the_tiles_they_show(write):
     assert loads(text, str(path)).lesson.beats[-1].step == "online"
 
 
+def test_recorded_beats_go_into_an_anchored_lesson_at_its_items_indentation():
+    """lesson: &beats: the list's column is its anchor's, and the beats were written 8 spaces in,
+    which did not load ("did not find expected key"), at every ctrl+r."""
+    from attn_tui.core.lesson import Beat
+    from attn_tui.core.lesson_writer import with_beats
+
+    scenario = loads(BASE + "lesson: &beats\n  - step: score\n", "a.yaml")
+    text = with_beats(scenario, (Beat(step="softmax"),))
+    assert text.endswith("lesson: &beats\n  - step: score\n  # recorded with ctrl+r: add say: (and ask:, "
+                         "answer:) to each beat\n  - step: softmax\n")
+
+
+async def test_recording_is_refused_before_it_starts_when_the_file_cannot_take_beats(write):
+    """A file written as one flow mapping takes no recorded beats: that was said at the second
+    ctrl+r, after the recording, which was then lost (each ctrl+r failed the same way)."""
+    from attn_tui.tui.app import AttnApp
+
+    path = write("{tokens: [a, b], Q: [[1], [0]], K: [[1], [1]], V: [[1], [2]]}\n")
+    app = AttnApp(load(path), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("ctrl+r")
+        assert app.screen.lessons.recorder is None
+        assert any(note.message.startswith("Cannot record now: the file is written as one flow mapping")
+                   for note in app._notifications)
+
+
 # ---- big tiles ----------------------------------------------------------------------------------
 
 def test_which_keys_a_pass_sees_is_what_the_mask_says():
