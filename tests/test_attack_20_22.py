@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
+import signal
 
 import numpy as np
 import pytest
@@ -462,6 +464,41 @@ async def test_the_projector_draws_skipped_tiles_and_keys_outside_the_cache_as_t
         shown = cells(app)
         later = [text for text, _ in shown if not text.startswith(("the₁", "cat"))]
         assert later and all(text.endswith(" ·") for text in later), shown
+
+
+# ---- the class ----------------------------------------------------------------------------------
+
+@pytest.mark.skipif(__import__("shutil").which("tmux") is None, reason="needs tmux on PATH")
+async def test_closing_the_teachers_terminal_ends_the_class(tmp_path):
+    """The teacher's terminal closed (SIGHUP) ended the teacher's app without its finally: the
+    class's server went on serving, every student's app waiting for a teacher who had gone, and
+    kept the port and the channel's folder."""
+    import asyncio
+    import sys
+
+    from tests.test_lesson_browser import Terminal, class_processes
+    from tests.test_serve_browser import free_port
+
+    port, folder = free_port(), tmp_path / "class"
+    teacher = Terminal(tmp_path)
+    teacher.start([sys.executable, "-m", "attn_tui", "--serve", "cat_sat_lesson", "--follow", "--port", str(port),
+                   "--serve-dir", str(folder)])
+    try:
+        await teacher.wait_for("Leading the class: 0 apps following your beats", timeout=30)
+        assert class_processes(folder)  # the server
+        teacher("kill-server")  # the terminal goes: SIGHUP
+        for _ in range(400):
+            if not class_processes(folder):
+                break
+            await asyncio.sleep(0.05)
+        assert class_processes(folder) == []
+    finally:
+        teacher.stop()
+        for pid in class_processes(folder):  # (only this test's own server and apps, by its folder)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 # ---- left for the lead --------------------------------------------------------------------------
