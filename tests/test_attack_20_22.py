@@ -501,6 +501,26 @@ async def test_closing_the_teachers_terminal_ends_the_class(tmp_path):
                 pass
 
 
+async def test_the_teacher_leading_a_class_does_not_record(write):
+    """ctrl+r while leading wrote beats the students' apps, which read the lesson when they
+    started, do not have: at the first of them every student stopped following ("not one of this
+    lesson's beats")."""
+    from attn_tui.tui.app import AttnApp
+    from attn_tui.tui.follow import Classroom, Leader, channel_socket
+
+    listener, channel = channel_socket()
+    leader = Leader(listener, channel)
+    path = write(open("scenarios/cat_sat_lesson.yaml").read())
+    app = AttnApp(load(path), remember=False, classroom=Classroom(leader=leader))
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("ctrl+r")
+            assert app.screen.lessons.recorder is None
+            assert any("while leading a class" in note.message for note in app._notifications)
+    finally:
+        leader.close()
+
+
 # ---- left for the lead --------------------------------------------------------------------------
 
 @pytest.mark.xfail(strict=True, reason="--tiles and --decode are views asked for on the command line, but "
