@@ -313,6 +313,21 @@ def test_a_lesson_may_not_turn_the_causal_mask_off_while_decoding():
     assert caught.value.line == 8 and "decode: true" in caught.value.message
 
 
+def test_a_recovery_copy_does_not_turn_the_causal_mask_off_in_a_file_that_now_decodes(write):
+    """c (off) kept in a recovery copy, then decode: true written into the file: restoring the copy
+    made the scenario one that could not be saved."""
+    from attn_tui.core import recovery
+    from attn_tui.core.edits import SetOption
+    from attn_tui.core.session import Session
+
+    path = write(BASE + "decode: true\n")
+    session = Session(load(path))
+    copy = recovery.Recovery(str(path), (SetOption("causal", False, True),), 0.0, True)
+    skipped = session.restore(copy)
+    assert session.scenario.options.causal and len(skipped) == 1
+    assert skipped[0].endswith(": the file now decodes (decode: true), which needs the causal mask")
+
+
 # ---- a step the lesson shows --------------------------------------------------------------------
 
 LESSON = BASE + ("decode: true\ntiles: {queries: 2, keys: 2}\nlesson:\n  - {step: score}\n"
