@@ -414,6 +414,14 @@ async def test_recording_is_refused_before_it_starts_when_the_file_cannot_take_b
                    for note in app._notifications)
 
 
+def test_the_answer_key_of_a_row_that_sees_nothing_has_no_weights(write, capsys):
+    """--markdown --lesson --answers printed a padded first token's predicted weights as eight
+    0.000, where the app and --json say it has none (—, null)."""
+    path = write(BASE + "padding: [1, 0, 0, 0]\nlesson:\n  - {step: softmax, row: 1, predict: row}\n")
+    code, out, _ = run(capsys, "--markdown", "--lesson", "--answers", str(path))
+    assert code == 0 and "| a   |   — |   — |   — |   — |" in out and "0.000" not in out.split("## Beat 1")[1]
+
+
 # ---- big tiles ----------------------------------------------------------------------------------
 
 def test_which_keys_a_pass_sees_is_what_the_mask_says():
