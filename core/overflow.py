@@ -93,14 +93,12 @@ def largest_added(scenario: Scenario) -> float:
                default=0.0)
 
 
-def require_finite(attention, changes: list[Changed], option_sets: list[Options]) -> None:
+def require_finite(scenario: Scenario, inputs: HeadInputs, changes: list[Changed], option_sets: list[Options]) -> None:
     """``NumericError`` if an edit made some score, scaled score or value leave float64's range.
 
     Only what the edit changed is checked (a row of scores for a query, a column for a key),
     so the check costs O(T·d) however large the scenario.
     """
-    scenario = attention.scenario
-    inputs = attention.inputs
     keys, queries = scenario.tokens, scenario.row_tokens
     d_k = scenario.d_k
     added = largest_added(scenario)

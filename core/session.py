@@ -162,8 +162,7 @@ class Session:
             self._note_unsaved(edit)
             changes = self.inputs.update(scenario, edit.matrix, edit.row, edit.col, edit.head)
             try:
-                require_finite(Attention(scenario, inputs=self.inputs), changes,
-                               [a.options for a in self.attentions.values()])
+                require_finite(scenario, self.inputs, changes, [a.options for a in self.attentions.values()])
             except NumericError:
                 before = self._written(edit, edit.old)
                 self.inputs.update(before, edit.matrix, edit.row, edit.col, edit.head)
