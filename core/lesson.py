@@ -138,6 +138,25 @@ def start_position(scenario: Scenario) -> Position:
     return Position(stages_for(scenario)[0].name, scenario.focus)
 
 
+def beat_showing(scenario: Scenario, name: str) -> int | None:
+    """The first beat (from 0) of the scenario's lesson that shows stage ``name``, or None: a
+    step the app can turn off (d, the tiles) stays while a beat shows it, or the lesson could
+    not be played, nor the file saved, without it."""
+    lesson = scenario.lesson
+    if lesson is None:
+        return None
+    return next((index for index, beat in enumerate(lesson.beats) if beat.step == name), None)
+
+
+def stays_for_the_lesson(scenario: Scenario, stage) -> None:
+    """``NotApplicable`` if the scenario's lesson shows ``stage``, which the app would turn off."""
+    from attn_tui.core.errors import NotApplicable
+
+    beat = beat_showing(scenario, stage.name)
+    if beat is not None:
+        raise NotApplicable(f"The lesson shows the {stage.title} step (beat {beat + 1}): it stays on")
+
+
 def _same(a: OptionValue | float, b: OptionValue | float) -> bool:
     """Bit for bit and type for type: ``True`` is not the divisor 1.0, ``-0.0`` is not 0."""
     if isinstance(a, bool) or isinstance(b, bool):

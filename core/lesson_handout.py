@@ -63,9 +63,12 @@ def _beat(scenario: Scenario, index: int, beat: Beat, where, answers: bool) -> l
         blocks.append(_escape(f"Predict the {stage.key} of \"{label}\" before you look:" if not answers
                               else f"The {stage.key} of \"{label}\" at this beat (check your prediction):"))
         if answers:
-            at = scenario.lesson.scenario_at(scenario, index)
-            values = Attention(at).values(stage.name, where.head, range(where.row, where.row + 1), range(len(columns)))
+            attention = Attention(scenario.lesson.scenario_at(scenario, index))
+            rows = range(where.row, where.row + 1)
+            values = attention.values(stage.name, where.head, rows, range(len(columns)))
             cells = [fixed(float(value), scenario.precision) for value in values[0]]
+            if stage.empty_rows and attention.empty(rows)[0]:  # nothing to attend to: no weights, not 0s
+                cells = ["—"] * len(columns)
         else:
             cells = [BLANK] * len(columns)
         blocks.append(_grid(["row", *columns], [[label, *cells]], numeric_from=1))

@@ -148,6 +148,19 @@ def recording_refusal(session: Session) -> str | None:
     for name, value in options.items():
         if not _same(getattr(session.scenario.options, name), value):
             return _REFUSAL
+    return _layout_refusal(saved)
+
+
+def _layout_refusal(scenario) -> str | None:
+    """Why the file's text cannot take recorded beats (one flow mapping, a lesson that is an
+    alias, …), asked before recording rather than after it, when the beats would be lost."""
+    from attn_tui.core.errors import SaveError
+    from attn_tui.core.lesson_writer import with_beats
+
+    try:
+        with_beats(scenario, (Beat(say="a beat"),))
+    except SaveError as error:
+        return str(error).replace("; nothing was written", "")
     return None
 
 

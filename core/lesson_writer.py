@@ -67,9 +67,11 @@ def _option(value: bool | float) -> str:
     return "true" if value is True else "false" if value is False else yaml_number(float(value))
 
 
-def with_beats(scenario: Scenario, beats: tuple[Beat, ...]) -> str:
-    """The scenario's file text with ``beats`` added to its lesson, checked by reading it back.
-    ``SaveError`` if the file's layout cannot take them."""
+def with_beats(scenario: Scenario, beats: tuple[Beat, ...], settings: dict | None = None) -> str:
+    """The scenario's file text with ``beats`` added to its lesson, checked by reading it back,
+    and the keys of the steps they show that the file has not (turned on in the app, d or the
+    tiles: their ``settings``, by default the scenario's). ``SaveError`` if the file's layout
+    cannot take them."""
     document = scenario.source
     if document is None or scenario.path is None:
         raise SaveError("this scenario has no file text to add a lesson to")
@@ -78,6 +80,14 @@ def with_beats(scenario: Scenario, beats: tuple[Beat, ...]) -> str:
     if not isinstance(root, Mapping) or root.flow:
         raise SaveError("the file is written as one flow mapping ({…}); write it in block style to record into it")
     top = entries(root, "the scenario")
+    keys = _step_keys(scenario, beats, scenario.stage_settings if settings is None else settings)
+    if keys:
+        text = _with_keys(text, root, top, keys)
+        try:
+            top = entries(deref(loads(text, scenario.path).source.root), "the scenario")
+        except ScenarioError as error:
+            raise SaveError(f"with the keys of the steps the recorded beats show, the file would not load "
+                            f"({error.message}); nothing was written") from None
     if "lesson" not in top:
         lines = ["lesson:", "  " + HEADER] + [line for beat in beats for line in _block(beat, scenario, "  ")]
         new = text + ("" if text.endswith("\n") or not text else "\n") + "\n".join(lines) + "\n"
@@ -95,12 +105,64 @@ def with_beats(scenario: Scenario, beats: tuple[Beat, ...]) -> str:
         else:
             insert = text.find("\n", content_end(node))  # after the last beat's line, comment and all
             insert = len(text) if insert < 0 else insert
-            indent = " " * (node.col - 1)
+            indent = _dash_indent(text, node)
             addition = "".join("\n" + line for line in [indent + HEADER] + [
                 line for beat in beats for line in _block(beat, scenario, indent)])
         new = text[:insert] + addition + text[insert:]
     verify(new, scenario, beats)
     return new
+
+
+def _step_keys(scenario: Scenario, beats: tuple[Beat, ...], settings: dict) -> list[str]:
+    """The scenario keys (one line each) of the steps ``beats`` show that the file's own text has
+    not: a step turned on in the app while recording."""
+    from attn_tui.core.stages import setting_yaml, stages_for
+
+    on_file = {stage.name for stage in stages_for(loads(scenario.source.text, scenario.path))}
+    shown = dict.fromkeys(beat.step for beat in beats if beat.step is not None and beat.step not in on_file)
+    lines = []
+    for name in shown:
+        if name in settings:
+            line = setting_yaml(name, settings[name], _no_matrix).rstrip("\n")
+            if "\n" in line:
+                raise SaveError(f"the recorded beats show the {name} step, whose keys cannot be written here; "
+                                "save the file first (ctrl+s), then ctrl+r")
+            lines.append(line)
+    return lines
+
+
+def _with_keys(text: str, root: Mapping, top: dict, keys: list[str]) -> str:
+    """``text`` with each ``key: value`` line set: in place of the key's value where the file has
+    the key (``decode: false``), else before the lesson (or at the end), indented as the file's
+    keys are."""
+    spans, added = [], []
+    for line in keys:
+        key, _, value = line.partition(": ")
+        if key in top:
+            node = top[key].value
+            spans.append((node.start, content_end(node), value))
+        else:
+            added.append(" " * (root.col - 1) + line + "\n")
+    if added:
+        lesson = top.get("lesson")
+        at = lesson.key.start - (lesson.key.col - 1) if lesson is not None else len(text)
+        prefix = "\n" if at == len(text) and text and not text.endswith("\n") else ""
+        spans.append((at, at, prefix + "".join(added)))
+    for start, end, value in sorted(spans, reverse=True):
+        text = text[:start] + value + text[end:]
+    return text
+
+
+def _no_matrix(name: str, values) -> str:
+    raise SaveError("the recorded beats show a step whose keys hold a matrix; save the file first (ctrl+s), "
+                    "then ctrl+r")
+
+
+def _dash_indent(text: str, node: Sequence) -> str:
+    """The spaces before the ``-`` of a block list's first item (a list's own column is its
+    anchor's, in ``lesson: &beats``)."""
+    line = text[text.rfind("\n", 0, node.items[0].start) + 1:]
+    return " " * (len(line) - len(line.lstrip(" ")))
 
 
 def _block(beat: Beat, scenario: Scenario, indent: str) -> list[str]:
@@ -122,10 +184,11 @@ def verify(text: str, scenario: Scenario, beats: tuple[Beat, ...]) -> None:
 
 
 def write_lesson(scenario: Scenario, beats: tuple[Beat, ...], target: str | None = None,
-                 save_root: SaveRoot | None = None) -> str:
+                 save_root: SaveRoot | None = None, settings: dict | None = None) -> str:
     """Add ``beats`` to the lesson of the scenario's file and write it to ``target`` (default:
-    the file itself), atomically; returns the text written."""
-    text = with_beats(scenario, beats)
+    the file itself), atomically; returns the text written. ``settings``: the steps turned on
+    in the app (by default the scenario's own)."""
+    text = with_beats(scenario, beats, settings)
     target = target or scenario.path
     if save_root is not None:
         target = save_root.resolve(target)

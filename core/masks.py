@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 CAUSAL, WINDOW, PADDING, EXPLICIT = "causal", "window", "padding", "mask"
+SEEN_ROWS = 64  # rows of an explicit mask read at a time (Visibility.seen_by_any)
 RULES = (CAUSAL, WINDOW, PADDING, EXPLICIT)
 WHY = {
     CAUSAL: "in the future",
@@ -57,6 +58,30 @@ class Visibility:
         for rule in self.rules:
             hidden |= self.hidden_by(rule, rows, cols)
         return hidden
+
+    def seen_by_any(self, rows: range, T_k: int) -> np.ndarray:
+        """Per key: whether some row of ``rows`` may see it (online softmax's skipped tiles ask,
+        for the query rows of a pass). Worked out from the rules for causal, a window and padding,
+        never building ``rows`` × ``T_k``: a pass of 16,384 rows made that 268 million cells a key
+        press; an explicit mask is read ``SEEN_ROWS`` rows at a time."""
+        keys = np.arange(T_k)
+        lowest = np.full(T_k, rows.start)   # the rows that may see key j: lowest … highest
+        highest = np.full(T_k, rows.stop - 1)
+        if self.causal:  # i ≥ j − offset + 1
+            lowest = np.maximum(lowest, keys - self.causal_offset + 1)
+        if self.window is not None:  # j ≤ i < j + w
+            lowest = np.maximum(lowest, keys)
+            highest = np.minimum(highest, keys + self.window - 1)
+        seen = lowest <= highest
+        if self.padding is not None:
+            seen &= ~self.padding[:T_k]
+        if self.explicit is None:
+            return seen
+        found = np.zeros(T_k, bool)
+        for start in range(rows.start, rows.stop, SEEN_ROWS):
+            some = np.arange(start, min(start + SEEN_ROWS, rows.stop))
+            found |= ~self.blocked(some, keys).all(axis=0)
+        return found
 
     def reasons(self, row: int, cols: np.ndarray) -> list[tuple[str, ...]]:
         """For each key of one row, the rules that hide it (empty: visible)."""

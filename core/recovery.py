@@ -180,6 +180,8 @@ def _fitting_option(edit: SetOption, scenario: Scenario) -> Edit | str:
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if edit.name == "causal":
         fits, rule = isinstance(value, bool), "causal must be true or false"
+        if value is False and "decode" in scenario.stage_settings and scenario.window is None:
+            fits, rule = False, "the file now decodes (decode: true), which needs the causal mask"
     elif edit.name == "scale":
         fits = isinstance(value, bool) or (number and math.isfinite(value) and value > 0)
         rule = "scale must be true, false or a positive number"

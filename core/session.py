@@ -131,12 +131,18 @@ class Session:
 
     def toggle_causal(self) -> Edit:
         """Turn the causal mask on or off; ``NotApplicable`` turning it on in cross-attention
-        (queries and keys are two sequences: there is no "future" of one in the other)."""
+        (queries and keys are two sequences: there is no "future" of one in the other), or off
+        while decoding (which needs it)."""
         causal = self.scenario.options.causal
         scenario = self.scenario
         if scenario.window is not None:
             raise NotApplicable(f"the sliding window already hides the future: each query sees only the "
                                 f"{scenario.window} most recent positions, itself included, causal or not")
+        from attn_tui.core.stages import decode
+
+        if causal and decode.STAGE.name in scenario.stage_settings:  # (it would not load, nor save, again)
+            raise NotApplicable("decoding needs the causal mask: a decoder never sees the tokens after the one it "
+                                "generates (d stops decoding first)")
         if not causal and scenario.cross:
             raise NotApplicable("no causal mask in cross-attention: the queries and the keys are different "
                                 "sequences, so no key is in a query's future (to hide keys, give mask: or "

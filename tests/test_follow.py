@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import stat
 
 from attn_tui.tui.follow import Follower, Leader, channel_socket
@@ -61,7 +62,19 @@ async def serving(lines: bytes):
         await asyncio.sleep(10)
 
     server = await asyncio.start_unix_server(handle, sock=listener)
-    return server, path
+    return _Served(server, path), path
+
+
+class _Served:
+    """A fake teacher's server, whose close() also removes its channel's folder (each test left
+    one in the temporary folder)."""
+
+    def __init__(self, server, path: str) -> None:
+        self.server, self.path = server, path
+
+    def close(self) -> None:
+        self.server.close()
+        shutil.rmtree(os.path.dirname(self.path), ignore_errors=True)
 
 
 async def check_refused(lines: bytes, why: str) -> None:

@@ -22,6 +22,7 @@ from attn_tui.tui.follow import Classroom, Leader, channel_socket
 from attn_tui.tui.serve import check_port, public_address
 
 STARTED = "Ctrl+C stops it"  # the last line of the server's banner
+ENDING_SIGNALS = (signal.SIGHUP, signal.SIGTERM)  # end the teacher's app as a closed terminal or kill does
 START_TIMEOUT = 30
 
 
@@ -49,7 +50,12 @@ def lead_class(scenario, label: str, host: str, port: int, folder: str | None, m
             say(f"attn-tui: the class's server did not start: {said[-1] if said else 'it said nothing'}")
             return EXIT_USAGE
         classroom = Classroom(play=True, leader=leader, address=public_address(host, port))
-        return start_app(scenario, read_only=read_only, debug=debug, classroom=classroom)
+        before = {number: signal.signal(number, _ending(server, leader)) for number in ENDING_SIGNALS}
+        try:
+            return start_app(scenario, read_only=read_only, debug=debug, classroom=classroom)
+        finally:
+            for number, handler in before.items():
+                signal.signal(number, handler)
     finally:
         _stop(server)
         said = _read(log.name)
@@ -58,6 +64,19 @@ def lead_class(scenario, label: str, host: str, port: int, folder: str | None, m
         leader.close()
         log.close()
         os.unlink(log.name)
+
+
+def _ending(server: subprocess.Popen, leader: Leader):
+    """A handler for a signal that ends the teacher's app without its finally clauses (the
+    terminal closed: SIGHUP; kill: SIGTERM): the class's server and channel go first, then the
+    signal does what it would have done. Without it the server went on serving, the students'
+    apps waiting for a teacher who had gone, and held the port."""
+    def end(number, frame) -> None:
+        _stop(server)
+        leader.close()
+        signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
+    return end
 
 
 def _wait_for_banner(server: subprocess.Popen, log: str) -> str | None:

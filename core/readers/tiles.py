@@ -42,6 +42,15 @@ def tiles_for(T_k: int, keys: int) -> str | None:
     return None
 
 
+def out_of_bounds(queries: int, keys: int) -> str | None:
+    """Why tiles of ``queries`` rows and ``keys`` keys are not ones a file may say, or None (the
+    bounds ``tiles:`` is read with, for the command line's and the app's tiles too)."""
+    for what, size in (("query rows a pass", queries), ("keys a tile", keys)):
+        if not 1 <= size <= MAX_T:
+            return f"{size:,} {what}: tiles take from 1 to {MAX_T:,}"
+    return None
+
+
 def read(files, top: dict[str, Entry], plan) -> TilesSetting:
     node = top["tiles"].value
     found = entries(node, "tiles")

@@ -23,9 +23,12 @@ def toggled(scenario):
     """The edit that turns decoding on (or off); ``NotApplicable`` where it cannot be."""
     from attn_tui.core.edits import SetStageSetting
     from attn_tui.core.errors import NotApplicable
+    from attn_tui.core.lesson import stays_for_the_lesson
 
     old = scenario.stage_settings.get(STAGE.name)
-    if old is None:
+    if old is not None:
+        stays_for_the_lesson(scenario, STAGE)
+    else:
         problem = reader.refusal(scenario.cross, scenario.T, scenario.T_k, scenario.options.causal, scenario.window)
         if problem:
             raise NotApplicable(problem[0].upper() + problem[1:])
@@ -38,12 +41,17 @@ def cache(scenario, t: int) -> range:
     return range(max(0, t - window + 1) if window is not None else 0, t + 1)
 
 
-def _step(attention, h: int, t: int) -> tuple[range, np.ndarray, np.ndarray]:
-    """The cache at step ``t`` and, computed against it alone, the row's weights and output."""
+def _step(attention, h: int, t: int) -> tuple[range, np.ndarray, np.ndarray | None]:
+    """The cache at step ``t`` and, computed against it alone, the row's weights and output;
+    a step that sees nothing (every key in its cache hidden) has weights of 0 and no output, as
+    its row of the whole computation has none — whatever the mask value, −∞ or a finite one
+    whose hidden keys would otherwise share the weight out among themselves."""
     cached = cache(attention.scenario, t)
     masked = attention.values(attention.previous(softmax_stage.STAGE.name), h, range(t, t + 1), cached)
-    visible = np.isfinite(masked)
-    weights = softmax_stage.softmax(masked, ~visible.any(axis=1))[0]
+    empty = attention.empty(range(t, t + 1))
+    weights = softmax_stage.softmax(masked, empty)[0]
+    if empty[0]:
+        return cached, weights, None
     V = attention.inputs.V(h)[cached.start:cached.stop]
     normal = np.where(weights < np.finfo(np.float64).tiny, 0.0, weights)
     return cached, weights, normal @ V
@@ -65,8 +73,9 @@ def json_rows(head, rows: range) -> list:
     found = []
     for t in rows:
         cached, weights, output = _step(head.attention, head.h, t)
-        found.append({"t": t, "cache": [cached.start, cached.stop - 1], "weights": weights.tolist(),
-                      "output": output.tolist()})
+        seen = output is not None  # (a step that sees nothing: null, as its row of weights and output)
+        found.append({"t": t, "cache": [cached.start, cached.stop - 1], "weights": weights.tolist() if seen else None,
+                      "output": output.tolist() if seen else None})
     return found
 
 
@@ -122,6 +131,11 @@ def explain(w) -> str:
             w.add((f"\"{w.keys_labels[k]}\" is not generated yet: not in the cache", "masked"), selected=k == w.col)
         else:
             w.add((f"\"{w.keys_labels[k]}\" has left the cache (the window)", "masked"), selected=k == w.col)
+    if output is None:
+        w.add((f"\"{new}\" sees no key in the cache: nothing to attend to, so no weights and no output (its row "
+               "of the whole computation has none either).", "masked"))
+        _cache_size(w, n)
+        return title
     w.add(("softmax over the cache: ", ""), (w.vector(weights, p), "result"))
     w.add(("output = weights · V[cache] = ", ""), (w.vector(output, p), "result"))
     full = attention.values(attention.previous(STAGE.name), w.h, range(t, t + 1), range(scenario.d_v))[0]
@@ -134,6 +148,13 @@ def explain(w) -> str:
     elif differs > 1e-9:
         w.add(("They differ: without the causal mask, row t of the whole computation sees tokens a decoder has "
                "not generated yet.", "masked"))
+    _cache_size(w, n)
+    return title
+
+
+def _cache_size(w, n: int) -> None:
+    """The cache's size at a step of ``n`` positions, and what grouped-query attention saves."""
+    scenario = w.scenario
     G, H = scenario.kv_heads, scenario.heads
     numbers = n * G * (scenario.d_k + scenario.d_v)
     w.note(f"The cache at this step: K and V of {n} position{'s' if n > 1 else ''} × {G} key/value head"
@@ -142,7 +163,6 @@ def explain(w) -> str:
     if G < H:
         w.note(f"Grouped-query attention: {H} query heads share {G} key/value heads; with one per query head the "
                f"cache would be {_bytes(8 * numbers * H // G)} in float64 — {H // G}× what it is.")
-    return title
 
 
 STAGE = Stage(

@@ -29,14 +29,17 @@ from attn_tui.core.stages import softmax as softmax_stage
 
 def tiled(scenario, queries: int | None, keys: int | None = None):
     """The edit that walks the keys in tiles of ``keys``, ``queries`` rows a pass (None: off);
-    ``NotApplicable`` for tiles too small for the scenario's keys."""
+    ``NotApplicable`` for tiles too small for the scenario's keys or beyond what a file may say, and
+    for turning the step off while the scenario's lesson shows it."""
     from attn_tui.core.edits import SetStageSetting
     from attn_tui.core.errors import NotApplicable
+    from attn_tui.core.lesson import stays_for_the_lesson
 
     old = scenario.stage_settings.get(STAGE.name)
     if queries is None:
+        stays_for_the_lesson(scenario, STAGE)
         return SetStageSetting(STAGE.name, None, old)
-    problem = reader.tiles_for(scenario.T_k, keys)
+    problem = reader.out_of_bounds(queries, keys) or reader.tiles_for(scenario.T_k, keys)
     if problem:
         raise NotApplicable(problem[0].upper() + problem[1:])
     return SetStageSetting(STAGE.name, reader.TilesSetting(queries, keys), old)
@@ -68,9 +71,9 @@ def skipped(attention, h: int, rows: range, cols: range) -> np.ndarray:
     Br, Bc = setting(scenario).queries, setting(scenario).keys
     for first in range(rows.start - rows.start % Br, rows.stop, Br):
         tile_rows = range(first, min(first + Br, scenario.T))
-        blocked = attention.blocked(tile_rows, range(scenario.T_k))
-        padded = np.pad(blocked, ((0, 0), (0, -scenario.T_k % Bc)), constant_values=True)
-        hidden = padded.reshape(len(tile_rows), -1, Bc).all(axis=(0, 2))[cols.start:cols.stop]
+        unseen = ~attention.visibility.seen_by_any(tile_rows, scenario.T_k)
+        padded = np.pad(unseen, (0, -scenario.T_k % Bc), constant_values=True)
+        hidden = padded.reshape(-1, Bc).all(axis=1)[cols.start:cols.stop]
         inside = range(max(first, rows.start), min(first + Br, rows.stop))
         out[inside.start - rows.start:inside.stop - rows.start] = hidden
     return out
@@ -172,7 +175,9 @@ def explain(w) -> str:
     current = min(w.col if w.col is not None else count - 1, count - 1)  # (printed: the whole walk)
     first = i - i % Br
     sharing = range(first, min(first + Br, scenario.T))
-    names = ", ".join(f'"{w.query_labels[row]}"' for row in sharing)
+    # (folded as every list of the Why pane is: a pass of 16,384 rows, or a tile of 16,384 keys,
+    # took the app a second a key to write out)
+    names = w.fold_lazy(len(sharing), lambda k: f'"{w.query_labels[sharing.start + k]}"', ", ")
     w.add((f"query tile {i // Br + 1} of {math.ceil(scenario.T / Br)}: ", "note"),
           (f"rows {sharing.start + 1}–{sharing.stop}" if len(sharing) > 1 else f"row {sharing.start + 1}", "token"),
           (f" ({names}) share this pass: each key tile of K and V is read once for all of them.", "note"))
@@ -199,7 +204,7 @@ def explain(w) -> str:
         l_old = found["l"][0, t - 1] if t else 0.0
         m_new, l_new = found["m"][0, t], found["l"][0, t]
         correction = found["correction"][0, t]
-        scores = ", ".join(mask_text(x) if math.isinf(x) else fixed(float(x), p) for x in s)
+        scores = w.fold_lazy(len(s), lambda k: mask_text(s[k]) if math.isinf(s[k]) else fixed(float(s[k]), p), ", ")
         w.add((which, "token"), (f": scores [{scores}], tile max {fixed(float(found['tile_max'][0, t]), p)}", "number"),
               selected=selected)
         if math.isnan(correction):  # the first tile it sees anything of
@@ -220,6 +225,10 @@ def explain(w) -> str:
     if math.isnan(found["output"][0, 0]):
         w.add((f"{w.query_quoted} sees no key at all: l stays 0, and there is no output (nothing to attend to).",
                "masked"))
+    elif w.attention.empty(rows)[0]:  # a finite mask value: the walk read the hidden keys' scores
+        w.add((f"{w.query_quoted} sees no key at all: every key is hidden, so attention gives it no output "
+               f"(nothing to attend to). The walk above took the mask value {mask_text(w.options.mask_value)} "
+               "for a score, as a kernel would: its acc / l only averages the values of hidden keys.", "masked"))
     else:
         output = found["output"][0]
         standard = w.attention.values(w.attention.previous(STAGE.name), w.h, rows, range(scenario.d_v))[0]

@@ -154,6 +154,9 @@ class Lessons:
         screen = self.screen
         if self.recorder is None:
             refusal = recording_refusal(self.session)
+            if self.classroom.leader is not None:  # the class's apps read the lesson when they started
+                refusal = ("not while leading a class: the students' apps have the lesson as it was when they "
+                           "opened, and would stop following at a beat they do not have")
             if refusal:
                 tell(screen, f"Cannot record now: {refusal}", severity="warning", timeout=8)
                 return
@@ -205,7 +208,8 @@ class Lessons:
             try:
                 if os.path.exists(target) and self.session.save_root is None:
                     raise SaveError(f"{target} already exists; give a new name")
-                write_lesson(self.session.saved, beats, target, self.session.save_root)
+                write_lesson(self.session.saved, beats, target, self.session.save_root,
+                             self.session.scenario.stage_settings)  # (d, the tiles: their keys too)
             except SaveError as error:
                 tell(screen, str(error), severity="error", timeout=10)
                 chosen(None)

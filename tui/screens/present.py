@@ -68,7 +68,8 @@ class PresentScreen(Screen[None]):
             Content(f'Step {debugger.step + 1} · {stage.title} — row "{label}"'))
         columns = column_labels(scenario, stage)
         fits = max(1, (self.size.width - 4) // CELL_WIDTH)
-        centre = debugger.column if stage.columns == "keys" else 0
+        keyed = debugger.keyed  # (keys, or online softmax's tiles of keys)
+        centre = debugger.stage_column if keyed else 0
         first = max(0, min(centre - fits // 2, len(columns) - fits))
         cols = range(first, min(len(columns), first + fits))
         window = stage_window(session, stage.name, head, range(row, row + 1), cols)
@@ -81,13 +82,14 @@ class PresentScreen(Screen[None]):
                 text = "? (predict it)"
             elif window.empty is not None and window.empty[0]:
                 big, text = None, "nothing to attend to"
-            elif window.blocked is not None and window.blocked[0, j]:
-                big, text = None, f"{mask_text(scenario.options.mask_value)} masked"
+            elif window.blocked is not None and window.blocked[0, j]:  # masked, or left out (a skipped tile)
+                big, text = None, (stage.skipped_text if stage.skipped is not None
+                                   else f"{mask_text(scenario.options.mask_value)} masked")
             else:
                 big, text = fixed(float(window.values[0, j]), p).replace("−", "-"), ""
             cell = Vertical(Static(Content(columns[col]), classes="label"),
                             Digits(big) if big is not None else Static(Content(text), classes="masked"),
-                            classes="cell" + (" -cursor" if col == debugger.column and stage.columns == "keys" else ""))
+                            classes="cell" + (" -cursor" if keyed and col == debugger.stage_column else ""))
             cells.mount(cell)
         predictions = session.predictions
         why = self.query_one(ExplanationView)
