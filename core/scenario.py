@@ -53,6 +53,9 @@ class Scenario:
     rope: Rope | None = None
     # what a stage's own keys gave it (``Stage.scenario_keys``), by stage name: a bias, …
     stage_settings: Mapping[str, object] = field(default_factory=dict)
+    # a setting the command line gave (--tiles, --decode): the file's own (None: it had none),
+    # which saving keeps while the setting stays as the command line made it (a view of one run)
+    file_settings: Mapping[str, object | None] = field(default_factory=dict)
     heads_written: bool = False  # the file says heads: (then --json is per head, whatever the count)
     lesson: Lesson | None = None  # a teacher's beats (core.lesson)
 

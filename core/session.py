@@ -48,6 +48,8 @@ class Session:
         self.original = scenario            # as loaded: the base for the scale cycle
         self.saved = scenario               # as last loaded or saved: "modified" compares to it
         self.scenario = scenario
+        # the stage settings the command line gave, as it gave them (see Scenario.file_settings)
+        self.views = {name: scenario.stage_settings.get(name) for name in scenario.file_settings}
         self.inputs = HeadInputs(scenario)
         self.attentions: dict[str, Attention] = self._attentions(scenario)
         self.history = History()
@@ -270,9 +272,15 @@ class Session:
             self.check_disk()
         elif not same_file and os.path.exists(target) and not force:
             raise DiskChanged(f"{target} already exists")
-        text = save(self.scenario, target, rewrite=rewrite or not same_file, save_root=self.save_root)
+        kept = {name: shown for name, shown in self.views.items() if self.scenario.stage_settings.get(name) == shown}
+        text = save(_with_settings(self.scenario, {name: self.scenario.file_settings[name] for name in kept}),
+                    target, rewrite=rewrite or not same_file, save_root=self.save_root)
         self.discard_recovery()
         saved = loads(text, target)
+        if kept:  # still shown as the command line asked, not saved
+            saved = dataclasses.replace(_with_settings(saved, kept),
+                                        file_settings={name: saved.stage_settings.get(name) for name in kept})
+        self.views = kept
         self.scenario = self.saved = saved
         self._modified = False
         self._unsaved.clear()
@@ -423,3 +431,10 @@ def _same_file(a: str, b: str | None) -> bool:
 
 
 __all__ = ["DiskChanged", "NeedsRewrite", "NumericError", "SaveError", "Session"]
+
+
+def _with_settings(scenario: Scenario, settings: dict[str, object | None]) -> Scenario:
+    """The scenario with these stage settings (None: without that setting)."""
+    merged = {**scenario.stage_settings, **settings}
+    return dataclasses.replace(scenario, stage_settings={name: value for name, value in merged.items()
+                                                         if value is not None})

@@ -243,6 +243,38 @@ def test_steps_turned_on_in_the_app_are_saved_as_their_keys(tmp_path):
     assert path.read_text() == open("scenarios/cat_sat.yaml").read()
 
 
+def test_steps_the_command_line_asked_for_are_not_saved_unless_changed_in_the_app(tmp_path):
+    """--tiles and --decode are a view of one run: a save keeps the file's own settings (here
+    tiles of 2×4) and the app goes on showing the view; changed in the app, they are saved."""
+    import argparse
+
+    from attn_tui.core.edits import SetCell
+    from attn_tui.core.session import Session
+    from attn_tui.core.stages import decode, online
+    from attn_tui.tui.cli import with_views
+
+    path = tmp_path / "mine.yaml"
+    original = open("scenarios/online_softmax.yaml").read()
+    path.write_text(original)
+    scenario = with_views(argparse.ArgumentParser(), argparse.Namespace(tiles="1,1", decode=True), load(path))
+    session = Session(scenario)
+    assert not session.modified
+    session.apply(SetCell("Q", 0, 0, 5.0, session.scenario.inputs["Q"][0, 0]))
+    session.save()
+    text = path.read_text()
+    assert "tiles: {queries: 2, keys: 4}" in text and "decode" not in text
+    assert [line for line in text.splitlines() if line not in original.splitlines()] != []
+    assert load(path).stage_settings["online"] == TilesSetting(2, 4)
+    shown = session.scenario.stage_settings
+    assert shown["online"] == TilesSetting(1, 1) and "decode" in shown and not session.modified
+    session.apply(online.tiled(session.scenario, 3, 3))  # changed in the app: the file's now
+    session.apply(decode.toggled(session.scenario))  # and decoding turned off
+    session.save()
+    assert load(path).stage_settings["online"] == TilesSetting(3, 3)
+    assert "decode" not in path.read_text() and "decode" not in session.scenario.stage_settings
+    assert not session.modified
+
+
 async def test_decoding_turned_on_under_predictions_and_a_guess_left_open():
     """A step that comes (d) is known to the predictions (it crashed the app); a guess half
     typed when the step moves on goes nowhere, not into the next step (it raised)."""

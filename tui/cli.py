@@ -12,6 +12,7 @@ through :func:`say` or :func:`write_out`, which make control characters visible 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import stat
 import sys
@@ -502,10 +503,12 @@ def select_rows(row: str | None, tokens: tuple[str, ...]) -> list[int] | None:
 
 
 def with_views(parser: argparse.ArgumentParser, args: argparse.Namespace, scenario):
-    """The scenario with the steps --tiles and --decode add (as its own keys would)."""
+    """The scenario with the steps --tiles and --decode add (as its own keys would), for this
+    run: saving keeps the file's own settings of them unless they are changed in the app."""
     from attn_tui.core.errors import NotApplicable
     from attn_tui.core.stages import decode, online
 
+    own = dict(scenario.stage_settings)
     try:
         if args.tiles is not None:
             sizes = args.tiles.replace("×", ",").replace("x", ",").split(",")
@@ -518,7 +521,9 @@ def with_views(parser: argparse.ArgumentParser, args: argparse.Namespace, scenar
             scenario = decode.toggled(scenario).apply(scenario)
     except NotApplicable as refusal:
         parser.error(f"{'--tiles' if args.tiles is not None else '--decode'}: {refusal}")
-    return scenario
+    changed = {name: own.get(name) for name in {*own, *scenario.stage_settings}
+               if own.get(name) != scenario.stage_settings.get(name)}
+    return dataclasses.replace(scenario, file_settings=changed) if changed else scenario
 
 
 def summary(scenario) -> str:
