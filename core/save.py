@@ -34,7 +34,8 @@ from attn_tui.core.scenario_file import Entry, entries, loads
 from attn_tui.core.render import SavePlan, expected_flow, flow, inputs_equal, option_text, render, row_yaml
 from attn_tui.core.template import yaml_quoted
 from attn_tui.core.yaml_matrices import depth
-from attn_tui.core.yaml_source import Alias, Document, Mapping, Node, Sequence, content_end, deref, replace_spans
+from attn_tui.core.yaml_source import (Alias, Document, Mapping, Node, Scalar, Sequence, content_end, deref, parse,
+                                      replace_spans)
 
 
 class NeedsRewrite(SaveError):
@@ -260,12 +261,31 @@ class _Edits:
             if "\n" in text or not value:
                 raise NeedsRewrite(_LAYOUT)
             if key in top:
-                self.replace(top[key].value, value)
+                if not self._each_value(top[key].value, value):
+                    self.replace(top[key].value, value)
             else:
                 self.appended.append(text)
             written = [other for other in written if other != key]
         for key in written:  # the stage's other keys (or all of them, turned off) go
             self.remove(top[key])
+
+    def _each_value(self, node: Node, value: str) -> bool:
+        """A block mapping given a flow mapping of the same keys (``tiles:`` written a key a
+        line): each of its values replaced in place, so that every line keeps its comment."""
+        if isinstance(node, Alias) or not isinstance(node, Mapping) or node.flow:
+            return False
+        given = parse(value).root
+        if not isinstance(given, Mapping):
+            return False
+        written = {deref(k).value: v for k, v in node.items if isinstance(deref(k), Scalar)}
+        new = {k.value: v for k, v in given.items if isinstance(k, Scalar) and isinstance(v, Scalar)}
+        if len(written) != len(node.items) or written.keys() != new.keys() or len(new) != len(given.items) \
+                or any(isinstance(v, Alias) or not isinstance(v, Scalar) for v in written.values()):
+            return False
+        for name, old in written.items():
+            if deref(old).value != new[name].value:
+                self.replace(old, value[new[name].start:content_end(new[name])])
+        return True
 
     def remove(self, entry: Entry) -> None:
         """Take a top-level key and its value out, with the rest of its line."""
@@ -302,6 +322,11 @@ class _Edits:
             updated = option_marks.mark(was, said)
         self.spans[(start, line_end)] = f"# {updated}"
 
+    @property
+    def newline(self) -> str:
+        """How the file ends its lines, for the lines saving writes."""
+        return "\r\n" if "\r\n" in self.text else "\n"
+
     def result(self) -> str:
         text = replace_spans(self.text, self.spans)
         if self.appended:
@@ -312,8 +337,8 @@ class _Edits:
                 text = text[:insert] + addition + text[insert:]
             else:
                 if text and not text.endswith("\n"):
-                    text += "\n"
-                text += "\n".join(self.appended) + "\n"
+                    text += self.newline
+                text += self.newline.join(self.appended) + self.newline
         return text
 
 
@@ -329,7 +354,7 @@ def _write_out_random(edits: _Edits, scenario: Scenario, entry: Entry) -> None:
     for name in ("Q", "K", "V"):
         lines.append(f"{indent}{name}:")
         lines += [f"{indent}  - {row_yaml(row)}" for row in scenario.inputs[name]]
-    edits.spans[(entry.key.start, content_end(entry.value))] = "\n".join(lines)
+    edits.spans[(entry.key.start, content_end(entry.value))] = edits.newline.join(lines)
 
 
 def _alias_places(scenario: Scenario, top: dict[str, Entry]) -> dict[int, str]:
