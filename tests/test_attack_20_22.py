@@ -546,10 +546,6 @@ async def test_the_teacher_leading_a_class_does_not_record(write):
 
 # ---- left for the lead --------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="--tiles and --decode are views asked for on the command line, but "
-                   "the app's next Save writes them into the file with whatever else changed, though no "
-                   "undoable change made them and the session is not marked modified: whether they are "
-                   "the file's (then an edit at start) or a view (then never saved) is the lead's choice")
 def test_a_view_asked_for_on_the_command_line_is_not_saved_unasked(write):
     import argparse
 
@@ -565,9 +561,6 @@ def test_a_view_asked_for_on_the_command_line_is_not_saved_unasked(write):
     assert "tiles" not in path.read_text() and "decode" not in path.read_text()
 
 
-@pytest.mark.xfail(strict=True, reason="new tiles saved into a block-style tiles: mapping replace its lines "
-                   "with a flow mapping: the comment of its first line (# Br) goes, the second's (# Bc) stays "
-                   "after the new {queries: 1, keys: 1}, saying something of it no longer true")
 def test_tiles_saved_into_a_block_mapping_keep_each_comment(write):
     from attn_tui.core.session import Session
     from attn_tui.core.stages import online
@@ -580,9 +573,6 @@ def test_tiles_saved_into_a_block_mapping_keep_each_comment(write):
     assert "# Br" in text and "{queries: 1, keys: 1}      # Bc" not in text
 
 
-@pytest.mark.xfail(strict=True, reason="a key saving adds to a file written with CRLF line ends (decode:, "
-                   "tiles:, and options alike, core/save.py _Edits.result) is ended with LF: the file then "
-                   "mixes both")
 def test_keys_added_to_a_crlf_file_end_with_crlf(tmp_path):
     from attn_tui.core.session import Session
     from attn_tui.core.stages import decode
