@@ -50,3 +50,26 @@ def test_unfolded_shows_every_term(big):
     text = explain(big, "weighted_sum", 3, fold=None).plain()
     assert "more terms" not in text
     assert text.count(" × [") == 1024
+
+
+def test_the_bar_of_a_thousand_tiles_is_a_line_around_the_current_tile():
+    import dataclasses
+
+    from attn_tui.core.readers.tiles import TilesSetting
+    from attn_tui.core.options import Options
+
+    scenario = dataclasses.replace(SCENARIO, stage_settings={"online": TilesSetting(1, 1)},
+                                   options=Options(causal=True))
+    attention = Attention(scenario)
+    bar = next(line for line in explain(attention, "online", 700, 300).plain().splitlines()
+               if line.startswith("key tiles: "))
+    cells = bar.removeprefix("key tiles: ").split()[0]
+    # 1,024 tiles of one key: a window of them, ■ up to tile 301, □ after it up to the diagonal
+    # (row 701 sees keys 1…701), · beyond it, and an ellipsis each side
+    assert cells.startswith("…") and cells.endswith("…") and 20 < len(cells) < 80
+    assert "tile 301 of 1024" in bar
+    inner = cells.strip("…")
+    assert set(inner) <= set("■□") and "■" in inner and "□" in inner
+    whole = next(line for line in explain(attention, "online", 700, 300, fold=None).plain().splitlines()
+                 if line.startswith("key tiles: ")).removeprefix("key tiles: ").split()[0]
+    assert whole == "■" * 301 + "□" * 400 + "·" * 323  # unfolded (--print): every tile

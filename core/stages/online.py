@@ -161,6 +161,9 @@ def heading(scenario, options) -> str:
             f"{'s' if tiles.queries > 1 else ''} a pass; each cell: the running max m after the tile")
 
 
+BAR = 48  # tiles the bar of the Why pane shows at once
+
+
 def explain(w) -> str:
     scenario, p, i = w.scenario, w.p, w.row
     tiles = setting(scenario)
@@ -181,7 +184,12 @@ def explain(w) -> str:
     w.add((f"query tile {i // Br + 1} of {math.ceil(scenario.T / Br)}: ", "note"),
           (f"rows {sharing.start + 1}–{sharing.stop}" if len(sharing) > 1 else f"row {sharing.start + 1}", "token"),
           (f" ({names}) share this pass: each key tile of K and V is read once for all of them.", "note"))
-    bar = "".join("·" if skip[0, t] else "■" if t <= current else "□" for t in range(count))
+    # in the app a line's worth of the bar, around the current tile (1,024 tiles wrapped over a
+    # dozen lines); --print, which folds nothing, the whole bar
+    start = 0 if w.fold is None else max(0, min(current - BAR // 2, count - BAR))
+    shown = range(start, count if w.fold is None else min(count, start + BAR))
+    bar = ("…" if shown.start else "") + "".join("·" if skip[0, t] else "■" if t <= current else "□" for t in shown) \
+        + ("…" if shown.stop < count else "")
     w.add(("key tiles: ", ""), (bar, "bar"), (f"  tile {current + 1} of {count}: ■ done, □ to come, · skipped", "note"))
     decimals = max(p, 3)
     for t in w.fold_around(count, current, "tile"):
