@@ -196,3 +196,19 @@ async def test_a_lesson_recorded_on_a_built_in_goes_into_a_copy(tmp_path, monkey
         assert "The lesson is written into a copy" in told(app)
     assert builtin.read_text() == before
     assert copy.read_text().startswith(before) and load(copy).lesson.beats[0].step == "scale"
+
+
+async def test_a_long_say_is_cut_short_before_it_hides_the_question(tmp_path):
+    words = " ".join(f"w{n}" for n in range(400))  # some fifteen lines at this width
+    path = tmp_path / "long.yaml"
+    path.write_text(open(SCENARIOS / "cat_sat.yaml").read()
+                    + f"lesson:\n  - say: {words}\n    ask: What is the last weight?\n    answer: 0.5\n")
+    async with running(path) as (app, pilot):
+        await pilot.pause()
+        bar = app.screen.query_one("#narration")
+        shown = screen_text(app)
+        assert "What is the last weight?" in shown and "r shows the answer" in shown
+        assert "w0 w1 " in shown and "w399" not in shown and " …" in shown
+        assert bar.size.height <= 8
+        await pilot.press("r")
+        assert "Answer: 0.5" in screen_text(app) and "w0 w1 " in screen_text(app)
