@@ -76,6 +76,7 @@ class Plan:
     rope: Any = None
     causal: bool = False
     window: int | None = None
+    variants: tuple = ()  # the file's variants: (core.options.Variant, its node)
     stage_settings: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -161,7 +162,8 @@ def fields(document: Document, path: str) -> dict[str, Any]:
                 numbers=sum(_size(shape) for shape in shapes.values())  # random: makes its Q, K, V
                 + (random.T * (2 * random.d_k + random.d_v) if random is not None else 0),
                 causal=scenario_options.causal,
-                window=window)
+                window=window,
+                variants=tuple(zip(variants, deref(top["variants"].value).items if variants else ())))
     # what a stage's own array (a bias) adds is counted with what attention derives, not apart
     plan = Plan(**{**plan.__dict__, "numbers": _check_derived(plan, "X" in shapes, top)})
     settings = {}

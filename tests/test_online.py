@@ -180,6 +180,19 @@ def test_bad_tiles_and_decoding_are_refused_at_their_line(text, fragment):
     assert fragment in caught.value.message and caught.value.line == 5, str(caught.value)
 
 
+def test_a_variant_without_the_causal_mask_is_refused_in_a_file_that_decodes():
+    base = ("tokens: [a, b]\nQ: [[1], [1]]\nK: [[1], [1]]\nV: [[1], [1]]\ncausal: true\n"
+            "variants:\n  - {name: plain}\n  - {name: open, causal: false}\n")
+    with pytest.raises(ScenarioError) as caught:
+        loads(base + "decode: true\n")
+    assert caught.value.line == 8 and "variant 'open'" in caught.value.message
+    from attn_tui.core.errors import NotApplicable
+    from attn_tui.core.stages import decode
+    with pytest.raises(NotApplicable, match="variant open has no causal mask"):
+        decode.toggled(loads(base))  # d in the app
+    loads(base.replace("causal: false", "scale: false") + "decode: true\n")  # any other variant decodes
+
+
 def test_too_many_tiles_are_refused():
     from attn_tui.core.readers.tiles import tiles_for
 

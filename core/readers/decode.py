@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from attn_tui.core.readers.keys import Entry
-from attn_tui.core.yaml_numbers import boolean, located
+from attn_tui.core.yaml_numbers import boolean, located, named
 
 KEYS = ("decode",)
 
@@ -41,4 +41,8 @@ def read(files, top: dict[str, Entry], plan) -> DecodeSetting | None:
     problem = refusal(plan.cross, plan.T, plan.T_k, plan.causal, plan.window)
     if problem:
         raise located(top["decode"].key, f"decode: {problem}")
+    for variant, node in plan.variants:
+        problem = refusal(plan.cross, plan.T, plan.T_k, variant.causal is not False, plan.window)
+        if problem:
+            raise located(node, f"variant {named(variant.name)}: the scenario decodes (decode: true): {problem}")
     return DecodeSetting()

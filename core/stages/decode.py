@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from attn_tui.core.numbers import fixed, mask_text
+from attn_tui.core.text import visible
 from attn_tui.core.readers import decode as reader
 from attn_tui.core.stages import KEYS, PREVIOUS, Stage
 from attn_tui.core.stages import softmax as softmax_stage
@@ -30,6 +31,10 @@ def toggled(scenario):
         stays_for_the_lesson(scenario, STAGE)
     else:
         problem = reader.refusal(scenario.cross, scenario.T, scenario.T_k, scenario.options.causal, scenario.window)
+        for variant in scenario.variants:
+            if not problem and variant.causal is False:
+                problem = reader.refusal(False, scenario.T, scenario.T_k, False, scenario.window)
+                problem = problem and f"the variant {visible(variant.name)} has no causal mask, and {problem}"
         if problem:
             raise NotApplicable(problem[0].upper() + problem[1:])
     return SetStageSetting(STAGE.name, None if old is not None else reader.DecodeSetting(), old)
