@@ -75,7 +75,7 @@ def _beat(scenario: Scenario, index: int, beat: Beat, where, answers: bool) -> l
         if not answers:
             blocks.append(_escape("Write your prediction down before you read on."))
     if beat.ask:
-        blocks.append("**Question:** " + _escape(visible(beat.ask)))
+        blocks.append("**Question:** " + _paragraphs(visible(beat.ask, multiline=True)))
         if answers and beat.answer:
             blocks.append("**Answer:** " + _paragraphs(visible(beat.answer, multiline=True)))
         elif not answers:

@@ -52,6 +52,14 @@ def test_text_from_the_lesson_cannot_break_the_markdown(tmp_path):
     assert "**Question:** \\*bold\\* \\[link](http://x)" in text and "\x1b" not in text
 
 
+def test_a_question_over_two_lines_keeps_its_line_break(tmp_path):
+    path = tmp_path / "two.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text() + 'lesson:\n'
+                    '  - ask: "Why divide?\\n# And by what?"\n')
+    text = lesson_markdown(load(path))
+    assert "**Question:** Why divide?\n\\# And by what?" in text and "␊" not in text
+
+
 def test_the_command_line_asks_for_a_lesson_where_it_needs_one(capsys):
     assert main(["--markdown", "--lesson", "cat_sat"]) == 2
     assert "has no lesson:" in capsys.readouterr().err
