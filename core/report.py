@@ -202,7 +202,8 @@ def _variants(scenario: Scenario, attentions: dict[str, Attention]) -> Iterator[
     yield "\n".join(lines) + "\n"
 
 
-HEADER_CELLS = 8  # a column header (a key's token) is clipped past this or its numbers' width
+HEADER_CELLS = 12  # a column header (a key's token) is clipped past this or its numbers' width: a
+# tile of keys, "k16257–16384", stays whole
 
 
 def header_width(heads, numbers: int) -> int:

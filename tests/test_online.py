@@ -306,3 +306,15 @@ async def test_decoding_turned_on_under_predictions_and_a_guess_left_open():
         await pilot.press("4")
         assert app.screen.stage == "softmax"
         assert np.isnan(app.screen.session.predictions.guesses_of("softmax", 0)).all()  # nothing was guessed
+
+
+def test_print_names_each_tile_of_keys_whole(tmp_path, capsys):
+    T = 1024
+    rng = np.random.default_rng(0)
+    np.savez(tmp_path / "big.npz", **{name: rng.normal(size=(T, 2)) for name in "QKV"})
+    path = tmp_path / "big.yaml"
+    path.write_text("tokens: [%s]\nnpz: big.npz\ncausal: true\ntiles: {queries: 4, keys: 128}\n"
+                    % ", ".join(f"t{i}" for i in range(T)))
+    assert main(["--print", str(path), "--row", "900"]) == 0
+    header = next(line for line in capsys.readouterr().out.splitlines() if "k1–128" in line)
+    assert header.split() == [f"k{start + 1}–{start + 128}" for start in range(0, T, 128)]

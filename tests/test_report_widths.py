@@ -51,7 +51,7 @@ def test_a_200_character_token_makes_only_its_own_row_wide():
     header, rows = score[0], score[1:]
     assert "xxxxxxx…" in header and LONG not in header  # the key's header, clipped
     assert all(line.endswith(("0", "1", "2")) for line in rows)
-    assert cells(header) <= 2 + 200 + 4 * (2 + 8), header  # label column, 4 columns of at most 8
+    assert cells(header) <= 2 + 200 + 4 * (2 + 12), header  # label column, 4 columns of at most 12
     assert any(line.strip().startswith(LONG) for line in rows)  # the row label stays whole
     assert f'"{LONG}"' in text  # …and the walk names the token in full
 
