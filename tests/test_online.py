@@ -157,6 +157,9 @@ def test_the_built_in_walks_slept_as_the_chapter_of_flashattention_would():
     assert "tile 2 (keys 5–8): skipped" in to_text(scenario, rows=[1])
     assert "Memory: the standard path holds every score at once, T_q × T_k = 64 numbers here (268,435,456 " \
            "at T = 16,384)" in text
+    # d_k = d_v = 2: one tile's scores 2 × 4 and m, l, acc 2 × (2 + 2), besides the tiles read,
+    # 2 × 2 of Q and 4 × (2 + 2) of K and V
+    assert "16 numbers, whatever T is, beside the tiles of Q, K and V it reads, Br × d_k + Bc × (d_k + d_v) = 20." in text
 
 
 def test_a_finite_mask_value_skips_nothing():

@@ -245,11 +245,12 @@ def explain(w) -> str:
               (f"   largest difference {float(np.abs(output - standard).max()):.1e}", "note"))
     held = scenario.T * scenario.T_k
     tile = Br * Bc + Br * (2 + scenario.d_v)
+    read = Br * scenario.d_k + Bc * (scenario.d_k + scenario.d_v)
     at_scale = 16_384 * 16_384
     w.note(f"Memory: the standard path holds every score at once, T_q × T_k = {held:,} numbers here "
            f"({at_scale:,} at T = 16,384); the online path holds one tile, Br × Bc = {Br * Bc:,} scores, and "
-           f"m, l and acc for the pass's rows, Br × (2 + d_v) = {Br * (2 + scenario.d_v):,}: {tile:,} in all, "
-           "whatever T is.")
+           f"m, l and acc for the pass's rows, Br × (2 + d_v) = {Br * (2 + scenario.d_v):,}: {tile:,} numbers, "
+           f"whatever T is, beside the tiles of Q, K and V it reads, Br × d_k + Bc × (d_k + d_v) = {read:,}.")
     return title
 
 
