@@ -118,12 +118,16 @@ def require_finite(scenario: Scenario, inputs: HeadInputs, changes: list[Changed
             if largest >= V_LIMIT:
                 raise NumericError(f"V holds {largest:.3e}: the weighted sum of such values can round "
                                    f"past float64's largest number; keep V below {V_LIMIT:.0e}")
+        if not (change.q or change.k):
+            continue
+        # no score is larger than this: below float64's largest by far, nothing need be multiplied
+        # (divided by each scale: a file's scale: 1e-300 makes a score of 1e10 infinite; a bias
+        # adds at most 1e300 more)
+        bound = float(np.abs(Q).max(initial=0.0)) * float(np.abs(K).max(initial=0.0)) * d_k
+        if bound < 1e300 and all(bound / options.divisor(d_k) < 1e300 for options in option_sets):
+            continue
         pieces = []
         if change.q_rows is None or change.k_rows is None:
-            bound = float(np.abs(Q).max()) * float(np.abs(K).max()) * d_k
-            # (divided by each scale: a file's scale: 1e-300 makes a score of 1e10 infinite)
-            if bound < 1e300 and all(bound / options.divisor(d_k) < 1e300 for options in option_sets):
-                continue
             pieces = [(np.arange(i, min(i + 256, len(Q))), None) for i in range(0, len(Q), 256)]
         else:
             if len(change.q_rows):
@@ -133,6 +137,11 @@ def require_finite(scenario: Scenario, inputs: HeadInputs, changes: list[Changed
         for rows, cols in pieces:
             with np.errstate(over="ignore", invalid="ignore"):
                 block = (Q[rows] if rows is not None else Q) @ (K[cols] if cols is not None else K).T
+                largest = float(np.abs(block).max(initial=0.0))
+            # dividing and adding keep the order of sizes: the largest score tells for them all
+            if math.isfinite(largest) and all(math.isfinite(largest / options.divisor(d_k) + added)
+                                              for options in option_sets):
+                continue
             with np.errstate(over="ignore", invalid="ignore"):
                 scaled = [block / options.divisor(d_k) for options in option_sets]
                 biased = [np.abs(s) + added for s in scaled] if added else []

@@ -306,3 +306,36 @@ def test_only_a_mark_of_a_value_the_option_can_take_is_read(tmp_path, comment, c
     path = tmp_path / "cat.yaml"
     path.write_text(f"Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\ncausal: false   # {comment}\n")
     assert Session(load(path)).description_options.causal is causal
+
+
+def test_an_edit_is_refused_exactly_when_some_score_would_not_be_finite():
+    """The edit-time check (a bound first, the changed rows and columns only if the bound is
+    near float64's largest) against every score of every head, recomputed whole: random X edits
+    of a two-head projection, with magnitudes around where scores overflow."""
+    import math
+    import random
+
+    from attn_tui.core.errors import NumericError
+    rng = random.Random(7)
+    outcomes = set()
+    for _ in range(60):
+        scale = rng.choice([1e-300, 1.0, 1e150, 1e300])
+        text = ("tokens: [a, b, c]\nheads: 2\nX: [[1, 0], [0, 1], [1, 1]]\n"
+                f"Wq: [[1, 0], [0, 1]]\nWk: [[1, 0], [0, 1]]\nWv: [[1, 0], [0, 1]]\nscale: {scale}\n")
+        session = Session(loads(text))
+        row, col = rng.randrange(3), rng.randrange(2)
+        value = rng.choice([1.0, 1e100, 1e150, 1e153, 1e154, 1e155, 1e160, 1e300]) * rng.choice([1, -1])
+        X = np.array(session.scenario.inputs["X"])
+        X[row, col] = value
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = [(X[:, [h]] @ X[:, [h]].T) / scale for h in range(2)]  # d_k = 1: head h is column h
+        overflows = not all(np.isfinite(s).all() for s in scores)
+        try:
+            session.set_cell("X", row, col, value)
+            refused = False
+        except NumericError:
+            refused = True
+        assert refused == overflows, (value, row, col, scale)
+        assert refused == (session.scenario.inputs["X"][row, col] != value) or math.isnan(value)
+        outcomes.add(refused)
+    assert outcomes == {True, False}
