@@ -30,6 +30,8 @@ from attn_tui.tui.scrolling import set_virtual_size
 from attn_tui.tui.widgets.grid import Grid, cell_text, changed_cells, row_differs
 
 MAX_LABEL = 12
+CHANGED = Style(bold=True, underline=True)  # a cell that changed since it was last drawn
+BOLD = Style(bold=True)  # a cell in the marked row or column
 
 
 class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
@@ -99,6 +101,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         self._changed: set[tuple[int, int]] = set()
         self._seen: dict[Hashable, tuple[int, Window]] = {}  # key → (version, last window drawn)
         self._styles: dict[str, list[Style]] | None = None
+        self._components: dict[tuple[str, bool], Style] = {}  # component class → its style
         self._texts: list[list[str]] = []   # the current window's cells, formatted once
         self._levels: np.ndarray | None = None  # and their colour buckets
         self._labels_seen: tuple = (None, 1, None, 1)  # the labels measured last, and their widths
@@ -335,6 +338,15 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         super().notify_style_update()
         self._styles = None  # the theme (or the palette) changed: take the colours anew
         self._base = None
+        self._components = {}
+
+    def component_style(self, name: str, partial: bool = False):
+        """A component class's rich style, taken once per change of styles: Textual works it
+        out anew (walking the DOM for the background) at every ask, four times a line."""
+        style = self._components.get((name, partial))
+        if style is None:
+            style = self._components[name, partial] = self.get_component_rich_style(name, partial=partial)
+        return style
 
     @property
     def base_style(self):
@@ -366,8 +378,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         if row >= self.shape[0] or row not in window.rows:
             return Strip.blank(width, base)
         label = fit(self.grid.rows[row], self._label_width - 1, left=True)  # whole clusters, in cells
-        label_style = self.get_component_rich_style(
-            "matrix--label-marked" if row in self.marked_rows else "matrix--label")
+        label_style = self.component_style("matrix--label-marked" if row in self.marked_rows else "matrix--label")
         segments = [Segment(label, label_style), Segment(" ", base)]
         cells = self._cells(window, row, scroll_x, width - self._label_width)
         return Strip(segments + cells).extend_cell_length(width, base).crop(0, width)
@@ -377,8 +388,8 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         data_width = max(0, width - self._label_width)
         first, last, offset = self._visible_columns(scroll_x, data_width)
         cell_width = self._cell_width
-        plain = self.get_component_rich_style("matrix--label")
-        marked = self.get_component_rich_style("matrix--label-marked")
+        plain = self.component_style("matrix--label")
+        marked = self.component_style("matrix--label-marked")
         segments = []
         for col in range(first, last):
             x = col * cell_width
@@ -394,9 +405,9 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         grid = self.grid
         first, last, offset = self._visible_columns(scroll_x, width)
         styles = self._palette(grid.palette)
-        masked = self.get_component_rich_style("matrix--masked")
-        hidden = self.get_component_rich_style("matrix--hidden")
-        cursor = self.get_component_rich_style("matrix--cursor", partial=True)
+        masked = self.component_style("matrix--masked")
+        hidden = self.component_style("matrix--hidden")
+        cursor = self.component_style("matrix--cursor", partial=True)
         cell_width = self._cell_width
         i = row - window.rows.start
         row_empty = window.empty is not None and window.empty[i]
@@ -429,9 +440,9 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
             else:
                 style = styles[self._levels[i, j]]
             if (row, col) in self._changed:
-                style += Style(bold=True, underline=True)
+                style += CHANGED
             if row in self.marked_rows or col in self.marked_columns:
-                style += Style(bold=True)
+                style += BOLD
             if self.cursor == (row, col) and self.shows_cursor:
                 style += cursor
             segments.append(Segment(text, style))
@@ -457,11 +468,11 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         return first, last, scroll_x - first * cell
 
     def on_focus(self) -> None:
-        self._base = None  # :focus may change the style
+        self._base, self._components = None, {}  # :focus may change the style
         self.refresh()
 
     def on_blur(self) -> None:
-        self._base = None
+        self._base, self._components = None, {}
         self.refresh()
 
     # ---- mouse ------------------------------------------------------------------------------
