@@ -22,6 +22,7 @@ Scenarios are one head with random Q, K, V of d = 64 in an .npz, at T = 16 … 1
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import platform
@@ -40,7 +41,11 @@ ROOT = Path(__file__).resolve().parent.parent
 # Every run of attn-tui here finds its modules compiled, as an installed package has them (pip
 # compiles them at install): this machine sets PYTHONDONTWRITEBYTECODE, under which every start
 # would compile the checkout again (~0.1 s). main() compiles them once, into a folder of its own.
-PYCACHE = tempfile.mkdtemp(prefix="bench-pycache-")
+# Everything a run writes (scenarios, state folders, compiled modules) goes in one folder, removed
+# at exit: a full run left ~50 MB and ~800 folders in /tmp.
+SCRATCH = tempfile.mkdtemp(prefix="attn-bench-")
+atexit.register(shutil.rmtree, SCRATCH, True)
+PYCACHE = tempfile.mkdtemp(prefix="bench-pycache-", dir=SCRATCH)
 INSTALLED = {**{key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"},
              "PYTHONPYCACHEPREFIX": PYCACHE}
 D = 64
@@ -65,8 +70,12 @@ class Tmux:
 
     def __init__(self) -> None:
         self.sock = ["tmux", "-L", "attn-bench-" + uuid.uuid4().hex[:8]]
-        self.env = dict(os.environ, XDG_STATE_HOME=tempfile.mkdtemp(prefix="bench-state-"),
-                        XDG_CONFIG_HOME=tempfile.mkdtemp(prefix="bench-config-"))
+        self.env = dict(os.environ, XDG_STATE_HOME=tempfile.mkdtemp(prefix="bench-state-", dir=SCRATCH),
+                        XDG_CONFIG_HOME=tempfile.mkdtemp(prefix="bench-config-", dir=SCRATCH))
+        # a session that idles for the whole run: when the last pane closed, the server began to
+        # exit, and the next new-session could reach it dying and make no session at all (a
+        # row then waited 60 s on an empty screen and the run ended)
+        self("new-session", "-d", "-s", "keep", "sleep 86400")
 
     def __call__(self, *args: str) -> str:
         return subprocess.run(self.sock + list(args), capture_output=True, text=True, env=self.env,
@@ -78,10 +87,12 @@ class Tmux:
         # environment it started with, so the folders go on the command line)
         # (and the compiled modules, see INSTALLED)
         fresh = (f"env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX={PYCACHE} "
-                 f"XDG_STATE_HOME={tempfile.mkdtemp(prefix='bench-state-')} "
-                 f"XDG_CONFIG_HOME={tempfile.mkdtemp(prefix='bench-config-')} ")
+                 f"XDG_STATE_HOME={tempfile.mkdtemp(prefix='bench-state-', dir=SCRATCH)} "
+                 f"XDG_CONFIG_HOME={tempfile.mkdtemp(prefix='bench-config-', dir=SCRATCH)} ")
         started = time.perf_counter()
-        self("new-session", "-d", "-s", name, "-x", "120", "-y", "40", fresh + command)
+        # remain-on-exit: an app that dies leaves its last screen (a traceback) for wait() to show
+        self("new-session", "-d", "-s", name, "-x", "120", "-y", "40", fresh + command,
+             ";", "set-option", "-t", name, "remain-on-exit", "on")
         return started
 
     def screen(self, name: str) -> str:
@@ -199,7 +210,7 @@ def app_command(path: Path | str, *flags: str) -> str:
 def startup(tmux: Tmux, scenario: Path, marker: str, runs: int) -> tuple[list[float], list[float]]:
     """Seconds to the whole debugger (``marker``: text of the first stage's explanation) and to
     the bare app's first line, interleaved."""
-    bare_file = Path(tempfile.mkdtemp()) / "bare.py"
+    bare_file = Path(tempfile.mkdtemp(dir=SCRATCH)) / "bare.py"
     bare_file.write_text(BARE_APP)
     ours, bare = [], []
     for run in range(runs + 1):  # the first of each warms the disk cache
@@ -218,7 +229,7 @@ def startup(tmux: Tmux, scenario: Path, marker: str, runs: int) -> tuple[list[fl
 def keys(tmux: Tmux, scenario: Path, ready: str, setup: list[str], cycle: list[str], n: int) -> tuple[list[float], list[float]]:
     """Seconds per key for attn-tui and for the bare app, interleaved; ``cycle`` is repeated
     (each key must change the screen: e.g. Up then Down)."""
-    bare_file = Path(tempfile.mkdtemp()) / "bare.py"
+    bare_file = Path(tempfile.mkdtemp(dir=SCRATCH)) / "bare.py"
     bare_file.write_text(BARE_APP)
     tmux.start("ours", app_command(scenario))
     tmux.start("bare", f"{sys.executable} {bare_file}")
@@ -346,7 +357,7 @@ def main() -> None:
         sys.exit("benchmarks/run.py needs tmux (apt-get install tmux)")
     sizes = [16, 256, 1024, 4096] if args.quick else [16, 256, 1024, 4096, 16384]
     n = 7 if args.quick else 15
-    folder = Path(tempfile.mkdtemp(prefix="attn-bench-"))
+    folder = Path(tempfile.mkdtemp(prefix="attn-bench-", dir=SCRATCH))
     scenarios = {T: make_scenario(folder, T) for T in sizes}
     subprocess.run([sys.executable, "-m", "compileall", "-q", *(str(ROOT / name) for name in (
         "attn_tui", "core", "tui", "capture"))], env=INSTALLED, check=True, stdout=subprocess.DEVNULL)
@@ -420,6 +431,10 @@ def main() -> None:
             rows.append(row("--print, T = 1024", [print_time(scenarios[1024]) for _ in range(1 if args.quick else 3)], 2.0, "s"))
     finally:
         tmux.stop()
+        report(rows, args.json)  # (what was measured before a failure is still worth seeing)
+
+
+def report(rows: list[dict], json_file: str | None) -> None:
     print(f"attn-tui benchmarks, {time.strftime('%Y-%m-%d')}, {platform.node() or 'machine'}: "
           f"{os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.machine()}")
     print(f"{'what':<62}{'median':>9}{'min':>9}{'max':>9}{'target':>11}")
@@ -429,8 +444,8 @@ def main() -> None:
         print(f"{item['what']:<62}{item['median']:9.2f}{item['min']:9.2f}{item['max']:9.2f}{target:>11}  {verdict}")
         if item["note"]:
             print(f"    ({item['note']})")
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+    if json_file:
+        Path(json_file).write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":
