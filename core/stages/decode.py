@@ -46,16 +46,17 @@ def cache(scenario, t: int) -> range:
     return range(max(0, t - window + 1) if window is not None else 0, t + 1)
 
 
-def _step(attention, h: int, t: int) -> tuple[range, np.ndarray, np.ndarray | None]:
+def _step(attention, h: int, t: int, output: bool = True) -> tuple[range, np.ndarray, np.ndarray | None]:
     """The cache at step ``t`` and, computed against it alone, the row's weights and output;
     a step that sees nothing (every key in its cache hidden) has weights of 0 and no output, as
     its row of the whole computation has none — whatever the mask value, −∞ or a finite one
-    whose hidden keys would otherwise share the weight out among themselves."""
+    whose hidden keys would otherwise share the weight out among themselves. ``output=False``:
+    the weights alone (the output, a cache-long product with V, is left out)."""
     cached = cache(attention.scenario, t)
     masked = attention.values(attention.previous(softmax_stage.STAGE.name), h, range(t, t + 1), cached)
     empty = attention.empty(range(t, t + 1))
     weights = softmax_stage.softmax(masked, empty)[0]
-    if empty[0]:
+    if empty[0] or not output:
         return cached, weights, None
     V = attention.inputs.V(h)[cached.start:cached.stop]
     normal = np.where(weights < np.finfo(np.float64).tiny, 0.0, weights)
@@ -66,7 +67,7 @@ def compute(w) -> np.ndarray:
     """A block of steps: each row's weights over the cache (0 for keys not in it)."""
     out = np.zeros((len(w.rows), len(w.cols)))
     for k, t in enumerate(w.rows):
-        cached, weights, _ = _step(w.attention, w.head, t)
+        cached, weights, _ = _step(w.attention, w.head, t, output=False)
         row = np.zeros(w.scenario.T_k)
         row[cached.start:cached.stop] = weights
         out[k] = row[w.cols.start:w.cols.stop]
