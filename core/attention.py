@@ -36,8 +36,11 @@ class Attention:
     """A scenario's attention under one set of options, computed on demand, block by block."""
 
     def __init__(self, scenario: Scenario, options: Options | None = None,
-                 inputs: HeadInputs | None = None, visibility: Visibility | None = None) -> None:
+                 inputs: HeadInputs | None = None, visibility: Visibility | None = None,
+                 block: int = BLOCK) -> None:
         self.scenario = scenario
+        self.block = block  # query rows computed at a time (and kept): fewer, bigger steps for
+        # a view that reads every row once (the model view's maps), the same numbers to ~1 ulp
         self.options = options or scenario.options
         self.inputs = inputs or HeadInputs(scenario)
         self.visibility = visibility or scenario.visibility(self.options)
@@ -156,15 +159,16 @@ class Attention:
         return found
 
     def _block_rows(self, b: int) -> range:
-        return range(b * BLOCK, min((b + 1) * BLOCK, self.T))
+        return range(b * self.block, min((b + 1) * self.block, self.T))
 
     def rows_of(self, rows: range) -> list[tuple[int, slice, slice]]:
         """The blocks a run of rows touches: (block, slice in the block, slice in the run)."""
         pieces = []
-        b = rows.start // BLOCK
-        while b * BLOCK < rows.stop:
-            lo, hi = max(rows.start, b * BLOCK), min(rows.stop, (b + 1) * BLOCK)
-            pieces.append((b, slice(lo - b * BLOCK, hi - b * BLOCK), slice(lo - rows.start, hi - rows.start)))
+        size = self.block
+        b = rows.start // size
+        while b * size < rows.stop:
+            lo, hi = max(rows.start, b * size), min(rows.stop, (b + 1) * size)
+            pieces.append((b, slice(lo - b * size, hi - b * size), slice(lo - rows.start, hi - rows.start)))
             b += 1
         return pieces
 

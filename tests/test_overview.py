@@ -28,3 +28,26 @@ def test_a_diagonal_shows_on_the_diagonal():
     small = downsample(np.eye(1024), 32, 32)
     assert small.shape == (32, 32)
     assert np.allclose(np.diag(small), 1 / 32) and np.allclose(small - np.diag(np.diag(small)), 0)
+
+
+def test_a_map_computed_in_bigger_blocks_is_the_whole_weights_shrunk():
+    """The model view computes 128 query rows at a time (Attention(block=128)); its map is the
+    block means of the weights softmax(QKᵀ/√d_k) written here whole, causal, as the app's."""
+    from attn_tui.core import loads
+    from attn_tui.core.attention import Attention
+    from attn_tui.core.overview import weights_overview
+
+    rng = np.random.default_rng(7)
+    T, d = 300, 8
+    Q, K, V = (rng.standard_normal((T, d)) for _ in range(3))
+    text = "tokens: [" + ", ".join(f"t{i}" for i in range(T)) + "]\n" + "".join(
+        f"{name}: {matrix.tolist()}\n" for name, matrix in (("Q", Q), ("K", K), ("V", V)))
+    scenario = loads(text)
+    scores = Q @ K.T / np.sqrt(d)
+    scores[np.triu_indices(T, 1)] = -np.inf
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    expected = downsample(weights, 7, 9)
+    for block in (16, 128, 1000):
+        found = weights_overview(Attention(scenario, block=block), 0, 7, 9, band=128)
+        assert np.allclose(found, expected, rtol=0, atol=1e-14), block

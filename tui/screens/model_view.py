@@ -284,7 +284,7 @@ class ModelViewScreen(Screen):
             except ScenarioError as error:
                 self.app.call_from_thread(self._layer_failed, row, str(error))
                 continue
-            attention = Attention(scenario)
+            attention = Attention(scenario, block=MAP_ROWS_AT_A_TIME)
             maps = []
             for h in range(scenario.heads):
                 small = weights_overview(attention, h, rows, cols, band=MAP_ROWS_AT_A_TIME,
