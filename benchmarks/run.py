@@ -1,6 +1,6 @@
 """Measure attn-tui against its speed and memory targets, the way a person meets it; print a table.
 
-    python benchmarks/run.py                 # every row (about ten minutes)
+    python benchmarks/run.py                 # every row (about 17 minutes)
     python benchmarks/run.py --quick         # fewer repetitions, T up to 4096
     python benchmarks/run.py --json out.json # the table as JSON too
 
