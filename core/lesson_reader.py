@@ -20,7 +20,7 @@ from attn_tui.core.lesson import MAX_BEATS, MAX_EDITS_PER_BEAT, MAX_TEXT, Beat, 
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.overflow import check_range
 from attn_tui.core.readers.keys import Entry, check_keys, entries
-from attn_tui.core.stages import decode, stages_for
+from attn_tui.core.stages import needing_causal, stages_for
 from attn_tui.core.yaml_numbers import (TAG, boolean, describe_scalar, kind_of, located, named, number,
                                         scalar_text, scale_option, some_of, whole_number)
 from attn_tui.core.yaml_source import Mapping, Node, Scalar, Sequence, deref
@@ -212,10 +212,11 @@ class _BeatReader:
             if causal and scenario.cross:
                 raise located(found["causal"].value, f"{what}: no causal mask in cross-attention: queries "
                                                      "and keys are different sequences")
-            if not causal and decode.STAGE.name in scenario.stage_settings:
-                raise located(found["causal"].value, f"{what}: the scenario decodes (decode: true), which needs "
-                                                     "the causal mask: a decoder never sees the tokens after the "
-                                                     "one it generates")
+            needing = None if causal else needing_causal(scenario)
+            if needing is not None:
+                does, _, why = needing.needs_causal
+                raise located(found["causal"].value, f"{what}: the scenario {does}, which needs the causal "
+                                                     f"mask: {why}")
             chosen.append(("causal", causal))
         if "scale" in found:
             value = deref(found["scale"].value)

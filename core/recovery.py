@@ -33,6 +33,7 @@ from attn_tui.core import private_files
 from attn_tui.core.edits import Edit, SetCell, SetExpect, SetOption
 from attn_tui.core.options import Expected
 from attn_tui.core.scenario import Scenario
+from attn_tui.core.stages import needing_causal
 from attn_tui.core.options import V_LIMIT
 from attn_tui.core.text import visible
 
@@ -180,8 +181,9 @@ def _fitting_option(edit: SetOption, scenario: Scenario) -> Edit | str:
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if edit.name == "causal":
         fits, rule = isinstance(value, bool), "causal must be true or false"
-        if value is False and "decode" in scenario.stage_settings and scenario.window is None:
-            fits, rule = False, "the file now decodes (decode: true), which needs the causal mask"
+        needing = needing_causal(scenario) if value is False and scenario.window is None else None
+        if needing is not None:
+            fits, rule = False, f"the file now {needing.needs_causal[0]}, which needs the causal mask"
     elif edit.name == "scale":
         fits = isinstance(value, bool) or (number and math.isfinite(value) and value > 0)
         rule = "scale must be true, false or a positive number"

@@ -140,11 +140,12 @@ class Session:
         if scenario.window is not None:
             raise NotApplicable(f"the sliding window already hides the future: each query sees only the "
                                 f"{scenario.window} most recent positions, itself included, causal or not")
-        from attn_tui.core.stages import decode
+        from attn_tui.core.stages import needing_causal
 
-        if causal and decode.STAGE.name in scenario.stage_settings:  # (it would not load, nor save, again)
-            raise NotApplicable("decoding needs the causal mask: a decoder never sees the tokens after the one it "
-                                "generates (d stops decoding first)")
+        needing = needing_causal(scenario) if causal else None
+        if needing is not None:  # (it would not load, nor save, again)
+            _, doing, why = needing.needs_causal
+            raise NotApplicable(f"{doing} needs the causal mask: {why} (turn {doing} off first)")
         if not causal and scenario.cross:
             raise NotApplicable("no causal mask in cross-attention: the queries and the keys are different "
                                 "sequences, so no key is in a query's future (to hide keys, give mask: or "

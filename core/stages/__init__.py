@@ -115,6 +115,10 @@ class Stage:
     # keys, the layout) → its setting, kept in ``Scenario.stage_settings[name]``.
     scenario_keys: tuple[str, ...] = ()
     read: Callable[..., Any] | None = None
+    # When it holds only under the causal mask: (what the scenario does, "decodes (decode: true)";
+    # its name as a doing, "decoding"; why, in words). Turning the mask off, or a lesson beat or
+    # a recovery copy that would, is refused while its setting is on.
+    needs_causal: tuple[str, str, str] | None = None
 
     def column_count(self, scenario: Any) -> int:
         """Its number of columns (``scenario`` has T_k, d_k, d_v, heads, d_out)."""
@@ -152,6 +156,12 @@ def _index() -> tuple[dict[str, Stage], dict[str, Stage]]:
 def stages_for(scenario: Any) -> tuple[Stage, ...]:
     """The stages this scenario steps through, in order."""
     return tuple(stage for stage in REGISTRY if stage.applies(scenario))
+
+
+def needing_causal(scenario: Any) -> Stage | None:
+    """The stage turned on in ``scenario`` that holds only under the causal mask, if one is."""
+    return next((stage for stage in REGISTRY
+                 if stage.needs_causal is not None and stage.name in scenario.stage_settings), None)
 
 
 def stage_named(name: str) -> Stage:

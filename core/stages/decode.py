@@ -178,4 +178,6 @@ STAGE = Stage(
     empty_rows=True, predictable=False, branch=True, json_rows=json_rows, context=context,
     skipped=outside, skipped_text="·",
     applies=lambda scenario: STAGE.name in scenario.stage_settings,
-    scenario_keys=reader.KEYS, read=reader.read)
+    scenario_keys=reader.KEYS, read=reader.read,
+    needs_causal=("decodes (decode: true)", "decoding",
+                  "a decoder never sees the tokens after the one it generates"))
