@@ -53,6 +53,16 @@ class Attention:
         self._kept: OrderedDict[tuple, object] = OrderedDict()  # (head, block, stage, what) → values
         self._bytes = 0
         self._decimals: dict[tuple[str, int], int] = {}
+        self._backward = None
+
+    @property
+    def backward(self):
+        """The backward pass (``core.backward``), for a scenario with a ``loss:``; an edit drops it."""
+        if self._backward is None:
+            from attn_tui.core.backward import Backward
+
+            self._backward = Backward(self)
+        return self._backward
 
     @property
     def T(self) -> int:
@@ -189,6 +199,7 @@ class Attention:
         Q row its blocks, a changed K or V every block, of the stages that depend on them;
         ``matrix`` names an edited input read by a stage directly (Wo, bo)."""
         self.scenario = scenario
+        self._backward = None  # (every gradient depends on every input)
         for name, h in list(self._decimals):  # (measuring a 16,384-row K again costs a V edit 1 ms)
             change = changes[h]
             if {"Q": change.q, "K": change.k, "V": change.v}.get(name, name == matrix):

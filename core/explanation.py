@@ -125,7 +125,7 @@ class Writer:
         self.lines: list[Line] = []
         self.keys_labels = labels(scenario.tokens)
         self.query_labels = labels(scenario.row_tokens)
-        self.query = self.query_labels[row]
+        self.query = self.query_labels[min(row, len(self.query_labels) - 1)]  # (a key row may lie past them)
         self.r = RowData(attention, h, row, stage)
 
     @property

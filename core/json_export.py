@@ -46,10 +46,12 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
         yield json.dumps({name: array.tolist() for name, array in scenario.inputs.items()})
     else:
         yield ", "
-        yield from _head_fields(attention.head(0))
+        yield from _head_fields(attention.head(0), nested=False)
         if scenario.kind == "projection":
             yield ', "inputs": '
             yield json.dumps({name: array.tolist() for name, array in scenario.inputs.items()})
+    if "d_output" in scenario.stage_settings:
+        yield from _backward(attention, per_head)
     if scenario.variants:
         yield ', "variants": ['
         for number, variant in enumerate(scenario.variants):
@@ -59,7 +61,9 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
             if per_head:  # the same shape as the scenario's own: every head, then after them
                 yield from _heads_and_after(other, first=True)
             else:
-                yield from _head_fields(other.head(0))
+                yield from _head_fields(other.head(0), nested=False)
+            if "d_output" in scenario.stage_settings:
+                yield from _backward(other, per_head)
             yield "}"
         yield "]"
     if comparison is not None:
@@ -78,7 +82,7 @@ def _heads_and_after(attention: Attention, first: bool = False) -> Iterator[str]
         yield from _head_fields(attention.head(h))
         yield "}"
     yield "]"
-    after = [stage for stage in attention.steps if not stage.per_head]
+    after = [stage for stage in attention.steps if not stage.per_head and not stage.backward]
     for stage in after:
         yield f', "{stage.key}": '
         yield from _stage_matrix(attention, stage, None)
@@ -87,7 +91,7 @@ def _heads_and_after(attention: Attention, first: bool = False) -> Iterator[str]
         yield from _stage_matrix(attention, after[-1] if after else attention.steps[-1], None if after else 0)
 
 
-def _head_fields(head: Head) -> Iterator[str]:
+def _head_fields(head: Head, nested: bool = True) -> Iterator[str]:
     """The single-head keys, from ``d_k`` to ``diagnostics``, without the braces: the options,
     the head's inputs, then every stage of the head under its key (each with its extras first)."""
     attention = head.attention
@@ -98,7 +102,7 @@ def _head_fields(head: Head) -> Iterator[str]:
         "divisor": attention.divisor,
         "mask_value": None if math.isinf(options.mask_value) else options.mask_value,
         "Q": head.Q.tolist(), "K": head.K.tolist(), "V": head.V.tolist()})[1:-1]
-    steps = [stage for stage in attention.steps if stage.per_head]
+    steps = [stage for stage in attention.steps if stage.per_head and not stage.backward]
     for stage in steps:
         for extra in stage.extras:
             yield f', "{extra.name}": '
@@ -112,6 +116,10 @@ def _head_fields(head: Head) -> Iterator[str]:
             yield from _rows(lambda rows, stage=stage: stage.json_rows(head, rows), T)
         else:
             yield from _stage_matrix(attention, stage, head.h)
+    if nested and "d_output" in scenario.stage_settings:
+        yield ', "backward": {'
+        yield from _head_backward(head)
+        yield "}"
     summaries = [summary for stage in steps for summary in stage.summaries]
     if not summaries:
         return
@@ -125,6 +133,53 @@ def _head_fields(head: Head) -> Iterator[str]:
     yield "]"
 
 
+# Backward steps --json leaves out: dL/d(Q·Kᵀ) is d_scores ÷ the divisor (× softcap's slope), a
+# third T×T matrix that would make the document half as long again
+SKIPPED = ("d_raw_scores",)
+
+
+def _head_backward(head: Head) -> Iterator[str]:
+    """A head's backward steps (but dL/d(Q·Kᵀ): see SKIPPED), each under its key, without braces."""
+    attention = head.attention
+    first = True
+    for stage in attention.steps:
+        if not (stage.per_head and stage.backward) or stage.key in SKIPPED:
+            continue
+        for extra in stage.extras:
+            yield ("" if first else ", ") + f'"{extra.name}": '
+            yield from _vector(lambda rows, extra=extra: extra.values(head, rows), attention.T,
+                               lambda rows: [False] * len(rows))
+            first = False
+        yield ("" if first else ", ") + f'"{stage.key}": '
+        yield from _stage_matrix(attention, stage, head.h)
+        first = False
+
+
+def _backward(attention: Attention, per_head: bool) -> Iterator[str]:
+    """``backward``: the loss (null for a gradient given), dL/d output and dL/d every input (and,
+    for a scenario written as one head, the head's own backward steps)."""
+    back = attention.backward
+    scenario = attention.scenario
+    yield ', "backward": {"loss": ' + json.dumps(back.loss(), allow_nan=False) + ', "d_output": '
+    yield from _matrix(lambda rows: back.d_output()[rows.start:rows.stop], attention.T)
+    for name, values in back.inputs().items():
+        yield f', "d_{name}": '
+        if values.ndim == 3:
+            yield "[" + ", ".join(_whole(part) for part in values) + "]"
+        else:
+            yield _whole(values)
+    if not per_head:
+        yield ", "
+        yield from _head_backward(attention.head(0))
+    yield "}"
+
+
+def _whole(values: np.ndarray) -> str:
+    text = json.dumps(values.tolist(), allow_nan=True)
+    _refuse_non_finite(text)
+    return text
+
+
 def _stage_matrix(attention: Attention, stage, h: int | None) -> Iterator[str]:
     """A stage's matrix: a masked cell null (whatever the mask value), a row that sees nothing null."""
     cols = range(stage.column_count(attention.scenario))
@@ -132,7 +187,7 @@ def _stage_matrix(attention: Attention, stage, h: int | None) -> Iterator[str]:
     def rows_of(rows: range):
         values = attention.values(stage.name, h, rows, cols)
         return np.where(attention.blocked(rows, cols), _NULL_MARK, values) if stage.masks else values
-    yield from _matrix(rows_of, attention.T, empty=attention.empty if stage.empty_rows else None)
+    yield from _matrix(rows_of, stage.row_count(attention.scenario), empty=attention.empty if stage.empty_rows else None)
 
 
 def _matrix(rows_of, T: int, empty=None) -> Iterator[str]:

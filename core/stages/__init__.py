@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 # What a stage's columns are: the keys (tokens), a head's dimensions, its value dimensions, the
 # heads' value dimensions side by side, or the output projection's.
 KEYS, DIMS, VALUES, CONCAT, OUT = "keys", "dims", "values", "concat", "out"
+MODEL = "model"  # X's columns (d_model): dL/dX
 TILES = "tiles"  # a run of keys each (online softmax's key tiles): ``[``/``]`` move a tile at a time
 # In ``reads``: the stage just before this one among the scenario's steps (of a head's stages
 # when this one is a head's, else the last of them), whichever that is.
@@ -119,27 +120,45 @@ class Stage:
     # its name as a doing, "decoding"; why, in words). Turning the mask off, or a lesson beat or
     # a recovery copy that would, is refused while its setting is on.
     needs_causal: tuple[str, str, str] | None = None
+    # A step of the backward pass (core.backward): after the layer's output, not part of it.
+    backward: bool = False
+    # What its rows are: the queries (QUERIES), or the keys (KEYS: dK and dV have one row a key).
+    rows: str = "queries"
+
+    def row_count(self, scenario: Any) -> int:
+        """Its number of rows: T_q, or T_k for a stage whose rows are keys."""
+        return scenario.T_k if self.rows == KEYS else scenario.T
 
     def column_count(self, scenario: Any) -> int:
         """Its number of columns (``scenario`` has T_k, d_k, d_v, heads, d_out)."""
         if self.labels is not None:
             return len(self.labels(scenario))
         return {KEYS: scenario.T_k, DIMS: scenario.d_k, VALUES: scenario.d_v,
-                CONCAT: scenario.heads * scenario.d_v, OUT: scenario.d_out}[self.columns]
+                CONCAT: scenario.heads * scenario.d_v, OUT: scenario.d_out,
+                MODEL: _d_model(scenario)}[self.columns]
 
     def shape(self, scenario: Any) -> tuple[int, ...]:
         """The shape of a student's values of it: one matrix per head for a stage of each head
         when there are several."""
         per_head = (scenario.heads,) if self.per_head and scenario.heads > 1 else ()
-        return (*per_head, scenario.T, self.column_count(scenario))
+        return (*per_head, self.row_count(scenario), self.column_count(scenario))
+
+
+def _d_model(scenario: Any) -> int:
+    X = getattr(scenario.inputs, "get", lambda name: None)("X")  # (a Plan knows only the names)
+    return 0 if X is None else X.shape[1]
 
 
 def _registry() -> tuple[Stage, ...]:
-    from attn_tui.core.stages import (bias, concat, decode, mask, online, project, rotate, scale, score,
-                                      softcap, softmax, weighted_sum)
+    from attn_tui.core.stages import (back_inputs, back_keys, back_output, back_queries, back_scores,
+                                      back_softmax, back_values, back_weights, bias, concat, decode, mask,
+                                      online, project, rotate, scale, score, softcap, softmax, weighted_sum)
 
     return (rotate.STAGE, score.STAGE, scale.STAGE, bias.STAGE, softcap.STAGE, mask.STAGE, softmax.STAGE,
-            weighted_sum.STAGE, online.STAGE, decode.STAGE, concat.STAGE, project.STAGE)
+            weighted_sum.STAGE, online.STAGE, decode.STAGE, concat.STAGE, project.STAGE,
+            # the backward pass, from the output back to the inputs
+            back_output.STAGE, back_output.HEAD_STAGE, back_values.STAGE, back_weights.STAGE,
+            back_softmax.STAGE, back_scores.STAGE, back_queries.STAGE, back_keys.STAGE, back_inputs.STAGE)
 
 
 _indexed: tuple[tuple[Stage, ...], dict[str, Stage], dict[str, Stage]] | None = None
