@@ -52,6 +52,7 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
             yield json.dumps({name: array.tolist() for name, array in scenario.inputs.items()})
     if "d_output" in scenario.stage_settings:
         yield from _backward(attention, per_head)
+        yield from _training(scenario, attention.options)
     if scenario.variants:
         yield ', "variants": ['
         for number, variant in enumerate(scenario.variants):
@@ -64,6 +65,7 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
                 yield from _head_fields(other.head(0), nested=False)
             if "d_output" in scenario.stage_settings:
                 yield from _backward(other, per_head)
+                yield from _training(scenario, other.options)
             yield "}"
         yield "]"
     if comparison is not None:
@@ -172,6 +174,17 @@ def _backward(attention: Attention, per_head: bool) -> Iterator[str]:
         yield ", "
         yield from _head_backward(attention.head(0))
     yield "}"
+
+
+def _training(scenario: Scenario, options) -> Iterator[str]:
+    """``training``: the loss before any step and after each, and every learned matrix at the end."""
+    if scenario.stage_settings["d_output"].train is None:
+        return
+    from attn_tui.core.training import train
+
+    found = train(scenario, options)
+    yield ', "training": {"loss": ' + json.dumps(found.losses, allow_nan=False) + ', "learned": {'
+    yield ", ".join(f'"{name}": {_whole(values)}' for name, values in found.learned.items()) + "}}"
 
 
 def _whole(values: np.ndarray) -> str:

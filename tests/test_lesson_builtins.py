@@ -19,8 +19,8 @@ LESSONS = [builtin.name for builtin in builtins() if load(builtin.path).lesson i
 NUMBER = re.compile(r"\d+\.\d+(?:e\d+)?%?|\d+%|\[[\d, ]+\]")
 
 
-def test_there_are_two_built_in_lessons():
-    assert LESSONS == ["cat_sat_lesson", "scaling_lesson"]
+def test_there_are_three_built_in_lessons():
+    assert LESSONS == ["cat_sat_lesson", "scaling_lesson", "learning_to_attend"]
 
 
 @pytest.mark.parametrize("name", LESSONS)

@@ -22,7 +22,7 @@ import numpy as np
 from attn_tui.core.options import MAX_NUMBERS
 from attn_tui.core.readers.keys import Entry, check_keys, entries
 from attn_tui.core.yaml_matrices import file_shape, file_values, largest, shape_of, values_of
-from attn_tui.core.yaml_numbers import located, number, scalar_text, some_of, whole_number
+from attn_tui.core.yaml_numbers import located, number, scalar_text, whole_number
 from attn_tui.core.yaml_source import Sequence, deref
 
 KEYS = ("loss", "train")
@@ -159,7 +159,7 @@ def _train(entry: Entry, plan) -> TrainSetting:
     for item in items:
         name = scalar_text(item, "learn")
         if name not in can:
-            raise located(item, f"train can learn {some_of(can)}, not {name!r}: the inputs this scenario gives")
+            raise located(item, f"train can learn {', '.join(can)}, not {name!r}: the inputs this scenario gives")
         if name in learn:
             raise located(item, f"{name} is named twice in learn")
         learn.append(name)
