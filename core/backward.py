@@ -18,6 +18,7 @@ for one scenario as dense arrays, for ``--json``, training and the tests.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -280,3 +281,23 @@ def row_sizes(attention, h: int = 0) -> np.ndarray:
         rows = range(start, min(start + BLOCK, attention.T))
         out[start:rows.stop] = np.linalg.norm(back.d_scores(h, rows, keys, keep=False), axis=1)
     return out
+
+
+def sizes_compared(attentions: dict, names: list[str], h: int = 0, p: int = 3) -> str:
+    """In words, with the numbers: how much gradient reaches each variant's scores (‖dS‖ over
+    every row), and, when one gets far less, why (its softmax is near one-hot)."""
+    from attn_tui.core.numbers import fixed
+    from attn_tui.core.stages import summary
+
+    total = {name: float(np.linalg.norm(row_sizes(attentions[name], h))) for name in names}
+    told = ", ".join(f"{name} {fixed(total[name], p, True)}" for name in names)
+    most, least = max(names, key=total.get), min(names, key=total.get)
+    if len(names) < 2 or total[least] * 10 > total[most]:
+        return f"‖dS‖ over every row: {told}."
+    rows = range(attentions[least].T)
+    peak = float(np.max(summary("max_weight").values(attentions[least].head(h), rows)))
+    ratio = total[most] / total[least] if total[least] > 0 else math.inf
+    times = "no" if math.isinf(ratio) else f"{ratio:.0f}× less"
+    return (f"‖dS‖ over every row: {told}. {times} gradient reaches {least}'s scores: its softmax is near "
+            f"one-hot (largest weight {fixed(peak, p)}), so every p(1 − p) is near 0 — near-zero gradients, "
+            "learning stalls.")

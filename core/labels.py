@@ -72,13 +72,19 @@ def input_labels(scenario, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]
     return row_labels, column_labels
 
 
+def row_labels(scenario, stage) -> tuple[str, ...]:
+    """The row labels of a stage's matrix: the query tokens, or the keys' (dK, dV)."""
+    return token_labels(scenario.tokens if stage.rows == "keys" else scenario.row_tokens)
+
+
 def column_labels(scenario, stage) -> tuple[str, ...]:
     """The column labels of a stage's matrix (a ``core.stages.Stage``)."""
-    from attn_tui.core.stages import CONCAT, DIMS, KEYS, OUT, VALUES
+    from attn_tui.core.stages import CONCAT, DIMS, KEYS, MODEL, OUT, VALUES
 
     if stage.labels is not None:
         return stage.labels(scenario)
     return {KEYS: lambda: token_labels(scenario.tokens), DIMS: lambda: dims(scenario.d_k),
             VALUES: lambda: dims(scenario.d_v), CONCAT: lambda: concat_dims(scenario.heads, scenario.d_v),
             OUT: lambda: dims(scenario.d_out, "o") if "Wo" in scenario.inputs
-            else concat_dims(scenario.heads, scenario.d_v)}[stage.columns]()
+            else concat_dims(scenario.heads, scenario.d_v),
+            MODEL: lambda: dims(stage.column_count(scenario), "m")}[stage.columns]()

@@ -15,7 +15,7 @@ import numpy as np
 
 from attn_tui.core.attention import Attention
 from attn_tui.core.explanation import explain
-from attn_tui.core.labels import ROLES, column_labels, dims, input_labels, token_labels
+from attn_tui.core.labels import ROLES, column_labels, dims, input_labels, row_labels, token_labels
 from attn_tui.core.numbers import decimals_needed, fixed, fixed_row, mask_text
 from attn_tui.core.report import attentions_of, stage_title, summary_line
 from attn_tui.core.scenario import Scenario
@@ -101,9 +101,9 @@ def to_markdown(scenario: Scenario, rows: list[int] | None = None,
             for name, values in (("Q", attention.inputs.Q_before_rotation(h)),
                                  ("K", attention.inputs.K_before_rotation(h)), ("V", attention.head(h).V)):
                 which = f" of {visible(scenario.head_names[h])}" if scenario.heads > 1 else ""
-                row_labels = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
+                rows_named = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
                 blocks += [_heading(3, f"{name}{which} ({ROLES[name]} = X·W{name.lower()}) {_shape(values)}"),
-                           _table(values, row_labels, dims(values.shape[1]), decimals_needed(values, p))]
+                           _table(values, rows_named, dims(values.shape[1]), decimals_needed(values, p))]
 
     everything = range(scenario.T)
     for number, stage in enumerate(attention.steps, 1):
@@ -111,7 +111,8 @@ def to_markdown(scenario: Scenario, rows: list[int] | None = None,
         cols = range(len(columns))
         for h in (range(scenario.heads) if stage.per_head else [0]):
             head = attention.head(h)
-            values = attention.values(stage.name, h, everything, cols)
+            every_row = range(stage.row_count(scenario))
+            values = attention.values(stage.name, h, every_row, cols)
             extra = tuple((item.label, item.values(head, everything)) for item in stage.summaries)
             title = stage_title(stage, scenario, number, attention.options)
             if stage.per_head and scenario.heads > 1:
@@ -121,7 +122,7 @@ def to_markdown(scenario: Scenario, rows: list[int] | None = None,
             if stage.name in hide:  # a masked cell (−∞, a weight of 0) is given, not asked
                 blank = ~blocked if stage.masked_given else np.ones(values.shape, bool)
             blocks += [_heading(2, title),
-                       _table(values, labels, columns, attention.stage_decimals(stage.name, h),
+                       _table(values, row_labels(scenario, stage), columns, attention.stage_decimals(stage.name, h),
                               blocked=blocked if stage.masks else (
                                   stage.skipped(attention, h, everything, cols) if stage.skipped else None),
                               blocked_text=stage.skipped_text if stage.skipped else None,

@@ -13,7 +13,7 @@ import numpy as np
 from attn_tui.core.attention import BLOCK, Attention
 from attn_tui.core.explanation import explain
 from attn_tui.core.heads import HeadInputs
-from attn_tui.core.labels import ROLES, column_labels, dims, input_labels, token_labels
+from attn_tui.core.labels import ROLES, column_labels, dims, input_labels, row_labels, token_labels
 from attn_tui.core.numbers import LARGE, decimals_needed, fixed, fixed_row, mask_text
 from attn_tui.core.scenario import Scenario
 from attn_tui.core.stages import Stage, summary
@@ -125,8 +125,8 @@ def _stage_table(attention: Attention, stage: Stage, number: int, h: int,
         blocked = lambda r: stage.skipped(attention, h, r, cols)  # noqa: E731
     extra = tuple((summary.label, lambda r, summary=summary: summary.values(head, r)) for summary in stage.summaries)
     empty = attention.empty if stage.empty_rows else None
-    yield from _table(title, lambda r: attention.values(stage.name, h, r, cols), scenario.T,
-                      token_labels(scenario.row_tokens), columns, decimals, blocked,
+    yield from _table(title, lambda r: attention.values(stage.name, h, r, cols), stage.row_count(scenario),
+                      row_labels(scenario, stage), columns, decimals, blocked,
                       attention.options.mask_value, extra, empty, only,
                       stage.skipped_text if stage.skipped is not None else None)
 
@@ -197,6 +197,16 @@ def _variants(scenario: Scenario, attentions: dict[str, Attention]) -> Iterator[
         for i, label in enumerate(labels):
             lines.append(f"  {fit(label, label_width)}" + "".join(f"  {fixed(float(largest[name][i]), p):>{width}}"
                                                                 for name in names))
+        if "d_output" in scenario.stage_settings:  # the backward pass: how much gradient reaches the scores
+            from attn_tui.core.backward import row_sizes, sizes_compared
+
+            lines += ["", f"Variants: each row's ‖dS‖, the gradient reaching its scores{which}",
+                      "  " + " " * label_width + "".join(f"  {fit(name, width)}" for name in shown)]
+            sizes = {name: row_sizes(attentions[name], h) for name in names}
+            for i, label in enumerate(labels):
+                lines.append(f"  {fit(label, label_width)}" + "".join(
+                    f"  {fixed(float(sizes[name][i]), p, True):>{width}}" for name in names))
+            lines.append("  " + sizes_compared(attentions, names, h, p))
     for variant, name in zip(scenario.variants, shown):
         lines.append(f"  {name}: {variant.options(scenario.options).describe(scenario.d_k)}")
     yield "\n".join(lines) + "\n"

@@ -11,7 +11,8 @@ from attn_tui.core.stages import KEYS, Stage
 
 def heading(scenario, options) -> str:
     through = ["softcap′"] if "softcap" in scenario.stage_settings else []
-    return f"dL/d(Q·Kᵀ) = dS{''.join(' ∘ ' + t for t in through)} ÷ {options.divisor(scenario.d_k):g}"
+    divided = "scaling is off: ÷ 1" if options.scale is False else f"÷ {fixed(options.divisor(scenario.d_k), 3)}"
+    return f"dL/d(Q·Kᵀ) = dS{''.join(' ∘ ' + t for t in through)} {divided}"
 
 
 def compute(w) -> np.ndarray:

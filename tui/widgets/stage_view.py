@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual import events
 from textual.message import Message
 
-from attn_tui.core.labels import column_labels, token_labels
+from attn_tui.core.labels import column_labels, row_labels
 from attn_tui.core.numbers import yaml_number
 from attn_tui.core.views import stage_window
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
@@ -23,7 +23,7 @@ class StageGrid(Grid):
     def __init__(self, session, stage, head: int, theirs: bool = False, rule: str | None = None) -> None:
         scenario = session.scenario
         decimals = session.attention.stage_decimals(stage.name, head)
-        super().__init__(rows=token_labels(scenario.row_tokens), columns=column_labels(scenario, stage),
+        super().__init__(rows=row_labels(scenario, stage), columns=column_labels(scenario, stage),
                          decimals=decimals, palette=stage.palette, tiny=stage.tiny,
                          mask_value=session.attention.options.mask_value,
                          blocked_text=stage.skipped_text if stage.skipped is not None else None,
