@@ -301,3 +301,29 @@ def sizes_compared(attentions: dict, names: list[str], h: int = 0, p: int = 3) -
     return (f"‖dS‖ over every row: {told}. {times} gradient reaches {least}'s scores: its softmax is near "
             f"one-hot (largest weight {fixed(peak, p)}), so every p(1 − p) is near 0 — near-zero gradients, "
             "learning stalls.")
+
+
+def gradient_check(attention, name: str, row: int, col: int, head: int | None = None, eps: float = 1e-6) -> list:
+    """The Why pane's lines for the finite-difference check of one input cell: the analytic
+    dL/dx beside (L(x + ε) − L(x − ε)) / 2ε, and how closely they agree."""
+    from attn_tui.core.explanation import Line, Span
+    from attn_tui.core.labels import input_labels
+    from attn_tui.core.numbers import fixed
+
+    scenario = attention.scenario
+    index = (row, col) if head is None else (head, row, col)
+    analytic = float(attention.backward.inputs()[name][index])
+    measured = finite_difference(scenario, name, index, attention.options, eps)
+    rows, columns = input_labels(scenario, name)
+    step = eps * max(1.0, abs(float(scenario.inputs[name][index])))
+    which = f"{name}[{rows[row]}, {columns[col]}]" + ("" if head is None else f" of head {head + 1}")
+    gap = abs(analytic - measured)
+    scale = max(abs(analytic), abs(measured), 1e-300)
+    p = max(scenario.precision, 6)
+    verdict = ("they agree" if gap <= 1e-6 * max(1.0, scale) else
+               "they differ: the loss is not smooth here, or ε is too large for its curvature")
+    return [Line((Span("Gradient check of ", "note"), Span(which, "token"),
+                  Span(f" (v), ε = {step:.0e}:", "note"))),
+            Line((Span("  dL/dx, from the backward pass       = ", ""), Span(fixed(analytic, p, True), "result"))),
+            Line((Span("  (L(x+ε) − L(x−ε)) / 2ε, measured    = ", ""), Span(fixed(measured, p, True), "result"))),
+            Line((Span(f"  difference {gap:.1e} ({gap / scale:.1e} of it): {verdict}", "note"),))]

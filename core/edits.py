@@ -105,7 +105,26 @@ class SetExpect:
         return "predictions kept as expect:"
 
 
-Edit = Union[SetCell, SetOption, SetStageSetting, SetExpect]
+@dataclass(frozen=True, eq=False)
+class SetInputs:
+    """Whole input matrices replaced (``values``: name → array; they were ``old``): what training
+    learned, kept in the scenario as one edit, undone as one."""
+
+    values: dict
+    old: dict
+    why: str = "learned"
+
+    def apply(self, scenario: Scenario) -> Scenario:
+        return dataclasses.replace(scenario, inputs={**scenario.inputs, **self.values})
+
+    def inverse(self) -> SetInputs:
+        return SetInputs(self.old, self.values, f"{self.why}, undone")
+
+    def describe(self, scenario: Scenario) -> str:
+        return f"{', '.join(self.values)} {self.why}"
+
+
+Edit = Union[SetCell, SetOption, SetStageSetting, SetExpect, SetInputs]
 
 
 def nudged(value: float, direction: int) -> float:

@@ -16,7 +16,7 @@ import numpy as np
 from attn_tui.core import option_marks, recovery
 from attn_tui.core.attention import Attention
 from attn_tui.core.compare import Comparison, compare
-from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetOption, SetStageSetting, nudged, scale_cycle
+from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetInputs, SetOption, SetStageSetting, nudged, scale_cycle
 from attn_tui.core.errors import NotApplicable, NumericError, ScenarioError
 from attn_tui.core.heads import HeadInputs
 from attn_tui.core.overflow import check_range, require_finite
@@ -176,6 +176,17 @@ class Session:
                 raise
             for attention in self.attentions.values():
                 attention.invalidate(scenario, changes, edit.matrix)
+        elif isinstance(edit, SetInputs):
+            scenario = edit.apply(before)
+            for name, values in edit.values.items():
+                self._working.pop(name, None)
+                old = before.inputs[name]
+                for index in zip(*np.nonzero(values.view(np.int64) != old.view(np.int64))):
+                    index = tuple(int(i) for i in index)
+                    head = index[0] if len(index) == 3 else None
+                    self._note_unsaved(SetCell(name, index[-2], index[-1], float(values[index]), float(old[index]), head))
+            self.inputs = HeadInputs(scenario)
+            self.attentions = self._attentions(scenario)
         else:
             scenario = edit.apply(before)
             if isinstance(edit, SetOption) and edit.name == "scale" and _divides_less(scenario, before):

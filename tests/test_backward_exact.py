@@ -298,7 +298,7 @@ def check_gradients(c: dict, seed, form: str = "target", options=None) -> None:
             assert_close(got.heads[h].d_raw_scores, want.d_raw_scores[h], f"head {h} d_raw_scores {where}", text)
 
 
-@pytest.mark.parametrize("first", range(0, 600, 60))
+@pytest.mark.parametrize("first", range(0, 480, 60))
 def test_gradients_of_random_scenarios(first):
     for seed, c in cases(range(first, first + 60)):
         check_gradients(c, seed)
@@ -375,8 +375,8 @@ def check_training(c: dict, seed, optimizer: str, rng, learn=None) -> bool:
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])
 def test_training_is_torch_optim(optimizer):
     rng = np.random.default_rng(7 if optimizer == "sgd" else 8)
-    improved = sum(check_training(c, seed, optimizer, rng) for seed, c in cases(range(1300, 1325)))
-    assert improved >= 15  # most runs lowered the loss: the comparisons were of moving parameters
+    improved = sum(check_training(c, seed, optimizer, rng) for seed, c in cases(range(1300, 1320)))
+    assert improved >= 12  # most runs lowered the loss: the comparisons were of moving parameters
 
 
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])
@@ -391,8 +391,7 @@ def test_training_with_features(optimizer, force):
 def test_training_learns_wo_and_bo_with_qkv_given(optimizer):
     """Wo and bo are inputs of a Q, K, V scenario too (gradients() reports dWo and dbo there)."""
     rng = np.random.default_rng(11)
-    for seed, c in cases(range(4), "wo_bo"):
-        c = case(np.random.default_rng(seed), "heads") if c["kind"] != "qkv" else c
-        if "\nWo:" not in c["yaml"]:
-            continue
-        check_training(c, seed, optimizer, rng, learn=["Wo", "bo"] if "\nbo:" in c["yaml"] else ["Wo"])
+    chosen = [(seed, c) for seed, c in cases(range(12), "wo_bo") if c["kind"] == "qkv"][:3]
+    assert chosen
+    for seed, c in chosen:
+        check_training(c, seed, optimizer, rng, learn=["Wo", "bo"])

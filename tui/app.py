@@ -188,7 +188,7 @@ class AttnApp(App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         from attn_tui.core import load
-        from attn_tui.tui.keys import KEYS, MODEL_VIEW
+        from attn_tui.tui.keys import KEYS, OTHER_SCREENS
         from attn_tui.tui.screens.debugger import DebuggerScreen
 
         debugger = screen if isinstance(screen, DebuggerScreen) else None
@@ -202,7 +202,7 @@ class AttnApp(App[int]):
                 yield SystemCommand(f"Show {escape(visible(name))}", "every stage of this head (h cycles)",
                                     lambda h=h: setattr(debugger, "head", h))
             for key in KEYS:  # the screen's commands (not the moves: those are keys, not commands)
-                if key.where != MODEL_VIEW and key.action.isidentifier() and key.action not in ("goto_key", "last_step") \
+                if key.where not in OTHER_SCREENS and key.action.isidentifier() and key.action not in ("goto_key", "last_step") \
                         and debugger.check_action(key.action, ()):
                     yield SystemCommand(key.does[0].upper() + key.does[1:], f"key: {key.shown}",
                                         getattr(debugger, f"action_{key.action}"))

@@ -17,6 +17,8 @@ from attn_tui.core.stages import step_keys
 
 STAGE, INPUT, EDITOR, ANYWHERE = "stage view", "input matrix", "a cell being edited", "anywhere"
 MODEL_VIEW = "model view"  # the grid of layers × heads an index opens: its own screen's keys
+TRAIN_VIEW = "train view"  # attention learning its weights (t): its own screen's keys
+OTHER_SCREENS = (MODEL_VIEW, TRAIN_VIEW)  # keys of screens of their own, not the debugger's
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,10 @@ KEYS: tuple[Key, ...] = (
     Key("m", "m", "cycle the mask shown: all rules, then each rule alone", STAGE, "cycle_mask"),
     Key("d", "d", "decode with a KV cache: one query at a time, K and V growing (again: off)", STAGE, "decode"),
     Key("p", "p", "projector mode: the focus row large; p or Esc leaves", STAGE, "present", "Projector"),
+    Key("t", "t", "train: the Train view, attention learning its weights (a scenario with train:)", STAGE,
+        "train", "Train"),
+    Key("v", "v", "check a gradient: the input cell under the cursor nudged by ±ε, (L(x+ε) − L(x−ε))/2ε "
+        "beside dL/dx (a scenario with loss: {target: …})", ANYWHERE, "check_gradient", "Check ∂L"),
     Key("enter", "Enter", "at a stage to predict: open a guess in the cell", STAGE),
     Key("r", "r", "reveal the predicted row (each guess ✓ within 0.05, or ✗), or the beat's answer",
         STAGE, "reveal", "Reveal"),
@@ -99,11 +105,20 @@ KEYS: tuple[Key, ...] = (
         "induction", MODEL_VIEW, "next_score", "Score"),
     Key("escape", "Esc", "in the debugger opened from the model view: back to the grid",
         MODEL_VIEW, "back_to_model", "Model view"),
+    Key("space", "Space", "one step of every run", TRAIN_VIEW, "step_once", "Step"),
+    Key("r", "r", "run (every run to its last step) or pause", TRAIN_VIEW, "run", "Run/pause"),
+    Key("u,ctrl+z", "u  ctrl+z", "undo one step of every run", TRAIN_VIEW, "undo_step", "Undo step"),
+    Key("left", "←", "the run to the left (the one Enter keeps)", TRAIN_VIEW, "choose(-1)", "Run", "run"),
+    Key("right", "→", "the run to the right", TRAIN_VIEW, "choose(1)", "Run", "run"),
+    Key("enter", "Enter", "keep what the chosen run learned in the scenario (one edit: u undoes it)",
+        TRAIN_VIEW, "keep", "Keep"),
+    Key("escape", "Esc", "back to the debugger, keeping nothing", TRAIN_VIEW, "leave", "Back"),
 )
 
 GROUPS = {"step": Binding.Group("Step", compact=True), "row": Binding.Group("Row", compact=True),
           "history": Binding.Group("Undo/redo", compact=True),
-          "grid": Binding.Group("Head", compact=True), "layer": Binding.Group("Layer", compact=True)}
+          "grid": Binding.Group("Head", compact=True), "layer": Binding.Group("Layer", compact=True),
+          "run": Binding.Group("Run", compact=True)}
 
 
 def step_bindings(shown: bool = False) -> list[Binding]:
@@ -124,7 +139,7 @@ def screen_bindings() -> list[Binding]:
     bindings = [Binding("question_mark", "app.help", "Help")]
     firsts = [key for action in FOOTER_FIRST for key in KEYS if key.action == action]
     for key in firsts + [key for key in KEYS if key not in firsts]:
-        if not key.action or key.where == MODEL_VIEW:
+        if not key.action or key.where in OTHER_SCREENS:
             continue
         if key.action == "goto_key":
             bindings += step_bindings()
@@ -152,6 +167,12 @@ def relabel(screen, action: str, description: str) -> None:
             wider = len(shown.description) != len(description)
             shown.description = description
             shown.refresh(layout=wider)
+
+
+def train_view_bindings() -> list[Binding]:
+    """The Train view's bindings, from ``KEYS``."""
+    return [Binding(key.keys, key.action, key.footer or key.does, show=bool(key.footer), group=GROUPS.get(key.group))
+            for key in KEYS if key.where == TRAIN_VIEW]
 
 
 def model_view_bindings(*actions: str) -> list[Binding]:
@@ -185,9 +206,9 @@ def monkey_keys() -> list[str]:
     test): the bindings and the widgets' own keys."""
     names: list[str] = []
     for key in KEYS:
-        if key.where == MODEL_VIEW:
-            continue  # another screen's: tests/test_model_view.py presses them
-        if key.keys in ("q,ctrl+q", "question_mark", "ctrl+s", "ctrl+p", "ctrl+t", "ctrl+r", "g", "a", "p"):
+        if key.where in OTHER_SCREENS:
+            continue  # another screen's: tests/test_model_view.py, test_tui_train.py press them
+        if key.keys in ("q,ctrl+q", "question_mark", "ctrl+s", "ctrl+p", "ctrl+t", "ctrl+r", "g", "a", "p", "t"):
             continue  # these open other screens or write files: they have tests of their own
         if key.keys == "arrows":
             names += ["up", "down", "left", "right", "home", "end", "ctrl+home", "ctrl+end"]

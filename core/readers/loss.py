@@ -89,10 +89,8 @@ class LossSetting:
 
 
 def learnable(plan) -> tuple[str, ...]:
-    """The inputs a scenario can learn: Q, K, V given directly, or X (X_q), the W's, Wo, bo."""
-    if "X" not in plan.inputs:
-        return ("Q", "K", "V")
-    order = ("X", "X_q", "Wq", "Wk", "Wv", "Wo", "bo")
+    """The inputs a scenario can learn: Q, K, V given directly, or X (X_q) and the W's; Wo, bo."""
+    order = ("X", "X_q", "Wq", "Wk", "Wv", "Wo", "bo") if "X" in plan.inputs else ("Q", "K", "V", "Wo", "bo")
     return tuple(name for name in order if name in plan.inputs)
 
 

@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from attn_tui.core.backward import gradient_check
 from attn_tui.core.errors import NotApplicable, NumericError
 from attn_tui.core.explanation import FOLD
 from attn_tui.core.labels import column_labels, token_labels
@@ -85,6 +86,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         self._keys_state: tuple = ()
         self._told_recovery_error: str | None = None
         self._overview_timer = None
+        self._last_input: InputMatrix | None = None  # the input matrix focused last (v checks its cell)
+        self.gradient_check: tuple[int, list] | None = None  # (version, lines) of the last v
 
     # ---- layout -----------------------------------------------------------------------------
 
@@ -340,6 +343,10 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
             return self.described.masks and len(mask_rules(session)) > 1
         if action == "goto":
             return parameters[0] <= len(self.stages) if parameters else True
+        if action in ("train", "check_gradient"):
+            setting = session.scenario.stage_settings.get("d_output")
+            return setting is not None and (setting.train is not None if action == "train"
+                                            else setting.target is not None)
         return True
 
     def action_step(self, delta: int) -> None:
@@ -390,6 +397,27 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
     def action_cycle_mask(self) -> None:
         rules = mask_rules(self.session)
         self.mask_rule = rules[(rules.index(self.mask_rule) + 1) % len(rules)]
+
+    def on_descendant_focus(self, event) -> None:
+        if isinstance(event.widget, InputMatrix):
+            self._last_input = event.widget
+
+    def action_train(self) -> None:
+        from attn_tui.tui.screens.train import TrainScreen
+
+        self.app.push_screen(TrainScreen(self))
+
+    def action_check_gradient(self) -> None:
+        """The finite-difference check of the input cell under the cursor (of the input matrix
+        focused, or focused last), shown in the Why pane until the next change."""
+        view = self.focused if isinstance(self.focused, InputMatrix) else self._last_input
+        if view is None:
+            view = next(iter(v for v in self.input_views.values() if isinstance(v, InputMatrix)))
+        row, col = view.cursor
+        lines = gradient_check(self.session.attention, view.matrix_name, row, col, view.head)
+        self.gradient_check = (self.session.version, lines)
+        self.show_why()
+        tell(self, "\n".join(line.plain().strip() for line in lines[1:]), title=lines[0].plain(), timeout=8)
 
     def action_present(self) -> None:
         from attn_tui.tui.screens.present import PresentScreen

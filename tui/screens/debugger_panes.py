@@ -213,6 +213,9 @@ class DebuggerPanes:
         elif session.comparison is not None and self.described.predictable:
             extra = comparison_lines(session.comparison, session.scenario, self.described.key, row, col,
                                      self.compared_head)
+        check = self.gradient_check
+        if check is not None and check[0] == session.version:
+            extra = [*check[1], *extra]
         if self.described.masks and self.mask_rule is not None:
             from attn_tui.core.masks import WHY
 

@@ -1,0 +1,225 @@
+"""TrainScreen (the Train view): attention learning its weights, a step at a time.
+
+Every run side by side — the scenario's own, or each variant from the same start (scaled beside
+unscaled, say) — with its loss curve on one shared axis, its weights and the matrices it learns
+changing as it goes. Space takes one step, r runs or pauses, u undoes a step, ←/→ choose a run
+and Enter keeps what it learned in the scenario (one edit: u in the debugger undoes it, Ctrl+S
+saves it); Esc goes back without keeping. The arithmetic is core's (``core.training``).
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from attn_tui.core.attention import Attention
+from attn_tui.core.backward import sizes_compared
+from attn_tui.core.edits import SetInputs
+from attn_tui.core.labels import column_labels, input_labels, token_labels
+from attn_tui.core.numbers import decimals_needed, fixed
+from attn_tui.core.stages import stage_named
+from attn_tui.core.text import visible
+from attn_tui.core.training import Run, runs
+from attn_tui.core.views import Window
+from attn_tui.tui.keys import train_view_bindings
+from attn_tui.tui.text import tell
+from attn_tui.tui.widgets.grid import DenseGrid, Grid
+from attn_tui.tui.widgets.loss_plot import LossPlot
+from attn_tui.tui.widgets.matrix import MatrixView
+
+FRAME = 1 / 30      # run: a tick this often
+TICK_BUDGET = 0.03  # seconds of steps a tick may take before the frame is drawn
+
+
+class WeightsGrid(Grid):
+    """A run's attention weights (head ``head``) as they are now, computed for the window drawn."""
+
+    def __init__(self, attention: Attention, head: int, version: int) -> None:
+        scenario = attention.scenario
+        stage = stage_named("softmax")
+        super().__init__(rows=token_labels(scenario.row_tokens), columns=column_labels(scenario, stage),
+                         decimals=scenario.precision, palette="weights", key=("train-weights", head),
+                         kin="train-weights", version=version)
+        self.attention, self.head = attention, head
+
+    def window(self, rows: range, cols: range) -> Window:
+        return Window(rows, cols, self.attention.values("softmax", self.head, rows, cols).copy())
+
+
+class TrainScreen(Screen[None]):
+    DEFAULT_CSS = """
+    TrainScreen { layout: vertical; }
+    TrainScreen #train-title { height: auto; padding: 0 1; text-style: bold; }
+    TrainScreen #train-words { height: auto; padding: 0 1; color: $text-muted; }
+    TrainScreen #runs { height: 1fr; }
+    TrainScreen .run { width: 1fr; height: auto; border: round $panel-lighten-2; padding: 0 1; }
+    TrainScreen .run.-chosen { border: round $accent; }
+    TrainScreen .run-status { height: auto; }
+    TrainScreen MatrixView { height: auto; max-height: 14; }
+    """
+
+    BINDINGS = train_view_bindings()
+
+    def __init__(self, debugger) -> None:
+        super().__init__()
+        self.debugger = debugger
+        scenario = debugger.session.scenario
+        found = runs(scenario)
+        self.runs: list[Run] = found[1:] if len(found) > 1 else found
+        self.chosen = 0
+        self.running = False
+        self._timer = None
+        self.version = 0
+
+    @property
+    def setting(self):
+        return self.runs[0].setting
+
+    def compose(self) -> ComposeResult:
+        setting = self.setting
+        optimizer = "Adam" if setting.optimizer == "adam" else "gradient descent"
+        yield Static(Content(f"Training {', '.join(setting.learn)} · {optimizer}, lr {setting.lr:g} · "
+                             f"{setting.steps} steps · L = ½·Σ(output − target)²"), id="train-title")
+        yield Static("", id="train-words")
+        with VerticalScroll(id="runs-scroll"):
+            with Horizontal(id="runs"):
+                for number, run in enumerate(self.runs):
+                    with Vertical(classes="run", id=f"run-{number}"):
+                        yield Static(classes="run-status")
+                        yield LossPlot()
+                        yield MatrixView(classes="run-weights")
+                        for name in setting.learn:
+                            yield MatrixView(classes="run-learned", id=f"run-{number}-{name}")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show()
+
+    # ---- actions ----------------------------------------------------------------------------
+
+    def action_step_once(self) -> None:
+        self._pause()
+        self._step_all()
+        self.show()
+
+    def action_run(self) -> None:
+        if self.running:
+            self._pause()
+        elif self._unfinished():
+            self.running = True
+            self._timer = self.set_interval(FRAME, self._tick)
+        else:
+            tell(self, f"every run has taken its {self.setting.steps} steps: u undoes one, Esc goes back")
+        self.show()
+
+    def action_undo_step(self) -> None:
+        self._pause()
+        undone = [run.undo() for run in self.runs]
+        if not any(undone):
+            self.app.bell()
+            tell(self, "at step 0: nothing to undo")
+        self.show()
+
+    def action_choose(self, delta: int) -> None:
+        self.chosen = (self.chosen + delta) % len(self.runs)
+        self.show()
+
+    def action_keep(self) -> None:
+        """What the chosen run learned, into the scenario: one edit (undo, save as any other)."""
+        run = self.runs[self.chosen]
+        self._pause()
+        if run.state.step == 0:
+            tell(self, "no step taken yet: nothing learned to keep")
+            return
+        session = self.debugger.session
+        learned = run.learned()
+        old = {name: session.scenario.inputs[name] for name in learned}
+        edit = session.apply(SetInputs(learned, old, f"learned in {run.state.step} steps"
+                                                     + (f" ({run.name})" if run.name else "")))
+        self.debugger.after_change()
+        self.app.pop_screen()
+        tell(self.debugger, f"kept: {edit.describe(session.scenario)}; u undoes it")
+
+    def action_leave(self) -> None:
+        self._pause()
+        self.app.pop_screen()
+
+    # ---- running ------------------------------------------------------------------------------
+
+    def _unfinished(self) -> list[Run]:
+        return [run for run in self.runs if run.state.step < self.setting.steps]
+
+    def _step_all(self) -> bool:
+        """One step of every run not yet at its last; False when a step was refused."""
+        for run in self._unfinished():
+            try:
+                run.step()
+            except ArithmeticError as error:
+                self._pause()
+                tell(self, f"{visible(run.name) or 'the run'}: {error}")
+                return False
+        self.version += 1
+        return True
+
+    def _tick(self) -> None:
+        started = time.perf_counter()
+        while self._unfinished() and time.perf_counter() - started < TICK_BUDGET:
+            if not self._step_all():
+                break
+        if not self._unfinished():
+            self._pause()
+        self.show()
+
+    def _pause(self) -> None:
+        self.running = False
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    # ---- showing ----------------------------------------------------------------------------
+
+    def show(self) -> None:
+        setting = self.setting
+        top = max(max(run.losses) for run in self.runs)
+        head = min(self.debugger.head, self.runs[0].scenario.heads - 1)
+        p = self.runs[0].scenario.precision
+        for number, run in enumerate(self.runs):
+            box = self.query_one(f"#run-{number}", Vertical)
+            box.set_class(number == self.chosen and len(self.runs) > 1, "-chosen")
+            name = visible(run.name) if run.name else "this scenario"
+            losses = run.losses
+            fallen = 0.0 if losses[0] == 0 else 100 * (1 - losses[-1] / losses[0])
+            state = "running" if self.running and run.state.step < setting.steps else (
+                "done" if run.state.step >= setting.steps else "paused")
+            box.border_title = Content(f"{name} · step {run.state.step}/{setting.steps} · {state}")
+            change = f"{fallen:.0f}% of it removed" if fallen >= 0 else f"{-fallen:.0f}% higher"
+            box.query_one(".run-status", Static).update(Content(
+                f"loss {fixed(losses[0], p, True)} → {fixed(losses[-1], p, True)} ({change})"))
+            box.query_one(LossPlot).show(losses, top, setting.steps)
+            attention = Attention(run.scenario, run.options)
+            weights = box.query_one(".run-weights", MatrixView)
+            weights.border_title = Content("weights (softmax)")
+            weights.show(WeightsGrid(attention, head, self.version))
+            for name in setting.learn:
+                view = box.query_one(f"#run-{number}-{name}", MatrixView)
+                values = run.scenario.inputs[name]
+                if values.ndim == 3:
+                    values = values[min(head, len(values) - 1)]
+                rows, columns = input_labels(run.scenario, name)
+                view.border_title = Content(f"{name} ({values.shape[0]}×{values.shape[1]}), learning")
+                view.show(DenseGrid(rows, columns, decimals_needed(values, p), tiny=True,
+                                    key=("train", number, name), kin=("train", name), version=self.version,
+                                    values=values))
+        self.query_one("#train-words", Static).update(Content(self._words()))
+
+    def _words(self) -> str:
+        """What the runs show, in words: which learns, which stalls, and the gradient's size."""
+        if len(self.runs) < 2:
+            return "Space: one step · r: run/pause · u: undo a step · Enter: keep what was learned · Esc: back"
+        attentions = {run.name: Attention(run.scenario, run.options) for run in self.runs}
+        return sizes_compared(attentions, list(attentions), 0, self.runs[0].scenario.precision)
