@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -46,9 +47,7 @@ class Attention:
         self.visibility = visibility or scenario.visibility(self.options)
         self.divisor = self.options.divisor(scenario.d_k)
         self.steps = stages_for(scenario)
-        self._stages = {stage.name: stage for stage in self.steps}
-        self._reads = {stage.name: reads(stage, self.steps) for stage in self.steps}
-        self._depends = {stage.name: inputs_read(stage.name, self.steps) for stage in self.steps}
+        self._stages, self._reads, self._depends = _wiring(self.steps)
         self.heads = [Head(self, h) for h in range(scenario.heads)]
         self._kept: OrderedDict[tuple, object] = OrderedDict()  # (head, block, stage, what) → values
         self._bytes = 0
@@ -220,6 +219,14 @@ class Attention:
             if "Q" in depends and change.q and (change.q_rows is None or np.any(change.q_rows // BLOCK == b)):
                 return True
         return False
+
+
+@lru_cache(maxsize=64)
+def _wiring(steps: tuple[Stage, ...]) -> tuple[dict, dict, dict]:
+    """Each step by name, what it reads and the inputs it depends on: worked out once per list
+    of steps (every Attention of a scenario has the same), not at every option change."""
+    return ({stage.name: stage for stage in steps}, {stage.name: reads(stage, steps) for stage in steps},
+            {stage.name: inputs_read(stage.name, steps) for stage in steps})
 
 
 def _nbytes(kept) -> int:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attn_tui.core.attention import Attention
 from attn_tui.core.options import Options
 from attn_tui.core.scenario import Scenario
 
@@ -41,7 +42,8 @@ class Run:
         self.setting = setting.train
         self.options = options
         self.name = name
-        self.states = [State(scenario, _loss(scenario, options))]
+        self._attention = Attention(scenario, options)
+        self.states = [State(scenario, self._attention.backward.loss())]
 
     @property
     def state(self) -> State:
@@ -55,16 +57,21 @@ class Run:
     def scenario(self) -> Scenario:
         return self.state.scenario
 
+    @property
+    def attention(self) -> Attention:
+        """The current state's attention (its weights, its gradients), computed once."""
+        if self._attention is None or self._attention.scenario is not self.scenario:
+            self._attention = Attention(self.scenario, self.options)
+        return self._attention
+
     def learned(self) -> dict[str, np.ndarray]:
         return {name: self.scenario.inputs[name] for name in self.setting.learn}
 
     def step(self) -> State:
         """One step of gradient descent (or Adam); a step that would leave float64's range is
         refused (ArithmeticError), the run staying where it was."""
-        from attn_tui.core.attention import Attention
-
         state = self.state
-        gradients = Attention(state.scenario, self.options).backward.inputs()
+        gradients = self.attention.backward.inputs()
         inputs = dict(state.scenario.inputs)
         moments = dict(state.moments)
         t = state.step + 1
@@ -87,10 +94,12 @@ class Run:
             fresh.flags.writeable = False
             inputs[name] = fresh
         scenario = dataclasses.replace(state.scenario, inputs=inputs)
-        loss = _loss(scenario, self.options)
+        attention = Attention(scenario, self.options)
+        loss = attention.backward.loss()
         if not math.isfinite(loss):
             raise ArithmeticError(f"step {t} makes the loss overflow: lower lr (it is {lr:g})")
         self.states.append(State(scenario, loss, moments, t))
+        self._attention = attention
         return self.state
 
     def undo(self) -> bool:
@@ -103,12 +112,6 @@ class Run:
     def run(self, steps: int | None = None) -> None:
         for _ in range((self.setting.steps if steps is None else steps)):
             self.step()
-
-
-def _loss(scenario: Scenario, options: Options | None) -> float:
-    from attn_tui.core.backward import loss_of
-
-    return loss_of(scenario, options)
 
 
 @dataclass(frozen=True)

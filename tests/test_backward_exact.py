@@ -12,6 +12,7 @@ differences (torch.autograd.gradcheck)."""
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -298,7 +299,11 @@ def check_gradients(c: dict, seed, form: str = "target", options=None) -> None:
             assert_close(got.heads[h].d_raw_scores, want.d_raw_scores[h], f"head {h} d_raw_scores {where}", text)
 
 
-@pytest.mark.parametrize("first", range(0, 480, 60))
+# ATTN_TUI_LONG=1: four times as many random scenarios (do that when you change core/backward.py)
+LONG = 4 if os.environ.get("ATTN_TUI_LONG") else 1
+
+
+@pytest.mark.parametrize("first", range(0, 120 * LONG, 60))
 def test_gradients_of_random_scenarios(first):
     for seed, c in cases(range(first, first + 60)):
         check_gradients(c, seed)
@@ -306,7 +311,7 @@ def test_gradients_of_random_scenarios(first):
 
 @pytest.mark.parametrize("force", FEATURES)
 def test_gradients_with_each_feature(force):
-    for seed, c in cases(range(20), force):
+    for seed, c in cases(range(8 * LONG), force):
         check_gradients(c, seed)
 
 

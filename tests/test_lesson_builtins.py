@@ -36,7 +36,7 @@ def test_every_number_a_beat_says_is_the_apps_own_at_that_beat(name):
         for number in NUMBER.findall(beat.say):
             assert number in found, (index + 1, number)
             checked += 1
-    assert checked > 30
+    assert checked >= {"learning_to_attend": 7}.get(name, 31)  # the two chapter lessons say many more
 
 
 def test_the_chapter_lesson_walks_the_chapters_stages_and_asks_its_questions():

@@ -201,7 +201,7 @@ class TrainScreen(Screen[None]):
             box.query_one(".run-status", Static).update(Content(
                 f"loss {fixed(losses[0], p, True)} → {fixed(losses[-1], p, True)} ({change})"))
             box.query_one(LossPlot).show(losses, top, setting.steps)
-            attention = Attention(run.scenario, run.options)
+            attention = run.attention
             weights = box.query_one(".run-weights", MatrixView)
             weights.border_title = Content("weights (softmax)")
             weights.show(WeightsGrid(attention, head, self.version))
@@ -221,5 +221,7 @@ class TrainScreen(Screen[None]):
         """What the runs show, in words: which learns, which stalls, and the gradient's size."""
         if len(self.runs) < 2:
             return "Space: one step · r: run/pause · u: undo a step · Enter: keep what was learned · Esc: back"
-        attentions = {run.name: Attention(run.scenario, run.options) for run in self.runs}
+        if self.running:
+            return "running: the words come when it pauses"
+        attentions = {run.name: run.attention for run in self.runs}
         return sizes_compared(attentions, list(attentions), 0, self.runs[0].scenario.precision)
