@@ -201,6 +201,16 @@ def make_capture_shaped(folder: Path, T: int = 2048) -> Path:
     return path
 
 
+def make_backward(folder: Path, T: int) -> Path:
+    """The one-head scenario of ``T`` with a loss (a random target) and training of Q and K."""
+    make_scenario(folder, T)
+    np.save(folder / f"target_{T}.npy", np.random.RandomState(T + 1).randn(T, D))
+    path = folder / f"backward_{T}.yaml"
+    path.write_text(f"title: backward, T = {T}\nnpz: head_{T}.npz\nloss:\n  target: {{npy: target_{T}.npy}}\n"
+                    "train: {learn: [Q, K], lr: 0.001, steps: 100000}\n")
+    return path
+
+
 def app_command(path: Path | str, *flags: str) -> str:
     return " ".join([sys.executable, "-m", "attn_tui", *flags, str(path)])
 
@@ -394,6 +404,11 @@ def main() -> None:
             key(f"a decode step and back (up, down), T = {T}", decoded, ready, ["6"], ["Up", "Down"])
         if any(wanted(f"next beat and back (n, N: a step and a Q edit), T = {T}") for T in sizes):
             rows.extend(lesson_rows(tmux, folder, sizes, n))
+        for T in [size for size in sizes if size in (256, 1024)]:
+            backward = make_backward(folder, T)
+            # 8 dP, 9 dS: a window of each, from dO, V and the weights
+            key(f"a backward step (dP → dS and back), T = {T}", backward, "how well does", ["8"], ["Right", "Left"])
+            key(f"one training step (Space in the Train view), T = {T}", backward, "how well does", ["t"], ["space"])
         heads = make_multihead(folder)
         ready = "how well does"
         label = "8 heads, T = 1024, d_model = 512"
@@ -423,6 +438,11 @@ def main() -> None:
             rows.append(row(f"--json, T = {T_json} ÷ json.dumps of the same stages", [ours_json / baseline], 1.2, "×",
                             f"attn-tui {ours_json:.1f} s, json.dumps {baseline:.1f} s"))
             rows.append(row(f"--json, T = {T_json}, peak RSS", [rss], 1536, "MB"))
+            with_loss = make_backward(folder, T_json)
+            with_loss.write_text(with_loss.read_text().split("train:")[0])  # (no training: the backward pass alone)
+            seconds, rss = json_run(with_loss)
+            rows.append(row(f"--json with loss:, T = {T_json} ÷ --json without", [seconds / ours_json], 1.5, "×",
+                            f"{seconds:.1f} s against {ours_json:.1f} s; peak RSS {rss:.0f} MB"))
             walked = make_walked(folder, T_json, "tiles: {queries: 128, keys: 128}\n", "tiles")
             seconds, rss = json_run(walked)
             rows.append(row(f"--json with tiles 128×128, T = {T_json}, peak RSS", [rss], 1536, "MB",

@@ -52,7 +52,7 @@ class Backward:
         a = self.attention
         stage = last_forward(a.steps)
         rows, cols = range(a.T), range(stage.column_count(a.scenario))
-        return a.values(stage.name, None if not stage.per_head else 0, rows, cols, keep=False)
+        return a.values(stage.name, None if not stage.per_head else 0, rows, cols)
 
     def loss(self) -> float | None:
         """L = ½·Σ(output − target)², or None when the scenario gives dL/d output itself."""
@@ -81,8 +81,7 @@ class Backward:
 
     def head_output(self, h: int) -> np.ndarray:
         a = self.attention
-        return self._keep(("O", h), lambda: a.values("weighted_sum", h, range(a.T), range(a.scenario.d_v),
-                                                    keep=False))
+        return self._keep(("O", h), lambda: a.values("weighted_sum", h, range(a.T), range(a.scenario.d_v)))
 
     def rowsum(self, h: int) -> np.ndarray:
         """D = rowsum(dO ∘ O): each row's Σ_j P_ij·dP_ij, the term softmax's backward subtracts."""
@@ -100,11 +99,11 @@ class Backward:
         P = a.values("softmax", h, rows, cols, keep)
         return np.where(P < TINY, 0.0, P)  # as the weighted sum multiplies them
 
-    def d_scores(self, h: int, rows: range, cols: range, keep=True) -> np.ndarray:
+    def d_scores(self, h: int, rows: range, cols: range, keep=True, P: np.ndarray | None = None) -> np.ndarray:
         """dS = P ∘ (dP − D), 0 where a key is hidden (the mask value is a constant) and on a row
-        that sees nothing."""
+        that sees nothing (``P``: the window's weights, when the caller has them already)."""
         a = self.attention
-        P = self.weights(h, rows, cols, keep)
+        P = self.weights(h, rows, cols, keep) if P is None else P
         dS = P * (self.d_weights(h, rows, cols) - self.rowsum(h)[rows.start:rows.stop, None])
         hidden = a.blocked(rows, cols) | a.empty(rows, keep)[:, None]
         return np.where(hidden, 0.0, dS)
@@ -119,9 +118,9 @@ class Backward:
             t = np.tanh(a.values(a.previous("softcap"), h, rows, cols, keep) / c)
         return 1.0 - t * t
 
-    def d_raw_scores(self, h: int, rows: range, cols: range, keep=True) -> np.ndarray:
+    def d_raw_scores(self, h: int, rows: range, cols: range, keep=True, dS: np.ndarray | None = None) -> np.ndarray:
         """dL/d(Q·Kᵀ): dS back through the softcap, the bias (which adds, so passes it on) and the scale."""
-        found = self.d_scores(h, rows, cols, keep)
+        found = self.d_scores(h, rows, cols, keep) if dS is None else dS
         slope = self.softcap_slope(h, rows, cols, keep)
         if slope is not None:
             found = found * slope
@@ -143,14 +142,18 @@ class Backward:
         dQ = np.zeros(Q.shape)
         dK = np.zeros(K.shape)
         dV = np.zeros(V.shape)
+        sizes = np.empty(a.T)
         for start in range(0, a.T, BLOCK):
             rows = range(start, min(start + BLOCK, a.T))
-            P = self.weights(h, rows, keys, keep=False)
-            raw = self.d_raw_scores(h, rows, keys, keep=False)
+            scratch: dict = {}  # what this block's weights are computed from, computed once for it
+            P = self.weights(h, rows, keys, keep=scratch)
+            dS = self.d_scores(h, rows, keys, keep=scratch, P=P)
+            sizes[start:rows.stop] = np.linalg.norm(dS, axis=1)
+            raw = self.d_raw_scores(h, rows, keys, keep=scratch, dS=dS)
             dQ[start:rows.stop] = raw @ K
             dK += raw.T @ Q[start:rows.stop]
             dV += P.T @ dO[start:rows.stop]
-        found = {"dQ_turned": dQ, "dK_turned": dK, "dV": dV}
+        found = {"dQ_turned": dQ, "dK_turned": dK, "dV": dV, "row_sizes": sizes}
         rope = scenario.rope
         if rope is None:
             found.update(dQ=dQ, dK=dK)
@@ -274,13 +277,7 @@ def finite_difference(scenario, name: str, index: tuple[int, ...], options=None,
 def row_sizes(attention, h: int = 0) -> np.ndarray:
     """‖dS‖ of each query row: how much gradient reaches that row's scores (the seeds' point:
     unscaled, a peaky softmax passes almost none)."""
-    back = attention.backward
-    out = np.empty(attention.T)
-    keys = range(attention.scenario.T_k)
-    for start in range(0, attention.T, BLOCK):
-        rows = range(start, min(start + BLOCK, attention.T))
-        out[start:rows.stop] = np.linalg.norm(back.d_scores(h, rows, keys, keep=False), axis=1)
-    return out
+    return attention.backward.head(h)["row_sizes"]
 
 
 def sizes_compared(attentions: dict, names: list[str], h: int = 0, p: int = 3) -> str:
