@@ -10,6 +10,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from attn_tui.core.attention import Attention
 from attn_tui.core.backward import finite_difference, gradients, row_sizes
@@ -189,3 +191,69 @@ def test_json_holds_the_backward_pass_and_training(tmp_path):
     assert found["backward"]["d_Q"] == g.inputs["Q"].tolist()
     assert found["backward"]["d_scores"] == g.heads[0].d_scores.tolist()
     assert len(found["training"]["loss"]) == 4 and set(found["training"]["learned"]) == {"Q", "K"}
+
+
+def test_a_learned_scenario_saves_and_loads_with_its_loss_and_training(tmp_path):
+    from attn_tui.core.edits import SetInputs
+    from attn_tui.core.session import Session
+
+    path = tmp_path / "mine.yaml"
+    path.write_text((SCENARIOS / "learning_to_attend.yaml").read_text())
+    session = Session(load(path), keep_recovery=False)
+    run = Run(session.scenario)
+    run.run(3)
+    session.apply(SetInputs(run.learned(), {name: session.scenario.inputs[name] for name in run.learned()}))
+    session.set_cell("X", 0, 0, 1.5)
+    for written in (session.save(), session.save(str(tmp_path / "other.yaml"))):
+        again = load(written)
+        assert np.array_equal(again.inputs["Wq"], run.learned()["Wq"]) and again.inputs["X"][0, 0] == 1.5
+        assert again.stage_settings["d_output"] == session.scenario.stage_settings["d_output"]
+        assert again.stage_settings["d_output"].train.learn == ("Wq", "Wk")
+    assert "# np.random.seed(0)" in path.read_text()  # a save rewrites the numbers only: comments stay
+
+
+def test_a_backward_stage_can_be_predicted_and_hides_what_follows_from_it():
+    from attn_tui.core.session import Session
+
+    session = Session(loads(CAT_SAT + "predict: [d_scores]\n"), keep_recovery=False)
+    assert session.predictions.hidden_rows("d_scores", 0).all()
+    assert session.predictions.hidden_rows("d_queries", 0).all()  # dQ = dS·K/√d_k would tell
+    assert not session.predictions.hidden_rows("softmax", 0).any()
+
+
+def test_check_judges_a_students_backward_numbers(tmp_path):
+    g = gradients(loads(CAT_SAT))
+    mine = np.round(g.heads[0].d_scores, 4).tolist()
+    path = tmp_path / "s.yaml"
+    path.write_text(CAT_SAT + f"expect:\n  d_scores: {json.dumps(mine)}\nexpect_tolerance: 0.0001\n")
+    done = subprocess.run([sys.executable, "-m", "attn_tui", "--check", str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    path.write_text(CAT_SAT + "expect:\n  d_scores: [[0, 0, 0], [0.296, -0.296, 0], [0, 0, 0]]\n")
+    done = subprocess.run([sys.executable, "-m", "attn_tui", "--check", str(path)], capture_output=True, text=True)
+    assert done.returncode == 1 and "d_scores: ✗" in done.stdout
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 4), cols=st.integers(1, 4), big=st.sampled_from([1.0, 1e150, 1e200, 1e-320]),
+       kind=st.sampled_from(["target", "grad"]), lr=st.sampled_from([1e-3, 0.1, 1e6, 1e300]),
+       optimizer=st.sampled_from(["sgd", "adam"]))
+def test_any_loss_is_refused_with_its_line_or_gives_finite_gradients(rows, cols, big, kind, lr, optimizer):
+    """Hostile sizes, shapes and learning rates: a clear error at load, a refused step, or finite
+    numbers everywhere — never a NaN, an infinity or a crash."""
+    matrix = (np.arange(rows * cols).reshape(rows, cols) % 3 - 1) * big
+    train = f"train: {{learn: [Q, V], lr: {lr!r}, steps: 3, optimizer: {optimizer}}}\n" if kind == "target" else ""
+    text = CAT_SAT.split("loss:")[0] + f"loss:\n  {kind}: {json.dumps(matrix.tolist())}\n" + train
+    try:
+        scenario = loads(text, "h.yaml")
+    except ScenarioError as error:
+        assert str(error).startswith("h.yaml:")
+        return
+    g = gradients(scenario)
+    assert all(np.all(np.isfinite(values)) for values in g.inputs.values())
+    if train:
+        run = Run(scenario)
+        try:
+            run.run()
+        except ArithmeticError as error:
+            assert "lower lr" in str(error)
+        assert all(np.isfinite(loss) for loss in run.losses)

@@ -48,9 +48,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = {path.name: path.read_bytes() for path in sorted((ROOT / "scenarios").glob("*.yaml"))}
 
 SCENARIO_KEYS = ("title", "description", "tokens", "Q", "K", "V", "X", "Wq", "Wk", "Wv",
-                 "random", "causal", "scale", "mask_value", "focus", "precision", "variants")
+                 "random", "causal", "scale", "mask_value", "focus", "precision", "variants", "loss", "train")
 RANDOM_KEYS = ("seed", "T", "d_k", "d_v")
 VARIANT_KEYS = ("name", "causal", "scale", "mask_value")
+LOSS_KEYS = ("target", "grad", "learn", "lr", "steps", "optimizer")  # (inside loss: and train:)
 LINE_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
@@ -152,7 +153,7 @@ FILE_NAMES = ("missing.npy", "missing.npz", ".", "..", "/", "", "~", "''", '"a\\
               "/dev/null", "cat_sat.yaml", str(ROOT / "scenarios" / "cat_sat.yaml"),
               str(ROOT / "pyproject.toml"), "[x.npy]", "{npy: x}", "x.npy x.npy", "é.npy",
               "../../../../etc/passwd", "/proc/self/status", "~root/x.npy")
-KEY_TEXTS = SCENARIO_KEYS + RANDOM_KEYS + VARIANT_KEYS + (
+KEY_TEXTS = SCENARIO_KEYS + RANDOM_KEYS + VARIANT_KEYS + LOSS_KEYS + (
     "<<", "npz", "npy", "q", "k", "titel", "Tokens", "mask", "'Q'", '"K"', "~", "1", "é", "",
     "? Q", "[Q]", "{K: 1}", "Q ", "d_k ", "*a", "!!str title", "!!python/name:os.system x",
 )
