@@ -46,3 +46,23 @@ def test_what_a_newcomer_tripped_over_is_in_the_readme():
     assert "Chromium" in README.split("## The app", 1)[0]
     assert "attn-tui --markdown --worksheet --answers cat_sat" in README
     assert f"`--max-apps` apps run at once (default {DEFAULT_MAX_APPS}" in README
+
+
+def test_the_gradients_section_shows_the_programs_own_walk_and_training():
+    """The README's dS excerpt is what --print writes, and its training figures are the runs'."""
+    from attn_tui.core import load
+    from attn_tui.core.report import text_chunks
+    from attn_tui.core.training import runs
+    from tests.conftest import SCENARIOS
+
+    section = README.split("## Gradients: the backward pass", 1)[1].split("\n## ", 1)[0]
+    excerpt = section.split("```\n", 2)[1].split("\n```", 1)[0]
+    scenario = load(SCENARIOS / "learning_to_attend.yaml")
+    printed = "".join(text_chunks(scenario, rows=[4]))
+    assert excerpt in printed
+    scaled, unscaled = runs(scenario)[1:]
+    scaled.run()
+    unscaled.run()
+    told = f"scaled loss falls from {scaled.losses[0]:.3f} to {scaled.losses[-1]:.3f}"
+    assert told in " ".join(section.split())
+    assert f"climbs to {unscaled.losses[-1]:.3f} and stalls" in " ".join(section.split())

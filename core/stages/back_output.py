@@ -39,7 +39,9 @@ def explain(w) -> str:
     w.add((f"target of {w.query_quoted} = ", ""), (w.vector(target, p, True), "number"))
     column = w.col if w.col is not None and w.col < len(d_row) else None
     if column is not None:
-        w.add((f"dO[{column + 1}] = {fixed(output[column], p, True)} − {fixed(target[column], p, True)} = ", ""),
+        subtrahend = fixed(target[column], p, True)
+        subtrahend = f"({subtrahend})" if target[column] < 0 else subtrahend
+        w.add((f"dO[{column + 1}] = {fixed(output[column], p, True)} − {subtrahend} = ", ""),
               (fixed(d_row[column], p, True), "result"), selected=True)
     w.add(("dO = output − target = ", ""), (w.vector(d_row, p, True), "result"))
     part = 0.5 * float(np.sum(d_row ** 2))
@@ -78,7 +80,7 @@ def head_explain(w) -> str:
         w.add((f"dO of {w.query_quoted} (after Wo) = ", ""), (w.vector(d_final, p, True), "number"))
         for c in range(len(own)):
             m = first + c
-            terms = w.fold_lazy(len(d_final), lambda o, m=m: f"{fixed(d_final[o], p, True)} × {fixed(Wo[m, o], p, True)}",
+            terms = w.fold_lazy(len(d_final), lambda o, m=m: f"({fixed(d_final[o], p, True)} × {fixed(Wo[m, o], p, True)})",
                                 " + ")
             w.add((f"dconcat[{m + 1}] = dO · row {m + 1} of Wo = ", ""), (terms, "number"), (" = ", ""),
                   (fixed(own[c], p, True), "result"), selected=w.col == c)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from attn_tui.core.numbers import fixed
+from attn_tui.core.text import fit
 from attn_tui.core.stages import KEYS, Extra, Stage
 
 JACOBIAN_UP_TO = 8  # keys: the row's Jacobian is written out whole up to this many
@@ -21,6 +22,12 @@ def heading(scenario, options) -> str:
 
 def compute(w) -> np.ndarray:
     return w.attention.backward.d_scores(w.head, w.rows, w.cols, w.keep)
+
+
+def _operand(value: float, p: int) -> str:
+    """A number after a minus sign: in parentheses when negative ("− (−2.204)", not "− −2.204")."""
+    text = fixed(value, p, True)
+    return f"({text})" if value < 0 else text
 
 
 def rowsum(head, rows: range) -> np.ndarray:
@@ -41,7 +48,7 @@ def explain(w) -> str:
     own = w.r.own
     blocked = w.r.blocked
     dO, O = back.d_head_output(h)[i], back.head_output(h)[i]
-    w.add(("D = dO · o = ", ""), (w.fold_lazy(len(dO), lambda c: f"{fixed(dO[c], p, True)} × {fixed(O[c], p, True)}",
+    w.add(("D = dO · o = ", ""), (w.fold_lazy(len(dO), lambda c: f"({fixed(dO[c], p, True)} × {fixed(O[c], p, True)})",
                                               " + "), "number"),
           (" = ", ""), (fixed(D, p, True), "result"), ("   (= Σ_j P_j·dP_j)", "note"))
     for k in w.keys():
@@ -53,14 +60,17 @@ def explain(w) -> str:
                   selected=k == w.col)
             continue
         w.add((f"dS[{w.query}, {w.keys_labels[k]}] = P × (dP − D) = ", ""),
-              (f"{fixed(P[k], p)} × ({fixed(dP[k], p, True)} − {fixed(D, p, True)})", "number"), (" = ", ""),
+              (f"{fixed(P[k], p)} × ({fixed(dP[k], p, True)} − {_operand(D, p)})", "number"), (" = ", ""),
               (fixed(own[k], p, True), "result"), selected=k == w.col)
     visible = np.flatnonzero(~blocked)
     if len(visible) <= JACOBIAN_UP_TO:
         w.add(("softmax's Jacobian ∂p_j/∂s_k = p_j·(δ_jk − p_k), this row's visible keys:", ""))
+        width = max(7, p + 4, *(len(w.keys_labels[k]) + 1 for k in visible))
+        label = max(len(w.keys_labels[j]) for j in visible)
+        w.add((" " * (label + 3) + "".join(fit(w.keys_labels[k], width - 1).rjust(width) for k in visible), "token"))
         for j in visible:
-            cells = "  ".join(f"{P[j] * ((j == k) - P[k]):7.3f}" for k in visible)
-            w.add((f"  {w.keys_labels[j]:>6} ", "token"), (cells, "number"))
+            cells = "".join(fixed(P[j] * ((j == k) - P[k]), p).rjust(width) for k in visible)
+            w.add((f"  {w.keys_labels[j]:>{label}} ", "token"), (cells, "number"))
     factors = P * (1 - P)
     w.add(("p(1 − p) per key: ", ""), (w.vector(np.where(blocked, 0.0, factors), p, True), "number"))
     size = float(np.linalg.norm(own))

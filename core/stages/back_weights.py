@@ -28,7 +28,7 @@ def explain(w) -> str:
         if isinstance(k, str):
             w.note(k)
             continue
-        terms = w.fold_lazy(len(dO), lambda c, k=k: f"{fixed(dO[c], p, True)} × {fixed(V[k, c], p, True)}", " + ")
+        terms = w.fold_lazy(len(dO), lambda c, k=k: f"({fixed(dO[c], p, True)} × {fixed(V[k, c], p, True)})", " + ")
         w.add((f"dP[{w.query}, {w.keys_labels[k]}] = dO · v{k + 1} = ", ""), (terms, "number"), (" = ", ""),
               (fixed(own[k], p, True), "result"), selected=k == w.col)
     w.note("More weight on a key whose value points along dO would raise the loss; against dO, lower it.")
