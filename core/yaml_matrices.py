@@ -77,21 +77,30 @@ def matrix_shape(node: Node, name: str) -> tuple[int, int]:
         raise located(matrix, f"{name} is empty; it needs at least one row like {EXAMPLE}")
     if len(matrix.items) > MAX_T:
         raise located(matrix, f"{name} has {len(matrix.items):,} rows; at most {MAX_T:,}")
-    width = None
+    widths = []
     for i, row_node in enumerate(matrix.items, 1):
         row = deref(row_node)
         if not isinstance(row, Sequence):
             what = "a number" if isinstance(row, Scalar) else kind_of(row)
             raise located(row_node, f"{name} row {i} is {what}, not a list of numbers "
                                     f"(a matrix is a list of rows, like {EXAMPLE})")
-        if width is None:
-            width = len(row.items)
-            if width == 0:
-                raise located(row_node, f"{name} row 1 is empty")
-        elif len(row.items) != width:
-            raise located(row_node, f"{name} row {i} has {count(len(row.items), 'number')} but "
-                                    f"row 1 has {width}: every row needs the same length")
-    return len(matrix.items), width or 0
+        if i == 1 and not row.items:
+            raise located(row_node, f"{name} row 1 is empty")
+        widths.append(len(row.items))
+    if len(set(widths)) > 1:
+        # the odd row out is the one that differs from most rows (row 1 may be it), or from the
+        # first row when no width is the most common
+        most = max(set(widths), key=lambda width: (widths.count(width), width == widths[0]))
+        i = next(i for i, width in enumerate(widths) if width != most)
+        if len(widths) == 2:
+            others = f"row {2 - i} has"
+        elif widths.count(most) == len(widths) - 1:
+            others = "the other rows have"
+        else:
+            others = f"{widths.count(most)} rows have"
+        raise located(matrix.items[i], f"{name} row {i + 1} has {count(widths[i], 'number')} but {others} "
+                                       f"{most}: every row needs the same length")
+    return len(matrix.items), widths[0]
 
 
 def values_of(node: Node, name: str, shape: tuple[int, ...]) -> list:

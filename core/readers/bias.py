@@ -14,10 +14,13 @@ from attn_tui.core.options import MAX_NUMBERS, MAX_T
 from attn_tui.core.readers.files import Files
 from attn_tui.core.readers.keys import Entry
 from attn_tui.core.yaml_matrices import file_shape, file_values, largest, shape_of, values_of
-from attn_tui.core.yaml_numbers import boolean, count, located
+from attn_tui.core.readers.keys import check_keys, entries
+from attn_tui.core.yaml_numbers import boolean, count, located, number
+from attn_tui.core.yaml_source import Mapping, Sequence, deref
 
 KEYS = ("alibi", "bias")
 LIMIT = 1e300  # |bias| at most; core.overflow keeps a scaled score plus the largest bias finite
+MAX_SLOPE = 1e6  # an ALiBi slope at most (× a distance below MAX_T: far inside LIMIT)
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,7 +57,7 @@ class BiasSetting:
         """The largest |bias| (for ALiBi a bound: every slope is below 1, every distance below
         MAX_T), which ``core.overflow`` adds to the largest scaled score."""
         if self.alibi:
-            return float(MAX_T)
+            return float(MAX_T) * max((1.0, *(self.slopes or ())))
         return float(max(self.matrix.max(), -self.matrix.min()))  # (no |bias| the size of the bias)
 
     def describe(self) -> str:
@@ -75,7 +78,39 @@ class BiasSetting:
     def yaml(self, matrix) -> str:
         """Its keys for a file written whole; ``matrix(name, values, source)`` writes an array
         (or refers to the file it came from)."""
-        return "alibi: true\n" if self.alibi else matrix("bias", self.matrix, self.source)
+        if self.alibi:
+            if self.slopes is None:
+                return "alibi: true\n"
+            return "alibi: {slopes: [" + ", ".join(repr(float(m)) for m in self.slopes) + "]}\n"
+        return matrix("bias", self.matrix, self.source)
+
+
+ALIBI_FORMS = ("alibi must be true (the paper's slopes, 2^(−8h/H) for head h of H), {slope: m} (one slope "
+               "for every head) or {slopes: [m1, m2, …]} (one per head)")
+
+
+def _slopes(node, heads: int) -> tuple[float, ...]:
+    """``alibi: {slope: m}`` or ``alibi: {slopes: [m1, …]}``: the slopes, checked."""
+    found = entries(node, "alibi")
+    check_keys(found, ("slope", "slopes"), "alibi")
+    if len(found) != 1:
+        raise located(node, ALIBI_FORMS + ", not " + ("both" if found else "an empty mapping"))
+    if "slope" in found:
+        values = [number(found["slope"].value, "alibi slope")] * heads
+        where = [found["slope"].value] * heads
+    else:
+        listed = deref(found["slopes"].value)
+        if not isinstance(listed, Sequence):
+            raise located(found["slopes"].value, ALIBI_FORMS)
+        if len(listed.items) != heads:
+            raise located(listed, f"alibi slopes has {count(len(listed.items), 'slope')} but the scenario has "
+                                  f"{count(heads, 'head')}: one slope per head")
+        values = [number(item, f"alibi slope {h}") for h, item in enumerate(listed.items, 1)]
+        where = listed.items
+    for value, item in zip(values, where):
+        if not (value > 0 and value <= MAX_SLOPE):
+            raise located(item, f"an alibi slope must be a positive number at most {MAX_SLOPE:g}, not {value:g}")
+    return tuple(values)
 
 
 def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
@@ -90,13 +125,17 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
         raise located(top["alibi"].key, "give alibi: or a bias, not both: the npz: archive holds a bias "
                                         "(its member bias), and ALiBi is a bias of its own")
     if "alibi" in top:
-        if not boolean(top["alibi"].value, "alibi"):
+        node = top["alibi"].value
+        given = None
+        if isinstance(deref(node), Mapping):
+            given = _slopes(node, plan.heads)
+        elif not boolean(node, "alibi"):
             return None
         if plan.cross or plan.T != plan.T_k:
             raise located(top["alibi"].key, "alibi penalises the distance between a query's and a key's "
                                             "positions in one sequence: it needs self-attention, not "
                                             "cross-attention; give the bias itself as bias:")
-        return BiasSetting(alibi=True)
+        return BiasSetting(alibi=True, slopes=given)
     if "bias" in top:
         node = top["bias"].value
         ref = files.npy_ref(node, "bias")

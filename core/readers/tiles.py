@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from attn_tui.core.options import MAX_T
 from attn_tui.core.readers.keys import Entry, check_keys, entries
-from attn_tui.core.yaml_numbers import located, whole_number
+from attn_tui.core.yaml_numbers import describe_scalar, kind_of, located, whole_number
+from attn_tui.core.yaml_source import Mapping, Scalar, deref
 
 KEYS = ("tiles",)
 TILE_KEYS = ("queries", "keys")
@@ -53,6 +54,9 @@ def out_of_bounds(queries: int, keys: int) -> str | None:
 
 def read(files, top: dict[str, Entry], plan) -> TilesSetting:
     node = top["tiles"].value
+    if not isinstance(deref(node), Mapping):
+        raise located(node, f"tiles must be a mapping {{queries: Br, keys: Bc}} (Br query rows share a pass, "
+                            f"which reads the keys Bc at a time), not {describe_scalar(deref(node)) if isinstance(deref(node), Scalar) else kind_of(deref(node))}; e.g. tiles: {{queries: 2, keys: 4}}")
     found = entries(node, "tiles")
     check_keys(found, TILE_KEYS, "tiles")
     for key in TILE_KEYS:

@@ -19,6 +19,9 @@ from attn_tui.core.readers import bias as reader
 from attn_tui.core.stages import KEYS, PREVIOUS, Extra, Stage
 
 
+SMALL = 0.05  # a bias that moves no score by more than this changes no weight by much
+
+
 def alibi_slopes(heads: int) -> list[float]:
     """m_1 … m_H, as the paper's code computes them."""
     if math.log2(heads).is_integer():
@@ -68,6 +71,11 @@ def explain(w) -> str:
         w.add(("slope of ", ""), (f"head {w.h + 1} of {H}", "token"), (f": m = {power} = ", ""),
               (fixed(slope, max(p, 4)), "result"))
         w.note("ALiBi adds −m × distance: the further a key is from the query, the lower its score.")
+        farthest = max(i, scenario.T_k - 1 - i)
+        if slope * farthest < SMALL:
+            w.note(f"A slope of {fixed(slope, max(p, 4))} moves no score of this row by more than "
+                   f"{fixed(slope * farthest, max(p, 4))}: too small to matter at T = {scenario.T_k}. The paper's "
+                   "slopes are made for thousands of tokens; alibi: {slope: 1} shows the effect in a short one.")
     for k in w.keys():
         if isinstance(k, str):
             w.note(k)

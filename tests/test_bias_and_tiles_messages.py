@@ -1,0 +1,64 @@
+"""ALiBi's slopes given in the file, a slope too small to matter said so, and the messages a bias
+or a tiles key gets when written wrong (issue 29: each failed before its fix)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attn_tui.core.attention import Attention
+from attn_tui.core.errors import ScenarioError
+from attn_tui.core.explanation import explain
+from attn_tui.core.scenario_file import loads
+
+QKV = """tokens: [a, b, c]
+Q: [[1, 0], [0, 1], [1, 1]]
+K: [[1, 0], [0, 1], [1, 1]]
+V: [[1, 0], [0, 1], [1, 1]]
+"""
+
+
+def test_one_slope_for_every_head_or_one_per_head():
+    scenario = loads(QKV + "alibi: {slope: 1}\n")
+    bias = Attention(scenario).values("bias", 0, range(3), range(3)) - Attention(scenario).values("scale", 0, range(3), range(3))
+    assert np.allclose(bias, -np.abs(np.arange(3)[:, None] - np.arange(3)[None, :]))
+    two = QKV.replace("Q: [[1, 0], [0, 1], [1, 1]]", "Q: [[[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]]]")
+    two = two.replace("K: [[1, 0], [0, 1], [1, 1]]", "K: [[[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]]]")
+    two = two.replace("V: [[1, 0], [0, 1], [1, 1]]", "V: [[[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]]]")
+    scenario = loads(two + "heads: 2\nalibi: {slopes: [2, 0.5]}\n")
+    attention = Attention(scenario)
+    for h, slope in enumerate((2, 0.5)):
+        added = attention.values("bias", h, range(3), range(3)) - attention.values("scale", h, range(3), range(3))
+        assert np.allclose(added[2], [-2 * slope, -slope, 0])
+
+
+def test_a_slope_too_small_to_matter_is_said_so():
+    text = explain(Attention(loads(QKV + "alibi: true\n")), "bias", 2).plain()
+    assert "too small to matter at T = 3" in text and "alibi: {slope: 1}" in text
+    assert "too small" not in explain(Attention(loads(QKV + "alibi: {slope: 1}\n")), "bias", 2).plain()
+
+
+def test_given_slopes_are_saved_as_given():
+    from attn_tui.core.stages import setting_yaml
+
+    setting = loads(QKV + "alibi: {slopes: [0.25]}\n").stage_settings["bias"]
+    assert setting_yaml("bias", setting, None) == "alibi: {slopes: [0.25]}\n"
+    assert loads(QKV + setting_yaml("bias", setting, None)).stage_settings["bias"] == setting
+
+
+@pytest.mark.parametrize("text, message", [
+    ("alibi: {slope: 1, slopes: [1]}\n", "5:8: alibi must be true"),
+    ("alibi: {slopes: [1, 2]}\n", "alibi slopes has 2 slopes but the scenario has 1 head"),
+    ("alibi: {slope: 0}\n", "an alibi slope must be a positive number"),
+    ("alibi: {slope: .inf}\n", "finite"),
+    ("alibi: {slop: 1}\n", "did you mean 'slope'?"),
+    # the odd row out is named, whichever it is
+    ("bias: [[1, 2], [1, 2, 3], [1, 2, 3]]\n", "5:8: bias row 1 has 2 numbers but the other rows have 3"),
+    ("bias: [[1, 2, 3], [1, 2, 3, 4], [1, 2, 3]]\n", "5:19: bias row 2 has 4 numbers but the other rows have 3"),
+    ("tiles: 3\n", "tiles must be a mapping {queries: Br, keys: Bc}"),
+    ("tiles: [2, 4]\n", "e.g. tiles: {queries: 2, keys: 4}"),
+])
+def test_a_wrong_key_says_what_is_wrong_and_where(text, message):
+    with pytest.raises(ScenarioError) as caught:
+        loads(QKV + text, "mine.yaml")
+    assert message in str(caught.value)
