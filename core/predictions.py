@@ -7,8 +7,12 @@ its arithmetic, the variants, the overview and the exports. The stages it is com
 visible (they are what the student works from). A masked cell of the weights is exactly 0 and
 needs no guess: it is shown.
 
-A guess is close when it is within ``CLOSE`` of the value attention gives. Guesses are kept apart
-from the scenario until the student keeps them as ``expect:``.
+A guess is close when it is within ``CLOSE`` of the value attention gives in the state the guess
+was made in: the row's values are kept with the first guess (or the reveal), and a guess is judged
+against them, not against numbers a later edit (a lesson's next beat, say) made. A row revealed in
+another state than the current one says so instead of marking its guesses against numbers they
+were never about. Guesses are kept apart from the scenario until the student keeps them as
+``expect:``.
 """
 
 from __future__ import annotations
@@ -34,11 +38,14 @@ class Predictions:
         self.follow(scenario)
         self.guesses: dict[tuple[str, int | None], np.ndarray] = {}
         self.revealed: dict[tuple[str, int | None], np.ndarray] = {}
+        # each row's values in the state its guesses were made in (NaN rows: none yet)
+        self.answers: dict[tuple[str, int | None], np.ndarray] = {}
         for key in scenario.predict:
             stage = stage_keyed(key)
             for head in (range(scenario.heads) if stage.per_head else (None,)):
                 shape = (scenario.T, stage.column_count(scenario))
                 self.guesses[(stage.name, head)] = np.full(shape, np.nan)
+                self.answers[(stage.name, head)] = np.full(shape, np.nan)
                 self.revealed[(stage.name, head)] = np.zeros(scenario.T, bool)
 
     def follow(self, scenario) -> None:
@@ -77,14 +84,34 @@ class Predictions:
     def anything_hidden(self) -> bool:
         return any(not revealed.all() for revealed in self.revealed.values())
 
-    def guess(self, stage: str, head: int, row: int, col: int, value: float) -> None:
-        self.guesses[(stage, self._head(stage, head))][row, col] = value
+    def _actual(self, attention, stage: str, head: int, row: int) -> np.ndarray:
+        cols = range(self.by_name[stage].column_count(attention.scenario))
+        return attention.values(stage, head or 0, range(row, row + 1), cols)[0]
+
+    def guess(self, stage: str, head: int, row: int, col: int, value: float, attention) -> None:
+        """A guess of one cell, in the state ``attention`` computes: a row guessed before in
+        another state starts afresh (those guesses were about other numbers)."""
+        key = (stage, self._head(stage, head))
+        actual = self._actual(attention, stage, head, row)
+        answers = self.answers[key]
+        if not np.isnan(answers[row]).all() and not same_bits(answers[row], actual):
+            self.guesses[key][row] = np.nan
+        answers[row] = actual
+        self.guesses[key][row, col] = value
+
+    def current_state(self, stage: str, head: int, row: int, attention) -> bool:
+        """Whether ``row``'s guesses (or its reveal) were made in the state shown now."""
+        answers = self.answers[(stage, self._head(stage, head))][row]
+        return np.isnan(answers).all() or same_bits(answers, self._actual(attention, stage, head, row))
 
     def guesses_of(self, stage: str, head: int) -> np.ndarray:
         return self.guesses[(stage, self._head(stage, head))]
 
-    def reveal(self, stage: str, head: int, row: int) -> None:
-        self.revealed[(stage, self._head(stage, head))][row] = True
+    def reveal(self, stage: str, head: int, row: int, attention) -> None:
+        key = (stage, self._head(stage, head))
+        if np.isnan(self.guesses[key][row]).all():  # no guess: the row is revealed as it is now
+            self.answers[key][row] = self._actual(attention, stage, head, row)
+        self.revealed[key][row] = True
 
     def hide(self, stage: str, head: int, row: int) -> None:
         """Ask for ``row`` of ``stage`` again (a lesson's beat that asks to predict it)."""
@@ -97,24 +124,26 @@ class Predictions:
         """Per cell of a window: CLOSE_ENOUGH or OFF for a guessed cell of a revealed row."""
         key = (stage, self._head(stage, head))
         guesses = self.guesses[key][rows.start:rows.stop, cols.start:cols.stop]
-        judged = ~np.isnan(guesses) & self.revealed[key][rows.start:rows.stop, None]
+        answers = self.answers[key][rows.start:rows.stop, cols.start:cols.stop]
+        # a row's guesses are marked beside the numbers they were about, never beside others
+        here = np.all((answers.view(np.int64) == actual.view(np.int64)) | np.isnan(answers), axis=1)
+        judged = ~np.isnan(guesses) & (self.revealed[key][rows.start:rows.stop] & here)[:, None]
         with np.errstate(invalid="ignore"):
-            close = np.abs(guesses - actual) <= CLOSE
+            close = np.abs(guesses - answers) <= CLOSE
         return np.where(judged, np.where(close, CLOSE_ENOUGH, OFF), UNKNOWN).astype(np.int8)
 
-    def score(self, attention) -> tuple[int, int]:
-        """(close, judged): guessed cells of revealed rows, over every stage and head."""
+    def score(self, attention=None) -> tuple[int, int]:
+        """(close, judged): guessed cells of revealed rows, over every stage and head, each
+        against the numbers of the state it was made in."""
         close = judged = 0
-        for (name, head), guesses in self.guesses.items():
-            for row in np.flatnonzero(self.revealed[(name, head)]):
+        for key, guesses in self.guesses.items():
+            for row in np.flatnonzero(self.revealed[key]):
                 row_guesses = guesses[row]
                 guessed = ~np.isnan(row_guesses)
                 if not guessed.any():
                     continue
-                rows, cols = range(row, row + 1), range(len(row_guesses))
-                actual = attention.values(name, head or 0, rows, cols)[0]
                 judged += int(guessed.sum())
-                close += int((np.abs(row_guesses[guessed] - actual[guessed]) <= CLOSE).sum())
+                close += int((np.abs(row_guesses[guessed] - self.answers[key][row][guessed]) <= CLOSE).sum())
         return close, judged
 
     def as_expect(self) -> dict[str, Expected]:
@@ -130,6 +159,10 @@ class Predictions:
             values = stacked if stage.per_head and self.scenario.heads > 1 else stacked[0]
             found[stage.key] = Expected(np.nan_to_num(values, nan=0.0), ~np.isnan(values))
         return found
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.all(np.asarray(a).view(np.int64) == np.asarray(b).view(np.int64)))
 
 
 def hidden_lines(predictions: Predictions, stage: str, head: int, row: int, scenario) -> list[Line]:
@@ -161,6 +194,17 @@ def prediction_lines(predictions: Predictions, stage: str, head: int, row: int, 
                            "Enter opens a cell, type a number, Tab moves on; r reveals the row.", "token"),)),
                 Line((Span(f"{typed} of {len(guesses)} cells guessed. {score}.", "note"),))]
     actual = attention.values(stage, head, range(row, row + 1), range(len(guesses)))[0]
+    if not predictions.current_state(stage, head, row, attention):
+        guessed = ~np.isnan(guesses)
+        answers = predictions.answers[(stage, predictions._head(stage, head))][row]
+        near = int((np.abs(guesses[guessed] - answers[guessed]) <= CLOSE).sum())
+        told = (f"its {int(guessed.sum())} guesses were judged against those: {near} close" if guessed.any()
+                else "it was revealed without a guess")
+        return [Line((Span(f'"{label}" was predicted when its numbers were different (before or after an edit): '
+                           f"{told}.", "token"),)),
+                Line((Span("The numbers above are the ones now; go back to where you guessed to see your "
+                           "guesses beside theirs.", "note"),)),
+                Line((Span(score + ".", "note"),))]
     lines = [Line((Span(f'Your guesses for "{label}":' if not np.isnan(guesses).all()
                         else f'"{label}" was revealed without a guess.', "token"),))]
     for j, guess in enumerate(guesses):

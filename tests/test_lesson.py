@@ -224,7 +224,7 @@ def test_a_prediction_beat_hides_only_its_row_from_that_beat_until_revealed():
     assert predictions.hidden_rows("softmax", 0).tolist() == [False, True, False]
     assert predictions.hidden_rows("weighted_sum", 0).tolist() == [False, True, False]  # it would tell
     assert play.waiting_for(0) is not None
-    predictions.reveal("softmax", 0, CAT)
+    predictions.reveal("softmax", 0, CAT, session.attention)
     assert play.waiting_for(0) is None and not predictions.hidden_rows("weighted_sum", 0).any()
     play.go(0)
     play.go(1)  # asked once: back and forth, the row stays revealed

@@ -33,7 +33,7 @@ def cat_sat(extra: str = "") -> Scenario:
 
 def test_a_hidden_prediction_hides_everything_computed_from_it_in_core():
     session = Session(cat_sat("predict: [weights]\n"))
-    session.predictions.reveal("softmax", 0, SAT)
+    session.predictions.reveal("softmax", 0, SAT, session.attention)
     everything, keys = range(3), range(3)
     output = stage_window(session, "weighted_sum", 0, everything, range(2))
     assert output.hidden.tolist() == [[True] * 2, [True] * 2, [False] * 2]  # V one-hot: it would tell

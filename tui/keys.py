@@ -59,8 +59,6 @@ KEYS: tuple[Key, ...] = (
     Key("p", "p", "projector mode: the focus row large; p or Esc leaves", STAGE, "present", "Projector"),
     Key("t", "t", "train: the Train view, attention learning its weights (a scenario with train:)", STAGE,
         "train", "Train"),
-    Key("v", "v", "check a gradient: the input cell under the cursor nudged by ±ε, (L(x+ε) − L(x−ε))/2ε "
-        "beside dL/dx (a scenario with loss: {target: …})", ANYWHERE, "check_gradient", "Check ∂L"),
     Key("enter", "Enter", "at a stage to predict: open a guess in the cell", STAGE),
     Key("r", "r", "reveal the predicted row (each guess ✓ within 0.05, or ✗), or the beat's answer",
         STAGE, "reveal", "Reveal"),
@@ -83,6 +81,8 @@ KEYS: tuple[Key, ...] = (
         "Scale"),
     Key("u,ctrl+z", "u  ctrl+z", "undo (edits and option changes alike)", ANYWHERE, "undo", "Undo", "history"),
     Key("U,ctrl+y", "U  ctrl+y", "redo", ANYWHERE, "redo", "Redo", "history"),
+    Key("v", "v", "check a gradient: the input cell under the cursor nudged by ±ε, (L(x+ε) − L(x−ε))/2ε "
+        "beside dL/dx (a scenario with loss: {target: …})", ANYWHERE, "check_gradient", "Check ∂L"),
     Key("n", "n", "the lesson's next beat (and back to its script after exploring)", ANYWHERE, "next_beat",
         "Next beat"),
     Key("N", "N", "the lesson's previous beat (its edits undone)", ANYWHERE, "previous_beat"),
@@ -182,12 +182,15 @@ def model_view_bindings(*actions: str) -> list[Binding]:
             for key in KEYS if key.where == MODEL_VIEW and (not actions or key.action in actions)]
 
 
+HELP_ORDER = (ANYWHERE, STAGE, INPUT, EDITOR, TRAIN_VIEW, MODEL_VIEW)  # what works everywhere first
+
+
 def help_text() -> list[tuple[str, list[tuple[str, str]]]]:
     """The help screen's sections: (where, [(keys as shown, what they do)])."""
-    sections: dict[str, list[tuple[str, str]]] = {}
+    sections: dict[str, list[tuple[str, str]]] = {where: [] for where in HELP_ORDER}
     for key in KEYS:
-        sections.setdefault(key.where, []).append((key.shown, key.does))
-    return list(sections.items())
+        sections[key.where].append((key.shown, key.does))
+    return [(where, keys) for where, keys in sections.items() if keys]
 
 
 def markdown_table() -> str:

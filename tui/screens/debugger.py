@@ -504,7 +504,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         if isinstance(event.matrix, StageView):  # a prediction, not a change to the numbers
             if not self.predicting:  # (the step moved on while the guess was being typed)
                 return
-            self.session.predictions.guess(self.stage, self.head, event.row, event.col, event.value)
+            self.session.predictions.guess(self.stage, self.head, event.row, event.col, event.value,
+                                           self.session.attention)
             self.show_stage()
             self.show_why()
         else:
@@ -540,7 +541,7 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
             self.lessons.reveal_answer()  # (r reveals a beat's answer where there is no row to)
             self.update_keys()
             return
-        predictions.reveal(self.stage, self.head, self.row)
+        predictions.reveal(self.stage, self.head, self.row, self.session.attention)
         self.show_stage()
         self.show_marks()
         self.show_overview()

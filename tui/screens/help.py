@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -18,15 +20,34 @@ READING = """Reading the screen
   label marks the rows the current step reads from."""
 
 
-def help_content() -> Content:
+def help_content(width: int = 84) -> Content:
+    """Every key, a line each; a description too long for ``width`` goes on under itself, not
+    back at the left edge (where it read as a key of its own)."""
     parts: list[Content] = []
     for where, keys in help_text():
         parts.append(Content.styled(where[0].upper() + where[1:], "bold"))
-        width = max(len(shown) for shown, _ in keys)
-        parts += [Content(f"  {shown:<{width}}  {does}") for shown, does in keys]
+        shown_width = max(len(shown) for shown, _ in keys)
+        indent = " " * (shown_width + 4)
+        for shown, does in keys:
+            lines = textwrap.wrap(does, max(20, width - len(indent))) or [""]
+            parts.append(Content(f"  {shown:<{shown_width}}  {lines[0]}"))
+            parts += [Content(indent + line) for line in lines[1:]]
         parts.append(Content(""))
     parts.append(Content(READING))
     return Content("\n").join(parts)
+
+
+class HelpText(Static):
+    """The keys, wrapped by us to the width the text has (so that a long description hangs
+    under itself): again whenever that width changes."""
+
+    DEFAULT_CSS = "HelpText { text-wrap: nowrap; }"
+
+    def on_resize(self) -> None:
+        width = self.content_region.width
+        if width and getattr(self, "_width", None) != width:
+            self._width = width
+            self.update(help_content(width))
 
 
 class HelpScreen(ModalScreen[None]):
@@ -42,7 +63,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(help_content(), id="keys")
+            yield HelpText(help_content(), id="keys")
 
     def action_close(self) -> None:
         self.dismiss(None)
