@@ -241,6 +241,26 @@ class LessonPlayer:
             return None
         return "guess this row (Enter opens a cell, Tab the next), then r reveals it and n goes on"
 
+    def only_its_own_edits(self) -> bool:
+        """Whether everything unsaved is the lesson's own doing at the current beat (its edits
+        and options, nothing the student typed): quitting then loses nothing of theirs."""
+        session = self.session
+        index = self.beat
+        cells = {**self._base_cells, **(self.lesson.cells(index) if index is not None else {})}
+        options = {**self._base_options, **(self.lesson.options(index) if index is not None else {})}
+        if dict(session.scenario.stage_settings) != dict(session.saved.stage_settings):
+            return False
+        for edit in session.net_edits():
+            if isinstance(edit, SetCell):
+                wanted = cells.get((edit.matrix, edit.head, edit.row, edit.col))
+            elif isinstance(edit, SetOption):
+                wanted = options.get(edit.name)
+            else:
+                return False
+            if wanted is None or not _same(wanted, edit.value):
+                return False
+        return True
+
     def answer_pending(self) -> bool:
         beat = self.current
         return beat is not None and bool(beat.answer) and self.beat not in self.answered

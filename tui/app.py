@@ -150,6 +150,11 @@ class AttnApp(App[int]):
         if debugger is None or not debugger.session.modified:
             proceed()
             return
+        player = debugger.lessons.player
+        if player is not None and player.only_its_own_edits():  # the lesson's edits: the file has them
+            debugger.session.discard_recovery()
+            proceed()
+            return
 
         def decided(choice: str | None) -> None:
             if choice == "save":

@@ -196,7 +196,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
     def predicting(self) -> bool:
         """Whether the current stage is one the scenario asks the student to predict."""
         predictions = self.session.predictions
-        return predictions is not None and predictions.predicts(self.stage)
+        return (predictions is not None and predictions.predicts(self.stage)
+                and not self.lessons.answer_first())
 
     @property
     def where(self) -> str:

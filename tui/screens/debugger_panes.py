@@ -157,9 +157,16 @@ class DebuggerPanes:
         set_titles(stage_view, f"Step {self.step + 1} · {described.title}{which} · {heading}")
         stage_view.predicting = self.predicting
         stage_view.show(StageGrid(session, described, self.head, self.theirs, self.mask_rule))
+        self.show_subtitle()
+
+    def show_subtitle(self) -> None:
+        """What the stage view's bottom line says there is to do here."""
+        session, stage_view = self.session, self.stage_view
         if self.predicting:
             close, judged = session.predictions.score(session.attention)
             subtitle = "Enter guesses a cell, r reveals the row" + (f" · {close}/{judged} close" if judged else "")
+        elif self.lessons.answer_first():
+            subtitle = "r reveals the beat's answer"
         elif self.comparing:
             subtitle = ("showing YOUR values · ✗ differs from attention · y: attention's" if self.theirs
                         else "showing attention's values · ✗ yours differs · y: yours")
@@ -167,6 +174,7 @@ class DebuggerPanes:
             subtitle = f"showing: {self.mask_rule or 'every rule'} · m: next"
         else:
             subtitle = ""
+        stage_view.predicting = self.predicting
         if not stage_view.editing:
             set_titles(stage_view, subtitle=subtitle)
 

@@ -137,6 +137,12 @@ class Lessons:
             self.classroom.leader.publish(index + 1)
         self.show()
 
+    def answer_first(self) -> bool:
+        """Whether r shows the current beat's answer before anything else: the beat asks a
+        question and does not ask for a prediction (a predicted row there is not the point)."""
+        player = self.player
+        return player is not None and player.answer_pending() and not player.current.predict
+
     def reveal_pending(self) -> bool:
         return self.player is not None and self.player.answer_pending()
 
@@ -278,6 +284,7 @@ class Lessons:
             line = follow_line(False, connected, self.following, self.teacher_beat)
         recording = len(self.recorder) if self.recorder is not None else None
         screen.narration.show(narration(self.player, screen.head, recording, line))
+        screen.show_subtitle()
         if self.player is not None and self.player.beat is not None:
             label = f"Beat {self.player.beat + 1}/{len(self.player)}"
             if label != getattr(self, "_label", None):

@@ -1,0 +1,57 @@
+"""A guess belongs to the numbers it was made about (issue 29: a lesson's guesses at beat 4,
+after its edit, were marked ✗ against beat 3's numbers once the teacher went back)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attn_tui.core import loads
+from attn_tui.core.lesson import LessonPlayer
+from attn_tui.core.predictions import CLOSE_ENOUGH, UNKNOWN, prediction_lines
+from attn_tui.core.session import Session
+from attn_tui.core.views import stage_window
+from tests.conftest import SCENARIOS
+
+LESSON = (SCENARIOS / "cat_sat.yaml").read_text() + """lesson:
+  - {step: softmax, row: sat}
+  - {edit: {matrix: Q, row: sat, col: 1, to: 10}, predict: row}
+"""
+SAT = 2
+
+
+def played():
+    session = Session(loads(LESSON, "lesson.yaml"), keep_recovery=False)
+    return session, LessonPlayer(session, session.scenario.lesson)
+
+
+def test_guesses_made_after_a_beats_edit_are_judged_against_that_beats_numbers():
+    session, player = played()
+    player.go(0)
+    before = session.attention.values("softmax", 0, range(SAT, SAT + 1), range(3))[0].copy()
+    player.go(1)
+    after = session.attention.values("softmax", 0, range(SAT, SAT + 1), range(3))[0].copy()
+    assert not np.allclose(before, after, atol=0.05)  # the edit moved the weights past a guess's slack
+    predictions = session.predictions
+    for col, value in enumerate(np.round(after, 3)):
+        predictions.guess("softmax", 0, SAT, col, float(value), session.attention)
+    predictions.reveal("softmax", 0, SAT, session.attention)
+    assert predictions.score() == (3, 3)
+    assert (stage_window(session, "softmax", 0, range(SAT, SAT + 1), range(3)).verdict == CLOSE_ENOUGH).all()
+    player.go(0)  # back: the edit undone, the numbers are beat 1's
+    assert predictions.score() == (3, 3)  # still judged against the numbers they were about
+    window = stage_window(session, "softmax", 0, range(SAT, SAT + 1), range(3))
+    assert (window.verdict == UNKNOWN).all()  # no ✗ beside numbers the guesses were not about
+    text = "\n".join(line.plain() for line in prediction_lines(predictions, "softmax", 0, SAT, session.attention))
+    assert "was predicted when its numbers were different" in text and "3 close" in text
+    assert "✗" not in text
+
+
+def test_a_guess_in_another_state_starts_the_row_afresh():
+    session, player = played()
+    player.go(1)
+    predictions = session.predictions
+    predictions.guess("softmax", 0, SAT, 0, 0.5, session.attention)
+    player.go(0)
+    predictions.guess("softmax", 0, SAT, 1, 0.25, session.attention)
+    guesses = predictions.guesses_of("softmax", 0)[SAT]
+    assert np.isnan(guesses[0]) and guesses[1] == 0.25  # the first guess was about other numbers

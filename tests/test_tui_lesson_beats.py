@@ -1,0 +1,49 @@
+"""What a lesson's beats show and ask (issue 29: an ask-only beat offered to guess a cell, and
+quitting asked to save the lesson's own edits)."""
+
+from __future__ import annotations
+
+from attn_tui.tui.screens.choice import ChoiceScreen
+from tests.conftest import SCENARIOS
+from tests.tui_helpers import debugger, explanation, running
+
+LESSON = (SCENARIOS / "cat_sat.yaml").read_text() + """lesson:
+  - {step: softmax, row: sat, predict: row}
+  - {ask: Why does "sat" look at itself most?, answer: Its query matches its own key best.}
+  - {edit: {matrix: Q, row: sat, col: 1, to: 5}, say: A louder query.}
+"""
+
+
+async def test_an_ask_beat_offers_its_answer_not_a_guess(tmp_path):
+    path = tmp_path / "lesson.yaml"
+    path.write_text(LESSON)
+    async with running(path) as (app, pilot):
+        screen = debugger(app)
+        await pilot.press("r")  # beat 1: reveal the predicted row (no guess typed)
+        await pilot.press("n")  # beat 2: a question
+        assert screen.stage_view.border_subtitle == "r reveals the beat's answer"
+        why = explanation(app)
+        assert "revealed without a guess" not in why and "Softmax" in why  # the arithmetic, not the guessing
+        await pilot.press("r")
+        assert screen.lessons.player.beat in screen.lessons.player.answered
+
+
+async def test_quitting_mid_lesson_asks_nothing_for_the_lessons_own_edits(tmp_path):
+    path = tmp_path / "lesson.yaml"
+    path.write_text(LESSON)
+    async with running(path) as (app, pilot):
+        screen = debugger(app)
+        await pilot.press("r", "n", "n")  # beat 3 edits Q
+        assert screen.session.modified and screen.session.scenario.inputs["Q"][2, 0] == 5
+        await pilot.press("q")
+        await pilot.pause()
+        assert not isinstance(app.screen, ChoiceScreen) and not app.is_running
+
+
+async def test_quitting_mid_lesson_still_asks_for_the_students_own_edits(tmp_path):
+    path = tmp_path / "lesson.yaml"
+    path.write_text(LESSON)
+    async with running(path) as (app, pilot):
+        await pilot.press("r", "n", "n", "tab", "+", "escape", "q")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen)
