@@ -368,7 +368,8 @@ def trace(attention: Attention, h: int = 0) -> Trace:
     scenario = attention.scenario
     rows, keys = range(attention.T), range(scenario.T_k)
     steps = tuple(step for step in attention.steps if step.per_head)
-    values = {step.name: head.values(step.name, rows, range(step.column_count(scenario))) for step in steps}
+    values = {step.name: head.values(step.name, range(step.row_count(scenario)), range(step.column_count(scenario)))
+              for step in steps}
     statistics: dict[str, np.ndarray] = {}
     for step in steps:
         if step.statistics is not None:

@@ -286,8 +286,10 @@ def sizes_compared(attentions: dict, names: list[str], h: int = 0, p: int = 3) -
     from attn_tui.core.numbers import fixed
     from attn_tui.core.stages import summary
 
+    from attn_tui.core.text import visible
+
     total = {name: float(np.linalg.norm(row_sizes(attentions[name], h))) for name in names}
-    told = ", ".join(f"{name} {fixed(total[name], p, True)}" for name in names)
+    told = ", ".join(f"{visible(name)} {fixed(total[name], p, True)}" for name in names)
     most, least = max(names, key=total.get), min(names, key=total.get)
     if len(names) < 2 or total[least] * 10 > total[most]:
         return f"‖dS‖ over every row: {told}."
@@ -295,7 +297,7 @@ def sizes_compared(attentions: dict, names: list[str], h: int = 0, p: int = 3) -
     peak = float(np.max(summary("max_weight").values(attentions[least].head(h), rows)))
     ratio = total[most] / total[least] if total[least] > 0 else math.inf
     times = "no" if math.isinf(ratio) else f"{ratio:.0f}× less"
-    return (f"‖dS‖ over every row: {told}. {times} gradient reaches {least}'s scores: its softmax is near "
+    return (f"‖dS‖ over every row: {told}. {times} gradient reaches {visible(least)}'s scores: its softmax is near "
             f"one-hot (largest weight {fixed(peak, p)}), so every p(1 − p) is near 0 — near-zero gradients, "
             "learning stalls.")
 

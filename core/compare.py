@@ -115,7 +115,7 @@ def compare(scenario: Scenario, attention: Attention | None = None) -> Compariso
     per_head: dict[int, Comparison] = {}
     for h in range(scenario.heads):
         expect = {key: _of_head(expected, h, scenario.heads) for key, expected in scenario.expect.items()
-                  if stage_keyed(key).per_head}
+                  if stage_keyed(key).per_head and not stage_keyed(key).backward}
         if not expect:
             continue
         single = head_scenario(scenario, attention, h, expect)
@@ -126,6 +126,14 @@ def compare(scenario: Scenario, attention: Attention | None = None) -> Compariso
         per_head[h] = found
     rows = range(scenario.T)
     empty = attention.empty(rows)
+    for stage in attention.steps:  # a head's backward steps need the layer's loss: read whole
+        if stage.backward and stage.per_head and stage.key in scenario.expect:
+            rows_of, cols = range(stage.row_count(scenario)), range(stage.column_count(scenario))
+            for h in range(scenario.heads):
+                found = _compare(stage.key, _of_head(scenario.expect[stage.key], h, scenario.heads),
+                                 attention.values(stage.name, h, rows_of, cols), scenario.expect_tolerance)
+                stages.append(dataclasses.replace(found, head=h if scenario.heads > 1 else None,
+                                                  head_name=scenario.head_names[h]))
     for stage in attention.steps:
         if not stage.per_head and stage.key in scenario.expect:
             correct = attention.values(stage.name, None, rows, range(stage.column_count(scenario)))
@@ -150,8 +158,8 @@ def head_scenario(scenario: Scenario, attention: Attention, h: int, expect: dict
     return dataclasses.replace(
         scenario, inputs={"Q": inputs.Q(h), "K": inputs.K(h), "V": inputs.V(h)}, heads=1, kv_heads=1,
         head_names=(scenario.head_names[h],), rope=None, variants=(), expect=expect, files={},
-        random=None, stage_settings={name: setting_of_head(setting, h, scenario.heads)
-                                     for name, setting in scenario.stage_settings.items()})
+        random=None, stage_settings={name: part for name, setting in scenario.stage_settings.items()
+                                     if (part := setting_of_head(setting, h, scenario.heads)) is not None})
 
 
 def _without_empty_rows(expected: Expected, empty: np.ndarray, name: str) -> Expected:

@@ -33,6 +33,8 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
         for variant in scenario.variants:
             attentions[variant.name] = Attention(scenario, variant.options(scenario.options), inputs)
     attention = attentions[""]
+    # training first: a run that fails (a learning rate too large) is refused before any output
+    trained = {name: _trained(scenario, other.options) for name, other in attentions.items()}
     head_fields = {"title": scenario.title, "description": scenario.description,
                    "tokens": list(scenario.tokens)}
     if scenario.cross:
@@ -52,7 +54,7 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
             yield json.dumps({name: array.tolist() for name, array in scenario.inputs.items()})
     if "d_output" in scenario.stage_settings:
         yield from _backward(attention, per_head)
-        yield from _training(scenario, attention.options)
+        yield from _training(trained[""])
     if scenario.variants:
         yield ', "variants": ['
         for number, variant in enumerate(scenario.variants):
@@ -65,7 +67,7 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
                 yield from _head_fields(other.head(0), nested=False)
             if "d_output" in scenario.stage_settings:
                 yield from _backward(other, per_head)
-                yield from _training(scenario, other.options)
+                yield from _training(trained[variant.name])
             yield "}"
         yield "]"
     if comparison is not None:
@@ -176,13 +178,19 @@ def _backward(attention: Attention, per_head: bool) -> Iterator[str]:
     yield "}"
 
 
-def _training(scenario: Scenario, options) -> Iterator[str]:
-    """``training``: the loss before any step and after each, and every learned matrix at the end."""
-    if scenario.stage_settings["d_output"].train is None:
-        return
+def _trained(scenario: Scenario, options):
+    setting = scenario.stage_settings.get("d_output")
+    if setting is None or setting.train is None:
+        return None
     from attn_tui.core.training import train
 
-    found = train(scenario, options)
+    return train(scenario, options)
+
+
+def _training(found) -> Iterator[str]:
+    """``training``: the loss before any step and after each, and every learned matrix at the end."""
+    if found is None:
+        return
     yield ', "training": {"loss": ' + json.dumps(found.losses, allow_nan=False) + ', "learned": {'
     yield ", ".join(f'"{name}": {_whole(values)}' for name, values in found.learned.items()) + "}}"
 

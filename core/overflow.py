@@ -156,3 +156,44 @@ def require_finite(scenario: Scenario, inputs: HeadInputs, changes: list[Changed
                     j = cols[j] if cols is not None else j
                     raise NumericError(f"the {what} ({queries[i]}, {keys[j]}) overflows float64 "
                                        f"({values[bad[0][0], bad[0][1]]}); use smaller numbers")
+
+
+def check_backward_range(scenario: Scenario, inputs: HeadInputs, option_sets: list[Options] | None = None) -> None:
+    """``NumericError`` if the backward pass (a scenario with ``loss:``) could leave float64's
+    range, from bounds on every gradient (O(T·d); loose, far from the inputs a course uses):
+    |output| ≤ max|V| (× heads·d_v·max|Wo| + max|bo| after Wo), |dO| ≤ it + max|target|, the loss
+    ≤ ½·T·d_out·dO², |dP| ≤ d_v·|dO|·max|V|, |dS| ≤ 2|dP| (each P is at most 1), |dScores| ≤
+    |dS| ÷ the smallest divisor, then dQ, dK, dV and the projections by the sums they are."""
+    setting = scenario.stage_settings.get("d_output")
+    if setting is None:
+        return
+    option_sets = option_sets or [scenario.options, *(v.options(scenario.options) for v in scenario.variants)]
+    given = scenario.inputs
+
+    def largest(array) -> float:
+        return float(np.abs(array).max(initial=0.0))
+
+    V = max(largest(inputs.V(h)) for h in range(scenario.heads))
+    Q = max(largest(inputs.Q(h)) for h in range(scenario.heads))
+    K = max(largest(inputs.K(h)) for h in range(scenario.heads))
+    output = V
+    if "Wo" in given:
+        output = scenario.heads * scenario.d_v * V * largest(given["Wo"]) + largest(given.get("bo", np.zeros(1)))
+    d_output = largest(setting.grad) if setting.target is None else output + largest(setting.target)
+    d_concat = scenario.d_out * d_output * largest(given["Wo"]) if "Wo" in given else d_output
+    divisor = min(options.divisor(scenario.d_k) for options in option_sets)
+    d_raw = 2 * scenario.d_v * d_concat * V / divisor
+    bounds = {"the loss": 0.5 * scenario.T * scenario.d_out * d_output * d_output,
+              "dQ": scenario.T_k * d_raw * K, "dK": scenario.T * d_raw * Q, "dV": scenario.T * d_concat}
+    if "Wo" in given:
+        bounds["dWo"] = scenario.T * V * d_output
+    if scenario.kind == "projection":
+        X = max(largest(given["X"]), largest(given.get("X_q", np.zeros(1))))
+        gradient = max(bounds["dQ"], bounds["dK"], bounds["dV"])
+        W = max(largest(given[name]) for name in ("Wq", "Wk", "Wv"))
+        bounds["the weights' gradients"] = scenario.T * X * gradient
+        bounds["dX"] = 3 * scenario.heads * max(scenario.d_k, scenario.d_v) * gradient * W
+    for what, bound in bounds.items():
+        if not bound < 1e300:
+            raise NumericError(f"the backward pass could overflow float64 ({what} up to {bound:.3e}); use smaller "
+                               "numbers in the inputs or the loss", ("V", "Q", "K", "X", "loss"))

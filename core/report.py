@@ -63,10 +63,18 @@ def text_chunks(scenario: Scenario, rows: list[int] | None = None,
         for h in (range(scenario.heads) if stage.per_head else [0]):
             yield from _stage_table(attention, stage, number, h, rows)
 
-    for row in rows if rows is not None else [scenario.focus]:
-        heading = f"Row {row + 1}, \"{token_labels(scenario.row_tokens)[row]}\", step by step"
+    walked = rows if rows is not None else [scenario.focus]
+    keys_after = []  # with every row asked for, the keys past the last query (cross-attention) too
+    if rows is not None and len(rows) == scenario.T and scenario.T_k > scenario.T:
+        keys_after = [stage for stage in attention.steps if stage.rows == "keys"]
+    for row in [*walked, *range(scenario.T, scenario.T_k if keys_after else scenario.T)]:
+        steps = attention.steps if row < scenario.T else keys_after
+        if row < scenario.T:
+            heading = f"Row {row + 1}, \"{token_labels(scenario.row_tokens)[row]}\", step by step"
+        else:
+            heading = f"Key {row + 1}, \"{token_labels(scenario.tokens)[row]}\": the backward steps whose rows are keys"
         yield f"\n{heading}\n{'-' * len(heading)}\n"
-        for stage in attention.steps:
+        for stage in steps:
             for h in (range(scenario.heads) if stage.per_head else [0]):
                 explanation = explain(attention, stage.name, row, fold=None, head=h)
                 prefix = f"[{visible(scenario.head_names[h])}] " if stage.per_head and scenario.heads > 1 else ""
@@ -86,7 +94,7 @@ def summary_line(scenario: Scenario, with_file: bool = True) -> str:
     parts = [visible(scenario.display_name)] if with_file else []
     parts += [tokens, f"d_k = {scenario.d_k}", f"d_v = {scenario.d_v}"]
     if scenario.multi_head:
-        parts.append(f"{scenario.heads} heads" + (f" ({scenario.kv_heads} key/value)"
+        parts.append(f"{scenario.heads} head{'s' if scenario.heads != 1 else ''}" + (f" ({scenario.kv_heads} key/value)"
                                                   if scenario.kv_heads != scenario.heads else ""))
     parts.append(scenario.describe())
     return " · ".join(parts)

@@ -272,7 +272,7 @@ def _build(found: dict[str, Any]) -> Scenario:
     import numpy as np
 
     from attn_tui.core.lesson_reader import with_lesson
-    from attn_tui.core.overflow import check_range
+    from attn_tui.core.overflow import check_backward_range, check_range
     from attn_tui.core.scenario import Scenario
 
     values = found["random"].generate() if found["random"] is not None else dict(found["inputs"])
@@ -288,6 +288,10 @@ def _build(found: dict[str, Any]) -> Scenario:
                             "heads_written")})
     try:
         check_range(scenario)
+        if "d_output" in scenario.stage_settings:
+            from attn_tui.core.heads import HeadInputs
+
+            check_backward_range(scenario, HeadInputs(scenario))
     except NumericError as exc:
         top = found["top"]  # the error at the key it names (V's, not Q's), or the archive's, the heads'
         named = [top[name].key for name in (*exc.inputs, "npz", "heads") if name in top]

@@ -18,6 +18,7 @@ from attn_tui.core.attention import Attention
 from attn_tui.core.options import Options
 from attn_tui.core.scenario import Scenario
 
+UNDO_BYTES = 256 << 20  # a run keeps the states it passed through for undo up to this much
 BETAS = (0.9, 0.999)
 EPS = 1e-8
 
@@ -35,7 +36,9 @@ class State:
 class Run:
     """One training run of a scenario under one set of options (its own, or a variant's)."""
 
-    def __init__(self, scenario: Scenario, options: Options | None = None, name: str = "") -> None:
+    def __init__(self, scenario: Scenario, options: Options | None = None, name: str = "",
+                 keep: int | None = None) -> None:
+        """``keep``: how many states to keep for undo (None: as many as ``UNDO_BYTES`` holds)."""
         setting = scenario.stage_settings.get("d_output")
         if setting is None or setting.train is None:
             raise ValueError("this scenario has no train: (train: {learn: [...], lr: 0.1, steps: 100})")
@@ -44,14 +47,16 @@ class Run:
         self.name = name
         self._attention = Attention(scenario, options)
         self.states = [State(scenario, self._attention.backward.loss())]
+        self.losses = [self.states[0].loss]  # every step's, however many states are kept
+        if keep is None:
+            each = sum(scenario.inputs[name].nbytes for name in self.setting.learn)
+            each *= 3 if self.setting.optimizer == "adam" else 1
+            keep = max(2, UNDO_BYTES // max(1, each))
+        self.keep = keep
 
     @property
     def state(self) -> State:
         return self.states[-1]
-
-    @property
-    def losses(self) -> list[float]:
-        return [state.loss for state in self.states]
 
     @property
     def scenario(self) -> Scenario:
@@ -70,6 +75,10 @@ class Run:
     def step(self) -> State:
         """One step of gradient descent (or Adam); a step that would leave float64's range is
         refused (ArithmeticError), the run staying where it was."""
+        with np.errstate(all="ignore"):  # (every number is checked below)
+            return self._step()
+
+    def _step(self) -> State:
         state = self.state
         gradients = self.attention.backward.inputs()
         inputs = dict(state.scenario.inputs)
@@ -78,6 +87,9 @@ class Run:
         lr = self.setting.lr
         for name in self.setting.learn:
             x, g = inputs[name], gradients[name]
+            if not np.all(np.isfinite(g)):
+                raise ArithmeticError(f"step {t}: the gradient of {name} left float64's range: lower lr "
+                                      f"(it is {lr:g})")
             if self.setting.optimizer == "adam":
                 m, v = moments.get(name, (np.zeros_like(x), np.zeros_like(x)))
                 m = BETAS[0] * m + (1 - BETAS[0]) * g
@@ -99,14 +111,18 @@ class Run:
         if not math.isfinite(loss):
             raise ArithmeticError(f"step {t} makes the loss overflow: lower lr (it is {lr:g})")
         self.states.append(State(scenario, loss, moments, t))
+        if len(self.states) > self.keep:  # the oldest state goes: undo reaches back self.keep − 1 steps
+            del self.states[0]
+        self.losses.append(loss)
         self._attention = attention
         return self.state
 
     def undo(self) -> bool:
-        """Back one step; False at the start."""
+        """Back one step; False at the start (or as far back as the states kept reach)."""
         if len(self.states) == 1:
             return False
         self.states.pop()
+        del self.losses[self.states[-1].step + 1:]
         return True
 
     def run(self, steps: int | None = None) -> None:
@@ -122,9 +138,16 @@ class Training:
 
 def train(scenario: Scenario, options: Options | None = None, steps: int | None = None) -> Training:
     """The scenario's ``train:`` run whole: its losses (steps + 1: before any step, then after
-    each) and every learned matrix at the end."""
-    run = Run(scenario, options)
-    run.run(steps)
+    each) and every learned matrix at the end. A step that would leave float64's range is a
+    ``ScenarioError`` at the file's ``lr`` (the learning rate is what to change)."""
+    from attn_tui.core.errors import ScenarioError
+
+    run = Run(scenario, options, keep=1)
+    try:
+        run.run(steps)
+    except ArithmeticError as error:
+        line, col = run.setting.where
+        raise ScenarioError(str(error), line or None, col or None, scenario.display_name) from None
     return Training(run.losses, run.learned())
 
 

@@ -272,6 +272,15 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if sys.stdout is None:  # before the work: a closed output would otherwise pass unnoticed
         raise OutputError("standard output is closed")
+    try:
+        return _headless(parser, args, scenario)
+    except ScenarioError as error:  # found while working (a training step that overflows)
+        say_problems(error)
+        return EXIT_USAGE
+
+
+def _headless(parser: argparse.ArgumentParser, args: argparse.Namespace, scenario) -> int:
+    """--json, --print, --markdown or --check of a loaded scenario."""
     comparison = None
     if scenario.expect:
         from attn_tui.core.compare import compare
@@ -302,6 +311,12 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             from attn_tui.core.report import text_chunks
             _write_all(text_chunks(scenario, rows=rows))
     elif args.check:
+        if scenario.stage_settings.get("d_output") is not None and scenario.stage_settings["d_output"].train:
+            from attn_tui.core.report import attentions_of as runs_of
+            from attn_tui.core.training import train
+
+            for attention in runs_of(scenario).values():  # (a learning rate that overflows is told here too)
+                train(scenario, attention.options)
         if comparison is None:
             write_out(visible(f"{scenario.display_name}: ok: {summary(scenario)}") + "\n")
         else:
@@ -530,7 +545,7 @@ def summary(scenario) -> str:
     tokens = f"T = {scenario.T}" if not scenario.cross else f"{scenario.T} queries × {scenario.T_k} keys"
     parts = [visible(scenario.title), tokens, f"d_k = {scenario.d_k}", f"d_v = {scenario.d_v}", scenario.describe()]
     if scenario.multi_head:
-        parts.append(f"{scenario.heads} heads")
+        parts.append(f"{scenario.heads} head{'s' if scenario.heads != 1 else ''}")
     if scenario.variants:
         parts.append(f"{len(scenario.variants)} variants")
     return " · ".join(parts)

@@ -15,7 +15,7 @@ gradient descent on that loss (``optimizer: adam`` for Adam with PyTorch's defau
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -30,6 +30,10 @@ LOSS_KEYS = ("target", "grad")
 TRAIN_KEYS = ("learn", "lr", "steps", "optimizer")
 OPTIMIZERS = ("sgd", "adam")
 MAX_STEPS = 100_000
+# The work a train: may ask for, in floating-point operations (a step costs about 10·T·T_k·(d_k + d_v)
+# per head, and at least 2e6 for the program's own bookkeeping): about a minute here.
+MAX_WORK = 1.2e11
+STEP_FLOOR = 2e6
 LIMIT = 1e150  # |target| or |grad| at most: the output minus the target, squared, stays finite
 
 
@@ -41,6 +45,7 @@ class TrainSetting:
     lr: float = 0.1
     steps: int = 100
     optimizer: str = "sgd"
+    where: tuple[int, int] = field(default=(0, 0), compare=False)  # line and column of lr (or of train:)
 
     def yaml(self) -> str:
         names = ", ".join(self.learn)
@@ -173,4 +178,14 @@ def _train(entry: Entry, plan) -> TrainSetting:
         if optimizer not in OPTIMIZERS:
             raise located(found["optimizer"].value, f"train optimizer must be sgd (plain gradient descent) "
                                                     f"or adam, not {optimizer!r}")
-    return TrainSetting(tuple(learn), lr, steps, optimizer)
+    written = found["lr"].value if "lr" in found else entry.key
+    per_step = STEP_FLOOR + 10.0 * plan.T * plan.T_k * (plan.d_k + plan.d_v) * plan.heads
+    runs = 1 + len(plan.variants)  # --json trains the scenario's own and each variant's
+    if steps * runs * per_step > MAX_WORK:
+        allowed = max(1, int(MAX_WORK // (runs * per_step)))
+        where = found["steps"].value if "steps" in found else node
+        raise located(where, f"train asks for {steps:,} steps × {runs} run{'s' if runs > 1 else ''} "
+                             f"(the scenario's own{' and each variant' if runs > 1 else ''}) at T = {plan.T}: "
+                             f"about {steps * runs * per_step / 2e9 / 60:.0f} minutes of work; at most {allowed:,} "
+                             "steps for a scenario this size")
+    return TrainSetting(tuple(learn), lr, steps, optimizer, (written.line, written.col))

@@ -274,6 +274,9 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
 
     def watch_step(self) -> None:
         self.mask_rule = None
+        rows = self.described.row_count(self.session.scenario)
+        if self.row >= rows:  # from a step whose rows are keys, past the last query
+            self.set_reactive(DebuggerScreen.row, rows - 1)
         if self.stage_view.editing:  # a guess half typed belongs to the step it was typed at
             self.stage_view.close_editor()
         self.show_header()
@@ -360,7 +363,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         self.step = len(self.stages) - 1
 
     def action_row(self, delta: int) -> None:
-        self.row = max(0, min(self.session.scenario.T - 1, self.row + delta))
+        """The row above or below: a query, or at a step whose rows are keys (dK, dV), a key."""
+        self.row = max(0, min(self.described.row_count(self.session.scenario) - 1, self.row + delta))
 
     def action_column(self, delta: int) -> None:
         """The key to the left or right; at a stage whose columns are tiles of keys, the tile."""

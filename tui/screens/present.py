@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Digits, Footer, Static
 
 from attn_tui.core.explanation import explain
-from attn_tui.core.labels import column_labels, token_labels
+from attn_tui.core.labels import column_labels, row_labels
 from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.views import stage_window
 from attn_tui.tui.keys import step_bindings
@@ -63,7 +63,7 @@ class PresentScreen(Screen[None]):
         session = debugger.session
         scenario = session.scenario
         stage, head, row = debugger.described, debugger.head, debugger.row
-        label = token_labels(scenario.row_tokens)[row]
+        label = row_labels(scenario, stage)[row]
         self.query_one("#present-title", Static).update(
             Content(f'Step {debugger.step + 1} · {stage.title} — row "{label}"'))
         columns = column_labels(scenario, stage)

@@ -193,11 +193,16 @@ class TrainScreen(Screen[None]):
             box.set_class(number == self.chosen and len(self.runs) > 1, "-chosen")
             name = visible(run.name) if run.name else "this scenario"
             losses = run.losses
-            fallen = 0.0 if losses[0] == 0 else 100 * (1 - losses[-1] / losses[0])
+            ratio = losses[-1] / losses[0] if losses[0] else 1.0
             state = "running" if self.running and run.state.step < setting.steps else (
                 "done" if run.state.step >= setting.steps else "paused")
             box.border_title = Content(f"{name} · step {run.state.step}/{setting.steps} · {state}")
-            change = f"{fallen:.0f}% of it removed" if fallen >= 0 else f"{-fallen:.0f}% higher"
+            if ratio <= 1:
+                change = f"{100 * (1 - ratio):.0f}% of it removed"
+            elif ratio < 10:
+                change = f"{100 * (ratio - 1):.0f}% higher"
+            else:
+                change = f"{fixed(ratio, 3, True)} times higher"
             box.query_one(".run-status", Static).update(Content(
                 f"loss {fixed(losses[0], p, True)} → {fixed(losses[-1], p, True)} ({change})"))
             box.query_one(LossPlot).show(losses, top, setting.steps)

@@ -16,7 +16,6 @@ from textual.widget import Widget
 from attn_tui.core.numbers import fixed
 
 EIGHTHS = " ▁▂▃▄▅▆▇█"
-LABEL = 9  # the y axis's labels and the axis itself
 
 
 class LossPlot(Widget):
@@ -46,20 +45,26 @@ class LossPlot(Widget):
             found.append(self.losses[step] / self.top if step < len(self.losses) else None)
         return found
 
+    def labels(self) -> tuple[str, str]:
+        """The y axis's labels: its top and its middle."""
+        return fixed(self.top, 3, True), fixed(self.top / 2, 3, True)
+
     def render_line(self, y: int) -> Strip:
         width, height = self.size.width, self.size.height
         area, axis = (self.get_component_rich_style(f"loss-plot--{name}") for name in ("area", "axis"))
-        plot = max(1, width - LABEL)
+        top_label, half_label = self.labels()
+        margin = max(len(top_label), len(half_label), 3) + 2  # the labels and the axis itself
+        plot = max(1, width - margin)
         rows = max(1, height - 2)
         if y == height - 1:  # the steps under the axis
             last = str(self.steps)
             middle = "step"
             gap = max(1, plot - 1 - len(last) - len(middle))
-            text = " " * LABEL + "0" + " " * (gap // 2) + middle + " " * (gap - gap // 2) + last
+            text = " " * margin + "0" + " " * (gap // 2) + middle + " " * (gap - gap // 2) + last
             return Strip([Segment(text[:width].ljust(width), axis)])
         if y == height - 2:
-            return Strip([Segment(fixed(0.0, 1).rjust(LABEL - 2) + " └" + "─" * (plot - 1), axis)])
-        label = fixed(self.top, 3) if y == 0 else fixed(self.top / 2, 3) if y == rows // 2 else ""
+            return Strip([Segment(fixed(0.0, 1).rjust(margin - 2) + " └" + "─" * (plot - 1), axis)])
+        label = top_label if y == 0 else half_label if y == rows // 2 else ""
         cells = []
         level = rows - y  # this line covers (level − 1, level] eighths × 8 of the height
         for fraction in self.heights(plot - 1):
@@ -68,4 +73,4 @@ class LossPlot(Widget):
                 continue
             eighths = round(min(1.0, max(0.0, fraction)) * rows * 8) - (level - 1) * 8
             cells.append(EIGHTHS[max(0, min(8, eighths))])
-        return Strip([Segment(label.rjust(LABEL - 2) + " │", axis), Segment("".join(cells), area)])
+        return Strip([Segment(label.rjust(margin - 2) + " │", axis), Segment("".join(cells), area)])

@@ -10,7 +10,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from attn_tui.core.explanation import bar
-from attn_tui.core.labels import token_labels
+from attn_tui.core.labels import row_labels, token_labels
 from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.stages import summary
 from attn_tui.core.text import visible
@@ -44,7 +44,7 @@ class VariantsView(Static):
         labels = token_labels(scenario.row_tokens)
         names = [variant.name for variant in scenario.variants]
         p = scenario.precision
-        self.border_title = Content(f'Variants at {stage.title}, row "{labels[row]}"')
+        self.border_title = Content(f'Variants at {stage.title}, row "{row_labels(scenario, stage)[row]}"')
         predictions = session.predictions
         hidden_here = predictions.hidden_rows(stage.name, head) if predictions else None
         largest_weight = summary("max_weight")
@@ -53,7 +53,7 @@ class VariantsView(Static):
         columns = [visible(name) for name in names]
         settings = [session.attentions[name].options.scale_text(scenario.d_k) for name in names]
         width = max([12, *(len(text) for text in columns)])
-        label_width = max(len("largest weight"), *(len(label) for label in labels[:SHOWN_ROWS] + (labels[row],))) + 1
+        label_width = max(len("largest weight"), *(len(label) for label in labels[:SHOWN_ROWS] + (labels[min(row, len(labels) - 1)],))) + 1
         style = {name: self.get_visual_style(f"variants--{name}")
                  for name in ("label", "selected", "bar", "muted")}
         # the selected row: a line per variant (its name, its setting, its values)
