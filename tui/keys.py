@@ -48,14 +48,16 @@ KEYS: tuple[Key, ...] = (
     Key("down", "↓", "the query row below", STAGE, "row(1)", "Row", "row"),
     Key("pageup", "PgUp", "a page of rows up", STAGE, "page(-1)"),
     Key("pagedown", "PgDn", "a page of rows down", STAGE, "page(1)"),
-    Key("left_square_bracket", "[", "the key column to the left", STAGE, "column(-1)"),
-    Key("right_square_bracket", "]", "the key column to the right", STAGE, "column(1)"),
+    Key("left_square_bracket", "[", "the key column to the left (at online softmax: the tile)", STAGE,
+        "column(-1)", "Key", "column"),
+    Key("right_square_bracket", "]", "the key column to the right", STAGE, "column(1)", "Key", "column"),
     Key("g", "g", "go to a row and column (a token or a number)", STAGE, "go_to"),
     Key("x", "x", "unfold / fold long sums in the explanation", STAGE, "expand"),
     Key("h", "h", "the next head (multi-head scenarios)", STAGE, "next_head", "Head"),
     Key("a", "a", "all heads side by side; Enter there picks one", STAGE, "all_heads", "All heads"),
     Key("m", "m", "cycle the mask shown: all rules, then each rule alone", STAGE, "cycle_mask"),
-    Key("d", "d", "decode with a KV cache: one query at a time, K and V growing (again: off)", STAGE, "decode"),
+    Key("d", "d", "decode with a KV cache: one query at a time, K and V growing (again: off)", STAGE, "decode",
+        "Decode"),
     Key("p", "p", "projector mode: the focus row large; p or Esc leaves", STAGE, "present", "Projector"),
     Key("t", "t", "train: the Train view, attention learning its weights (a scenario with train:)", STAGE,
         "train", "Train"),
@@ -118,7 +120,7 @@ KEYS: tuple[Key, ...] = (
 GROUPS = {"step": Binding.Group("Step", compact=True), "row": Binding.Group("Row", compact=True),
           "history": Binding.Group("Undo/redo", compact=True),
           "grid": Binding.Group("Head", compact=True), "layer": Binding.Group("Layer", compact=True),
-          "run": Binding.Group("Run", compact=True)}
+          "run": Binding.Group("Run", compact=True), "column": Binding.Group("Key", compact=True)}
 
 
 def step_bindings(shown: bool = False) -> list[Binding]:

@@ -157,8 +157,8 @@ def json_rows(head, rows: range) -> list:
 
 def heading(scenario, options) -> str:
     tiles = setting(scenario)
-    return (f"FlashAttention's walk: keys in tiles of {tiles.keys}, {tiles.queries} query row"
-            f"{'s' if tiles.queries > 1 else ''} a pass; each cell: the running max m after the tile")
+    return (f"m after each tile of {tiles.keys} keys ({tiles.queries} query row"
+            f"{'s' if tiles.queries > 1 else ''} a pass)")
 
 
 BAR = 48  # tiles the bar of the Why pane shows at once
@@ -199,6 +199,9 @@ def explain(w) -> str:
         keys = range(t * Bc, min(scenario.T_k, (t + 1) * Bc))
         which = f"tile {t + 1} (keys {keys.start + 1}–{keys.stop})" if len(keys) > 1 else f"tile {t + 1} (key {keys.start + 1})"
         selected = t == current
+        if t > current:  # the walk so far: what the bar calls done, no further
+            w.add((which, "token"), (": □ to come (] walks on to it)", "note"))
+            continue
         if skip[0, t]:
             w.add((which, "token"), (": skipped — every key in it is hidden from every row of the pass, so it is "
                                      "never read; m, l and acc stay as they were", "masked"), selected=selected)
@@ -230,7 +233,10 @@ def explain(w) -> str:
                    f"{fixed(float(l_new - l_old * correction), decimals, True)}", "number"), (" = ", ""),
                   (fixed(float(l_new), decimals, True), "result"), selected=selected)
         w.add(("  acc = ", ""), (w.vector(found["acc"][0, t], decimals, True), "result"), selected=selected)
-    if math.isnan(found["output"][0, 0]):
+    if current < count - 1:
+        w.add((f"output: acc / l once the last tile is read ({count - current - 1} to come; ] walks on)",
+               "note"))
+    elif math.isnan(found["output"][0, 0]):
         w.add((f"{w.query_quoted} sees no key at all: l stays 0, and there is no output (nothing to attend to).",
                "masked"))
     elif w.attention.empty(rows)[0]:  # a finite mask value: the walk read the hidden keys' scores

@@ -347,6 +347,12 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
             return self.described.masks and len(mask_rules(session)) > 1
         if action == "goto":
             return parameters[0] <= len(self.stages) if parameters else True
+        if action == "decode":  # dimmed where a decoder could not replay the scenario (d says why not)
+            from attn_tui.core.readers.decode import refusal
+
+            scenario = session.scenario
+            return None if refusal(scenario.cross, scenario.T, scenario.T_k, scenario.options.causal,
+                                   scenario.window) else True
         if action in ("train", "check_gradient"):
             setting = session.scenario.stage_settings.get("d_output")
             return setting is not None and (setting.train is not None if action == "train"
