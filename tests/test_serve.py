@@ -306,3 +306,11 @@ def test_a_download_name_is_plain_ascii(name, shown):
     from attn_tui.core.save_root import download_name
 
     assert download_name(name) == shown
+
+
+def test_the_banner_says_a_page_is_blank_for_its_first_seconds():
+    """Issue 29: a teacher took textual-serve's blank first seconds for a broken class."""
+    from attn_tui.tui.serve import FIRST_SECONDS, banner
+
+    text = banner("cat_sat", "127.0.0.1", 8000, "/tmp/class")
+    assert f"stays blank for its first {FIRST_SECONDS} seconds" in text and "rather than reload" in text

@@ -224,6 +224,9 @@ def bind_problem(host: str, port: int, error: OSError) -> str:
     return f"cannot serve on {visible(host)}:{port}: {error.strerror or error}"
 
 
+FIRST_SECONDS = 2  # textual-serve's page shows nothing until its app has started (benchmarks/serve.py)
+
+
 def banner(label: str, host: str, port: int, folder: str, note: str = "") -> str:
     """What the lecturer reads at start: the address, where saves go, and a warning if any
     machine but this one can connect."""
@@ -231,7 +234,9 @@ def banner(label: str, host: str, port: int, folder: str, note: str = "") -> str
     if host in WILDCARDS:
         where += " (or this machine's IP address, if its name is not known on the network)"
     lines = [f"attn-tui: serving {visible(label)} at {where}",
-             f"  every browser that opens it gets its own app; saves go to {visible(folder)}"]
+             f"  every browser that opens it gets its own app; saves go to {visible(folder)}",
+             f"  a browser's page stays blank for its first {FIRST_SECONDS} seconds or so while its app starts: "
+             "wait rather than reload"]
     if note:
         lines.append(f"  {note}")
     if not is_loopback(host):
