@@ -47,3 +47,17 @@ async def test_quitting_mid_lesson_still_asks_for_the_students_own_edits(tmp_pat
         await pilot.press("r", "n", "n", "tab", "+", "escape", "q")
         await pilot.pause()
         assert isinstance(app.screen, ChoiceScreen)
+
+
+async def test_a_key_at_its_end_rings_the_bell_and_undo_with_nothing_says_so():
+    from tests.tui_helpers import running as plain
+
+    async with plain() as (app, pilot):
+        rang = []
+        app.bell = lambda: rang.append(True)
+        await pilot.press("end", "right")  # past the last step
+        await pilot.press("home", "left")  # before the first
+        await pilot.press("up", "up", "up")  # "sat" is row 3: two moves, then the top
+        assert len(rang) == 3
+        await pilot.press("u")
+        assert len(rang) == 4 and any("Nothing to undo" in note.message for note in app._notifications)

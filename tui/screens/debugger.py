@@ -326,7 +326,7 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         session = self.session
-        if action == "undo":
+        if action == "undo":  # (with nothing to undo, on_key says so: the footer still tells the truth)
             return session.history.can_undo
         if action == "redo":
             return session.history.can_redo
@@ -360,7 +360,10 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         return True
 
     def action_step(self, delta: int) -> None:
-        self.step = max(0, min(len(self.stages) - 1, self.step + delta))
+        step = max(0, min(len(self.stages) - 1, self.step + delta))
+        if step == self.step:  # past the first or the last step: a bell, as an editor at its end
+            self.app.bell()
+        self.step = step
 
     def action_goto(self, number: int) -> None:
         self.step = max(0, min(len(self.stages) - 1, number - 1))
@@ -370,7 +373,10 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
 
     def action_row(self, delta: int) -> None:
         """The row above or below: a query, or at a step whose rows are keys (dK, dV), a key."""
-        self.row = max(0, min(self.described.row_count(self.session.scenario) - 1, self.row + delta))
+        row = max(0, min(self.described.row_count(self.session.scenario) - 1, self.row + delta))
+        if row == self.row:
+            self.app.bell()
+        self.row = row
 
     def action_column(self, delta: int) -> None:
         """The key to the left or right; at a stage whose columns are tiles of keys, the tile."""
@@ -408,6 +414,16 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
     def action_cycle_mask(self) -> None:
         rules = mask_rules(self.session)
         self.mask_rule = rules[(rules.index(self.mask_rule) + 1) % len(rules)]
+
+    def on_key(self, event) -> None:
+        """u or U with nothing to undo or redo: the binding is off (the footer says so), and the
+        key says so too, as editors do."""
+        history = self.session.history
+        for keys, able, action in (("u,ctrl+z", history.can_undo, self.action_undo),
+                                   ("U,ctrl+y", history.can_redo, self.action_redo)):
+            if event.key in keys.split(",") and not able and not self.stage_view.editing:
+                event.stop()
+                action()
 
     def on_descendant_focus(self, event) -> None:
         if isinstance(event.widget, InputMatrix):
@@ -487,10 +503,12 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
 
     def action_undo(self) -> None:
         if self._change(self.session.undo) is None:
+            self.app.bell()
             tell(self, "Nothing to undo", timeout=2)
 
     def action_redo(self) -> None:
         if self._change(self.session.redo) is None:
+            self.app.bell()
             tell(self, "Nothing to redo", timeout=2)
 
     def _change(self, change):
