@@ -299,19 +299,19 @@ def check_gradients(c: dict, seed, form: str = "target", options=None) -> None:
             assert_close(got.heads[h].d_raw_scores, want.d_raw_scores[h], f"head {h} d_raw_scores {where}", text)
 
 
-# ATTN_TUI_LONG=1: four times as many random scenarios (do that when you change core/backward.py)
-LONG = 4 if os.environ.get("ATTN_TUI_LONG") else 1
+# ATTN_TUI_LONG=1: six times as many random scenarios (do that when you change core/backward.py)
+LONG = 6 if os.environ.get("ATTN_TUI_LONG") else 1
 
 
-@pytest.mark.parametrize("first", range(0, 120 * LONG, 60))
+@pytest.mark.parametrize("first", range(0, 80 * LONG, 40))
 def test_gradients_of_random_scenarios(first):
-    for seed, c in cases(range(first, first + 60)):
+    for seed, c in cases(range(first, first + 40)):
         check_gradients(c, seed)
 
 
 @pytest.mark.parametrize("force", FEATURES)
 def test_gradients_with_each_feature(force):
-    for seed, c in cases(range(8 * LONG), force):
+    for seed, c in cases(range(6 * LONG), force):
         check_gradients(c, seed)
 
 

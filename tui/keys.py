@@ -131,7 +131,8 @@ def step_bindings(shown: bool = False) -> list[Binding]:
             for n, digit in enumerate(STEP_KEYS, 1)]
 
 
-FOOTER_FIRST = ("save", "app.quit")  # after Help: what a narrow footer must not cut (KeyFooter)
+# after Help: what a narrow footer must not cut (KeyFooter): saving, quitting, and in a lesson its beat
+FOOTER_FIRST = ("save", "app.quit", "next_beat")
 
 
 def screen_bindings() -> list[Binding]:
