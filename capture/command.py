@@ -20,7 +20,21 @@ from attn_tui.capture.errors import CaptureError
 from attn_tui.core.text import quoted, visible
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
-INSTALL = "pip install 'attn-tui[models]'"
+def install_command() -> str:
+    """How to get the models extra, as README spells it: from the checkout attn-tui runs from
+    (``'.[models]'`` in its folder, which is how README installs), else by name."""
+    from pathlib import Path
+
+    import attn_tui
+
+    for folder in map(Path, attn_tui.__path__):
+        project = folder.parent / "pyproject.toml"
+        if project.is_file() and 'name = "attn-tui"' in project.read_text(encoding="utf-8", errors="replace"):
+            return f"python -m pip install '.[models]' (in {folder.parent})"
+    return "python -m pip install 'attn-tui[models]'"
+
+
+INSTALL = install_command()
 ALL = "all"
 
 
@@ -94,8 +108,8 @@ def _capture(args: argparse.Namespace) -> int:
     if args.pad_to is not None and args.pad_to < 1:
         raise CaptureError(f"--pad-to {args.pad_to}: give a number of tokens, 1 or more")
     every = args.layer == ALL
-    if args.output is not None:
-        check_yaml_name(args.output)
+    if args.output is not None:  # before the seconds PyTorch takes to import
+        check_output(args.output, args.force, with_npz=not every)
     torch, transformers = import_models_extra()
     _quiet(transformers)
 

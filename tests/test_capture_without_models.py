@@ -128,6 +128,24 @@ sys.exit(main(['capture', {str(tmp_path)!r}, '--text', 'the cat', '--layer', '0'
     assert result.returncode == 2, result.stderr
     assert result.stdout == ""
     missing = " and ".join(hidden) + (" is" if len(hidden) == 1 else " are")
+    from tests.conftest import ROOT
+
+    # spelt as README spells it, for the checkout the tests run from
     assert result.stderr == (f"attn-tui capture: capture needs PyTorch and transformers ({missing} "
-                             "not installed): pip install 'attn-tui[models]'\n")
+                             f"not installed): python -m pip install '.[models]' (in {ROOT})\n")
     assert not (tmp_path / "out.yaml").exists()
+
+
+def test_an_output_that_exists_is_refused_before_pytorch_is_imported(tmp_path):
+    """Issue 29: "already exists; add --force" came after ~2.8 s of loading PyTorch."""
+    (tmp_path / "out.yaml").write_text("kept")
+    result = _run(f"""
+import sys
+from attn_tui.tui.cli import main
+code = main(['capture', {str(tmp_path)!r}, '--text', 'the cat', '--layer', '0', '-o', {str(tmp_path / 'out.yaml')!r}])
+assert 'torch' not in sys.modules, 'torch was imported'
+sys.exit(code)
+""")
+    assert result.returncode == 2, result.stderr
+    assert "already exists; add --force to replace it" in result.stderr
+    assert (tmp_path / "out.yaml").read_text() == "kept"
