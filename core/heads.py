@@ -63,6 +63,9 @@ class HeadInputs:
             self.v = [_read_only(self._project("v", g)) for g in range(scenario.kv_heads)]
         self.q = [self._rotate(q) for q in self.q_raw]
         self.k = [self._rotate(k) for k in self.k_raw]
+        # each row's largest |value| of a head's Q, K or V, kept up to date row by row: the
+        # range checks of an edit read the largest of a 16,384-row matrix in O(T), not O(T·d)
+        self._row_largest: dict[tuple[str, int], np.ndarray] = {}
 
     # ---- reading ------------------------------------------------------------------------------
 
@@ -78,6 +81,19 @@ class HeadInputs:
 
     def V(self, head: int) -> np.ndarray:
         return self.v[self.kv(head)]
+
+    def largest(self, name: str, head: int) -> float:
+        """The largest |value| of query head ``head``'s Q (as rotated), K or V."""
+        which = head if name == "Q" else self.kv(head)
+        return float(self._largest_rows(name, which).max(initial=0.0))
+
+    def _largest_rows(self, name: str, which: int) -> np.ndarray:
+        rows = self._row_largest.get((name, which))
+        if rows is None:
+            values = {"Q": self.q, "K": self.k, "V": self.v}[name][which]
+            with np.errstate(invalid="ignore"):
+                rows = self._row_largest[name, which] = np.abs(values).max(axis=1, initial=0.0)
+        return rows
 
     def Q_before_rotation(self, head: int) -> np.ndarray:
         return self.q_raw[head]
@@ -149,6 +165,13 @@ class HeadInputs:
             _write_rows(rotated, which, rows, self._rotate(fresh, rows.start or 0))
         elif kind in ("q", "k"):
             {"q": self.q, "k": self.k}[kind][which] = target[which]
+        kept = self._row_largest.get((kind.upper(), which))
+        if kept is not None:  # the rows set, measured again
+            values = {"q": self.q, "k": self.k, "v": self.v}[kind][which]
+            kept = kept.copy()
+            with np.errstate(invalid="ignore"):
+                kept[rows] = np.abs(values[rows]).max(axis=1, initial=0.0)
+            self._row_largest[kind.upper(), which] = kept
 
     # ---- computing ----------------------------------------------------------------------------
 

@@ -23,6 +23,9 @@ from attn_tui.core.text import visible
 ANSWER_LINES = 3  # lines left to write an answer on
 
 
+HANDOUT_NUMBERS = 4096  # an input matrix of more numbers is named, not printed: pages, not a dump
+
+
 def lesson_markdown(scenario: Scenario, answers: bool = False) -> str:
     """The handout of ``scenario``'s lesson (``ValueError`` if it has none); ``answers`` fills it in."""
     lesson = scenario.lesson
@@ -39,7 +42,7 @@ def lesson_markdown(scenario: Scenario, answers: bool = False) -> str:
     blocks.append(f"Tokens ({scenario.T_k}): {keys} · "
                   + _escape(summary_line(scenario, with_file=False).split(" · ", 1)[1]))
     blocks.append(_heading(2, "Inputs, as the lesson starts"))
-    blocks += input_tables(scenario)
+    blocks += input_tables(scenario, most=HANDOUT_NUMBERS)
     start = start_position(scenario)
     for index, beat in enumerate(lesson.beats):
         blocks += _beat(scenario, index, beat, lesson.position(index, start), answers)

@@ -175,8 +175,9 @@ def _paragraphs(text: str) -> str:
     return "\n".join(_escape(line.strip()) for line in text.splitlines())
 
 
-def input_tables(scenario: Scenario) -> list[str]:
-    """A heading and a table for each input matrix, a per-head matrix one for each head."""
+def input_tables(scenario: Scenario, most: int | None = None) -> list[str]:
+    """A heading and a table for each input matrix, a per-head matrix one for each head; a
+    matrix of more than ``most`` numbers is named, not printed (a handout is read on paper)."""
     tokens = token_labels(scenario.row_tokens) + token_labels(scenario.tokens)
     blocks = []
     for name in scenario.editable:
@@ -184,9 +185,13 @@ def input_tables(scenario: Scenario) -> list[str]:
         rows, columns = input_labels(scenario, name)
         for h, values in ([(None, array)] if array.ndim == 2 else list(enumerate(array))):
             which = "" if h is None else f" of {visible(scenario.head_names[h])}"
-            blocks += [_heading(3, f"{name}{which} ({ROLES[name]}) {_shape(values)}"),
-                       _table(values, rows, columns, decimals_needed(values, scenario.precision),
-                              corner="token" if rows[0] in tokens else "row")]
+            blocks.append(_heading(3, f"{name}{which} ({ROLES[name]}) {_shape(values)}"))
+            if most is not None and values.size > most:
+                blocks.append(_escape(f"{values.shape[0]:,} × {values.shape[1]:,} = {values.size:,} numbers: too "
+                                      f"many to print here (at most {most:,} a matrix); the scenario file has them"))
+                continue
+            blocks.append(_table(values, rows, columns, decimals_needed(values, scenario.precision),
+                                 corner="token" if rows[0] in tokens else "row"))
     return blocks
 
 

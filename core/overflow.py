@@ -123,7 +123,7 @@ def require_finite(scenario: Scenario, inputs: HeadInputs, changes: list[Changed
         # no score is larger than this: below float64's largest by far, nothing need be multiplied
         # (divided by each scale: a file's scale: 1e-300 makes a score of 1e10 infinite; a bias
         # adds at most 1e300 more)
-        bound = float(np.abs(Q).max(initial=0.0)) * float(np.abs(K).max(initial=0.0)) * d_k
+        bound = inputs.largest("Q", h) * inputs.largest("K", h) * d_k
         if bound < 1e300 and all(bound / options.divisor(d_k) < 1e300 for options in option_sets):
             continue
         pieces = []
@@ -173,9 +173,9 @@ def check_backward_range(scenario: Scenario, inputs: HeadInputs, option_sets: li
     def largest(array) -> float:
         return float(np.abs(array).max(initial=0.0))
 
-    V = max(largest(inputs.V(h)) for h in range(scenario.heads))
-    Q = max(largest(inputs.Q(h)) for h in range(scenario.heads))
-    K = max(largest(inputs.K(h)) for h in range(scenario.heads))
+    V = max(inputs.largest("V", h) for h in range(scenario.heads))
+    Q = max(inputs.largest("Q", h) for h in range(scenario.heads))
+    K = max(inputs.largest("K", h) for h in range(scenario.heads))
     output = V
     if "Wo" in given:
         output = scenario.heads * scenario.d_v * V * largest(given["Wo"]) + largest(given.get("bo", np.zeros(1)))
