@@ -135,6 +135,36 @@ def _default_title(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0] or "model index"
 
 
+# What scoring every head of every layer may cost, in multiply-adds (T·T_k·(d_k + d_v) a head):
+# about a minute here. An index that asks for more is refused when it is read, saying so.
+MAX_WORK = 1e11
+
+
+def work(index: ModelIndex) -> float:
+    """The multiply-adds that computing every layer's weights and outputs takes, from each
+    layer's file checked (no arrays built: a file named by many layers is read once)."""
+    from attn_tui.core.scenario_file import check
+
+    each: dict[str, float] = {}
+    total = 0.0
+    for entry in index.layers:
+        if entry.path not in each:
+            found = check(entry.path)
+            T_k = len(found.tokens)
+            each[entry.path] = float(found.heads) * found.T * T_k * (found.d_k + found.d_v)
+        total += each[entry.path]
+    return total
+
+
+def check_work(index: ModelIndex) -> None:
+    """``ScenarioError`` at the index when its layers ask for more than ``MAX_WORK``."""
+    total = work(index)
+    if total > MAX_WORK:
+        raise ScenarioError(f"the {len(index.layers):,} layers ask for {total:.2e} multiply-adds (every head's "
+                            f"weights), about {total / 2e9 / 60:.0f} minutes of work; at most {MAX_WORK:.0e}: "
+                            "score fewer layers, or a layer's own scenario", 1, 1, index.path)
+
+
 def to_json(index: ModelIndex) -> dict:
     """What ``attn-tui --json INDEX`` prints: the index and, for each layer, its scenario's
     heads and tokens as checked (without NumPy); a layer whose file is broken says why."""

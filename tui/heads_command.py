@@ -13,6 +13,7 @@ from attn_tui.core.patterns import DESCRIPTIONS, PATTERNS
 from attn_tui.core.text import visible
 
 NAME_WIDTH = 24
+PROGRESS_FROM = 2e9  # multiply-adds: past about a second of work, a line per layer on stderr
 
 
 def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -47,7 +48,13 @@ def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
         if index is None:
             found += scenario_scores(load(path))
         else:
-            for entry in index.layers:
+            from attn_tui.core.model_index import check_work, work
+
+            check_work(index)
+            tell = work(index) > PROGRESS_FROM  # long work says how far it has got, on stderr
+            for number, entry in enumerate(index.layers, 1):
+                if tell:
+                    say(f"attn-tui heads: layer {entry.layer} ({number} of {len(index.layers)})")
                 found += scenario_scores(load(entry.path), entry.layer)
     except ScenarioError as error:
         say(str(error))

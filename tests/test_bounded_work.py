@@ -42,3 +42,34 @@ def test_a_handout_names_a_matrix_too_large_to_print_instead_of_printing_it():
     text = lesson_markdown(scenario)
     assert f"1,024 × 8 = 8,192 numbers: too many to print here (at most {HANDOUT_NUMBERS:,} a matrix)" in text
     assert len(text) < 20_000
+
+
+def write_index(folder, layers: int, T: int) -> str:
+    (folder / "big.yaml").write_text(f"title: big\nrandom: {{seed: 0, T: {T}, d_k: 64}}\n")
+    lines = "".join(f"  - {{layer: {i}, scenario: big.yaml}}\n" for i in range(layers))
+    (folder / "index.yaml").write_text(f"model_index: 1\ntitle: many\nlayers:\n{lines}")
+    return str(folder / "index.yaml")
+
+
+def test_an_index_that_asks_for_minutes_of_work_is_refused_at_once(tmp_path):
+    """Issue 29: 1,024 layers naming one large scenario ran `heads` past 20 s, saying nothing."""
+    import subprocess
+    import sys
+
+    path = write_index(tmp_path, 1024, 4096)
+    done = subprocess.run([sys.executable, "-m", "attn_tui", "heads", path], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "index.yaml:1:1: the 1,024 layers ask for" in done.stderr and "minutes of work" in done.stderr
+
+
+def test_long_work_says_how_far_it_has_got_on_stderr(tmp_path, monkeypatch):
+    from attn_tui.tui import heads_command
+
+    path = write_index(tmp_path, 2, 64)
+    monkeypatch.setattr(heads_command, "PROGRESS_FROM", 1.0)  # (as if the layers were large)
+    out, err = [], []
+    args = heads_command.build_parser().parse_args([path])
+    assert heads_command.heads(args, out.append, err.append, lambda name: name) == 0
+    assert err == ["attn-tui heads: layer 0 (1 of 2)", "attn-tui heads: layer 1 (2 of 2)"]
+    assert "".join(out).count("head 1") == 2
