@@ -79,14 +79,10 @@ class DebuggerPanes:
         stage_view = self.query_one("#stage", MatrixView)
         overview = sum(map_.outer_size.width for map_ in self.query(OverviewMap) if map_.display)
         want_stage = stage_view.natural_size[0] + overview
-        # not enough room for both: the stage comes first (with the overview beside it, more so)
-        stage_share = 0.7 if overview else 0.6
-        if want_inputs + want_stage <= width:
-            fitted = want_inputs
-        else:
-            fitted = min(want_inputs, width - min(want_stage, int(width * stage_share)),
-                         int(width * (1 - stage_share)))
-        fitted = max(30, fitted)
+        # not enough room for both: the stage comes first, the inputs taking what it leaves
+        # (down to 30 columns, a few of their numbers; Tab scrolls them): a stage of 13 keys
+        # showed 5 of them at 120 columns while the inputs kept 40%
+        fitted = max(30, min(want_inputs, width - want_stage))
         if inputs.styles.width is None or inputs.styles.width.cells != fitted:
             inputs.styles.width = fitted
         body = self.query_one("#body").size.height or height - 3

@@ -34,7 +34,8 @@ from attn_tui.tui.widgets.overview import OverviewMap
 
 SCORES = (None, *PATTERNS)  # what ``s`` cycles through: no colouring, then each pattern
 LEVELS = 5                  # border colours by a score's fifth: -score-0 … -score-4
-ROW_HEIGHT = 7              # lines of the grid a layer takes (grid-rows below)
+ROW_HEIGHT = 7              # lines of the grid a layer takes at least (grid-rows below)
+TALLEST_ROW = 24            # and at most: a model of few layers fills the screen with larger maps
 LABEL_WIDTH = 9             # the column of layer names
 MAP_WIDTH = 10              # the narrowest map the window makes room for
 CHROME = 4                  # lines of the screen that are not the grid: title, hint, footer
@@ -133,6 +134,10 @@ class ModelViewScreen(Screen):
         rows = max(1, min(len(self.listed), (height - CHROME) // ROW_HEIGHT))
         return rows, max(1, min(self.heads, (width - LABEL_WIDTH - 2) // MAP_WIDTH))
 
+    def _row_height(self) -> int:
+        """The lines a layer's row takes: the screen's height shared among the rows shown."""
+        return max(ROW_HEIGHT, min(TALLEST_ROW, (self.app.size.height - CHROME) // self.rows_fit))
+
     def compose(self) -> ComposeResult:
         yield Static(Content(visible(self.index.title)), id="model-title")
         yield Static(Content(self._hint()), id="model-hint")
@@ -156,6 +161,8 @@ class ModelViewScreen(Screen):
 
     def on_mount(self) -> None:
         grid = self.query_one("#model-grid", Grid)
+        self._rows_tall = self._row_height()
+        grid.styles.grid_rows = str(self._rows_tall)
         grid.styles.grid_size_columns = self.cols_fit + 1
         grid.styles.grid_columns = f"{LABEL_WIDTH} {' '.join(['1fr'] * self.cols_fit)}"
         self._assign()
@@ -165,7 +172,13 @@ class ModelViewScreen(Screen):
         self.call_after_refresh(self._compute)
 
     async def on_resize(self) -> None:
-        if self.is_mounted and self._fits() != (self.rows_fit, self.cols_fit):
+        if not self.is_mounted:
+            return
+        if self._fits() == (self.rows_fit, self.cols_fit) and self._row_height() != self._rows_tall:
+            self._rows_tall = self._row_height()  # (the same maps, taller or shorter: drawn anew at their size)
+            self.query_one("#model-grid", Grid).styles.grid_rows = str(self._rows_tall)
+            return
+        if self._fits() != (self.rows_fit, self.cols_fit):
             self.rows_fit, self.cols_fit = self._fits()
             self._follow()
             await self.recompose()
