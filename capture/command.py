@@ -16,6 +16,7 @@ import shlex
 import sys
 from dataclasses import replace
 
+from attn_tui.capture import demo_model
 from attn_tui.capture.errors import CaptureError
 from attn_tui.core.text import quoted, visible
 
@@ -50,7 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
                f"{', '.join(FAMILIES)}. Exit status: 0 written, 2 a problem with the model, "
                "text, layer or file (one line), 3 the capture would not reproduce the model.")
     parser.add_argument("model", metavar="MODEL",
-                        help="a model folder (with config.json), or a model name such as "
+                        help="demo (a small GPT-2 with hand-set previous-token, first-token, self and "
+                             "induction heads, built here: no download), a model folder (with "
+                             "config.json), or a model name such as "
                              "openai-community/gpt2: from the local Hugging Face cache, or "
                              "downloaded when not there (never when HF_HUB_OFFLINE=1)")
     parser.add_argument("--text", required=True, action="append",
@@ -120,7 +123,15 @@ def _capture(args: argparse.Namespace) -> int:
     from attn_tui.capture.run_to_layer import run_to_sites
     from attn_tui.capture.write_scenario import PART_NAMES, About, shortened
 
-    source = locate(args.model)
+    if args.model == demo_model.NAME and not os.path.exists(args.model):  # built here: no hub
+        import tempfile
+
+        from attn_tui.capture.model_source import ModelSource
+
+        built = demo_model.build(os.path.join(tempfile.mkdtemp(prefix="attn-tui-demo-"), demo_model.NAME))
+        source = ModelSource(built, local_files_only=True, label=demo_model.NAME)
+    else:
+        source = locate(args.model)
     name = quoted(args.model)
     if not source.local_files_only:
         print(f"attn-tui capture: {name} is not in the local Hugging Face cache; downloading it",
