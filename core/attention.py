@@ -27,7 +27,7 @@ from attn_tui.core.masks import Visibility
 from attn_tui.core.numbers import decimals_needed
 from attn_tui.core.options import Options
 from attn_tui.core.scenario import Scenario
-from attn_tui.core.stages import Stage, inputs_read, reads, stages_for
+from attn_tui.core.stages import Stage, inputs_read, reads, stages_for, upstream
 
 BLOCK = 16              # query rows per block
 CACHE_BYTES = 256 << 20  # what one Attention keeps, at most (least recently used goes first)
@@ -225,8 +225,11 @@ class Attention:
 def _wiring(steps: tuple[Stage, ...]) -> tuple[dict, dict, dict]:
     """Each step by name, what it reads and the inputs it depends on: worked out once per list
     of steps (every Attention of a scenario has the same), not at every option change."""
+    # (the input "bias" is read by the stage of that name, and so by every stage after it)
     return ({stage.name: stage for stage in steps}, {stage.name: reads(stage, steps) for stage in steps},
-            {stage.name: inputs_read(stage.name, steps) for stage in steps})
+            {stage.name: inputs_read(stage.name, steps)
+             | ({"bias"} if stage.name == "bias" or "bias" in upstream(stage.name, steps) else set())
+             for stage in steps})
 
 
 def _nbytes(kept) -> int:

@@ -143,6 +143,7 @@ class Backward:
         dK = np.zeros(K.shape)
         dV = np.zeros(V.shape)
         sizes = np.empty(a.T)
+        biased = np.empty((a.T, scenario.T_k)) if "bias" in scenario.inputs else None  # dL/d(scaled + bias)
         for start in range(0, a.T, BLOCK):
             rows = range(start, min(start + BLOCK, a.T))
             scratch: dict = {}  # what this block's weights are computed from, computed once for it
@@ -150,10 +151,14 @@ class Backward:
             dS = self.d_scores(h, rows, keys, keep=scratch, P=P)
             sizes[start:rows.stop] = np.linalg.norm(dS, axis=1)
             raw = self.d_raw_scores(h, rows, keys, keep=scratch, dS=dS)
+            if biased is not None:
+                biased[start:rows.stop] = raw * a.divisor
             dQ[start:rows.stop] = raw @ K
             dK += raw.T @ Q[start:rows.stop]
             dV += P.T @ dO[start:rows.stop]
         found = {"dQ_turned": dQ, "dK_turned": dK, "dV": dV, "row_sizes": sizes}
+        if biased is not None:
+            found["d_biased"] = biased
         rope = scenario.rope
         if rope is None:
             found.update(dQ=dQ, dK=dK)
@@ -195,6 +200,9 @@ class Backward:
                     dW[:, cols] = given[source].T @ part
                     found[source] += part @ W[:, cols].T
                 found[name] = dW
+        if "bias" in given:  # added to the scaled scores: its gradient is theirs (0 where masked)
+            parts = [found_head["d_biased"] for found_head in per_head]
+            found["bias"] = np.stack(parts) if given["bias"].ndim == 3 else sum(parts)
         if "Wo" in given:
             concat = np.hstack([self.head_output(h) for h in range(scenario.heads)])
             dO = self.d_output()

@@ -155,8 +155,12 @@ def head_scenario(scenario: Scenario, attention: Attention, h: int, expect: dict
     rotated, when RoPE turns them) and values, the same options and masks, its own part of each
     stage's setting (its bias), and ``expect``."""
     inputs = attention.inputs
+    own = {"Q": inputs.Q(h), "K": inputs.K(h), "V": inputs.V(h)}
+    if "bias" in scenario.inputs:  # its part of an explicit bias (one matrix for every head, or its own)
+        bias = scenario.inputs["bias"]
+        own["bias"] = bias[h] if bias.ndim == 3 else bias
     return dataclasses.replace(
-        scenario, inputs={"Q": inputs.Q(h), "K": inputs.K(h), "V": inputs.V(h)}, heads=1, kv_heads=1,
+        scenario, inputs=own, heads=1, kv_heads=1,
         head_names=(scenario.head_names[h],), rope=None, variants=(), expect=expect, files={},
         random=None, stage_settings={name: part for name, setting in scenario.stage_settings.items()
                                      if (part := setting_of_head(setting, h, scenario.heads)) is not None})

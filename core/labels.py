@@ -14,7 +14,7 @@ from attn_tui.core.text import visible
 
 ROLES = {"Q": "queries", "K": "keys", "V": "values", "X": "embeddings", "X_q": "query embeddings",
          "Wq": "query weights", "Wk": "key weights", "Wv": "value weights", "Wo": "output weights",
-         "bo": "output bias"}
+         "bo": "output bias", "bias": "added to the scaled scores"}
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
@@ -50,7 +50,7 @@ def input_labels(scenario, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]
     """Row and column labels of an input matrix (one head's, for a 3-D input)."""
     values = scenario.inputs[name]
     rows, columns = values.shape[-2:]
-    if name in ("Q", "X_q") or (name == "X" and not scenario.cross):
+    if name in ("Q", "X_q", "bias") or (name == "X" and not scenario.cross):
         row_labels = token_labels(scenario.row_tokens)
     elif name in ("K", "V", "X"):
         row_labels = token_labels(scenario.tokens)
@@ -60,7 +60,9 @@ def input_labels(scenario, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]
         row_labels = ("bo",)
     else:  # Wq, Wk, Wv: one row per model dimension
         row_labels = dims(rows, "m")
-    if name in ("X", "X_q"):
+    if name == "bias":  # a number per score: queries × keys
+        column_labels = token_labels(scenario.tokens)
+    elif name in ("X", "X_q"):
         column_labels = dims(columns, "m")
     elif name in ("Wo", "bo"):
         column_labels = dims(columns, "o")

@@ -89,8 +89,12 @@ def largest_added(scenario: Scenario) -> float:
     """The most a stage's own setting adds to a scaled score (a bias: its largest |value|, below
     ``core.readers.bias.LIMIT``), 0 when none does: a scaled score near float64's largest plus a
     bias of 1e299 would be infinite, and every weight of its row NaN."""
-    return max((float(getattr(setting, "largest", 0.0)) for setting in scenario.stage_settings.values()),
-               default=0.0)
+    found = max((float(getattr(setting, "largest", 0.0)) for name, setting in scenario.stage_settings.items()
+                 if name != "bias" or "bias" not in scenario.inputs), default=0.0)
+    if "bias" in scenario.inputs:  # an explicit bias, as edited
+        bias = scenario.inputs["bias"]
+        found = max(found, float(bias.max(initial=0.0)), -float(bias.min(initial=0.0)))
+    return found
 
 
 def require_finite(scenario: Scenario, inputs: HeadInputs, changes: list[Changed], option_sets: list[Options]) -> None:
@@ -197,3 +201,23 @@ def check_backward_range(scenario: Scenario, inputs: HeadInputs, option_sets: li
         if not bound < 1e300:
             raise NumericError(f"the backward pass could overflow float64 ({what} up to {bound:.3e}); use smaller "
                                "numbers in the inputs or the loss", ("V", "Q", "K", "X", "loss"))
+
+
+def require_finite_bias(scenario: Scenario, inputs: HeadInputs, row: int, col: int, head: int | None,
+                        option_sets: list[Options]) -> None:
+    """``NumericError`` if an edited cell of an explicit bias leaves its range or makes its
+    scaled score plus the bias overflow, under any scale the app can switch to."""
+    from attn_tui.core.readers.bias import LIMIT
+
+    value = float(scenario.inputs["bias"][(row, col) if head is None else (head, row, col)])
+    if not abs(value) < LIMIT:
+        raise NumericError(f"a bias of {value:.3e}: keep every bias below {LIMIT:.0e} (to hide a key, use mask: "
+                           "or padding:)")
+    options = [*option_sets, Options(scale=True), Options(scale=False)]
+    for h in (range(scenario.heads) if head is None else [head]):
+        with np.errstate(over="ignore", invalid="ignore"):
+            score = float(inputs.Q(h)[row] @ inputs.K(h)[col])
+        for o in options:
+            if not math.isfinite(score / o.divisor(scenario.d_k) + value):
+                raise NumericError(f"the scaled score ({scenario.row_tokens[row]}, {scenario.tokens[col]}) plus "
+                                   f"its bias {value:.3e} overflows float64; use a smaller bias")

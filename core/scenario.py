@@ -98,7 +98,7 @@ class Scenario:
         names = [name for name in INPUT_SETS[self.kind] if name in self.inputs]
         if self.kind == "projection" and self.cross:
             names.insert(1, "X_q")
-        return tuple(names + [name for name in ("Wo", "bo") if name in self.inputs])
+        return tuple(names + [name for name in ("Wo", "bo", "bias") if name in self.inputs])
 
     @property
     def cross(self) -> bool:

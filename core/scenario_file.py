@@ -110,6 +110,9 @@ def check_text(text: str, path: str = "<scenario>") -> Checked:
     kind = "projection" if "X" in found["shapes"] else "qkv"
     editable = [name for name in INPUT_SETS[kind]] + [name for name in inputs.OPTIONAL_INPUTS
                                                       if name in found["shapes"]]
+    bias = found["stage_settings"].get("bias")
+    if bias is not None and not bias.alibi:
+        editable.append("bias")
     return Checked(found["title"], found["description"], found["tokens"], found["options"],
                    found["variants"], kind, tuple(editable), layout["T"], layout["d_k"], layout["d_v"],
                    path, layout["heads"], found["query_tokens"], found["stage_settings"])
@@ -278,12 +281,18 @@ def _build(found: dict[str, Any]) -> Scenario:
     values = found["random"].generate() if found["random"] is not None else dict(found["inputs"])
     if "bo" in values:  # a bias is a vector; kept as one row, to add to every row of concat·Wo
         values["bo"] = np.asarray(values["bo"], dtype=np.float64).reshape(1, -1)
+    files = dict(found["files"])
+    explicit = found["stage_settings"].get("bias")
+    if explicit is not None and not explicit.alibi:  # an input like the others: edited, undone, saved
+        values["bias"] = explicit.matrix
+        if explicit.source is not None:
+            files["bias"] = explicit.source
     layout = found["layout"]
     mask = None if found["mask"] is None else np.array(found["mask"], dtype=bool)
-    scenario = Scenario(inputs=values, heads=layout["heads"], kv_heads=layout["kv_heads"], mask=mask,
+    scenario = Scenario(inputs=values, heads=layout["heads"], kv_heads=layout["kv_heads"], mask=mask, files=files,
                         **{key: found[key] for key in (
                             "title", "description", "tokens", "options", "focus", "precision", "variants",
-                            "random", "files", "path", "source", "expect", "expect_tolerance", "predict",
+                            "random", "path", "source", "expect", "expect_tolerance", "predict",
                             "query_tokens", "head_names", "window", "padding", "rope", "stage_settings",
                             "heads_written")})
     try:

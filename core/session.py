@@ -19,7 +19,7 @@ from attn_tui.core.compare import Comparison, compare
 from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetInputs, SetOption, SetStageSetting, nudged, scale_cycle
 from attn_tui.core.errors import NotApplicable, NumericError, ScenarioError
 from attn_tui.core.heads import HeadInputs
-from attn_tui.core.overflow import check_backward_range, check_range, require_finite
+from attn_tui.core.overflow import check_backward_range, check_range, require_finite, require_finite_bias
 from attn_tui.core.options import Expected
 from attn_tui.core.predictions import CLOSE, Predictions
 from attn_tui.core.save import NeedsRewrite, SaveError, save
@@ -167,6 +167,9 @@ class Session:
             try:
                 require_finite(scenario, self.inputs, changes, [a.options for a in self.attentions.values()])
                 check_backward_range(scenario, self.inputs, [a.options for a in self.attentions.values()])
+                if edit.matrix == "bias":
+                    require_finite_bias(scenario, self.inputs, edit.row, edit.col, edit.head,
+                                        [a.options for a in self.attentions.values()])
             except NumericError:
                 before = self._written(edit, edit.old)
                 self.inputs.update(before, edit.matrix, edit.row, edit.col, edit.head)

@@ -163,6 +163,9 @@ def forward(scenario, leaves: dict[str, torch.Tensor], options=None) -> Forward:
             if bias_setting.alibi:
                 slopes = bias_setting.slopes if bias_setting.slopes is not None else alibi_slopes(H)
                 x = x + (-float(slopes[h])) * distance
+            elif "bias" in leaves:  # an explicit bias is an input of the scenario's: a leaf with a gradient
+                given = leaves["bias"]
+                x = x + (given[h] if given.dim() == 3 else given)
             else:
                 given = np.asarray(bias_setting.values, dtype=np.float64)
                 x = x + torch.tensor(given[h] if given.ndim == 3 else given, dtype=DTYPE)

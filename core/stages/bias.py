@@ -43,7 +43,10 @@ def bias(scenario, h: int, rows: range, cols: range) -> np.ndarray:
         slope = slopes(scenario)[h]
         distance = np.abs(np.arange(rows.start, rows.stop)[:, None] - np.arange(cols.start, cols.stop)[None, :])
         return -slope * distance
-    matrix = setting.matrix[h] if setting.per_head else setting.matrix
+    # an input like Q, K, V when read from a file (edited, undone and saved as they are); a
+    # scenario made in code may give it in the setting alone
+    matrix = scenario.inputs["bias"] if "bias" in scenario.inputs else setting.matrix
+    matrix = matrix[h] if matrix.ndim == 3 else matrix
     return matrix[rows.start:rows.stop, cols.start:cols.stop]
 
 
