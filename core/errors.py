@@ -57,3 +57,8 @@ class SaveError(Exception):
 
     def __str__(self) -> str:
         return visible(super().__str__())
+
+
+class NeedsRewrite(SaveError):
+    """The edits cannot be written into the file's own text; a rewritten file (``rewrite=True``)
+    would keep every number but not the comments and layout. Nothing was written."""

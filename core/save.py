@@ -25,7 +25,7 @@ import numpy as np
 from attn_tui.core import option_marks
 from attn_tui.core.atomic_write import write_atomic
 from attn_tui.core.data_files import data_file, remember
-from attn_tui.core.errors import SaveError, ScenarioError
+from attn_tui.core.errors import NeedsRewrite, SaveError, ScenarioError  # noqa: F401 (NeedsRewrite: read from here too)
 from attn_tui.core.numbers import yaml_number
 from attn_tui.core.numpy_files import npy_bytes
 from attn_tui.core.save_root import SaveRoot
@@ -36,11 +36,6 @@ from attn_tui.core.template import yaml_quoted
 from attn_tui.core.yaml_matrices import depth
 from attn_tui.core.yaml_source import (Alias, Document, Mapping, Node, Scalar, Sequence, content_end, deref, parse,
                                       replace_spans)
-
-
-class NeedsRewrite(SaveError):
-    """The edits cannot be written into the file's own text; a rewritten file (``rewrite=True``)
-    would keep every number but not the comments and layout. Nothing was written."""
 
 
 def plan(scenario: Scenario, target: str | None = None) -> SavePlan:

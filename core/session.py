@@ -10,22 +10,25 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from attn_tui.core import option_marks, recovery
 from attn_tui.core.attention import Attention
-from attn_tui.core.compare import Comparison, compare
 from attn_tui.core.edits import Edit, History, SetCell, SetExpect, SetInputs, SetOption, SetStageSetting, nudged, scale_cycle
 from attn_tui.core.errors import NotApplicable, NumericError, ScenarioError
 from attn_tui.core.heads import HeadInputs
 from attn_tui.core.overflow import check_backward_range, check_range, require_finite, require_finite_bias
 from attn_tui.core.options import Expected
 from attn_tui.core.predictions import CLOSE, Predictions
-from attn_tui.core.save import NeedsRewrite, SaveError, save
+from attn_tui.core.errors import NeedsRewrite, SaveError  # noqa: F401 (the app reads them from here)
 from attn_tui.core.save_root import SaveRoot
 from attn_tui.core.scenario import Scenario, bits_equal
 from attn_tui.core.scenario_file import entries, loads, read_text
+
+if TYPE_CHECKING:
+    from attn_tui.core.compare import Comparison
 
 
 class DiskChanged(SaveError):
@@ -82,6 +85,8 @@ class Session:
     def comparison(self) -> Comparison | None:
         """The student's values (``expect:``) against the current numbers; None without any."""
         if self.scenario.expect and self._comparison is None:
+            from attn_tui.core.compare import compare  # (only a scenario with expect: needs it)
+
             self._comparison = compare(self.scenario, self.attention)
         return self._comparison if self.scenario.expect else None
 
@@ -289,6 +294,8 @@ class Session:
         elif not same_file and os.path.exists(target) and not force:
             raise DiskChanged(f"{target} already exists")
         kept = {name: shown for name, shown in self.views.items() if self.scenario.stage_settings.get(name) == shown}
+        from attn_tui.core.save import save  # (not on the way to the first frame)
+
         text = save(_with_settings(self.scenario, {name: self.scenario.file_settings[name] for name in kept}),
                     target, rewrite=rewrite or not same_file, save_root=self.save_root)
         self.discard_recovery()

@@ -259,3 +259,4 @@ def _settle_garbage() -> None:
     keys at 8 heads (after: one of 3 ms)."""
     gc.collect()
     gc.freeze()
+    gc.enable()  # (off since the command started: tui.cli.main)

@@ -12,6 +12,7 @@ through :func:`say` or :func:`write_out`, which make control characters visible 
 from __future__ import annotations
 
 import argparse
+import gc
 import dataclasses
 import os
 import stat
@@ -126,6 +127,12 @@ def build_new_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    # No garbage collection while the program starts: the collector's passes over the modules
+    # being imported (Textual, NumPy) cost the app's first frame ~30 ms. The app turns it back on
+    # once it is drawn (tui.app._settle_garbage), every other command before its work.
+    gc.disable()
+    if argv[:1] in (["new"], ["heads"], ["capture"]):
+        gc.enable()
     if argv[:1] == ["new"]:
         parser = build_new_parser()
         args = parser.parse_args(argv[1:])
@@ -145,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         parser = build_parser()
         args = parser.parse_args(argv)
+        if args.json or args.print_ or args.check or args.markdown or args.serve:
+            gc.enable()  # not the app: a program like any other
         action = lambda: run(parser, args)  # noqa: E731
     try:
         status = action()
@@ -272,6 +281,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if sys.stdout is None:  # before the work: a closed output would otherwise pass unnoticed
         raise OutputError("standard output is closed")
+    gc.enable()  # (a headless run: as any program, from here)
     try:
         return _headless(parser, args, scenario)
     except ScenarioError as error:  # found while working (a training step that overflows)

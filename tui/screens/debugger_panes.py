@@ -9,7 +9,6 @@ from textual.geometry import Region
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from attn_tui.core.compare import comparison_lines
 from attn_tui.core.explanation import FOLD, Line, Span, explain
 from attn_tui.core.labels import ROLES, dims, input_labels, token_labels
 from attn_tui.core.numbers import decimals_needed
@@ -215,6 +214,8 @@ class DebuggerPanes:
         elif hidden:
             extra = hidden_lines(predictions, stage, head, row, session.scenario)
         elif session.comparison is not None and self.described.predictable:
+            from attn_tui.core.compare import comparison_lines  # (a scenario with expect: alone)
+
             extra = comparison_lines(session.comparison, session.scenario, self.described.key, row, col,
                                      self.compared_head)
         check = self.gradient_check

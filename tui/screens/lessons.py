@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING
 
 from attn_tui.core.errors import NumericError, SaveError
 from attn_tui.core.lesson import LessonPlayer, Position, follow_line, narration
-from attn_tui.core.lesson_recording import Recorder, recording_refusal, recording_start
-from attn_tui.core.lesson_writer import write_lesson
 from attn_tui.tui.follow import Classroom, Follower
 from attn_tui.tui.keys import relabel
 from attn_tui.tui.text import tell
 
 if TYPE_CHECKING:
+    from attn_tui.core.lesson_recording import Recorder
     from attn_tui.tui.screens.debugger import DebuggerScreen
 
 
@@ -157,6 +156,8 @@ class Lessons:
     # ---- recording --------------------------------------------------------------------------
 
     def record(self) -> None:
+        from attn_tui.core.lesson_recording import Recorder, recording_refusal, recording_start  # (ctrl+r alone)
+
         screen = self.screen
         if self.recorder is None:
             refusal = recording_refusal(self.session)
@@ -183,6 +184,8 @@ class Lessons:
             return
         try:
             self.session.check_disk()
+            from attn_tui.core.lesson_writer import write_lesson
+
             text = write_lesson(self.session.scenario, beats)
         except SaveError as error:
             self.recorder = Recorder(self.position(), self.position(), beats=beats)  # ctrl+r tries again
@@ -199,6 +202,8 @@ class Lessons:
         """A built-in (or a served file) is never overwritten: the lesson goes into a copy."""
         import os
 
+        from attn_tui.core.lesson_recording import Recorder
+        from attn_tui.core.lesson_writer import write_lesson
         from attn_tui.tui.screens.save_as import SaveAsScreen
 
         screen = self.screen
