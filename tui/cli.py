@@ -127,12 +127,6 @@ def build_new_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    # No garbage collection while the program starts: the collector's passes over the modules
-    # being imported (Textual, NumPy) cost the app's first frame ~30 ms. The app turns it back on
-    # once it is drawn (tui.app._settle_garbage), every other command before its work.
-    gc.disable()
-    if argv[:1] in (["new"], ["heads"], ["capture"]):
-        gc.enable()
     if argv[:1] == ["new"]:
         parser = build_new_parser()
         args = parser.parse_args(argv[1:])
@@ -152,8 +146,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         parser = build_parser()
         args = parser.parse_args(argv)
-        if args.json or args.print_ or args.check or args.markdown or args.serve:
-            gc.enable()  # not the app: a program like any other
+        if not (args.json or args.print_ or args.check or args.markdown or args.serve):
+            # The app: no garbage collection while it starts (the collector's passes over the
+            # modules being imported, Textual's and NumPy's, cost its first frame ~25 ms); it
+            # turns collection back on once its first frame is up (tui.app._settle_garbage)
+            gc.disable()
         action = lambda: run(parser, args)  # noqa: E731
     try:
         status = action()
@@ -171,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the promise: one line, never a traceback, unless asked
         report_internal_error(exc, args.debug)
         return EXIT_INTERNAL
+    finally:
+        gc.enable()  # (whatever the run was, the caller's process collects again)
 
 
 def report_internal_error(exc: Exception, debug: bool, note: str = "") -> None:
@@ -281,7 +280,6 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if sys.stdout is None:  # before the work: a closed output would otherwise pass unnoticed
         raise OutputError("standard output is closed")
-    gc.enable()  # (a headless run: as any program, from here)
     try:
         return _headless(parser, args, scenario)
     except ScenarioError as error:  # found while working (a training step that overflows)
