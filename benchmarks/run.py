@@ -207,7 +207,7 @@ def make_backward(folder: Path, T: int) -> Path:
     np.save(folder / f"target_{T}.npy", np.random.RandomState(T + 1).randn(T, D))
     path = folder / f"backward_{T}.yaml"
     path.write_text(f"title: backward, T = {T}\nnpz: head_{T}.npz\nloss:\n  target: {{npy: target_{T}.npy}}\n"
-                    "train: {learn: [Q, K], lr: 0.001, steps: 100000}\n")
+                    "train: {learn: [Q, K], lr: 0.001, steps: 20}\n")
     return path
 
 

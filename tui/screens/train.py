@@ -27,7 +27,7 @@ from attn_tui.core.text import visible
 from attn_tui.core.training import Run, runs
 from attn_tui.core.views import Window
 from attn_tui.tui.keys import train_view_bindings
-from attn_tui.tui.text import tell
+from attn_tui.tui.text import set_titles, tell
 from attn_tui.tui.widgets.grid import DenseGrid, Grid
 from attn_tui.tui.widgets.loss_plot import LossPlot
 from attn_tui.tui.widgets.matrix import MatrixView
@@ -196,19 +196,20 @@ class TrainScreen(Screen[None]):
             ratio = losses[-1] / losses[0] if losses[0] else 1.0
             state = "running" if self.running and run.state.step < setting.steps else (
                 "done" if run.state.step >= setting.steps else "paused")
-            box.border_title = Content(f"{name} · step {run.state.step}/{setting.steps} · {state}")
+            set_titles(box, f"{name} · step {run.state.step}/{setting.steps} · {state}")
             if ratio <= 1:
                 change = f"{100 * (1 - ratio):.0f}% of it removed"
             elif ratio < 10:
                 change = f"{100 * (ratio - 1):.0f}% higher"
             else:
                 change = f"{fixed(ratio, 3, True)} times higher"
+            # (one line, as before: no layout of the screen to redo, ~40 ms of every step)
             box.query_one(".run-status", Static).update(Content(
-                f"loss {fixed(losses[0], p, True)} → {fixed(losses[-1], p, True)} ({change})"))
+                f"loss {fixed(losses[0], p, True)} → {fixed(losses[-1], p, True)} ({change})"), layout=False)
             box.query_one(LossPlot).show(losses, top, setting.steps)
             attention = run.attention
             weights = box.query_one(".run-weights", MatrixView)
-            weights.border_title = Content("weights (softmax)")
+            set_titles(weights, "weights (softmax)")
             weights.show(WeightsGrid(attention, head, self.version))
             for name in setting.learn:
                 view = box.query_one(f"#run-{number}-{name}", MatrixView)
@@ -216,11 +217,14 @@ class TrainScreen(Screen[None]):
                 if values.ndim == 3:
                     values = values[min(head, len(values) - 1)]
                 rows, columns = input_labels(run.scenario, name)
-                view.border_title = Content(f"{name} ({values.shape[0]}×{values.shape[1]}), learning")
+                set_titles(view, f"{name} ({values.shape[0]}×{values.shape[1]}), learning")
                 view.show(DenseGrid(rows, columns, decimals_needed(values, p), tiny=True,
                                     key=("train", number, name), kin=("train", name), version=self.version,
                                     values=values))
-        self.query_one("#train-words", Static).update(Content(self._words()))
+        words = self._words()
+        if words != getattr(self, "_words_shown", None):  # (a new text may take more lines)
+            self._words_shown = words
+            self.query_one("#train-words", Static).update(Content(words))
 
     def _words(self) -> str:
         """What the runs show, in words: which learns, which stalls, and the gradient's size."""
