@@ -211,6 +211,39 @@ def make_backward(folder: Path, T: int) -> Path:
     return path
 
 
+def make_small_index(folder: Path, layers: int = 12, heads: int = 4, T: int = 32) -> Path:
+    """An index of ``layers`` layers, each ``heads`` heads of T tokens: the model view's grid."""
+    rng = np.random.RandomState(layers)
+    np.savez(folder / "layer.npz", Q=rng.randn(heads, T, 16), K=rng.randn(heads, T, 16), V=rng.randn(heads, T, 16))
+    (folder / "layer.yaml").write_text(f"title: a layer\nnpz: layer.npz\nheads: {heads}\n")
+    lines = "".join(f"  - {{layer: {i}, scenario: layer.yaml, heads: {heads}}}\n" for i in range(layers))
+    path = folder / "index.yaml"
+    path.write_text(f"model_index: 1\ntitle: {layers} layers\nlayers:\n{lines}")
+    return path
+
+
+BARE_QUITTING = BARE_APP.replace("class Floor(App):", "class Floor(App):\n    BINDINGS = [('q', 'quit', 'Quit')]")
+
+
+def quit_times(tmux: Tmux, scenario: Path, ready: str, runs: int) -> tuple[list[float], list[float]]:
+    """Seconds from q until the terminal shows what was there before the app (the app gone),
+    beside the same for a bare Textual app that quits on q (its driver's own shutdown, ~0.2 s
+    here, is the floor), interleaved: each run a fresh app."""
+    bare_file = Path(tempfile.mkdtemp(dir=SCRATCH)) / "bare.py"
+    bare_file.write_text(BARE_QUITTING)
+    ours, bare = [], []
+    for run in range(runs):
+        tmux.start("quit", app_command(scenario))
+        tmux.wait("quit", lambda text: ready in text)
+        ours.append(tmux.key("quit", "q"))
+        tmux.kill("quit")
+        tmux.start("bare", f"{sys.executable} {bare_file}")
+        tmux.wait("bare", lambda text: "bare ready" in text)
+        bare.append(tmux.key("bare", "q"))
+        tmux.kill("bare")
+    return ours, bare
+
+
 def app_command(path: Path | str, *flags: str) -> str:
     return " ".join([sys.executable, "-m", "attn_tui", *flags, str(path)])
 
@@ -409,6 +442,14 @@ def main() -> None:
             # 8 dP, 9 dS: a window of each, from dO, V and the weights
             key(f"a backward step (dP → dS and back), T = {T}", backward, "how well does", ["8"], ["Right", "Left"])
             key(f"one training step (Space in the Train view), T = {T}", backward, "how well does", ["t"], ["space"])
+        cat_sat = ROOT / "scenarios" / "cat_sat.yaml"
+        key("open a cell editor and Esc out of it (Enter, Esc), cat_sat", cat_sat, "how well does", ["Tab"],
+            ["Enter", "Escape"])
+        if wanted("quit (q), no edits, cat_sat"):
+            rows.extend(key_row("quit (q), no edits, cat_sat", *quit_times(tmux, cat_sat, "how well does", n), 20))
+        index = make_small_index(folder)
+        key("model view: Enter opens a head in the debugger, Esc comes back (12 layers × 4 heads)", index,
+            "Arrows choose", [], ["Enter", "Escape"])
         heads = make_multihead(folder)
         ready = "how well does"
         label = "8 heads, T = 1024, d_model = 512"
