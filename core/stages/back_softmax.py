@@ -17,7 +17,7 @@ PEAKY = 0.99        # a largest weight above this is "one-hot" in the Why pane's
 
 
 def heading(scenario, options) -> str:
-    return "dS = P ∘ (dP − D), D = rowsum(dO ∘ O); 0 where masked"
+    return "dS = P ∘ (dP − D), D = rowsum(dO ∘ O)"
 
 
 def compute(w) -> np.ndarray:

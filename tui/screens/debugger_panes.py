@@ -78,10 +78,10 @@ class DebuggerPanes:
         stage_view = self.query_one("#stage", MatrixView)
         overview = sum(map_.outer_size.width for map_ in self.query(OverviewMap) if map_.display)
         want_stage = stage_view.natural_size[0] + overview
-        # not enough room for both: the stage comes first, the inputs taking what it leaves
-        # (down to 30 columns, a few of their numbers; Tab scrolls them): a stage of 13 keys
-        # showed 5 of them at 120 columns while the inputs kept 40%
-        fitted = max(30, min(want_inputs, width - want_stage))
+        # the stage's column first: all it needs (a stage of 13 keys showed 5 of them at 120
+        # columns while the inputs kept 40%), and at least 60% for the Why pane beside a narrow
+        # stage; the inputs take what is left, down to 30 columns (Tab scrolls them)
+        fitted = max(30, min(want_inputs, width - max(want_stage, int(width * 0.6))))
         if inputs.styles.width is None or inputs.styles.width.cells != fitted:
             inputs.styles.width = fitted
         body = self.query_one("#body").size.height or height - 3
