@@ -23,6 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attn_tui.core.attention import Window
+from attn_tui.core.stages.back_output import loss as loss_setting
+
 BLOCK = 128  # query rows per block of the pass over the rows
 TINY = np.finfo(np.float64).tiny
 
@@ -40,7 +43,7 @@ class Backward:
 
     @property
     def setting(self):
-        return self.scenario.stage_settings["d_output"]
+        return loss_setting(self.scenario)
 
     # ---- the output end ----------------------------------------------------------------------
 
@@ -109,22 +112,35 @@ class Backward:
         return np.where(hidden, 0.0, dS)
 
     def softcap_slope(self, h: int, rows: range, cols: range, keep=True) -> np.ndarray | None:
-        """d capped / d its input, 1 − tanh²(x / c), or None without a softcap."""
+        """The softcap's slope for the window (what the Why pane writes), or None without a softcap."""
+        from attn_tui.core.stages import softcap
+
+        stage = next((step for step in self._cellwise() if step is softcap.STAGE), None)
+        return None if stage is None else softcap.slope(Window(self.attention, stage, h, rows, cols, keep))
+
+    def _cellwise(self) -> list:
+        """The head's stages from the scores (excluded) up to the mask (excluded): each computed
+        cell by cell from the one before it, each passing a gradient back (Stage.pass_back)."""
+        names = [stage.name for stage in self.attention.steps]
+        return list(self.attention.steps[names.index("score") + 1:names.index("mask")])
+
+    def through(self, h: int, rows: range, cols: range, keep=True, dS: np.ndarray | None = None) -> dict:
+        """dL/d the values of each stage from the scores to the one before the mask: dS (the
+        mask passes a visible score on, and a hidden one is a constant) passed back through each
+        stage (Stage.pass_back); ``"score"``: dL/d(Q·Kᵀ)."""
         a = self.attention
-        if "softcap" not in a.scenario.stage_settings:
-            return None
-        c = a.scenario.stage_settings["softcap"].cap
-        with np.errstate(over="ignore"):
-            t = np.tanh(a.values(a.previous("softcap"), h, rows, cols, keep) / c)
-        return 1.0 - t * t
+        gradient = self.d_scores(h, rows, cols, keep) if dS is None else dS
+        found = {}
+        for stage in reversed(self._cellwise()):
+            found[stage.name] = gradient
+            if stage.pass_back is not None:
+                gradient = stage.pass_back(Window(a, stage, h, rows, cols, keep), gradient)
+        found["score"] = gradient
+        return found
 
     def d_raw_scores(self, h: int, rows: range, cols: range, keep=True, dS: np.ndarray | None = None) -> np.ndarray:
         """dL/d(Q·Kᵀ): dS back through the softcap, the bias (which adds, so passes it on) and the scale."""
-        found = self.d_scores(h, rows, cols, keep) if dS is None else dS
-        slope = self.softcap_slope(h, rows, cols, keep)
-        if slope is not None:
-            found = found * slope
-        return found / self.attention.divisor
+        return self.through(h, rows, cols, keep, dS)["score"]
 
     # ---- the pass over every query row -------------------------------------------------------
 
@@ -150,9 +166,10 @@ class Backward:
             P = self.weights(h, rows, keys, keep=scratch)
             dS = self.d_scores(h, rows, keys, keep=scratch, P=P)
             sizes[start:rows.stop] = np.linalg.norm(dS, axis=1)
-            raw = self.d_raw_scores(h, rows, keys, keep=scratch, dS=dS)
-            if biased is not None:
-                biased[start:rows.stop] = raw * a.divisor
+            back = self.through(h, rows, keys, keep=scratch, dS=dS)
+            raw = back["score"]
+            if biased is not None:  # the bias adds to the scaled scores: its gradient is the biased scores'
+                biased[start:rows.stop] = back["bias"]
             dQ[start:rows.stop] = raw @ K
             dK += raw.T @ Q[start:rows.stop]
             dV += P.T @ dO[start:rows.stop]
@@ -249,7 +266,7 @@ def gradients(scenario, options=None) -> Gradients:
     """Every gradient of ``scenario`` (under a variant's ``options``), which has a ``loss:``."""
     from attn_tui.core.attention import Attention
 
-    if "d_output" not in scenario.stage_settings:
+    if loss_setting(scenario) is None:
         raise ValueError("this scenario has no loss: (loss: {target: …} or loss: {grad: …})")
     attention = Attention(scenario, options)
     back = attention.backward
@@ -271,15 +288,20 @@ def loss_of(scenario, options=None) -> float:
 
 def finite_difference(scenario, name: str, index: tuple[int, ...], options=None, eps: float = 1e-6) -> float:
     """(L(x + ε) − L(x − ε)) / 2ε for the input cell ``name[index]``: the gradient measured, not derived."""
-    if scenario.stage_settings["d_output"].target is None:
+    if loss_setting(scenario).target is None:
         raise ValueError("a finite difference needs loss: {target: …}: with grad: given, L is not known")
     value = float(scenario.inputs[name][index])
-    step = eps * max(1.0, abs(value))
+    step = nudge(value, eps)
     head = index[0] if len(index) == 3 else None
     row, col = index[-2], index[-1]
     up = loss_of(scenario.with_cell(name, row, col, value + step, head), options)
     down = loss_of(scenario.with_cell(name, row, col, value - step, head), options)
     return (up - down) / (2 * step)
+
+
+def nudge(value: float, eps: float) -> float:
+    """The ε a finite difference moves ``value`` by: relative for a large value, else ``eps``."""
+    return eps * max(1.0, abs(value))
 
 
 def row_sizes(attention, h: int = 0) -> np.ndarray:
@@ -293,7 +315,6 @@ def sizes_compared(attentions: dict, names: list[str], h: int = 0, p: int = 3) -
     every row), and, when one gets far less, why (its softmax is near one-hot)."""
     from attn_tui.core.numbers import fixed
     from attn_tui.core.stages import summary
-
     from attn_tui.core.text import visible
 
     total = {name: float(np.linalg.norm(row_sizes(attentions[name], h))) for name in names}
@@ -322,7 +343,7 @@ def gradient_check(attention, name: str, row: int, col: int, head: int | None = 
     analytic = float(attention.backward.inputs()[name][index])
     measured = finite_difference(scenario, name, index, attention.options, eps)
     rows, columns = input_labels(scenario, name)
-    step = eps * max(1.0, abs(float(scenario.inputs[name][index])))
+    step = nudge(float(scenario.inputs[name][index]), eps)
     which = f"{name}[{rows[row]}, {columns[col]}]" + ("" if head is None else f" of head {head + 1}")
     gap = abs(analytic - measured)
     scale = max(abs(analytic), abs(measured), 1e-300)

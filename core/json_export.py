@@ -18,6 +18,7 @@ import numpy as np
 
 from attn_tui.core.attention import BLOCK, Attention, Head
 from attn_tui.core.scenario import Scenario
+from attn_tui.core.stages.back_output import has_loss, loss
 
 _NULL_MARK = -math.inf  # blocked cells become -inf, which is then written as null
 
@@ -52,7 +53,7 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
         if scenario.kind == "projection":
             yield ', "inputs": '
             yield json.dumps({name: array.tolist() for name, array in scenario.inputs.items()})
-    if "d_output" in scenario.stage_settings:
+    if has_loss(scenario):
         yield from _backward(attention, per_head)
         yield from _training(trained[""])
     if scenario.variants:
@@ -65,7 +66,7 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
                 yield from _heads_and_after(other, first=True)
             else:
                 yield from _head_fields(other.head(0), nested=False)
-            if "d_output" in scenario.stage_settings:
+            if has_loss(scenario):
                 yield from _backward(other, per_head)
                 yield from _training(trained[variant.name])
             yield "}"
@@ -120,7 +121,7 @@ def _head_fields(head: Head, nested: bool = True) -> Iterator[str]:
             yield from _rows(lambda rows, stage=stage: stage.json_rows(head, rows), T)
         else:
             yield from _stage_matrix(attention, stage, head.h)
-    if nested and "d_output" in scenario.stage_settings:
+    if nested and has_loss(scenario):
         yield ', "backward": {'
         yield from _head_backward(head)
         yield "}"
@@ -179,7 +180,7 @@ def _backward(attention: Attention, per_head: bool) -> Iterator[str]:
 
 
 def _trained(scenario: Scenario, options):
-    setting = scenario.stage_settings.get("d_output")
+    setting = loss(scenario)
     if setting is None or setting.train is None:
         return None
     from attn_tui.core.training import train

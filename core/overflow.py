@@ -168,7 +168,9 @@ def check_backward_range(scenario: Scenario, inputs: HeadInputs, option_sets: li
     |output| ≤ max|V| (× heads·d_v·max|Wo| + max|bo| after Wo), |dO| ≤ it + max|target|, the loss
     ≤ ½·T·d_out·dO², |dP| ≤ d_v·|dO|·max|V|, |dS| ≤ 2|dP| (each P is at most 1), |dScores| ≤
     |dS| ÷ the smallest divisor, then dQ, dK, dV and the projections by the sums they are."""
-    setting = scenario.stage_settings.get("d_output")
+    from attn_tui.core.stages.back_output import loss
+
+    setting = loss(scenario)
     if setting is None:
         return
     option_sets = option_sets or [scenario.options, *(v.options(scenario.options) for v in scenario.variants)]

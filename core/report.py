@@ -205,7 +205,9 @@ def _variants(scenario: Scenario, attentions: dict[str, Attention]) -> Iterator[
         for i, label in enumerate(labels):
             lines.append(f"  {fit(label, label_width)}" + "".join(f"  {fixed(float(largest[name][i]), p):>{width}}"
                                                                 for name in names))
-        if "d_output" in scenario.stage_settings:  # the backward pass: how much gradient reaches the scores
+        from attn_tui.core.stages.back_output import has_loss
+
+        if has_loss(scenario):  # the backward pass: how much gradient reaches the scores
             from attn_tui.core.backward import row_sizes, sizes_compared
 
             lines += ["", f"Variants: each row's ‖dS‖, the gradient reaching its scores{which}",

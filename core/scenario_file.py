@@ -297,7 +297,9 @@ def _build(found: dict[str, Any]) -> Scenario:
                             "heads_written")})
     try:
         check_range(scenario)
-        if "d_output" in scenario.stage_settings:
+        from attn_tui.core.stages.back_output import has_loss
+
+        if has_loss(scenario):
             from attn_tui.core.heads import HeadInputs
 
             check_backward_range(scenario, HeadInputs(scenario))

@@ -17,6 +17,7 @@ import numpy as np
 from attn_tui.core.attention import Attention
 from attn_tui.core.options import Options
 from attn_tui.core.scenario import Scenario
+from attn_tui.core.stages.back_output import loss
 
 UNDO_BYTES = 256 << 20  # a run keeps the states it passed through for undo up to this much
 BETAS = (0.9, 0.999)
@@ -39,7 +40,7 @@ class Run:
     def __init__(self, scenario: Scenario, options: Options | None = None, name: str = "",
                  keep: int | None = None) -> None:
         """``keep``: how many states to keep for undo (None: as many as ``UNDO_BYTES`` holds)."""
-        setting = scenario.stage_settings.get("d_output")
+        setting = loss(scenario)
         if setting is None or setting.train is None:
             raise ValueError("this scenario has no train: (train: {learn: [...], lr: 0.1, steps: 100})")
         self.setting = setting.train

@@ -319,7 +319,9 @@ def _headless(parser: argparse.ArgumentParser, args: argparse.Namespace, scenari
             from attn_tui.core.report import text_chunks
             _write_all(text_chunks(scenario, rows=rows))
     elif args.check:
-        if scenario.stage_settings.get("d_output") is not None and scenario.stage_settings["d_output"].train:
+        from attn_tui.core.stages.back_output import loss
+
+        if loss(scenario) is not None and loss(scenario).train is not None:
             from attn_tui.core.report import attentions_of as runs_of
             from attn_tui.core.training import train
 

@@ -122,6 +122,10 @@ class Stage:
     needs_causal: tuple[str, str, str] | None = None
     # A step of the backward pass (core.backward): after the layer's output, not part of it.
     backward: bool = False
+    # Of a stage computed cell by cell from the one before it (between the scores and the mask):
+    # (window, dL/d its values) → dL/d the values it reads, the chain rule for that window (the
+    # scale divides, softcap multiplies by 1 − tanh²). None: unchanged (a bias adds).
+    pass_back: Callable[[Window, Any], Any] | None = None
     # What its rows are: the queries (QUERIES), or the keys (KEYS: dK and dV have one row a key).
     rows: str = "queries"
 

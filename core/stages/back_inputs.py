@@ -8,6 +8,7 @@ import numpy as np
 
 from attn_tui.core.numbers import fixed
 from attn_tui.core.stages import MODEL, Stage
+from attn_tui.core.stages.back_output import has_loss
 
 
 def heading(scenario, options) -> str:
@@ -42,5 +43,5 @@ STAGE = Stage(
     name="d_inputs", title="dX", key="d_inputs", reads=("d_queries", "d_keys", "d_values"),
     changes="every edit changes it", columns=MODEL, palette="diverging", heading=heading, compute=compute,
     explain=explain, per_head=False, row_wide=True, tiny=True, backward=True, predictable=False,
-    applies=lambda scenario: ("d_output" in scenario.stage_settings and "X" in scenario.inputs
+    applies=lambda scenario: (has_loss(scenario) and "X" in scenario.inputs
                               and not scenario.cross))

@@ -11,12 +11,18 @@ from attn_tui.core.readers import loss as reader
 from attn_tui.core.stages import OUT, PREVIOUS, VALUES, Stage
 
 
+def loss(scenario):
+    """The scenario's ``loss:`` (a ``core.readers.loss.LossSetting``, with its ``train:``), or None:
+    what turns the backward pass on. Every other module asks here, not for the setting's name."""
+    return scenario.stage_settings.get(STAGE.name)
+
+
 def has_loss(scenario) -> bool:
-    return "d_output" in scenario.stage_settings
+    return loss(scenario) is not None
 
 
 def heading(scenario, options) -> str:
-    if scenario.stage_settings["d_output"].target is None:
+    if loss(scenario).target is None:
         return "dL/d output, as the scenario gives it"
     return "dL/d output = output − target, for L = ½·Σ(output − target)²"
 
@@ -27,7 +33,7 @@ def compute(w) -> np.ndarray:
 
 def explain(w) -> str:
     back, i, p = w.attention.backward, w.row, w.p
-    setting = w.scenario.stage_settings["d_output"]
+    setting = loss(w.scenario)
     d_row = w.r.own
     if setting.target is None:
         w.add(("the scenario gives dL/d output; for ", ""), (w.query_quoted, "token"), (": ", ""),

@@ -7,6 +7,7 @@ import numpy as np
 
 from attn_tui.core.numbers import fixed
 from attn_tui.core.stages import DIMS, Stage
+from attn_tui.core.stages.back_output import has_loss
 
 
 def heading(scenario, options) -> str:
@@ -42,5 +43,5 @@ def explain(w) -> str:
 STAGE = Stage(
     name="d_queries", title="dQ", key="d_queries", reads=("d_raw_scores", "K"),
     changes="every edit changes it", columns=DIMS, palette="diverging", heading=heading, compute=compute,
-    explain=explain, applies=lambda scenario: "d_output" in scenario.stage_settings, row_wide=True,
+    explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
     tiny=True, backward=True)

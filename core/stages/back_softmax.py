@@ -11,6 +11,7 @@ import numpy as np
 from attn_tui.core.numbers import fixed
 from attn_tui.core.text import fit
 from attn_tui.core.stages import KEYS, Extra, Stage
+from attn_tui.core.stages.back_output import has_loss
 
 JACOBIAN_UP_TO = 8  # keys: the row's Jacobian is written out whole up to this many
 PEAKY = 0.99        # a largest weight above this is "one-hot" in the Why pane's words
@@ -89,6 +90,6 @@ def explain(w) -> str:
 STAGE = Stage(
     name="d_scores", title="dS", key="d_scores", reads=("d_weights", "softmax", "weighted_sum"),
     changes="every edit changes it", columns=KEYS, palette="diverging", heading=heading, compute=compute,
-    explain=explain, applies=lambda scenario: "d_output" in scenario.stage_settings, row_wide=True,
+    explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
     tiny=True, backward=True,
     extras=(Extra("D", rowsum, per_row=True),))

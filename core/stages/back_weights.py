@@ -7,6 +7,7 @@ import numpy as np
 
 from attn_tui.core.numbers import fixed
 from attn_tui.core.stages import KEYS, Stage
+from attn_tui.core.stages.back_output import has_loss
 
 
 def heading(scenario, options) -> str:
@@ -38,5 +39,5 @@ def explain(w) -> str:
 STAGE = Stage(
     name="d_weights", title="dP", key="d_weights", reads=("d_head_output", "d_output", "V"),
     changes="every edit changes it", columns=KEYS, palette="diverging", heading=heading, compute=compute,
-    explain=explain, applies=lambda scenario: "d_output" in scenario.stage_settings, row_wide=True,
+    explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
     tiny=True, backward=True)

@@ -54,4 +54,5 @@ def explain(w) -> str:
 STAGE = Stage(
     name="scale", title="Scale", key="scaled", reads=(PREVIOUS,),
     changes="as the scores: a Q row changes that row, a K row that column", columns=KEYS,
-    palette="diverging", heading=heading, compute=compute, explain=explain)
+    palette="diverging", heading=heading, compute=compute, explain=explain,
+    pass_back=lambda w, gradient: gradient / w.attention.divisor)

@@ -28,6 +28,13 @@ def compute(w) -> np.ndarray:
         return c * np.tanh(before / c)
 
 
+def slope(w) -> np.ndarray:
+    """d capped / d score: 1 − tanh²(score / c), near 1 far inside the cap, near 0 against it."""
+    with np.errstate(over="ignore"):
+        t = np.tanh(w.previous() / cap(w.scenario))
+    return 1.0 - t * t
+
+
 def explain(w) -> str:
     c, p = cap(w.scenario), w.p
     before, after = w.r.previous, w.r.own
@@ -53,4 +60,4 @@ STAGE = Stage(
     changes="as the scores: a Q row changes that row, a K row that column", columns=KEYS,
     palette="diverging", heading=heading, compute=compute, explain=explain,
     applies=lambda scenario: STAGE.name in scenario.stage_settings,
-    scenario_keys=reader.KEYS, read=reader.read)
+    pass_back=lambda w, gradient: gradient * slope(w), scenario_keys=reader.KEYS, read=reader.read)

@@ -354,7 +354,9 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
             return None if refusal(scenario.cross, scenario.T, scenario.T_k, scenario.options.causal,
                                    scenario.window) else True
         if action in ("train", "check_gradient"):
-            setting = session.scenario.stage_settings.get("d_output")
+            from attn_tui.core.stages.back_output import loss
+
+            setting = loss(session.scenario)
             return setting is not None and (setting.train is not None if action == "train"
                                             else setting.target is not None)
         return True
