@@ -145,3 +145,17 @@ async def test_the_loss_plot_keeps_its_axis_straight_with_long_labels():
         columns = {line.index("│") if "│" in line else line.index("└") for line in lines}
         assert len(columns) == 1, lines  # one axis, whatever the labels' widths
         assert "1.277e301" in lines[0].replace("e+", "e")
+
+
+async def test_the_train_view_shows_hostile_run_names_as_written(tmp_path):
+    from attn_tui.tui.screens.train import TrainScreen
+    from tests.tui_helpers import screen_text
+
+    path = tmp_path / "s.yaml"
+    path.write_text(TWO + "loss: {target: [[0, 0], [0, 0]]}\ntrain: {learn: [V], lr: 0.1, steps: 3}\n"
+                    "variants:\n  - {name: \"[/INST]\", causal: false}\n  - {name: \"x\\e[31my\", scale: false}\n")
+    async with running(path) as (app, pilot):
+        await pilot.press("t", "space")
+        assert isinstance(app.screen, TrainScreen)
+        text = screen_text(app)
+        assert "[/INST] · step 1/3" in text and "x␛[31my" in text and "\x1b" not in text

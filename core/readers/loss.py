@@ -22,7 +22,7 @@ import numpy as np
 from attn_tui.core.options import MAX_NUMBERS
 from attn_tui.core.readers.keys import Entry, check_keys, entries
 from attn_tui.core.yaml_matrices import file_shape, file_values, largest, shape_of, values_of
-from attn_tui.core.yaml_numbers import located, number, scalar_text, whole_number
+from attn_tui.core.yaml_numbers import count, located, number, scalar_text, whole_number
 from attn_tui.core.yaml_source import Sequence, deref
 
 KEYS = ("loss", "train")
@@ -127,9 +127,9 @@ def _matrix(files, entry: Entry, what: str, shape: tuple[int, int], plan):
     ref = files.npy_ref(node, what)
     found = file_shape(ref, what, node) if ref is not None else shape_of(node, what)
     if tuple(found) != shape:
-        rows = "query rows" if plan.cross else "tokens"
+        rows = count(shape[0], "query row" if plan.cross else "token")
         raise located(node, f"{what} is {found[0]}×{found[1]} but the output is {shape[0]}×{shape[1]} "
-                            f"({shape[0]} {rows} × {_width(plan)}): one number per output cell")
+                            f"({rows} × {_width(plan)}): one number per output cell")
     if plan.numbers + shape[0] * shape[1] > MAX_NUMBERS:
         raise located(node, f"too many numbers: {plan.numbers + shape[0] * shape[1]:,} in all with {what}, "
                             f"at most {MAX_NUMBERS:,}")
