@@ -138,17 +138,12 @@ def _head_fields(head: Head, nested: bool = True) -> Iterator[str]:
     yield "]"
 
 
-# Backward steps --json leaves out: dL/d(Q·Kᵀ) is d_scores ÷ the divisor (× softcap's slope), a
-# third T×T matrix that would make the document half as long again
-SKIPPED = ("d_raw_scores",)
-
-
 def _head_backward(head: Head) -> Iterator[str]:
-    """A head's backward steps (but dL/d(Q·Kᵀ): see SKIPPED), each under its key, without braces."""
+    """A head's backward steps that --json writes (Stage.in_json), each under its key, without braces."""
     attention = head.attention
     first = True
     for stage in attention.steps:
-        if not (stage.per_head and stage.backward) or stage.key in SKIPPED:
+        if not (stage.per_head and stage.backward) or not stage.in_json:
             continue
         for extra in stage.extras:
             yield ("" if first else ", ") + f'"{extra.name}": '

@@ -128,6 +128,9 @@ class Stage:
     pass_back: Callable[[Window, Any], Any] | None = None
     # What its rows are: the queries (QUERIES), or the keys (KEYS: dK and dV have one row a key).
     rows: str = "queries"
+    # Whether --json writes it (a backward step that is another one's values over a constant
+    # need not make the document half as long again)
+    in_json: bool = True
 
     def row_count(self, scenario: Any) -> int:
         """Its number of rows: T_q, or T_k for a stage whose rows are keys."""

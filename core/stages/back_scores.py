@@ -53,4 +53,5 @@ STAGE = Stage(
     name="d_raw_scores", title="dScores", key="d_raw_scores", reads=("d_scores", "scale"),
     changes="every edit changes it", columns=KEYS, palette="diverging", heading=heading, compute=compute,
     explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
-    tiny=True, backward=True)
+    tiny=True, backward=True,
+    in_json=False)  # (d_scores ÷ the divisor, × softcap's slope: a third T × T matrix in --json)
