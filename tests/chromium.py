@@ -163,6 +163,21 @@ class Page:
         in too: under load, Chromium sometimes dropped a printable key sent as key events."""
         await self.evaluate(f"window.__attnTerminal.input({json.dumps(text)})")
 
+    async def type_into_field(self, text: str, attempts: int = 3) -> str:
+        """Type ``text`` into a focused text field and wait until it shows. Under load (two
+        workers beside Chromium) xterm.js's input has been seen to vanish whole, the field
+        left empty (CI, stop 31): then the field is cleared (ctrl+u) and the text typed again,
+        so a lost key fails only if it is lost every time."""
+        for attempt in range(attempts):
+            await self.type(text)
+            try:
+                return await self.wait_for(text, timeout=5)
+            except AssertionError:
+                if attempt == attempts - 1:
+                    raise
+                await self.press("u", ctrl=True)
+        raise AssertionError("unreachable")
+
     async def close(self) -> None:
         """Close the tab (its websocket too: navigating away may keep the page, and with it
         the connection and its app, in the back-forward cache)."""

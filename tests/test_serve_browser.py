@@ -72,8 +72,7 @@ async def test_a_class_in_browsers_gets_numbers_its_own_apps_and_saves_in_the_fo
             await first.wait_for("Save the scenario as")
             await first.press("u", ctrl=True)  # clear the suggested name…
             await first.wait_for("cat_sat.yaml", gone=True)  # …once the field has the focus
-            await first.type("../escape.yaml")
-            await first.wait_for("../escape.yaml")
+            await first.type_into_field("../escape.yaml")
             await first.press("enter")
             await first.wait_for('"../escape.yaml" is outside the folder')
             await first.press("s", ctrl=True)
