@@ -30,7 +30,7 @@ def main() -> int:
 
 async def app() -> None:
     from attn_tui.core import load
-    from attn_tui.core.catalog import find
+    from attn_tui.core.loading.catalog import find
     from attn_tui.tui.app import AttnApp
 
     app = AttnApp(load(find("cat_sat")), remember=False)

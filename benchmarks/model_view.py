@@ -61,7 +61,7 @@ def in_process(folder: Path, text: str, out: Path, runs: int) -> tuple[list[floa
     from attn_tui.capture.run_to_layer import run_to_sites
     from attn_tui.capture.write_index import index_yaml
     from attn_tui.capture.write_scenario import About, npz_bytes, scenario_yaml, write_files
-    from attn_tui.core.atomic_write import write_atomic
+    from attn_tui.core.files.atomic_write import write_atomic
 
     tokenizer = AutoTokenizer.from_pretrained(folder)
     ids = tokenizer(text)["input_ids"]
@@ -140,7 +140,7 @@ def model_view_seconds(index: Path, runs: int) -> list[float]:
 
 def draw(index: Path) -> None:
     """Print seconds to the maps in view (see model_view_seconds)."""
-    from attn_tui.core.model_index import read_index
+    from attn_tui.core.loading.model_index import read_index
     from attn_tui.tui.app import AttnApp
 
     async def once() -> float:

@@ -266,7 +266,7 @@ def _write(captured, about, check, yaml_path: str, npz_path: str) -> None:
 
 
 def _write_text(path: str, text: str) -> None:
-    from attn_tui.core.atomic_write import write_atomic
+    from attn_tui.core.files.atomic_write import write_atomic
 
     try:
         write_atomic(path, text)

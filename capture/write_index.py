@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from attn_tui.capture.write_scenario import quoted_scalar
-from attn_tui.core.model_index import VERSION
+from attn_tui.core.loading.model_index import VERSION
 
 
 def index_yaml(title: str, description: str, layer_paths: list[tuple[int, str]],

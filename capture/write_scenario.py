@@ -21,7 +21,7 @@ import yaml
 
 from attn_tui.capture.agreement import Agreement
 from attn_tui.capture.captured_layer import CapturedLayer
-from attn_tui.core.atomic_write import write_atomic
+from attn_tui.core.files.atomic_write import write_atomic
 
 TEXT_IN_DESCRIPTION = 300  # characters of the text quoted in the description (tokens hold all)
 TEXT_IN_TITLE = 40

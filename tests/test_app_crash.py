@@ -16,7 +16,7 @@ import select
 import sys
 import textwrap
 
-from attn_tui.core import recovery
+from attn_tui.core.editing import recovery
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.cli import main
 from attn_tui.tui.screens.debugger import DebuggerScreen

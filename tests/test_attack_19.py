@@ -14,14 +14,16 @@ import warnings
 import numpy as np
 import pytest
 
-from attn_tui.core import ScenarioError, load, loads
-from attn_tui.core.attention import Attention
+from attn_tui.core import ScenarioError
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core.engine.attention import Attention
 from attn_tui.core.errors import NumericError
-from attn_tui.core.json_export import to_json
-from attn_tui.core.markdown import to_markdown
-from attn_tui.core.report import to_text
-from attn_tui.core.scenario_file import check
-from attn_tui.core.session import Session
+from attn_tui.core.outputs.json_export import to_json
+from attn_tui.core.outputs.markdown import to_markdown
+from attn_tui.core.outputs.report import to_text
+from attn_tui.core.loading.scenario_file import check
+from attn_tui.core.editing.session import Session
 from attn_tui.tui.cli import main
 from tests.attack_reference import random_scenario
 from tests.conftest import ROOT
@@ -326,7 +328,7 @@ def test_a_mask_value_far_below_every_score_is_known_not_to_leak_without_a_scan(
     """The app scans every row for a leaky mask value after each option change (c, s), in a
     thread: 30 s at T = 16,384 for mask_value: -1e9, a scan per press piled up, and keys took
     3× as long. Norms prove most finite mask values hide (exp underflows to exactly 0)."""
-    from attn_tui.core.stages.mask import cannot_leak, leak
+    from attn_tui.core.engine.stages.mask import cannot_leak, leak
 
     scenario = loads("random: {seed: 1, T: 300, d_k: 4}\nmask_value: -1e9\n")
     attention = Attention(scenario)
@@ -338,7 +340,7 @@ def test_a_mask_value_far_below_every_score_is_known_not_to_leak_without_a_scan(
 def test_whenever_norms_say_no_leak_the_scan_agrees(tmp_path):
     """The proof is sound: on random biased scenarios with mask values from −1 to −1e4, every time
     cannot_leak says so, the block-by-block scan finds no hidden weight."""
-    from attn_tui.core.stages.mask import cannot_leak, leak
+    from attn_tui.core.engine.stages.mask import cannot_leak, leak
 
     rng = np.random.default_rng(7)
     proven = 0
@@ -366,7 +368,7 @@ def crafted_copy(path, edits):
     import os
     import time
 
-    from attn_tui.core.recovery import recovery_path
+    from attn_tui.core.editing.recovery import recovery_path
 
     copy = recovery_path(str(path))
     os.makedirs(os.path.dirname(copy), mode=0o700, exist_ok=True)
@@ -418,7 +420,7 @@ def test_a_recovery_copys_causal_mask_between_two_sequences_is_skipped(write):
 async def test_a_download_takes_every_data_file_the_scenario_names(tmp_path, monkeypatch):
     """A served scenario's download held the YAML and its inputs' .npy files only: a bias (or a
     mask, or a student's expect) from a .npy stayed behind, and the file took home did not load."""
-    from attn_tui.core.save_root import SaveRoot
+    from attn_tui.core.editing.save_root import SaveRoot
     from attn_tui.tui.app import AttnApp
 
     root = tmp_path / "class"
@@ -449,7 +451,7 @@ async def test_a_download_takes_every_data_file_the_scenario_names(tmp_path, mon
 # ---- left for the lead, since mended -------------------------------------------------------------------
 
 def test_a_file_written_whole_refers_to_the_bias_file_it_came_from(tmp_path):
-    from attn_tui.core.save import render
+    from attn_tui.core.editing.save import render
 
     np.save(tmp_path / "b.npy", np.arange(9.0).reshape(3, 3))
     (tmp_path / "s.yaml").write_text(QKV + "bias: {npy: b.npy}\n")
@@ -458,23 +460,38 @@ def test_a_file_written_whole_refers_to_the_bias_file_it_came_from(tmp_path):
 
 
 THROWAWAY = r'''
-import attn_tui.core.stages as stages
-from attn_tui.core.stages import KEYS, PREVIOUS, Stage
-from attn_tui.core.yaml_numbers import number
+import attn_tui.core.engine.stages as stages
+from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
+from attn_tui.core.files.yaml_numbers import number
 
+from dataclasses import dataclass
+from attn_tui.core.model.settings import StageSetting
+
+
+@dataclass(frozen=True)
+class Shift:  # its setting, as core.model.settings.StageSetting asks of every stage's
+    by: float
+    largest = 0.0
+
+    def describe(self): return f"shift {self.by:g}"
+    def yaml(self, matrix): return f"shift: {self.by!r}\n"
+    def of_head(self, h, heads): return self
+
+
+assert isinstance(Shift(1.0), StageSetting)
 SHIFT = Stage(name="shift", title="Shift", key="shifted", reads=(PREVIOUS,), changes="as the scores",
               columns=KEYS, palette="diverging", heading=lambda scenario, options: "scores + c",
-              compute=lambda w: w.previous() + w.scenario.stage_settings["shift"],
+              compute=lambda w: w.previous() + w.scenario.stage_settings["shift"].by,
               explain=lambda w: "shift", applies=lambda scenario: "shift" in scenario.stage_settings,
-              scenario_keys=("shift",), read=lambda files, top, plan: number(top["shift"].value, "shift"))
+              scenario_keys=("shift",), read=lambda files, top, plan: Shift(number(top["shift"].value, "shift")))
 registry = list(stages.REGISTRY)
 registry.insert(3, SHIFT)
 stages.REGISTRY = tuple(registry)
 
 from attn_tui.core import loads
-from attn_tui.core.compare import compare
-from attn_tui.core.report import to_text
-from attn_tui.core.save import render
+from attn_tui.core.teaching.compare import compare
+from attn_tui.core.outputs.report import to_text
+from attn_tui.core.editing.save import render
 
 text = "tokens: [a, b]\nQ: [[1], [2]]\nK: [[1], [2]]\nV: [[1], [2]]\nshift: 3\n"
 scenario = loads(text)

@@ -22,7 +22,8 @@ import signal
 import numpy as np
 import pytest
 
-from attn_tui.core import load, loads
+from attn_tui.core import load
+from attn_tui.core import loads
 from attn_tui.core.errors import NotApplicable, ScenarioError
 from attn_tui.tui.cli import main
 
@@ -267,7 +268,7 @@ def test_tiles_a_file_could_not_say_are_refused_on_the_command_line(tiles, said,
 
 
 def test_the_palettes_tiles_are_bounded_as_a_files_are():
-    from attn_tui.core.stages import online
+    from attn_tui.core.engine.stages import online
 
     scenario = loads(BASE)
     for size in (0, 16385):
@@ -282,9 +283,9 @@ def test_the_palettes_tiles_are_bounded_as_a_files_are():
 def test_causal_stays_on_while_decoding(write):
     """d then c left a scenario that decodes without the causal mask: it could be saved neither in
     place nor elsewhere ("the file would not load"), and every other edit with it."""
-    from attn_tui.core.edits import SetCell
-    from attn_tui.core.session import Session
-    from attn_tui.core.stages import decode
+    from attn_tui.core.model.edits import SetCell
+    from attn_tui.core.editing.session import Session
+    from attn_tui.core.engine.stages import decode
 
     path = write(BASE)
     session = Session(load(path))
@@ -316,9 +317,9 @@ def test_a_lesson_may_not_turn_the_causal_mask_off_while_decoding():
 def test_a_recovery_copy_does_not_turn_the_causal_mask_off_in_a_file_that_now_decodes(write):
     """c (off) kept in a recovery copy, then decode: true written into the file: restoring the copy
     made the scenario one that could not be saved."""
-    from attn_tui.core import recovery
-    from attn_tui.core.edits import SetOption
-    from attn_tui.core.session import Session
+    from attn_tui.core.editing import recovery
+    from attn_tui.core.model.edits import SetOption
+    from attn_tui.core.editing.session import Session
 
     path = write(BASE + "decode: true\n")
     session = Session(load(path))
@@ -376,9 +377,9 @@ async def test_recording_a_step_turned_on_in_the_app_writes_its_key(write):
 
 
 def test_recorded_beats_into_a_lesson_get_the_tiles_they_show(write):
-    from attn_tui.core.lesson import Beat
-    from attn_tui.core.lesson_writer import with_beats
-    from attn_tui.core.stages import online
+    from attn_tui.core.lessons.lesson import Beat
+    from attn_tui.core.editing.lesson_writer import with_beats
+    from attn_tui.core.engine.stages import online
 
     path = write(BASE + "lesson:   # the walk\n  - {step: score}\n")
     scenario = load(path)
@@ -391,8 +392,8 @@ def test_recorded_beats_into_a_lesson_get_the_tiles_they_show(write):
 def test_recorded_beats_go_into_an_anchored_lesson_at_its_items_indentation():
     """lesson: &beats: the list's column is its anchor's, and the beats were written 8 spaces in,
     which did not load ("did not find expected key"), at every ctrl+r."""
-    from attn_tui.core.lesson import Beat
-    from attn_tui.core.lesson_writer import with_beats
+    from attn_tui.core.lessons.lesson import Beat
+    from attn_tui.core.editing.lesson_writer import with_beats
 
     scenario = loads(BASE + "lesson: &beats\n  - step: score\n", "a.yaml")
     text = with_beats(scenario, (Beat(step="softmax"),))
@@ -427,7 +428,7 @@ def test_the_answer_key_of_a_row_that_sees_nothing_has_no_weights(write, capsys)
 def test_which_keys_a_pass_sees_is_what_the_mask_says():
     """online softmax's skipped tiles: worked out from the rules, never a pass's rows × every key
     (a pass of 16,384 rows built 268 million cells at every key press)."""
-    from attn_tui.core.masks import Visibility
+    from attn_tui.core.model.masks import Visibility
 
     rng = np.random.default_rng(0)
     for _ in range(1500):
@@ -447,8 +448,8 @@ def test_which_keys_a_pass_sees_is_what_the_mask_says():
 def test_the_why_pane_folds_a_pass_and_a_tile_of_thousands():
     """Tiles of 2048 × 2048: the pane wrote all 2,048 names of the pass and 2,048 scores of the
     tile at every key (a second a key at T = 16,384)."""
-    from attn_tui.core.attention import Attention
-    from attn_tui.core.explanation import FOLD, explain
+    from attn_tui.core.engine.attention import Attention
+    from attn_tui.core.engine.explanation import FOLD, explain
 
     scenario = loads("random: {seed: 0, T: 2048, d_k: 2}\ntiles: {queries: 2048, keys: 2048}\n")
     shown = explain(Attention(scenario), "online", 2047, 0, FOLD)
@@ -549,8 +550,8 @@ async def test_the_teacher_leading_a_class_does_not_record(write):
 def test_a_view_asked_for_on_the_command_line_is_not_saved_unasked(write):
     import argparse
 
-    from attn_tui.core.edits import SetCell
-    from attn_tui.core.session import Session
+    from attn_tui.core.model.edits import SetCell
+    from attn_tui.core.editing.session import Session
     from attn_tui.tui.cli import with_views
 
     path = write(BASE)
@@ -562,8 +563,8 @@ def test_a_view_asked_for_on_the_command_line_is_not_saved_unasked(write):
 
 
 def test_tiles_saved_into_a_block_mapping_keep_each_comment(write):
-    from attn_tui.core.session import Session
-    from attn_tui.core.stages import online
+    from attn_tui.core.editing.session import Session
+    from attn_tui.core.engine.stages import online
 
     path = write(BASE + "tiles:   # the walk\n  queries: 2   # Br\n  keys: 2      # Bc\nfocus: b\n")
     session = Session(load(path))
@@ -574,8 +575,8 @@ def test_tiles_saved_into_a_block_mapping_keep_each_comment(write):
 
 
 def test_keys_added_to_a_crlf_file_end_with_crlf(tmp_path):
-    from attn_tui.core.session import Session
-    from attn_tui.core.stages import decode
+    from attn_tui.core.editing.session import Session
+    from attn_tui.core.engine.stages import decode
 
     path = tmp_path / "crlf.yaml"
     path.write_bytes(BASE.replace("\n", "\r\n").encode())

@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attn_tui.core.attention import Attention
-from attn_tui.core.backward import finite_difference, gradients, row_sizes
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.engine.backward import finite_difference, gradients, row_sizes
 from attn_tui.core.errors import ScenarioError
-from attn_tui.core.explanation import explain
-from attn_tui.core.scenario_file import load, loads
-from attn_tui.core.stages import stages_for
-from attn_tui.core.training import Run, runs, train
+from attn_tui.core.engine.explanation import explain
+from attn_tui.core.loading.scenario_file import load, loads
+from attn_tui.core.engine.stages import stages_for
+from attn_tui.core.engine.training import Run, runs, train
 from tests.conftest import SCENARIOS
 
 CAT_SAT = """
@@ -194,8 +194,8 @@ def test_json_holds_the_backward_pass_and_training(tmp_path):
 
 
 def test_a_learned_scenario_saves_and_loads_with_its_loss_and_training(tmp_path):
-    from attn_tui.core.edits import SetInputs
-    from attn_tui.core.session import Session
+    from attn_tui.core.model.edits import SetInputs
+    from attn_tui.core.editing.session import Session
 
     path = tmp_path / "mine.yaml"
     path.write_text((SCENARIOS / "learning_to_attend.yaml").read_text())
@@ -213,7 +213,7 @@ def test_a_learned_scenario_saves_and_loads_with_its_loss_and_training(tmp_path)
 
 
 def test_a_backward_stage_can_be_predicted_and_hides_what_follows_from_it():
-    from attn_tui.core.session import Session
+    from attn_tui.core.editing.session import Session
 
     session = Session(loads(CAT_SAT + "predict: [d_scores]\n"), keep_recovery=False)
     assert session.predictions.hidden_rows("d_scores", 0).all()

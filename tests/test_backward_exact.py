@@ -19,9 +19,9 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the gradient reference is PyTorch autograd (pip install torch)")
 
-from attn_tui.core.attention import Attention  # noqa: E402
-from attn_tui.core.options import Options  # noqa: E402
-from attn_tui.core.scenario_file import loads  # noqa: E402
+from attn_tui.core.engine.attention import Attention  # noqa: E402
+from attn_tui.core.model.options import Options  # noqa: E402
+from attn_tui.core.loading.scenario_file import loads  # noqa: E402
 from tests import torch_attention as ref  # noqa: E402
 from tests.attack_reference import yaml_matrix  # noqa: E402
 
@@ -267,7 +267,7 @@ def test_the_reference_training_steps_are_sgd_and_adam():
 # ---- the engine's gradients ------------------------------------------------------------------
 
 def engine_gradients():
-    return pytest.importorskip("attn_tui.core.backward", reason="core.backward is not written yet").gradients
+    return pytest.importorskip("attn_tui.core.engine.backward", reason="core.backward is not written yet").gradients
 
 
 def check_gradients(c: dict, seed, form: str = "target", options=None) -> None:
@@ -299,7 +299,7 @@ def check_gradients(c: dict, seed, form: str = "target", options=None) -> None:
             assert_close(got.heads[h].d_raw_scores, want.d_raw_scores[h], f"head {h} d_raw_scores {where}", text)
 
 
-# ATTN_TUI_LONG=1: six times as many random scenarios (do that when you change core/backward.py)
+# ATTN_TUI_LONG=1: six times as many random scenarios (do that when you change core/engine/backward.py)
 LONG = 6 if os.environ.get("ATTN_TUI_LONG") else 1
 
 
@@ -352,7 +352,7 @@ def learnable(c: dict, rng, output_projection: bool = True) -> list[str]:
 
 
 def check_training(c: dict, seed, optimizer: str, rng, learn=None) -> bool:
-    train = pytest.importorskip("attn_tui.core.training", reason="core.training is not written yet").train
+    train = pytest.importorskip("attn_tui.core.engine.training", reason="core.training is not written yet").train
     # (Wo and bo learn in the projection scenarios here; with Q, K, V given, in their own test)
     learn = learn or learnable(c, rng, output_projection=c["kind"] == "projection")
     steps = int(rng.integers(5, 21))

@@ -11,12 +11,12 @@ import sys
 import numpy as np
 import pytest
 
-from attn_tui.core.backward import sizes_compared
+from attn_tui.core.engine.backward import sizes_compared
 from attn_tui.core.errors import NumericError, ScenarioError
-from attn_tui.core.report import attentions_of, to_text
-from attn_tui.core.scenario_file import loads
-from attn_tui.core.session import Session
-from attn_tui.core.training import Run
+from attn_tui.core.outputs.report import attentions_of, to_text
+from attn_tui.core.loading.scenario_file import loads
+from attn_tui.core.editing.session import Session
+from attn_tui.core.engine.training import Run
 from attn_tui.tui.widgets.loss_plot import LossPlot
 from tests.tui_helpers import debugger, explanation, running
 
@@ -43,8 +43,8 @@ def test_a_check_with_wo_and_a_loss_compares_instead_of_crashing(tmp_path, expec
 
 
 def test_a_backward_expectation_of_one_head_of_several_is_that_heads_gradient(tmp_path):
-    from attn_tui.core.backward import gradients
-    from attn_tui.core.compare import compare
+    from attn_tui.core.engine.backward import gradients
+    from attn_tui.core.teaching.compare import compare
 
     heads = ("tokens: [a, b, c]\nheads: 2\nX: [[1, 0], [0, 1], [1, 1]]\nWq: [[1, 0], [0, 1]]\n"
              "Wk: [[1, 0], [0, 1]]\nWv: [[1, 2], [3, 4]]\nloss: {target: [[1, 0], [0, 1], [1, 1]]}\n")

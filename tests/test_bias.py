@@ -14,14 +14,16 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from attn_tui.core import ScenarioError, load, loads
-from attn_tui.core.attention import Attention
-from attn_tui.core.compare import compare
-from attn_tui.core.json_export import to_json
-from attn_tui.core.markdown import to_markdown
-from attn_tui.core.report import to_text
-from attn_tui.core.save import render, save
-from attn_tui.core.stages.bias import alibi_slopes
+from attn_tui.core import ScenarioError
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.teaching.compare import compare
+from attn_tui.core.outputs.json_export import to_json
+from attn_tui.core.outputs.markdown import to_markdown
+from attn_tui.core.outputs.report import to_text
+from attn_tui.core.editing.save import render, save
+from attn_tui.core.reading.bias import alibi_slopes
 from tests.test_multihead import build, close, layouts
 
 

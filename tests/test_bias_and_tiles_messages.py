@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attn_tui.core.attention import Attention
+from attn_tui.core.engine.attention import Attention
 from attn_tui.core.errors import ScenarioError
-from attn_tui.core.explanation import explain
-from attn_tui.core.scenario_file import loads
+from attn_tui.core.engine.explanation import explain
+from attn_tui.core.loading.scenario_file import loads
 
 QKV = """tokens: [a, b, c]
 Q: [[1, 0], [0, 1], [1, 1]]
@@ -39,11 +39,9 @@ def test_a_slope_too_small_to_matter_is_said_so():
 
 
 def test_given_slopes_are_saved_as_given():
-    from attn_tui.core.stages import setting_yaml
-
     setting = loads(QKV + "alibi: {slopes: [0.25]}\n").stage_settings["bias"]
-    assert setting_yaml("bias", setting, None) == "alibi: {slopes: [0.25]}\n"
-    assert loads(QKV + setting_yaml("bias", setting, None)).stage_settings["bias"] == setting
+    assert setting.yaml(None) == "alibi: {slopes: [0.25]}\n"
+    assert loads(QKV + setting.yaml(None)).stage_settings["bias"] == setting
 
 
 @pytest.mark.parametrize("text, message", [

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from attn_tui.core import load
-from attn_tui.core.attention import compute
-from attn_tui.core.session import Session
+from attn_tui.core.engine.attention import compute
+from attn_tui.core.editing.session import Session
 from tests.tui_helpers import debugger, explanation, matrix, running
 
 BIASED = """tokens: [a, b, c]
@@ -56,7 +56,7 @@ def test_an_edit_that_would_overflow_the_biased_scores_is_refused():
     import pytest
 
     from attn_tui.core.errors import NumericError
-    from attn_tui.core.scenario_file import loads
+    from attn_tui.core.loading.scenario_file import loads
 
     session = Session(loads(BIASED), keep_recovery=False)
     with pytest.raises(NumericError):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from attn_tui.core import overflow
+from attn_tui.core.engine import overflow
 from attn_tui.core.errors import ScenarioError
-from attn_tui.core.lesson_handout import HANDOUT_NUMBERS, lesson_markdown
-from attn_tui.core.scenario_file import loads
+from attn_tui.core.outputs.lesson_handout import HANDOUT_NUMBERS, lesson_markdown
+from attn_tui.core.loading.scenario_file import loads
 
 
 def big_lesson(beats: int, T: int = 2048, d_k: int = 64, last: str = "") -> str:
@@ -21,7 +21,8 @@ def test_checking_many_beats_makes_no_whole_matrix_pass_per_beat(monkeypatch):
     passes = []
     real = overflow.check_range
     monkeypatch.setattr(overflow, "check_range", lambda *a, **k: (passes.append(1), real(*a, **k))[1])
-    from attn_tui.core import lesson_reader, session
+    from attn_tui.core.lessons import reader as lesson_reader
+    from attn_tui.core.editing import session
 
     monkeypatch.setattr(session, "check_range", overflow.check_range)
     assert not hasattr(lesson_reader, "check_range")  # (the reader plays the beats through a Session)

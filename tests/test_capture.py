@@ -392,7 +392,7 @@ def test_attn_tui_reads_a_capture_as_the_model_computed_it(family, name, request
     """The loader and core, not this file's reference: every head's weights and the output,
     through heads, grouped keys and values, RoPE and Wo (+ bo), against the model itself."""
     from attn_tui.core import load
-    from attn_tui.core.attention import Attention
+    from attn_tui.core.engine.attention import Attention
 
     folder = request.getfixturevalue(family)
     scenario = load(ROOT / "tests" / "data" / f"{name}.yaml")

@@ -12,9 +12,9 @@ import pytest  # noqa: E402
 
 pytest.importorskip("torch", reason="capture needs the models extra (torch, transformers)")
 
-from attn_tui.core.model_index import read_index  # noqa: E402
-from attn_tui.core.patterns import scenario_scores  # noqa: E402
-from attn_tui.core.scenario_file import load  # noqa: E402
+from attn_tui.core.loading.model_index import read_index  # noqa: E402
+from attn_tui.core.teaching.patterns import scenario_scores  # noqa: E402
+from attn_tui.core.loading.scenario_file import load  # noqa: E402
 from attn_tui.tui.cli import main  # noqa: E402
 
 

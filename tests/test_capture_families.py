@@ -342,7 +342,7 @@ def core_attention(path: Path):
     """The scenario as attn-tui's own loader and core compute it: every head's weights and the
     projected output."""
     from attn_tui.core import load
-    from attn_tui.core.attention import Attention
+    from attn_tui.core.engine.attention import Attention
 
     scenario = load(path)
     attention = Attention(scenario)

@@ -14,7 +14,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import yaml  # noqa: E402
 
-from attn_tui.core.model_index import read_index  # noqa: E402
+from attn_tui.core.loading.model_index import read_index  # noqa: E402
 from attn_tui.tui.cli import main  # noqa: E402
 from tests.test_capture import model_attention, read_scenario, reference  # noqa: E402
 from tests.test_capture_families import model_attention as family_attention  # noqa: E402

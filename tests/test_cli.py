@@ -11,7 +11,8 @@ import sys
 import numpy as np
 import pytest
 
-from attn_tui.core import compute_all, load
+from attn_tui.core import compute_all
+from attn_tui.core import load
 from attn_tui.tui import cli
 from attn_tui import __version__
 from attn_tui.tui.cli import main
@@ -143,7 +144,7 @@ def test_an_internal_error_is_one_line_and_exit_3(capsys, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("attn_tui.core.json_export.json_chunks", broken)
+    monkeypatch.setattr("attn_tui.core.outputs.json_export.json_chunks", broken)
     assert main(["--json", "cat_sat"]) == 3
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "internal error" in err and "Traceback" not in err

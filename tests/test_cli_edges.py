@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from attn_tui.core import load
-from attn_tui.core.atomic_write import write_atomic
+from attn_tui.core.files.atomic_write import write_atomic
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT
 

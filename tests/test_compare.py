@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from attn_tui.core import loads
-from attn_tui.core.compare import compare
+from attn_tui.core.teaching.compare import compare
 from attn_tui.tui.cli import main
 
 RNG = np.random.RandomState(3)

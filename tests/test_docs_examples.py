@@ -13,8 +13,8 @@ import yaml
 
 from attn_tui import core
 from attn_tui.core.numbers import fixed
-from attn_tui.core.scenario_file import KEYS, check
-from attn_tui.core.stages import scenario_keys
+from attn_tui.core.loading.scenario_file import KEYS, check
+from attn_tui.core.engine.stages import scenario_keys
 from tests.conftest import ROOT
 
 DOCS = ROOT / "docs"
@@ -227,7 +227,7 @@ def test_bank_sees_river_only_without_the_mask():
 
 
 def test_the_expect_example_is_diagnosed_as_the_guide_says():
-    from attn_tui.core.compare import compare, summary
+    from attn_tui.core.teaching.compare import compare, summary
 
     text = guide()
     snippet = re.search(r"<!-- expect-example -->\n```yaml\n(.*?)```\n", text, flags=re.S).group(1)

@@ -14,9 +14,10 @@ import sys
 import numpy as np
 import pytest
 
-from attn_tui.core import ScenarioError, loads
-from attn_tui.core.json_export import to_json
-from attn_tui.core.report import to_text
+from attn_tui.core import ScenarioError
+from attn_tui.core import loads
+from attn_tui.core.outputs.json_export import to_json
+from attn_tui.core.outputs.report import to_text
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT
 
@@ -49,7 +50,7 @@ def test_rope_s_turned_copies_count_too():
     rows = "[" + ", ".join(["[0.5, 0.5]"] * 4) + "]"
     text = f"tokens: [a, b, c, d]\nQ: {rows}\nK: {rows}\nV: {rows}\nrope: {{base: 10000}}\n"
     loads(text)  # small: fine
-    from attn_tui.core import scenario_file
+    from attn_tui.core.loading import scenario_file
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(scenario_file, "MAX_NUMBERS", 30)  # 24 given + 16 turned

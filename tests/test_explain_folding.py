@@ -7,9 +7,11 @@ import re
 import numpy as np
 import pytest
 
-from attn_tui.core import Attention, Scenario, explain
+from attn_tui.core import Attention
+from attn_tui.core import Scenario
+from attn_tui.core import explain
 from attn_tui.core.numbers import fixed
-from attn_tui.core.stages import stages_for
+from attn_tui.core.engine.stages import stages_for
 
 T, D = 1024, 64
 SCENARIO = Scenario(title="big", tokens=tuple(f"t{i}" for i in range(1, T + 1)),
@@ -55,8 +57,8 @@ def test_unfolded_shows_every_term(big):
 def test_the_bar_of_a_thousand_tiles_is_a_line_around_the_current_tile():
     import dataclasses
 
-    from attn_tui.core.readers.tiles import TilesSetting
-    from attn_tui.core.options import Options
+    from attn_tui.core.reading.tiles import TilesSetting
+    from attn_tui.core.model.options import Options
 
     scenario = dataclasses.replace(SCENARIO, stage_settings={"online": TilesSetting(1, 1)},
                                    options=Options(causal=True))

@@ -31,8 +31,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from attn_tui.core import Scenario, ScenarioError, compute_all, load, loads
-from attn_tui.core.options import MAX_T
+from attn_tui.core import Scenario
+from attn_tui.core import ScenarioError
+from attn_tui.core import compute_all
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core.limits import MAX_T
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "200"))
 MEMORY_LIMIT = 200 * 2**20   # bytes, peak, for one document
@@ -695,7 +699,7 @@ def test_file_errors_have_no_line_but_name_the_file(tmp_path):
 
 
 try:  # the header's quick check, where the loader has one: it promises what loads() will do
-    from attn_tui.core.scenario_file import check_text as quick_check
+    from attn_tui.core.loading.scenario_file import check_text as quick_check
 except ImportError:  # pragma: no cover - an older layout without it
     quick_check = None
 
@@ -870,7 +874,8 @@ def test_a_nul_in_a_file_name_is_a_located_error(text):
 NPZ_DEVICE = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # never eat the machine
-from attn_tui.core import ScenarioError, loads
+from attn_tui.core import ScenarioError
+from attn_tui.core import loads
 try:
     loads("npz: /dev/zero\\n", sys.argv[1])
 except ScenarioError as error:

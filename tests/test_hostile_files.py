@@ -15,9 +15,11 @@ import warnings
 import numpy as np
 import pytest
 
-from attn_tui.core import ScenarioError, load, loads
-from attn_tui.core.readers import text
-from attn_tui.core.attention import compute_all
+from attn_tui.core import ScenarioError
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core.reading import text
+from attn_tui.core.engine.attention import compute_all
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT
 

@@ -18,10 +18,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from attn_tui.core import ScenarioError, loads
-from attn_tui.core.markdown import to_markdown
-from attn_tui.core.report import to_text
-from attn_tui.core.scenario import Scenario
+from attn_tui.core import ScenarioError
+from attn_tui.core import loads
+from attn_tui.core.outputs.markdown import to_markdown
+from attn_tui.core.outputs.report import to_text
+from attn_tui.core.model.scenario import Scenario
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT
 
@@ -168,7 +169,7 @@ def test_an_unknown_argument_is_echoed_inertly(capsys):
        tokens=st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=3),
        name=st.text(min_size=1, max_size=8))
 def test_any_text_at_all_is_inert_in_print_and_markdown(title, description, tokens, name):
-    from attn_tui.core.options import Variant
+    from attn_tui.core.model.options import Variant
     T = len(tokens)
     scenario = Scenario(title=title, description=description, tokens=tuple(tokens),
                         inputs={"Q": np.eye(T, 2), "K": np.eye(T, 2), "V": np.ones((T, 2))},

@@ -9,21 +9,21 @@ import pkgutil
 
 from attn_tui import core
 
-MODULES = sorted(f"attn_tui.core.{module.name}" for module in pkgutil.iter_modules(core.__path__))
+MODULES = sorted(module.name for module in pkgutil.walk_packages(core.__path__, "attn_tui.core."))
 
 CODE = f"""
 import sys
 import {", ".join(MODULES)}
 import attn_tui.tui.cli
 from attn_tui import core
-core.report.to_text(core.load('scenarios/cat_sat.yaml'))
+core.outputs.report.to_text(core.load('scenarios/cat_sat.yaml'))
 leaked = sorted(name for name in sys.modules if name.split('.')[0] in ('textual', 'rich'))
 print(leaked)
 """
 
 CHECK_WITHOUT_NUMPY = """
 import sys
-from attn_tui.core.scenario_file import check
+from attn_tui.core.loading.scenario_file import check
 checked = check('scenarios/cat_sat.yaml')
 assert checked.title == 'The cat sat' and checked.T == 3, checked
 print(sorted(name for name in sys.modules if name.split('.')[0] in ('numpy', 'textual', 'rich')))

@@ -17,11 +17,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attn_tui.core import Scenario, compute, load
-from attn_tui.core.attention import Attention, trace
-from attn_tui.core.heads import HeadInputs
-from attn_tui.core.scenario import Options, bits_equal
-from attn_tui.core.session import Session
+from attn_tui.core import Scenario
+from attn_tui.core import compute
+from attn_tui.core import load
+from attn_tui.core.engine.attention import Attention, trace
+from attn_tui.core.model.heads import HeadInputs
+from attn_tui.core.model.scenario import Options, bits_equal
+from attn_tui.core.editing.session import Session
 from tests.conftest import SCENARIOS
 
 finite = st.floats(-20, 20, allow_nan=False)
@@ -187,3 +189,31 @@ def test_arrays_nobody_holds_are_written_in_place():
     session.set_cell("X", 40, 2, 9.0)
     assert ids == [id(inputs.Q(h)) for h in range(2)] + [id(inputs.V(h)) for h in range(2)]
     assert not inputs.Q(0).flags.writeable  # and still read-only to everyone else
+
+
+@settings(max_examples=30, deadline=None)
+@given(block=st.sampled_from([1, 2, 3, 4, 5, 8, 16, 32]), T=st.integers(2, 40), row=st.data(),
+       value=finite, seed=st.integers(0, 2**16))
+def test_a_q_edit_drops_only_its_own_block_whatever_the_block_size(block, T, row, value, seed):
+    """Issue 28: ``_stale`` compared a row's block with the module's BLOCK, not the Attention's
+    own (an ``Attention(block=32)`` kept stale scores after a Q edit), and a Q edit, named by its
+    matrix, dropped every block the row-precise path was written to keep."""
+    rng = np.random.default_rng(seed)
+    Q, K, V = (rng.normal(size=(T, 3)) for _ in range(3))
+    scenario = Scenario(title="t", tokens=tuple(f"t{i}" for i in range(T)), inputs={"Q": Q, "K": K, "V": V},
+                        options=Options(causal=False))
+    inputs = HeadInputs(scenario)
+    attention = Attention(scenario, inputs=inputs, block=block)
+    every = range(T)
+    attention.values("score", 0, every, every)
+    edited = row.draw(st.integers(0, T - 1))
+    Q2 = Q.copy()
+    Q2[edited, 1] = value
+    changed = Scenario(title="t", tokens=scenario.tokens, inputs={"Q": Q2, "K": K, "V": V},
+                       options=Options(causal=False))
+    changes = inputs.update(changed, "Q", edited, 1, None)
+    kept_before = {key for key in attention._kept if key[2] == "score"}
+    attention.invalidate(changed, changes, "Q")
+    kept_after = {key for key in attention._kept if key[2] == "score"}
+    assert {key[1] for key in kept_before - kept_after} == {edited // block}  # its block alone
+    assert np.allclose(attention.values("score", 0, every, every), Q2 @ K.T, rtol=1e-12, atol=1e-12)

@@ -9,10 +9,12 @@ import time
 import numpy as np
 import pytest
 
-from attn_tui.core import ScenarioError, load, loads
-from attn_tui.core.lesson import MAX_BEATS, LessonPlayer
-from attn_tui.core.scenario_file import check_text
-from attn_tui.core.session import Session
+from attn_tui.core import ScenarioError
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core.lessons.lesson import MAX_BEATS, LessonPlayer
+from attn_tui.core.loading.scenario_file import check_text
+from attn_tui.core.editing.session import Session
 from tests.conftest import SCENARIOS
 
 CAT_SAT = (SCENARIOS / "cat_sat.yaml").read_text()

@@ -8,11 +8,12 @@ import re
 
 import pytest
 
-from attn_tui.core import explain, load
-from attn_tui.core.catalog import builtins
-from attn_tui.core.lesson import LessonPlayer
-from attn_tui.core.session import Session
-from attn_tui.core.stages import stages_for
+from attn_tui.core import explain
+from attn_tui.core import load
+from attn_tui.core.loading.catalog import builtins
+from attn_tui.core.lessons.lesson import LessonPlayer
+from attn_tui.core.editing.session import Session
+from attn_tui.core.engine.stages import stages_for
 from tests.conftest import SCENARIOS
 
 LESSONS = [builtin.name for builtin in builtins() if load(builtin.path).lesson is not None]

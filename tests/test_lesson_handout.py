@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from attn_tui.core import load
-from attn_tui.core.lesson_handout import lesson_markdown
+from attn_tui.core.outputs.lesson_handout import lesson_markdown
 from attn_tui.tui.cli import main
 from tests.conftest import SCENARIOS
 

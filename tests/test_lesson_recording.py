@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from attn_tui.core import load, loads
-from attn_tui.core.edits import SetCell, SetOption
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core.model.edits import SetCell, SetOption
 from attn_tui.core.errors import SaveError
-from attn_tui.core.lesson import Beat, CellEdit, LessonPlayer, Position
-from attn_tui.core.lesson_recording import FOLD_SECONDS, Recorder, recording_refusal, recording_start
-from attn_tui.core.lesson_writer import with_beats, write_lesson
-from attn_tui.core.save import render
-from attn_tui.core.session import Session
+from attn_tui.core.lessons.lesson import Beat, CellEdit, LessonPlayer, Position
+from attn_tui.core.editing.lesson_recording import FOLD_SECONDS, Recorder, recording_refusal, recording_start
+from attn_tui.core.editing.lesson_writer import with_beats, write_lesson
+from attn_tui.core.editing.save import render
+from attn_tui.core.editing.session import Session
 from tests.conftest import SCENARIOS
 
 CAT_SAT = (SCENARIOS / "cat_sat.yaml").read_text()

@@ -15,10 +15,13 @@ import tracemalloc
 
 import pytest
 
-from attn_tui.core import ScenarioError, load, loads
-from attn_tui.core import options, yaml_source
-from attn_tui.core.scenario_file import check_text
-from attn_tui.core.template import scenario_template
+from attn_tui.core import ScenarioError
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core import limits as options  # (the limits a scenario may reach)
+from attn_tui.core.files import yaml_source
+from attn_tui.core.loading.scenario_file import check_text
+from attn_tui.core.model.template import scenario_template
 from tests.conftest import ROOT
 
 MEMORY_LIMIT = 200 * 2**20
@@ -86,7 +89,7 @@ def test_every_text_has_a_length_limit_aliases_included(text, where, fragment):
 
 
 def test_tokens_as_one_string_are_split_no_further_than_the_limit(monkeypatch):
-    monkeypatch.setattr("attn_tui.core.readers.labels.MAX_T", 3)
+    monkeypatch.setattr("attn_tui.core.reading.labels.MAX_T", 3)
     error, _ = refused("tokens: a b c d e f g h\nQ: [[1], [1], [1]]\nK: [[1], [1], [1]]\n"
                        "V: [[1], [1], [1]]\n")
     assert error.message == "more than 3 tokens"
@@ -120,7 +123,8 @@ def test_an_alias_inside_its_own_anchor_is_a_cycle():
 # the process that forked it, here the whole test run.
 REFUSE_8MB = """
 import sys
-from attn_tui.core import ScenarioError, load
+from attn_tui.core import ScenarioError
+from attn_tui.core import load
 try:
     load(sys.argv[1])
 except ScenarioError as error:
@@ -162,3 +166,15 @@ def test_new_writes_no_more_than_a_yaml_file_may_hold(monkeypatch):
     tokens, d_k = [f"t{i}" for i in range(50)], 3
     monkeypatch.setattr(yaml_source, "MAX_YAML_NODES", 50 * 3 * d_k + 4 * 50 + 64)
     assert check_text(scenario_template(tokens, d_k)).T == 50
+
+
+def test_products_that_overflow_and_cancel_are_refused_not_computed_to_nan():
+    """Found by the fuzzer: q·k = 2x − 2x with x = 9e307 is inf − inf, NaN, which max() lost,
+    so the scenario loaded and its scores were NaN."""
+    from attn_tui.core import loads
+    from attn_tui.core.errors import ScenarioError
+
+    text = "Q:\n  - [0, 0, 2, -2]\nK:\n  - [8.98846567431158e+307, 8.98846567431158e+307, " \
+           "8.98846567431158e+307, 8.98846567431158e+307]\nV:\n  - [0]\n"
+    with pytest.raises(ScenarioError, match="overflows float64"):
+        loads(text, "edge.yaml")

@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attn_tui import core
-from attn_tui.core.labels import token_labels
-from attn_tui.core.markdown import to_markdown
-from attn_tui.core.scenario import Scenario
+from attn_tui.core.model.labels import token_labels
+from attn_tui.core.outputs.markdown import to_markdown
+from attn_tui.core.model.scenario import Scenario
 from tests.conftest import SCENARIOS
 
 MINUS_INFINITY = "−∞"

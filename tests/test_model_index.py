@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attn_tui.core import ScenarioError, load
-from attn_tui.core.attention import Attention
-from attn_tui.core.model_index import loads_index, read_index
-from attn_tui.core.patterns import PATTERNS, pattern_scores
+from attn_tui.core import ScenarioError
+from attn_tui.core import load
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.loading.model_index import loads_index, read_index
+from attn_tui.core.teaching.patterns import PATTERNS, pattern_scores
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT
 
@@ -75,7 +76,7 @@ def test_too_many_layers_are_refused_before_anything_is_read():
 
 def test_reading_an_index_needs_no_numpy(tmp_path):
     index = two_layer_index(tmp_path)
-    code = (f"import sys\nfrom attn_tui.core.model_index import read_index\n"
+    code = (f"import sys\nfrom attn_tui.core.loading.model_index import read_index\n"
             f"index = read_index({str(index)!r})\n"
             "assert [entry.layer for entry in index.layers] == [0, 1], index\n"
             "print(sorted(name for name in sys.modules if name.split('.')[0] in ('numpy', 'textual', 'rich')))")

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from attn_tui.core import load
-from attn_tui.core.attention import Attention
-from attn_tui.core.model_index import read_index
-from attn_tui.core.overview import weights_overview
-from attn_tui.core.patterns import pattern_scores
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.loading.model_index import read_index
+from attn_tui.core.teaching.overview import weights_overview
+from attn_tui.core.teaching.patterns import pattern_scores
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.screens.debugger import DebuggerScreen
 from attn_tui.tui.screens.model_view import HeadMap, ModelViewScreen

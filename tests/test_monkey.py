@@ -20,8 +20,8 @@ import pytest
 from textual import events
 
 from attn_tui.core import load
-from attn_tui.core.attention import Attention, trace
-from attn_tui.core.catalog import builtins
+from attn_tui.core.engine.attention import Attention, trace
+from attn_tui.core.loading.catalog import builtins
 from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.keys import monkey_keys

@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from attn_tui.core import ScenarioError, load, loads
-from attn_tui.core.attention import Attention
-from attn_tui.core.compare import compare
-from attn_tui.core.scenario import Scenario
-from attn_tui.core.session import Session
+from attn_tui.core import ScenarioError
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.teaching.compare import compare
+from attn_tui.core.model.scenario import Scenario
+from attn_tui.core.editing.session import Session
 from attn_tui.tui.cli import main
 from tests.conftest import SCENARIOS
 from tests.reference import rotate_half
@@ -110,9 +112,9 @@ def build(layout):
     if layout["Wo"]:
         Wo, bo = rng.normal(size=(H * d_v, 2)), rng.normal(size=2)
         inputs.update(Wo=Wo, bo=bo[None, :])
-    from attn_tui.core.options import Options
-    from attn_tui.core.readers.bias import BiasSetting
-    from attn_tui.core.rope import Rope
+    from attn_tui.core.model.options import Options
+    from attn_tui.core.reading.bias import BiasSetting
+    from attn_tui.core.model.rope import Rope
 
     bias = settings = None  # added to the scaled scores: ALiBi's, or one matrix for all heads, or one each
     if layout.get("bias") == "alibi":
@@ -390,7 +392,7 @@ def test_an_edit_of_a_shared_head_matrix_keeps_the_other_head_as_it_was(tmp_path
 
 
 def test_a_rewritten_file_keeps_heads_masks_and_rope(tmp_path):
-    from attn_tui.core.save import render
+    from attn_tui.core.editing.save import render
 
     text = ("query_tokens: [x, y]\ntokens: [a, b, c]\nheads: 2\nhead_names: [one, two]\n"
             "Q: [[[1, 0], [0, 1]], [[2, 0], [0, 2]]]\nK: [[[1, 0], [0, 1], [1, 1]]]\n"
@@ -439,7 +441,7 @@ def test_c_does_not_put_a_causal_mask_between_two_sequences():
 
 
 def test_the_mask_names_how_many_keys_each_rule_hides():
-    from attn_tui.core.explanation import explain
+    from attn_tui.core.engine.explanation import explain
 
     scenario = load(SCENARIOS / "sliding_window.yaml")
     lines = [line.plain() for line in explain(Attention(scenario), "mask", 7, None).lines]
@@ -451,7 +453,7 @@ def test_the_mask_names_how_many_keys_each_rule_hides():
 
 def test_the_rotate_step_reads_as_its_formula():
     """θk = position × base^(−2(k−1)/d), pairs counted from 1; no doubled minus."""
-    from attn_tui.core.explanation import explain
+    from attn_tui.core.engine.explanation import explain
     from tests.conftest import ROOT
 
     scenario = load(ROOT / "tests" / "data" / "tiny_llama_l1.yaml")
@@ -497,7 +499,7 @@ def test_the_diagnosis_is_the_first_reported_stages(tmp_path):
 
 
 def test_a_mask_may_be_a_boolean_npy_and_a_large_one_is_rewritten_to_a_file(tmp_path):
-    from attn_tui.core.save import render
+    from attn_tui.core.editing.save import render
 
     T = 800  # 640,000 flags: more than a rewritten YAML file may hold
     np.save(tmp_path / "mask.npy", np.tril(np.ones((T, T), bool)))
@@ -512,7 +514,7 @@ def test_a_mask_may_be_a_boolean_npy_and_a_large_one_is_rewritten_to_a_file(tmp_
 def test_variants_of_heads_cover_every_head(capsys):
     text = THREE_D + "variants: [{name: unscaled, scale: false}]\n"
     scenario = loads(text)
-    from attn_tui.core.json_export import json_chunks
+    from attn_tui.core.outputs.json_export import json_chunks
 
     document = json.loads("".join(json_chunks(scenario)))
     variant = document["variants"][0]

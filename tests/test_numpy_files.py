@@ -8,8 +8,10 @@ import warnings
 import numpy as np
 import pytest
 
-from attn_tui.core import ScenarioError, load, loads
-from attn_tui.core.session import Session
+from attn_tui.core import ScenarioError
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core.editing.session import Session
 from attn_tui.tui.cli import main
 
 RNG = np.random.RandomState(0)

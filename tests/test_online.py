@@ -15,12 +15,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from attn_tui.core import ScenarioError, load, loads
-from attn_tui.core.attention import Attention
-from attn_tui.core.json_export import to_json
-from attn_tui.core.readers.decode import DecodeSetting
-from attn_tui.core.readers.tiles import TilesSetting
-from attn_tui.core.report import to_text
+from attn_tui.core import ScenarioError
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.outputs.json_export import to_json
+from attn_tui.core.reading.decode import DecodeSetting
+from attn_tui.core.reading.tiles import TilesSetting
+from attn_tui.core.outputs.report import to_text
 from attn_tui.tui.cli import main
 from tests.test_multihead import build, layouts
 
@@ -190,14 +192,14 @@ def test_a_variant_without_the_causal_mask_is_refused_in_a_file_that_decodes():
         loads(base + "decode: true\n")
     assert caught.value.line == 8 and "variant 'open'" in caught.value.message
     from attn_tui.core.errors import NotApplicable
-    from attn_tui.core.stages import decode
+    from attn_tui.core.engine.stages import decode
     with pytest.raises(NotApplicable, match="variant open has no causal mask"):
         decode.toggled(loads(base))  # d in the app
     loads(base.replace("causal: false", "scale: false") + "decode: true\n")  # any other variant decodes
 
 
 def test_too_many_tiles_are_refused():
-    from attn_tui.core.readers.tiles import tiles_for
+    from attn_tui.core.reading.tiles import tiles_for
 
     assert tiles_for(16384, 16) is None
     assert tiles_for(16384, 4) == "16,384 keys in tiles of 4 make 4,096 tiles; at most 1,024 (tiles of at least 16 keys)"
@@ -238,8 +240,8 @@ async def test_the_app_walks_tiles_and_decodes():
 def test_steps_turned_on_in_the_app_are_saved_as_their_keys(tmp_path):
     """d and the palette's tiles are changes like c and s: undoable, saved in place (comments
     kept), taken out again when turned off."""
-    from attn_tui.core.session import Session
-    from attn_tui.core.stages import decode, online
+    from attn_tui.core.editing.session import Session
+    from attn_tui.core.engine.stages import decode, online
 
     path = tmp_path / "mine.yaml"
     path.write_text(open("scenarios/cat_sat.yaml").read())
@@ -264,9 +266,9 @@ def test_steps_the_command_line_asked_for_are_not_saved_unless_changed_in_the_ap
     tiles of 2×4) and the app goes on showing the view; changed in the app, they are saved."""
     import argparse
 
-    from attn_tui.core.edits import SetCell
-    from attn_tui.core.session import Session
-    from attn_tui.core.stages import decode, online
+    from attn_tui.core.model.edits import SetCell
+    from attn_tui.core.editing.session import Session
+    from attn_tui.core.engine.stages import decode, online
     from attn_tui.tui.cli import with_views
 
     path = tmp_path / "mine.yaml"

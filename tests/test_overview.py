@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from attn_tui.core.overview import block_edges, downsample
+from attn_tui.core.teaching.overview import block_edges, downsample
 
 
 def test_block_means_of_a_known_matrix():
@@ -34,8 +34,8 @@ def test_a_map_computed_in_bigger_blocks_is_the_whole_weights_shrunk():
     """The model view computes 128 query rows at a time (Attention(block=128)); its map is the
     block means of the weights softmax(QKᵀ/√d_k) written here whole, causal, as the app's."""
     from attn_tui.core import loads
-    from attn_tui.core.attention import Attention
-    from attn_tui.core.overview import weights_overview
+    from attn_tui.core.engine.attention import Attention
+    from attn_tui.core.teaching.overview import weights_overview
 
     rng = np.random.default_rng(7)
     T, d = 300, 8

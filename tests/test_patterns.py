@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attn_tui.core.patterns import PATTERNS, induction_targets, pattern_scores
+from attn_tui.core.teaching.patterns import PATTERNS, induction_targets, pattern_scores
 
 
 def previous_token_head(T: int) -> np.ndarray:

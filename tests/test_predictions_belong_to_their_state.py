@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from attn_tui.core import loads
-from attn_tui.core.lesson import LessonPlayer
-from attn_tui.core.predictions import CLOSE_ENOUGH, UNKNOWN, prediction_lines
-from attn_tui.core.session import Session
-from attn_tui.core.views import stage_window
+from attn_tui.core.lessons.lesson import LessonPlayer
+from attn_tui.core.teaching.predictions import CLOSE_ENOUGH, UNKNOWN, prediction_lines
+from attn_tui.core.editing.session import Session
+from attn_tui.core.engine.views import stage_window
 from tests.conftest import SCENARIOS
 
 LESSON = (SCENARIOS / "cat_sat.yaml").read_text() + """lesson:

@@ -8,10 +8,12 @@ import numpy as np
 from hypothesis import given, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attn_tui.core import Attention, Scenario, compute
-from attn_tui.core.explanation import percent
-from attn_tui.core.stages.softmax import sentence, softmax
-from attn_tui.core.scenario import Options
+from attn_tui.core import Attention
+from attn_tui.core import Scenario
+from attn_tui.core import compute
+from attn_tui.core.engine.explanation import percent
+from attn_tui.core.engine.stages.softmax import sentence, softmax
+from attn_tui.core.model.scenario import Options
 
 from tests.reference import naive_attention
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from attn_tui.core.catalog import builtins
+from attn_tui.core.loading.catalog import builtins
 from attn_tui.tui.keys import markdown_table
 from tests.conftest import ROOT
 
@@ -51,8 +51,8 @@ def test_what_a_newcomer_tripped_over_is_in_the_readme():
 def test_the_gradients_section_shows_the_programs_own_walk_and_training():
     """The README's dS excerpt is what --print writes, and its training figures are the runs'."""
     from attn_tui.core import load
-    from attn_tui.core.report import text_chunks
-    from attn_tui.core.training import runs
+    from attn_tui.core.outputs.report import text_chunks
+    from attn_tui.core.engine.training import runs
     from tests.conftest import SCENARIOS
 
     section = README.split("## Gradients: the backward pass", 1)[1].split("\n## ", 1)[0]

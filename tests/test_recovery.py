@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from attn_tui.core import load
-from attn_tui.core.recovery import recovery_path
-from attn_tui.core.session import Session
+from attn_tui.core.editing.recovery import recovery_path
+from attn_tui.core.editing.session import Session
 from tests.conftest import SCENARIOS
 
 
@@ -88,8 +88,8 @@ def test_a_changed_file_is_flagged_and_a_damaged_copy_ignored(mine):
 
 def test_a_students_nan_values_survive_the_copy(mine):
     session = Session(load(mine))
-    from attn_tui.core.edits import SetExpect
-    from attn_tui.core.options import Expected
+    from attn_tui.core.model.edits import SetExpect
+    from attn_tui.core.model.options import Expected
     values = np.array([[np.nan, 1.0, -np.inf], [0.0] * 3, [0.0] * 3])
     session.apply(SetExpect({"weights": Expected(values, np.ones((3, 3), bool))}, {}, 1e-3, 1e-6))
     again = Session(load(mine))
@@ -102,7 +102,7 @@ def test_a_folder_that_cannot_be_written_says_why_and_keeps_the_edits(mine, monk
     def full(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("attn_tui.core.private_files.write", full)
+    monkeypatch.setattr("attn_tui.core.files.private_files.write", full)
     session = Session(load(mine))
     session.set_cell("Q", 0, 0, 2.0)
     assert session.scenario.Q[0, 0] == 2.0

@@ -14,8 +14,8 @@ import time
 import pytest
 
 from attn_tui.core import load
-from attn_tui.core.recovery import UnreadableCopy, recovery_path
-from attn_tui.core.session import Session
+from attn_tui.core.editing.recovery import UnreadableCopy, recovery_path
+from attn_tui.core.editing.session import Session
 from tests.conftest import ROOT, SCENARIOS
 
 
@@ -99,8 +99,8 @@ READ = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))  # a read without a bound stops here
 from attn_tui.core import load
-from attn_tui.core.recovery import UnreadableCopy
-from attn_tui.core.session import Session
+from attn_tui.core.editing.recovery import UnreadableCopy
+from attn_tui.core.editing.session import Session
 try:
     Session(load(sys.argv[1])).pending_recovery()
 except UnreadableCopy as refused:

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from attn_tui.core import load
-from attn_tui.core.recovery import read, recovery_path
-from attn_tui.core.session import Session
+from attn_tui.core.editing.recovery import read, recovery_path
+from attn_tui.core.editing.session import Session
 from tests.conftest import SCENARIOS
 
 CAT_SAT = (SCENARIOS / "cat_sat.yaml").read_text()

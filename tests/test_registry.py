@@ -14,13 +14,13 @@ import sys
 import numpy as np
 
 from attn_tui.core import load
-from attn_tui.core.stages import REGISTRY, highlights, reads, stages_for
+from attn_tui.core.engine.stages import REGISTRY, highlights, reads, stages_for
 from tests.conftest import ROOT, SCENARIOS
 
 PROGRAM = r'''
 import asyncio, json, sys
-import attn_tui.core.stages as stages
-from attn_tui.core.stages import KEYS, PREVIOUS, Stage
+import attn_tui.core.engine.stages as stages
+from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
 
 
 def compute(w):
@@ -39,11 +39,12 @@ registry = list(stages.REGISTRY)
 registry.insert([stage.name for stage in registry].index("score") + 1, DOUBLED)
 stages.REGISTRY = tuple(registry)
 
-from attn_tui.core import load, loads
-from attn_tui.core.compare import compare
-from attn_tui.core.json_export import to_json
-from attn_tui.core.markdown import to_markdown
-from attn_tui.core.report import to_text
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core.teaching.compare import compare
+from attn_tui.core.outputs.json_export import to_json
+from attn_tui.core.outputs.markdown import to_markdown
+from attn_tui.core.outputs.report import to_text
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.keys import help_text
 from tests.tui_helpers import explanation, matrix, screen_text

@@ -9,16 +9,16 @@ import textwrap
 from textual import events
 
 from attn_tui.core import load
-from attn_tui.core.session import Session
+from attn_tui.core.editing.session import Session
 from tests.conftest import ROOT, SCENARIOS
 from tests.tui_helpers import debugger, running
 
 KILLED_SAVE = textwrap.dedent("""
     import os, signal, sys
     sys.path.insert(0, {root!r})
-    import attn_tui.core.atomic_write
+    import attn_tui.core.files.atomic_write
     from attn_tui.core import load
-    from attn_tui.core.session import Session
+    from attn_tui.core.editing.session import Session
 
     rename = os.replace
 
@@ -60,7 +60,7 @@ async def test_a_folder_that_cannot_be_written_keeps_the_edits_and_save_as_works
             raise PermissionError(13, "Permission denied", dir)
         return real_mkstemp(*args, dir=dir, **kwargs)
 
-    monkeypatch.setattr("attn_tui.core.atomic_write.tempfile.mkstemp", refuse)
+    monkeypatch.setattr("attn_tui.core.files.atomic_write.tempfile.mkstemp", refuse)
     async with running(path) as (app, pilot):
         await pilot.press("tab", "7", "enter", "ctrl+s")
         await pilot.pause()
@@ -89,7 +89,7 @@ async def test_a_full_disk_on_save_is_one_message_and_the_app_goes_on(tmp_path, 
 
     async with running(path) as (app, pilot):
         await pilot.press("c")
-        monkeypatch.setattr("attn_tui.core.atomic_write.os.fdopen", full)
+        monkeypatch.setattr("attn_tui.core.files.atomic_write.os.fdopen", full)
         await pilot.press("ctrl+s")
         await pilot.pause()
         messages = [n.message for n in app._notifications]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from attn_tui.core import loads
-from attn_tui.core.report import text_chunks
+from attn_tui.core.outputs.report import text_chunks
 from attn_tui.core.text import cells
 
 FAMILY = "👨\u200d👩\u200d👧"

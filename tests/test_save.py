@@ -7,10 +7,11 @@ import os
 import numpy as np
 import pytest
 
-from attn_tui.core import load, loads
-from attn_tui.core.atomic_write import write_atomic
-from attn_tui.core.save import SaveError, render, updated_text
-from attn_tui.core.session import DiskChanged, Session
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core.files.atomic_write import write_atomic
+from attn_tui.core.editing.save import SaveError, render, updated_text
+from attn_tui.core.editing.session import DiskChanged, Session
 from tests.conftest import SCENARIOS
 
 COMMENTED = """\

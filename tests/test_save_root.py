@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from attn_tui.core import load
-from attn_tui.core.save import SaveError
-from attn_tui.core.save_root import OutsideSaveRoot, SaveRoot
-from attn_tui.core.session import Session
+from attn_tui.core.editing.save import SaveError
+from attn_tui.core.editing.save_root import OutsideSaveRoot, SaveRoot
+from attn_tui.core.editing.session import Session
 from tests.conftest import SCENARIOS
 
 
@@ -154,7 +154,7 @@ def test_a_data_file_name_taken_by_a_link_out_is_passed_over(folders):
 
 def test_every_file_a_save_writes_is_checked_before_any_is_written(folders, monkeypatch):
     """Were a data file's path ever to lead outside the folder, nothing at all is written."""
-    from attn_tui.core import save as saving
+    from attn_tui.core.editing import save as saving
 
     root, outside = folders
     np.save(root / "q.npy", np.eye(2))

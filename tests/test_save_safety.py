@@ -14,9 +14,10 @@ import stat
 import numpy as np
 import pytest
 
-from attn_tui.core import load, loads
-from attn_tui.core.save import NeedsRewrite, SaveError, render
-from attn_tui.core.session import Session
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core.editing.save import NeedsRewrite, SaveError, render
+from attn_tui.core.editing.session import Session
 from tests.conftest import ROOT, SCENARIOS
 
 RNG = np.random.RandomState(1)
@@ -169,7 +170,7 @@ def test_a_read_only_file_is_not_replaced_and_save_as_still_works(write, tmp_pat
     before = path.read_text()
     os.chmod(path, 0o444)
     real_access = os.access
-    monkeypatch.setattr("attn_tui.core.atomic_write.os.access",
+    monkeypatch.setattr("attn_tui.core.files.atomic_write.os.access",
                         lambda p, mode, **kw: False if os.path.realpath(p) == str(path) and mode & os.W_OK
                         else real_access(p, mode, **kw))
     session = Session(load(path))
@@ -205,8 +206,8 @@ def test_a_file_whose_owner_cannot_be_kept_is_not_replaced(write, monkeypatch):
     def refuse(target, uid, gid, **kwargs):
         raise PermissionError(1, "Operation not permitted", target)
 
-    monkeypatch.setattr("attn_tui.core.atomic_write.os.chown", refuse)
-    monkeypatch.setattr("attn_tui.core.atomic_write.os.stat", _owned_by(path, owner + 1))
+    monkeypatch.setattr("attn_tui.core.files.atomic_write.os.chown", refuse)
+    monkeypatch.setattr("attn_tui.core.files.atomic_write.os.stat", _owned_by(path, owner + 1))
     session = Session(load(path))
     session.set_cell("Q", 0, 0, 7.0)
     with pytest.raises(SaveError) as refused:

@@ -11,7 +11,7 @@ import pytest
 from textual.widgets import Input
 
 from attn_tui.core import load
-from attn_tui.core.save_root import SaveRoot
+from attn_tui.core.editing.save_root import SaveRoot
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.screens.save_as import SaveAsScreen
 from tests.conftest import SCENARIOS
@@ -303,7 +303,7 @@ async def test_only_a_served_app_offers_the_download():
     ("x" * 300 + ".yaml", "x" * 95 + ".yaml"),
 ])
 def test_a_download_name_is_plain_ascii(name, shown):
-    from attn_tui.core.save_root import download_name
+    from attn_tui.core.editing.save_root import download_name
 
     assert download_name(name) == shown
 

@@ -10,9 +10,9 @@ import shlex
 import pytest
 
 from attn_tui.core import load
-from attn_tui.core.recovery_slots import claim
-from attn_tui.core.save_root import RECOVERY_FOLDER, OutsideSaveRoot, SaveRoot
-from attn_tui.core.session import Session
+from attn_tui.core.editing.recovery_slots import claim
+from attn_tui.core.editing.save_root import RECOVERY_FOLDER, OutsideSaveRoot, SaveRoot
+from attn_tui.core.editing.session import Session
 from tests.conftest import SCENARIOS
 
 CAT_SAT = SCENARIOS / "cat_sat.yaml"

@@ -10,11 +10,12 @@ import math
 import numpy as np
 import pytest
 
-from attn_tui.core import ScenarioError, loads
-from attn_tui.core.attention import Attention
-from attn_tui.core.json_export import to_json
-from attn_tui.core.report import to_text
-from attn_tui.core.save import render
+from attn_tui.core import ScenarioError
+from attn_tui.core import loads
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.outputs.json_export import to_json
+from attn_tui.core.outputs.report import to_text
+from attn_tui.core.editing.save import render
 from tests.reference import rotate_half
 
 

@@ -5,8 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attn_tui.core import Attention, compute, compute_all, explain, load, sentence
-from attn_tui.core.report import to_text
+from attn_tui.core import Attention
+from attn_tui.core import compute
+from attn_tui.core import compute_all
+from attn_tui.core import explain
+from attn_tui.core import load
+from attn_tui.core import sentence
+from attn_tui.core.outputs.report import to_text
 from tests.conftest import SCENARIOS
 from tests.reference import article_attention, chapter_attention
 

@@ -9,16 +9,19 @@ import math
 import numpy as np
 from textual import events
 
-from attn_tui.core import Attention, Scenario, load, loads
-from attn_tui.core.compare import compare, summary
-from attn_tui.core.explanation import explain
-from attn_tui.core.stages.softmax import sentence
-from attn_tui.core.markdown import to_markdown
+from attn_tui.core import Attention
+from attn_tui.core import Scenario
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core.teaching.compare import compare, summary
+from attn_tui.core.engine.explanation import explain
+from attn_tui.core.engine.stages.softmax import sentence
+from attn_tui.core.outputs.markdown import to_markdown
 from attn_tui.core.numbers import MINUS
-from attn_tui.core.options import Options
-from attn_tui.core.report import to_text
-from attn_tui.core.session import Session
-from attn_tui.core.views import stage_window
+from attn_tui.core.model.options import Options
+from attn_tui.core.outputs.report import to_text
+from attn_tui.core.editing.session import Session
+from attn_tui.core.engine.views import stage_window
 from tests.conftest import SCENARIOS
 from tests.tui_helpers import debugger, explanation, matrix, running, stage_view
 
@@ -143,7 +146,7 @@ def test_two_mistakes_that_give_the_same_numbers_are_both_named():
         "Q": np.array([[1.0, 0.0], [0.0, 1.0]]), "K": np.array([[0.5, 1.0], [1.0, 0.2]]),
         "V": np.eye(2)})
     unmasked = Attention(two, two.options.__class__(causal=False))
-    from attn_tui.core.attention import trace
+    from attn_tui.core.engine.attention import trace
     weights = trace(unmasked).weights  # what "no mask" gives, and, at T = 2, "sees one ahead"
     comparison = compare(student(two, "weights", weights))
     keys = [mistake.key for mistake in comparison.diagnosis.mistakes]
@@ -156,7 +159,7 @@ def test_dividing_by_d_k_is_a_mistake_under_a_numeric_scale_too():
     rng = np.random.RandomState(1)
     base = Scenario(title="s", tokens=tuple("abcd"), inputs={"Q": rng.randn(4, 4), "K": rng.randn(4, 4),
                                                             "V": rng.randn(4, 2)}, options=Options(scale=3.0))
-    from attn_tui.core.attention import trace
+    from attn_tui.core.engine.attention import trace
     wrong = trace(Attention(base, Options(scale=4.0))).scaled  # ÷ d_k = 4 instead of ÷ 3
     comparison = compare(student(base, "scaled", wrong))
     assert comparison.diagnosis.key == "divided_by_d_k_not_scale"

@@ -12,8 +12,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attn_tui.core.scenario_file import check_text, loads
-from attn_tui.core.template import scenario_template
+from attn_tui.core.loading.scenario_file import check_text, loads
+from attn_tui.core.model.template import scenario_template
 
 AWKWARD = ["on", "1", "a: b", "#x", "the", "the", "yes", "No", "null", "~", "true", "1e9", "0x1F",
            "1_000", "12:30", ".inf", "-", "[a]", "a,b", "{", "'q'", '"q"', " lead", "trail ", "a #b",

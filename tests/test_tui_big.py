@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attn_tui.core import Scenario, compute, load
+from attn_tui.core import Scenario
+from attn_tui.core import compute
+from attn_tui.core import load
 from attn_tui.core.numbers import fixed
 from attn_tui.tui.screens.debugger import UNFOLDED
 from attn_tui.tui.widgets.explanation import ExplanationView

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from attn_tui.core import load
-from attn_tui.core import lesson_recording
+from attn_tui.core.editing import lesson_recording
 from tests.conftest import SCENARIOS
 from tests.tui_helpers import debugger, explanation, matrix, running, screen_text, stage_view
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_tui.core.model_index import read_index
+from attn_tui.core.loading.model_index import read_index
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.screens.model_view import HeadMap
 from tests.test_model_index import two_layer_index

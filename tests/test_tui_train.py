@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from attn_tui.core import load
-from attn_tui.core.backward import finite_difference, gradients
-from attn_tui.core.training import runs
+from attn_tui.core.engine.backward import finite_difference, gradients
+from attn_tui.core.engine.training import runs
 from attn_tui.tui.screens.train import TrainScreen
 from attn_tui.tui.widgets.loss_plot import LossPlot
 from tests.conftest import SCENARIOS

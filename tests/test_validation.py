@@ -10,7 +10,8 @@ import tracemalloc
 
 import pytest
 
-from attn_tui.core import ScenarioError, load
+from attn_tui.core import ScenarioError
+from attn_tui.core import load
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from attn_tui.core import load, loads
-from attn_tui.core.markdown import BLANK, to_markdown
+from attn_tui.core import load
+from attn_tui.core import loads
+from attn_tui.core.outputs.markdown import BLANK, to_markdown
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT, SCENARIOS
 from tests.test_markdown import assert_well_formed

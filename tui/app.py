@@ -8,7 +8,7 @@ import io
 import os
 from typing import TYPE_CHECKING, Iterable
 
-from attn_tui.core import catalog
+from attn_tui.core.loading import catalog
 from attn_tui.core.text import visible
 from attn_tui.tui.screens.choice import ChoiceScreen
 from attn_tui.tui.screens.help import HelpScreen
@@ -20,9 +20,9 @@ from textual.markup import escape
 from textual.screen import Screen
 
 if TYPE_CHECKING:
-    from attn_tui.core.model_index import ModelIndex
-    from attn_tui.core.save_root import SaveRoot
-    from attn_tui.core.scenario import Scenario
+    from attn_tui.core.loading.model_index import ModelIndex
+    from attn_tui.core.editing.save_root import SaveRoot
+    from attn_tui.core.model.scenario import Scenario
     from attn_tui.tui.follow import Classroom
     from attn_tui.tui.screens.debugger import DebuggerScreen
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 def tile_sizes(T_k: int) -> list[int]:
     """Tile sizes to offer: powers of two below the number of keys, as few as make the walk
     visible (a class's T = 8 gets 2 and 4; a long sequence 64 and 128, FlashAttention's)."""
-    from attn_tui.core.readers.tiles import tiles_for
+    from attn_tui.core.reading.tiles import tiles_for
 
     sizes = [2 ** n for n in range(1, 8) if 2 ** n < T_k and tiles_for(T_k, 2 ** n) is None]
     return sizes[-4:] or [1]
@@ -172,9 +172,9 @@ class AttnApp(App[int]):
         textual-serve turns into downloads. Only offered in a served app: in a terminal,
         Textual would write a copy to ~/Downloads."""
         from attn_tui.core import ScenarioError
-        from attn_tui.core.readers.files import named_files
-        from attn_tui.core.save_root import download_name
-        from attn_tui.core.scenario_file import read_text
+        from attn_tui.core.reading.files import named_files
+        from attn_tui.core.editing.save_root import download_name
+        from attn_tui.core.loading.scenario_file import read_text
 
         session = self.debugger.session
         path = session.saved.path
@@ -215,7 +215,7 @@ class AttnApp(App[int]):
             for size in tile_sizes(debugger.session.scenario.T_k):
                 yield SystemCommand(f"Online softmax: tiles of {size}", f"FlashAttention's walk, {size} keys a tile and "
                                     f"{size} query rows a pass", lambda size=size: debugger.action_tiles(size))
-            from attn_tui.core.stages import online
+            from attn_tui.core.engine.stages import online
 
             if online.STAGE in debugger.stages:
                 yield SystemCommand("Online softmax off", "the step goes", lambda: debugger.action_tiles(0))

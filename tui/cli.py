@@ -261,12 +261,13 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return start_app(None, debug=args.debug)
     try:
         path = scenario_path(args.scenario)
-        from attn_tui.core.model_index import index_or_none
+        from attn_tui.core.loading.model_index import index_or_none
 
         index = index_or_none(path)
         if index is not None:  # every layer of a capture: listed, or opened as the model view
             return open_index(parser, args, index, headless)
-        from attn_tui.core import catalog, load
+        from attn_tui.core.loading import catalog
+        from attn_tui.core import load
 
         scenario = load(path)  # before the terminal is taken, so an error reads as one line
         scenario = with_views(parser, args, scenario)
@@ -291,15 +292,15 @@ def _headless(parser: argparse.ArgumentParser, args: argparse.Namespace, scenari
     """--json, --print, --markdown or --check of a loaded scenario."""
     comparison = None
     if scenario.expect:
-        from attn_tui.core.compare import compare
+        from attn_tui.core.teaching.compare import compare
 
         comparison = compare(scenario)
     if args.json:
-        from attn_tui.core.json_export import json_chunks
+        from attn_tui.core.outputs.json_export import json_chunks
 
         document = None
         if comparison is not None:
-            from attn_tui.core.compare import to_json as comparison_json
+            from attn_tui.core.teaching.compare import to_json as comparison_json
             document = comparison_json(comparison)
         _write_all(json_chunks(scenario, document))
     elif args.print_ or args.markdown:
@@ -310,32 +311,32 @@ def _headless(parser: argparse.ArgumentParser, args: argparse.Namespace, scenari
         if args.markdown and args.lesson:
             if args.row:
                 parser.error("--row goes with the walk-through; a lesson's beats name their own rows")
-            from attn_tui.core.lesson_handout import lesson_markdown
+            from attn_tui.core.outputs.lesson_handout import lesson_markdown
             write_out(lesson_markdown(scenario, answers=args.sheet == "answers"))
         elif args.markdown:
-            from attn_tui.core.markdown import to_markdown
+            from attn_tui.core.outputs.markdown import to_markdown
             write_out(to_markdown(scenario, rows=rows, sheet=args.sheet))
         else:
-            from attn_tui.core.report import text_chunks
+            from attn_tui.core.outputs.report import text_chunks
             _write_all(text_chunks(scenario, rows=rows))
     elif args.check:
-        from attn_tui.core.stages.back_output import loss
+        from attn_tui.core.engine.stages.back_output import loss
 
         if loss(scenario) is not None and loss(scenario).train is not None:
-            from attn_tui.core.report import attentions_of as runs_of
-            from attn_tui.core.training import train
+            from attn_tui.core.outputs.report import attentions_of as runs_of
+            from attn_tui.core.engine.training import train
 
             for attention in runs_of(scenario).values():  # (a learning rate that overflows is told here too)
                 train(scenario, attention.options)
         if comparison is None:
             write_out(visible(f"{scenario.display_name}: ok: {summary(scenario)}") + "\n")
         else:
-            from attn_tui.core.compare import summary as comparison_summary
+            from attn_tui.core.teaching.compare import summary as comparison_summary
             verdict = "your values match" if comparison.ok else "your values differ"
             write_out(visible(f"{scenario.display_name}: {verdict}: {summary(scenario)}") + "\n")
             write_out(comparison_summary(comparison, scenario) + "\n")
-        from attn_tui.core.report import attentions_of
-        from attn_tui.core.stages.mask import leak_warnings
+        from attn_tui.core.outputs.report import attentions_of
+        from attn_tui.core.engine.stages.mask import leak_warnings
 
         for line in leak_warnings(attentions_of(scenario)):
             write_out(visible(line) + "\n")
@@ -349,7 +350,7 @@ def open_index(parser: argparse.ArgumentParser, args: argparse.Namespace, index,
     if args.json:
         import json
 
-        from attn_tui.core.model_index import to_json
+        from attn_tui.core.loading.model_index import to_json
         write_out(json.dumps(to_json(index), indent=1, allow_nan=False) + "\n")
         return EXIT_OK
     if headless or args.present:
@@ -372,8 +373,8 @@ def one_blas_thread() -> None:
 def new_scenario(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``attn-tui new FILE …``: write a commented template. Only ever creates a file, or (with
     --force) replaces a regular file: never a device, a pipe, a folder, or a link's missing target."""
-    from attn_tui.core.atomic_write import write_atomic
-    from attn_tui.core.template import scenario_template
+    from attn_tui.core.files.atomic_write import write_atomic
+    from attn_tui.core.model.template import scenario_template
 
     try:
         text = scenario_template(args.tokens.split(), args.d_k, args.d_v, seed=args.random)
@@ -417,7 +418,9 @@ def _new_file_refusal(path: str, force: bool) -> str | None:
 
 def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``--serve``: the server; ``--save-root``: one browser's app, which the server starts."""
-    from attn_tui.core import ScenarioError, check, load
+    from attn_tui.core import ScenarioError
+    from attn_tui.core import check
+    from attn_tui.core import load
 
     if args.serve and args.save_root:
         parser.error("--save-root is how --serve starts each app; give --serve-dir instead")
@@ -444,7 +447,7 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
         say_problems(error)
         return EXIT_USAGE
     if args.save_root:
-        from attn_tui.core.save_root import SaveRoot
+        from attn_tui.core.editing.save_root import SaveRoot
 
         try:
             save_root = SaveRoot(args.save_root, recovery=served_recovery(args.recovery_dir))
@@ -465,7 +468,7 @@ def serve_class(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
     label = "the built-in scenarios" if path is None else visible(args.scenario)
     host, port = args.host or DEFAULT_HOST, args.port or DEFAULT_PORT
     if args.follow:
-        from attn_tui.core import catalog
+        from attn_tui.core.loading import catalog
         from attn_tui.tui.lead import lead_class
 
         return lead_class(scenario, label, host, port, args.serve_dir, args.max_apps or DEFAULT_MAX_APPS,
@@ -484,7 +487,7 @@ def served_recovery(browser_folder: str | None) -> str | None:
     copies, said on the server's console) if none can be had."""
     if browser_folder is None:
         return None
-    from attn_tui.core.recovery_slots import claim
+    from attn_tui.core.editing.recovery_slots import claim
 
     try:
         return claim(browser_folder).folder  # the lock is let go when this process ends
@@ -495,7 +498,8 @@ def served_recovery(browser_folder: str | None) -> str | None:
 
 def scenario_path(name: str) -> str:
     """A file path, or failing that the file of a built-in; errors name what was tried."""
-    from attn_tui.core import ScenarioError, catalog
+    from attn_tui.core import ScenarioError
+    from attn_tui.core.loading import catalog
 
     if os.path.lexists(name):  # a broken link or a loop is the user's file too: say what is wrong
         return name
@@ -531,7 +535,7 @@ def with_views(parser: argparse.ArgumentParser, args: argparse.Namespace, scenar
     """The scenario with the steps --tiles and --decode add (as its own keys would), for this
     run: saving keeps the file's own settings of them unless they are changed in the app."""
     from attn_tui.core.errors import NotApplicable
-    from attn_tui.core.stages import decode, online
+    from attn_tui.core.engine.stages import decode, online
 
     own = dict(scenario.stage_settings)
     try:
@@ -576,7 +580,8 @@ def _write_all(chunks) -> None:
 
 
 def list_builtins() -> int:
-    from attn_tui.core import catalog, load
+    from attn_tui.core.loading import catalog
+    from attn_tui.core import load
 
     entries = [(builtin.name, load(builtin.path).title) for builtin in catalog.builtins()]
     width = max(len(name) for name, _ in entries)
@@ -591,7 +596,7 @@ def start_app(scenario, read_only: bool = False, present: bool = False, save_roo
     were kept."""
     import time
 
-    from attn_tui.core import recovery
+    from attn_tui.core.editing import recovery
     from attn_tui.tui.app import run_app
 
     started = time.time()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from attn_tui.core.patterns import DESCRIPTIONS, PATTERNS
+from attn_tui.core.teaching.patterns import DESCRIPTIONS, PATTERNS
 from attn_tui.core.text import visible
 
 NAME_WIDTH = 24
@@ -37,9 +37,10 @@ def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParse
 
 def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
     """Run the command; ``write_out``, ``say`` and ``scenario_path`` are the CLI's own."""
-    from attn_tui.core import ScenarioError, load
-    from attn_tui.core.model_index import index_or_none
-    from attn_tui.core.patterns import scenario_scores
+    from attn_tui.core import ScenarioError
+    from attn_tui.core import load
+    from attn_tui.core.loading.model_index import index_or_none
+    from attn_tui.core.teaching.patterns import scenario_scores
 
     try:
         path = scenario_path(args.file)
@@ -48,7 +49,7 @@ def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
         if index is None:
             found += scenario_scores(load(path))
         else:
-            from attn_tui.core.model_index import check_work, work
+            from attn_tui.core.loading.model_index import check_work, work
 
             check_work(index)
             tell = work(index) > PROGRESS_FROM  # long work says how far it has got, on stderr

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
-from attn_tui.core.stages import step_keys
+from attn_tui.core.engine.stages import step_keys
 
 STAGE, INPUT, EDITOR, ANYWHERE = "stage view", "input matrix", "a cell being edited", "anywhere"
 MODEL_VIEW = "model view"  # the grid of layers × heads an index opens: its own screen's keys

@@ -36,7 +36,7 @@ import tempfile
 from aiohttp import web
 from textual_serve.server import Server
 
-from attn_tui.core.save_root import RECOVERY_FOLDER
+from attn_tui.core.editing.save_root import RECOVERY_FOLDER
 from attn_tui.core.text import visible
 
 log = logging.getLogger("attn-tui")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 
-from attn_tui.core.atomic_write import write_atomic
+from attn_tui.core.files.atomic_write import write_atomic
 
 PALETTES = ("theme", "colour-blind safe")
 MAX_BYTES = 4096

@@ -9,7 +9,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from attn_tui.core import catalog, load
+from attn_tui.core.loading import catalog
+from attn_tui.core import load
 
 
 class ChooserScreen(Screen[None]):

@@ -21,17 +21,18 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from attn_tui.core.backward import gradient_check
+from attn_tui.core.engine.backward import gradient_check
 from attn_tui.core.errors import NotApplicable, NumericError
-from attn_tui.core.explanation import FOLD
-from attn_tui.core.labels import column_labels, token_labels
+from attn_tui.core.engine.explanation import FOLD
+from attn_tui.core.model.labels import token_labels
+from attn_tui.core.engine.stages import column_labels
 from attn_tui.core.numbers import yaml_number
-from attn_tui.core.save_root import SaveRoot
-from attn_tui.core.scenario import Scenario
-from attn_tui.core.session import Session
-from attn_tui.core.stages import KEYS, TILES, stages_for
-from attn_tui.core.stages.mask import leak_warnings
-from attn_tui.core.views import mask_rules, stage_window
+from attn_tui.core.editing.save_root import SaveRoot
+from attn_tui.core.model.scenario import Scenario
+from attn_tui.core.editing.session import Session
+from attn_tui.core.engine.stages import KEYS, TILES, stages_for
+from attn_tui.core.engine.stages.mask import leak_warnings
+from attn_tui.core.engine.views import mask_rules, stage_window
 from attn_tui.tui.keys import screen_bindings
 from attn_tui.tui.screens.debugger_panes import UNFOLDED, DebuggerPanes
 from attn_tui.tui.screens.goto import GoToScreen
@@ -348,13 +349,13 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         if action == "goto":
             return parameters[0] <= len(self.stages) if parameters else True
         if action == "decode":  # dimmed where a decoder could not replay the scenario (d says why not)
-            from attn_tui.core.readers.decode import refusal
+            from attn_tui.core.reading.decode import refusal
 
             scenario = session.scenario
             return None if refusal(scenario.cross, scenario.T, scenario.T_k, scenario.options.causal,
                                    scenario.window) else True
         if action in ("train", "check_gradient"):
-            from attn_tui.core.stages.back_output import loss
+            from attn_tui.core.engine.stages.back_output import loss
 
             setting = loss(session.scenario)
             return setting is not None and (setting.train is not None if action == "train"
@@ -483,7 +484,7 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
 
     def action_decode(self) -> None:
         """Decoding with a KV cache on (its step shown) or off."""
-        from attn_tui.core.stages import decode
+        from attn_tui.core.engine.stages import decode
 
         edit = self._change(lambda: self.session.apply(decode.toggled(self.session.scenario)))
         if edit is not None and edit.value is not None:
@@ -491,7 +492,7 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
 
     def action_tiles(self, size: int) -> None:
         """The online softmax in tiles of ``size`` keys, ``size`` query rows a pass (0: off)."""
-        from attn_tui.core.stages import online
+        from attn_tui.core.engine.stages import online
 
         edit = self._change(lambda: self.session.apply(online.tiled(self.session.scenario, size or None, size)))
         if edit is not None and edit.value is not None:

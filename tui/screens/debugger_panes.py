@@ -9,13 +9,13 @@ from textual.geometry import Region
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from attn_tui.core.explanation import FOLD, Line, Span, explain
-from attn_tui.core.labels import ROLES, dims, input_labels, token_labels
+from attn_tui.core.engine.explanation import FOLD, Line, Span, explain
+from attn_tui.core.model.labels import ROLES, dims, input_labels, token_labels
 from attn_tui.core.numbers import decimals_needed
-from attn_tui.core.overview import weights_overview
-from attn_tui.core.predictions import hidden_lines, prediction_lines
-from attn_tui.core.stages import ALL, KEY, ROW, highlights
-from attn_tui.core.views import mask_rules
+from attn_tui.core.teaching.overview import weights_overview
+from attn_tui.core.teaching.predictions import hidden_lines, prediction_lines
+from attn_tui.core.engine.stages import ALL, KEY, ROW, highlights
+from attn_tui.core.engine.views import mask_rules
 from attn_tui.tui.text import plain, set_titles
 from attn_tui.tui.widgets.grid import DenseGrid
 from attn_tui.tui.widgets.matrix import MatrixView
@@ -214,7 +214,7 @@ class DebuggerPanes:
         elif hidden:
             extra = hidden_lines(predictions, stage, head, row, session.scenario)
         elif session.comparison is not None and self.described.predictable:
-            from attn_tui.core.compare import comparison_lines  # (a scenario with expect: alone)
+            from attn_tui.core.teaching.compare import comparison_lines  # (a scenario with expect: alone)
 
             extra = comparison_lines(session.comparison, session.scenario, self.described.key, row, col,
                                      self.compared_head)
@@ -222,7 +222,7 @@ class DebuggerPanes:
         if check is not None and check[0] == session.version:
             extra = [*check[1], *extra]
         if self.described.masks and self.mask_rule is not None:
-            from attn_tui.core.masks import WHY
+            from attn_tui.core.model.masks import WHY
 
             extra = [Line((Span(f"The matrix shows only the keys {WHY[self.mask_rule]} (m: next view); "
                                 "the lines above are for every rule together.", "note"),)), *extra]

@@ -4,8 +4,8 @@ path, a head at a time."""
 
 from __future__ import annotations
 
-from attn_tui.core.labels import token_labels
-from attn_tui.core.overview import weights_overview
+from attn_tui.core.model.labels import token_labels
+from attn_tui.core.teaching.overview import weights_overview
 from attn_tui.tui.text import plain
 from attn_tui.tui.widgets.overview import OverviewMap
 from textual import on, work

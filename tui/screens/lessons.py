@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attn_tui.core.errors import NumericError, SaveError
-from attn_tui.core.lesson import LessonPlayer, Position, follow_line, narration
+from attn_tui.core.lessons.lesson import LessonPlayer, Position, follow_line, narration
 from attn_tui.tui.follow import Classroom, Follower
 from attn_tui.tui.keys import relabel
 from attn_tui.tui.text import tell
 
 if TYPE_CHECKING:
-    from attn_tui.core.lesson_recording import Recorder
+    from attn_tui.core.editing.lesson_recording import Recorder
     from attn_tui.tui.screens.debugger import DebuggerScreen
 
 
@@ -156,7 +156,7 @@ class Lessons:
     # ---- recording --------------------------------------------------------------------------
 
     def record(self) -> None:
-        from attn_tui.core.lesson_recording import Recorder, recording_refusal, recording_start  # (ctrl+r alone)
+        from attn_tui.core.editing.lesson_recording import Recorder, recording_refusal, recording_start  # (ctrl+r alone)
 
         screen = self.screen
         if self.recorder is None:
@@ -184,7 +184,7 @@ class Lessons:
             return
         try:
             self.session.check_disk()
-            from attn_tui.core.lesson_writer import write_lesson
+            from attn_tui.core.editing.lesson_writer import write_lesson
 
             text = write_lesson(self.session.scenario, beats)
         except SaveError as error:
@@ -202,8 +202,8 @@ class Lessons:
         """A built-in (or a served file) is never overwritten: the lesson goes into a copy."""
         import os
 
-        from attn_tui.core.lesson_recording import Recorder
-        from attn_tui.core.lesson_writer import write_lesson
+        from attn_tui.core.editing.lesson_recording import Recorder
+        from attn_tui.core.editing.lesson_writer import write_lesson
         from attn_tui.tui.screens.save_as import SaveAsScreen
 
         screen = self.screen

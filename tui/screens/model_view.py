@@ -24,8 +24,8 @@ from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from attn_tui.core.errors import ScenarioError
-from attn_tui.core.model_index import ModelIndex
-from attn_tui.core.patterns import PATTERNS
+from attn_tui.core.loading.model_index import ModelIndex
+from attn_tui.core.teaching.patterns import PATTERNS
 from attn_tui.core.text import visible
 from attn_tui.tui.keys import model_view_bindings
 from attn_tui.tui.screens.debugger import DebuggerScreen
@@ -102,7 +102,7 @@ class ModelViewScreen(Screen):
 
     def __init__(self, index: ModelIndex) -> None:
         super().__init__()
-        from attn_tui.core.scenario_file import check
+        from attn_tui.core.loading.scenario_file import check
 
         self.index = index
         self.listed: list[tuple[int, int, str | None]] = []  # (layer, heads, problem)
@@ -282,8 +282,8 @@ class ModelViewScreen(Screen):
     @work(thread=True, group="maps")
     def _maps(self, rows: int, cols: int) -> None:
         from attn_tui.core import load
-        from attn_tui.core.attention import Attention
-        from attn_tui.core.overview import weights_overview
+        from attn_tui.core.engine.attention import Attention
+        from attn_tui.core.teaching.overview import weights_overview
 
         worker = get_current_worker()
         while not worker.is_cancelled:
@@ -332,7 +332,7 @@ class ModelViewScreen(Screen):
     @work(thread=True, exclusive=True, group="scores")
     def _scores(self) -> None:
         from attn_tui.core import load
-        from attn_tui.core.patterns import scenario_scores
+        from attn_tui.core.teaching.patterns import scenario_scores
 
         worker = get_current_worker()
         found = {}

@@ -11,10 +11,10 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Digits, Footer, Static
 
-from attn_tui.core.explanation import explain
-from attn_tui.core.labels import column_labels, row_labels
+from attn_tui.core.engine.explanation import explain
+from attn_tui.core.engine.stages import column_labels, row_labels
 from attn_tui.core.numbers import fixed, mask_text
-from attn_tui.core.views import stage_window
+from attn_tui.core.engine.views import stage_window
 from attn_tui.tui.keys import step_bindings
 from attn_tui.tui.widgets.explanation import ExplanationView
 

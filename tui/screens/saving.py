@@ -9,8 +9,8 @@ import time
 from typing import TYPE_CHECKING
 
 from attn_tui.core.errors import ScenarioError
-from attn_tui.core.recovery import UnreadableCopy
-from attn_tui.core.session import DiskChanged, NeedsRewrite, SaveError
+from attn_tui.core.editing.recovery import UnreadableCopy
+from attn_tui.core.editing.session import DiskChanged, NeedsRewrite, SaveError
 from attn_tui.tui.screens.choice import ChoiceScreen
 from attn_tui.tui.screens.save_as import SaveAsScreen
 from attn_tui.tui.text import tell

@@ -17,15 +17,16 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from attn_tui.core.attention import Attention
-from attn_tui.core.backward import sizes_compared
-from attn_tui.core.edits import SetInputs
-from attn_tui.core.labels import column_labels, input_labels, token_labels
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.engine.backward import sizes_compared
+from attn_tui.core.model.edits import SetInputs
+from attn_tui.core.model.labels import input_labels, token_labels
+from attn_tui.core.engine.stages import column_labels
 from attn_tui.core.numbers import decimals_needed, fixed
-from attn_tui.core.stages import stage_named
+from attn_tui.core.engine.stages import stage_named
 from attn_tui.core.text import visible
-from attn_tui.core.training import Run, runs
-from attn_tui.core.views import Window
+from attn_tui.core.engine.training import Run, runs
+from attn_tui.core.engine.views import Window
 from attn_tui.tui.keys import train_view_bindings
 from attn_tui.tui.text import set_titles, tell
 from attn_tui.tui.widgets.grid import DenseGrid, Grid

@@ -12,7 +12,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from attn_tui.core.explanation import Explanation, Line
+from attn_tui.core.engine.explanation import Explanation, Line
 from attn_tui.core.text import visible
 from attn_tui.tui.scrolling import set_virtual_size
 

@@ -10,7 +10,7 @@ from typing import Hashable, Sequence
 import numpy as np
 
 from attn_tui.core.numbers import fixed, mask_text
-from attn_tui.core.views import Window
+from attn_tui.core.engine.views import Window
 
 EMPTY = "—"  # a row that can see no key: nothing to attend to
 

@@ -8,12 +8,11 @@ from textual.content import Content
 from textual.widgets import Static
 
 from attn_tui.core.numbers import mask_text
-from attn_tui.core.stages import describe_setting
 from attn_tui.core.text import visible
 
 if TYPE_CHECKING:
-    from attn_tui.core.scenario import Scenario
-    from attn_tui.core.scenario_file import Checked
+    from attn_tui.core.model.scenario import Scenario
+    from attn_tui.core.loading.scenario_file import Checked
 
 
 class ScenarioHeader(Static):
@@ -62,7 +61,7 @@ class ScenarioHeader(Static):
                  "padding" if getattr(scenario, "padding", None) else "",
                  "explicit mask" if getattr(scenario, "mask", None) is not None else "",
                  "RoPE" if getattr(scenario, "rope", None) else "",
-                 *(describe_setting(name, setting) for name, setting in getattr(scenario, "stage_settings", {}).items())]
+                 *(setting.describe() for setting in getattr(scenario, "stage_settings", {}).values())]
         parts += [f" · {rule}" for rule in rules if rule]
         query_tokens = getattr(scenario, "query_tokens", None)
         rows = f"T={scenario.T}" if query_tokens is None else f"T_q={len(query_tokens)} T_k={len(scenario.tokens)}"

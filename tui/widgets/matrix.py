@@ -24,7 +24,7 @@ from textual.strip import Strip
 
 from attn_tui.core.numbers import LARGE, fixed, mask_text
 from attn_tui.core.text import cells, fit
-from attn_tui.core.views import Window
+from attn_tui.core.engine.views import Window
 from attn_tui.tui.heat_colours import heat_styles, levels
 from attn_tui.tui.scrolling import set_virtual_size
 from attn_tui.tui.widgets.grid import Grid, cell_text, changed_cells, row_differs

@@ -19,7 +19,7 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
-from attn_tui.core.overview import block_edges
+from attn_tui.core.teaching.overview import block_edges
 
 LEVELS = 33
 _DIM = 0.45  # outside the visible window, colours fade

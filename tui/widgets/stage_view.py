@@ -10,9 +10,9 @@ from __future__ import annotations
 from textual import events
 from textual.message import Message
 
-from attn_tui.core.labels import column_labels, row_labels
+from attn_tui.core.engine.stages import column_labels, row_labels
 from attn_tui.core.numbers import yaml_number
-from attn_tui.core.views import stage_window
+from attn_tui.core.engine.views import stage_window
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.grid import Grid
 

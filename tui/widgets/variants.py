@@ -9,10 +9,11 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from attn_tui.core.explanation import bar
-from attn_tui.core.labels import row_labels, token_labels
+from attn_tui.core.engine.explanation import bar
+from attn_tui.core.model.labels import token_labels
+from attn_tui.core.engine.stages import row_labels
 from attn_tui.core.numbers import fixed, mask_text
-from attn_tui.core.stages import summary
+from attn_tui.core.engine.stages import summary
 from attn_tui.core.text import visible
 
 SHOWN_ROWS = 12

@@ -1,0 +1,325 @@
+"""The stages of attention, declared once: the registry every list of stages is derived from.
+
+Each stage lives in a module of its own in this package and declares there, as one
+:class:`Stage`, its arithmetic (``compute``, over a window of rows and columns on demand), its
+text (``title``, ``heading``, ``explain``) and every fact the rest of the program asks about
+it: what it reads (inputs and stages: for highlighting, invalidation and what a prediction
+gives away), its shape, whether its rows can be empty, its number format, whether a student
+may give (``expect:``) or guess (``predict:``) it and under which key, what ``--json`` writes
+of it, and the scenario keys that turn it on. The order of ``REGISTRY`` is the step order.
+
+The keys 1…9 and 0, the step strip, help, the palette, ``--json``, ``--print``,
+``--markdown``, ``expect:`` and its shapes, ``--check``'s names, highlighting and the
+prediction-hiding rule all ask the functions below, which read ``REGISTRY`` when called: adding
+a stage is its module, one line in :func:`_registry`, and the reader of its scenario keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+from attn_tui.core.model.labels import concat_dims, dims, token_labels
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from attn_tui.core.engine.attention import Head, Window
+    from attn_tui.core.engine.explanation import Writer
+    from attn_tui.core.model.options import Options
+    from attn_tui.core.model.scenario import Scenario
+
+# What a stage's columns are: the keys (tokens), a head's dimensions, its value dimensions, the
+# heads' value dimensions side by side, or the output projection's.
+KEYS, DIMS, VALUES, CONCAT, OUT = "keys", "dims", "values", "concat", "out"
+MODEL = "model"  # X's columns (d_model): dL/dX
+TILES = "tiles"  # a run of keys each (online softmax's key tiles): ``[``/``]`` move a tile at a time
+# In ``reads``: the stage just before this one among the scenario's steps (of a head's stages
+# when this one is a head's, else the last of them), whichever that is.
+PREVIOUS = "previous"
+# What a stage may read besides other stages: the inputs attention starts from.
+INPUTS = ("Q", "K", "V", "Wo", "bo")
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One number per query row that a stage adds to its tables (``--print``, ``--markdown``)
+    and to ``--json``'s ``diagnostics``: softmax's largest weight and entropy."""
+
+    label: str      # its column in a table: "max"
+    name: str       # its name in --json's diagnostics: "max_weight"
+    meaning: str    # said under the table's title: "largest weight"
+    values: Callable[[Head, range], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Extra:
+    """A matrix or a vector (one number per query row) that a stage adds to ``--json`` just
+    before its own values: softmax's row maxima, the bias itself, online softmax's output."""
+
+    name: str
+    values: Callable[..., np.ndarray]   # (head, rows): those rows, every column
+    per_row: bool = False
+    empty_rows: bool = False            # a row that sees no key has none (null)
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str           # "weighted_sum": how a program names it, everywhere (lessons, g, tests)
+    title: str          # "Weighted sum": how the step strip and the headings name it
+    key: str            # "output": its name in expect:, predict: and --json
+    reads: tuple[str, ...]   # the stages and inputs (INPUTS) it is computed from; PREVIOUS
+    changes: str        # how one changed input cell changes it, in words
+    columns: str        # KEYS, DIMS, VALUES, CONCAT or OUT
+    palette: str        # "weights" (0 to 1) or "diverging" (blue below 0, red above)
+    heading: Callable[[Scenario, Options], str]
+    compute: Callable[[Window], np.ndarray]   # its values in a window, from what it reads
+    explain: Callable[[Writer], str]          # the arithmetic of one row; returns the title
+    # whether the scenario has this step; reads only ``rope``, ``multi_head``, ``inputs`` (the
+    # names) and ``stage_settings``, which a scenario file's reader knows before any array
+    applies: Callable[[Any], bool] = lambda scenario: True
+    per_head: bool = True
+    # Computed a block of query rows at a time over every column, and kept until an edit makes
+    # it stale (a matrix product); else computed cell by cell for the window asked, from what it
+    # reads (the window's columns of the stages before it).
+    whole_rows: bool = False
+    # Its cell (i, j) depends on the whole row i of what it reads (softmax, a weighted sum):
+    # highlighting then stops at it, and an input it reads is read whole.
+    row_wide: bool = False
+    # Per-row numbers it needs of whole rows before it can give any cell (softmax: the row's
+    # largest score and its sum of exps), kept per block like ``whole_rows``.
+    statistics: Callable[[Window], dict[str, np.ndarray]] | None = None
+    empty_rows: bool = False    # a row that sees no key has none of its values
+    masks: bool = False         # its cells a mask hides are drawn as the mask value (null in --json)
+    # Cells it leaves out (online softmax's skipped tiles), drawn as ``skipped_text``.
+    skipped: Callable[[Any, int, range, range], np.ndarray] | None = None
+    skipped_text: str = "skip"
+    masked_given: bool = False  # its cells a mask hides are known without working out (−∞, a
+                                # weight of 0): a worksheet prints them, a prediction never asks
+    decimals: Callable[[Any, int], int] | None = None  # (attention, head) → decimals; else precision
+    tiny: bool = False          # a value that would round to 0 is written with an exponent instead
+    predictable: bool = True    # whether a student may give (expect:) or guess (predict:) it
+    # Another way to compute what an earlier stage computes (online softmax, a decode step):
+    # no later stage reads it as the one before it.
+    branch: bool = False
+    overview: bool = False      # the stage the overview and the all-heads maps draw, small
+    summaries: tuple[Summary, ...] = ()
+    extras: tuple[Extra, ...] = ()
+    # Its columns' labels when they are none of the kinds above (online softmax's key tiles).
+    labels: Callable[[Any], tuple[str, ...]] | None = None
+    span: Callable[[Any], int] | None = None  # with TILES: how many keys one column holds
+    # The rows of K and V that exist for a query row at all (a decode step's KV cache): the
+    # app draws the others faded.
+    context: Callable[[Any, int], range] | None = None
+    # What --json writes under its key when a matrix would not say it: (head, rows) → one
+    # JSON value per row (online softmax's walk through the tiles, a decode step).
+    json_rows: Callable[[Head, range], list] | None = None
+    # The scenario keys that turn it on, and the reader of them: (context, the scenario's top
+    # keys, the layout) → its setting, kept in ``Scenario.stage_settings[name]``.
+    scenario_keys: tuple[str, ...] = ()
+    read: Callable[..., Any] | None = None
+    # When it holds only under the causal mask: (what the scenario does, "decodes (decode: true)";
+    # its name as a doing, "decoding"; why, in words). Turning the mask off, or a lesson beat or
+    # a recovery copy that would, is refused while its setting is on.
+    needs_causal: tuple[str, str, str] | None = None
+    # A step of the backward pass (core.backward): after the layer's output, not part of it.
+    backward: bool = False
+    # Of a stage computed cell by cell from the one before it (between the scores and the mask):
+    # (window, dL/d its values) → dL/d the values it reads, the chain rule for that window (the
+    # scale divides, softcap multiplies by 1 − tanh²). None: unchanged (a bias adds).
+    pass_back: Callable[[Window, Any], Any] | None = None
+    # What its rows are: the queries (QUERIES), or the keys (KEYS: dK and dV have one row a key).
+    rows: str = "queries"
+    # Whether --json writes it (a backward step that is another one's values over a constant
+    # need not make the document half as long again)
+    in_json: bool = True
+
+    def row_count(self, scenario: Any) -> int:
+        """Its number of rows: T_q, or T_k for a stage whose rows are keys."""
+        return scenario.T_k if self.rows == KEYS else scenario.T
+
+    def column_count(self, scenario: Any) -> int:
+        """Its number of columns (``scenario`` has T_k, d_k, d_v, heads, d_out)."""
+        if self.labels is not None:
+            return len(self.labels(scenario))
+        return {KEYS: scenario.T_k, DIMS: scenario.d_k, VALUES: scenario.d_v,
+                CONCAT: scenario.heads * scenario.d_v, OUT: scenario.d_out,
+                MODEL: _d_model(scenario)}[self.columns]
+
+    def shape(self, scenario: Any) -> tuple[int, ...]:
+        """The shape of a student's values of it: one matrix per head for a stage of each head
+        when there are several."""
+        per_head = (scenario.heads,) if self.per_head and scenario.heads > 1 else ()
+        return (*per_head, self.row_count(scenario), self.column_count(scenario))
+
+
+def _d_model(scenario: Any) -> int:
+    X = getattr(scenario.inputs, "get", lambda name: None)("X")  # (a Plan knows only the names)
+    return 0 if X is None else X.shape[1]
+
+
+def _registry() -> tuple[Stage, ...]:
+    from attn_tui.core.engine.stages import (back_inputs, back_keys, back_output, back_queries, back_scores,
+                                      back_softmax, back_values, back_weights, bias, concat, decode, mask,
+                                      online, project, rotate, scale, score, softcap, softmax, weighted_sum)
+
+    return (rotate.STAGE, score.STAGE, scale.STAGE, bias.STAGE, softcap.STAGE, mask.STAGE, softmax.STAGE,
+            weighted_sum.STAGE, online.STAGE, decode.STAGE, concat.STAGE, project.STAGE,
+            # the backward pass, from the output back to the inputs
+            back_output.STAGE, back_output.HEAD_STAGE, back_values.STAGE, back_weights.STAGE,
+            back_softmax.STAGE, back_scores.STAGE, back_queries.STAGE, back_keys.STAGE, back_inputs.STAGE)
+
+
+_indexed: tuple[tuple[Stage, ...], dict[str, Stage], dict[str, Stage]] | None = None
+
+
+def _index() -> tuple[dict[str, Stage], dict[str, Stage]]:
+    """The registry by name and by key (rebuilt when a test puts another registry in place)."""
+    global _indexed
+    if _indexed is None or _indexed[0] is not REGISTRY:
+        _indexed = (REGISTRY, {stage.name: stage for stage in REGISTRY}, {stage.key: stage for stage in REGISTRY})
+    return _indexed[1], _indexed[2]
+
+
+def stages_for(scenario: Any) -> tuple[Stage, ...]:
+    """The stages this scenario steps through, in order."""
+    return tuple(stage for stage in REGISTRY if stage.applies(scenario))
+
+
+def needing_causal(scenario: Any) -> Stage | None:
+    """The stage turned on in ``scenario`` that holds only under the causal mask, if one is."""
+    return next((stage for stage in REGISTRY
+                 if stage.needs_causal is not None and stage.name in scenario.stage_settings), None)
+
+
+def stage_named(name: str) -> Stage:
+    try:
+        return _index()[0][name]
+    except KeyError:
+        raise ValueError(f"unknown stage {name!r}; stages are {', '.join(_index()[0])}") from None
+
+
+def stage_keyed(key: str) -> Stage:
+    """The stage a key of ``expect:``, ``predict:`` or ``--json`` names."""
+    return _index()[1][key]
+
+
+def expect_keys(scenario: Any = None) -> tuple[str, ...]:
+    """The names a student may write under ``expect:`` and ``predict:``, in step order: of
+    every stage, or of those ``scenario`` has."""
+    stages = REGISTRY if scenario is None else stages_for(scenario)
+    return tuple(stage.key for stage in stages if stage.predictable)
+
+
+def step_number(scenario: Any, name: str) -> int:
+    """The 1-based step of a stage in this scenario (the key that jumps to it)."""
+    return [stage.name for stage in stages_for(scenario)].index(name) + 1
+
+
+def step_keys() -> tuple[str, ...]:
+    """The keys that jump to steps 1, 2, …: 1 … 9 then 0, for as many steps as the registry
+    has stages (a scenario with more reaches the rest with g or the palette)."""
+    return tuple("1234567890"[:len(REGISTRY)])
+
+
+def summary(name: str) -> Summary:
+    """A per-row summary by its name (``max_weight``: the variants compare each row's)."""
+    return next(found for stage in REGISTRY for found in stage.summaries if found.name == name)
+
+
+def scenario_keys() -> dict[str, Stage]:
+    """Every scenario key a stage declares, with its stage."""
+    return {key: stage for stage in REGISTRY for key in stage.scenario_keys}
+
+
+# ---- what reads what, in one scenario's steps ---------------------------------------------------
+
+def reads(stage: Stage, steps: tuple[Stage, ...]) -> tuple[str, ...]:
+    """What ``stage`` reads among ``steps`` (a scenario's), PREVIOUS resolved and stages the
+    scenario does not have left out."""
+    names = {step.name for step in steps}
+    found = []
+    for name in stage.reads:
+        if name == PREVIOUS:
+            before = [step for step in steps[:steps.index(stage)]
+                      if (step.per_head or not stage.per_head) and not step.branch]
+            if before:
+                found.append(before[-1].name)
+        elif name in INPUTS or name in names:
+            found.append(name)
+    return tuple(found)
+
+
+def upstream(name: str, steps: tuple[Stage, ...]) -> set[str]:
+    """Every stage and input ``name`` is computed from, directly or not (itself excluded)."""
+    by_name = {step.name: step for step in steps}
+    found: set[str] = set()
+    todo = list(reads(by_name[name], steps))
+    while todo:
+        current = todo.pop()
+        if current not in found:
+            found.add(current)
+            if current in by_name:
+                todo.extend(reads(by_name[current], steps))
+    return found
+
+
+def gives_away(name: str, steps: tuple[Stage, ...]) -> set[str]:
+    """The stages whose values showing ``name`` (its cells or its arithmetic) gives away:
+    itself and every stage it is computed from. Anything computed from a hidden value is
+    hidden too (see ``core.predictions``)."""
+    return {name} | (upstream(name, steps) - set(INPUTS))
+
+
+def inputs_read(name: str, steps: tuple[Stage, ...]) -> set[str]:
+    """The inputs a stage depends on, directly or through the stages it reads (what an edit of
+    them makes stale)."""
+    return upstream(name, steps) & set(INPUTS)
+
+
+ROW, KEY, ALL = "row", "key", "all"  # of an input: the query's row, the key's row, every row
+
+
+def highlights(name: str, steps: tuple[Stage, ...]) -> dict[str, str]:
+    """The input rows a cell (query i, column j) of stage ``name`` is read from, directly or
+    through stages that work cell by cell: Q's row i, K's row j (the column's key), or every
+    row of an input that a row-wide stage reads. A row-wide stage upstream (softmax) ends the
+    trail: what it reads is a step of its own."""
+    by_name = {step.name: step for step in steps}
+    found: dict[str, str] = {}
+
+    def visit(stage: Stage) -> None:
+        for read in reads(stage, steps):
+            if read in by_name:
+                if not stage.row_wide and not by_name[read].row_wide:
+                    visit(by_name[read])
+            elif read in ("Q", "K", "V"):
+                found[read] = ALL if stage.row_wide else ROW if read == "Q" else KEY
+    visit(by_name[name])
+    return found
+
+
+# Last, so that a stage module may import what is above (Stage, PREVIOUS, …) while it loads.
+REGISTRY: tuple[Stage, ...] = _registry()
+
+
+def row_labels(scenario, stage) -> tuple[str, ...]:
+    """The row labels of a stage's matrix: the query tokens, or the keys' (dK, dV)."""
+    return token_labels(scenario.tokens if stage.rows == "keys" else scenario.row_tokens)
+
+
+def column_labels(scenario, stage) -> tuple[str, ...]:
+    """The column labels of a stage's matrix ."""
+    if stage.labels is not None:
+        return stage.labels(scenario)
+    return {KEYS: lambda: token_labels(scenario.tokens), DIMS: lambda: dims(scenario.d_k),
+            VALUES: lambda: dims(scenario.d_v), CONCAT: lambda: concat_dims(scenario.heads, scenario.d_v),
+            OUT: lambda: dims(scenario.d_out, "o") if "Wo" in scenario.inputs
+            else concat_dims(scenario.heads, scenario.d_v),
+            MODEL: lambda: dims(stage.column_count(scenario), "m")}[stage.columns]()
+
+
+def expected_shape(scenario: Any, key: str) -> tuple[int, ...] | None:
+    """The shape of a student's values for stage ``key`` (``expect:``): one matrix per head
+    for a stage of every head when there are several; None if the scenario has no such stage."""
+    return stage_keyed(key).shape(scenario) if key in expect_keys(scenario) else None

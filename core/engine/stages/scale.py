@@ -1,0 +1,58 @@
+"""Step: Scale — divide the scores by √d_k (or the scenario's own divisor, or nothing)."""
+
+from __future__ import annotations
+
+from attn_tui.core.numbers import fixed
+from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
+
+
+def heading(scenario, options) -> str:
+    scale = options.scale_text(scenario.d_k)
+    return "scaling is off: scaled = scores" if scale == "none" else f"scores {scale}"
+
+
+def compute(w):
+    return w.previous() / w.attention.divisor
+
+
+def explain(w) -> str:
+    r = w.r
+    before, after = r.previous, r.own
+    s_dec = w.decimals(w.previous_name)
+    tiny = w.attention.stage(w.previous_name).tiny
+    divisor = w.attention.divisor
+    shown_divisor = fixed(divisor, w.p)
+    d_k = w.scenario.d_k
+    scale = w.options.scale
+    if scale is True:
+        w.add(("√d_k = √", ""), (str(d_k), "number"), (" = ", ""), (shown_divisor, "result"))
+        title = "divide by √d_k"
+    elif scale is False:
+        w.note("scaling is off: every score is divided by 1, i.e. left as it is")
+        title = "none (scaling is off)"
+    else:
+        w.add(("the scenario divides by ", ""), (f"{scale:g}", "result"))
+        title = f"divide by {scale:g}"
+        shown_divisor = f"{divisor:g}"
+    for k in w.keys():
+        if isinstance(k, str):
+            w.note(k)
+            continue
+        score = fixed(before[k], s_dec, tiny)
+        formula = f"{score} / √{d_k} = {score}/{shown_divisor}" if scale is True else f"{score} / {shown_divisor}"
+        w.add((f"({w.query}, {w.keys_labels[k]}): ", "token"), (formula, "number"),
+              (" = ", ""), (fixed(after[k], w.p), "result"), selected=k == w.col)
+    fractions = w.fold_lazy(len(before), lambda k: f"{fixed(before[k], s_dec, tiny)}/{shown_divisor}", ", ")
+    w.add(("scaled scores: ", ""), ("[" + fractions + "]", "number"),
+          (" = ", ""), (w.vector(after, w.p), "result"))
+    if scale is True:
+        w.note("Why divide? With larger d_k, dot products grow just from having more terms; "
+               "big scores make softmax spiky. Dividing by √d_k keeps them well-behaved.")
+    return title
+
+
+STAGE = Stage(
+    name="scale", title="Scale", key="scaled", reads=(PREVIOUS,),
+    changes="as the scores: a Q row changes that row, a K row that column", columns=KEYS,
+    palette="diverging", heading=heading, compute=compute, explain=explain,
+    pass_back=lambda w, gradient: gradient / w.attention.divisor)

@@ -1,0 +1,1 @@
+"""YAML and NumPy files: reading them bounded and with positions, writing them safely."""

@@ -1,0 +1,1 @@
+"""A lesson's beats: reading them and playing them."""

@@ -1,0 +1,343 @@
+"""A lesson: a teacher's walk through a scenario, beat by beat, and playing it against a Session.
+
+A beat says what to look at (a stage, a query row, a key column, a head), what to change (cells
+set as a user sets them, options as the keys set them), what to say, and what to ask. A beat's
+state is cumulative: where the beats up to it leave the position, the cells and the options.
+Playing a beat moves the Session the way a person's keys move it — every change goes through
+``Session.apply``, so undo takes it back, saving and predictions work as they do for a person —
+and going back to an earlier beat sets the lesson's cells and options to what that beat
+describes. A student's own edits of cells the lesson does not touch stay as they are.
+
+The reader (``core.lesson_reader``) checks every beat against the scenario when it is loaded;
+a Lesson in a Scenario is always playable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Union
+
+import numpy as np
+
+from attn_tui.core.model.edits import Edit, SetCell, SetOption
+
+if TYPE_CHECKING:
+    from attn_tui.core.teaching.predictions import Predictions
+    from attn_tui.core.model.scenario import Scenario
+    from attn_tui.core.editing.session import Session
+
+MAX_BEATS = 1000           # a lesson longer than this is refused at load (a class has tens)
+MAX_EDITS_PER_BEAT = 64    # cells one beat may set
+MAX_TEXT = 2000            # characters of one say:, ask: or answer:
+
+OptionValue = Union[bool, float]
+
+
+@dataclass(frozen=True)
+class CellEdit:
+    """One input cell a beat sets: ``matrix[row, col] = value`` (of ``head``, in a 3-D input)."""
+
+    matrix: str
+    row: int
+    col: int
+    value: float
+    head: int | None = None
+
+    @property
+    def cell(self) -> tuple[str, int | None, int, int]:
+        return (self.matrix, self.head, self.row, self.col)
+
+
+@dataclass(frozen=True)
+class Beat:
+    """One step of a lesson; a field left None keeps what the beats before it set."""
+
+    say: str = ""
+    step: str | None = None          # a stage's name (core.stages)
+    row: int | None = None           # a query row, from 0
+    column: int | None = None        # a key column, from 0
+    head: int | None = None          # a head, from 0
+    edits: tuple[CellEdit, ...] = ()
+    options: tuple[tuple[str, OptionValue], ...] = ()  # ("causal", False), ("scale", False), …
+    predict: bool = False            # the student guesses the row before the lesson goes on
+    ask: str = ""
+    answer: str = ""
+    line: int = field(default=0, compare=False)  # where the beat is written (0: not in a file)
+
+    @property
+    def moves(self) -> bool:
+        return any(value is not None for value in (self.step, self.row, self.column, self.head))
+
+    @property
+    def changes(self) -> bool:
+        return bool(self.edits or self.options)
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where the app looks: a stage by name, a query row, a key column and a head (from 0)."""
+
+    step: str
+    row: int
+    column: int = 0
+    head: int = 0
+
+
+@dataclass(frozen=True)
+class Lesson:
+    beats: tuple[Beat, ...]
+
+    def __len__(self) -> int:
+        return len(self.beats)
+
+    def position(self, index: int, start: Position) -> Position:
+        """Where beat ``index`` (from 0) looks: each of step, row, column and head as the latest
+        beat up to it set it, else as at ``start``."""
+        found = dataclasses.asdict(start)
+        for beat in self.beats[:index + 1]:
+            for name in ("step", "row", "column", "head"):
+                value = getattr(beat, name)
+                if value is not None:
+                    found[name] = value
+        return Position(**found)
+
+    def cells(self, index: int) -> dict[tuple[str, int | None, int, int], float]:
+        """The cells the beats up to ``index`` set, each to the value the latest of them gave."""
+        found: dict[tuple[str, int | None, int, int], float] = {}
+        for beat in self.beats[:index + 1]:
+            for edit in beat.edits:
+                found[edit.cell] = edit.value
+        return found
+
+    def options(self, index: int) -> dict[str, OptionValue]:
+        found: dict[str, OptionValue] = {}
+        for beat in self.beats[:index + 1]:
+            found.update(beat.options)
+        return found
+
+    def touched_cells(self) -> set[tuple[str, int | None, int, int]]:
+        return {edit.cell for beat in self.beats for edit in beat.edits}
+
+    def touched_options(self) -> set[str]:
+        return {name for beat in self.beats for name, _ in beat.options}
+
+    def scenario_at(self, scenario: Scenario, index: int) -> Scenario:
+        """``scenario`` (as loaded, before any beat) with the cells and options of beat ``index``."""
+        inputs = {name: np.array(values) for name, values in scenario.inputs.items()}
+        for (matrix, head, row, col), value in self.cells(index).items():
+            inputs[matrix][(row, col) if head is None else (head, row, col)] = value
+        options = dataclasses.replace(scenario.options, **self.options(index))
+        return dataclasses.replace(scenario, inputs=inputs, options=options)
+
+
+def start_position(scenario: Scenario) -> Position:
+    """Where the app opens a scenario: its first step, its focus row, the first key, head 1."""
+    from attn_tui.core.engine.stages import stages_for
+
+    return Position(stages_for(scenario)[0].name, scenario.focus)
+
+
+def beat_showing(scenario: Scenario, name: str) -> int | None:
+    """The first beat (from 0) of the scenario's lesson that shows stage ``name``, or None: a
+    step the app can turn off (d, the tiles) stays while a beat shows it, or the lesson could
+    not be played, nor the file saved, without it."""
+    lesson = scenario.lesson
+    if lesson is None:
+        return None
+    return next((index for index, beat in enumerate(lesson.beats) if beat.step == name), None)
+
+
+def stays_for_the_lesson(scenario: Scenario, stage) -> None:
+    """``NotApplicable`` if the scenario's lesson shows ``stage``, which the app would turn off."""
+    from attn_tui.core.errors import NotApplicable
+
+    beat = beat_showing(scenario, stage.name)
+    if beat is not None:
+        raise NotApplicable(f"The lesson shows the {stage.title} step (beat {beat + 1}): it stays on")
+
+
+def _same(a: OptionValue | float, b: OptionValue | float) -> bool:
+    """Bit for bit and type for type: ``True`` is not the divisor 1.0, ``-0.0`` is not 0."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return np.float64(a).view(np.int64) == np.float64(b).view(np.int64)
+
+
+class LessonPlayer:
+    """A lesson being played against one Session: which beat is current, and which answers
+    have been shown. It holds no numbers of its own beyond the values the lesson's cells and
+    options had when playing began (what going back before the first edit restores)."""
+
+    def __init__(self, session: Session, lesson: Lesson, start: Position | None = None) -> None:
+        self.session = session
+        self.lesson = lesson
+        self.start = start or start_position(session.scenario)
+        self.beat: int | None = None  # the current beat, from 0 (None before the first)
+        self.answered: set[int] = set()
+        self.asked: set[int] = set()  # the beats whose prediction has been asked for
+        self.applied: list[Edit] = []  # what the last go() changed
+        scenario, saved = session.scenario, session.saved
+        # before the first beat: the file's own values (as last saved when playing began)
+        self._base_cells = {cell: float(saved.inputs[cell[0]][cell[2:] if cell[1] is None else
+                                                                (cell[1], *cell[2:])])
+                            for cell in lesson.touched_cells()}
+        self._base_options = {name: getattr(saved.options, name) for name in lesson.touched_options()}
+        session.predictions = lesson_predictions(scenario, lesson, self.start, session.predictions)
+
+    def __len__(self) -> int:
+        return len(self.lesson)
+
+    @property
+    def current(self) -> Beat | None:
+        return None if self.beat is None else self.lesson.beats[self.beat]
+
+    def position(self, index: int | None = None) -> Position:
+        index = self.beat if index is None else index
+        return self.start if index is None else self.lesson.position(index, self.start)
+
+    def changes(self, index: int) -> list[Edit]:
+        """The edits that take the session's lesson cells and options to beat ``index``'s."""
+        cells = {**self._base_cells, **self.lesson.cells(index)}
+        found: list[Edit] = []
+        for cell, value in cells.items():
+            now = _cell(self.session, cell)
+            if not _same(now, value):
+                matrix, head, row, col = cell
+                found.append(SetCell(matrix, row, col, float(value), now, head))
+        options = {**self._base_options, **self.lesson.options(index)}
+        for name, value in options.items():
+            now = getattr(self.session.scenario.options, name)
+            if not _same(now, value):
+                found.append(SetOption(name, value, now))
+        return found
+
+    def go(self, index: int) -> Position:
+        """Make beat ``index`` current: apply its changes (each undoable) and return where it
+        looks. ``NumericError`` (a student's own edits with the beat's would overflow) leaves
+        the changes applied so far, and the beat not current."""
+        if not 0 <= index < len(self.lesson):
+            raise IndexError(f"beat {index + 1} of {len(self.lesson)}")
+        self.applied = []
+        for edit in self.changes(index):
+            self.applied.append(self.session.apply(edit))
+        self.beat = index
+        where = self.position(index)
+        predictions = self.session.predictions
+        if self.lesson.beats[index].predict and index not in self.asked and predictions is not None:
+            self.asked.add(index)  # asked once: a row revealed stays revealed, back and forth
+            if predictions.is_revealed(where.step, where.head, where.row):
+                predictions.hide(where.step, where.head, where.row)
+        return where
+
+    def waiting_for(self, head: int) -> str | None:
+        """Why the lesson cannot go on yet (the current beat asks for a prediction not yet
+        revealed), or None."""
+        beat, predictions = self.current, self.session.predictions
+        if beat is None or not beat.predict or predictions is None:
+            return None
+        where = self.position()
+        if predictions.is_revealed(where.step, head, where.row):
+            return None
+        return "guess this row (Enter opens a cell, Tab the next), then r reveals it and n goes on"
+
+    def only_its_own_edits(self) -> bool:
+        """Whether everything unsaved is the lesson's own doing at the current beat (its edits
+        and options, nothing the student typed): quitting then loses nothing of theirs."""
+        session = self.session
+        index = self.beat
+        cells = {**self._base_cells, **(self.lesson.cells(index) if index is not None else {})}
+        options = {**self._base_options, **(self.lesson.options(index) if index is not None else {})}
+        if dict(session.scenario.stage_settings) != dict(session.saved.stage_settings):
+            return False
+        for edit in session.net_edits():
+            if isinstance(edit, SetCell):
+                wanted = cells.get((edit.matrix, edit.head, edit.row, edit.col))
+            elif isinstance(edit, SetOption):
+                wanted = options.get(edit.name)
+            else:
+                return False
+            if wanted is None or not _same(wanted, edit.value):
+                return False
+        return True
+
+    def answer_pending(self) -> bool:
+        beat = self.current
+        return beat is not None and bool(beat.answer) and self.beat not in self.answered
+
+    def reveal_answer(self) -> None:
+        if self.beat is not None:
+            self.answered.add(self.beat)
+
+
+def _cell(session: Session, cell: tuple[str, int | None, int, int]) -> float:
+    matrix, head, row, col = cell
+    return session.cell(matrix, row, col, head)
+
+
+def lesson_predictions(scenario: Scenario, lesson: Lesson, start: Position,
+                       existing: Predictions | None) -> Predictions | None:
+    """The predictions a session keeps with this lesson: the scenario's own (``predict:``), and
+    the stages a beat asks to predict a row of. Such a stage shows every row until a beat asks
+    for one (``LessonPlayer.go`` hides it then), and that row until the student reveals it."""
+    from attn_tui.core.teaching.predictions import Predictions
+    from attn_tui.core.engine.stages import stage_named
+
+    wanted = {lesson.position(index, start).step for index, beat in enumerate(lesson.beats) if beat.predict}
+    own = set(scenario.predict)
+    extra = [name for name in sorted(wanted) if stage_named(name).key not in own]
+    if not extra:
+        return existing
+    keys = tuple(dict.fromkeys([*scenario.predict, *(stage_named(name).key for name in extra)]))
+    predictions = Predictions(dataclasses.replace(scenario, predict=keys))
+    if existing is not None:  # keep what was guessed and revealed of the file's own stages
+        predictions.guesses.update(existing.guesses)
+        predictions.revealed.update(existing.revealed)
+    for (stage, head), revealed in predictions.revealed.items():
+        if stage in extra and (existing is None or (stage, head) not in existing.revealed):
+            revealed[:] = True
+    return predictions
+
+
+def narration(player: LessonPlayer | None, head: int = 0, recording: int | None = None,
+              following: str | None = None) -> list[tuple[str, str]]:
+    """What the narration bar says, as (kind, text) lines: kind is ``beat``, ``say``, ``ask``,
+    ``answer`` or ``note``. ``recording`` is the number of beats recorded so far (None: not
+    recording); ``following`` a sentence on following a teacher (or leading a class)."""
+    lines: list[tuple[str, str]] = []
+    if player is not None and player.current is not None:
+        beat = player.current
+        lines.append(("beat", f"beat {player.beat + 1}/{len(player)}"))
+        if beat.say:
+            lines.append(("say", beat.say))
+        if beat.ask:
+            lines.append(("ask", f"Question: {beat.ask}"))
+            if beat.answer:
+                lines.append(("note", "r shows the answer") if player.answer_pending()
+                             else ("answer", f"Answer: {beat.answer}"))
+        waiting = player.waiting_for(head)
+        if waiting:
+            lines.append(("note", f"Your turn: {waiting}"))
+        elif player.beat == len(player) - 1:
+            lines.append(("note", "The lesson's last beat (N goes back)"))
+    if recording is not None:
+        lines.append(("note", f"● recording: {recording} beat{'' if recording == 1 else 's'} so far · "
+                              "ctrl+r writes them into the file's lesson:"))
+    if following:
+        lines.append(("note", following))
+    return lines
+
+
+def follow_line(leading: bool, connected: bool, following: bool, teacher_beat: int | None,
+                followers: int = 0, address: str = "") -> str:
+    """The narration bar's sentence on a class that follows a teacher (``--serve --follow``)."""
+    if leading:
+        where = f" · students open {address}" if address else ""
+        return f"Leading the class: {followers} app{'' if followers == 1 else 's'} following your beats{where}"
+    if not following:
+        at = f" at beat {teacher_beat}" if teacher_beat is not None else ""
+        return f"On your own · f rejoins the teacher{at}"
+    if not connected:
+        return "Following the teacher, whose app is not there yet · f leaves"
+    at = f" (at beat {teacher_beat})" if teacher_beat is not None else ""
+    return f"Following the teacher{at} · f leaves, to go at your own pace"

@@ -1,0 +1,187 @@
+"""A model index: the list of one captured scenario per layer that ``attn-tui capture --layer
+all`` writes beside them, read as carefully as a scenario (bounded, never constructed, every
+error naming FILE:LINE:COL). Pure standard library: reading an index needs no NumPy.
+
+The format (YAML)::
+
+    model_index: 1                  # what this file is, and the format's version
+    title: "gpt2 · all 12 layers · The cat sat on the mat"
+    description: "…"                # optional
+    layers:                         # one entry per layer, in order
+      - {layer: 0, scenario: "gpt2_layers_l0.yaml", heads: 12}
+      - {layer: 1, scenario: "gpt2_layers_l1.yaml", heads: 12}
+
+``heads`` is optional: the model view lays out its grid from it without reading every layer's
+file first (the file, when read, has the last word).
+
+A scenario is named by its file name alone, in the index's own folder: no folder part, no
+``..``, so an index someone sent can never make the app read a file elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from attn_tui.core.errors import ScenarioError
+from attn_tui.core.limits import MAX_DESCRIPTION_LENGTH, MAX_HEADS
+from attn_tui.core.reading.keys import check_keys, entries
+from attn_tui.core.reading.text import read_text
+from attn_tui.core.files.yaml_numbers import kind_of, located, named, scalar_text, whole_number
+from attn_tui.core.files.yaml_source import Sequence, deref, parse
+
+VERSION = 1
+MAX_LAYERS = 1024
+KEYS = ("model_index", "title", "description", "layers")
+LAYER_KEYS = ("layer", "scenario", "heads")
+REQUIRED_LAYER_KEYS = ("layer", "scenario")
+_MARKER = re.compile(r"^model_index\s*:", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class IndexedLayer:
+    layer: int      # counted from 0, as Hugging Face counts
+    name: str       # the scenario's file name, as the index gives it
+    path: str       # that file, in the index's folder
+    heads: int | None = None  # as the index says (None: not said)
+
+
+@dataclass(frozen=True)
+class ModelIndex:
+    path: str
+    title: str
+    description: str
+    layers: tuple[IndexedLayer, ...]
+
+
+def looks_like_index(text: str) -> bool:
+    """Whether a YAML text is an index rather than a scenario (it says ``model_index:``)."""
+    return _MARKER.search(text) is not None
+
+
+def index_or_none(path: str) -> ModelIndex | None:
+    """The index at ``path``, or None when the file is not one (a scenario); a file that says
+    it is an index but is broken is a ScenarioError, as a broken scenario is."""
+    text = read_text(path)
+    return loads_index(text, path) if looks_like_index(text) else None
+
+
+def read_index(path: str) -> ModelIndex:
+    return loads_index(read_text(path), path)
+
+
+def loads_index(text: str, path: str = "<index>") -> ModelIndex:
+    try:
+        return _read(text, path)
+    except ScenarioError as error:
+        raise error.located(path) from None
+
+
+def _read(text: str, path: str) -> ModelIndex:
+    document = parse(text)
+    if document.root is None:
+        raise ScenarioError("the index is empty", 1, 1, path)
+    top = entries(document.root, "the index")
+    check_keys(top, KEYS, "the index")
+    for required in ("model_index", "layers"):
+        if required not in top:
+            raise located(document.root, f"an index needs {required}: (it lists one scenario "
+                                         "per layer, as attn-tui capture --layer all writes it)")
+    version = whole_number(top["model_index"].value, "model_index", 1, 10**6)
+    if version != VERSION:
+        raise located(top["model_index"].value, f"model_index {version}: this attn-tui reads "
+                                                f"version {VERSION}")
+    title = scalar_text(top["title"].value, "title") if "title" in top else _default_title(path)
+    description = (scalar_text(top["description"].value, "description", MAX_DESCRIPTION_LENGTH)
+                   if "description" in top else "")
+    listed = deref(top["layers"].value)
+    if not isinstance(listed, Sequence) or not listed.items:
+        raise located(listed, f"layers must be a list of {{layer: N, scenario: FILE.yaml}}, not "
+                              f"{kind_of(listed)}")
+    if len(listed.items) > MAX_LAYERS:
+        raise located(listed, f"too many layers: {len(listed.items):,}, at most {MAX_LAYERS:,}")
+    folder = os.path.dirname(path)
+    layers, seen = [], {}
+    for item in listed.items:
+        found = entries(item, "a layer of the index")
+        check_keys(found, LAYER_KEYS, "a layer of the index")
+        for required in REQUIRED_LAYER_KEYS:
+            if required not in found:
+                raise located(deref(item), f"a layer needs {required}: ({{layer: 0, scenario: "
+                                           "model_l0.yaml}})")
+        number = whole_number(found["layer"].value, "layer", 0, 10**6)
+        if number in seen:
+            raise located(found["layer"].value, f"layer {number} is listed twice (first on line "
+                                                f"{seen[number]})")
+        seen[number] = found["layer"].value.line
+        name = scalar_text(found["scenario"].value, "scenario")
+        _check_name(name, found["scenario"].value)
+        heads = (whole_number(found["heads"].value, "heads", 1, MAX_HEADS) if "heads" in found
+                 else None)
+        layers.append(IndexedLayer(number, name, os.path.join(folder, name), heads))
+    return ModelIndex(path, title, description, tuple(layers))
+
+
+def _check_name(name: str, node) -> None:
+    if "/" in name or "\\" in name or "\0" in name or name in (".", ".."):
+        raise located(node, f"scenario {named(name)}: a file name alone, in the index's folder "
+                            "(no folder part)")
+    if not name.endswith((".yaml", ".yml")) or name.startswith("."):
+        raise located(node, f"scenario {named(name)}: give a scenario's file name, ending in .yaml")
+
+
+def _default_title(path: str) -> str:
+    return os.path.splitext(os.path.basename(path))[0] or "model index"
+
+
+# What scoring every head of every layer may cost, in multiply-adds (T·T_k·(d_k + d_v) a head):
+# about a minute here. An index that asks for more is refused when it is read, saying so.
+MAX_WORK = 1e11
+
+
+def work(index: ModelIndex) -> float:
+    """The multiply-adds that computing every layer's weights and outputs takes, from each
+    layer's file checked (no arrays built: a file named by many layers is read once)."""
+    from attn_tui.core.loading.scenario_file import check
+
+    each: dict[str, float] = {}
+    total = 0.0
+    for entry in index.layers:
+        if entry.path not in each:
+            found = check(entry.path)
+            T_k = len(found.tokens)
+            each[entry.path] = float(found.heads) * found.T * T_k * (found.d_k + found.d_v)
+        total += each[entry.path]
+    return total
+
+
+def check_work(index: ModelIndex) -> None:
+    """``ScenarioError`` at the index when its layers ask for more than ``MAX_WORK``."""
+    total = work(index)
+    if total > MAX_WORK:
+        raise ScenarioError(f"the {len(index.layers):,} layers ask for {total:.2e} multiply-adds (every head's "
+                            f"weights), about {total / 2e9 / 60:.0f} minutes of work; at most {MAX_WORK:.0e}: "
+                            "score fewer layers, or a layer's own scenario", 1, 1, index.path)
+
+
+def to_json(index: ModelIndex) -> dict:
+    """What ``attn-tui --json INDEX`` prints: the index and, for each layer, its scenario's
+    heads and tokens as checked (without NumPy); a layer whose file is broken says why."""
+    from attn_tui.core.loading.scenario_file import check
+
+    layers = []
+    for entry in index.layers:
+        listed = {"layer": entry.layer, "scenario": entry.name}
+        try:
+            checked = check(entry.path)
+        except ScenarioError as error:
+            listed["error"] = str(error)
+        else:
+            listed.update(title=checked.title, heads=checked.heads, T=checked.T,
+                          d_k=checked.d_k, d_v=checked.d_v)
+            if checked.query_tokens is not None:
+                listed["T_k"] = len(checked.tokens)
+        layers.append(listed)
+    return {"model_index": VERSION, "file": index.path, "title": index.title,
+            "description": index.description, "layers": layers}

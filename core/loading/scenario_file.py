@@ -1,0 +1,341 @@
+"""Reading a scenario file into a Scenario, with an error that names file, line and column.
+
+Every check happens on the YAML nodes before any array is built: shapes and sizes first (so a
+YAML alias bomb is refused before it is expanded), then the numbers one by one. This module
+reads the scenario's top keys and hands each group to its reader in ``core/reading/`` — the
+bytes (``text``), the inputs and heads (``inputs``, ``shapes``), the options and variants
+(``options``), the masks (``masks``), RoPE (``rope``), the labels (``labels``), a student's
+numbers (``expect``) — and a stage's own keys (``bias:``, …) to the reader its stage declares.
+
+:func:`check` does all of it without NumPy for a scenario written in YAML with none of a
+stage's own keys, ``expect:`` or ``predict:`` (the classroom server checks a file before its
+apps start); :func:`load` builds the Scenario with its arrays.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from attn_tui.core.errors import NumericError, ScenarioError
+from attn_tui.core.model.options import INPUT_SETS, Options, Variant
+from attn_tui.core.limits import MAX_DESCRIPTION_LENGTH, MAX_NUMBERS
+from attn_tui.core.loading import expect
+from attn_tui.core.reading import inputs, labels, masks, options as option_reader, rope
+from attn_tui.core.reading.files import Files
+from attn_tui.core.reading.keys import Entry, check_keys, entries, unknown_key_error, unknown_keys
+from attn_tui.core.reading.text import decode, read_text  # noqa: F401 (read from here by the app)
+from attn_tui.core.files.yaml_matrices import largest as largest_of
+from attn_tui.core.files.yaml_numbers import TAG, kind_of, located, scalar_text
+from attn_tui.core.files.yaml_source import Document, Mapping, Scalar, Sequence, deref, line_col, parse
+
+if TYPE_CHECKING:
+    from attn_tui.core.model.scenario import Scenario
+
+# The scenario's own keys; a stage adds its own (``core.stages``: Stage.scenario_keys).
+KEYS = ("title", "description", "tokens", "query_tokens", *inputs.INPUT_NAMES, "npz", "random",
+        "heads", "kv_heads", "head_names", *option_reader.OPTION_KEYS, "window", "padding",
+        "mask", "rope", "focus", "precision", "variants", *expect.KEYS, "lesson")
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What checking a scenario file tells before anything is built: enough to draw the app's
+    header, and the promise that :func:`load` will succeed on the same text."""
+
+    title: str
+    description: str
+    tokens: tuple[str, ...]
+    options: Options
+    variants: tuple[Variant, ...]
+    kind: str
+    editable: tuple[str, ...]
+    T: int
+    d_k: int
+    d_v: int
+    path: str
+    heads: int = 1
+    query_tokens: tuple[str, ...] | None = None
+    stage_settings: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What is known of a scenario once its inputs are read, before any array is built: its
+    layout, what its steps depend on (see ``Stage.applies``) and how many numbers it holds."""
+
+    T: int
+    T_k: int
+    d_k: int
+    d_v: int
+    heads: int
+    kv_heads: int
+    d_out: int
+    inputs: frozenset[str]
+    cross: bool
+    numbers: int
+    rope: Any = None
+    causal: bool = False
+    window: int | None = None
+    variants: tuple = ()  # the file's variants: (core.options.Variant, its node)
+    stage_settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def multi_head(self) -> bool:
+        return self.heads > 1 or "Wo" in self.inputs
+
+
+def load(path: str | os.PathLike[str]) -> Scenario:
+    """Read and check the scenario at ``path``; ``ScenarioError`` names what is wrong and where."""
+    name = os.fspath(path)
+    return loads(read_text(name), name)
+
+
+def loads(text: str, path: str = "<scenario>") -> Scenario:
+    """Check a scenario given as YAML text and build it; ``path`` names it (and is where its
+    data files are looked for)."""
+    return _build(_read(text, path))
+
+
+def check(path: str | os.PathLike[str]) -> Checked:
+    """Check the scenario at ``path`` as :func:`load` would, without building its arrays."""
+    name = os.fspath(path)
+    return check_text(read_text(name), name)
+
+
+def check_text(text: str, path: str = "<scenario>") -> Checked:
+    found = _read(text, path)
+    if not _surely_finite(found) or found["lesson"]:  # a doubtful scenario (or a lesson's
+        _build(found)                                # beats) is built and computed to make sure
+    layout = found["layout"]
+    kind = "projection" if "X" in found["shapes"] else "qkv"
+    editable = [name for name in INPUT_SETS[kind]] + [name for name in inputs.OPTIONAL_INPUTS
+                                                      if name in found["shapes"]]
+    bias = found["stage_settings"].get("bias")
+    if bias is not None and not bias.alibi:
+        editable.append("bias")
+    return Checked(found["title"], found["description"], found["tokens"], found["options"],
+                   found["variants"], kind, tuple(editable), layout["T"], layout["d_k"], layout["d_v"],
+                   path, layout["heads"], found["query_tokens"], found["stage_settings"])
+
+
+def _read(text: str, path: str) -> dict[str, Any]:
+    try:
+        return fields(parse(text), path)
+    except ScenarioError as error:
+        raise error.located(path) from None
+    except UnicodeEncodeError as error:  # text (not a file) holding half of a UTF-16 pair
+        line, col = line_col(text, error.start)
+        raise ScenarioError(f"the text holds U+{ord(text[error.start]):04X}, half of a character "
+                            "(an unpaired surrogate): not valid Unicode", line, col, path) from None
+
+
+def fields(document: Document, path: str) -> dict[str, Any]:
+    """Every field of the Scenario, checked; the inputs as nested lists of floats (or arrays
+    read from .npy files), not yet built."""
+    root = document.root
+    if root is None or (isinstance(root, Scalar) and root.tag == TAG + "null"):
+        raise ScenarioError("the file is empty; a scenario needs at least Q, K and V "
+                            "(see README: the scenario format)", 1, 1)
+    if not isinstance(deref(root), Mapping):
+        raise located(root, "a scenario is a mapping of keys (title:, Q:, …), "
+                            f"not {kind_of(deref(root))}")
+    top = entries(root, "the scenario")
+    files = Files(path)
+    archived = files.npz(top.get("npz"))  # a stage's own array may come from the archive too
+    stage_keys = _stage_keys([*top, *archived])
+    _every_unknown_key(top, KEYS + tuple(stage_keys))
+    values, random, refs, shapes, layout, head_names = inputs.inputs(files, top, root)
+    if "query_tokens" in top:  # cross-attention: tokens label the keys
+        rows_of = "K" if "K" in shapes else "X"
+    else:
+        rows_of = "X" if "X" in shapes else "Q"
+    tokens = labels.tokens(top.get("tokens"), layout["T_k"], rows_of, "tokens")
+    query_tokens = None
+    if "query_tokens" in top:
+        query_rows = "X_q" if "X_q" in shapes else "Q"
+        query_tokens = labels.tokens(top["query_tokens"], layout["T"], query_rows, "query_tokens")
+    row_tokens = query_tokens if query_tokens is not None else tokens
+    cross = query_tokens is not None
+    scenario_options = option_reader.options(top, Options(causal=not cross))  # cross: no mask unless asked
+    variants = option_reader.variants(top.get("variants"), scenario_options)
+    masks.check_causal(top, scenario_options, variants, layout)
+    rotation = rope.rope(top.get("rope"), layout)
+    window = masks.window(top.get("window"), layout)
+    plan = Plan(**layout, inputs=frozenset(shapes) | {"Q", "K", "V"}, cross=cross, rope=rotation,
+                numbers=sum(_size(shape) for shape in shapes.values())  # random: makes its Q, K, V
+                + (random.T * (2 * random.d_k + random.d_v) if random is not None else 0),
+                causal=scenario_options.causal,
+                window=window,
+                variants=tuple(zip(variants, deref(top["variants"].value).items if variants else ())))
+    # what a stage's own array (a bias) adds is counted with what attention derives, not apart
+    plan = Plan(**{**plan.__dict__, "numbers": _check_derived(plan, "X" in shapes, top)})
+    settings = {}
+    for stage in dict.fromkeys(stage for key, stage in stage_keys.items() if key in top or key in archived):
+        setting = stage.read(files, top, plan)
+        if setting is not None:
+            settings[stage.name] = setting
+    plan = Plan(**{**plan.__dict__, "stage_settings": settings})
+    return dict(
+        title=(scalar_text(top["title"].value, "title") if "title" in top
+               else labels.default_title(path)),
+        description=(scalar_text(top["description"].value, "description", MAX_DESCRIPTION_LENGTH)
+                     if "description" in top else ""),
+        tokens=tokens,
+        query_tokens=query_tokens,
+        inputs=values,
+        shapes=shapes,
+        layout=layout,
+        head_names=head_names,
+        options=scenario_options,
+        window=window,
+        padding=masks.padding(top.get("padding"), tokens),
+        mask=masks.mask(files, top.get("mask"), layout),
+        rope=rotation,
+        stage_settings=settings,
+        heads_written="heads" in top,
+        focus=labels.focus(top.get("focus"), row_tokens, "query tokens" if cross else "tokens"),
+        precision=labels.precision(top.get("precision")),
+        variants=variants,
+        random=random,
+        files=refs,
+        path=path,
+        source=document,
+        first_input=(top.get("random") or top.get("Q") or top.get("X") or top.get("heads")
+                     or top["npz"]).key,
+        top=top,
+        expect=expect.expectations(files, top, plan),
+        expect_tolerance=expect.tolerance(top.get("expect_tolerance")),
+        predict=expect.predict(top.get("predict"), plan),
+        lesson=top.get("lesson"),  # read once the scenario is built: see core.lesson_reader
+    )
+
+
+# The mappings inside a scenario whose keys are known before anything is read: each unknown key
+# of the file is reported at once, each at its line (a typo in a variant is not found only after
+# the typo at the top is fixed).
+_NESTED = {"variants": (True, option_reader.VARIANT_KEYS, "variant"), "heads": (True, inputs.HEAD_KEYS, "head"),
+           "rope": (False, rope.ROPE_KEYS, "rope"), "random": (False, inputs.RANDOM_KEYS, "random")}
+
+
+def _every_unknown_key(top: dict[str, Entry], known: tuple[str, ...]) -> None:
+    problems = unknown_keys(top, known, "the scenario")
+    for name, (listed, keys, what) in _NESTED.items():
+        node = deref(top[name].value) if name in top else None
+        if node is None or listed != isinstance(node, Sequence):
+            continue  # not there, or written wrong: its reader says so
+        for number, item in enumerate(node.items if listed else [node], 1):
+            label = f"{what} {number}" if listed else what
+            try:
+                problems += unknown_keys(entries(item, label), keys, label)
+            except ScenarioError:
+                continue
+    if problems:
+        raise unknown_key_error(problems)
+
+
+def _check_derived(plan: Plan, projected: bool, top: dict[str, Entry]) -> int:
+    """Memory is bounded by what attention holds whole, not only by what the file holds: the
+    projected Q, K, V of every head (X·W) and, under RoPE, their turned copies count against
+    the limit with the inputs (a 230 KB archive of X 16,384 × 1 and W's 1 × 4,096 with 64 heads
+    would derive 200 million numbers). Returns how many numbers that is."""
+    queries = plan.T * plan.heads * plan.d_k
+    keys = plan.T_k * plan.kv_heads * plan.d_k
+    derived = (queries + keys + plan.T_k * plan.kv_heads * plan.d_v) if projected else 0
+    turned = queries + keys if plan.rope is not None else 0
+    total = plan.numbers + derived + turned
+    if total <= MAX_NUMBERS:
+        return total
+    what = [f"Q, K, V = X·W of {plan.heads} head{'s' if plan.heads > 1 else ''} ({derived:,})"] if derived else []
+    what += [f"Q and K turned by RoPE ({turned:,})"] if turned else []
+    where = (top.get("heads") or top.get("X") or top.get("Q") or top.get("npz") or top.get("rope")).key
+    raise located(where, f"too many numbers: the inputs ({plan.numbers:,}) and what attention derives from "
+                         f"them ({', '.join(what)}) make {total:,}, at most {MAX_NUMBERS:,}; use fewer heads, "
+                         "tokens or dimensions")
+
+
+def _stage_keys(names: list[str]) -> dict:
+    """The keys the stages declare, with their stages: asked of the registry (which brings in
+    NumPy) only when the file (or its archive) has a name the scenario itself does not know."""
+    if all(name in KEYS for name in names):
+        return {}
+    from attn_tui.core.engine.stages import scenario_keys
+
+    return scenario_keys()
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    size = 1
+    for length in shape:
+        size *= length
+    return size
+
+
+def _build(found: dict[str, Any]) -> Scenario:
+    """The Scenario, with its arrays, from checked fields (this is where NumPy comes in)."""
+    import numpy as np
+
+    from attn_tui.core.lessons.reader import with_lesson
+    from attn_tui.core.engine.overflow import check_backward_range, check_range
+    from attn_tui.core.model.scenario import Scenario
+
+    values = found["random"].generate() if found["random"] is not None else dict(found["inputs"])
+    if "bo" in values:  # a bias is a vector; kept as one row, to add to every row of concat·Wo
+        values["bo"] = np.asarray(values["bo"], dtype=np.float64).reshape(1, -1)
+    files = dict(found["files"])
+    explicit = found["stage_settings"].get("bias")
+    if explicit is not None and not explicit.alibi:  # an input like the others: edited, undone, saved
+        values["bias"] = explicit.matrix
+        if explicit.source is not None:
+            files["bias"] = explicit.source
+    layout = found["layout"]
+    mask = None if found["mask"] is None else np.array(found["mask"], dtype=bool)
+    scenario = Scenario(inputs=values, heads=layout["heads"], kv_heads=layout["kv_heads"], mask=mask, files=files,
+                        **{key: found[key] for key in (
+                            "title", "description", "tokens", "options", "focus", "precision", "variants",
+                            "random", "path", "source", "expect", "expect_tolerance", "predict",
+                            "query_tokens", "head_names", "window", "padding", "rope", "stage_settings",
+                            "heads_written")})
+    try:
+        check_range(scenario)
+        from attn_tui.core.engine.stages.back_output import has_loss
+
+        if has_loss(scenario):
+            from attn_tui.core.model.heads import HeadInputs
+
+            check_backward_range(scenario, HeadInputs(scenario))
+    except NumericError as exc:
+        top = found["top"]  # the error at the key it names (V's, not Q's), or the archive's, the heads'
+        named = [top[name].key for name in (*exc.inputs, "npz", "heads") if name in top]
+        where = named[0] if named else found["first_input"]
+        raise ScenarioError(str(exc), where.line, where.col, found["path"]) from None
+    return with_lesson(scenario, found["lesson"])
+
+
+def _surely_finite(found: dict[str, Any]) -> bool:
+    """Whether no stage can overflow, by a bound from the largest |value| of each input (a
+    random scenario's are at most about 6; 10 is taken, with a wide margin on the result)."""
+    layout = found["layout"]
+    if found["random"] is not None:
+        largest = {name: 10.0 for name in ("Q", "K", "V")}
+    else:
+        largest = {name: largest_of(values) for name, values in found["inputs"].items()}
+        if "X" in largest:
+            d_model = found["shapes"]["X"][1]
+            x = max(largest["X"], largest.get("X_q", 0.0))
+            largest.update({name: d_model * x * largest["W" + name.lower()] for name in "QKV"})
+    d_k = layout["d_k"]
+    bound = d_k * largest["Q"] * largest["K"]
+    option_sets = [found["options"], *(v.options(found["options"]) for v in found["variants"])]
+    if found["stage_settings"]:  # a bias on the scaled scores: every scale the app's s key can set (core.overflow)
+        option_sets += [Options(scale=True), Options(scale=False)]
+    if "Wo" in largest:
+        projected = layout["heads"] * layout["d_v"] * largest["V"] * largest["Wo"] + largest.get("bo", 0.0)
+        if not projected < 1e290:
+            return False
+    return largest["V"] < 1e290 and all(bound / o.divisor(d_k) < 1e290 for o in option_sets)
+
+
+__all__ = ["Checked", "Entry", "KEYS", "Plan", "check", "check_keys", "check_text", "decode", "entries",
+           "fields", "load", "loads", "read_text"]

@@ -1,0 +1,1 @@
+"""What a scenario is: its options, inputs, masks, RoPE, heads, labels and the edits to it."""

@@ -1,0 +1,1 @@
+"""--print, --json, --markdown and handouts."""

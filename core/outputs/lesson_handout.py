@@ -1,0 +1,100 @@
+"""``--markdown --lesson``: a scenario's lesson as a handout, for a student going through it alone.
+
+The inputs as the lesson starts, then each beat: the stage and row it shows, what it changes,
+the teacher's words, a row to predict (blanks) and a question with room for the answer. With
+``answers``, the same handout filled in: each predicted row's values at that beat (computed
+from the beat's own numbers and options) and each answer. The student's copy prints no number
+the lesson asks for. Text from the file goes through the Markdown pieces of ``core.markdown``:
+made visible, escaped, never read as Markdown.
+"""
+
+from __future__ import annotations
+
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.model.labels import input_labels, token_labels
+from attn_tui.core.engine.stages import column_labels
+from attn_tui.core.lessons.lesson import Beat, start_position
+from attn_tui.core.outputs.markdown import BLANK, _escape, _grid, _heading, _paragraphs, _quoted, input_tables
+from attn_tui.core.numbers import fixed, yaml_number
+from attn_tui.core.outputs.report import summary_line
+from attn_tui.core.model.scenario import Scenario
+from attn_tui.core.engine.stages import stage_named, step_number
+from attn_tui.core.text import visible
+
+ANSWER_LINES = 3  # lines left to write an answer on
+
+
+HANDOUT_NUMBERS = 4096  # an input matrix of more numbers is named, not printed: pages, not a dump
+
+
+def lesson_markdown(scenario: Scenario, answers: bool = False) -> str:
+    """The handout of ``scenario``'s lesson (``ValueError`` if it has none); ``answers`` fills it in."""
+    lesson = scenario.lesson
+    if lesson is None:
+        raise ValueError("the scenario has no lesson: (see README: lessons)")
+    title = visible(scenario.title).strip() or "Untitled scenario"
+    blocks = [_heading(1, title + (" — lesson, with answers" if answers else " — lesson"))]
+    if not answers:
+        blocks.append(_escape("Go through the beats in order, in the app (attn-tui FILE, n for the next beat) "
+                              "or on paper. Name: " + "_" * 20 + "  Date: " + "_" * 12))
+    if scenario.description.strip():
+        blocks.append(_paragraphs(visible(scenario.description.strip(), multiline=True)))
+    keys = ", ".join(_quoted(token) for token in token_labels(scenario.tokens))
+    blocks.append(f"Tokens ({scenario.T_k}): {keys} · "
+                  + _escape(summary_line(scenario, with_file=False).split(" · ", 1)[1]))
+    blocks.append(_heading(2, "Inputs, as the lesson starts"))
+    blocks += input_tables(scenario, most=HANDOUT_NUMBERS)
+    start = start_position(scenario)
+    for index, beat in enumerate(lesson.beats):
+        blocks += _beat(scenario, index, beat, lesson.position(index, start), answers)
+    return "\n\n".join(blocks) + "\n"
+
+
+def _beat(scenario: Scenario, index: int, beat: Beat, where, answers: bool) -> list[str]:
+    stage = stage_named(where.step)
+    label = token_labels(scenario.row_tokens)[where.row]
+    head = f" · {visible(scenario.head_names[where.head])}" if scenario.heads > 1 and stage.per_head else ""
+    blocks = [_heading(2, f"Beat {index + 1} · Step {step_number(scenario, stage.name)} {stage.title}"
+                          f"{head} · row \"{label}\"")]
+    changes = [_change(scenario, edit) for edit in beat.edits] + [_option(scenario, name, value)
+                                                                  for name, value in beat.options]
+    if changes:
+        blocks.append("\n".join(f"- {_escape(change)}" for change in changes))
+    if beat.say:
+        blocks.append(_paragraphs(visible(beat.say, multiline=True)))
+    if beat.predict:
+        columns = column_labels(scenario, stage)
+        blocks.append(_escape(f"Predict the {stage.key} of \"{label}\" before you look:" if not answers
+                              else f"The {stage.key} of \"{label}\" at this beat (check your prediction):"))
+        if answers:
+            attention = Attention(scenario.lesson.scenario_at(scenario, index))
+            rows = range(where.row, where.row + 1)
+            values = attention.values(stage.name, where.head, rows, range(len(columns)))
+            cells = [fixed(float(value), scenario.precision) for value in values[0]]
+            if stage.empty_rows and attention.empty(rows)[0]:  # nothing to attend to: no weights, not 0s
+                cells = ["—"] * len(columns)
+        else:
+            cells = [BLANK] * len(columns)
+        blocks.append(_grid(["row", *columns], [[label, *cells]], numeric_from=1))
+        if not answers:
+            blocks.append(_escape("Write your prediction down before you read on."))
+    if beat.ask:
+        blocks.append("**Question:** " + _paragraphs(visible(beat.ask, multiline=True)))
+        if answers and beat.answer:
+            blocks.append("**Answer:** " + _paragraphs(visible(beat.answer, multiline=True)))
+        elif not answers:
+            blocks.append("\n".join(["Answer: " + _escape("_" * 60)] + [_escape("_" * 68)] * (ANSWER_LINES - 1)))
+    return blocks
+
+
+def _change(scenario: Scenario, edit) -> str:
+    rows, columns = input_labels(scenario, edit.matrix)
+    which = "" if edit.head is None else f" (head {edit.head + 1})"
+    return f"{edit.matrix}{which}[{rows[edit.row]}, {columns[edit.col]}] is set to {yaml_number(edit.value)}"
+
+
+def _option(scenario: Scenario, name: str, value) -> str:
+    if name == "causal":
+        return "the causal mask is turned " + ("on" if value else "off")
+    shown = scenario.with_options(scale=value).options.scale_text(scenario.d_k)
+    return "the scores are not scaled" if shown == "none" else f"the scores are scaled: {shown}"

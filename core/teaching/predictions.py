@@ -1,0 +1,222 @@
+"""Predict, then reveal: a student's guesses for the cells of a stage, row by row, and what
+must stay hidden until a row is revealed.
+
+The rule, derived from the stage registry: while row ``i`` of a predicted stage (of a head) is
+not revealed, every stage computed from it — and the stage itself — hides row ``i``: its cells,
+its arithmetic, the variants, the overview and the exports. The stages it is computed from stay
+visible (they are what the student works from). A masked cell of the weights is exactly 0 and
+needs no guess: it is shown.
+
+A guess is close when it is within ``CLOSE`` of the value attention gives in the state the guess
+was made in: the row's values are kept with the first guess (or the reveal), and a guess is judged
+against them, not against numbers a later edit (a lesson's next beat, say) made. A row revealed in
+another state than the current one says so instead of marking its guesses against numbers they
+were never about. Guesses are kept apart from the scenario until the student keeps them as
+``expect:``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attn_tui.core.engine.explanation import Line, Span
+from attn_tui.core.model.labels import token_labels
+from attn_tui.core.engine.stages import column_labels
+from attn_tui.core.numbers import fixed
+from attn_tui.core.model.options import Expected
+from attn_tui.core.engine.stages import gives_away, stage_keyed, stages_for
+
+CLOSE = 0.05
+UNKNOWN, CLOSE_ENOUGH, OFF = 0, 1, 2  # verdicts for a cell
+
+
+class Predictions:
+    """The guesses and revealed rows of each predicted stage, per head (``None`` for the
+    stages after the heads)."""
+
+    def __init__(self, scenario) -> None:
+        self.scenario = scenario
+        self.follow(scenario)
+        self.guesses: dict[tuple[str, int | None], np.ndarray] = {}
+        self.revealed: dict[tuple[str, int | None], np.ndarray] = {}
+        # each row's values in the state its guesses were made in (NaN rows: none yet)
+        self.answers: dict[tuple[str, int | None], np.ndarray] = {}
+        for key in scenario.predict:
+            stage = stage_keyed(key)
+            for head in (range(scenario.heads) if stage.per_head else (None,)):
+                shape = (scenario.T, stage.column_count(scenario))
+                self.guesses[(stage.name, head)] = np.full(shape, np.nan)
+                self.answers[(stage.name, head)] = np.full(shape, np.nan)
+                self.revealed[(stage.name, head)] = np.zeros(scenario.T, bool)
+
+    def follow(self, scenario) -> None:
+        """Take the scenario's steps as they are now (a step came or went: tiles, decoding)."""
+        self.steps = stages_for(scenario)
+        self.by_name = {stage.name: stage for stage in self.steps}
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """The names of the predicted stages."""
+        return tuple(dict.fromkeys(name for name, _ in self.guesses))
+
+    def predicts(self, stage: str) -> bool:
+        return stage in self.stages
+
+    def _head(self, stage: str, head: int) -> int | None:
+        return head if self.by_name[stage].per_head else None
+
+    def hidden_rows(self, stage: str, head: int = 0) -> np.ndarray:
+        """Per query row: whether showing ``stage`` (of ``head``) would give an unrevealed
+        prediction away."""
+        hidden = np.zeros(self.scenario.T, bool)
+        reads = gives_away(stage, self.steps)
+        for (name, h), revealed in self.revealed.items():
+            if name in reads and (h is None or h == head or not self.by_name[stage].per_head):
+                hidden |= ~revealed
+        return hidden
+
+    def hiding(self, stage: str, head: int, row: int) -> list[str]:
+        """The predicted stages whose unrevealed ``row`` hides ``row`` of ``stage``."""
+        reads = gives_away(stage, self.steps)
+        return [name for (name, h), revealed in self.revealed.items()
+                if name in reads and (h is None or h == head or not self.by_name[stage].per_head)
+                and not revealed[row]]
+
+    def anything_hidden(self) -> bool:
+        return any(not revealed.all() for revealed in self.revealed.values())
+
+    def _actual(self, attention, stage: str, head: int, row: int) -> np.ndarray:
+        cols = range(self.by_name[stage].column_count(attention.scenario))
+        return attention.values(stage, head or 0, range(row, row + 1), cols)[0]
+
+    def guess(self, stage: str, head: int, row: int, col: int, value: float, attention) -> None:
+        """A guess of one cell, in the state ``attention`` computes: a row guessed before in
+        another state starts afresh (those guesses were about other numbers)."""
+        key = (stage, self._head(stage, head))
+        actual = self._actual(attention, stage, head, row)
+        answers = self.answers[key]
+        if not np.isnan(answers[row]).all() and not same_bits(answers[row], actual):
+            self.guesses[key][row] = np.nan
+        answers[row] = actual
+        self.guesses[key][row, col] = value
+
+    def current_state(self, stage: str, head: int, row: int, attention) -> bool:
+        """Whether ``row``'s guesses (or its reveal) were made in the state shown now."""
+        answers = self.answers[(stage, self._head(stage, head))][row]
+        return np.isnan(answers).all() or same_bits(answers, self._actual(attention, stage, head, row))
+
+    def guesses_of(self, stage: str, head: int) -> np.ndarray:
+        return self.guesses[(stage, self._head(stage, head))]
+
+    def reveal(self, stage: str, head: int, row: int, attention) -> None:
+        key = (stage, self._head(stage, head))
+        if np.isnan(self.guesses[key][row]).all():  # no guess: the row is revealed as it is now
+            self.answers[key][row] = self._actual(attention, stage, head, row)
+        self.revealed[key][row] = True
+
+    def hide(self, stage: str, head: int, row: int) -> None:
+        """Ask for ``row`` of ``stage`` again (a lesson's beat that asks to predict it)."""
+        self.revealed[(stage, self._head(stage, head))][row] = False
+
+    def is_revealed(self, stage: str, head: int, row: int) -> bool:
+        return bool(self.revealed[(stage, self._head(stage, head))][row])
+
+    def verdict(self, stage: str, head: int, rows: range, cols: range, actual: np.ndarray) -> np.ndarray:
+        """Per cell of a window: CLOSE_ENOUGH or OFF for a guessed cell of a revealed row."""
+        key = (stage, self._head(stage, head))
+        guesses = self.guesses[key][rows.start:rows.stop, cols.start:cols.stop]
+        answers = self.answers[key][rows.start:rows.stop, cols.start:cols.stop]
+        # a row's guesses are marked beside the numbers they were about, never beside others
+        here = np.all((answers.view(np.int64) == actual.view(np.int64)) | np.isnan(answers), axis=1)
+        judged = ~np.isnan(guesses) & (self.revealed[key][rows.start:rows.stop] & here)[:, None]
+        with np.errstate(invalid="ignore"):
+            close = np.abs(guesses - answers) <= CLOSE
+        return np.where(judged, np.where(close, CLOSE_ENOUGH, OFF), UNKNOWN).astype(np.int8)
+
+    def score(self, attention=None) -> tuple[int, int]:
+        """(close, judged): guessed cells of revealed rows, over every stage and head, each
+        against the numbers of the state it was made in."""
+        close = judged = 0
+        for key, guesses in self.guesses.items():
+            for row in np.flatnonzero(self.revealed[key]):
+                row_guesses = guesses[row]
+                guessed = ~np.isnan(row_guesses)
+                if not guessed.any():
+                    continue
+                judged += int(guessed.sum())
+                close += int((np.abs(row_guesses[guessed] - self.answers[key][row][guessed]) <= CLOSE).sum())
+        return close, judged
+
+    def as_expect(self) -> dict[str, Expected]:
+        """The guesses as a scenario's ``expect:`` (cells not guessed are left out); a
+        multi-head stage's guesses as one matrix per head."""
+        found: dict[str, Expected] = {}
+        for name in self.stages:
+            stage = self.by_name[name]
+            heads = [key for key in self.guesses if key[0] == name]
+            stacked = np.stack([self.guesses[key] for key in heads])
+            if np.isnan(stacked).all():
+                continue
+            values = stacked if stage.per_head and self.scenario.heads > 1 else stacked[0]
+            found[stage.key] = Expected(np.nan_to_num(values, nan=0.0), ~np.isnan(values))
+        return found
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.all(np.asarray(a).view(np.int64) == np.asarray(b).view(np.int64)))
+
+
+def hidden_lines(predictions: Predictions, stage: str, head: int, row: int, scenario) -> list[Line]:
+    """What the explanation pane says instead of arithmetic that would give a prediction away."""
+    from attn_tui.core.engine.stages import step_number
+
+    label = token_labels(scenario.row_tokens)[row]
+    steps = ", ".join(f"{predictions.by_name[name].title} (step {step_number(scenario, name)})"
+                      for name in dict.fromkeys(predictions.hiding(stage, head, row)))
+    return [Line((Span(f'Hidden until you predict and reveal "{label}" at {steps}: its arithmetic '
+                       "would give the answer away.", "note"),))]
+
+
+def prediction_lines(predictions: Predictions, stage: str, head: int, row: int, attention) -> list[Line]:
+    """The explanation pane's lines for a stage to predict: what to do while the row is hidden,
+    each guess against the value once revealed, and the score so far."""
+    scenario = attention.scenario
+    described = predictions.by_name[stage]
+    label = token_labels(scenario.row_tokens)[row]
+    guesses = predictions.guesses_of(stage, head)[row]
+    columns = column_labels(scenario, described)
+    close, judged = predictions.score(attention)
+    revealed_any = any(revealed.any() for revealed in predictions.revealed.values())
+    score = (f"Score so far: {close} of {judged} guesses close (within {CLOSE:g})" if judged
+             else "No guess judged yet" if revealed_any else "No row revealed yet")
+    if not predictions.is_revealed(stage, head, row):
+        typed = int((~np.isnan(guesses)).sum())
+        return [Line((Span(f'Predict the {described.key} of "{label}" before you see them: '
+                           "Enter opens a cell, type a number, Tab moves on; r reveals the row.", "token"),)),
+                Line((Span(f"{typed} of {len(guesses)} cells guessed. {score}.", "note"),))]
+    actual = attention.values(stage, head, range(row, row + 1), range(len(guesses)))[0]
+    if not predictions.current_state(stage, head, row, attention):
+        guessed = ~np.isnan(guesses)
+        answers = predictions.answers[(stage, predictions._head(stage, head))][row]
+        near = int((np.abs(guesses[guessed] - answers[guessed]) <= CLOSE).sum())
+        told = (f"its {int(guessed.sum())} guesses were judged against those: {near} close" if guessed.any()
+                else "it was revealed without a guess")
+        return [Line((Span(f'"{label}" was predicted when its numbers were different (before or after an edit): '
+                           f"{told}.", "token"),)),
+                Line((Span("The numbers above are the ones now; go back to where you guessed to see your "
+                           "guesses beside theirs.", "note"),)),
+                Line((Span(score + ".", "note"),))]
+    lines = [Line((Span(f'Your guesses for "{label}":' if not np.isnan(guesses).all()
+                        else f'"{label}" was revealed without a guess.', "token"),))]
+    for j, guess in enumerate(guesses):
+        if np.isnan(guess):
+            continue
+        off = abs(guess - actual[j])
+        mark = "✓ close" if off <= CLOSE else f"✗ off by {fixed(off, scenario.precision)}"
+        lines.append(Line((Span(f"  {columns[j]}: {fixed(float(guess), scenario.precision)} → actual "
+                                f"{fixed(float(actual[j]), scenario.precision)}  ", "text"),
+                           Span(mark, "result" if off <= CLOSE else "masked"))))
+    lines.append(Line((Span(score + ".", "note"),)))
+    return lines
+
+

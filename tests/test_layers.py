@@ -1,0 +1,88 @@
+"""core/ is layered: each sub-package imports only the layers below it (and itself), so a
+reader can learn it bottom up. Every import counts, inside functions too; only imports under
+``if TYPE_CHECKING:`` (for annotations, never run) are left out. And every package on disk is
+one that pyproject.toml installs, so a new sub-package cannot be forgotten."""
+
+import ast
+import tomllib
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+# lowest first; the foundation is core's own top-level modules
+LAYERS = ["foundation", "files", "model", "reading", "engine", "teaching", "lessons", "loading", "editing",
+          "outputs"]
+FOUNDATION = {"text", "numbers", "errors", "limits"}
+
+
+def layer_of(module: str) -> int:
+    """The layer of ``attn_tui.core.<…>`` (``core/__init__.py``, the lazy facade, is above all)."""
+    parts = module.split(".")[2:]
+    if not parts:
+        return len(LAYERS)
+    if len(parts) == 1 and parts[0] in FOUNDATION:
+        return 0
+    assert parts[0] in LAYERS, f"{module}: core/{parts[0]} is in no layer (add it to LAYERS)"
+    return LAYERS.index(parts[0])
+
+
+def imports(path: Path, module: str) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(node) for branch in ast.walk(tree) if isinstance(branch, ast.If)
+                   and "TYPE_CHECKING" in ast.unparse(branch.test) for node in ast.walk(branch)}
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            names = [f"{base}.{alias.name}" for alias in node.names] if base == "attn_tui.core" else [base]
+            found += [(node.lineno, name) for name in names]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+    return [(line, name) for line, name in found if name.startswith("attn_tui.core.")]
+
+
+def modules():
+    for path in sorted((ROOT / "core").rglob("*.py")):
+        relative = path.relative_to(ROOT / "core").with_suffix("")
+        parts = [part for part in relative.parts if part != "__init__"]
+        yield path, ".".join(["attn_tui", "core", *parts])
+
+
+def test_each_layer_imports_only_the_layers_below_it():
+    upward = []
+    for path, module in modules():
+        if module == "attn_tui.core":
+            continue
+        mine = layer_of(module)
+        for line, name in imports(path, module):
+            if layer_of(name) > mine:
+                upward.append(f"{path.relative_to(ROOT)}:{line}: {LAYERS[mine]} imports {name} "
+                              f"({LAYERS[layer_of(name)] if layer_of(name) < len(LAYERS) else 'the facade'})")
+    assert upward == []
+
+
+def test_the_layer_check_sees_an_upward_import(tmp_path):
+    """The check can fail: a model module importing the engine, inside a function, is found."""
+    path = tmp_path / "scenario.py"
+    path.write_text("def f():\n    from attn_tui.core.engine.stages import REGISTRY\n")
+    module = "attn_tui.core.model.scenario"
+    assert [layer_of(name) for _, name in imports(path, module)] == [LAYERS.index("engine")]
+    assert layer_of(module) == LAYERS.index("model")
+
+
+def test_every_package_on_disk_is_installed():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    folders = {name: Path(folder) for name, folder in config["package-dir"].items()}
+    on_disk = {"attn_tui"}
+    for name, folder in folders.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            relative = init.parent.relative_to(ROOT / folder)
+            on_disk.add(".".join([name, *relative.parts]))
+    assert on_disk - set(config["packages"]) == set(), "add these to pyproject.toml's packages"
+    assert set(config["packages"]) - on_disk == set(), "pyproject.toml names packages that are gone"
