@@ -11,14 +11,14 @@ import json
 import os
 
 from attn_tui.core.files.atomic_write import write_atomic
+from attn_tui.core.files.folders import config_folder
 
 PALETTES = ("theme", "colour-blind safe")
 MAX_BYTES = 4096
 
 
 def settings_path() -> str:
-    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(config, "attn-tui", "settings.json")
+    return os.path.join(config_folder(), "settings.json")
 
 
 def load_settings() -> dict[str, str]:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attn_tui.core.files import private_files
+from attn_tui.core.files.folders import state_folder
 from attn_tui.core.model.edits import Edit, SetCell, SetExpect, SetOption
 from attn_tui.core.model.options import Expected
 from attn_tui.core.model.scenario import Scenario
@@ -73,8 +74,7 @@ class Recovery:
 
 def folder() -> str:
     """The folder recovery copies are kept in."""
-    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(state, "attn-tui")
+    return state_folder()
 
 
 def recovery_path(scenario_path: str, kept_in: str | None = None) -> str:
