@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-import yaml
 
 from attn_tui.capture.agreement import Agreement
 from attn_tui.capture.captured_layer import CapturedLayer
 from attn_tui.core.files.atomic_write import write_atomic
+from attn_tui.core.files.yaml_text import yaml_number, yaml_quoted
 
 TEXT_IN_DESCRIPTION = 300  # characters of the text quoted in the description (tokens hold all)
 TEXT_IN_TITLE = 40
@@ -100,17 +100,17 @@ def scenario_yaml(captured: CapturedLayer, about: About, agreement: Agreement,
         lines += [_keyed("alibi: true", "ALiBi: the Bias stage adds −slope·|i − j|, slopes "
                                         "by Press et al.'s rule")]
     if captured.softcap is not None:
-        lines += [_keyed(f"softcap: {yaml_float(captured.softcap)}",
+        lines += [_keyed(f"softcap: {yaml_number(captured.softcap)}",
                          "Softcap stage: c·tanh(score / c) before the mask")]
     if captured.rope_base is not None:
         lines += ["# rotary position embedding, Hugging Face's rotate_half: dimension j pairs with",
                   "# j + R/2, turned by the angle position · base^(−2j/R)"]
         if captured.rope_dims is None:
-            lines += [f"rope: {{base: {yaml_float(captured.rope_base)}}}"]
+            lines += [f"rope: {{base: {yaml_number(captured.rope_base)}}}"]
         else:
             lines += [f"# (partial rotary: only the first R = {captured.rope_dims} of the "
                       f"{d_k} dimensions turn)",
-                      f"rope: {{base: {yaml_float(captured.rope_base)}, pairs: half, "
+                      f"rope: {{base: {yaml_number(captured.rope_base)}, pairs: half, "
                       f"dims: {captured.rope_dims}}}"]
     lines += [_focus_line(captured, about)]
     return "\n".join(lines) + "\n"
@@ -155,20 +155,9 @@ def write_files(yaml_path: str, yaml_text: str, npz_path: str, npz_data: bytes) 
 
 @lru_cache(maxsize=65536)  # every layer of --layer all quotes the same tokens
 def quoted_scalar(text: str) -> str:
-    """``text`` as one double-quoted YAML scalar on one line that the safe loader reads back as
-    exactly ``text`` (PyYAML's emitter escapes what YAML needs escaped)."""
-    scalar = yaml.safe_dump(text, default_style='"', allow_unicode=True, width=math.inf)
-    return scalar.rstrip("\n")
-
-
-def yaml_float(value: float) -> str:
-    """A float YAML 1.1 reads as a float: with a decimal point even in exponent form
-    (PyYAML reads ``1e-05`` as a string, ``1.0e-05`` as a number)."""
-    text = repr(float(value))
-    if "e" in text and "." not in text.split("e")[0]:
-        mantissa, exponent = text.split("e")
-        text = f"{mantissa}.0e{exponent}"
-    return text
+    """``text`` as one double-quoted YAML scalar on one line that reads back as exactly ``text``
+    (core's own quoting, the one save and render use)."""
+    return yaml_quoted(text)
 
 
 def _scale_line(divisor: float, d_k: int) -> str:
@@ -178,7 +167,7 @@ def _scale_line(divisor: float, d_k: int) -> str:
     elif divisor == 1.0:
         value, what = "false", "the model does not scale the scores"
     else:
-        value, what = yaml_float(divisor), f"the model's divisor of the scores (√d_k is {root:g})"
+        value, what = yaml_number(divisor), f"the model's divisor of the scores (√d_k is {root:g})"
     return _keyed(f"scale: {value}", what)
 
 

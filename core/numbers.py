@@ -129,23 +129,6 @@ def mask_text(value: float) -> str:
     return text.replace("-", MINUS)
 
 
-def yaml_number(value: float) -> str:
-    """The shortest text that a YAML 1.1 reader (PyYAML included) reads back as ``value``.
-
-    Integral values are written as integers (``5``, not ``5.0``); an exponent always comes with
-    a decimal point (``1.0e-05``), because YAML 1.1 reads ``1e-05`` as a string.
-    """
-    if value == 0 and math.copysign(1.0, value) < 0:
-        return "-0.0"
-    if value.is_integer() and abs(value) < 1e16:
-        return str(int(value))
-    text = repr(value)
-    if "e" in text and "." not in text.split("e")[0]:
-        mantissa, exponent = text.split("e")
-        text = f"{mantissa}.0e{exponent}"
-    return text
-
-
 def parse_number(text: str) -> float:
     """A typed cell value as float64, exactly as Python parses it, or ``ValueError`` saying why.
 

@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from attn_tui.capture.tokens import SENTENCEPIECE_SPACE, Spelling, shown, spelling_from_decoder
-from attn_tui.capture.write_scenario import default_name, npz_path_for, quoted_scalar, yaml_float
+from attn_tui.capture.write_scenario import default_name, npz_path_for, quoted_scalar
+from attn_tui.core.files.yaml_text import yaml_number
 from tests.conftest import ROOT
 
 # The decoders' settings as the real tokenizer.json files write them.
@@ -77,7 +78,7 @@ def test_awkward_tokens_read_back_exactly(text):
 
 @pytest.mark.parametrize("value", [1e-05, 2.5e-10, 1e20, 8.0, 22.627416997969522, 500000.0])
 def test_floats_are_written_so_that_yaml_reads_floats(value):
-    assert yaml.safe_load(yaml_float(value)) == value
+    assert yaml.safe_load(yaml_number(value)) == value
 
 
 def test_default_names_are_safe_file_names():

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from attn_tui.core.numbers import decimals_needed, fixed, fixed_row, parse_number, yaml_number
+from attn_tui.core.numbers import decimals_needed, fixed, fixed_row, parse_number
+from attn_tui.core.files.yaml_text import yaml_number
 
 import numpy as np
 

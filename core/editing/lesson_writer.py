@@ -14,12 +14,12 @@ import os
 from attn_tui.core.files.atomic_write import write_atomic
 from attn_tui.core.errors import SaveError, ScenarioError
 from attn_tui.core.lessons.lesson import Beat
-from attn_tui.core.numbers import yaml_number
+from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.editing.save_root import SaveRoot
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.reading.keys import entries
 from attn_tui.core.loading.scenario_file import loads
-from attn_tui.core.model.template import yaml_quoted
+from attn_tui.core.files.yaml_text import yaml_quoted
 from attn_tui.core.files.yaml_source import Alias, Mapping, Sequence, content_end, deref
 
 HEADER = "# recorded with ctrl+r: add say: (and ask:, answer:) to each beat"

@@ -12,11 +12,11 @@ import numpy as np
 
 from attn_tui.core.editing.data_files import data_file
 from attn_tui.core.editing.lesson_writer import rendered_lesson
-from attn_tui.core.numbers import yaml_number
+from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.limits import MAX_YAML_NODES
 from attn_tui.core.model.scenario import Scenario, bits_equal
 from attn_tui.core.loading.scenario_file import loads
-from attn_tui.core.model.template import yaml_quoted
+from attn_tui.core.files.yaml_text import yaml_quoted
 
 
 @dataclasses.dataclass

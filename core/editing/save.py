@@ -26,13 +26,13 @@ from attn_tui.core.editing import option_marks
 from attn_tui.core.files.atomic_write import write_atomic
 from attn_tui.core.editing.data_files import data_file, remember
 from attn_tui.core.errors import NeedsRewrite, SaveError, ScenarioError  # noqa: F401 (NeedsRewrite: read from here too)
-from attn_tui.core.numbers import yaml_number
+from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.files.numpy_files import npy_bytes
 from attn_tui.core.editing.save_root import SaveRoot
 from attn_tui.core.model.scenario import Scenario, bits_equal
 from attn_tui.core.loading.scenario_file import Entry, entries, loads
 from attn_tui.core.editing.render import SavePlan, expected_flow, flow, inputs_equal, option_text, render, row_yaml
-from attn_tui.core.model.template import yaml_quoted
+from attn_tui.core.files.yaml_text import yaml_quoted
 from attn_tui.core.files.yaml_matrices import depth
 from attn_tui.core.files.yaml_source import (Alias, Document, Mapping, Node, Scalar, Sequence, content_end, deref, parse,
                                       replace_spans)

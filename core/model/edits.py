@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from attn_tui.core.model.labels import input_labels
-from attn_tui.core.numbers import yaml_number
+from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.text import visible
 

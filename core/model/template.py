@@ -12,6 +12,7 @@ import re
 
 import yaml
 
+from attn_tui.core.files.yaml_text import yaml_quoted
 from attn_tui.core.limits import MAX_DIM, MAX_NUMBERS, MAX_T, MAX_TOKEN_LENGTH, MAX_YAML_NODES
 
 RANDOM_DECIMALS = 2
@@ -25,9 +26,6 @@ _BARE_TOKEN = re.compile(r"\w[\w.-]*")
 _NUMBER_LIKE = re.compile(r"[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?|0[bBoOxX][0-9a-fA-F_]+")
 # YAML 1.1 booleans PyYAML reads as text but other readers (and YAML's own spec) do not.
 _OTHER_BOOLEANS = {"y", "Y", "n", "N"}
-# Characters PyYAML refuses in a document, or reads as line breaks: written as escapes.
-_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}
-_YAML_PRINTABLE = re.compile("[\x09\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def scenario_template(tokens: list[str], d_k: int, d_v: int | None = None,
@@ -158,22 +156,6 @@ def _yaml_token(token: str) -> str:
             and not _NUMBER_LIKE.fullmatch(token) and yaml.safe_load(token) == token):
         return token
     return yaml_quoted(token)
-
-
-def yaml_quoted(text: str) -> str:
-    """A YAML double-quoted scalar that reads back as exactly ``text``: unprintable characters
-    and line breaks as escapes, so it stays on one line (a token also names its row in a comment)."""
-    def char(ch: str) -> str:
-        if ch in '"\\':
-            return "\\" + ch
-        if ch in _SHORT_ESCAPES:
-            return _SHORT_ESCAPES[ch]
-        if _YAML_PRINTABLE.fullmatch(ch):
-            return ch
-        code = ord(ch)
-        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-    return '"' + "".join(char(ch) for ch in text) + '"'
 
 
 def _numbers(T: int, d_k: int, d_v: int, seed: int | None) -> dict[str, list[list[str]]]:

@@ -15,7 +15,8 @@ from attn_tui.core.model.labels import input_labels, token_labels
 from attn_tui.core.engine.stages import column_labels
 from attn_tui.core.lessons.lesson import Beat, start_position
 from attn_tui.core.outputs.markdown import BLANK, _escape, _grid, _heading, _paragraphs, _quoted, input_tables
-from attn_tui.core.numbers import fixed, yaml_number
+from attn_tui.core.numbers import fixed
+from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.outputs.report import summary_line
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.engine.stages import stage_named, step_number

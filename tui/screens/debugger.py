@@ -26,7 +26,7 @@ from attn_tui.core.errors import NotApplicable, NumericError
 from attn_tui.core.engine.explanation import FOLD
 from attn_tui.core.model.labels import token_labels
 from attn_tui.core.engine.stages import column_labels
-from attn_tui.core.numbers import yaml_number
+from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.editing.save_root import SaveRoot
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.editing.session import Session

@@ -12,7 +12,7 @@ from textual import events
 from textual.binding import Binding
 from textual.message import Message
 
-from attn_tui.core.numbers import yaml_number
+from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.matrix import MatrixView
 

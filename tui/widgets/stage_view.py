@@ -11,7 +11,7 @@ from textual import events
 from textual.message import Message
 
 from attn_tui.core.engine.stages import column_labels, row_labels
-from attn_tui.core.numbers import yaml_number
+from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.engine.views import stage_window
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.grid import Grid

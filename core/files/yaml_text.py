@@ -1,0 +1,45 @@
+"""YAML text that reads back exactly: a string as one double-quoted scalar, a float64 as the
+shortest number YAML 1.1 (PyYAML's) reads as that float. Every writer of scenario text (save,
+render, the lesson writer, capture, the template) goes through these two."""
+
+from __future__ import annotations
+
+import math
+import re
+
+# Characters PyYAML refuses in a document, or reads as line breaks: written as escapes.
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}
+_YAML_PRINTABLE = re.compile("[\x09\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def yaml_number(value: float) -> str:
+    """The shortest text that a YAML 1.1 reader (PyYAML included) reads back as ``value``.
+
+    Integral values are written as integers (``5``, not ``5.0``); an exponent always comes with
+    a decimal point (``1.0e-05``), because YAML 1.1 reads ``1e-05`` as a string.
+    """
+    if value == 0 and math.copysign(1.0, value) < 0:
+        return "-0.0"
+    if value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    text = repr(value)
+    if "e" in text and "." not in text.split("e")[0]:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{exponent}"
+    return text
+
+
+def yaml_quoted(text: str) -> str:
+    """A YAML double-quoted scalar that reads back as exactly ``text``: unprintable characters
+    and line breaks as escapes, so it stays on one line (a token also names its row in a comment)."""
+    def char(ch: str) -> str:
+        if ch in '"\\':
+            return "\\" + ch
+        if ch in _SHORT_ESCAPES:
+            return _SHORT_ESCAPES[ch]
+        if _YAML_PRINTABLE.fullmatch(ch):
+            return ch
+        code = ord(ch)
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return '"' + "".join(char(ch) for ch in text) + '"'
