@@ -27,7 +27,7 @@ from attn_tui.core.model.options import Expected
 from attn_tui.core.teaching.predictions import CLOSE, Predictions
 from attn_tui.core.errors import NeedsRewrite, SaveError  # noqa: F401 (the app reads them from here)
 from attn_tui.core.editing.save_root import SaveRoot
-from attn_tui.core.model.scenario import Scenario, bits_equal
+from attn_tui.core.model.scenario import Scenario, bits_equal, working_copy
 from attn_tui.core.loading.scenario_file import entries, loads, read_text
 
 if TYPE_CHECKING:
@@ -225,10 +225,7 @@ class Session:
         so nothing outside the session can change it."""
         name = edit.matrix
         if name not in self._working:
-            working = np.array(self.scenario.inputs[name], dtype=np.float64)
-            view = working.view()
-            view.flags.writeable = False
-            self._working[name] = (working, view)
+            self._working[name] = working_copy(self.scenario.inputs[name])
         working, view = self._working[name]
         working[(edit.row, edit.col) if edit.head is None else (edit.head, edit.row, edit.col)] = value
         if self.scenario.inputs[name] is view:

@@ -33,7 +33,7 @@ def check_range(scenario: Scenario, inputs: HeadInputs | None = None) -> None:
     inputs = inputs or HeadInputs(scenario)
     many = scenario.heads > 1
     added = largest_added(scenario)
-    options = [scenario.options, *(variant.options(scenario.options) for variant in scenario.variants)]
+    options = option_sets(scenario)
     given = len(options)
     if added:  # a scaled score with its bias must stay finite under every scale the app can switch to
         options += [Options(scale=True), Options(scale=False)]

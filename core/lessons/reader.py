@@ -260,10 +260,9 @@ def _check_range(lesson: Lesson, scenario: Scenario, nodes: list[Node]) -> None:
     edit (a whole-matrix pass per beat made 1,000 beats at T = 16,384 take minutes)."""
     import dataclasses
 
-    import numpy as np
-
     from attn_tui.core.engine.overflow import check_range, divides_less, option_sets, require_finite_cell
     from attn_tui.core.model.heads import HeadInputs
+    from attn_tui.core.model.scenario import working_copy
 
     inputs, working = HeadInputs(scenario), {}
     for index, (beat, node) in enumerate(zip(lesson.beats, nodes)):
@@ -271,10 +270,8 @@ def _check_range(lesson: Lesson, scenario: Scenario, nodes: list[Node]) -> None:
             continue
         try:  # forward, beat after beat: what changes is this beat's own edits and options
             for edit in beat.edits:
-                if edit.matrix not in working:  # a copy of its own, written in place, seen read-only
-                    working[edit.matrix] = np.array(scenario.inputs[edit.matrix], dtype=np.float64)
-                    view = working[edit.matrix].view()
-                    view.flags.writeable = False
+                if edit.matrix not in working:  # a copy of its own, written in place
+                    working[edit.matrix], view = working_copy(scenario.inputs[edit.matrix])
                     scenario = dataclasses.replace(scenario, inputs={**scenario.inputs, edit.matrix: view})
                 at = (edit.row, edit.col) if edit.head is None else (edit.head, edit.row, edit.col)
                 working[edit.matrix][at] = edit.value

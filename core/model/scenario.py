@@ -228,3 +228,12 @@ class Scenario:
 def bits_equal(a: np.ndarray, b: np.ndarray) -> bool:
     """Same shape and the same bits in every cell (so -0.0 differs from 0.0, and NaN equals NaN)."""
     return a.shape == b.shape and bool(np.all(a.view(np.int64) == b.view(np.int64)))
+
+
+def working_copy(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A float64 copy of an input to write edits into in place, and the read-only view of it a
+    Scenario holds (nothing outside the writer can change it)."""
+    working = np.array(values, dtype=np.float64)
+    view = working.view()
+    view.flags.writeable = False
+    return working, view
