@@ -194,7 +194,7 @@ def test_a_variant_without_the_causal_mask_is_refused_in_a_file_that_decodes():
     from attn_tui.core.errors import NotApplicable
     from attn_tui.core.engine.stages import decode
     with pytest.raises(NotApplicable, match="variant open has no causal mask"):
-        decode.toggled(loads(base))  # d in the app
+        decode.STAGE.flip(loads(base))  # d in the app
     loads(base.replace("causal: false", "scale: false") + "decode: true\n")  # any other variant decodes
 
 
@@ -246,7 +246,7 @@ def test_steps_turned_on_in_the_app_are_saved_as_their_keys(tmp_path):
     path = tmp_path / "mine.yaml"
     path.write_text(open("scenarios/cat_sat.yaml").read())
     session = Session(load(path))
-    session.apply(decode.toggled(session.scenario))
+    session.apply(decode.STAGE.flip(session.scenario))
     session.apply(online.tiled(session.scenario, 2, 2))
     assert session.modified
     session.save()
@@ -254,7 +254,7 @@ def test_steps_turned_on_in_the_app_are_saved_as_their_keys(tmp_path):
     assert "decode: true" in text and "tiles: {queries: 2, keys: 2}" in text
     assert "# Queries: what each token is looking for" in text  # the author's comments stay
     assert load(path).stage_settings == session.scenario.stage_settings
-    session.apply(decode.toggled(session.scenario))  # off again
+    session.apply(decode.STAGE.flip(session.scenario))  # off again
     session.apply(online.tiled(session.scenario, None))
     session.save()
     assert "decode" not in path.read_text() and "tiles" not in path.read_text()
@@ -286,7 +286,7 @@ def test_steps_the_command_line_asked_for_are_not_saved_unless_changed_in_the_ap
     shown = session.scenario.stage_settings
     assert shown["online"] == TilesSetting(1, 1) and "decode" in shown and not session.modified
     session.apply(online.tiled(session.scenario, 3, 3))  # changed in the app: the file's now
-    session.apply(decode.toggled(session.scenario))  # and decoding turned off
+    session.apply(decode.STAGE.flip(session.scenario))  # and decoding turned off
     session.save()
     assert load(path).stage_settings["online"] == TilesSetting(3, 3)
     assert "decode" not in path.read_text() and "decode" not in session.scenario.stage_settings

@@ -290,7 +290,7 @@ def test_causal_stays_on_while_decoding(write):
     path = write(BASE)
     session = Session(load(path))
     session.apply(SetCell("Q", 0, 0, 5.0, 1.0))
-    session.apply(decode.toggled(session.scenario))
+    session.apply(decode.STAGE.flip(session.scenario))
     with pytest.raises(NotApplicable, match="decoding needs the causal mask"):
         session.toggle_causal()
     assert session.scenario.options.causal
@@ -339,12 +339,13 @@ async def test_a_step_the_lesson_shows_stays_on(write):
     """d, or the palette's "Online softmax off", in a lesson that shows the step, then n: the app
     crashed (ValueError: 'decode' is not in list); and saved, the file would not load."""
     from attn_tui.tui.app import AttnApp
+    from attn_tui.core.engine.stages import online
 
     path = write(LESSON)
     app = AttnApp(load(path), remember=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("d")
-        app.screen.action_tiles(0)
+        app.screen.switch_stage("online", None)
         await pilot.pause()
         assert set(app.screen.session.scenario.stage_settings) == {"decode", "online"}
         assert any("The lesson shows the Decode step (beat 2)" in note.message for note in app._notifications)
@@ -352,7 +353,7 @@ async def test_a_step_the_lesson_shows_stays_on(write):
         assert app.screen.stage == "decode"
         await pilot.press("n")
         assert app.screen.stage == "online"
-        app.screen.action_tiles(4)  # other tiles are fine: the step stays
+        app.screen.switch_stage("online", online.reader.TilesSetting(4, 4))  # other tiles are fine: the step stays
         await pilot.pause()
         assert app.screen.session.scenario.stage_settings["online"].keys == 4
         app.screen.session.save()
@@ -581,7 +582,7 @@ def test_keys_added_to_a_crlf_file_end_with_crlf(tmp_path):
     path = tmp_path / "crlf.yaml"
     path.write_bytes(BASE.replace("\n", "\r\n").encode())
     session = Session(load(path))
-    session.apply(decode.toggled(session.scenario))
+    session.apply(decode.STAGE.flip(session.scenario))
     session.save()
     data = path.read_bytes()
     assert data.count(b"\n") == data.count(b"\r\n")

@@ -122,3 +122,86 @@ def test_what_a_stage_reads_is_resolved_in_each_scenario():
         stage_settings={"bias": object()}))
     assert reads({stage.name: stage for stage in with_bias}["mask"], with_bias) == ("bias",)
     assert [stage.name for stage in REGISTRY].index("bias") == [stage.name for stage in REGISTRY].index("scale") + 1
+
+
+TOGGLED = r'''
+import asyncio, contextlib, io, json, sys
+from dataclasses import dataclass
+import attn_tui.core.engine.stages as stages
+from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage, Toggle
+from attn_tui.core.model.edits import SetStageSetting
+
+
+@dataclass(frozen=True)
+class Halved:
+    largest = 0.0
+    by: int = 2
+
+    def describe(self):
+        return f"halved by {self.by}"
+
+    def yaml(self, matrix):
+        return f"halved: {self.by}\n"
+
+    def of_head(self, h, heads):
+        return self
+
+
+def switch(scenario, setting):
+    return SetStageSetting("halved", setting, scenario.stage_settings.get("halved"))
+
+
+HALVED = Stage(name="halved", title="Halved", key="halved", reads=(PREVIOUS,), changes="as the output",
+               columns=stages.VALUES, palette="diverging", heading=lambda scenario, options: "output ÷ by",
+               compute=lambda w: w.previous() / w.scenario.stage_settings["halved"].by,
+               explain=lambda w: "the output halved",
+               applies=lambda scenario: "halved" in scenario.stage_settings,
+               toggle=Toggle("--halved", "add the Halved step", switch=switch, value="BY",
+                             parse=lambda text: Halved(int(text)), on=lambda scenario: Halved(),
+                             offers=lambda scenario: (("Halve by 4", "a quarter", Halved(4)),),
+                             key="z", does="halve the weights (again: off)", footer="Halve"))
+registry = list(stages.REGISTRY)
+registry.insert([stage.name for stage in registry].index("weighted_sum") + 1, HALVED)
+stages.REGISTRY = tuple(registry)
+
+from attn_tui.core import load
+from attn_tui.tui.app import AttnApp
+from attn_tui.tui.cli import build_parser, main
+from attn_tui.tui.keys import KEYS
+
+found = {"options": sorted(o for action in build_parser()._actions for o in action.option_strings
+                           if o in ("--halved", "--decode", "--tiles"))}
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    found["status"] = main(["--json", sys.argv[1], "--halved", "4"])
+found["json"] = json.loads(out.getvalue())
+found["keys"] = [(key.keys, key.action) for key in KEYS if key.keys in ("z", "d")]
+
+
+async def drive():
+    app = AttnApp(load(sys.argv[1]), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("z")
+        found["after_z"] = (app.screen.stage, app.screen.session.scenario.stage_settings["halved"].by)
+        found["palette"] = [command.title for command in app.get_system_commands(app.screen)]
+        await pilot.press("z")
+        found["after_zz"] = "halved" in app.screen.session.scenario.stage_settings
+
+asyncio.run(drive())
+print(json.dumps(found))
+'''
+
+
+def test_a_stage_toggled_on_and_off_is_an_option_a_key_and_palette_entries():
+    """A stage's Toggle alone gives it a command-line option, a key (on, and again off) and the
+    palette's entries: nothing in tui/ names the stage."""
+    result = subprocess.run([sys.executable, "-c", TOGGLED, str(SCENARIOS / "cat_sat.yaml")], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    assert found["options"] == ["--decode", "--halved", "--tiles"] and found["status"] == 0
+    doc = found["json"]
+    assert np.array_equal(np.array(doc["halved"]), np.array(doc["output"]) / 4)  # 4, as --halved said
+    assert sorted(found["keys"]) == [["d", "toggle('decode')"], ["z", "toggle('halved')"]]
+    assert found["after_z"] == ["halved", 2]  # the key turns on the Toggle's `on`, and steps to it
+    assert "Halve by 4" in found["palette"] and found["after_zz"] is False

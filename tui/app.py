@@ -27,15 +27,6 @@ if TYPE_CHECKING:
     from attn_tui.tui.screens.debugger import DebuggerScreen
 
 
-def tile_sizes(T_k: int) -> list[int]:
-    """Tile sizes to offer: powers of two below the number of keys, as few as make the walk
-    visible (a class's T = 8 gets 2 and 4; a long sequence 64 and 128, FlashAttention's)."""
-    from attn_tui.core.reading.tiles import tiles_for
-
-    sizes = [2 ** n for n in range(1, 8) if 2 ** n < T_k and tiles_for(T_k, 2 ** n) is None]
-    return sizes[-4:] or [1]
-
-
 class AttnApp(App[int]):
     """Step through attention; ``scenario=None`` starts at the chooser of built-ins."""
 
@@ -192,7 +183,10 @@ class AttnApp(App[int]):
         tell(self, f"Sent {download_name(path)} to your browser{unsaved}", timeout=5)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        from functools import partial
+
         from attn_tui.core import load
+        from attn_tui.core.engine.stages import toggled
         from attn_tui.tui.keys import KEYS, OTHER_SCREENS
         from attn_tui.tui.screens.debugger import DebuggerScreen
 
@@ -212,13 +206,12 @@ class AttnApp(App[int]):
                     yield SystemCommand(key.does[0].upper() + key.does[1:], f"key: {key.shown}",
                                         getattr(debugger, f"action_{key.action}"))
             yield SystemCommand("Save as…", "Save the scenario to another file", debugger.action_save_as)
-            for size in tile_sizes(debugger.session.scenario.T_k):
-                yield SystemCommand(f"Online softmax: tiles of {size}", f"FlashAttention's walk, {size} keys a tile and "
-                                    f"{size} query rows a pass", lambda size=size: debugger.action_tiles(size))
-            from attn_tui.core.engine.stages import online
-
-            if online.STAGE in debugger.stages:
-                yield SystemCommand("Online softmax off", "the step goes", lambda: debugger.action_tiles(0))
+            for stage in toggled():  # the stages a person turns on and off (their keys take a name)
+                if not debugger.check_action("toggle", (stage.name,)):
+                    continue
+                hint = f"; key: {stage.toggle.key}" if stage.toggle.key else ""
+                for title, does, setting in stage.toggle.offers(debugger.session.scenario):
+                    yield SystemCommand(title, does + hint, partial(debugger.switch_stage, stage.name, setting))
             if self.save_root is not None and debugger.session.saved.path:  # served: in a browser
                 yield SystemCommand("Download the scenario", "the file as last saved, to this browser's "
                                     "downloads", self.download_scenario)

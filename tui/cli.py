@@ -95,11 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--follow-from", metavar="PATH", help=argparse.SUPPRESS)
     # …and where that app keeps its recovery copies: its browser's folder (see core.recovery_slots)
     parser.add_argument("--recovery-dir", metavar="DIR", help=argparse.SUPPRESS)
-    parser.add_argument("--tiles", metavar="Br,Bc",
-                        help="add the Online softmax step: FlashAttention's walk, Bc keys a tile and Br query "
-                             "rows a pass (as the scenario's tiles: {queries: Br, keys: Bc})")
-    parser.add_argument("--decode", action="store_true",
-                        help="add the Decode step: one query at a time against a growing KV cache")
+    add_toggles(parser)
     parser.add_argument("--row", metavar="ROW",
                         help="with --print or --markdown: the query row(s) to explain: a token, "
                              "a 1-based number, or 'all' (default: the scenario's focus)")
@@ -531,25 +527,38 @@ def select_rows(row: str | None, tokens: tuple[str, ...]) -> list[int] | None:
                      f"({shown})")
 
 
+def add_toggles(parser: argparse.ArgumentParser) -> None:
+    """The options that turn a stage on (each stage's ``toggle``: --tiles, --decode)."""
+    from attn_tui.core.engine.stages import toggled
+
+    for stage in toggled():
+        toggle = stage.toggle
+        if toggle.value is None:
+            parser.add_argument(toggle.option, action="store_true", help=toggle.help)
+        else:
+            parser.add_argument(toggle.option, metavar=toggle.value, help=toggle.help)
+
+
 def with_views(parser: argparse.ArgumentParser, args: argparse.Namespace, scenario):
-    """The scenario with the steps --tiles and --decode add (as its own keys would), for this
-    run: saving keeps the file's own settings of them unless they are changed in the app."""
+    """The scenario with the steps options such as --tiles and --decode add (as its own keys
+    would), for this run: saving keeps the file's own settings of them unless they are changed
+    in the app."""
     from attn_tui.core.errors import NotApplicable
-    from attn_tui.core.engine.stages import decode, online
+    from attn_tui.core.engine.stages import toggled
 
     own = dict(scenario.stage_settings)
-    try:
-        if args.tiles is not None:
-            sizes = args.tiles.replace("×", ",").replace("x", ",").split(",")
-            if len(sizes) != 2 or not all(size.strip().isascii() and size.strip().isdigit() and int(size) > 0
-                                          for size in sizes):
-                parser.error(f"--tiles {args.tiles!r}: give two whole numbers, Br,Bc (query rows a pass, keys a "
-                             "tile), e.g. --tiles 2,4")
-            scenario = online.tiled(scenario, int(sizes[0]), int(sizes[1])).apply(scenario)
-        if args.decode and decode.STAGE.name not in scenario.stage_settings:
-            scenario = decode.toggled(scenario).apply(scenario)
-    except NotApplicable as refusal:
-        parser.error(f"{'--tiles' if args.tiles is not None else '--decode'}: {refusal}")
+    for stage in toggled():
+        toggle = stage.toggle
+        given = getattr(args, toggle.option.lstrip("-").replace("-", "_"))
+        if given in (None, False):
+            continue
+        try:
+            setting = toggle.on(scenario) if toggle.value is None else toggle.parse(given)
+            if scenario.stage_settings.get(stage.name) != setting:
+                scenario = toggle.switch(scenario, setting).apply(scenario)
+        except ValueError as problem:  # (NotApplicable is one)
+            shown = toggle.option if toggle.value is None else f"{toggle.option} {given!r}"
+            parser.error(f"{shown}: {problem}")
     changed = {name: own.get(name) for name in {*own, *scenario.stage_settings}
                if own.get(name) != scenario.stage_settings.get(name)}
     return dataclasses.replace(scenario, file_settings=changed) if changed else scenario

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
-from attn_tui.core.engine.stages import step_keys
+from attn_tui.core.engine.stages import step_keys, toggled
 
 STAGE, INPUT, EDITOR, ANYWHERE = "stage view", "input matrix", "a cell being edited", "anywhere"
 MODEL_VIEW = "model view"  # the grid of layers × heads an index opens: its own screen's keys
@@ -56,8 +56,8 @@ KEYS: tuple[Key, ...] = (
     Key("h", "h", "the next head (multi-head scenarios)", STAGE, "next_head", "Head"),
     Key("a", "a", "all heads side by side; Enter there picks one", STAGE, "all_heads", "All heads"),
     Key("m", "m", "cycle the mask shown: all rules, then each rule alone", STAGE, "cycle_mask"),
-    Key("d", "d", "decode with a KV cache: one query at a time, K and V growing (again: off)", STAGE, "decode",
-        "Decode"),
+    *(Key(stage.toggle.key, stage.toggle.key, stage.toggle.does, STAGE, f"toggle({stage.name!r})",
+          stage.toggle.footer) for stage in toggled() if stage.toggle.key),
     Key("p", "p", "projector mode: the focus row large; p or Esc leaves", STAGE, "present", "Projector"),
     Key("t", "t", "train: the Train view, attention learning its weights (a scenario with train:)", STAGE,
         "train", "Train"),

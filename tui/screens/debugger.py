@@ -348,12 +348,12 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
             return self.described.masks and len(mask_rules(session)) > 1
         if action == "goto":
             return parameters[0] <= len(self.stages) if parameters else True
-        if action == "decode":  # dimmed where a decoder could not replay the scenario (d says why not)
-            from attn_tui.core.reading.decode import refusal
+        if action == "toggle":  # a stage's key, dimmed where the stage cannot be on (the key says why not)
+            from attn_tui.core.engine.stages import stage_named
 
-            scenario = session.scenario
-            return None if refusal(scenario.cross, scenario.T, scenario.T_k, scenario.options.causal,
-                                   scenario.window) else True
+            stage = stage_named(parameters[0])
+            on = stage.name in session.scenario.stage_settings
+            return True if on or not stage.toggle.unavailable(session.scenario) else None
         if action in ("train", "check_gradient"):
             from attn_tui.core.engine.stages.back_output import loss
 
@@ -482,21 +482,24 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
                                         list(scenario.row_tokens),
                                         [(stage.name, stage.title) for stage in self.stages]), chosen_stage)
 
-    def action_decode(self) -> None:
-        """Decoding with a KV cache on (its step shown) or off."""
-        from attn_tui.core.engine.stages import decode
+    def action_toggle(self, name: str) -> None:
+        """A stage's key (see Stage.toggle): the stage on, or off."""
+        from attn_tui.core.engine.stages import stage_named
 
-        edit = self._change(lambda: self.session.apply(decode.toggled(self.session.scenario)))
-        if edit is not None and edit.value is not None:
-            self.step = [stage.name for stage in self.stages].index(decode.STAGE.name)
+        stage = stage_named(name)
+        self._switched(name, lambda: stage.flip(self.session.scenario))
 
-    def action_tiles(self, size: int) -> None:
-        """The online softmax in tiles of ``size`` keys, ``size`` query rows a pass (0: off)."""
-        from attn_tui.core.engine.stages import online
+    def switch_stage(self, name: str, setting) -> None:
+        """A stage on with ``setting``, or off (None): the command palette's entries."""
+        from attn_tui.core.engine.stages import stage_named
 
-        edit = self._change(lambda: self.session.apply(online.tiled(self.session.scenario, size or None, size)))
-        if edit is not None and edit.value is not None:
-            self.step = [stage.name for stage in self.stages].index(online.STAGE.name)
+        stage = stage_named(name)
+        self._switched(name, lambda: stage.toggle.switch(self.session.scenario, setting))
+
+    def _switched(self, name: str, switch) -> None:
+        edit = self._change(lambda: self.session.apply(switch()))
+        if edit is not None and edit.value is not None:  # on: step to it
+            self.step = [stage.name for stage in self.stages].index(name)
 
     def action_toggle_causal(self) -> None:
         self._change(self.session.toggle_causal)

@@ -64,6 +64,29 @@ class Extra:
 
 
 @dataclass(frozen=True)
+class Toggle:
+    """How a person turns a stage on and off without writing its key in the file: a command-line
+    option, a key in the app (if it has one) and the command palette's entries, all made from
+    this. Each sets the stage's setting through ``switch``, as the file's own key would."""
+
+    option: str     # the command line's option: "--tiles"
+    help: str       # what --help says of it
+    # (scenario, the setting to turn on, or None: off) → the edit (NotApplicable where it cannot be)
+    switch: Callable[[Any, Any], Any]
+    # the palette's entries for this scenario: (title, what it does, the setting, or None: off)
+    offers: Callable[[Any], tuple[tuple[str, str, Any], ...]]
+    value: str | None = None    # the option's value as --help shows it ("Br,Bc"); None: a switch
+    # the option's value → the setting (ValueError says what is wrong); a switch turns ``on`` on
+    parse: Callable[[str], Any] | None = None
+    on: Callable[[Any], Any] | None = None  # the setting its key (or its switch) turns on
+    key: str | None = None      # its key in the app: on, and again off
+    does: str = ""              # the key's line in help
+    footer: str = ""            # the key's word in the footer
+    # why the stage cannot be turned on in this scenario (its key dims), or None
+    unavailable: Callable[[Any], str | None] = lambda scenario: None
+
+
+@dataclass(frozen=True)
 class Stage:
     name: str           # "weighted_sum": how a program names it, everywhere (lessons, g, tests)
     title: str          # "Weighted sum": how the step strip and the headings name it
@@ -133,6 +156,13 @@ class Stage:
     # Whether --json writes it (a backward step that is another one's values over a constant
     # need not make the document half as long again)
     in_json: bool = True
+    # How a person turns it on and off outside the file (a stage that is a way of looking)
+    toggle: Toggle | None = None
+
+    def flip(self, scenario: Any) -> Any:
+        """The edit its key makes (``toggle``): off when it is on, else on."""
+        on = self.name in scenario.stage_settings
+        return self.toggle.switch(scenario, None if on else self.toggle.on(scenario))
 
     def row_count(self, scenario: Any) -> int:
         """Its number of rows: T_q, or T_k for a stage whose rows are keys."""
@@ -225,6 +255,11 @@ def step_keys() -> tuple[str, ...]:
 def summary(name: str) -> Summary:
     """A per-row summary by its name (``max_weight``: the variants compare each row's)."""
     return next(found for stage in REGISTRY for found in stage.summaries if found.name == name)
+
+
+def toggled() -> tuple[Stage, ...]:
+    """The stages a person may turn on and off (a command-line option, a key, the palette)."""
+    return tuple(stage for stage in REGISTRY if stage.toggle is not None)
 
 
 def scenario_keys() -> dict[str, Stage]:

@@ -16,25 +16,37 @@ import numpy as np
 from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.text import visible
 from attn_tui.core.reading import decode as reader
-from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
+from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage, Toggle
 from attn_tui.core.engine.stages import softmax as softmax_stage
 
 
-def toggled(scenario):
-    """The edit that turns decoding on (or off); ``NotApplicable`` where it cannot be."""
+def switch(scenario, setting):
+    """The edit that turns decoding on (``setting``) or off (None); ``NotApplicable`` where a
+    decoder could not replay the scenario."""
     from attn_tui.core.model.edits import SetStageSetting
     from attn_tui.core.errors import NotApplicable
 
-    old = scenario.stage_settings.get(STAGE.name)
-    if old is None:
-        problem = reader.refusal(scenario.cross, scenario.T, scenario.T_k, scenario.options.causal, scenario.window)
-        for variant in scenario.variants:
-            if not problem and variant.causal is False:
-                problem = reader.refusal(False, scenario.T, scenario.T_k, False, scenario.window)
-                problem = problem and f"the variant {visible(variant.name)} has no causal mask, and {problem}"
-        if problem:
-            raise NotApplicable(problem[0].upper() + problem[1:])
-    return SetStageSetting(STAGE.name, None if old is not None else reader.DecodeSetting(), old)
+    problem = unavailable(scenario) if setting is not None else None
+    if problem:
+        raise NotApplicable(problem[0].upper() + problem[1:])
+    return SetStageSetting(STAGE.name, setting, scenario.stage_settings.get(STAGE.name))
+
+
+def unavailable(scenario) -> str | None:
+    """Why a decoder could not replay this scenario (nor its variants), or None."""
+    problem = reader.refusal(scenario.cross, scenario.T, scenario.T_k, scenario.options.causal, scenario.window)
+    for variant in scenario.variants:
+        if not problem and variant.causal is False:
+            problem = reader.refusal(False, scenario.T, scenario.T_k, False, scenario.window)
+            problem = problem and f"the variant {visible(variant.name)} has no causal mask, and {problem}"
+    return problem
+
+
+def offers(scenario) -> tuple[tuple[str, str, object], ...]:
+    """The palette's entry: decoding on, or off."""
+    if STAGE.name in scenario.stage_settings:
+        return (("Decoding off", "the Decode step goes", None),)
+    return (("Decode with a KV cache", "one query at a time, K and V growing", reader.DecodeSetting()),)
 
 
 def cache(scenario, t: int) -> range:
@@ -177,4 +189,8 @@ STAGE = Stage(
     applies=lambda scenario: STAGE.name in scenario.stage_settings,
     scenario_keys=reader.KEYS, read=reader.read,
     needs_causal=("decodes (decode: true)", "decoding",
-                  "a decoder never sees the tokens after the one it generates"))
+                  "a decoder never sees the tokens after the one it generates"),
+    toggle=Toggle("--decode", "add the Decode step: one query at a time against a growing KV cache",
+                  switch=switch, offers=offers, on=lambda scenario: reader.DecodeSetting(), key="d",
+                  does="decode with a KV cache: one query at a time, K and V growing (again: off)",
+                  footer="Decode", unavailable=unavailable))

@@ -23,24 +23,52 @@ import numpy as np
 
 from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.reading import tiles as reader
-from attn_tui.core.engine.stages import PREVIOUS, TILES, Extra, Stage
+from attn_tui.core.engine.stages import PREVIOUS, TILES, Extra, Stage, Toggle
 from attn_tui.core.engine.stages import softmax as softmax_stage
 
 
-def tiled(scenario, queries: int | None, keys: int | None = None):
-    """The edit that walks the keys in tiles of ``keys``, ``queries`` rows a pass (None: off);
-    ``NotApplicable`` for tiles too small for the scenario's keys or beyond what a file may say (a lesson
-    that shows the step keeps it: ``Session.apply`` refuses turning it off)."""
+def switch(scenario, setting: reader.TilesSetting | None):
+    """The edit that walks the keys in these tiles (None: off); ``NotApplicable`` for tiles too
+    small for the scenario's keys or beyond what a file may say (a lesson that shows the step
+    keeps it: ``Session.apply`` refuses turning it off)."""
     from attn_tui.core.model.edits import SetStageSetting
     from attn_tui.core.errors import NotApplicable
 
-    old = scenario.stage_settings.get(STAGE.name)
-    if queries is None:
-        return SetStageSetting(STAGE.name, None, old)
-    problem = reader.out_of_bounds(queries, keys) or reader.tiles_for(scenario.T_k, keys)
-    if problem:
-        raise NotApplicable(problem[0].upper() + problem[1:])
-    return SetStageSetting(STAGE.name, reader.TilesSetting(queries, keys), old)
+    if setting is not None:
+        problem = reader.out_of_bounds(setting.queries, setting.keys) or reader.tiles_for(scenario.T_k, setting.keys)
+        if problem:
+            raise NotApplicable(problem[0].upper() + problem[1:])
+    return SetStageSetting(STAGE.name, setting, scenario.stage_settings.get(STAGE.name))
+
+
+def tiled(scenario, queries: int | None, keys: int | None = None):
+    """The edit to tiles of ``queries`` rows a pass and ``keys`` keys a tile (None: off)."""
+    return switch(scenario, None if queries is None else reader.TilesSetting(queries, keys))
+
+
+def parse(text: str) -> reader.TilesSetting:
+    """``--tiles Br,Bc`` (or ``Br×Bc``) as tiles; ValueError says the form."""
+    sizes = text.replace("×", ",").replace("x", ",").split(",")
+    if len(sizes) != 2 or not all(size.strip().isascii() and size.strip().isdigit() and int(size) > 0
+                                  for size in sizes):
+        raise ValueError("give two whole numbers, Br,Bc (query rows a pass, keys a tile), e.g. --tiles 2,4")
+    return reader.TilesSetting(int(sizes[0]), int(sizes[1]))
+
+
+def tile_sizes(T_k: int) -> list[int]:
+    """Tile sizes to offer: powers of two below the number of keys, as few as make the walk
+    visible (a class's T = 8 gets 2 and 4; a long sequence 64 and 128, FlashAttention's)."""
+    sizes = [2 ** n for n in range(1, 8) if 2 ** n < T_k and reader.tiles_for(T_k, 2 ** n) is None]
+    return sizes[-4:] or [1]
+
+
+def offers(scenario) -> tuple[tuple[str, str, reader.TilesSetting | None], ...]:
+    """The palette's entries: tiles of each size worth seeing, and off when the step is on."""
+    found = tuple((f"Online softmax: tiles of {size}", f"FlashAttention's walk, {size} keys a tile and {size} "
+                   "query rows a pass", reader.TilesSetting(size, size)) for size in tile_sizes(scenario.T_k))
+    if STAGE.name in scenario.stage_settings:
+        found += (("Online softmax off", "the step goes", None),)
+    return found
 
 
 def setting(scenario) -> reader.TilesSetting:
@@ -267,4 +295,7 @@ STAGE = Stage(
     labels=labels, span=lambda scenario: setting(scenario).keys, json_rows=json_rows,
     extras=(Extra("online_output", lambda head, rows: head.statistics(STAGE.name, rows)["output"], empty_rows=True),),
     applies=lambda scenario: STAGE.name in scenario.stage_settings,
-    scenario_keys=reader.KEYS, read=reader.read)
+    scenario_keys=reader.KEYS, read=reader.read,
+    toggle=Toggle("--tiles", "add the Online softmax step: FlashAttention's walk, Bc keys a tile and Br query "
+                             "rows a pass (as the scenario's tiles: {queries: Br, keys: Bc})",
+                  switch=switch, offers=offers, value="Br,Bc", parse=parse))
