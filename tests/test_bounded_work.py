@@ -65,7 +65,7 @@ def test_an_index_that_asks_for_minutes_of_work_is_refused_at_once(tmp_path):
 
 
 def test_long_work_says_how_far_it_has_got_on_stderr(tmp_path, monkeypatch):
-    from attn_tui.tui import heads_command
+    from attn_tui.tui.cli import heads as heads_command
 
     path = write_index(tmp_path, 2, 64)
     monkeypatch.setattr(heads_command, "PROGRESS_FROM", 1.0)  # (as if the layers were large)

@@ -100,7 +100,7 @@ import sys, io, contextlib
 import attn_tui.core, attn_tui.capture, attn_tui.capture.command, attn_tui.capture.tokens
 import attn_tui.capture.write_scenario, attn_tui.capture.write_index, attn_tui.capture.families
 import attn_tui.capture.model_run, attn_tui.capture.captured_layer, attn_tui.capture.agreement
-import attn_tui.core.loading.model_index, attn_tui.core.teaching.patterns, attn_tui.tui.heads_command
+import attn_tui.core.loading.model_index, attn_tui.core.teaching.patterns, attn_tui.tui.cli.heads
 from attn_tui.tui.cli import main
 with contextlib.redirect_stdout(io.StringIO()) as printed:
     assert main(['heads', 'cat_sat']) == 0

@@ -14,6 +14,7 @@ import pytest
 from attn_tui.core import compute_all
 from attn_tui.core import load
 from attn_tui.tui import cli
+from attn_tui.tui.cli import app as cli_app
 from attn_tui import __version__
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT, SCENARIOS
@@ -194,7 +195,7 @@ def test_a_builtin_by_name_or_by_path_opens_read_only_and_a_copy_does_not(monkey
     """README's first command opens scenarios/cat_sat.yaml: saving there must not rewrite the
     shipped file, so a built-in opened by its path is protected like one opened by name."""
     opened = []
-    monkeypatch.setattr(cli, "start_app", lambda scenario, read_only=False, **_: opened.append(read_only) or 0)
+    monkeypatch.setattr(cli_app, "start_app", lambda scenario, read_only=False, **_: opened.append(read_only) or 0)
     monkeypatch.chdir(tmp_path)
     assert main(["cat_sat"]) == 0
     assert main([str(SCENARIOS / "cat_sat.yaml")]) == 0
@@ -268,7 +269,29 @@ def test_the_app_asks_blas_for_one_thread_unless_the_user_chose(given, expected)
 def test_only_the_app_asks_for_one_blas_thread(monkeypatch, capsys, argv, asks):
     """--json at T = 4096 and the like may use every core; the app's keys are small products."""
     asked = []
-    monkeypatch.setattr(cli, "one_blas_thread", lambda: asked.append(True))
-    monkeypatch.setattr(cli, "start_app", lambda *args, **kwargs: 0)
+    monkeypatch.setattr(cli_app, "one_blas_thread", lambda: asked.append(True))
+    monkeypatch.setattr(cli_app, "start_app", lambda *args, **kwargs: 0)
     assert main(argv) == 0
     assert bool(asked) == asks
+
+
+@pytest.mark.parametrize("old, new", [(["--json", "cat_sat"], ["json", "cat_sat"]),
+                                      (["cat_sat", "--print", "--row", "sat"], ["print", "cat_sat", "--row", "sat"]),
+                                      (["--markdown", "--worksheet", "cat_sat"], ["markdown", "cat_sat", "--worksheet"])])
+def test_the_modes_flags_and_their_subcommands_are_the_same_command(capsys, old, new):
+    assert main(old) == 0
+    before = capsys.readouterr()
+    assert main(new) == 0
+    assert capsys.readouterr() == before and before.out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--json", "cat_sat", "--row", "sat"], "--row goes with --print or --markdown"),
+    (["--check", "cat_sat", "--worksheet"], "--worksheet goes with --markdown"),
+    (["--json", "--print", "cat_sat"], "give one mode: --json and --print are two"),
+    (["cat_sat", "--tokens", "a"], "--tokens goes with attn-tui new"),
+])
+def test_an_option_of_another_mode_is_told_which_mode_it_goes_with(capsys, argv, message):
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2 and message in capsys.readouterr().err

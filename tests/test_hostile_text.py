@@ -119,7 +119,7 @@ def test_every_message_that_quotes_outside_text(write, capsys, hostile, tmp_path
         assert_inert(err, name)
     path = write(f"tokens: [{s}, b]\n{rows}")
     status, out, err = run(capsys, "--print", str(path), "--row", hostile + "zz")
-    assert status == 2 and err.splitlines()[-1].startswith("attn-tui: error: --row ")  # after usage
+    assert status == 2 and err.splitlines()[-1].startswith("attn-tui print: error: --row ")  # after usage
     assert_inert(err, "--row")
 
 

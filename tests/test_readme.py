@@ -23,15 +23,11 @@ def test_every_built_in_is_in_the_table_and_nothing_else():
 
 
 def test_every_command_line_option_the_readme_names_exists():
-    from attn_tui.tui.cli import build_parser
+    from attn_tui.tui.cli.parser import options
 
-    from attn_tui.tui import heads_command
-
-    known = {option for parser in (build_parser(), heads_command.build_parser())
-             for action in parser._actions for option in action.option_strings}
+    known = options()
     block = README.split("## The command line", 1)[1].split("```", 2)[1]
-    for option in set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", block)) - {"--text", "--layer", "--tokens",
-                                                                          "--d-k", "--d-v", "--random", "--force"}:
+    for option in set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", block)):
         assert option in known, option
 
 

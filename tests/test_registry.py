@@ -166,10 +166,11 @@ stages.REGISTRY = tuple(registry)
 
 from attn_tui.core import load
 from attn_tui.tui.app import AttnApp
-from attn_tui.tui.cli import build_parser, main
+from attn_tui.tui.cli import main
+from attn_tui.tui.cli.parser import options
 from attn_tui.tui.keys import KEYS
 
-found = {"options": sorted(o for action in build_parser()._actions for o in action.option_strings
+found = {"options": sorted(o for o in options()
                            if o in ("--halved", "--decode", "--tiles"))}
 out = io.StringIO()
 with contextlib.redirect_stdout(out):

@@ -91,13 +91,14 @@ def test_a_port_in_use_is_one_clear_line(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--host", "0.0.0.0", "cat_sat"], "--host, --port and --serve-dir go with --serve"),
-    (["--port", "8000"], "--host, --port and --serve-dir go with --serve"),
+    (["--host", "0.0.0.0", "cat_sat"], "--host goes with --serve"),
+    (["--port", "8000"], "--port goes with --serve"),
+    (["--serve-dir", "x", "cat_sat"], "--serve-dir goes with --serve"),
     (["--serve", "--port", "0"], "a port is a number from 1 to 65535"),
     (["--serve", "--port", "70000"], "a port is a number from 1 to 65535"),
-    (["--serve", "--json", "cat_sat"], "not allowed with argument"),
+    (["--serve", "--json", "cat_sat"], "give one mode: --serve and --json are two"),
     (["--serve", "--save-root", "/tmp"], "--save-root is how --serve starts each app"),
-    (["--serve", "--present", "cat_sat"], "--present is for the app in this terminal"),
+    (["--serve", "--present", "cat_sat"], "--present goes with the app (attn-tui FILE)"),
 ])
 def test_serving_options_are_checked(capsys, args, message):
     status, _, err = run_cli(capsys, *args)
@@ -152,10 +153,10 @@ def test_each_app_is_started_with_its_folder_whatever_the_names_hold():
     from attn_tui.tui.serve import app_command
 
     command = app_command("/a b/it's $(rm -rf x).yaml", "/class room/`x`")
-    assert shlex.split(command) == [sys.executable, "-m", "attn_tui", "--save-root",
+    assert shlex.split(command) == [sys.executable, "-m", "attn_tui", "open", "--save-root",
                                     "/class room/`x`", "/a b/it's $(rm -rf x).yaml"]
     assert shlex.split(app_command(None, "/c")) == [sys.executable, "-m", "attn_tui",
-                                                   "--save-root", "/c"]
+                                                   "open", "--save-root", "/c"]
 
 
 @pytest.mark.parametrize("bound, host, origin, allowed", [

@@ -1,7 +1,7 @@
 """``attn-tui --serve FILE --follow``: the teacher's terminal leads a served class.
 
 This process opens the follow channel (``tui.follow``), starts the class's server as a child
-process (``--serve FILE --lesson --follow-from CHANNEL``: every browser's app plays the lesson
+process (``serve FILE --lesson --follow-from CHANNEL``: every browser's app plays the lesson
 and follows the channel), waits for it to say it is serving, then runs the teacher's own app
 in this terminal, which publishes its beat on the channel at every n and N. When the teacher
 quits, the server is stopped (as Ctrl+C stops it: every browser's app ends) and its last words
@@ -38,7 +38,7 @@ def lead_class(scenario, label: str, host: str, port: int, folder: str | None, m
     listener, channel = channel_socket()
     leader = Leader(listener, channel)
     log = tempfile.NamedTemporaryFile("w+", prefix="attn-tui-class-", suffix=".log", delete=False)
-    command = [sys.executable, "-m", "attn_tui", "--serve", scenario.path, "--lesson", "--follow-from", channel,
+    command = [sys.executable, "-m", "attn_tui", "serve", scenario.path, "--lesson", "--follow-from", channel,
                "--host", host, "--port", str(port), "--max-apps", str(max_apps)] + (
                   ["--serve-dir", folder] if folder else [])
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

@@ -187,7 +187,7 @@ def app_command(scenario: str | None, folder: str, lesson: bool = False, follow:
     """The shell command that starts one browser's app (textual-serve runs it with a shell):
     playing the scenario's lesson with ``lesson``, following the channel at ``follow``."""
     # the same Python and the same attn_tui as this server (-m, from the same working folder)
-    words = [sys.executable, "-m", "attn_tui", "--save-root", folder]
+    words = [sys.executable, "-m", "attn_tui", "open", "--save-root", folder]
     words += ["--lesson"] * lesson + (["--follow-from", follow] if follow else [])
     return shlex.join(words + ([scenario] if scenario else []))
 

@@ -1,0 +1,86 @@
+"""The ``attn-tui`` command: the app, or a headless view of a scenario (json, print, markdown,
+check), a class served to browsers, a new scenario, a captured layer, a table of heads.
+
+Exit status: 0 ok; 1 the student's values (``expect:``) differ from attention's; 2 a scenario
+or usage error, or output that cannot be written; 3 an unexpected internal error (one line;
+the traceback with --debug).
+
+``parser`` has the command line, ``streams`` what it writes (every message made visible);
+each command's work is in a module of its own: ``app`` (open), ``views`` (the headless modes
+and list), ``serving``, ``new``, ``heads``, and capture's own package.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+
+from attn_tui.tui.cli.parser import DEFAULT_MAX_APPS, OWN_PARSERS, Parser, build_parser, with_command
+from attn_tui.tui.cli.streams import (EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, OutputError, flush_out, quiet_stdout,
+                                      report_internal_error, say, write_out)
+from attn_tui.tui.cli.app import one_blas_thread, start_app
+from attn_tui.tui.cli.views import scenario_path, select_rows, with_views
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = with_command(sys.argv[1:] if argv is None else list(argv))
+    debug = "--debug" in argv
+    try:
+        action = _action(argv)
+        status = action()
+        flush_out()
+        return status
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        quiet_stdout()
+        return EXIT_OK
+    except OutputError as error:
+        quiet_stdout()
+        say(f"attn-tui: cannot write the output: {error}")
+        return EXIT_USAGE
+    except Exception as exc:  # the promise: one line, never a traceback, unless asked
+        report_internal_error(exc, debug)
+        return EXIT_INTERNAL
+    finally:
+        gc.enable()  # (whatever the run was, the caller's process collects again)
+
+
+def _action(argv: list[str]):
+    """What the command line asks for, parsed (argparse exits on a usage error)."""
+    name, rest = argv[0], argv[1:]
+    if name in OWN_PARSERS:
+        if name == "heads":
+            from attn_tui.tui.cli import heads
+
+            args = heads.build_parser(Parser).parse_args(rest)
+            return lambda: heads.heads(args, write_out, say, scenario_path)
+        from attn_tui.capture import command
+
+        args = command.build_parser().parse_args(rest)
+        return lambda: command.capture(args)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if name == "open":
+        # The app: no garbage collection while it starts (the collector's passes over the
+        # modules being imported, Textual's and NumPy's, cost its first frame ~25 ms); it turns
+        # collection back on once its first frame is up (tui.app._settle_garbage)
+        gc.disable()
+        from attn_tui.tui.cli.app import open_app as run
+    elif name == "serve":
+        from attn_tui.tui.cli.serving import serve as run
+    elif name == "new":
+        from attn_tui.tui.cli.new import new_scenario as run
+    elif name == "list":
+        from attn_tui.tui.cli.views import list_builtins as run
+    else:
+        from attn_tui.tui.cli.views import headless as run
+    return lambda: run(args.parser, args)  # (its errors show the command's usage)
+
+
+__all__ = ["DEFAULT_MAX_APPS", "EXIT_USAGE", "build_parser", "main", "one_blas_thread", "say", "scenario_path",
+           "select_rows", "start_app", "with_views"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

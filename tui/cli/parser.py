@@ -1,0 +1,194 @@
+"""The command line: one subcommand a mode, each with only the options that go with it, so that
+the rules of which option goes with which are argparse's structure, not checks after parsing.
+
+    attn-tui FILE                    the app (attn-tui open FILE)
+    attn-tui json|print|markdown|check FILE …
+    attn-tui list | serve [FILE] | new FILE | heads FILE | capture MODEL
+
+Today's flags still work: ``attn-tui --json FILE`` is ``attn-tui json FILE`` (see
+:func:`with_command`), and an option given to a mode it does not go with is told which do.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from attn_tui import __version__
+from attn_tui.core.text import visible
+
+DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
+# A served app is a process of about 60 MB (40 MB counting shared pages once; docs, performance):
+# 40 of them take 1.6-2.4 GB, what a lecturer's laptop can spare, and cover a class of 30 with
+# room for reloaded pages, whose old app lingers until its connection times out. Without a cap,
+# a page reloaded in a loop (or one script) starts apps until the machine runs out of memory.
+DEFAULT_MAX_APPS = 40
+
+# The modes' flags of the command line before it had subcommands: each is its command's.
+FLAGS = {"--json": "json", "--print": "print", "--markdown": "markdown", "--check": "check",
+         "--list": "list", "--serve": "serve"}
+# The commands whose parsers live with their work (capture's and heads' modules): main hands
+# them the rest of the line.
+OWN_PARSERS = {"capture": "write one layer of a real Hugging Face model as a scenario (see "
+                          "'attn-tui capture --help')",
+               "heads": "score every head for the standard attention patterns (see 'attn-tui heads --help')"}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its messages (which quote the arguments given) made visible, and an option
+    given to the wrong mode told which modes it goes with."""
+
+    def error(self, message: str):  # type: ignore[override]
+        if message.startswith("unrecognized arguments: "):
+            given = message.split(": ", 1)[1].split()
+            option = next((word.split("=", 1)[0] for word in given if word.startswith("--")), None)
+            modes = [name for name, options in _OPTIONS.items() if option in options]
+            if option in HIDDEN:
+                message = f"{option} is how --serve starts each app, not an option to give"
+            elif modes:
+                message = f"{option} goes with {' or '.join(_shown(name) for name in modes)}"
+        super().error(visible(message))
+
+
+def _shown(command: str) -> str:
+    flag = next((flag for flag, name in FLAGS.items() if name == command), None)
+    return "the app (attn-tui FILE)" if command == "open" else flag or f"attn-tui {command}"
+
+
+_OPTIONS: dict[str, set[str]] = {}  # each command's options, as build_parser made them
+# how --serve starts each browser's app: saving only inside DIR (see core.editing.save_root),
+# following the teacher's beats on the channel at PATH (see tui.follow), and keeping its
+# recovery copies in its browser's folder (see core.editing.recovery_slots)
+HIDDEN = ("--save-root", "--follow-from", "--recovery-dir")
+
+
+def with_command(argv: list[str]) -> list[str]:
+    """The arguments with their subcommand first: a mode's flag (``--json``) becomes its command,
+    and a line with neither opens the app."""
+    if argv[:1] and (argv[0] in COMMANDS or argv[0] in ("-h", "--help", "--version")):
+        return argv
+    end = argv.index("--") if "--" in argv else len(argv)
+    modes = list(dict.fromkeys(word for word in argv[:end] if word in FLAGS))
+    if len(modes) > 1:
+        build_parser().error(f"give one mode: {' and '.join(modes)} are two")
+    if not modes:
+        return ["open", *argv]
+    return [FLAGS[modes[0]], *(word for number, word in enumerate(argv) if number >= end or word != modes[0])]
+
+
+def add_toggles(parser: argparse.ArgumentParser) -> None:
+    """The options that turn a stage on (each stage's ``toggle``: --tiles, --decode)."""
+    from attn_tui.core.engine.stages import toggled
+
+    for stage in toggled():
+        toggle = stage.toggle
+        if toggle.value is None:
+            parser.add_argument(toggle.option, action="store_true", help=toggle.help)
+        else:
+            parser.add_argument(toggle.option, metavar=toggle.value, help=toggle.help)
+
+
+def _scenario(parser: argparse.ArgumentParser, optional: bool = False, what: str = "") -> None:
+    parser.add_argument("scenario", nargs="?" if optional else None,
+                        help="a scenario file (YAML), or the name of a built-in such as cat_sat" + what)
+
+
+def _row(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--row", metavar="ROW", help="the query row(s) to explain: a token, a 1-based number, "
+                                                     "or 'all' (default: the scenario's focus)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    parser = Parser(
+        prog="attn-tui",
+        description="Step through scaled dot-product attention, stage by stage, "
+                    "and see why every number is what it is.",
+        epilog="'attn-tui FILE' opens the app ('attn-tui' alone offers the built-ins); each command "
+               "has its own --help. The modes' flags work as before: 'attn-tui --json FILE' is "
+               "'attn-tui json FILE'. Exit status: 0 ok, 1 the student's values (expect:) differ, "
+               "2 scenario or usage error, 3 internal error.")
+    parser.add_argument("--version", action="version", version=f"attn-tui {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".",
+                                  parents=[common])
+        sub.set_defaults(parser=sub)
+        return sub
+
+    app = command("open", "open the scenario in the terminal app (the default)")
+    _scenario(app, optional=True, what=" (none: the app offers the built-ins)")
+    app.add_argument("--lesson", action="store_true", help="the scenario's lesson (the app opens at its beat 1 "
+                                                           "anyway; this checks there is one)")
+    app.add_argument("--present", action="store_true", help="start in projector mode: the focus row large, "
+                                                            "for a class")
+    add_toggles(app)
+    for option in HIDDEN:
+        app.add_argument(option, help=argparse.SUPPRESS)
+
+    _scenario(command("json", "print every stage as one JSON object"))
+    walk = command("print", "print the step-by-step walk-through as text")
+    _scenario(walk)
+    _row(walk)
+    handout = command("markdown", "print the walk-through as Markdown, for a handout")
+    _scenario(handout)
+    _row(handout)
+    handout.add_argument("--worksheet", action="store_true",
+                         help="a worksheet: the predicted stages (or all after Score) left as blanks to fill in")
+    handout.add_argument("--answers", action="store_true",
+                         help="the worksheet's answer key (with --worksheet or not)")
+    handout.add_argument("--lesson", action="store_true",
+                         help="the scenario's lesson as a handout (--answers: filled in)")
+    _scenario(command("check", "validate the scenario; with expect:, compare the student's values"))
+    for name in ("json", "print", "markdown", "check"):
+        add_toggles(commands.choices[name])
+    command("list", "list the built-in scenarios")
+
+    serving = command("serve", "serve the app to web browsers, one app per browser, for a class "
+                               "(needs: pip install 'attn-tui[serve]')")
+    _scenario(serving, optional=True, what=" (none: every browser gets the chooser of built-ins)")
+    serving.add_argument("--lesson", action="store_true", help="every browser plays the scenario's lesson")
+    serving.add_argument("--follow", action="store_true",
+                         help="this terminal plays the lesson and leads, and every browser moves to its beat "
+                              "(f in a browser leaves and rejoins)")
+    serving.add_argument("--host", help=f"the address to listen on (default {DEFAULT_HOST}: this "
+                                        "machine only; any other lets every machine that reaches it in)")
+    serving.add_argument("--port", type=int, help=f"the port to listen on (default {DEFAULT_PORT})")
+    serving.add_argument("--serve-dir", metavar="DIR",
+                         help="the one folder served apps save in (default: a new temporary folder)")
+    # (the server a teacher's terminal starts, attn-tui serve FILE --follow: see tui.lead)
+    serving.add_argument("--follow-from", help=argparse.SUPPRESS)
+    serving.add_argument("--max-apps", type=int, metavar="N",
+                         help=f"at most N apps at once, one per browser (default {DEFAULT_MAX_APPS}); "
+                              "the next browser is told the class is full")
+
+    new = command("new", "write a new scenario file, commented and ready to edit; opens nothing")
+    new.add_argument("file", help="the scenario file to write")
+    new.add_argument("--tokens", required=True, help='the tokens, e.g. "the cat sat on the mat"')
+    new.add_argument("--d-k", type=int, required=True, help="the width of the queries and keys")
+    new.add_argument("--d-v", type=int, help="the width of the values (default: d_k)")
+    new.add_argument("--random", type=int, metavar="SEED",
+                     help="fill Q, K, V from np.random.seed(SEED) instead of zeros")
+    new.add_argument("--force", action="store_true", help="replace the file if it exists")
+    for name, help in OWN_PARSERS.items():
+        commands.add_parser(name, help=help, add_help=False)
+    _OPTIONS.clear()
+    _OPTIONS.update({name: {option for action in sub._actions for option in action.option_strings}
+                     for name, sub in commands.choices.items() if name not in OWN_PARSERS})
+    return parser
+
+
+def options() -> set[str]:
+    """Every option of every command, of the commands with parsers of their own, and the modes'
+    flags."""
+    from attn_tui.capture import command as capture
+    from attn_tui.tui.cli import heads
+
+    build_parser()
+    found = set().union(*_OPTIONS.values(), FLAGS)
+    return found | {option for own in (heads.build_parser(), capture.build_parser())
+                    for action in own._actions for option in action.option_strings}
+
+
+COMMANDS = ("open", "json", "print", "markdown", "check", "list", "serve", "new", *OWN_PARSERS)
