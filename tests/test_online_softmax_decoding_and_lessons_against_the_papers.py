@@ -345,7 +345,7 @@ async def test_a_step_the_lesson_shows_stays_on(write):
     app = AttnApp(load(path), remember=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("d")
-        app.screen.switch_stage("online", None)
+        app.screen.changes.switch_stage("online", None)
         await pilot.pause()
         assert set(app.screen.session.scenario.stage_settings) == {"decode", "online"}
         assert any("The lesson shows the Decode step (beat 2)" in note.message for note in app._notifications)
@@ -353,7 +353,7 @@ async def test_a_step_the_lesson_shows_stays_on(write):
         assert app.screen.stage == "decode"
         await pilot.press("n")
         assert app.screen.stage == "online"
-        app.screen.switch_stage("online", online.reader.TilesSetting(4, 4))  # other tiles are fine: the step stays
+        app.screen.changes.switch_stage("online", online.reader.TilesSetting(4, 4))  # other tiles are fine: the step stays
         await pilot.pause()
         assert app.screen.session.scenario.stage_settings["online"].keys == 4
         app.screen.session.save()

@@ -9,7 +9,7 @@ from attn_tui.core import Scenario
 from attn_tui.core import compute
 from attn_tui.core import load
 from attn_tui.core.numbers import fixed
-from attn_tui.tui.screens.debugger import UNFOLDED
+from attn_tui.tui.controllers.panes import UNFOLDED
 from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.overview import OverviewMap
 from tests.tui_helpers import (current, debugger, drawn_lines, explanation, matrix, post, running,

@@ -134,7 +134,7 @@ class AttnApp(App[int]):
 
     def _unless_unsaved(self, proceed) -> None:
         debugger = self.debugger
-        if debugger is not None and not debugger.flush_editor():
+        if debugger is not None and not debugger.changes.flush_editor():
             tell(self, "A cell holds text that is not a number: fix it, or press Esc to drop it.",
                  severity="warning")
             return
@@ -154,7 +154,7 @@ class AttnApp(App[int]):
                 debugger.session.discard_recovery()
                 proceed()
 
-        self.push_screen(ChoiceScreen(f"{debugger.where} has unsaved edits. Save them first?",
+        self.push_screen(ChoiceScreen(f"{debugger.saving.where} has unsaved edits. Save them first?",
                                       [("save", "Save"), ("discard", "Discard"), ("cancel", "Cancel")]),
                          decided)
 
@@ -211,7 +211,7 @@ class AttnApp(App[int]):
                     continue
                 hint = f"; key: {stage.toggle.key}" if stage.toggle.key else ""
                 for title, does, setting in stage.toggle.offers(debugger.session.scenario):
-                    yield SystemCommand(title, does + hint, partial(debugger.switch_stage, stage.name, setting))
+                    yield SystemCommand(title, does + hint, partial(debugger.changes.switch_stage, stage.name, setting))
             if self.save_root is not None and debugger.session.saved.path:  # served: in a browser
                 yield SystemCommand("Download the scenario", "the file as last saved, to this browser's "
                                     "downloads", self.download_scenario)

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 
-from attn_tui.core.engine.stages import step_keys, toggled
+from attn_tui.core.engine.stages import stage_named, step_keys, toggled
+from attn_tui.core.engine.views import mask_rules
+
+if TYPE_CHECKING:
+    from attn_tui.tui.screens.debugger import DebuggerScreen
 
 STAGE, INPUT, EDITOR, ANYWHERE = "stage view", "input matrix", "a cell being edited", "anywhere"
 MODEL_VIEW = "model view"  # the grid of layers × heads an index opens: its own screen's keys
@@ -223,3 +228,40 @@ def monkey_keys() -> list[str]:
         else:
             names += key.keys.split(",")
     return sorted(set(names) | {"shift+tab", "backspace", "delete"})
+
+
+def available(screen: DebuggerScreen, action: str, parameters: tuple[object, ...]) -> bool | None:
+    """The debugger's ``check_action``: whether a key works here (False: off, None: shown dimmed),
+    so that the footer always tells the truth."""
+    session = screen.session
+    if action == "undo":  # (with nothing to undo, on_key says so: the footer still tells the truth)
+        return session.history.can_undo
+    if action == "redo":
+        return session.history.can_redo
+    if action == "column":
+        return screen.keyed
+    if action == "toggle_theirs":
+        return screen.guesses.comparing
+    if action == "reveal":
+        return screen.guesses.revealable() or screen.lessons.reveal_pending()
+    if action in ("next_beat", "previous_beat"):
+        return screen.lessons.player is not None
+    if action == "follow":
+        return screen.lessons.follower is not None
+    if action in ("next_head", "all_heads"):
+        return session.scenario.heads > 1
+    if action == "cycle_mask":
+        return screen.described.masks and len(mask_rules(session)) > 1
+    if action == "goto":
+        return parameters[0] <= len(screen.stages) if parameters else True
+    if action == "toggle":  # a stage's key, dimmed where the stage cannot be on (the key says why not)
+        stage = stage_named(parameters[0])
+        on = stage.name in session.scenario.stage_settings
+        return True if on or not stage.toggle.unavailable(session.scenario) else None
+    if action in ("train", "check_gradient"):
+        from attn_tui.core.engine.stages.back_output import loss
+
+        setting = loss(session.scenario)
+        return setting is not None and (setting.train is not None if action == "train"
+                                        else setting.target is not None)
+    return True

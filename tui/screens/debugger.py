@@ -1,44 +1,36 @@
 """DebuggerScreen: one scenario, stepped through and edited.
 
-The screen composes the panes and routes: keys become changes of a few small reactive values
-(step, row, column, head) or of the core Session, and each change tells the widgets that show
-it what is new (``tui.screens.debugger_panes``: what each pane shows). The numbers, the arithmetic and the policy (what a prediction hides, what a
-student's values look like) all come from core; saving and recovery dialogs live in
-``tui.screens.saving``.
+The screen composes the panes, keeps the one position (step, row, column, head: ``position``)
+and routes keys to its controllers (``tui.controllers``): ``panes`` tells the widgets what is
+new, ``changes`` edits the numbers through the core Session, ``guesses`` predicts and reveals,
+``lessons`` plays, records and follows, ``saving`` writes files. The numbers, the arithmetic and
+the policy (what a prediction hides, what a student's values look like) all come from core.
 """
 
 from __future__ import annotations
 
-import math
-import os
-import time
-
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Static
-from textual.worker import get_current_worker
 
-from attn_tui.core.engine.backward import gradient_check
-from attn_tui.core.errors import NotApplicable, NumericError
-from attn_tui.core.engine.explanation import FOLD
-from attn_tui.core.model.labels import token_labels
-from attn_tui.core.engine.stages import column_labels
-from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.editing.save_root import SaveRoot
-from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.editing.session import Session
 from attn_tui.core.engine.stages import KEYS, TILES, stages_for
-from attn_tui.core.engine.stages.mask import leak_warnings
-from attn_tui.core.engine.views import mask_rules, stage_window
-from attn_tui.tui.keys import screen_bindings
-from attn_tui.tui.screens.debugger_panes import UNFOLDED, DebuggerPanes
-from attn_tui.tui.screens.goto import GoToScreen
-from attn_tui.tui.screens.lessons import Lessons
-from attn_tui.tui.screens.saving import Saving
-from attn_tui.tui.text import plain, tell
+from attn_tui.core.engine.views import mask_rules
+from attn_tui.core.lessons.lesson import Position
+from attn_tui.core.model.scenario import Scenario
+from attn_tui.tui.controllers import delegate
+from attn_tui.tui.controllers.changes import Changes
+from attn_tui.tui.controllers.guesses import Guesses
+from attn_tui.tui.controllers.lessons import Lessons
+from attn_tui.tui.controllers.panes import Panes
+from attn_tui.tui.controllers.saving import Saving
+from attn_tui.tui.keys import available, screen_bindings
+from attn_tui.tui.screens.goto import go_to
+from attn_tui.tui.text import plain
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.header import ScenarioHeader
@@ -54,7 +46,7 @@ from attn_tui.tui.widgets.variants import VariantsView
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 
 
-class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own, in the footer's order (tui/keys.py)
+class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer's order (tui/keys.py)
     """The step-debugger for one scenario."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide")]
@@ -79,15 +71,15 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         super().__init__()
         self.session = Session(scenario, read_only, save_root=save_root)
         self.session.defer_recovery = True  # written after the frame, off the key's path
-        self.save_root = save_root
-        self.saving = Saving(self)
+        self.panes = Panes(self)
+        self.changes = Changes(self)
+        self.guesses = Guesses(self)
         self.lessons = Lessons(self, classroom)
+        self.saving = Saving(self)
         self.stages = stages_for(scenario)
         self.set_reactive(DebuggerScreen.row, scenario.focus)
         self._keys_state: tuple = ()
-        self._told_recovery_error: str | None = None
-        self._overview_timer = None
-        self._last_input: InputMatrix | None = None  # the input matrix focused last (v checks its cell)
+        self.last_input: InputMatrix | None = None  # the input matrix focused last (v checks its cell)
         self.gradient_check: tuple[int, list] | None = None  # (version, lines) of the last v
 
     # ---- layout -----------------------------------------------------------------------------
@@ -111,8 +103,8 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
             with VerticalScroll(id="inputs") as inputs:
                 inputs.can_focus = False  # Tab goes from matrix to matrix, not to the pane
                 if scenario.description:
-                    self._description_shown = scenario.description.strip()
-                    yield Static(plain(self._description_shown, multiline=True), id="description")
+                    self.panes.description_shown = scenario.description.strip()
+                    yield Static(plain(self.panes.description_shown, multiline=True), id="description")
                 for name in scenario.editable:
                     if scenario.inputs[name].ndim == 3:
                         yield InputMatrix(name, head=0, id=f"input-{name}", classes="input")
@@ -132,40 +124,54 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         self.variants = list(self.query(VariantsView))
         self.input_views = {view.id.removeprefix("input-"): view for view in self.query(".input").results(MatrixView)}
         self.inputs_pane = self.query_one("#inputs")
-        self.watch(self.inputs_pane, "scroll_y", self.on_inputs_scrolled, init=False)
+        self.watch(self.inputs_pane, "scroll_y", self.panes.inputs_scrolled, init=False)
         self.header = self.query_one(ScenarioHeader)
         self.steps = self.query_one(StepStrip)
         self.narration = self.query_one(NarrationBar)
         self.lessons.start()  # a lesson opens at its first beat
         self.set_class(self.session.scenario.T > OVERVIEW_FROM, "-big")
-        self.show_header()
-        self.show_inputs()
-        self.show_stage()
-        self.show_marks()
-        self.show_overview()
-        self.call_after_refresh(self.show_marks)  # once laid out, scroll the focus row into view
-        self.call_after_refresh(self.fit_panes)
+        panes = self.panes
+        panes.show_all()
+        self.call_after_refresh(panes.show_marks)  # once laid out, scroll the focus row into view
+        self.call_after_refresh(panes.fit)
         self.call_after_refresh(self.saving.offer_recovery)
-        self.call_after_refresh(self.warn_of_leaks)
+        self.call_after_refresh(self.changes.warn_of_leaks)
 
-    def warn_of_leaks(self) -> None:
-        """Say once if a finite mask value lets hidden keys take weight (the lesson of a leaky
-        mask: correct arithmetic, a mask that did not hide): found off the key path."""
-        if any(math.isfinite(attention.options.mask_value) for attention in self.session.attentions.values()):
-            self._find_leaks(dict(self.session.attentions), self.session.version)
+    def on_resize(self, event) -> None:
+        self.panes.resize(event)
 
-    @work(thread=True, exclusive=True, group="leaks")
-    def _find_leaks(self, attentions, version: int) -> None:
-        worker = get_current_worker()  # a press of c starts another: this one stops (a scan is O(T²))
-        warnings = leak_warnings(attentions, cancelled=lambda: worker.is_cancelled)
-        if warnings and not worker.is_cancelled:
-            self.app.call_from_thread(self._tell_leaks, warnings, version)
+    # ---- the position -----------------------------------------------------------------------
 
-    def _tell_leaks(self, warnings: list[str], version: int) -> None:
-        if version == self.session.version and warnings != getattr(self, "_leaks_told", None):
-            self._leaks_told = warnings
-            tell(self, "\n".join(warning.removeprefix("warning: ") for warning in warnings),
-                 severity="warning", timeout=12)
+    @property
+    def position(self) -> Position:
+        """Where the screen is: the step (by its stage's name), the row, the column, the head."""
+        return Position(self.stage, self.row, self.column, self.head)
+
+    def place(self, where: Position) -> None:
+        """Set the whole position at once, without the watchers: the caller shows what changed
+        (``after_change``), in one frame."""
+        step = self.step_of(where.step)
+        if step != self.step:
+            self.set_reactive(DebuggerScreen.mask_rule, None)  # (as a step does: see watch_step)
+        self.set_reactive(DebuggerScreen.step, step)
+        self.set_reactive(DebuggerScreen.row, where.row)
+        self.set_reactive(DebuggerScreen.column, where.column)
+        self.set_reactive(DebuggerScreen.head, where.head)
+
+    def move_to(self, where: Position) -> None:
+        """Go to ``where`` (the same head, the same numbers) and show it: the step's redraw if
+        the step changed, else only the marks."""
+        self.set_reactive(DebuggerScreen.row, where.row)
+        self.set_reactive(DebuggerScreen.column, where.column)
+        step = self.step_of(where.step)
+        if step != self.step:
+            self.step = step
+        else:
+            self.panes.show_marks()
+            self.update_keys()
+
+    def step_of(self, name: str) -> int:
+        return [stage.name for stage in self.stages].index(name)
 
     # ---- what is where ----------------------------------------------------------------------
 
@@ -176,40 +182,6 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
     @property
     def described(self):
         return self.stages[self.step]
-
-    @property
-    def overview_stage(self) -> str:
-        """The stage the overview map draws small."""
-        return next(stage.name for stage in self.stages if stage.overview)
-
-    @property
-    def comparing(self) -> bool:
-        """Whether the scenario holds the student's own values for the current stage."""
-        comparison = self.session.comparison
-        return comparison is not None and comparison.stage(self.described.key, self.compared_head) is not None
-
-    @property
-    def compared_head(self) -> int | None:
-        """The head a student's values of the current stage belong to (None: the only one)."""
-        return self.head if self.described.per_head and self.session.scenario.heads > 1 else None
-
-    @property
-    def predicting(self) -> bool:
-        """Whether the current stage is one the scenario asks the student to predict."""
-        predictions = self.session.predictions
-        return (predictions is not None and predictions.predicts(self.stage)
-                and not self.lessons.answer_first())
-
-    @property
-    def where(self) -> str:
-        path = self.session.scenario.path
-        if path is None:
-            return "(no file)"
-        if self.session.read_only:
-            kind = "served" if self.save_root is not None else "built-in"
-            return f"{os.path.splitext(os.path.basename(path))[0]} ({kind})"
-        relative = os.path.relpath(path)
-        return relative if not relative.startswith("..") else path
 
     @property
     def keyed(self) -> bool:
@@ -240,32 +212,19 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
             names = [stage.name for stage in steps]
             self.set_reactive(DebuggerScreen.step, names.index(current) if current in names
                               else min(self.step, len(steps) - 1))
-        self.show_header()
-        self.show_inputs(edited)
-        self.show_stage()
-        self.show_marks()
-        self.show_overview()
+        self.panes.show_all(edited)
         self.update_keys()
         self.lessons.changed()
-        self.call_after_refresh(self._keep_recovery)
+        self.call_after_refresh(self.changes.keep_recovery)
 
     def on_unmount(self) -> None:
         self.session.flush_recovery()  # a change made just before leaving is kept too
 
-    def _keep_recovery(self) -> None:
-        self.session.flush_recovery()
-        error = self.session.recovery_error
-        if error and error != self._told_recovery_error:
-            self._told_recovery_error = error  # once per problem, not at every edit
-            tell(self, f"Unsaved edits are not protected: {error}", severity="warning", timeout=8)
-
     def update_keys(self) -> None:
         """Refresh the footer only when the set of keys that work changed."""
-        session = self.session
-        predictions = session.predictions
+        history = self.session.history
         # the keys the footer shows (the stage's own hidden keys are checked when pressed)
-        state = (session.history.can_undo, session.history.can_redo, self.comparing,
-                 self.predicting and not predictions.is_revealed(self.stage, self.head, self.row),
+        state = (history.can_undo, history.can_redo, self.guesses.comparing, self.guesses.revealable(),
                  self.lessons.reveal_pending())
         if state != self._keys_state:
             self._keys_state = state
@@ -280,42 +239,38 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
             self.set_reactive(DebuggerScreen.row, rows - 1)
         if self.stage_view.editing:  # a guess half typed belongs to the step it was typed at
             self.stage_view.close_editor()
-        self.show_header()
-        self.show_stage()
-        self.show_marks()
+        self.panes.show_header()
+        self.panes.show_stage()
+        self.panes.show_marks()
         self.update_keys()
 
     def watch_row(self) -> None:
-        self.show_marks()
+        self.panes.show_marks()
         self.update_keys()
 
     def watch_column(self) -> None:
-        self.show_marks()
+        self.panes.show_marks()
 
     def watch_head(self) -> None:
-        self.show_header()
-        self.show_inputs()
-        self.show_stage()
-        self.show_marks()
-        self.show_overview()
+        self.panes.show_all()
 
     def watch_expanded(self) -> None:
-        self.show_why()
+        self.panes.show_why()
 
     def watch_theirs(self) -> None:
-        self.show_stage()
+        self.panes.show_stage()
 
     def watch_mask_rule(self) -> None:
-        self.show_stage()
-        self.show_why()
+        self.panes.show_stage()
+        self.panes.show_why()
 
     @on(MatrixView.Scrolled, "#stage")
     def stage_scrolled(self) -> None:
-        self.show_window()
+        self.panes.show_window()
 
     @on(OverviewMap.Resized)
     def overview_resized(self) -> None:
-        self.show_overview()
+        self.panes.show_overview()
 
     @on(OverviewMap.Picked)
     def overview_picked(self, event: OverviewMap.Picked) -> None:
@@ -325,42 +280,27 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
 
     # ---- keys -------------------------------------------------------------------------------
 
+    # the keys whose work is a controller's (each a method of that controller: see tui.controllers)
+    action_expand = delegate("panes", "expand")
+    action_check_gradient = delegate("panes", "check_gradient")
+    action_toggle = delegate("changes", "toggle")
+    action_undo = delegate("changes", "undo")
+    action_redo = delegate("changes", "redo")
+    action_reveal = delegate("guesses", "reveal")
+    action_keep_predictions = delegate("guesses", "keep")
+    action_next_beat = delegate("lessons", "next")
+    action_previous_beat = delegate("lessons", "previous")
+    action_record = delegate("lessons", "record")
+    action_follow = delegate("lessons", "follow")
+    action_save = delegate("saving", "save")
+    action_save_as = delegate("saving", "save_as")
+    action_screenshot = delegate("saving", "screenshot")
+
+    def action_go_to(self) -> None:
+        go_to(self)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        session = self.session
-        if action == "undo":  # (with nothing to undo, on_key says so: the footer still tells the truth)
-            return session.history.can_undo
-        if action == "redo":
-            return session.history.can_redo
-        if action == "column":
-            return self.keyed
-        if action == "toggle_theirs":
-            return self.comparing
-        if action == "reveal":
-            return (self.predicting and not session.predictions.is_revealed(self.stage, self.head, self.row)
-                    or self.lessons.reveal_pending())
-        if action in ("next_beat", "previous_beat"):
-            return self.lessons.player is not None
-        if action == "follow":
-            return self.lessons.follower is not None
-        if action in ("next_head", "all_heads"):
-            return session.scenario.heads > 1
-        if action == "cycle_mask":
-            return self.described.masks and len(mask_rules(session)) > 1
-        if action == "goto":
-            return parameters[0] <= len(self.stages) if parameters else True
-        if action == "toggle":  # a stage's key, dimmed where the stage cannot be on (the key says why not)
-            from attn_tui.core.engine.stages import stage_named
-
-            stage = stage_named(parameters[0])
-            on = stage.name in session.scenario.stage_settings
-            return True if on or not stage.toggle.unavailable(session.scenario) else None
-        if action in ("train", "check_gradient"):
-            from attn_tui.core.engine.stages.back_output import loss
-
-            setting = loss(session.scenario)
-            return setting is not None and (setting.train is not None if action == "train"
-                                            else setting.target is not None)
-        return True
+        return available(self, action, parameters)
 
     def action_step(self, delta: int) -> None:
         step = max(0, min(len(self.stages) - 1, self.step + delta))
@@ -390,18 +330,6 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         page = max(1, self.stage_view.scrollable_content_region.height - 2)
         self.action_row(direction * page)
 
-    def action_expand(self) -> None:
-        self.expanded = not self.expanded
-        scenario = self.session.scenario
-        longest = max(scenario.T_k, scenario.d_k, scenario.d_v, scenario.heads * scenario.d_v)
-        if longest <= FOLD:
-            tell(self, f"Nothing to unfold: every sum here has at most {FOLD} terms", timeout=3)
-        elif self.expanded:
-            tell(self, f"Sums shown in full (up to {UNFOLDED} terms and keys; --print shows every one)"
-                 if longest > UNFOLDED else "Sums shown in full", timeout=3)
-        else:
-            tell(self, "Long sums folded", timeout=2)
-
     def action_next_head(self) -> None:
         self.head = (self.head + 1) % self.session.scenario.heads
 
@@ -419,226 +347,47 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         self.mask_rule = rules[(rules.index(self.mask_rule) + 1) % len(rules)]
 
     def on_key(self, event) -> None:
-        """u or U with nothing to undo or redo: the binding is off (the footer says so), and the
-        key says so too, as editors do."""
-        history = self.session.history
-        for keys, able, action in (("u,ctrl+z", history.can_undo, self.action_undo),
-                                   ("U,ctrl+y", history.can_redo, self.action_redo)):
-            if event.key in keys.split(",") and not able and not self.stage_view.editing:
-                event.stop()
-                action()
+        self.changes.unable(event)
 
     def on_descendant_focus(self, event) -> None:
         if isinstance(event.widget, InputMatrix):
-            self._last_input = event.widget
+            self.last_input = event.widget
 
     def action_train(self) -> None:
         from attn_tui.tui.screens.train import TrainScreen
 
         self.app.push_screen(TrainScreen(self))
 
-    def action_check_gradient(self) -> None:
-        """The finite-difference check of the input cell under the cursor (of the input matrix
-        focused, or focused last), shown in the Why pane until the next change."""
-        view = self.focused if isinstance(self.focused, InputMatrix) else self._last_input
-        if view is None:
-            view = next(iter(v for v in self.input_views.values() if isinstance(v, InputMatrix)))
-        row, col = view.cursor
-        lines = gradient_check(self.session.attention, view.matrix_name, row, col, view.head)
-        self.gradient_check = (self.session.version, lines)
-        self.show_why()
-        tell(self, "\n".join(line.plain().strip() for line in lines[1:]), title=lines[0].plain(), timeout=8)
-
     def action_present(self) -> None:
         from attn_tui.tui.screens.present import PresentScreen
 
         self.app.push_screen(PresentScreen(self))
 
-    def action_go_to(self) -> None:
-        """Ask for a cell and go there: in the focused input matrix, or in the stage view."""
-        focused = self.focused
-        if isinstance(focused, InputMatrix):
-            grid = focused.grid
-
-            def chosen(target) -> None:
-                if target is not None:
-                    row, column = target
-                    focused.set_cursor((row, focused.cursor[1] if column is None else column))
-
-            self.app.push_screen(GoToScreen(list(grid.rows), list(grid.columns)), chosen)
-            return
-        scenario = self.session.scenario
-
-        def chosen_stage(target) -> None:
-            if target is not None and target[0] == "step":
-                self.step = target[1]
-            elif target is not None:
-                self.row = target[0]
-                if target[1] is not None and self.keyed:
-                    self.column = target[1] * self.span
-
-        self.app.push_screen(GoToScreen(list(token_labels(scenario.row_tokens)),
-                                        list(column_labels(scenario, self.described)),
-                                        list(scenario.row_tokens),
-                                        [(stage.name, stage.title) for stage in self.stages]), chosen_stage)
-
-    def action_toggle(self, name: str) -> None:
-        """A stage's key (see Stage.toggle): the stage on, or off."""
-        from attn_tui.core.engine.stages import stage_named
-
-        stage = stage_named(name)
-        self._switched(name, lambda: stage.flip(self.session.scenario))
-
-    def switch_stage(self, name: str, setting) -> None:
-        """A stage on with ``setting``, or off (None): the command palette's entries."""
-        from attn_tui.core.engine.stages import stage_named
-
-        stage = stage_named(name)
-        self._switched(name, lambda: stage.toggle.switch(self.session.scenario, setting))
-
-    def _switched(self, name: str, switch) -> None:
-        edit = self._change(lambda: self.session.apply(switch()))
-        if edit is not None and edit.value is not None:  # on: step to it
-            self.step = [stage.name for stage in self.stages].index(name)
-
     def action_toggle_causal(self) -> None:
-        self._change(self.session.toggle_causal)
+        self.changes.make(self.session.toggle_causal)
 
     def action_cycle_scale(self) -> None:
-        self._change(self.session.cycle_scale)
-
-    def action_undo(self) -> None:
-        if self._change(self.session.undo) is None:
-            self.app.bell()
-            tell(self, "Nothing to undo", timeout=2)
-
-    def action_redo(self) -> None:
-        if self._change(self.session.redo) is None:
-            self.app.bell()
-            tell(self, "Nothing to redo", timeout=2)
-
-    def _change(self, change):
-        try:
-            edit = change()
-        except NumericError as error:
-            tell(self, str(error), severity="error", timeout=6)
-            return None
-        except NotApplicable as refusal:
-            tell(self, str(refusal), severity="warning", timeout=8)
-            return None
-        if edit is not None:
-            self.after_change(_edited(edit))
-            if getattr(edit, "name", None) is not None:  # an option changed: a mask may leak now
-                self.warn_of_leaks()
-        return edit
+        self.changes.make(self.session.cycle_scale)
 
     # ---- edits from the matrices ------------------------------------------------------------
 
     @on(EditableMatrix.CellEdited)
     def cell_edited(self, event: EditableMatrix.CellEdited) -> None:
         if isinstance(event.matrix, StageView):  # a prediction, not a change to the numbers
-            if not self.predicting:  # (the step moved on while the guess was being typed)
-                return
-            self.session.predictions.guess(self.stage, self.head, event.row, event.col, event.value,
-                                           self.session.attention)
-            self.show_stage()
-            self.show_why()
+            self.guesses.guess(event.row, event.col, event.value)
         else:
-            self.apply_cell(event.matrix, event.row, event.col, event.value, event.text)
-
-    @on(StageView.Advance)
-    def advance(self, event: StageView.Advance) -> None:
-        """After a guess committed with Tab: on to the next cell of the row that takes a guess,
-        its editor open, so that a row is typed in one go."""
-        stage_view = self.query_one("#stage", StageView)
-        row, col = stage_view.cursor
-        cols = range(self.column_count)
-        window = stage_window(self.session, self.stage, self.head, range(row, row + 1), cols)
-        step = 1 if event.direction > 0 else -1
-        following = [j for j in range(col + step, len(cols) if step > 0 else -1, step)
-                     if window.hidden is not None and window.hidden[0, j]]
-        if not following:
-            return
-        if self.described.columns == "keys":
-            self.column = following[0]
-        else:
-            stage_view.set_cursor((row, following[0]))
-        guesses = window.guesses
-        guess = float("nan") if guesses is None else float(guesses[0, following[0]])
-        stage_view.open_editor("" if guess != guess else yaml_number(guess))
-
-    def action_toggle_theirs(self) -> None:
-        self.theirs = not self.theirs
-
-    def action_reveal(self) -> None:
-        predictions = self.session.predictions
-        if not (self.predicting and not predictions.is_revealed(self.stage, self.head, self.row)):
-            self.lessons.reveal_answer()  # (r reveals a beat's answer where there is no row to)
-            self.update_keys()
-            return
-        predictions.reveal(self.stage, self.head, self.row, self.session.attention)
-        self.show_stage()
-        self.show_marks()
-        self.show_overview()
-        self.update_keys()
-        self.lessons.show()
-
-    def action_next_beat(self) -> None:
-        self.lessons.next()
-
-    def action_previous_beat(self) -> None:
-        self.lessons.previous()
-
-    def action_record(self) -> None:
-        self.lessons.record()
-
-    def action_follow(self) -> None:
-        self.lessons.follow()
-
-    def action_screenshot(self) -> None:
-        """Save what the screen shows as SVG: beside the scenario, or (a built-in, or a folder
-        that cannot be written) in the current folder; in a browser, hand it to the browser;
-        in a served app, into its save folder."""
-        path = self.session.scenario.path
-        folder = os.getcwd() if self.session.read_only or not path else os.path.dirname(os.path.abspath(path))
-        stem = os.path.splitext(os.path.basename(path or "scenario"))[0]
-        name = f"{stem}-step{self.step + 1}-{time.strftime('%Y%m%d-%H%M%S')}.svg"
-        if self.app.is_web:  # the student's own machine gets it; nothing is written here
-            self.app.deliver_screenshot(filename=name)
-            return
-        if self.save_root is not None:
-            folder = self.save_root.folder
-        try:
-            written = self.app.save_screenshot(filename=name, path=folder)
-        except OSError as error:
-            tell(self, f"Cannot write the screenshot in {folder}: {error.strerror or error}",
-                 severity="error", timeout=8)
-            return
-        tell(self, f"Screenshot saved: {written}", timeout=6)
-
-    def action_keep_predictions(self) -> None:
-        if self._change(self.session.keep_predictions) is None:
-            tell(self, "No predictions to keep yet", timeout=3)
-            return
-        tolerance = self.session.scenario.expect_tolerance
-        tell(self, f"Predictions kept in expect: (checked within {tolerance:g}; values already "
-                   "there stay where you made no guess) — ctrl+s writes them", timeout=6)
-
-    def apply_cell(self, matrix: InputMatrix, row: int, col: int, value: float, text: str) -> None:
-        try:
-            edit = self.session.set_cell(matrix.matrix_name, row, col, value, matrix.head)
-        except NumericError as error:
-            matrix.set_cursor((row, col))
-            matrix.refuse(text, str(error))
-            return
-        if edit is not None:
-            self.after_change(_edited(edit))
+            self.changes.cell(event.matrix, event.row, event.col, event.value, event.text)
 
     @on(InputMatrix.Nudged)
     def cell_nudged(self, event: InputMatrix.Nudged) -> None:
-        matrix = event.matrix
-        self._change(lambda: self.session.nudge(matrix.matrix_name, event.row, event.col,
-                                                event.direction, matrix.head))
+        self.changes.nudge(event.matrix, event.row, event.col, event.direction)
+
+    @on(StageView.Advance)
+    def advance(self, event: StageView.Advance) -> None:
+        self.guesses.advance(event.direction)
+
+    def action_toggle_theirs(self) -> None:
+        self.theirs = not self.theirs
 
     @on(StageView.CellClicked, "#stage")
     def stage_clicked(self, event: MatrixView.CellClicked) -> None:
@@ -646,29 +395,3 @@ class DebuggerScreen(DebuggerPanes, Screen, inherit_bindings=False):  # its own,
         if self.keyed:
             self.column = event.col * self.span
         event.view.focus()
-
-    def flush_editor(self) -> bool:
-        """Commit a cell still being typed in (before saving or quitting); False if its text is
-        not a number, in which case it stays open with the reason and nothing else happens."""
-        for matrix in self.query(InputMatrix):
-            if matrix.editing:
-                taken = matrix.take_edit()
-                if taken is None:
-                    matrix.focus()
-                    return False
-                self.apply_cell(matrix, *matrix.cursor, *taken)
-        return True
-
-    # ---- saving -----------------------------------------------------------------------------
-
-    def action_save(self, then=None) -> None:
-        self.saving.save(then)
-
-    def action_save_as(self, then=None) -> None:
-        self.saving.save_as(then)
-
-
-def _edited(edit) -> tuple[str, ...] | None:
-    """The input matrices an edit changed (None: options or expect:, nothing to redraw there)."""
-    matrix = getattr(edit, "matrix", None)
-    return (matrix,) if matrix is not None else ()

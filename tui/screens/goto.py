@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from attn_tui.core.engine.stages import column_labels
+from attn_tui.core.model.labels import token_labels
 from attn_tui.tui.text import plain
+from attn_tui.tui.widgets.input_matrix import InputMatrix
+
+if TYPE_CHECKING:
+    from attn_tui.tui.screens.debugger import DebuggerScreen
 
 
 def parse_target(text: str, rows: list[str], columns: list[str],
@@ -99,3 +107,32 @@ class GoToScreen(ModalScreen[tuple | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def go_to(debugger: DebuggerScreen) -> None:
+    """g: ask for a cell and go there, in the focused input matrix or in the stage view."""
+    focused = debugger.focused
+    if isinstance(focused, InputMatrix):
+        grid = focused.grid
+
+        def chosen(target) -> None:
+            if target is not None:
+                row, column = target
+                focused.set_cursor((row, focused.cursor[1] if column is None else column))
+
+        debugger.app.push_screen(GoToScreen(list(grid.rows), list(grid.columns)), chosen)
+        return
+    scenario = debugger.session.scenario
+
+    def chosen_stage(target) -> None:
+        if target is not None and target[0] == "step":
+            debugger.step = target[1]
+        elif target is not None:
+            debugger.row = target[0]
+            if target[1] is not None and debugger.keyed:
+                debugger.column = target[1] * debugger.span
+
+    debugger.app.push_screen(GoToScreen(list(token_labels(scenario.row_tokens)),
+                                        list(column_labels(scenario, debugger.described)),
+                                        list(scenario.row_tokens),
+                                        [(stage.name, stage.title) for stage in debugger.stages]), chosen_stage)

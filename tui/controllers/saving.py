@@ -29,8 +29,21 @@ class Saving:
     def session(self):
         return self.screen.session
 
+    @property
+    def where(self) -> str:
+        """The file as the header and messages name it: its path (relative where shorter), or
+        a built-in's or a served file's name."""
+        path = self.session.scenario.path
+        if path is None:
+            return "(no file)"
+        if self.session.read_only:
+            kind = "served" if self.session.save_root is not None else "built-in"
+            return f"{os.path.splitext(os.path.basename(path))[0]} ({kind})"
+        relative = os.path.relpath(path)
+        return relative if not relative.startswith("..") else path
+
     def save(self, then=None) -> None:
-        if not self.screen.flush_editor():
+        if not self.screen.changes.flush_editor():
             return
         if self.session.read_only:
             self.save_as(then)
@@ -38,7 +51,7 @@ class Saving:
         self._save(None, False, then)
 
     def save_as(self, then=None) -> None:
-        if not self.screen.flush_editor():
+        if not self.screen.changes.flush_editor():
             return
         path = self.session.scenario.path
         suggestion = os.path.basename(path) if path and self.session.read_only else (path or "scenario.yaml")
@@ -110,6 +123,30 @@ class Saving:
                               "do not fit the file now: " + "; ".join(skipped), severity="warning", timeout=15)
 
         self.screen.app.push_screen(ChoiceScreen(
-            f"{self.screen.where} has {count} unsaved edit{'s' if count > 1 else ''} from {when}, kept "
+            f"{self.where} has {count} unsaved edit{'s' if count > 1 else ''} from {when}, kept "
             f"when attn-tui last stopped without saving.{changed}\nRestore them?",
             [("restore", "Restore"), ("discard", "Discard")]), decided)
+
+
+    def screenshot(self) -> None:
+        """Save what the screen shows as SVG: beside the scenario, or (a built-in, or a folder that
+        cannot be written) in the current folder; in a browser, hand it to the browser; in a served
+        app, into its save folder."""
+        screen = self.screen
+        session = screen.session
+        path = session.scenario.path
+        folder = os.getcwd() if session.read_only or not path else os.path.dirname(os.path.abspath(path))
+        stem = os.path.splitext(os.path.basename(path or "scenario"))[0]
+        name = f"{stem}-step{screen.step + 1}-{time.strftime('%Y%m%d-%H%M%S')}.svg"
+        if screen.app.is_web:  # the student's own machine gets it; nothing is written here
+            screen.app.deliver_screenshot(filename=name)
+            return
+        if session.save_root is not None:
+            folder = session.save_root.folder
+        try:
+            written = screen.app.save_screenshot(filename=name, path=folder)
+        except OSError as error:
+            tell(screen, f"Cannot write the screenshot in {folder}: {error.strerror or error}",
+                 severity="error", timeout=8)
+            return
+        tell(screen, f"Screenshot saved: {written}", timeout=6)

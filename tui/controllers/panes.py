@@ -4,11 +4,14 @@ a step, a row, a head or an edit changed (everything they show comes from core).
 
 from __future__ import annotations
 
-from textual import work
+from functools import partial
+from typing import TYPE_CHECKING
+
 from textual.geometry import Region
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from attn_tui.core.engine.backward import gradient_check
 from attn_tui.core.engine.explanation import FOLD, Line, Span, explain
 from attn_tui.core.model.labels import ROLES, dims, input_labels, token_labels
 from attn_tui.core.numbers import decimals_needed
@@ -16,11 +19,18 @@ from attn_tui.core.teaching.overview import weights_overview
 from attn_tui.core.teaching.predictions import hidden_lines, prediction_lines
 from attn_tui.core.engine.stages import ALL, KEY, ROW, highlights
 from attn_tui.core.engine.views import mask_rules
-from attn_tui.tui.text import plain, set_titles
+from attn_tui.tui.text import plain, set_titles, tell
 from attn_tui.tui.widgets.grid import DenseGrid
+from attn_tui.tui.widgets.input_matrix import InputMatrix
 from attn_tui.tui.widgets.matrix import MatrixView
 from attn_tui.tui.widgets.overview import OverviewMap
 from attn_tui.tui.widgets.stage_view import StageGrid
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
+    from textual.widget import Widget
+
+    from attn_tui.tui.screens.debugger import DebuggerScreen
 
 # x unfolds sums and lists of keys to this many terms: whole at any size a class uses, and at
 # T = 1024, d = 64 still a key's worth of work (every term of every key would take 0.2 s to
@@ -29,28 +39,40 @@ UNFOLDED = 64
 OVERVIEW_DELAY = 0.2  # seconds of quiet before the overview is computed again
 
 
-class DebuggerPanes:
+class Panes:
     """The debugger screen's panes: sized to the terminal, and shown anew when something changed."""
 
-    def on_resize(self, event) -> None:
-        width, height = event.size
-        small = width < self.MIN_SIZE[0] or height < self.MIN_SIZE[1]
-        if small and not self.has_class("-too-small"):
-            self._focus_before_small = self.focused  # hiding the panes takes the focus away…
-        elif not small and self.has_class("-too-small"):
-            self.call_after_refresh(self.set_focus, getattr(self, "_focus_before_small", None)
-                                    or self.query_one("#stage"))  # …so give it back
-        self.set_class(small, "-too-small")
-        if not small:  # the focused matrix may have moved out of view in the new layout
-            self.call_after_refresh(lambda: self.focused is not None and self.focused.scroll_visible())
-        if small:
-            self.query_one("#too-small", Static).update(
-                f"This window is {width}×{height}: too small to draw attention in. Enlarge it to at "
-                f"least {self.MIN_SIZE[0]}×{self.MIN_SIZE[1]}; nothing is lost meanwhile.")
-        else:
-            self.call_after_refresh(self.fit_panes)
+    def __init__(self, screen: DebuggerScreen) -> None:
+        self.screen = screen
+        self._overview_timer: Timer | None = None
+        self.description_shown: str | None = None
+        self._focus_before_small: Widget | None = None
 
-    def on_inputs_scrolled(self) -> None:
+    @property
+    def overview_stage(self) -> str:
+        """The stage the overview map draws small."""
+        return next(stage.name for stage in self.screen.stages if stage.overview)
+
+    def resize(self, event) -> None:
+        screen = self.screen
+        width, height = event.size
+        small = width < screen.MIN_SIZE[0] or height < screen.MIN_SIZE[1]
+        if small and not screen.has_class("-too-small"):
+            self._focus_before_small = screen.focused  # hiding the panes takes the focus away…
+        elif not small and screen.has_class("-too-small"):
+            screen.call_after_refresh(screen.set_focus, self._focus_before_small
+                                      or screen.query_one("#stage"))  # …so give it back
+        screen.set_class(small, "-too-small")
+        if not small:  # the focused matrix may have moved out of view in the new layout
+            screen.call_after_refresh(lambda: screen.focused is not None and screen.focused.scroll_visible())
+        if small:
+            screen.query_one("#too-small", Static).update(
+                f"This window is {width}×{height}: too small to draw attention in. Enlarge it to at "
+                f"least {screen.MIN_SIZE[0]}×{screen.MIN_SIZE[1]}; nothing is lost meanwhile.")
+        else:
+            screen.call_after_refresh(self.fit)
+
+    def inputs_scrolled(self) -> None:
         """Show the derived Q, K, V an edit left behind out of view: a widget refreshed off the
         screen makes Textual lay the whole screen out again at the next frame, 3 ms of every
         edit of X."""
@@ -59,24 +81,25 @@ class DebuggerPanes:
     def _in_view(self, view: MatrixView) -> bool:
         """Whether some line of an input matrix is (or, the scroll being laid out, is about to
         be) in the inputs pane's window, give or take a line."""
-        pane = self.inputs_pane
+        pane = self.screen.inputs_pane
         window = Region(0, int(pane.scroll_y), *pane.scrollable_content_region.size).grow((1, 0, 1, 0))
         return view.virtual_region.overlaps(window)
 
-    def fit_panes(self) -> None:
+    def fit(self) -> None:
         """Share the width between the inputs and the stage by what each needs to show its
         matrices whole (the stage first), and the inputs' height among the input matrices, so
         that at any size every input is in view or one Tab away."""
-        width, height = self.size
-        if width < 70 or self.has_class("-too-small"):
+        screen = self.screen
+        width, height = screen.size
+        if width < 70 or screen.has_class("-too-small"):
             return
-        inputs = self.inputs_pane
+        inputs = screen.inputs_pane
         views = list(inputs.query(".input").results(MatrixView))
         if not views:
             return
         want_inputs = max(view.natural_size[0] for view in views) + 1
-        stage_view = self.query_one("#stage", MatrixView)
-        overview = sum(map_.outer_size.width for map_ in self.query(OverviewMap) if map_.display)
+        stage_view = screen.query_one("#stage", MatrixView)
+        overview = sum(map_.outer_size.width for map_ in screen.query(OverviewMap) if map_.display)
         want_stage = stage_view.natural_size[0] + overview
         # the stage's column first: all it needs (a stage of 13 keys showed 5 of them at 120
         # columns while the inputs kept 40%), and at least 60% for the Why pane beside a narrow
@@ -84,36 +107,47 @@ class DebuggerPanes:
         fitted = max(30, min(want_inputs, width - max(want_stage, int(width * 0.6))))
         if inputs.styles.width is None or inputs.styles.width.cells != fitted:
             inputs.styles.width = fitted
-        body = self.query_one("#body").size.height or height - 3
-        description = sum(d.outer_size.height for d in self.query("#description"))
+        body = screen.query_one("#body").size.height or height - 3
+        description = sum(d.outer_size.height for d in screen.query("#description"))
         share = max(6, (body - description) // len(views))
         for view in views:
             limit = max(share, min(view.natural_size[1], 8))
             if view.styles.max_height is None or view.styles.max_height.cells != limit:
                 view.styles.max_height = limit
-        self.on_inputs_scrolled()  # new heights may bring a derived matrix into view
+        self.inputs_scrolled()  # new heights may bring a derived matrix into view
 
     # ---- telling the widgets ----------------------------------------------------------------
 
+    def show_all(self, edited: tuple[str, ...] | None = None) -> None:
+        """Every pane, after the numbers or the head changed (of the inputs, only the matrices
+        ``edited`` if given)."""
+        self.show_header()
+        self.show_inputs(edited)
+        self.show_stage()
+        self.show_marks()
+        self.show_overview()
+
     def show_header(self) -> None:
-        session = self.session
+        screen = self.screen
+        session = screen.session
         scenario = session.scenario
-        self.header.show(scenario, self.where, session.modified, scenario.head_names[self.head])
-        self.steps.show([stage.title for stage in self.stages], self.step)
+        screen.header.show(scenario, screen.saving.where, session.modified, scenario.head_names[screen.head])
+        screen.steps.show([stage.title for stage in screen.stages], screen.step)
 
     def show_inputs(self, names: tuple[str, ...] | None = None) -> None:
         """The input matrices (all, or the ones an edit changed)."""
-        session = self.session
+        screen = self.screen
+        session = screen.session
         scenario = session.scenario
         p = scenario.precision
-        for name, view in self.input_views.items():
+        for name, view in screen.input_views.items():
             if names is not None and name not in names and not view.has_class("derived"):
                 continue
             if view.has_class("derived"):
                 if names is not None and not self._in_view(view):
                     continue  # scrolled out of view: shown when it comes back (see on_inputs_scrolled)
                 values = {"Q": session.inputs.Q_before_rotation, "K": session.inputs.K_before_rotation,
-                          "V": session.inputs.V}[name](self.head)
+                          "V": session.inputs.V}[name](screen.head)
                 rows = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
                 columns = dims(values.shape[1])
                 set_titles(view, f"{name} = X·W{name.lower()} ({values.shape[0]}×{values.shape[1]})")
@@ -122,14 +156,14 @@ class DebuggerPanes:
                 values = scenario.inputs[name]
                 head = getattr(view, "head", None)
                 if values.ndim == 3:
-                    head = view.head = min(self.head * values.shape[0] // scenario.heads, values.shape[0] - 1)
+                    head = view.head = min(screen.head * values.shape[0] // scenario.heads, values.shape[0] - 1)
                     values = values[head]
                 which = f", {_head_label(scenario, name, head)}" if head is not None and scenario.inputs[name].ndim == 3 else ""
                 set_titles(view, f"{name} ({values.shape[0]}×{values.shape[1]}{which})")
             if view.tooltip is None:
                 view.tooltip = ROLES.get(name, name)
             per_head = view.has_class("derived") or scenario.inputs[name].ndim == 3
-            shown = (self.head if per_head else None, session.version)
+            shown = (screen.head if per_head else None, session.version)
             if getattr(view, "_shown_values", None) == shown:  # another head, the same matrix
                 continue
             view._shown_values = shown
@@ -137,135 +171,172 @@ class DebuggerPanes:
                                 key=(name, getattr(view, "head", None)), kin=name, version=session.version,
                                 values=values))
         text = scenario.description.strip() + session.description_note
-        if getattr(self, "_description_shown", None) != text:  # an update lays the screen out again
-            self._description_shown = text
-            for description in self.query("#description").results(Static):
+        if self.description_shown != text:  # an update lays the screen out again
+            self.description_shown = text
+            for description in screen.query("#description").results(Static):
                 description.update(plain(text, multiline=True))
 
     def show_stage(self) -> None:
         """The current stage's matrix, after the step, head or numbers changed."""
-        session = self.session
-        described = self.described
-        stage_view = self.stage_view
+        screen = self.screen
+        session = screen.session
+        described = screen.described
+        stage_view = screen.stage_view
         heading = described.heading(session.scenario, session.attention.options)
-        which = f" · {session.scenario.head_names[self.head]}" if described.per_head and session.scenario.heads > 1 else ""
-        set_titles(stage_view, f"Step {self.step + 1} · {described.title}{which} · {heading}")
-        stage_view.predicting = self.predicting
-        stage_view.show(StageGrid(session, described, self.head, self.theirs, self.mask_rule))
+        which = f" · {session.scenario.head_names[screen.head]}" if described.per_head and session.scenario.heads > 1 else ""
+        set_titles(stage_view, f"Step {screen.step + 1} · {described.title}{which} · {heading}")
+        stage_view.predicting = screen.guesses.predicting
+        stage_view.show(StageGrid(session, described, screen.head, screen.theirs, screen.mask_rule))
         self.show_subtitle()
 
     def show_subtitle(self) -> None:
         """What the stage view's bottom line says there is to do here."""
-        session, stage_view = self.session, self.stage_view
-        if self.predicting:
+        screen = self.screen
+        session, stage_view = screen.session, screen.stage_view
+        if screen.guesses.predicting:
             close, judged = session.predictions.score(session.attention)
             subtitle = "Enter guesses a cell, r reveals the row" + (f" · {close}/{judged} close" if judged else "")
-        elif self.lessons.answer_first():
+        elif screen.lessons.answer_first():
             subtitle = "r reveals the beat's answer"
-        elif self.comparing:
-            subtitle = ("showing YOUR values · ✗ differs from attention · y: attention's" if self.theirs
+        elif screen.guesses.comparing:
+            subtitle = ("showing YOUR values · ✗ differs from attention · y: attention's" if screen.theirs
                         else "showing attention's values · ✗ yours differs · y: yours")
-        elif self.described.masks and len(mask_rules(session)) > 1:
-            subtitle = f"showing: {self.mask_rule or 'every rule'} · m: next"
+        elif screen.described.masks and len(mask_rules(session)) > 1:
+            subtitle = f"showing: {screen.mask_rule or 'every rule'} · m: next"
         else:
             subtitle = ""
-        stage_view.predicting = self.predicting
+        stage_view.predicting = screen.guesses.predicting
         if not stage_view.editing:
             set_titles(stage_view, subtitle=subtitle)
 
     def show_marks(self) -> None:
         """The cursor, the cells the current step reads from, and the explanation."""
-        stage = self.stage
-        row, column = self.row, self.column
-        stage_view = self.stage_view
-        keyed = self.keyed
-        stage_view.set_cursor((row, self.stage_column if keyed else
-                               min(stage_view.cursor[1] if stage_view.cursor else 0, self.column_count - 1)))
+        screen = self.screen
+        stage = screen.stage
+        row, column = screen.row, screen.column
+        stage_view = screen.stage_view
+        keyed = screen.keyed
+        stage_view.set_cursor((row, screen.stage_column if keyed else
+                               min(stage_view.cursor[1] if stage_view.cursor else 0, screen.column_count - 1)))
         stage_view.set_marks(rows=frozenset({row}))
-        reads = highlights(stage, self.stages)
+        reads = highlights(stage, screen.stages)
         shown = {ROW: frozenset({row}), KEY: frozenset({column}),
-                 ALL: frozenset(range(min(self.session.scenario.T_k, 4096)))}
-        context = self.described.context
+                 ALL: frozenset(range(min(screen.session.scenario.T_k, 4096)))}
+        context = screen.described.context
         for name in ("Q", "K", "V"):
-            if name in self.input_views:
-                view = self.input_views[name]
+            if name in screen.input_views:
+                view = screen.input_views[name]
                 view.set_marks(rows=shown[reads[name]] if name in reads else frozenset())
                 if context is not None and name in ("K", "V"):  # a decode step: the cache, the new row marked
                     view.set_marks(rows=frozenset({row}))
                     view.scroll_to_cell(row, 0)
-                view.set_context(context(self.session.scenario, row) if context is not None and name != "Q" else None)
+                view.set_context(context(screen.session.scenario, row) if context is not None and name != "Q" else None)
         self.show_why()
         self.show_variants()
         self.show_window()
 
     def show_why(self) -> None:
-        session = self.session
-        stage, row, head = self.stage, self.row, self.head
-        col = self.stage_column if self.keyed else (self.stage_view.cursor or (0, 0))[1]
+        screen = self.screen
+        session = screen.session
+        stage, row, head = screen.stage, screen.row, screen.head
+        col = screen.stage_column if screen.keyed else (screen.stage_view.cursor or (0, 0))[1]
         predictions = session.predictions
         hidden = predictions is not None and predictions.hidden_rows(stage, head)[row]
         extra: list[Line] = []
         explanation = None
         if not hidden:
             explanation = explain(session.attention, stage, row, col,
-                                  fold=UNFOLDED if self.expanded else FOLD, head=head)
-        if self.predicting:
+                                  fold=UNFOLDED if screen.expanded else FOLD, head=head)
+        if screen.guesses.predicting:
             extra = prediction_lines(predictions, stage, head, row, session.attention)
         elif hidden:
             extra = hidden_lines(predictions, stage, head, row, session.scenario)
-        elif session.comparison is not None and self.described.predictable:
+        elif session.comparison is not None and screen.described.predictable:
             from attn_tui.core.teaching.compare import comparison_lines  # (a scenario with expect: alone)
 
-            extra = comparison_lines(session.comparison, session.scenario, self.described.key, row, col,
-                                     self.compared_head)
-        check = self.gradient_check
+            extra = comparison_lines(session.comparison, session.scenario, screen.described.key, row, col,
+                                     screen.guesses.compared_head)
+        check = screen.gradient_check
         if check is not None and check[0] == session.version:
             extra = [*check[1], *extra]
-        if self.described.masks and self.mask_rule is not None:
+        if screen.described.masks and screen.mask_rule is not None:
             from attn_tui.core.model.masks import WHY
 
-            extra = [Line((Span(f"The matrix shows only the keys {WHY[self.mask_rule]} (m: next view); "
+            extra = [Line((Span(f"The matrix shows only the keys {WHY[screen.mask_rule]} (m: next view); "
                                 "the lines above are for every rule together.", "note"),)), *extra]
-        self.why.show(explanation, extra, self.described.title)
+        screen.why.show(explanation, extra, screen.described.title)
+
+    def expand(self) -> None:
+        """x: long sums in full in the Why pane, or folded again."""
+        screen = self.screen
+        screen.expanded = not screen.expanded
+        scenario = screen.session.scenario
+        longest = max(scenario.T_k, scenario.d_k, scenario.d_v, scenario.heads * scenario.d_v)
+        if longest <= FOLD:
+            tell(screen, f"Nothing to unfold: every sum here has at most {FOLD} terms", timeout=3)
+        elif screen.expanded:
+            tell(screen, f"Sums shown in full (up to {UNFOLDED} terms and keys; --print shows every one)"
+                 if longest > UNFOLDED else "Sums shown in full", timeout=3)
+        else:
+            tell(screen, "Long sums folded", timeout=2)
+
+    def check_gradient(self) -> None:
+        """v: the finite-difference check of the input cell under the cursor (of the input
+        matrix focused, or focused last, or the first), in the Why pane until the next change."""
+        screen = self.screen
+        view = screen.focused if isinstance(screen.focused, InputMatrix) else screen.last_input
+        if view is None:
+            view = next(iter(v for v in screen.input_views.values() if isinstance(v, InputMatrix)))
+        row, col = view.cursor
+        lines = gradient_check(screen.session.attention, view.matrix_name, row, col, view.head)
+        screen.gradient_check = (screen.session.version, lines)
+        self.show_why()
+        tell(screen, "\n".join(line.plain().strip() for line in lines[1:]), title=lines[0].plain(), timeout=8)
 
     def show_variants(self) -> None:
-        for view in self.variants:
-            view.show(self.session, self.described, self.head, self.row)
+        screen = self.screen
+        for view in screen.variants:
+            view.show(screen.session, screen.described, screen.head, screen.row)
 
     def show_window(self) -> None:
         """Mark on the overview what the stage view shows."""
-        for overview in self.overviews:
-            rows, columns = self.stage_view.visible_window()
-            if self.described.columns != "keys":
-                columns = (0, self.session.scenario.T_k)
-            overview.set_window(rows, columns, self.row)
+        screen = self.screen
+        for overview in screen.overviews:
+            rows, columns = screen.stage_view.visible_window()
+            if screen.described.columns != "keys":
+                columns = (0, screen.session.scenario.T_k)
+            overview.set_window(rows, columns, screen.row)
 
     def show_overview(self) -> None:
         """Mark the weights overview as updating, and compute it for the current numbers off
         the key path, once the keys pause (a run of edits starts one computation, not many)."""
-        for overview in self.overviews:
-            predictions = self.session.predictions
-            withheld = predictions is not None and predictions.hidden_rows(self.overview_stage, self.head).any()
+        screen = self.screen
+        for overview in screen.overviews:
+            predictions = screen.session.predictions
+            withheld = predictions is not None and predictions.hidden_rows(self.overview_stage, screen.head).any()
             overview.set_class(withheld, "-withheld")
             overview.show(None, overview.shape, stale=True)
             if self._overview_timer is not None:
                 self._overview_timer.stop()
-            self._overview_timer = self.set_timer(OVERVIEW_DELAY, lambda overview=overview: self._compute_overview(
-                self.session.attention, self.head, self.session.version, *overview.wanted))
+            self._overview_timer = screen.set_timer(OVERVIEW_DELAY, lambda overview=overview: screen.run_worker(
+                partial(self._compute_overview, screen.session.attention, screen.head,
+                        screen.session.version, *overview.wanted),
+                thread=True, exclusive=True, group="overview"))
 
-    @work(thread=True, exclusive=True, group="overview")
     def _compute_overview(self, attention, head: int, version: int, rows: int, cols: int) -> None:
+        screen = self.screen
         worker = get_current_worker()
         small = weights_overview(attention, head, rows, cols,
-                                 cancelled=lambda: worker.is_cancelled or version != self.session.version)
+                                 cancelled=lambda: worker.is_cancelled or version != screen.session.version)
         if small is not None and not worker.is_cancelled:
-            self.app.call_from_thread(self._overview_ready, small, version, head)
+            screen.app.call_from_thread(self._overview_ready, small, version, head)
 
     def _overview_ready(self, small, version: int, head: int) -> None:
-        if version != self.session.version or head != self.head:
+        screen = self.screen
+        if version != screen.session.version or head != screen.head:
             return
-        scenario = self.session.scenario
-        for overview in self.overviews:
+        scenario = screen.session.scenario
+        for overview in screen.overviews:
             overview.show(small, (scenario.T, scenario.T_k), stale=False)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attn_tui.core.errors import NumericError, SaveError
-from attn_tui.core.lessons.lesson import LessonPlayer, Position, follow_line, narration
+from attn_tui.core.lessons.lesson import LessonPlayer, follow_line, narration
 from attn_tui.tui.follow import Classroom, Follower
 from attn_tui.tui.keys import relabel
 from attn_tui.tui.text import tell
@@ -47,7 +47,7 @@ class Lessons:
             except NumericError as error:  # (a recovery copy restored before it, say)
                 tell(screen, str(error), severity="error", timeout=8)
             else:
-                self._place(where)
+                screen.place(where)
         leader = self.classroom.leader
         if leader is not None:
             leader.changed = lambda: screen.app.call_later(self.show)
@@ -63,16 +63,6 @@ class Lessons:
             screen.watch(screen, name, self.moved, init=False)
         self.show()
 
-    def _place(self, where: Position) -> None:
-        """Set the screen's position without its watchers (before anything is shown)."""
-        screen = self.screen
-        screen.set_reactive(type(screen).step, self._step_index(where.step))
-        screen.set_reactive(type(screen).row, where.row)
-        screen.set_reactive(type(screen).column, where.column)
-        screen.set_reactive(type(screen).head, where.head)
-
-    def _step_index(self, name: str) -> int:
-        return [stage.name for stage in self.screen.stages].index(name)
 
     # ---- playing ----------------------------------------------------------------------------
 
@@ -114,24 +104,15 @@ class Lessons:
         changed = self.session.version != before
         with screen.app.batch_update():
             if changed or where.head != head_before:
-                if self._step_index(where.step) != screen.step:
-                    screen.set_reactive(type(screen).mask_rule, None)
-                self._place(where)
+                screen.place(where)
                 self._fed = self.session.last_edit  # fed below, each of them
                 screen.after_change(None if where.head != head_before else _matrices(player.applied))
             else:
-                screen.set_reactive(type(screen).row, where.row)
-                screen.set_reactive(type(screen).column, where.column)
-                step = self._step_index(where.step)
-                if step != screen.step:
-                    screen.step = step
-                else:
-                    screen.show_marks()
-                    screen.update_keys()
+                screen.move_to(where)
         if self.recorder is not None:
             for edit in player.applied:
-                self.recorder.changed(edit, self.position())
-            self.recorder.moved(self.position())
+                self.recorder.changed(edit, self.screen.position)
+            self.recorder.moved(self.screen.position)
         if self.classroom.leader is not None:
             self.classroom.leader.publish(index + 1)
         self.show()
@@ -149,10 +130,6 @@ class Lessons:
         self.player.reveal_answer()
         self.show()
 
-    def position(self) -> Position:
-        screen = self.screen
-        return Position(screen.stage, screen.row, screen.column, screen.head)
-
     # ---- recording --------------------------------------------------------------------------
 
     def record(self) -> None:
@@ -167,7 +144,7 @@ class Lessons:
             if refusal:
                 tell(screen, f"Cannot record now: {refusal}", severity="warning", timeout=8)
                 return
-            self.recorder = Recorder(self.position(), recording_start(self.session))
+            self.recorder = Recorder(self.screen.position, recording_start(self.session))
             self._fed = self.session.last_edit
             tell(screen, "Recording: steps, rows, heads, edits and options become beats (a pause starts the "
                          "next); ctrl+r writes them into the file's lesson:", timeout=6)
@@ -188,14 +165,14 @@ class Lessons:
 
             text = write_lesson(self.session.scenario, beats)
         except SaveError as error:
-            self.recorder = Recorder(self.position(), self.position(), beats=beats)  # ctrl+r tries again
+            self.recorder = Recorder(self.screen.position, self.screen.position, beats=beats)  # ctrl+r tries again
             tell(screen, f"{error} (still recording: ctrl+r tries again)", severity="error", timeout=10)
             return
         self.session.lesson_written(text)
         self.recorder = None
         self._replay()
         tell(screen, f"{len(beats)} beat{'' if len(beats) == 1 else 's'} written into "
-                     f"{screen.where}'s lesson: (add say: lines to them); back at beat 1, n plays them",
+                     f"{screen.saving.where}'s lesson: (add say: lines to them); back at beat 1, n plays them",
              timeout=8)
 
     def _write_elsewhere(self, beats) -> None:
@@ -213,7 +190,7 @@ class Lessons:
         def chosen(target: str | None) -> None:
             if not target:
                 tell(screen, "Still recording: ctrl+r asks again where to write the lesson", timeout=6)
-                self.recorder = Recorder(self.position(), self.position(), beats=beats)
+                self.recorder = Recorder(self.screen.position, self.screen.position, beats=beats)
                 self.show()
                 return
             try:
@@ -241,7 +218,7 @@ class Lessons:
 
     def moved(self) -> None:
         if self.recorder is not None:
-            self.recorder.moved(self.position())
+            self.recorder.moved(self.screen.position)
             self.show()
 
     def changed(self) -> None:
@@ -249,7 +226,7 @@ class Lessons:
         edit = self.session.last_edit
         if self.recorder is not None and edit is not None and edit is not self._fed:
             self._fed = edit
-            self.recorder.changed(edit, self.position())
+            self.recorder.changed(edit, self.screen.position)
             self.show()
 
     # ---- following a teacher ----------------------------------------------------------------
@@ -289,7 +266,7 @@ class Lessons:
             line = follow_line(False, connected, self.following, self.teacher_beat)
         recording = len(self.recorder) if self.recorder is not None else None
         screen.narration.show(narration(self.player, screen.head, recording, line))
-        screen.show_subtitle()
+        screen.panes.show_subtitle()
         if self.player is not None and self.player.beat is not None:
             label = f"Beat {self.player.beat + 1}/{len(self.player)}"
             if label != getattr(self, "_label", None):
