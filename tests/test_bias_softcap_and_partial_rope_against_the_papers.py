@@ -383,7 +383,7 @@ def test_a_recovery_copys_scale_that_would_overflow_is_skipped(write):
     path = write("tokens: [a, b]\nQ: [[100000, 0], [0, 1]]\nK: [[100000, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n")
     crafted_copy(path, [{"option": "scale", "value": 1e-300, "old": True}])
     session = Session(load(path))
-    assert session.restore(session.pending_recovery()) == ["scale = 1e-300: a stage would overflow float64 with it"]
+    assert session.journal.restore(session.journal.pending()) == ["scale = 1e-300: a stage would overflow float64 with it"]
     assert session.scenario.options.scale is True
     assert not np.isnan(session.attention.values("softmax", 0, range(2), range(2))).any()
 
@@ -409,7 +409,7 @@ def test_a_recovery_copys_causal_mask_between_two_sequences_is_skipped(write):
                  "V: [[1, 0], [0, 1], [1, 1]]\n")
     crafted_copy(path, [{"option": "causal", "value": True, "old": False}])
     session = Session(load(path))
-    skipped = session.restore(session.pending_recovery())
+    skipped = session.journal.restore(session.journal.pending())
     assert skipped == ["causal = True: causal needs as many queries as keys (2 queries, 3 keys), as the file "
                        "itself would"]
     assert session.scenario.options.causal is False

@@ -42,7 +42,7 @@ async def type_into_cell(texts: list[str]) -> list[tuple[str, float, float, bool
                 await post(app, "escape")
             results.append((text, before, after, refused, subtitle))
         session = app.screen.session
-    session.discard_recovery()  # (after the app, which keeps a last copy as it closes): the next
+    session.journal.discard()  # (after the app, which keeps a last copy as it closes): the next
     return results              # example starts afresh, not at "restore?"
 
 

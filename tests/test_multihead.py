@@ -413,10 +413,10 @@ def test_a_recovery_copy_restores_an_edit_of_one_head(tmp_path, monkeypatch):
     path.write_text(THREE_D)
     first = Session(load(path))
     first.set_cell("V", 1, 0, 4.5, head=1)
-    first.flush_recovery()
+    first.journal.flush()
     second = Session(load(path))
-    found = second.pending_recovery()
-    assert found is not None and second.restore(found) == []
+    found = second.journal.pending()
+    assert found is not None and second.journal.restore(found) == []
     assert second.scenario.inputs["V"][1, 1, 0] == 4.5 and second.scenario.inputs["V"][0, 1, 0] == 0.0
 
 

@@ -324,7 +324,7 @@ def test_a_recovery_copy_does_not_turn_the_causal_mask_off_in_a_file_that_now_de
     path = write(BASE + "decode: true\n")
     session = Session(load(path))
     copy = recovery.Recovery(str(path), (SetOption("causal", False, True),), 0.0, True)
-    skipped = session.restore(copy)
+    skipped = session.journal.restore(copy)
     assert session.scenario.options.causal and len(skipped) == 1
     assert skipped[0].endswith(": the file now decodes (decode: true), which needs the causal mask")
 

@@ -30,9 +30,9 @@ def test_edits_are_kept_in_the_state_folder_and_replayed_exactly(mine, state_fol
     assert os.listdir(mine.parent) == ["cat_sat.yaml"]  # nothing left beside the student's file
     # the process dies here; a new one starts with the same file
     again = Session(load(mine))
-    found = again.pending_recovery()
+    found = again.journal.pending()
     assert found is not None and len(found.edits) == 3 and not found.file_changed
-    again.restore(found)
+    again.journal.restore(found)
     assert again.scenario.same_numbers(session.scenario)
     while again.history.can_undo:  # each restored edit undoes like any other
         again.undo()
@@ -47,7 +47,7 @@ def test_only_what_differs_from_the_saved_file_is_kept(mine):
     session.save()
     session.set_cell("V", 2, 0, 7.0)  # …saved, then one more
     session.set_cell("V", 2, 0, 8.0)
-    found = Session(load(mine)).pending_recovery()
+    found = Session(load(mine)).journal.pending()
     assert [(e.matrix, e.row, e.col, e.value, e.old) for e in found.edits] == [("V", 2, 0, 8.0, 0.5)]
 
 
@@ -62,7 +62,7 @@ def test_the_copy_goes_when_the_edits_are_saved_or_undone(mine):
     session.redo()
     session.save()
     assert not copy.exists()
-    assert Session(load(mine)).pending_recovery() is None
+    assert Session(load(mine)).journal.pending() is None
 
 
 def test_a_builtin_keeps_a_copy_too(state_folder):
@@ -71,7 +71,7 @@ def test_a_builtin_keeps_a_copy_too(state_folder):
     kept = list((state_folder / "attn-tui").glob("cat_sat.yaml.*.attn-recover"))
     assert len(kept) == 1 and recovery_path(str(SCENARIOS / "cat_sat.yaml")) == str(kept[0])
     again = Session(load(SCENARIOS / "cat_sat.yaml"), read_only=True)
-    again.restore(again.pending_recovery())
+    again.journal.restore(again.journal.pending())
     assert again.scenario.K[1, 1] == 3.0
 
 
@@ -79,11 +79,11 @@ def test_a_changed_file_is_flagged_and_a_damaged_copy_ignored(mine):
     session = Session(load(mine))
     session.set_cell("Q", 0, 0, 2.0)
     mine.write_text(mine.read_text().replace("The cat sat", "Another title"))
-    found = Session(load(mine)).pending_recovery()
+    found = Session(load(mine)).journal.pending()
     assert found.file_changed
     with open(recovery_path(str(mine)), "w") as file:
         file.write("{not json")
-    assert Session(load(mine)).pending_recovery() is None
+    assert Session(load(mine)).journal.pending() is None
 
 
 def test_a_students_nan_values_survive_the_copy(mine):
@@ -93,7 +93,7 @@ def test_a_students_nan_values_survive_the_copy(mine):
     values = np.array([[np.nan, 1.0, -np.inf], [0.0] * 3, [0.0] * 3])
     session.apply(SetExpect({"weights": Expected(values, np.ones((3, 3), bool))}, {}, 1e-3, 1e-6))
     again = Session(load(mine))
-    again.restore(again.pending_recovery())
+    again.journal.restore(again.journal.pending())
     restored = again.scenario.expect["weights"].values
     assert np.isnan(restored[0, 0]) and restored[0, 2] == -np.inf
 
@@ -106,7 +106,7 @@ def test_a_folder_that_cannot_be_written_says_why_and_keeps_the_edits(mine, monk
     session = Session(load(mine))
     session.set_cell("Q", 0, 0, 2.0)
     assert session.scenario.Q[0, 0] == 2.0
-    assert "No space left on device" in session.recovery_error
+    assert "No space left on device" in session.journal.error
 
 
 async def test_the_app_offers_the_edits_back(mine):
@@ -126,7 +126,7 @@ async def test_the_app_offers_the_edits_back(mine):
         await pilot.pause()
         await pilot.press("d")  # quit, discarding: the copy goes too
         await pilot.pause()
-    assert Session(load(mine)).pending_recovery() is None
+    assert Session(load(mine)).journal.pending() is None
 
 
 async def test_discarding_at_start_removes_the_copy(mine):
@@ -138,4 +138,4 @@ async def test_discarding_at_start_removes_the_copy(mine):
         await pilot.press("d")
         await pilot.pause()
         assert debugger(app).session.scenario.Q[0, 0] == 1.0
-    assert Session(load(mine)).pending_recovery() is None
+    assert Session(load(mine)).journal.pending() is None

@@ -40,8 +40,8 @@ def test_a_planted_link_at_the_copys_name_is_replaced_never_written_through(mine
     session.set_cell("Q", 0, 0, 2.0)
     assert victim.read_text() == "the victim's own text\n"
     assert not os.path.islink(copy) and os.path.isfile(copy)
-    assert session.recovery_error is None
-    assert Session(load(mine)).pending_recovery().edits  # the copy itself is whole
+    assert session.journal.error is None
+    assert Session(load(mine)).journal.pending().edits  # the copy itself is whole
 
 
 def test_the_state_folder_is_0700_and_its_files_0600(mine, state_folder):
@@ -64,7 +64,7 @@ def test_a_state_folder_of_another_user_is_not_used(mine, state_folder):
     session = Session(load(mine))
     session.set_cell("Q", 0, 0, 2.0)
     assert session.scenario.Q[0, 0] == 2.0  # the edit stands; only the copy is not kept
-    assert "belongs to another user" in session.recovery_error, session.recovery_error
+    assert "belongs to another user" in session.journal.error, session.journal.error
     assert os.listdir(folder) == []
 
 
@@ -74,7 +74,7 @@ def test_a_link_at_the_state_folder_is_not_followed(mine, state_folder, tmp_path
     os.symlink(elsewhere, state_folder / "attn-tui")
     session = Session(load(mine))
     session.set_cell("Q", 0, 0, 2.0)
-    assert "symbolic link" in session.recovery_error, session.recovery_error
+    assert "symbolic link" in session.journal.error, session.journal.error
     assert os.listdir(elsewhere) == [] and mode(elsewhere) == 0o755
 
 
@@ -92,7 +92,7 @@ def test_a_huge_copy_is_refused_without_reading_it(mine):
 
     planted(mine, huge)
     with pytest.raises(UnreadableCopy, match="too large"):
-        Session(load(mine)).pending_recovery()
+        Session(load(mine)).journal.pending()
 
 
 READ = """
@@ -102,7 +102,7 @@ from attn_tui.core import load
 from attn_tui.core.editing.recovery import UnreadableCopy
 from attn_tui.core.editing.session import Session
 try:
-    Session(load(sys.argv[1])).pending_recovery()
+    Session(load(sys.argv[1])).journal.pending()
 except UnreadableCopy as refused:
     print(refused)
 """
@@ -190,6 +190,6 @@ def test_a_long_file_name_still_gets_a_copy(tmp_path):
     long.write_text((SCENARIOS / "cat_sat.yaml").read_text())
     session = Session(load(long))
     session.set_cell("Q", 0, 0, 2.0)
-    assert session.recovery_error is None, session.recovery_error
+    assert session.journal.error is None, session.journal.error
     assert len(os.path.basename(recovery_path(str(long))).encode()) <= 255
-    assert Session(load(long)).pending_recovery().edits
+    assert Session(load(long)).journal.pending().edits

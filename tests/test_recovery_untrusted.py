@@ -38,9 +38,9 @@ def crafted(path, edits: list) -> None:
 
 def restored(path) -> tuple[Session, list[str]]:
     session = Session(load(path))
-    found = session.pending_recovery()
+    found = session.journal.pending()
     assert found is not None
-    return session, session.restore(found)
+    return session, session.journal.restore(found)
 
 
 def test_an_edit_of_a_row_the_file_no_longer_has_is_skipped_and_said(mine):
@@ -50,7 +50,7 @@ def test_an_edit_of_a_row_the_file_no_longer_has_is_skipped_and_said(mine):
     session, skipped = restored(mine)
     assert skipped == ["Q row 3, column 2 = 5: the file's Q has 2 rows now"]
     assert session.scenario.same_numbers(load(mine)) and not session.modified
-    assert Session(load(mine)).pending_recovery() is None  # reported once, not offered for ever
+    assert Session(load(mine)).journal.pending() is None  # reported once, not offered for ever
 
 
 GOOD = {"cell": ["K", 0, 1], "value": 2.5, "old": 0.0}

@@ -45,7 +45,7 @@ def test_a_save_killed_before_the_rename_leaves_the_original_intact(tmp_path):
     assert path.read_text() == original
     assert load(path).Q[2, 1] == 1.0
     # the unsaved edit was kept as a recovery copy before the save began
-    found = Session(load(path)).pending_recovery()
+    found = Session(load(path)).journal.pending()
     assert found is not None and found.edits[0].value == 5.0
 
 

@@ -106,7 +106,7 @@ def test_a_served_session_saves_a_copy_in_the_folder_and_only_there(folders, sta
     root, outside = folders
     session = Session(load(SCENARIOS / "cat_sat.yaml"), read_only=True, save_root=SaveRoot(root))
     session.set_cell("Q", 0, 0, 7.0)
-    assert not session.recovery_file and not os.path.exists(state_folder / "attn-tui")
+    assert not session.journal.path and not os.path.exists(state_folder / "attn-tui")
     for name in ("../x.yaml", str(outside / "x.yaml"), "\x1b[2J.yaml"):
         with pytest.raises(OutsideSaveRoot):
             session.save(name)

@@ -48,14 +48,14 @@ def test_a_served_apps_edits_come_back_to_its_browser_only(room, state_folder):
     slot = claim(browser(room, "a"))
     session = served(room, slot)
     session.set_cell("Q", 2, 1, 5.0)
-    copy = session.recovery_file
+    copy = session.journal.path
     assert copy.startswith(slot.folder + "/") and os.path.isfile(copy)
     assert not os.path.exists(state_folder / "attn-tui")  # nothing in the lecturer's own state
     slot.release()  # Ctrl+C: the app process ends; the copy stays
     other = claim(browser(room, "b"))  # another student, the same scenario
-    assert served(room, other).pending_recovery() is None
+    assert served(room, other).journal.pending() is None
     back = claim(browser(room, "a"))
-    found = served(room, back).pending_recovery()
+    found = served(room, back).journal.pending()
     assert found is not None and [e.value for e in found.edits] == [5.0]
     for held in (other, back):
         held.release()
@@ -64,7 +64,7 @@ def test_a_served_apps_edits_come_back_to_its_browser_only(room, state_folder):
 def test_no_slot_no_copies(room, state_folder):
     session = Session(load(CAT_SAT), read_only=True, save_root=SaveRoot(room))
     session.set_cell("Q", 2, 1, 5.0)
-    assert session.recovery_file is None
+    assert session.journal.path is None
     assert os.listdir(room) == [] and not os.path.exists(state_folder / "attn-tui")
 
 

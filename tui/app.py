@@ -143,7 +143,7 @@ class AttnApp(App[int]):
             return
         player = debugger.lessons.player
         if player is not None and player.only_its_own_edits():  # the lesson's edits: the file has them
-            debugger.session.discard_recovery()
+            debugger.session.journal.discard()
             proceed()
             return
 
@@ -151,7 +151,7 @@ class AttnApp(App[int]):
             if choice == "save":
                 debugger.action_save(then=proceed)
             elif choice == "discard":
-                debugger.session.discard_recovery()
+                debugger.session.journal.discard()
                 proceed()
 
         self.push_screen(ChoiceScreen(f"{debugger.saving.where} has unsaved edits. Save them first?",

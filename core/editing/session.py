@@ -1,4 +1,5 @@
-"""One scenario being explored: the current numbers, their attention, undo and redo, saving.
+"""One scenario being explored: the current numbers, their attention, undo and redo, saving
+(the recovery copy of what is unsaved: ``core.editing.journal``).
 
 The TUI keeps one Session and asks it for everything; a Session never touches a terminal, so
 every behaviour of the app that is not drawing is tested here directly. Its attention is
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from attn_tui.core.editing import option_marks
-from attn_tui.core.editing import recovery
+from attn_tui.core.editing.journal import Journal
 from attn_tui.core.engine.attention import Attention
 from attn_tui.core.model.edits import Edit, History, SetCell, SetExpect, SetInputs, SetOption, SetStageSetting, nudged, scale_cycle
 from attn_tui.core.errors import NotApplicable, NumericError, ScenarioError
@@ -48,9 +49,6 @@ class Session:
         state folder, every browser opening the same scenario would be offered the others' edits."""
         self._read_only = read_only         # a built-in opened by name: saving goes elsewhere
         self.save_root = save_root
-        self.keep_recovery = (keep_recovery and (save_root is None or save_root.recovery is not None)
-                              and scenario.path is not None and scenario.source is not None)
-        self.recovery_error: str | None = None  # why the last recovery copy could not be written
         self.original = scenario            # as loaded: the base for the scale cycle
         self.saved = scenario               # as last loaded or saved: "modified" compares to it
         self.scenario = scenario
@@ -69,8 +67,8 @@ class Session:
         self._unsaved: dict[tuple[str, int | None, int, int], float] = {}
         self._working: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # edited matrices: (copy, its read-only view)
         self._modified = False
-        self.defer_recovery = False  # the app writes the recovery copy after the frame
-        self._recovery_due = False
+        self.journal = Journal(self, keep_recovery and (save_root is None or save_root.recovery is not None)
+                               and scenario.path is not None and scenario.source is not None)
         self.description_options = _written_for(scenario)  # a save leaves the words as they were
 
     def _attentions(self, scenario: Scenario) -> dict[str, Attention]:
@@ -212,10 +210,7 @@ class Session:
         self.version += 1
         if record:
             self.history.push(edit)
-        if self.defer_recovery:
-            self._recovery_due = True
-        else:
-            self._update_recovery()
+        self.journal.changed()
         return edit
 
     def _written(self, edit: SetCell, value: float) -> Scenario:
@@ -255,11 +250,10 @@ class Session:
                                    saved.expect_tolerance))
         return edits
 
-    def flush_recovery(self) -> None:
-        """Write the recovery copy now if a change is waiting for it (see ``defer_recovery``)."""
-        if self._recovery_due:
-            self._recovery_due = False
-            self._update_recovery()
+    @property
+    def numbers_edited(self) -> bool:
+        """Whether an input number differs from the file (options aside)."""
+        return bool(self._unsaved)
 
     def undo(self) -> Edit | None:
         edit = self.history.undo()
@@ -297,7 +291,7 @@ class Session:
 
         text = save(_with_settings(self.scenario, {name: self.scenario.file_settings[name] for name in kept}),
                     target, rewrite=rewrite or not same_file, save_root=self.save_root)
-        self.discard_recovery()
+        self.journal.discard()
         saved = loads(text, target)
         if kept:  # still shown as the command line asked, not saved
             saved = dataclasses.replace(_with_settings(saved, kept),
@@ -324,7 +318,7 @@ class Session:
         self.scenario = dataclasses.replace(self.scenario, source=saved.source, lesson=saved.lesson)
         self.disk_text = text
         self.version += 1
-        self._update_recovery()
+        self.journal.write()
 
     @property
     def description_note(self) -> str:
@@ -337,62 +331,6 @@ class Session:
         if options:
             return f"\n(written for {options}{'; ' + numbers if numbers else ''})"
         return f"\n(as written in the file; {numbers})" if numbers else ""
-
-    # ---- recovery copies ----------------------------------------------------------------------
-
-    @property
-    def recovery_file(self) -> str | None:
-        if not self.keep_recovery:
-            return None
-        return recovery.recovery_path(self.saved.path, self.save_root.recovery if self.save_root else None)
-
-    def pending_recovery(self) -> recovery.Recovery | None:
-        """Unsaved edits an earlier session left for this scenario, if any."""
-        path = self.recovery_file
-        return recovery.read(path, self.disk_text) if path else None
-
-    @property
-    def numbers_edited(self) -> bool:
-        """Whether an input number differs from the file (options aside)."""
-        return bool(self._unsaved)
-
-    def restore(self, found: recovery.Recovery) -> list[str]:
-        """Replay the edits of a recovery copy that fit the file as it is now (each can be
-        undone as usual); returns, one line each, what was skipped and why. Skipped edits are
-        never applied; once reported, the copy holds only what is unsaved now."""
-        skipped = list(found.skipped)
-        for edit in found.edits:
-            fitted = recovery.fitting(edit, self.scenario)
-            if isinstance(fitted, str):
-                skipped.append(fitted)
-                continue
-            try:
-                self.apply(fitted)
-            except NumericError:
-                skipped.append(f"{recovery.describe(edit)}: a stage would overflow float64 with it")
-        if not self.modified:
-            self.discard_recovery()
-        return skipped
-
-    def discard_recovery(self) -> None:
-        if self.recovery_file:
-            recovery.remove(self.recovery_file)
-
-    def _update_recovery(self) -> None:
-        """After a change: keep the edits on disk while they are unsaved, else drop the copy."""
-        path = self.recovery_file
-        if path is None:
-            return
-        try:
-            edits = self.net_edits() if self.modified else []
-            if edits:  # (a view turned on — tiles, decoding — is not an edit worth keeping)
-                recovery.write(path, self.disk_text, edits)
-            else:
-                recovery.remove(path)
-            self.recovery_error = None
-        except OSError as error:
-            self.recovery_error = f"cannot keep a recovery copy in {os.path.dirname(path)}: " \
-                                  f"{error.strerror or error}"
 
     def check_disk(self) -> None:
         """``DiskChanged`` if the file is not what was loaded (or last saved) any more."""

@@ -112,8 +112,8 @@ class Changes:
     # ---- after a change, off the key's path -------------------------------------------------
 
     def keep_recovery(self) -> None:
-        self.session.flush_recovery()
-        error = self.session.recovery_error
+        self.session.journal.flush()
+        error = self.session.journal.error
         if error and error != self._told_recovery_error:
             self._told_recovery_error = error  # once per problem, not at every edit
             tell(self.screen, f"Unsaved edits are not protected: {error}", severity="warning", timeout=8)

@@ -96,7 +96,7 @@ class Saving:
     def offer_recovery(self) -> None:
         """If an earlier session left unsaved edits for this scenario, offer them back."""
         try:
-            found = self.session.pending_recovery()
+            found = self.session.journal.pending()
         except UnreadableCopy as refused:  # planted or damaged: said, left alone, and the app goes on
             tell(self.screen, str(refused), severity="warning", timeout=10)
             return
@@ -109,10 +109,10 @@ class Saving:
 
         def decided(choice: str | None) -> None:
             if choice == "discard":
-                self.session.discard_recovery()
+                self.session.journal.discard()
                 tell(self.screen, "Unsaved edits from the earlier session discarded", timeout=3)
                 return
-            skipped = self.session.restore(found)  # Esc restores too: it loses nothing, and u undoes
+            skipped = self.session.journal.restore(found)  # Esc restores too: it loses nothing, and u undoes
             self.screen.after_change()
             if not skipped:
                 tell(self.screen, f"Restored {count} unsaved edit{'s' if count > 1 else ''} (u undoes them)",

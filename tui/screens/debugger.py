@@ -70,7 +70,7 @@ class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer'
         the class this app follows or leads."""
         super().__init__()
         self.session = Session(scenario, read_only, save_root=save_root)
-        self.session.defer_recovery = True  # written after the frame, off the key's path
+        self.session.journal.deferred = True  # written after the frame, off the key's path
         self.panes = Panes(self)
         self.changes = Changes(self)
         self.guesses = Guesses(self)
@@ -218,7 +218,7 @@ class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer'
         self.call_after_refresh(self.changes.keep_recovery)
 
     def on_unmount(self) -> None:
-        self.session.flush_recovery()  # a change made just before leaving is kept too
+        self.session.journal.flush()  # a change made just before leaving is kept too
 
     def update_keys(self) -> None:
         """Refresh the footer only when the set of keys that work changed."""
