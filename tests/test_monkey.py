@@ -65,7 +65,7 @@ def assert_view_matches_a_fresh_computation(screen: DebuggerScreen) -> None:
         values = np.where(hidden, fresh.options.mask_value,
                           fresh.head(screen.head).values("scale", window.rows, window.cols))
     for i, row in enumerate(window.rows):
-        texts = [view._texts[i][j] for j in range(len(window.cols))]
+        texts = [view.texts[i][j] for j in range(len(window.cols))]
         assert not any("nan" in text for text in texts), texts
         if window.hidden is not None or window.empty is not None or screen.theirs:
             continue
@@ -107,7 +107,7 @@ async def test_the_app_survives_a_monkey(name):
                     await pilot.pause()
                     app.post_message(key_event("escape"))
                     await settle(app)
-            refused = [view for view in screen.query("InputMatrix") if view.editing and view._editor[2]]
+            refused = [view for view in screen.query("InputMatrix") if view.editing and view.editor[2]]
             if refused and rng.random() < 0.5:  # a person gives up on text the cell refuses
                 app.post_message(key_event("escape"))
                 await settle(app)

@@ -19,7 +19,7 @@ WCAG_AA = 4.5
 def cell_contrasts(view: MatrixView) -> list[float]:
     ratios = []
     for palette in ("weights", "diverging"):
-        for style in view._palette(palette):
+        for style in view.lines.palette(palette):
             ratios.append(contrast(Color.from_rich_color(style.color), Color.from_rich_color(style.bgcolor)))
     return ratios
 
@@ -51,11 +51,11 @@ async def test_a_light_theme_gives_light_cells_and_the_palette_changes_them():
         view = app.screen.query_one("#stage", MatrixView)
         app.theme = "textual-light"
         await pilot.pause()
-        zero = Color.from_rich_color(view._palette("weights")[0].bgcolor)
+        zero = Color.from_rich_color(view.lines.palette("weights")[0].bgcolor)
         assert zero.brightness > 0.7  # 0 weight on the light surface, not a dark cell
         app.use_palette("colour-blind safe")
         await pilot.pause()
-        assert Color.from_rich_color(view._palette("weights")[-1].bgcolor).hex.upper() == "#FDE725"
+        assert Color.from_rich_color(view.lines.palette("weights")[-1].bgcolor).hex.upper() == "#FDE725"
 
 
 async def test_the_theme_and_palette_are_remembered_across_starts():

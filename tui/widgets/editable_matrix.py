@@ -45,11 +45,11 @@ class EditableMatrix(MatrixView):
 
     @property
     def editing(self) -> bool:
-        return self._editor is not None
+        return self.editor is not None
 
     @property
     def editor_text(self) -> str | None:
-        return self._editor[0] if self._editor else None
+        return self.editor[0] if self.editor else None
 
     def starts_editing(self, event: events.Key) -> bool:
         """Whether this key, when no cell is open, opens the editor (a digit, by default)."""
@@ -57,19 +57,19 @@ class EditableMatrix(MatrixView):
 
     def open_editor(self, text: str = "", selected: bool = True) -> None:
         """Open the editor on ``text`` (selected: the first key typed replaces it)."""
-        self._editor = (text, len(text), False)
+        self.editor = (text, len(text), False)
         self._selected = selected and bool(text)
         set_titles(self, subtitle="Enter commit · Esc cancel · ctrl+u clear")
         self.refresh()
 
     def close_editor(self) -> None:
-        self._editor = None
+        self.editor = None
         set_titles(self, subtitle="")
         self.refresh()
 
     def refuse(self, text: str, message: str) -> None:
         """Show ``text`` back in the cell's editor, marked refused, with the reason."""
-        self._editor = (text, len(text), True)
+        self.editor = (text, len(text), True)
         self._selected = False
         set_titles(self, subtitle=f"✗ {message}")
         tell(self, message, title="Not a number", severity="warning", timeout=4)
@@ -77,7 +77,7 @@ class EditableMatrix(MatrixView):
 
     def take_edit(self) -> tuple[float, str] | None:
         """Close the editor and return its number and text; None (and refused) if not a number."""
-        text = self._editor[0]
+        text = self.editor[0]
         try:
             value = parse_number(text)
         except ValueError as error:
@@ -105,7 +105,7 @@ class EditableMatrix(MatrixView):
 
     def edit_key(self, event: events.Key) -> bool:
         """Handle a key while the editor is open; True if it was the editor's."""
-        text, caret, _ = self._editor
+        text, caret, _ = self.editor
         key = event.key
         if self._selected:  # the old value is selected: typing replaces it, a move keeps it
             self._selected = False
@@ -137,21 +137,21 @@ class EditableMatrix(MatrixView):
         return True
 
     def _set_editor(self, text: str, caret: int) -> None:
-        self._editor = (text, caret, False)
+        self.editor = (text, caret, False)
         self._selected = False
         self.refresh()
 
-    def _editor_segments(self, room: int) -> list[Segment]:
+    def editor_segments(self, room: int) -> list[Segment]:
         if not getattr(self, "_selected", False):
-            return super()._editor_segments(room)
-        text = self._editor[0][: room - 2]
+            return super().editor_segments(room)
+        text = self.editor[0][: room - 2]
         style = self.get_component_rich_style("matrix--editing")
         return [Segment(" ", style), Segment(text, style + Style(reverse=True)),
                 Segment(" " * (room - 1 - len(text)), style)]
 
     def on_paste(self, event: events.Paste) -> None:
         if self.editing:
-            text, caret, _ = self._editor
+            text, caret, _ = self.editor
             if self._selected:
                 text, caret = "", 0
             pasted = visible(event.text.replace("\n", " "))[:256]
@@ -159,7 +159,7 @@ class EditableMatrix(MatrixView):
             event.stop()
 
     def on_blur(self) -> None:
-        if self.editing and not self._editor[2]:
+        if self.editing and not self.editor[2]:
             self.commit()
         self.refresh()
 

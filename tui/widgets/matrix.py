@@ -15,7 +15,6 @@ from typing import Hashable, Sequence
 
 import numpy as np
 from rich.segment import Segment
-from rich.style import Style
 from textual.events import Click
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -23,15 +22,14 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from attn_tui.core.numbers import LARGE, fixed, mask_text
-from attn_tui.core.text import cells, fit
+from attn_tui.core.text import cells
 from attn_tui.core.engine.views import Window
-from attn_tui.tui.heat_colours import heat_styles, levels
+from attn_tui.tui.heat_colours import levels
 from attn_tui.tui.scrolling import set_virtual_size
+from attn_tui.tui.widgets.matrix_lines import MatrixLines
 from attn_tui.tui.widgets.grid import Grid, cell_text, changed_cells, row_differs
 
 MAX_LABEL = 12
-CHANGED = Style(bold=True, underline=True)  # a cell that changed since it was last drawn
-BOLD = Style(bold=True)  # a cell in the marked row or column
 
 
 class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
@@ -93,17 +91,16 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         self.marked_rows: frozenset[int] = frozenset()
         self.marked_columns: frozenset[int] = frozenset()
         self.context: range | None = None  # the rows that exist now (a KV cache); the others faded
-        self._editor: tuple[str, int, bool] | None = None  # text, caret, refused
-        self._label_width = 1
-        self._cell_width = 3
+        self.editor: tuple[str, int, bool] | None = None  # text, caret, refused
+        self.label_width = 1
+        self.cell_width = 3
         self._largest = 0.0          # the colour scale of a diverging palette, as seen so far
         self._window: Window | None = None
-        self._changed: set[tuple[int, int]] = set()
+        self.underlined: set[tuple[int, int]] = set()
         self._seen: dict[Hashable, tuple[int, Window]] = {}  # key → (version, last window drawn)
-        self._styles: dict[str, list[Style]] | None = None
-        self._components: dict[tuple[str, bool], Style] = {}  # component class → its style
-        self._texts: list[list[str]] = []   # the current window's cells, formatted once
-        self._levels: np.ndarray | None = None  # and their colour buckets
+        self.lines = MatrixLines(self)
+        self.texts: list[list[str]] = []   # the current window's cells, formatted once
+        self.levels: np.ndarray | None = None  # and their colour buckets
         self._labels_seen: tuple = (None, 1, None, 1)  # the labels measured last, and their widths
 
     # ---- data down --------------------------------------------------------------------------
@@ -114,31 +111,31 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         New numbers of the matrix already on screen repaint only the lines whose cells changed
         (and those that lose their underline): an edit of one cell sends one line to the
         terminal, not the whole matrix."""
-        old_grid, old_window, old_changed = self.grid, self._window, self._changed
+        old_grid, old_window, old_changed = self.grid, self._window, self.underlined
         same = old_grid is not None and grid.key == old_grid.key
         if not same:
             if old_grid is None or grid.kin is None or grid.kin != old_grid.kin:
-                self._cell_width, self._largest = 3, 0.0
-            self._changed = set()
+                self.cell_width, self._largest = 3, 0.0
+            self.underlined = set()
         elif grid.version != old_grid.version:
-            self._changed = set()
+            self.underlined = set()
         self.grid = grid
         self._window = None
         if self._labels_seen[0] is not grid.rows or self._labels_seen[2] is not grid.columns:
             # labels rarely change (and are shared tuples): measure them once
             self._labels_seen = (grid.rows, _longest(grid.rows), grid.columns, _longest(grid.columns))
-        self._label_width = min(MAX_LABEL, self._labels_seen[1]) + 1
-        width_before = self._cell_width
-        self._cell_width = max(self._cell_width, min(8, self._labels_seen[3]) + 2)
+        self.label_width = min(MAX_LABEL, self._labels_seen[1]) + 1
+        width_before = self.cell_width
+        self.cell_width = max(self.cell_width, min(8, self._labels_seen[3]) + 2)
         rows, columns = grid.shape
         if self.cursor is not None:
             self.cursor = (max(0, min(self.cursor[0], rows - 1)), max(0, min(self.cursor[1], columns - 1)))
         self._resize_virtual()
         if same and old_window is not None and old_grid.shape == grid.shape and self.is_mounted:
             window = self.current_window()  # the new numbers in view, and what moved
-            if self._cell_width == width_before and window.rows == old_window.rows \
+            if self.cell_width == width_before and window.rows == old_window.rows \
                     and window.cols == old_window.cols:
-                lines = {row for row, _ in self._changed | old_changed}
+                lines = {row for row, _ in self.underlined | old_changed}
                 lines |= {row for row in window.rows if row_differs(old_window, window, row)}
                 self._refresh_rows(lines)
                 return
@@ -155,7 +152,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
 
     def _resize_virtual(self) -> None:
         rows, columns = self.grid.shape
-        set_virtual_size(self, Size(self._label_width + columns * self._cell_width, rows + 1))
+        set_virtual_size(self, Size(self.label_width + columns * self.cell_width, rows + 1))
 
     def set_cursor(self, cell: tuple[int, int] | None) -> None:
         """Put the cursor on a cell (scrolling it into view), or hide it."""
@@ -195,7 +192,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
     def natural_size(self) -> tuple[int, int]:
         """The width and height that show every cell (border and scrollbar included)."""
         rows, columns = self.shape
-        return self._label_width + columns * self._cell_width + 3, rows + 3
+        return self.label_width + columns * self.cell_width + 3, rows + 3
 
     # ---- reading what is shown (tests, the go-to box, a screen reader) -----------------------
 
@@ -218,8 +215,8 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         rows, columns = self.shape
         x, y = self.scroll_offset
         view_rows = max(1, self.scrollable_content_region.height - 1)
-        view_width = max(1, self.scrollable_content_region.width - self._label_width)
-        cell = max(1, self._cell_width)
+        view_width = max(1, self.scrollable_content_region.width - self.label_width)
+        cell = max(1, self.cell_width)
         first_col = min(columns, -(-x // cell))  # the cells wholly in view (a cut one is blank)
         last_col = min(columns, (x + view_width) // cell)
         return (min(y, rows), min(rows, y + view_rows)), (first_col, max(first_col, last_col))
@@ -242,17 +239,17 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
     def scroll_to_cell(self, row: int, col: int) -> None:
         """Scroll just enough that the cell is in view (the labels take no scrolling)."""
         view_rows = max(1, self.scrollable_content_region.height - 1)
-        view_width = max(1, self.scrollable_content_region.width - self._label_width)
+        view_width = max(1, self.scrollable_content_region.width - self.label_width)
         x, y = self.scroll_offset
         if row < y:
             y = row
         elif row >= y + view_rows:
             y = row - view_rows + 1
-        left = col * self._cell_width
+        left = col * self.cell_width
         if left < x:
             x = left
-        elif left + self._cell_width > x + view_width:
-            x = left + self._cell_width - view_width
+        elif left + self.cell_width > x + view_width:
+            x = left + self.cell_width - view_width
         self.scroll_to(x, y, animate=False, immediate=True)
 
     # ---- the window on screen ---------------------------------------------------------------
@@ -267,9 +264,9 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         rows, columns = self.shape
         x, y = self.scroll_offset
         height = max(1, self.scrollable_content_region.height - 1)
-        width = max(1, self.scrollable_content_region.width - self._label_width)
+        width = max(1, self.scrollable_content_region.width - self.label_width)
         for _ in range(2):  # a wider cell than assumed shows fewer columns: ask again
-            cell = max(1, self._cell_width)
+            cell = max(1, self.cell_width)
             row_range = range(min(y, rows), min(rows, y + height))
             col_range = range(min(columns, x // cell), min(columns, (x + width) // cell + 1))
             window = self.grid.window(row_range, col_range)
@@ -277,9 +274,9 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 break
         self._window = window
         self._note_changes(window)
-        self._texts = [[cell_text(window, self.grid, i, j) for j in range(len(window.cols))]
+        self.texts = [[cell_text(window, self.grid, i, j) for j in range(len(window.cols))]
                        for i in range(len(window.rows))]
-        self._levels = levels(window.values, self.grid.palette, self._largest)
+        self.levels = levels(window.values, self.grid.palette, self._largest)
         return window
 
     def _measure(self, window: Window) -> bool:
@@ -310,8 +307,8 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 samples += [fixed(float(guesses.min()), grid.decimals, True) + "?",
                             fixed(float(guesses.max()), grid.decimals, True) + "?"]
         width = max([len(text) for text in samples] + [1]) + 2
-        if width > self._cell_width:
-            self._cell_width = width
+        if width > self.cell_width:
+            self.cell_width = width
             self._resize_virtual()
             return True
         return False
@@ -321,7 +318,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         grid = self.grid
         seen = self._seen.get(grid.key)
         if seen is not None and seen[0] != grid.version:
-            self._changed = changed_cells(seen[1], window)
+            self.underlined = changed_cells(seen[1], window)
         self._seen[grid.key] = (grid.version, window)
         if len(self._seen) > 32:
             self._seen.pop(next(iter(self._seen)))
@@ -330,149 +327,27 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
     def changed_cells(self) -> set[tuple[int, int]]:
         """The cells underlined now: changed since this matrix was last drawn."""
         self.current_window()
-        return self._changed
+        return self.underlined
 
-    # ---- colours ------------------------------------------------------------------------------
+    # ---- drawing (see MatrixLines) -----------------------------------------------------------
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._styles = None  # the theme (or the palette) changed: take the colours anew
-        self._base = None
-        self._components = {}
-
-    def component_style(self, name: str, partial: bool = False):
-        """A component class's rich style, taken once per change of styles: Textual works it
-        out anew (walking the DOM for the background) at every ask, four times a line."""
-        style = self._components.get((name, partial))
-        if style is None:
-            style = self._components[name, partial] = self.get_component_rich_style(name, partial=partial)
-        return style
-
-    @property
-    def base_style(self):
-        """The widget's own style (its background), for blanks: ``rich_style`` walks the DOM
-        each time it is asked, so it is asked once per change of styles."""
-        if getattr(self, "_base", None) is None:
-            self._base = self.rich_style
-        return self._base
-
-    def _palette(self, name: str) -> list[Style]:
-        if self._styles is None:
-            self._styles = {}
-        if name not in self._styles:
-            self._styles[name] = heat_styles(self, name)
-        return self._styles[name]
-
-    # ---- drawing ----------------------------------------------------------------------------
+        self.lines.forget_styles()  # the theme (or the palette) changed: take the colours anew
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        base = self.base_style
-        window = self.current_window()
-        if window is None:
-            return Strip.blank(width, base)
-        scroll_x, scroll_y = self.scroll_offset
-        if y == 0:
-            return self._header(scroll_x, width)
-        row = scroll_y + y - 1
-        if row >= self.shape[0] or row not in window.rows:
-            return Strip.blank(width, base)
-        label = fit(self.grid.rows[row], self._label_width - 1, left=True)  # whole clusters, in cells
-        label_style = self.component_style("matrix--label-marked" if row in self.marked_rows else "matrix--label")
-        segments = [Segment(label, label_style), Segment(" ", base)]
-        cells = self._cells(window, row, scroll_x, width - self._label_width)
-        return Strip(segments + cells).extend_cell_length(width, base).crop(0, width)
+        return self.lines.line(y)
 
-    def _header(self, scroll_x: int, width: int) -> Strip:
-        grid = self.grid
-        data_width = max(0, width - self._label_width)
-        first, last, offset = self._visible_columns(scroll_x, data_width)
-        cell_width = self._cell_width
-        plain = self.component_style("matrix--label")
-        marked = self.component_style("matrix--label-marked")
-        segments = []
-        for col in range(first, last):
-            x = col * cell_width
-            if x < scroll_x or x + cell_width > scroll_x + data_width:  # cut by an edge: blank
-                segments.append(Segment(" " * cell_width, plain))
-                continue
-            text = fit(grid.columns[col], cell_width - 1) + " "
-            segments.append(Segment(text, marked if col in self.marked_columns else plain))
-        cells = Strip(segments).crop(offset, offset + data_width)
-        return Strip([Segment(" " * self._label_width, plain), *cells]).extend_cell_length(width, self.base_style)
-
-    def _cells(self, window: Window, row: int, scroll_x: int, width: int) -> list[Segment]:
-        grid = self.grid
-        first, last, offset = self._visible_columns(scroll_x, width)
-        styles = self._palette(grid.palette)
-        masked = self.component_style("matrix--masked")
-        hidden = self.component_style("matrix--hidden")
-        cursor = self.component_style("matrix--cursor", partial=True)
-        cell_width = self._cell_width
-        i = row - window.rows.start
-        row_empty = window.empty is not None and window.empty[i]
-        outside = self.context is not None and row not in self.context
-        covered = -1  # an open editor may run over the cells to its right, up to here
-        segments = []
-        for col in range(first, last):
-            x = col * cell_width
-            if x + cell_width <= covered:
-                continue
-            if x < scroll_x or x + cell_width > scroll_x + width or col not in window.cols:
-                # a cell cut by the edge would show a misleading part of a number ("48" for
-                # 0.248): leave its room blank instead
-                segments.append(Segment(" " * cell_width, self.base_style))
-                continue
-            j = col - window.cols.start
-            if covered > x:  # the editor runs into this cell: the rest of it stays blank, not "330"
-                segments.append(Segment(" " * (x + cell_width - covered), self.base_style))
-                continue
-            if self.cursor == (row, col) and self.shows_cursor and self._editor is not None:
-                room = max(cell_width, min(len(self._editor[0]) + 3, scroll_x + width - x))
-                segments.extend(self._editor_segments(room))
-                covered = x + room
-                continue
-            text = " " + self._texts[i][j].rjust(cell_width - 2) + " "
-            if row_empty or (window.blocked is not None and window.blocked[i, j]) or outside:
-                style = masked
-            elif window.hidden is not None and window.hidden[i, j]:
-                style = hidden
-            else:
-                style = styles[self._levels[i, j]]
-            if (row, col) in self._changed:
-                style += CHANGED
-            if row in self.marked_rows or col in self.marked_columns:
-                style += BOLD
-            if self.cursor == (row, col) and self.shows_cursor:
-                style += cursor
-            segments.append(Segment(text, style))
-        return list(Strip(segments).crop(offset, offset + max(0, width)))
-
-    def _editor_segments(self, room: int) -> list[Segment]:
-        text, caret, refused = self._editor
-        room -= 1
-        start = max(0, caret - room + 1)
-        visible = (text + " ")[start:start + room].ljust(room)
-        index = caret - start
-        style = self.get_component_rich_style("matrix--refused" if refused else "matrix--editing")
-        # the caret is drawn by hand (reversed), so nothing blinks and snapshots stay stable
-        return [Segment(" " + visible[:index], style),
-                Segment(visible[index], style + Style(reverse=True)),
-                Segment(visible[index + 1:], style)]
-
-    def _visible_columns(self, scroll_x: int, width: int) -> tuple[int, int, int]:
-        columns = self.shape[1]
-        cell = max(1, self._cell_width)
-        first = min(columns, scroll_x // cell)
-        last = min(columns, (scroll_x + width) // cell + 1)
-        return first, last, scroll_x - first * cell
+    def editor_segments(self, room: int) -> list[Segment]:
+        """The open cell editor, drawn in ``room`` cells (EditableMatrix shows a selection)."""
+        return self.lines.editor(room)
 
     def on_focus(self) -> None:
-        self._base, self._components = None, {}  # :focus may change the style
+        self.lines.forget_styles()  # :focus may change the style
         self.refresh()
 
     def on_blur(self) -> None:
-        self._base, self._components = None, {}
+        self.lines.forget_styles()
         self.refresh()
 
     # ---- mouse ------------------------------------------------------------------------------
@@ -481,11 +356,11 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         if self.grid is None:
             return
         x, y = event.x - self.styles.gutter.left, event.y - self.styles.gutter.top
-        if y < 1 or x < self._label_width:
+        if y < 1 or x < self.label_width:
             return
         scroll_x, scroll_y = self.scroll_offset
         row = scroll_y + y - 1
-        col = (scroll_x + x - self._label_width) // max(1, self._cell_width)
+        col = (scroll_x + x - self.label_width) // max(1, self.cell_width)
         rows, columns = self.shape
         if row < rows and col < columns:
             self.post_message(self.CellClicked(self, row, col))
