@@ -14,7 +14,8 @@ from attn_tui.core.teaching.overview import weights_overview
 from attn_tui.core.teaching.patterns import pattern_scores
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.screens.debugger import DebuggerScreen
-from attn_tui.tui.screens.model_view import HeadMap, ModelViewScreen
+from attn_tui.tui.screens.model_view import ModelViewScreen
+from attn_tui.tui.widgets.head_map import HeadMap
 from tests.test_model_index import two_layer_index
 from tests.tui_helpers import screen_text
 

@@ -13,13 +13,11 @@ one below) are computed.
 
 from __future__ import annotations
 
-from rich.segment import Segment
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Grid
 from textual.content import Content
 from textual.screen import Screen
-from textual.strip import Strip
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
@@ -30,6 +28,7 @@ from attn_tui.core.text import visible
 from attn_tui.tui.keys import model_view_bindings
 from attn_tui.tui.screens.debugger import DebuggerScreen
 from attn_tui.tui.text import tell
+from attn_tui.tui.widgets.head_map import HeadMap
 from attn_tui.tui.widgets.overview import OverviewMap
 
 SCORES = (None, *PATTERNS)  # what ``s`` cycles through: no colouring, then each pattern
@@ -40,30 +39,6 @@ LABEL_WIDTH = 9             # the column of layer names
 MAP_WIDTH = 10              # the narrowest map the window makes room for
 CHROME = 4                  # lines of the screen that are not the grid: title, hint, footer
 MAP_ROWS_AT_A_TIME = 128    # query rows a map is computed from at a time (fewer, bigger steps)
-
-
-class HeadMap(OverviewMap):
-    """One head's map in the grid: its first line shows the chosen score (or … while the map is
-    computed) instead of the overview's status."""
-
-    DEFAULT_CSS = """
-    HeadMap { width: 100%; height: 100%; border: round $panel-lighten-2; }
-    """
-
-    def __init__(self, layer: int, head: int, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.grid_row, self.head = layer, head
-        self.border_title = f"h{head}"
-        self.border_subtitle = ""
-        self.score_text = ""
-
-    def render_line(self, y: int) -> Strip:
-        if y != 0:
-            return super().render_line(y)
-        width = self.content_size.width
-        text = self.score_text if self.small is not None or self.score_text == "unreadable" else "…"
-        return Strip([Segment(text[:width].rjust(width),
-                              self.get_component_rich_style("overview--status"))])
 
 
 class LayerDebugger(DebuggerScreen):
