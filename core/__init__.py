@@ -11,8 +11,8 @@ from importlib import import_module
 
 _EXPORTS = {
     "REGISTRY": "attn_tui.core.engine.stages", "stages_for": "attn_tui.core.engine.stages",
-    "Attention": "attn_tui.core.engine.attention", "Trace": "attn_tui.core.engine.attention",
-    "compute": "attn_tui.core.engine.attention", "compute_all": "attn_tui.core.engine.attention",
+    "Attention": "attn_tui.core.engine.attention", "Trace": "attn_tui.core.engine.trace",
+    "compute": "attn_tui.core.engine.trace", "compute_all": "attn_tui.core.engine.trace",
     "NumericError": "attn_tui.core.errors", "ScenarioError": "attn_tui.core.errors",
     "Explanation": "attn_tui.core.engine.explanation", "explain": "attn_tui.core.engine.explanation",
     "sentence": "attn_tui.core.engine.stages.softmax",

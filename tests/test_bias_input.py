@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from attn_tui.core import load
-from attn_tui.core.engine.attention import compute
+from attn_tui.core.engine.trace import compute
 from attn_tui.core.editing.session import Session
 from tests.tui_helpers import debugger, explanation, matrix, running
 

@@ -19,7 +19,7 @@ from attn_tui.core import ScenarioError
 from attn_tui.core import load
 from attn_tui.core import loads
 from attn_tui.core.reading import text
-from attn_tui.core.engine.attention import compute_all
+from attn_tui.core.engine.trace import compute_all
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT
 

@@ -20,7 +20,8 @@ from hypothesis.extra.numpy import arrays
 from attn_tui.core import Scenario
 from attn_tui.core import compute
 from attn_tui.core import load
-from attn_tui.core.engine.attention import Attention, trace
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.engine.trace import trace
 from attn_tui.core.model.heads import HeadInputs
 from attn_tui.core.model.scenario import Options, bits_equal
 from attn_tui.core.editing.session import Session

@@ -20,7 +20,8 @@ import pytest
 from textual import events
 
 from attn_tui.core import load
-from attn_tui.core.engine.attention import Attention, trace
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.engine.trace import trace
 from attn_tui.core.loading.catalog import builtins
 from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.tui.app import AttnApp

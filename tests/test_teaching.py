@@ -146,7 +146,7 @@ def test_two_mistakes_that_give_the_same_numbers_are_both_named():
         "Q": np.array([[1.0, 0.0], [0.0, 1.0]]), "K": np.array([[0.5, 1.0], [1.0, 0.2]]),
         "V": np.eye(2)})
     unmasked = Attention(two, two.options.__class__(causal=False))
-    from attn_tui.core.engine.attention import trace
+    from attn_tui.core.engine.trace import trace
     weights = trace(unmasked).weights  # what "no mask" gives, and, at T = 2, "sees one ahead"
     comparison = compare(student(two, "weights", weights))
     keys = [mistake.key for mistake in comparison.diagnosis.mistakes]
@@ -159,7 +159,7 @@ def test_dividing_by_d_k_is_a_mistake_under_a_numeric_scale_too():
     rng = np.random.RandomState(1)
     base = Scenario(title="s", tokens=tuple("abcd"), inputs={"Q": rng.randn(4, 4), "K": rng.randn(4, 4),
                                                             "V": rng.randn(4, 2)}, options=Options(scale=3.0))
-    from attn_tui.core.engine.attention import trace
+    from attn_tui.core.engine.trace import trace
     wrong = trace(Attention(base, Options(scale=4.0))).scaled  # ÷ d_k = 4 instead of ÷ 3
     comparison = compare(student(base, "scaled", wrong))
     assert comparison.diagnosis.key == "divided_by_d_k_not_scale"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 
 from attn_tui.core import load
-from attn_tui.core.engine.attention import Trace, trace
+from attn_tui.core.engine.trace import Trace, trace
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.screens.debugger import DebuggerScreen
 from attn_tui.tui.widgets.explanation import ExplanationView

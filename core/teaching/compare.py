@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attn_tui.core.engine.attention import Attention, trace
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.engine.trace import trace
 from attn_tui.core.engine.explanation import Line, Span
 from attn_tui.core.model.labels import token_labels
 from attn_tui.core.engine.stages import column_labels

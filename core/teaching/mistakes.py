@@ -11,7 +11,8 @@ from typing import Callable
 
 import numpy as np
 
-from attn_tui.core.engine.attention import Attention, Trace, trace
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.engine.trace import Trace, trace
 from attn_tui.core.errors import NumericError
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.engine.stages import mask, softmax, weighted_sum
