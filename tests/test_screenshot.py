@@ -36,3 +36,7 @@ def test_the_screenshot_shows_cat_sat_at_softmax(tmp_path):
         assert re.search(rf">{token}\s*<", text), token
     assert "Softmax" in text and "0.503" in text  # "sat"'s weight on itself, at the step shown
 
+
+
+def test_readme_shows_the_screenshot():
+    assert "](docs/screenshot.svg)" in (ROOT / "README.md").read_text(encoding="utf-8")
