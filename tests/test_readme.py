@@ -233,3 +233,19 @@ def test_the_gradients_section_shows_the_programs_own_walk_and_training():
     told = f"scaled loss falls from {scaled.losses[0]:.3f} to {scaled.losses[-1]:.3f}"
     assert told in " ".join(text.split())
     assert f"climbs to {unscaled.losses[-1]:.3f} and stalls" in " ".join(text.split())
+
+
+def test_the_programs_messages_point_at_pages_that_are_there():
+    """A message that sends a reader to the docs names a page that exists, and holds the section
+    it names (issue 28: README no longer holds them)."""
+    pointers = {}
+    for folder in ("core", "tui", "capture"):
+        for source in (ROOT / folder).rglob("*.py"):
+            text = source.read_text(encoding="utf-8")
+            assert "see README" not in text, source
+            for name, topic in re.findall(r"\(see (docs/[\w-]+\.md): ([^)\"]+)\)", text):
+                pointers[(name, topic)] = source
+    assert ("docs/classroom.md", "lessons") in pointers and ("docs/scenarios.md", "the format") in pointers
+    for (name, topic), source in pointers.items():
+        headings = re.findall(r"^#+ (.+)$", page(name), flags=re.M)
+        assert any(topic.lower() in heading.lower() for heading in headings), (source, name, topic)
