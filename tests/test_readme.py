@@ -249,3 +249,15 @@ def test_the_programs_messages_point_at_pages_that_are_there():
     for (name, topic), source in pointers.items():
         headings = re.findall(r"^#+ (.+)$", page(name), flags=re.M)
         assert any(topic.lower() in heading.lower() for heading in headings), (source, name, topic)
+
+
+def test_the_online_softmax_excerpt_is_what_print_writes():
+    from attn_tui.core import load
+    from attn_tui.core.outputs.report import text_chunks
+    from tests.conftest import SCENARIOS
+
+    text = section(page("docs/scenarios.md"), "## How attention really runs")
+    excerpt = text.split("```\n", 2)[1].split("\n```", 1)[0]
+    assert excerpt.startswith('Step 6 — Online softmax: walk "slept"')
+    scenario = load(SCENARIOS / "online_softmax.yaml")
+    assert excerpt in "".join(text_chunks(scenario, rows=[scenario.tokens.index("slept")]))
