@@ -22,8 +22,8 @@ from attn_tui.core.text import quoted, visible
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
 def install_command() -> str:
-    """How to get the models extra, as README spells it: from the checkout attn-tui runs from
-    (``'.[models]'`` in its folder, which is how README installs), else by name."""
+    """How to get the models extra, as docs/capture.md spells it: from the checkout attn-tui runs from
+    (``'.[models]'`` in its folder, which is how docs/capture.md installs), else by name."""
     from pathlib import Path
 
     import attn_tui

@@ -102,12 +102,12 @@ def test_json_of_the_written_index_lists_every_layers_shape(gpt2, tmp_path, caps
         (n, 4, 15, 8) for n in range(3)]
 
 
-def test_the_readmes_heads_table_is_the_programs_own(tmp_path, capsys):
-    """README shows `attn-tui heads` on the tests' tiny GPT-2 (seed 0): it must be what the
-    program prints for that capture."""
+def test_the_capture_pages_heads_table_is_the_programs_own(tmp_path, capsys):
+    """docs/capture.md shows `attn-tui heads` on the tests' tiny GPT-2 (seed 0): it must be what
+    the program prints for that capture."""
     from tests.conftest import ROOT
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "capture.md").read_text(encoding="utf-8")
     shown = readme.split("<!-- heads: tiny-gpt2 -->\n```\n", 1)[1].split("```", 1)[0]
     folder = save_gpt2(tmp_path / "tiny-gpt2")
     index = tmp_path / "tiny-gpt2_layers.yaml"

@@ -131,7 +131,7 @@ sys.exit(main(['capture', {str(tmp_path)!r}, '--text', 'the cat', '--layer', '0'
     missing = " and ".join(hidden) + (" is" if len(hidden) == 1 else " are")
     from tests.conftest import ROOT
 
-    # spelt as README spells it, for the checkout the tests run from
+    # spelt as docs/capture.md spells it, for the checkout the tests run from
     assert result.stderr == (f"attn-tui capture: capture needs PyTorch and transformers ({missing} "
                              f"not installed): python -m pip install '.[models]' (in {ROOT})\n")
     assert not (tmp_path / "out.yaml").exists()

@@ -67,11 +67,12 @@ def test_the_command_line_writes_both(capsys):
 
 
 def test_worksheet_answers_is_the_answer_key_as_readme_says(capsys):
-    """README: "--markdown --worksheet … (--answers: its answer key)": a teacher adds --answers
+    """docs/cli.md: "--markdown --worksheet … (--answers: its answer key)": a teacher adds --answers
     to the worksheet's command, and gets the key for that worksheet."""
     assert main(["--markdown", "--answers", "cat_sat"]) == 0
     key = capsys.readouterr().out
     assert main(["--markdown", "--worksheet", "--answers", "cat_sat"]) == 0
     assert capsys.readouterr().out == key and "— answer key" in key
-    readme = (ROOT / "README.md").read_text()
-    assert "attn-tui --markdown --worksheet --answers cat_sat" in readme
+    cli = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert "attn-tui --markdown --worksheet --answers cat_sat" in cli
+    assert "attn-tui markdown --worksheet --answers cat_sat" in cli

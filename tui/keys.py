@@ -1,5 +1,5 @@
 """Every key of the app, declared once: the debugger's bindings, the footer, the help screen,
-the README's table and the monkey test's key list are all made from ``KEYS``.
+docs/keys.md's table and the monkey test's key list are all made from ``KEYS``.
 
 A key belongs to a place (where it works) and a group (how help orders it). Keys of the input
 matrices and of the cell editor are handled by those widgets themselves (in the order they
@@ -202,7 +202,7 @@ def help_text() -> list[tuple[str, list[tuple[str, str]]]]:
 
 
 def markdown_table() -> str:
-    """The README's table of keys."""
+    """The table of keys in docs/keys.md (tests/test_readme.py checks it is this)."""
     lines = ["| where | key | what it does |", "| --- | --- | --- |"]
     for where, keys in help_text():
         for number, (shown, does) in enumerate(keys):

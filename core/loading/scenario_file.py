@@ -137,7 +137,7 @@ def fields(document: Document, path: str) -> dict[str, Any]:
     root = document.root
     if root is None or (isinstance(root, Scalar) and root.tag == TAG + "null"):
         raise ScenarioError("the file is empty; a scenario needs at least Q, K and V "
-                            "(see README: the scenario format)", 1, 1)
+                            "(see docs/scenarios.md: the format)", 1, 1)
     if not isinstance(deref(root), Mapping):
         raise located(root, "a scenario is a mapping of keys (title:, Q:, …), "
                             f"not {kind_of(deref(root))}")

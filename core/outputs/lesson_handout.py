@@ -32,7 +32,7 @@ def lesson_markdown(scenario: Scenario, answers: bool = False) -> str:
     """The handout of ``scenario``'s lesson (``ValueError`` if it has none); ``answers`` fills it in."""
     lesson = scenario.lesson
     if lesson is None:
-        raise ValueError("the scenario has no lesson: (see README: lessons)")
+        raise ValueError("the scenario has no lesson: (see docs/classroom.md: lessons)")
     title = visible(scenario.title).strip() or "Untitled scenario"
     blocks = [_heading(1, title + (" — lesson, with answers" if answers else " — lesson"))]
     if not answers:

@@ -37,7 +37,7 @@ def open_app(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             return start_app(None, debug=args.debug, index=index)
         scenario = with_views(parser, args, load(path))  # before the terminal is taken: an error is one line
         if args.lesson and scenario.lesson is None:
-            raise ScenarioError("has no lesson: (see README: lessons)", path=path)
+            raise ScenarioError("has no lesson: (see docs/classroom.md: lessons)", path=path)
     except ScenarioError as error:
         say_problems(error)
         return EXIT_USAGE

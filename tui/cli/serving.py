@@ -24,7 +24,7 @@ def _scenario_of(parser: argparse.ArgumentParser, args: argparse.Namespace, less
     path = os.path.abspath(scenario_path(args.scenario))
     scenario = load(path) if whole else check(path)
     if lesson and scenario.lesson is None:
-        raise ScenarioError("has no lesson: (see README: lessons)", path=path)
+        raise ScenarioError("has no lesson: (see docs/classroom.md: lessons)", path=path)
     return path, scenario
 
 

@@ -25,7 +25,7 @@ def headless(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             return list_index(parser, args, index)
         scenario = with_views(parser, args, load(path))
         if getattr(args, "lesson", False) and scenario.lesson is None:
-            raise ScenarioError("has no lesson: (see README: lessons)", path=path)
+            raise ScenarioError("has no lesson: (see docs/classroom.md: lessons)", path=path)
     except ScenarioError as error:
         say_problems(error)
         return EXIT_USAGE
