@@ -35,9 +35,12 @@ import time
 import uuid
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.workloads import (make_backward, make_capture_shaped, make_lesson, make_multihead,  # noqa: E402
+                                  make_scenario, make_small_index, make_walked)
+
 # Every run of attn-tui here finds its modules compiled, as an installed package has them (pip
 # compiles them at install): this machine sets PYTHONDONTWRITEBYTECODE, under which every start
 # would compile the checkout again (~0.1 s). main() compiles them once, into a folder of its own.
@@ -48,7 +51,6 @@ atexit.register(shutil.rmtree, SCRATCH, True)
 PYCACHE = tempfile.mkdtemp(prefix="bench-pycache-", dir=SCRATCH)
 INSTALLED = {**{key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"},
              "PYTHONPYCACHEPREFIX": PYCACHE}
-D = 64
 BARE_APP = r'''
 from textual.app import App
 from textual.widgets import Static
@@ -147,27 +149,6 @@ def rss_mb(pid: int) -> float:
     return max(sizes)
 
 
-# ---- scenarios ----------------------------------------------------------------------------------
-
-def make_scenario(folder: Path, T: int) -> Path:
-    rng = np.random.RandomState(T)
-    np.savez(folder / f"head_{T}.npz", Q=rng.randn(T, D), K=rng.randn(T, D), V=rng.randn(T, D))
-    path = folder / f"head_{T}.yaml"
-    path.write_text(f"title: One head, T = {T}\nnpz: head_{T}.npz\n")
-    return path
-
-
-def make_lesson(folder: Path, T: int) -> Path:
-    """The one-head scenario of ``T`` with a lesson of two beats: the second steps on, moves the
-    row and edits a Q cell, so that n and N each apply (or take back) an edit and a step."""
-    make_scenario(folder, T)
-    path = folder / f"lesson_{T}.yaml"
-    path.write_text(f"title: A lesson, T = {T}\nnpz: head_{T}.npz\nlesson:\n"
-                    "  - {step: softmax, row: 1}\n"
-                    "  - {step: weighted_sum, row: 2, edit: {matrix: Q, row: 2, col: 1, to: 3.5}}\n")
-    return path
-
-
 def lesson_rows(tmux: Tmux, folder: Path, sizes: list[int], n: int) -> list[dict]:
     """The lesson's n (next beat) and N (back), each a step, a row and an edit of Q."""
     rows = []
@@ -176,50 +157,6 @@ def lesson_rows(tmux: Tmux, folder: Path, sizes: list[int], n: int) -> list[dict
         rows += key_row(f"next beat and back (n, N: a step and a Q edit), T = {T}",
                         *keys(tmux, scenario, "into percentages", [], ["n", "N"], n), 20)
     return rows
-
-
-def make_multihead(folder: Path, T: int = 1024, d_model: int = 512, heads: int = 8) -> Path:
-    """Multi-head attention from X and projections: T × d_model embeddings, 8 heads of 64."""
-    rng = np.random.RandomState(heads)
-    width = heads * D
-    np.savez(folder / "heads.npz", X=rng.randn(T, d_model), Wq=rng.randn(d_model, width) / 8,
-             Wk=rng.randn(d_model, width) / 8, Wv=rng.randn(d_model, width) / 8, Wo=rng.randn(width, d_model) / 8)
-    path = folder / "heads.yaml"
-    path.write_text(f"title: {heads} heads, T = {T}, d_model = {d_model}\nnpz: heads.npz\nheads: {heads}\n")
-    return path
-
-
-def make_capture_shaped(folder: Path, T: int = 2048) -> Path:
-    """A scenario shaped as ``attn-tui capture`` writes a Llama layer: Q, K, V per head in an
-    .npz (4 query heads sharing 2 key/value heads, d_k = 16), RoPE, Wo."""
-    rng = np.random.RandomState(T)
-    np.savez(folder / "capture.npz", Q=rng.randn(4, T, 16), K=rng.randn(2, T, 16), V=rng.randn(2, T, 16),
-             Wo=rng.randn(64, 64) / 8)
-    path = folder / "capture.yaml"
-    path.write_text(f"title: capture-shaped, T = {T}\nnpz: capture.npz\nheads: 4\nkv_heads: 2\n"
-                    "rope: {base: 10000}\n")
-    return path
-
-
-def make_backward(folder: Path, T: int) -> Path:
-    """The one-head scenario of ``T`` with a loss (a random target) and training of Q and K."""
-    make_scenario(folder, T)
-    np.save(folder / f"target_{T}.npy", np.random.RandomState(T + 1).randn(T, D))
-    path = folder / f"backward_{T}.yaml"
-    path.write_text(f"title: backward, T = {T}\nnpz: head_{T}.npz\nloss:\n  target: {{npy: target_{T}.npy}}\n"
-                    "train: {learn: [Q, K], lr: 0.001, steps: 20}\n")
-    return path
-
-
-def make_small_index(folder: Path, layers: int = 12, heads: int = 4, T: int = 32) -> Path:
-    """An index of ``layers`` layers, each ``heads`` heads of T tokens: the model view's grid."""
-    rng = np.random.RandomState(layers)
-    np.savez(folder / "layer.npz", Q=rng.randn(heads, T, 16), K=rng.randn(heads, T, 16), V=rng.randn(heads, T, 16))
-    (folder / "layer.yaml").write_text(f"title: a layer\nnpz: layer.npz\nheads: {heads}\n")
-    lines = "".join(f"  - {{layer: {i}, scenario: layer.yaml, heads: {heads}}}\n" for i in range(layers))
-    path = folder / "index.yaml"
-    path.write_text(f"model_index: 1\ntitle: {layers} layers\nlayers:\n{lines}")
-    return path
 
 
 BARE_QUITTING = BARE_APP.replace("class Floor(App):", "class Floor(App):\n    BINDINGS = [('q', 'quit', 'Quit')]")
@@ -380,13 +317,6 @@ def key_row(what: str, ours: list[float], bare: list[float], allowance_ms: float
     added = [o * 1000 - floor for o in ours]
     return [row(f"{what}: added to the floor", added, allowance_ms, "ms",
                 f"floor {floor:.1f} ms, attn-tui {statistics.median(ours) * 1000:.1f} ms")]
-
-
-def make_walked(folder: Path, T: int, extra: str, name: str) -> Path:
-    """The one-head scenario of ``T`` tokens with a step of issue 20 (tiles, decoding)."""
-    path = folder / f"{name}_{T}.yaml"
-    path.write_text(f"title: {name}, T = {T}\nnpz: head_{T}.npz\n{extra}")
-    return path
 
 
 def main() -> None:
