@@ -157,7 +157,8 @@ def draw(index: Path) -> None:
 
 
 def key_rows(index: Path, n: int) -> list[dict]:
-    from benchmarks.run import Tmux, key_row, keys
+    from benchmarks.run import key_row, keys
+    from benchmarks.tmux import Tmux
 
     tmux = Tmux()
     try:
