@@ -6,9 +6,7 @@ each claim is checked on the page it moved to."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-import pytest
 import yaml
 
 from attn_tui.core.loading.catalog import builtins

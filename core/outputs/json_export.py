@@ -159,7 +159,6 @@ def _backward(attention: Attention, per_head: bool) -> Iterator[str]:
     """``backward``: the loss (null for a gradient given), dL/d output and dL/d every input (and,
     for a scenario written as one head, the head's own backward steps)."""
     back = attention.backward
-    scenario = attention.scenario
     yield ', "backward": {"loss": ' + json.dumps(back.loss(), allow_nan=False) + ', "d_output": '
     yield from _matrix(lambda rows: back.d_output()[rows.start:rows.stop], attention.T)
     for name, values in back.inputs().items():

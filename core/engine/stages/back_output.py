@@ -51,7 +51,7 @@ def explain(w) -> str:
               (fixed(d_row[column], p, True), "result"), selected=True)
     w.add(("dO = output − target = ", ""), (w.vector(d_row, p, True), "result"))
     part = 0.5 * float(np.sum(d_row ** 2))
-    w.add((f"this row's part of L: ½·‖dO‖² = ", ""), (fixed(part, p, True), "number"),
+    w.add(("this row's part of L: ½·‖dO‖² = ", ""), (fixed(part, p, True), "number"),
           ("   L over every row = ", ""), (fixed(back.loss(), p, True), "result"))
     w.note("L = ½·Σ(output − target)², so dL/d output is simply how far the output is from its target.")
     return f"how far is {w.query_quoted}'s output from its target?"
