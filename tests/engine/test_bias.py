@@ -1,5 +1,5 @@
 """The Bias stage (issue 19): ALiBi and an explicit bias, added to the scaled scores between
-Scale and Mask. Checked against the float64 reference of tests/test_multihead.py (written from
+Scale and Mask. Checked against the float64 reference of tests/engine/test_multihead.py (written from
 the definitions) and PyTorch's scaled_dot_product_attention with a float attn_mask carrying the
 bias, over random layouts (heads, grouped keys, cross-attention, causal, window, padding, an
 explicit mask, RoPE, Wo); ALiBi's slopes against the paper's code, written here; then the file
@@ -24,7 +24,7 @@ from attn_tui.core.outputs.markdown import to_markdown
 from attn_tui.core.outputs.report import to_text
 from attn_tui.core.editing.save import render, save
 from attn_tui.core.reading.bias import alibi_slopes
-from tests.test_multihead import build, close, layouts
+from tests.engine.test_multihead import build, close, layouts
 
 
 def paper_slopes(n: int) -> list[float]:

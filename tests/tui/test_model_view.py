@@ -15,7 +15,7 @@ from attn_tui.core.teaching.patterns import pattern_scores
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.screens.debugger import DebuggerScreen
 from attn_tui.tui.screens.model_view import HeadMap, ModelViewScreen
-from tests.test_model_index import two_layer_index
+from tests.reading.test_model_index import two_layer_index
 from tests.tui_helpers import screen_text
 
 

@@ -8,8 +8,8 @@ import numpy as np
 from attn_tui.core.loading.model_index import read_index
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.screens.model_view import HeadMap
-from tests.test_model_index import two_layer_index
-from tests.test_model_view import wait_for
+from tests.reading.test_model_index import two_layer_index
+from tests.tui.test_model_view import wait_for
 from tests.tui_helpers import running, stage_view
 
 

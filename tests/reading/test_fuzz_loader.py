@@ -12,7 +12,7 @@ and must take less than a second. Any other exception is a failure.
 
 The example count is modest so the normal run stays fast; hunt with more:
 
-    FUZZ_EXAMPLES=20000 python -m pytest tests/test_fuzz_loader.py
+    FUZZ_EXAMPLES=20000 python -m pytest tests/reading/test_fuzz_loader.py
 
 The bugs a long run found are pinned by the regression tests at the bottom (each was a strict
 xfail until it was fixed).
@@ -37,6 +37,7 @@ from attn_tui.core import compute_all
 from attn_tui.core import load
 from attn_tui.core import loads
 from attn_tui.core.limits import MAX_T
+from tests.conftest import ROOT
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "200"))
 MEMORY_LIMIT = 200 * 2**20   # bytes, peak, for one document
@@ -48,7 +49,6 @@ FUZZ = settings(
     suppress_health_check=list(HealthCheck),
 )
 
-ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = {path.name: path.read_bytes() for path in sorted((ROOT / "scenarios").glob("*.yaml"))}
 
 SCENARIO_KEYS = ("title", "description", "tokens", "Q", "K", "V", "X", "Wq", "Wk", "Wv",

@@ -501,8 +501,8 @@ async def test_closing_the_teachers_terminal_ends_the_class(tmp_path):
     import asyncio
     import sys
 
-    from tests.test_lesson_browser import Terminal, class_processes
-    from tests.test_serve_browser import free_port
+    from tests.serve.test_lesson_browser import Terminal, class_processes
+    from tests.serve.test_serve_browser import free_port
 
     port, folder = free_port(), tmp_path / "class"
     teacher = Terminal(tmp_path)

@@ -16,7 +16,7 @@ import pytest
 
 from tests.chromium import CHROMIUM, Chromium
 from tests.conftest import ROOT
-from tests.test_serve_browser import free_port
+from tests.serve.test_serve_browser import free_port
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None or shutil.which("tmux") is None,
