@@ -31,6 +31,8 @@ from tests.conftest import ROOT  # noqa: E402
 from tests.reference import rotate_half  # noqa: E402
 from tests.tiny_models import save_gpt2, save_llama  # noqa: E402
 
+pytestmark = pytest.mark.models
+
 TOLERANCE = 1e-5
 TEXT = "The cat sat on the mat"
 

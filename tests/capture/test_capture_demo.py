@@ -17,6 +17,8 @@ from attn_tui.core.teaching.patterns import scenario_scores  # noqa: E402
 from attn_tui.core.loading.scenario_file import load  # noqa: E402
 from attn_tui.tui.cli import main  # noqa: E402
 
+pytestmark = pytest.mark.models
+
 
 def test_the_demo_model_is_captured_offline_and_its_heads_do_what_they_are_wired_for(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -28,6 +28,8 @@ from transformers import AutoModel, AutoTokenizer  # noqa: E402
 from attn_tui.tui.cli import main  # noqa: E402
 from tests.tiny_models import save_family  # noqa: E402
 
+pytestmark = pytest.mark.models
+
 TOLERANCE = 1e-5
 TEXT = "The cat sat on the mat, the dog sat on the log"
 TARGET = "the dog sat on the mat"

@@ -21,6 +21,8 @@ from tests.capture.test_capture_families import model_attention as family_attent
 from tests.capture.test_capture_families import reference as family_reference  # noqa: E402
 from tests.tiny_models import save_family, save_gpt2  # noqa: E402
 
+pytestmark = pytest.mark.models
+
 TEXT = "The cat sat on the mat. The cat sat on the mat."
 
 

@@ -13,6 +13,8 @@ pytest.importorskip("huggingface_hub")
 from attn_tui.capture.errors import CaptureError  # noqa: E402
 from attn_tui.capture.model_source import locate  # noqa: E402
 
+pytestmark = pytest.mark.models
+
 NOT_CACHED = "attn-tui-tests/not-in-any-cache"
 
 

@@ -25,6 +25,8 @@ from attn_tui.core.loading.scenario_file import loads  # noqa: E402
 from tests import torch_attention as ref  # noqa: E402
 from tests.attack_reference import yaml_matrix  # noqa: E402
 
+pytestmark = pytest.mark.models
+
 torch.set_num_threads(1)  # tiny matrices: threads only cost time (and the machines are shared)
 
 

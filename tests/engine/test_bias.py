@@ -77,6 +77,7 @@ def test_every_stage_of_every_head_with_a_bias_is_the_references(layout):
         assert close(attention.values("project", None, rows, range(scenario.d_out)), projected)
 
 
+@pytest.mark.models
 @settings(max_examples=40, deadline=None)
 @given(biased_layouts())
 def test_the_output_with_a_bias_is_pytorchs_with_a_float_mask(layout):

@@ -88,6 +88,7 @@ def test_json_carries_the_references_bias_biased_and_capped(tmp_path):
     assert checked > 20
 
 
+@pytest.mark.models
 def test_the_output_is_pytorchs_sdpa_with_the_bias_as_a_float_mask(tmp_path):
     """Softcap is not SDPA's (it goes between the bias and the mask), so those are left out;
     the queries and keys given to PyTorch are turned by the reference's own RoPE."""

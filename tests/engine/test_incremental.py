@@ -77,6 +77,7 @@ def assert_matches_fresh(session: Session) -> None:
     assert (got.weights[got.blocked] == 0).all()
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(sessions_and_edits())
 def test_any_sequence_of_edits_equals_a_fresh_computation_bit_for_bit(case):

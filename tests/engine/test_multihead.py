@@ -171,6 +171,7 @@ def test_every_stage_of_every_head_is_the_references(layout):
         assert close(attention.values("project", None, rows, range(scenario.d_out)), projected)
 
 
+@pytest.mark.models
 @settings(max_examples=40, deadline=None)
 @given(layouts())
 def test_the_output_of_every_head_is_pytorchs(layout):

@@ -18,9 +18,12 @@ from tests.chromium import CHROMIUM, Chromium
 from tests.conftest import ROOT
 from tests.serve.test_serve_browser import free_port
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or shutil.which("tmux") is None,
-    reason="needs chromium and tmux on PATH (apt-get install chromium tmux; CI does)")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        CHROMIUM is None or shutil.which("tmux") is None,
+        reason="needs chromium and tmux on PATH (apt-get install chromium tmux; CI does)"),
+]
 
 
 def class_processes(folder) -> list[int]:

@@ -14,9 +14,12 @@ import pytest
 from tests.chromium import CHROMIUM, Chromium, end_group, group_members, wait_until
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium on PATH: install Debian's chromium to run the browser "
-                             "test (apt-get install chromium; CI does)")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="no chromium on PATH: install Debian's chromium to run the browser "
+                                 "test (apt-get install chromium; CI does)"),
+]
 
 
 def free_port() -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from hypothesis import given, settings, strategies as st
 from textual import events
 
@@ -46,6 +47,7 @@ async def type_into_cell(texts: list[str]) -> list[tuple[str, float, float, bool
     return results              # example starts afresh, not at "restore?"
 
 
+@pytest.mark.slow
 @settings(max_examples=8)
 @given(st.lists(TEXTS, min_size=10, max_size=25))
 def test_typed_text_is_a_number_stored_exactly_or_refused(texts):

@@ -28,6 +28,8 @@ from attn_tui.tui.keys import monkey_keys
 from attn_tui.tui.screens.debugger import DebuggerScreen
 from attn_tui.tui.screens.heads import HeadsScreen
 
+pytestmark = pytest.mark.slow
+
 KEYS_PER_SCENARIO = 3000 if os.environ.get("ATTN_TUI_LONG") else 200
 KEYS = monkey_keys() + list("0123456789.-") * 2
 TEXT = list("abcxyz_ ,;/éß٣１∞−") + ["1e999", "nan", "-0", "1_000", "9" * 40, "[/x]", "\x1b[2J"]

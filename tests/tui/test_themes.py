@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from attn_tui.core import load
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.settings import PALETTES, settings_path
@@ -24,6 +26,7 @@ def cell_contrasts(view: MatrixView) -> list[float]:
     return ratios
 
 
+@pytest.mark.slow
 async def test_numbers_on_heat_map_cells_read_in_every_theme_and_palette():
     app = AttnApp(load(SCENARIOS / "cat_sat.yaml"), remember=False)
     async with app.run_test(size=(120, 40)) as pilot:

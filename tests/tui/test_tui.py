@@ -135,6 +135,7 @@ async def test_plus_and_minus_nudge_by_a_tenth():
         assert debugger(app).session.scenario.Q[0, 0] == 1.2
 
 
+@pytest.mark.slow
 async def test_undo_and_redo_restore_exactly():
     async with running() as (app, pilot):
         session = debugger(app).session
@@ -255,6 +256,7 @@ async def test_the_footer_shows_the_keys_that_work_now():
         assert "Edit" in footer and "Step" not in footer
 
 
+@pytest.mark.slow
 async def test_the_command_palette_offers_the_actions():
     async with running() as (app, pilot):
         await pilot.press("ctrl+p")
@@ -388,6 +390,7 @@ async def test_huge_values_are_shown_with_an_exponent():
         assert "000000000" not in text
 
 
+@pytest.mark.slow
 async def test_repeated_resizes_from_40_by_12_to_300_by_100():
     async with running(size=(120, 40)) as (app, pilot):
         for width, height in [(40, 12), (300, 100), (25, 8), (80, 24), (300, 100), (40, 12)] * 3:

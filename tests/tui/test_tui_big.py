@@ -27,6 +27,7 @@ def big_scenario(tmp_path_factory):
     return folder / "head.yaml"
 
 
+@pytest.mark.slow
 async def test_scroll_to_the_last_row_and_edit_a_cell_there(big_scenario):
     async with running(big_scenario) as (app, pilot):
         screen = debugger(app)

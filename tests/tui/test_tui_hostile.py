@@ -4,6 +4,8 @@ the keys lead to is drawn, and what it draws holds no raw control character."""
 
 from __future__ import annotations
 
+import pytest
+
 from attn_tui.core import loads
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.screens.debugger import DebuggerScreen
@@ -33,6 +35,7 @@ def assert_inert(text: str) -> None:
     assert not found, found
 
 
+@pytest.mark.slow
 async def test_hostile_text_is_shown_as_written_on_every_screen():
     scenario = loads(HOSTILE)
     assert "\x1b" in scenario.tokens[1] and "\x9b" in scenario.tokens[4]  # the raw bytes, as loaded

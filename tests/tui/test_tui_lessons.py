@@ -26,6 +26,7 @@ def where(app) -> tuple[str, int]:
     return screen.stage, screen.row
 
 
+@pytest.mark.slow
 async def test_the_chapters_lesson_beat_by_beat_forth_and_back():
     async with running(SCENARIOS / "cat_sat_lesson.yaml", read_only=True) as (app, pilot):
         assert where(app) == ("score", SAT) and "beat 1/9" in narration(app)
@@ -60,6 +61,7 @@ async def test_the_chapters_lesson_beat_by_beat_forth_and_back():
         assert debugger(app).session.scenario.options.causal and not debugger(app).session.modified
 
 
+@pytest.mark.slow
 async def test_the_scaling_lesson_edits_the_query_and_undo_takes_an_edit_back():
     async with running(SCENARIOS / "scaling_lesson.yaml", read_only=True) as (app, pilot):
         session = debugger(app).session
@@ -80,6 +82,7 @@ async def test_the_scaling_lesson_edits_the_query_and_undo_takes_an_edit_back():
         assert session.scenario.options.scale is True
 
 
+@pytest.mark.slow
 async def test_free_exploration_then_n_returns_to_the_script():
     async with running(SCENARIOS / "cat_sat_lesson.yaml", read_only=True) as (app, pilot):
         await pilot.press("n")  # beat 2: Scale, "sat"
@@ -106,6 +109,7 @@ async def test_a_hostile_lesson_is_shown_inert(tmp_path):
         assert app.is_running
 
 
+@pytest.mark.slow
 async def test_a_recorded_lesson_is_written_into_the_file_and_plays_back(tmp_path, monkeypatch):
     clock = [0.0]
     monkeypatch.setattr(lesson_recording, "now", lambda: clock[0])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import numpy as np
 
 from attn_tui.core import load
@@ -15,6 +16,7 @@ from tests.tui_helpers import debugger, explanation, matrix, running, screen_tex
 LEARNING = SCENARIOS / "learning_to_attend.yaml"
 
 
+@pytest.mark.slow
 async def test_the_backward_steps_follow_the_forward_ones_and_recompute_after_an_edit(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text((SCENARIOS / "cat_sat.yaml").read_text() + "\nloss:\n  target: [[1, 0], [1, 0], [1, 0]]\n")
@@ -57,6 +59,7 @@ async def test_t_is_off_without_train_and_v_without_a_target():
         assert "Gradient check" not in explanation(app)
 
 
+@pytest.mark.slow
 async def test_the_train_view_steps_runs_undoes_and_keeps():
     async with running(LEARNING) as (app, pilot):
         screen = debugger(app)

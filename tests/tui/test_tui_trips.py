@@ -3,6 +3,8 @@ digit keys and key hint, the keys the footer keeps at 80×24, the description af
 
 from __future__ import annotations
 
+import pytest
+
 from attn_tui.tui.screens.choice import ChoiceScreen
 from attn_tui.tui.screens.debugger import DebuggerScreen
 from tests.conftest import SCENARIOS
@@ -21,6 +23,7 @@ async def test_q_in_the_all_heads_view_quits_as_everywhere():
         assert app.return_code == 0
 
 
+@pytest.mark.slow
 async def test_q_in_the_all_heads_view_asks_first_with_unsaved_edits():
     async with running(TWO_HEADS) as (app, pilot):
         await pilot.press("c")  # an unsaved edit
@@ -54,9 +57,6 @@ async def test_projector_mode_jumps_to_a_step_by_its_digit_and_shows_its_keys():
         await pilot.press("1")
         await pilot.pause()
         assert 'Step 1 · Score — row "sat"' in screen_text(app)
-
-
-import pytest  # noqa: E402
 
 
 @pytest.mark.parametrize("path, size", [
