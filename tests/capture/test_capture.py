@@ -22,6 +22,12 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+
+from tests.conftest import NEEDS_MODELS  # noqa: E402
+
+pytest.importorskip("torch", reason=NEEDS_MODELS)
+pytest.importorskip("transformers", reason=NEEDS_MODELS)
+
 import torch  # noqa: E402
 import yaml  # noqa: E402
 from transformers import AutoModel  # noqa: E402

@@ -10,7 +10,10 @@ os.environ["HF_HUB_OFFLINE"] = "1"  # nothing here may reach the network
 
 import pytest  # noqa: E402
 
-pytest.importorskip("torch", reason="capture needs the models extra (torch, transformers)")
+from tests.conftest import NEEDS_MODELS  # noqa: E402
+
+pytest.importorskip("torch", reason=NEEDS_MODELS)
+pytest.importorskip("transformers", reason=NEEDS_MODELS)
 
 from attn_tui.core.loading.model_index import read_index  # noqa: E402
 from attn_tui.core.teaching.patterns import scenario_scores  # noqa: E402

@@ -8,7 +8,9 @@ import time
 
 import pytest
 
-pytest.importorskip("huggingface_hub")
+from tests.conftest import NEEDS_MODELS
+
+pytest.importorskip("huggingface_hub", reason="needs huggingface_hub, which transformers brings: " + NEEDS_MODELS)
 
 from attn_tui.capture.errors import CaptureError  # noqa: E402
 from attn_tui.capture.model_source import locate  # noqa: E402

@@ -81,7 +81,7 @@ def test_every_stage_of_every_head_with_a_bias_is_the_references(layout):
 @settings(max_examples=40, deadline=None)
 @given(biased_layouts())
 def test_the_output_with_a_bias_is_pytorchs_with_a_float_mask(layout):
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason="the second reference is PyTorch's SDPA (pip install torch)")
     scenario, (heads, _, _) = build(layout)
     attention = Attention(scenario)
     rows, keys = range(scenario.T), range(scenario.T_k)

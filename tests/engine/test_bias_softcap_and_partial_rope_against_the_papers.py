@@ -92,7 +92,7 @@ def test_json_carries_the_references_bias_biased_and_capped(tmp_path):
 def test_the_output_is_pytorchs_sdpa_with_the_bias_as_a_float_mask(tmp_path):
     """Softcap is not SDPA's (it goes between the bias and the mask), so those are left out;
     the queries and keys given to PyTorch are turned by the reference's own RoPE."""
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason="the second reference is PyTorch's SDPA (pip install torch)")
     from tests.attack_reference import rope
 
     compared = 0
