@@ -1,5 +1,5 @@
 """What broke when issue 19's stages (Bias, Softcap, partial rotary) and issue 23's edges were
-attacked. The numbers are checked against tests/attack_reference.py, written from the papers'
+attacked. The numbers are checked against tests/reference.py, written from the papers'
 and Hugging Face's formulas with nothing of attn_tui, on scenarios written as YAML text (and
 .npy files) so that the readers are tested with the arithmetic; each other test failed on the
 commit before its fix, or is marked xfail(strict) with why."""
@@ -25,7 +25,7 @@ from attn_tui.core.outputs.report import to_text
 from attn_tui.core.loading.scenario_file import check
 from attn_tui.core.editing.session import Session
 from attn_tui.tui.cli import main
-from tests.attack_reference import random_scenario
+from tests.reference import random_scenario
 from tests.conftest import ROOT
 
 QKV = "tokens: [a, b, c]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\nV: [[1, 0], [0, 1], [1, 1]]\n"
@@ -93,7 +93,7 @@ def test_the_output_is_pytorchs_sdpa_with_the_bias_as_a_float_mask(tmp_path):
     """Softcap is not SDPA's (it goes between the bias and the mask), so those are left out;
     the queries and keys given to PyTorch are turned by the reference's own RoPE."""
     torch = pytest.importorskip("torch", reason="the second reference is PyTorch's SDPA (pip install torch)")
-    from tests.attack_reference import rope
+    from tests.reference import rope
 
     compared = 0
     for seed in range(120):

@@ -21,44 +21,26 @@ from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.editing.session import Session
 from attn_tui.tui.cli import main
 from tests.conftest import SCENARIOS
-from tests.reference import rotate_half
+from tests.reference import attention as reference_attention
 
 # ---- the reference ---------------------------------------------------------------------------
 
 
 def reference(Q, K, V, *, heads, kv_heads, divisor, visible, mask_value=-math.inf, Wo=None, bo=None,
               rope_base=None, bias=None):
-    """Every stage of every head, from the definitions. ``Q`` is (heads, T_q, d_k), ``K`` and
-    ``V`` are (kv_heads, T_k, d); ``visible`` is a T_q × T_k bool matrix (True = may attend);
-    ``bias`` (heads, T_q, T_k) is added to the scaled scores before the mask.
-    Query head h reads key/value head h // (heads / kv_heads). A row that sees nothing has
-    weights and output None."""
-    group = heads // kv_heads
-    out = []
-    for h in range(heads):
-        q, k, v = Q[h], K[h // group], V[h // group]
-        if rope_base is not None:
-            q, k = rotate_half(q, rope_base), rotate_half(k, rope_base)
-        T_q, T_k = len(q), len(k)
-        scores = np.array([[sum(q[i, c] * k[j, c] for c in range(q.shape[1])) for j in range(T_k)]
-                           for i in range(T_q)])
-        scaled = scores / divisor
-        biased = scaled if bias is None else scaled + bias[h]
-        masked = np.where(visible, biased, mask_value)
-        weights = np.zeros((T_q, T_k))
-        empty = ~visible.any(axis=1)
-        for i in range(T_q):
-            if empty[i]:
-                continue
-            top = max(masked[i])
-            exps = [math.exp(s - top) if s != -math.inf else 0.0 for s in masked[i]]
-            weights[i] = [e / sum(exps) for e in exps]
-        output = weights @ v
-        out.append(dict(scores=scores, scaled=scaled, biased=biased, masked=masked, weights=weights,
-                        output=output, empty=empty))
-    concat = np.concatenate([head["output"] for head in out], axis=1)
-    projected = concat if Wo is None else concat @ Wo + (0.0 if bo is None else bo)
-    return out, concat, projected
+    """Every stage of every head, by the float64 reference (tests/reference.py). ``Q`` is
+    (heads, T_q, d_k), ``K`` and ``V`` are (kv_heads, T_k, d); ``visible`` is a T_q × T_k bool
+    matrix (True = may attend); ``bias`` (heads, T_q, T_k) is added to the scaled scores before
+    the mask. Query head h reads key/value head h // (heads / kv_heads). A row that sees nothing
+    has weights 0 and is marked ``empty``; without a bias ``biased`` is ``scaled``."""
+    assert len(Q) == heads and len(K) == len(V) == kv_heads
+    rope_spec = None if rope_base is None else (rope_base, None, "half")
+    out, concat, projected = reference_attention(Q, K, V, visible=visible, divisor=divisor, mask_value=mask_value,
+                                                 bias=bias, rope_spec=rope_spec, Wo=Wo, bo=bo)
+    for head in out:
+        head.setdefault("biased", head["scaled"])
+        head["empty"] = ~visible.any(axis=1)
+    return out, concat, concat if projected is None else projected
 
 
 def close(a, b) -> bool:

@@ -26,6 +26,7 @@ from attn_tui.core import load
 from attn_tui.core import loads
 from attn_tui.core.errors import NotApplicable, ScenarioError
 from attn_tui.tui.cli import main
+from tests.reference import rotate_half
 
 BASE = ("tokens: [a, b, c, d]\nQ: [[1, 0], [0, 1], [1, 1], [2, 0]]\nK: [[1, 0], [0, 1], [1, 1], [0, 2]]\n"
         "V: [[1, 0], [0, 1], [3, 3], [5, -1]]\ncausal: true\n")
@@ -41,19 +42,6 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 
 
 # ---- the reference ------------------------------------------------------------------------------
-
-def rotate_half(x: np.ndarray, base: float) -> np.ndarray:
-    """Hugging Face's rotate_half RoPE, one position per row, in plain Python."""
-    T, d = x.shape
-    out = x.copy()
-    for p in range(T):
-        for k in range(d // 2):
-            theta = p * base ** (-2 * k / d)
-            a, b = k, k + d // 2
-            out[p, a] = x[p, a] * math.cos(theta) - x[p, b] * math.sin(theta)
-            out[p, b] = x[p, b] * math.cos(theta) + x[p, a] * math.sin(theta)
-    return out
-
 
 def random_layout(rng: random.Random) -> dict:
     G = rng.choice([1, 1, 2, 3])

@@ -16,7 +16,7 @@ from attn_tui.core.engine.attention import Attention
 from attn_tui.core.outputs.json_export import to_json
 from attn_tui.core.outputs.report import to_text
 from attn_tui.core.editing.save import render
-from tests.reference import rotate_half
+from tests.reference import rotate_half, softmax
 
 
 def random_scenario(seed: int, T: int = 6, d: int = 8, extra: str = "") -> tuple[str, dict]:
@@ -29,9 +29,7 @@ def random_scenario(seed: int, T: int = 6, d: int = 8, extra: str = "") -> tuple
 
 def softmax_causal(scores: np.ndarray) -> np.ndarray:
     T = len(scores)
-    masked = np.where(np.tri(T, dtype=bool), scores, -np.inf)
-    e = np.exp(masked - masked.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
+    return softmax(np.where(np.tri(T, dtype=bool), scores, -np.inf))
 
 
 @pytest.mark.parametrize("seed", range(5))

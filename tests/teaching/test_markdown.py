@@ -1,5 +1,5 @@
-"""The Markdown handout: parsed back as GFM tables and checked against attention computed here,
-from the YAML text and NumPy directly, never from core's own arrays."""
+"""The Markdown handout: parsed back as GFM tables and checked against attention computed from
+the YAML text by the float64 reference (tests/reference.py), never from core's own arrays."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from attn_tui.core.model.labels import token_labels
 from attn_tui.core.outputs.markdown import to_markdown
 from attn_tui.core.model.scenario import Scenario
 from tests.conftest import SCENARIOS
+from tests.reference import attention as reference_attention
 
 MINUS_INFINITY = "−∞"
 
@@ -130,20 +131,11 @@ def assert_well_formed(markdown: str) -> list[Table]:
 
 # ---- attention, computed here --------------------------------------------------------------
 
-def softmax(masked: np.ndarray) -> np.ndarray:
-    shifted = masked - masked.max(axis=1, keepdims=True)
-    e = np.exp(shifted)
-    return e / e.sum(axis=1, keepdims=True)
-
-
 def attention(Q, K, V, divisor, causal):
-    scores = Q @ K.T
-    scaled = scores / divisor
-    masked = scaled.copy()
-    if causal:
-        masked[np.triu(np.ones(scaled.shape, bool), k=1)] = -np.inf
-    weights = softmax(masked)
-    return scores, scaled, masked, weights, weights @ V
+    """One head's stages by the float64 reference (tests/reference.py)."""
+    visible = np.tri(len(Q), len(K), dtype=bool) if causal else np.ones((len(Q), len(K)), bool)
+    (head,), _, _ = reference_attention(Q[None], K[None], V[None], visible=visible, divisor=divisor)
+    return head["scores"], head["scaled"], head["masked"], head["weights"], head["output"]
 
 
 def assert_table_close(table: Table, expected: np.ndarray, decimals: int) -> None:
