@@ -37,6 +37,10 @@ from attn_tui.core import compute_all
 from attn_tui.core import load
 from attn_tui.core import loads
 from attn_tui.core.limits import MAX_T
+from attn_tui.core.engine.stages import scenario_keys as stage_keys
+from attn_tui.core.lessons import reader as lesson_reader
+from attn_tui.core.loading import scenario_file
+from attn_tui.core.reading import inputs, loss, options, rope, tiles
 from tests.conftest import ROOT
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "200"))
@@ -51,11 +55,13 @@ FUZZ = settings(
 
 SHIPPED = {path.name: path.read_bytes() for path in sorted((ROOT / "scenarios").glob("*.yaml"))}
 
-SCENARIO_KEYS = ("title", "description", "tokens", "Q", "K", "V", "X", "Wq", "Wk", "Wv",
-                 "random", "causal", "scale", "mask_value", "focus", "precision", "variants", "loss", "train")
-RANDOM_KEYS = ("seed", "T", "d_k", "d_v")
-VARIANT_KEYS = ("name", "causal", "scale", "mask_value")
-LOSS_KEYS = ("target", "grad", "learn", "lr", "steps", "optimizer")  # (inside loss: and train:)
+# The keys are the loader's own (core.loading.scenario_file.KEYS) and the stages' (each Stage's
+# scenario_keys, from the registry), so that a key is fuzzed the day it lands; the keys inside
+# them are their readers' own lists. test_the_fuzzer_draws_the_loaders_own_keys checks this.
+SCENARIO_KEYS = scenario_file.KEYS + tuple(stage_keys())
+NESTED_KEYS = (inputs.RANDOM_KEYS + inputs.HEAD_KEYS + options.VARIANT_KEYS + loss.LOSS_KEYS + loss.TRAIN_KEYS
+               + rope.ROPE_KEYS + tiles.TILE_KEYS + ("slope", "slopes", "npy")
+               + lesson_reader.BEAT_KEYS + lesson_reader.EDIT_KEYS + lesson_reader.SET_KEYS)
 LINE_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
@@ -157,7 +163,7 @@ FILE_NAMES = ("missing.npy", "missing.npz", ".", "..", "/", "", "~", "''", '"a\\
               "/dev/null", "cat_sat.yaml", str(ROOT / "scenarios" / "cat_sat.yaml"),
               str(ROOT / "pyproject.toml"), "[x.npy]", "{npy: x}", "x.npy x.npy", "é.npy",
               "../../../../etc/passwd", "/proc/self/status", "~root/x.npy")
-KEY_TEXTS = SCENARIO_KEYS + RANDOM_KEYS + VARIANT_KEYS + LOSS_KEYS + (
+KEY_TEXTS = SCENARIO_KEYS + tuple(dict.fromkeys(NESTED_KEYS)) + (
     "<<", "npz", "npy", "q", "k", "titel", "Tokens", "mask", "'Q'", '"K"', "~", "1", "é", "",
     "? Q", "[Q]", "{K: 1}", "Q ", "d_k ", "*a", "!!str title", "!!python/name:os.system x",
 )
@@ -683,6 +689,18 @@ def test_truncated_shipped_bytes_never_crash(scratch, name, data):
     raw = data.draw(st.sampled_from([raw, raw.decode().encode("utf-16")]))
     cut = data.draw(st.integers(0, len(raw)))
     check_bytes(raw[:cut], scratch)
+
+
+def test_the_fuzzer_draws_the_loaders_own_keys():
+    """The fuzzer's keys are every key the loader knows (as its error for an unknown key lists
+    them) and no other: its own list of 19 had drifted behind the loader's 41, so that no random
+    document ever reached bias, softcap, alibi, rope, heads, mask, tiles, decode, lesson or expect."""
+    with pytest.raises(ScenarioError) as error:
+        loads("not_a_key: 1\n")
+    known = re.search(r"\(known keys: ([^)]*)\)", str(error.value)).group(1).split(", ")
+    assert sorted(SCENARIO_KEYS) == sorted(known)
+    assert sorted(SCENARIO_KEYS) == sorted(set(scenario_file.KEYS) | set(stage_keys()))
+    assert set(SCENARIO_KEYS) <= set(KEY_TEXTS)
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
