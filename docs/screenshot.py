@@ -5,7 +5,7 @@
 
 The app runs headless (Textual's ``run_test``) on the built-in cat_sat at a fixed 120×40, steps
 to Softmax (the key 4) and moves to the row "sat", then saves the screen with Textual's own
-``export_screenshot``. As tests/test_snapshots.py does, it opens the built-in read-only and
+``export_screenshot``. As tests/tui/test_snapshots.py does, it opens the built-in read-only and
 without the settings file, so the picture depends on neither the folder nor the user's theme;
 the stage view has the focus, so no cursor blinks. tests/test_screenshot.py checks that the
 checked-in SVG is what this script makes today.

@@ -13,6 +13,11 @@ settings.load_profile("default")
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
 
+# Why a "models" test skips: PyTorch and transformers are not in the test extra (a user's pip
+# could bring a CUDA torch of several GB); .ci/run installs them.
+NEEDS_MODELS = ("needs PyTorch and transformers, not in the test extra: "
+                "pip install torch --index-url https://download.pytorch.org/whl/cpu; pip install transformers")
+
 
 @pytest.fixture(autouse=True)
 def state_folder(tmp_path_factory, monkeypatch):

@@ -1,4 +1,19 @@
-"""Independent implementations of attention, written from the source texts, not from attn_tui.core."""
+"""The float64 reference for the tests: attention written from the source texts, the papers and
+Hugging Face's formulas, importing nothing of attn_tui (so that a mistake in core's arithmetic
+cannot hide in its own check); and random scenarios written as YAML text, so that the reader is
+tested with the arithmetic. The PyTorch-autograd reference is tests/torch_attention.py.
+
+The source texts' own code comes first, as they print it (the chapter's practice code with its
+softmax, the article's worked example, and a version in plain Python loops with no NumPy
+arithmetic). Then the reference itself, one softmax and one attention:
+
+scores = q·k (after RoPE: GPT-NeoX's partial rotary turns the first ``dims`` dimensions with
+rotate_half, GPT-J's interleaved pairs 2k, 2k+1), scaled = scores / √d_k, ALiBi (Press et al.:
+m_h = 2^(−8h/H), the paper's rule for H not a power of two) or an explicit bias added, Gemma 2's
+softcap c·tanh(x/c), then the mask rules, a softmax over the visible keys, the weighted sum of V
+(grouped-query attention: head h reads key/value head h // (H/G)), and the heads side by side
+times Wo plus bo.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +21,8 @@ import math
 
 import numpy as np
 
+
+# ---- the source texts' code ---------------------------------------------------------------------
 
 def chapter_attention(Q, K, V, causal=True):
     """The chapter's practice code, verbatim (Chapter 24, "implement attention yourself")."""
@@ -59,15 +76,188 @@ def naive_attention(Q, K, V, divisor, causal, mask_value=-math.inf):
     return output, weights
 
 
+# ---- the reference ------------------------------------------------------------------------------
+
+def softmax(masked):
+    """The softmax of each row over the last axis, shifted by the row's largest score; a hidden
+    key is −∞ there and gets weight 0 (a row that is −∞ throughout is all zeros)."""
+    masked = np.asarray(masked, dtype=np.float64)
+    top = masked.max(axis=-1, keepdims=True)
+    e = np.exp(masked - np.where(np.isfinite(top), top, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def paper_slopes(n: int) -> list[float]:
+    """ALiBi's get_slopes, from the paper's repository (ofirpress/attention_with_linear_biases)."""
+    def power_of_2(n):
+        start = 2 ** (-2 ** -(math.log2(n) - 3))
+        ratio = start
+        return [start * ratio ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + paper_slopes(2 * closest)[0::2][:n - closest]
+
+
+def rope(x: np.ndarray, base: float, dims: int | None, pairs: str) -> np.ndarray:
+    """x (positions × d) turned: NeoX's rotate_half on the first ``dims`` (or all) dimensions,
+    or GPT-J's rotate_every_two."""
+    d = x.shape[1]
+    r = d if dims is None else dims
+    inv_freq = 1.0 / (base ** (np.arange(0, r, 2, dtype=np.float64) / r))
+    t = np.arange(x.shape[0], dtype=np.float64)
+    freqs = np.outer(t, inv_freq)          # positions × r/2
+    out = x.copy()
+    rot = x[:, :r]
+    if pairs == "half":
+        emb = np.concatenate([freqs, freqs], axis=1)
+        cos, sin = np.cos(emb), np.sin(emb)
+        half = np.concatenate([-rot[:, r // 2:], rot[:, :r // 2]], axis=1)
+        out[:, :r] = rot * cos + half * sin
+    else:
+        cos, sin = np.repeat(np.cos(freqs), 2, axis=1), np.repeat(np.sin(freqs), 2, axis=1)
+        every_two = np.empty_like(rot)
+        every_two[:, 0::2] = -rot[:, 1::2]
+        every_two[:, 1::2] = rot[:, 0::2]
+        out[:, :r] = rot * cos + every_two * sin
+    return out
+
+
 def rotate_half(x, base):
     """RoPE as Hugging Face's rotate_half pairs dimensions: at position p, dimension j and
     j + d/2 are turned together by the angle p · base^(−2j/d), j = 0 … d/2 − 1."""
-    T, d = x.shape
-    turned = np.array(x, dtype=np.float64)
-    for p in range(T):
-        for j in range(d // 2):
-            angle = p * base ** (-2 * j / d)
-            a, b = x[p, j], x[p, j + d // 2]
-            turned[p, j] = a * math.cos(angle) - b * math.sin(angle)
-            turned[p, j + d // 2] = a * math.sin(angle) + b * math.cos(angle)
-    return turned
+    return rope(np.asarray(x, dtype=np.float64), base, None, "half")
+
+
+def attention(Q, K, V, *, visible, bias=None, softcap=None, rope_spec=None, Wo=None, bo=None,
+              divisor=None, mask_value=-math.inf):
+    """Q: H × T_q × d_k, K: G × T_k × d_k, V: G × T_k × d_v; visible: T_q × T_k;
+    bias: H × T_q × T_k or None; rope_spec (base, dims or None, "half" or "interleaved") or None;
+    a hidden cell's score is mask_value (−∞, or a finite value that leaks). Returns per head a
+    dict of stages (q and k after RoPE, scores, scaled, biased and capped where there are such,
+    masked, weights, output), then concat, and projected (None without Wo)."""
+    H, G = len(Q), len(K)
+    d_k = Q.shape[2]
+    divisor = math.sqrt(d_k) if divisor is None else divisor
+    heads = []
+    for h in range(H):
+        g = h // (H // G)
+        q, k, v = Q[h], K[g], V[g]
+        if rope_spec is not None:
+            q, k = rope(q, *rope_spec), rope(k, *rope_spec)
+        scores = q @ k.T
+        scaled = scores / divisor
+        stage = dict(q=q, k=k, scores=scores, scaled=scaled)
+        x = scaled
+        if bias is not None:
+            x = x + bias[h]
+            stage["biased"] = x
+        if softcap is not None:
+            x = softcap * np.tanh(x / softcap)
+            stage["capped"] = x
+        masked = np.where(visible, x, mask_value)
+        stage["masked"] = masked
+        weights = softmax(masked)
+        weights[~visible.any(axis=1)] = 0.0  # a row that sees no key has no weights at all
+        stage["weights"] = weights
+        stage["output"] = weights @ v
+        heads.append(stage)
+    concat = np.concatenate([stage["output"] for stage in heads], axis=1)
+    projected = None if Wo is None else concat @ Wo + (0 if bo is None else bo)
+    return heads, concat, projected
+
+
+# ---- scenarios as YAML text ---------------------------------------------------------------------
+
+def yaml_matrix(a: np.ndarray) -> str:
+    """A matrix (or matrices) as a YAML flow list, every float written round-trip."""
+    if a.ndim == 1:
+        return "[" + ", ".join(repr(float(x)) for x in a) + "]"
+    return "[" + ", ".join(yaml_matrix(x) for x in a) + "]"
+
+
+def random_scenario(rng: np.random.Generator, folder=None):
+    """(YAML text, npy files to write {name: array}, the reference's result, the layout)."""
+    G = int(rng.choice([1, 2, 3]))
+    H = G * int(rng.choice([1, 2]))
+    heads_3d = H > 1 or rng.random() < 0.3
+    cross = rng.random() < 0.25
+    T_k = int(rng.integers(1, 7))
+    T_q = int(rng.integers(1, 7)) if cross else T_k
+    d_k = int(rng.integers(1, 6))
+    d_v = int(rng.integers(1, 4))
+    Q = rng.normal(size=(H, T_q, d_k)) * 2
+    K = rng.normal(size=(G, T_k, d_k)) * 2
+    V = rng.normal(size=(G, T_k, d_v))
+    lines = ["tokens: [" + ", ".join(f"k{j}" for j in range(T_k)) + "]"]
+    if cross:
+        lines.append("query_tokens: [" + ", ".join(f"q{i}" for i in range(T_q)) + "]")
+    if heads_3d:
+        lines.append(f"heads: {H}")
+        if G != H:
+            lines.append(f"kv_heads: {G}")
+        lines += [f"Q: {yaml_matrix(Q)}", f"K: {yaml_matrix(K)}", f"V: {yaml_matrix(V)}"]
+    else:
+        lines += [f"Q: {yaml_matrix(Q[0])}", f"K: {yaml_matrix(K[0])}", f"V: {yaml_matrix(V[0])}"]
+    files = {}
+    visible = np.ones((T_q, T_k), bool)
+    rows, cols = np.arange(T_q)[:, None], np.arange(T_k)[None, :]
+    causal = (not cross) and rng.random() < 0.6
+    lines.append(f"causal: {'true' if causal else 'false'}")
+    if causal:
+        visible &= cols <= rows
+    if not cross and rng.random() < 0.3:
+        w = int(rng.integers(1, 4))
+        lines.append(f"window: {w}")
+        visible &= (cols > rows - w) & (cols <= rows)
+    if rng.random() < 0.3:
+        pad = rng.integers(0, 2, T_k)
+        lines.append("padding: [" + ", ".join(str(int(p)) for p in pad) + "]")
+        visible &= ~pad.astype(bool)[None, :]
+    if rng.random() < 0.3:
+        m = rng.integers(0, 2, (T_q, T_k))
+        lines.append("mask: " + "[" + ", ".join("[" + ", ".join(str(int(x)) for x in row) + "]" for row in m) + "]")
+        visible &= m.astype(bool)
+    bias = None
+    kind = rng.choice(["none", "alibi", "shared", "per_head", "npy"] if not cross
+                      else ["none", "shared", "per_head", "npy"])
+    if kind == "alibi":
+        lines.append("alibi: true")
+        slopes = paper_slopes(H)
+        bias = np.stack([-slopes[h] * np.abs(rows - cols) for h in range(H)]).astype(np.float64)
+    elif kind == "shared":
+        shared = rng.normal(size=(T_q, T_k)) * 3
+        lines.append(f"bias: {yaml_matrix(shared)}")
+        bias = np.stack([shared] * H)
+    elif kind == "per_head" and heads_3d:
+        bias = rng.normal(size=(H, T_q, T_k)) * 3
+        lines.append(f"bias: {yaml_matrix(bias)}")
+    elif kind == "npy":
+        bias = rng.normal(size=(H, T_q, T_k)) * 3
+        files["bias.npy"] = bias if (heads_3d or rng.random() < 0.5) else bias[0]
+        if files["bias.npy"].ndim == 3 and not heads_3d:
+            pass  # one head, 1 × T_q × T_k: a list of one head's bias
+        lines.append("bias: {npy: bias.npy}")
+    softcap = None
+    if rng.random() < 0.4:
+        softcap = float(rng.choice([0.5, 2.0, 50.0]))
+        lines.append(f"softcap: {softcap!r}")
+    rope_spec = None
+    if rng.random() < 0.5 and (d_k >= 2):
+        pairs = str(rng.choice(["half", "interleaved"]))
+        if d_k % 2 or rng.random() < 0.5:
+            dims = 2 * int(rng.integers(1, d_k // 2 + 1))
+            lines.append(f"rope: {{base: 100, pairs: {pairs}, dims: {dims}}}")
+        else:
+            dims = None
+            lines.append(f"rope: {{base: 100, pairs: {pairs}}}")
+        rope_spec = (100.0, dims, pairs)
+    Wo = bo = None
+    if rng.random() < 0.3:
+        Wo, bo = rng.normal(size=(H * d_v, 2)), rng.normal(size=2)
+        lines += [f"Wo: {yaml_matrix(Wo)}", f"bo: {yaml_matrix(bo)}"]
+    expected = attention(Q, K, V, visible=visible, bias=bias, softcap=softcap, rope_spec=rope_spec, Wo=Wo, bo=bo)
+    layout = dict(H=H, G=G, T_q=T_q, T_k=T_k, d_k=d_k, d_v=d_v, cross=cross, bias=str(kind), softcap=softcap,
+                  rope=rope_spec, visible=visible, Q=Q, K=K, V=V, bias_values=bias, Wo=Wo, bo=bo)
+    return "\n".join(lines) + "\n", files, expected, layout

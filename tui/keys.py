@@ -218,7 +218,7 @@ def monkey_keys() -> list[str]:
     names: list[str] = []
     for key in KEYS:
         if key.where in OTHER_SCREENS:
-            continue  # another screen's: tests/test_model_view.py, test_tui_train.py press them
+            continue  # another screen's: tests/tui/test_model_view.py, test_tui_train.py press them
         if key.keys in ("q,ctrl+q", "question_mark", "ctrl+s", "ctrl+p", "ctrl+t", "ctrl+r", "g", "a", "p", "t"):
             continue  # these open other screens or write files: they have tests of their own
         if key.keys == "arrows":

@@ -1,0 +1,1 @@
+"""What a student reads: lessons, predictions, worksheets and handouts, explanations, pattern scores, check my implementation."""

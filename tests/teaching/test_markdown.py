@@ -1,0 +1,381 @@
+"""The Markdown handout: parsed back as GFM tables and checked against attention computed from
+the YAML text by the float64 reference (tests/reference.py), never from core's own arrays."""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attn_tui import core
+from attn_tui.core.model.labels import token_labels
+from attn_tui.core.outputs.markdown import to_markdown
+from attn_tui.core.model.scenario import Scenario
+from tests.conftest import SCENARIOS
+from tests.reference import attention as reference_attention
+
+MINUS_INFINITY = "−∞"
+
+
+# ---- a small GFM reader -------------------------------------------------------------------------
+
+@dataclass
+class Table:
+    heading: str          # the text of the nearest heading above the table
+    head: list[str]
+    rule: list[str]
+    rows: list[list[str]]
+    first_line: int       # 0-based line numbers in the document
+    last_line: int
+
+    def row(self, label: str) -> list[str]:
+        """The cells after the label of the one row labelled ``label``."""
+        found = [cells[1:] for cells in self.rows if cells[0] == label]
+        assert len(found) == 1, (label, self.rows)
+        return found[0]
+
+    def numbers(self) -> np.ndarray:
+        return np.array([[-math.inf if text == MINUS_INFINITY else float(text) for text in cells[1:]]
+                         for cells in self.rows])
+
+
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+_BACKSLASH_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark: any ASCII punctuation
+
+
+def split_row(line: str) -> list[str]:
+    """A table line's cells, as GFM splits them (an escaped pipe stays in its cell), unescaped."""
+    inner = line.strip()
+    assert inner.startswith("|") and inner.endswith("|") and not inner.endswith("\\|"), line
+    cells = _UNESCAPED_PIPE.split(inner[1:-1])
+    return [_BACKSLASH_ESCAPE.sub(r"\1", cell.strip()) for cell in cells]
+
+
+def unescape(text: str) -> str:
+    return _BACKSLASH_ESCAPE.sub(r"\1", text)
+
+
+def parse_tables(markdown: str) -> list[Table]:
+    lines = markdown.split("\n")
+    tables: list[Table] = []
+    heading = ""
+    in_fence = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("```"):
+            in_fence = not in_fence
+        elif not in_fence and line.startswith("#"):
+            heading = unescape(line.lstrip("#").strip())
+        elif not in_fence and line.startswith("|") and i + 1 < len(lines) \
+                and re.fullmatch(r"\|( *:?-+:? *\|)+", lines[i + 1]):
+            start = i
+            head, rule = split_row(line), split_row(lines[i + 1])
+            i += 2
+            rows = []
+            while i < len(lines) and lines[i].startswith("|"):
+                rows.append(split_row(lines[i]))
+                i += 1
+            tables.append(Table(heading, head, rule, rows, start, i - 1))
+            continue
+        i += 1
+    assert not in_fence, "a code fence is never closed"
+    return tables
+
+
+def table_under(tables: list[Table], heading_start: str) -> Table:
+    found = [table for table in tables if table.heading.startswith(heading_start)]
+    assert len(found) == 1, (heading_start, [table.heading for table in tables])
+    return found[0]
+
+
+def fenced_blocks(markdown: str) -> list[str]:
+    return re.findall(r"^```text\n(.*?)\n```$", markdown, flags=re.S | re.M)
+
+
+def assert_well_formed(markdown: str) -> list[Table]:
+    """Every table has a header and a rule of the same width as each row, and stands between
+    blank lines; so does every heading and fence (else GitHub glues them to a paragraph)."""
+    lines = markdown.split("\n")
+    tables = parse_tables(markdown)
+    assert tables
+    for table in tables:
+        width = len(table.head)
+        assert width >= 2 and len(table.rule) == width, table
+        assert all(re.fullmatch(r":?-+:?", cell) for cell in table.rule), table.rule
+        for cells in table.rows:
+            assert len(cells) == width, (table.heading, cells)
+        assert table.first_line == 0 or lines[table.first_line - 1] == ""
+        assert lines[table.last_line + 1] == ""
+    in_fence = False
+    for number, line in enumerate(lines):
+        if line.startswith("```"):
+            if not in_fence:
+                assert lines[number - 1] == "", number
+            else:
+                assert lines[number + 1] == "", number
+            in_fence = not in_fence
+        elif line.startswith("#") and not in_fence:
+            assert re.match(r"#{1,6} \S", line), line
+            assert number == 0 or lines[number - 1] == ""
+            assert lines[number + 1] == ""
+    return tables
+
+
+# ---- attention, computed here --------------------------------------------------------------
+
+def attention(Q, K, V, divisor, causal):
+    """One head's stages by the float64 reference (tests/reference.py)."""
+    visible = np.tri(len(Q), len(K), dtype=bool) if causal else np.ones((len(Q), len(K)), bool)
+    (head,), _, _ = reference_attention(Q[None], K[None], V[None], visible=visible, divisor=divisor)
+    return head["scores"], head["scaled"], head["masked"], head["weights"], head["output"]
+
+
+def assert_table_close(table: Table, expected: np.ndarray, decimals: int) -> None:
+    got = table.numbers()
+    assert got.shape == expected.shape, (table.heading, got.shape, expected.shape)
+    infinite = np.isinf(expected)
+    assert np.array_equal(np.isinf(got), infinite), table.heading
+    # a printed number is within half a unit of its last decimal (plus float noise)
+    assert np.allclose(got[~infinite], expected[~infinite], rtol=0, atol=0.5 * 10.0 ** -decimals + 1e-12), \
+        table.heading
+
+
+# ---- cat_sat ----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def cat_sat():
+    path = SCENARIOS / "cat_sat.yaml"
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    Q, K, V = (np.array(raw[name], dtype=float) for name in "QKV")
+    markdown = to_markdown(core.load(path))
+    return markdown, (Q, K, V)
+
+
+def test_cat_sat_is_well_formed_markdown_with_every_section(cat_sat):
+    markdown, _ = cat_sat
+    tables = assert_well_formed(markdown)
+    assert markdown.startswith("# The cat sat\n\n")
+    assert "Tokens (3): \"the\", \"cat\", \"sat\" · d_k = 2 · d_v = 2 · causal · ÷√2 = 1.414 · mask −∞" \
+        in markdown
+    assert [table.heading.split(" (")[0] for table in tables[:3]] == ["Q", "K", "V"]
+    stage_headings = [table.heading.split(":")[0] for table in tables[3:]]
+    assert stage_headings == ["Step 1 — Score", "Step 2 — Scale", "Step 3 — Mask", "Step 4 — Softmax",
+                              "Step 5 — Weighted sum"]
+    for table in tables:
+        assert [cells[0] for cells in table.rows] == ["the", "cat", "sat"]
+
+
+def test_cat_sat_stage_tables_match_attention_computed_from_the_yaml(cat_sat):
+    markdown, (Q, K, V) = cat_sat
+    tables = parse_tables(markdown)
+    scores, scaled, masked, weights, output = attention(Q, K, V, math.sqrt(2), causal=True)
+
+    assert table_under(tables, "Q (").head == ["token", "d1", "d2"]
+    assert_table_close(table_under(tables, "Q ("), Q, 0)
+    assert_table_close(table_under(tables, "V ("), V, 1)
+    score = table_under(tables, "Step 1")
+    assert score.head[1:] == ["the", "cat", "sat"]
+    assert_table_close(score, scores, 0)
+    assert_table_close(table_under(tables, "Step 2"), scaled, 3)
+    assert_table_close(table_under(tables, "Step 3"), masked, 3)
+    softmax_table = table_under(tables, "Step 4")
+    assert softmax_table.head[1:] == ["the", "cat", "sat", "max", "H"]
+    entropy = -np.array([sum(w * math.log(w) for w in row if w > 0) for row in weights])
+    assert_table_close(softmax_table, np.column_stack([weights, weights.max(axis=1), entropy]), 3)
+    out = table_under(tables, "Step 5")
+    assert out.head == ["token", "d1", "d2"]
+    assert_table_close(out, output, 3)
+
+
+def test_cat_sat_reads_as_the_chapter(cat_sat):
+    markdown, _ = cat_sat
+    tables = parse_tables(markdown)
+    assert table_under(tables, "Step 4").row("sat")[:3] == ["0.248", "0.248", "0.503"]
+    assert table_under(tables, "Step 4").row("sat")[3] == "0.503"  # the largest weight
+    mask = table_under(tables, "Step 3")
+    assert mask.row("the") == ["0.707", MINUS_INFINITY, MINUS_INFINITY]
+    assert mask.row("cat") == ["0.000", "0.707", MINUS_INFINITY]
+    assert MINUS_INFINITY not in mask.row("sat")
+    assert table_under(tables, "Step 5").row("sat") == ["0.500", "0.500"]
+
+
+def test_the_focus_rows_arithmetic_is_in_code_blocks_with_the_chapters_lines(cat_sat):
+    markdown, _ = cat_sat
+    assert "\n## Row 3, \"sat\", step by step\n" in markdown
+    blocks = fenced_blocks(markdown)
+    assert len(blocks) == 5  # one per stage
+    lines = [line for block in blocks for line in block.split("\n")]
+    assert '"sat" pays 25% attention to "the", 25% to "cat", and 50% to itself.' in lines
+    assert "0.248 × [1.0, 0.0] + 0.248 × [0.0, 1.0] + 0.503 × [0.5, 0.5] = [0.500, 0.500]" in lines
+    assert "q3 · k3 = (1 × 1) + (1 × 1) = 2    how relevant is \"sat\" to itself?" in lines
+    assert "√d_k = √2 = 1.414" in lines
+    for number, title in enumerate(["Score", "Scale", "Mask", "Softmax", "Weighted sum"], 1):
+        assert f"\n### Step {number} — {title}: " in markdown
+
+
+def test_rows_override_the_focus_as_in_to_text():
+    scenario = core.load(SCENARIOS / "cat_sat.yaml")
+    markdown = to_markdown(scenario, rows=[0, 1])
+    assert "## Row 1, \"the\", step by step" in markdown
+    assert "## Row 2, \"cat\", step by step" in markdown
+    assert "## Row 3" not in markdown
+    assert len(fenced_blocks(markdown)) == 10
+    assert '"cat" pays 33% attention to "the" and 67% to itself, and 0% to the future.' in markdown
+    assert "Row " not in to_markdown(scenario, rows=[]).replace("rows", "")
+    with pytest.raises(ValueError, match="out of range"):
+        to_markdown(scenario, rows=[3])
+
+
+# ---- variants ------------------------------------------------------------------------------
+
+def test_scaled_vs_unscaled_variants_table_matches_an_independent_computation():
+    state = np.random.get_state()
+    try:
+        np.random.seed(0)
+        Q = np.random.randn(5, 8)
+        K = np.random.randn(5, 8)
+        V = np.random.randn(5, 8)
+    finally:
+        np.random.set_state(state)
+    *_, scaled_weights, _ = attention(Q, K, V, math.sqrt(8), causal=False)
+    *_, unscaled_weights, _ = attention(Q, K, V, 1.0, causal=False)
+
+    markdown = to_markdown(core.load(SCENARIOS / "scaled_vs_unscaled_t5.yaml"))
+    tables = assert_well_formed(markdown)
+    variants = table_under(tables, "Variants")
+    assert variants.head == ["token", "scaled", "unscaled"]
+    assert [cells[0] for cells in variants.rows] == ["t1", "t2", "t3", "t4", "t5"]
+    expected = np.column_stack([scaled_weights.max(axis=1), unscaled_weights.max(axis=1)])
+    assert_table_close(variants, expected, 3)
+    assert variants.rows[4][1:] == [f"{expected[4, 0]:.3f}", f"{expected[4, 1]:.3f}"]
+    # the lesson of the exercise: without the scaling every row is closer to one-hot
+    assert (variants.numbers()[:, 1] > variants.numbers()[:, 0]).all()
+    assert "\n- scaled: not causal · ÷√8 = 2.828 · mask −∞\n" in markdown
+    assert "\n- unscaled: not causal · unscaled · mask −∞\n" in markdown
+    assert_table_close(table_under(tables, "Step 4"),
+                       np.column_stack([scaled_weights, scaled_weights.max(axis=1),
+                                        -(scaled_weights * np.log(scaled_weights)).sum(axis=1)]), 3)
+
+
+def test_a_scenario_without_variants_has_no_variants_section():
+    assert "Variants" not in to_markdown(core.load(SCENARIOS / "cat_sat.yaml"))
+
+
+# ---- projections, mask values, escaping -------------------------------------------------------
+
+def test_a_projection_scenario_shows_x_and_the_ws_and_the_projected_q_k_v():
+    path = SCENARIOS / "projections.yaml"
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    X, Wq, Wk, Wv = (np.array(raw[name], dtype=float) for name in ("X", "Wq", "Wk", "Wv"))
+    tables = assert_well_formed(to_markdown(core.load(path)))
+    assert [table.heading.split(" ")[0] for table in tables[:7]] == ["X", "Wq", "Wk", "Wv", "Q", "K", "V"]
+    assert table_under(tables, "Wq").head == ["row", "d1", "d2"]
+    # the model's dimensions read m1 … m4 both as X's columns and as the W's rows
+    assert [cells[0] for cells in table_under(tables, "Wq").rows] == ["m1", "m2", "m3", "m4"]
+    assert table_under(tables, "X (").head[1:] == ["m1", "m2", "m3", "m4"]
+    assert_table_close(table_under(tables, "X ("), X, 0)
+    assert table_under(tables, "K (").heading == "K (keys = X·Wk) (3×2)"
+    assert_table_close(table_under(tables, "K ("), X @ Wk, 0)
+    assert_table_close(table_under(tables, "V ("), X @ Wv, 1)
+    *_, weights, output = attention(X @ Wq, X @ Wk, X @ Wv, math.sqrt(2), causal=True)
+    assert_table_close(table_under(tables, "Step 5"), output, 3)
+
+
+def test_a_finite_mask_value_is_shown_as_written():
+    text = (SCENARIOS / "cat_sat.yaml").read_text(encoding="utf-8") + "mask_value: -1e9\n"
+    tables = parse_tables(to_markdown(core.loads(text, "cat_sat_1e9.yaml")))
+    mask = table_under(tables, "Step 3")
+    assert mask.heading.endswith("future keys set to −1e9")
+    assert mask.row("the") == ["0.707", "−1e9", "−1e9"]
+
+
+AWKWARD = """
+title: "A | B # *not emphasis* <b>x</b> $1$ [link](x) C#"
+description: "- not a list\\n# not a heading\\n1. not a list either | nor a table"
+tokens: ["a|b", "*", "x\\\\", "<i>", "`code`", "_u_", "&amp;", "-"]
+Q: [[1, 0], [0, 1], [1, 1], [1, 0], [0, 1], [1, 1], [1, 0], [0, 1]]
+K: [[1, 0], [0, 1], [1, 1], [1, 0], [0, 1], [1, 1], [1, 0], [0, 1]]
+V: [[1, 0], [0, 1], [1, 1], [1, 0], [0, 1], [1, 1], [1, 0], [0, 1]]
+focus: 1
+variants:
+  - name: "one|two"
+  - name: plain
+    causal: false
+"""
+AWKWARD_TOKENS = ["a|b", "*", "x\\", "<i>", "`code`", "_u_", "&amp;", "-"]
+
+
+def test_tokens_titles_and_names_with_markdown_specials_do_not_break_anything():
+    scenario = core.loads(AWKWARD, "awkward.yaml")
+    assert list(scenario.tokens) == AWKWARD_TOKENS
+    markdown = to_markdown(scenario)
+    tables = assert_well_formed(markdown)
+    assert len(tables) == 9  # Q, K, V, five stages, variants
+    for table in tables:
+        assert [cells[0] for cells in table.rows] == AWKWARD_TOKENS
+    assert table_under(tables, "Step 1").head[1:] == AWKWARD_TOKENS
+    assert table_under(tables, "Variants").head == ["token", "one|two", "plain"]
+    first = markdown.split("\n")[0]
+    assert first.startswith("# ") and unescape(first[2:]) == "A | B # *not emphasis* <b>x</b> $1$ [link](x) C#"
+    assert "## Row 1, \"a\\|b\", step by step" in markdown
+
+
+def test_a_real_markdown_parser_renders_the_awkward_scenario_as_intended():
+    """markdown-it-py (CommonMark with GFM tables, as GitHub parses them; it comes with rich)
+    sees the same tables and text: no cell split by a token's pipe, no emphasis, link or HTML
+    from a token, no list or heading from the description."""
+    MarkdownIt = pytest.importorskip("markdown_it").MarkdownIt
+    parser = MarkdownIt("commonmark").enable("table").enable("strikethrough")
+    tokens = parser.parse(to_markdown(core.loads(AWKWARD, "awkward.yaml")))
+    kinds = {token.type for token in tokens}
+    assert not kinds & {"ordered_list_open", "html_block", "hr"}
+    assert sum(token.type == "bullet_list_open" for token in tokens) == 1  # the variants' options
+    inline_kinds = {child.type for token in tokens if token.type == "inline" for child in token.children}
+    assert not inline_kinds & {"em_open", "strong_open", "link_open", "html_inline", "code_inline", "s_open"}
+    assert sum(token.type == "table_open" for token in tokens) == 9
+
+    rendered = parser.render(to_markdown(core.loads(AWKWARD, "awkward.yaml")))
+    assert "<h1>A | B # *not emphasis* &lt;b&gt;x&lt;/b&gt; $1$ [link](x) C#</h1>" in rendered
+    cells = re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", rendered)
+    for shown in ("a|b", "*", "x\\", "&lt;i&gt;", "`code`", "_u_", "&amp;amp;", "-", "one|two"):
+        assert shown in cells, shown
+    # every table row has as many cells as its header
+    html_tables = re.findall(r"<table>(.*?)</table>", rendered, flags=re.S)
+    assert len(html_tables) == 9
+    for table in html_tables:
+        counts = {len(re.findall(r"<t[hd][ >]", row)) for row in re.findall(r"<tr>(.*?)</tr>", table, flags=re.S)}
+        assert len(counts) == 1, counts
+    assert "<p>- not a list\n# not a heading\n1. not a list either | nor a table</p>" in rendered
+
+
+@settings(max_examples=60)
+@given(tokens=st.lists(st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), min_size=1,
+                               max_size=6), min_size=1, max_size=4),
+       title=st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=20))
+def test_any_printable_tokens_and_title_come_back_from_the_tables_unchanged(tokens, title):
+    T = len(tokens)
+    scenario = Scenario(title=title, tokens=tuple(tokens),
+                        inputs={"Q": np.eye(T, 2), "K": np.eye(T, 2), "V": np.ones((T, 3))})
+    markdown = to_markdown(scenario)
+    labels = list(token_labels(tokens))  # a repeated token is numbered: 0₁, 0₂
+    for table in assert_well_formed(markdown):
+        assert [cells[0] for cells in table.rows] == labels
+    MarkdownIt = pytest.importorskip("markdown_it").MarkdownIt
+    rendered = MarkdownIt("commonmark").enable("table").render(markdown)
+    assert len(re.findall(r"<table>", rendered)) == 8
+    first_cells = re.findall(r"<tr>\n<td[^>]*>(.*?)</td>", rendered)
+    assert first_cells == [as_html(label) for label in labels] * 8
+    assert re.search(r"<h1>(.*?)</h1>", rendered).group(1) == as_html(title.strip() or "Untitled scenario")
+
+
+def as_html(text: str) -> str:
+    """Text as markdown-it writes it into HTML: &, <, > and " escaped, nothing else changed."""
+    return html.escape(text, quote=False).replace('"', "&quot;")

@@ -1,0 +1,172 @@
+"""The model view (tui/screens/model_view.py), driven by the keys a user presses: an index opens
+as a grid of layers × heads, the maps arrive, arrows choose, Enter opens that layer and head in
+the debugger, Esc comes back, s colours by a pattern score."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attn_tui.core import load
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.loading.model_index import read_index
+from attn_tui.core.teaching.overview import weights_overview
+from attn_tui.core.teaching.patterns import pattern_scores
+from attn_tui.tui.app import AttnApp
+from attn_tui.tui.screens.debugger import DebuggerScreen
+from attn_tui.tui.screens.model_view import ModelViewScreen
+from attn_tui.tui.widgets.head_map import HeadMap
+from tests.reading.test_model_index import two_layer_index
+from tests.tui_helpers import screen_text
+
+
+async def wait_for(pilot, condition, tries: int = 200) -> None:
+    for _ in range(tries):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("timed out")
+
+
+@pytest.fixture
+def index(tmp_path):
+    return read_index(str(two_layer_index(tmp_path)))
+
+
+async def test_the_grid_shows_every_head_of_every_layer_with_its_map(index):
+    app = AttnApp(index=index, remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ModelViewScreen)
+        await wait_for(pilot, lambda: screen.maps_done == 8)
+        maps = {(view.grid_row, view.head): view for view in screen.query(HeadMap)}
+        assert sorted(maps) == [(row, h) for row in (0, 1) for h in range(4)]
+        text = screen_text(app)
+        assert "two layers" in text and "layer 0" in text and "layer 1" in text
+        assert "◀" in text  # the focus row is marked
+        # each map is core's block means of that head's weights
+        view = maps[(1, 2)]
+        scenario = load(index.layers[1].path)
+        expected = weights_overview(Attention(scenario), 2, *view.wanted)
+        largest = expected.max(axis=1, keepdims=True)
+        assert np.allclose(view.small, expected / largest)
+        assert view.selected_row == scenario.focus == 5
+
+
+async def test_arrows_choose_enter_opens_the_head_and_esc_comes_back(index):
+    app = AttnApp(index=index, remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        await pilot.press("down", "right", "right")
+        assert screen.chosen == (1, 2)
+        assert [(v.grid_row, v.head) for v in screen.query(HeadMap) if v.has_class("-chosen")] == [(1, 2)]
+        await pilot.press("right", "right", "right")  # stops at the last head
+        assert screen.chosen == (1, 3)
+        await pilot.press("left", "enter")
+        await pilot.pause()
+        debugger = app.screen
+        assert isinstance(debugger, DebuggerScreen) and debugger.head == 2
+        assert debugger.session.scenario.head_names[2] == "h2"  # the second layer's file
+        assert "h2" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and screen.chosen == (1, 2)
+
+
+async def test_s_colours_each_head_by_its_score(index):
+    app = AttnApp(index=index, remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        await pilot.press("s")
+        assert screen.score == "previous"
+        await wait_for(pilot, lambda: screen.scores is not None)
+        await pilot.pause()
+        scenario = load(index.layers[0].path)
+        rows = range(scenario.T)
+        weights = Attention(scenario).head(1).values("softmax", rows, rows)
+        expected = pattern_scores(weights, scenario.tokens)["previous"]
+        view = next(v for v in screen.query(HeadMap) if (v.grid_row, v.head) == (0, 1))
+        assert view.score_text == f"prev {expected:.2f}"
+        level = min(4, int(expected * 5))
+        assert level == 0 or view.has_class(f"-score-{level}")
+        assert "s colour: previous" in screen_text(app)
+        for _ in range(5):  # first, self, local, induction, then off
+            await pilot.press("s")
+        assert screen.score is None and view.score_text == ""
+
+
+async def test_a_layer_whose_file_is_broken_is_shown_not_fatal(tmp_path):
+    path = two_layer_index(tmp_path)
+    (tmp_path / "second.yaml").write_text("title: [broken\n", encoding="utf-8")
+    app = AttnApp(index=read_index(str(path)), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.maps_done == 4)
+        await pilot.pause()
+        assert "unreadable" in screen_text(app)
+        assert any("second.yaml:" in note.message for note in app._notifications)
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert app.screen is screen  # nothing to open: told, not crashed
+
+
+async def test_an_index_that_names_each_layers_heads_opens_without_reading_them_first(tmp_path):
+    """capture writes heads: into the index; the grid is laid out from it, and a file that
+    turns out broken when its maps are computed is told, its cells marked."""
+    path = two_layer_index(tmp_path)
+    path.write_text(path.read_text().replace(".yaml}", ".yaml, heads: 4}").replace('.yaml"}', '.yaml", heads: 4}'))
+    (tmp_path / "second.yaml").write_text("title: [broken\n", encoding="utf-8")
+    index = read_index(str(path))
+    assert [entry.heads for entry in index.layers] == [4, 4]
+    app = AttnApp(index=index, remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert len(list(screen.query(HeadMap))) == 8
+        await wait_for(pilot, lambda: screen.maps_done == 4 and screen.listed[1][2] is not None)
+        await pilot.pause()
+        assert "unreadable" in screen_text(app)
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert app.screen is screen
+
+
+async def test_only_the_layers_in_view_are_computed_and_moving_brings_the_rest(tmp_path):
+    two_layer_index(tmp_path)
+    path = tmp_path / "deep.yaml"
+    path.write_text("model_index: 1\nlayers:\n" + "".join(
+        f"  - {{layer: {n}, scenario: tiny_gpt2_l1.yaml, heads: 4}}\n" for n in range(10)), encoding="utf-8")
+    app = AttnApp(index=read_index(str(path)), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.in_view_maps and screen.maps_done >= screen.in_view_maps)
+        await pilot.pause(0.3)
+        first = screen.maps_done
+        assert screen.rows_fit == 5 and len(list(screen.query(HeadMap))) == 5 * 4  # a window, not 40
+        assert first == screen.in_view_maps + 4 < 40  # one layer ahead; the others below wait
+        assert (9, 0) not in screen._cache
+        for _ in range(9):
+            await pilot.press("down")
+        assert screen.chosen == (9, 0) and screen.top == 5
+        await wait_for(pilot, lambda: (9, 0) in screen._cache)
+        await pilot.pause()
+        view = screen._map(9, 0)
+        assert view.has_class("-chosen") and view.small is not None
+        assert "layer 9" in screen_text(app) and "layer 4" not in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, DebuggerScreen) and app.screen.head == 0
+
+
+async def test_a_model_wider_than_the_screen_shows_a_window_of_its_heads(tmp_path):
+    two_layer_index(tmp_path)
+    path = tmp_path / "wide.yaml"
+    path.write_text("model_index: 1\nlayers:\n" + "".join(
+        f"  - {{layer: {n}, scenario: tiny_gpt2_l1.yaml, heads: 64}}\n" for n in range(80)), encoding="utf-8")
+    app = AttnApp(index=read_index(str(path)), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert len(list(screen.query(HeadMap))) == screen.rows_fit * screen.cols_fit <= 5 * 11
+        for _ in range(20):
+            await pilot.press("right")
+        assert screen.chosen == (0, 20) and screen.left == 20 - screen.cols_fit + 1
+        assert f"heads {screen.left}–20" in screen_text(app)

@@ -1,0 +1,107 @@
+"""The backward pass and the Train view in the app, driven by the keys a user presses."""
+
+from __future__ import annotations
+
+import pytest
+import numpy as np
+
+from attn_tui.core import load
+from attn_tui.core.engine.backward import finite_difference, gradients
+from attn_tui.core.engine.training import runs
+from attn_tui.tui.screens.train import TrainScreen
+from attn_tui.tui.widgets.loss_plot import LossPlot
+from tests.conftest import SCENARIOS
+from tests.tui_helpers import debugger, explanation, matrix, running, screen_text
+
+LEARNING = SCENARIOS / "learning_to_attend.yaml"
+
+
+@pytest.mark.slow
+async def test_the_backward_steps_follow_the_forward_ones_and_recompute_after_an_edit(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text() + "\nloss:\n  target: [[1, 0], [1, 0], [1, 0]]\n")
+    async with running(path) as (app, pilot):
+        screen = debugger(app)
+        assert [stage.title for stage in screen.stages][5:] == ["dO", "dV", "dP", "dS", "dScores", "dQ", "dK"]
+        await pilot.press("up", "9")  # dS, row "cat"
+        assert screen.stage == "d_scores"
+        assert "0.330 × (−0.670 − 0.227) = −0.296" in explanation(app)
+        before = screen.session.attention.backward.d_scores(0, range(1, 2), range(3))[0].copy()
+        await pilot.press("tab", "down", "enter", "2", "enter", "escape")  # Q[cat, d1] = 2
+        assert screen.session.scenario.inputs["Q"][1, 0] == 2.0
+        after = screen.session.attention.backward.d_scores(0, range(1, 2), range(3))[0]
+        assert not np.allclose(before, after)
+        assert np.allclose(after, gradients(screen.session.scenario).heads[0].d_scores[1], rtol=1e-15)
+        await pilot.press("7")  # dV: its rows are the keys
+        assert "Step 7 · dV" in screen_text(app) and "how the loss changes with \"cat\"'s value vector" in explanation(app)
+
+
+async def test_v_checks_the_cell_under_the_cursor_by_finite_differences():
+    async with running(LEARNING) as (app, pilot):
+        screen = debugger(app)
+        await pilot.press("tab")
+        assert screen.focused is matrix(app, "X")
+        await pilot.press("down", "right", "v")  # X[t2, m2]
+        analytic = gradients(screen.session.scenario).inputs["X"][1, 1]
+        measured = finite_difference(screen.session.scenario, "X", (1, 1))
+        text = explanation(app)
+        assert "Gradient check of X[t2, m2]" in text and "they agree" in text
+        shown = text.replace("−", "-")
+        assert f"{analytic:.6f}" in shown and f"{measured:.6f}" in shown
+
+
+async def test_t_is_off_without_train_and_v_without_a_target():
+    async with running() as (app, pilot):
+        screen = debugger(app)
+        assert not screen.check_action("train", ()) and not screen.check_action("check_gradient", ())
+        await pilot.press("t", "v")
+        assert not isinstance(app.screen, TrainScreen)
+        assert "Gradient check" not in explanation(app)
+
+
+@pytest.mark.slow
+async def test_the_train_view_steps_runs_undoes_and_keeps():
+    async with running(LEARNING) as (app, pilot):
+        screen = debugger(app)
+        start = screen.session.scenario.inputs["Wq"].copy()
+        await pilot.press("t")
+        train = app.screen
+        assert isinstance(train, TrainScreen)
+        assert [run.name for run in train.runs] == ["scaled", "unscaled"]  # the variants side by side
+        await pilot.press("space", "space")
+        assert [run.state.step for run in train.runs] == [2, 2]
+        expected = runs(load(LEARNING))[1]
+        expected.run(2)
+        assert np.array_equal(train.runs[0].scenario.inputs["Wq"], expected.scenario.inputs["Wq"])
+        await pilot.press("u")
+        assert [run.state.step for run in train.runs] == [1, 1]
+        await pilot.press("r")
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if not train.running:
+                break
+        assert [run.state.step for run in train.runs] == [200, 200]
+        scaled, unscaled = train.runs
+        assert scaled.losses[-1] < scaled.losses[0] / 1000 and unscaled.losses[-1] > unscaled.losses[0]
+        text = screen_text(app)
+        assert "scaled · step 200/200 · done" in text and "learning stalls" in text
+        plot = train.query(LossPlot).first()
+        assert plot.losses == scaled.losses and plot.top == max(unscaled.losses)  # one shared axis
+        await pilot.press("enter")  # keep the chosen (first: scaled) run's Wq and Wk
+        assert app.screen is screen
+        assert np.array_equal(screen.session.scenario.inputs["Wq"], scaled.scenario.inputs["Wq"])
+        assert screen.session.modified
+        assert screen.session.attention.backward.loss() == scaled.losses[-1]
+        await pilot.press("u")
+        assert np.array_equal(screen.session.scenario.inputs["Wq"], start)
+        await pilot.press("t", "space", "escape")  # Esc: back, keeping nothing
+        assert app.screen is screen and not screen.session.modified
+
+
+def test_the_loss_plot_draws_its_axes_and_the_fall():
+    plot = LossPlot()
+    plot.show([4.0, 2.0, 1.0, 0.0], 4.0, 3)
+    heights = plot.heights(4)
+    assert heights == [1.0, 0.5, 0.25, 0.0]
+    plot.show([4.0], 4.0, 3)
+    assert plot.heights(4) == [1.0, None, None, None]  # steps not taken yet are left blank
