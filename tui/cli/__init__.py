@@ -24,9 +24,9 @@ from attn_tui.tui.cli.views import scenario_path, select_rows, with_views
 
 def main(argv: list[str] | None = None) -> int:
     argv = with_command(sys.argv[1:] if argv is None else list(argv))
-    debug = "--debug" in argv
+    debug = False
     try:
-        action = _action(argv)
+        action, debug = _action(argv)
         status = action()
         flush_out()
         return status
@@ -47,18 +47,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _action(argv: list[str]):
-    """What the command line asks for, parsed (argparse exits on a usage error)."""
+    """What the command line asks for, parsed (argparse exits on a usage error), and whether
+    it asked for tracebacks (--debug)."""
     name, rest = argv[0], argv[1:]
     if name in OWN_PARSERS:
         if name == "heads":
             from attn_tui.tui.cli import heads
 
             args = heads.build_parser(Parser).parse_args(rest)
-            return lambda: heads.heads(args, write_out, say, scenario_path)
+            return lambda: heads.heads(args, write_out, say, scenario_path), args.debug
         from attn_tui.capture import command
 
         args = command.build_parser().parse_args(rest)
-        return lambda: command.capture(args)
+        return lambda: command.capture(args), args.debug
     parser = build_parser()
     args = parser.parse_args(argv)
     if name == "open":
@@ -75,7 +76,7 @@ def _action(argv: list[str]):
         from attn_tui.tui.cli.views import list_builtins as run
     else:
         from attn_tui.tui.cli.views import headless as run
-    return lambda: run(args.parser, args)  # (its errors show the command's usage)
+    return lambda: run(args.parser, args), args.debug  # (its errors show the command's usage)
 
 
 __all__ = ["DEFAULT_MAX_APPS", "EXIT_USAGE", "build_parser", "main", "one_blas_thread", "say", "scenario_path",

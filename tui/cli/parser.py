@@ -35,18 +35,42 @@ OWN_PARSERS = {"capture": "write one layer of a real Hugging Face model as a sce
 
 class Parser(argparse.ArgumentParser):
     """argparse, with its messages (which quote the arguments given) made visible, and an option
-    given to the wrong mode told which modes it goes with."""
+    given to the wrong mode told which modes it goes with, in the usage of the mode given."""
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            # (the mode's own parser says it, with the mode's usage)
+            getattr(parsed, "parser", self).error(_unrecognized(extras, args or []))
+        return parsed
 
     def error(self, message: str):  # type: ignore[override]
-        if message.startswith("unrecognized arguments: "):
-            given = message.split(": ", 1)[1].split()
-            option = next((word.split("=", 1)[0] for word in given if word.startswith("--")), None)
-            modes = [name for name, options in _OPTIONS.items() if option in options]
-            if option in HIDDEN:
-                message = f"{option} is how --serve starts each app, not an option to give"
-            elif modes:
-                message = f"{option} goes with {' or '.join(_shown(name) for name in modes)}"
         super().error(visible(message))
+
+
+def _unrecognized(extras: list[str], argv: list[str]) -> str:
+    """What argparse's "unrecognized arguments" means: an option of another mode says which
+    modes take it (an argument after ``--`` is not an option)."""
+    after = argv[argv.index("--") + 1:] if "--" in argv else []
+    options = [word.split("=", 1)[0] for word in extras if word.startswith("--") and word not in after]
+    option = options[0] if options else None
+    modes = [name for name, taken in {**_OPTIONS, **_own_options()}.items() if option in taken]
+    if option in HIDDEN:
+        return f"{option} is how --serve starts each app, not an option to give"
+    if not modes:
+        return "unrecognized arguments: " + " ".join(extras)
+    others = [word for word in extras if word.split("=", 1)[0] != option]
+    told = f"{option} goes with {' or '.join(_shown(name) for name in modes)}" + HINTS.get(option, "")
+    return told + (f" (and unrecognized: {' '.join(others)})" if len(others) > 1 else "")
+
+
+def _own_options() -> dict[str, set[str]]:
+    """The options of the commands with parsers of their own (heads, capture)."""
+    from attn_tui.capture import command as capture
+    from attn_tui.tui.cli import heads
+
+    return {name: {option for action in own._actions for option in action.option_strings} - {"-h", "--help"}
+            for name, own in (("heads", heads.build_parser()), ("capture", capture.build_parser()))}
 
 
 def _shown(command: str) -> str:
@@ -55,24 +79,62 @@ def _shown(command: str) -> str:
 
 
 _OPTIONS: dict[str, set[str]] = {}  # each command's options, as build_parser made them
+_TAKES_VALUE: set[str] = set()      # the options followed by a value (--row ROW)
 # how --serve starts each browser's app: saving only inside DIR (see core.editing.save_root),
 # following the teacher's beats on the channel at PATH (see tui.follow), and keeping its
 # recovery copies in its browser's folder (see core.editing.recovery_slots)
 HIDDEN = ("--save-root", "--follow-from", "--recovery-dir")
+HINTS = {"--worksheet": ": attn-tui --markdown --worksheet FILE", "--answers": ": attn-tui --markdown --answers FILE",
+         "--follow": ": attn-tui --serve FILE --follow"}
 
 
 def with_command(argv: list[str]) -> list[str]:
-    """The arguments with their subcommand first: a mode's flag (``--json``) becomes its command,
-    and a line with neither opens the app."""
-    if argv[:1] and (argv[0] in COMMANDS or argv[0] in ("-h", "--help", "--version")):
-        return argv
+    """The arguments with their subcommand first, as the command line read before it had
+    subcommands: a mode's flag anywhere (``--json``, or a prefix of it only, ``--js``) becomes
+    its command, a line with neither opens the app, and ``--version`` and ``--debug`` go
+    anywhere. Heads' and capture's lines are theirs."""
     end = argv.index("--") if "--" in argv else len(argv)
-    modes = list(dict.fromkeys(word for word in argv[:end] if word in FLAGS))
-    if len(modes) > 1:
-        build_parser().error(f"give one mode: {' and '.join(modes)} are two")
-    if not modes:
-        return ["open", *argv]
-    return [FLAGS[modes[0]], *(word for number, word in enumerate(argv) if number >= end or word != modes[0])]
+    head, tail = argv[:end], argv[end:]
+    if "--version" in head:
+        return ["--version"]
+    if head[:1] and head[0] in OWN_PARSERS:
+        return argv
+    build_parser()  # (the option tables)
+    debug = [word for word in head if word == "--debug"]
+    head = [word for word in head if word != "--debug"]
+    command = head[0] if head[:1] and head[0] in COMMANDS else None
+    modes, rest, value_next = [], [], False
+    for word in head[1:] if command else head:
+        flag = None if value_next else _mode_flag(word)
+        if flag is not None:
+            modes.append(flag)
+            continue
+        rest.append(word)
+        value_next = not value_next and word in _TAKES_VALUE
+    named = list(dict.fromkeys([*([command] if command else []), *(FLAGS[flag] for flag in modes)]))
+    if len(named) > 1:
+        shown = [f"attn-tui {name}" if name == command else next(f for f in modes if FLAGS[f] == name)
+                 for name in named]
+        build_parser().error(f"give one mode: {' and '.join(shown)} are two")
+    if not named and rest[:1] in (["-h"], ["--help"]):
+        return argv
+    return [named[0] if named else "open", *rest, *debug, *tail]
+
+
+def _mode_flag(word: str) -> str | None:
+    """The mode's flag ``word`` is, or is the only option starting with (as argparse reads a
+    prefix); a prefix of several options, a mode among them, is refused as argparse would."""
+    if word in FLAGS:
+        return word
+    if not word.startswith("--") or "=" in word or len(word) < 3:
+        return None
+    every = set().union(*_OPTIONS.values())
+    if word in every:
+        return None
+    matches = sorted(option for option in every | set(FLAGS) if option.startswith(word))
+    if len(matches) > 1 and any(match in FLAGS for match in matches):
+        build_parser().error(f"ambiguous option: {word} could match {', '.join(matches)}")
+    return matches[0] if matches and matches[0] in FLAGS else None
 
 
 def add_toggles(parser: argparse.ArgumentParser) -> None:
@@ -105,9 +167,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Step through scaled dot-product attention, stage by stage, "
                     "and see why every number is what it is.",
         epilog="'attn-tui FILE' opens the app ('attn-tui' alone offers the built-ins); each command "
-               "has its own --help. The modes' flags work as before: 'attn-tui --json FILE' is "
-               "'attn-tui json FILE'. Exit status: 0 ok, 1 the student's values (expect:) differ, "
-               "2 scenario or usage error, 3 internal error.")
+               "has its own --help. The modes' flags work as before, anywhere on the line: "
+               "'attn-tui --json FILE' is 'attn-tui json FILE', and so are --print, --markdown, "
+               "--check, --list and --serve; --debug (tracebacks of internal errors) goes with every "
+               "command. Exit status: 0 ok, 1 the student's values (expect:) differ, 2 scenario or "
+               "usage error, 3 internal error.")
     parser.add_argument("--version", action="version", version=f"attn-tui {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
@@ -176,19 +240,17 @@ def build_parser() -> argparse.ArgumentParser:
     _OPTIONS.clear()
     _OPTIONS.update({name: {option for action in sub._actions for option in action.option_strings}
                      for name, sub in commands.choices.items() if name not in OWN_PARSERS})
+    _TAKES_VALUE.clear()
+    _TAKES_VALUE.update(option for sub in commands.choices.values() for action in sub._actions
+                        if action.nargs != 0 for option in action.option_strings)
     return parser
 
 
 def options() -> set[str]:
     """Every option of every command, of the commands with parsers of their own, and the modes'
     flags."""
-    from attn_tui.capture import command as capture
-    from attn_tui.tui.cli import heads
-
     build_parser()
-    found = set().union(*_OPTIONS.values(), FLAGS)
-    return found | {option for own in (heads.build_parser(), capture.build_parser())
-                    for action in own._actions for option in action.option_strings}
+    return set().union(*_OPTIONS.values(), *_own_options().values(), FLAGS)
 
 
 COMMANDS = ("open", "json", "print", "markdown", "check", "list", "serve", "new", *OWN_PARSERS)
