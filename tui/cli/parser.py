@@ -249,8 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
 def options() -> set[str]:
     """Every option of every command, of the commands with parsers of their own, and the modes'
     flags."""
-    build_parser()
-    return set().union(*_OPTIONS.values(), *_own_options().values(), FLAGS)
+    top = {option for action in build_parser()._actions for option in action.option_strings}
+    return set().union(top, *_OPTIONS.values(), *_own_options().values(), FLAGS)
 
 
 COMMANDS = ("open", "json", "print", "markdown", "check", "list", "serve", "new", *OWN_PARSERS)
