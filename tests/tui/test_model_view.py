@@ -73,6 +73,33 @@ async def test_arrows_choose_enter_opens_the_head_and_esc_comes_back(index):
         assert app.screen is screen and screen.chosen == (1, 2)
 
 
+async def test_the_layer_opened_last_is_kept_where_it_was_left_until_its_edits_are_discarded(index):
+    """Enter on the layer opened last is a switch of screens (the debugger kept, at its step, on
+    the head now chosen); once its unsaved edits are discarded, Enter opens the file afresh."""
+    app = AttnApp(index=index, remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        grid = app.screen
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        first = app.screen
+        await pilot.press("3", "escape")
+        await pilot.pause()
+        await pilot.press("right", "enter")
+        await pilot.pause()
+        assert app.screen is first and first.step == 2 and first.head == 1
+        first.session.set_cell("Q", 0, 0, 7.0, 1)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "unsaved edits" in screen_text(app)
+        await pilot.press("d")  # discard
+        await pilot.pause()
+        assert app.screen is grid
+        await pilot.press("enter")
+        await pilot.pause()
+        again = app.screen
+        assert again is not first and not again.session.modified and again.step == 0
+
+
 async def test_s_colours_each_head_by_its_score(index):
     app = AttnApp(index=index, remember=False)
     async with app.run_test(size=(120, 40)) as pilot:

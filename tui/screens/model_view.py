@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.containers import Grid
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from attn_tui.core.errors import ScenarioError
@@ -26,9 +26,10 @@ from attn_tui.core.loading.model_index import ModelIndex
 from attn_tui.core.teaching.patterns import PATTERNS
 from attn_tui.core.text import visible
 from attn_tui.tui.keys import model_view_bindings
-from attn_tui.tui.screens.debugger import DebuggerScreen
+from attn_tui.tui.screens.layer_debugger import LayerDebugger
 from attn_tui.tui.text import tell
 from attn_tui.tui.widgets.head_map import HeadMap
+from attn_tui.tui.widgets.key_footer import KeyFooter
 from attn_tui.tui.widgets.overview import OverviewMap
 
 SCORES = (None, *PATTERNS)  # what ``s`` cycles through: no colouring, then each pattern
@@ -39,19 +40,6 @@ LABEL_WIDTH = 9             # the column of layer names
 MAP_WIDTH = 10              # the narrowest map the window makes room for
 CHROME = 4                  # lines of the screen that are not the grid: title, hint, footer
 MAP_ROWS_AT_A_TIME = 128    # query rows a map is computed from at a time (fewer, bigger steps)
-
-
-class LayerDebugger(DebuggerScreen):
-    """The debugger on one layer opened from the model view: Esc goes back to the grid."""
-
-    BINDINGS = model_view_bindings("back_to_model")
-
-    def __init__(self, scenario, head: int) -> None:
-        super().__init__(scenario)
-        self.set_reactive(DebuggerScreen.head, head)
-
-    def action_back_to_model(self) -> None:
-        self.app._unless_unsaved(self.app.pop_screen)
 
 
 class ModelViewScreen(Screen):
@@ -103,6 +91,7 @@ class ModelViewScreen(Screen):
         self._queued: set[int] = set()   # rows computed, being computed or asked for
         self._pending: list[int] = []    # rows asked for, in order
         self._worker = None
+        self._kept: tuple[int, LayerDebugger] | None = None  # the layer opened last (see action_open)
 
     def _fits(self) -> tuple[int, int]:
         width, height = self.app.size
@@ -121,7 +110,7 @@ class ModelViewScreen(Screen):
                 yield Static("", id=f"label-{i}", classes="layer-label")
                 for j in range(self.cols_fit):
                     yield HeadMap(i, j, id=f"cell-{i}-{j}")
-        yield Footer()
+        yield KeyFooter()
 
     def _hint(self) -> str:
         score = "off" if self.score is None else self.score
@@ -372,18 +361,36 @@ class ModelViewScreen(Screen):
 
     def action_open(self) -> None:
         from attn_tui.core import load
-
         row, head = self.chosen
         layer, heads, problem = self.listed[row]
         if problem is not None:
             tell(self.app, problem, severity="error")
             return
-        try:
-            scenario = load(self.index.layers[row].path)
-        except ScenarioError as error:
-            tell(self.app, str(error), severity="error")
-            return
-        self.app.push_screen(LayerDebugger(scenario, min(head, scenario.heads - 1)))
+        if self._kept is not None and self._kept[0] == row:  # kept, unless its edits were dropped:
+            debugger = self._kept[1]  # Enter on it again switches screens, back where it was
+            debugger.head = min(head, debugger.session.scenario.heads - 1)
+        else:
+            try:
+                scenario = load(self.index.layers[row].path)
+            except ScenarioError as error:
+                tell(self.app, str(error), severity="error")
+                return
+            debugger = LayerDebugger(scenario, min(head, scenario.heads - 1))
+            self._forget_kept()
+            self.app.install_screen(debugger, f"layer-{id(debugger)}")  # (installed: popping keeps it)
+            self._kept = (row, debugger)
+        self.app.push_screen(debugger)
+
+    def on_screen_resume(self) -> None:
+        if self._kept is not None and self._kept[1].session.modified:  # its edits were discarded:
+            self._kept[1].session.journal.keep = False  # no recovery copy of them as it goes
+            self._forget_kept()
+
+    def _forget_kept(self) -> None:
+        if self._kept is not None:
+            debugger, self._kept = self._kept[1], None
+            self.app.uninstall_screen(debugger)
+            debugger.remove()
 
     @on(OverviewMap.Picked)
     def picked(self, event: OverviewMap.Picked) -> None:
