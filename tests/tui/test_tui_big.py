@@ -86,9 +86,12 @@ async def test_only_whole_cells_are_drawn_and_labels_stay_in_view(big_scenario):
 async def test_the_overview_marks_the_window_and_a_click_moves_there(big_scenario):
     async with running(big_scenario) as (app, pilot):
         await pilot.press("4")
-        await app.workers.wait_for_complete()  # the map is computed off the key path
-        await pilot.pause()
         overview = app.screen.query_one(OverviewMap)
+        for _ in range(100):  # the map is computed off the key path, once the keys pause (0.2 s)
+            await workers_done(app)
+            await pilot.pause(0.05)
+            if overview.small is not None:
+                break
         assert overview.small is not None and overview.small.shape[0] >= 16
         assert not overview.stale and "updating" not in screen_text(app)
         assert overview.window[0] == 0
