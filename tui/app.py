@@ -66,6 +66,18 @@ class AttnApp(App[int]):
             self.palette_name = settings.get("palette", PALETTES[0])
         self.crash: Exception | None = None  # what ended the app, if an exception did
 
+    def get_driver_class(self):
+        """Textual's driver for this terminal; on Linux and macOS one whose Esc is not late
+        (:mod:`attn_tui.tui.driver`)."""
+        from textual.drivers.linux_driver import LinuxDriver
+
+        driver_class = super().get_driver_class()
+        if driver_class is LinuxDriver:
+            from attn_tui.tui.driver import Driver
+
+            return Driver
+        return driver_class
+
     def _handle_exception(self, error: Exception) -> None:
         """An exception that escapes a handler ends the app, as Textual ends it, but without
         Textual's printed traceback: :func:`run_app` hands the exception to the command line,
