@@ -53,6 +53,25 @@ async def test_the_grid_shows_every_head_of_every_layer_with_its_map(index):
         assert view.selected_row == scenario.focus == 5
 
 
+async def test_a_map_line_is_a_segment_per_run_of_equal_cells(index):
+    """Each segment costs a style sent to the terminal: equal neighbours are one segment (the
+    masked corner of a causal map is a run of equal cells)."""
+    app = AttnApp(index=index, remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.maps_done == 8)
+        view = next(view for view in screen.query(HeadMap) if (view.grid_row, view.head) == (0, 0))
+        width = view.content_size.width
+        runs = 0
+        for y in range(1, view.content_size.height):
+            segments = list(view.render_line(y))
+            cells = [segment for segment in segments if "▀" in segment.text]
+            assert "".join(segment.text for segment in cells) == "▀" * (width - 1)
+            assert all(a.style != b.style for a, b in zip(cells, cells[1:]))
+            runs += sum(len(segment.text) > 1 for segment in cells)
+        assert runs > 0
+
+
 async def test_arrows_choose_enter_opens_the_head_and_esc_comes_back(index):
     app = AttnApp(index=index, remember=False)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -98,6 +117,40 @@ async def test_the_layer_opened_last_is_kept_where_it_was_left_until_its_edits_a
         await pilot.pause()
         again = app.screen
         assert again is not first and not again.session.modified and again.step == 0
+
+
+async def test_the_kept_layer_is_restyled_on_enter_only_when_the_theme_or_palette_changed(index, monkeypatch):
+    """Enter on the kept layer does not work out its widgets' styles again (Textual does on every
+    push: most of Enter's time) unless something they depend on changed while the grid was up."""
+    app = AttnApp(index=index, remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        layer = app.screen
+        dark = layer.styles.background
+        await pilot.press("escape")
+        await pilot.pause()
+        restyled = []
+        update_styles = app.update_styles
+        monkeypatch.setattr(app, "update_styles", lambda node, animate=True: (
+            restyled.append(node), update_styles(node, animate=animate)))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is layer and layer not in restyled
+        await pilot.press("escape")
+        await pilot.pause()
+        app.theme = "textual-light"
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is layer and layer in restyled and layer.styles.background != dark
+        await pilot.press("escape")
+        await pilot.pause()
+        restyled.clear()
+        app.set_class(True, "-colour-blind")  # the palette, as the command palette sets it
+        await pilot.press("enter")
+        await pilot.pause()
+        assert layer in restyled
 
 
 async def test_s_colours_each_head_by_its_score(index):
