@@ -9,6 +9,8 @@ to move there.
 
 from __future__ import annotations
 
+from itertools import groupby
+
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
@@ -180,13 +182,15 @@ class OverviewMap(Widget):
         (upper_block, upper, upper_in), (lower_block, lower, lower_in) = halves
         styles = self._half_blocks
         segments = []
-        for key in zip(upper, upper_in, lower, lower_in):
+        # a segment per run of equal cells: the terminal is sent a style per segment (a model
+        # view's frame was 70 KB, 59 KB of it styles, one per cell)
+        for key, run in groupby(zip(upper, upper_in, lower, lower_in)):
             style = styles.get(key)
             if style is None:
                 top = colours[key[0]] if key[1] else dimmed[key[0]]
                 bottom = colours[key[2]] if key[3] else dimmed[key[2]]
                 style = styles[key] = Style(color=top.rich_color, bgcolor=bottom.rich_color)
-            segments.append(Segment("▀", style))
+            segments.append(Segment("▀" * sum(1 for _ in run), style))
         marked = any(row_edges[block] <= self.selected_row < row_edges[block + 1]
                      for block in (upper_block, lower_block))
         segments.append(Segment("◀" if marked else " ", self.get_component_rich_style("overview--marker")))
