@@ -28,6 +28,16 @@ _CODE_POINTS = {code: f"<U+{code:04X}>" for code in
                  *_INVISIBLE]}
 _SINGLE_LINE = str.maketrans(_PICTURES | _CODE_POINTS)
 _MULTI_LINE = str.maketrans(_PICTURES | _CODE_POINTS | {ord("\n"): "\n", ord("\t"): "    "})
+
+
+def _any_of(table: dict[int, str]) -> re.Pattern:
+    """A character the table changes: most text has none, and a search for one runs in C where
+    ``translate`` with stand-ins longer than one character goes a character at a time
+    (``--print`` passes tens of megabytes through here)."""
+    return re.compile("[" + "".join(re.escape(chr(code)) for code, to in table.items() if to != chr(code)) + "]")
+
+
+_TO_SHOW = {False: (_SINGLE_LINE, _any_of(_SINGLE_LINE)), True: (_MULTI_LINE, _any_of(_MULTI_LINE))}
 # Half of a UTF-16 pair cannot even be encoded for a terminal: show it as its code point.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 ZWJ, VS16 = "\u200d", "\ufe0f"
@@ -43,7 +53,8 @@ def visible(text: str, multiline: bool = False) -> str:
     With ``multiline``, line feeds stay (a description's paragraphs) and a tab becomes four
     spaces; otherwise a line feed reads ``␊`` and the text stays on one line.
     """
-    shown = text.translate(_MULTI_LINE if multiline else _SINGLE_LINE)
+    table, changed = _TO_SHOW[bool(multiline)]
+    shown = text.translate(table) if changed.search(text) else text
     if _SURROGATE.search(shown):
         shown = _SURROGATE.sub(lambda match: f"<U+{ord(match.group()):04X}>", shown)
     if ZWJ in shown:
