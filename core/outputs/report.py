@@ -15,7 +15,7 @@ from attn_tui.core.engine.explanation import explain
 from attn_tui.core.model.heads import HeadInputs
 from attn_tui.core.model.labels import ROLES, dims, input_labels, token_labels
 from attn_tui.core.engine.stages import column_labels, row_labels
-from attn_tui.core.numbers import LARGE, decimals_needed, fixed, fixed_row, mask_text
+from attn_tui.core.numbers import LARGE, decimals_needed, fixed, fixed_rows, mask_text
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.engine.stages import Stage, summary
 from attn_tui.core.text import cells, fit, visible
@@ -167,24 +167,20 @@ def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: 
     label_width = max((cells(label) for label in labels), default=1)
     header = "  " + " " * label_width + "".join(f"  {fit(head, width)}" for head in heads)
     yield f"\n{title}\n{header}\n"
-    masked = shown_blocked.rjust(width)
     nothing = "  ".join(["—".rjust(width)] * len(heads))
     for rows in runs:
         block = values_of(rows)
         blocked = blocked_of(rows) if blocked_of is not None else None
         empty = empty_of(rows) if empty_of is not None else np.zeros(len(rows), bool)
         extras = [values(rows) for _, values in extra]
+        formatted = fixed_rows(block, decimals, width, blocked, shown_blocked)
         lines = []
         for k, i in enumerate(rows):
             if empty[k]:
                 numbers = nothing
             else:
-                texts = fixed_row(block[k], decimals, width=width)
-                texts += [fixed(float(e[k]), decimals).rjust(width) for e in extras]
-                if blocked is not None:
-                    for j in np.flatnonzero(blocked[k]).tolist():
-                        texts[j] = masked
-                numbers = "  ".join(texts)
+                numbers = "  ".join([*([formatted[k]] if len(columns) else []),
+                                     *(fixed(float(e[k]), decimals).rjust(width) for e in extras)])
             lines.append(f"  {fit(labels[i], label_width)}  {numbers}")
         yield "\n".join(lines) + "\n"
 

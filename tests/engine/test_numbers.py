@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from attn_tui.core.numbers import decimals_needed, fixed, fixed_row, parse_number
+from attn_tui.core.numbers import decimals_needed, fixed, fixed_row, fixed_rows, parse_number
 from attn_tui.core.files.yaml_text import yaml_number
 
 import numpy as np
@@ -61,6 +61,26 @@ def test_a_row_formatted_at_once_reads_as_each_value_alone(values, decimals, tin
     """--print and --markdown format whole rows in one pass: it must match fixed() exactly."""
     assert fixed_row(np.array(values, dtype=np.float64), decimals, tiny, width) == \
         [fixed(value, decimals, tiny).rjust(width) for value in values]
+
+
+@given(st.integers(1, 5), st.integers(1, 8), st.integers(0, 7), st.integers(0, 2), st.data())
+def test_a_block_formatted_at_once_reads_as_each_value_alone(rows, cols, decimals, spare, data):
+    """--print formats a block of rows at once, digit columns by NumPy: each row must read as
+    its values through fixed() alone, the blocked ones as the mask's text."""
+    value = st.one_of(st.floats(-9e6, 9e6), st.floats(-1e-3, 1e-3),
+                      st.sampled_from([-0.0, 0.0, 0.5, 0.0625, 2.5, -0.0005, 1e7, np.nan, np.inf, -np.inf]),
+                      st.integers(-999, 999).map(lambda n: n / 8))  # exact halves and eighths: ties
+    block = np.array(data.draw(st.lists(st.lists(value, min_size=cols, max_size=cols), min_size=rows,
+                                        max_size=rows)), dtype=np.float64)
+    blocked = np.array(data.draw(st.lists(st.lists(st.booleans(), min_size=cols, max_size=cols),
+                                          min_size=rows, max_size=rows)))
+    width = max(4, *(len(fixed(v, decimals)) for v in block.ravel().tolist())) + spare
+    masked = "−∞"
+    expected = ["  ".join(masked.rjust(width) if blocked[i, j] else fixed(block[i, j], decimals).rjust(width)
+                          for j in range(cols)) for i in range(rows)]
+    assert fixed_rows(block, decimals, width, blocked, masked) == expected
+    assert fixed_rows(block, decimals, width) == ["  ".join(fixed(v, decimals).rjust(width) for v in row)
+                                                  for row in block.tolist()]
 
 
 def test_the_minus_the_app_prints_can_be_typed_back():
