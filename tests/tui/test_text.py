@@ -42,3 +42,15 @@ def test_nothing_that_steers_a_terminal_survives(text):
         assert unicodedata.category(ch) not in ("Cc", "Cs"), repr(ch)
         assert not (0x202A <= ord(ch) <= 0x202E or 0x2066 <= ord(ch) <= 0x2069), repr(ch)
     shown.encode("utf-8")  # a terminal can always be given it
+
+
+def test_every_character_a_table_changes_is_found_before_translating():
+    """visible() translates only text in which a search finds a character to change: the search
+    must find each one (alone, and inside other text), on one line and on several."""
+    from attn_tui.core import text
+
+    for table, multiline in ((text._SINGLE_LINE, False), (text._MULTI_LINE, True)):
+        for code, shown in table.items():
+            if shown != chr(code):
+                assert visible(f"ab{chr(code)}c", multiline) == f"ab{shown}c", hex(code)
+    assert visible("plain −∞ √2 · 0.248") == "plain −∞ √2 · 0.248"
