@@ -13,7 +13,7 @@ import time
 import pytest
 
 from attn_tui.tui.app import AttnApp
-from attn_tui.tui.driver import IDLE_WAIT, Driver, wait_for
+from attn_tui.tui.driver import IDLE_WAIT, Driver, PasteTracker, wait_for
 from tests.conftest import ROOT
 
 KEYS_APP = r'''
@@ -29,6 +29,9 @@ class Keys(App):
         self.query_one("#s").update("keys: " + type(self._driver).__module__)
     def on_key(self, event):
         self.seen.append(event.key)
+        self.query_one("#s").update("keys: " + " ".join(self.seen) + " .")
+    def on_paste(self, event):
+        self.seen.append("paste:" + event.text)
         self.query_one("#s").update("keys: " + " ".join(self.seen) + " .")
 Keys(driver_class=Driver).run()
 '''
@@ -80,6 +83,20 @@ def test_a_lone_esc_is_the_escape_key_and_sequences_are_still_keys(terminal):
     read_until(fd, output, b"keys: escape up alt+x a escape .")
 
 
+def test_a_paste_or_a_sequence_that_arrives_in_pieces_is_still_read_whole(terminal):
+    """Only a lone ESC is the Esc key after 5 ms: inside a sequence or a paste the wait stays
+    Textual's (an attack found pastes whose markers were split by 20 ms read as keys, or
+    swallowing every key after them)."""
+    fd, output = terminal
+    for pieces, seen in (([b"\x1b[200~hello\x1b", b"[201~abc"], b"keys: paste:hello a b c ."),
+                         ([b"\x1b[2", b"00~quit\x1b[201~"], b"paste:hello a b c paste:quit ."),
+                         ([b"\x1b[", b"A"], b"paste:quit up .")):
+        for piece in pieces:
+            os.write(fd, piece)
+            time.sleep(0.03)
+        read_until(fd, output, seen)
+
+
 def test_escdelay_is_the_wait_as_for_ncurses(tmp_path):
     """Esc, then x 0.1 s later: two keys after the 5 ms wait, Alt+x when ESCDELAY asks for 1 s."""
     for environment, seen in (({}, b"keys: escape x ."), ({"ESCDELAY": "1000"}, b"keys: alt+x .")):
@@ -107,3 +124,11 @@ def test_the_app_drives_a_terminal_with_it_and_a_browser_with_textuals(monkeypat
     assert AttnApp(remember=False).get_driver_class() is Driver
     monkeypatch.setattr("textual.constants.DRIVER", "textual.drivers.web_driver:WebDriver")
     assert AttnApp(remember=False).get_driver_class().__name__ == "WebDriver"
+
+
+def test_the_paste_markers_are_followed_across_reads():
+    paste = PasteTracker()
+    for data, open_after in (("ab", False), ("\x1b[20", False), ("0~hel", True), ("lo\x1b[2", True),
+                             ("01~", False), ("\x1b[200~x\x1b[201~\x1b[200~", True), ("\x1b[201~", False)):
+        paste.feed(data)
+        assert paste.open is open_after, data
