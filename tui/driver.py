@@ -10,7 +10,8 @@ And a lone ESC (the last byte read, outside a bracketed paste) is the Esc key af
 terminal writes each key's sequence at once, so the rest of one would already be there (tmux
 3.5 waits 10 ms). Inside a sequence and inside a paste the wait stays Textual's, so a paste or
 a mouse report that arrives in pieces is still read whole. ESCDELAY, when set, is the wait for
-all of them, as in Textual and ncurses.
+all of them, as in Textual and ncurses. A byte that is not UTF-8 reads as U+FFFD, where in
+Textual's thread it ended the app.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class Driver(LinuxDriver):
         selector = selectors.SelectSelector()
         selector.register(self.fileno, selectors.EVENT_READ)
         parser = XTermParser(self._debug)
-        decode = getincrementaldecoder("utf-8")().decode
+        decode = getincrementaldecoder("utf-8")("replace").decode  # (Textual's: a byte 0xFF ended the app)
         paste = PasteTracker()
         lone_esc_wait = None if "ESCDELAY" in os.environ else LONE_ESC_WAIT
 

@@ -97,6 +97,13 @@ def test_a_paste_or_a_sequence_that_arrives_in_pieces_is_still_read_whole(termin
         read_until(fd, output, seen)
 
 
+def test_a_byte_that_is_not_utf8_does_not_end_the_app(terminal):
+    fd, output = terminal
+    os.write(fd, b"\xff")
+    os.write(fd, b"x")
+    read_until(fd, output, b" x .")
+
+
 def test_escdelay_is_the_wait_as_for_ncurses(tmp_path):
     """Esc, then x 0.1 s later: two keys after the 5 ms wait, Alt+x when ESCDELAY asks for 1 s."""
     for environment, seen in (({}, b"keys: escape x ."), ({"ESCDELAY": "1000"}, b"keys: alt+x .")):
