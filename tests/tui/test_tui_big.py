@@ -86,12 +86,7 @@ async def test_only_whole_cells_are_drawn_and_labels_stay_in_view(big_scenario):
 async def test_the_overview_marks_the_window_and_a_click_moves_there(big_scenario):
     async with running(big_scenario) as (app, pilot):
         await pilot.press("4")
-        overview = app.screen.query_one(OverviewMap)
-        for _ in range(100):  # the map is computed off the key path, once the keys pause (0.2 s)
-            await workers_done(app)
-            await pilot.pause(0.05)
-            if overview.small is not None:
-                break
+        overview = await map_arrived(app, pilot)
         assert overview.small is not None and overview.small.shape[0] >= 16
         assert not overview.stale and "updating" not in screen_text(app)
         assert overview.window[0] == 0
@@ -148,8 +143,7 @@ async def test_partial_repaints_leave_the_screen_as_a_full_repaint_would(big_sce
         for keys in (["4"], ["pagedown", "pagedown"], ["right_square_bracket"] * 30, ["1"], ["end"],
                      ["g", *"400", "enter"], ["left"], ["pageup"]):
             await post(app, *keys)
-            await workers_done(app)
-            await pilot.pause()
+            await map_arrived(app, pilot)  # else the map may arrive between the two paintings
             for view in (stage_view(app), app.screen.query_one(ExplanationView)):  # bars fit their view
                 width, height = view.container_size
                 for bar, virtual, room in (
@@ -161,6 +155,18 @@ async def test_partial_repaints_leave_the_screen_as_a_full_repaint_would(big_sce
                 widget.refresh()
             await pilot.pause()
             assert kept == _painted(app), keys
+
+
+async def map_arrived(app, pilot) -> OverviewMap:
+    """Wait for the overview's map of the current numbers: it is computed off the key path, once
+    the keys pause (0.2 s)."""
+    overview = app.screen.query_one(OverviewMap)
+    for _ in range(100):
+        await workers_done(app)
+        await pilot.pause(0.05)
+        if overview.small is not None and not overview.stale:
+            break
+    return overview
 
 
 async def workers_done(app) -> None:
