@@ -32,8 +32,10 @@ def depth(node: Node) -> int:
     return found
 
 
-def shape_of(node: Node, name: str, dims: tuple[int, ...] = (2,)) -> tuple[int, ...]:
-    """The shape of a matrix (or vector, or matrix per head, as ``dims`` allow) written in YAML."""
+def shape_of(node: Node, name: str, dims: tuple[int, ...] = (2,), width: tuple[int, str] | None = None) -> tuple[int, ...]:
+    """The shape of a matrix (or vector, or matrix per head, as ``dims`` allow) written in YAML;
+    ``width`` (how many numbers a row needs, and what they are: ``(4, "keys")``) names a row of
+    another length as the wrong one."""
     value = deref(node)
     if not isinstance(value, Sequence) and dims == (1, 2):
         raise located(value, f"{name} must be a list of numbers like [0.5, -0.5], not {kind_of(value)}")
@@ -47,7 +49,7 @@ def shape_of(node: Node, name: str, dims: tuple[int, ...] = (2,)) -> tuple[int, 
     if found >= 3 and 3 in dims:
         if len(value.items) > MAX_HEADS:
             raise located(value, f"{name} has {len(value.items)} matrices (one per head); at most {MAX_HEADS}")
-        shapes = [matrix_shape(item, f"{name} of head {h}") for h, item in enumerate(value.items, 1)]
+        shapes = [matrix_shape(item, f"{name} of head {h}", width) for h, item in enumerate(value.items, 1)]
         for h, shape in enumerate(shapes[1:], 2):
             if shape != shapes[0]:
                 raise located(value.items[h - 1], f"{name} of head {h} is {shape[0]}×{shape[1]} but "
@@ -58,7 +60,7 @@ def shape_of(node: Node, name: str, dims: tuple[int, ...] = (2,)) -> tuple[int, 
         raise located(value, f"{name} must be one matrix, a list of rows like {EXAMPLE}, not a list of "
                              "matrices (only Q, K and V have one per head)")
     if 2 in dims or found != 1:
-        return matrix_shape(value, name)
+        return matrix_shape(value, name, width)
     raise located(value, f"{name} must be a list of rows like {EXAMPLE}")
 
 
@@ -68,8 +70,9 @@ def _vector_length(node: Sequence, name: str) -> int:
     return len(node.items)
 
 
-def matrix_shape(node: Node, name: str) -> tuple[int, int]:
-    """Rows and columns of a matrix node, from lengths alone (nothing converted yet)."""
+def matrix_shape(node: Node, name: str, width: tuple[int, str] | None = None) -> tuple[int, int]:
+    """Rows and columns of a matrix node, from lengths alone (nothing converted yet); with
+    ``width`` (see :func:`shape_of`), the first row of another length is the one named."""
     matrix = deref(node)
     if not isinstance(matrix, Sequence):
         raise located(matrix, f"{name} must be a list of rows like {EXAMPLE}, not {kind_of(matrix)}")
@@ -87,6 +90,13 @@ def matrix_shape(node: Node, name: str) -> tuple[int, int]:
         if i == 1 and not row.items:
             raise located(row_node, f"{name} row 1 is empty")
         widths.append(len(row.items))
+    if width is not None and len(set(widths)) > 1:
+        wanted, what = width
+        i = next((i for i, found in enumerate(widths) if found != wanted), None)
+        if i is not None:
+            raise located(matrix.items[i], f"{name} row {i + 1} has {count(widths[i], 'number')} but there "
+                                           f"{'is' if wanted == 1 else 'are'} {count(wanted, what[:-1])}: "
+                                           f"one number per {what[:-1]} in every row")
     if len(set(widths)) > 1:
         # the odd row out is the one that differs from most rows (row 1 may be it), or from the
         # first row when no width is the most common
@@ -97,7 +107,7 @@ def matrix_shape(node: Node, name: str) -> tuple[int, int]:
         elif widths.count(most) == len(widths) - 1:
             others = "the other rows have"
         else:
-            others = f"{widths.count(most)} rows have"
+            others = f"{count(widths.count(most), 'row')} {'has' if widths.count(most) == 1 else 'have'}"
         raise located(matrix.items[i], f"{name} row {i + 1} has {count(widths[i], 'number')} but {others} "
                                        f"{most}: every row needs the same length")
     return len(matrix.items), widths[0]

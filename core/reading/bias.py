@@ -145,7 +145,7 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
     else:  # the archive holds a member named after another of these keys (alibi): not a bias
         return None
     # (a bias's columns are keys: as many as there may be tokens, not dimensions)
-    shape = file_shape(ref, "bias", node, (2, 3), widest=MAX_T) if ref is not None else shape_of(node, "bias", (2, 3))
+    shape = file_shape(ref, "bias", node, (2, 3), widest=MAX_T) if ref is not None else shape_of(node, "bias", (2, 3), (plan.T_k, "keys"))
     scores = (plan.T, plan.T_k)
     per_head = len(shape) == 3
     if tuple(shape[-2:]) != scores:

@@ -50,13 +50,34 @@ def test_given_slopes_are_saved_as_given():
     ("alibi: {slope: 0}\n", "an alibi slope must be a positive number"),
     ("alibi: {slope: .inf}\n", "finite"),
     ("alibi: {slop: 1}\n", "did you mean 'slope'?"),
-    # the odd row out is named, whichever it is
-    ("bias: [[1, 2], [1, 2, 3], [1, 2, 3]]\n", "5:8: bias row 1 has 2 numbers but the other rows have 3"),
-    ("bias: [[1, 2, 3], [1, 2, 3, 4], [1, 2, 3]]\n", "5:19: bias row 2 has 4 numbers but the other rows have 3"),
+    # the row named is one whose length is not T_k (3 keys here), even when most rows are wrong
+    ("bias: [[1, 2], [1, 2, 3], [1, 2, 3]]\n", "5:8: bias row 1 has 2 numbers but there are 3 keys: one number per key"),
+    ("bias: [[1, 2, 3], [1, 2, 3, 4], [1, 2, 3]]\n", "5:19: bias row 2 has 4 numbers but there are 3 keys"),
+    ("bias: [[0, 0, 0, 0], [0, 0, 0], [0, 0, 0, 0]]\n", "5:8: bias row 1 has 4 numbers but there are 3 keys"),
+    ("bias: [[0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]\n", "5:19: bias row 2 has 4 numbers but there are 3 keys"),
+    ("bias: [[0, 0], [0, 0, 0, 0], [0, 0, 0]]\n", "5:8: bias row 1 has 2 numbers but there are 3 keys"),
+    ("bias: [[[0, 0, 0], [0, 0, 0], [0, 0, 0]]]\nheads: 1\n", None),
+    ("bias: [[[0, 0, 0], [0, 0], [0, 0, 0]]]\n", "bias of head 1 row 2 has 2 numbers but there are 3 keys"),
+    # rows of every length equal but not T_k: the shape is what is wrong
+    ("bias: [[0, 0], [0, 0], [0, 0]]\n", "bias is 3×2 but the scores are 3×3"),
     ("tiles: 3\n", "tiles must be a mapping {queries: Br, keys: Bc}"),
     ("tiles: [2, 4]\n", "e.g. tiles: {queries: 2, keys: 4}"),
 ])
 def test_a_wrong_key_says_what_is_wrong_and_where(text, message):
+    if message is None:  # (a case that loads: the ones around it fail for the reason they name)
+        loads(QKV + text, "mine.yaml")
+        return
     with pytest.raises(ScenarioError) as caught:
         loads(QKV + text, "mine.yaml")
+    assert message in str(caught.value)
+
+
+@pytest.mark.parametrize("rows, message", [
+    ("[[1, 0], [1, 0, 0], [1, 0, 0, 0]]", "Q row 2 has 3 numbers but 1 row has 2"),
+    ("[[1, 0], [1, 0, 0], [1, 0]]", "Q row 2 has 3 numbers but the other rows have 2"),
+    ("[[1, 0, 0], [1, 0], [1, 0]]", "Q row 1 has 3 numbers but the other rows have 2"),
+])
+def test_a_matrix_of_no_set_width_names_the_row_that_differs_from_most(rows, message):
+    with pytest.raises(ScenarioError) as caught:
+        loads(QKV.replace("Q: [[1, 0], [0, 1], [1, 1]]", f"Q: {rows}"), "mine.yaml")
     assert message in str(caught.value)
