@@ -113,6 +113,8 @@ def _capture(args: argparse.Namespace) -> int:
     every = args.layer == ALL
     if args.output is not None:  # before the seconds PyTorch takes to import
         check_output(args.output, args.force, with_npz=not every)
+    elif args.model == demo_model.NAME and not os.path.exists(args.model):
+        _check_demo_outputs(args.layer, args.force)  # its names are known before it is built
     torch, transformers = import_models_extra()
     _quiet(transformers)
 
@@ -289,6 +291,20 @@ def default_output(model: str, layer: int | None, part: str | None = None) -> st
     from attn_tui.capture.write_scenario import default_name
 
     return default_name(model, layer, part)
+
+
+def _check_demo_outputs(layer: int, force: bool) -> None:
+    """The files ``capture demo`` writes by default, checked as :func:`_capture` checks them
+    once the model is loaded (the demo has one part and ``demo_model.LAYERS`` layers)."""
+    from attn_tui.capture.write_scenario import layer_path_for
+
+    if layer == ALL:
+        index_path = default_output(demo_model.NAME, None)
+        check_output(index_path, force, with_npz=False)
+        for number in range(demo_model.LAYERS):
+            check_output(layer_path_for(index_path, number), force)
+    elif 0 <= layer < demo_model.LAYERS:  # (a layer out of range is said with the model's depth)
+        check_output(default_output(demo_model.NAME, layer), force)
 
 
 def check_yaml_name(yaml_path: str) -> None:

@@ -28,6 +28,7 @@ TOKEN, POSITION, PREVIOUS, SPARE = 0, 64, 128, 192  # where each part of the emb
 PART = 64
 HIDDEN = 256
 HEADS = 4
+LAYERS = 2
 HEAD_DIM = HIDDEN // HEADS
 POSITIONS = 64
 SHARP = 1.0   # the previous-token and self heads' weights (scores of ~12 against ~0)
@@ -51,7 +52,7 @@ def build(folder: str) -> str:
     fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<|endoftext|>",
                                    eos_token="<|endoftext|>", unk_token="<|endoftext|>")
     eos = fast.convert_tokens_to_ids("<|endoftext|>")
-    config = GPT2Config(vocab_size=len(fast), n_positions=POSITIONS, n_embd=HIDDEN, n_layer=2, n_head=HEADS,
+    config = GPT2Config(vocab_size=len(fast), n_positions=POSITIONS, n_embd=HIDDEN, n_layer=LAYERS, n_head=HEADS,
                         bos_token_id=eos, eos_token_id=eos, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
     model = GPT2LMHeadModel(config)
     generator = torch.Generator().manual_seed(0)

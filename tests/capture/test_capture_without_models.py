@@ -142,6 +142,24 @@ sys.exit(main(['capture', {str(tmp_path)!r}, '--text', 'the cat', '--layer', '0'
     assert not (tmp_path / "out.yaml").exists()
 
 
+@pytest.mark.parametrize("layer, existing", [("1", "demo_l1.npz"), ("all", "demo_layers.yaml"),
+                                             ("all", "demo_layers_l1.npz")])
+def test_the_demos_default_output_that_exists_is_refused_before_pytorch_is_imported(tmp_path, layer, existing):
+    """Issue 29: without -o, capture demo said "already exists" after ~5.6 s of building the model."""
+    (tmp_path / existing).write_text("kept")
+    result = subprocess.run([sys.executable, "-c", f"""
+import sys
+sys.path.insert(0, {str(ROOT)!r})
+from attn_tui.tui.cli import main
+code = main(['capture', 'demo', '--text', 'the cat', '--layer', {layer!r}])
+assert 'torch' not in sys.modules, 'torch was imported'
+sys.exit(code)
+"""], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert f'"{existing}" already exists; add --force to replace it' in result.stderr
+    assert (tmp_path / existing).read_text() == "kept"
+
+
 def test_an_output_that_exists_is_refused_before_pytorch_is_imported(tmp_path):
     """Issue 29: "already exists; add --force" came after ~2.8 s of loading PyTorch."""
     (tmp_path / "out.yaml").write_text("kept")
