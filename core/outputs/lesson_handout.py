@@ -46,12 +46,16 @@ def lesson_markdown(scenario: Scenario, answers: bool = False) -> str:
     blocks.append(_heading(2, "Inputs, as the lesson starts"))
     blocks += input_tables(scenario, most=HANDOUT_NUMBERS)
     start = start_position(scenario)
+    at_beats = lesson.scenarios(scenario) if answers else None
     for index, beat in enumerate(lesson.beats):
-        blocks += _beat(scenario, index, beat, lesson.position(index, start), answers)
+        at = next(at_beats) if at_beats is not None else None
+        blocks += _beat(scenario, index, beat, lesson.position(index, start), at)
     return "\n\n".join(blocks) + "\n"
 
 
-def _beat(scenario: Scenario, index: int, beat: Beat, where, answers: bool) -> list[str]:
+def _beat(scenario: Scenario, index: int, beat: Beat, where, at: Scenario | None) -> list[str]:
+    """A beat's blocks; ``at``, the scenario at this beat, fills in its answers."""
+    answers = at is not None
     stage = stage_named(where.step)
     label = token_labels(scenario.row_tokens)[where.row]
     head = f" · {visible(scenario.head_names[where.head])}" if scenario.heads > 1 and stage.per_head else ""
@@ -68,7 +72,7 @@ def _beat(scenario: Scenario, index: int, beat: Beat, where, answers: bool) -> l
         blocks.append(_escape(f"Predict the {stage.key} of \"{label}\" before you look:" if not answers
                               else f"The {stage.key} of \"{label}\" at this beat (check your prediction):"))
         if answers:
-            attention = Attention(scenario.lesson.scenario_at(scenario, index))
+            attention = Attention(at)
             rows = range(where.row, where.row + 1)
             values = attention.values(stage.name, where.head, rows, range(len(columns)))
             cells = [fixed(float(value), scenario.precision) for value in values[0]]

@@ -4,6 +4,7 @@ other lesson flags."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from attn_tui.core import load
@@ -77,3 +78,60 @@ def test_a_lesson_of_10000_beats_is_refused_by_the_command_line_in_one_line(tmp_
     assert main(["--check", str(path)]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "the lesson has 10,000 beats; at most 1,000" in error
+
+
+LESSON_OF_EDITS = """title: edits
+tokens: [a, b, c]
+heads: 2
+Q: [[[1, 0], [0, 1], [1, 1]], [[0, 1], [1, 0], [2, 0]]]
+K: [[[1, 0], [0, 1], [1, 1]], [[1, 1], [0, 1], [1, 0]]]
+V: [[[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]]]
+lesson:
+  - {step: softmax, row: 3, predict: row}
+  - {step: softmax, row: 3, predict: row, edit: {matrix: K, head: 1, row: 1, col: 1, to: 4}}
+  - {step: weighted_sum, row: 2, predict: row, edit: {matrix: V, head: 1, row: 2, col: 2, to: -3}}
+  - {step: softmax, row: 3, predict: row, edit: {matrix: K, head: 1, row: 1, col: 1, to: -2}}
+  - {step: softmax, row: 3, predict: row, set: {scale: none}}
+  - {step: softmax, row: 3, head: 2, predict: row, edit: {matrix: K, head: 2, row: 3, col: 2, to: 5}}
+"""
+
+
+def test_each_beats_scenario_has_exactly_the_cells_set_so_far_and_shares_what_no_beat_edits(tmp_path):
+    """The scenarios the answers are computed on (a working copy of each edited matrix, not a
+    copy of every input per beat), against copies with each beat's cells set by hand."""
+    path = tmp_path / "edits.yaml"
+    path.write_text(LESSON_OF_EDITS)
+    scenario = load(path)
+    by_hand = {name: scenario.inputs[name].copy() for name in scenario.inputs}
+    settings = [  # (matrix, index, value) each beat sets, as the file says (from 1)
+        [], [("K", (0, 0, 0), 4.0)], [("V", (0, 1, 1), -3.0)], [("K", (0, 0, 0), -2.0)], [],
+        [("K", (1, 2, 1), 5.0)]]
+    for beat, (at, sets) in enumerate(zip(scenario.lesson.scenarios(scenario), settings, strict=True)):
+        for matrix, index, value in sets:
+            by_hand[matrix][index] = value
+        for name in scenario.inputs:
+            assert np.array_equal(at.inputs[name], by_hand[name]), (beat, name)
+        assert at.inputs["Q"] is scenario.inputs["Q"]  # no beat edits Q: shared, not copied
+        assert (at.options.scale is False) == (beat >= 4), beat  # (scale: none)
+    assert scenario.inputs["K"][0, 0, 0] == 1 and scenario.inputs["V"][0, 1, 1] == 1  # the file's, untouched
+
+
+def test_the_answers_of_a_lesson_of_edits_are_its_beats_numbers(tmp_path, capsys):
+    path = tmp_path / "edits.yaml"
+    path.write_text(LESSON_OF_EDITS)
+    assert main(["--markdown", "--lesson", "--answers", str(path)]) == 0
+    beats = capsys.readouterr().out.split("## Beat ")[1:]
+
+    def softmax(scores):
+        exps = np.exp(np.array(scores) - max(scores))
+        return exps / exps.sum()
+
+    def row(beat):
+        line = next(line for line in beats[beat].splitlines() if line.startswith("| c "))
+        return [float(cell) for cell in line.strip(" |").split("|")[1:]]
+
+    # by hand, row c of head 1: q = [1, 1]; k_a = [1, 0] then [4, 0] (beat 2), [-2, 0] (beat 4)
+    for beat, k_a, scale in ((0, 1, 2 ** -0.5), (1, 4, 2 ** -0.5), (3, -2, 2 ** -0.5), (4, -2, 1.0)):
+        assert row(beat) == pytest.approx(softmax([k_a * scale, 1 * scale, 2 * scale]), abs=6e-4), beat
+    # head 2 at beat 6: q = [2, 0]; k = [1, 1], [0, 1], [1, 5], not scaled: scores 2, 0, 2
+    assert row(5) == pytest.approx(softmax([2, 0, 2]), abs=6e-4)
