@@ -127,6 +127,20 @@ async def test_refused_text_leaves_the_value_and_keeps_what_was_typed():
         assert not debugger(app).session.history.can_undo
 
 
+async def test_a_number_that_would_overflow_is_refused_as_such_not_as_not_a_number():
+    async with running() as (app, pilot):
+        await pilot.press("tab", "down", "down")  # Q, row "sat"
+        q = matrix(app, "Q")
+        for move in ([], ["right"]):
+            await pilot.press(*move, "enter", *["backspace"] * 3, *"1.7e308", "enter")
+        assert q.editing and q.editor_text == "1.7e308"  # the second: q·k of sat overflows
+        note = app._notifications
+        assert [n.title for n in note] == ["Number refused"] and "overflows float64" in list(note)[0].message
+        assert debugger(app).session.scenario.Q[SAT, 1] == 1.0  # kept as it was
+        await pilot.press("escape", "enter", *["backspace"] * 3, *"abc", "enter")
+        assert [n.title for n in app._notifications][-1] == "Not a number"
+
+
 async def test_plus_and_minus_nudge_by_a_tenth():
     async with running() as (app, pilot):
         await pilot.press("tab", "plus", "plus", "plus")

@@ -53,7 +53,7 @@ class Changes:
             edit = self.session.set_cell(matrix.matrix_name, row, col, value, matrix.head)
         except NumericError as error:
             matrix.set_cursor((row, col))
-            matrix.refuse(text, str(error))
+            matrix.refuse(text, str(error), title="Number refused")  # (a number: what it would do is the matter)
             return
         if edit is not None:
             self.screen.after_change(edited(edit))

@@ -67,12 +67,12 @@ class EditableMatrix(MatrixView):
         set_titles(self, subtitle="")
         self.refresh()
 
-    def refuse(self, text: str, message: str) -> None:
+    def refuse(self, text: str, message: str, title: str = "Not a number") -> None:
         """Show ``text`` back in the cell's editor, marked refused, with the reason."""
         self.editor = (text, len(text), True)
         self._selected = False
         set_titles(self, subtitle=f"✗ {message}")
-        tell(self, message, title="Not a number", severity="warning", timeout=4)
+        tell(self, message, title=title, severity="warning", timeout=4)
         self.refresh()
 
     def take_edit(self) -> tuple[float, str] | None:
