@@ -186,7 +186,7 @@ class LessonPlayer:
         self.start = start or start_position(session.scenario)
         self.beat: int | None = None  # the current beat, from 0 (None before the first)
         self.answered: set[int] = set()
-        self.asked: set[int] = set()  # the beats whose prediction has been asked for
+        self.guessed: set[int] = set()  # the predict beats whose row was revealed while they were current
         self.applied: list[Edit] = []  # what the last go() changed
         scenario, saved = session.scenario, session.saved
         # before the first beat: the file's own values (as last saved when playing began)
@@ -229,14 +229,20 @@ class LessonPlayer:
         the changes applied so far, and the beat not current."""
         if not 0 <= index < len(self.lesson):
             raise IndexError(f"beat {index + 1} of {len(self.lesson)}")
+        predictions = self.session.predictions
+        if self.current is not None and self.current.predict and predictions is not None:
+            left = self.position()
+            if predictions.is_revealed(left.step, left.head, left.row):
+                self.guessed.add(self.beat)
         self.applied = []
         for edit in self.changes(index):
             self.applied.append(self.session.apply(edit))
         self.beat = index
         where = self.position(index)
-        predictions = self.session.predictions
-        if self.lesson.beats[index].predict and index not in self.asked and predictions is not None:
-            self.asked.add(index)  # asked once: a row revealed stays revealed, back and forth
+        # a beat's prediction is asked for until its row has been revealed at that beat: then it
+        # stays revealed, back and forth (a row revealed at another beat, with other numbers,
+        # does not count: it was guessed against those)
+        if self.lesson.beats[index].predict and index not in self.guessed and predictions is not None:
             if predictions.is_revealed(where.step, where.head, where.row):
                 predictions.hide(where.step, where.head, where.row)
         return where

@@ -61,3 +61,29 @@ async def test_a_key_at_its_end_rings_the_bell_and_undo_with_nothing_says_so():
         assert len(rang) == 3
         await pilot.press("u")
         assert len(rang) == 4 and any("Nothing to undo" in note.message for note in app._notifications)
+
+
+TWICE = (SCENARIOS / "cat_sat.yaml").read_text() + """lesson:
+  - {step: softmax, row: sat, predict: row}
+  - {edit: {matrix: Q, row: sat, col: 1, to: 5}, predict: row, say: Guess again.}
+"""
+
+
+async def test_a_beats_prediction_is_asked_until_its_row_is_revealed_at_that_beat(tmp_path):
+    """The check of #29: revealing "sat" at beat 1 on a second pass showed beat 2's row (other
+    numbers) with no guess asked, because beat 2 had been asked for once already."""
+    path = tmp_path / "twice.yaml"
+    path.write_text(TWICE)
+    async with running(path) as (app, pilot):
+        screen = debugger(app)
+        predictions = screen.session.predictions
+
+        def revealed() -> bool:
+            return predictions.is_revealed("softmax", 0, 2)
+
+        await pilot.press("r", "n")  # revealed at beat 1; beat 2 asks again
+        assert screen.lessons.player.beat == 1 and not revealed()
+        await pilot.press("N", "r", "n")  # back, revealed at beat 1 again, on to beat 2 (not guessed)
+        assert screen.lessons.player.beat == 1 and not revealed()
+        await pilot.press("r", "N", "n")  # revealed at beat 2: it stays so, back and forth
+        assert screen.lessons.player.beat == 1 and revealed()
