@@ -26,6 +26,17 @@ async def test_an_ask_beat_offers_its_answer_not_a_guess(tmp_path):
         assert "revealed without a guess" not in why and "Softmax" in why  # the arithmetic, not the guessing
         await pilot.press("r")
         assert screen.lessons.player.beat in screen.lessons.player.answered
+        assert "guesses" not in screen.stage_view.border_subtitle  # nothing is left to guess here
+
+
+async def test_a_revealed_row_no_longer_offers_a_guess(tmp_path):
+    path = tmp_path / "lesson.yaml"
+    path.write_text(LESSON)
+    async with running(path) as (app, pilot):
+        screen = debugger(app)
+        assert screen.stage_view.border_subtitle == "Enter guesses a cell, r reveals the row"
+        await pilot.press("enter", "1", "enter", "r")  # a guess of 1 for "the", then the row
+        assert screen.stage_view.border_subtitle == "0/1 close"  # by hand: "sat" gives "the" 0.25
 
 
 async def test_quitting_mid_lesson_asks_nothing_for_the_lessons_own_edits(tmp_path):

@@ -195,7 +195,9 @@ class Panes:
         session, stage_view = screen.session, screen.stage_view
         if screen.guesses.predicting:
             close, judged = session.predictions.score(session.attention)
-            subtitle = "Enter guesses a cell, r reveals the row" + (f" · {close}/{judged} close" if judged else "")
+            pending = not session.predictions.is_revealed(screen.stage, screen.head, screen.row)
+            subtitle = " · ".join(part for part in ("Enter guesses a cell, r reveals the row" if pending else "",
+                                                    f"{close}/{judged} close" if judged else "") if part)
         elif screen.lessons.answer_first():
             subtitle = "r reveals the beat's answer"
         elif screen.guesses.comparing:
