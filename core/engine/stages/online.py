@@ -226,7 +226,11 @@ def explain(w) -> str:
         which = f"tile {t + 1} (keys {keys.start + 1}–{keys.stop})" if len(keys) > 1 else f"tile {t + 1} (key {keys.start + 1})"
         selected = t == current
         if t > current:  # the walk so far: what the bar calls done, no further
-            w.add((which, "token"), (": □ to come (] walks on to it)", "note"))
+            if skip[0, t]:  # (known before the walk reads anything: the bar marks it already)
+                w.add((which, "token"), (": · to be skipped — every key in it is hidden from every row of the "
+                                         "pass, so the walk will not read it", "masked"))
+            else:
+                w.add((which, "token"), (": □ to come (] walks on to it)", "note"))
             continue
         if skip[0, t]:
             w.add((which, "token"), (": skipped — every key in it is hidden from every row of the pass, so it is "
