@@ -17,8 +17,8 @@ from attn_tui.core.reading.files import Files
 from attn_tui.core.reading.keys import Entry
 from attn_tui.core.files.yaml_matrices import file_shape, file_values, largest, shape_of, values_of
 from attn_tui.core.reading.keys import check_keys, entries
-from attn_tui.core.files.yaml_numbers import boolean, count, located, number
-from attn_tui.core.files.yaml_source import Mapping, Sequence, deref
+from attn_tui.core.files.yaml_numbers import TAG, boolean, count, located, number, shorten
+from attn_tui.core.files.yaml_source import Mapping, Scalar, Sequence, deref
 
 KEYS = ("alibi", "bias")
 LIMIT = 1e300  # |bias| at most; core.overflow keeps a scaled score plus the largest bias finite
@@ -129,6 +129,10 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
         given = None
         if isinstance(deref(node), Mapping):
             given = _slopes(node, plan.heads)
+        elif isinstance(deref(node), Scalar) and deref(node).tag in (TAG + "int", TAG + "float"):
+            slope = shorten(deref(node).value)
+            raise located(node, f"alibi must be true, false or a mapping, not the number {slope}: for one "
+                                f"slope give alibi: {{slope: {slope}}}, for one per head alibi: {{slopes: [...]}}")
         elif not boolean(node, "alibi"):
             return None
         if plan.cross or plan.T != plan.T_k:

@@ -50,6 +50,10 @@ def test_given_slopes_are_saved_as_given():
     ("alibi: {slope: 0}\n", "an alibi slope must be a positive number"),
     ("alibi: {slope: .inf}\n", "finite"),
     ("alibi: {slop: 1}\n", "did you mean 'slope'?"),
+    ("alibi: 0.5\n", "5:8: alibi must be true, false or a mapping, not the number 0.5: for one slope give "
+                     "alibi: {slope: 0.5}, for one per head alibi: {slopes: [...]}"),
+    ("alibi: 2\n", "alibi: {slope: 2}"),
+    ("alibi: maybe\n", "alibi must be true or false, not"),
     # the row named is one whose length is not T_k (3 keys here), even when most rows are wrong
     ("bias: [[1, 2], [1, 2, 3], [1, 2, 3]]\n", "5:8: bias row 1 has 2 numbers but there are 3 keys: one number per key"),
     ("bias: [[1, 2, 3], [1, 2, 3, 4], [1, 2, 3]]\n", "5:19: bias row 2 has 4 numbers but there are 3 keys"),
