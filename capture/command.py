@@ -113,8 +113,9 @@ def _capture(args: argparse.Namespace) -> int:
     every = args.layer == ALL
     if args.output is not None:  # before the seconds PyTorch takes to import
         check_output(args.output, args.force, with_npz=not every)
-    elif args.model == demo_model.NAME and not os.path.exists(args.model):
-        _check_demo_outputs(args.layer, args.force)  # its names are known before it is built
+    elif (args.model == demo_model.NAME and not os.path.exists(args.model)
+          and (every or 0 <= args.layer < demo_model.LAYERS)):  # (out of range: said with the depth)
+        _outputs(args, demo_model.NAME, None, demo_model.LAYERS)  # its names are known before it is built
     torch, transformers = import_models_extra()
     _quiet(transformers)
 
@@ -155,18 +156,7 @@ def _capture(args: argparse.Namespace) -> int:
     if not every and not 0 <= args.layer < depth:
         raise CaptureError(f"--layer {args.layer} is out of range: {name} has {depth} layers, "
                            f"numbered 0 to {depth - 1}")
-    index_path = None
-    if every:
-        index_path = args.output or default_output(source.label, None, shown_part)
-        numbers = list(range(depth))
-        from attn_tui.capture.write_scenario import layer_path_for
-
-        yaml_paths = [layer_path_for(index_path, n) for n in numbers]
-        check_output(index_path, args.force, with_npz=False)
-    else:
-        numbers = [args.layer]
-        yaml_paths = [args.output or default_output(source.label, args.layer, shown_part)]
-    npz_paths = [check_output(path, args.force) for path in yaml_paths]
+    index_path, numbers, yaml_paths, npz_paths = _outputs(args, source.label, shown_part, depth)
     tokenizer = _load(f"cannot load the tokenizer of {name}", transformers.AutoTokenizer,
                       source.location, **source.kwargs)
     prepared = prepare(tokenizer, config, known.kind, part, texts, target, args.pad_to)
@@ -293,18 +283,21 @@ def default_output(model: str, layer: int | None, part: str | None = None) -> st
     return default_name(model, layer, part)
 
 
-def _check_demo_outputs(layer: int, force: bool) -> None:
-    """The files ``capture demo`` writes by default, checked as :func:`_capture` checks them
-    once the model is loaded (the demo has one part and ``demo_model.LAYERS`` layers)."""
+def _outputs(args: argparse.Namespace, label: str, part: str | None, depth: int):
+    """Where a capture of ``depth`` layers writes (the index, or None; the layers' numbers; their
+    .yaml and .npz files), each checked to be writable (:func:`check_output`)."""
     from attn_tui.capture.write_scenario import layer_path_for
 
-    if layer == ALL:
-        index_path = default_output(demo_model.NAME, None)
-        check_output(index_path, force, with_npz=False)
-        for number in range(demo_model.LAYERS):
-            check_output(layer_path_for(index_path, number), force)
-    elif 0 <= layer < demo_model.LAYERS:  # (a layer out of range is said with the model's depth)
-        check_output(default_output(demo_model.NAME, layer), force)
+    index_path = None
+    if args.layer == ALL:
+        index_path = args.output or default_output(label, None, part)
+        numbers = list(range(depth))
+        yaml_paths = [layer_path_for(index_path, n) for n in numbers]
+        check_output(index_path, args.force, with_npz=False)
+    else:
+        numbers = [args.layer]
+        yaml_paths = [args.output or default_output(label, args.layer, part)]
+    return index_path, numbers, yaml_paths, [check_output(path, args.force) for path in yaml_paths]
 
 
 def check_yaml_name(yaml_path: str) -> None:

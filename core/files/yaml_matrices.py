@@ -34,7 +34,7 @@ def depth(node: Node) -> int:
 
 def shape_of(node: Node, name: str, dims: tuple[int, ...] = (2,), width: tuple[int, str] | None = None) -> tuple[int, ...]:
     """The shape of a matrix (or vector, or matrix per head, as ``dims`` allow) written in YAML;
-    ``width`` (how many numbers a row needs, and what they are: ``(4, "keys")``) names a row of
+    ``width`` (how many numbers a row needs, and what each is: ``(4, "key")``) names a row of
     another length as the wrong one."""
     value = deref(node)
     if not isinstance(value, Sequence) and dims == (1, 2):
@@ -95,8 +95,8 @@ def matrix_shape(node: Node, name: str, width: tuple[int, str] | None = None) ->
         i = next((i for i, found in enumerate(widths) if found != wanted), None)
         if i is not None:
             raise located(matrix.items[i], f"{name} row {i + 1} has {count(widths[i], 'number')} but there "
-                                           f"{'is' if wanted == 1 else 'are'} {count(wanted, what[:-1])}: "
-                                           f"one number per {what[:-1]} in every row")
+                                           f"{'is' if wanted == 1 else 'are'} {count(wanted, what)}: "
+                                           f"one number per {what} in every row")
     if len(set(widths)) > 1:
         # the odd row out is the one that differs from most rows (row 1 may be it), or from the
         # first row when no width is the most common

@@ -125,9 +125,9 @@ class Lesson:
     def scenarios(self, scenario: Scenario) -> Iterator[Scenario]:
         """``scenario`` (as loaded, before any beat) with the cells and options of each beat in
         turn, without a copy of every input per beat (1,000 beats on 16,384 tokens took minutes
-        and gigabytes): a matrix the beats
-        edit is one working copy whose cells are set as the beats go, the others are
-        ``scenario``'s. Each scenario shares that copy, so use it before taking the next."""
+        and gigabytes): a matrix the beats edit is one working copy whose cells are set as the
+        beats go, the others are ``scenario``'s. Each scenario shares that copy, so use it
+        before taking the next."""
         working: dict[str, np.ndarray] = {}
         for index, beat in enumerate(self.beats):
             for edit in beat.edits:

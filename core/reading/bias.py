@@ -126,11 +126,11 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
                                         "(its member bias), and ALiBi is a bias of its own")
     if "alibi" in top:
         node = top["alibi"].value
-        given = None
-        if isinstance(deref(node), Mapping):
+        given, value = None, deref(node)
+        if isinstance(value, Mapping):
             given = _slopes(node, plan.heads)
-        elif isinstance(deref(node), Scalar) and deref(node).tag in (TAG + "int", TAG + "float"):
-            slope = shorten(deref(node).value)
+        elif isinstance(value, Scalar) and value.tag in (TAG + "int", TAG + "float"):
+            slope = shorten(value.value)
             raise located(node, f"alibi must be true, false or a mapping, not the number {slope}: for one "
                                 f"slope give alibi: {{slope: {slope}}}, for one per head alibi: {{slopes: [...]}}")
         elif not boolean(node, "alibi"):
@@ -149,7 +149,7 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
     else:  # the archive holds a member named after another of these keys (alibi): not a bias
         return None
     # (a bias's columns are keys: as many as there may be tokens, not dimensions)
-    shape = file_shape(ref, "bias", node, (2, 3), widest=MAX_T) if ref is not None else shape_of(node, "bias", (2, 3), (plan.T_k, "keys"))
+    shape = file_shape(ref, "bias", node, (2, 3), widest=MAX_T) if ref is not None else shape_of(node, "bias", (2, 3), (plan.T_k, "key"))
     scores = (plan.T, plan.T_k)
     per_head = len(shape) == 3
     if tuple(shape[-2:]) != scores:
