@@ -129,7 +129,9 @@ def explain(w) -> str:
     w.weight_bars(weights)
     shift = fixed(row_max, p)
     if raw:
-        w.note(f"For stability the code computes exp(x {signed_shift(-row_max, p)}), subtracting the "
+        # a largest score that reads 0.000 is still subtracted: "x − 0.000", never "x + 0.000"
+        minus_max = f"− {shift}" if not shift.strip("0.") else signed_shift(-row_max, p)
+        w.note(f"For stability the code computes exp(x {minus_max}), subtracting the "
                f"row's largest score: every exp and the sum shrink by the same factor "
                f"e^{shift}, so the weights are the same.")
     elif row_max > EXP_OVERFLOWS:
