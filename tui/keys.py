@@ -58,6 +58,8 @@ KEYS: tuple[Key, ...] = (
     Key("right_square_bracket", "]", "the key column to the right", STAGE, "column(1)", "Key", "column"),
     Key("g", "g", "go to a row and column (a token or a number)", STAGE, "go_to"),
     Key("x", "x", "unfold / fold long sums in the explanation", STAGE, "expand"),
+    Key("z", "z", "zoom: the inputs hidden, the stage and the Why pane take the width (many keys); "
+        "z or Tab brings them back", STAGE, "zoom", "Zoom"),
     Key("h", "h", "the next head (multi-head scenarios)", STAGE, "next_head", "Head"),
     Key("a", "a", "all heads side by side; Enter there picks one", STAGE, "all_heads", "All heads"),
     Key("m", "m", "cycle the mask shown: all rules, then each rule alone", STAGE, "cycle_mask"),
@@ -72,7 +74,7 @@ KEYS: tuple[Key, ...] = (
     Key("y", "y", "show the student's own values (expect:) or attention's", STAGE, "toggle_theirs",
         "Yours/ours"),
     Key("tab", "Tab  shift+Tab", "move between the input matrices and the stage view", ANYWHERE,
-        "app.focus_next", "Inputs"),
+        "next_pane(1)", "Inputs"),
     Key("arrows", "arrows  Home End", "move the cell cursor; first / last column", INPUT),
     Key("pageup,pagedown", "PgUp PgDn", "a page of rows", INPUT),
     Key("enter,e", "Enter  e", "edit the cell: the old value is selected, typing replaces it", INPUT),
@@ -154,7 +156,7 @@ def screen_bindings() -> list[Binding]:
             continue
         bindings.append(Binding(key.keys, key.action, key.footer or key.does, show=bool(key.footer),
                                 group=GROUPS.get(key.group)))
-    return bindings + [Binding("shift+tab", "app.focus_previous", "Focus previous", show=False),
+    return bindings + [Binding("shift+tab", "next_pane(-1)", "Focus previous", show=False),
                        Binding("ctrl+c,super+c", "screen.copy_text", "Copy selected text", show=False)]
 
 

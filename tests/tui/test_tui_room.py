@@ -10,7 +10,7 @@ from attn_tui.tui.app import AttnApp
 from attn_tui.tui.widgets.head_map import HeadMap
 from tests.reading.test_model_index import two_layer_index
 from tests.tui.test_model_view import wait_for
-from tests.tui_helpers import running, stage_view
+from tests.tui_helpers import drawn_lines, running, screen_text, stage_view
 
 
 async def test_a_model_of_few_layers_fills_the_screen_with_larger_maps(tmp_path):
@@ -35,3 +35,61 @@ async def test_a_wide_stage_takes_the_width_and_the_inputs_what_is_left(tmp_path
         (first, last), = [view.visible_window()[1]]
         assert last - first >= 10  # of 13 keys (5 with the inputs at 40%)
         assert app.screen.query_one("#inputs").outer_size.width <= 32
+
+
+def _sixteen_tokens(tmp_path):
+    """16 keys labelled token01 … token16 (7 characters), weights of 5 ("0.123")."""
+    rng = np.random.RandomState(1)
+    np.savez(tmp_path / "s.npz", Q=rng.randn(16, 4), K=rng.randn(16, 4), V=rng.randn(16, 4))
+    tokens = ", ".join(f"token{n:02}" for n in range(1, 17))
+    (tmp_path / "s.yaml").write_text(f"title: sixteen\nnpz: s.npz\ntokens: [{tokens}]\n")
+    return tmp_path / "s.yaml"
+
+
+async def test_a_cell_is_as_wide_as_its_widest_text_and_one_gap(tmp_path):
+    # the helper's check of #29 saw 8 of 16 keys at 120 columns: a label of 7 took 9 columns
+    # where 8 hold it and the gap after it
+    async with running(_sixteen_tokens(tmp_path), size=(120, 40)) as (app, pilot):
+        await pilot.press("4")  # Softmax: every weight 0.xxx or 1.000
+        await pilot.pause()
+        view = stage_view(app)
+        assert view.cell_width == len("token16") + 1
+        header = drawn_lines(view)[0]
+        assert " token09 token10" in header  # one gap between labels
+        (first, last), = [view.visible_window()[1]]
+        assert last - first >= 10
+
+
+async def test_a_score_that_reads_0_001_leaves_no_room_for_an_exponent(tmp_path):
+    # 0.000998 is written 0.001 (fixed() rounds it); a cell kept room for "−4.000e−4" all the same
+    (tmp_path / "t.yaml").write_text("title: tiny\ntokens: [a]\nQ: [[0.000998]]\nK: [[1]]\nV: [[1]]\n")
+    async with running(tmp_path / "t.yaml") as (app, pilot):
+        view = stage_view(app)
+        assert view.texts[0][0] == "0.001"
+        assert view.cell_width == len("0.001") + 2
+
+
+async def test_z_gives_the_stage_the_width_and_tab_brings_the_inputs_back(tmp_path):
+    async with running(_sixteen_tokens(tmp_path), size=(120, 40)) as (app, pilot):
+        await pilot.press("4")
+        await pilot.pause()
+        view = stage_view(app)
+        inputs = app.screen.query_one("#inputs")
+        (first, last), = [view.visible_window()[1]]
+        shown_before = last - first
+        await pilot.press("z")
+        await pilot.pause()
+        assert not inputs.display and view.outer_size.width == 120
+        (first, last), = [view.visible_window()[1]]
+        assert last - first == 16 - first or last - first >= shown_before + 3
+        assert "z Zoom" in screen_text(app)
+        await pilot.press("tab")
+        await pilot.pause()
+        assert inputs.display and view.outer_size.width < 120
+        assert app.focused is not None and app.focused.id == "input-Q"
+        await pilot.press("z")  # from an input: back to the stage, zoomed
+        await pilot.pause()
+        assert not inputs.display and app.focused is view
+        await pilot.press("z")
+        await pilot.pause()
+        assert inputs.display

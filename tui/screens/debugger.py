@@ -353,6 +353,21 @@ class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer'
         if isinstance(event.widget, InputMatrix):
             self.last_input = event.widget
 
+    def action_zoom(self) -> None:
+        self.toggle_class("-zoomed")
+        if self.has_class("-zoomed"):
+            self.stage_view.focus()  # not an input matrix that is no longer shown
+
+    def action_next_pane(self, direction: int) -> None:
+        """Tab, shift+Tab: the next (previous) input matrix or the stage view; from a zoomed
+        stage, the inputs come back first."""
+        move = self.focus_next if direction > 0 else self.focus_previous
+        if self.has_class("-zoomed"):
+            self.remove_class("-zoomed")
+            self.call_after_refresh(move)
+        else:
+            move()
+
     def action_train(self) -> None:
         from attn_tui.tui.screens.train import TrainScreen
 

@@ -126,7 +126,7 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
             self._labels_seen = (grid.rows, _longest(grid.rows), grid.columns, _longest(grid.columns))
         self.label_width = min(MAX_LABEL, self._labels_seen[1]) + 1
         width_before = self.cell_width
-        self.cell_width = max(self.cell_width, min(8, self._labels_seen[3]) + 2)
+        self.cell_width = max(self.cell_width, min(8, self._labels_seen[3]) + 1)  # + the gap after it
         rows, columns = grid.shape
         if self.cursor is not None:
             self.cursor = (max(0, min(self.cursor[0], rows - 1)), max(0, min(self.cursor[1], columns - 1)))
@@ -296,7 +296,8 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                     ordinary = finite[np.abs(finite) < LARGE]
                     if ordinary.size:
                         samples += [fixed(float(ordinary.min()), grid.decimals), fixed(float(ordinary.max()), grid.decimals)]
-                if grid.tiny and np.any((finite != 0) & (np.abs(finite) < 10.0 ** -grid.decimals)):
+                if grid.tiny and np.any((finite != 0) & (np.abs(finite) < 0.5 * 10.0 ** -grid.decimals)):
+                    # (as fixed() decides: 0.000998 reads 0.001 and needs no exponent's room)
                     samples.append(fixed(-0.4 * 10.0 ** -grid.decimals, grid.decimals, True))
             if window.blocked is not None and window.blocked.any():
                 samples.append(grid.blocked_text or mask_text(grid.mask_value))
