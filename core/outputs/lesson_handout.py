@@ -26,6 +26,17 @@ ANSWER_LINES = 3  # lines left to write an answer on
 
 
 HANDOUT_NUMBERS = 4096  # an input matrix of more numbers is named, not printed: pages, not a dump
+HANDOUT_COLUMNS = 32  # a row to predict shows this many columns at most (the beat's among them)
+HANDOUT_TOKENS = 256  # the tokens line names this many at most
+
+
+def shown_columns(count: int, column: int, most: int = HANDOUT_COLUMNS) -> range:
+    """The columns of a predicted row a handout prints: all of ``count``, or ``most`` of them
+    around the beat's ``column`` (a page holds a table of 32 columns, not 16,384)."""
+    if count <= most:
+        return range(count)
+    first = max(0, min(column - most // 2, count - most))
+    return range(first, first + most)
 
 
 def lesson_markdown(scenario: Scenario, answers: bool = False) -> str:
@@ -40,8 +51,11 @@ def lesson_markdown(scenario: Scenario, answers: bool = False) -> str:
                               "or on paper. Name: " + "_" * 20 + "  Date: " + "_" * 12))
     if scenario.description.strip():
         blocks.append(_paragraphs(visible(scenario.description.strip(), multiline=True)))
-    keys = ", ".join(_quoted(token) for token in token_labels(scenario.tokens))
-    blocks.append(f"Tokens ({scenario.T_k}): {keys} · "
+    labels = token_labels(scenario.tokens)
+    keys = ", ".join(_quoted(token) for token in labels[:HANDOUT_TOKENS])
+    if len(labels) > HANDOUT_TOKENS:
+        keys += _escape(f", … ({len(labels) - HANDOUT_TOKENS:,} more)")
+    blocks.append(f"Tokens ({scenario.T_k:,}): {keys} · "
                   + _escape(summary_line(scenario, with_file=False).split(" · ", 1)[1]))
     blocks.append(_heading(2, "Inputs, as the lesson starts"))
     blocks += input_tables(scenario, most=HANDOUT_NUMBERS)
@@ -68,19 +82,24 @@ def _beat(scenario: Scenario, index: int, beat: Beat, where, at: Scenario | None
     if beat.say:
         blocks.append(_paragraphs(visible(beat.say, multiline=True)))
     if beat.predict:
-        columns = column_labels(scenario, stage)
+        labels = column_labels(scenario, stage)
+        keys = shown_columns(len(labels), where.column)
+        columns = [labels[k] for k in keys]
         blocks.append(_escape(f"Predict the {stage.key} of \"{label}\" before you look:" if not answers
                               else f"The {stage.key} of \"{label}\" at this beat (check your prediction):"))
         if answers:
             attention = Attention(at)
             rows = range(where.row, where.row + 1)
-            values = attention.values(stage.name, where.head, rows, range(len(columns)))
+            values = attention.values(stage.name, where.head, rows, keys)
             cells = [fixed(float(value), scenario.precision) for value in values[0]]
             if stage.empty_rows and attention.empty(rows)[0]:  # nothing to attend to: no weights, not 0s
                 cells = ["—"] * len(columns)
         else:
             cells = [BLANK] * len(columns)
         blocks.append(_grid(["row", *columns], [[label, *cells]], numeric_from=1))
+        if len(keys) < len(labels):
+            blocks.append(_escape(f"(columns {keys.start + 1}–{keys.stop} of {len(labels):,}: "
+                                  "the app shows the whole row)"))
         if not answers:
             blocks.append(_escape("Write your prediction down before you read on."))
     if beat.ask:

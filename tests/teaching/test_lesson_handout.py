@@ -135,3 +135,31 @@ def test_the_answers_of_a_lesson_of_edits_are_its_beats_numbers(tmp_path, capsys
         assert row(beat) == pytest.approx(softmax([k_a * scale, 1 * scale, 2 * scale]), abs=6e-4), beat
     # head 2 at beat 6: q = [2, 0]; k = [1, 1], [0, 1], [1, 5], not scaled: scores 2, 0, 2
     assert row(5) == pytest.approx(softmax([2, 0, 2]), abs=6e-4)
+
+
+def test_a_row_of_many_keys_prints_the_32_around_the_beats_column(tmp_path):
+    # a predicted row of 16,384 keys was a 16,384-column table: 1,000 such beats wrote 412 MB
+    T, rng = 300, np.random.RandomState(4)
+    Q, K, V = rng.randn(T, 2), rng.randn(T, 2), rng.randn(T, 2)
+    np.savez(tmp_path / "m.npz", Q=Q, K=K, V=V)
+    (tmp_path / "m.yaml").write_text("title: many\nnpz: m.npz\ncausal: false\nlesson:\n"
+                                     "  - {step: softmax, row: 7, column: 100, predict: row}\n")
+    text = lesson_markdown(load(tmp_path / "m.yaml"), answers=True)
+    beat = text.split("## Beat 1")[1]
+    table = [line for line in beat.splitlines() if line.startswith("| t7 ")]
+    assert len(table) == 1
+    cells = table[0].strip("| ").split(" | ")[1:]
+    assert len(cells) == 32
+    assert "(columns 84–115 of 300: the app shows the whole row)" in text  # column 100 the 17th of them
+    scores = Q[6] @ K.T / np.sqrt(2)  # by hand: row 7's softmax, columns 84 … 115
+    weights = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+    assert cells == [f"{w:.3f}" for w in weights[83:115]]
+    assert '"t256", … (44 more) ·' in text  # the tokens line names 256
+
+
+def test_a_row_near_the_end_shows_the_last_32_columns():
+    from attn_tui.core.outputs.lesson_handout import shown_columns
+
+    assert shown_columns(10, 3) == range(10)
+    assert shown_columns(300, 0) == range(0, 32)
+    assert shown_columns(300, 299) == range(268, 300)
