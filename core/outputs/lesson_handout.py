@@ -88,7 +88,7 @@ def _beat(scenario: Scenario, index: int, beat: Beat, where, at: Scenario | None
         blocks.append(_escape(f"Predict the {stage.key} of \"{label}\" before you look:" if not answers
                               else f"The {stage.key} of \"{label}\" at this beat (check your prediction):"))
         if answers:
-            attention = Attention(at)
+            attention = Attention(at, block=1)  # one row is asked for, not its block of 16
             rows = range(where.row, where.row + 1)
             values = attention.values(stage.name, where.head, rows, keys)
             cells = [fixed(float(value), scenario.precision) for value in values[0]]
