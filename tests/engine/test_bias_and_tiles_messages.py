@@ -36,6 +36,9 @@ def test_a_slope_too_small_to_matter_is_said_so():
     text = explain(Attention(loads(QKV + "alibi: true\n")), "bias", 2).plain()
     assert "too small to matter at T = 3" in text and "alibi: {slope: 1}" in text
     assert "too small" not in explain(Attention(loads(QKV + "alibi: {slope: 1}\n")), "bias", 2).plain()
+    tiny = explain(Attention(loads(QKV + "alibi: {slope: 1e-9}\n")), "bias", 2).plain()
+    assert "m = this head's = 1.0000e−9" in tiny and "0.0000" not in tiny  # it read m = 0.0000
+    assert "A slope of 1.0000e−9 moves no score of this row by more than 2.0000e−9" in tiny
 
 
 def test_given_slopes_are_saved_as_given():

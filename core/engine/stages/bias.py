@@ -60,30 +60,31 @@ def explain(w) -> str:
     alibi = scenario.stage_settings[STAGE.name].alibi
     if alibi:
         H, slope = scenario.heads, slopes(scenario)[w.h]
+        m = fixed(slope, max(p, 4), tiny=True)  # a slope of 1e-9 is not 0.0000
         given = scenario.stage_settings[STAGE.name].slopes is not None
         power = ("this head's" if given else f"2^(−8·{w.h + 1}/{H})" if math.log2(H).is_integer()
                  else "(the paper's rule for H not a power of two)")
         w.add(("slope of ", ""), (f"head {w.h + 1} of {H}", "token"), (f": m = {power} = ", ""),
-              (fixed(slope, max(p, 4)), "result"))
+              (m, "result"))
         w.note("ALiBi adds −m × distance: the further a key is from the query, the lower its score.")
         farthest = max(i, scenario.T_k - 1 - i)
         if slope * farthest < SMALL:
-            w.note(f"A slope of {fixed(slope, max(p, 4))} moves no score of this row by more than "
-                   f"{fixed(slope * farthest, max(p, 4))}: too small to matter at T = {scenario.T_k}. The paper's "
+            w.note(f"A slope of {m} moves no score of this row by more than "
+                   f"{fixed(slope * farthest, max(p, 4), tiny=True)}: too small to matter at T = {scenario.T_k}. The paper's "
                    "slopes are made for thousands of tokens; alibi: {slope: 1} shows the effect in a short one.")
     for k in w.keys():
         if isinstance(k, str):
             w.note(k)
             continue
         if alibi:
-            formula = (f"{fixed(before[k], p)} + (−{fixed(slope, max(p, 4))} × |{i + 1} − {k + 1}|) = "
+            formula = (f"{fixed(before[k], p)} + (−{m} × |{i + 1} − {k + 1}|) = "
                        f"{fixed(before[k], p)} + ({fixed(added[k], p)})")
         else:
             formula = f"{fixed(before[k], p)} + ({fixed(added[k], p)})"
         w.add((f"({w.query}, {w.keys_labels[k]}): ", "token"), (formula, "number"), (" = ", ""),
               (fixed(after[k], p), "result"), selected=k == w.col)
     w.add(("biased scores: ", ""), (w.vector(after, p), "result"))
-    return "add the bias" if not alibi else f"penalise distance (ALiBi, slope {fixed(slope, max(p, 4))})"
+    return "add the bias" if not alibi else f"penalise distance (ALiBi, slope {m})"
 
 
 STAGE = Stage(
