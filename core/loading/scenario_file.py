@@ -142,6 +142,9 @@ def fields(document: Document, path: str) -> dict[str, Any]:
         raise located(root, "a scenario is a mapping of keys (title:, Q:, …), "
                             f"not {kind_of(deref(root))}")
     top = entries(root, "the scenario")
+    if "model_index" in top:  # a layer of an index naming an index: one error, not one per key
+        raise located(top["model_index"].key, "this file is a model index (it lists layers), not a scenario: an "
+                                              "index's layers each name one layer's scenario, never an index")
     files = Files(path)
     archived = files.npz(top.get("npz"))  # a stage's own array may come from the archive too
     stage_keys = _stage_keys([*top, *archived])

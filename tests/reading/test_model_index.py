@@ -99,6 +99,19 @@ def test_json_of_an_index_lists_its_layers(tmp_path, capsys):
     assert missing["layer"] == 2 and "missing.yaml: no such file" in missing["error"]
 
 
+def test_a_layer_that_names_an_index_is_told_so_once(tmp_path, capsys):
+    # it was "unknown key 'model_index'" and "unknown key 'layers'", joined by ␊
+    index = two_layer_index(tmp_path)
+    (tmp_path / "outer.yaml").write_text("model_index: 1\nlayers:\n  - {layer: 0, scenario: model_layers.yaml}\n")
+    assert main(["heads", str(tmp_path / "outer.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert f"{index}:1:1: this file is a model index (it lists layers), not a scenario" in err
+    assert "unknown key" not in err and "␊" not in err
+    assert main(["--json", str(tmp_path / "outer.yaml")]) == 0
+    layer, = json.loads(capsys.readouterr().out)["layers"]
+    assert layer["error"].startswith(f"{index}:1:1: this file is a model index")
+
+
 def test_an_index_is_not_a_scenario_for_print(tmp_path, capsys):
     with pytest.raises(SystemExit) as exited:
         main(["--print", str(two_layer_index(tmp_path))])
