@@ -111,6 +111,7 @@ def test_a_folder_that_cannot_be_written_says_why_and_keeps_the_edits(mine, monk
 
 async def test_the_app_offers_the_edits_back(mine):
     from attn_tui.tui.screens.choice import ChoiceScreen
+    from tests.tui.test_model_view import wait_for
     from tests.tui_helpers import debugger, running
 
     crashed = Session(load(mine))
@@ -118,6 +119,7 @@ async def test_the_app_offers_the_edits_back(mine):
     async with running(mine) as (app, pilot):
         await pilot.pause()
         assert isinstance(app.screen, ChoiceScreen) and "1 unsaved edit" in app.screen.question
+        await wait_for(pilot, lambda: app.screen.armed)
         await pilot.press("r")  # Restore
         await pilot.pause()
         session = debugger(app).session
@@ -130,11 +132,18 @@ async def test_the_app_offers_the_edits_back(mine):
 
 
 async def test_discarding_at_start_removes_the_copy(mine):
+    from tests.tui.test_model_view import wait_for
     from tests.tui_helpers import debugger, running
 
     Session(load(mine)).set_cell("Q", 0, 0, 9.0)
     async with running(mine) as (app, pilot):
         await pilot.pause()
+        dialog = app.screen
+        await pilot.press("d", "enter")  # typed for the debugger (Decode) as the question came up
+        await pilot.pause()
+        assert app.screen is dialog and not dialog.armed  # it answered nothing: the copy is there
+        assert Session(load(mine)).journal.pending() is not None
+        await wait_for(pilot, lambda: dialog.armed)
         await pilot.press("d")
         await pilot.pause()
         assert debugger(app).session.scenario.Q[0, 0] == 1.0

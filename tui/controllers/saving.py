@@ -18,6 +18,11 @@ from attn_tui.tui.text import tell
 if TYPE_CHECKING:
     from attn_tui.tui.screens.debugger import DebuggerScreen
 
+# The restore question appears as the app opens, unasked: keys typed for the debugger in the
+# first moments (d toggles Decode, r reveals) must not answer it unseen. Half a second is what
+# a reader needs to see that a question came up.
+RECOVERY_SETTLE = 0.5
+
 
 class Saving:
     """Save, Save As and recovery, for one debugger screen."""
@@ -125,7 +130,7 @@ class Saving:
         self.screen.app.push_screen(ChoiceScreen(
             f"{self.where} has {count} unsaved edit{'s' if count > 1 else ''} from {when}, kept "
             f"when attn-tui last stopped without saving.{changed}\nRestore them?",
-            [("restore", "Restore"), ("discard", "Discard")]), decided)
+            [("restore", "Restore"), ("discard", "Discard")], settle=RECOVERY_SETTLE), decided)
 
 
     def screenshot(self) -> None:

@@ -14,7 +14,9 @@ from attn_tui.tui.text import plain
 class ChoiceScreen(ModalScreen[str]):
     """Dismisses with the key of the chosen answer; Esc answers ``cancel``.
 
-    Each answer's first letter is its shortcut (``s`` Save, ``d`` Discard, …).
+    Each answer's first letter is its shortcut (``s`` Save, ``d`` Discard, …). A question that
+    comes unasked (edits to restore, as the app opens) ``settle``s first: for that long no key
+    answers it, so that keys typed for the debugger (d, r) do not discard or restore unseen.
     """
 
     DEFAULT_CSS = """
@@ -37,17 +39,20 @@ class ChoiceScreen(ModalScreen[str]):
 
     BINDINGS = [
         Binding("escape", "choose('cancel')", "Cancel"),
-        Binding("up", "app.focus_previous", "Previous", show=False),
-        Binding("down", "app.focus_next", "Next", show=False),
-        Binding("left", "app.focus_previous", "Previous", show=False),
-        Binding("right", "app.focus_next", "Next", show=False),
+        Binding("up", "move(-1)", "Previous", show=False),
+        Binding("down", "move(1)", "Next", show=False),
+        Binding("left", "move(-1)", "Previous", show=False),
+        Binding("right", "move(1)", "Next", show=False),
     ]
 
-    def __init__(self, question: str, answers: list[tuple[str, str]], default: str | None = None) -> None:
+    def __init__(self, question: str, answers: list[tuple[str, str]], default: str | None = None,
+                 settle: float = 0.0) -> None:
         super().__init__()
         self.question = question
         self.answers = answers
         self.default = default or answers[0][0]
+        self.settle = settle
+        self.armed = settle <= 0
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -59,12 +64,32 @@ class ChoiceScreen(ModalScreen[str]):
             yield Static("←/→ choose · Enter confirms · a letter picks · Esc cancels", id="hint")
 
     def on_mount(self) -> None:
+        if self.armed:
+            self.arm()
+        else:  # nothing focused meanwhile: Enter presses no button
+            self.set_timer(self.settle, self.arm)
+
+    def arm(self) -> None:
+        self.armed = True
         self.query_one(f"#answer-{self.default}", Button).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.armed or action not in ("move", "choose")
+
+    def action_move(self, direction: int) -> None:
+        if direction > 0:
+            self.focus_next()
+        else:
+            self.focus_previous()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id.removeprefix("answer-"))
 
     def on_key(self, event) -> None:
+        if not self.armed:
+            event.stop()
+            self.app.bell()  # typed before the question could be read: not an answer
+            return
         for key, label in self.answers:
             if event.character and event.character.lower() == label[0].lower():
                 event.stop()
