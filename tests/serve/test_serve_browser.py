@@ -53,7 +53,7 @@ async def test_a_class_in_browsers_gets_numbers_its_own_apps_and_saves_in_the_fo
             await first.open(f"http://127.0.0.1:{port}/")
             # the debugger, with cat_sat's scores: "sat" (q = [1, 1]) against the keys
             # k = [1, 0], [0, 1], [1, 1] scores 1, 1, 2
-            await first.wait_for("sat    1    1    2", timeout=15)
+            await first.wait_for("sat   1   1   2", timeout=15)
             loaded = await first.evaluate(
                 "performance.getEntriesByType('resource').map(entry => entry.name)")
             outside = [url for url in loaded if not url.startswith(f"http://127.0.0.1:{port}/")]
@@ -65,7 +65,7 @@ async def test_a_class_in_browsers_gets_numbers_its_own_apps_and_saves_in_the_fo
 
             second = await browser.new_page()
             await second.open(f"http://127.0.0.1:{port}/")
-            await second.wait_for("sat    1    1    2", timeout=15)
+            await second.wait_for("sat   1   1   2", timeout=15)
             screen = await second.wait_for("cat_sat (served)")  # the header comes after the numbers
             assert "causal on" in screen and "Step 1 · Score" in screen  # an app of its own
             apps = [pid for pid in group_members(server.pid) if pid != server.pid]
@@ -118,7 +118,7 @@ async def test_edits_in_a_browser_survive_ctrl_c_and_come_back_to_that_browser(t
         async with Chromium(tmp_path / "chromium") as browser, Chromium(tmp_path / "other") as other:
             page = await browser.new_page()
             await page.open(f"http://127.0.0.1:{port}/")
-            await page.wait_for("sat    1    1    2", timeout=15)
+            await page.wait_for("sat   1   1   2", timeout=15)
             await page.press("c")  # an unsaved edit: causal off
             await page.wait_for("causal off")
             await asyncio.sleep(0.5)  # the copy is written just after the frame
