@@ -99,7 +99,7 @@ class AttnApp(App[int]):
             from attn_tui.tui.screens.debugger import DebuggerScreen
 
             debugger = DebuggerScreen(self.initial, self.read_only, self.save_root, self.classroom)
-            self.push_screen(debugger)
+            self.call_later(self.push_screen, debugger)
             if self.present:
                 self.call_after_refresh(debugger.action_present)
         else:

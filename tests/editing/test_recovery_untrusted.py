@@ -118,6 +118,7 @@ def test_a_copy_that_is_not_even_json_is_ignored(mine):
 
 async def test_the_app_restores_what_fits_and_says_what_it_skipped(mine):
     from tests.tui_helpers import debugger, running
+    from tests.tui.test_model_view import wait_for
     from attn_tui.tui.screens.choice import ChoiceScreen
 
     crafted(mine, [{"cell": ["Q", 7, 0], "value": 1.0, "old": 0.0},
@@ -125,7 +126,8 @@ async def test_the_app_restores_what_fits_and_says_what_it_skipped(mine):
     async with running(mine) as (app, pilot):
         await pilot.pause()
         assert isinstance(app.screen, ChoiceScreen)
-        await pilot.press("r")
+        await wait_for(pilot, lambda: app.screen.armed)  # (it settles for half a second)
+        await pilot.press("enter")  # Restore, the default
         await pilot.pause()
         assert debugger(app).session.scenario.K[0, 1] == 2.5
         messages = " ".join(str(n.message) for n in app._notifications)

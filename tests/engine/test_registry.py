@@ -159,7 +159,7 @@ HALVED = Stage(name="halved", title="Halved", key="halved", reads=(PREVIOUS,), c
                toggle=Toggle("--halved", "add the Halved step", switch=switch, value="BY",
                              parse=lambda text: Halved(int(text)), on=lambda scenario: Halved(),
                              offers=lambda scenario: (("Halve by 4", "a quarter", Halved(4)),),
-                             key="z", does="halve the weights (again: off)", footer="Halve"))
+                             key="w", does="halve the weights (again: off)", footer="Halve"))
 registry = list(stages.REGISTRY)
 registry.insert([stage.name for stage in registry].index("weighted_sum") + 1, HALVED)
 stages.REGISTRY = tuple(registry)
@@ -176,16 +176,16 @@ out = io.StringIO()
 with contextlib.redirect_stdout(out):
     found["status"] = main(["--json", sys.argv[1], "--halved", "4"])
 found["json"] = json.loads(out.getvalue())
-found["keys"] = [(key.keys, key.action) for key in KEYS if key.keys in ("z", "d")]
+found["keys"] = [(key.keys, key.action) for key in KEYS if key.keys in ("w", "d")]
 
 
 async def drive():
     app = AttnApp(load(sys.argv[1]), remember=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("z")
+        await pilot.press("w")
         found["after_z"] = (app.screen.stage, app.screen.session.scenario.stage_settings["halved"].by)
         found["palette"] = [command.title for command in app.get_system_commands(app.screen)]
-        await pilot.press("z")
+        await pilot.press("w")
         found["after_zz"] = "halved" in app.screen.session.scenario.stage_settings
 
 asyncio.run(drive())
@@ -203,6 +203,6 @@ def test_a_stage_toggled_on_and_off_is_an_option_a_key_and_palette_entries():
     assert found["options"] == ["--decode", "--halved", "--tiles"] and found["status"] == 0
     doc = found["json"]
     assert np.array_equal(np.array(doc["halved"]), np.array(doc["output"]) / 4)  # 4, as --halved said
-    assert sorted(found["keys"]) == [["d", "toggle('decode')"], ["z", "toggle('halved')"]]
+    assert sorted(found["keys"]) == [["d", "toggle('decode')"], ["w", "toggle('halved')"]]
     assert found["after_z"] == ["halved", 2]  # the key turns on the Toggle's `on`, and steps to it
     assert "Halve by 4" in found["palette"] and found["after_zz"] is False

@@ -72,6 +72,24 @@ class Panes:
         else:
             screen.call_after_refresh(self.fit)
 
+    def zoom(self) -> None:
+        """z: the stage and the Why pane take the width, the inputs hidden (or back)."""
+        screen = self.screen
+        screen.toggle_class("-zoomed")
+        if screen.has_class("-zoomed"):
+            screen.stage_view.focus()  # not an input matrix that is no longer shown
+
+    def next_pane(self, direction: int) -> None:
+        """Tab, shift+Tab: the next (previous) input matrix or the stage view; from a zoomed
+        stage, the inputs come back first."""
+        screen = self.screen
+        move = screen.focus_next if direction > 0 else screen.focus_previous
+        if screen.has_class("-zoomed"):
+            screen.remove_class("-zoomed")
+            screen.call_after_refresh(move)
+        else:
+            move()
+
     def inputs_scrolled(self) -> None:
         """Show the derived Q, K, V an edit left behind out of view: a widget refreshed off the
         screen makes Textual lay the whole screen out again at the next frame, 3 ms of every

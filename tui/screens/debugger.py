@@ -69,6 +69,9 @@ class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer'
         """``classroom`` (``tui.follow.Classroom``): whether to play the scenario's lesson, and
         the class this app follows or leads."""
         super().__init__()
+        # the classes known now, not at mount or at the first Resize: each change restyles it all
+        self.add_class(*self._get_breakpoint_classes(self.app.size.width, self.HORIZONTAL_BREAKPOINTS))
+        self.set_class(scenario.T > OVERVIEW_FROM, "-big")
         self.session = Session(scenario, read_only, save_root=save_root)
         self.session.journal.deferred = True  # written after the frame, off the key's path
         self.panes = Panes(self)
@@ -129,11 +132,9 @@ class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer'
         self.steps = self.query_one(StepStrip)
         self.narration = self.query_one(NarrationBar)
         self.lessons.start()  # a lesson opens at its first beat
-        self.set_class(self.session.scenario.T > OVERVIEW_FROM, "-big")
-        panes = self.panes
-        panes.show_all()
-        self.call_after_refresh(panes.show_marks)  # once laid out, scroll the focus row into view
-        self.call_after_refresh(panes.fit)
+        self.panes.show_all()
+        self.call_after_refresh(self.panes.show_marks)  # once laid out, scroll the focus row into view
+        self.call_after_refresh(self.panes.fit)
         self.call_after_refresh(self.saving.offer_recovery)
         self.call_after_refresh(self.changes.warn_of_leaks)
 
@@ -282,6 +283,8 @@ class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer'
 
     # the keys whose work is a controller's (each a method of that controller: see tui.controllers)
     action_expand = delegate("panes", "expand")
+    action_zoom = delegate("panes", "zoom")
+    action_next_pane = delegate("panes", "next_pane")
     action_check_gradient = delegate("panes", "check_gradient")
     action_toggle = delegate("changes", "toggle")
     action_undo = delegate("changes", "undo")
@@ -352,21 +355,6 @@ class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer'
     def on_descendant_focus(self, event) -> None:
         if isinstance(event.widget, InputMatrix):
             self.last_input = event.widget
-
-    def action_zoom(self) -> None:
-        self.toggle_class("-zoomed")
-        if self.has_class("-zoomed"):
-            self.stage_view.focus()  # not an input matrix that is no longer shown
-
-    def action_next_pane(self, direction: int) -> None:
-        """Tab, shift+Tab: the next (previous) input matrix or the stage view; from a zoomed
-        stage, the inputs come back first."""
-        move = self.focus_next if direction > 0 else self.focus_previous
-        if self.has_class("-zoomed"):
-            self.remove_class("-zoomed")
-            self.call_after_refresh(move)
-        else:
-            move()
 
     def action_train(self) -> None:
         from attn_tui.tui.screens.train import TrainScreen
