@@ -186,7 +186,9 @@ class LessonPlayer:
         self.start = start or start_position(session.scenario)
         self.beat: int | None = None  # the current beat, from 0 (None before the first)
         self.answered: set[int] = set()
-        self.guessed: set[int] = set()  # the predict beats whose row was revealed while they were current
+        # each predict beat's own guesses of its row (Predictions.row_state), kept while another
+        # beat is current: two beats that predict one row in two states never share guesses
+        self.predicted: dict[int, tuple] = {}
         self.applied: list[Edit] = []  # what the last go() changed
         scenario, saved = session.scenario, session.saved
         # before the first beat: the file's own values (as last saved when playing began)
@@ -232,19 +234,17 @@ class LessonPlayer:
         predictions = self.session.predictions
         if self.current is not None and self.current.predict and predictions is not None:
             left = self.position()
-            if predictions.is_revealed(left.step, left.head, left.row):
-                self.guessed.add(self.beat)
+            self.predicted[self.beat] = predictions.row_state(left.step, left.head, left.row)
         self.applied = []
         for edit in self.changes(index):
             self.applied.append(self.session.apply(edit))
         self.beat = index
         where = self.position(index)
-        # a beat's prediction is asked for until its row has been revealed at that beat: then it
-        # stays revealed, back and forth (a row revealed at another beat, with other numbers,
-        # does not count: it was guessed against those)
-        if self.lesson.beats[index].predict and index not in self.guessed and predictions is not None:
-            if predictions.is_revealed(where.step, where.head, where.row):
-                predictions.hide(where.step, where.head, where.row)
+        # a beat's prediction is its own: asked for until revealed at that beat, then revealed
+        # with its guesses and marks whenever the beat comes back (a row guessed or revealed at
+        # another beat, with other numbers, does not count: it was about those)
+        if self.lesson.beats[index].predict and predictions is not None:
+            predictions.set_row_state(where.step, where.head, where.row, self.predicted.get(index))
         return where
 
     def waiting_for(self, head: int) -> str | None:

@@ -114,9 +114,16 @@ class Predictions:
             self.answers[key][row] = self._actual(attention, stage, head, row)
         self.revealed[key][row] = True
 
-    def hide(self, stage: str, head: int, row: int) -> None:
-        """Ask for ``row`` of ``stage`` again (a lesson's beat that asks to predict it)."""
-        self.revealed[(stage, self._head(stage, head))][row] = False
+    def row_state(self, stage: str, head: int, row: int) -> tuple[np.ndarray, np.ndarray, bool]:
+        """One row's guesses, the values they were about and whether it is revealed (copies)."""
+        key = (stage, self._head(stage, head))
+        return self.guesses[key][row].copy(), self.answers[key][row].copy(), bool(self.revealed[key][row])
+
+    def set_row_state(self, stage: str, head: int, row: int, state: tuple | None) -> None:
+        """Put back a ``row_state``; None: the row afresh (no guess, not revealed)."""
+        key = (stage, self._head(stage, head))
+        guesses, answers, revealed = state or (np.nan, np.nan, False)
+        self.guesses[key][row], self.answers[key][row], self.revealed[key][row] = guesses, answers, revealed
 
     def is_revealed(self, stage: str, head: int, row: int) -> bool:
         return bool(self.revealed[(stage, self._head(stage, head))][row])

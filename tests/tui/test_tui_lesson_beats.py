@@ -98,3 +98,39 @@ async def test_a_beats_prediction_is_asked_until_its_row_is_revealed_at_that_bea
         assert screen.lessons.player.beat == 1 and not revealed()
         await pilot.press("r", "N", "n")  # revealed at beat 2: it stays so, back and forth
         assert screen.lessons.player.beat == 1 and revealed()
+
+
+TWO_STATES = """title: guess test
+tokens: [a, b, c, d]
+Q: [[1, 0], [0, 1], [1, 1], [0, 0]]
+K: [[1, 0], [0, 1], [1, 0.5], [0, 0]]
+V: [[1, 0], [0, 1], [1, 1], [0, 0]]
+causal: false
+lesson:
+  - {step: softmax, row: d, predict: row, say: beat one}
+  - {step: softmax, row: d, edit: {matrix: Q, row: d, col: 2, to: 20}, predict: row, say: beat two}
+"""
+
+
+async def test_two_beats_that_predict_one_row_keep_their_own_guesses(tmp_path):
+    # the check of #29: beat 1's guesses showed at beat 2 as its own ("4 of 4 cells guessed") and
+    # its r judged nothing; back at beat 1, beat 2's "2/4 close" stood on the border
+    path = tmp_path / "two.yaml"
+    path.write_text(TWO_STATES)
+    async with running(path) as (app, pilot):
+        screen = debugger(app)
+        view = screen.stage_view
+        guess_row = ("enter", "0", "tab", "1", "tab", "0", "tab", "0", "enter")
+        await pilot.press(*guess_row, "r")
+        # by hand, beat 1: q_d = [0, 0], every score 0, every weight 0.25: 0 of 4 within 0.05
+        assert view.border_subtitle == "0/4 close"
+        await pilot.press("n")
+        assert view.row_texts(3) == ["?", "?", "?", "?"]  # nothing guessed at this beat yet
+        await pilot.press(*guess_row, "r")
+        # beat 2: q_d = [0, 20], scores [0, 20, 10, 0]/√2: weights 0.0000, 0.9992, 0.0008, 0.0000
+        assert view.border_subtitle == "4/4 close"
+        await pilot.press("N")
+        assert view.border_subtitle == "0/4 close"  # beat 1 as it was left, its marks beside its numbers
+        assert view.row_texts(3) == ["0.250✗"] * 4
+        await pilot.press("n")
+        assert view.border_subtitle == "4/4 close"
