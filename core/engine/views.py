@@ -67,7 +67,7 @@ def stage_window(session, stage_name: str, head: int, rows: range, cols: range,
                 hidden &= ~attention.blocked(rows, cols)
             window.hidden = hidden
         if predictions.predicts(stage.name):
-            window.guesses = predictions.guesses_of(stage.name, head)[rows.start:rows.stop, cols.start:cols.stop]
+            window.guesses = predictions.guesses_of(stage.name, head).block(rows, cols)
             window.verdict = predictions.verdict(stage.name, head, rows, cols, values)
             return window
     comparison = session.comparison

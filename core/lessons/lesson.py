@@ -309,6 +309,7 @@ def lesson_predictions(scenario: Scenario, lesson: Lesson, start: Position,
     predictions = Predictions(dataclasses.replace(scenario, predict=keys))
     if existing is not None:  # keep what was guessed and revealed of the file's own stages
         predictions.guesses.update(existing.guesses)
+        predictions.answers.update(existing.answers)
         predictions.revealed.update(existing.revealed)
     for (stage, head), revealed in predictions.revealed.items():
         if stage in extra and (existing is None or (stage, head) not in existing.revealed):

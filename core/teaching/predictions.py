@@ -30,6 +30,42 @@ CLOSE = 0.05
 UNKNOWN, CLOSE_ENOUGH, OFF = 0, 1, 2  # verdicts for a cell
 
 
+class Rows:
+    """A T × columns matrix, NaN but for the rows written: a student guesses a few rows, and
+    two dense matrices of 16,384 × 16,384 keys were 4 GB made as a lesson opened (10 s)."""
+
+    def __init__(self, shape: tuple[int, int]) -> None:
+        self.shape = shape
+        self._rows: dict[int, np.ndarray] = {}
+
+    def row(self, row: int) -> np.ndarray:
+        found = self._rows.get(row)
+        return np.full(self.shape[1], np.nan) if found is None else found.copy()
+
+    def set_row(self, row: int, values) -> None:
+        values = np.broadcast_to(np.asarray(values, dtype=np.float64), (self.shape[1],))
+        if np.isnan(values).all():
+            self._rows.pop(row, None)
+        else:
+            self._rows[row] = values.copy()
+
+    def set(self, row: int, col: int, value: float) -> None:
+        self._rows.setdefault(row, np.full(self.shape[1], np.nan))[col] = value
+
+    def block(self, rows: range, cols: range) -> np.ndarray:
+        out = np.full((len(rows), len(cols)), np.nan)
+        for row, values in self._rows.items():
+            if row in rows:
+                out[row - rows.start] = values[cols.start:cols.stop]
+        return out
+
+    def written(self) -> list[int]:
+        return sorted(self._rows)
+
+    def dense(self) -> np.ndarray:
+        return self.block(range(self.shape[0]), range(self.shape[1]))
+
+
 class Predictions:
     """The guesses and revealed rows of each predicted stage, per head (``None`` for the
     stages after the heads)."""
@@ -37,16 +73,16 @@ class Predictions:
     def __init__(self, scenario) -> None:
         self.scenario = scenario
         self.follow(scenario)
-        self.guesses: dict[tuple[str, int | None], np.ndarray] = {}
+        self.guesses: dict[tuple[str, int | None], Rows] = {}
         self.revealed: dict[tuple[str, int | None], np.ndarray] = {}
         # each row's values in the state its guesses were made in (NaN rows: none yet)
-        self.answers: dict[tuple[str, int | None], np.ndarray] = {}
+        self.answers: dict[tuple[str, int | None], Rows] = {}
         for key in scenario.predict:
             stage = stage_keyed(key)
             for head in (range(scenario.heads) if stage.per_head else (None,)):
                 shape = (scenario.T, stage.column_count(scenario))
-                self.guesses[(stage.name, head)] = np.full(shape, np.nan)
-                self.answers[(stage.name, head)] = np.full(shape, np.nan)
+                self.guesses[(stage.name, head)] = Rows(shape)
+                self.answers[(stage.name, head)] = Rows(shape)
                 self.revealed[(stage.name, head)] = np.zeros(scenario.T, bool)
 
     def follow(self, scenario) -> None:
@@ -94,36 +130,38 @@ class Predictions:
         another state starts afresh (those guesses were about other numbers)."""
         key = (stage, self._head(stage, head))
         actual = self._actual(attention, stage, head, row)
-        answers = self.answers[key]
-        if not np.isnan(answers[row]).all() and not same_bits(answers[row], actual):
-            self.guesses[key][row] = np.nan
-        answers[row] = actual
-        self.guesses[key][row, col] = value
+        before = self.answers[key].row(row)
+        if not np.isnan(before).all() and not same_bits(before, actual):
+            self.guesses[key].set_row(row, np.nan)
+        self.answers[key].set_row(row, actual)
+        self.guesses[key].set(row, col, value)
 
     def current_state(self, stage: str, head: int, row: int, attention) -> bool:
         """Whether ``row``'s guesses (or its reveal) were made in the state shown now."""
-        answers = self.answers[(stage, self._head(stage, head))][row]
+        answers = self.answers[(stage, self._head(stage, head))].row(row)
         return np.isnan(answers).all() or same_bits(answers, self._actual(attention, stage, head, row))
 
-    def guesses_of(self, stage: str, head: int) -> np.ndarray:
+    def guesses_of(self, stage: str, head: int) -> Rows:
         return self.guesses[(stage, self._head(stage, head))]
 
     def reveal(self, stage: str, head: int, row: int, attention) -> None:
         key = (stage, self._head(stage, head))
-        if np.isnan(self.guesses[key][row]).all():  # no guess: the row is revealed as it is now
-            self.answers[key][row] = self._actual(attention, stage, head, row)
+        if np.isnan(self.guesses[key].row(row)).all():  # no guess: the row is revealed as it is now
+            self.answers[key].set_row(row, self._actual(attention, stage, head, row))
         self.revealed[key][row] = True
 
     def row_state(self, stage: str, head: int, row: int) -> tuple[np.ndarray, np.ndarray, bool]:
         """One row's guesses, the values they were about and whether it is revealed (copies)."""
         key = (stage, self._head(stage, head))
-        return self.guesses[key][row].copy(), self.answers[key][row].copy(), bool(self.revealed[key][row])
+        return self.guesses[key].row(row), self.answers[key].row(row), bool(self.revealed[key][row])
 
     def set_row_state(self, stage: str, head: int, row: int, state: tuple | None) -> None:
         """Put back a ``row_state``; None: the row afresh (no guess, not revealed)."""
         key = (stage, self._head(stage, head))
         guesses, answers, revealed = state or (np.nan, np.nan, False)
-        self.guesses[key][row], self.answers[key][row], self.revealed[key][row] = guesses, answers, revealed
+        self.guesses[key].set_row(row, guesses)
+        self.answers[key].set_row(row, answers)
+        self.revealed[key][row] = revealed
 
     def is_revealed(self, stage: str, head: int, row: int) -> bool:
         return bool(self.revealed[(stage, self._head(stage, head))][row])
@@ -131,8 +169,8 @@ class Predictions:
     def verdict(self, stage: str, head: int, rows: range, cols: range, actual: np.ndarray) -> np.ndarray:
         """Per cell of a window: CLOSE_ENOUGH or OFF for a guessed cell of a revealed row."""
         key = (stage, self._head(stage, head))
-        guesses = self.guesses[key][rows.start:rows.stop, cols.start:cols.stop]
-        answers = self.answers[key][rows.start:rows.stop, cols.start:cols.stop]
+        guesses = self.guesses[key].block(rows, cols)
+        answers = self.answers[key].block(rows, cols)
         # a row's guesses are marked beside the numbers they were about, never beside others
         here = np.all((answers.view(np.int64) == actual.view(np.int64)) | np.isnan(answers), axis=1)
         judged = ~np.isnan(guesses) & (self.revealed[key][rows.start:rows.stop] & here)[:, None]
@@ -145,13 +183,13 @@ class Predictions:
         against the numbers of the state it was made in."""
         close = judged = 0
         for key, guesses in self.guesses.items():
-            for row in np.flatnonzero(self.revealed[key]):
-                row_guesses = guesses[row]
-                guessed = ~np.isnan(row_guesses)
-                if not guessed.any():
+            for row in guesses.written():
+                if not self.revealed[key][row]:
                     continue
+                row_guesses = guesses.row(row)
+                guessed = ~np.isnan(row_guesses)
                 judged += int(guessed.sum())
-                close += int((np.abs(row_guesses[guessed] - self.answers[key][row][guessed]) <= CLOSE).sum())
+                close += int((np.abs(row_guesses[guessed] - self.answers[key].row(row)[guessed]) <= CLOSE).sum())
         return close, judged
 
     def as_expect(self) -> dict[str, Expected]:
@@ -161,7 +199,7 @@ class Predictions:
         for name in self.stages:
             stage = self.by_name[name]
             heads = [key for key in self.guesses if key[0] == name]
-            stacked = np.stack([self.guesses[key] for key in heads])
+            stacked = np.stack([self.guesses[key].dense() for key in heads])
             if np.isnan(stacked).all():
                 continue
             values = stacked if stage.per_head and self.scenario.heads > 1 else stacked[0]
@@ -190,7 +228,7 @@ def prediction_lines(predictions: Predictions, stage: str, head: int, row: int, 
     scenario = attention.scenario
     described = predictions.by_name[stage]
     label = token_labels(scenario.row_tokens)[row]
-    guesses = predictions.guesses_of(stage, head)[row]
+    guesses = predictions.guesses_of(stage, head).row(row)
     columns = column_labels(scenario, described)
     close, judged = predictions.score(attention)
     revealed_any = any(revealed.any() for revealed in predictions.revealed.values())
@@ -204,7 +242,7 @@ def prediction_lines(predictions: Predictions, stage: str, head: int, row: int, 
     actual = attention.values(stage, head, range(row, row + 1), range(len(guesses)))[0]
     if not predictions.current_state(stage, head, row, attention):
         guessed = ~np.isnan(guesses)
-        answers = predictions.answers[(stage, predictions._head(stage, head))][row]
+        answers = predictions.answers[(stage, predictions._head(stage, head))].row(row)
         near = int((np.abs(guesses[guessed] - answers[guessed]) <= CLOSE).sum())
         told = (f"its {int(guessed.sum())} guesses were judged against those: {near} close" if guessed.any()
                 else "it was revealed without a guess")

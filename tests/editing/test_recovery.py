@@ -131,10 +131,10 @@ async def test_the_app_offers_the_edits_back(mine):
     assert Session(load(mine)).journal.pending() is None
 
 
-async def test_discarding_at_start_removes_the_copy(mine):
-    from tests.tui.test_model_view import wait_for
+async def test_discarding_at_start_removes_the_copy(mine, monkeypatch):
     from tests.tui_helpers import debugger, running
 
+    monkeypatch.setattr("attn_tui.tui.controllers.saving.RECOVERY_SETTLE", 60.0)  # (a slow host)
     Session(load(mine)).set_cell("Q", 0, 0, 9.0)
     async with running(mine) as (app, pilot):
         await pilot.pause()
@@ -143,7 +143,7 @@ async def test_discarding_at_start_removes_the_copy(mine):
         await pilot.pause()
         assert app.screen is dialog and not dialog.armed  # it answered nothing: the copy is there
         assert Session(load(mine)).journal.pending() is not None
-        await wait_for(pilot, lambda: dialog.armed)
+        dialog.arm()  # what its timer does once the question has settled
         await pilot.press("d")
         await pilot.pause()
         assert debugger(app).session.scenario.Q[0, 0] == 1.0

@@ -53,5 +53,24 @@ def test_a_guess_in_another_state_starts_the_row_afresh():
     predictions.guess("softmax", 0, SAT, 0, 0.5, session.attention)
     player.go(0)
     predictions.guess("softmax", 0, SAT, 1, 0.25, session.attention)
-    guesses = predictions.guesses_of("softmax", 0)[SAT]
+    guesses = predictions.guesses_of("softmax", 0).row(SAT)
     assert np.isnan(guesses[0]) and guesses[1] == 0.25  # the first guess was about other numbers
+
+
+def test_a_lesson_on_many_tokens_keeps_only_the_rows_guessed():
+    # the check of #29: T = 16,384 made two dense T × T matrices of guesses as the lesson
+    # opened, 4 GB and 10 s before its first beat showed; here T = 4,096 would be 268 MB
+    import tracemalloc
+
+    text = "title: big\nrandom: {seed: 0, T: 4096, d_k: 2}\nlesson:\n  - {step: softmax, row: 5, predict: row}\n"
+    session = Session(loads(text, "big.yaml"), keep_recovery=False)
+    tracemalloc.start()
+    player = LessonPlayer(session, session.scenario.lesson)
+    player.go(0)
+    session.predictions.guess("softmax", 0, 4, 1, 0.5, session.attention)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 20 << 20, peak
+    assert session.predictions.guesses_of("softmax", 0).written() == [4]
+    window = session.predictions.guesses_of("softmax", 0).block(range(3, 6), range(0, 3))
+    assert np.isnan(window[[0, 2]]).all() and np.isnan(window[1, [0, 2]]).all() and window[1, 1] == 0.5
