@@ -153,8 +153,7 @@ class AttnApp(App[int]):
         if debugger is None or not debugger.session.modified:
             proceed()
             return
-        player = debugger.lessons.player
-        if player is not None and player.only_its_own_edits():  # the lesson's edits: the file has them
+        if debugger.session.journal.only_unkept():  # the lesson's edits: the file has them
             debugger.session.journal.discard()
             proceed()
             return

@@ -5,7 +5,7 @@ file is opened again. The copy's format and its folder are ``core.editing.recove
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from attn_tui.core.editing import recovery
 from attn_tui.core.errors import NumericError
@@ -23,6 +23,9 @@ class Journal:
         self.error: str | None = None  # why the last copy could not be written
         self.deferred = False      # the app writes the copy after the frame (``flush``)
         self._due = False
+        # whether the unsaved edits are all someone else's, which the file already holds (a
+        # lesson's own edits at its beat): then there is nothing to keep
+        self.unkept: Callable[[], bool] | None = None
 
     @property
     def path(self) -> str | None:
@@ -55,6 +58,9 @@ class Journal:
             self.discard()
         return skipped
 
+    def only_unkept(self) -> bool:
+        return self.unkept is not None and self.unkept()
+
     def discard(self) -> None:
         if self.path:
             recovery.remove(self.path)
@@ -79,7 +85,7 @@ class Journal:
             return
         session = self.session
         try:
-            edits = session.net_edits() if session.modified else []
+            edits = session.net_edits() if session.modified and not self.only_unkept() else []
             if edits:  # (a view turned on — tiles, decoding — is not an edit worth keeping)
                 recovery.write(path, session.disk_text, edits)
             else:

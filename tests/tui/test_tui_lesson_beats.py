@@ -134,3 +134,25 @@ async def test_two_beats_that_predict_one_row_keep_their_own_guesses(tmp_path):
         assert view.row_texts(3) == ["0.250✗"] * 4
         await pilot.press("n")
         assert view.border_subtitle == "4/4 close"
+
+
+async def test_the_lessons_own_edits_are_not_unsaved_work(tmp_path):
+    # the check of #29: beat 3's edit put "● modified" in the title and into the recovery copy,
+    # which the next start offered to restore (and quitting then asked to save)
+    from attn_tui.core import load
+    from attn_tui.core.editing.session import Session
+
+    path = tmp_path / "lesson.yaml"
+    path.write_text(LESSON)
+    async with running(path) as (app, pilot):
+        screen = debugger(app)
+        await pilot.press("r", "n", "n")  # beat 3 edits Q
+        await pilot.pause()
+        assert screen.session.modified and "modified" not in str(screen.header.render())
+        screen.session.journal.flush()
+        assert Session(load(path)).journal.pending() is None  # nothing to offer back
+        await pilot.press("tab", "+")  # the student's own edit: that is unsaved work
+        await pilot.pause()
+        screen.session.journal.flush()
+        assert "modified" in str(screen.header.render())
+        assert Session(load(path)).journal.pending() is not None

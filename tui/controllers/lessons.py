@@ -42,6 +42,7 @@ class Lessons:
         screen, lesson = self.screen, self.session.scenario.lesson
         if lesson is not None and self.classroom.play:
             self.player = LessonPlayer(self.session, lesson)
+            self.session.journal.unkept = self.player.only_its_own_edits  # the file has the lesson's edits
             try:
                 where = self.player.go(0)
             except NumericError as error:  # (a recovery copy restored before it, say)

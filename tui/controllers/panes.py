@@ -149,7 +149,8 @@ class Panes:
         screen = self.screen
         session = screen.session
         scenario = session.scenario
-        screen.header.show(scenario, screen.saving.where, session.modified, scenario.head_names[screen.head])
+        modified = session.modified and not session.journal.only_unkept()  # (a lesson's own edits: no)
+        screen.header.show(scenario, screen.saving.where, modified, scenario.head_names[screen.head])
         screen.steps.show([stage.title for stage in screen.stages], screen.step)
 
     def show_inputs(self, names: tuple[str, ...] | None = None) -> None:
