@@ -93,3 +93,20 @@ async def test_z_gives_the_stage_the_width_and_tab_brings_the_inputs_back(tmp_pa
         await pilot.press("z")
         await pilot.pause()
         assert inputs.display
+
+
+async def test_help_wraps_every_line_under_itself_at_any_width():
+    # the check of #29: "Reading the screen" ran on at column 0 and split words ("a row tha" / "t can")
+    from attn_tui.tui.screens.help import READING
+
+    for width in (80, 120):
+        async with running(size=(width, 40)) as (app, pilot):
+            await pilot.press("question_mark")
+            await pilot.pause()
+            text = app.screen.query_one("#keys").render()
+            lines = str(text).splitlines()
+            reading = lines[lines.index("Reading the screen") + 1:]
+            assert reading and all(line.startswith("  ") for line in reading), reading
+            assert " ".join(line.strip() for line in reading) == READING  # whole words, all of them
+            box = app.screen.query_one("#keys").content_region.width
+            assert max(len(line) for line in lines) <= box
