@@ -48,7 +48,8 @@ def build(folder: str) -> str:
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
     tokenizer.train_from_iterator(SENTENCES, trainers.BpeTrainer(
-        vocab_size=320, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+        vocab_size=320, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False))  # (its bar wrote blank lines to stdout, before the one line capture says)
     fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<|endoftext|>",
                                    eos_token="<|endoftext|>", unk_token="<|endoftext|>")
     eos = fast.convert_tokens_to_ids("<|endoftext|>")

@@ -23,10 +23,11 @@ from attn_tui.tui.cli import main  # noqa: E402
 pytestmark = pytest.mark.models
 
 
-def test_the_demo_model_is_captured_offline_and_its_heads_do_what_they_are_wired_for(tmp_path, monkeypatch):
+def test_the_demo_model_is_captured_offline_and_its_heads_do_what_they_are_wired_for(tmp_path, monkeypatch, capfd):
     monkeypatch.chdir(tmp_path)
     text = "When Mary and John went to the store, John gave a drink to Mary. When Mary and John went"
     assert main(["capture", "demo", "--layer", "all", "--text", text]) == 0
+    assert capfd.readouterr().out.startswith("Wrote demo_layers.yaml")  # (the tokenizer's bar wrote 3 blank lines)
     index = read_index(str(tmp_path / "demo_layers.yaml"))
     scores = {(entry.layer, head.head): head.scores for entry in index.layers
               for head in scenario_scores(load(entry.path), entry.layer)}
