@@ -34,10 +34,11 @@ def test_one_slope_for_every_head_or_one_per_head():
 
 def test_a_slope_too_small_to_matter_is_said_so():
     text = explain(Attention(loads(QKV + "alibi: true\n")), "bias", 2).plain()
+    assert "m = 2^(−8·1/1) = 0.0039" in text  # the paper's slope for one head: 2^−8
     assert "too small to matter at T = 3" in text and "alibi: {slope: 1}" in text
     assert "too small" not in explain(Attention(loads(QKV + "alibi: {slope: 1}\n")), "bias", 2).plain()
     tiny = explain(Attention(loads(QKV + "alibi: {slope: 1e-9}\n")), "bias", 2).plain()
-    assert "m = this head's = 1.0000e−9" in tiny and "0.0000" not in tiny  # it read m = 0.0000
+    assert "m = 1.0000e−9 (given in the file)" in tiny and "0.0000" not in tiny  # it read m = this head's = 0.0000
     assert "A slope of 1.0000e−9 moves no score of this row by more than 2.0000e−9" in tiny
 
 
@@ -88,3 +89,12 @@ def test_a_matrix_of_no_set_width_names_the_row_that_differs_from_most(rows, mes
     with pytest.raises(ScenarioError) as caught:
         loads(QKV.replace("Q: [[1, 0], [0, 1], [1, 1]]", f"Q: {rows}"), "mine.yaml")
     assert message in str(caught.value)
+
+
+def test_a_query_tile_of_one_row_is_said_in_the_singular():
+    # the check of #29: "row 3 ("sat") share this pass … read once for all of them"
+    from tests.conftest import SCENARIOS
+
+    scenario = loads((SCENARIOS / "cat_sat.yaml").read_text() + "tiles: {queries: 1, keys: 2}\n")
+    text = explain(Attention(scenario), "online", 2).plain()
+    assert 'row 3 ("sat") has this pass to itself' in text and "share" not in text

@@ -250,3 +250,13 @@ async def test_a_model_wider_than_the_screen_shows_a_window_of_its_heads(tmp_pat
             await pilot.press("right")
         assert screen.chosen == (0, 20) and screen.left == 20 - screen.cols_fit + 1
         assert f"heads {screen.left}–20" in screen_text(app)
+
+
+async def test_the_hint_counts_in_the_singular_too(tmp_path):
+    # the check of #29: "1024 layers × 1 heads"
+    (tmp_path / "one.yaml").write_text("tokens: [a, b]\nQ: [[1], [0]]\nK: [[1], [0]]\nV: [[1], [0]]\n")
+    (tmp_path / "idx.yaml").write_text("model_index: 1\nlayers:\n  - {layer: 0, scenario: one.yaml}\n")
+    app = AttnApp(index=read_index(str(tmp_path / "idx.yaml")), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.screen._hint().startswith("1 layer × 1 head, each a map")

@@ -22,6 +22,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from attn_tui.core.errors import ScenarioError
+from attn_tui.core.files.yaml_numbers import count
 from attn_tui.core.loading.model_index import ModelIndex
 from attn_tui.core.teaching.patterns import PATTERNS
 from attn_tui.core.text import visible
@@ -120,7 +121,7 @@ class ModelViewScreen(Screen):
             last_head = min(self.heads, self.left + self.cols_fit) - 1
             shown = (f" (here layers {self.listed[self.top][0]}–{self.listed[last_row][0]}, "
                      f"heads {self.left}–{last_head})")
-        return (f"{len(self.listed)} layers × {self.heads} heads{shown}, each a map of its weights, "
+        return (f"{count(len(self.listed), 'layer')} × {count(self.heads, 'head')}{shown}, each a map of its weights, "
                 f"◀ the focus row. Arrows choose, Enter opens. s colour: {score}")
 
     def on_mount(self) -> None:

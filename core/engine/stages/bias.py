@@ -62,10 +62,10 @@ def explain(w) -> str:
         H, slope = scenario.heads, slopes(scenario)[w.h]
         m = fixed(slope, max(p, 4), tiny=True)  # a slope of 1e-9 is not 0.0000
         given = scenario.stage_settings[STAGE.name].slopes is not None
-        power = ("this head's" if given else f"2^(−8·{w.h + 1}/{H})" if math.log2(H).is_integer()
-                 else "(the paper's rule for H not a power of two)")
-        w.add(("slope of ", ""), (f"head {w.h + 1} of {H}", "token"), (f": m = {power} = ", ""),
-              (m, "result"))
+        power = ("" if given else f"2^(−8·{w.h + 1}/{H}) = " if math.log2(H).is_integer()
+                 else "(the paper's rule for H not a power of two) = ")
+        w.add(("slope of ", ""), (f"head {w.h + 1} of {H}", "token"), (f": m = {power}", ""),
+              (m, "result"), (" (given in the file)" if given else "", "note"))
         w.note("ALiBi adds −m × distance: the further a key is from the query, the lower its score.")
         farthest = max(i, scenario.T_k - 1 - i)
         if slope * farthest < SMALL:

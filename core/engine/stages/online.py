@@ -209,7 +209,8 @@ def explain(w) -> str:
     names = w.fold_lazy(len(sharing), lambda k: f'"{w.query_labels[sharing.start + k]}"', ", ")
     w.add((f"query tile {i // Br + 1} of {math.ceil(scenario.T / Br)}: ", "note"),
           (f"rows {sharing.start + 1}–{sharing.stop}" if len(sharing) > 1 else f"row {sharing.start + 1}", "token"),
-          (f" ({names}) share this pass: each key tile of K and V is read once for all of them.", "note"))
+          (f" ({names}) share this pass: each key tile of K and V is read once for all of them." if len(sharing) > 1
+           else f" ({names}) has this pass to itself: each key tile of K and V is read for it alone.", "note"))
     # in the app a line's worth of the bar, around the current tile (1,024 tiles wrapped over a
     # dozen lines); --print, which folds nothing, the whole bar
     start = 0 if w.fold is None else max(0, min(current - BAR // 2, count - BAR))
