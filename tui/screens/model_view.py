@@ -114,8 +114,7 @@ class ModelViewScreen(Screen):
         yield KeyFooter()
 
     def _hint(self) -> str:
-        score = "off" if self.score is None else self.score
-        shown = ""
+        score, shown = "off" if self.score is None else self.score, ""
         if self.rows_fit < len(self.listed) or self.cols_fit < self.heads:
             last_row = min(len(self.listed), self.top + self.rows_fit) - 1
             last_head = min(self.heads, self.left + self.cols_fit) - 1
