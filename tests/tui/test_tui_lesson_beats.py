@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from attn_tui.tui.screens.choice import ChoiceScreen
 from tests.conftest import SCENARIOS
-from tests.tui_helpers import debugger, explanation, running
+from tests.tui_helpers import debugger, explanation, post, running
 
 LESSON = (SCENARIOS / "cat_sat.yaml").read_text() + """lesson:
   - {step: softmax, row: sat, predict: row}
@@ -100,6 +100,11 @@ async def test_a_beats_prediction_is_asked_until_its_row_is_revealed_at_that_bea
         assert screen.lessons.player.beat == 1 and revealed()
 
 
+async def keys(app, pilot, *typed: str) -> None:
+    await post(app, *typed)  # (without Pilot's 60 ms a key)
+    await pilot.pause()
+
+
 TWO_STATES = """title: guess test
 tokens: [a, b, c, d]
 Q: [[1, 0], [0, 1], [1, 1], [0, 0]]
@@ -121,18 +126,18 @@ async def test_two_beats_that_predict_one_row_keep_their_own_guesses(tmp_path):
         screen = debugger(app)
         view = screen.stage_view
         guess_row = ("enter", "0", "tab", "1", "tab", "0", "tab", "0", "enter")
-        await pilot.press(*guess_row, "r")
+        await keys(app, pilot, *guess_row, "r")
         # by hand, beat 1: q_d = [0, 0], every score 0, every weight 0.25: 0 of 4 within 0.05
         assert view.border_subtitle == "0/4 close"
-        await pilot.press("n")
+        await keys(app, pilot, "n")
         assert view.row_texts(3) == ["?", "?", "?", "?"]  # nothing guessed at this beat yet
-        await pilot.press(*guess_row, "r")
+        await keys(app, pilot, *guess_row, "r")
         # beat 2: q_d = [0, 20], scores [0, 20, 10, 0]/√2: weights 0.0000, 0.9992, 0.0008, 0.0000
         assert view.border_subtitle == "4/4 close"
-        await pilot.press("N")
+        await keys(app, pilot, "N")
         assert view.border_subtitle == "0/4 close"  # beat 1 as it was left, its marks beside its numbers
         assert view.row_texts(3) == ["0.250✗"] * 4
-        await pilot.press("n")
+        await keys(app, pilot, "n")
         assert view.border_subtitle == "4/4 close"
 
 
