@@ -142,8 +142,11 @@ async def test_discarding_at_start_removes_the_copy(mine, monkeypatch):
         await pilot.press("d", "enter")  # typed for the debugger (Decode) as the question came up
         await pilot.pause()
         assert app.screen is dialog and not dialog.armed  # it answered nothing: the copy is there
+        assert "not answers" in str(dialog.query_one("#hint").render())  # and says why
         assert Session(load(mine)).journal.pending() is not None
         dialog.arm()  # what its timer does once the question has settled
+        await pilot.pause()
+        assert "Enter confirms" in str(dialog.query_one("#hint").render())
         await pilot.press("d")
         await pilot.pause()
         assert debugger(app).session.scenario.Q[0, 0] == 1.0

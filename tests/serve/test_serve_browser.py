@@ -132,6 +132,7 @@ async def test_edits_in_a_browser_survive_ctrl_c_and_come_back_to_that_browser(t
             await back.open(f"http://127.0.0.1:{port}/")
             screen = await back.wait_for("1 unsaved edit", timeout=15)
             assert "Restore them?" in screen
+            await back.wait_for("Enter confirms")  # the question has settled: keys answer it now
             await back.press("r")
             await back.wait_for("causal off")
             stranger = await other.new_page()  # another student's browser: nothing offered

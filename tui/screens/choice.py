@@ -11,6 +11,9 @@ from textual.widgets import Button, Static
 from attn_tui.tui.text import plain
 
 
+HINT = "←/→ choose · Enter confirms · a letter picks · Esc cancels"
+
+
 class ChoiceScreen(ModalScreen[str]):
     """Dismisses with the key of the chosen answer; Esc answers ``cancel``.
 
@@ -61,7 +64,7 @@ class ChoiceScreen(ModalScreen[str]):
                 for key, label in self.answers:
                     variant = "primary" if key == self.default else "default"
                     yield Button(f"[u]{label[0]}[/u]{label[1:]}", id=f"answer-{key}", variant=variant)
-            yield Static("←/→ choose · Enter confirms · a letter picks · Esc cancels", id="hint")
+            yield Static(HINT if self.armed else "(a moment: keys typed as this came up are not answers)", id="hint")
 
     def on_mount(self) -> None:
         if self.armed:
@@ -71,6 +74,7 @@ class ChoiceScreen(ModalScreen[str]):
 
     def arm(self) -> None:
         self.armed = True
+        self.query_one("#hint", Static).update(HINT)
         self.query_one(f"#answer-{self.default}", Button).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
