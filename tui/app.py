@@ -160,7 +160,7 @@ class AttnApp(App[int]):
 
         def decided(choice: str | None) -> None:
             if choice == "save":
-                debugger.action_save(then=proceed)
+                debugger.saving.save(then=proceed)
             elif choice == "discard":
                 debugger.session.journal.discard()
                 proceed()

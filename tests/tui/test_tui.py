@@ -487,3 +487,18 @@ async def test_a_derived_matrix_scrolled_out_of_view_shows_the_edit_when_it_come
         assert np.array_equal(V.grid.values, expected)
         assert expected[0, 0] == 1.1 * 1.0 + 1.0 * 0.5  # the: X·Wv[:, 0] = 1.1 + 0.5
         assert "1.6" in screen_text(app)
+
+
+async def test_quit_then_save_saves_the_file_and_quits(tmp_path):
+    # the attack on #29 found it: Save in the quit question crashed the app (exit 3, "unexpected
+    # keyword argument 'then'") since the save key became a controller's
+    path = tmp_path / "cs.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text())
+    async with running(path) as (app, pilot):
+        await pilot.press("c", "q")
+        await pilot.pause()
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.pause()
+    assert app.return_code == 0 and app.crash is None
+    assert "causal: false" in path.read_text()
