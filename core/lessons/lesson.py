@@ -186,9 +186,6 @@ class LessonPlayer:
         self.start = start or start_position(session.scenario)
         self.beat: int | None = None  # the current beat, from 0 (None before the first)
         self.answered: set[int] = set()
-        # each predict beat's own guesses of its row (Predictions.row_state), kept while another
-        # beat is current: two beats that predict one row in two states never share guesses
-        self.predicted: dict[int, tuple] = {}
         self.applied: list[Edit] = []  # what the last go() changed
         scenario, saved = session.scenario, session.saved
         # before the first beat: the file's own values (as last saved when playing began)
@@ -233,8 +230,8 @@ class LessonPlayer:
             raise IndexError(f"beat {index + 1} of {len(self.lesson)}")
         predictions = self.session.predictions
         if self.current is not None and self.current.predict and predictions is not None:
-            left = self.position()
-            self.predicted[self.beat] = predictions.row_state(left.step, left.head, left.row)
+            left = self.position()  # (each predict beat keeps its own guesses: Predictions.kept)
+            predictions.leave_beat(self.beat, left.step, left.head, left.row)
         self.applied = []
         for edit in self.changes(index):
             self.applied.append(self.session.apply(edit))
@@ -244,7 +241,7 @@ class LessonPlayer:
         # with its guesses and marks whenever the beat comes back (a row guessed or revealed at
         # another beat, with other numbers, does not count: it was about those)
         if self.lesson.beats[index].predict and predictions is not None:
-            predictions.set_row_state(where.step, where.head, where.row, self.predicted.get(index))
+            predictions.enter_beat(index, where.step, where.head, where.row)
         return where
 
     def waiting_for(self, head: int) -> str | None:

@@ -77,6 +77,10 @@ class Predictions:
         self.revealed: dict[tuple[str, int | None], np.ndarray] = {}
         # each row's values in the state its guesses were made in (NaN rows: none yet)
         self.answers: dict[tuple[str, int | None], Rows] = {}
+        # a lesson's predict beats: each beat's own row (row_state) while another beat is
+        # current, and which beat's row each row shown holds now (beat → (stage, head, row, state))
+        self.kept: dict[object, tuple[str, int, int, tuple]] = {}
+        self.holder: dict[tuple[str, int | None, int], object] = {}
         for key in scenario.predict:
             stage = stage_keyed(key)
             for head in (range(scenario.heads) if stage.per_head else (None,)):
@@ -163,6 +167,22 @@ class Predictions:
         self.answers[key].set_row(row, answers)
         self.revealed[key][row] = revealed
 
+    def leave_beat(self, beat: int, stage: str, head: int, row: int) -> None:
+        """A predict beat stops being current: its row is kept as it is, and stays shown."""
+        self.kept[beat] = (stage, head, row, self.row_state(stage, head, row))
+
+    def enter_beat(self, beat: int, stage: str, head: int, row: int) -> None:
+        """A predict beat becomes current: its own row back, or the row afresh if it was never
+        current (a row guessed outside the lesson is kept aside, and still counts)."""
+        place = (stage, self._head(stage, head), row)
+        if place not in self.holder:
+            state = self.row_state(stage, head, row)
+            if not np.isnan(state[0]).all():
+                self.kept[("outside", place)] = (stage, head, row, state)
+        kept = self.kept.get(beat)
+        self.set_row_state(stage, head, row, None if kept is None else kept[3])
+        self.holder[place] = beat
+
     def is_revealed(self, stage: str, head: int, row: int) -> bool:
         return bool(self.revealed[(stage, self._head(stage, head))][row])
 
@@ -190,6 +210,12 @@ class Predictions:
                 guessed = ~np.isnan(row_guesses)
                 judged += int(guessed.sum())
                 close += int((np.abs(row_guesses[guessed] - self.answers[key].row(row)[guessed]) <= CLOSE).sum())
+        for beat, (stage, head, row, (guesses, answers, revealed)) in self.kept.items():
+            if not revealed or self.holder.get((stage, self._head(stage, head), row)) == beat:
+                continue  # (shown now: counted above)
+            guessed = ~np.isnan(guesses)
+            judged += int(guessed.sum())
+            close += int((np.abs(guesses[guessed] - answers[guessed]) <= CLOSE).sum())
         return close, judged
 
     def as_expect(self) -> dict[str, Expected]:

@@ -74,3 +74,30 @@ def test_a_lesson_on_many_tokens_keeps_only_the_rows_guessed():
     assert session.predictions.guesses_of("softmax", 0).written() == [4]
     window = session.predictions.guesses_of("softmax", 0).block(range(3, 6), range(0, 3))
     assert np.isnan(window[[0, 2]]).all() and np.isnan(window[1, [0, 2]]).all() and window[1, 1] == 0.5
+
+
+def test_the_score_counts_every_beats_guesses_once():
+    # the attack on #29: after beat 2's reveal the score so far forgot beat 1's guesses of the
+    # same row; a row guessed outside the lesson (predict:) counts too
+    text = (SCENARIOS / "cat_sat.yaml").read_text() + """predict: [weights]
+lesson:
+  - {step: softmax, row: sat, predict: row}
+  - {step: softmax, row: sat, edit: {matrix: Q, row: sat, col: 1, to: 10}, predict: row}
+  - {step: softmax, row: sat}
+"""
+    session = Session(loads(text, "l.yaml"), keep_recovery=False)
+    player = LessonPlayer(session, session.scenario.lesson)
+    predictions = session.predictions
+    predictions.guess("softmax", 0, SAT, 0, 0.9, session.attention)  # outside the lesson: 0.9 vs 0.248
+    player.go(0)
+    predictions.guess("softmax", 0, SAT, 0, 0.25, session.attention)  # by hand: 0.248, close
+    predictions.reveal("softmax", 0, SAT, session.attention)
+    player.go(1)
+    # q3 = [10, 1]: scores [10, 1, 11]/√2, by hand sat's weight 1/(1 + e^−0.707 + e^−7.07) = 0.669
+    predictions.guess("softmax", 0, SAT, 2, 0.67, session.attention)
+    predictions.reveal("softmax", 0, SAT, session.attention)
+    assert predictions.score() == (2, 2)  # (the unrevealed guess outside the lesson is not judged)
+    player.go(2)
+    assert predictions.score() == (2, 2)
+    player.go(0)
+    assert predictions.score() == (2, 2)

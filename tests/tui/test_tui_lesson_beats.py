@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from attn_tui.tui.screens.choice import ChoiceScreen
 from tests.conftest import SCENARIOS
-from tests.tui_helpers import debugger, explanation, post, running
+from tests.tui_helpers import debugger, drawn_lines, explanation, post, running
 
 LESSON = (SCENARIOS / "cat_sat.yaml").read_text() + """lesson:
   - {step: softmax, row: sat, predict: row}
@@ -132,13 +132,40 @@ async def test_two_beats_that_predict_one_row_keep_their_own_guesses(tmp_path):
         await keys(app, pilot, "n")
         assert view.row_texts(3) == ["?", "?", "?", "?"]  # nothing guessed at this beat yet
         await keys(app, pilot, *guess_row, "r")
-        # beat 2: q_d = [0, 20], scores [0, 20, 10, 0]/√2: weights 0.0000, 0.9992, 0.0008, 0.0000
-        assert view.border_subtitle == "4/4 close"
+        # beat 2: q_d = [0, 20], scores [0, 20, 10, 0]/√2: weights 0.0000, 0.9992, 0.0008, 0.0000;
+        # the score so far counts both beats' guesses: 0 of 4 and 4 of 4
+        assert view.border_subtitle == "4/8 close"
+        assert view.row_texts(3) == ["0.000✓", "0.999✓", "0.001✓", "0.000✓"]
         await keys(app, pilot, "N")
-        assert view.border_subtitle == "0/4 close"  # beat 1 as it was left, its marks beside its numbers
-        assert view.row_texts(3) == ["0.250✗"] * 4
+        assert view.border_subtitle == "4/8 close"
+        assert view.row_texts(3) == ["0.250✗"] * 4  # beat 1 as it was left, its marks beside its numbers
         await keys(app, pilot, "n")
-        assert view.border_subtitle == "4/4 close"
+        assert view.row_texts(3) == ["0.000✓", "0.999✓", "0.001✓", "0.000✓"]
+
+
+SAME_STATE = TWO_STATES.replace("edit: {matrix: Q, row: d, col: 2, to: 20}, ", "")
+
+
+async def test_a_predict_beat_in_the_same_state_shows_its_own_row_not_the_last_beats():
+    # the attack on #29: with no edit between, beat 2 showed beat 1's revealed numbers (the
+    # answer) while it asked for a guess, and back at beat 1 beat 2's typed guess
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp()) / "same.yaml"
+    path.write_text(SAME_STATE)
+    async with running(path) as (app, pilot):
+        view = debugger(app).stage_view
+        await keys(app, pilot, "enter", "0", ".", "1", "enter", "r")
+        assert view.row_texts(3)[0] == "0.250✗"
+        await keys(app, pilot, "n")
+        assert view.row_texts(3) == ["?"] * 4  # not beat 1's 0.250s
+        assert drawn_lines(view)[4].split()[1:] == ["?"] * 4  # and so the screen (it kept beat 1's)
+        await keys(app, pilot, "enter", "0", ".", "3", "enter")
+        assert view.row_texts(3)[0] == "0.300?"
+        await keys(app, pilot, "N")
+        assert view.row_texts(3) == ["0.250✗", "0.250", "0.250", "0.250"]
+        assert view.border_subtitle == "0/1 close"  # beat 2's guess is not revealed: not judged
 
 
 async def test_the_lessons_own_edits_are_not_unsaved_work(tmp_path):

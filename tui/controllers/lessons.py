@@ -102,7 +102,8 @@ class Lessons:
             if self.session.version != before:
                 screen.after_change()
             return
-        changed = self.session.version != before
+        # (a predict beat brings its own guesses back: the stage shows them, even where no number moved)
+        changed = self.session.version != before or player.current.predict
         with screen.app.batch_update():
             if changed or where.head != head_before:
                 screen.place(where)
