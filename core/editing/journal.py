@@ -26,6 +26,8 @@ class Journal:
         # whether the unsaved edits are all someone else's, which the file already holds (a
         # lesson's own edits at its beat): then there is nothing to keep
         self.unkept: Callable[[], bool] | None = None
+        # and of the net edits, those that are someone else's (LessonPlayer.its_own): left out
+        self.others: Callable[[list], list] | None = None
 
     @property
     def path(self) -> str | None:
@@ -58,6 +60,11 @@ class Journal:
             self.discard()
         return skipped
 
+    def left_out(self) -> list:
+        """The net edits that are someone else's (a lesson's own at its beat): not to be saved."""
+        session = self.session
+        return self.others(session.net_edits()) if self.others is not None and session.modified else []
+
     def only_unkept(self) -> bool:
         return self.unkept is not None and self.unkept()
 
@@ -86,6 +93,8 @@ class Journal:
         session = self.session
         try:
             edits = session.net_edits() if session.modified and not self.only_unkept() else []
+            left_out = self.others(edits) if self.others is not None and edits else []
+            edits = [edit for edit in edits if edit not in left_out]
             if edits:  # (a view turned on — tiles, decoding — is not an edit worth keeping)
                 recovery.write(path, session.disk_text, edits)
             else:

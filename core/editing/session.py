@@ -265,8 +265,10 @@ class Session:
 
     # ---- saving -----------------------------------------------------------------------------
 
-    def save(self, path: str | None = None, force: bool = False, rewrite: bool = False) -> str:
-        """Write the scenario to its file (or to ``path``); returns the path written.
+    def save(self, path: str | None = None, force: bool = False, rewrite: bool = False,
+             leave_out: list[Edit] = ()) -> str:
+        """Write the scenario to its file (or to ``path``); returns the path written. The net
+        edits in ``leave_out`` (a lesson's own at its beat) are not written, and stay unsaved.
 
         Raises ``DiskChanged`` if the file changed on disk since it was loaded, unless
         ``force``; ``SaveError`` (with the reason) if it cannot be written. Where the file's
@@ -289,7 +291,10 @@ class Session:
         kept = {name: shown for name, shown in self.views.items() if self.scenario.stage_settings.get(name) == shown}
         from attn_tui.core.editing.save import save  # (not on the way to the first frame)
 
-        text = save(_with_settings(self.scenario, {name: self.scenario.file_settings[name] for name in kept}),
+        written = self.scenario
+        for edit in leave_out:  # the file's own value there
+            written = edit.inverse().apply(written)
+        text = save(_with_settings(written, {name: self.scenario.file_settings[name] for name in kept}),
                     target, rewrite=rewrite or not same_file, save_root=self.save_root)
         self.journal.discard()
         saved = loads(text, target)
@@ -308,6 +313,8 @@ class Session:
         self._read_only = False
         self.original = saved if not same_file else self.original
         self.disk_text = text
+        for edit in leave_out:  # still shown, still not the file's
+            self.apply(edit, record=False)
         return target
 
     def lesson_written(self, text: str) -> None:

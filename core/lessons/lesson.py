@@ -259,21 +259,29 @@ class LessonPlayer:
         """Whether everything unsaved is the lesson's own doing at the current beat (its edits
         and options, nothing the student typed): quitting then loses nothing of theirs."""
         session = self.session
+        if dict(session.scenario.stage_settings) != dict(session.saved.stage_settings):
+            return False
+        edits = session.net_edits()
+        return len(self.its_own(edits)) == len(edits)
+
+    def its_own(self, edits: list[Edit]) -> list[Edit]:
+        """Of ``edits`` (the session's net edits), those that set what the lesson sets at the
+        current beat: the file has them already (its lesson), so saving and the recovery copy
+        leave them out."""
         index = self.beat
         cells = {**self._base_cells, **(self.lesson.cells(index) if index is not None else {})}
         options = {**self._base_options, **(self.lesson.options(index) if index is not None else {})}
-        if dict(session.scenario.stage_settings) != dict(session.saved.stage_settings):
-            return False
-        for edit in session.net_edits():
+        own = []
+        for edit in edits:
             if isinstance(edit, SetCell):
                 wanted = cells.get((edit.matrix, edit.head, edit.row, edit.col))
             elif isinstance(edit, SetOption):
                 wanted = options.get(edit.name)
             else:
-                return False
-            if wanted is None or not _same(wanted, edit.value):
-                return False
-        return True
+                continue
+            if wanted is not None and _same(wanted, edit.value):
+                own.append(edit)
+        return own
 
     def answer_pending(self) -> bool:
         beat = self.current

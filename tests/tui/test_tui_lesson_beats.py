@@ -188,3 +188,31 @@ async def test_the_lessons_own_edits_are_not_unsaved_work(tmp_path):
         screen.session.journal.flush()
         assert "modified" in str(screen.header.render())
         assert Session(load(path)).journal.pending() is not None
+
+
+async def test_saving_and_the_recovery_copy_leave_the_lessons_own_edits_out(tmp_path):
+    # the attack on #29: ctrl+s at beat 3 wrote its edit (Q[sat, d1] = 5) into the teacher's
+    # file, and the recovery copy kept it beside the student's own edit, so that restoring it at
+    # beat 1 showed beat 3's numbers there
+    from attn_tui.core import load
+    from attn_tui.core.editing.session import Session
+
+    path = tmp_path / "lesson.yaml"
+    path.write_text(LESSON)
+    async with running(path) as (app, pilot):
+        screen = debugger(app)
+        await pilot.press("r", "n", "n")  # beat 3 sets Q[sat, d1] = 5
+        await pilot.press("tab", "+")  # the student's own: Q[the, d1] 1 -> 1.1
+        await pilot.pause()
+        screen.session.journal.flush()
+        found = Session(load(path)).journal.pending()
+        assert [(edit.matrix, edit.row, edit.col, edit.value) for edit in found.edits] == [("Q", 0, 0, 1.1)]
+        await pilot.press("escape", "ctrl+s")
+        await pilot.pause()
+        saved = load(path)
+        assert saved.inputs["Q"][0, 0] == 1.1 and saved.inputs["Q"][2, 0] == 1  # the file's own 1, not 5
+        assert saved.lesson is not None and len(saved.lesson) == 3
+        assert screen.session.scenario.inputs["Q"][2, 0] == 5  # still beat 3's, on screen
+        assert "modified" not in str(screen.header.render())
+        await pilot.press("N", "N")  # beat 1: the file's numbers again
+        assert screen.session.scenario.inputs["Q"][2, 0] == 1

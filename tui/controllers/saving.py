@@ -69,7 +69,7 @@ class Saving:
 
     def _save(self, path: str | None, force: bool, then=None, rewrite: bool = False) -> None:
         try:
-            written = self.session.save(path, force=force, rewrite=rewrite)
+            written = self.session.save(path, force=force, rewrite=rewrite, leave_out=self.session.journal.left_out())
         except NeedsRewrite as layout:
             self._ask(f"{layout}.\nWrite the file whole (every number kept)?", ("rewrite", "Rewrite"),
                       lambda: self._save(path, force, then, rewrite=True), then)
