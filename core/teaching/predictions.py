@@ -262,15 +262,19 @@ def prediction_lines(predictions: Predictions, stage: str, head: int, row: int, 
              else "No guess judged yet" if revealed_any else "No row revealed yet")
     if not predictions.is_revealed(stage, head, row):
         typed = int((~np.isnan(guesses)).sum())
+        guessable = len(guesses)  # a masked cell is known (a weight of 0), not guessed
+        if described.masked_given:
+            guessable -= int(attention.blocked(range(row, row + 1), range(len(guesses))).sum())
         return [Line((Span(f'Predict the {described.key} of "{label}" before you see them: '
                            "Enter opens a cell, type a number, Tab moves on; r reveals the row.", "token"),)),
-                Line((Span(f"{typed} of {len(guesses)} cells guessed. {score}.", "note"),))]
+                Line((Span(f"{typed} of {guessable} cells guessed. {score}.", "note"),))]
     actual = attention.values(stage, head, range(row, row + 1), range(len(guesses)))[0]
     if not predictions.current_state(stage, head, row, attention):
         guessed = ~np.isnan(guesses)
         answers = predictions.answers[(stage, predictions._head(stage, head))].row(row)
         near = int((np.abs(guesses[guessed] - answers[guessed]) <= CLOSE).sum())
-        told = (f"its {int(guessed.sum())} guesses were judged against those: {near} close" if guessed.any()
+        n = int(guessed.sum())
+        told = (f"its {n} {'guess was' if n == 1 else 'guesses were'} judged against those: {near} close" if n
                 else "it was revealed without a guess")
         return [Line((Span(f'"{label}" was predicted when its numbers were different (before or after an edit): '
                            f"{told}.", "token"),)),

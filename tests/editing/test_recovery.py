@@ -147,6 +147,7 @@ async def test_discarding_at_start_removes_the_copy(mine, monkeypatch):
         dialog.arm()  # what its timer does once the question has settled
         await pilot.pause()
         assert "Enter confirms" in str(dialog.query_one("#hint").render())
+        assert "Esc restores too" in str(dialog.query_one("#hint").render())  # (it said "Esc cancels")
         await pilot.press("d")
         await pilot.pause()
         assert debugger(app).session.scenario.Q[0, 0] == 1.0

@@ -101,3 +101,12 @@ lesson:
     assert predictions.score() == (2, 2)
     player.go(0)
     assert predictions.score() == (2, 2)
+
+
+def test_masked_cells_are_not_counted_as_cells_to_guess():
+    # the attack on #29: "3 of 6 cells guessed" where 3 cells were masked (known: weight 0)
+    session = Session(loads((SCENARIOS / "cat_sat.yaml").read_text() + "predict: [weights]\n", "p.yaml"),
+                      keep_recovery=False)
+    text = " ".join(span.text for line in prediction_lines(session.predictions, "softmax", 0, 0, session.attention)
+                    for span in line.spans)
+    assert "0 of 1 cells guessed" in text  # "the" sees only itself under the causal mask

@@ -99,7 +99,7 @@ async def test_help_wraps_every_line_under_itself_at_any_width():
     # the check of #29: "Reading the screen" ran on at column 0 and split words ("a row tha" / "t can")
     from attn_tui.tui.screens.help import READING
 
-    for width in (80, 120):
+    for width in (40, 80, 120):  # (at 40 the keys' descriptions split words too)
         async with running(size=(width, 40)) as (app, pilot):
             await pilot.press("question_mark")
             await pilot.pause()

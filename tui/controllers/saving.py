@@ -130,7 +130,7 @@ class Saving:
         self.screen.app.push_screen(ChoiceScreen(
             f"{self.where} has {count} unsaved edit{'s' if count > 1 else ''} from {when}, kept "
             f"when attn-tui last stopped without saving.{changed}\nRestore them?",
-            [("restore", "Restore"), ("discard", "Discard")], settle=RECOVERY_SETTLE), decided)
+            [("restore", "Restore"), ("discard", "Discard")], settle=RECOVERY_SETTLE, escape="restores too"), decided)
 
 
     def screenshot(self) -> None:

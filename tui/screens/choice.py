@@ -11,7 +11,7 @@ from textual.widgets import Button, Static
 from attn_tui.tui.text import plain
 
 
-HINT = "←/→ choose · Enter confirms · a letter picks · Esc cancels"
+HINT = "←/→ choose · Enter confirms · a letter picks · Esc {escape}"
 
 
 class ChoiceScreen(ModalScreen[str]):
@@ -49,12 +49,13 @@ class ChoiceScreen(ModalScreen[str]):
     ]
 
     def __init__(self, question: str, answers: list[tuple[str, str]], default: str | None = None,
-                 settle: float = 0.0) -> None:
+                 settle: float = 0.0, escape: str = "cancels") -> None:
         super().__init__()
         self.question = question
         self.answers = answers
         self.default = default or answers[0][0]
         self.settle = settle
+        self.hint = HINT.format(escape=escape)  # (what Esc does: the asker's "cancel" may do more)
         self.armed = settle <= 0
 
     def compose(self) -> ComposeResult:
@@ -64,7 +65,7 @@ class ChoiceScreen(ModalScreen[str]):
                 for key, label in self.answers:
                     variant = "primary" if key == self.default else "default"
                     yield Button(f"[u]{label[0]}[/u]{label[1:]}", id=f"answer-{key}", variant=variant)
-            yield Static(HINT if self.armed else "(a moment: keys typed as this came up are not answers)", id="hint")
+            yield Static(self.hint if self.armed else "(a moment: keys typed as this came up are not answers)", id="hint")
 
     def on_mount(self) -> None:
         if self.armed:
@@ -74,7 +75,7 @@ class ChoiceScreen(ModalScreen[str]):
 
     def arm(self) -> None:
         self.armed = True
-        self.query_one("#hint", Static).update(HINT)
+        self.query_one("#hint", Static).update(self.hint)
         self.query_one(f"#answer-{self.default}", Button).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

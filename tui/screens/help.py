@@ -28,12 +28,12 @@ def help_content(width: int = 84) -> Content:
         shown_width = max(len(shown) for shown, _ in keys)
         indent = " " * (shown_width + 4)
         for shown, does in keys:
-            lines = textwrap.wrap(does, max(20, width - len(indent))) or [""]
+            lines = textwrap.wrap(does, max(8, width - len(indent))) or [""]  # (20 split words at 40 columns)
             parts.append(Content(f"  {shown:<{shown_width}}  {lines[0]}"))
             parts += [Content(indent + line) for line in lines[1:]]
         parts.append(Content(""))
     parts.append(Content.styled("Reading the screen", "bold"))
-    parts += [Content("  " + line) for line in textwrap.wrap(READING, max(20, width - 2))]  # (as the keys)
+    parts += [Content("  " + line) for line in textwrap.wrap(READING, max(8, width - 2))]  # (as the keys)
     return Content("\n").join(parts)
 
 
