@@ -136,3 +136,23 @@ async def test_matrix_labels_keep_the_numbers_aligned_and_clusters_whole(tmp_pat
         assert "…" in header or cells(header) >= 8  # a long key's header is clipped, not spilled
         for line in lines[:5]:
             assert cells(line) == cells(lines[0]), "\n".join(lines[:5])
+
+
+async def test_the_all_heads_view_withholds_a_head_with_a_prediction_to_reveal(tmp_path):
+    # the attack on #29: a predicted row not yet revealed was drawn in every head's map
+    from tests.tui.test_model_view import wait_for
+
+    path = tmp_path / "p.yaml"
+    path.write_text(TWO_HEADS.read_text() + "\npredict: [weights]\n")
+    async with running(path) as (app, pilot):
+        await pilot.press("4", "a")
+        await pilot.pause()
+        maps = list(app.screen.query("OverviewMap"))
+        assert len(maps) == 2
+        await pilot.pause(0.3)
+        assert all(view.small is None and "hidden" in view.border_subtitle for view in maps)
+    async with running(TWO_HEADS) as (app, pilot):  # nothing to predict: both drawn
+        await pilot.press("a")
+        maps = list(app.screen.query("OverviewMap"))
+        await wait_for(pilot, lambda: all(view.small is not None for view in maps))
+        assert not any("hidden" in view.border_subtitle for view in maps)

@@ -52,6 +52,8 @@ class HeadsScreen(ModalScreen[int | None]):
                 for h, name in enumerate(scenario.head_names):
                     view = OverviewMap(id=f"head-{h}")
                     view.border_title = plain(name)
+                    if self.withheld(h):
+                        view.border_subtitle = "hidden: a prediction to reveal first"
                     yield view
 
     def on_mount(self) -> None:
@@ -69,6 +71,8 @@ class HeadsScreen(ModalScreen[int | None]):
         attention = self.session.attention
         scenario = self.session.scenario
         for h in range(scenario.heads):
+            if self.withheld(h):
+                continue
             small = weights_overview(attention, h, rows, cols, cancelled=lambda: worker.is_cancelled)
             if small is None:
                 return
@@ -82,6 +86,12 @@ class HeadsScreen(ModalScreen[int | None]):
             return
         view.show(small, (scenario.T, scenario.T_k), stale=False)
         view.set_window((0, scenario.T), (0, scenario.T_k), self.row)
+
+    def withheld(self, head: int) -> bool:
+        """Whether a head's map would give away a prediction not yet revealed (as the stage's
+        overview is withheld then)."""
+        predictions = self.session.predictions
+        return predictions is not None and predictions.hidden_rows("softmax", head).any()
 
     def _highlight(self) -> None:
         for h, view in enumerate(self.query(OverviewMap)):
