@@ -110,3 +110,17 @@ async def test_help_wraps_every_line_under_itself_at_any_width():
             assert " ".join(line.strip() for line in reading) == READING  # whole words, all of them
             box = app.screen.query_one("#keys").content_region.width
             assert max(len(line) for line in lines) <= box
+
+
+async def test_the_key_column_stays_in_view_when_the_step_changes(tmp_path):
+    # the attack on #29: at key t30 of 30, Softmax (narrower cells than Score's) showed t12-t17
+    (tmp_path / "t30.yaml").write_text("title: t30\nrandom: {seed: 0, T: 30, d_k: 4}\n")
+    async with running(tmp_path / "t30.yaml", size=(120, 40)) as (app, pilot):
+        await pilot.press("g", "3", "0", "space", "3", "0", "enter")
+        await pilot.pause()
+        view = stage_view(app)
+        for step in ("4", "1", "3"):
+            await pilot.press(step)
+            await pilot.pause()
+            (first, last), = [view.visible_window()[1]]
+            assert view.cursor == (29, 29) and first <= 29 < last, (step, first, last)

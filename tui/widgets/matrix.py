@@ -262,16 +262,21 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         if self._window is not None:
             return self._window
         rows, columns = self.shape
-        x, y = self.scroll_offset
         height = max(1, self.scrollable_content_region.height - 1)
         width = max(1, self.scrollable_content_region.width - self.label_width)
-        for _ in range(2):  # a wider cell than assumed shows fewer columns: ask again
+        followed = None  # whether the cursor's column was in view (then it stays in view)
+        for _ in range(3):  # a wider cell than assumed shows fewer columns: ask again
+            x, y = self.scroll_offset
             cell = max(1, self.cell_width)
             row_range = range(min(y, rows), min(rows, y + height))
             col_range = range(min(columns, x // cell), min(columns, (x + width) // cell + 1))
+            if followed is None:
+                followed = self.cursor is not None and self.cursor[1] in col_range
             window = self.grid.window(row_range, col_range)
             if not self._measure(window):
                 break
+            if followed:  # scrolled to with narrower cells (a step's first frame): again
+                self.scroll_to_cell(*self.cursor)
         self._window = window
         self._note_changes(window)
         self.texts = [[cell_text(window, self.grid, i, j) for j in range(len(window.cols))]
