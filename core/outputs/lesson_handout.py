@@ -85,8 +85,8 @@ def _beat(scenario: Scenario, index: int, beat: Beat, where, at: Scenario | None
         labels = column_labels(scenario, stage)
         keys = shown_columns(len(labels), where.column)
         columns = [labels[k] for k in keys]
-        blocks.append(_escape(f"Predict the {stage.key} of \"{label}\" before you look:" if not answers
-                              else f"The {stage.key} of \"{label}\" at this beat (check your prediction):"))
+        blocks.append(_escape(f"Predict the {stage.numbers} of \"{label}\" before you look:" if not answers
+                              else f"The {stage.numbers} of \"{label}\" at this beat (check your prediction):"))
         if answers:
             attention = Attention(at, block=1)  # one row is asked for, not its block of 16
             rows = range(where.row, where.row + 1)

@@ -163,3 +163,13 @@ def test_a_row_near_the_end_shows_the_last_32_columns():
     assert shown_columns(10, 3) == range(10)
     assert shown_columns(300, 0) == range(0, 32)
     assert shown_columns(300, 299) == range(268, 300)
+
+
+def test_a_predicted_stage_is_named_by_a_noun(tmp_path):
+    # the attack on #29: "The scaled of "t3"" and "The projected of "sat""
+    path = tmp_path / "l.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text() + "lesson:\n  - {step: scale, row: sat, predict: row}\n"
+                    "  - {step: softmax, row: sat, predict: row}\n")
+    text = lesson_markdown(load(path))
+    assert 'Predict the scaled values of "sat" before you look:' in text
+    assert 'Predict the weights of "sat" before you look:' in text

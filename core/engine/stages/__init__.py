@@ -164,6 +164,12 @@ class Stage:
         on = self.name in scenario.stage_settings
         return self.toggle.switch(scenario, None if on else self.toggle.on(scenario))
 
+    @property
+    def numbers(self) -> str:
+        """What a sentence calls its numbers: "scores", "weights", "output", else "scaled
+        values" (a handout asked for "the scaled of 't3'")."""
+        return self.key if self.key in ("scores", "weights", "output") else f"{self.key} values"
+
     def row_count(self, scenario: Any) -> int:
         """Its number of rows: T_q, or T_k for a stage whose rows are keys."""
         return scenario.T_k if self.rows == KEYS else scenario.T
