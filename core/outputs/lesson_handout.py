@@ -60,16 +60,14 @@ def lesson_markdown(scenario: Scenario, answers: bool = False) -> str:
     blocks.append(_heading(2, "Inputs, as the lesson starts"))
     blocks += input_tables(scenario, most=HANDOUT_NUMBERS)
     start = start_position(scenario)
-    at_beats = lesson.scenarios(scenario) if answers else None
+    at_beats = lesson.scenarios(scenario)
     for index, beat in enumerate(lesson.beats):
-        at = next(at_beats) if at_beats is not None else None
-        blocks += _beat(scenario, index, beat, lesson.position(index, start), at)
+        blocks += _beat(scenario, index, beat, lesson.position(index, start), next(at_beats), answers)
     return "\n\n".join(blocks) + "\n"
 
 
-def _beat(scenario: Scenario, index: int, beat: Beat, where, at: Scenario | None) -> list[str]:
-    """A beat's blocks; ``at``, the scenario at this beat, fills in its answers."""
-    answers = at is not None
+def _beat(scenario: Scenario, index: int, beat: Beat, where, at: Scenario, answers: bool) -> list[str]:
+    """A beat's blocks; ``at`` is the scenario at this beat (its numbers fill in the answers)."""
     stage = stage_named(where.step)
     label = token_labels(scenario.row_tokens)[where.row]
     head = f" · {visible(scenario.head_names[where.head])}" if scenario.heads > 1 and stage.per_head else ""
@@ -87,15 +85,18 @@ def _beat(scenario: Scenario, index: int, beat: Beat, where, at: Scenario | None
         columns = [labels[k] for k in keys]
         blocks.append(_escape(f"Predict the {stage.numbers} of \"{label}\" before you look:" if not answers
                               else f"The {stage.numbers} of \"{label}\" at this beat (check your prediction):"))
-        if answers:
-            attention = Attention(at, block=1)  # one row is asked for, not its block of 16
-            rows = range(where.row, where.row + 1)
-            values = attention.values(stage.name, where.head, rows, keys)
-            cells = [fixed(float(value), scenario.precision) for value in values[0]]
-            if stage.empty_rows and attention.empty(rows)[0]:  # nothing to attend to: no weights, not 0s
-                cells = ["—"] * len(columns)
+        attention = Attention(at, block=1)  # one row is asked for, not its block of 16
+        rows = range(where.row, where.row + 1)
+        # a masked cell is given (−∞, a weight of 0), not asked, as the app shows it
+        given = attention.blocked(rows, keys)[0] if stage.masked_given else [False] * len(keys)
+        if answers or any(given):
+            values = attention.values(stage.name, where.head, rows, keys)[0]
+            cells = [fixed(float(value), scenario.precision) if answers or known else BLANK
+                     for value, known in zip(values, given)]
         else:
             cells = [BLANK] * len(columns)
+        if answers and stage.empty_rows and attention.empty(rows)[0]:  # nothing to attend to: no weights, not 0s
+            cells = ["—"] * len(columns)
         blocks.append(_grid(["row", *columns], [[label, *cells]], numeric_from=1))
         if len(keys) < len(labels):
             blocks.append(_escape(f"(columns {keys.start + 1}–{keys.stop} of {len(labels):,}: "

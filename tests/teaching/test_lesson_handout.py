@@ -173,3 +173,12 @@ def test_a_predicted_stage_is_named_by_a_noun(tmp_path):
     text = lesson_markdown(load(path))
     assert 'Predict the scaled values of "sat" before you look:' in text
     assert 'Predict the weights of "sat" before you look:' in text
+
+
+def test_a_masked_cell_is_given_not_asked(tmp_path):
+    # the attack on #29: the handout left blanks in cells the causal mask hides (the app gives them)
+    path = tmp_path / "l.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text() + "lesson:\n  - {step: softmax, row: the, predict: row}\n")
+    text = lesson_markdown(load(path))
+    row = [line for line in text.splitlines() if line.startswith("| the ")][-1]
+    assert row.replace(" ", "") == "|the|____|0.000|0.000|", row  # "the" sees itself alone
