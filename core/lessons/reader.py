@@ -249,9 +249,12 @@ class _BeatReader:
             stage = stage_named(lesson.position(index, start).step)
             if not stage.predictable:
                 predictable = [s.name for s in self.stages if s.predictable]
-                raise located(entries(node, "a beat")["predict"].key,
+                found = entries(node, "a beat")
+                how = ("give one of them as its step:" if "step" in found else
+                       f"it is at step {stage.name} from an earlier beat: give one of them as its step:")
+                raise located(found["predict"].key,
                               f"lesson beat {index + 1}: the {stage.name} stage is not one to predict "
-                              f"(predict a row of {', '.join(predictable)}); give step: too")
+                              f"(predict a row of {', '.join(predictable)}); {how}")
 
 
 def _check_range(lesson: Lesson, scenario: Scenario, nodes: list[Node]) -> None:

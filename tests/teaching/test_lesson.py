@@ -84,7 +84,9 @@ def test_a_scenario_without_a_lesson_has_none_and_the_file_check_reads_the_beats
     ("  - {set: {causal: maybe}}\n", (1, 20), "set causal must be true or false"),
     ("  - {set: {scale: -2}}\n", (1, 19), "scale must be positive"),
     ("  - {set: {mask_value: 1}}\n", (1, 12), "unknown key 'mask_value' in lesson beat 1 set"),
-    ("  - {step: mask, predict: row}\n", (1, 18), "the mask stage is not one to predict"),
+    ("  - {step: mask, predict: row}\n", (1, 18), "the mask stage is not one to predict (predict a row of "
+                                                  "score, scale, softmax, weighted_sum); give one of them as its step:"),
+    ("  - {step: mask}\n  - {predict: row}\n", (2, 6), "it is at step mask from an earlier beat: give one of them"),
     ("  - {step: softmax, predict: column}\n", (1, 30), "predict takes row"),
     ("  - 3\n", (1, 5), "lesson beat 1 must be a mapping of keys to values"),
     ("  - {say: [a, b]}\n", (1, 11), "lesson beat 1 say must be text, not a list"),
