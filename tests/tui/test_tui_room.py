@@ -124,3 +124,15 @@ async def test_the_key_column_stays_in_view_when_the_step_changes(tmp_path):
             await pilot.pause()
             (first, last), = [view.visible_window()[1]]
             assert view.cursor == (29, 29) and first <= 29 < last, (step, first, last)
+
+
+async def test_a_tiny_score_with_a_two_digit_exponent_fits_its_cell(tmp_path):
+    # the attack on #29: −1.0e−11 was one character wider than the room kept for "−4.000e−4"
+    (tmp_path / "t.yaml").write_text("title: tiny\ntokens: [a, b]\nQ: [[1.0e-5, 0], [1, 1]]\n"
+                                     "K: [[-1.0e-6, 0], [1, 1]]\nV: [[1, 0], [0, 1]]\ncausal: false\n")
+    async with running(tmp_path / "t.yaml") as (app, pilot):
+        view = stage_view(app)
+        assert view.texts[0][0] == "−1.0e−11"  # by hand: 1e-5 × −1e-6
+        assert view.cell_width >= len("−1.0e−11") + 2
+        header, first = drawn_lines(view)[:2]
+        assert len(header.rstrip()) == len(first.rstrip())  # the row's right edge is the header's

@@ -301,9 +301,10 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                     ordinary = finite[np.abs(finite) < LARGE]
                     if ordinary.size:
                         samples += [fixed(float(ordinary.min()), grid.decimals), fixed(float(ordinary.max()), grid.decimals)]
-                if grid.tiny and np.any((finite != 0) & (np.abs(finite) < 0.5 * 10.0 ** -grid.decimals)):
-                    # (as fixed() decides: 0.000998 reads 0.001 and needs no exponent's room)
-                    samples.append(fixed(-0.4 * 10.0 ** -grid.decimals, grid.decimals, True))
+                tiny = np.abs(finite[finite != 0])
+                tiny = tiny[tiny < 0.5 * 10.0 ** -grid.decimals]  # (as fixed() decides: 0.000998 reads 0.001)
+                if grid.tiny and tiny.size:  # the widest: negative, with the longest exponent (e−11)
+                    samples.append(fixed(-float(tiny.min()), grid.decimals, True))
             if window.blocked is not None and window.blocked.any():
                 samples.append(grid.blocked_text or mask_text(grid.mask_value))
         if window.verdict is not None or window.hidden is not None:  # room for ✓, ✗ or ?
