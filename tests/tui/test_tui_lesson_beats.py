@@ -216,3 +216,23 @@ async def test_saving_and_the_recovery_copy_leave_the_lessons_own_edits_out(tmp_
         assert "modified" not in str(screen.header.render())
         await pilot.press("N", "N")  # beat 1: the file's numbers again
         assert screen.session.scenario.inputs["Q"][2, 0] == 1
+
+
+async def test_y_is_not_offered_where_the_stage_shows_the_guesses(tmp_path):
+    # the attack on #29: a stage to predict with expect: offered "y Yours/ours", which did nothing
+    from tests.tui_helpers import screen_text
+
+    path = tmp_path / "cy.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text()
+                    + "predict: [weights]\nexpect: {weights: [[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.2, 0.6]]}\n"
+                    + "expect_tolerance: 0.01\n")
+    async with running(path) as (app, pilot):
+        await pilot.press("4", "r")
+        await pilot.pause()
+        assert "Yours/ours" not in screen_text(app)
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text()
+                    + "expect: {weights: [[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.2, 0.6]]}\n")
+    async with running(path) as (app, pilot):  # without predict:, y shows them
+        await pilot.press("4")
+        await pilot.pause()
+        assert "Yours/ours" in screen_text(app)

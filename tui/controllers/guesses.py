@@ -31,7 +31,11 @@ class Guesses:
 
     @property
     def comparing(self) -> bool:
-        """Whether the scenario holds the student's own values (expect:) for the current stage."""
+        """Whether the scenario holds the student's own values (expect:) for the current stage
+        (and the stage shows them: a stage to predict shows the guesses, and y would do nothing)."""
+        predictions = self.screen.session.predictions
+        if predictions is not None and predictions.predicts(self.screen.stage):
+            return False
         comparison = self.screen.session.comparison
         return comparison is not None and comparison.stage(self.screen.described.key, self.compared_head) is not None
 
