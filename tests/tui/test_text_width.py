@@ -96,3 +96,27 @@ def test_every_character_is_as_wide_as_rich_says():
              *range(0x40000, 0x110000, 97)]
     differ = [hex(code) for code in codes if _width(chr(code)) != get_character_cell_size(chr(code), UNICODE)]
     assert differ == []
+
+
+async def test_the_why_pane_is_never_wrapped_before_it_has_a_width(monkeypatch):
+    # the first frame of the app showed the Why pane wrapped to one column (it was given its
+    # text at mount, before layout); the words came a frame later (#30: ~25 ms of the start)
+    from attn_tui.tui.widgets.explanation import ExplanationView
+    from tests.tui_helpers import explanation, running
+
+    widths = []
+    lay_out = ExplanationView._lay_out
+
+    def recorded(self):
+        widths.append(self.scrollable_content_region.width)
+        lay_out(self)
+        if self._wrapped is not None:
+            assert self.scrollable_content_region.width > 1
+
+    monkeypatch.setattr(ExplanationView, "_lay_out", recorded)
+    async with running() as (app, pilot):
+        await pilot.pause()
+        assert "raw scores: [1, 1, 2]" in explanation(app)
+        assert widths and max(widths) > 40
+        view = app.screen.query_one(ExplanationView)
+        assert any("raw scores: [1, 1, 2]" in line.plain for line in view._wrapped)

@@ -96,7 +96,10 @@ class ExplanationView(ScrollView, can_focus=False):
 
     def _lay_out(self) -> None:
         """Wrap the lines to the width there is, and make that the scrollable size."""
-        width = max(1, self.scrollable_content_region.width)
+        width = self.scrollable_content_region.width
+        if width <= 0:  # not laid out yet: wrapped to one column, the first frame showed no word whole
+            self._wrapped = None  # (render_line wraps them to the width it draws)
+            return
         selected_style = self.get_visual_style("why--selected", partial=True)  # the background only
         wrapped: list[Content] = []
         self._selected_at = None
@@ -130,6 +133,8 @@ class ExplanationView(ScrollView, can_focus=False):
         width = self.scrollable_content_region.width
         if self._wrapped is None:
             self._lay_out()
+            if self._wrapped is None:  # (no width yet)
+                return Strip.blank(width)
         if getattr(self, "_base", None) is None:  # rich_style walks the DOM: once per style change
             self._base = (self.rich_style, self.get_visual_style())
         base, style = self._base
