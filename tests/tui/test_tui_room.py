@@ -136,3 +136,18 @@ async def test_a_tiny_score_with_a_two_digit_exponent_fits_its_cell(tmp_path):
         assert view.cell_width >= len("−1.0e−11") + 2
         header, first = drawn_lines(view)[:2]
         assert len(header.rstrip()) == len(first.rstrip())  # the row's right edge is the header's
+
+
+async def test_the_first_push_does_not_restyle_what_mounting_styled(monkeypatch):
+    # #30: Textual restyles every widget of a screen when it is pushed; at the first push the
+    # debugger's widgets are as they were styled at their mount (~13 ms of the start)
+    from attn_tui.tui.screens.debugger import DebuggerScreen
+
+    calls = []
+    update = DebuggerScreen.update_node_styles
+    monkeypatch.setattr(DebuggerScreen, "update_node_styles",
+                        lambda self, *a, **k: (self.is_mounted and calls.append(self), update(self, *a, **k))[1])
+    async with running() as (app, pilot):
+        await pilot.pause()
+        assert calls == []
+        assert "raw scores: [1, 1, 2]" in screen_text(app)

@@ -133,13 +133,15 @@ class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer'
         self.narration = self.query_one(NarrationBar)
         self.lessons.start()  # a lesson opens at its first beat
         self.panes.show_all()
-        self.call_after_refresh(self.panes.show_marks)  # once laid out, scroll the focus row into view
-        self.call_after_refresh(self.panes.fit)
-        self.call_after_refresh(self.saving.offer_recovery)
-        self.call_after_refresh(self.changes.warn_of_leaks)
+        # once laid out: scroll the focus row into view, share the width, offer what was unsaved
+        for then in (self.panes.show_marks, self.panes.fit, self.saving.offer_recovery, self.changes.warn_of_leaks):
+            self.call_after_refresh(then)
 
-    def on_resize(self, event) -> None:
-        self.panes.resize(event)
+    on_resize = delegate("panes", "resize")
+
+    def _on_screen_resume(self, event) -> None:
+        event.refresh_styles &= self.stack_updates > 0  # first push: styled at mount, __init__'s classes (13 ms)
+        super()._on_screen_resume(event)
 
     # ---- the position -----------------------------------------------------------------------
 
@@ -149,8 +151,7 @@ class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer'
         return Position(self.stage, self.row, self.column, self.head)
 
     def place(self, where: Position) -> None:
-        """Set the whole position at once, without the watchers: the caller shows what changed
-        (``after_change``), in one frame."""
+        """Set the whole position at once, without the watchers (the caller shows it, in one frame)."""
         step = self.step_of(where.step)
         if step != self.step:
             self.set_reactive(DebuggerScreen.mask_rule, None)  # (as a step does: see watch_step)
@@ -160,8 +161,7 @@ class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer'
         self.set_reactive(DebuggerScreen.head, where.head)
 
     def move_to(self, where: Position) -> None:
-        """Go to ``where`` (the same head, the same numbers) and show it: the step's redraw if
-        the step changed, else only the marks."""
+        """Go to ``where`` (same head, same numbers): the step's redraw if it changed, else the marks."""
         self.set_reactive(DebuggerScreen.row, where.row)
         self.set_reactive(DebuggerScreen.column, where.column)
         step = self.step_of(where.step)
