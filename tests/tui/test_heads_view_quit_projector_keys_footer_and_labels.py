@@ -156,3 +156,18 @@ async def test_the_all_heads_view_withholds_a_head_with_a_prediction_to_reveal(t
         maps = list(app.screen.query("OverviewMap"))
         await wait_for(pilot, lambda: all(view.small is not None for view in maps))
         assert not any("hidden" in view.border_subtitle for view in maps)
+
+
+async def test_present_at_start_opens_projector_mode_over_the_debugger():
+    # the debugger is pushed after Textual's start-up batch (#30): projector mode must still come
+    # on top of it, not under it
+    from attn_tui.core import load
+    from attn_tui.tui.app import AttnApp
+    from attn_tui.tui.screens.present import PresentScreen
+
+    app = AttnApp(load(SCENARIOS / "cat_sat.yaml"), present=True, remember=False)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, PresentScreen)
+        assert isinstance(app.screen_stack[-2], DebuggerScreen)
