@@ -5,13 +5,14 @@ file is opened again. The copy's format and its folder are ``core.editing.recove
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from attn_tui.core.editing import recovery
 from attn_tui.core.errors import NumericError
 
 if TYPE_CHECKING:
     from attn_tui.core.editing.session import Session
+    from attn_tui.core.lessons.lesson import LessonPlayer
 
 
 class Journal:
@@ -23,11 +24,9 @@ class Journal:
         self.error: str | None = None  # why the last copy could not be written
         self.deferred = False      # the app writes the copy after the frame (``flush``)
         self._due = False
-        # whether the unsaved edits are all someone else's, which the file already holds (a
-        # lesson's own edits at its beat): then there is nothing to keep
-        self.unkept: Callable[[], bool] | None = None
-        # and of the net edits, those that are someone else's (LessonPlayer.its_own): left out
-        self.others: Callable[[list], list] | None = None
+        # a lesson being played: its own edits at its beat are the file's already (its lesson),
+        # not unsaved work, so the copy and saving leave them out
+        self.lesson: LessonPlayer | None = None
 
     @property
     def path(self) -> str | None:
@@ -60,13 +59,15 @@ class Journal:
             self.discard()
         return skipped
 
-    def left_out(self) -> list:
-        """The net edits that are someone else's (a lesson's own at its beat): not to be saved."""
-        session = self.session
-        return self.others(session.net_edits()) if self.others is not None and session.modified else []
+    def left_out(self, edits: list | None = None) -> list:
+        """Of the net edits (or ``edits``), the lesson's own at its beat: not to be kept or saved."""
+        if self.lesson is None or not self.session.modified:
+            return []
+        return self.lesson.its_own(self.session.net_edits() if edits is None else edits)
 
     def only_unkept(self) -> bool:
-        return self.unkept is not None and self.unkept()
+        """Whether everything unsaved is the lesson's own doing (nothing to keep or ask about)."""
+        return self.lesson is not None and self.lesson.only_its_own_edits()
 
     def discard(self) -> None:
         if self.path:
@@ -92,8 +93,8 @@ class Journal:
             return
         session = self.session
         try:
-            edits = session.net_edits() if session.modified and not self.only_unkept() else []
-            left_out = self.others(edits) if self.others is not None and edits else []
+            edits = session.net_edits() if session.modified else []
+            left_out = self.left_out(edits)
             edits = [edit for edit in edits if edit not in left_out]
             if edits:  # (a view turned on — tiles, decoding — is not an edit worth keeping)
                 recovery.write(path, session.disk_text, edits)

@@ -42,8 +42,7 @@ class Lessons:
         screen, lesson = self.screen, self.session.scenario.lesson
         if lesson is not None and self.classroom.play:
             self.player = LessonPlayer(self.session, lesson)
-            journal = self.session.journal  # the file has the lesson's edits: not the student's to keep
-            journal.unkept, journal.others = self.player.only_its_own_edits, self.player.its_own
+            self.session.journal.lesson = self.player  # the file has the lesson's edits: not the student's
             try:
                 where = self.player.go(0)
             except NumericError as error:  # (a recovery copy restored before it, say)
