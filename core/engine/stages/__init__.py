@@ -122,6 +122,7 @@ class Stage:
     decimals: Callable[[Any, int], int] | None = None  # (attention, head) → decimals; else precision
     tiny: bool = False          # a value that would round to 0 is written with an exponent instead
     predictable: bool = True    # whether a student may give (expect:) or guess (predict:) it
+    key_a_noun: bool = False    # its key reads as the name of its numbers ("weights"; "scaled" does not)
     # Another way to compute what an earlier stage computes (online softmax, a decode step):
     # no later stage reads it as the one before it.
     branch: bool = False
@@ -166,9 +167,9 @@ class Stage:
 
     @property
     def numbers(self) -> str:
-        """What a sentence calls its numbers: "scores", "weights", "output", else "scaled
+        """What a sentence calls its numbers: its key if that is a noun ("weights"), else "scaled
         values" (a handout asked for "the scaled of 't3'")."""
-        return self.key if self.key in ("scores", "weights", "output") else f"{self.key} values"
+        return self.key if self.key_a_noun else f"{self.key} values"
 
     def row_count(self, scenario: Any) -> int:
         """Its number of rows: T_q, or T_k for a stage whose rows are keys."""

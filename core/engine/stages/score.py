@@ -51,7 +51,7 @@ def explain(w) -> str:
 
 
 STAGE = Stage(
-    name="score", title="Score", key="scores", reads=("Q", "K", "rotate"),
+    name="score", title="Score", key="scores", key_a_noun=True, reads=("Q", "K", "rotate"),
     changes="a Q row changes that row; a K row changes that column", columns=KEYS,
     palette="diverging", heading=heading, compute=compute, explain=explain, whole_rows=True,
     decimals=decimals, tiny=True)

@@ -197,7 +197,7 @@ def sentence(attention, row: int, head: int = 0) -> str:
 
 
 STAGE = Stage(
-    name="softmax", title="Softmax", key="weights", reads=(PREVIOUS,),
+    name="softmax", title="Softmax", key="weights", key_a_noun=True, reads=(PREVIOUS,),
     changes="a Q row changes that row; a K row every row that can see it", columns=KEYS,
     palette="weights", heading=heading, compute=compute, explain=explain, row_wide=True,
     statistics=statistics, empty_rows=True, masked_given=True, overview=True,

@@ -50,7 +50,7 @@ def explain(w) -> str:
 
 
 STAGE = Stage(
-    name="weighted_sum", title="Weighted sum", key="output", reads=(PREVIOUS, "V"),
+    name="weighted_sum", title="Weighted sum", key="output", key_a_noun=True, reads=(PREVIOUS, "V"),
     changes="a changed weight row changes that output row; a V cell changes every output row "
             "that gives its key weight",
     columns=VALUES, palette="diverging", heading=heading, compute=compute, explain=explain,
