@@ -4,6 +4,7 @@ path, a head at a time."""
 
 from __future__ import annotations
 
+from attn_tui.core.engine.stages import stages_for
 from attn_tui.core.model.labels import token_labels
 from attn_tui.core.teaching.overview import weights_overview
 from attn_tui.tui.text import plain
@@ -91,7 +92,10 @@ class HeadsScreen(ModalScreen[int | None]):
         """Whether a head's map would give away a prediction not yet revealed (as the stage's
         overview is withheld then)."""
         predictions = self.session.predictions
-        return predictions is not None and predictions.hidden_rows("softmax", head).any()
+        if predictions is None:
+            return False
+        drawn = next(stage.name for stage in stages_for(self.session.scenario) if stage.overview)
+        return predictions.hidden_rows(drawn, head).any()
 
     def _highlight(self) -> None:
         for h, view in enumerate(self.query(OverviewMap)):
