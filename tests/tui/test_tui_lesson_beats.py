@@ -14,9 +14,14 @@ LESSON = (SCENARIOS / "cat_sat.yaml").read_text() + """lesson:
 """
 
 
-async def test_an_ask_beat_offers_its_answer_not_a_guess(tmp_path):
-    path = tmp_path / "lesson.yaml"
+def lesson_file(folder):
+    path = folder / "lesson.yaml"
     path.write_text(LESSON)
+    return path
+
+
+async def test_an_ask_beat_offers_its_answer_not_a_guess(tmp_path):
+    path = lesson_file(tmp_path)
     async with running(path) as (app, pilot):
         screen = debugger(app)
         await pilot.press("r")  # beat 1: reveal the predicted row (no guess typed)
@@ -30,8 +35,7 @@ async def test_an_ask_beat_offers_its_answer_not_a_guess(tmp_path):
 
 
 async def test_a_revealed_row_no_longer_offers_a_guess(tmp_path):
-    path = tmp_path / "lesson.yaml"
-    path.write_text(LESSON)
+    path = lesson_file(tmp_path)
     async with running(path) as (app, pilot):
         screen = debugger(app)
         assert screen.stage_view.border_subtitle == "Enter guesses a cell, r reveals the row"
@@ -40,8 +44,7 @@ async def test_a_revealed_row_no_longer_offers_a_guess(tmp_path):
 
 
 async def test_quitting_mid_lesson_asks_nothing_for_the_lessons_own_edits(tmp_path):
-    path = tmp_path / "lesson.yaml"
-    path.write_text(LESSON)
+    path = lesson_file(tmp_path)
     async with running(path) as (app, pilot):
         screen = debugger(app)
         await pilot.press("r", "n", "n")  # beat 3 edits Q
@@ -52,8 +55,7 @@ async def test_quitting_mid_lesson_asks_nothing_for_the_lessons_own_edits(tmp_pa
 
 
 async def test_quitting_mid_lesson_still_asks_for_the_students_own_edits(tmp_path):
-    path = tmp_path / "lesson.yaml"
-    path.write_text(LESSON)
+    path = lesson_file(tmp_path)
     async with running(path) as (app, pilot):
         await pilot.press("r", "n", "n", "tab", "+", "escape", "q")
         await pilot.pause()
@@ -174,8 +176,7 @@ async def test_the_lessons_own_edits_are_not_unsaved_work(tmp_path):
     from attn_tui.core import load
     from attn_tui.core.editing.session import Session
 
-    path = tmp_path / "lesson.yaml"
-    path.write_text(LESSON)
+    path = lesson_file(tmp_path)
     async with running(path) as (app, pilot):
         screen = debugger(app)
         await pilot.press("r", "n", "n")  # beat 3 edits Q
@@ -197,8 +198,7 @@ async def test_saving_and_the_recovery_copy_leave_the_lessons_own_edits_out(tmp_
     from attn_tui.core import load
     from attn_tui.core.editing.session import Session
 
-    path = tmp_path / "lesson.yaml"
-    path.write_text(LESSON)
+    path = lesson_file(tmp_path)
     async with running(path) as (app, pilot):
         screen = debugger(app)
         await pilot.press("r", "n", "n")  # beat 3 sets Q[sat, d1] = 5
