@@ -180,3 +180,31 @@ async def workers_done(app) -> None:
             return
         except WorkerCancelled:
             continue
+
+
+async def test_a_step_to_a_stage_of_other_widths_lays_the_screen_out_once(tmp_path, monkeypatch):
+    # #30: a step from Weighted sum (T × d_v) back to Softmax (T × T) laid the screen out four
+    # times over 130 ms: the stage's cells were measured only as it was drawn, so their width
+    # grew after the first layout, and the scrollbars and the Why pane followed one layout each
+    from textual.screen import Screen
+
+    (tmp_path / "wide.yaml").write_text("title: wide\nrandom: {seed: 1, T: 16, d_k: 64}\n")
+    layouts = []
+    refresh_layout = Screen._refresh_layout
+
+    def counted(self, *args, **kwargs):
+        layouts.append(self)
+        return refresh_layout(self, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    async with running(tmp_path / "wide.yaml", size=(120, 40)) as (app, pilot):
+        await pilot.press("5")
+        await pilot.pause(0.3)
+        width = stage_view(app).cell_width
+        for key, stage in (("left", "softmax"), ("right", "weighted_sum")):
+            layouts.clear()
+            await pilot.press(key)
+            await pilot.pause(0.3)
+            assert debugger(app).stage == stage
+            assert len(layouts) <= 1, (key, len(layouts))
+        assert stage_view(app).cell_width == width

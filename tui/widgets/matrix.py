@@ -139,6 +139,8 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 lines |= {row for row in window.rows if row_differs(old_window, window, row)}
                 self._refresh_rows(lines)
                 return
+        if self.is_mounted and self.size:
+            self.current_window()  # the cells' width now, not at render: one layout, not two
         self.refresh()
 
     def _refresh_rows(self, rows) -> None:
