@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING, Iterable
 
 from attn_tui.core.loading import catalog
 from attn_tui.core.text import visible
-from attn_tui.tui.screens.choice import ChoiceScreen
-from attn_tui.tui.screens.help import HelpScreen
 from attn_tui.tui.settings import PALETTES, load_settings, save_settings
 from attn_tui.tui.text import tell
 from textual.app import App, SystemCommand
@@ -138,6 +136,8 @@ class AttnApp(App[int]):
         self._unless_unsaved(lambda: self.switch_screen(DebuggerScreen(scenario, read_only, self.save_root)))
 
     def action_help(self) -> None:
+        from attn_tui.tui.screens.help import HelpScreen  # (when asked: the first frame needs none of it, #30)
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
@@ -164,6 +164,8 @@ class AttnApp(App[int]):
             elif choice == "discard":
                 debugger.session.journal.discard()
                 proceed()
+
+        from attn_tui.tui.screens.choice import ChoiceScreen
 
         self.push_screen(ChoiceScreen(f"{debugger.saving.where} has unsaved edits. Save them first?",
                                       [("save", "Save"), ("discard", "Discard"), ("cancel", "Cancel")]),

@@ -1,5 +1,6 @@
 """core is NumPy and the standard library only: importing all of it pulls in no terminal code."""
 
+import os
 import subprocess
 import sys
 
@@ -54,3 +55,32 @@ def test_every_export_of_core_is_what_it_says_even_after_its_modules_are_importe
         importlib.import_module(module)
     for name in core.__all__:
         assert not isinstance(getattr(core, name), types.ModuleType), name
+
+
+OPEN_THE_DEBUGGER = """
+import asyncio, sys
+from attn_tui.core import load
+from attn_tui.tui.app import AttnApp
+LATER = {'attn_tui.tui.screens.help', 'attn_tui.tui.screens.save_as', 'attn_tui.tui.screens.goto',
+         'attn_tui.tui.screens.choice'}
+async def main():
+    app = AttnApp(load('scenarios/cat_sat.yaml'), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert type(app.screen).__name__ == 'DebuggerScreen', app.screen
+        print(sorted(LATER & set(sys.modules)))
+        await pilot.press('question_mark')
+        await pilot.pause()
+        print(type(app.screen).__name__, sorted(LATER & set(sys.modules)))
+asyncio.run(main())
+"""
+
+
+def test_the_debugger_opens_before_the_dialogs_modules_are_imported(tmp_path):
+    # #30: help, Save As, go-to and the questions are imported when first asked for, not
+    # before the first frame
+    environment = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-c", OPEN_THE_DEBUGGER], cwd=ROOT, capture_output=True,
+                            text=True, env=environment)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["[]", "HelpScreen ['attn_tui.tui.screens.help']"]

@@ -11,8 +11,6 @@ from typing import TYPE_CHECKING
 from attn_tui.core.errors import ScenarioError
 from attn_tui.core.editing.recovery import UnreadableCopy
 from attn_tui.core.editing.session import DiskChanged, NeedsRewrite, SaveError
-from attn_tui.tui.screens.choice import ChoiceScreen
-from attn_tui.tui.screens.save_as import SaveAsScreen
 from attn_tui.tui.text import tell
 
 if TYPE_CHECKING:
@@ -65,6 +63,8 @@ class Saving:
             if target:
                 self._save(target, False, then)
 
+        from attn_tui.tui.screens.save_as import SaveAsScreen  # (when asked: the first frame needs none of it, #30)
+
         self.screen.app.push_screen(SaveAsScreen(suggestion), chosen)
 
     def _save(self, path: str | None, force: bool, then=None, rewrite: bool = False) -> None:
@@ -94,6 +94,8 @@ class Saving:
                 then_go_ahead()
             elif choice == "save_as":
                 self.save_as(then)
+
+        from attn_tui.tui.screens.choice import ChoiceScreen  # (when asked: the first frame needs none of it, #30)
 
         self.screen.app.push_screen(ChoiceScreen(question, [go_ahead, ("save_as", "Save as…"), ("cancel", "Cancel")],
                                                  default="cancel"), decided)
@@ -126,6 +128,8 @@ class Saving:
             # the reasons quote the copy, which may hold anything: tell() shows them as plain text
             tell(self.screen, f"Restored {count - len(skipped)} of {count} unsaved edits; skipped, as they "
                               "do not fit the file now: " + "; ".join(skipped), severity="warning", timeout=15)
+
+        from attn_tui.tui.screens.choice import ChoiceScreen
 
         self.screen.app.push_screen(ChoiceScreen(
             f"{self.where} has {count} unsaved edit{'s' if count > 1 else ''} from {when}, kept "

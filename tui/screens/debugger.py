@@ -29,7 +29,6 @@ from attn_tui.tui.controllers.lessons import Lessons
 from attn_tui.tui.controllers.panes import Panes
 from attn_tui.tui.controllers.saving import Saving
 from attn_tui.tui.keys import available, screen_bindings
-from attn_tui.tui.screens.goto import go_to
 from attn_tui.tui.text import plain
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.explanation import ExplanationView
@@ -300,6 +299,7 @@ class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer'
     action_screenshot = delegate("saving", "screenshot")
 
     def action_go_to(self) -> None:
+        from attn_tui.tui.screens.goto import go_to  # (when asked: the first frame needs none of it, #30)
         go_to(self)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
