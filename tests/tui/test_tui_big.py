@@ -208,3 +208,27 @@ async def test_a_step_to_a_stage_of_other_widths_lays_the_screen_out_once(tmp_pa
             assert debugger(app).stage == stage
             assert len(layouts) <= 1, (key, len(layouts))
         assert stage_view(app).cell_width == width
+
+
+async def test_labels_are_measured_once_not_at_every_step(big_scenario, monkeypatch):
+    # #30: a step between two stages of other labels (tokens × tokens, tokens × d1…) measured
+    # every label of both again (8,192 of them at T = 16,384), twice a key
+    import attn_tui.tui.widgets.matrix as matrix_module
+
+    measured = []
+    cells = matrix_module.cells
+
+    def counted(text):
+        measured.append(text)
+        return cells(text)
+
+    async with running(big_scenario) as (app, pilot):
+        await pilot.press("5")
+        await pilot.pause()
+        monkeypatch.setattr(matrix_module, "cells", counted)
+        for key in ("left", "right", "left", "right"):
+            await pilot.press(key)
+        await pilot.pause()
+        assert debugger(app).stage == "weighted_sum"
+        assert len(measured) < 50, len(measured)
+        assert stage_view(app).label_width == len("t512") + 1

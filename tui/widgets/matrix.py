@@ -101,7 +101,6 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         self.lines = MatrixLines(self)
         self.texts: list[list[str]] = []   # the current window's cells, formatted once
         self.levels: np.ndarray | None = None  # and their colour buckets
-        self._labels_seen: tuple = (None, 1, None, 1)  # the labels measured last, and their widths
 
     # ---- data down --------------------------------------------------------------------------
 
@@ -121,12 +120,9 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
             self.underlined = set()
         self.grid = grid
         self._window = None
-        if self._labels_seen[0] is not grid.rows or self._labels_seen[2] is not grid.columns:
-            # labels rarely change (and are shared tuples): measure them once
-            self._labels_seen = (grid.rows, _longest(grid.rows), grid.columns, _longest(grid.columns))
-        self.label_width = min(MAX_LABEL, self._labels_seen[1]) + 1
+        self.label_width = min(MAX_LABEL, _longest(grid.rows)) + 1
         width_before = self.cell_width
-        self.cell_width = max(self.cell_width, min(8, self._labels_seen[3]) + 1)  # + the gap after it
+        self.cell_width = max(self.cell_width, min(8, _longest(grid.columns)) + 1)  # + the gap after it
         rows, columns = grid.shape
         if self.cursor is not None:
             self.cursor = (max(0, min(self.cursor[0], rows - 1)), max(0, min(self.cursor[1], columns - 1)))
@@ -375,8 +371,20 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
             self.post_message(self.CellClicked(self, row, col))
 
 
+_MEASURED: dict[int, tuple[tuple[str, ...], int]] = {}  # id → (the labels, kept: the id stays theirs; width)
+
+
 def _longest(labels: Sequence[str]) -> int:
-    """The widest label's cells (a sample, for very long lists: labels rarely vary much)."""
-    if len(labels) > 4096:
-        labels = list(labels[:2048]) + list(labels[-2048:])
-    return max((cells(label) for label in labels), default=1)
+    """The widest label's cells (a sample, for very long lists: labels rarely vary much),
+    measured once per list: labels are shared tuples, and a step between two stages of other
+    labels measured 8,192 of them twice a key (#30)."""
+    known = _MEASURED.get(id(labels))
+    if known is not None and known[0] is labels:
+        return known[1]
+    sample = list(labels[:2048]) + list(labels[-2048:]) if len(labels) > 4096 else labels
+    width = max((cells(label) for label in sample), default=1)
+    if isinstance(labels, tuple):  # (a list could change under the same id)
+        if len(_MEASURED) >= 16:
+            _MEASURED.pop(next(iter(_MEASURED)))
+        _MEASURED[id(labels)] = (labels, width)
+    return width
