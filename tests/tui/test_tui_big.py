@@ -232,3 +232,22 @@ async def test_labels_are_measured_once_not_at_every_step(big_scenario, monkeypa
         assert debugger(app).stage == "weighted_sum"
         assert len(measured) < 50, len(measured)
         assert stage_view(app).label_width == len("t512") + 1
+
+
+async def test_the_overview_waits_while_keys_come_and_arrives_when_they_stop(big_scenario):
+    # #30: computed in a thread beside the keys, the map of a large T shared the processor with
+    # each key's frame; it now waits while keys come (until INPUT_QUIET after the last)
+    from attn_tui.tui.app import INPUT_QUIET
+
+    async with running(big_scenario) as (app, pilot):
+        await pilot.press("4")
+        overview = await map_arrived(app, pilot)
+        assert not overview.stale
+        await pilot.press("tab", "plus")  # an edit of Q: the map is stale
+        for _ in range(10):  # a key every ~0.1 s for a second: 0.2 s of quiet starts the map
+            await pilot.press("down")
+            await pilot.pause(0.04)
+        assert overview.stale and "updating" in screen_text(app)
+        await pilot.pause(INPUT_QUIET)
+        overview = await map_arrived(app, pilot)
+        assert not overview.stale and "updating" not in screen_text(app)

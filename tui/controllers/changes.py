@@ -132,7 +132,7 @@ class Changes:
         from textual.worker import get_current_worker
 
         worker = get_current_worker()
-        warnings = leak_warnings(attentions, cancelled=lambda: worker.is_cancelled)
+        warnings = leak_warnings(attentions, cancelled=self.screen.app.after_keys(lambda: worker.is_cancelled))
         if warnings and not worker.is_cancelled:
             self.screen.app.call_from_thread(self._tell_leaks, warnings, version)
 

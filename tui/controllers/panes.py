@@ -347,8 +347,8 @@ class Panes:
     def _compute_overview(self, attention, head: int, version: int, rows: int, cols: int) -> None:
         screen = self.screen
         worker = get_current_worker()
-        small = weights_overview(attention, head, rows, cols,
-                                 cancelled=lambda: worker.is_cancelled or version != screen.session.version)
+        stale = screen.app.after_keys(lambda: worker.is_cancelled or version != screen.session.version)
+        small = weights_overview(attention, head, rows, cols, cancelled=stale)
         if small is not None and not worker.is_cancelled:
             screen.app.call_from_thread(self._overview_ready, small, version, head)
 
