@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import atexit
 import os
+import queue
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -26,6 +28,57 @@ INSTALLED = {**{key: value for key, value in os.environ.items() if key != "PYTHO
 
 # ---- a tmux of our own ----------------------------------------------------------------------------
 
+class Watch:
+    """A tmux control-mode client on one session: it hears each piece of output as it reaches
+    the terminal, so a key's time needs no polling of the screen. (Polling capture-pane every
+    few milliseconds kept one of this machine's two cores busy with tmux clients, and an app
+    doing 30 ms of work took 60: the measuring slowed what it measured.) A thread reads the
+    client all the time: tmux stops reading a pane whose control client falls behind."""
+
+    def __init__(self, sock: list[str], name: str, env: dict) -> None:
+        self.name = name
+        self.process = subprocess.Popen(sock + ["-C", "attach-session", "-t", name], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, bufsize=0)
+        self.arrivals: queue.Queue[float] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        line_start = True  # (a %output line may come in several reads)
+        for data in iter(lambda: os.read(self.process.stdout.fileno(), 1 << 16), b""):
+            now = time.perf_counter()
+            starts = [data] if line_start else []
+            starts += data.split(b"\n")[1:]
+            if any(part.startswith(b"%output") for part in starts):
+                self.arrivals.put(now)
+            line_start = data.endswith(b"\n")
+
+    def output(self, timeout: float) -> float | None:
+        """When the pane's next output arrived (the last of what has arrived by now), or None
+        after ``timeout`` seconds without any."""
+        try:
+            arrived = self.arrivals.get(timeout=timeout) if timeout > 0 else self.arrivals.get_nowait()
+        except queue.Empty:
+            return None
+        while not self.arrivals.empty():
+            arrived = self.arrivals.get_nowait()
+        return arrived
+
+    def send_keys(self, key: str) -> float:
+        """Send ``key`` to the pane through this client (no tmux process to start); the time it was sent."""
+        self.output(timeout=0)  # (what came before is not the key's)
+        sent = time.perf_counter()
+        self.process.stdin.write(f"send-keys -t {self.name} {key}\n".encode())
+        return sent
+
+    def close(self) -> None:
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+        self.process.kill()
+        self.process.wait()
+
+
 class Tmux:
     """A private tmux server; every pane gets a fresh state and config folder."""
 
@@ -37,6 +90,8 @@ class Tmux:
         # exit, and the next new-session could reach it dying and make no session at all (a
         # row then waited 60 s on an empty screen and the run ended)
         self("new-session", "-d", "-s", "keep", "sleep 86400")
+        self.watches: dict[str, Watch] = {}
+        self.changed_at = 0.0
 
     def __call__(self, *args: str) -> str:
         return subprocess.run(self.sock + list(args), capture_output=True, text=True, env=self.env,
@@ -54,6 +109,7 @@ class Tmux:
         # remain-on-exit: an app that dies leaves its last screen (a traceback) for wait() to show
         self("new-session", "-d", "-s", name, "-x", "120", "-y", "40", fresh + command,
              ";", "set-option", "-t", name, "remain-on-exit", "on")
+        self.watches[name] = Watch(self.sock, name, self.env)
         return started
 
     def screen(self, name: str) -> str:
@@ -63,36 +119,52 @@ class Tmux:
         return int(self("display", "-p", "-t", name, "#{pane_pid}").strip())
 
     def wait(self, name: str, done, timeout: float = 60) -> str:
+        """The screen once ``done(screen)``; ``changed_at`` is then when the output that made it
+        so reached the terminal. The screen is read only after the app wrote something."""
+        watch = self.watches[name]
         start = time.perf_counter()
+        self.changed_at = start
         while True:
             text = self.screen(name)
             if done(text):
                 return text
             if time.perf_counter() - start > timeout:
                 raise RuntimeError(f"{name}: timed out after {timeout} s; the screen was:\n{text}")
-            time.sleep(0.002)
+            arrived = watch.output(timeout=0.25)  # (a quarter of a second: output before the watch began)
+            if arrived is not None:
+                self.changed_at = arrived
 
     def settle(self, name: str, quiet: float = 0.3, timeout: float = 60) -> str:
-        last, since, start = self.screen(name), time.perf_counter(), time.perf_counter()
-        while time.perf_counter() - since < quiet and time.perf_counter() - start < timeout:
-            time.sleep(0.02)
-            now = self.screen(name)
-            if now != last:
-                last, since = now, time.perf_counter()
-        return last
+        """The screen once the app has written nothing for ``quiet`` seconds."""
+        watch = self.watches[name]
+        start = time.perf_counter()
+        while watch.output(timeout=quiet) is not None and time.perf_counter() - start < timeout:
+            pass
+        return self.screen(name)
 
     def key(self, name: str, key: str) -> float:
-        """Seconds from sending ``key`` until the pane shows a different screen."""
+        """Seconds from sending ``key`` until the output that makes the pane show a different
+        screen reaches the terminal."""
         before = self.settle(name)
-        start = time.perf_counter()
-        self("send-keys", "-t", name, key)
-        self.wait(name, lambda text: text != before)
-        return time.perf_counter() - start
+        watch = self.watches[name]
+        start = watch.send_keys(key)
+        while True:
+            arrived = watch.output(timeout=60)
+            if arrived is None:
+                raise RuntimeError(f"{name}: {key} changed nothing in 60 s; the screen was:\n{before}")
+            if self.screen(name) != before:
+                return arrived - start
 
     def kill(self, name: str) -> None:
+        watch = self.watches.pop(name, None)
+        if watch is not None:
+            watch.close()
         self("kill-session", "-t", name)
 
     def stop(self) -> None:
+        for watch in self.watches.values():
+            watch.close()
+        self.watches.clear()
         self("kill-server")
 
 
