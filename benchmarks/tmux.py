@@ -40,6 +40,7 @@ class Watch:
         self.process = subprocess.Popen(sock + ["-C", "attach-session", "-t", name], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, bufsize=0)
         self.arrivals: queue.Queue[float] = queue.Queue()
+        self.heard = 0
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -49,6 +50,7 @@ class Watch:
             starts = [data] if line_start else []
             starts += data.split(b"\n")[1:]
             if any(part.startswith(b"%output") for part in starts):
+                self.heard += 1
                 self.arrivals.put(now)
             line_start = data.endswith(b"\n")
 
@@ -71,12 +73,22 @@ class Watch:
         return sent
 
     def close(self) -> None:
+        """Detach, and wait for the client to go (tmux 3.3a's server crashed, now and then, when
+        a session was made just after a client was killed)."""
         try:
+            self.process.stdin.write(b"detach-client\n")
             self.process.stdin.close()
         except OSError:
             pass
-        self.process.kill()
-        self.process.wait()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class ServerGone(RuntimeError):
+    """tmux's server exited under us; another has been started."""
 
 
 class Tmux:
@@ -107,8 +119,17 @@ class Tmux:
                  f"XDG_CONFIG_HOME={tempfile.mkdtemp(prefix='bench-config-', dir=SCRATCH)} ")
         started = time.perf_counter()
         # remain-on-exit: an app that dies leaves its last screen (a traceback) for wait() to show
-        self("new-session", "-d", "-s", name, "-x", "120", "-y", "40", fresh + command,
-             ";", "set-option", "-t", name, "remain-on-exit", "on")
+        made = subprocess.run(self.sock + ["new-session", "-d", "-s", name, "-x", "120", "-y", "40", fresh + command,
+                                           ";", "set-option", "-t", name, "remain-on-exit", "on"],
+                              capture_output=True, text=True, env=self.env, check=False)
+        if made.returncode:
+            # the server is gone, and every session with it (tmux 3.3a's crashed twice in one run
+            # here, just after a session was killed): start another for the next try
+            for watch in self.watches.values():
+                watch.close()
+            self.watches.clear()
+            self("new-session", "-d", "-s", "keep", "sleep 86400")
+            raise ServerGone(f"tmux: {made.stderr.strip()} (starting {name})")
         self.watches[name] = Watch(self.sock, name, self.env)
         return started
 
@@ -129,7 +150,9 @@ class Tmux:
             if done(text):
                 return text
             if time.perf_counter() - start > timeout:
-                raise RuntimeError(f"{name}: timed out after {timeout} s; the screen was:\n{text}")
+                panes = self("list-panes", "-a", "-F", "#{session_name}: dead #{pane_dead}, #{pane_current_command}")
+                raise RuntimeError(f"{name}: timed out after {timeout} s ({watch.heard} outputs heard; "
+                                   f"panes: {panes!r}); the screen was:\n{text}")
             arrived = watch.output(timeout=0.25)  # (a quarter of a second: output before the watch began)
             if arrived is not None:
                 self.changed_at = arrived
