@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -264,15 +265,28 @@ def test_the_app_asks_blas_for_one_thread_unless_the_user_chose(given, expected)
     assert done.stdout.strip() == expected
 
 
-@pytest.mark.parametrize("argv, asks", [(["cat_sat"], True), (["--print", "cat_sat"], False),
-                                        (["--json", "cat_sat"], False), (["--check", "cat_sat"], False)])
-def test_only_the_app_asks_for_one_blas_thread(monkeypatch, capsys, argv, asks):
-    """--json at T = 4096 and the like may use every core; the app's keys are small products."""
-    asked = []
-    monkeypatch.setattr(cli_app, "one_blas_thread", lambda: asked.append(True))
-    monkeypatch.setattr(cli_app, "start_app", lambda *args, **kwargs: 0)
-    assert main(argv) == 0
-    assert bool(asked) == asks
+@pytest.mark.parametrize("argv, threads", [(["cat_sat"], "1"), (["open", "--debug", "cat_sat"], "1"),
+                                           (["--print", "cat_sat"], None), (["--json", "cat_sat"], None),
+                                           (["--js", "cat_sat"], None), (["check", "cat_sat"], None)])
+def test_only_the_app_asks_for_one_blas_thread_before_numpy_loads(argv, threads):
+    """The setting as it stood when NumPy was first imported by the command as run (the
+    parser's stage options load it): --json at T = 4096 and the like may use every core; the
+    app's keys are small products."""
+    env = {key: value for key, value in os.environ.items() if key not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    code = ("import importlib.abc, os, sys\n"
+            "seen = []\n"
+            "class Watch(importlib.abc.MetaPathFinder):\n"
+            "    def find_spec(self, name, path, target=None):\n"
+            "        if name == 'numpy' and not seen:\n"
+            "            seen.append(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+            "sys.meta_path.insert(0, Watch())\n"
+            "from attn_tui.tui.cli import app, main\n"
+            "app.start_app = lambda *args, **kwargs: 0\n"
+            f"main({argv!r})\n"
+            "print(repr(seen), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
+                          check=True)
+    assert done.stderr.strip().splitlines()[-1] == repr([threads])
 
 
 @pytest.mark.parametrize("old, new", [(["--json", "cat_sat"], ["json", "cat_sat"]),

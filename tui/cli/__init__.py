@@ -15,15 +15,19 @@ from __future__ import annotations
 import gc
 import sys
 
-from attn_tui.tui.cli.parser import DEFAULT_MAX_APPS, OWN_PARSERS, Parser, build_parser, with_command
+from attn_tui.tui.cli.parser import DEFAULT_MAX_APPS, OWN_PARSERS, Parser, build_parser, opens_the_app, with_command
 from attn_tui.tui.cli.streams import (EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, OutputError, flush_out, quiet_stdout,
                                       report_internal_error, say, write_out)
+from attn_tui.tui.cli import app as _open
 from attn_tui.tui.cli.app import one_blas_thread, start_app
 from attn_tui.tui.cli.views import scenario_path, select_rows, with_views
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = with_command(sys.argv[1:] if argv is None else list(argv))
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if opens_the_app(argv):
+        _open.one_blas_thread()  # (before with_command's parser loads NumPy, which reads it once)
+    argv = with_command(argv)
     debug = False
     try:
         action, debug = _action(argv)

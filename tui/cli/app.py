@@ -16,7 +16,6 @@ def open_app(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from attn_tui.core.loading.model_index import index_or_none
     from attn_tui.tui.cli.views import scenario_path, with_views
 
-    one_blas_thread()
     if args.save_root:
         from attn_tui.tui.cli.serving import served_app
 

@@ -121,6 +121,21 @@ def with_command(argv: list[str]) -> list[str]:
     return [named[0] if named else "open", *rest, *debug, *tail]
 
 
+def opens_the_app(argv: list[str]) -> bool:
+    """Whether the line opens the app (or --serve's apps), read as :func:`with_command` reads
+    it but without the parser, whose stage options load NumPy: the app asks for one BLAS thread
+    before that. A word that may be a headless mode's flag (``--js``, ``--p``) counts as one:
+    one thread is the app's nicety, not its correctness."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    head = [word for word in argv[:end] if word != "--debug"]
+    if head[:1] and head[0] in COMMANDS:
+        return head[0] in ("open", "serve")
+    headless = [flag for flag in FLAGS if flag != "--serve"]
+    return not any(word.startswith("--") and len(word) > 2 and any(flag.startswith(word.split("=", 1)[0])
+                                                                   for flag in headless)
+                   for word in head)
+
+
 def _mode_flag(word: str) -> str | None:
     """The mode's flag ``word`` is, or is the only option starting with (as argparse reads a
     prefix); a prefix of several options, a mode among them, is refused as argparse would."""
