@@ -22,6 +22,10 @@ from pathlib import Path
 SCRATCH = tempfile.mkdtemp(prefix="attn-bench-")
 atexit.register(shutil.rmtree, SCRATCH, True)
 PYCACHE = tempfile.mkdtemp(prefix="bench-pycache-", dir=SCRATCH)
+# Frames of one key come within this of each other (Textual draws at most every 1/60 s; a pane
+# told after the first frame comes a frame or two later). The app's work off the key's path waits
+# longer: the weights overview until INPUT_QUIET (0.5 s) after the last key.
+FRAMES_GAP = 0.25  # seconds
 INSTALLED = {**{key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"},
              "PYTHONPYCACHEPREFIX": PYCACHE}
 
@@ -136,19 +140,26 @@ class Tmux:
     def screen(self, name: str) -> str:
         return self("capture-pane", "-p", "-t", name)
 
+    def styled(self, name: str) -> str:
+        """The screen with its colours and attributes: a cursor or a highlight that moved is a
+        change too."""
+        return self("capture-pane", "-p", "-e", "-t", name)
+
     def pid(self, name: str) -> int:
         return int(self("display", "-p", "-t", name, "#{pane_pid}").strip())
 
     def wait(self, name: str, done, timeout: float = 60) -> str:
-        """The screen once ``done(screen)``; ``changed_at`` is then when the output that made it
-        so reached the terminal. The screen is read only after the app wrote something."""
+        """The screen once ``done(screen)`` and the frames that complete it have come (see
+        :meth:`finished`); ``changed_at`` is then when the last output that changed the screen
+        reached the terminal. The screen is read only after the app wrote something."""
         watch = self.watches[name]
         start = time.perf_counter()
         self.changed_at = start
         while True:
             text = self.screen(name)
             if done(text):
-                return text
+                self.changed_at = self.finished(name, self.changed_at, self.styled(name))
+                return self.screen(name)
             if time.perf_counter() - start > timeout:
                 panes = self("list-panes", "-a", "-F", "#{session_name}: dead #{pane_dead}, #{pane_current_command}")
                 raise RuntimeError(f"{name}: timed out after {timeout} s ({watch.heard} outputs heard; "
@@ -156,6 +167,21 @@ class Tmux:
             arrived = watch.output(timeout=0.25)  # (a quarter of a second: output before the watch began)
             if arrived is not None:
                 self.changed_at = arrived
+
+    def finished(self, name: str, changed_at: float, screen: str) -> float:
+        """When the last output that changed the screen arrived, ``changed_at`` and ``screen``
+        being the last change seen so far: the frames that follow within FRAMES_GAP of each other
+        are the same key's (a pane updated a frame later, a layout that settles), and the screen
+        is done only when they have come. Work the app does later on purpose, off the key's path
+        (the weights overview, at least half a second after the last key), is not the key's."""
+        watch = self.watches[name]
+        while True:
+            arrived = watch.output(timeout=FRAMES_GAP)
+            if arrived is None:
+                return changed_at
+            now = self.styled(name)
+            if now != screen:
+                screen, changed_at = now, arrived
 
     def settle(self, name: str, quiet: float = 0.3, timeout: float = 60) -> str:
         """The screen once the app has written nothing for ``quiet`` seconds."""
@@ -166,17 +192,20 @@ class Tmux:
         return self.screen(name)
 
     def key(self, name: str, key: str) -> float:
-        """Seconds from sending ``key`` until the output that makes the pane show a different
-        screen reaches the terminal."""
-        before = self.settle(name)
+        """Seconds from sending ``key`` until the last output of the frames that show what it did
+        reaches the terminal: not the first change (a frame with the step moved but the Why pane
+        still to come would do for that), but the screen complete, colours and all."""
+        self.settle(name)
+        before = self.styled(name)
         watch = self.watches[name]
         start = watch.send_keys(key)
         while True:
             arrived = watch.output(timeout=60)
             if arrived is None:
-                raise RuntimeError(f"{name}: {key} changed nothing in 60 s; the screen was:\n{before}")
-            if self.screen(name) != before:
-                return arrived - start
+                raise RuntimeError(f"{name}: {key} changed nothing in 60 s; the screen was:\n{self.screen(name)}")
+            now = self.styled(name)
+            if now != before:
+                return self.finished(name, arrived, now) - start
 
     def kill(self, name: str) -> None:
         watch = self.watches.pop(name, None)
