@@ -30,6 +30,7 @@ from attn_tui.tui.controllers.panes import Panes
 from attn_tui.tui.controllers.saving import Saving
 from attn_tui.tui.keys import available, screen_bindings
 from attn_tui.tui.text import plain
+from attn_tui.tui.whole_frames import WholeFrames
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.header import ScenarioHeader
@@ -45,7 +46,7 @@ from attn_tui.tui.widgets.variants import VariantsView
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 
 
-class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer's order (tui/keys.py)
+class DebuggerScreen(WholeFrames, Screen, inherit_bindings=False):  # its own, in the footer's order (tui/keys.py)
     """The step-debugger for one scenario."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide")]
@@ -349,8 +350,7 @@ class DebuggerScreen(Screen, inherit_bindings=False):  # its own, in the footer'
         rules = mask_rules(self.session)
         self.mask_rule = rules[(rules.index(self.mask_rule) + 1) % len(rules)]
 
-    def on_key(self, event) -> None:
-        self.changes.unable(event)
+    on_key = delegate("changes", "unable")
 
     def on_descendant_focus(self, event) -> None:
         if isinstance(event.widget, InputMatrix):

@@ -7,8 +7,7 @@ layer at a time; the screen holds no arithmetic.
 The grid is a window on the model: as many layers and heads as the terminal has room for, a
 fixed set of map widgets that show whichever layers and heads are in the window (a widget per
 head of an 80-layer, 64-head model took 28 s to mount and a second a key). Moving past its edge
-moves the window; a map, once computed, is kept, and only the layers in the window (and the
-one below) are computed.
+moves the window; a map, once computed, is kept; only the window's layers and the next are computed.
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ from attn_tui.tui.text import tell
 from attn_tui.tui.widgets.head_map import HeadMap
 from attn_tui.tui.widgets.key_footer import KeyFooter
 from attn_tui.tui.widgets.overview import OverviewMap
+from attn_tui.tui.whole_frames import WholeFrames
 
 SCORES = (None, *PATTERNS)  # what ``s`` cycles through: no colouring, then each pattern
 LEVELS = 5                  # border colours by a score's fifth: -score-0 … -score-4
@@ -43,7 +43,7 @@ CHROME = 4                  # lines of the screen that are not the grid: title, 
 MAP_ROWS_AT_A_TIME = 128    # query rows a map is computed from at a time (fewer, bigger steps)
 
 
-class ModelViewScreen(Screen):
+class ModelViewScreen(WholeFrames, Screen):
     DEFAULT_CSS = """
     ModelViewScreen #model-title { height: auto; padding: 0 1; text-style: bold; }
     ModelViewScreen #model-hint { height: auto; padding: 0 1; color: $text-muted; }

@@ -17,11 +17,12 @@ from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.engine.views import stage_window
 from attn_tui.tui.keys import step_bindings
 from attn_tui.tui.widgets.explanation import ExplanationView
+from attn_tui.tui.whole_frames import WholeFrames
 
 CELL_WIDTH = 20  # columns a value in big digits takes, label and gap included
 
 
-class PresentScreen(Screen[None]):
+class PresentScreen(WholeFrames, Screen[None]):
     DEFAULT_CSS = """
     PresentScreen { padding: 1 2; }
     PresentScreen #present-title { text-style: bold; height: auto; margin-bottom: 1; }

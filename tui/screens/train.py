@@ -32,6 +32,7 @@ from attn_tui.tui.text import set_titles, tell
 from attn_tui.tui.widgets.grid import DenseGrid, Grid
 from attn_tui.tui.widgets.loss_plot import LossPlot
 from attn_tui.tui.widgets.matrix import MatrixView
+from attn_tui.tui.whole_frames import WholeFrames
 
 FRAME = 1 / 30      # run: a tick this often
 TICK_BUDGET = 0.03  # seconds of steps a tick may take before the frame is drawn
@@ -52,7 +53,7 @@ class WeightsGrid(Grid):
         return Window(rows, cols, self.attention.values("softmax", self.head, rows, cols).copy())
 
 
-class TrainScreen(Screen[None]):
+class TrainScreen(WholeFrames, Screen[None]):
     DEFAULT_CSS = """
     TrainScreen { layout: vertical; }
     TrainScreen #train-title { height: auto; padding: 0 1; text-style: bold; }

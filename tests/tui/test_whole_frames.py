@@ -1,0 +1,52 @@
+"""One key, one frame (issue 30): a key's changes are drawn together. Textual drew a beat's
+narration bar a frame (~40 ms) after the rest of the beat, and a user saw the step move before
+the lesson said why."""
+
+from __future__ import annotations
+
+from attn_tui.tui.whole_frames import collect_refreshes
+from tests.conftest import SCENARIOS
+from tests.tui_helpers import debugger, running
+
+LESSON = (SCENARIOS / "cat_sat.yaml").read_text() + """lesson:
+  - {step: softmax, row: cat}
+  - {step: weighted_sum, row: sat, edit: {matrix: Q, row: sat, col: 1, to: 3.5}, say: A louder query.}
+"""
+
+
+def record_frames(screen) -> list[set[str]]:
+    """The widgets each frame of ``screen`` draws from now on (by class name)."""
+    frames: list[set[str]] = []
+    draw = screen._compositor_refresh
+
+    def recording() -> None:
+        frames.append({type(widget).__name__ for widget in screen._dirty_widgets})
+        draw()
+
+    screen._compositor_refresh = recording
+    return frames
+
+
+async def test_a_beat_is_drawn_in_one_frame(tmp_path):
+    path = tmp_path / "lesson.yaml"
+    path.write_text(LESSON)
+    async with running(path) as (app, pilot):
+        screen = debugger(app)
+        for key, beat in (("n", 1), ("N", 0), ("n", 1)):
+            frames = record_frames(screen)
+            await pilot.press(key)
+            await pilot.pause(0.1)
+            assert screen.lessons.player.beat == beat
+            drawn = [frame for frame in frames if "StageView" in frame]
+            assert len(drawn) == 1, frames  # the stage once…
+            assert "NarrationBar" in drawn[0] and "ExplanationView" in drawn[0], frames  # …with the words
+
+
+async def test_refreshes_asked_for_are_collected_at_once():
+    async with running() as (app, pilot):
+        screen = debugger(app)
+        screen.narration.refresh()
+        screen.why.refresh()
+        assert screen.narration._repaint_required and screen.why._repaint_required
+        collect_refreshes(screen)
+        assert not screen.narration._repaint_required and not screen.why._repaint_required
