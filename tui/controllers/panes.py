@@ -108,7 +108,7 @@ class Panes:
         matrices whole (the stage first), and the inputs' height among the input matrices, so
         that at any size every input is in view or one Tab away."""
         screen = self.screen
-        width, height = screen.size
+        width, height = screen.size or screen.app.size  # (before the first layout: the terminal's)
         if width < 70 or screen.has_class("-too-small"):
             return
         inputs = screen.inputs_pane
@@ -117,7 +117,8 @@ class Panes:
             return
         want_inputs = max(view.natural_size[0] for view in views) + 1
         stage_view = screen.query_one("#stage", MatrixView)
-        overview = sum(map_.outer_size.width for map_ in screen.query(OverviewMap) if map_.display)
+        overview = sum(map_.outer_size.width or map_.styles.width.cells or 0
+                       for map_ in screen.query(OverviewMap) if map_.display)
         want_stage = stage_view.natural_size[0] + overview
         # the stage's column first: all it needs (a stage of 13 keys showed 5 of them at 120
         # columns while the inputs kept 40%), and at least 60% for the Why pane beside a narrow
@@ -129,7 +130,8 @@ class Panes:
         description = sum(d.outer_size.height for d in screen.query("#description"))
         share = max(6, (body - description) // len(views))
         for view in views:
-            limit = max(share, min(view.natural_size[1], 8))
+            natural = view.natural_size[1]  # whole where it fits (then the share does not matter)
+            limit = natural if natural <= share else max(share, min(natural, 8))
             if view.styles.max_height is None or view.styles.max_height.cells != limit:
                 view.styles.max_height = limit
         self.inputs_scrolled()  # new heights may bring a derived matrix into view

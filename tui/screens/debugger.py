@@ -128,12 +128,12 @@ class DebuggerScreen(WholeFrames, Screen, inherit_bindings=False):  # its own, i
         self.input_views = {view.id.removeprefix("input-"): view for view in self.query(".input").results(MatrixView)}
         self.inputs_pane = self.query_one("#inputs")
         self.watch(self.inputs_pane, "scroll_y", self.panes.inputs_scrolled, init=False)
-        self.header = self.query_one(ScenarioHeader)
-        self.steps = self.query_one(StepStrip)
+        self.header, self.steps = self.query_one(ScenarioHeader), self.query_one(StepStrip)
         self.narration = self.query_one(NarrationBar)
         self.lessons.start()  # a lesson opens at its first beat
         self.panes.show_all()
-        # once laid out: scroll the focus row into view, share the width, offer what was unsaved
+        self.panes.fit()  # the first frame laid out as it stays; once laid out: the focus row in
+        # view, the width shared again (with real sizes), what was unsaved offered
         for then in (self.panes.show_marks, self.panes.fit, self.saving.offer_recovery, self.changes.warn_of_leaks):
             self.call_after_refresh(then)
 

@@ -137,6 +137,9 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 return
         if self.is_mounted and self.size:
             self.current_window()  # the cells' width now, not at render: one layout, not two
+        elif self.is_attached:  # not laid out yet: the widths of the window it will open on (top left)
+            width, height = self.app.size
+            self._measure(grid.window(range(min(rows, height)), range(min(columns, width // 3))))
         self.refresh()
 
     def _refresh_rows(self, rows) -> None:
