@@ -15,7 +15,8 @@ from __future__ import annotations
 import gc
 import sys
 
-from attn_tui.tui.cli.parser import DEFAULT_MAX_APPS, OWN_PARSERS, Parser, build_parser, opens_the_app, with_command
+from attn_tui.tui.cli.parser import (DEFAULT_MAX_APPS, OWN_PARSERS, Parser, build_parser, opens_the_app, serves,
+                                     with_command)
 from attn_tui.tui.cli.streams import (EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, OutputError, flush_out, quiet_stdout,
                                       report_internal_error, say, write_out)
 from attn_tui.tui.cli import app as _open
@@ -27,6 +28,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if opens_the_app(argv):
         _open.one_blas_thread()  # (before with_command's parser loads NumPy, which reads it once)
+        if not serves(argv):  # and no garbage collection while the app starts: the collector's
+            # passes over the modules being imported (NumPy's, Textual's) and the widgets being
+            # made cost its first frame ~25 ms; it is back on once that frame is up (tui.app)
+            gc.disable()
     argv = with_command(argv)
     debug = False
     try:
@@ -67,10 +72,6 @@ def _action(argv: list[str]):
     parser = build_parser()
     args = parser.parse_args(argv)
     if name == "open":
-        # The app: no garbage collection while it starts (the collector's passes over the
-        # modules being imported, Textual's and NumPy's, cost its first frame ~25 ms); it turns
-        # collection back on once its first frame is up (tui.app._settle_garbage)
-        gc.disable()
         from attn_tui.tui.cli.app import open_app as run
     elif name == "serve":
         from attn_tui.tui.cli.serving import serve as run
