@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
+from importlib import import_module
 from pathlib import Path
 
 
@@ -39,7 +39,9 @@ def is_builtin(path: str | Path) -> bool:
 
 
 def _folder() -> Path:
-    return Path(str(resources.files("attn_tui.scenarios")))
+    """The scenarios package's folder (as importlib.resources.files finds it, without loading
+    importlib.resources: ~3 ms of every start, #30)."""
+    return Path(import_module("attn_tui.scenarios").__file__).parent
 
 
 ORDER = ("cat_sat", "cat_sat_bidirectional", "exaggerated_query", "unscaled_x10", "random_v4",
