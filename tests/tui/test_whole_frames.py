@@ -4,6 +4,8 @@ the lesson said why."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from attn_tui.tui.whole_frames import collect_refreshes
 from tests.conftest import SCENARIOS
 from tests.tui_helpers import debugger, running
@@ -50,3 +52,21 @@ async def test_refreshes_asked_for_are_collected_at_once():
         assert screen.narration._repaint_required and screen.why._repaint_required
         collect_refreshes(screen)
         assert not screen.narration._repaint_required and not screen.why._repaint_required
+
+
+async def test_a_step_that_moves_the_layout_is_drawn_in_one_frame(tmp_path):
+    """A stage of 16 keys beside one of 16 scores: the step lays the panes out again, and every
+    matrix's scroll bars, told their new size by that layout, were drawn a frame (~30 ms) later."""
+    rng = np.random.RandomState(16)
+    np.savez(tmp_path / "head.npz", Q=rng.randn(16, 64), K=rng.randn(16, 64), V=rng.randn(16, 64))
+    path = tmp_path / "head.yaml"
+    path.write_text("title: sixteen tokens\nnpz: head.npz\n")
+    async with running(path) as (app, pilot):
+        screen = debugger(app)
+        await pilot.pause(0.1)
+        for key in ("right", "left", "right"):
+            frames = record_frames(screen)
+            await pilot.press(key)
+            await pilot.pause(0.15)
+            assert len(frames) == 1, frames
+            assert {"StageView", "ScrollBar"} <= frames[0], frames
