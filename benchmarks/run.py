@@ -1,12 +1,13 @@
 """Measure attn-tui against its speed and memory targets, the way a person meets it; print a table.
 
-    python benchmarks/run.py                 # every row (about 17 minutes)
+    python benchmarks/run.py                 # every row (about 25 minutes)
     python benchmarks/run.py --quick         # fewer repetitions, T up to 4096
     python benchmarks/run.py --json out.json # the table as JSON too
 
 Every latency is from the key press to the changed screen, through a real terminal: each app
 runs in a tmux pane of its own (120×40), the key goes in with ``send-keys``, and the time is
-when the output that makes ``capture-pane`` show a different screen reached the terminal. A
+when the last output that made ``capture-pane`` show a different screen reached the terminal
+(the key's last frame: frames within FRAMES_GAP of each other are one key's). A
 tmux control-mode client hears each output as it arrives (benchmarks/tmux.py), and the screen
 is read only then: the team's ``keylatency.py`` polls ``capture-pane`` every few milliseconds,
 which on two cores took as much processor as the app it measured. Each is measured
