@@ -8,7 +8,7 @@ import numpy as np
 
 from attn_tui.tui.whole_frames import collect_refreshes
 from tests.conftest import SCENARIOS
-from tests.tui_helpers import debugger, running
+from tests.tui_helpers import debugger, running, screen_text, stage_view
 
 LESSON = (SCENARIOS / "cat_sat.yaml").read_text() + """lesson:
   - {step: softmax, row: cat}
@@ -70,3 +70,14 @@ async def test_a_step_that_moves_the_layout_is_drawn_in_one_frame(tmp_path):
             await pilot.pause(0.15)
             assert len(frames) == 1, frames
             assert {"StageView", "ScrollBar"} <= frames[0], frames
+
+
+async def test_the_first_frame_draws_every_row_in_view():
+    """At 70×20 the panes' second sharing of the width made the stage taller in a frame that
+    drew the old, shorter window: the focus row "t5" stayed blank until a key moved the view."""
+    async with running(SCENARIOS / "scaled_vs_unscaled_t5.yaml", size=(70, 20)) as (app, pilot):
+        await pilot.pause(0.3)
+        stage = stage_view(app)
+        assert stage.size.height > 6  # (room for the five rows, as the frame below shows)
+        drawn = screen_text(app)
+        assert "t5   3.739   0.060" in drawn, drawn

@@ -232,6 +232,13 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         self._window = None
         self.post_message(self.Scrolled(self))
 
+    def _size_updated(self, size, virtual_size, container_size, layout: bool = True) -> bool:
+        """A new size: the window in view is asked anew in the frame this layout draws (Resize
+        comes after it: a row the old height left out was drawn blank, and stayed)."""
+        if size != self._size:
+            self._window = None
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
     def on_resize(self) -> None:
         self._window = None
 
