@@ -15,8 +15,7 @@ from __future__ import annotations
 import gc
 import sys
 
-from attn_tui.tui.cli.parser import (DEFAULT_MAX_APPS, OWN_PARSERS, Parser, build_parser, opens_the_app, serves,
-                                     with_command)
+from attn_tui.tui.cli.parser import DEFAULT_MAX_APPS, OWN_PARSERS, Parser, build_parser, opens_the_app, with_command
 from attn_tui.tui.cli.streams import (EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, OutputError, flush_out, quiet_stdout,
                                       report_internal_error, say, write_out)
 from attn_tui.tui.cli import app as _open
@@ -28,10 +27,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if opens_the_app(argv):
         _open.one_blas_thread()  # (before with_command's parser loads NumPy, which reads it once)
-        if not serves(argv):  # and no garbage collection while the app starts: the collector's
-            # passes over the modules being imported (NumPy's, Textual's) and the widgets being
-            # made cost its first frame ~25 ms; it is back on once that frame is up (tui.app)
-            gc.disable()
+        # and no garbage collection while the app starts: the collector's passes over the modules
+        # being imported (NumPy's, Textual's) and the widgets being made cost its first frame
+        # ~25 ms; it is back on once that frame is up (tui.app), or a server starts (_action)
+        gc.disable()
     argv = with_command(argv)
     debug = False
     try:
@@ -74,6 +73,7 @@ def _action(argv: list[str]):
     if name == "open":
         from attn_tui.tui.cli.app import open_app as run
     elif name == "serve":
+        gc.enable()  # a class's server runs for hours: it collects from the start
         from attn_tui.tui.cli.serving import serve as run
     elif name == "new":
         from attn_tui.tui.cli.new import new_scenario as run

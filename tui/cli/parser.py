@@ -136,14 +136,6 @@ def opens_the_app(argv: list[str]) -> bool:
                    for word in head)
 
 
-def serves(argv: list[str]) -> bool:
-    """Whether the line serves a class (``serve``, or ``--serve`` or a prefix of it): a server
-    that runs for hours, not one app."""
-    head = argv[:argv.index("--")] if "--" in argv else argv
-    return "serve" in head[:1] or any(len(word) > 3 and "--serve".startswith(word.split("=", 1)[0])
-                                      for word in head)
-
-
 def _mode_flag(word: str) -> str | None:
     """The mode's flag ``word`` is, or is the only option starting with (as argparse reads a
     prefix); a prefix of several options, a mode among them, is refused as argparse would."""
