@@ -4,6 +4,8 @@
 step (``optimizer: adam``: Adam with PyTorch's defaults, β = (0.9, 0.999), ε = 1e-8, written in
 the order ``torch.optim.Adam`` computes it). A :class:`Run` keeps every state it passed through,
 so a step can be undone exactly; ``--json``'s ``training`` and the app's Train view read it.
+A step can be worked out ahead (:meth:`Run.ahead`, on another thread: the Train view does while
+the user reads the last one) and taken when asked for (:meth:`Run.take`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,17 @@ class State:
     loss: float
     moments: dict = field(default_factory=dict)  # name → (m, v), for Adam
     step: int = 0
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """The step after ``base``, worked out before it was asked for: the state it leads to and
+    that state's attention, or the error that refuses it."""
+
+    base: State
+    state: State | None
+    attention: Attention | None
+    error: ArithmeticError | None = None
 
 
 class Run:
@@ -76,12 +89,39 @@ class Run:
     def step(self) -> State:
         """One step of gradient descent (or Adam); a step that would leave float64's range is
         refused (ArithmeticError), the run staying where it was."""
-        with np.errstate(all="ignore"):  # (every number is checked below)
-            return self._step()
+        return self.take(self._ahead(self.state, self.attention))
 
-    def _step(self) -> State:
-        state = self.state
-        gradients = self.attention.backward.inputs()
+    def ahead(self, state: State) -> Ahead:
+        """The step after ``state`` (this run's now), worked out but not taken. It reads only
+        that state (its arrays are read-only) and makes its own Attention, so it may run on
+        another thread while this run is drawn; :meth:`take` takes it if the run is still there."""
+        return self._ahead(state, Attention(state.scenario, self.options))
+
+    def take(self, ahead: Ahead) -> State:
+        """Take a step worked out by :meth:`ahead` (ValueError if the run has moved since;
+        the ArithmeticError of a refused step)."""
+        if ahead.base is not self.state:
+            raise ValueError("that step was worked out from another state of the run")
+        if ahead.error is not None:
+            raise ahead.error
+        self.states.append(ahead.state)
+        if len(self.states) > self.keep:  # the oldest state goes: undo reaches back self.keep − 1 steps
+            del self.states[0]
+        self.losses.append(ahead.state.loss)
+        self._attention = ahead.attention
+        return self.state
+
+    def _ahead(self, state: State, attention: Attention) -> Ahead:
+        try:
+            with np.errstate(all="ignore"):  # (every number is checked below)
+                fresh, following = self._next(state, attention)
+        except ArithmeticError as error:
+            return Ahead(state, None, None, error)
+        return Ahead(state, fresh, following)
+
+    def _next(self, state: State, attention: Attention) -> tuple[State, Attention]:
+        """The state after ``state`` (whose attention is ``attention``), and its attention."""
+        gradients = attention.backward.inputs()
         inputs = dict(state.scenario.inputs)
         moments = dict(state.moments)
         t = state.step + 1
@@ -107,16 +147,11 @@ class Run:
             fresh.flags.writeable = False
             inputs[name] = fresh
         scenario = dataclasses.replace(state.scenario, inputs=inputs)
-        attention = Attention(scenario, self.options)
-        loss = attention.backward.loss()
+        following = Attention(scenario, self.options)
+        loss = following.backward.loss()
         if not math.isfinite(loss):
             raise ArithmeticError(f"step {t} makes the loss overflow: lower lr (it is {lr:g})")
-        self.states.append(State(scenario, loss, moments, t))
-        if len(self.states) > self.keep:  # the oldest state goes: undo reaches back self.keep − 1 steps
-            del self.states[0]
-        self.losses.append(loss)
-        self._attention = attention
-        return self.state
+        return State(scenario, loss, moments, t), following
 
     def undo(self) -> bool:
         """Back one step; False at the start (or as far back as the states kept reach)."""
