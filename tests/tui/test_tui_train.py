@@ -105,3 +105,25 @@ def test_the_loss_plot_draws_its_axes_and_the_fall():
     assert heights == [1.0, 0.5, 0.25, 0.0]
     plot.show([4.0], 4.0, 3)
     assert plot.heights(4) == [1.0, None, None, None]  # steps not taken yet are left blank
+
+
+async def test_space_shows_the_step_worked_out_while_the_last_one_was_read():
+    """The next step of each run is worked out on a thread once a step is drawn (issue 30: a
+    step at T = 1024 is ~60 ms of arithmetic); Space takes it, the same step as one taken anew."""
+    async with running(LEARNING) as (app, pilot):
+        await pilot.press("t")
+        train = app.screen
+        for _ in range(2):
+            await pilot.pause(0.3)
+            worked = {number: pending.result() for number, (_, pending) in train._ahead.items()}
+            assert sorted(worked) == [0, 1] and all(worked[n].base is run.state for n, run in enumerate(train.runs))
+            await pilot.press("space")
+            assert all(run.state is worked[n].state for n, run in enumerate(train.runs))  # taken, not redone
+        expected = runs(load(LEARNING))[1]
+        expected.run(2)
+        assert np.array_equal(train.runs[0].scenario.inputs["Wq"], expected.scenario.inputs["Wq"])
+        await pilot.press("u")
+        await pilot.pause(0.3)
+        assert all(train._ahead[n][1].result().base is run.state for n, run in enumerate(train.runs))
+        await pilot.press("escape")
+        assert train._pool is None and not train._ahead
