@@ -127,3 +127,5 @@ async def test_space_shows_the_step_worked_out_while_the_last_one_was_read():
         assert all(train._ahead[n][1].result().base is run.state for n, run in enumerate(train.runs))
         await pilot.press("escape")
         assert train._pool is None and not train._ahead
+        train._look_ahead()  # (one queued before it left, run after)
+        assert train._pool is None and not train._ahead

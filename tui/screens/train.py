@@ -82,6 +82,7 @@ class TrainScreen(WholeFrames, Screen[None]):
         self.version = 0
         self._pool: ThreadPoolExecutor | None = None
         self._ahead: dict[int, tuple[object, Future]] = {}  # run's number → (its state, its next step)
+        self._left = False
 
     @property
     def setting(self):
@@ -157,6 +158,7 @@ class TrainScreen(WholeFrames, Screen[None]):
         self.app.pop_screen()
 
     def on_unmount(self) -> None:
+        self._left = True  # (a look ahead queued for after the last frame starts nothing)
         if self._pool is not None:  # (a step being worked out is let finish, and dropped)
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool, self._ahead = None, {}
@@ -250,6 +252,8 @@ class TrainScreen(WholeFrames, Screen[None]):
 
     def _look_ahead(self) -> None:
         """Work out each run's next step on a thread, once this frame is drawn."""
+        if self._left:
+            return
         for number, run in enumerate(self.runs):
             base, pending = self._ahead.get(number, (None, None))
             if base is run.state or run.state.step >= self.setting.steps or self.running:
