@@ -80,6 +80,7 @@ async def test_the_train_view_steps_runs_undoes_and_keeps():
             await pilot.pause(0.05)
             if not train.running:
                 break
+        await pilot.pause(0.1)  # (the last tick's frame: its words are laid out before they are read)
         assert [run.state.step for run in train.runs] == [200, 200]
         scaled, unscaled = train.runs
         assert scaled.losses[-1] < scaled.losses[0] / 1000 and unscaled.losses[-1] > unscaled.losses[0]
