@@ -77,6 +77,11 @@ class Run:
         return self.state.scenario
 
     @property
+    def done(self) -> bool:
+        """Whether the run has taken its ``steps`` steps."""
+        return self.state.step >= self.setting.steps
+
+    @property
     def attention(self) -> Attention:
         """The current state's attention (its weights, its gradients), computed once."""
         if self._attention is None or self._attention.scenario is not self.scenario:

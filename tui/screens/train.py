@@ -28,7 +28,7 @@ from attn_tui.core.engine.stages import column_labels
 from attn_tui.core.numbers import decimals_needed, fixed
 from attn_tui.core.engine.stages import stage_named
 from attn_tui.core.text import visible
-from attn_tui.core.engine.training import Run, runs
+from attn_tui.core.engine.training import Run, State, runs
 from attn_tui.core.engine.views import Window
 from attn_tui.tui.keys import train_view_bindings
 from attn_tui.tui.text import set_titles, tell
@@ -81,7 +81,7 @@ class TrainScreen(WholeFrames, Screen[None]):
         self._timer = None
         self.version = 0
         self._pool: ThreadPoolExecutor | None = None
-        self._ahead: dict[int, tuple[object, Future]] = {}  # run's number → (its state, its next step)
+        self._ahead: dict[int, tuple[State, Future]] = {}  # run's number → (its state, its next step)
         self._left = False
 
     @property
@@ -166,12 +166,12 @@ class TrainScreen(WholeFrames, Screen[None]):
     # ---- running ------------------------------------------------------------------------------
 
     def _unfinished(self) -> list[Run]:
-        return [run for run in self.runs if run.state.step < self.setting.steps]
+        return [run for run in self.runs if not run.done]
 
     def _step_all(self) -> bool:
         """One step of every run not yet at its last; False when a step was refused."""
         for number, run in enumerate(self.runs):
-            if run.state.step >= self.setting.steps:
+            if run.done:
                 continue
             base, pending = self._ahead.pop(number, (None, None))
             try:
@@ -216,8 +216,7 @@ class TrainScreen(WholeFrames, Screen[None]):
             name = visible(run.name) if run.name else "this scenario"
             losses = run.losses
             ratio = losses[-1] / losses[0] if losses[0] else 1.0
-            state = "running" if self.running and run.state.step < setting.steps else (
-                "done" if run.state.step >= setting.steps else "paused")
+            state = "done" if run.done else "running" if self.running else "paused"
             set_titles(box, f"{name} · step {run.state.step}/{setting.steps} · {state}")
             if ratio <= 1:
                 change = f"{100 * (1 - ratio):.0f}% of it removed"
@@ -256,7 +255,7 @@ class TrainScreen(WholeFrames, Screen[None]):
             return
         for number, run in enumerate(self.runs):
             base, pending = self._ahead.get(number, (None, None))
-            if base is run.state or run.state.step >= self.setting.steps or self.running:
+            if base is run.state or run.done or self.running:
                 continue
             if pending is not None:
                 pending.cancel()
