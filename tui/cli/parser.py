@@ -105,7 +105,7 @@ def with_command(argv: list[str]) -> list[str]:
     command = head[0] if head[:1] and head[0] in COMMANDS else None
     modes, rest, value_next = [], [], False
     for word in head[1:] if command else head:
-        flag = None if value_next else _mode_flag(word)
+        flag = None if value_next or word in _OPTIONS.get(command, ()) else _mode_flag(word)  # (responses' --json)
         if flag is not None:
             modes.append(flag)
             continue
@@ -242,6 +242,12 @@ def build_parser() -> argparse.ArgumentParser:
                          help=f"at most N apps at once, one per browser (default {DEFAULT_MAX_APPS}); "
                               "the next browser is told the class is full")
 
+    answers = command("responses", "sum up a class's answers: the log of serve --follow --responses, per predict beat")
+    _scenario(answers)
+    answers.add_argument("log", metavar="FILE.jsonl", help="the log --responses wrote")
+    answers.add_argument("--json", action="store_true", help="as one JSON object")
+    answers.add_argument("--markdown", action="store_true", help="as Markdown, for the course notes")
+
     new = command("new", "write a new scenario file, commented and ready to edit; opens nothing")
     new.add_argument("file", help="the scenario file to write")
     new.add_argument("--tokens", required=True, help='the tokens, e.g. "the cat sat on the mat"')
@@ -268,4 +274,4 @@ def options() -> set[str]:
     return set().union(top, *_OPTIONS.values(), *_own_options().values(), FLAGS)
 
 
-COMMANDS = ("open", "json", "print", "markdown", "check", "list", "serve", "new", *OWN_PARSERS)
+COMMANDS = ("open", "json", "print", "markdown", "check", "list", "serve", "new", "responses", *OWN_PARSERS)
