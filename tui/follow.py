@@ -76,7 +76,7 @@ class Leader:
         # called with each follower's messages: (the connection, a wire message), on the loop
         self.heard: Callable[[object, wire.Message], None] = lambda connection, message: None
         self.max_followers: int | None = None  # more connections than this are closed at once
-        self.refused = 0  # lines that were no message, or came too fast
+        self.dropped = 0  # lines unread: too long, too fast, or from a follower past max_followers
         self._server: asyncio.base_events.Server | None = None
 
     async def start(self) -> None:
@@ -85,7 +85,7 @@ class Leader:
     async def _joined(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self.max_followers is not None and len(self.writers) >= self.max_followers:
             writer.close()  # the class is full: this one is not read at all
-            self.refused += 1
+            self.dropped += 1
             return
         self.writers.add(writer)
         self.changed()
@@ -109,20 +109,17 @@ class Leader:
             try:
                 line = await reader.readline()
             except ValueError:  # longer than wire.MAX_LINE: no message of ours; the follower goes
-                self.refused += 1
+                self.dropped += 1
                 return
             if not line:
                 return
             now = loop.time()
             tokens, then = min(float(BURST), tokens + (now - then) * RATE), now
             if tokens < 1:  # a flood: dropped, the follower kept
-                self.refused += 1
+                self.dropped += 1
                 continue
             tokens -= 1
-            message = wire.parse(line)
-            if isinstance(message, wire.Refused):
-                self.refused += 1
-            self.heard(connection, message)
+            self.heard(connection, wire.parse(line))  # (a line that is no message: the listener refuses it)
 
     def reveal(self, beat: int) -> None:
         """Tell every follower to show the answer at ``beat`` (from 1)."""
