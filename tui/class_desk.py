@@ -9,7 +9,7 @@ the lesson's predict beats is refused and counted; it moves nothing and nobody e
 from __future__ import annotations
 
 import secrets
-from typing import Callable
+from collections.abc import Callable
 
 from attn_tui.core.classroom import wire
 from attn_tui.core.classroom.beats import predict_beats, refusal

@@ -46,6 +46,8 @@ class Classroom:
     student: str = ""               # the id this app's answers go by (a served app: its browser's)
     names: bool = False             # the class asks each student's first name (--names)
     responses: str | None = None    # the teacher's log of answers (--responses FILE.jsonl)
+    channel: str = ""               # the teacher's: the channel's path, which a terminal may --join
+    name: str | None = None         # the first name this app sends (--names: asked; --join --name)
 
 
 _BEAT = re.compile(rb"[0-9]{1,6}\n")

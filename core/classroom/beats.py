@@ -8,7 +8,6 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
-
 from attn_tui.core.classroom.wire import MAX_CELLS, Answer
 from attn_tui.core.engine.stages import stage_named
 from attn_tui.core.lessons.lesson import start_position

@@ -10,7 +10,6 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
-
 from attn_tui.core.classroom.beats import PredictBeat
 from attn_tui.core.model.options import Expected
 from attn_tui.core.model.scenario import Scenario

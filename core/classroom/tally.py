@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
 from attn_tui.core.classroom.beats import PredictBeat
 from attn_tui.core.classroom.judging import OTHER, TOLERANCE, BeatJudge, Verdict
 from attn_tui.core.engine.attention import Attention

@@ -91,7 +91,7 @@ def name_line(name: str) -> bytes:
     cleaned = clean_name(name)
     if cleaned is None:
         raise ValueError(f"a first name is up to {MAX_NAME} letters (spaces, - and ' between)")
-    return f"name {cleaned}\n".encode("utf-8")
+    return f"name {cleaned}\n".encode()
 
 
 def clean_name(name: str) -> str | None:

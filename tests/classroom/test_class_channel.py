@@ -11,6 +11,7 @@ from attn_tui.core import load
 from attn_tui.core.classroom import wire
 from attn_tui.tui.class_desk import ClassDesk
 from attn_tui.tui.follow import Follower, Leader, channel_socket
+
 from tests.conftest import SCENARIOS
 from tests.serve.test_follow import until
 

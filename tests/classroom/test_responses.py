@@ -10,11 +10,11 @@ import subprocess
 import sys
 
 import pytest
-
 from attn_tui.core import load
 from attn_tui.core.classroom.beats import predict_beats
 from attn_tui.core.classroom.log import ResponseLog, read_line
 from attn_tui.core.classroom.wire import Answer
+
 from tests.conftest import ROOT, SCENARIOS
 
 LESSON = str(SCENARIOS / "cat_sat_lesson.yaml")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from attn_tui.core import load
 from attn_tui.core.classroom import wire
 from attn_tui.core.classroom.beats import predict_beats, refusal
+
 from tests.conftest import SCENARIOS
 
 

@@ -83,7 +83,7 @@ _TAKES_VALUE: set[str] = set()      # the options followed by a value (--row ROW
 # how --serve starts each browser's app: saving only inside DIR (see core.editing.save_root),
 # following the teacher's beats on the channel at PATH (see tui.follow), and keeping its
 # recovery copies in its browser's folder (see core.editing.recovery_slots)
-HIDDEN = ("--save-root", "--follow-from", "--recovery-dir")
+HIDDEN = ("--save-root", "--follow-from", "--recovery-dir", "--ask-name")
 HINTS = {"--worksheet": ": attn-tui --markdown --worksheet FILE", "--answers": ": attn-tui --markdown --answers FILE",
          "--follow": ": attn-tui --serve FILE --follow"}
 
@@ -202,6 +202,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                            "anyway; this checks there is one)")
     app.add_argument("--present", action="store_true", help="start in projector mode: the focus row large, "
                                                             "for a class")
+    app.add_argument("--join", nargs="?", const="", metavar="CHANNEL",
+                     help="follow the class a teacher leads on this machine (serve LESSON --follow), in this "
+                          "terminal: its beats, and your answers to it (CHANNEL: when it leads more than one)")
+    app.add_argument("--name", help="with --join, in a class with --names: the first name the teacher sees")
     add_toggles(app)
     for option in HIDDEN:
         app.add_argument(option, help=argparse.SUPPRESS)
@@ -238,6 +242,12 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the one folder served apps save in (default: a new temporary folder)")
     # (the server a teacher's terminal starts, attn-tui serve FILE --follow: see tui.lead)
     serving.add_argument("--follow-from", help=argparse.SUPPRESS)
+    serving.add_argument("--responses", metavar="FILE.jsonl",
+                         help="with --follow: append every student's answer at a predict beat to FILE, a JSON "
+                              "object a line (attn-tui responses sums it up)")
+    serving.add_argument("--names", action="store_true",
+                         help="with --follow: each student may type a first name, shown on this terminal only "
+                              "(default: anonymous, a random id per browser)")
     serving.add_argument("--max-apps", type=int, metavar="N",
                          help=f"at most N apps at once, one per browser (default {DEFAULT_MAX_APPS}); "
                               "the next browser is told the class is full")
