@@ -186,7 +186,7 @@ def _compare_one(scenario: Scenario, attention: Attention) -> Comparison:
     expect, tolerance = scenario.expect, scenario.expect_tolerance
     if correct.empty.any():
         expect = {name: _without_empty_rows(expected, correct.empty, name) for name, expected in expect.items()}
-    stages = tuple(_compare(name, expect[name], correct[name], tolerance)
+    stages = tuple(_compare(name, expect[name], _correct(attention, correct, name), tolerance)
                    for name in expect_keys(scenario) if name in expect)
     comparison = Comparison(stages, tolerance)
     first = comparison.first_difference
@@ -221,6 +221,16 @@ def _compare_one(scenario: Scenario, attention: Attention) -> Comparison:
                           None if best_distance <= tolerance else _nice(best_distance), suggestion)
     arrays = {name: value for name, value in best.items() if name != "attention"}
     return Comparison(stages, tolerance, diagnosis, arrays, best.get("attention"))
+
+
+def _correct(attention: Attention, correct, key: str) -> np.ndarray:
+    """Attention's values of the stage ``key``: the head's trace holds its own stages; a stage of
+    the whole layer (the backward pass's dO and dX) is read from attention whole."""
+    if key in correct.values:
+        return correct[key]
+    stage, scenario = stage_keyed(key), attention.scenario
+    return attention.values(stage.name, None, range(stage.row_count(scenario)),
+                            range(stage.column_count(scenario)))
 
 
 def summary(comparison: Comparison, scenario: Scenario) -> str:
