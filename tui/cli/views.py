@@ -83,9 +83,9 @@ def write_walk(parser, args, scenario) -> int:
 
         write_out(lesson_markdown(scenario, answers=sheet == "answers"))
     else:
-        from attn_tui.core.outputs.markdown import to_markdown
+        from attn_tui.core.outputs.markdown import markdown_chunks
 
-        write_out(to_markdown(scenario, rows=rows, sheet=sheet))
+        write_all(markdown_chunks(scenario, rows=rows, sheet=sheet))
     return EXIT_OK
 
 
