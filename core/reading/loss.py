@@ -35,9 +35,9 @@ MAX_STEPS = 100_000
 # bookkeeping. Measured (issue 49; 2 cores, NumPy's OpenBLAS): 34–67 ns a weight at d_k = d_v = 1
 # (the exps, the softmax's backward and the updates, which multiply-adds alone missed: T = 16,384
 # took ~18 s a step where 2.7 s was estimated), about 1–2.5 ns more per unit of d_k + d_v, and
-# 0.5 ms a step at T = 2. The constants are the slow end of those. At most ~20 s of training.
+# 0.5 ms a step at T = 2. The constants are near the slow end of those. At most ~20 s of training.
 MAX_WORK = 4e10
-PER_WEIGHT = 160
+PER_WEIGHT = 130
 PER_WIDTH = 3
 STEP_FLOOR = 2e6
 RATE = 2e9  # units a second
