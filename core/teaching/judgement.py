@@ -50,11 +50,15 @@ class Judge:
     microseconds, and its work is bounded for large T (over ``MAX_RECOMPUTED`` tokens no mistake
     is recomputed: numbers that are not right are 'other')."""
 
-    def __init__(self, scenario: Scenario, *, tolerance: float | None = None) -> None:
+    def __init__(self, scenario: Scenario, *, tolerance: float | None = None,
+                 attention: Attention | None = None, correct: Trace | None = None) -> None:
+        """``attention`` and head 0's ``correct`` trace, when the caller has them already."""
         self.scenario = scenario
         self.tolerance = scenario.expect_tolerance if tolerance is None else float(tolerance)
-        self._attention: Attention | None = None
+        self._attention = attention
         self._heads: dict[int, tuple[Scenario, Trace]] = {}
+        if correct is not None and not scenario.multi_head:
+            self._heads[0] = (scenario, correct)
         self._mistaken: dict[tuple[int, str], dict | None] = {}
 
     @property
@@ -97,8 +101,11 @@ class Judge:
             self._mistaken[(h, key)] = found
         return self._mistaken[(h, key)]
 
-    def __call__(self, stage: str, values: np.ndarray, *, head: int = 0) -> Judgement:
-        """Judge ``values`` (the stage's full shape; NaN where not given) at ``stage``."""
+    def __call__(self, stage: str, values: np.ndarray, *, head: int = 0,
+                 given: np.ndarray | None = None) -> Judgement:
+        """Judge ``values`` (the stage's full shape; NaN where not given) at ``stage``. Numbers a
+        program returned pass ``given`` (True where it gave a cell): then a NaN it gave is a value,
+        judged, as a softmax's overflow is, not a cell left out."""
         if stage not in self.stages():
             raise ValueError(f"{stage!r} is not a stage of this scenario: one of {', '.join(self.stages())}")
         values = np.asarray(values, dtype=np.float64)
@@ -106,7 +113,7 @@ class Judge:
             raise ValueError(f"{stage} is {self.shape(stage)[0]} × {self.shape(stage)[1]}, "
                              f"not {' × '.join(map(str, values.shape))}")
         correct = self.head(head)[1]
-        given = ~np.isnan(values)
+        given = ~np.isnan(values) if given is None else np.broadcast_to(np.asarray(given, bool), values.shape).copy()
         if stage_keyed(stage).empty_rows and correct.empty.any():
             given &= ~correct.empty[:, None]
         compared = _compare(stage, Expected(values, given), correct[stage], self.tolerance)

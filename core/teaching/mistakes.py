@@ -73,6 +73,28 @@ def _softmax_axis(scenario: Scenario, correct: Trace) -> dict:
     return {softmax.STAGE.key: weights, weighted_sum.STAGE.key: weights @ correct.V}
 
 
+def _unstable_softmax(scenario: Scenario, correct: Trace) -> dict:
+    """exp(x) / Σ exp(x) without subtracting the row's largest score first: exp overflows to inf
+    above ~709 (float64; ~88 in float32) and inf / inf is NaN."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(correct.before(softmax.STAGE.name))
+        weights = e / e.sum(axis=-1, keepdims=True)
+    return {softmax.STAGE.key: weights, weighted_sum.STAGE.key: _weighted(weights, correct.V)}
+
+
+def _mask_zero(scenario: Scenario, correct: Trace) -> dict:
+    """The hidden scores set to 0 (a multiplied 0/1 mask) instead of −∞: a hidden key still
+    gets exp(0) of the softmax."""
+    scores = np.where(correct.blocked, 0.0, correct.before(mask.STAGE.name))
+    weights = softmax.softmax(scores)
+    return {softmax.STAGE.key: weights, weighted_sum.STAGE.key: weights @ correct.V}
+
+
+def _weighted(weights: np.ndarray, V: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", over="ignore"):
+        return weights @ V
+
+
 def _k_as_v(scenario: Scenario, correct: Trace) -> dict:
     return {weighted_sum.STAGE.key: correct[softmax.STAGE.key] @ correct.K}
 
@@ -115,6 +137,15 @@ MISTAKES = (
     Mistake("softmax_axis", "the softmax runs over the wrong axis (columns)",
             "normalise each row: softmax(scores, axis=-1)", lambda scenario, correct: True, _softmax_axis,
             words="softmax over the wrong axis"),
+    Mistake("softmax_overflow", "the softmax does not subtract each row's largest score first, so exp "
+            "overflows (to inf, and inf / inf is NaN) when the scores are large (~1,000; ~90 in float32)",
+            "subtract the row's max before exp: e = np.exp(x - x.max(axis=-1, keepdims=True))",
+            lambda scenario, correct: True, _unstable_softmax,
+            words="softmax overflows (no max subtracted)"),
+    Mistake("mask_zero", "the hidden scores were set to 0 instead of −∞ (a 0/1 mask multiplied in)",
+            "set the hidden scores to -np.inf (or add -1e9), not 0: exp(0) = 1 still gives them weight",
+            lambda scenario, correct: bool(correct.blocked.any()), _mask_zero,
+            words="masked with 0, not −∞"),
     Mistake("k_as_v", "the weights multiply K where V belongs", "the output is weights @ V",
             lambda scenario, correct: correct.K.shape == correct.V.shape, _k_as_v,
             words="multiplied K, not V"),

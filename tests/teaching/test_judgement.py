@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from attn_tui.core import load
+from attn_tui.core import load, loads
 from attn_tui.core.loading.catalog import find
 from attn_tui.core.teaching.judgement import Judge
 
@@ -66,3 +66,40 @@ def test_the_work_is_done_once(judge):
     cached = judge.mistaken("unscaled")
     judge.row("weights", 2, e / e.sum())
     assert judge.mistaken("unscaled") is cached
+
+
+def _scenario(Q, K, V, causal=True):
+    def rows(m):
+        return "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in m) + "]"
+    return loads(f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\ncausal: {str(causal).lower()}\n")
+
+
+def _naive_softmax(x):
+    e = np.exp(x)  # no max subtracted: overflows for scores over ~709
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_a_softmax_that_overflows_is_named():
+    rng = np.random.RandomState(5)
+    Q, K, V = rng.randn(4, 2) * 40, rng.randn(4, 2) * 40, rng.randn(4, 2)
+    judge = Judge(_scenario(Q, K, V, causal=False))
+    scores = Q @ K.T / math.sqrt(2)
+    assert np.abs(scores).max() > 710  # large enough that exp overflows
+    with np.errstate(over="ignore", invalid="ignore"):
+        weights = _naive_softmax(scores)
+    assert np.isnan(weights).any()
+    found = judge("weights", weights, given=np.ones(weights.shape, bool))  # its NaN are values
+    assert found.mistake == "softmax_overflow" and "overflow" in found.words
+    assert judge("output", weights @ V, given=True).mistake == "softmax_overflow"
+
+
+def test_masking_with_zero_is_named():
+    rng = np.random.RandomState(6)
+    Q, K, V = rng.randn(4, 3), rng.randn(4, 3), rng.randn(4, 3)
+    judge = Judge(_scenario(Q, K, V))
+    scores = Q @ K.T / math.sqrt(3)
+    scores = scores * np.tril(np.ones((4, 4)))  # a 0/1 mask multiplied in: hidden scores are 0
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    found = judge("output", weights @ V)
+    assert found.mistake == "mask_zero" and found.words == "masked with 0, not −∞"
