@@ -169,7 +169,7 @@ class Submission:
 
     def call(self, arrays: dict[str, np.ndarray], *, positional: list[str], after: list | None = None,
              keywords: dict | None = None, keyword_arrays: list[str] | None = None, how: dict | None = None,
-             function: str | None = None) -> tuple[dict, list[np.ndarray]]:
+             function: str | None = None, rename: dict | None = None) -> tuple[dict, list[np.ndarray]]:
         """Call the student's function: ``positional`` arrays, then ``after`` values, and
         ``keywords``; ``how`` converts the arrays (``batch``: leading 1s, ``float32``, ``torch``).
         Returns the answer (``ok``, or the exception's ``type``, ``message``, ``line``) and what it
@@ -177,7 +177,8 @@ class Submission:
         if self.failure is not None:
             raise SubmissionFailed(self.failure)
         meta = {"call": function or self.name, "positional": positional, "after": after or [],
-                "keywords": keywords or {}, "keyword_arrays": keyword_arrays or [], "how": how or {}}
+                "keywords": keywords or {}, "keyword_arrays": keyword_arrays or [], "how": how or {},
+                "rename": rename or {}}
         answer, found = self._ask(meta, arrays)
         return answer, [found[f"r{i}"] for i in range(len(found))]
 

@@ -128,9 +128,11 @@ def _parameters(function) -> list[list]:
             for p in signature.parameters.values()]
 
 
-def to_input(array: np.ndarray, how: dict):
+def to_input(array: np.ndarray, how: dict, name: str = ""):
     array = array.reshape((1,) * how.get("batch", 0) + array.shape)
-    if how.get("float32"):
+    if name in how.get("bool", ()):
+        array = array.astype(bool)
+    if how.get("float32") and array.dtype != bool:
         array = array.astype(np.float32)
     if how.get("torch"):
         torch = torch_module()
@@ -154,9 +156,10 @@ def to_array(value) -> np.ndarray:
 def call(student: Student, name: str, meta: dict, arrays: dict) -> tuple[dict, dict]:
     function, _ = student.find(name)
     how = meta["how"]
-    args = [to_input(arrays[key], how) for key in meta["positional"]]
+    args = [to_input(arrays[key], how, key) for key in meta["positional"]]
     args += meta.get("after", [])  # plain values given positionally after the arrays (causal)
-    kwargs = {key: to_input(arrays[key], how) for key in meta.get("keyword_arrays", [])}
+    rename = meta.get("rename", {})
+    kwargs = {rename.get(key, key): to_input(arrays[key], how, key) for key in meta.get("keyword_arrays", [])}
     kwargs.update(meta.get("keywords", {}))
     with np.errstate(all="ignore"):
         result = function(*args, **kwargs)
