@@ -120,7 +120,7 @@ def run_case(submission: Submission, case: Case, preferred: Way | None = None) -
                                            how=call["how"], rename=call.get("rename"))
         if not answer.get("ok"):
             if first_error is None:
-                first_error = CaseResult(case, False, way, error=exception_verdict(answer, submission.path),
+                first_error = CaseResult(case, False, way, error=exception_verdict(answer, submission.path, submission.memory),
                                          error_type=answer.get("type", ""))
             if answer.get("type") == "MemoryError":
                 break

@@ -262,9 +262,12 @@ def memory_failure(memory: int, where: str) -> Failure:
                    error_type="MemoryError")
 
 
-def exception_verdict(answer: dict, path: str) -> str:
-    """One line for an exception the student's function raised: its type, message and line."""
+def exception_verdict(answer: dict, path: str, memory: int = DEFAULT_MEMORY) -> str:
+    """One line for an exception the student's function raised: its type, message and line (a
+    MemoryError is the memory limit)."""
     where = f"{os.path.basename(path)}:{answer['line']}" if answer.get("line") else os.path.basename(path)
+    if answer.get("type") == "MemoryError":
+        return memory_failure(memory, where).verdict
     text = f" ({answer['text'].strip()})" if answer.get("text") else ""
     return f"{where}: {answer.get('type')}: {answer.get('message')}{text}"
 

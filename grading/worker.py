@@ -75,6 +75,10 @@ class Student:
         ``Class.method``), and what it was found as."""
         first, _, method = name.partition(".")
         found = getattr(self.module, first, None)
+        if found is None:  # attention, Attention, ATTENTION: the same name to a student
+            same = [value for key, value in vars(self.module).items() if key.lower() == first.lower()]
+            found, first = (same[0], next(k for k in vars(self.module) if k.lower() == first.lower())) if len(same) == 1 \
+                else (None, first)
         if found is None:
             return None, ""
         if inspect.isclass(found):
