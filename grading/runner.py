@@ -121,7 +121,7 @@ class Submission:
         self._deadline = time.monotonic() + self.timeout
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-I", str(WORKER), str(requests_read), str(answers_write)],
+                [sys.executable, "-I", "-u", str(WORKER), str(requests_read), str(answers_write)],
                 cwd=self._folder, env=env, stdin=subprocess.DEVNULL, stdout=self._output,
                 stderr=subprocess.STDOUT, pass_fds=(requests_read, answers_write), start_new_session=True,
                 preexec_fn=_limits(self.timeout, self.memory, _process_limit()))
