@@ -50,6 +50,11 @@ def grade_one(args, path: Path, cases: list) -> dict:
         try:
             submission.start()
             results = run_cases(submission, cases)
+            backward = None
+            if submission.info.get("backward"):
+                from attn_tui.grading.backward import check_backward
+
+                backward = check_backward(submission, cases[0].scenario)
         except SubmissionFailed as failed:
             record.update(status=failed.failure.kind, verdict=failed.failure.verdict,
                           words=_failure_words(failed.failure.kind))
@@ -59,11 +64,17 @@ def grade_one(args, path: Path, cases: list) -> dict:
         if args.verbose:
             record["printed"] = submission.output()
     passed = sum(result.ok for result in results)
-    record.update(passed=passed, ok=passed == len(cases), status="ok" if passed == len(cases) else "differs",
+    backward_ok = backward is None or backward.ok
+    ok = passed == len(cases) and backward_ok
+    record.update(passed=passed, ok=ok, status="ok" if ok else "differs",
                   results=[{"case": result.case.name, "ok": result.ok, "line": case_line(result)} for result in results])
+    if backward is not None:
+        record["backward"] = {"ok": backward.ok, "wrong": backward.wrong, "lines": backward.lines}
     wrong = next((result for result in results if not result.ok), None)
     if wrong is None:
-        record["words"] = "right"
+        record["words"] = "right" if backward_ok else "backward: " + ", ".join(backward.wrong) + " wrong"
+        if not backward_ok:
+            record["verdict"] = "; ".join(line.strip() for line in backward.lines[1:] if "✗" in line)
         return record
     record["verdict"] = case_line(wrong)
     judged = wrong.first_wrong

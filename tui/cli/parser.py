@@ -99,6 +99,8 @@ def with_command(argv: list[str]) -> list[str]:
         return ["--version"]
     if head[:1] and head[0] in OWN_PARSERS:
         return argv
+    if head[:1] == ["grade"]:  # its --json and --markdown are its own formats, not the modes
+        return argv
     build_parser()  # (the option tables)
     debug = [word for word in head if word == "--debug"]
     head = [word for word in head if word != "--debug"]
