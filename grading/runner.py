@@ -98,7 +98,7 @@ class Submission:
         self.failure: Failure | None = None
         self._process: subprocess.Popen | None = None
         self._folder: str | None = None
-        self._deadline = 0.0
+        self._waited = 0.0  # seconds spent waiting for the worker's answers
 
     def __enter__(self) -> Submission:
         return self
@@ -118,7 +118,7 @@ class Submission:
         env = {"HOME": self._folder, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "TMPDIR": self._folder,
                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-        self._deadline = time.monotonic() + self.timeout
+        self._waited = 0.0
         try:
             self._process = subprocess.Popen(
                 [sys.executable, "-I", "-u", str(WORKER), str(requests_read), str(answers_write)],
@@ -204,9 +204,12 @@ class Submission:
 
     def _read(self, size: int) -> bytes:
         chunks, left = [], size
-        while left:
-            remaining = self._deadline - time.monotonic()
-            if remaining <= 0 or not select.select([self._answers], [], [], remaining)[0]:
+        while left:  # (the time counted is the worker's: waiting for it, not our judging)
+            remaining = self.timeout - self._waited
+            started = time.monotonic()
+            ready = remaining > 0 and select.select([self._answers], [], [], remaining)[0]
+            self._waited += time.monotonic() - started
+            if not ready:
                 raise TimeoutError
             chunk = os.read(self._answers, min(left, 1 << 20))
             if not chunk:
