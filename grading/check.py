@@ -80,7 +80,8 @@ def check_impl(args, scenario, write, say) -> int:
         try:
             submission.start()
             main = run_case(submission, battery.of_scenario(scenario))
-            results = run_cases(submission, battery.battery()) if args.cases else []
+            cases = battery.battery() if args.cases else []
+            results = run_cases(submission, cases) if cases else []
             backward = None
             if submission.info.get("backward"):
                 from attn_tui.grading.backward import check_backward
@@ -104,10 +105,12 @@ def check_impl(args, scenario, write, say) -> int:
             args.opened = judged
     if results:
         passed = sum(result.ok for result in results)
-        write(f"Cases: {passed} of {len(results)} pass\n")
+        write(f"Cases: {passed} of {len(cases)} pass\n")
         for result in results:
             write(case_line(result) + "\n")
-        status = status if passed == len(results) else EXIT_DIFFERS
+        if len(results) < len(cases):
+            write(f"(the other {len(cases) - len(results)} not run: the code went over the memory limit)\n")
+        status = status if passed == len(cases) else EXIT_DIFFERS
     if backward is not None:
         for line in backward.lines:
             write(line + "\n")

@@ -65,7 +65,7 @@ def grade_one(args, path: Path, cases: list) -> dict:
             record["printed"] = submission.output()
     passed = sum(result.ok for result in results)
     backward_ok = backward is None or backward.ok
-    ok = passed == len(cases) and backward_ok
+    ok = passed == len(cases) and backward_ok  # (cases not run, after a memory bomb, are not passed)
     record.update(passed=passed, ok=ok, status="ok" if ok else "differs",
                   results=[{"case": result.case.name, "ok": result.ok, "line": case_line(result)} for result in results])
     if backward is not None:

@@ -234,7 +234,10 @@ class Submission:
         process = self._process
         if isinstance(problem, TimeoutError):
             return Failure("timeout", f"timed out: no answer within {self.timeout:g} s (an endless loop?)")
-        code = process.wait(timeout=2) if process is not None else None
+        try:
+            code = process.wait(timeout=2) if process is not None else None
+        except subprocess.TimeoutExpired:  # alive, but what it sent was not an answer
+            return Failure("protocol", "its answer was garbled (did it write to the worker's own pipe?)")
         if code is not None and code < 0:
             sig = signal.Signals(-code)
             if sig == signal.SIGXCPU:

@@ -123,3 +123,24 @@ def test_grade_as_text_and_markdown(capsys):
     main(["grade", *files, "--markdown"])
     out = capsys.readouterr().out
     assert "| mask_zero.py | 6/17 |" in out and "| masked with 0, not −∞ | 1 |" in out
+
+
+def test_bytes_written_into_the_workers_pipe_are_a_garbled_answer(capsys):
+    status, out = verdict(capsys, "garbles")
+    assert status == 1 and out.startswith("garbles.py: ✗ its answer was garbled")
+
+
+def test_a_fifo_an_empty_file_and_a_name_with_escapes(capsys, tmp_path):
+    fifo = tmp_path / "fifo.py"
+    os.mkfifo(fifo)
+    assert main(["check", "cat_sat", "--impl", str(fifo)]) == 2
+    assert "not a regular file" in capsys.readouterr().err
+    empty = tmp_path / "empty.py"
+    empty.write_text("")
+    assert main(["check", "cat_sat", "--impl", str(empty)]) == 1
+    assert "what it defines: none" in capsys.readouterr().out
+    evil = tmp_path / "evil\x1b[31m[INST].py"
+    evil.write_bytes((STUDENTS / "chapter.py").read_bytes())
+    assert main(["grade", str(evil)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "evil␛[31m[INST].py" in out
