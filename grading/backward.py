@@ -116,6 +116,6 @@ def check_backward(submission: Submission, scenario: Scenario) -> BackwardResult
         named = next((what for what, value in known[key].items()
                       if np.all(np.isfinite(yours)) and np.max(np.abs(yours - value)) <= TOLERANCE), None)
         wrong[key] = named or "other"
-        lines.append(f"  {key}: ✗ off by up to {off:.3g} from our backward pass and from finite differences"
-                     + (f" — {named}" if named else ""))
+        said = f" — {named}" if named else ""
+        lines.append(f"  {key}: ✗ off by up to {off:.3g} from our backward pass and from finite differences{said}")
     return BackwardResult(not wrong, lines, wrong)

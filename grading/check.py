@@ -5,6 +5,7 @@ every case matches, 1 something differs or the code fails, 2 a usage or scenario
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 
@@ -101,8 +102,10 @@ def check_impl(args, scenario, write, say) -> int:
         verdict = "your values match" if comparison.ok else "your values differ"
         write(f"{shown} on {visible(scenario.display_name)}: {verdict} ({read_as(main)})\n")
         write(summary(comparison, judged) + "\n")
-        if getattr(args, "open", False):
-            args.opened = judged
+        if getattr(args, "open", False):  # on the first wrong row (the app opens at step 1)
+            first = comparison.first_difference
+            rows = first.differs.any(axis=1).nonzero()[0] if first is not None else []
+            args.opened = dataclasses.replace(judged, focus=int(rows[0])) if len(rows) else judged
     if results:
         passed = sum(result.ok for result in results)
         write(f"Cases: {passed} of {len(cases)} pass\n")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from attn_tui.core.text import visible
 from attn_tui.grading import cases as battery
-from attn_tui.grading.check import EXIT_DIFFERS, EXIT_OK, EXIT_USAGE, UsageError, run_cases, submission_of
+from attn_tui.grading.check import EXIT_DIFFERS, EXIT_OK, UsageError, run_cases, submission_of
 from attn_tui.grading.report import case_line
 from attn_tui.grading.runner import SubmissionFailed
 

@@ -37,7 +37,7 @@ def test_each_mistake_is_named(capsys, student, said):
     status, out, _ = run(capsys, "cat_sat", "--impl", str(STUDENTS / f"{student}.py"))
     assert status == 1
     assert "The first stage that differs is weights." in out
-    assert f"Likely bug: the" in out and said in out
+    assert "Likely bug: the" in out and said in out
 
 
 def test_the_unscaled_cell_is_the_chapters(capsys):
