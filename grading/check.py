@@ -83,6 +83,11 @@ def check_impl(args, scenario, write, say) -> int:
             main = run_case(submission, battery.of_scenario(scenario))
             cases = battery.battery() if args.cases else []
             results = run_cases(submission, cases) if cases else []
+            own_softmax = None
+            if submission.info.get("softmax"):
+                from attn_tui.grading.softmax_check import check_softmax
+
+                own_softmax = check_softmax(submission)
             backward = None
             if submission.info.get("backward"):
                 from attn_tui.grading.backward import check_backward
@@ -114,6 +119,9 @@ def check_impl(args, scenario, write, say) -> int:
         if len(results) < len(cases):
             write(f"(the other {len(cases) - len(results)} not run: the code went over the memory limit)\n")
         status = status if passed == len(cases) else EXIT_DIFFERS
+    if own_softmax is not None:
+        write(own_softmax[1] + "\n")
+        status = status if own_softmax[0] else EXIT_DIFFERS
     if backward is not None:
         for line in backward.lines:
             write(line + "\n")

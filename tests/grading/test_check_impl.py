@@ -53,6 +53,13 @@ def test_an_overflowing_softmax_is_found_by_the_large_logits(capsys):
     large = [line for line in out.splitlines() if line.startswith("✗ large logits")]
     assert len(large) == 2 and all("does not subtract each row's largest score" in line for line in large)
     assert "yours nan" in large[0]
+    # its own softmax, checked alone on rows of ~1,000: softmax([1, 2, 3]) right, the large row NaN
+    assert "softmax: ✗ overflows on scores of ~1,000 (yours gives NaN)" in out
+
+
+def test_the_chapters_softmax_is_checked_too(capsys):
+    _, out, _ = run(capsys, "cat_sat", "--impl", str(STUDENTS / "chapter.py"))
+    assert "softmax: ✓ matches, scores of ~1,000 included" in out
 
 
 @pytest.mark.parametrize("student, read", [
