@@ -77,6 +77,8 @@ def _action(argv: list[str]):
         from attn_tui.tui.cli.serving import serve as run
     elif name == "new":
         from attn_tui.tui.cli.new import new_scenario as run
+    elif name == "grade":
+        from attn_tui.grading.grade import grade as run
     elif name == "list":
         from attn_tui.tui.cli.views import list_builtins as run
     else:
