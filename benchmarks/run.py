@@ -209,6 +209,19 @@ sys.stdout.write(json.dumps(doc))
     return time.perf_counter() - start
 
 
+def walk_run(command: str, scenario: Path) -> tuple[float, float]:
+    """Seconds and peak RSS (MB) of ``attn-tui print`` or ``markdown`` writing to /dev/null (the
+    child's own peak, read by wait4: this process never grows by NumPy)."""
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "attn_tui", command, str(scenario)], cwd=ROOT,
+                               env=INSTALLED, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status):
+        raise RuntimeError(process.stderr.read().decode(errors="replace"))
+    process.stderr.close()
+    return time.perf_counter() - start, usage.ru_maxrss / 1024
+
+
 def print_time(scenario: Path) -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "attn_tui", "--print", str(scenario)], stdout=subprocess.DEVNULL,
@@ -343,6 +356,14 @@ def main() -> None:
             seconds, rss = json_run(walked)
             rows.append(row(f"--json with tiles 128×128, T = {T_json}, peak RSS", [rss], 1536, "MB",
                             f"{seconds:.1f} s, every tile of every row written"))
+        if wanted("markdown") or wanted("--print"):  # both stream a block of rows at a time
+            with_loss = make_backward(folder, T_json)
+            with_loss.write_text(with_loss.read_text().split("train:")[0])
+            printed, printed_rss = walk_run("print", with_loss)
+            written, written_rss = walk_run("markdown", with_loss)
+            rows.append(row(f"print with loss:, T = {T_json}, peak RSS", [printed_rss], 400, "MB", f"{printed:.1f} s"))
+            rows.append(row(f"markdown with loss:, T = {T_json}, peak RSS", [written_rss], 400, "MB",
+                            f"{written:.1f} s; {written_rss / printed_rss:.2f}× print's peak"))
         if wanted("--print"):
             rows.append(row("--print, T = 1024", [print_time(scenarios[1024]) for _ in range(1 if args.quick else 3)], 2.0, "s"))
     finally:

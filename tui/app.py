@@ -67,11 +67,13 @@ class AttnApp(App[int]):
         # its folder, and one student's theme is no other student's
         self.remember = remember and save_root is None
         self.palette_name = PALETTES[0]
+        self.settings_notice: str | None = None  # what was wrong with the settings file, told at mount
         if remember:
             settings = load_settings()
-            if settings.get("theme") in self.available_themes:
-                self.theme = settings["theme"]
-            self.palette_name = settings.get("palette", PALETTES[0])
+            if settings.values.get("theme") in self.available_themes:
+                self.theme = settings.values["theme"]
+            self.palette_name = settings.values.get("palette", PALETTES[0])
+            self.settings_notice = settings.notice
         self.crash: Exception | None = None  # what ended the app, if an exception did
         self.input_at = 0.0  # time.monotonic() of the last key or click
 
@@ -117,6 +119,8 @@ class AttnApp(App[int]):
 
     def on_mount(self) -> None:
         self.set_class(self.palette_name != PALETTES[0], "-colour-blind")
+        if self.settings_notice:
+            tell(self, self.settings_notice, severity="warning")
         if not self.is_headless:  # (a test process runs hundreds of apps: nothing of theirs is frozen)
             self.set_timer(1.0, _settle_garbage)
         if self.index is not None:

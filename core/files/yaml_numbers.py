@@ -31,6 +31,7 @@ def number(node: Node, what: str, finite: bool = True) -> float:
     if not isinstance(node, Scalar):
         raise located(node, f"{what} is {kind_of(node)}, not a number")
     tag, text = node.tag, node.value
+    _not_base_60(node, what)
     try:
         if tag == TAG + "int":
             value = float(yaml_int(text))
@@ -49,13 +50,34 @@ def number(node: Node, what: str, finite: bool = True) -> float:
     return value
 
 
-def yaml_int(text: str) -> int:
-    """An integer as YAML 1.1 writes it; ValueError if it is none, OverflowError if huge."""
+def _not_base_60(node: Scalar, what: str) -> None:
+    """YAML 1.1 reads a plain ``1:30`` as the base-60 number 90 (and ``1:30.5`` as 90.5), which
+    PyYAML's safe loader keeps; nobody writing a scenario means that, so it is refused here,
+    where every number of a scenario, an index and a lesson is read."""
+    if node.tag in (TAG + "int", TAG + "float") and ":" in node.value:
+        raise located(node, f"{what} is {shorten(node.value)}, which YAML 1.1 reads as a base-60 number "
+                            f"({shorten(node.value)} = {_base_60(node.value)}): write the number itself, "
+                            "or quote it if it is text")
+
+
+def _base_60(text: str) -> str:
+    try:
+        value = yaml_float(text, base_60=True) if "." in text else yaml_int(text, base_60=True)
+    except (ValueError, OverflowError):
+        return "not a number at all"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def yaml_int(text: str, *, base_60: bool = False) -> int:
+    """An integer as YAML 1.1 writes it (but no base-60 ``1:30`` unless ``base_60``); ValueError
+    if it is none, OverflowError if huge."""
+    if ":" in text and not base_60:
+        raise ValueError(text)
     if len(text) > 400:  # more digits than any float holds (and than int() accepts by default)
         raise OverflowError(text)
     try:
         return int(text)
-    except ValueError:  # YAML 1.1 forms: 0x1F, 0o17, 1_000, 1:30
+    except ValueError:  # YAML 1.1 forms: 0x1F, 0o17, 1_000
         pass
     try:
         return _CONSTRUCTOR.construct_yaml_int(yaml.ScalarNode(TAG + "int", text))
@@ -63,10 +85,13 @@ def yaml_int(text: str) -> int:
         raise ValueError(text) from None
 
 
-def yaml_float(text: str) -> float:
+def yaml_float(text: str, *, base_60: bool = False) -> float:
+    """A float as YAML 1.1 writes it (but no base-60 ``1:30.5`` unless ``base_60``)."""
+    if ":" in text and not base_60:
+        raise ValueError(text)
     try:
         return float(text)
-    except ValueError:  # YAML 1.1 forms: .inf, .NaN, 1:30.5
+    except ValueError:  # YAML 1.1 forms: .inf, .NaN
         pass
     try:
         return _CONSTRUCTOR.construct_yaml_float(yaml.ScalarNode(TAG + "float", text))
@@ -79,6 +104,7 @@ def whole_number(node: Node, what: str, low: int, high: int) -> int:
     if not (isinstance(node, Scalar) and node.tag == TAG + "int"):
         shown = describe_scalar(node) if isinstance(node, Scalar) else kind_of(node)
         raise located(node, f"{what} must be a whole number from {low} to {high}, not {shown}")
+    _not_base_60(node, what)
     try:
         value = yaml_int(node.value)
     except (ValueError, OverflowError):
@@ -106,6 +132,7 @@ def scale_option(node: Node) -> bool | float:
         return boolean(node, "scale")
     if not (isinstance(node, Scalar) and node.tag in (TAG + "int", TAG + "float", TAG + "str")):
         raise located(node, "scale must be true (÷√d_k), false (no scaling) or a positive number")
+    _not_base_60(node, "scale")
     try:
         value = number(node, "scale")
     except ScenarioError:
@@ -120,6 +147,7 @@ def mask_value_option(node: Node) -> float:
     node = deref(node)
     if isinstance(node, Scalar) and node.plain and node.value.lower() in ("-.inf", "-inf", "-infinity"):
         return -math.inf  # (quoted, it is text, as every quoted number is)
+    _not_base_60(node, "mask_value")
     try:
         value = number(node, "mask_value")
     except ScenarioError:

@@ -21,7 +21,6 @@ A scenario is named by its file name alone, in the index's own folder: no folder
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 
 from attn_tui.core.errors import ScenarioError
@@ -29,14 +28,13 @@ from attn_tui.core.limits import MAX_DESCRIPTION_LENGTH, MAX_HEADS
 from attn_tui.core.reading.keys import check_keys, entries
 from attn_tui.core.reading.text import read_text
 from attn_tui.core.files.yaml_numbers import kind_of, located, named, scalar_text, whole_number
-from attn_tui.core.files.yaml_source import Sequence, deref, parse
+from attn_tui.core.files.yaml_source import Document, Mapping, Sequence, deref, parse
 
 VERSION = 1
 MAX_LAYERS = 1024
 KEYS = ("model_index", "title", "description", "layers")
 LAYER_KEYS = ("layer", "scenario", "heads")
 REQUIRED_LAYER_KEYS = ("layer", "scenario")
-_MARKER = re.compile(r"^model_index\s*:", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -45,6 +43,7 @@ class IndexedLayer:
     name: str       # the scenario's file name, as the index gives it
     path: str       # that file, in the index's folder
     heads: int | None = None  # as the index says (None: not said)
+    where: tuple[str, int, int] = ("<index>", 1, 1)  # the index's file, line and column naming it
 
 
 @dataclass(frozen=True)
@@ -55,31 +54,35 @@ class ModelIndex:
     layers: tuple[IndexedLayer, ...]
 
 
-def looks_like_index(text: str) -> bool:
-    """Whether a YAML text is an index rather than a scenario (it says ``model_index:``)."""
-    return _MARKER.search(text) is not None
-
-
 def index_or_none(path: str) -> ModelIndex | None:
-    """The index at ``path``, or None when the file is not one (a scenario); a file that says
-    it is an index but is broken is a ScenarioError, as a broken scenario is."""
+    """The index at ``path``, or None when the file is not one (a scenario). What a file is comes
+    from its parsed top-level keys (an index has ``model_index:``), never from its text: a quoted
+    title that wraps onto a line starting ``model_index:`` is still a scenario. A file that is an
+    index but is broken is a ScenarioError, as a broken scenario is."""
     text = read_text(path)
-    return loads_index(text, path) if looks_like_index(text) else None
+    if "model_index" not in text:  # (the common case, a scenario, is parsed once, by its reader)
+        return None
+    try:
+        document = parse(text)
+        root = deref(document.root)
+        is_index = isinstance(root, Mapping) and "model_index" in entries(root, "the file")
+    except ScenarioError:
+        return None  # not YAML a reader accepts: the scenario reader says where, as for any file
+    return loads_index(text, path, document) if is_index else None
 
 
 def read_index(path: str) -> ModelIndex:
     return loads_index(read_text(path), path)
 
 
-def loads_index(text: str, path: str = "<index>") -> ModelIndex:
+def loads_index(text: str, path: str = "<index>", document: Document | None = None) -> ModelIndex:
     try:
-        return _read(text, path)
+        return _read(document or parse(text), path)
     except ScenarioError as error:
         raise error.located(path) from None
 
 
-def _read(text: str, path: str) -> ModelIndex:
-    document = parse(text)
+def _read(document: Document, path: str) -> ModelIndex:
     if document.root is None:
         raise ScenarioError("the index is empty", 1, 1, path)
     top = entries(document.root, "the index")
@@ -119,8 +122,37 @@ def _read(text: str, path: str) -> ModelIndex:
         _check_name(name, found["scenario"].value)
         heads = (whole_number(found["heads"].value, "heads", 1, MAX_HEADS) if "heads" in found
                  else None)
-        layers.append(IndexedLayer(number, name, os.path.join(folder, name), heads))
+        node = deref(found["scenario"].value)
+        layers.append(IndexedLayer(number, name, os.path.join(folder, name), heads,
+                                   (path, node.line, node.col)))
     return ModelIndex(path, title, description, tuple(layers))
+
+
+def check_layer(entry: IndexedLayer):
+    """The layer's scenario checked (``scenario_file.check``). A file that cannot be read at all
+    is placed first where the index names it (``INDEX:LINE:COL: layer 3: small.yml: no such
+    file``); an error inside the file keeps that file's own line and column, where the fix is."""
+    from attn_tui.core.loading.scenario_file import check
+
+    return _placed(check, entry)
+
+
+def load_layer(entry: IndexedLayer):
+    """The layer's scenario loaded; an error placed as :func:`check_layer` places it."""
+    from attn_tui.core.loading.scenario_file import load
+
+    return _placed(load, entry)
+
+
+def _placed(read, entry: IndexedLayer):
+    try:
+        return read(entry.path)
+    except ScenarioError as error:
+        if error.line is not None:
+            raise
+        path, line, col = entry.where
+        first = ScenarioError(error.message, error.line, error.col, error.path or entry.path)
+        raise ScenarioError(f"layer {entry.layer}: {first}", line, col, path, error.also) from None
 
 
 def _check_name(name: str, node) -> None:
@@ -143,13 +175,11 @@ MAX_WORK = 1e11
 def work(index: ModelIndex) -> float:
     """The multiply-adds that computing every layer's weights and outputs takes, from each
     layer's file checked (no arrays built: a file named by many layers is read once)."""
-    from attn_tui.core.loading.scenario_file import check
-
     each: dict[str, float] = {}
     total = 0.0
     for entry in index.layers:
         if entry.path not in each:
-            found = check(entry.path)
+            found = check_layer(entry)
             T_k = len(found.tokens)
             each[entry.path] = float(found.heads) * found.T * T_k * (found.d_k + found.d_v)
         total += each[entry.path]
@@ -168,13 +198,11 @@ def check_work(index: ModelIndex) -> None:
 def to_json(index: ModelIndex) -> dict:
     """What ``attn-tui --json INDEX`` prints: the index and, for each layer, its scenario's
     heads and tokens as checked (without NumPy); a layer whose file is broken says why."""
-    from attn_tui.core.loading.scenario_file import check
-
     layers = []
     for entry in index.layers:
         listed = {"layer": entry.layer, "scenario": entry.name}
         try:
-            checked = check(entry.path)
+            checked = check_layer(entry)
         except ScenarioError as error:
             listed["error"] = str(error)
         else:

@@ -10,6 +10,7 @@ by ``core.numbers`` exactly as ``--print`` formats them, so a handout and the te
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
 import numpy as np
 
@@ -39,6 +40,7 @@ _LINE_START = re.compile(r"^([>+\-=])|^(\d+)([.)])")
 
 
 BLANK = "____"
+ROWS_AT_A_TIME = 64  # a table's rows computed and formatted at once
 
 
 def worksheet_blanks(scenario: Scenario) -> set[str]:
@@ -53,7 +55,16 @@ def worksheet_blanks(scenario: Scenario) -> set[str]:
 
 def to_markdown(scenario: Scenario, rows: list[int] | None = None,
                 attentions: dict[str, Attention] | None = None, sheet: str | None = None) -> str:
-    """The walk-through of ``scenario`` as GitHub-flavoured Markdown.
+    """The walk-through of ``scenario`` as GitHub-flavoured Markdown (:func:`markdown_chunks`
+    joined)."""
+    return "".join(markdown_chunks(scenario, rows, attentions, sheet))
+
+
+def markdown_chunks(scenario: Scenario, rows: list[int] | None = None,
+                    attentions: dict[str, Attention] | None = None, sheet: str | None = None) -> Iterator[str]:
+    """The walk-through of ``scenario`` as GitHub-flavoured Markdown, in pieces: a stage's table
+    is computed and formatted a block of rows at a time, as ``--print`` does, so a handout of
+    T = 8,192 never holds a T × T matrix or its text whole.
 
     A heading with the title, the description, the shapes and options; then the inputs and each
     stage (of each head) as a table with token labels; then the arithmetic of the focus row, or
@@ -66,103 +77,126 @@ def to_markdown(scenario: Scenario, rows: list[int] | None = None,
     (``____``; a masked weight is 0 and is printed), with no number anywhere that gives one
     away; ``sheet="answers"`` is the matching answer key: the same sections, filled in.
     """
-    attentions = attentions or attentions_of(scenario)
-    attention = attentions[""]
-    blanks = worksheet_blanks(scenario) if sheet is not None else set()
-    hide = blanks if sheet == "worksheet" else set()
     shown_rows = list(rows) if rows is not None else [scenario.focus]
     for row in shown_rows:
         if not 0 <= row < scenario.T:
             raise ValueError(f"row {row} is out of range: rows are 0 to {scenario.T - 1}")
+    # Every block stands alone between blank lines: headings, tables and fences need them.
+    for n, block in enumerate(_blocks(scenario, shown_rows, attentions or attentions_of(scenario), sheet)):
+        if n:
+            yield "\n\n"
+        if isinstance(block, str):
+            yield block
+        else:
+            yield from block
+    yield "\n"
+
+
+def _blocks(scenario: Scenario, shown_rows: list[int], attentions: dict[str, Attention],
+            sheet: str | None) -> Iterator[str | Iterator[str]]:
+    """The document's blocks in order: text, or a table as an iterator of its pieces."""
+    attention = attentions[""]
+    blanks = worksheet_blanks(scenario) if sheet is not None else set()
+    hide = blanks if sheet == "worksheet" else set()
     p = scenario.precision
     labels = token_labels(scenario.row_tokens)
     title = visible(scenario.title).strip() or "Untitled scenario"
     title += {"worksheet": " — worksheet", "answers": " — answer key"}.get(sheet, "")
-    blocks: list[str] = [_heading(1, title)]
+    yield _heading(1, title)
     if sheet == "worksheet":
-        blocks.append(_escape("Fill in every " + BLANK + " from the inputs, step by step. Name: "
-                              + "_" * 20 + "  Date: " + "_" * 12))
+        yield _escape("Fill in every " + BLANK + " from the inputs, step by step. Name: "
+                      + "_" * 20 + "  Date: " + "_" * 12)
     elif sheet == "answers":
-        blocks.append(_escape("The answers to the worksheet of the same name: " +
-                              ", ".join(stage.title for stage in attention.steps if stage.name in blanks) + "."))
+        yield _escape("The answers to the worksheet of the same name: " +
+                      ", ".join(stage.title for stage in attention.steps if stage.name in blanks) + ".")
     if scenario.description.strip() and sheet != "worksheet":  # a description may tell the answers
-        blocks.append(_paragraphs(visible(scenario.description.strip(), multiline=True)))
+        yield _paragraphs(visible(scenario.description.strip(), multiline=True))
     shape = _escape(summary_line(scenario, with_file=False).split(" · ", 1)[1])
     keys = ", ".join(_quoted(token) for token in token_labels(scenario.tokens))
     if scenario.cross:
         queries = ", ".join(_quoted(token) for token in labels)
-        blocks.append(f"Queries ({scenario.T}): {queries} · keys ({scenario.T_k}): {keys} · {shape}")
+        yield f"Queries ({scenario.T}): {queries} · keys ({scenario.T_k}): {keys} · {shape}"
     else:
-        blocks.append(f"Tokens ({scenario.T}): {keys} · {shape}")
+        yield f"Tokens ({scenario.T}): {keys} · {shape}"
 
-    blocks.append(_heading(2, "Inputs"))
-    blocks += input_tables(scenario)
+    yield _heading(2, "Inputs")
+    yield from _input_blocks(scenario)
     if scenario.kind == "projection":
         for h in range(scenario.heads):
             for name, values in (("Q", attention.inputs.Q_before_rotation(h)),
                                  ("K", attention.inputs.K_before_rotation(h)), ("V", attention.head(h).V)):
                 which = f" of {visible(scenario.head_names[h])}" if scenario.heads > 1 else ""
                 rows_named = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
-                blocks += [_heading(3, f"{name}{which} ({ROLES[name]} = X·W{name.lower()}) {_shape(values)}"),
-                           _table(values, rows_named, dims(values.shape[1]), decimals_needed(values, p))]
+                yield _heading(3, f"{name}{which} ({ROLES[name]} = X·W{name.lower()}) {_shape(values)}")
+                yield _table(lambda r, values=values: values[r.start:r.stop], len(values), rows_named,
+                             dims(values.shape[1]), decimals_needed(values, p))
 
-    everything = range(scenario.T)
     for number, stage in enumerate(attention.steps, 1):
-        columns = column_labels(scenario, stage)
-        cols = range(len(columns))
         for h in (range(scenario.heads) if stage.per_head else [0]):
-            head = attention.head(h)
-            every_row = range(stage.row_count(scenario))
-            values = attention.values(stage.name, h, every_row, cols)
-            extra = tuple((item.label, item.values(head, everything)) for item in stage.summaries)
             title = stage_title(stage, scenario, number, attention.options)
             if stage.per_head and scenario.heads > 1:
                 title += f" [{visible(scenario.head_names[h])}]"
-            blocked = attention.blocked(everything, cols) if stage.masks or stage.masked_given else None
-            blank = None
-            if stage.name in hide:  # a masked cell (−∞, a weight of 0) is given, not asked
-                blank = ~blocked if stage.masked_given else np.ones(values.shape, bool)
-            blocks += [_heading(2, title),
-                       _table(values, row_labels(scenario, stage), columns, attention.stage_decimals(stage.name, h),
-                              blocked=blocked if stage.masks else (
-                                  stage.skipped(attention, h, everything, cols) if stage.skipped else None),
-                              blocked_text=stage.skipped_text if stage.skipped else None,
-                              mask_value=attention.options.mask_value, extra=extra,
-                              corner=QUERY_KEY_HEAD if stage.columns == KEYS else "token",
-                              empty=attention.empty(everything) if stage.empty_rows else None,
-                              blank=blank)]
+            yield _heading(2, title)
+            yield _stage_table(attention, stage, h, stage.name in hide)
 
     for row in shown_rows:
-        blocks.append(_heading(2, f"Row {row + 1}, \"{labels[row]}\", step by step"))
+        yield _heading(2, f"Row {row + 1}, \"{labels[row]}\", step by step")
         for stage in attention.steps:
             for h in (range(scenario.heads) if stage.per_head else [0]):
                 explanation = explain(attention, stage.name, row, fold=None, head=h)
                 prefix = f"[{visible(scenario.head_names[h])}] " if stage.per_head and scenario.heads > 1 else ""
                 if stage.name in hide:  # its arithmetic would give the answer away
                     heading = explanation.title.split(":")[0] + ": " + stage.heading(scenario, attention.options)
-                    blocks += [_heading(3, prefix + heading),
-                               _escape(f"Work it out for \"{labels[row]}\" and write it in the table above.")]
+                    yield _heading(3, prefix + heading)
+                    yield _escape(f"Work it out for \"{labels[row]}\" and write it in the table above.")
                     continue
-                blocks += [_heading(3, prefix + explanation.title),
-                           _code_block([visible(line.plain()) for line in explanation.lines])]
+                yield _heading(3, prefix + explanation.title)
+                yield _code_block([visible(line.plain()) for line in explanation.lines])
 
     largest_weight = summary("max_weight")
     owner = next(stage for stage in attention.steps if largest_weight in stage.summaries)
     if scenario.variants and owner.name not in hide:  # the variants' largest weights would tell
-        names = [variant.name for variant in scenario.variants]
-        for h in range(scenario.heads):
-            largest = {name: largest_weight.values(attentions[name].head(h), everything) for name in names}
-            table_rows = [[fixed(float(largest[name][i]), p) for name in names] for i in everything]
-            which = f" [{visible(scenario.head_names[h])}]" if scenario.heads > 1 else ""
-            blocks += [_heading(2, "Variants: each row's largest weight" + which),
-                       _grid(["token", *(visible(name) for name in names)],
-                             [[label, *cells] for label, cells in zip(labels, table_rows)], numeric_from=1)]
-        blocks.append("\n".join(
-            f"- {_escape(visible(variant.name))}: "
-            f"{_escape(variant.options(scenario.options).describe(scenario.d_k))}"
-            for variant in scenario.variants))
-    # Every block stands alone between blank lines: headings, tables and fences need them.
-    return "\n\n".join(blocks) + "\n"
+        yield from _variant_blocks(scenario, attentions, largest_weight)
+
+
+def _stage_table(attention: Attention, stage, h: int, hidden: bool) -> Iterator[str]:
+    """A stage's table; ``hidden``: a worksheet's blanks (a masked cell, −∞ or a weight of 0, is
+    given, not asked)."""
+    scenario = attention.scenario
+    head = attention.head(h)
+    columns = column_labels(scenario, stage)
+    cols = range(len(columns))
+    blocked = (lambda r: attention.blocked(r, cols)) if stage.masks or stage.masked_given else None
+    blank = None
+    if hidden:
+        blank = ((lambda r: ~blocked(r)) if stage.masked_given
+                 else (lambda r: np.ones((len(r), len(cols)), bool)))
+    shown_blocked = blocked if stage.masks else (
+        (lambda r: stage.skipped(attention, h, r, cols)) if stage.skipped else None)
+    return _table(lambda r: attention.values(stage.name, h, r, cols), stage.row_count(scenario),
+                  row_labels(scenario, stage), columns, attention.stage_decimals(stage.name, h),
+                  blocked=shown_blocked, blocked_text=stage.skipped_text if stage.skipped else None,
+                  mask_value=attention.options.mask_value,
+                  extra=tuple((item.label, lambda r, item=item: item.values(head, r)) for item in stage.summaries),
+                  corner=QUERY_KEY_HEAD if stage.columns == KEYS else "token",
+                  empty=attention.empty if stage.empty_rows else None, blank=blank)
+
+
+def _variant_blocks(scenario: Scenario, attentions: dict[str, Attention], largest_weight) -> Iterator[str]:
+    p = scenario.precision
+    labels = token_labels(scenario.row_tokens)
+    everything = range(scenario.T)
+    names = [variant.name for variant in scenario.variants]
+    for h in range(scenario.heads):
+        largest = {name: largest_weight.values(attentions[name].head(h), everything) for name in names}
+        table_rows = [[fixed(float(largest[name][i]), p) for name in names] for i in everything]
+        which = f" [{visible(scenario.head_names[h])}]" if scenario.heads > 1 else ""
+        yield _heading(2, "Variants: each row's largest weight" + which)
+        yield _grid(["token", *(visible(name) for name in names)],
+                    [[label, *cells] for label, cells in zip(labels, table_rows)], numeric_from=1)
+    yield "\n".join(f"- {_escape(visible(variant.name))}: "
+                    f"{_escape(variant.options(scenario.options).describe(scenario.d_k))}"
+                    for variant in scenario.variants)
 
 
 # ---- Markdown pieces ---------------------------------------------------------------------------
@@ -179,44 +213,80 @@ def _paragraphs(text: str) -> str:
 def input_tables(scenario: Scenario, most: int | None = None) -> list[str]:
     """A heading and a table for each input matrix, a per-head matrix one for each head; a
     matrix of more than ``most`` numbers is named, not printed (a handout is read on paper)."""
+    return [block if isinstance(block, str) else "".join(block) for block in _input_blocks(scenario, most)]
+
+
+def _input_blocks(scenario: Scenario, most: int | None = None) -> Iterator[str | Iterator[str]]:
     tokens = token_labels(scenario.row_tokens) + token_labels(scenario.tokens)
-    blocks = []
     for name in scenario.editable:
         array = scenario.inputs[name]
         rows, columns = input_labels(scenario, name)
         for h, values in ([(None, array)] if array.ndim == 2 else list(enumerate(array))):
             which = "" if h is None else f" of {visible(scenario.head_names[h])}"
-            blocks.append(_heading(3, f"{name}{which} ({ROLES[name]}) {_shape(values)}"))
+            yield _heading(3, f"{name}{which} ({ROLES[name]}) {_shape(values)}")
             if most is not None and values.size > most:
-                blocks.append(_escape(f"{values.shape[0]:,} × {values.shape[1]:,} = {values.size:,} numbers: too "
-                                      f"many to print here (at most {most:,} a matrix); the scenario file has them"))
+                yield _escape(f"{values.shape[0]:,} × {values.shape[1]:,} = {values.size:,} numbers: too "
+                              f"many to print here (at most {most:,} a matrix); the scenario file has them")
                 continue
-            blocks.append(_table(values, rows, columns, decimals_needed(values, scenario.precision),
-                                 corner="token" if rows[0] in tokens else "row"))
-    return blocks
+            yield _table(lambda r, values=values: values[r.start:r.stop], len(values), rows, columns,
+                         decimals_needed(values, scenario.precision),
+                         corner="token" if rows[0] in tokens else "row")
 
 
-def _table(values: np.ndarray, rows, columns, decimals: int,
-           blocked: np.ndarray | None = None, mask_value: float = float("-inf"),
-           extra: tuple[tuple[str, np.ndarray], ...] = (), corner: str = "token",
-           empty: np.ndarray | None = None, blank: np.ndarray | None = None,
-           blocked_text: str | None = None) -> str:
-    """A labelled matrix: one table row per matrix row, masked cells as the mask value, a row
-    that sees nothing as dashes, and ``blank`` cells (a worksheet's) as a line to write on."""
-    def cells(i: int) -> list[str]:
-        if empty is not None and empty[i]:
-            return ["—"] * (values.shape[1] + len(extra))
-        texts = fixed_row(values[i], decimals)
-        if blocked is not None:
-            for j in np.flatnonzero(blocked[i]):
-                texts[j] = blocked_text or mask_text(mask_value)
-        if blank is not None:
-            texts = [BLANK if blank[i, j] else text for j, text in enumerate(texts)]
-            return texts + [BLANK for _ in extra]
-        return texts + [fixed(float(column[i]), decimals) for _, column in extra]
+def _table(values_of, count: int, rows, columns, decimals: int,
+           blocked=None, mask_value: float = float("-inf"), extra=(), corner: str = "token",
+           empty=None, blank=None, blocked_text: str | None = None) -> Iterator[str]:
+    """A labelled matrix as a GFM table, a block of rows at a time: ``values_of``, ``blocked``,
+    ``empty`` and ``blank`` give a range of rows' values, masked cells, rows that see nothing and
+    a worksheet's blank cells; ``extra`` (name, values_of) columns after the matrix's. Masked
+    cells read as the mask value, a row that sees nothing as dashes, a blank as a line to write
+    on. Every number column is as wide as the widest number, found in a first pass (the values
+    are computed twice, the text formatted once)."""
+    heads = [_cell(corner), *(_cell(text) for text in columns), *(_cell(name) for name, _ in extra)]
+    runs = [range(start, min(start + ROWS_AT_A_TIME, count)) for start in range(0, count, ROWS_AT_A_TIME)]
+    widest = [len(BLANK) if blank is not None else 1, 1]  # (a row that sees nothing: one dash a cell)
+    if blocked is not None:
+        widest.append(len(blocked_text or mask_text(mask_value)))
+    for run in runs:
+        block = values_of(run)
+        finite = block[np.isfinite(block)]
+        if finite.size:
+            widest += [len(fixed(float(finite.min()), decimals)), len(fixed(float(finite.max()), decimals))]
+        with np.errstate(invalid="ignore"):
+            odd = block[~np.isfinite(block) | (np.abs(block) >= 1e7)]  # ±∞, nan, exponents
+        if odd.size:
+            widest.append(max(len(text) for text in fixed_row(np.unique(odd), decimals)))
+        for _, values in extra:
+            column = values(run)
+            widest += [len(fixed(float(column.min()), decimals)), len(fixed(float(column.max()), decimals))]
+    label_width = max(3, len(heads[0]), *(len(_cell(label)) for label in rows))
+    width = max(3, *widest, *(len(head) for head in heads[1:]))
 
-    body = [[label, *cells(i)] for i, label in enumerate(rows)]
-    return _grid([corner, *columns, *(name for name, _ in extra)], body, numeric_from=1)
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join([cells[0].ljust(label_width), *(text.rjust(width) for text in cells[1:])]) + " |"
+
+    yield "\n".join([line(heads), line([":" + "-" * (label_width - 1), *["-" * (width - 1) + ":"] * (len(heads) - 1)])])
+    for run in runs:
+        values = values_of(run)
+        masked = blocked(run) if blocked is not None else None
+        none = empty(run) if empty is not None else None
+        blanks = blank(run) if blank is not None else None
+        extras = [values_of_extra(run) for _, values_of_extra in extra]
+        lines = []
+        for k, i in enumerate(run):
+            if none is not None and none[k]:
+                texts = ["—"] * (values.shape[1] + len(extra))
+            else:
+                texts = fixed_row(values[k], decimals)
+                if masked is not None:
+                    for j in np.flatnonzero(masked[k]):
+                        texts[j] = blocked_text or mask_text(mask_value)
+                if blanks is not None:
+                    texts = [BLANK if blanks[k, j] else text for j, text in enumerate(texts)] + [BLANK for _ in extra]
+                else:
+                    texts += [fixed(float(column[k]), decimals) for column in extras]
+            lines.append(line([_cell(rows[i]), *texts]))
+        yield "\n" + "\n".join(lines)
 
 
 def _grid(head: list[str], body: list[list[str]], numeric_from: int) -> str:

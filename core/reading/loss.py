@@ -30,10 +30,27 @@ LOSS_KEYS = ("target", "grad")
 TRAIN_KEYS = ("learn", "lr", "steps", "optimizer")
 OPTIMIZERS = ("sgd", "adam")
 MAX_STEPS = 100_000
-# The work a train: may ask for, in floating-point operations (a step costs about 10·T·T_k·(d_k + d_v)
-# per head, and at least 2e6 for the program's own bookkeeping): about a minute here.
-MAX_WORK = 1.2e11
+# The work a train: may ask for, in units of half a nanosecond here (2e9 a second). A step costs
+# T·T_k·(PER_WEIGHT + PER_WIDTH·(d_k + d_v)) a head, and STEP_FLOOR for the program's own
+# bookkeeping. Measured (issue 49; 2 cores, NumPy's OpenBLAS): 34–67 ns a weight at d_k = d_v = 1
+# (the exps, the softmax's backward and the updates, which multiply-adds alone missed: T = 16,384
+# took ~18 s a step where 2.7 s was estimated), about 1–2.5 ns more per unit of d_k + d_v, and
+# 0.5 ms a step at T = 2. The constants are near the slow end of those. At most ~20 s of training.
+MAX_WORK = 4e10
+PER_WEIGHT = 130
+PER_WIDTH = 3
 STEP_FLOOR = 2e6
+RATE = 2e9  # units a second
+
+
+def step_work(plan) -> float:
+    """What one training step of a scenario of ``plan``'s sizes costs, in MAX_WORK's units."""
+    return STEP_FLOOR + plan.heads * plan.T * plan.T_k * (PER_WEIGHT + PER_WIDTH * (plan.d_k + plan.d_v))
+
+
+def _duration(work: float) -> str:
+    seconds = work / RATE
+    return f"{seconds:.0f} seconds" if seconds < 120 else f"{seconds / 60:.0f} minutes"
 LIMIT = 1e150  # |target| or |grad| at most: the output minus the target, squared, stays finite
 
 
@@ -180,13 +197,17 @@ def _train(entry: Entry, plan) -> TrainSetting:
             raise located(found["optimizer"].value, f"train optimizer must be sgd (plain gradient descent) "
                                                     f"or adam, not {optimizer!r}")
     written = found["lr"].value if "lr" in found else entry.key
-    per_step = STEP_FLOOR + 10.0 * plan.T * plan.T_k * (plan.d_k + plan.d_v) * plan.heads
+    per_step = step_work(plan)
     runs = 1 + len(plan.variants)  # --json trains the scenario's own and each variant's
     if steps * runs * per_step > MAX_WORK:
-        allowed = max(1, int(MAX_WORK // (runs * per_step)))
+        allowed = int(MAX_WORK // (runs * per_step))
         where = found["steps"].value if "steps" in found else node
-        raise located(where, f"train asks for {steps:,} steps × {runs} run{'s' if runs > 1 else ''} "
-                             f"(the scenario's own{' and each variant' if runs > 1 else ''}) at T = {plan.T}: "
-                             f"about {steps * runs * per_step / 2e9 / 60:.0f} minutes of work; at most {allowed:,} "
-                             "steps for a scenario this size")
+        asked = (f"train asks for {steps:,} step{'s' if steps > 1 else ''} × {runs} run{'s' if runs > 1 else ''} "
+                 f"(the scenario's own{' and each variant' if runs > 1 else ''}) at T = {plan.T}: about "
+                 f"{_duration(steps * runs * per_step)} of work, and attn-tui trains for at most "
+                 f"{_duration(MAX_WORK)}; ")
+        if allowed >= 1:
+            raise located(where, asked + f"at most {allowed:,} steps for a scenario this size")
+        fewer = "fewer tokens (T)" + (" or fewer variants" if runs > 1 else "")
+        raise located(where, asked + f"even one step {'of every run ' if runs > 1 else ''}is more: train {fewer}")
     return TrainSetting(tuple(learn), lr, steps, optimizer, (written.line, written.col))

@@ -21,7 +21,7 @@ from attn_tui.core.engine.trace import trace
 from attn_tui.core.engine.explanation import Line, Span
 from attn_tui.core.model.labels import token_labels
 from attn_tui.core.engine.stages import column_labels
-from attn_tui.core.teaching.mistakes import MISTAKE_NAMED, MISTAKES, TELL_APART, Mistake
+from attn_tui.core.teaching.mistakes import Mistake
 from attn_tui.core.numbers import fixed
 from attn_tui.core.model.options import Expected
 from attn_tui.core.model.scenario import Scenario
@@ -186,41 +186,34 @@ def _compare_one(scenario: Scenario, attention: Attention) -> Comparison:
     expect, tolerance = scenario.expect, scenario.expect_tolerance
     if correct.empty.any():
         expect = {name: _without_empty_rows(expected, correct.empty, name) for name, expected in expect.items()}
-    stages = tuple(_compare(name, expect[name], correct[name], tolerance)
+    stages = tuple(_compare(name, expect[name], _correct(attention, correct, name), tolerance)
                    for name in expect_keys(scenario) if name in expect)
     comparison = Comparison(stages, tolerance)
     first = comparison.first_difference
     if first is None:
         return comparison
     expected = expect[first.stage]
-    candidates = []
-    for mistake in MISTAKES:
-        key = mistake.key
-        mistaken = mistake.recompute(scenario, correct) if mistake.applies(scenario, correct) else None
-        if mistaken is None or first.stage not in mistaken:
-            continue
-        theirs = mistaken[first.stage]
-        if theirs.shape != expected.values.shape or _distance(theirs, first.correct, expected.given) <= tolerance:
-            continue  # a mistake that changes nothing here cannot be told apart from attention
-        candidates.append((_distance(expected.values, theirs, expected.given), key, mistaken))
+    from attn_tui.core.teaching.judgement import Judge  # it builds on this module's comparisons
+
+    judge = Judge(scenario, tolerance=tolerance, attention=attention, correct=correct)
+    diagnosis = judge.diagnose(first.stage, expected.values, expected.given, first.correct)
     off_correct = _distance(expected.values, first.correct, expected.given)
     rounded = _nice(off_correct) if off_correct <= ROUNDED else None
-    candidates.sort(key=lambda found: found[0])
-    if not candidates or (candidates[0][0] > tolerance
-                          and (candidates[0][0] > ROUNDED or candidates[0][0] >= off_correct)):
+    if diagnosis is None:
         return dataclasses.replace(comparison, rounded=rounded)
-    best_distance, _, best = candidates[0]
-    # mistakes that give this scenario the same numbers (to float64's last digits) as the closest
-    same = [key for _, key, mistaken in candidates
-            if _distance(mistaken[first.stage], best[first.stage], expected.given) <= SAME]
-    suggestion = None
-    if len(same) > 1:
-        suggestion = TELL_APART.get(frozenset(same), "change the inputs (more tokens, Q ≠ K, d_k ≥ 2) "
-                                                      "so that these mistakes give different numbers")
-    diagnosis = Diagnosis(tuple(MISTAKE_NAMED[key] for key in same),
-                          None if best_distance <= tolerance else _nice(best_distance), suggestion)
+    best = judge.mistaken(diagnosis.key) or {}
     arrays = {name: value for name, value in best.items() if name != "attention"}
     return Comparison(stages, tolerance, diagnosis, arrays, best.get("attention"))
+
+
+def _correct(attention: Attention, correct, key: str) -> np.ndarray:
+    """Attention's values of the stage ``key``: the head's trace holds its own stages; a stage of
+    the whole layer (the backward pass's dO and dX) is read from attention whole."""
+    if key in correct.values:
+        return correct[key]
+    stage, scenario = stage_keyed(key), attention.scenario
+    return attention.values(stage.name, None, range(stage.row_count(scenario)),
+                            range(stage.column_count(scenario)))
 
 
 def summary(comparison: Comparison, scenario: Scenario) -> str:

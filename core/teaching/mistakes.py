@@ -6,16 +6,15 @@ student's numbers match."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
-
 from attn_tui.core.engine.attention import Attention
+from attn_tui.core.engine.stages import mask, softmax, weighted_sum
 from attn_tui.core.engine.trace import Trace, trace
 from attn_tui.core.errors import NumericError
 from attn_tui.core.model.scenario import Scenario
-from attn_tui.core.engine.stages import mask, softmax, weighted_sum
 
 
 @dataclass(frozen=True)
@@ -28,6 +27,7 @@ class Mistake:
     fix: str
     applies: Callable[[Scenario, Trace], bool]
     recompute: Callable[[Scenario, Trace], dict | None]
+    words: str = ""  # one short phrase for a class's tally: "forgot to divide by √d_k"
 
 
 def _with(causal_offset: int = 1, **changes) -> Callable[[Scenario, Trace], dict | None]:
@@ -73,6 +73,28 @@ def _softmax_axis(scenario: Scenario, correct: Trace) -> dict:
     return {softmax.STAGE.key: weights, weighted_sum.STAGE.key: weights @ correct.V}
 
 
+def _unstable_softmax(scenario: Scenario, correct: Trace) -> dict:
+    """exp(x) / Σ exp(x) without subtracting the row's largest score first: exp overflows to inf
+    above ~709 (float64; ~88 in float32) and inf / inf is NaN."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(correct.before(softmax.STAGE.name))
+        weights = e / e.sum(axis=-1, keepdims=True)
+    return {softmax.STAGE.key: weights, weighted_sum.STAGE.key: _weighted(weights, correct.V)}
+
+
+def _mask_zero(scenario: Scenario, correct: Trace) -> dict:
+    """The hidden scores set to 0 (a multiplied 0/1 mask) instead of −∞: a hidden key still
+    gets exp(0) of the softmax."""
+    scores = np.where(correct.blocked, 0.0, correct.before(mask.STAGE.name))
+    weights = softmax.softmax(scores)
+    return {softmax.STAGE.key: weights, weighted_sum.STAGE.key: weights @ correct.V}
+
+
+def _weighted(weights: np.ndarray, V: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", over="ignore"):
+        return weights @ V
+
+
 def _k_as_v(scenario: Scenario, correct: Trace) -> dict:
     return {weighted_sum.STAGE.key: correct[softmax.STAGE.key] @ correct.K}
 
@@ -80,34 +102,53 @@ def _k_as_v(scenario: Scenario, correct: Trace) -> dict:
 MISTAKES = (
     Mistake("transposed", "the scores are transposed (K·Qᵀ instead of Q·Kᵀ)",
             "compute scores = Q @ K.T, so that row i holds query i against every key",
-            lambda scenario, correct: scenario.T == scenario.T_k, _transposed),
+            lambda scenario, correct: scenario.T == scenario.T_k, _transposed,
+            words="transposed the scores (K·Qᵀ)"),
     Mistake("unscaled", "the scores were not divided by √d_k",
             "divide the scores by np.sqrt(d_k) before the softmax",
-            lambda scenario, correct: correct.options.scale is not False, _with(scale=False)),
+            lambda scenario, correct: correct.options.scale is not False, _with(scale=False),
+            words="forgot to divide by √d_k"),
     Mistake("divided_by_d_k", "the scores were divided by d_k instead of √d_k", "divide by np.sqrt(d_k), not by d_k",
             lambda scenario, correct: correct.options.scale is True and correct.d_k != 1,
-            lambda scenario, correct: _with(scale=float(correct.d_k))(scenario, correct)),
+            lambda scenario, correct: _with(scale=float(correct.d_k))(scenario, correct),
+            words="divided by d_k, not √d_k"),
     Mistake("divided_by_d_k_not_scale", "the scores were divided by d_k instead of the scenario's divisor",
             "divide by the scale the scenario gives",
             lambda scenario, correct: correct.options.scale not in (True, False)
             and float(correct.options.scale) != correct.d_k,
-            lambda scenario, correct: _with(scale=float(correct.d_k))(scenario, correct)),
+            lambda scenario, correct: _with(scale=float(correct.d_k))(scenario, correct),
+            words="divided by d_k, not the scale"),
     Mistake("no_mask", "the causal mask was not applied",
             "before the softmax, set the scores where j > i to -inf (np.triu(np.ones((T, T)), k=1))",
-            lambda scenario, correct: correct.options.causal, _with(causal=False)),
+            lambda scenario, correct: correct.options.causal, _with(causal=False),
+            words="forgot the causal mask"),
     Mistake("mask_hides_self", "the mask is off by one: a token cannot see itself",
             "use np.triu(…, k=1), not k=0: the diagonal must stay visible",
-            lambda scenario, correct: correct.options.causal, _with(0)),
+            lambda scenario, correct: correct.options.causal, _with(0),
+            words="mask hides the token itself"),
     Mistake("mask_sees_ahead", "the mask is off by one: a token sees one step ahead",
             "use np.triu(…, k=1), not k=2: only the future is hidden",
-            lambda scenario, correct: correct.options.causal, _with(2)),
+            lambda scenario, correct: correct.options.causal, _with(2),
+            words="mask sees one step ahead"),
     Mistake("mask_after_softmax", "the mask was applied after the softmax",
             "mask the scores (set them to -inf) before the softmax, so each row still sums to 1",
-            lambda scenario, correct: correct.options.causal, _mask_after_softmax),
+            lambda scenario, correct: correct.options.causal, _mask_after_softmax,
+            words="put the mask after the softmax"),
     Mistake("softmax_axis", "the softmax runs over the wrong axis (columns)",
-            "normalise each row: softmax(scores, axis=-1)", lambda scenario, correct: True, _softmax_axis),
+            "normalise each row: softmax(scores, axis=-1)", lambda scenario, correct: True, _softmax_axis,
+            words="softmax over the wrong axis"),
+    Mistake("softmax_overflow", "the softmax does not subtract each row's largest score first, so exp "
+            "overflows (to inf, and inf / inf is NaN) when the scores are large (~1,000; ~90 in float32)",
+            "subtract the row's max before exp: e = np.exp(x - x.max(axis=-1, keepdims=True))",
+            lambda scenario, correct: True, _unstable_softmax,
+            words="softmax overflows (no max subtracted)"),
+    Mistake("mask_zero", "the hidden scores were set to 0 instead of −∞ (a 0/1 mask multiplied in)",
+            "set the hidden scores to -np.inf (or add -1e9), not 0: exp(0) = 1 still gives them weight",
+            lambda scenario, correct: bool(correct.blocked.any()), _mask_zero,
+            words="masked with 0, not −∞"),
     Mistake("k_as_v", "the weights multiply K where V belongs", "the output is weights @ V",
-            lambda scenario, correct: correct.K.shape == correct.V.shape, _k_as_v),
+            lambda scenario, correct: correct.K.shape == correct.V.shape, _k_as_v,
+            words="multiplied K, not V"),
 )
 MISTAKE_NAMED = {mistake.key: mistake for mistake in MISTAKES}
 

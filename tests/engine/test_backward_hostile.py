@@ -159,3 +159,30 @@ async def test_the_train_view_shows_hostile_run_names_as_written(tmp_path):
         assert isinstance(app.screen, TrainScreen)
         text = screen_text(app)
         assert "[/INST] · step 1/3" in text and "x␛[31my" in text and "\x1b" not in text
+
+
+@pytest.mark.parametrize("steps", [2, 22])
+def test_training_at_t_16384_is_refused_at_once_saying_what_to_lower(tmp_path, steps):
+    """Issue 49: 22 steps at T = 16,384 (d_k = 1) were accepted (multiply-adds alone were counted)
+    and ran past 240 s; one step takes ~18 s here. The estimate counts each weight's own cost."""
+    import time
+
+    np.save(tmp_path / "target.npy", np.zeros((16_384, 1)))
+    text = (f"random: {{seed: 0, T: 16384, d_k: 1}}\nloss: {{target: {{npy: target.npy}}}}\n"
+            f"train: {{learn: [Q], steps: {steps}}}\n")
+    started = time.monotonic()
+    done = run_cli(tmp_path, text, "check")
+    assert time.monotonic() - started < 10  # a promise, not a speed target: refused before any step
+    assert done.returncode == 2, done.stdout
+    assert f"s.yaml:3:28: train asks for {steps} step" in done.stderr and "at T = 16384" in done.stderr
+    assert "at most 1 steps" in done.stderr or "even one step" in done.stderr
+
+
+def test_the_training_estimate_counts_each_weight_not_only_multiply_adds():
+    from attn_tui.core.reading.loss import PER_WEIGHT, PER_WIDTH, RATE, step_work
+
+    class Plan:
+        heads, T, T_k, d_k, d_v = 1, 16_384, 16_384, 1, 1
+    # ~18 s measured a step here: the estimate is at least that, and within 3× of it
+    assert 18 <= step_work(Plan) / RATE <= 54
+    assert PER_WEIGHT > 20 * PER_WIDTH  # at d_k = 1 the per-weight cost dominates

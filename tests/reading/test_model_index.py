@@ -194,3 +194,51 @@ def test_a_hostile_title_reaches_json_escaped(tmp_path, capsys):
     assert printed.isascii() and json.loads(printed)["title"] == "evil \x1b[31m \u202e"
     assert main(["heads", "--json", str(index)]) == 0
     assert capsys.readouterr().out.isascii()
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "attn_tui", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_a_title_that_wraps_onto_a_line_starting_model_index_is_still_a_scenario(tmp_path):
+    path = tmp_path / "s.yaml"  # issue 49: it was read as an index ("unknown key 'Q' in the index")
+    path.write_text('title: "Attention, and why a\nmodel_index: is not the same"\n'
+                    "Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 2], [3, 4]]\n")
+    for args in (("check",), ("json",), ("print",), ("heads",)):
+        done = run(*args, str(path))
+        assert done.returncode == 0, (args, done.stderr)
+    assert json.loads(run("json", str(path)).stdout)["title"] == "Attention, and why a model_index: is not the same"
+
+
+def test_an_index_in_flow_style_or_with_a_quoted_key_is_an_index(tmp_path):
+    for name in ("tiny_gpt2_l1.yaml", "tiny_gpt2_l1.npz"):
+        shutil.copy(DATA / name, tmp_path / name)
+    for text in ('{model_index: 1, layers: [{layer: 0, scenario: tiny_gpt2_l1.yaml}]}\n',
+                 '"model_index": 1\nlayers: [{layer: 0, scenario: tiny_gpt2_l1.yaml}]\n'):
+        (tmp_path / "index.yaml").write_text(text)
+        done = run("json", str(tmp_path / "index.yaml"))
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["model_index"] == 1
+
+
+@pytest.mark.parametrize("make", ["missing", "directory", "fifo", "broken"])
+def test_a_layer_file_that_cannot_be_read_is_placed_where_the_index_names_it(tmp_path, make):
+    import os
+
+    index = tmp_path / "index.yaml"
+    index.write_text("model_index: 1\nlayers:\n  - {layer: 0, scenario: small.yml}\n")
+    if make == "directory":
+        (tmp_path / "small.yml").mkdir()
+    elif make == "fifo":
+        os.mkfifo(tmp_path / "small.yml")
+    elif make == "broken":
+        (tmp_path / "small.yml").write_text("Q: [[1, 0]]\nK: [[1, 0]]\nV: [[1, 0]]\nbogus: 1\n")
+    why = {"missing": "small.yml: no such file", "directory": "small.yml: is a directory",
+           "fifo": "small.yml: is not a regular file", "broken": "small.yml:4:1: unknown key 'bogus'"}[make]
+    where = f"{tmp_path / 'small.yml'}:4:1: " if make == "broken" else f"{index}:3:26: layer 0: "
+    for args in (("heads",), ("json",)):
+        done = subprocess.run([sys.executable, "-m", "attn_tui", *args, str(index)], capture_output=True,
+                              text=True, cwd=ROOT, timeout=60)
+        said = done.stderr if args == ("heads",) else json.loads(done.stdout)["layers"][0]["error"]
+        assert said.startswith(where), said  # (an error inside the file: that file's place)
+        assert why in said, said

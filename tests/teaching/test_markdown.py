@@ -379,3 +379,23 @@ def test_any_printable_tokens_and_title_come_back_from_the_tables_unchanged(toke
 def as_html(text: str) -> str:
     """Text as markdown-it writes it into HTML: &, <, > and " escaped, nothing else changed."""
     return html.escape(text, quote=False).replace('"', "&quot;")
+
+
+def test_markdown_streams_a_block_of_rows_at_a_time():
+    """Issue 49: with a loss at T = 8,192 ``markdown`` died at 3.6 GB having written nothing. Its
+    tables now come a block of rows at a time, as ``print``'s do: no piece holds more than
+    ROWS_AT_A_TIME rows of a table, and the pieces joined are the document."""
+    from attn_tui.core.loading.scenario_file import loads
+    from attn_tui.core.outputs.markdown import ROWS_AT_A_TIME, markdown_chunks
+
+    T = 3 * ROWS_AT_A_TIME + 5
+    scenario = loads(f"random: {{seed: 1, T: {T}, d_k: 2}}\nloss: {{grad: {[[1.0, -1.0]] * T}}}\n")
+    pieces = list(markdown_chunks(scenario))
+    rows = [piece.count("\n|") for piece in pieces if piece.lstrip("\n").startswith("|")]
+    assert len(rows) > 20 and max(rows) <= ROWS_AT_A_TIME, max(rows)  # (the walk of a row is one piece)
+    document = "".join(pieces)
+    tables = [block for block in document.split("\n\n") if block.startswith("| query ↓ · key →")]
+    assert len(tables) >= 6  # scores, scaled, masked, weights and the backward pass's dP and dS
+    for table in tables:
+        lines = table.splitlines()
+        assert len(lines) == T + 2 and len({len(line) for line in lines}) == 1  # whole, and aligned

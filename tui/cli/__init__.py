@@ -79,6 +79,8 @@ def _action(argv: list[str]):
         from attn_tui.tui.cli.new import new_scenario as run
     elif name == "responses":
         from attn_tui.tui.cli.responses import responses as run
+    elif name == "grade":
+        from attn_tui.grading.grade import grade as run
     elif name == "list":
         from attn_tui.tui.cli.views import list_builtins as run
     else:

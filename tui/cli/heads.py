@@ -49,14 +49,14 @@ def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
         if index is None:
             found += scenario_scores(load(path))
         else:
-            from attn_tui.core.loading.model_index import check_work, work
+            from attn_tui.core.loading.model_index import check_work, load_layer, work
 
             check_work(index)
             tell = work(index) > PROGRESS_FROM  # long work says how far it has got, on stderr
             for number, entry in enumerate(index.layers, 1):
                 if tell:
                     say(f"attn-tui heads: layer {entry.layer} ({number} of {len(index.layers)})")
-                found += scenario_scores(load(entry.path), entry.layer)
+                found += scenario_scores(load_layer(entry), entry.layer)
     except ScenarioError as error:
         say(str(error))
         return 2

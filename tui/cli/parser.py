@@ -99,6 +99,8 @@ def with_command(argv: list[str]) -> list[str]:
         return ["--version"]
     if head[:1] and head[0] in OWN_PARSERS:
         return argv
+    if head[:1] == ["grade"]:  # its --json and --markdown are its own formats, not the modes
+        return argv
     build_parser()  # (the option tables)
     debug = [word for word in head if word == "--debug"]
     head = [word for word in head if word != "--debug"]
@@ -174,6 +176,15 @@ def _row(parser: argparse.ArgumentParser) -> None:
                                                      "or 'all' (default: the scenario's focus)")
 
 
+def _student_code(parser: argparse.ArgumentParser) -> None:
+    """The options of running students' code (check --impl, grade): not a sandbox, limits."""
+    parser.add_argument("--backward", metavar="NAME",
+                        help="the student's backward function (default attention_backward, when defined)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="time limit a submission (default 10)")
+    parser.add_argument("--memory", type=float, metavar="GB", help="memory limit a submission (default 2)")
+    parser.add_argument("--verbose", action="store_true", help="show what the student's code printed (escaped)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
@@ -223,7 +234,15 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the worksheet's answer key (with --worksheet or not)")
     handout.add_argument("--lesson", action="store_true",
                          help="the scenario's lesson as a handout (--answers: filled in)")
-    _scenario(command("check", "validate the scenario; with expect:, compare the student's values"))
+    checking = command("check", "validate the scenario; with expect:, compare the student's values")
+    _scenario(checking)
+    _student_code(checking)
+    checking.add_argument("--impl", metavar="FILE.py[:NAME]",
+                          help="run the student's own attention (NAME, default attention) on the scenario "
+                               "and compare it stage by stage (docs/classroom.md: students' own code)")
+    checking.add_argument("--cases", action="store_true", help="with --impl: the whole battery of cases too")
+    checking.add_argument("--open", action="store_true",
+                          help="with --impl: open the app with the student's numbers as expect:")
     for name in ("json", "print", "markdown", "check"):
         add_toggles(commands.choices[name])
     command("list", "list the built-in scenarios")
@@ -266,6 +285,16 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--random", type=int, metavar="SEED",
                      help="fill Q, K, V from np.random.seed(SEED) instead of zeros")
     new.add_argument("--force", action="store_true", help="replace the file if it exists")
+    grading = command("grade", "check every student's attention on the same cases: a table per student "
+                               "and a class summary (docs/classroom.md)")
+    grading.add_argument("submissions", nargs="+", metavar="FOLDER_OR_FILE",
+                         help="the students' .py files, or folders of them")
+    grading.add_argument("--scenario", action="append", metavar="S",
+                         help="a scenario to check on as well as the default cases (again for more)")
+    grading.add_argument("--name", default="attention", help="the function to call (default attention)")
+    grading.add_argument("--json", action="store_true", help="the results as one JSON object")
+    grading.add_argument("--markdown", action="store_true", help="the results as Markdown, for the course page")
+    _student_code(grading)
     for name, help in OWN_PARSERS.items():
         commands.add_parser(name, help=help, add_help=False)
     _OPTIONS.clear()
@@ -284,4 +313,4 @@ def options() -> set[str]:
     return set().union(top, *_OPTIONS.values(), *_own_options().values(), FLAGS)
 
 
-COMMANDS = ("open", "json", "print", "markdown", "check", "list", "serve", "new", "responses", *OWN_PARSERS)
+COMMANDS = ("open", "json", "print", "markdown", "check", "list", "serve", "new", "grade", "responses", *OWN_PARSERS)

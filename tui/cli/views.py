@@ -9,8 +9,8 @@ import os
 import sys
 
 from attn_tui.core.text import visible
-from attn_tui.tui.cli.streams import (EXIT_DIFFERS, EXIT_OK, EXIT_USAGE, OutputError, say_problems, write_all,
-                                      write_out)
+from attn_tui.tui.cli.streams import (EXIT_DIFFERS, EXIT_OK, EXIT_USAGE, OutputError, flush_out, say_problems,
+                                      write_all, write_out)
 
 
 def headless(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -83,13 +83,18 @@ def write_walk(parser, args, scenario) -> int:
 
         write_out(lesson_markdown(scenario, answers=sheet == "answers"))
     else:
-        from attn_tui.core.outputs.markdown import to_markdown
+        from attn_tui.core.outputs.markdown import markdown_chunks
 
-        write_out(to_markdown(scenario, rows=rows, sheet=sheet))
+        write_all(markdown_chunks(scenario, rows=rows, sheet=sheet))
     return EXIT_OK
 
 
 def check(parser, args, scenario) -> int:
+    if getattr(args, "impl", None):
+        return check_impl(parser, args, scenario)
+    for option in ("cases", "open", "backward", "timeout", "memory", "verbose"):
+        if getattr(args, option, None) not in (None, False):
+            parser.error(f"--{option} goes with --impl FILE.py (the student's own code)")
     from attn_tui.core.engine.stages.back_output import loss
     from attn_tui.core.engine.stages.mask import leak_warnings
     from attn_tui.core.outputs.report import attentions_of
@@ -111,6 +116,21 @@ def check(parser, args, scenario) -> int:
     for line in leak_warnings(attentions_of(scenario)):
         write_out(visible(line) + "\n")
     return EXIT_DIFFERS if comparison is not None and not comparison.ok else EXIT_OK
+
+
+def check_impl(parser, args, scenario) -> int:
+    """check --impl: the student's own code (attn_tui.grading); --open then opens the app."""
+    from attn_tui.grading.check import check_impl as run
+    from attn_tui.tui.cli.streams import say
+
+    status = run(args, scenario, write_out, say)
+    opened = getattr(args, "opened", None)
+    if args.open and opened is not None:
+        from attn_tui.tui.cli.app import start_app
+
+        flush_out()
+        start_app(opened, read_only=True)  # (the student's numbers are not saved into the scenario)
+    return status
 
 
 def list_index(parser, args, index) -> int:

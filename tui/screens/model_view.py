@@ -66,7 +66,7 @@ class ModelViewScreen(WholeFrames, Screen):
 
     def __init__(self, index: ModelIndex) -> None:
         super().__init__()
-        from attn_tui.core.loading.scenario_file import check
+        from attn_tui.core.loading.model_index import check_layer
 
         self.index = index
         self.listed: list[tuple[int, int, str | None]] = []  # (layer, heads, problem)
@@ -75,7 +75,7 @@ class ModelViewScreen(WholeFrames, Screen):
                 self.listed.append((entry.layer, entry.heads, None))
                 continue
             try:
-                self.listed.append((entry.layer, check(entry.path).heads, None))
+                self.listed.append((entry.layer, check_layer(entry).heads, None))
             except ScenarioError as error:
                 self.listed.append((entry.layer, 0, str(error)))
         self.heads = max([1, *(heads for _, heads, _ in self.listed)])
@@ -245,7 +245,7 @@ class ModelViewScreen(WholeFrames, Screen):
 
     @work(thread=True, group="maps")
     def _maps(self, rows: int, cols: int) -> None:
-        from attn_tui.core import load
+        from attn_tui.core.loading.model_index import load_layer
         from attn_tui.core.engine.attention import Attention
         from attn_tui.core.teaching.overview import weights_overview
 
@@ -257,7 +257,7 @@ class ModelViewScreen(WholeFrames, Screen):
             if self.listed[row][2] is not None:
                 continue
             try:
-                scenario = load(self.index.layers[row].path)
+                scenario = load_layer(self.index.layers[row])
             except ScenarioError as error:
                 self.app.call_from_thread(self._layer_failed, row, str(error))
                 continue
@@ -295,7 +295,7 @@ class ModelViewScreen(WholeFrames, Screen):
 
     @work(thread=True, exclusive=True, group="scores")
     def _scores(self) -> None:
-        from attn_tui.core import load
+        from attn_tui.core.loading.model_index import load_layer
         from attn_tui.core.teaching.patterns import scenario_scores
 
         worker = get_current_worker()
@@ -304,7 +304,7 @@ class ModelViewScreen(WholeFrames, Screen):
             if self.listed[row][2] is not None:
                 continue
             try:
-                heads = scenario_scores(load(entry.path), entry.layer)
+                heads = scenario_scores(load_layer(entry), entry.layer)
             except ScenarioError:
                 continue
             if worker.is_cancelled:
@@ -360,7 +360,7 @@ class ModelViewScreen(WholeFrames, Screen):
         self._colour()
 
     def action_open(self) -> None:
-        from attn_tui.core import load
+        from attn_tui.core.loading.model_index import load_layer
         row, head = self.chosen
         layer, heads, problem = self.listed[row]
         if problem is not None:
@@ -371,7 +371,7 @@ class ModelViewScreen(WholeFrames, Screen):
             debugger.head = min(head, debugger.session.scenario.heads - 1)
         else:
             try:
-                scenario = load(self.index.layers[row].path)
+                scenario = load_layer(self.index.layers[row])
             except ScenarioError as error:
                 tell(self.app, str(error), severity="error")
                 return

@@ -1,0 +1,82 @@
+"""The battery a student's attention is checked on (``check --impl --cases`` and ``grade``): the
+built-ins a plain ``attention(Q, K, V, causal)`` can compute, random T up to 64, T = 1,
+d_k = 1, causal and not, and large logits (scores ~1,000, where a softmax that does not
+subtract the row's max overflows). Each case is a Scenario of its own, judged by its Judge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.model.options import Options
+from attn_tui.core.model.scenario import Scenario
+from attn_tui.core.teaching.judgement import Judge
+
+
+@dataclass
+class Case:
+    name: str
+    scenario: Scenario
+    _judges: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def causal(self) -> bool:
+        return bool(self.scenario.options.causal)
+
+    def inputs(self) -> dict[str, np.ndarray]:
+        """Q, K and V as attention reads them (projected, when the scenario projects X)."""
+        given = Attention(self.scenario).inputs
+        return {"Q": np.array(given.Q(0)), "K": np.array(given.K(0)), "V": np.array(given.V(0))}
+
+    def judge(self, tolerance: float | None = None) -> Judge:
+        """One Judge per tolerance (float32 results are judged at float32's)."""
+        if tolerance not in self._judges:
+            self._judges[tolerance] = Judge(self.scenario, tolerance=tolerance)
+        return self._judges[tolerance]
+
+
+def plain(scenario: Scenario) -> bool:
+    """Whether ``attention(Q, K, V, causal)`` computes this scenario: one head, Q·Kᵀ/√d_k, no
+    bias, no RoPE, and no mask but the causal one."""
+    return (not scenario.multi_head and not scenario.cross and scenario.rope is None
+            and scenario.options.scale is True and scenario.window is None and scenario.padding is None
+            and scenario.mask is None and set(scenario.stage_settings) <= {"online"}
+            and not any(key in scenario.inputs for key in ("bias",)))
+
+
+def of_scenario(scenario: Scenario, name: str | None = None) -> Case:
+    return Case(name or scenario.display_name, scenario)
+
+
+def random_case(name: str, T: int, d_k: int, d_v: int, causal: bool, seed: int, spread: float = 1.0) -> Case:
+    rng = np.random.RandomState(seed)
+    inputs = {"Q": rng.randn(T, d_k) * spread, "K": rng.randn(T, d_k) * spread, "V": rng.randn(T, d_v)}
+    tokens = tuple(f"t{i + 1}" for i in range(T))
+    return Case(name, Scenario(name, tokens, inputs, Options(causal=causal)))
+
+
+def battery(include_builtins: bool = True) -> list[Case]:
+    """The default cases, in the order they are reported."""
+    from attn_tui.core import load
+    from attn_tui.core.loading import catalog
+
+    cases = []
+    if include_builtins:
+        for builtin in catalog.builtins():
+            scenario = load(builtin.path)
+            if plain(scenario) and not scenario.variants:
+                cases.append(of_scenario(scenario, builtin.name))
+    cases += [
+        random_case("random T=5, d_k=4, causal", 5, 4, 4, True, 1),
+        random_case("random T=7, d_k=3, d_v=5, not causal", 7, 3, 5, False, 2),
+        random_case("random T=64, d_k=16, causal", 64, 16, 8, True, 3),
+        random_case("random T=64, d_k=8, not causal", 64, 8, 8, False, 4),
+        random_case("T=1", 1, 4, 3, True, 5),
+        random_case("d_k=1", 6, 1, 2, True, 6),
+        # scores of ~1,000: exp overflows unless each row's max is subtracted first
+        random_case("large logits (scores ~1,000), causal", 6, 4, 4, True, 7, spread=25.0),
+        random_case("large logits (scores ~1,000), not causal", 6, 4, 4, False, 8, spread=25.0),
+    ]
+    return cases

@@ -1,0 +1,79 @@
+"""What a case's result reads as: one line (✓, or ✗ with the first difference and the mistake),
+and the scenario with the student's numbers as ``expect:`` (for check's full report and --open)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from attn_tui.core.model.labels import token_labels
+from attn_tui.core.model.options import Expected
+from attn_tui.core.model.scenario import Scenario
+from attn_tui.core.numbers import fixed
+from attn_tui.core.engine.stages import column_labels, stage_keyed
+from attn_tui.core.text import visible
+from attn_tui.grading.calling import FLOAT32, CaseResult
+
+
+def with_expect(result: CaseResult) -> Scenario:
+    """The case's scenario with what the student's code returned as its ``expect:`` (every cell
+    given: a NaN it returned is a value), at the tolerance it was judged at."""
+    scenario = result.case.scenario
+    expect = {}
+    if result.weights is not None:
+        expect["weights"] = Expected(np.array(result.weights), np.ones(result.weights.shape, bool))
+    if result.output is not None:
+        expect["output"] = Expected(np.array(result.output), np.ones(result.output.shape, bool))
+    tolerance = max(scenario.expect_tolerance, FLOAT32) if result.float32 else scenario.expect_tolerance
+    return dataclasses.replace(scenario, expect=expect, expect_tolerance=tolerance)
+
+
+def read_as(result: CaseResult) -> str:
+    """The convention the code was read in, said once."""
+    if result.way is None:
+        return ""
+    text = f"read as: {result.way.describe()}; returns {result.returns or '?'}"
+    if result.float32:
+        text += f"; float32 results, judged at float32's tolerance {FLOAT32:g}"
+    return text
+
+
+def case_line(result: CaseResult) -> str:
+    name = visible(result.case.name)
+    if result.ok:
+        return f"✓ {name}"
+    if result.error is not None:
+        return f"✗ {name}: {visible(result.error)}"
+    wrong = result.first_wrong
+    if wrong is None:
+        return f"✗ {name}"
+    return f"✗ {name}: {first_cell(result.case.scenario, wrong)} — {mistake_words(wrong)}"
+
+
+def first_cell(scenario: Scenario, wrong) -> str:
+    compared = wrong.comparison
+    cells = np.argwhere(compared.differs)
+    if not len(cells):
+        return wrong.stage
+    i, j = cells[0]
+    rows = token_labels(scenario.row_tokens)
+    columns = column_labels(scenario, stage_keyed(wrong.stage))
+    return (f"{wrong.stage} ({visible(rows[i])}, {visible(columns[j])}): yours {_number(compared.yours[i, j])}, "
+            f"attention {_number(compared.correct[i, j])}")
+
+
+def mistake_words(wrong) -> str:
+    if wrong.diagnosis is None:
+        return "matches no known mistake"
+    return wrong.diagnosis.what
+
+
+def _number(value: float) -> str:
+    value = float(value)
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "−inf"
+    return fixed(value, 3) if abs(value) < 1e6 else f"{value:.3g}"

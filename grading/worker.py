@@ -1,0 +1,229 @@
+"""The process that runs one student's file (started by ``grading.runner``, never imported by
+attn-tui itself): it imports the file, then answers calls until its requests end, so that every
+case of one submission costs one process start.
+
+It imports nothing of attn-tui. Requests come on the file descriptor its first argument names and answers go on its second, each a
+length-prefixed ``.npz`` (``allow_pickle=False``: a student's objects never reach the parent,
+only arrays and one JSON header); the student's own printing goes to a file the runner reads.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import io
+import json
+import os
+import struct
+import sys
+import traceback
+
+import numpy as np
+
+MAX_MESSAGE = 512 * 2**20
+
+
+def read_message(fd: int) -> tuple[dict, dict] | None:
+    head = _read_exactly(fd, 8)
+    if head is None:
+        return None
+    (size,) = struct.unpack("<Q", head)
+    if size > MAX_MESSAGE:
+        raise ValueError("message too large")
+    body = _read_exactly(fd, size)
+    with np.load(io.BytesIO(body), allow_pickle=False) as found:
+        arrays = {name: found[name] for name in found.files}
+    meta = json.loads(bytes(arrays.pop("__meta__")).decode("utf-8"))
+    return meta, arrays
+
+
+def write_message(fd: int, meta: dict, arrays: dict | None = None) -> None:
+    buffer = io.BytesIO()
+    payload = dict(arrays or {})
+    payload["__meta__"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    np.savez(buffer, **payload)
+    data = buffer.getvalue()
+    view = memoryview(struct.pack("<Q", len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+class Student:
+    """The student's module and the function (or method) it was asked for."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.path.realpath(path)
+        spec = importlib.util.spec_from_file_location("student", self.path)
+        self.module = importlib.util.module_from_spec(spec)
+        sys.modules["student"] = self.module
+        sys.path.insert(0, os.path.dirname(self.path))
+        spec.loader.exec_module(self.module)
+
+    def find(self, name: str) -> tuple[object | None, str]:
+        """The callable NAME names (``fn``, ``Class`` with ``forward``/``__call__``, or
+        ``Class.method``), and what it was found as."""
+        first, _, method = name.partition(".")
+        found = getattr(self.module, first, None)
+        if found is None:  # attention, Attention, ATTENTION: the same name to a student
+            same = [value for key, value in vars(self.module).items() if key.lower() == first.lower()]
+            found, first = (same[0], next(k for k in vars(self.module) if k.lower() == first.lower())) if len(same) == 1 \
+                else (None, first)
+        if found is None:
+            return None, ""
+        if inspect.isclass(found):
+            try:
+                instance = found()
+            except Exception as exc:
+                raise LookupError(f"class {first} could not be made without arguments: "
+                                  f"{type(exc).__name__}: {exc}") from exc
+            for attribute in ([method] if method else ["forward", "__call__"]):
+                if attribute == "__call__" and type(instance).__call__ is object.__call__:
+                    continue
+                bound = getattr(instance, attribute, None)
+                if callable(bound):
+                    return bound, f"{first}().{attribute}"
+            raise LookupError(f"class {first} has no {method or 'forward or __call__'} method")
+        if method:
+            found = getattr(found, method, None)
+        return (found, name) if callable(found) else (None, "")
+
+
+def torch_module():
+    try:
+        import torch
+    except Exception:
+        return None
+    return torch
+
+
+def describe(student: Student, name: str, backward: str) -> dict:
+    function, found_as = student.find(name)
+    info = {"found": function is not None, "as": found_as,
+            "names": sorted(n for n in vars(student.module) if not n.startswith("_")
+                            and callable(getattr(student.module, n)))[:20],
+            "uses_torch": "torch" in vars(student.module) or "torch" in sys.modules,
+            "softmax": callable(getattr(student.module, "softmax", None))}
+    if function is not None:
+        info["parameters"] = _parameters(function)
+    back, back_as = student.find(backward) if backward else (None, "")
+    info["backward"] = back_as if back is not None else None
+    if back is not None:
+        info["backward_parameters"] = _parameters(back)
+    return info
+
+
+def _parameters(function) -> list[list]:
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return []
+    return [[p.name, p.kind.name, p.default is not inspect.Parameter.empty]
+            for p in signature.parameters.values()]
+
+
+def to_input(array: np.ndarray, how: dict, name: str = ""):
+    array = array.reshape((1,) * how.get("batch", 0) + array.shape)
+    if name in how.get("bool", ()):
+        array = array.astype(bool)
+    if how.get("float32") and array.dtype != bool:
+        array = array.astype(np.float32)
+    if how.get("torch"):
+        torch = torch_module()
+        return torch.from_numpy(np.ascontiguousarray(array))
+    return array
+
+
+def to_array(value) -> np.ndarray:
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        value = value.detach().cpu()
+        if value.dtype in (torch.bfloat16, torch.float16):
+            value = value.float()
+        value = value.numpy()
+    array = np.asarray(value)
+    if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
+        raise TypeError(f"returned a {type(value).__name__}, not an array of numbers")
+    return array
+
+
+def call(student: Student, name: str, meta: dict, arrays: dict) -> tuple[dict, dict]:
+    function, _ = student.find(name)
+    how = meta["how"]
+    args = [to_input(arrays[key], how, key) for key in meta["positional"]]
+    args += meta.get("after", [])  # plain values given positionally after the arrays (causal)
+    rename = meta.get("rename", {})
+    kwargs = {rename.get(key, key): to_input(arrays[key], how, key) for key in meta.get("keyword_arrays", [])}
+    kwargs.update(meta.get("keywords", {}))
+    with np.errstate(all="ignore"):
+        result = function(*args, **kwargs)
+    parts = list(result) if isinstance(result, (tuple, list)) else [result]
+    found = {}
+    dtypes = []
+    for i, part in enumerate(parts[:4]):
+        array = to_array(part)
+        dtypes.append(str(array.dtype).replace("torch.", ""))
+        found[f"r{i}"] = array.astype(np.float64)
+    return {"ok": True, "count": len(parts), "dtypes": dtypes,
+            "kind": type(result).__name__}, found
+
+
+def error_of(exc: BaseException, path: str) -> dict:
+    """The exception as the student should read it: its type, message and their own line."""
+    if isinstance(exc, SyntaxError) and (exc.filename or "").endswith(os.path.basename(path)):
+        return {"ok": False, "type": "SyntaxError", "message": exc.msg or "invalid syntax",
+                "line": exc.lineno, "column": exc.offset, "text": (exc.text or "").rstrip("\n")}
+    line, text = None, ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if os.path.realpath(frame.filename) == path:
+            line, text = frame.lineno, frame.line or ""
+    return {"ok": False, "type": type(exc).__name__, "message": str(exc)[:500], "line": line, "text": text}
+
+
+def main(requests: int, answers: int) -> int:
+    request = read_message(requests)
+    if request is None:
+        return 0
+    meta, _ = request
+    path = os.path.realpath(meta["file"])
+    try:
+        student = Student(path)
+        answer = describe(student, meta["name"], meta.get("backward", ""))
+        answer["ok"] = True
+    except SystemExit as exc:
+        answer = {"ok": False, "type": "SystemExit", "message": f"the file called sys.exit({exc.code!r}) "
+                                                                "while it was imported", "line": None, "text": ""}
+        student = None
+    except BaseException as exc:  # whatever their file raises is theirs to read
+        answer = error_of(exc, path)
+        student = None
+    write_message(answers, answer)
+    while student is not None:
+        request = read_message(requests)
+        if request is None:
+            break
+        meta, arrays = request
+        try:
+            answer, found = call(student, meta["call"], meta, arrays)
+        except SystemExit as exc:
+            answer, found = {"ok": False, "type": "SystemExit",
+                             "message": f"called sys.exit({exc.code!r})", "line": None, "text": ""}, {}
+        except BaseException as exc:
+            answer, found = error_of(exc, path), {}
+        write_message(answers, answer, found)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.stdin = None  # (its descriptor 0 is /dev/null too)
+    sys.exit(main(int(sys.argv[1]), int(sys.argv[2])))

@@ -1,0 +1,3 @@
+def attention(Q, K, V, causal=True):
+    while True:
+        pass

@@ -1,0 +1,5 @@
+import os
+
+
+def attention(Q, K, V, causal=True):
+    os._exit(3)

@@ -1,0 +1,2 @@
+def atention(Q, K, V):
+    return Q

@@ -1,0 +1,105 @@
+"""The shared judgement (#43, #44): one Judge per scenario judges many sets of numbers; the
+expected numbers are the chapter's (cat sat: "sat" pays 25%, 25%, 50%) or tests/reference.py's."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from attn_tui.core import load, loads
+from attn_tui.core.loading.catalog import find
+from attn_tui.core.teaching.judgement import Judge
+
+from tests.reference import chapter_attention
+
+Q = np.array([[1.0, 0], [0, 1], [1, 1]])
+K = Q.copy()
+V = np.array([[1.0, 0], [0, 1], [0.5, 0.5]])
+
+
+@pytest.fixture(scope="module")
+def judge():
+    return Judge(load(find("cat_sat")))
+
+
+def test_the_chapters_own_numbers_are_right(judge):
+    output, weights = chapter_attention(Q.copy(), K.copy(), V.copy())
+    assert judge("weights", weights).right
+    found = judge("output", output)
+    assert found.right and found.words == "right" and found.mistake is None
+
+
+def test_one_predicted_row_is_judged_by_its_cells(judge):
+    sat = np.full((3, 3), np.nan)
+    e = np.exp(np.array([1.0, 1.0, 2.0]) / math.sqrt(2))  # "sat": scores 1, 1, 2 over √2, by hand
+    sat[2] = e / e.sum()
+    assert judge("weights", sat).right
+    assert judge.row("weights", 2, e / e.sum()).right
+    # the description's rounded 25%, 25%, 50% are not attention's 0.248, 0.248, 0.503
+    rounded = judge.row("weights", 2, [0.25, 0.25, 0.5])
+    assert not rounded.right and rounded.words == "other"
+
+
+def test_an_unscaled_row_is_named(judge):
+    # "sat" unscaled: scores 1, 1, 2 → softmax by hand
+    e = np.exp([1.0, 1.0, 2.0])
+    found = judge.row("weights", 2, e / e.sum())
+    assert not found.right and found.mistake == "unscaled"
+    assert found.words == "forgot to divide by √d_k"
+    assert found.diagnosis is not None and "√d_k" in found.diagnosis.what
+
+
+def test_numbers_no_mistake_gives_are_other(judge):
+    found = judge.row("weights", 2, [0.9, 0.05, 0.05])
+    assert not found.right and found.mistake is None and found.words == "other"
+
+
+def test_the_wrong_shape_is_said(judge):
+    with pytest.raises(ValueError, match="3 × 3"):
+        judge("weights", np.zeros((2, 3)))
+
+
+def test_the_work_is_done_once(judge):
+    e = np.exp([1.0, 1.0, 2.0])
+    judge.row("weights", 2, e / e.sum())
+    cached = judge.mistaken("unscaled")
+    judge.row("weights", 2, e / e.sum())
+    assert judge.mistaken("unscaled") is cached
+
+
+def _scenario(Q, K, V, causal=True):
+    def rows(m):
+        return "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in m) + "]"
+    return loads(f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\ncausal: {str(causal).lower()}\n")
+
+
+def _naive_softmax(x):
+    e = np.exp(x)  # no max subtracted: overflows for scores over ~709
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_a_softmax_that_overflows_is_named():
+    rng = np.random.RandomState(5)
+    Q, K, V = rng.randn(4, 2) * 40, rng.randn(4, 2) * 40, rng.randn(4, 2)
+    judge = Judge(_scenario(Q, K, V, causal=False))
+    scores = Q @ K.T / math.sqrt(2)
+    assert np.abs(scores).max() > 710  # large enough that exp overflows
+    with np.errstate(over="ignore", invalid="ignore"):
+        weights = _naive_softmax(scores)
+    assert np.isnan(weights).any()
+    found = judge("weights", weights, given=np.ones(weights.shape, bool))  # its NaN are values
+    assert found.mistake == "softmax_overflow" and "overflow" in found.words
+    assert judge("output", weights @ V, given=True).mistake == "softmax_overflow"
+
+
+def test_masking_with_zero_is_named():
+    rng = np.random.RandomState(6)
+    Q, K, V = rng.randn(4, 3), rng.randn(4, 3), rng.randn(4, 3)
+    judge = Judge(_scenario(Q, K, V))
+    scores = Q @ K.T / math.sqrt(3)
+    scores = scores * np.tril(np.ones((4, 4)))  # a 0/1 mask multiplied in: hidden scores are 0
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    found = judge("output", weights @ V)
+    assert found.mistake == "mask_zero" and found.words == "masked with 0, not −∞"
