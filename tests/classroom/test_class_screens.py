@@ -50,9 +50,9 @@ async def test_the_teachers_screen_counts_the_class_live_and_reveals_to_everyone
             students[2].send(b"answer 4 2 nan 1 1\n")
             await until(lambda: "3 answered of 3 following" in panel(app))
             text = panel(app)
-            assert "1 right" in text and "1 the scores were not divided by √d_k" in text and "1 other" in text
+            assert "1 right" in text and "1 forgot to divide by √d_k" in text and "1 other" in text
             assert "correct 0.248" in text and "correct 0.503" in text and "median 0.250" in text
-            assert "Ada (right)" in text and "Grace (the scores were not divided by √d_k)" in text
+            assert "Ada (right)" in text and "Grace (forgot to divide by √d_k)" in text
             assert "1 message refused" in text
             assert len(log.read_text().splitlines()) == 3 and json.loads(log.read_text().splitlines()[0])["beat"] == 4
             await pilot.press("D")  # the projector: the counts, no names, the answer not marked yet

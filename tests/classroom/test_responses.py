@@ -71,7 +71,7 @@ def test_text_and_markdown_and_what_is_not_a_log(tmp_path):
     log = tmp_path / "class.jsonl"
     log.write_text("\n".join(HAND_MADE[:7]) + "\n", encoding="utf-8")
     text = run(LESSON, str(log))
-    assert text.returncode == 0 and "6 answered, 3 right" in text.stdout and "2 the scores were not divided" \
+    assert text.returncode == 0 and "6 answered, 3 right" in text.stdout and "2 forgot to divide" \
         in text.stdout and "skipped: 0" in text.stdout
     markdown = run(LESSON, str(log), "--markdown")
     assert markdown.returncode == 0 and "## Beat 4" in markdown.stdout and "| sat | " in markdown.stdout
