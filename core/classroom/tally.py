@@ -89,15 +89,23 @@ class BeatTally:
     def spreads(self) -> tuple[Spread, ...]:
         guesses = np.array([[np.nan if value is None else value for value in guess] for guess in self.latest.values()],
                            dtype=np.float64).reshape(len(self.latest), self.beat.columns)
-        return tuple(spread(guesses[:, column], float(self.correct[column])) for column in range(self.beat.columns))
+        axis = SHARES if self.beat.key in SHARE_STAGES else None
+        return tuple(spread(guesses[:, column], float(self.correct[column]), axis)
+                     for column in range(self.beat.columns))
 
 
-def spread(values: np.ndarray, correct: float) -> Spread:
-    """The histogram of one column's guesses (NaN: not guessed) around the correct value."""
+SHARE_STAGES = {"weights"}  # a share of attention: its histogram always spans 0 to 1
+SHARES = (0.0, 1.0)
+
+
+def spread(values: np.ndarray, correct: float, axis: tuple[float, float] | None = None) -> Spread:
+    """The histogram of one column's guesses (NaN: not guessed) around the correct value, over
+    ``axis`` at least (when given) and widened to every guess."""
     guessed = values[~np.isnan(values)]
     finite = correct if np.isfinite(correct) else 0.0
-    low = float(min(guessed.min(initial=finite), finite))
-    high = float(max(guessed.max(initial=finite), finite))
+    low, high = axis or (finite, finite)
+    low = float(min(guessed.min(initial=finite), finite, low))
+    high = float(max(guessed.max(initial=finite), finite, high))
     if high - low < 1e-9:
         low, high = low - 0.5, high + 0.5
     edges = np.linspace(low, high, BINS + 1)
