@@ -4,10 +4,17 @@ beat it is at, and nothing else.
 Every served app runs on the teacher's machine (textual-serve starts one per browser), so the
 channel never touches the network: it is a Unix-domain socket in a folder only the teacher's
 user may enter (0700, made by the teacher's process). Only the teacher's app listens on it, and
-it never reads what a connection sends: an app of the class cannot publish a beat to the
-others. What is sent is a beat number per line, as ASCII digits; a student's app reads at most
-``MAX_LINE`` bytes a line, accepts only a number from 1 to the lesson's length, keeps only the
-latest one (a flood is one move), and stops following at anything else.
+nothing a connection sends is passed on to the others: an app of the class cannot publish a
+beat. What is sent is a beat number per line, as ASCII digits (or ``reveal BEAT``: show that
+beat's answer); a student's app reads at most ``MAX_LINE`` bytes a line, accepts only a number
+from 1 to the lesson's length, keeps only the latest one (a flood is one move), and stops
+following at anything else.
+
+The other way, a student's app sends its guesses at a predict beat (``core.classroom.wire``).
+The teacher's app reads them as hostile input: at most ``wire.MAX_LINE`` bytes a line (a
+longer one ends that connection), at most ``RATE`` messages a second a connection (the rest
+dropped), at most ``max_followers`` connections; each connection is read by a task of its own,
+so that one that floods or stalls holds up no other.
 """
 
 from __future__ import annotations
@@ -15,12 +22,16 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import secrets
 import socket
 import tempfile
 from dataclasses import dataclass
 from typing import Callable
 
+from attn_tui.core.classroom import wire
+
 MAX_LINE = 16
+RATE, BURST = 2.0, 6  # messages a second a follower may send, and how many at once
 
 
 @dataclass(frozen=True)
@@ -32,7 +43,15 @@ class Classroom:
     follow: str | None = None       # the channel's path (a served app of --serve --follow)
     leader: Leader | None = None    # the teacher's app of --serve --follow
     address: str = ""               # where the students open the class
+    student: str = ""               # the id this app's answers go by (a served app: its browser's)
+    names: bool = False             # the class asks each student's first name (--names)
+    responses: str | None = None    # the teacher's log of answers (--responses FILE.jsonl)
+    channel: str = ""               # the teacher's: the channel's path, which a terminal may --join
+    name: str | None = None         # the first name this app sends (--names: asked; --join --name)
+
+
 _BEAT = re.compile(rb"[0-9]{1,6}\n")
+_REVEAL = re.compile(rb"reveal ([0-9]{1,6})\n")
 RETRY_SECONDS = 1.0
 
 
@@ -56,25 +75,59 @@ class Leader:
         self.beat: int | None = None
         self.writers: set[asyncio.StreamWriter] = set()
         self.changed: Callable[[], None] = lambda: None  # called when the class grows or shrinks
+        # called with each follower's messages: (the connection, a wire message), on the loop
+        self.heard: Callable[[object, wire.Message], None] = lambda connection, message: None
+        self.max_followers: int | None = None  # more connections than this are closed at once
+        self.dropped = 0  # lines unread: too long, too fast, or from a follower past max_followers
         self._server: asyncio.base_events.Server | None = None
 
     async def start(self) -> None:
-        self._server = await asyncio.start_unix_server(self._joined, sock=self.listener)
+        self._server = await asyncio.start_unix_server(self._joined, sock=self.listener, limit=wire.MAX_LINE)
 
     async def _joined(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.max_followers is not None and len(self.writers) >= self.max_followers:
+            writer.close()  # the class is full: this one is not read at all
+            self.dropped += 1
+            return
         self.writers.add(writer)
         self.changed()
         if self.beat is not None:
             self._send(writer, self.beat)
-        try:  # nothing a follower sends is read as anything: this only waits for it to leave
-            while await reader.read(1024):
-                pass
+        try:
+            await self._read(reader, writer)
         except (ConnectionError, OSError):
             pass
         finally:
             self.writers.discard(writer)
             writer.close()
+            self.heard(writer, None)  # (gone)
             self.changed()
+
+    async def _read(self, reader: asyncio.StreamReader, connection: object) -> None:
+        """A follower's lines until it leaves or sends one longer than a message can be."""
+        loop = asyncio.get_running_loop()
+        tokens, then = float(BURST), loop.time()
+        while True:
+            try:
+                line = await reader.readline()
+            except ValueError:  # longer than wire.MAX_LINE: no message of ours; the follower goes
+                self.dropped += 1
+                return
+            if not line:
+                return
+            now = loop.time()
+            tokens, then = min(float(BURST), tokens + (now - then) * RATE), now
+            if tokens < 1:  # a flood: dropped, the follower kept
+                self.dropped += 1
+                continue
+            tokens -= 1
+            self.heard(connection, wire.parse(line))  # (a line that is no message: the listener refuses it)
+
+    def reveal(self, beat: int) -> None:
+        """Tell every follower to show the answer at ``beat`` (from 1)."""
+        for writer in list(self.writers):
+            if not writer.is_closing() and writer.transport.get_write_buffer_size() <= 4096:
+                writer.write(wire.reveal_line(beat))
 
     def publish(self, beat: int) -> None:
         """Tell every follower the teacher is at ``beat`` (from 1)."""
@@ -111,9 +164,15 @@ class Follower:
     not there (not yet, or gone), it tries again every second."""
 
     def __init__(self, path: str, beats: int, arrived: Callable[[int], None],
-                 lost: Callable[[str], None], joined: Callable[[], None] = lambda: None) -> None:
-        """``joined()`` is called whenever the channel is reached or lost."""
+                 lost: Callable[[str], None], joined: Callable[[], None] = lambda: None,
+                 student: str = "", revealed: Callable[[int], None] = lambda beat: None) -> None:
+        """``joined()`` is called whenever the channel is reached or lost; ``revealed(beat)``
+        when the teacher shows the answer at a beat to everyone."""
         self.joined = joined
+        self.revealed = revealed
+        self.student = student or secrets.token_hex(8)
+        self.name: str | None = None
+        self._writer: asyncio.StreamWriter | None = None
         self.path = path
         self.beats = beats
         self.arrived = arrived
@@ -130,11 +189,16 @@ class Follower:
                 await asyncio.sleep(RETRY_SECONDS)
                 continue
             self.connected = True
+            self._writer = writer
+            self.send(wire.hello_line(self.student))
+            if self.name is not None:
+                self.send(wire.name_line(self.name))
             self.joined()
             try:
                 problem = await self._read(reader)
             finally:
                 self.connected = False
+                self._writer = None
                 writer.close()
                 self.joined()
             if problem is not None:
@@ -153,12 +217,25 @@ class Follower:
                 return None
             if not line:
                 return None
+            reveal = _REVEAL.fullmatch(line)
+            if reveal is not None and 1 <= int(reveal[1]) <= self.beats:
+                self.revealed(int(reveal[1]))
+                continue
             if not _BEAT.fullmatch(line) or not 1 <= int(line) <= self.beats:
                 return "the teacher's channel sent something that is not one of this lesson's beats"
             self.latest = int(line)
             if not self._due:  # a burst of beats is one move, to the latest
                 self._due = True
                 asyncio.get_running_loop().call_soon(self._deliver)
+
+    def send(self, line: bytes) -> bool:
+        """Send a message (``core.classroom.wire``) to the teacher; False if not connected now,
+        or the teacher's app is not reading (nothing is queued up behind it)."""
+        writer = self._writer
+        if writer is None or writer.is_closing() or writer.transport.get_write_buffer_size() > 4096:
+            return False
+        writer.write(line)
+        return True
 
     def _deliver(self) -> None:
         self._due = False

@@ -96,6 +96,10 @@ KEYS: tuple[Key, ...] = (
         "Next beat"),
     Key("N", "N", "the lesson's previous beat (its edits undone)", ANYWHERE, "previous_beat"),
     Key("f", "f", "following a teacher: leave, or rejoin at the teacher's beat", ANYWHERE, "follow", "Follow"),
+    Key("R", "R", "leading a class, at a predict beat: reveal the answer to every follower", ANYWHERE,
+        "reveal_class", "Reveal to class"),
+    Key("D", "D", "leading a class, at a predict beat: the class's answers on the projector (p's view)",
+        ANYWHERE, "class_projector", "Class answers"),
     Key("ctrl+r", "ctrl+r", "record a lesson: moves and edits become beats; again: write them into lesson:",
         ANYWHERE, "record"),
     Key("ctrl+s", "ctrl+s", "save: only changed numbers are rewritten, comments kept", ANYWHERE, "save",
@@ -250,6 +254,8 @@ def available(screen: DebuggerScreen, action: str, parameters: tuple[object, ...
         return screen.lessons.player is not None
     if action == "follow":
         return screen.lessons.follower is not None
+    if action in ("reveal_class", "class_projector"):
+        return screen.lessons.lead is not None and screen.lessons.lead.beat() is not None
     if action in ("next_head", "all_heads"):
         return session.scenario.heads > 1
     if action == "cycle_mask":

@@ -10,6 +10,7 @@ are printed.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
@@ -27,7 +28,7 @@ START_TIMEOUT = 30
 
 
 def lead_class(scenario, label: str, host: str, port: int, folder: str | None, max_apps: int,
-               read_only: bool, debug: bool) -> int:
+               read_only: bool, debug: bool, responses: str | None = None, names: bool = False) -> int:
     from attn_tui.tui.cli import EXIT_USAGE, say, start_app
 
     try:
@@ -35,12 +36,18 @@ def lead_class(scenario, label: str, host: str, port: int, folder: str | None, m
     except Exception as error:  # ServeError: said as the server would say it
         say(f"attn-tui: {error}")
         return EXIT_USAGE
+    if responses:
+        problem = _log_problem(responses)
+        if problem:
+            say(f"attn-tui: --responses {visible(responses)}: {problem}")
+            return EXIT_USAGE
     listener, channel = channel_socket()
     leader = Leader(listener, channel)
+    leader.max_followers = max_apps  # (terminals that --join count too)
     log = tempfile.NamedTemporaryFile("w+", prefix="attn-tui-class-", suffix=".log", delete=False)
     command = [sys.executable, "-m", "attn_tui", "serve", scenario.path, "--lesson", "--follow-from", channel,
                "--host", host, "--port", str(port), "--max-apps", str(max_apps)] + (
-                  ["--serve-dir", folder] if folder else [])
+                  ["--serve-dir", folder] if folder else []) + ["--names"] * names
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                               start_new_session=True)
     try:
@@ -49,7 +56,8 @@ def lead_class(scenario, label: str, host: str, port: int, folder: str | None, m
             said = _read(log.name).strip().splitlines()
             say(f"attn-tui: the class's server did not start: {said[-1] if said else 'it said nothing'}")
             return EXIT_USAGE
-        classroom = Classroom(play=True, leader=leader, address=public_address(host, port))
+        classroom = Classroom(play=True, leader=leader, address=public_address(host, port), names=names,
+                              responses=responses, channel=channel)
         before = {number: signal.signal(number, _ending(server, leader)) for number in ENDING_SIGNALS}
         try:
             return start_app(scenario, read_only=read_only, debug=debug, classroom=classroom)
@@ -77,6 +85,17 @@ def _ending(server: subprocess.Popen, leader: Leader):
         signal.signal(number, signal.SIG_DFL)
         os.kill(os.getpid(), number)
     return end
+
+
+def _log_problem(path: str) -> str | None:
+    """Why answers cannot be appended to ``path`` (None: they can), said before the class starts."""
+    from attn_tui.core.classroom.log import ResponseLog
+
+    try:
+        ResponseLog(path).close()
+    except OSError as error:
+        return "it is a link: give the file itself" if error.errno == errno.ELOOP else (error.strerror or str(error))
+    return None
 
 
 def _wait_for_banner(server: subprocess.Popen, log: str) -> str | None:

@@ -183,12 +183,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def app_command(scenario: str | None, folder: str, lesson: bool = False, follow: str | None = None) -> str:
+def app_command(scenario: str | None, folder: str, lesson: bool = False, follow: str | None = None,
+                names: bool = False) -> str:
     """The shell command that starts one browser's app (textual-serve runs it with a shell):
-    playing the scenario's lesson with ``lesson``, following the channel at ``follow``."""
+    playing the scenario's lesson with ``lesson``, following the channel at ``follow``, asking
+    the student's first name with ``names``."""
     # the same Python and the same attn_tui as this server (-m, from the same working folder)
     words = [sys.executable, "-m", "attn_tui", "open", "--save-root", folder]
-    words += ["--lesson"] * lesson + (["--follow-from", follow] if follow else [])
+    words += ["--lesson"] * lesson + (["--follow-from", follow] if follow else []) + ["--ask-name", "yes"] * names
     return shlex.join(words + ([scenario] if scenario else []))
 
 
@@ -261,7 +263,7 @@ def serve_folder(folder: str | None) -> str:
 
 
 def serve(scenario: str | None, label: str, host: str, port: int, folder: str | None,
-          max_apps: int, lesson: bool = False, follow: str | None = None) -> None:
+          max_apps: int, lesson: bool = False, follow: str | None = None, names: bool = False) -> None:
     """Serve the app on ``host:port`` until Ctrl+C, at most ``max_apps`` at once, its apps
     saving in ``folder`` (default: a new temporary folder), playing the scenario's lesson with
     ``lesson``, following the teacher's channel at ``follow``; ``ServeError`` if it cannot start."""
@@ -270,7 +272,7 @@ def serve(scenario: str | None, label: str, host: str, port: int, folder: str | 
     before = set(os.listdir(folder))
     note = ("every browser follows the beats of the teacher's terminal (f in a browser leaves and rejoins)"
             if follow else "every browser plays the lesson, at its own pace" if lesson else "")
-    server = ClassServer(app_command(scenario, folder, lesson, follow), host, port,
+    server = ClassServer(app_command(scenario, folder, lesson, follow, names), host, port,
                          banner(label, host, port, folder, note), max_apps, folder)
     try:
         server.serve()

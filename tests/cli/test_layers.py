@@ -11,7 +11,7 @@ from tests.conftest import ROOT
 
 # lowest first; the foundation is core's own top-level modules
 LAYERS = ["foundation", "files", "model", "reading", "engine", "teaching", "lessons", "loading", "editing",
-          "outputs"]
+          "outputs", "classroom"]
 FOUNDATION = {"text", "numbers", "errors", "limits"}
 
 

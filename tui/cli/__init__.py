@@ -77,6 +77,8 @@ def _action(argv: list[str]):
         from attn_tui.tui.cli.serving import serve as run
     elif name == "new":
         from attn_tui.tui.cli.new import new_scenario as run
+    elif name == "responses":
+        from attn_tui.tui.cli.responses import responses as run
     elif name == "grade":
         from attn_tui.grading.grade import grade as run
     elif name == "list":

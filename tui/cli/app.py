@@ -40,8 +40,16 @@ def open_app(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     except ScenarioError as error:
         say_problems(error)
         return EXIT_USAGE
+    classroom = None
+    if args.join is not None or args.name is not None:
+        from attn_tui.tui.join import joined_classroom
+
+        classroom = joined_classroom(parser, args, scenario)
+        if classroom is None:
+            return EXIT_USAGE
     # a built-in, by name or by path, is opened read-only: saving asks where
-    return start_app(scenario, read_only=catalog.is_builtin(path), present=args.present, debug=args.debug)
+    return start_app(scenario, read_only=catalog.is_builtin(path), present=args.present, debug=args.debug,
+                     classroom=classroom)
 
 
 def one_blas_thread() -> None:

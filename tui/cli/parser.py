@@ -83,7 +83,7 @@ _TAKES_VALUE: set[str] = set()      # the options followed by a value (--row ROW
 # how --serve starts each browser's app: saving only inside DIR (see core.editing.save_root),
 # following the teacher's beats on the channel at PATH (see tui.follow), and keeping its
 # recovery copies in its browser's folder (see core.editing.recovery_slots)
-HIDDEN = ("--save-root", "--follow-from", "--recovery-dir")
+HIDDEN = ("--save-root", "--follow-from", "--recovery-dir", "--ask-name")
 HINTS = {"--worksheet": ": attn-tui --markdown --worksheet FILE", "--answers": ": attn-tui --markdown --answers FILE",
          "--follow": ": attn-tui --serve FILE --follow"}
 
@@ -107,7 +107,7 @@ def with_command(argv: list[str]) -> list[str]:
     command = head[0] if head[:1] and head[0] in COMMANDS else None
     modes, rest, value_next = [], [], False
     for word in head[1:] if command else head:
-        flag = None if value_next else _mode_flag(word)
+        flag = None if value_next or word in _OPTIONS.get(command, ()) else _mode_flag(word)  # (responses' --json)
         if flag is not None:
             modes.append(flag)
             continue
@@ -213,6 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                            "anyway; this checks there is one)")
     app.add_argument("--present", action="store_true", help="start in projector mode: the focus row large, "
                                                             "for a class")
+    app.add_argument("--join", nargs="?", const="", metavar="CHANNEL",
+                     help="follow the class a teacher leads on this machine (serve LESSON --follow), in this "
+                          "terminal: its beats, and your answers to it (CHANNEL: when it leads more than one)")
+    app.add_argument("--name", help="with --join, in a class with --names: the first name the teacher sees")
     add_toggles(app)
     for option in HIDDEN:
         app.add_argument(option, help=argparse.SUPPRESS)
@@ -257,9 +261,21 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the one folder served apps save in (default: a new temporary folder)")
     # (the server a teacher's terminal starts, attn-tui serve FILE --follow: see tui.lead)
     serving.add_argument("--follow-from", help=argparse.SUPPRESS)
+    serving.add_argument("--responses", metavar="FILE.jsonl",
+                         help="with --follow: append every student's answer at a predict beat to FILE, a JSON "
+                              "object a line (attn-tui responses sums it up)")
+    serving.add_argument("--names", action="store_true",
+                         help="with --follow: each student may type a first name, shown on this terminal only "
+                              "(default: anonymous, a random id per browser)")
     serving.add_argument("--max-apps", type=int, metavar="N",
                          help=f"at most N apps at once, one per browser (default {DEFAULT_MAX_APPS}); "
                               "the next browser is told the class is full")
+
+    answers = command("responses", "sum up a class's answers: the log of serve --follow --responses, per predict beat")
+    _scenario(answers)
+    answers.add_argument("log", metavar="FILE.jsonl", help="the log --responses wrote")
+    answers.add_argument("--json", action="store_true", help="as one JSON object")
+    answers.add_argument("--markdown", action="store_true", help="as Markdown, for the course notes")
 
     new = command("new", "write a new scenario file, commented and ready to edit; opens nothing")
     new.add_argument("file", help="the scenario file to write")
@@ -297,4 +313,4 @@ def options() -> set[str]:
     return set().union(top, *_OPTIONS.values(), *_own_options().values(), FLAGS)
 
 
-COMMANDS = ("open", "json", "print", "markdown", "check", "list", "serve", "new", "grade", *OWN_PARSERS)
+COMMANDS = ("open", "json", "print", "markdown", "check", "list", "serve", "new", "grade", "responses", *OWN_PARSERS)

@@ -38,6 +38,9 @@ def serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.max_apps is not None and args.max_apps < 1:
         parser.error(f"--max-apps {args.max_apps}: --max-apps is a number of apps from 1 up, with --serve")
     lesson = args.lesson or args.follow or bool(args.follow_from)
+    if args.responses and not args.follow or args.names and not (args.follow or args.follow_from):
+        parser.error(f"{'--responses' if args.responses else '--names'} goes with --follow: the class's answers "
+                     "reach the teacher's terminal (attn-tui serve LESSON --follow --responses FILE.jsonl)")
     try:
         path, scenario = _scenario_of(parser, args, lesson, whole=lesson)
     except ScenarioError as error:
@@ -56,10 +59,10 @@ def serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from attn_tui.tui.lead import lead_class
 
         return lead_class(scenario, label, host, port, args.serve_dir, args.max_apps or DEFAULT_MAX_APPS,
-                          catalog.is_builtin(path), args.debug)
+                          catalog.is_builtin(path), args.debug, responses=args.responses, names=args.names)
     try:
         serve_apps(path, label, host, port, args.serve_dir, args.max_apps or DEFAULT_MAX_APPS, lesson=lesson,
-                   follow=args.follow_from)
+                   follow=args.follow_from, names=args.names)
     except ServeError as error:
         say(f"attn-tui: {error}")
         return EXIT_USAGE
@@ -86,7 +89,8 @@ def served_app(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int
     except ValueError as error:
         parser.error(f"--save-root: {error}")
     os.chdir(save_root.folder)  # so that a name typed in Save As means the same everywhere
-    classroom = Classroom(play=lesson, follow=args.follow_from)
+    classroom = Classroom(play=lesson, follow=args.follow_from, student=browser_student(args.recovery_dir),
+                          names=args.ask_name == "yes")
     return start_app(scenario, read_only=True, save_root=save_root, debug=args.debug, classroom=classroom)
 
 
@@ -102,3 +106,14 @@ def served_recovery(browser_folder: str | None) -> str | None:
     except OSError as error:
         say(f"attn-tui: this app keeps no recovery copies: {error}")
         return None
+
+
+def browser_student(browser_folder: str | None) -> str:
+    """The id a served app's answers go by: its browser's (a digest of its recovery folder's
+    name, which is itself a digest of the browser's cookie), so that a reloaded page is the same
+    student; "" (a random one) without it."""
+    if not browser_folder:
+        return ""
+    import hashlib
+
+    return hashlib.sha256(b"attn-tui student " + os.path.basename(browser_folder.rstrip("/")).encode()).hexdigest()[:16]

@@ -52,6 +52,7 @@ class Guesses:
         screen.session.predictions.guess(screen.stage, screen.head, row, col, value, screen.session.attention)
         screen.panes.show_stage()
         screen.panes.show_why()
+        screen.lessons.guessed()
 
     def advance(self, direction: int) -> None:
         """After a guess committed with Tab: on to the next cell of the row that takes a guess,
@@ -91,6 +92,7 @@ class Guesses:
         screen.panes.show_overview()
         screen.update_keys()
         screen.lessons.show()
+        screen.lessons.guessed()
 
     def keep(self) -> None:
         """The guesses made so far into the scenario's expect: (saved with ctrl+s)."""

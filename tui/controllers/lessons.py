@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from attn_tui.core.errors import NumericError, SaveError
 from attn_tui.core.lessons.lesson import LessonPlayer, follow_line, narration
+from attn_tui.tui.class_answers import AnswerSender, ClassKeys, LeadAnswers  # noqa: F401 (ClassKeys: the debugger's)
 from attn_tui.tui.follow import Classroom, Follower
 from attn_tui.tui.keys import relabel
 from attn_tui.tui.text import tell
@@ -28,6 +29,8 @@ class Lessons:
         self.follower: Follower | None = None
         self.following = False
         self.teacher_beat: int | None = None
+        self.lead: LeadAnswers | None = None      # the class's answers, on the teacher's screen
+        self.answers: AnswerSender | None = None  # this student's, to the teacher
         self._fed = None  # the last edit given to the recorder
 
     @property
@@ -55,10 +58,14 @@ class Lessons:
             screen.run_worker(leader.start(), group="lead", exit_on_error=False)
             if self.player is not None and self.player.beat is not None:
                 leader.publish(self.player.beat + 1)
+            if self.player is not None:
+                self.lead = LeadAnswers(self)
         if self.classroom.follow is not None and self.player is not None:
+            self.answers = AnswerSender(self)
             self.follower = Follower(self.classroom.follow, len(self.player), self._teacher_moved,
-                                     self._channel_lost, self.show)
+                                     self._channel_lost, self.show, self.classroom.student, self.answers.revealed)
             self.following = True
+            self.answers.start()
             screen.run_worker(self.follower.run(), group="follow", exit_on_error=False)
         for name in ("step", "row", "column", "head"):
             screen.watch(screen, name, self.moved, init=False)
@@ -127,6 +134,11 @@ class Lessons:
 
     def reveal_pending(self) -> bool:
         return self.player is not None and self.player.answer_pending()
+
+    def guessed(self) -> None:
+        """After a guess or a reveal: a follower's answer goes to the teacher (tui.class_answers)."""
+        if self.answers is not None:
+            self.answers.changed()
 
     def reveal_answer(self) -> None:
         self.player.reveal_answer()
@@ -274,6 +286,8 @@ class Lessons:
             if label != getattr(self, "_label", None):
                 self._label = label
                 relabel(screen, "next_beat", label)
+        if self.lead is not None:
+            self.lead.show()
 
 
 def _matrices(edits) -> tuple[str, ...]:

@@ -25,7 +25,7 @@ from attn_tui.core.model.scenario import Scenario
 from attn_tui.tui.controllers import delegate
 from attn_tui.tui.controllers.changes import Changes
 from attn_tui.tui.controllers.guesses import Guesses
-from attn_tui.tui.controllers.lessons import Lessons
+from attn_tui.tui.controllers.lessons import ClassKeys, Lessons
 from attn_tui.tui.controllers.panes import Panes
 from attn_tui.tui.controllers.saving import Saving
 from attn_tui.tui.keys import available, screen_bindings
@@ -46,7 +46,7 @@ from attn_tui.tui.widgets.variants import VariantsView
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 
 
-class DebuggerScreen(WholeFrames, Screen, inherit_bindings=False):  # its own, in the footer's order (tui/keys.py)
+class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  # its own, in the footer's order (tui/keys.py)
     """The step-debugger for one scenario."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide")]

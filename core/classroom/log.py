@@ -1,0 +1,94 @@
+"""``--responses FILE.jsonl``: every answer the teacher's app accepts, one JSON object a line,
+
+    {"time": "2026-12-06T20:15:03.120+00:00", "student": "3f9a0c1e", "beat": 4,
+     "stage": "weights", "row": 2, "guess": [0.25, 0.25, null]}
+
+written and flushed line by line (a crash or Ctrl+C loses at most the line being written); and
+such a line read back, checked as the outside text it is."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+from dataclasses import dataclass
+
+from attn_tui.core.classroom.beats import PredictBeat, refusal
+from attn_tui.core.classroom.wire import MAX_CELLS, MAX_MAGNITUDE, Answer
+
+MAX_LOG_LINE = 4096   # bytes: a line of 32 columns, an id and a time takes under 1,000
+MAX_STUDENT = 64      # characters of a student's id or name in the log
+KEYS = ("time", "student", "beat", "stage", "row", "guess")
+
+
+@dataclass(frozen=True)
+class Logged:
+    time: str
+    student: str
+    answer: Answer
+
+
+class ResponseLog:
+    """An open log: each answer appended as one line, flushed at once (and fsynced: the
+    operating system keeps it through a crash of the app)."""
+
+    def __init__(self, path: str) -> None:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        self.file = os.fdopen(fd, "ab", buffering=0)
+        self.path = path
+
+    def write(self, student: str, beat: PredictBeat, answer: Answer, when: datetime.datetime | None = None) -> None:
+        when = when or datetime.datetime.now(datetime.timezone.utc)
+        line = json.dumps({"time": when.isoformat(timespec="milliseconds"), "student": student[:MAX_STUDENT],
+                           "beat": answer.beat, "stage": beat.key, "row": answer.row, "guess": list(answer.guess)},
+                          ensure_ascii=False, allow_nan=False)
+        self.file.write(line.encode("utf-8") + b"\n")  # one write: O_APPEND puts it whole at the end
+        os.fsync(self.file.fileno())
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def read_line(line: bytes, beats: dict[int, PredictBeat]) -> Logged | str:
+    """One line of a log, or why it is not a valid answer (it is skipped, and counted)."""
+    if len(line) > MAX_LOG_LINE:
+        return "too long"
+    try:
+        found = json.loads(line, parse_constant=_no_constant)
+    except _NotANumber:
+        return "a guess that is not a number"
+    except (ValueError, RecursionError):
+        return "not JSON"
+    if not isinstance(found, dict) or set(found) != set(KEYS):
+        return "not an answer object"
+    time, student, beat, stage, row, guess = (found[key] for key in KEYS)
+    if not isinstance(time, str) or not isinstance(student, str) or not student or len(student) > MAX_STUDENT:
+        return "no time or student"
+    if type(beat) is not int or type(row) is not int or not isinstance(stage, str):
+        return "no beat, stage or row"
+    if not isinstance(guess, list) or len(guess) > MAX_CELLS:
+        return "no guess"
+    values: list[float | None] = []
+    for value in guess:
+        if value is None:
+            values.append(None)
+        elif type(value) in (int, float) and math.isfinite(value) and abs(value) <= MAX_MAGNITUDE:
+            values.append(float(value))
+        else:
+            return "a guess that is not a number"
+    if all(value is None for value in values):
+        return "no guess"
+    answer = Answer(beat, row, tuple(values))
+    why = refusal(beats, answer)
+    if why is None and beats[beat].key != stage:
+        why = f"beat {beat} predicts {beats[beat].key}, not {stage}"
+    return why if why is not None else Logged(time, student, answer)
+
+
+class _NotANumber(ValueError):
+    pass
+
+
+def _no_constant(name: str):
+    raise _NotANumber(f"{name} is not a number")  # NaN, Infinity: Python's json reads them, JSON has none

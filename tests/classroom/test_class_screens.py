@@ -1,0 +1,118 @@
+"""The class's answers on the screens, headless, pressing what a teacher and a student press:
+the student's r sends the row to the teacher, the teacher's screen counts it live, R reveals
+the answer in every follower, D puts the distribution on the projector (no names there)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from attn_tui.core import load
+from attn_tui.core.classroom import wire
+from attn_tui.tui.app import AttnApp
+from attn_tui.tui.class_desk import ClassDesk
+from attn_tui.tui.follow import Classroom, Follower, Leader, channel_socket
+from attn_tui.tui.screens.class_present import ClassPresentScreen
+
+from tests.conftest import SCENARIOS
+from tests.serve.test_follow import until
+from tests.tui_helpers import stage_view
+
+LESSON = SCENARIOS / "cat_sat_lesson.yaml"
+SAT = 2
+
+
+def panel(app) -> str:
+    return app.screen.query_one("#class-answers").text
+
+
+async def test_the_teachers_screen_counts_the_class_live_and_reveals_to_everyone(tmp_path):
+    listener, path = channel_socket()
+    leader = Leader(listener, path)
+    log = tmp_path / "class.jsonl"
+    app = AttnApp(load(LESSON), read_only=True, remember=False,
+                  classroom=Classroom(leader=leader, responses=str(log), names=True))
+    students, tasks, revealed = [], [], []
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("n", "n", "n")  # beat 4: "sat"'s weights, predicted
+            assert "The class, beat 4" in panel(app) and "0 answered of 0 following" in panel(app)
+            for n in range(3):
+                student = Follower(path, 9, lambda beat: None, lambda why: None, student=f"{n:08x}",
+                                   revealed=revealed.append)
+                student.name = ["Ada", "Grace", "\x1b[31mEve"][n] if n < 2 else None
+                students.append(student)
+                tasks.append(asyncio.create_task(student.run()))
+            await until(lambda: leader.followers == 3)
+            students[0].send(wire.answer_line(4, SAT, [0.25, 0.25, 0.5]))
+            students[1].send(wire.answer_line(4, SAT, [0.212, 0.212, 0.576]))
+            students[2].send(wire.answer_line(4, SAT, [0.9, 0.05, 0.05]))
+            students[2].send(b"answer 4 2 nan 1 1\n")
+            await until(lambda: "3 answered of 3 following" in panel(app))
+            text = panel(app)
+            assert "1 right" in text and "1 forgot to divide by √d_k" in text and "1 other" in text
+            assert "correct 0.248" in text and "correct 0.503" in text and "median 0.250" in text
+            assert "Ada (right)" in text and "Grace (forgot to divide by √d_k)" in text
+            assert "1 message refused" in text
+            assert len(log.read_text().splitlines()) == 3 and json.loads(log.read_text().splitlines()[0])["beat"] == 4
+            await pilot.press("D")  # the projector: the counts, no names, the answer not marked yet
+            assert isinstance(app.screen, ClassPresentScreen)
+            projected = app.screen.class_answers.text
+            assert "3 answered" in projected and "Ada" not in projected and "correct" not in projected
+            await pilot.press("R")  # revealed to everyone: the followers are told, the projector marks it
+            await until(lambda: revealed == [4, 4, 4])
+            assert "correct 0.248" in app.screen.class_answers.text
+            await pilot.press("p")
+            assert stage_view(app).row_texts(SAT)[0] == "0.248"  # the teacher's own row revealed too
+            await pilot.press("n")  # a beat that predicts nothing: no panel, R and D do nothing
+            assert not app.screen.query_one("#class-answers").display
+    finally:
+        for task in tasks:
+            task.cancel()
+        leader.close()
+
+
+async def test_a_students_r_sends_the_row():
+    listener, path = channel_socket()
+    leader = Leader(listener, path)
+    desk = ClassDesk(load(LESSON))
+    leader.heard = desk.heard
+    await leader.start()
+    leader.publish(4)
+    app = AttnApp(load(LESSON), read_only=True, remember=False,
+                  classroom=Classroom(follow=path, student="00000abc"))
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(lambda: app.screen.lessons.player.beat == 3)
+            await pilot.pause()
+            await pilot.press("enter", *"0.212", "tab", *"0.212", "tab", *"0.576", "enter")
+            await asyncio.sleep(0.5)
+            assert desk.counts(4).answered == 0  # nothing goes before r
+            await pilot.press("r")
+            await until(lambda: desk.counts(4).answered == 1)
+            assert desk.tallies[4].latest == {"00000abc": (0.212, 0.212, 0.576)}
+            assert desk.counts(4).mistakes[0][0] == "unscaled"
+            # their own marks, as before: |0.212 − 0.248| = 0.036 is within 0.05, |0.576 − 0.503| = 0.073 is not
+            assert stage_view(app).row_texts(SAT) == ["0.248✓", "0.248✓", "0.503✗"]
+    finally:
+        leader.close()
+
+
+async def test_the_teachers_reveal_shows_the_row_of_a_student_who_had_not():
+    listener, path = channel_socket()
+    leader = Leader(listener, path)
+    await leader.start()
+    leader.publish(4)
+    app = AttnApp(load(LESSON), read_only=True, remember=False, classroom=Classroom(follow=path))
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(lambda: app.screen.lessons.player.beat == 3)
+            await pilot.pause()
+            assert stage_view(app).row_texts(SAT) == ["?", "?", "?"]
+            leader.reveal(3)  # another beat's reveal: nothing here
+            leader.reveal(4)
+            await until(lambda: app.screen.session.predictions.is_revealed("softmax", 0, SAT))
+            await pilot.pause()
+            assert stage_view(app).row_texts(SAT) == ["0.248", "0.248", "0.503"]
+    finally:
+        leader.close()

@@ -1,0 +1,110 @@
+"""``attn-tui responses``: a class's log summed up against logs written here by hand. The
+numbers are the chapter's: "sat" gives [0.248, 0.248, 0.503] (scaled), and forgetting to
+divide by √d_k gives softmax([1, 1, 2]) = [e, e, e²]/(2e + e²) = [0.212, 0.212, 0.576]."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from attn_tui.core import load
+from attn_tui.core.classroom.beats import predict_beats
+from attn_tui.core.classroom.log import ResponseLog, read_line
+from attn_tui.core.classroom.wire import Answer
+
+from tests.conftest import ROOT, SCENARIOS
+
+LESSON = str(SCENARIOS / "cat_sat_lesson.yaml")
+
+
+def line(student, guess, beat=4, stage="weights", row=2, time="2026-12-06T20:00:00.000+00:00") -> str:
+    return json.dumps({"time": time, "student": student, "beat": beat, "stage": stage, "row": row, "guess": guess})
+
+
+def run(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "attn_tui", "responses", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=60)
+
+
+HAND_MADE = [
+    line("a", [0.25, 0.25, 0.5]),              # right (within 0.05)
+    line("b", [0.248, 0.248, 0.503]),          # right
+    line("c", [0.212, 0.212, 0.576]),          # unscaled
+    line("d", [0.21, 0.21, 0.58]),             # unscaled, rounded
+    line("e", [0.9, 0.05, 0.05]),              # other
+    line("f", [0.212, 0.212, 0.576]),          # unscaled at first…
+    line("f", [0.25, 0.25, 0.5]),              # …then right: the latest counts
+    "this is not JSON",
+    line("g", [0.25, 0.25, 0.5], beat=3),      # a beat that does not predict
+    line("g", [0.25, 0.25]),                   # the wrong length
+    '{"time": "t", "student": "h", "beat": 4, "stage": "weights", "row": 2, "guess": [NaN, 0.2, 0.3]}',
+    line("i", [0.25, 0.25, 0.5], stage="scores"),
+    line("j", [0.25, 0.25, 0.5], row=1),
+    line("k", [0.25, 0.25, 0.5]) + " " * 5000,  # too long
+    line("l", [None, None, None]),
+    line("m", ["0.25", 0.25, 0.5]),
+    "[1, 2, 3]", "\x1b[2J", '{"time": "t"}',
+]
+
+
+def test_the_summary_counts_a_hand_made_log(tmp_path):
+    log = tmp_path / "class.jsonl"
+    log.write_text("\n".join(HAND_MADE) + "\n" + line("n", [0.25, 0.25, 0.5])[:40], encoding="utf-8")  # cut off
+    done = run(LESSON, str(log), "--json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    beat, = found["beats"]
+    assert (beat["beat"], beat["stage"], beat["row"], beat["answered"], beat["right"]) == (4, "weights", 2, 6, 3)
+    assert [(m["mistake"], m["count"]) for m in beat["mistakes"]] == [("unscaled", 2), ("other", 1)]
+    assert "√d_k" in beat["mistakes"][0]["words"]
+    # medians of a, b, c, d, e and f's latest, by hand: "the" sorted 0.21 0.212 0.248 0.25 0.25 0.9 →
+    # (0.248 + 0.25)/2; "cat" 0.05 0.21 0.212 0.248 0.25 0.25 → (0.212 + 0.248)/2; "sat" 0.05 0.5 0.5 0.503 …
+    assert beat["median"] == pytest.approx([0.249, 0.230, 0.5015])
+    assert beat["correct"] == pytest.approx([0.248, 0.248, 0.503], abs=5e-4)
+    assert found["skipped"] == 13
+
+
+def test_text_and_markdown_and_what_is_not_a_log(tmp_path):
+    log = tmp_path / "class.jsonl"
+    log.write_text("\n".join(HAND_MADE[:7]) + "\n", encoding="utf-8")
+    text = run(LESSON, str(log))
+    assert text.returncode == 0 and "6 answered, 3 right" in text.stdout and "2 forgot to divide" \
+        in text.stdout and "skipped: 0" in text.stdout
+    markdown = run(LESSON, str(log), "--markdown")
+    assert markdown.returncode == 0 and "## Beat 4" in markdown.stdout and "| sat | " in markdown.stdout
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    none = json.loads(run(LESSON, str(empty), "--json").stdout)
+    assert none["skipped"] == 0 and none["beats"][0]["answered"] == 0 and none["beats"][0]["median"] == [None] * 3
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    refused = run(LESSON, str(fifo))  # a FIFO would never end: refused, not waited on
+    assert refused.returncode == 2 and "not a regular file" in refused.stderr
+    missing = run(LESSON, str(tmp_path / "nothing.jsonl"))
+    assert missing.returncode == 2 and "nothing.jsonl" in missing.stderr
+    no_lesson = run(str(SCENARIOS / "cat_sat.yaml"), str(log))
+    assert no_lesson.returncode == 2 and "has no lesson" in no_lesson.stderr
+    assert run(LESSON, str(log), "--json", "--markdown").returncode == 2
+
+
+def test_the_log_is_written_a_whole_line_at_a_time_and_reads_back(tmp_path):
+    scenario = load(LESSON)
+    beats = predict_beats(scenario)
+    path = tmp_path / "class.jsonl"
+    log = ResponseLog(str(path))
+    log.write("3f9a0c1e", beats[4], Answer(4, 2, (0.25, None, 0.5)))
+    # written through at once: another reader sees the whole line before the log is closed
+    written = path.read_bytes()
+    assert written.endswith(b"\n") and written.count(b"\n") == 1
+    found = read_line(written, beats)
+    assert found.student == "3f9a0c1e" and found.answer == Answer(4, 2, (0.25, None, 0.5))
+    assert json.loads(written)["time"].endswith("+00:00") and json.loads(written)["stage"] == "weights"
+    log.close()
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(tmp_path / "elsewhere.jsonl")
+    with pytest.raises(OSError):
+        ResponseLog(str(link))  # never through a link
