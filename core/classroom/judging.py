@@ -42,6 +42,11 @@ class BeatJudge:
             found = self._seen[guess] = self._verdict(guess)
         return found
 
+    @property
+    def attention(self):
+        """The beat's attention, worked out once for the judge and the tally alike."""
+        return self._judge.attention
+
     def _verdict(self, guess: tuple[float | None, ...]) -> Verdict:
         beat = self.beat
         row = np.array([np.nan if value is None else value for value in guess], dtype=np.float64)
@@ -61,5 +66,6 @@ class BeatJudge:
         values[beat.row] = row
         given = ~np.isnan(values)
         expected = {beat.key: Expected(np.nan_to_num(values), given)}
-        found = compare(dataclasses.replace(scenario, expect=expected, expect_tolerance=self._judge.tolerance))
+        found = compare(dataclasses.replace(scenario, expect=expected, expect_tolerance=self._judge.tolerance),
+                        self._judge.attention)
         return all(one.matches for one in found.stages if one.stage == beat.key)

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 import numpy as np
 from attn_tui.core.classroom.beats import PredictBeat
 from attn_tui.core.classroom.judging import OTHER, TOLERANCE, BeatJudge, Verdict
-from attn_tui.core.engine.attention import Attention
 
 BINS = 8
 BARS = " ▁▂▃▄▅▆▇█"
@@ -64,8 +63,7 @@ class BeatTally:
     def correct(self) -> np.ndarray:
         if self._correct is None:
             beat = self.beat
-            attention = Attention(beat.scenario)
-            self._correct = attention.values(beat.stage, beat.head, range(beat.row, beat.row + 1),
+            self._correct = self.judge.attention.values(beat.stage, beat.head, range(beat.row, beat.row + 1),
                                              range(beat.columns))[0]
         return self._correct
 
