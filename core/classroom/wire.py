@@ -57,7 +57,7 @@ def answer_line(beat: int, row: int, guess) -> bytes:
     a valid line (too many columns, a number too large)."""
     words = []
     for value in guess:
-        if value is None or value != value:
+        if value is None or math.isnan(value):
             words.append(NOT_GIVEN)
             continue
         value = float(value)
