@@ -76,22 +76,25 @@ def fixed_row(values: np.ndarray, decimals: int, tiny: bool = False, width: int 
 
 
 def fixed_rows(block: np.ndarray, decimals: int, width: int, blocked: np.ndarray | None = None,
-               masked: str = "") -> list[str]:
+               masked: str = "", tiny: bool = False) -> list[str]:
     """Each row of ``block`` as its cells joined by two spaces: ``fixed_row(row, decimals,
     width=width)``, with ``masked`` (right-aligned) where ``blocked``. The whole block is
     formatted in one pass (``--print`` writes millions of cells: a pass per row and a Python
     step per masked cell were most of its time); a row with a value :func:`fixed_row` treats
-    apart (huge, a negative that rounds to zero, nan) is formatted as that function does."""
+    apart (huge, a negative that rounds to zero, nan; with ``tiny``, a non-zero value that
+    would read 0) is formatted as that function does."""
     import numpy as np
 
     block = np.asarray(block, dtype=np.float64)
     if block.ndim != 2 or not block.size or width < 4:
-        return ["  ".join(_masked_row(row, decimals, width, None if blocked is None else blocked[k], masked))
+        return ["  ".join(_masked_row(row, decimals, width, None if blocked is None else blocked[k], masked, tiny))
                 for k, row in enumerate(block)]
     magnitude = np.abs(block)
     with np.errstate(invalid="ignore"):
         apart = (np.isfinite(block) & (magnitude >= LARGE)) | np.isnan(block) | (
             np.signbit(block) & (magnitude <= 0.5 * 10.0 ** -decimals))
+        if tiny:
+            apart |= (block != 0) & (magnitude < 0.5 * 10.0 ** -decimals)
     shown = block
     if blocked is not None:
         shown = np.where(blocked, np.nan, block)  # formatted "nan", then the mask's text
@@ -105,7 +108,7 @@ def fixed_rows(block: np.ndarray, decimals: int, width: int, blocked: np.ndarray
         text = text.replace("nan".rjust(width), masked.rjust(width))
     rows = text.split("\n")
     for k in np.flatnonzero(apart.any(axis=1)).tolist():
-        rows[k] = "  ".join(_masked_row(block[k], decimals, width, None if blocked is None else blocked[k], masked))
+        rows[k] = "  ".join(_masked_row(block[k], decimals, width, None if blocked is None else blocked[k], masked, tiny))
     return rows
 
 
@@ -149,10 +152,11 @@ def _printf_block(values: np.ndarray, decimals: int, width: int) -> str | None:
     return lines.tobytes()[:-1].decode("ascii")
 
 
-def _masked_row(values: np.ndarray, decimals: int, width: int, blocked, masked: str) -> list[str]:
+def _masked_row(values: np.ndarray, decimals: int, width: int, blocked, masked: str,
+                tiny: bool = False) -> list[str]:
     import numpy as np
 
-    texts = fixed_row(values, decimals, width=width)
+    texts = fixed_row(values, decimals, tiny, width=width)
     if blocked is not None:
         for j in np.flatnonzero(blocked).tolist():
             texts[j] = masked.rjust(width)

@@ -129,7 +129,7 @@ def _blocks(scenario: Scenario, shown_rows: list[int], attentions: dict[str, Att
                 rows_named = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
                 yield _heading(3, f"{name}{which} ({ROLES[name]} = X·W{name.lower()}) {_shape(values)}")
                 yield _table(lambda r, values=values: values[r.start:r.stop], len(values), rows_named,
-                             dims(values.shape[1]), decimals_needed(values, p))
+                             dims(values.shape[1]), decimals_needed(values, p), tiny=True)
 
     for number, stage in enumerate(attention.steps, 1):
         for h in (range(scenario.heads) if stage.per_head else [0]):
@@ -179,7 +179,7 @@ def _stage_table(attention: Attention, stage, h: int, hidden: bool) -> Iterator[
                   mask_value=attention.options.mask_value,
                   extra=tuple((item.label, lambda r, item=item: item.values(head, r)) for item in stage.summaries),
                   corner=QUERY_KEY_HEAD if stage.columns == KEYS else "token",
-                  empty=attention.empty if stage.empty_rows else None, blank=blank)
+                  empty=attention.empty if stage.empty_rows else None, blank=blank, tiny=stage.tiny)
 
 
 def _variant_blocks(scenario: Scenario, attentions: dict[str, Attention], largest_weight) -> Iterator[str]:
@@ -230,18 +230,19 @@ def _input_blocks(scenario: Scenario, most: int | None = None) -> Iterator[str |
                 continue
             yield _table(lambda r, values=values: values[r.start:r.stop], len(values), rows, columns,
                          decimals_needed(values, scenario.precision),
-                         corner="token" if rows[0] in tokens else "row")
+                         corner="token" if rows[0] in tokens else "row", tiny=True)
 
 
 def _table(values_of, count: int, rows, columns, decimals: int,
            blocked=None, mask_value: float = float("-inf"), extra=(), corner: str = "token",
-           empty=None, blank=None, blocked_text: str | None = None) -> Iterator[str]:
+           empty=None, blank=None, blocked_text: str | None = None, tiny: bool = False) -> Iterator[str]:
     """A labelled matrix as a GFM table, a block of rows at a time: ``values_of``, ``blocked``,
     ``empty`` and ``blank`` give a range of rows' values, masked cells, rows that see nothing and
     a worksheet's blank cells; ``extra`` (name, values_of) columns after the matrix's. Masked
     cells read as the mask value, a row that sees nothing as dashes, a blank as a line to write
     on. Every number column is as wide as the widest number, found in a first pass (the values
-    are computed twice, the text formatted once)."""
+    are computed twice, the text formatted once). With ``tiny`` (the app's rule), a non-zero
+    value that would read 0 is written with an exponent (1.0e−5, never 0)."""
     heads = [_cell(corner), *(_cell(text) for text in columns), *(_cell(name) for name, _ in extra)]
     runs = [range(start, min(start + ROWS_AT_A_TIME, count)) for start in range(0, count, ROWS_AT_A_TIME)]
     widest = [len(BLANK) if blank is not None else 1, 1]  # (a row that sees nothing: one dash a cell)
@@ -253,12 +254,15 @@ def _table(values_of, count: int, rows, columns, decimals: int,
         if finite.size:
             widest += [len(fixed(float(finite.min()), decimals)), len(fixed(float(finite.max()), decimals))]
         with np.errstate(invalid="ignore"):
-            odd = block[~np.isfinite(block) | (np.abs(block) >= 1e7)]  # ±∞, nan, exponents
+            odd = ~np.isfinite(block) | (np.abs(block) >= 1e7)  # ±∞, nan, exponents
+            if tiny:
+                odd |= (block != 0) & (np.abs(block) < 0.5 * 10.0 ** -decimals)
+            odd = block[odd]
         if odd.size:
-            widest.append(max(len(text) for text in fixed_row(np.unique(odd), decimals)))
+            widest.append(max(len(text) for text in fixed_row(np.unique(odd), decimals, tiny)))
         for _, values in extra:
             column = values(run)
-            widest += [len(fixed(float(column.min()), decimals)), len(fixed(float(column.max()), decimals))]
+            widest += [len(fixed(float(column.min()), decimals, tiny)), len(fixed(float(column.max()), decimals, tiny))]
     label_width = max(3, len(heads[0]), *(len(_cell(label)) for label in rows))
     width = max(3, *widest, *(len(head) for head in heads[1:]))
 
@@ -277,14 +281,14 @@ def _table(values_of, count: int, rows, columns, decimals: int,
             if none is not None and none[k]:
                 texts = ["—"] * (values.shape[1] + len(extra))
             else:
-                texts = fixed_row(values[k], decimals)
+                texts = fixed_row(values[k], decimals, tiny)
                 if masked is not None:
                     for j in np.flatnonzero(masked[k]):
                         texts[j] = blocked_text or mask_text(mask_value)
                 if blanks is not None:
                     texts = [BLANK if blanks[k, j] else text for j, text in enumerate(texts)] + [BLANK for _ in extra]
                 else:
-                    texts += [fixed(float(column[k]), decimals) for column in extras]
+                    texts += [fixed(float(column[k]), decimals, tiny) for column in extras]
             lines.append(line([_cell(rows[i]), *texts]))
         yield "\n" + "\n".join(lines)
 

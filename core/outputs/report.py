@@ -58,7 +58,7 @@ def text_chunks(scenario: Scenario, rows: list[int] | None = None,
                 which = f" of {visible(scenario.head_names[h])}" if scenario.heads > 1 else ""
                 title = f"{name}{which} ({ROLES[name]} = X·W{name.lower()}) {_shape(values)}"
                 yield from _table(title, lambda r, values=values: values[r.start:r.stop], len(values),
-                                  labels, dims(values.shape[1]), decimals_needed(values, p))
+                                  labels, dims(values.shape[1]), decimals_needed(values, p), tiny=True)
 
     for number, stage in enumerate(attention.steps, 1):  # with --row, only those rows: T × T never
         for h in (range(scenario.heads) if stage.per_head else [0]):
@@ -116,7 +116,7 @@ def _input(scenario: Scenario, name: str) -> Iterator[str]:
     for h, values in heads:
         which = "" if h is None else f" of {visible(scenario.head_names[h])}"
         yield from _table(f"{name}{which} ({ROLES[name]}) {_shape(values)}", lambda r, values=values: values[r.start:r.stop],
-                          len(values), rows, columns, decimals_needed(values, p))
+                          len(values), rows, columns, decimals_needed(values, p), tiny=True)
 
 
 def _stage_table(attention: Attention, stage: Stage, number: int, h: int,
@@ -137,32 +137,41 @@ def _stage_table(attention: Attention, stage: Stage, number: int, h: int,
     yield from _table(title, lambda r: attention.values(stage.name, h, r, cols), stage.row_count(scenario),
                       row_labels(scenario, stage), columns, decimals, blocked,
                       attention.options.mask_value, extra, empty, only,
-                      stage.skipped_text if stage.skipped is not None else None)
+                      stage.skipped_text if stage.skipped is not None else None, stage.tiny)
 
 
 def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: tuple[str, ...],
            decimals: int, blocked_of=None, mask_value: float = -np.inf, extra=(), empty_of=None,
-           only: list[int] | None = None, blocked_text: str | None = None) -> Iterator[str]:
+           only: list[int] | None = None, blocked_text: str | None = None, tiny: bool = False) -> Iterator[str]:
     """A labelled matrix (its rows ``only``, if given), its columns as wide as its widest number
     (found in a first pass over the values, so the text itself is formatted once, a block of
-    rows at a time)."""
+    rows at a time). With ``tiny`` (as the app's grid), a non-zero value that would read 0 is
+    written with an exponent (1.0e−5, never 0)."""
     heads = list(columns) + [name for name, _ in extra]
     runs = ([range(start, min(start + BLOCK, count)) for start in range(0, count, BLOCK)] if only is None
             else [range(row, row + 1) for row in only])
     low = high = 0.0
     tiny_or_huge = False
+    smallest = np.inf  # the smallest non-zero magnitude that would read 0 (with ``tiny``)
     for run in runs:
         block = values_of(run)
         finite = block[np.isfinite(block)]
         if finite.size:
             low, high = min(low, float(finite.min())), max(high, float(finite.max()))
             tiny_or_huge |= bool(np.abs(finite).max() >= LARGE)
+            if tiny:
+                small = np.abs(finite[finite != 0])
+                small = small[small < 0.5 * 10.0 ** -decimals]
+                if small.size:
+                    smallest = min(smallest, float(small.min()))
     samples = [fixed(low, decimals), fixed(high, decimals), "0." + "0" * decimals]
     shown_blocked = blocked_text or mask_text(mask_value)
     if blocked_of is not None:
         samples.append(shown_blocked)
     if tiny_or_huge:
         samples.append(fixed(-9.999e307, decimals))
+    if smallest < np.inf:  # the widest such text: negative, with the longest exponent
+        samples.append(fixed(-smallest, decimals, True))
     width = header_width(heads, max(len(text) for text in samples))
     label_width = max((cells(label) for label in labels), default=1)
     header = "  " + " " * label_width + "".join(f"  {fit(head, width)}" for head in heads)
@@ -173,14 +182,14 @@ def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: 
         blocked = blocked_of(rows) if blocked_of is not None else None
         empty = empty_of(rows) if empty_of is not None else np.zeros(len(rows), bool)
         extras = [values(rows) for _, values in extra]
-        formatted = fixed_rows(block, decimals, width, blocked, shown_blocked)
+        formatted = fixed_rows(block, decimals, width, blocked, shown_blocked, tiny)
         lines = []
         for k, i in enumerate(rows):
             if empty[k]:
                 numbers = nothing
             else:
                 numbers = "  ".join([*([formatted[k]] if len(columns) else []),
-                                     *(fixed(float(e[k]), decimals).rjust(width) for e in extras)])
+                                     *(fixed(float(e[k]), decimals, tiny).rjust(width) for e in extras)])
             lines.append(f"  {fit(labels[i], label_width)}  {numbers}")
         yield "\n".join(lines) + "\n"
 
