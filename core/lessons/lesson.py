@@ -253,7 +253,7 @@ class LessonPlayer:
         where = self.position()
         if predictions.is_revealed(where.step, head, where.row):
             return None
-        return "guess this row (Enter opens a cell, Tab the next), then r reveals it and n goes on"
+        return "guess this row (type a number, Tab the next), then r reveals it and n goes on"
 
     def only_its_own_edits(self) -> bool:
         """Whether everything unsaved is the lesson's own doing at the current beat (its edits

@@ -266,7 +266,7 @@ def prediction_lines(predictions: Predictions, stage: str, head: int, row: int, 
         if described.masked_given:
             guessable -= int(attention.blocked(range(row, row + 1), range(len(guesses))).sum())
         return [Line((Span(f'Predict the {described.numbers} of "{label}" before you see them: '
-                           "Enter opens a cell, type a number, Tab moves on; r reveals the row.", "token"),)),
+                           "type a number (Enter edits a guess made), Tab moves on; r reveals the row.", "token"),)),
                 Line((Span(f"{typed} of {guessable} cells guessed. {score}.", "note"),))]
     actual = attention.values(stage, head, range(row, row + 1), range(len(guesses)))[0]
     if not predictions.current_state(stage, head, row, attention):

@@ -38,7 +38,7 @@ async def test_a_revealed_row_no_longer_offers_a_guess(tmp_path):
     path = lesson_file(tmp_path)
     async with running(path) as (app, pilot):
         screen = debugger(app)
-        assert screen.stage_view.border_subtitle == "Enter guesses a cell, r reveals the row"
+        assert screen.stage_view.border_subtitle == "type a guess, Tab the next, r reveals the row"
         await pilot.press("enter", "1", "enter", "r")  # a guess of 1 for "the", then the row
         assert screen.stage_view.border_subtitle == "0/1 close"  # by hand: "sat" gives "the" 0.25
 

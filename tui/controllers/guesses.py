@@ -1,5 +1,6 @@
 """The student's guesses on one debugger screen: a cell of a predicted stage typed in (Tab on to
-the next cell that takes one), a row revealed with r, the guesses kept as the scenario's
+the next cell that takes one; a digit typed in an input matrix while a row waits for its guess
+goes to the guess), a row revealed with r, the guesses kept as the scenario's
 ``expect:``. What a prediction hides and how a guess is judged are core's
 (``core.teaching.predictions``)."""
 
@@ -7,9 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from attn_tui.core.engine.views import stage_window
-from attn_tui.core.files.yaml_text import yaml_number
+from textual import events
+
 from attn_tui.tui.text import tell
+from attn_tui.tui.widgets.editable_matrix import START_KEYS
 
 if TYPE_CHECKING:
     from attn_tui.tui.screens.debugger import DebuggerScreen
@@ -54,26 +56,32 @@ class Guesses:
         screen.panes.show_why()
         screen.lessons.guessed()
 
-    def advance(self, direction: int) -> None:
-        """After a guess committed with Tab: on to the next cell of the row that takes a guess,
-        its editor open, so that a row is typed in one go."""
+    def follow_editor(self, moved: object = None) -> None:
+        """The guess editor moved along the row (Tab, or a digit on a cell that takes none): the
+        chosen key follows it, where the stage's columns are keys."""
         screen = self.screen
-        stage_view = screen.stage_view
-        row, col = stage_view.cursor
-        cols = range(screen.column_count)
-        window = stage_window(screen.session, screen.stage, screen.head, range(row, row + 1), cols)
-        step = 1 if direction > 0 else -1
-        following = [j for j in range(col + step, len(cols) if step > 0 else -1, step)
-                     if window.hidden is not None and window.hidden[0, j]]
-        if not following:
-            return
-        if screen.described.columns == "keys":
-            screen.column = following[0]
-        else:
-            stage_view.set_cursor((row, following[0]))
-        guesses = window.guesses
-        guess = float("nan") if guesses is None else float(guesses[0, following[0]])
-        stage_view.open_editor("" if guess != guess else yaml_number(guess))
+        cursor = screen.stage_view.cursor
+        if cursor is not None and screen.keyed:
+            screen.column = cursor[1] * screen.span
+        screen.panes.show_why()
+
+    def take_keys_of(self, matrices) -> None:
+        """Have these input matrices ask :meth:`take_key` first, of every key typed in them."""
+        for matrix in matrices:
+            matrix.take_key = self.take_key
+
+    def take_key(self, event: events.Key) -> bool:
+        """A key typed in an input matrix while a guess is pending: a digit opens the guess (the
+        stage view focused), and a key that arrived after one did goes on into the guess. True if
+        taken: nothing typed for a guess edits an input."""
+        stage_view = self.screen.stage_view
+        if stage_view.editing:  # (keys sent at once, queued for this matrix before the focus moved)
+            stage_view.edit_key(event)
+            return True
+        if not (self.revealable() and event.character is not None and event.character in START_KEYS):
+            return False
+        self.screen.set_focus(stage_view)  # (now: focus() would wait for the next idle moment)
+        return stage_view.open_guess(event.character)
 
     def revealable(self) -> bool:
         """Whether r has a row to reveal here (a predicted stage, the row still hidden)."""

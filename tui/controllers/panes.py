@@ -217,7 +217,7 @@ class Panes:
         if screen.guesses.predicting:
             close, judged = session.predictions.score(session.attention)
             pending = not session.predictions.is_revealed(screen.stage, screen.head, screen.row)
-            subtitle = " · ".join(part for part in ("Enter guesses a cell, r reveals the row" if pending else "",
+            subtitle = " · ".join(part for part in ("type a guess, Tab the next, r reveals the row" if pending else "",
                                                     f"{close}/{judged} close" if judged else "") if part)
         elif screen.lessons.answer_first():
             subtitle = "r reveals the beat's answer"
@@ -239,8 +239,9 @@ class Panes:
         row, column = screen.row, screen.column
         stage_view = screen.stage_view
         keyed = screen.keyed
-        stage_view.set_cursor((row, screen.stage_column if keyed else
-                               min(stage_view.cursor[1] if stage_view.cursor else 0, screen.column_count - 1)))
+        if not stage_view.editing:  # (an open guess keeps its cell)
+            stage_view.set_cursor((row, screen.stage_column if keyed else
+                                   min(stage_view.cursor[1] if stage_view.cursor else 0, screen.column_count - 1)))
         stage_view.set_marks(rows=frozenset({row}))
         reads = highlights(stage, screen.stages)
         shown = {ROW: frozenset({row}), KEY: frozenset({column}),

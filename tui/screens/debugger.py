@@ -126,6 +126,7 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
         self.overviews = list(self.query(OverviewMap))
         self.variants = list(self.query(VariantsView))
         self.input_views = {view.id.removeprefix("input-"): view for view in self.query(".input").results(MatrixView)}
+        self.guesses.take_keys_of(self.query(InputMatrix))  # a digit there while a guess waits is its
         self.inputs_pane = self.query_one("#inputs")
         self.watch(self.inputs_pane, "scroll_y", self.panes.inputs_scrolled, init=False)
         self.header, self.steps = self.query_one(ScenarioHeader), self.query_one(StepStrip)
@@ -385,9 +386,7 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
     def cell_nudged(self, event: InputMatrix.Nudged) -> None:
         self.changes.nudge(event.matrix, event.row, event.col, event.direction)
 
-    @on(StageView.Advance)
-    def advance(self, event: StageView.Advance) -> None:
-        self.guesses.advance(event.direction)
+    on_stage_view_moved = delegate("guesses", "follow_editor")
 
     def action_toggle_theirs(self) -> None:
         self.theirs = not self.theirs

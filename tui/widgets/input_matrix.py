@@ -8,6 +8,8 @@ number is refused in place and stays in the editor, so nothing typed is lost.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
@@ -60,6 +62,9 @@ class InputMatrix(EditableMatrix, can_focus=True):
         self.matrix_name = name
         self.head = head  # which head of a 3-D input this shows (None: a 2-D input)
         self.cursor = (0, 0)
+        # the screen's say over a key before this matrix has it (True: taken), so that a digit
+        # typed while a guess is pending opens the guess, not this matrix's cell
+        self.take_key: Callable[[events.Key], bool] | None = None
 
     @property
     def page_rows(self) -> int:
@@ -109,6 +114,9 @@ class InputMatrix(EditableMatrix, can_focus=True):
         the keys here keeps them in order. The bindings remain for the footer and the palette.
         """
         key = event.key
+        if not self.editing and self.take_key is not None and self.take_key(event):
+            self.swallow(event)  # (a guess's, not this matrix's)
+            return
         if self.editing:
             if self.edit_key(event):
                 self.swallow(event)

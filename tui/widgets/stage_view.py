@@ -1,11 +1,18 @@
 """StageView: the current stage's matrix, and where a student types predictions.
 
-At a stage the scenario asks to predict, its cells start hidden; Enter (or ``e``) opens the
-editor in the cursor's cell, Tab commits and moves to the next key, and the digits keep jumping
-to stages as everywhere. The arrows keep stepping and choosing the row.
+At a stage the scenario asks to predict, its cells start hidden. While the cursor's row is
+hidden, a digit (or ``.``, ``-``) opens the guess there with that character, Enter (or ``e``)
+opens it on the guess already made, and Tab commits and opens the next cell of the row that
+takes a guess: a row is typed in one go, ``0.25 Tab 0.25 Tab 0.5``. Elsewhere the digits keep
+jumping to steps. The arrows keep stepping and choosing the row.
+
+The editor moves on by itself, in the same key's handler: keys sent at once (a paste, a fast
+typist over SSH) arrive before any message could, and each must find the editor open.
 """
 
 from __future__ import annotations
+
+import math
 
 from textual import events
 from textual.message import Message
@@ -13,7 +20,7 @@ from textual.message import Message
 from attn_tui.core.engine.stages import column_labels, row_labels
 from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.engine.views import stage_window
-from attn_tui.tui.widgets.editable_matrix import EditableMatrix
+from attn_tui.tui.widgets.editable_matrix import START_KEYS, EditableMatrix
 from attn_tui.tui.widgets.grid import Grid
 
 
@@ -36,13 +43,12 @@ class StageGrid(Grid):
         return stage_window(self.session, self.stage.name, self.head, rows, cols, self.theirs, self.rule)
 
 
-class StageView(EditableMatrix, can_focus=True):
-    class Advance(Message):
-        """After a prediction was committed with Tab: move the cursor on (or back)."""
+GUESS_KEYS = START_KEYS | {"-"}  # the characters that start a guess (a score may be negative)
 
-        def __init__(self, direction: int) -> None:
-            super().__init__()
-            self.direction = direction
+
+class StageView(EditableMatrix, can_focus=True):
+    class Moved(Message):
+        """The guess editor opened in another cell of the row: the screen's key column follows."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -53,17 +59,55 @@ class StageView(EditableMatrix, can_focus=True):
             if self.edit_key(event):
                 self.swallow(event)
             return
-        if self.predicting and self.cursor is not None and event.key in ("enter", "e"):
-            row, col = self.cursor
-            window = self.grid.window(range(row, row + 1), range(col, col + 1))
-            if window.hidden is None or not window.hidden[0, 0]:
-                return  # a revealed or masked cell takes no guess
-            guessed = float("nan") if window.guesses is None else float(window.guesses[0, 0])
-            self.open_editor("" if guessed != guessed else yaml_number(guessed))
+        if not self.predicting:
+            return
+        if event.key in ("enter", "e"):
+            opened = self.open_guess(only_here=True)
+        elif event.character is not None and event.character in GUESS_KEYS:
+            opened = self.open_guess(event.character)
+        else:
+            return
+        if opened:
             self.swallow(event)
+
+    def guess_cells(self) -> list[int]:
+        """The columns of the cursor's row that still take a guess (hidden, not masked)."""
+        if self.cursor is None or self.grid is None:
+            return []
+        row = self.cursor[0]
+        columns = self.grid.shape[1]
+        window = self.grid.window(range(row, row + 1), range(columns))
+        return [] if window.hidden is None else [j for j in range(columns) if window.hidden[0, j]]
+
+    def open_guess(self, typed: str | None = None, only_here: bool = False, direction: int = 0) -> bool:
+        """Open the guess editor in the cursor's row: on the cursor's cell if it takes a guess
+        (with ``direction``, the next one that does that way; else, unless ``only_here``, the
+        row's first), with ``typed`` as its text or the guess already made, selected. False if
+        no cell of the row takes a guess (the row is revealed)."""
+        cells = self.guess_cells()
+        row, col = self.cursor if self.cursor is not None else (0, 0)
+        if direction:
+            ahead = [j for j in cells if (j - col) * direction > 0]
+            target = (min if direction > 0 else max)(ahead, default=None)
+        elif col in cells or only_here:
+            target = col if col in cells else None
+        else:
+            target = cells[0] if cells else None
+        if target is None:
+            return False
+        if target != col:
+            self.set_cursor((row, target))
+            self.post_message(self.Moved())
+        if typed is not None:
+            self.open_editor(typed, selected=False)
+            return True
+        window = self.grid.window(range(row, row + 1), range(target, target + 1))
+        guessed = float("nan") if window.guesses is None else float(window.guesses[0, 0])
+        self.open_editor("" if math.isnan(guessed) else yaml_number(guessed))
+        return True
 
     def commit_and_move(self, direction: int) -> bool:
         if not self.commit():
             return False
-        self.post_message(self.Advance(direction))
+        self.open_guess(direction=direction)  # (none left that way: the editor stays closed)
         return True
