@@ -130,3 +130,36 @@ async def test_space_shows_the_step_worked_out_while_the_last_one_was_read():
         assert train._pool is None and not train._ahead
         train._look_ahead()  # (one queued before it left, run after)
         assert train._pool is None and not train._ahead
+
+
+async def test_running_works_the_steps_out_on_the_thread_and_a_pause_stops_every_run_in_step(tmp_path):
+    """r runs the steps on a thread (issue 49: the key that pauses waited for ~33 ms of steps on
+    the app's own thread, then ~28 ms of words): each run's losses are those of the same steps
+    taken one by one, a pause leaves the runs at one step, and the thread stops after it."""
+    path = tmp_path / "runs.yaml"
+    np.save(tmp_path / "target.npy", np.random.default_rng(1).normal(size=(128, 8)))
+    path.write_text("random: {seed: 0, T: 128, d_k: 8}\nloss: {target: {npy: target.npy}}\n"
+                    "train: {learn: [Q, K], lr: 0.01, steps: 200}\n"
+                    "variants: [{name: scaled, scale: true}, {name: unscaled, scale: false}]\n")
+    async with running(path) as (app, pilot):
+        await pilot.press("t")
+        train = app.screen
+        await pilot.press("r")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if train.runs[0].state.step >= 3:
+                break
+        await pilot.press("r")
+        assert not train.running and train._running_ahead is None
+        steps = {run.state.step for run in train.runs}
+        assert len(steps) == 1 and 3 <= steps.pop() < 200  # in step, and paused before the end
+        await pilot.press("r")
+        for _ in range(1200):
+            await pilot.pause(0.05)
+            if not train.running:
+                break
+        expected = runs(load(path))[1:]
+        for run, alone in zip(train.runs, expected):
+            alone.run(200)
+            assert run.losses == alone.losses  # bit for bit, the sequential run's
+            assert np.array_equal(run.scenario.inputs["K"], alone.scenario.inputs["K"])
