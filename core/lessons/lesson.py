@@ -187,6 +187,7 @@ class LessonPlayer:
         self.beat: int | None = None  # the current beat, from 0 (None before the first)
         self.answered: set[int] = set()
         self.applied: list[Edit] = []  # what the last go() changed
+        self.put_back: list[Edit] = []  # of those, the student's own values the beat undid
         scenario, saved = session.scenario, session.saved
         # before the first beat: the file's own values (as last saved when playing began)
         self._base_cells = {cell: float(saved.inputs[cell[0]][cell[2:] if cell[1] is None else
@@ -233,7 +234,14 @@ class LessonPlayer:
             left = self.position()  # (each predict beat keeps its own guesses: Predictions.kept)
             predictions.leave_beat(self.beat, left.step, left.head, left.row)
         self.applied = []
-        for edit in self.changes(index):
+        # what the lesson had set before this beat: a change from anything else undoes the student's
+        had = ({**self._base_cells, **self.lesson.cells(self.beat)} if self.beat is not None else self._base_cells)
+        had_options = {**self._base_options, **(self.lesson.options(self.beat) if self.beat is not None else {})}
+        changes = self.changes(index)
+        self.put_back = [edit for edit in changes
+                         if not _same(edit.old, had[(edit.matrix, edit.head, edit.row, edit.col)]
+                                      if isinstance(edit, SetCell) else had_options[edit.name])]
+        for edit in changes:
             self.applied.append(self.session.apply(edit))
         self.beat = index
         where = self.position(index)
@@ -338,6 +346,8 @@ def narration(player: LessonPlayer | None, head: int = 0, recording: int | None 
             if beat.answer:
                 lines.append(("note", "r shows the answer") if player.answer_pending()
                              else ("answer", f"Answer: {beat.answer}"))
+        if player.put_back:
+            lines.append(("note", _put_back_line(player.put_back)))
         waiting = player.waiting_for(head)
         if waiting:
             lines.append(("note", f"Your turn: {waiting}"))
@@ -349,6 +359,15 @@ def narration(player: LessonPlayer | None, head: int = 0, recording: int | None 
     if following:
         lines.append(("note", following))
     return lines
+
+
+def _put_back_line(edits: list[Edit]) -> str:
+    """The narration's notice that a beat set cells (or options) the student had changed back
+    to the lesson's values. Rows, columns and heads from 1, as a lesson's ``edit:`` names them."""
+    names = [f"{edit.matrix}{'' if edit.head is None else f' head {edit.head + 1}'} row {edit.row + 1} col {edit.col + 1}"
+             if isinstance(edit, SetCell) else edit.name for edit in edits]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"This beat put {shown} back to the lesson's values (your edits there are undone; u brings them back)"
 
 
 def follow_line(leading: bool, connected: bool, following: bool, teacher_beat: int | None,

@@ -167,13 +167,20 @@ def _default_title(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0] or "model index"
 
 
-# What scoring every head of every layer may cost, in multiply-adds (T·T_k·(d_k + d_v) a head):
-# about a minute here. An index that asks for more is refused when it is read, saying so.
-MAX_WORK = 1e11
+# What scoring every head of every layer may cost, in units of half a nanosecond here (2e9 a
+# second, as core/reading/loss.py): T·T_k·(PER_WEIGHT + PER_WIDTH·(d_k + d_v)) a head. Multiply-
+# adds alone missed the per-weight cost (the exps, the patterns' scores) that dominates at small
+# d_k: 1,024 layers of T = 4,096, d_k = 1 were estimated under the limit and ran ~5 minutes.
+# Measured (issue 47; 2 cores shared by three engineers, loaded): 58 ns a weight at T = 2,048,
+# d_k = 1 and 57 ns at T = 1,024, d_k = 64 (the width costs little). At most ~20 s, refused at once.
+MAX_WORK = 4e10
+PER_WEIGHT = 130
+PER_WIDTH = 3
+RATE = 2e9  # units a second
 
 
 def work(index: ModelIndex) -> float:
-    """The multiply-adds that computing every layer's weights and outputs takes, from each
+    """What computing and scoring every layer's heads costs, in MAX_WORK's units, from each
     layer's file checked (no arrays built: a file named by many layers is read once)."""
     each: dict[str, float] = {}
     total = 0.0
@@ -181,18 +188,22 @@ def work(index: ModelIndex) -> float:
         if entry.path not in each:
             found = check_layer(entry)
             T_k = len(found.tokens)
-            each[entry.path] = float(found.heads) * found.T * T_k * (found.d_k + found.d_v)
+            each[entry.path] = float(found.heads) * found.T * T_k * (PER_WEIGHT + PER_WIDTH * (found.d_k + found.d_v))
         total += each[entry.path]
     return total
 
 
 def check_work(index: ModelIndex) -> None:
-    """``ScenarioError`` at the index when its layers ask for more than ``MAX_WORK``."""
+    """``ScenarioError`` at the index when its layers would take more than about 20 s."""
     total = work(index)
     if total > MAX_WORK:
-        raise ScenarioError(f"the {len(index.layers):,} layers ask for {total:.2e} multiply-adds (every head's "
-                            f"weights), about {total / 2e9 / 60:.0f} minutes of work; at most {MAX_WORK:.0e}: "
-                            "score fewer layers, or a layer's own scenario", 1, 1, index.path)
+        seconds = total / RATE
+        took = f"{seconds:.0f} seconds" if seconds < 120 else f"{seconds / 60:.0f} minutes"
+        allowed = int(len(index.layers) * MAX_WORK // total)
+        fewer = (f"score at most about {allowed:,} of them (an index naming fewer layers)" if allowed
+                 else "score a layer's own scenario, or a smaller one")
+        raise ScenarioError(f"the {len(index.layers):,} layers would take about {took} to score (every head's "
+                            f"weights); at most about {MAX_WORK / RATE:.0f} seconds: {fewer}", 1, 1, index.path)
 
 
 def to_json(index: ModelIndex) -> dict:

@@ -81,6 +81,9 @@ class Predictions:
         # current, and which beat's row each row shown holds now (beat → (stage, head, row, state))
         self.kept: dict[object, tuple[str, int, int, tuple]] = {}
         self.holder: dict[tuple[str, int | None, int], object] = {}
+        # a row's guesses made in another state (an edit undone or redone since), by the bits
+        # of the values they were about: they come back when the row is guessed in that state
+        self.other_states: dict[tuple[tuple[str, int | None], int, bytes], np.ndarray] = {}
         for key in scenario.predict:
             stage = stage_keyed(key)
             for head in (range(scenario.heads) if stage.per_head else (None,)):
@@ -131,12 +134,17 @@ class Predictions:
 
     def guess(self, stage: str, head: int, row: int, col: int, value: float, attention) -> None:
         """A guess of one cell, in the state ``attention`` computes: a row guessed before in
-        another state starts afresh (those guesses were about other numbers)."""
+        another state starts afresh (those guesses were about other numbers), or with the
+        guesses made in this state before; the other state's guesses are set aside, not lost
+        (undo or redo back to it, and they come back with the next guess there)."""
         key = (stage, self._head(stage, head))
         actual = self._actual(attention, stage, head, row)
         before = self.answers[key].row(row)
         if not np.isnan(before).all() and not same_bits(before, actual):
-            self.guesses[key].set_row(row, np.nan)
+            aside = self.guesses[key].row(row)
+            if not np.isnan(aside).all():
+                self.other_states[(key, row, before.tobytes())] = aside
+            self.guesses[key].set_row(row, self.other_states.pop((key, row, actual.tobytes()), np.nan))
         self.answers[key].set_row(row, actual)
         self.guesses[key].set(row, col, value)
 
@@ -168,17 +176,26 @@ class Predictions:
         self.revealed[key][row] = revealed
 
     def leave_beat(self, beat: int, stage: str, head: int, row: int) -> None:
-        """A predict beat stops being current: its row is kept as it is, and stays shown."""
+        """A predict beat stops being current: its row is kept as it is, and stays shown —
+        unless the row was guessed outside the lesson (the scenario's ``predict:``): those
+        guesses come back, as they were."""
         self.kept[beat] = (stage, head, row, self.row_state(stage, head, row))
+        place = (stage, self._head(stage, head), row)
+        outside = ("outside", place)
+        if outside in self.kept and self.holder.get(place) == beat:
+            self.set_row_state(stage, head, row, self.kept[outside][3])
+            self.holder[place] = outside
 
     def enter_beat(self, beat: int, stage: str, head: int, row: int) -> None:
         """A predict beat becomes current: its own row back, or the row afresh if it was never
         current (a row guessed outside the lesson is kept aside, and still counts)."""
         place = (stage, self._head(stage, head), row)
-        if place not in self.holder:
+        if place not in self.holder or self.holder[place] == ("outside", place):
             state = self.row_state(stage, head, row)
             if not np.isnan(state[0]).all():
                 self.kept[("outside", place)] = (stage, head, row, state)
+            else:
+                self.kept.pop(("outside", place), None)
         kept = self.kept.get(beat)
         self.set_row_state(stage, head, row, None if kept is None else kept[3])
         self.holder[place] = beat

@@ -61,7 +61,7 @@ def test_an_index_that_asks_for_minutes_of_work_is_refused_at_once(tmp_path):
     done = subprocess.run([sys.executable, "-m", "attn_tui", "heads", path], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2 and done.stdout == ""
-    assert "index.yaml:1:1: the 1,024 layers ask for" in done.stderr and "minutes of work" in done.stderr
+    assert "index.yaml:1:1: the 1,024 layers would take about" in done.stderr and "minutes to score" in done.stderr
 
 
 def test_long_work_says_how_far_it_has_got_on_stderr(tmp_path, monkeypatch):
@@ -74,3 +74,21 @@ def test_long_work_says_how_far_it_has_got_on_stderr(tmp_path, monkeypatch):
     assert heads_command.heads(args, out.append, err.append, lambda name: name) == 0
     assert err == ["attn-tui heads: layer 0 (1 of 2)", "attn-tui heads: layer 1 (2 of 2)"]
     assert "".join(out).count("head 1") == 2
+
+
+def test_an_index_of_small_width_layers_counts_the_per_weight_cost(tmp_path):
+    """Issue 47: 1,024 layers of T = 4,096 at d_k = 1 were under the multiply-add limit and ran
+    ~5 minutes; by hand 4,096² weights × (130 + 3·2) half-ns ≈ 1.1 s a layer, 1,024 of them
+    ≈ 19 minutes, far past 20 s: refused at once, offering about 20 s / 1.1 s ≈ 17 layers."""
+    from attn_tui.core import ScenarioError
+    from attn_tui.core.loading.model_index import check_work, read_index
+
+    (tmp_path / "small.yaml").write_text("title: small\nrandom: {seed: 0, T: 4096, d_k: 1}\n")
+    lines = "".join(f"  - {{layer: {i}, scenario: small.yaml}}\n" for i in range(1024))
+    (tmp_path / "index.yaml").write_text(f"model_index: 1\nlayers:\n{lines}")
+    try:
+        check_work(read_index(str(tmp_path / "index.yaml")))
+    except ScenarioError as error:
+        assert "about 19 minutes" in str(error) and "at most about 17 of them" in str(error), str(error)
+    else:
+        raise AssertionError("not refused")

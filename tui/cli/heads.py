@@ -13,7 +13,7 @@ from attn_tui.core.teaching.patterns import DESCRIPTIONS, PATTERNS
 from attn_tui.core.text import visible
 
 NAME_WIDTH = 24
-PROGRESS_FROM = 2e9  # multiply-adds: past about a second of work, a line per layer on stderr
+PROGRESS_FROM = 2e9  # model_index.work units: past about a second of work, a line per layer on stderr
 
 
 def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParser:
