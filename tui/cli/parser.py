@@ -30,7 +30,9 @@ FLAGS = {"--json": "json", "--print": "print", "--markdown": "markdown", "--chec
 # them the rest of the line.
 OWN_PARSERS = {"capture": "write one layer of a real Hugging Face model as a scenario (see "
                           "'attn-tui capture --help')",
-               "heads": "score every head for the standard attention patterns (see 'attn-tui heads --help')"}
+               "heads": "score every head for the standard attention patterns (see 'attn-tui heads --help')",
+               "figure": "write one stage as an SVG (PNG, PDF) figure for slides and papers (see "
+                         "'attn-tui figure --help')"}
 
 
 class Parser(argparse.ArgumentParser):
