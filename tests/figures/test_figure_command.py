@@ -8,7 +8,6 @@ import xml.etree.ElementTree as ET
 import zlib
 
 import pytest
-
 from attn_tui.tui.cli import main
 
 SVG = "{http://www.w3.org/2000/svg}"

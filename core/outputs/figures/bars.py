@@ -5,7 +5,6 @@ of 0). Signed values (scores, gradients) hang below a zero line."""
 from __future__ import annotations
 
 import numpy as np
-
 from attn_tui.core.engine.attention import Attention
 from attn_tui.core.engine.stages import KEYS
 from attn_tui.core.numbers import fixed

@@ -23,6 +23,8 @@ MAX_CELLS = 96        # cells a side before the map is drawn in blocks
 READABLE = 28.0       # a cell's width in user units below which its number is left out
 MAP_SIDE = 560.0      # the map's largest side in user units
 LABELS_FROM = 48      # rows or columns beyond this: every n-th label only
+# Blocks of this many engine row blocks (of 16 rows) or more read one of them each, a sample
+SAMPLE_FROM = 2
 
 
 class FigureError(ValueError):
@@ -62,9 +64,7 @@ def stage_grid(attention: Attention, stage: Stage, h: int | None, factor: int):
     counts = np.zeros((out_rows, out_cols))
     masks = stage.columns == KEYS and stage.rows != KEYS and (stage.masks or stage.masked_given)
     col_starts = np.arange(0, n_cols, factor)
-    step = max(BLOCK // factor, 1) * factor
-    for start in range(0, n_rows, step):
-        rows = range(start, min(start + step, n_rows))
+    for first, rows in _row_runs(attention, n_rows, factor):
         values = np.asarray(attention.values(stage.name, h, rows, cols, keep=False), dtype=np.float64)
         seen = np.isfinite(values)
         if masks:
@@ -76,13 +76,36 @@ def stage_grid(attention: Attention, stage: Stage, h: int | None, factor: int):
         block_sums = np.add.reduceat(np.add.reduceat(values, row_starts, axis=0), col_starts, axis=1)
         block_counts = np.add.reduceat(np.add.reduceat(seen.astype(np.float64), row_starts, axis=0),
                                        col_starts, axis=1)
-        first = start // factor
         sums[first:first + len(row_starts)] = block_sums
         counts[first:first + len(row_starts)] = block_counts
     masked = counts == 0
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.where(masked, 0.0, sums / np.where(masked, 1.0, counts))
     return means, masked
+
+
+def sampled(attention: Attention, factor: int) -> bool:
+    """Whether a map of ``factor`` rows to a block reads only a sample of each block's rows."""
+    return factor >= SAMPLE_FROM * attention.block // BLOCK
+
+
+def _row_runs(attention: Attention, n_rows: int, factor: int):
+    """(the first block's row in the figure, the stage's rows to read): every row, a row block at
+    a time; or, for blocks of many rows, one whole row block of the engine's (``attention.block``
+    rows, computed at once) inside each figure block: a sample, so T = 16,384 takes a second,
+    not ten."""
+    size = attention.block
+    if not sampled(attention, factor):
+        step = max(size // factor, 1) * factor
+        for start in range(0, n_rows, step):
+            yield start // factor, range(start, min(start + step, n_rows))
+        return
+    for b in range(-(-n_rows // factor)):
+        start = -(-(b * factor) // size) * size  # the first engine block that starts inside it
+        stop = min(start + size, (b + 1) * factor, n_rows)
+        if stop <= start:  # (a last, short block that no engine block starts in)
+            start, stop = b * factor, min(b * factor + size, n_rows)
+        yield b, range(start, stop)
 
 
 def heat_map(attention: Attention, key: str, head: int = 0) -> str:
@@ -108,8 +131,10 @@ def heat_map(attention: Attention, key: str, head: int = 0) -> str:
     title = f"{stage.title} ({stage.key})" + (f", head {scenario.head_names[head]}" if heads else "")
     caption = [f"{scenario.title}: {stage.heading(scenario, attention.options)}"]
     if factor > 1:
-        caption.append(f"T = {n_rows:,}: drawn in blocks of {factor} × {factor} cells, each the mean of its "
-                       f"cells that are not masked")
+        rows_read = (f"of {attention.block} of its rows (a sample) over its {factor} columns"
+                     if sampled(attention, factor) else "of its cells")
+        caption.append(f"T = {n_rows:,}: drawn in blocks of {factor} × {factor} cells, each the mean "
+                       f"{rows_read}, masked cells left out")
     return _draw(title, caption, rows, cols, values, masked, palette, largest, decimals, stage.tiny, factor)
 
 
