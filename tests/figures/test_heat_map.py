@@ -133,15 +133,15 @@ def test_a_sampled_block_is_the_mean_of_its_first_engine_rows():
     text = heat_map(Attention(scenario), "weights")
     assert "blocks of 34 × 34" in text and "16 of its rows (a sample)" in text
     Q, K = scenario.inputs["Q"], scenario.inputs["K"]
-    scores = Q[48:64] @ K.T / np.sqrt(2)  # block row 1 starts at 34: its first engine block is 48-63
+    scores = Q[80:96] @ K.T / np.sqrt(2)  # block row 2 starts at 68: its first engine block is 80-95
     if scenario.options.causal:
-        scores = np.where(np.arange(3200)[None, :] > np.arange(48, 64)[:, None], -np.inf, scores)
+        scores = np.where(np.arange(3200)[None, :] > np.arange(80, 96)[:, None], -np.inf, scores)
     weights = np.exp(scores - scores.max(axis=1, keepdims=True))
     weights /= weights.sum(axis=1, keepdims=True)
-    expected = weights[:, 68:102].mean()  # block column 2
+    expected = weights[:, 34:68].mean()  # block column 1
     root = ET.fromstring(text.encode())
     found = {(round(float(r.get("y")), 3), round(float(r.get("x")), 3)): r for r in root.iter(SVG + "rect")
              if r.get("class") in ("cell", "masked")}
     ys, xs = sorted({k[0] for k in found}), sorted({k[1] for k in found})
-    cell = found[(ys[1], xs[2])]
+    cell = found[(ys[2], xs[1])]
     assert float(cell.get("data-value")) == pytest.approx(expected, rel=1e-12)
