@@ -69,10 +69,11 @@ def _unrecognized(extras: list[str], argv: list[str]) -> str:
 def _own_options() -> dict[str, set[str]]:
     """The options of the commands with parsers of their own (heads, capture)."""
     from attn_tui.capture import command as capture
-    from attn_tui.tui.cli import heads
+    from attn_tui.tui.cli import figure, heads
 
     return {name: {option for action in own._actions for option in action.option_strings} - {"-h", "--help"}
-            for name, own in (("heads", heads.build_parser()), ("capture", capture.build_parser()))}
+            for name, own in (("heads", heads.build_parser()), ("capture", capture.build_parser()),
+                              ("figure", figure.build_parser()))}
 
 
 def _shown(command: str) -> str:

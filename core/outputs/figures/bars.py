@@ -50,7 +50,7 @@ def bar_chart(attention: Attention, key: str, row: int, head: int = 0) -> str:
     zero = top + (PLOT_HEIGHT / 2 if signed else PLOT_HEIGHT)
     span = PLOT_HEIGHT / 2 if signed else PLOT_HEIGHT
     title = f"{stage.title} ({stage.key}) of row {row + 1}, {rows[row]!s}"
-    svg = Svg(left + bar * n_cols + 40, top + PLOT_HEIGHT + 120, title)
+    svg = Svg(max(left + bar * n_cols + 40, 560.0), top + PLOT_HEIGHT + 120, title)
     svg.raw('<defs><pattern id="masked" width="6" height="6" patternUnits="userSpaceOnUse" '
             f'patternTransform="rotate(45)"><rect width="6" height="6" fill="{colour_maps.MASKED}"/>'
             f'<line x1="0" y1="0" x2="0" y2="6" stroke="{colour_maps.HATCH}" stroke-width="2"/></pattern></defs>')
