@@ -100,3 +100,18 @@ def test_chromium_draws_the_svg(tmp_path):
                     figure.as_uri()], capture_output=True, timeout=90, check=False)
     assert shot.exists()
     assert len(_pixels(shot.read_bytes())) > 20  # not blank: the map's colours and its text
+
+
+def test_an_output_that_cannot_be_written_leaves_nothing_behind(tmp_path, capsys):
+    target = tmp_path / "folder"
+    target.mkdir()
+    assert main(["figure", "cat_sat", "-o", str(target)]) == 2
+    assert "cannot write" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"]
+
+
+def test_a_score_that_overflows_is_refused_where_it_is_written(tmp_path, capsys):
+    scenario = tmp_path / "big.yaml"
+    scenario.write_text("tokens: [a, b]\nQ: [[10], [1]]\nK: [[1], [1e308]]\nV: [[1], [2]]\n")
+    assert main(["figure", str(scenario), "--stage", "scores"]) == 2
+    assert f"{scenario}:2:1: the score (a, b) overflows float64" in capsys.readouterr().err

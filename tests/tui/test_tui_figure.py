@@ -35,7 +35,7 @@ async def test_f_writes_the_step_beside_the_scenario(tmp_path):
 
 
 async def test_f_after_an_edit_draws_the_edited_numbers(tmp_path):
-    async with running(copy(tmp_path)) as (app, pilot):
+    async with running(copy(tmp_path)) as (_app, pilot):
         await pilot.press("1", "F")  # scores: "sat" row is 1, 1, 2
         await pilot.pause()
     (figure,) = tmp_path.glob("mine-scores-*.svg")

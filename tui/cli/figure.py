@@ -93,9 +93,14 @@ def write_file(path: str, data: bytes) -> None:
     """``data`` into ``path`` through a temporary file beside it, so a file there is never left half written."""
     folder = os.path.dirname(os.path.abspath(path))
     temporary = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as out:
-        out.write(data)
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except OSError:
+        if os.path.lexists(temporary):
+            os.unlink(temporary)
+        raise
 
 
 def _suffix_format(path: str | None) -> str | None:

@@ -33,7 +33,7 @@ def bar_chart(attention: Attention, key: str, row: int, head: int = 0) -> str:
     h = head if stage.per_head else None
     cols = range(n_cols)
     values = np.asarray(attention.values(stage.name, h, range(row, row + 1), cols, keep=False), dtype=np.float64)[0]
-    masked = ~np.isfinite(values)
+    masked = np.isnan(values)
     if stage.columns == KEYS and stage.rows != KEYS and (stage.masks or stage.masked_given):
         masked |= attention.blocked(range(row, row + 1), cols)[0]
     if stage.empty_rows and attention.empty(range(row, row + 1), keep=False)[0]:
@@ -42,7 +42,8 @@ def bar_chart(attention: Attention, key: str, row: int, head: int = 0) -> str:
     decimals = attention.stage_decimals(stage.name, head if stage.per_head else 0)
     palette = "weights" if stage.palette == "weights" else "diverging"
     shown = np.where(masked, 0.0, values)
-    largest = float(np.max(np.abs(shown), initial=0.0)) or 1.0
+    largest = float(np.max(np.abs(shown[np.isfinite(shown)]), initial=0.0)) or 1.0
+    shown = np.clip(shown, -largest, largest)  # an overflowed ±∞ is drawn as the longest bar
     top_value = 1.0 if palette == "weights" else largest
     signed = palette != "weights" and bool((shown < 0).any())
     bar = max(6.0, min(48.0, 640.0 / n_cols))

@@ -25,12 +25,13 @@ def _rgb(hex_colour: str) -> np.ndarray:
 
 def positions(values: np.ndarray, palette: str, largest: float) -> np.ndarray:
     """Where each value lies on its palette, 0 … 1 (as tui.heat_colours.levels): weights as
-    they are, signed values around 0 scaled by ``largest``; NaN and ±∞ at the middle."""
-    values = np.nan_to_num(np.asarray(values, dtype=np.float64), nan=0.0, posinf=0.0, neginf=0.0)
+    they are, signed values around 0 scaled by ``largest``; ±∞ at the ends, NaN at the middle."""
+    values = np.nan_to_num(np.asarray(values, dtype=np.float64), nan=0.0)
     if palette == "weights":
         return np.clip(values, 0.0, 1.0)
     scale = largest if largest > 0 else 1.0
-    return (np.clip(values / scale, -1.0, 1.0) + 1.0) / 2.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (np.clip(values / scale, -1.0, 1.0) + 1.0) / 2.0
 
 
 def colours(position: np.ndarray, palette: str) -> np.ndarray:

@@ -66,7 +66,7 @@ def stage_grid(attention: Attention, stage: Stage, h: int | None, factor: int):
     col_starts = np.arange(0, n_cols, factor)
     for first, rows in _row_runs(attention, n_rows, factor):
         values = np.asarray(attention.values(stage.name, h, rows, cols, keep=False), dtype=np.float64)
-        seen = np.isfinite(values)
+        seen = ~np.isnan(values)  # an overflowed ±∞ is a value (drawn at the scale's end), not masked
         if masks:
             seen &= ~attention.blocked(rows, cols)
         if stage.empty_rows and stage.rows != KEYS:
@@ -126,7 +126,8 @@ def heat_map(attention: Attention, key: str, head: int = 0) -> str:
         cols = [f"{cols[k]}…" for k in range(0, n_cols, factor)]
     decimals = attention.stage_decimals(stage.name, head if stage.per_head else 0)
     palette = stage.palette if stage.palette == "weights" else "diverging"
-    largest = float(np.max(np.abs(values[~masked]), initial=0.0))
+    shown = values[~masked]
+    largest = float(np.max(np.abs(shown[np.isfinite(shown)]), initial=0.0))
     heads = scenario.heads > 1 and stage.per_head
     title = f"{stage.title} ({stage.key})" + (f", head {scenario.head_names[head]}" if heads else "")
     caption = [f"{scenario.title}: {stage.heading(scenario, attention.options)}"]
