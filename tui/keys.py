@@ -107,6 +107,8 @@ KEYS: tuple[Key, ...] = (
     Key("ctrl+p", "ctrl+p", "command palette: step to…, save as…, heads, themes, open a built-in",
         ANYWHERE),
     Key("ctrl+t", "ctrl+t", "save a screenshot (SVG)", ANYWHERE, "screenshot"),
+    Key("F", "F", "save this step as a figure for slides (SVG heat map; attn-tui figure for more)", ANYWHERE,
+        "figure"),
     Key("q,ctrl+q", "q  ctrl+q", "quit (asks first if there are unsaved edits)", ANYWHERE, "app.quit", "Quit"),
     Key("question_mark", "?", "this help (Esc closes it)", ANYWHERE),
     Key("left", "←", "the head to the left", MODEL_VIEW, "move(0,-1)", "Head", "grid"),
@@ -225,7 +227,7 @@ def monkey_keys() -> list[str]:
     for key in KEYS:
         if key.where in OTHER_SCREENS:
             continue  # another screen's: tests/tui/test_model_view.py, test_tui_train.py press them
-        if key.keys in ("q,ctrl+q", "question_mark", "ctrl+s", "ctrl+p", "ctrl+t", "ctrl+r", "g", "a", "p", "t"):
+        if key.keys in ("q,ctrl+q", "question_mark", "ctrl+s", "ctrl+p", "ctrl+t", "F", "ctrl+r", "g", "a", "p", "t"):
             continue  # these open other screens or write files: they have tests of their own
         if key.keys == "arrows":
             names += ["up", "down", "left", "right", "home", "end", "ctrl+home", "ctrl+end"]

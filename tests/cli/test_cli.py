@@ -344,7 +344,7 @@ def test_a_modes_flag_shortened_or_repeated_and_debug_before_the_command(capsys,
     (["serve", "--json", "cat_sat"], "give one mode: attn-tui serve and --json are two"),
     (["--print", "cat_sat", "--row", "--json"], "argument --row: expected one argument"),
     (["--json", "cat_sat", "--force"], "--force goes with attn-tui new or attn-tui capture"),
-    (["--json", "cat_sat", "extra", "--row", "1"], "--row goes with --print or --markdown (and unrecognized: extra 1)"),
+    (["--json", "cat_sat", "extra", "--row", "1"], "--row goes with --print or --markdown or attn-tui figure (and unrecognized: extra 1)"),
     (["--json", "cat_sat", "x --row"], "unrecognized arguments: x --row"),
     (["--check", "cat_sat", "--worksheet"], "--worksheet goes with --markdown: attn-tui --markdown --worksheet FILE"),
 ])

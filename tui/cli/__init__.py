@@ -64,6 +64,11 @@ def _action(argv: list[str]):
 
             args = heads.build_parser(Parser).parse_args(rest)
             return lambda: heads.heads(args, write_out, say, scenario_path), args.debug
+        if name == "figure":
+            from attn_tui.tui.cli import figure
+
+            args = figure.build_parser(Parser).parse_args(rest)
+            return lambda: figure.figure(args, write_out, say, scenario_path, select_rows), args.debug
         from attn_tui.capture import command
 
         args = command.build_parser().parse_args(rest)

@@ -30,7 +30,9 @@ FLAGS = {"--json": "json", "--print": "print", "--markdown": "markdown", "--chec
 # them the rest of the line.
 OWN_PARSERS = {"capture": "write one layer of a real Hugging Face model as a scenario (see "
                           "'attn-tui capture --help')",
-               "heads": "score every head for the standard attention patterns (see 'attn-tui heads --help')"}
+               "heads": "score every head for the standard attention patterns (see 'attn-tui heads --help')",
+               "figure": "write one stage as an SVG (PNG, PDF) figure for slides and papers (see "
+                         "'attn-tui figure --help')"}
 
 
 class Parser(argparse.ArgumentParser):
@@ -67,10 +69,11 @@ def _unrecognized(extras: list[str], argv: list[str]) -> str:
 def _own_options() -> dict[str, set[str]]:
     """The options of the commands with parsers of their own (heads, capture)."""
     from attn_tui.capture import command as capture
-    from attn_tui.tui.cli import heads
+    from attn_tui.tui.cli import figure, heads
 
     return {name: {option for action in own._actions for option in action.option_strings} - {"-h", "--help"}
-            for name, own in (("heads", heads.build_parser()), ("capture", capture.build_parser()))}
+            for name, own in (("heads", heads.build_parser()), ("capture", capture.build_parser()),
+                              ("figure", figure.build_parser()))}
 
 
 def _shown(command: str) -> str:

@@ -159,3 +159,46 @@ class Saving:
                  severity="error", timeout=8)
             return
         tell(screen, f"Screenshot saved: {written}", timeout=6)
+
+    def figure(self) -> None:
+        """Write the current stage (of the head shown) as an SVG figure (core.outputs.figures),
+        where ctrl+t's screenshot goes: beside the scenario, the current folder for a built-in, a
+        served app's save folder, or in a browser its downloads; the bar says where."""
+        import io
+
+        from attn_tui.core.outputs.figures.heat_map import FigureError, heat_map
+        from attn_tui.tui.cli.figure import write_file
+
+        screen = self.screen
+        session = screen.session
+        stage = screen.described
+        head = screen.head if stage.per_head else 0
+        predictions = session.predictions
+        if predictions is not None and predictions.hidden_rows(stage.name, head).any():
+            tell(screen, "No figure of this step yet: it would give a prediction away (reveal it first)",
+                 severity="warning", timeout=8)
+            return
+        try:
+            text = heat_map(session.attention, stage.key, head)
+        except FigureError as error:
+            tell(screen, f"No figure of this step: {error}", severity="warning", timeout=8)
+            return
+        path = session.scenario.path
+        folder = os.getcwd() if session.read_only or not path else os.path.dirname(os.path.abspath(path))
+        stem = os.path.splitext(os.path.basename(path or "scenario"))[0]
+        name = f"{stem}-{stage.key}-{time.strftime('%Y%m%d-%H%M%S')}.svg"
+        data = text.encode("utf-8")
+        if screen.app.is_web:  # as the screenshot: the student's own machine gets it
+            screen.app.deliver_binary(io.BytesIO(data), save_filename=name, mime_type="image/svg+xml")
+            tell(screen, f"Figure sent to this browser's downloads: {name}", timeout=6)
+            return
+        if session.save_root is not None:
+            folder = session.save_root.folder
+        written = os.path.join(folder, name)
+        try:
+            write_file(written, data)
+        except OSError as error:
+            tell(screen, f"Cannot write the figure in {folder}: {error.strerror or error}",
+                 severity="error", timeout=8)
+            return
+        tell(screen, f"Figure saved: {written}", timeout=6)

@@ -299,6 +299,7 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
     action_save = delegate("saving", "save")
     action_save_as = delegate("saving", "save_as")
     action_screenshot = delegate("saving", "screenshot")
+    action_figure = delegate("saving", "figure")
 
     def action_go_to(self) -> None:
         from attn_tui.tui.screens.goto import go_to  # (when asked: the first frame needs none of it, #30)

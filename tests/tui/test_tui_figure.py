@@ -1,0 +1,52 @@
+"""F in the app (issue 45): the current step as an SVG figure beside the scenario, said in the
+bar; never a prediction given away."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from tests.conftest import SCENARIOS
+from tests.tui_helpers import running
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def copy(tmp_path, extra: str = ""):
+    path = tmp_path / "mine.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text() + extra)
+    return path
+
+
+def said(app) -> str:
+    return " ".join(str(n.message) for n in app._notifications)
+
+
+async def test_f_writes_the_step_beside_the_scenario(tmp_path):
+    async with running(copy(tmp_path)) as (app, pilot):
+        await pilot.press("4", "F")
+        await pilot.pause()
+        figures = list(tmp_path.glob("mine-weights-*.svg"))
+        assert len(figures) == 1
+        assert f"Figure saved: {figures[0]}" in said(app)
+    root = ET.fromstring(figures[0].read_bytes())
+    texts = [t.text for t in root.iter(SVG + "text")]
+    at = texts.index("sat")
+    assert texts[at + 1:at + 4] == ["0.248", "0.248", "0.503"]  # seeds/ch24
+
+
+async def test_f_after_an_edit_draws_the_edited_numbers(tmp_path):
+    async with running(copy(tmp_path)) as (_app, pilot):
+        await pilot.press("1", "F")  # scores: "sat" row is 1, 1, 2
+        await pilot.pause()
+    (figure,) = tmp_path.glob("mine-scores-*.svg")
+    texts = [t.text for t in ET.fromstring(figure.read_bytes()).iter(SVG + "text")]
+    at = texts.index("sat")
+    assert texts[at + 1:at + 4] == ["1", "1", "2"]
+
+
+async def test_f_gives_no_prediction_away(tmp_path):
+    async with running(copy(tmp_path, "predict: [weights]\n")) as (app, pilot):
+        await pilot.press("4", "F")
+        await pilot.pause()
+        assert "would give a prediction away" in said(app)
+    assert not list(tmp_path.glob("*.svg"))

@@ -1,0 +1,121 @@
+"""``attn-tui figure SCENARIO --stage NAME [--head H] [--row R|all] [--variant V] [-o FILE]
+[--format svg|png|pdf]``: a standalone figure of one stage for slides and papers (issue 45).
+
+SVG needs nothing beyond today's dependencies (core.outputs.figures). PNG and PDF are the SVG
+converted by cairosvg, the optional extra ``figures``: it draws the very SVG the tests check (one
+picture, two formats) and is small, where matplotlib would mean drawing every figure twice and a
+~40 MB dependency; cairosvg needs the system's libcairo, which a teacher's machine with a desktop
+has. Without it: one line naming the extra, exit 2.
+
+Exit status: 0 written; 2 a file that cannot be read, a figure that cannot be made (no such
+stage, head or row), no extra for PNG/PDF, or output that cannot be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+FORMATS = ("svg", "png", "pdf")
+EXTRA = "pip install 'attn-tui[figures]'"
+
+
+def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser = parser_class(
+        prog="attn-tui figure",
+        description="Write one stage of a scenario as a figure for slides and papers: a heat map with "
+                    "the tokens on both axes, each cell's value, masked cells hatched and a colour scale "
+                    "(the app's colour-blind-safe palettes), or with --row R one row's bar chart.",
+        epilog="Exit status: 0 written, 2 a file that cannot be read or a figure that cannot be made.")
+    parser.add_argument("file", metavar="SCENARIO", help="a scenario file or a built-in's name")
+    parser.add_argument("--stage", default="weights", metavar="NAME",
+                        help="the stage by its expect:/--json key: weights (default), scores, d_scores, …")
+    parser.add_argument("--head", type=int, default=1, metavar="H", help="the head, from 1 (default 1)")
+    parser.add_argument("--row", metavar="R", help="a row (a number from 1 or a token) as a bar chart; "
+                                                   "all (the default): the heat map of every row")
+    parser.add_argument("--variant", metavar="V", help="the scenario's variant of that name")
+    parser.add_argument("-o", "--output", metavar="FILE", help="the file to write (default: SVG on standard output)")
+    parser.add_argument("--format", choices=FORMATS, help="svg, png or pdf (default: from -o's suffix, else svg)")
+    parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows) -> int:
+    """Run the command; the other arguments are the CLI's own helpers."""
+    from attn_tui.core import ScenarioError, load
+    from attn_tui.core.engine.attention import Attention
+    from attn_tui.core.outputs.figures.bars import bar_chart
+    from attn_tui.core.outputs.figures.heat_map import FigureError, heat_map
+
+    form = args.format or _suffix_format(args.output) or "svg"
+    if form != "svg" and not args.output:
+        say(f"attn-tui figure: {form.upper()} is written to a file: give -o FILE.{form}")
+        return 2
+    if form != "svg" and _converter() is None:
+        say(f"attn-tui figure: {form.upper()} needs the extra 'figures' (cairosvg and the system's libcairo): {EXTRA}")
+        return 2
+    try:
+        path = scenario_path(args.file)
+        scenario = load(path)
+        options = None
+        if args.variant is not None:
+            found = [v for v in scenario.variants if v.name == args.variant]
+            if not found:
+                names = ", ".join(v.name for v in scenario.variants) or "none"
+                raise FigureError(f"no variant {args.variant!r} (its variants: {names})")
+            options = found[0].options(scenario.options)
+        attention = Attention(scenario, options)
+        if args.row in (None, "all"):
+            text = heat_map(attention, args.stage, args.head - 1)
+        else:
+            rows = select_rows(args.row, scenario.row_tokens)
+            text = bar_chart(attention, args.stage, rows[0], args.head - 1)
+    except ScenarioError as error:
+        say(str(error))
+        return 2
+    except (FigureError, ValueError) as error:
+        say(f"attn-tui figure: {error}")
+        return 2
+    if not args.output:
+        write_out(text)
+        return 0
+    data = text.encode("utf-8") if form == "svg" else _converter()(text, form)
+    try:
+        write_file(args.output, data)
+    except OSError as error:
+        say(f"attn-tui figure: cannot write {args.output}: {error.strerror or error}")
+        return 2
+    say(f"attn-tui figure: wrote {args.output}")
+    return 0
+
+
+def write_file(path: str, data: bytes) -> None:
+    """``data`` into ``path`` through a temporary file beside it, so a file there is never left half written."""
+    folder = os.path.dirname(os.path.abspath(path))
+    temporary = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except OSError:
+        if os.path.lexists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def _suffix_format(path: str | None) -> str | None:
+    suffix = os.path.splitext(path or "")[1].lower().lstrip(".")
+    return suffix if suffix in FORMATS else None
+
+
+def _converter():
+    """(svg text, "png"|"pdf") → bytes with cairosvg, or None without it (or without libcairo)."""
+    try:
+        import cairosvg
+    except (ImportError, OSError):
+        return None
+
+    def convert(text: str, form: str) -> bytes:
+        make = cairosvg.svg2png if form == "png" else cairosvg.svg2pdf
+        return make(bytestring=text.encode("utf-8"))
+    return convert
