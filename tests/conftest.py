@@ -13,6 +13,17 @@ settings.load_profile("default")
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
 
+
+def load_script(path: Path):
+    """A script of the repository that is not a package's module (docs/*.py, benchmarks/*.py),
+    imported from its file."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 # Why a "models" test skips: PyTorch and transformers are not in the test extra (a user's pip
 # could bring a CUDA torch of several GB); .ci/run installs them.
 NEEDS_MODELS = ("needs PyTorch and transformers, not in the test extra: "

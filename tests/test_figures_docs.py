@@ -3,18 +3,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-
-from tests.conftest import ROOT
+from tests.conftest import ROOT, load_script
 
 SCRIPT = ROOT / "docs" / "figures.py"
 
 
 def script():
-    spec = importlib.util.spec_from_file_location("docs_figures", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT)
 
 
 def test_the_checked_in_figures_are_what_the_script_makes_now():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, load_script
 
 
 def page(name: str) -> str:
@@ -14,12 +14,7 @@ def page(name: str) -> str:
 
 
 def performance_page():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("performance_page", ROOT / "benchmarks" / "performance_page.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "benchmarks" / "performance_page.py")
 
 
 ROWS = [  # as benchmarks/run.py --json writes them (its row()), by hand

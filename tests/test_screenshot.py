@@ -3,20 +3,16 @@ app's own export of cat_sat at Softmax, 120×40 (regenerate with python docs/scr
 
 from __future__ import annotations
 
-import importlib.util
 import re
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, load_script
 
 SCRIPT = ROOT / "docs" / "screenshot.py"
 CHECKED_IN = ROOT / "docs" / "screenshot.svg"
 
 
 def script():
-    spec = importlib.util.spec_from_file_location("docs_screenshot", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT)
 
 
 async def test_the_checked_in_screenshot_is_what_the_script_makes_now():
