@@ -70,22 +70,16 @@ class StageView(EditableMatrix, can_focus=True):
         if opened:
             self.swallow(event)
 
-    def guess_cells(self) -> list[int]:
-        """The columns of the cursor's row that still take a guess (hidden, not masked)."""
-        if self.cursor is None or self.grid is None:
-            return []
-        row = self.cursor[0]
-        columns = self.grid.shape[1]
-        window = self.grid.window(range(row, row + 1), range(columns))
-        return [] if window.hidden is None else [j for j in range(columns) if window.hidden[0, j]]
-
     def open_guess(self, typed: str | None = None, only_here: bool = False, direction: int = 0) -> bool:
         """Open the guess editor in the cursor's row: on the cursor's cell if it takes a guess
         (with ``direction``, the next one that does that way; else, unless ``only_here``, the
         row's first), with ``typed`` as its text or the guess already made, selected. False if
         no cell of the row takes a guess (the row is revealed)."""
-        cells = self.guess_cells()
-        row, col = self.cursor if self.cursor is not None else (0, 0)
+        if self.cursor is None or self.grid is None:
+            return False
+        row, col = self.cursor
+        window = self.grid.window(range(row, row + 1), range(self.grid.shape[1]))
+        cells = [] if window.hidden is None else [int(j) for j in window.hidden[0].nonzero()[0]]
         if direction:
             ahead = [j for j in cells if (j - col) * direction > 0]
             target = (min if direction > 0 else max)(ahead, default=None)
@@ -101,8 +95,7 @@ class StageView(EditableMatrix, can_focus=True):
         if typed is not None:
             self.open_editor(typed, selected=False)
             return True
-        window = self.grid.window(range(row, row + 1), range(target, target + 1))
-        guessed = float("nan") if window.guesses is None else float(window.guesses[0, 0])
+        guessed = float("nan") if window.guesses is None else float(window.guesses[0, target])
         self.open_editor("" if math.isnan(guessed) else yaml_number(guessed))
         return True
 
