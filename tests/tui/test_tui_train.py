@@ -11,7 +11,7 @@ from attn_tui.core.engine.training import runs
 from attn_tui.tui.screens.train import TrainScreen
 from attn_tui.tui.widgets.loss_plot import LossPlot
 from tests.conftest import SCENARIOS
-from tests.tui_helpers import debugger, explanation, matrix, running, screen_text
+from tests.tui_helpers import debugger, drawn_lines, explanation, matrix, running, screen_text
 
 LEARNING = SCENARIOS / "learning_to_attend.yaml"
 
@@ -85,7 +85,7 @@ async def test_the_train_view_steps_runs_undoes_and_keeps():
         scaled, unscaled = train.runs
         assert scaled.losses[-1] < scaled.losses[0] / 1000 and unscaled.losses[-1] > unscaled.losses[0]
         text = screen_text(app)
-        assert "scaled · step 200/200 · done" in text and "learning stalls" in text
+        assert "scaled" in text and "step 200/200 · done" in text and "learning stalls" in text
         plot = train.query(LossPlot).first()
         assert plot.losses == scaled.losses and plot.top == max(unscaled.losses)  # one shared axis
         await pilot.press("enter")  # keep the chosen (first: scaled) run's Wq and Wk
@@ -163,3 +163,43 @@ async def test_running_works_the_steps_out_on_the_thread_and_a_pause_stops_every
             alone.run(200)
             assert run.losses == alone.losses  # bit for bit, the sequential run's
             assert np.array_equal(run.scenario.inputs["K"], alone.scenario.inputs["K"])
+
+
+async def test_a_pause_says_so_at_once_and_every_run_then_shows_the_step_it_paused_at(tmp_path):
+    """Running, a frame redraws one run's matrices in turn (issue 49: three runs' matrices were
+    ~18 ms of every frame, and a pause waited for them); a pause shows "paused" in each run's
+    own line, and then every run's weights are those of its own last step, worked out here
+    from its Q and K (scaled, unscaled, both ways)."""
+    T = 64
+    path = tmp_path / "runs.yaml"
+    np.save(tmp_path / "target.npy", np.random.default_rng(1).normal(size=(T, 4)))
+    path.write_text(f"random: {{seed: 0, T: {T}, d_k: 4}}\nloss: {{target: {{npy: target.npy}}}}\n"
+                    "train: {learn: [Q, K], lr: 0.05, steps: 200}\n"
+                    "variants: [{name: scaled, scale: true}, {name: unscaled, scale: false}, "
+                    "{name: bidirectional, causal: false}]\n")
+    async with running(path, size=(150, 50)) as (app, pilot):
+        await pilot.press("t")
+        train = app.screen
+        await pilot.press("r")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if train.runs[0].state.step >= 5:
+                break
+        await pilot.press("r")
+        states = [box.query_one(".run-state").render() for box in train.query(".run")]
+        assert all(str(text).endswith("· paused") for text in states), states
+        await pilot.pause(0.2)  # (the matrices left behind are drawn once the pause's frame is out)
+        for box, run, scale, causal in zip(train.query(".run"), train.runs, (True, False, True),
+                                           (True, True, False)):
+            Q, K = run.scenario.inputs["Q"], run.scenario.inputs["K"]
+            scores = Q @ K.T / (2.0 if scale else 1.0)
+            if causal:
+                scores[np.triu_indices(T, 1)] = -np.inf
+            weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+            weights /= weights.sum(axis=1, keepdims=True)
+            lines = drawn_lines(box.query_one(".run-weights"))  # a header, then t1, t2, …
+            for row in (0, 3, 7):
+                label, *cells = lines[1 + row].split()
+                assert label == f"t{row + 1}" and len(cells) >= 4
+                assert np.allclose([float(cell) for cell in cells], weights[row, :len(cells)], atol=6e-4), \
+                    (run.name, row, cells, weights[row])

@@ -61,6 +61,11 @@ class WeightsGrid(Grid):
         return Window(rows, cols, self.attention.values("softmax", self.head, rows, cols).copy())
 
 
+def _same(drawn: tuple, now: tuple) -> bool:
+    """Whether what was drawn, (a state, a number), is what is to be drawn now."""
+    return bool(drawn) and drawn[0] is now[0] and drawn[1] == now[1]
+
+
 class TrainScreen(WholeFrames, Screen[None]):
     DEFAULT_CSS = """
     TrainScreen { layout: vertical; }
@@ -69,6 +74,7 @@ class TrainScreen(WholeFrames, Screen[None]):
     TrainScreen #runs { height: 1fr; }
     TrainScreen .run { width: 1fr; height: auto; border: round $panel-lighten-2; padding: 0 1; }
     TrainScreen .run.-chosen { border: round $accent; }
+    TrainScreen .run-state { height: 1; }
     TrainScreen .run-status { height: auto; }
     TrainScreen MatrixView { height: auto; max-height: 14; }
     """
@@ -89,7 +95,7 @@ class TrainScreen(WholeFrames, Screen[None]):
         self._ahead: dict[int, tuple[State, Future]] = {}  # run's number → (its state, its next step)
         self._running_ahead: tuple[threading.Event, Future] | None = None  # while running: the steps ahead
         self._left = False
-        self._drawn: tuple | None = None  # (version, head, states) of the numbers last drawn
+        self._drawn: list[tuple] = [((), ())] * len(self.runs)  # each run: (state, top) of its loss drawn, (state, head) of its matrices
 
     @property
     def setting(self):
@@ -105,6 +111,7 @@ class TrainScreen(WholeFrames, Screen[None]):
             with Horizontal(id="runs"):
                 for number, run in enumerate(self.runs):
                     with Vertical(classes="run", id=f"run-{number}"):
+                        yield Static(classes="run-state")
                         yield Static(classes="run-status")
                         yield LossPlot()
                         yield MatrixView(classes="run-weights")
@@ -125,6 +132,8 @@ class TrainScreen(WholeFrames, Screen[None]):
     def action_run(self) -> None:
         if self.running:
             self._pause()
+            self.show(later=True)
+            return
         elif self._unfinished():
             self.running = True
             self._timer = self.set_interval(FRAME, self._tick)
@@ -258,55 +267,76 @@ class TrainScreen(WholeFrames, Screen[None]):
 
     # ---- showing ----------------------------------------------------------------------------
 
-    def show(self) -> None:
-        """Every run's title, and what it shows if its numbers changed since they were drawn (a
-        pause or a choice of run changes only the titles: ~18 ms less at three runs of T = 512)."""
+    def show(self, later: bool = False) -> None:
+        """Every run's step and state, and what it shows where its numbers changed since they were drawn.
+        Running, every frame redraws each run's loss and the matrices of one run in turn (three
+        runs' matrices at T = 512 are ~18 ms of a frame's drawing, and a key pressed mid-frame
+        waits for it); the others catch up in later frames, and all of them once it pauses
+        (``later``: once the frame that says so is out)."""
         setting = self.setting
         top = max(max(run.losses) for run in self.runs)
         head = min(self.debugger.head, self.runs[0].scenario.heads - 1)
         p = self.runs[0].scenario.precision
-        drawn = (self.version, head, *(id(run.state) for run in self.runs))  # (a state is kept while shown)
-        fresh, self._drawn = drawn != self._drawn, drawn
+        turn = self.version % len(self.runs)
+        stale = False
         for number, run in enumerate(self.runs):
             box = self.query_one(f"#run-{number}", Vertical)
             box.set_class(number == self.chosen and len(self.runs) > 1, "-chosen")
-            name = visible(run.name) if run.name else "this scenario"
+            set_titles(box, visible(run.name) if run.name else "this scenario")
+            # (the step and the state in a line of their own, not in the title: a title repaints
+            # the whole box, and a pause of three runs at T = 512 showed ~25 ms later for it)
             state = "done" if run.done else "running" if self.running else "paused"
-            set_titles(box, f"{name} · step {run.state.step}/{setting.steps} · {state}")
-            if not fresh:
-                continue
-            losses = run.losses
-            ratio = losses[-1] / losses[0] if losses[0] else 1.0
-            if ratio <= 1:
-                change = f"{100 * (1 - ratio):.0f}% of it removed"
-            elif ratio < 10:
-                change = f"{100 * (ratio - 1):.0f}% higher"
-            else:
-                change = f"{fixed(ratio, 3, True)} times higher"
-            # (one line, as before: no layout of the screen to redo, ~40 ms of every step)
-            box.query_one(".run-status", Static).update(Content(
-                f"loss {fixed(losses[0], p, True)} → {fixed(losses[-1], p, True)} ({change})"), layout=False)
-            box.query_one(LossPlot).show(losses, top, setting.steps)
-            attention = run.attention
-            weights = box.query_one(".run-weights", MatrixView)
-            set_titles(weights, "weights (softmax)")
-            weights.show(WeightsGrid(attention, head, self.version))
-            for name in setting.learn:
-                view = box.query_one(f"#run-{number}-{name}", MatrixView)
-                values = run.scenario.inputs[name]
-                if values.ndim == 3:
-                    values = values[min(head, len(values) - 1)]
-                rows, columns = input_labels(run.scenario, name)
-                set_titles(view, f"{name} ({values.shape[0]}×{values.shape[1]}), learning")
-                view.show(DenseGrid(rows, columns, decimals_needed(values, p), tiny=True,
-                                    key=("train", number, name), kin=("train", name), version=self.version,
-                                    values=values))
+            box.query_one(".run-state", Static).update(
+                Content(f"step {run.state.step}/{setting.steps} · {state}"), layout=False)
+            # (the state itself is held, not its id: an undone state's id may come back)
+            loss_drawn, matrices_drawn = self._drawn[number]
+            if not _same(loss_drawn, (run.state, top)):
+                self._show_loss(box, run, top, p)
+                loss_drawn = (run.state, top)
+            if not _same(matrices_drawn, (run.state, head)):
+                if later or (self.running and number != turn):
+                    stale = True
+                else:
+                    self._show_matrices(box, number, run, head, p)
+                    matrices_drawn = (run.state, head)
+            self._drawn[number] = (loss_drawn, matrices_drawn)
         if self.running or len(self.runs) < 2:
             self._show_words()
         else:  # comparing the runs' gradients takes ~30 ms at T = 512: once the frame is out
             self.set_timer(AFTER_FRAME, self._show_words)
         if not self.running:
             self.set_timer(AFTER_FRAME, self._look_ahead)
+            if stale:  # (paused between turns: the matrices left behind, once the frame is out)
+                self.set_timer(AFTER_FRAME, self.show)
+
+    def _show_loss(self, box: Vertical, run: Run, top: float, p: int) -> None:
+        losses = run.losses
+        ratio = losses[-1] / losses[0] if losses[0] else 1.0
+        if ratio <= 1:
+            change = f"{100 * (1 - ratio):.0f}% of it removed"
+        elif ratio < 10:
+            change = f"{100 * (ratio - 1):.0f}% higher"
+        else:
+            change = f"{fixed(ratio, 3, True)} times higher"
+        # (one line, as before: no layout of the screen to redo, ~40 ms of every step)
+        box.query_one(".run-status", Static).update(Content(
+            f"loss {fixed(losses[0], p, True)} → {fixed(losses[-1], p, True)} ({change})"), layout=False)
+        box.query_one(LossPlot).show(losses, top, self.setting.steps)
+
+    def _show_matrices(self, box: Vertical, number: int, run: Run, head: int, p: int) -> None:
+        weights = box.query_one(".run-weights", MatrixView)
+        set_titles(weights, "weights (softmax)")
+        weights.show(WeightsGrid(run.attention, head, self.version))
+        for name in self.setting.learn:
+            view = box.query_one(f"#run-{number}-{name}", MatrixView)
+            values = run.scenario.inputs[name]
+            if values.ndim == 3:
+                values = values[min(head, len(values) - 1)]
+            rows, columns = input_labels(run.scenario, name)
+            set_titles(view, f"{name} ({values.shape[0]}×{values.shape[1]}), learning")
+            view.show(DenseGrid(rows, columns, decimals_needed(values, p), tiny=True,
+                                key=("train", number, name), kin=("train", name), version=self.version,
+                                values=values))
 
     def _show_words(self) -> None:
         if self._left:
