@@ -19,7 +19,7 @@ from attn_tui.core.engine.explanation import explain
 from attn_tui.core.model.labels import ROLES, dims, input_labels, token_labels
 from attn_tui.core.engine.stages import column_labels, row_labels
 from attn_tui.core.numbers import decimals_needed, fixed, fixed_row, mask_text
-from attn_tui.core.outputs.report import attentions_of, stage_title, summary_line
+from attn_tui.core.outputs.report import attentions_of, stage_title, summary_line, training_note
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.engine.stages import KEYS, gives_away, stage_keyed, stages_for, summary
 from attn_tui.core.text import visible
@@ -118,6 +118,8 @@ def _blocks(scenario: Scenario, shown_rows: list[int], attentions: dict[str, Att
         yield f"Queries ({scenario.T}): {queries} · keys ({scenario.T_k}): {keys} · {shape}"
     else:
         yield f"Tokens ({scenario.T}): {keys} · {shape}"
+    if training_note(scenario):
+        yield _escape(training_note(scenario))
 
     yield _heading(2, "Inputs")
     yield from _input_blocks(scenario)

@@ -12,6 +12,7 @@ import numpy as np
 
 from attn_tui.core.engine.attention import BLOCK, Attention
 from attn_tui.core.engine.explanation import explain
+from attn_tui.core.engine.stages.back_output import loss
 from attn_tui.core.model.heads import HeadInputs
 from attn_tui.core.model.labels import ROLES, dims, input_labels, token_labels
 from attn_tui.core.engine.stages import column_labels, row_labels
@@ -43,6 +44,8 @@ def text_chunks(scenario: Scenario, rows: list[int] | None = None,
     title = visible(scenario.title)
     yield f"{title}\n{'=' * len(title)}\n"
     yield summary_line(scenario) + "\n"
+    if training_note(scenario):
+        yield training_note(scenario) + "\n"
     if scenario.description.strip():
         yield "\n" + visible(scenario.description.strip(), multiline=True) + "\n"
 
@@ -99,6 +102,19 @@ def summary_line(scenario: Scenario, with_file: bool = True) -> str:
                                                   if scenario.kv_heads != scenario.heads else ""))
     parts.append(scenario.describe())
     return " · ".join(parts)
+
+
+def training_note(scenario: Scenario) -> str | None:
+    """What print and markdown say of a ``train:`` section: they show the scenario as written,
+    before any step, and never take the steps (so a learning rate that overflows, which json
+    and check refuse, does not stop them from showing the forward and backward passes)."""
+    setting = loss(scenario)
+    if setting is None or setting.train is None:
+        return None
+    steps = setting.train.steps
+    return (f"Training: its {steps} step{'s are' if steps != 1 else ' is'} not taken here; this is the "
+            "scenario before any step. attn-tui json and check take them (and refuse a learning "
+            "rate that overflows); t in the app shows them.")
 
 
 def stage_title(stage: Stage, scenario: Scenario, number: int, options) -> str:

@@ -359,3 +359,22 @@ def test_an_option_of_another_mode_shows_the_usage_of_the_mode_given(capsys):
     with pytest.raises(SystemExit):
         main(["--json", "cat_sat", "--row", "sat"])
     assert capsys.readouterr().err.startswith("usage: attn-tui json ")
+
+
+def test_a_learning_rate_that_overflows_is_refused_by_json_and_check_and_said_by_print_and_markdown(write, capsys):
+    """Issue 49: print and markdown show a scenario before any training step, so a learning rate
+    whose first step overflows does not stop them; they say the steps are not taken (json and
+    check take them and refuse it, with the lr's position)."""
+    path = write("tokens: [the, cat, sat]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\n"
+                 "V: [[1, 2], [3, 4], [5, 6]]\nloss: {target: [[0, 0], [0, 0], [0, 0]]}\n"
+                 "train: {learn: [Q, K, V], lr: 1e200, steps: 5}\n")
+    for command in ("json", "check"):
+        assert main([command, str(path)]) == 2
+        assert f"{path}:6:31: step 1 makes the loss overflow: lower lr" in capsys.readouterr().err
+    for command in ("print", "markdown"):
+        assert main([command, str(path)]) == 0
+        out = capsys.readouterr().out
+        assert "Training: its 5 steps are not taken here; this is the scenario before any step." in out
+        assert "json and check take them" in out
+    main(["print", str(SCENARIOS / "cat_sat.yaml")])  # (no train: section, no word of it)
+    assert "Training:" not in capsys.readouterr().out
