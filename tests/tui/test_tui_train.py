@@ -11,7 +11,7 @@ from attn_tui.core.engine.training import runs
 from attn_tui.tui.screens.train import TrainScreen
 from attn_tui.tui.widgets.loss_plot import LossPlot
 from tests.conftest import SCENARIOS
-from tests.tui_helpers import debugger, drawn_lines, explanation, matrix, running, screen_text
+from tests.tui_helpers import debugger, drawn_lines, explanation, matrix, post, running, screen_text
 
 LEARNING = SCENARIOS / "learning_to_attend.yaml"
 
@@ -203,3 +203,29 @@ async def test_a_pause_says_so_at_once_and_every_run_then_shows_the_step_it_paus
                 assert label == f"t{row + 1}" and len(cells) >= 4
                 assert np.allclose([float(cell) for cell in cells], weights[row, :len(cells)], atol=6e-4), \
                     (run.name, row, cells, weights[row])
+
+
+@pytest.mark.parametrize("keys", [["r", "r", "escape"], ["r", "r", "enter"], ["r", "r", "u", "r", "r", "space"],
+                                  ["r", "r", "r", "r", "r", "escape"]])
+async def test_keys_in_a_burst_after_a_pause_leave_the_view_whole(tmp_path, keys):
+    """A pause draws the runs left behind once its frame is out: a key that leaves, keeps, undoes
+    or steps before that must find no half-drawn view and raise nothing (issue 49)."""
+    path = tmp_path / "runs.yaml"
+    np.save(tmp_path / "target.npy", np.random.default_rng(1).normal(size=(64, 4)))
+    path.write_text("random: {seed: 0, T: 64, d_k: 4}\nloss: {target: {npy: target.npy}}\n"
+                    "train: {learn: [Q, K], lr: 0.05, steps: 200}\n"
+                    "variants: [{name: scaled, scale: true}, {name: unscaled, scale: false}, "
+                    "{name: bidirectional, causal: false}]\n")
+    async with running(path) as (app, pilot):
+        await pilot.press("t")
+        train = app.screen
+        await pilot.press(keys[0])
+        await pilot.pause(0.15)
+        await post(app, *keys[1:])  # (as the driver posts them: no frame drawn between two)
+        await pilot.pause(0.4)
+        if keys[-1] in ("escape", "enter"):
+            assert app.screen is debugger(app) and train._left
+        else:
+            assert app.screen is train and not train.running
+            steps = {run.state.step for run in train.runs}
+            assert len(steps) == 1

@@ -307,7 +307,7 @@ class TrainScreen(WholeFrames, Screen[None]):
         if not self.running:
             self.set_timer(AFTER_FRAME, self._look_ahead)
             if stale:  # (paused between turns: the matrices left behind, once the frame is out)
-                self.set_timer(AFTER_FRAME, self.show)
+                self.set_timer(AFTER_FRAME, self._catch_up)
 
     def _show_loss(self, box: Vertical, run: Run, top: float, p: int) -> None:
         losses = run.losses
@@ -337,6 +337,10 @@ class TrainScreen(WholeFrames, Screen[None]):
             view.show(DenseGrid(rows, columns, decimals_needed(values, p), tiny=True,
                                 key=("train", number, name), kin=("train", name), version=self.version,
                                 values=values))
+
+    def _catch_up(self) -> None:
+        if not self._left:
+            self.show()
 
     def _show_words(self) -> None:
         if self._left:
