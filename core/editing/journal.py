@@ -12,7 +12,7 @@ from attn_tui.core.errors import NumericError
 
 if TYPE_CHECKING:
     from attn_tui.core.editing.session import Session
-    from attn_tui.core.lessons.lesson import LessonPlayer
+    from attn_tui.core.editing.lesson_player import LessonPlayer
 
 
 class Journal:

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from attn_tui.core.model.edits import SetCell, SetOption
-from attn_tui.core.lessons.lesson import Beat, CellEdit, Lesson, Position, start_position
+from attn_tui.core.lessons.lesson import start_position
+from attn_tui.core.model.lesson import Beat, CellEdit, Lesson, Position
 
 if TYPE_CHECKING:
     from attn_tui.core.model.edits import Edit

@@ -13,7 +13,7 @@ import os
 
 from attn_tui.core.files.atomic_write import write_atomic
 from attn_tui.core.errors import SaveError, ScenarioError
-from attn_tui.core.lessons.lesson import Beat
+from attn_tui.core.model.lesson import Beat
 from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.editing.save_root import SaveRoot
 from attn_tui.core.model.scenario import Scenario

@@ -16,7 +16,7 @@ import difflib
 
 from attn_tui.core.errors import NumericError, ScenarioError
 from attn_tui.core.model.labels import input_labels, token_labels
-from attn_tui.core.lessons.lesson import MAX_BEATS, MAX_EDITS_PER_BEAT, MAX_TEXT, Beat, CellEdit, Lesson
+from attn_tui.core.model.lesson import MAX_BEATS, MAX_EDITS_PER_BEAT, MAX_TEXT, Beat, CellEdit, Lesson
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.reading.keys import Entry, check_keys, entries
 from attn_tui.core.engine.stages import needing_causal, stages_for

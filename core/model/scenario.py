@@ -11,10 +11,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
 import numpy as np
 
+from attn_tui.core.model.lesson import Lesson
 from attn_tui.core.model.masks import Visibility
 from attn_tui.core.files.numpy_files import ArrayRef
 from attn_tui.core.model.options import INPUT_SETS, Expected, Options, RandomSpec, Variant  # noqa: F401 (re-exported)
@@ -22,8 +23,6 @@ from attn_tui.core.model.rope import Rope
 from attn_tui.core.model.settings import StageSetting
 from attn_tui.core.files.yaml_source import Document
 
-if TYPE_CHECKING:
-    from attn_tui.core.lessons.lesson import Lesson
 
 @dataclass(frozen=True, eq=False)
 class Scenario:
@@ -58,7 +57,7 @@ class Scenario:
     # which saving keeps while the setting stays as the command line made it (a view of one run)
     file_settings: Mapping[str, object | None] = field(default_factory=dict)
     heads_written: bool = False  # the file says heads: (then --json is per head, whatever the count)
-    lesson: Lesson | None = None  # a teacher's beats (core.lesson)
+    lesson: Lesson | None = None  # a teacher's beats (core.model.lesson)
 
     def __post_init__(self) -> None:
         frozen = {}

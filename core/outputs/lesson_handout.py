@@ -13,7 +13,8 @@ from __future__ import annotations
 from attn_tui.core.engine.attention import Attention
 from attn_tui.core.model.labels import input_labels, token_labels
 from attn_tui.core.engine.stages import column_labels
-from attn_tui.core.lessons.lesson import Beat, start_position
+from attn_tui.core.lessons.lesson import start_position
+from attn_tui.core.model.lesson import Beat
 from attn_tui.core.outputs.markdown import BLANK, _escape, _grid, _heading, _paragraphs, _quoted, input_tables
 from attn_tui.core.numbers import fixed
 from attn_tui.core.files.yaml_text import yaml_number

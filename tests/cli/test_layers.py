@@ -1,6 +1,7 @@
 """core/ is layered: each sub-package imports only the layers below it (and itself), so a
-reader can learn it bottom up. Every import counts, inside functions too; only imports under
-``if TYPE_CHECKING:`` (for annotations, never run) are left out. And every package on disk is
+reader can learn it bottom up. Every import counts, inside functions and under ``if
+TYPE_CHECKING:`` too (issue 47: a type named from a layer above is a dependency on it all the
+same, which a reader meets in the annotations). And every package on disk is
 one that pyproject.toml installs, so a new sub-package cannot be forgotten."""
 
 import ast
@@ -28,13 +29,9 @@ def layer_of(module: str) -> int:
 
 def imports(path: Path, module: str) -> list[tuple[int, str]]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    typing_only = {id(node) for branch in ast.walk(tree) if isinstance(branch, ast.If)
-                   and "TYPE_CHECKING" in ast.unparse(branch.test) for node in ast.walk(branch)}
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = []
     for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -68,11 +65,14 @@ def test_each_layer_imports_only_the_layers_below_it():
 
 
 def test_the_layer_check_sees_an_upward_import(tmp_path):
-    """The check can fail: a model module importing the engine, inside a function, is found."""
+    """The check can fail: a model module importing the engine, inside a function, is found, and
+    one importing the lessons for a type only."""
     path = tmp_path / "scenario.py"
-    path.write_text("def f():\n    from attn_tui.core.engine.stages import REGISTRY\n")
+    path.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from attn_tui.core.lessons.lesson "
+                    "import start_position\ndef f():\n    from attn_tui.core.engine.stages import REGISTRY\n")
     module = "attn_tui.core.model.scenario"
-    assert [layer_of(name) for _, name in imports(path, module)] == [LAYERS.index("engine")]
+    assert sorted(layer_of(name) for _, name in imports(path, module)) == [LAYERS.index("engine"),
+                                                                          LAYERS.index("lessons")]
     assert layer_of(module) == LAYERS.index("model")
 
 

@@ -366,7 +366,7 @@ async def test_recording_a_step_turned_on_in_the_app_writes_its_key(write):
 
 
 def test_recorded_beats_into_a_lesson_get_the_tiles_they_show(write):
-    from attn_tui.core.lessons.lesson import Beat
+    from attn_tui.core.model.lesson import Beat
     from attn_tui.core.editing.lesson_writer import with_beats
     from attn_tui.core.engine.stages import online
 
@@ -381,7 +381,7 @@ def test_recorded_beats_into_a_lesson_get_the_tiles_they_show(write):
 def test_recorded_beats_go_into_an_anchored_lesson_at_its_items_indentation():
     """lesson: &beats: the list's column is its anchor's, and the beats were written 8 spaces in,
     which did not load ("did not find expected key"), at every ctrl+r."""
-    from attn_tui.core.lessons.lesson import Beat
+    from attn_tui.core.model.lesson import Beat
     from attn_tui.core.editing.lesson_writer import with_beats
 
     scenario = loads(BASE + "lesson: &beats\n  - step: score\n", "a.yaml")

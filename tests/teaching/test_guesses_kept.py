@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from attn_tui.core import loads
 from attn_tui.core.editing.session import Session
-from attn_tui.core.lessons.lesson import LessonPlayer, narration
+from attn_tui.core.editing.lesson_player import LessonPlayer, narration
 
 from tests.conftest import SCENARIOS
 

@@ -12,7 +12,8 @@ import pytest
 from attn_tui.core import ScenarioError
 from attn_tui.core import load
 from attn_tui.core import loads
-from attn_tui.core.lessons.lesson import MAX_BEATS, LessonPlayer
+from attn_tui.core.editing.lesson_player import LessonPlayer
+from attn_tui.core.model.lesson import MAX_BEATS
 from attn_tui.core.loading.scenario_file import check_text
 from attn_tui.core.editing.session import Session
 from tests.conftest import SCENARIOS

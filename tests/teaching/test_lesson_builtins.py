@@ -11,7 +11,7 @@ import pytest
 from attn_tui.core import explain
 from attn_tui.core import load
 from attn_tui.core.loading.catalog import builtins
-from attn_tui.core.lessons.lesson import LessonPlayer
+from attn_tui.core.editing.lesson_player import LessonPlayer
 from attn_tui.core.editing.session import Session
 from attn_tui.core.engine.stages import stages_for
 from tests.conftest import SCENARIOS

@@ -9,7 +9,8 @@ from attn_tui.core import load
 from attn_tui.core import loads
 from attn_tui.core.model.edits import SetCell, SetOption
 from attn_tui.core.errors import SaveError
-from attn_tui.core.lessons.lesson import Beat, CellEdit, LessonPlayer, Position
+from attn_tui.core.editing.lesson_player import LessonPlayer
+from attn_tui.core.model.lesson import Beat, CellEdit, Position
 from attn_tui.core.editing.lesson_recording import FOLD_SECONDS, Recorder, recording_refusal, recording_start
 from attn_tui.core.editing.lesson_writer import with_beats, write_lesson
 from attn_tui.core.editing.save import render

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from attn_tui.core import loads
-from attn_tui.core.lessons.lesson import LessonPlayer
+from attn_tui.core.editing.lesson_player import LessonPlayer
 from attn_tui.core.teaching.predictions import CLOSE_ENOUGH, UNKNOWN, prediction_lines
 from attn_tui.core.editing.session import Session
 from attn_tui.core.engine.views import stage_window

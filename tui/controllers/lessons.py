@@ -1,7 +1,7 @@
 """The lesson keys of one debugger screen: playing a lesson (n, N, and r for an answer),
 recording one (ctrl+r) and following a teacher (f). The beats, their states, what the
-narration bar says and what a recording writes are core's (``core.lesson``,
-``core.lesson_recording``, ``core.lesson_writer``); this module moves the screen to where core
+narration bar says and what a recording writes are core's (``core.editing.lesson_player``,
+``core.editing.lesson_recording``, ``lesson_writer``); this module moves the screen to where core
 says, feeds the recorder what the screen does, and tells the user what happened."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attn_tui.core.errors import NumericError, SaveError
-from attn_tui.core.lessons.lesson import LessonPlayer, follow_line, narration
+from attn_tui.core.editing.lesson_player import LessonPlayer, follow_line, narration
 from attn_tui.tui.class_answers import AnswerSender, ClassKeys, LeadAnswers  # noqa: F401 (ClassKeys: the debugger's)
 from attn_tui.tui.follow import Classroom, Follower
 from attn_tui.tui.keys import relabel

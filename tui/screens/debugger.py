@@ -20,7 +20,7 @@ from attn_tui.core.editing.save_root import SaveRoot
 from attn_tui.core.editing.session import Session
 from attn_tui.core.engine.stages import KEYS, TILES, stages_for
 from attn_tui.core.engine.views import mask_rules
-from attn_tui.core.lessons.lesson import Position
+from attn_tui.core.model.lesson import Position
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.tui.controllers import delegate
 from attn_tui.tui.controllers.changes import Changes
