@@ -171,3 +171,19 @@ async def test_present_at_start_opens_projector_mode_over_the_debugger():
         await pilot.pause()
         assert isinstance(app.screen, PresentScreen)
         assert isinstance(app.screen_stack[-2], DebuggerScreen)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_projector_mode_keeps_a_hidden_cell_s_words_on_one_line(tmp_path, size):
+    """Issue 47: "? (predict it)" wrapped mid-phrase ("? (predict" / "it)") in a cell 12 wide."""
+    path = tmp_path / "predict.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text(encoding="utf-8") + "predict: [weights]\n",
+                    encoding="utf-8")
+    async with running(path, size=size) as (app, pilot):
+        await pilot.press("4")
+        await pilot.press("p")
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        hidden = [line for line in lines if "? (predict" in line]
+        assert hidden and all(line.count("? (predict it)") == 3 for line in hidden), hidden
+        assert not any(line.strip().startswith("it)") for line in lines)

@@ -29,7 +29,7 @@ class PresentScreen(WholeFrames, Screen[None]):
     PresentScreen #cells { height: auto; }
     PresentScreen .cell { width: auto; min-width: 12; height: auto; margin-right: 2; }
     PresentScreen .label { color: $text-accent; text-style: bold; height: 1; }
-    PresentScreen .masked { color: $text-muted; height: 3; content-align: left middle; }
+    PresentScreen .masked { color: $text-muted; width: auto; height: 3; content-align: left middle; }
     PresentScreen Digits { width: auto; }
     PresentScreen .cell.-cursor Digits { color: $text-warning; }
     PresentScreen ExplanationView { height: 1fr; margin-top: 1; }
