@@ -149,6 +149,17 @@ def test_gpt2_capture_reproduces_every_head_and_the_output(gpt2, tmp_path, capsy
     assert printed.out.startswith(f"Wrote {out} and gpt2_l1.npz:")
 
 
+def test_a_long_text_is_cut_in_the_title_with_an_ellipsis_and_quoted_whole_in_the_description(gpt2, tmp_path):
+    """Issue 47: the title holds the text's first 39 characters and "…"; the description, which
+    the app shows beside the matrices, quotes the text whole (up to 300 characters)."""
+    text = "The quick brown fox jumps over the lazy dog, and then it runs far into the forest"
+    out = tmp_path / "long.yaml"
+    assert capture(gpt2, out, text) == 0
+    scenario, _ = read_scenario(out)
+    assert scenario["title"] == "tiny-gpt2 · layer 1 · " + text[:39] + "…"
+    assert f'"{text}"' in scenario["description"]
+
+
 def test_gpt2_scaled_also_by_layer_writes_the_models_own_divisor(tmp_path):
     folder = save_gpt2(tmp_path / "scaled", scale_attn_by_inverse_layer_idx=True,
                        reorder_and_upcast_attn=True)
