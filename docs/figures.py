@@ -20,6 +20,7 @@ FIGURES = (
     ("cat_sat_sat_row.svg", ["cat_sat", "--stage", "weights", "--row", "sat"]),
     ("learning_to_attend_d_scores.svg", ["learning_to_attend", "--stage", "d_scores"]),
     ("padding_mask_weights.svg", ["padding_mask", "--stage", "weights"]),
+    ("learning_to_attend_train.svg", ["learning_to_attend", "--train"]),
 )
 
 
@@ -30,10 +31,14 @@ def figures() -> dict[str, str]:
     from attn_tui.core.loading.catalog import find
     from attn_tui.core.outputs.figures.bars import bar_chart
     from attn_tui.core.outputs.figures.heat_map import heat_map
+    from attn_tui.core.outputs.figures.loss_curves import loss_curves
 
     made = {}
     for name, argv in FIGURES:
         attention = Attention(load(find(argv[0])))
+        if "--train" in argv:
+            made[name] = loss_curves(attention.scenario)
+            continue
         stage = argv[argv.index("--stage") + 1]
         if "--row" in argv:
             row = attention.scenario.row_tokens.index(argv[argv.index("--row") + 1])

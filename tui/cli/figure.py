@@ -1,5 +1,6 @@
 """``attn-tui figure SCENARIO --stage NAME [--head H] [--row R|all] [--variant V] [-o FILE]
-[--format svg|png|pdf]``: a standalone figure of one stage for slides and papers (issue 45).
+[--format svg|png|pdf]``: a standalone figure of one stage for slides and papers (issue 45);
+``attn-tui figure SCENARIO --train``: the loss curves of its training runs.
 
 SVG needs nothing beyond today's dependencies (core.outputs.figures). PNG and PDF are the SVG
 converted by cairosvg, the optional extra ``figures``: it draws the very SVG the tests check (one
@@ -28,12 +29,15 @@ def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParse
                     "(the app's colour-blind-safe palettes), or with --row R one row's bar chart.",
         epilog="Exit status: 0 written, 2 a file that cannot be read or a figure that cannot be made.")
     parser.add_argument("file", metavar="SCENARIO", help="a scenario file or a built-in's name")
-    parser.add_argument("--stage", default="weights", metavar="NAME",
+    parser.add_argument("--stage", metavar="NAME",
                         help="the stage by its expect:/--json key: weights (default), scores, d_scores, …")
-    parser.add_argument("--head", type=int, default=1, metavar="H", help="the head, from 1 (default 1)")
+    parser.add_argument("--head", type=int, metavar="H", help="the head, from 1 (default 1)")
     parser.add_argument("--row", metavar="R", help="a row (a number from 1 or a token) as a bar chart; "
                                                    "all (the default): the heat map of every row")
     parser.add_argument("--variant", metavar="V", help="the scenario's variant of that name")
+    parser.add_argument("--train", action="store_true",
+                        help="the loss curves of the scenario's training runs (train:; each variant beside "
+                             "the others), instead of a stage")
     parser.add_argument("-o", "--output", metavar="FILE", help="the file to write (default: SVG on standard output)")
     parser.add_argument("--format", choices=FORMATS, help="svg, png or pdf (default: from -o's suffix, else svg)")
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
@@ -46,7 +50,15 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
     from attn_tui.core.engine.attention import Attention
     from attn_tui.core.outputs.figures.bars import bar_chart
     from attn_tui.core.outputs.figures.heat_map import FigureError, heat_map
+    from attn_tui.core.outputs.figures.loss_curves import loss_curves
 
+    if args.train:
+        given = [f"--{name}" for name in ("stage", "head", "row", "variant") if getattr(args, name) is not None]
+        if given:
+            say(f"attn-tui figure: {', '.join(given)} go{'es' if len(given) == 1 else ''} with a stage's "
+                "figure, not with --train (which draws every run)")
+            return 2
+    stage, head = args.stage or "weights", 1 if args.head is None else args.head
     form = args.format or _suffix_format(args.output) or "svg"
     if form != "svg" and not args.output:
         say(f"attn-tui figure: {form.upper()} is written to a file: give -o FILE.{form}")
@@ -65,11 +77,13 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
                 raise FigureError(f"no variant {args.variant!r} (its variants: {names})")
             options = found[0].options(scenario.options)
         attention = Attention(scenario, options)
-        if args.row in (None, "all"):
-            text = heat_map(attention, args.stage, args.head - 1)
+        if args.train:
+            text = loss_curves(scenario)
+        elif args.row in (None, "all"):
+            text = heat_map(attention, stage, head - 1)
         else:
             rows = select_rows(args.row, scenario.row_tokens)
-            text = bar_chart(attention, args.stage, rows[0], args.head - 1)
+            text = bar_chart(attention, stage, rows[0], head - 1)
     except ScenarioError as error:
         say(str(error))
         return 2
