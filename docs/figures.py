@@ -21,6 +21,7 @@ FIGURES = (
     ("learning_to_attend_d_scores.svg", ["learning_to_attend", "--stage", "d_scores"]),
     ("padding_mask_weights.svg", ["padding_mask", "--stage", "weights"]),
     ("learning_to_attend_train.svg", ["learning_to_attend", "--train"]),
+    ("two_heads_model_view.svg", ["two_heads", "--model-view"]),
 )
 
 
@@ -32,12 +33,16 @@ def figures() -> dict[str, str]:
     from attn_tui.core.outputs.figures.bars import bar_chart
     from attn_tui.core.outputs.figures.heat_map import heat_map
     from attn_tui.core.outputs.figures.loss_curves import loss_curves
+    from attn_tui.core.outputs.figures.model_view import model_view_figure
 
     made = {}
     for name, argv in FIGURES:
         attention = Attention(load(find(argv[0])))
         if "--train" in argv:
             made[name] = loss_curves(attention.scenario)
+            continue
+        if "--model-view" in argv:
+            made[name] = model_view_figure(None, attention.scenario)
             continue
         stage = argv[argv.index("--stage") + 1]
         if "--row" in argv:

@@ -46,17 +46,29 @@ def weights_overview(attention, h: int, rows: int, cols: int, cancelled=lambda: 
     scenario = attention.scenario
     T, T_k = scenario.T, scenario.T_k
     stage = next(step for step in attention.steps if step.overview)
-    row_edges = block_edges(T, rows)
-    col_edges = block_edges(T_k, cols)
-    sums = np.zeros((len(row_edges) - 1, len(col_edges) - 1))
-    band = np.searchsorted(row_edges, np.arange(T), side="right") - 1
+    means = BlockMeans(T, T_k, rows, cols)
     for start in range(0, T, band_rows):
         if cancelled():
             return None
         time.sleep(0)  # let a thread with keys to answer have the interpreter
         block = range(start, min(start + band_rows, T))
-        weights = attention.values(stage.name, h, block, range(T_k), keep={})
-        by_column = np.add.reduceat(weights, col_edges[:-1], axis=1)
-        np.add.at(sums, band[start:start + band_rows], by_column)
-    counts = np.outer(np.diff(row_edges), np.diff(col_edges))
-    return sums / counts
+        means.add(start, attention.values(stage.name, h, block, range(T_k), keep={}))
+    return means.result()
+
+
+class BlockMeans:
+    """The block means of a T × T_k matrix shrunk to ``rows`` × ``cols`` blocks (as
+    :func:`downsample`), fed a band of its rows at a time."""
+
+    def __init__(self, T: int, T_k: int, rows: int, cols: int) -> None:
+        self.row_edges, self.col_edges = block_edges(T, rows), block_edges(T_k, cols)
+        self.sums = np.zeros((len(self.row_edges) - 1, len(self.col_edges) - 1))
+        self.band = np.searchsorted(self.row_edges, np.arange(T), side="right") - 1
+
+    def add(self, start: int, weights: np.ndarray) -> None:
+        """Rows ``start`` … of the matrix, every column."""
+        by_column = np.add.reduceat(weights, self.col_edges[:-1], axis=1)
+        np.add.at(self.sums, self.band[start:start + len(weights)], by_column)
+
+    def result(self) -> np.ndarray:
+        return self.sums / np.outer(np.diff(self.row_edges), np.diff(self.col_edges))

@@ -105,9 +105,10 @@ def pattern_scores(weights: np.ndarray, tokens: Sequence[str] | None = None,
     return sums.means()
 
 
-def scenario_scores(scenario, layer: int | None = None, attention=None) -> list[HeadScores]:
+def scenario_scores(scenario, layer: int | None = None, attention=None, also=None) -> list[HeadScores]:
     """Every head's scores, from the weights attention computes for ``scenario`` (a band of
-    rows at a time, never a whole T × T at once)."""
+    rows at a time, never a whole T × T at once). ``also(h, start, weights)`` is handed each
+    band too, for other work on the same weights (the model view's thumbnails)."""
     from attn_tui.core.engine.attention import Attention
 
     attention = attention if attention is not None else Attention(scenario)
@@ -117,6 +118,9 @@ def scenario_scores(scenario, layer: int | None = None, attention=None) -> list[
         sums = _Sums(scenario.tokens, cross, scenario.T)
         for start in range(0, scenario.T, ROWS_AT_A_TIME):
             rows = range(start, min(scenario.T, start + ROWS_AT_A_TIME))
-            sums.add(start, attention.head(h).values("softmax", rows, range(scenario.T_k)))
+            weights = attention.head(h).values("softmax", rows, range(scenario.T_k))
+            sums.add(start, weights)
+            if also is not None:
+                also(h, start, weights)
         found.append(HeadScores(layer, h, scenario.head_names[h], sums.means()))
     return found

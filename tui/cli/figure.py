@@ -1,6 +1,7 @@
 """``attn-tui figure SCENARIO --stage NAME [--head H] [--row R|all] [--variant V] [-o FILE]
 [--format svg|png|pdf]``: a standalone figure of one stage for slides and papers (issue 45);
-``attn-tui figure SCENARIO --train``: the loss curves of its training runs.
+``attn-tui figure SCENARIO --train``: the loss curves of its training runs; ``attn-tui figure
+INDEX --model-view``: the layers × heads grid of thumbnails with their pattern scores.
 
 SVG needs nothing beyond today's dependencies (core.outputs.figures). PNG and PDF are the SVG
 converted by cairosvg, the optional extra ``figures``: it draws the very SVG the tests check (one
@@ -28,7 +29,8 @@ def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParse
                     "the tokens on both axes, each cell's value, masked cells hatched and a colour scale "
                     "(the app's colour-blind-safe palettes), or with --row R one row's bar chart.",
         epilog="Exit status: 0 written, 2 a file that cannot be read or a figure that cannot be made.")
-    parser.add_argument("file", metavar="SCENARIO", help="a scenario file or a built-in's name")
+    parser.add_argument("file", metavar="SCENARIO", help="a scenario file or a built-in's name "
+                                                        "(with --model-view, a model index too)")
     parser.add_argument("--stage", metavar="NAME",
                         help="the stage by its expect:/--json key: weights (default), scores, d_scores, …")
     parser.add_argument("--head", type=int, metavar="H", help="the head, from 1 (default 1)")
@@ -38,6 +40,9 @@ def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParse
     parser.add_argument("--train", action="store_true",
                         help="the loss curves of the scenario's training runs (train:; each variant beside "
                              "the others), instead of a stage")
+    parser.add_argument("--model-view", action="store_true",
+                        help="every head of a model index (attn-tui capture --layer all), or of the scenario, "
+                             "as thumbnails of its weights with the pattern it scores highest")
     parser.add_argument("-o", "--output", metavar="FILE", help="the file to write (default: SVG on standard output)")
     parser.add_argument("--format", choices=FORMATS, help="svg, png or pdf (default: from -o's suffix, else svg)")
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
@@ -47,16 +52,18 @@ def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParse
 def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows) -> int:
     """Run the command; the other arguments are the CLI's own helpers."""
     from attn_tui.core import ScenarioError, load
-    from attn_tui.core.engine.attention import Attention
-    from attn_tui.core.outputs.figures.bars import bar_chart
-    from attn_tui.core.outputs.figures.heat_map import FigureError, heat_map
-    from attn_tui.core.outputs.figures.loss_curves import loss_curves
+    from attn_tui.core.outputs.figures.heat_map import FigureError
+    from attn_tui.core.outputs.figures.model_view import model_view_figure
 
-    if args.train:
+    whole = "--train" if args.train else "--model-view" if args.model_view else None
+    if args.train and args.model_view:
+        say("attn-tui figure: --train or --model-view, not both")
+        return 2
+    if whole:
         given = [f"--{name}" for name in ("stage", "head", "row", "variant") if getattr(args, name) is not None]
         if given:
             say(f"attn-tui figure: {', '.join(given)} go{'es' if len(given) == 1 else ''} with a stage's "
-                "figure, not with --train (which draws every run)")
+                f"figure, not with {whole} (which draws every {'run' if args.train else 'head'})")
             return 2
     stage, head = args.stage or "weights", 1 if args.head is None else args.head
     form = args.format or _suffix_format(args.output) or "svg"
@@ -68,28 +75,52 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
         return 2
     try:
         path = scenario_path(args.file)
-        scenario = load(path)
-        options = None
-        if args.variant is not None:
-            found = [v for v in scenario.variants if v.name == args.variant]
-            if not found:
-                names = ", ".join(v.name for v in scenario.variants) or "none"
-                raise FigureError(f"no variant {args.variant!r} (its variants: {names})")
-            options = found[0].options(scenario.options)
-        attention = Attention(scenario, options)
-        if args.train:
-            text = loss_curves(scenario)
-        elif args.row in (None, "all"):
-            text = heat_map(attention, stage, head - 1)
+        if args.model_view:
+            text = _model_view(path, load, model_view_figure)
         else:
-            rows = select_rows(args.row, scenario.row_tokens)
-            text = bar_chart(attention, stage, rows[0], head - 1)
+            text = _stage_or_runs(args, load(path), stage, head, select_rows)
     except ScenarioError as error:
         say(str(error))
         return 2
     except (FigureError, ValueError) as error:
         say(f"attn-tui figure: {error}")
         return 2
+    return _written(text, form, args, write_out, say)
+
+
+def _model_view(path: str, load, model_view_figure) -> str:
+    """Every head of the model index at ``path``, or of the scenario there."""
+    from attn_tui.core.loading.model_index import index_or_none
+
+    index = index_or_none(path)
+    return model_view_figure(index, None if index is not None else load(path))
+
+
+def _stage_or_runs(args: argparse.Namespace, scenario, stage: str, head: int, select_rows) -> str:
+    """A stage's heat map or a row's bars (of the scenario or its variant), or the runs' losses."""
+    from attn_tui.core.engine.attention import Attention
+    from attn_tui.core.outputs.figures.bars import bar_chart
+    from attn_tui.core.outputs.figures.heat_map import FigureError, heat_map
+    from attn_tui.core.outputs.figures.loss_curves import loss_curves
+
+    options = None
+    if args.variant is not None:
+        found = [v for v in scenario.variants if v.name == args.variant]
+        if not found:
+            names = ", ".join(v.name for v in scenario.variants) or "none"
+            raise FigureError(f"no variant {args.variant!r} (its variants: {names})")
+        options = found[0].options(scenario.options)
+    if args.train:
+        return loss_curves(scenario)
+    attention = Attention(scenario, options)
+    if args.row in (None, "all"):
+        return heat_map(attention, stage, head - 1)
+    rows = select_rows(args.row, scenario.row_tokens)
+    return bar_chart(attention, stage, rows[0], head - 1)
+
+
+def _written(text: str, form: str, args: argparse.Namespace, write_out, say) -> int:
+    """The figure's SVG ``text`` on standard output, or into ``-o`` as SVG, PNG or PDF."""
     if not args.output:
         write_out(text)
         return 0
