@@ -12,7 +12,7 @@ import re
 from attn_tui.core.text import visible
 from attn_tui.grading import cases as battery
 from attn_tui.grading.calling import CaseResult, run_case
-from attn_tui.grading.report import case_line, read_as, with_expect
+from attn_tui.grading.report import case_line, first_wrong_place, read_as, with_expect
 from attn_tui.grading.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Submission, SubmissionFailed
 
 EXIT_OK, EXIT_DIFFERS, EXIT_USAGE = 0, 1, 2
@@ -107,10 +107,10 @@ def check_impl(args, scenario, write, say) -> int:
         verdict = "your values match" if comparison.ok else "your values differ"
         write(f"{shown} on {visible(scenario.display_name)}: {verdict} ({read_as(main)})\n")
         write(summary(comparison, judged) + "\n")
-        if getattr(args, "open", False):  # on the first wrong row (the app opens at step 1)
-            first = comparison.first_difference
-            rows = first.differs.any(axis=1).nonzero()[0] if first is not None else []
-            args.opened = dataclasses.replace(judged, focus=int(rows[0])) if len(rows) else judged
+        if getattr(args, "open", False):  # the app opens at the first wrong stage, row and cell
+            args.opened_at = first_wrong_place(comparison)
+            args.opened = judged if args.opened_at is None else \
+                dataclasses.replace(judged, focus=args.opened_at.row)
     if results:
         passed = sum(result.ok for result in results)
         write(f"Cases: {passed} of {len(cases)} pass\n")

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from attn_tui.core.lessons.lesson import Position
 from attn_tui.core.model.labels import token_labels
 from attn_tui.core.model.options import Expected
 from attn_tui.core.model.scenario import Scenario
@@ -28,6 +29,16 @@ def with_expect(result: CaseResult) -> Scenario:
         expect["output"] = Expected(np.array(result.output), np.ones(result.output.shape, bool))
     tolerance = max(scenario.expect_tolerance, FLOAT32) if result.float32 else scenario.expect_tolerance
     return dataclasses.replace(scenario, expect=expect, expect_tolerance=tolerance)
+
+
+def first_wrong_place(comparison) -> Position | None:
+    """Where ``--open`` opens: the first stage that differs, its first differing row and cell
+    (None when every stage matches)."""
+    first = comparison.first_difference
+    if first is None:
+        return None
+    row, column = (int(i) for i in np.argwhere(first.differs)[0])
+    return Position(stage_keyed(first.stage).name, row, column)
 
 
 def read_as(result: CaseResult) -> str:
