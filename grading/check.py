@@ -61,6 +61,11 @@ def run_cases(submission: Submission, cases: list) -> list[CaseResult]:
     return results
 
 
+def counted(results: list[CaseResult]) -> tuple[int, int]:
+    """How many cases passed, and how many could not be given to the code (not counted)."""
+    return sum(result.ok for result in results), sum(result.not_run is not None for result in results)
+
+
 def check_impl(args, scenario, write, say) -> int:
     """The command's work: ``write`` takes the report, ``say`` the usage errors."""
     from attn_tui.core.teaching.compare import compare, summary
@@ -112,13 +117,14 @@ def check_impl(args, scenario, write, say) -> int:
             args.opened = judged if args.opened_at is None else \
                 dataclasses.replace(judged, focus=args.opened_at.row)
     if results:
-        passed = sum(result.ok for result in results)
-        write(f"Cases: {passed} of {len(cases)} pass\n")
+        passed, not_run = counted(results)
+        run = len(cases) - not_run
+        write(f"Cases: {passed} of {run} pass" + (f" ({not_run} not run)" if not_run else "") + "\n")
         for result in results:
             write(case_line(result) + "\n")
         if len(results) < len(cases):
             write(f"(the other {len(cases) - len(results)} not run: the code went over the memory limit)\n")
-        status = status if passed == len(cases) else EXIT_DIFFERS
+        status = status if passed == run else EXIT_DIFFERS
     if own_softmax is not None:
         write(own_softmax[1] + "\n")
         status = status if own_softmax[0] else EXIT_DIFFERS

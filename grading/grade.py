@@ -14,7 +14,7 @@ from pathlib import Path
 
 from attn_tui.core.text import visible
 from attn_tui.grading import cases as battery
-from attn_tui.grading.check import EXIT_DIFFERS, EXIT_OK, UsageError, run_cases, submission_of
+from attn_tui.grading.check import EXIT_DIFFERS, EXIT_OK, UsageError, counted, run_cases, submission_of
 from attn_tui.grading.report import case_line
 from attn_tui.grading.runner import SubmissionFailed
 
@@ -63,14 +63,16 @@ def grade_one(args, path: Path, cases: list) -> dict:
             return record
         if args.verbose:
             record["printed"] = submission.output()
-    passed = sum(result.ok for result in results)
+    passed, not_run = counted(results)
     backward_ok = backward is None or backward.ok
-    ok = passed == len(cases) and backward_ok  # (cases not run, after a memory bomb, are not passed)
-    record.update(passed=passed, ok=ok, status="ok" if ok else "differs",
+    # (cases not run after a memory bomb are not passed; a case the code cannot be given is not counted)
+    ok = passed == len(cases) - not_run and backward_ok
+    record.update(passed=passed, ok=ok, status="ok" if ok else "differs", cases=len(cases) - not_run,
+                  not_run=[result.case.name for result in results if result.not_run is not None],
                   results=[{"case": result.case.name, "ok": result.ok, "line": case_line(result)} for result in results])
     if backward is not None:
         record["backward"] = {"ok": backward.ok, "wrong": backward.wrong, "lines": backward.lines}
-    wrong = next((result for result in results if not result.ok), None)
+    wrong = next((result for result in results if not result.ok and result.not_run is None), None)
     if wrong is None:
         record["words"] = "right" if backward_ok else "backward: " + ", ".join(backward.wrong) + " wrong"
         if not backward_ok:
@@ -80,6 +82,8 @@ def grade_one(args, path: Path, cases: list) -> dict:
     judged = wrong.first_wrong
     if wrong.error is not None:
         record["words"] = "an exception" if wrong.error_type else "returned the wrong shapes"
+    elif wrong.masked_row is not None:
+        record["words"] = "a fully masked row wrong"
     elif judged is not None and judged.diagnosis is not None:
         record["diagnosis"] = {"mistake": judged.mistake, "what": judged.diagnosis.what, "fix": judged.diagnosis.fix,
                                "case": wrong.case.name, "stage": judged.stage}
@@ -122,9 +126,9 @@ def grade(parser, args) -> int:
         write_out(json.dumps({"cases": [case.name for case in cases], "submissions": records,
                               "summary": summary}, indent=1, allow_nan=False, ensure_ascii=False) + "\n")
     elif args.markdown:
-        write_out(markdown(records, summary, len(cases)))
+        write_out(markdown(records, summary))
     else:
-        write_out(text(records, summary, len(cases)))
+        write_out(text(records, summary))
     return EXIT_OK if all(record["ok"] for record in records) else EXIT_DIFFERS
 
 
@@ -148,13 +152,13 @@ def _bar(done: int, total: int, name: str) -> None:
     sys.stderr.flush()
 
 
-def text(records: list[dict], summary: dict, cases: int) -> str:
+def text(records: list[dict], summary: dict) -> str:
     width = max(len(visible(Path(record["file"]).name)) for record in records)
     lines = []
     for record in records:
         name = visible(Path(record["file"]).name)
         mark = "✓" if record["ok"] else "✗"
-        lines.append(f"{mark} {name:<{width}}  {record['passed']:>2}/{cases}  {visible(record['words'])}")
+        lines.append(f"{mark} {name:<{width}}  {record['passed']:>2}/{record['cases']}  {visible(record['words'])}")
         if record["verdict"]:
             lines.append(f"    {visible(record['verdict'])}")
         if record.get("printed"):
@@ -165,12 +169,12 @@ def text(records: list[dict], summary: dict, cases: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def markdown(records: list[dict], summary: dict, cases: int) -> str:
+def markdown(records: list[dict], summary: dict) -> str:
     def cell(value: str) -> str:
         return visible(value).replace("|", "\\|")
 
     lines = ["| student | cases passed | first mistake |", "| --- | --- | --- |"]
-    lines += [f"| {cell(Path(r['file']).name)} | {r['passed']}/{cases} | {cell(r['verdict'] or r['words'])} |"
+    lines += [f"| {cell(Path(r['file']).name)} | {r['passed']}/{r['cases']} | {cell(r['verdict'] or r['words'])} |"
               for r in records]
     lines += ["", "| mistake | students |", "| --- | --- |"]
     lines += [f"| {cell(words)} | {count} |" for words, count in summary.items()]

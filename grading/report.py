@@ -16,6 +16,7 @@ from attn_tui.core.numbers import fixed
 from attn_tui.core.engine.stages import column_labels, stage_keyed
 from attn_tui.core.text import visible
 from attn_tui.grading.calling import FLOAT32, CaseResult
+from attn_tui.grading.empty_rows import CONVENTIONS
 
 
 def with_expect(result: CaseResult) -> Scenario:
@@ -52,11 +53,17 @@ def read_as(result: CaseResult) -> str:
 
 
 def case_line(result: CaseResult) -> str:
+    """✓, ✗ with the first difference and the mistake, or – for a case not run."""
     name = visible(result.case.name)
+    if result.not_run is not None:
+        return f"– {name}: not run: {visible(result.not_run)}"
     if result.ok:
-        return f"✓ {name}"
+        read = f": read as {CONVENTIONS[result.empty_as]}" if result.empty_as else ""
+        return f"✓ {name}{read}"
     if result.error is not None:
         return f"✗ {name}: {visible(result.error)}"
+    if result.masked_row is not None:
+        return f"✗ {name}: {visible(result.masked_row)}"
     wrong = result.first_wrong
     if wrong is None:
         return f"✗ {name}"
@@ -71,8 +78,8 @@ def first_cell(scenario: Scenario, wrong) -> str:
     i, j = cells[0]
     rows = token_labels(scenario.row_tokens)
     columns = column_labels(scenario, stage_keyed(wrong.stage))
-    return (f"{wrong.stage} ({visible(rows[i])}, {visible(columns[j])}): yours {_number(compared.yours[i, j])}, "
-            f"attention {_number(compared.correct[i, j])}")
+    return (f"{wrong.stage} ({visible(rows[i])}, {visible(columns[j])}): yours {number(compared.yours[i, j])}, "
+            f"attention {number(compared.correct[i, j])}")
 
 
 def mistake_words(wrong) -> str:
@@ -81,7 +88,7 @@ def mistake_words(wrong) -> str:
     return wrong.diagnosis.what
 
 
-def _number(value: float) -> str:
+def number(value: float) -> str:
     value = float(value)
     if math.isnan(value):
         return "nan"
