@@ -44,12 +44,17 @@ def submissions(given: list[str]) -> list[Path]:
 def grade_one(args, path: Path, cases: list) -> dict:
     """One submission's record: file, ok, status, passed, cases, diagnosis, and its case lines."""
     record = {"file": str(path), "ok": False, "status": "", "passed": 0, "cases": len(cases),
-              "diagnosis": None, "words": "", "verdict": "", "results": []}
+              "diagnosis": None, "words": "", "verdict": "", "results": [], "not_run": [], "softmax": None}
     submission = submission_of(args, str(path), args.name)
     with submission:
         try:
             submission.start()
             results = run_cases(submission, cases)
+            own_softmax = None
+            if submission.info.get("softmax"):
+                from attn_tui.grading.softmax_check import check_softmax
+
+                own_softmax = check_softmax(submission)
             backward = None
             if submission.info.get("backward"):
                 from attn_tui.grading.backward import check_backward
@@ -66,10 +71,12 @@ def grade_one(args, path: Path, cases: list) -> dict:
     passed, not_run = counted(results)
     backward_ok = backward is None or backward.ok
     # (cases not run after a memory bomb are not passed; a case the code cannot be given is not counted)
-    ok = passed == len(cases) - not_run and backward_ok
+    softmax_ok = own_softmax is None or own_softmax[0]
+    ok = passed == len(cases) - not_run and backward_ok and softmax_ok
     record.update(passed=passed, ok=ok, status="ok" if ok else "differs", cases=len(cases) - not_run,
                   not_run=[result.case.name for result in results if result.not_run is not None],
                   results=[{"case": result.case.name, "ok": result.ok, "line": case_line(result)} for result in results])
+    record["softmax"] = None if own_softmax is None else {"ok": own_softmax[0], "line": own_softmax[1]}
     if backward is not None:
         record["backward"] = {"ok": backward.ok, "wrong": backward.wrong, "lines": backward.lines}
     wrong = next((result for result in results if not result.ok and result.not_run is None), None)
@@ -77,6 +84,8 @@ def grade_one(args, path: Path, cases: list) -> dict:
         record["words"] = "right" if backward_ok else "backward: " + ", ".join(backward.wrong) + " wrong"
         if not backward_ok:
             record["verdict"] = "; ".join(line.strip() for line in backward.lines[1:] if "✗" in line)
+        elif not softmax_ok:
+            record["words"], record["verdict"] = own_softmax[2], own_softmax[1]
         return record
     record["verdict"] = case_line(wrong)
     judged = wrong.first_wrong
@@ -115,7 +124,8 @@ def grade(parser, args) -> int:
             records.append(grade_one(args, path, cases))
         except UsageError as problem:
             records.append({"file": str(path), "ok": False, "status": "usage", "passed": 0, "cases": len(cases),
-                            "diagnosis": None, "words": "could not run", "verdict": str(problem), "results": []})
+                            "diagnosis": None, "words": "could not run", "verdict": str(problem), "results": [],
+                            "not_run": [], "softmax": None})
     if progress and time.monotonic() - started > 1.0:
         sys.stderr.write("\r\x1b[K")
         sys.stderr.flush()
@@ -161,6 +171,9 @@ def text(records: list[dict], summary: dict) -> str:
         lines.append(f"{mark} {name:<{width}}  {record['passed']:>2}/{record['cases']}  {visible(record['words'])}")
         if record["verdict"]:
             lines.append(f"    {visible(record['verdict'])}")
+        own = record.get("softmax")
+        if own and not own["ok"] and own["line"] != record["verdict"]:
+            lines.append(f"    {visible(own['line'])}")
         if record.get("printed"):
             lines.append("    printed: " + visible(record["printed"][:500]))
     lines.append("")
@@ -173,9 +186,13 @@ def markdown(records: list[dict], summary: dict) -> str:
     def cell(value: str) -> str:
         return visible(value).replace("|", "\\|")
 
-    lines = ["| student | cases passed | first mistake |", "| --- | --- | --- |"]
-    lines += [f"| {cell(Path(r['file']).name)} | {r['passed']}/{r['cases']} | {cell(r['verdict'] or r['words'])} |"
-              for r in records]
+    def softmax(record: dict) -> str:
+        own = record.get("softmax")
+        return "—" if not own else cell(own["line"].removeprefix("softmax: "))
+
+    lines = ["| student | cases passed | first mistake | own softmax |", "| --- | --- | --- | --- |"]
+    lines += [f"| {cell(Path(r['file']).name)} | {r['passed']}/{r['cases']} | {cell(r['verdict'] or r['words'])} "
+              f"| {softmax(r)} |" for r in records]
     lines += ["", "| mistake | students |", "| --- | --- |"]
     lines += [f"| {cell(words)} | {count} |" for words, count in summary.items()]
     return "\n".join(lines) + "\n"
