@@ -4,13 +4,16 @@ A :class:`Submission` starts ``grading/worker.py`` once, in its own session (pro
 and asks it for every case of that submission, so that a submission costs one process start.
 The worker has limits: the time for the whole submission (``timeout``; the CPU time too, by
 RLIMIT_CPU), its memory (RLIMIT_AS), the size of any file it writes (RLIMIT_FSIZE), the number
-of processes (RLIMIT_NPROC, when not run as root, which the kernel exempts), a new temporary
-folder as its working folder and HOME, standard input closed, and its printed output captured
-(to a file in that folder, read back bounded). When it is done, its whole process group is
-killed, a child it forked included, and its folder removed.
+of processes (RLIMIT_NPROC), a new temporary folder as its working folder and HOME, standard
+input closed, and its printed output captured (to a file in that folder, read back bounded).
+The kernel holds root to no RLIMIT_NPROC: started as root, the worker becomes the user nobody
+before it imports the student's file (keeping only the right to read files), its folder
+nobody's. When it is done, its whole process group is killed, a child it forked included, and
+its folder removed.
 
-This is not a security sandbox: the code runs as the user, and can read what the user can.
-Untrusted code belongs in a container (docs/classroom.md).
+This is not a security sandbox: the code runs as the user (as root: as nobody, able to read
+every file), and can read what the user can. Untrusted code belongs in a container
+(docs/classroom.md).
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ DEFAULT_MEMORY = 2 * 2**30      # bytes of address space
 MAX_OUTPUT = 64 * 2**10         # of the student's printed output kept
 MAX_FILE = 64 * 2**20           # the largest file the student's code may write
 MAX_ANSWER = 256 * 2**20
+MORE_PROCESSES = 64             # threads and processes the worker may add to its user's
+NOBODY = 65534
 
 
 @dataclass(frozen=True)
@@ -70,20 +75,32 @@ def _limits(seconds: float, memory: int, processes: int | None):
     return apply
 
 
-def _process_limit() -> int | None:
-    """RLIMIT_NPROC counts every thread of the user: the user's count now and a few more (the
-    worker's own threads); None as root, whom the kernel does not hold to it."""
-    if os.geteuid() == 0:
+def worker_user() -> tuple[int, int] | None:
+    """The uid and gid the worker runs the student's code as: nobody's when we are root (whom
+    RLIMIT_NPROC does not hold), else None (our own)."""
+    if os.geteuid() != 0:
         return None
-    uid, count = str(os.getuid()), 0
+    try:
+        import pwd
+
+        nobody = pwd.getpwnam("nobody")
+        return nobody.pw_uid, nobody.pw_gid
+    except (ImportError, KeyError):
+        return NOBODY, NOBODY
+
+
+def _process_limit(uid: int) -> int:
+    """RLIMIT_NPROC counts every thread of the user: the user's count now and a few more (the
+    worker's own threads, and what the student's code may start)."""
+    user, count = str(uid), 0
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
             text = status.read_text()
         except OSError:
             continue
-        if f"\nUid:\t{uid}\t" in text:
+        if f"\nUid:\t{user}\t" in text:
             count += int(text.split("\nThreads:\t", 1)[1].split("\n", 1)[0])
-    return count + 64 if count else None
+    return count + MORE_PROCESSES
 
 
 class Submission:
@@ -114,17 +131,21 @@ class Submission:
         self._folder = tempfile.mkdtemp(prefix="attn-tui-student-")
         requests_read, self._requests = os.pipe()
         self._answers, answers_write = os.pipe()
-        self._output = open(os.path.join(self._folder, ".output"), "w+b")
+        self._output = open(os.path.join(self._folder, ".output"), "w+b")  # noqa: SIM115 (closed in close())
+        user = worker_user()
+        if user is not None:
+            os.chown(self._folder, *user)  # (where the code, as nobody, may write: its HOME)
         env = {"HOME": self._folder, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "TMPDIR": self._folder,
                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
         self._waited = 0.0
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-I", "-u", str(WORKER), str(requests_read), str(answers_write)],
+                [sys.executable, "-I", "-u", str(WORKER), str(requests_read), str(answers_write)]
+                + ([f"{user[0]}:{user[1]}"] if user is not None else []),
                 cwd=self._folder, env=env, stdin=subprocess.DEVNULL, stdout=self._output,
                 stderr=subprocess.STDOUT, pass_fds=(requests_read, answers_write), start_new_session=True,
-                preexec_fn=_limits(self.timeout, self.memory, _process_limit()))
+                preexec_fn=_limits(self.timeout, self.memory, _process_limit(user[0] if user else os.getuid())))
         finally:
             os.close(requests_read)
             os.close(answers_write)
@@ -154,6 +175,7 @@ class Submission:
                 pass
             process.wait()
         if self._folder is not None:
+            self._output.close()
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
 
@@ -275,6 +297,8 @@ def exception_verdict(answer: dict, path: str, memory: int = DEFAULT_MEMORY) -> 
     if answer.get("type") == "MemoryError":
         return memory_failure(memory, where).verdict
     text = f" ({answer['text'].strip()})" if answer.get("text") else ""
+    if answer.get("type") == "BlockingIOError" and "fork" in answer.get("text", ""):
+        text += f": over the limit of processes ({MORE_PROCESSES} more than its user had; a fork bomb?)"
     return f"{where}: {answer.get('type')}: {answer.get('message')}{text}"
 
 

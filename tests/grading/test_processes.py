@@ -1,0 +1,75 @@
+"""A fork bomb ends as a one-line verdict, as root too: a worker started as root drops to the
+unprivileged uid nobody before it imports the student's file (the kernel holds root to no
+RLIMIT_NPROC), keeping only the right to read files (Python's own, the student's), so that the
+process limit holds, the code writes only in its folder, and it cannot become root again. The
+fork loop is bounded (150 children at most, each asleep 20 s) in case the limit does not hold."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attn_tui.grading.runner import Submission
+from attn_tui.tui.cli import main
+
+HOSTILE = Path(__file__).with_name("hostile")
+
+
+def group_members(group: int) -> list[int]:
+    found = []
+    for status in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = status.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            found.append(int(status.parent.name))
+    return found
+
+
+def test_a_fork_bomb_is_one_line_and_its_children_go(capsys):
+    started = time.monotonic()
+    status = main(["check", "cat_sat", "--impl", str(HOSTILE / "fork_bomb.py"), "--timeout", "8"])
+    out = capsys.readouterr().out
+    assert status == 1
+    first = out.splitlines()[0]
+    assert "fork_bomb.py:13: BlockingIOError" in first and "over the limit of processes" in first, out
+    assert time.monotonic() - started < 15
+
+
+def test_the_children_are_bounded_and_killed_with_the_worker():
+    with Submission(HOSTILE / "fork_bomb.py", timeout=8) as submission:
+        submission.start()
+        group = submission._process.pid
+        answer, _ = submission.call({"Q": np.eye(2), "K": np.eye(2), "V": np.eye(2)}, positional=["Q", "K", "V"])
+        assert answer["type"] == "BlockingIOError"
+        alive = group_members(group)
+        assert 2 <= len(alive) <= 80  # the worker and its children, held to the limit (64 more than before)
+    time.sleep(0.3)
+    assert group_members(group) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only a worker started as root changes its user")
+def test_as_root_the_student_runs_as_nobody_and_cannot_write_outside(tmp_path):
+    student = tmp_path / "who.py"
+    student.write_text("import os, decimal\n"  # (decimal: a standard module under a folder nobody may enter)
+                       "def attention(Q, K, V):\n"
+                       "    open('here.txt', 'w').write('in its folder')\n"
+                       "    try:\n"
+                       f"        open({str(tmp_path / 'outside.txt')!r}, 'w')\n"
+                       "    except PermissionError:\n"
+                       "        pass\n"
+                       "    try:\n"
+                       "        os.setuid(0)\n"
+                       "    except PermissionError:\n"
+                       "        pass\n"
+                       "    raise RuntimeError(f'uid {os.getuid()} {os.geteuid()}')\n")
+    with Submission(student) as submission:
+        submission.start()
+        answer, _ = submission.call({"Q": np.eye(2), "K": np.eye(2), "V": np.eye(2)}, positional=["Q", "K", "V"])
+    assert answer["message"] == "uid 65534 65534"
+    assert not (tmp_path / "outside.txt").exists()
