@@ -8,12 +8,12 @@ import math
 
 import numpy as np
 
+from attn_tui.core.engine.stages import column_labels, stage_keyed
 from attn_tui.core.lessons.lesson import Position
 from attn_tui.core.model.labels import token_labels
 from attn_tui.core.model.options import Expected
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.numbers import fixed
-from attn_tui.core.engine.stages import column_labels, stage_keyed
 from attn_tui.core.text import visible
 from attn_tui.grading.calling import FLOAT32, CaseResult
 from attn_tui.grading.empty_rows import CONVENTIONS

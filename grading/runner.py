@@ -32,8 +32,12 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from typing import Self
 
 WORKER = Path(__file__).with_name("worker.py")
 DEFAULT_TIMEOUT = 10.0          # seconds, a whole submission
@@ -63,15 +67,18 @@ class SubmissionFailed(Exception):
         self.failure = failure
 
 
-def _limits(seconds: float, memory: int, processes: int | None):
-    def apply() -> None:  # (in the child, before the worker starts)
-        cpu = max(1, int(seconds) + 1)
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_FILE, MAX_FILE))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if processes is not None:
-            resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+def _limits(seconds: float, memory: int, processes: int) -> dict[int, tuple[int, int]]:
+    cpu = max(1, int(seconds) + 1)
+    return {resource.RLIMIT_CPU: (cpu, cpu + 1), resource.RLIMIT_AS: (memory, memory),
+            resource.RLIMIT_FSIZE: (MAX_FILE, MAX_FILE), resource.RLIMIT_CORE: (0, 0),
+            resource.RLIMIT_NPROC: (processes, processes)}
+
+
+def _set_in_child(limits: dict[int, tuple[int, int]]):
+    """Where there is no prlimit (macOS): the limits set in the child between fork and exec."""
+    def apply() -> None:
+        for which, values in limits.items():
+            resource.setrlimit(which, values)
     return apply
 
 
@@ -117,7 +124,7 @@ class Submission:
         self._folder: str | None = None
         self._waited = 0.0  # seconds spent waiting for the worker's answers
 
-    def __enter__(self) -> Submission:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -139,16 +146,23 @@ class Submission:
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "TMPDIR": self._folder,
                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
         self._waited = 0.0
+        limits = _limits(self.timeout, self.memory, _process_limit(user[0] if user else os.getuid()))
+        # the limits are set on the worker once it runs (prlimit), before it is sent the file to
+        # import: a preexec_fn runs Python between fork and exec, unsafe in a process with threads
+        later = hasattr(resource, "prlimit")
         try:
             self._process = subprocess.Popen(
                 [sys.executable, "-I", "-u", str(WORKER), str(requests_read), str(answers_write)]
                 + ([f"{user[0]}:{user[1]}"] if user is not None else []),
                 cwd=self._folder, env=env, stdin=subprocess.DEVNULL, stdout=self._output,
                 stderr=subprocess.STDOUT, pass_fds=(requests_read, answers_write), start_new_session=True,
-                preexec_fn=_limits(self.timeout, self.memory, _process_limit(user[0] if user else os.getuid())))
+                preexec_fn=None if later else _set_in_child(limits))  # noqa: PLW1509 (without prlimit only)
         finally:
             os.close(requests_read)
             os.close(answers_write)
+        if later:
+            for which, values in limits.items():
+                resource.prlimit(self._process.pid, which, values)
         self.info = self._ask({"file": self.path, "name": self.name, "backward": self.backward}, {})[0]
         if not self.info.get("found"):
             names = ", ".join(self.info.get("names", [])) or "none"

@@ -24,21 +24,21 @@ def check_softmax(submission: Submission) -> tuple[bool, str, str]:
     counts it under (a named mistake's own, where it is one: core/teaching/mistakes.py)."""
     answer, returned = submission.call({"x": ROWS}, positional=["x"], function="softmax")
     if not answer.get("ok"):
-        return False, f"softmax: ✗ {exception_verdict(answer, submission.path, submission.memory)}", \
-            "own softmax: an exception"
+        return (False, f"softmax: ✗ {exception_verdict(answer, submission.path, submission.memory)}",
+                "own softmax: an exception")
     if not returned or returned[0].shape != ROWS.shape:
-        return (False, f"softmax: ✗ softmax of a {ROWS.shape[0]}×{ROWS.shape[1]} array is not "
-                       f"{ROWS.shape[0]}×{ROWS.shape[1]}", "own softmax: the wrong shape")
+        shape = f"{ROWS.shape[0]}×{ROWS.shape[1]}"
+        return False, f"softmax: ✗ softmax of a {shape} array is not {shape}", "own softmax: the wrong shape"
     yours, right = returned[0], expected()
     tolerance = TOLERANCE if answer.get("dtypes", ["float64"])[0] == "float64" else 1e-4
     good = np.abs(yours - right) <= tolerance
     if good.all():
         return True, "softmax: ✓ matches, scores of ~1,000 included", "right"
     if good[:2].all():
-        return False, ("softmax: ✗ overflows on scores of ~1,000 (yours gives "
-                       f"{'NaN' if np.isnan(yours[2:]).any() else 'wrong numbers'}): subtract each row's max before exp"), \
-            MISTAKE_NAMED["softmax_overflow"].words
+        nan = "NaN" if np.isnan(yours[2:]).any() else "wrong numbers"
+        line = f"softmax: ✗ overflows on scores of ~1,000 (yours gives {nan}): subtract each row's max before exp"
+        return False, line, MISTAKE_NAMED["softmax_overflow"].words
     if np.allclose(yours.sum(axis=0), 1, atol=tolerance):  # (all four rows in one array: its columns)
-        return False, "softmax: ✗ it normalises the columns: sum over axis=-1 (each row sums to 1)", \
-            MISTAKE_NAMED["softmax_axis"].words
+        return (False, "softmax: ✗ it normalises the columns: sum over axis=-1 (each row sums to 1)",
+                MISTAKE_NAMED["softmax_axis"].words)
     return False, "softmax: ✗ softmax([1, 2, 3]) is not [0.090, 0.245, 0.665]", "own softmax: other"

@@ -29,8 +29,8 @@ def verdict(capsys, name, *extra):
     ("syntax_error", "syntax_error.py: ✗ syntax_error.py:4:36: syntax error: expected ':'"),
     ("exits", "exits.py: ✗ exits.py: the file called sys.exit(0) while it was imported"),
     ("hard_exit", "hard_exit.py: ✗ exited with status 3 before answering (os._exit?)"),
-    ("no_function", "no_function.py: ✗ no attention (a function, or a class with forward or __call__) in "
-                    "no_function.py; what it defines: atention"),
+    ("no_function", ("no_function.py: ✗ no attention (a function, or a class with forward or __call__) in "
+                     "no_function.py; what it defines: atention")),
     ("raises", "raises.py on "),
 ])
 def test_one_line_verdicts(capsys, name, expected):

@@ -1,6 +1,5 @@
 # PyTorch's own scaled_dot_product_attention with a boolean mask (True = may attend): a row whose
 # every key is hidden gets weights and output 0 (PyTorch 2.5 and later).
-import torch
 import torch.nn.functional as F
 
 
