@@ -119,6 +119,7 @@ def run_case(submission: Submission, case: Case, preferred: Way | None = None) -
         tried.remove(preferred)
         tried.insert(0, preferred)
     fallback: CaseResult | None = None
+    misshapen: CaseResult | None = None  # ran, but returned shapes that fit nothing: said before an exception
     first_error: CaseResult | None = None
     for way in tried:
         call = arguments(info, way, case)
@@ -137,7 +138,9 @@ def run_case(submission: Submission, case: Case, preferred: Way | None = None) -
             return found
         if fallback is None and found.error is None:
             fallback = found
-    return fallback or first_error or CaseResult(case, False, error="it ran under no convention")
+        if misshapen is None and found.error is not None:
+            misshapen = found
+    return fallback or misshapen or first_error or CaseResult(case, False, error="it ran under no convention")
 
 
 def judge(case: Case, way: Way, answer: dict, returned: list[np.ndarray]) -> CaseResult:

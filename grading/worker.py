@@ -21,6 +21,7 @@ import traceback
 import numpy as np
 
 MAX_MESSAGE = 512 * 2**20
+MAX_RETURNED = 128 * 2**20  # bytes of one array returned (the parent takes at most 256 MB an answer)
 
 
 def read_message(fd: int) -> tuple[dict, dict] | None:
@@ -167,15 +168,27 @@ def call(student: Student, name: str, meta: dict, arrays: dict) -> tuple[dict, d
     kwargs.update(meta.get("keywords", {}))
     with np.errstate(all="ignore"):
         result = function(*args, **kwargs)
-    parts = list(result) if isinstance(result, (tuple, list)) else [result]
+    parts = list(result) if isinstance(result, tuple) or isinstance(result, list) and not _a_matrix(result) \
+        else [result]
     found = {}
     dtypes = []
     for i, part in enumerate(parts[:4]):
         array = to_array(part)
+        if array.nbytes > MAX_RETURNED:
+            return {"ok": False, "type": "too large", "line": None, "text": "",
+                    "message": f"returned a {'×'.join(map(str, array.shape))} array ({round(array.nbytes / 2**20)} MB); "
+                               f"an answer may be {MAX_RETURNED // 2**20} MB"}, {}
         dtypes.append(str(array.dtype).replace("torch.", ""))
         found[f"r{i}"] = array.astype(np.float64)
     return {"ok": True, "count": len(parts), "dtypes": dtypes,
             "kind": type(result).__name__}, found
+
+
+def _a_matrix(value: list) -> bool:
+    """Whether a list is one matrix written as lists (``out.tolist()``: rows of numbers), not
+    the parts of an answer (``[out, weights]``)."""
+    first = value[0] if value else None
+    return isinstance(first, (list, tuple)) and all(isinstance(x, (int, float)) for x in first)
 
 
 def error_of(exc: BaseException, path: str) -> dict:
