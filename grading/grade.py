@@ -104,7 +104,8 @@ def grade_one(args, path: Path, cases: list) -> dict:
 
 def _failure_words(kind: str) -> str:
     return {"syntax": "a syntax error", "exception": "an exception", "timeout": "timed out",
-            "memory": "over the memory limit", "exit": "exited", "missing": "no attention function"}.get(kind, kind)
+            "memory": "over the memory limit", "exit": "exited",
+            "processes": "too many processes (a fork bomb)", "missing": "no attention function"}.get(kind, kind)
 
 
 def grade(parser, args) -> int:

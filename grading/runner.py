@@ -45,6 +45,7 @@ DEFAULT_MEMORY = 2 * 2**30      # bytes of address space
 MAX_OUTPUT = 64 * 2**10         # of the student's printed output kept
 MAX_FILE = 64 * 2**20           # the largest file the student's code may write
 MAX_ANSWER = 256 * 2**20
+PIPE_CHUNK = 1 << 16
 MORE_PROCESSES = 64             # threads and processes the worker may add to its user's
 NOBODY = 65534
 
@@ -52,7 +53,7 @@ NOBODY = 65534
 @dataclass(frozen=True)
 class Failure:
     """Why a submission could not answer: ``kind`` is syntax, exception, timeout, memory, exit,
-    missing or protocol; ``verdict`` the one line a teacher reads."""
+    processes (a fork bomb), missing or protocol; ``verdict`` the one line a teacher reads."""
 
     kind: str
     verdict: str
@@ -137,6 +138,7 @@ class Submission:
         ``uses_torch``, ``softmax``, ``backward``, ``names``). Raises SubmissionFailed."""
         self._folder = tempfile.mkdtemp(prefix="attn-tui-student-")
         requests_read, self._requests = os.pipe()
+        os.set_blocking(self._requests, False)  # (written within the time limit: _write)
         self._answers, answers_write = os.pipe()
         self._output = open(os.path.join(self._folder, ".output"), "w+b")  # noqa: SIM115 (closed in close())
         user = worker_user()
@@ -216,11 +218,15 @@ class Submission:
                 "keywords": keywords or {}, "keyword_arrays": keyword_arrays or [], "how": how or {},
                 "rename": rename or {}}
         answer, found = self._ask(meta, arrays)
+        if answer.get("type") == "BlockingIOError" and "fork" in answer.get("text", ""):
+            # a fork bomb's children, left behind, would fight over the pipes: it ends here, in one line
+            self._fail(Failure("processes", exception_verdict(answer, self.path, self.memory), answer.get("line"),
+                               error_type="BlockingIOError"))
         return answer, [found[f"r{i}"] for i in range(len(found))]
 
     def _ask(self, meta: dict, arrays: dict) -> tuple[dict, dict]:
         try:
-            _send(self._requests, meta, arrays)
+            self._write(_message(meta, arrays))
             answer, found = self._receive()
         except (BrokenPipeError, EOFError, ValueError, OSError) as problem:
             self._fail(self._why_it_stopped(problem))
@@ -237,6 +243,22 @@ class Submission:
             arrays = {name: found[name] for name in found.files}
         meta = json.loads(bytes(arrays.pop("__meta__")).decode("utf-8"))
         return meta, arrays
+
+    def _write(self, data: bytes) -> None:
+        """Send a request, within the time left: a worker that stops reading (its children
+        fighting over the pipe) must not hold us at a full pipe."""
+        view = memoryview(data)
+        while view:
+            remaining = self.timeout - self._waited
+            started = time.monotonic()
+            ready = remaining > 0 and select.select([], [self._requests], [], remaining)[1]
+            self._waited += time.monotonic() - started
+            if not ready:
+                raise TimeoutError
+            try:
+                view = view[os.write(self._requests, view[:PIPE_CHUNK]):]
+            except BlockingIOError:
+                continue
 
     def _read(self, size: int) -> bytes:
         chunks, left = [], size
@@ -316,12 +338,10 @@ def exception_verdict(answer: dict, path: str, memory: int = DEFAULT_MEMORY) -> 
     return f"{where}: {answer.get('type')}: {answer.get('message')}{text}"
 
 
-def _send(fd: int, meta: dict, arrays: dict) -> None:
+def _message(meta: dict, arrays: dict) -> bytes:
     buffer = io.BytesIO()
     payload = {name: np.ascontiguousarray(value, dtype=np.float64) for name, value in arrays.items()}
     payload["__meta__"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
     np.savez(buffer, **payload)
     data = buffer.getvalue()
-    view = memoryview(struct.pack("<Q", len(data)) + data)
-    while view:
-        view = view[os.write(fd, view):]
+    return struct.pack("<Q", len(data)) + data

@@ -7,13 +7,14 @@ fork loop is bounded (150 children at most, each asleep 20 s) in case the limit 
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from attn_tui.grading.runner import Submission
+from attn_tui.grading.runner import MORE_PROCESSES, Submission, SubmissionFailed
 from attn_tui.tui.cli import main
 
 HOSTILE = Path(__file__).with_name("hostile")
@@ -37,7 +38,7 @@ def test_a_fork_bomb_is_one_line_and_its_children_go(capsys):
     out = capsys.readouterr().out
     assert status == 1
     first = out.splitlines()[0]
-    assert "fork_bomb.py:13: BlockingIOError" in first and "over the limit of processes" in first, out
+    assert "fork_bomb.py:14: BlockingIOError" in first and "over the limit of processes" in first, out
     assert time.monotonic() - started < 15
 
 
@@ -45,12 +46,27 @@ def test_the_children_are_bounded_and_killed_with_the_worker():
     with Submission(HOSTILE / "fork_bomb.py", timeout=8) as submission:
         submission.start()
         group = submission._process.pid
-        answer, _ = submission.call({"Q": np.eye(2), "K": np.eye(2), "V": np.eye(2)}, positional=["Q", "K", "V"])
-        assert answer["type"] == "BlockingIOError"
-        alive = group_members(group)
-        assert 2 <= len(alive) <= 80  # the worker and its children, held to the limit (64 more than before)
+        with pytest.raises(SubmissionFailed) as failed:
+            submission.call({"Q": np.eye(2), "K": np.eye(2), "V": np.eye(2)}, positional=["Q", "K", "V"])
+        assert failed.value.failure.kind == "processes"
+        forked = int(re.search(r"forked (\d+)", submission.output()).group(1))
+        assert 1 <= forked <= MORE_PROCESSES  # held to the limit: 64 more than its user had
     time.sleep(0.3)
     assert group_members(group) == []
+
+
+def test_an_exponential_fork_bomb_ends_in_one_line_within_the_time(tmp_path):
+    student = tmp_path / "doubling.py"
+    student.write_text("import os, time\n"
+                       "def attention(Q, K, V, causal=True):\n"
+                       "    for _ in range(7):  # at most 2**7 = 128 processes, whatever the limit does\n"
+                       "        os.fork()\n"
+                       "    time.sleep(5)\n"
+                       "    return Q\n")
+    started = time.monotonic()
+    status = main(["check", "cat_sat", "--impl", str(student), "--cases", "--timeout", "8"])
+    assert status == 1
+    assert time.monotonic() - started < 20
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only a worker started as root changes its user")

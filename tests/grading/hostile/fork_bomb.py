@@ -10,7 +10,11 @@ forked = 0
 def attention(Q, K, V, causal=True):
     global forked
     while forked < 150:
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            print(f"forked {forked}", flush=True)
+            raise
         if pid == 0:
             time.sleep(20)
             os._exit(0)
