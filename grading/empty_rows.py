@@ -29,6 +29,8 @@ CONVENTIONS = {
     "uniform": "uniform weights (a finite value such as −1e9 in place of the scores)",
     "unmasked": "the row as if unmasked (a finite value added to every score of the row)",
 }
+BRIEFLY = {"NaN": "NaN (−∞)", "zeros": "0 (PyTorch's SDPA)", "uniform": "1/T_k each (−1e9 in place)",
+           "unmasked": "the row unmasked (−1e9 added)"}
 ADDED_BY_THE_STUDENT = ("allowed", "blocked")  # masks of 0/1: the student chooses what to add
 
 
@@ -78,4 +80,4 @@ def _wrong(case, row: int, weights, output, conventions) -> str:
     shown = ", ".join(number(value) for value in values[:6]) + (", …" if len(values) > 6 else "")
     what = "weights" if weights is not None else "output"
     return (f"{label} sees no key (the mask hides all {case.scenario.T_k}): yours {shown} ({what}), none of "
-            "what a convention gives there: " + ", ".join(CONVENTIONS[name] for name in conventions))
+            "what a convention gives there: " + ", ".join(BRIEFLY[name] for name in conventions))

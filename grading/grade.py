@@ -61,7 +61,7 @@ def grade_one(args, path: Path, cases: list) -> dict:
 
                 backward = check_backward(submission, cases[0].scenario)
         except SubmissionFailed as failed:
-            record.update(status=failed.failure.kind, verdict=failed.failure.verdict,
+            record.update(status=failed.failure.kind, verdict=visible(failed.failure.verdict),
                           words=_failure_words(failed.failure.kind))
             if args.verbose:
                 record["printed"] = submission.output()
@@ -90,7 +90,8 @@ def grade_one(args, path: Path, cases: list) -> dict:
     record["verdict"] = case_line(wrong)
     judged = wrong.first_wrong
     if wrong.error is not None:
-        record["words"] = "an exception" if wrong.error_type else "returned the wrong shapes"
+        record["words"] = {"MemoryError": "over the memory limit", "too large": "returned an array far too large",
+                           "": "returned the wrong shapes"}.get(wrong.error_type, "an exception")
     elif wrong.masked_row is not None:
         record["words"] = "a fully masked row wrong"
     elif judged is not None and judged.diagnosis is not None:

@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from attn_tui.core.text import visible
+
 if TYPE_CHECKING:
     from typing import Self
 
@@ -328,14 +330,14 @@ def memory_failure(memory: int, where: str) -> Failure:
 
 def exception_verdict(answer: dict, path: str, memory: int = DEFAULT_MEMORY) -> str:
     """One line for an exception the student's function raised: its type, message and line (a
-    MemoryError is the memory limit)."""
+    MemoryError is the memory limit), made visible (its message is the student's text)."""
     where = f"{os.path.basename(path)}:{answer['line']}" if answer.get("line") else os.path.basename(path)
     if answer.get("type") == "MemoryError":
         return memory_failure(memory, where).verdict
     text = f" ({answer['text'].strip()})" if answer.get("text") else ""
     if answer.get("type") == "BlockingIOError" and "fork" in answer.get("text", ""):
         text += f": over the limit of processes ({MORE_PROCESSES} more than its user had; a fork bomb?)"
-    return f"{where}: {answer.get('type')}: {answer.get('message')}{text}"
+    return visible(f"{where}: {answer.get('type')}: {answer.get('message')}{text}")
 
 
 def _message(meta: dict, arrays: dict) -> bytes:

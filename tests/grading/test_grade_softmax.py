@@ -43,3 +43,14 @@ def test_the_table_and_the_markdown_show_it(capsys):
     assert row.endswith("| ✗ it normalises the columns: sum over axis=-1 (each row sums to 1) |")
     row = next(line for line in out.splitlines() if line.startswith("| masked_fill_finite.py"))
     assert row.endswith("| — |")
+
+
+def test_a_softmax_raising_escapes_is_made_visible(capsys):
+    hostile = str(Path(__file__).with_name("hostile") / "softmax_escapes.py")
+    assert main(["check", "cat_sat", "--impl", hostile]) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "softmax: ✗ softmax_escapes.py:6: ValueError: [/INST] ␛[2J␛]0;pwned␇ <|im_end|>" in out
+    main(["grade", hostile, "--json"])
+    line = json.loads(capsys.readouterr().out)["submissions"][0]["softmax"]["line"]
+    assert "\x1b" not in line and "␛[2J" in line

@@ -146,3 +146,9 @@ def test_a_fifo_an_empty_file_and_a_name_with_escapes(capsys, tmp_path):
     assert main(["grade", str(evil)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "evil␛[31m[INST].py" in out
+
+
+def test_a_backward_raising_escapes_is_made_visible(capsys):
+    status, out = verdict(capsys, "backward_escapes")
+    assert status == 1
+    assert "\x1b" not in out and "ValueError: ␛[2J back [/INST]" in out
