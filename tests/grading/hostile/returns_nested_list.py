@@ -1,5 +1,7 @@
 # Right, but returns the output as a nested list of numbers (out.tolist()), not an array.
 import numpy as np
+
+
 def attention(Q, K, V, causal=True):
     s = Q @ K.T / np.sqrt(Q.shape[-1])
     if causal:
