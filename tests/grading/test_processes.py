@@ -89,3 +89,18 @@ def test_as_root_the_student_runs_as_nobody_and_cannot_write_outside(tmp_path):
         answer, _ = submission.call({"Q": np.eye(2), "K": np.eye(2), "V": np.eye(2)}, positional=["Q", "K", "V"])
     assert answer["message"] == "uid 65534 65534"
     assert not (tmp_path / "outside.txt").exists()
+
+
+def test_a_worker_that_cannot_leave_root_refuses_to_run_the_code(monkeypatch):
+    from attn_tui.grading import worker
+
+    monkeypatch.setattr(worker.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(worker, "drop_root", lambda uid, gid: False)
+    requests, answers = os.pipe(), os.pipe()
+    try:
+        assert worker.main(requests[0], answers[1], "65534:65534") == 0
+        meta, _ = worker.read_message(answers[0])
+    finally:
+        for fd in (*requests, *answers):
+            os.close(fd)
+    assert meta["ok"] is False and "could not become uid 65534 (nobody)" in meta["message"]
