@@ -245,7 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
                                "and compare it stage by stage (docs/classroom.md: students' own code)")
     checking.add_argument("--cases", action="store_true", help="with --impl: the whole battery of cases too")
     checking.add_argument("--open", action="store_true",
-                          help="with --impl: open the app with the student's numbers as expect:")
+                          help="with --impl: open the app with the student's numbers as expect:, at the first "
+                               "wrong stage, row and cell")
     for name in ("json", "print", "markdown", "check"):
         add_toggles(commands.choices[name])
     command("list", "list the built-in scenarios")

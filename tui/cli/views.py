@@ -129,7 +129,8 @@ def check_impl(parser, args, scenario) -> int:
         from attn_tui.tui.cli.app import start_app
 
         flush_out()
-        start_app(opened, read_only=True)  # (the student's numbers are not saved into the scenario)
+        # at the first wrong stage, row and cell (the student's numbers are not saved into it)
+        start_app(opened, read_only=True, start=getattr(args, "opened_at", None))
     return status
 
 

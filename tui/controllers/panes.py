@@ -240,8 +240,8 @@ class Panes:
         stage_view = screen.stage_view
         keyed = screen.keyed
         if not stage_view.editing:  # (an open guess keeps its cell)
-            stage_view.set_cursor((row, screen.stage_column if keyed else
-                                   min(stage_view.cursor[1] if stage_view.cursor else 0, screen.column_count - 1)))
+            stage_view.set_cursor((row, screen.stage_column if keyed else  # (at first: the column it opened at)
+                                   min(stage_view.cursor[1] if stage_view.cursor else screen.column, screen.column_count - 1)))
         stage_view.set_marks(rows=frozenset({row}))
         reads = highlights(stage, screen.stages)
         shown = {ROW: frozenset({row}), KEY: frozenset({column}),
