@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 # write and more to wrap); --print writes them all
 UNFOLDED = 64
 OVERVIEW_DELAY = 0.2  # seconds of quiet before the overview is computed again
+WHY_WIDTH = 48  # the columns the stage's side keeps at least, for the Why pane's lines
 
 
 class Panes:
@@ -121,13 +122,14 @@ class Panes:
                        for map_ in screen.query(OverviewMap) if map_.display)
         want_stage = stage_view.natural_size[0] + overview
         # the stage's column first: all it needs (a stage of 13 keys showed 5 of them at 120
-        # columns while the inputs kept 40%), and at least 60% for the Why pane beside a narrow
-        # stage; the inputs take what is left, down to 30 columns (Tab scrolls them)
-        fitted = max(30, min(want_inputs, width - max(want_stage, int(width * 0.6))))
+        # columns while the inputs kept 40%), and at least WHY_WIDTH for the Why pane beside a
+        # narrow stage; the inputs take what is left, down to 30 columns (Tab scrolls them).
+        # (60% of the width for the Why pane showed an 8-column Wq 5 columns at 120: issue 50.)
+        fitted = max(30, min(want_inputs, width - max(want_stage, WHY_WIDTH)))
         if inputs.styles.width is None or inputs.styles.width.cells != fitted:
             inputs.styles.width = fitted
         body = screen.query_one("#body").size.height or height - 3
-        description = sum(d.outer_size.height for d in screen.query("#description"))
+        description = self._place_description(views, body)
         share = max(6, (body - description) // len(views))
         for view in views:
             natural = view.natural_size[1]  # whole where it fits (then the share does not matter)
@@ -135,6 +137,22 @@ class Panes:
             if view.styles.max_height is None or view.styles.max_height.cells != limit:
                 view.styles.max_height = limit
         self.inputs_scrolled()  # new heights may bring a derived matrix into view
+
+    def _place_description(self, views: list[MatrixView], body: int) -> int:
+        """The scenario's description above the input matrices where they all fit under it, else
+        after them (issue 50: at 80×24 it pushed V out of view); the lines it takes above them."""
+        found = list(self.screen.query("#description"))
+        if not found:
+            return 0
+        description = found[0]
+        fits = description.outer_size.height + sum(view.natural_size[1] for view in views) <= body
+        inputs = self.screen.inputs_pane
+        first = inputs.children[0] is description
+        if fits and not first:
+            inputs.move_child(description, before=0)
+        elif not fits and first:
+            inputs.move_child(description, after=views[-1])
+        return description.outer_size.height if fits else 0
 
     # ---- telling the widgets ----------------------------------------------------------------
 

@@ -72,7 +72,10 @@ class EditableMatrix(MatrixView):
         self.editor = (text, len(text), True)
         self._selected = False
         set_titles(self, subtitle=f"✗ {message}")
-        tell(self, message, title=title, severity="warning", timeout=4)
+        # where the border cuts the reason off (a 60-column pane, issue 50), the bar keeps it whole
+        # for longer: it is the only place it can be read
+        cut = len(message) + 6 > self.size.width
+        tell(self, message, title=title, severity="warning", timeout=12 if cut else 4)
         self.refresh()
 
     def take_edit(self) -> tuple[float, str] | None:
