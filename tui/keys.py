@@ -57,6 +57,11 @@ KEYS: tuple[Key, ...] = (
     Key("left_square_bracket", "[", "the key column to the left (at online softmax: the tile)", STAGE,
         "column(-1)", "Key", "column"),
     Key("right_square_bracket", "]", "the key column to the right", STAGE, "column(1)", "Key", "column"),
+    Key("left_square_bracket", "[", "at a stage whose columns are not keys (Weighted sum, Project, a "
+        "gradient): the column to the left, the one the Why pane explains", STAGE, "out_column(-1)", "Column",
+        "out_column"),
+    Key("right_square_bracket", "]", "at such a stage: the column to the right", STAGE, "out_column(1)", "Column",
+        "out_column"),
     Key("g", "g", "go to a row and column (a token or a number)", STAGE, "go_to"),
     Key("x", "x", "unfold / fold long sums in the explanation", STAGE, "expand"),
     Key("z", "z", "zoom: the inputs hidden, the stage and the Why pane take the width (many keys); "
@@ -134,7 +139,8 @@ KEYS: tuple[Key, ...] = (
 GROUPS = {"step": Binding.Group("Step", compact=True), "row": Binding.Group("Row", compact=True),
           "history": Binding.Group("Undo/redo", compact=True),
           "grid": Binding.Group("Head", compact=True), "layer": Binding.Group("Layer", compact=True),
-          "run": Binding.Group("Run", compact=True), "column": Binding.Group("Key", compact=True)}
+          "run": Binding.Group("Run", compact=True), "column": Binding.Group("Key", compact=True),
+          "out_column": Binding.Group("Column", compact=True)}
 
 
 def step_bindings(shown: bool = False) -> list[Binding]:
@@ -249,6 +255,8 @@ def available(screen: DebuggerScreen, action: str, parameters: tuple[object, ...
         return session.history.can_redo
     if action == "column":
         return screen.keyed
+    if action == "out_column":  # ([ and ] are bound to both: the one that works here runs)
+        return not screen.keyed and screen.column_count > 1
     if action == "toggle_theirs":
         return screen.guesses.comparing
     if action == "reveal":

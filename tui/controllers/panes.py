@@ -20,10 +20,10 @@ from attn_tui.core.teaching.predictions import hidden_lines, prediction_lines
 from attn_tui.core.engine.stages import ALL, KEY, ROW, highlights
 from attn_tui.core.engine.views import mask_rules
 from attn_tui.tui.text import plain, set_titles, tell
+from attn_tui.tui.controllers.layout import fit
 from attn_tui.tui.widgets.grid import DenseGrid
 from attn_tui.tui.widgets.input_matrix import InputMatrix
 from attn_tui.tui.widgets.matrix import MatrixView
-from attn_tui.tui.widgets.overview import OverviewMap
 from attn_tui.tui.widgets.stage_view import StageGrid
 
 if TYPE_CHECKING:
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 # write and more to wrap); --print writes them all
 UNFOLDED = 64
 OVERVIEW_DELAY = 0.2  # seconds of quiet before the overview is computed again
-WHY_WIDTH = 48  # the columns the stage's side keeps at least, for the Why pane's lines
 
 
 class Panes:
@@ -91,6 +90,26 @@ class Panes:
         else:
             move()
 
+    def column(self, delta: int) -> None:
+        """[ and ]: the key to the left or right; at a stage whose columns are tiles of keys, the tile."""
+        screen = self.screen
+        span, column = screen.span, screen.column
+        screen.column = max(0, min(screen.session.scenario.T_k - 1, column - column % span + delta * span))
+
+    def out_column(self, delta: int) -> None:
+        """[ and ] at a stage whose columns are not keys (the Weighted sum's, Project's outputs, a
+        gradient's): the stage's cursor moves along its columns, and the Why pane explains the
+        column it is on (issue 50: Project explained its first output column only)."""
+        screen = self.screen
+        view = screen.stage_view
+        row, column = view.cursor or (screen.row, 0)
+        moved = max(0, min(screen.column_count - 1, column + delta))
+        if moved == column:
+            screen.app.bell()
+            return
+        view.set_cursor((row, moved))
+        self.show_why()
+
     def inputs_scrolled(self) -> None:
         """Show the derived Q, K, V an edit left behind out of view: a widget refreshed off the
         screen makes Textual lay the whole screen out again at the next frame, 3 ms of every
@@ -105,54 +124,9 @@ class Panes:
         return view.virtual_region.overlaps(window)
 
     def fit(self) -> None:
-        """Share the width between the inputs and the stage by what each needs to show its
-        matrices whole (the stage first), and the inputs' height among the input matrices, so
-        that at any size every input is in view or one Tab away."""
-        screen = self.screen
-        width, height = screen.size or screen.app.size  # (before the first layout: the terminal's)
-        if width < 70 or screen.has_class("-too-small"):
-            return
-        inputs = screen.inputs_pane
-        views = list(inputs.query(".input").results(MatrixView))
-        if not views:
-            return
-        want_inputs = max(view.natural_size[0] for view in views) + 1
-        stage_view = screen.query_one("#stage", MatrixView)
-        overview = sum(map_.outer_size.width or map_.styles.width.cells or 0
-                       for map_ in screen.query(OverviewMap) if map_.display)
-        want_stage = stage_view.natural_size[0] + overview
-        # the stage's column first: all it needs (a stage of 13 keys showed 5 of them at 120
-        # columns while the inputs kept 40%), and at least WHY_WIDTH for the Why pane beside a
-        # narrow stage; the inputs take what is left, down to 30 columns (Tab scrolls them).
-        # (60% of the width for the Why pane showed an 8-column Wq 5 columns at 120: issue 50.)
-        fitted = max(30, min(want_inputs, width - max(want_stage, WHY_WIDTH)))
-        if inputs.styles.width is None or inputs.styles.width.cells != fitted:
-            inputs.styles.width = fitted
-        body = screen.query_one("#body").size.height or height - 3
-        description = self._place_description(views, body)
-        share = max(6, (body - description) // len(views))
-        for view in views:
-            natural = view.natural_size[1]  # whole where it fits (then the share does not matter)
-            limit = natural if natural <= share else max(share, min(natural, 8))
-            if view.styles.max_height is None or view.styles.max_height.cells != limit:
-                view.styles.max_height = limit
+        """The width and heights of the panes fitted to the terminal (tui.controllers.layout)."""
+        fit(self.screen)
         self.inputs_scrolled()  # new heights may bring a derived matrix into view
-
-    def _place_description(self, views: list[MatrixView], body: int) -> int:
-        """The scenario's description above the input matrices where they all fit under it, else
-        after them (issue 50: at 80×24 it pushed V out of view); the lines it takes above them."""
-        found = list(self.screen.query("#description"))
-        if not found:
-            return 0
-        description = found[0]
-        fits = description.outer_size.height + sum(view.natural_size[1] for view in views) <= body
-        inputs = self.screen.inputs_pane
-        first = inputs.children[0] is description
-        if fits and not first:
-            inputs.move_child(description, before=0)
-        elif not fits and first:
-            inputs.move_child(description, after=views[-1])
-        return description.outer_size.height if fits else 0
 
     # ---- telling the widgets ----------------------------------------------------------------
 
