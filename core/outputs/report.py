@@ -101,9 +101,10 @@ def summary_line(scenario: Scenario, with_file: bool = True) -> str:
     return " · ".join(parts)
 
 
-def stage_title(stage: Stage, scenario: Scenario, number: int, options) -> str:
+def stage_title(stage: Stage, scenario: Scenario, number: int, options, summaries: bool = True) -> str:
+    """A stage's heading, with what its summary columns mean (unless they are left out)."""
     text = f"Step {number} — {stage.title}: {stage.heading(scenario, options)}"
-    if stage.summaries:
+    if stage.summaries and summaries:
         text += " (" + ", ".join(f"{summary.label} = {summary.meaning}" for summary in stage.summaries) + ")"
     return text
 

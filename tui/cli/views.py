@@ -79,13 +79,16 @@ def write_walk(parser, args, scenario) -> int:
             parser.error("--lesson is a handout of its own; --answers fills it in")
         if args.row:
             parser.error("--row goes with the walk-through; a lesson's beats name their own rows")
+        if args.no_extras:
+            parser.error("--no-extras goes with the walk-through and worksheets; a lesson's handout has no "
+                         "max or entropy columns to leave out")
         from attn_tui.core.outputs.lesson_handout import lesson_markdown
 
         write_out(lesson_markdown(scenario, answers=sheet == "answers"))
     else:
         from attn_tui.core.outputs.markdown import markdown_chunks
 
-        write_all(markdown_chunks(scenario, rows=rows, sheet=sheet))
+        write_all(markdown_chunks(scenario, rows=rows, sheet=sheet, extras=not args.no_extras))
     return EXIT_OK
 
 
