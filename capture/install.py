@@ -16,15 +16,16 @@ def install_command() -> str:
     from pathlib import Path
 
     import attn_tui
+    from attn_tui.core.text import visible  # (a folder's name is outside text: shown, never obeyed)
 
     for folder in map(Path, attn_tui.__path__):
         if _is_checkout(folder.parent):
-            return f"python -m pip install '.[models]' (in {folder.parent})"
+            return f"python -m pip install '.[models]' (in {visible(str(folder.parent))})"
     source = installed_from()
     if source is not None and _is_checkout(source):
-        return f"python -m pip install '.[models]' (in {source})"
+        return f"python -m pip install '.[models]' (in {visible(str(source))})"
     if source is not None and source.suffix == ".whl" and source.is_file():
-        return f"python -m pip install {shlex.quote(f'{source}[models]')}"
+        return f"python -m pip install {visible(shlex.quote(f'{source}[models]'))}"
     return "python -m pip install 'attn-tui[models]'"
 
 

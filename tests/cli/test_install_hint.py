@@ -63,3 +63,12 @@ def test_from_an_index_or_a_folder_that_is_gone_it_says_the_name(site_packages, 
 def test_docs_say_both_forms():
     text = " ".join((ROOT / "docs" / "capture.md").read_text(encoding="utf-8").split())
     assert "python -m pip install '.[models]'" in text and "'attn-tui[models]'" in text
+
+
+def test_a_clone_whose_name_holds_an_escape_byte_is_shown_not_obeyed(site_packages, tmp_path):
+    clone = tmp_path / "evil\x1b[31m"
+    clone.mkdir()
+    (clone / "pyproject.toml").write_text('[project]\nname = "attn-tui"\n')
+    site_packages(clone.as_uri())
+    hint = install.install_command()
+    assert "\x1b" not in hint and "'.[models]' (in " in hint

@@ -77,3 +77,20 @@ async def test_a_key_that_works_says_nothing_of_the_sort():
     async with running(SCENARIOS / "learning_to_attend.yaml", size=(120, 36)) as (app, pilot):
         await pilot.press("v")  # a loss: v checks the gradient
         assert not any(note.startswith("v: this scenario") for note in said(app))
+
+
+async def test_a_burst_of_meaningless_keys_says_each_sentence_once():
+    """Keys sent at once (a paste, a fast typist over SSH): 160 presses of eight keys that mean
+    nothing here are eight sentences in the bar, not 160 toasts, and move nothing."""
+    from tests.tui_helpers import post
+
+    async with running(SCENARIOS / "cat_sat.yaml", size=(80, 24)) as (app, pilot):
+        screen = debugger(app)
+        await post(app, *("tvhanfmN" * 20))
+        await pilot.pause(0.3)
+        assert sorted(note.message.split(":")[0] for note in said_notes(app)) == sorted("tvhanfmN")
+        assert (screen.step, screen.row, screen.head, app.screen) == (0, 2, 0, screen)
+
+
+def said_notes(app):
+    return list(app._notifications)

@@ -6,6 +6,7 @@ moves nothing. After a change, off the key's path: the recovery copy, and a leak
 from __future__ import annotations
 
 import math
+import time
 from typing import TYPE_CHECKING
 
 from attn_tui.core.engine.stages import stage_named
@@ -95,7 +96,10 @@ class Changes:
         why = why_off(self.screen, event.key)
         if why is not None:
             event.stop()
-            tell(self.screen, why, timeout=4)
+            now, told = time.monotonic(), self.__dict__.setdefault("_told", {})
+            if now - told.get(why, -math.inf) > 4:  # (a burst of keys: each sentence once while shown)
+                told[why] = now
+                tell(self.screen, why, timeout=4)
 
     def redo(self) -> None:
         if self.make(self.session.redo) is None:

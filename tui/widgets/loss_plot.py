@@ -47,7 +47,9 @@ class LossPlot(Widget):
         for c in range(width):
             start, end = end + 1, round(c * self.steps / max(1, width - 1))
             span = self.losses[min(start, end):end + 1]
-            found.append(max(span) / self.top if span else None)
+            # (NaN, a loss that overflowed, is left out of a span's largest: max() would keep
+            # it or not by where it stands)
+            found.append(max((loss for loss in span if loss == loss), default=0.0) / self.top if span else None)
         return found
 
     def labels(self) -> tuple[str, str]:
