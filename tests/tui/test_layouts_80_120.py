@@ -30,6 +30,16 @@ async def test_the_header_shows_every_option_and_the_shape(size):
         assert header.region.height == (2 if size[0] == 80 else 1)  # two lines only where one is too few
 
 
+async def test_a_long_header_breaks_between_options_not_inside_one():
+    async with running(LEARNING, size=(80, 24)) as (app, pilot):
+        header = debugger(app).header
+        lines = lines_of(app)[header.region.y:header.region.bottom]
+        assert lines[0].strip().startswith("Learning to attend — ") and lines[0].strip().endswith(".yaml")
+        assert [line.strip() for line in lines[1:]] == [
+            "causal on · ÷√8 = 2.828 · mask −∞",
+            "loss ½·Σ(output − target)² · training Wq, Wk (sgd, lr 0.1) · T=5 d_k=8 d_v=8"]
+
+
 @pytest.mark.parametrize("size", SIZES)
 async def test_q_k_and_v_are_in_view_whole(size):
     async with running(CAT_SAT, size=size) as (app, pilot):
