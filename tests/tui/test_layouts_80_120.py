@@ -114,3 +114,14 @@ async def test_a_refusal_the_border_cuts_stays_in_the_bar_longer():
         said = [note for note in app._notifications if "overflows float64" in note.message]
         assert said and said[0].timeout == 12
         assert "use smaller numbers" in said[0].message  # whole there, where the border cuts it
+
+
+async def test_the_description_stays_first_where_the_matrices_scroll_anyway():
+    """learning_to_attend at 80×24: seven matrices do not fit with or without the description,
+    so moving it would only hide it further down."""
+    async with running(LEARNING, size=(80, 24)) as (app, pilot):
+        screen = debugger(app)
+        assert screen.inputs_pane.children[0] is screen.query_one("#description")
+        await pilot.resize_terminal(200, 60)  # there, after them, all seven fit
+        await pilot.pause(0.2)
+        assert screen.inputs_pane.children[0] is not screen.query_one("#description")

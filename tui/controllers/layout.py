@@ -40,22 +40,34 @@ def fit(screen: DebuggerScreen) -> None:
         inputs.styles.width = fitted
     body = screen.query_one("#body").size.height or height - 3
     description = place_description(screen, views, body)
-    share = max(6, (body - description) // len(views))
-    for view in views:
-        natural = view.natural_size[1]  # whole where it fits (then the share does not matter)
-        limit = natural if natural <= share else max(share, min(natural, 8))
+    for view, limit in zip(views, heights(views, body - description)):
         if view.styles.max_height is None or view.styles.max_height.cells != limit:
             view.styles.max_height = limit
 
 
+def heights(views: list[MatrixView], room: int) -> list[int]:
+    """Each input matrix's most lines in ``room`` lines: whole where it fits in its share, else
+    its share (at least 6, or 8 where it has them: a header and a few rows)."""
+    share = max(6, room // len(views))
+    found = []
+    for view in views:
+        natural = view.natural_size[1]  # whole where it fits (then the share does not matter)
+        found.append(natural if natural <= share else max(share, min(natural, 8)))
+    return found
+
+
 def place_description(screen: DebuggerScreen, views: list[MatrixView], body: int) -> int:
-    """The scenario's description above the input matrices where they all fit under it, else
-    after them (issue 50: at 80×24 it pushed V out of view); the lines it takes above them."""
+    """The scenario's description above the input matrices, or after them where that alone
+    brings them all into view (issue 50: at 80×24 it pushed V out of view); the lines it takes
+    above them."""
     found = list(screen.query("#description"))
     if not found:
         return 0
     description = found[0]
-    fits = description.outer_size.height + sum(view.natural_size[1] for view in views) <= body
+    above = description.outer_size.height
+    # after them only where that brings every matrix into view: where they scroll anyway, the
+    # description stays first, where a reader starts (big matrices counted at their share)
+    fits = above + sum(heights(views, body - above)) <= body or sum(heights(views, body)) > body
     inputs = screen.inputs_pane
     first = inputs.children[0] is description
     if fits and not first:
