@@ -4,6 +4,8 @@ naming only the current one, an 8-column Wq showing 5 of its columns."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from attn_tui.tui.widgets.explanation import wrap_offsets
@@ -22,7 +24,7 @@ def lines_of(app) -> list[str]:
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_the_header_shows_every_option_and_the_shape(size):
-    async with running(CAT_SAT, size=size) as (app, pilot):
+    async with running(CAT_SAT, size=size) as (app, _):
         text = screen_text(app)
         assert "The cat sat — cat_sat.yaml" in text or "The cat sat — " in text
         assert "causal on · ÷√2 = 1.414 · mask −∞ · T=3 d_k=2 d_v=2" in text  # whole, not "T=3 d_…"
@@ -31,7 +33,7 @@ async def test_the_header_shows_every_option_and_the_shape(size):
 
 
 async def test_a_long_header_breaks_between_options_not_inside_one():
-    async with running(LEARNING, size=(80, 24)) as (app, pilot):
+    async with running(LEARNING, size=(80, 24)) as (app, _):
         header = debugger(app).header
         lines = lines_of(app)[header.region.y:header.region.bottom]
         assert lines[0].strip().startswith("Learning to attend — ") and lines[0].strip().endswith(".yaml")
@@ -42,7 +44,7 @@ async def test_a_long_header_breaks_between_options_not_inside_one():
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_q_k_and_v_are_in_view_whole(size):
-    async with running(CAT_SAT, size=size) as (app, pilot):
+    async with running(CAT_SAT, size=size) as (app, _):
         screen = debugger(app)
         pane = screen.inputs_pane.region
         for name in ("Q", "K", "V"):
@@ -56,7 +58,7 @@ async def test_q_k_and_v_are_in_view_whole(size):
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_a_formula_and_its_words_are_not_cut_mid_phrase(size):
-    async with running(CAT_SAT, size=size) as (app, pilot):
+    async with running(CAT_SAT, size=size) as (app, _):
         why = debugger(app).why
         drawn = [why.render_line(y).text.rstrip() for y in range(why.scrollable_content_region.height)]
         # (by hand: q3 = [1, 1], k1 = [1, 0]) the formula is one line, whole, at either size
@@ -68,7 +70,7 @@ async def test_a_formula_and_its_words_are_not_cut_mid_phrase(size):
 def test_long_sums_are_cut_between_their_terms():
     text = "q5 · k1 = (1.607 × −0.857) + (0.046 × 0.580) + (1.565 × −0.310) + (−1.974 × −0.802)"
     cuts = [0, *wrap_offsets(text, 40), len(text)]
-    pieces = [text[a:b] for a, b in zip(cuts, cuts[1:])]
+    pieces = [text[a:b] for a, b in pairwise(cuts)]
     # (the greedy wrap cut "(0.046 ×⏎0.580)": the last space within 40 cells is inside a term)
     assert pieces == ["q5 · k1 = (1.607 × −0.857) ", "+ (0.046 × 0.580) + (1.565 × −0.310) ",
                       "+ (−1.974 × −0.802)"]
@@ -101,7 +103,7 @@ async def test_thirteen_steps_name_more_than_the_current_one(size):
 
 
 async def test_an_eight_column_wq_shows_its_eight_columns_at_120():
-    async with running(LEARNING, size=(120, 36)) as (app, pilot):
+    async with running(LEARNING, size=(120, 36)) as (app, _):
         for name in ("X", "Wq", "Wk"):
             header = drawn_lines(matrix(app, name))[0]
             assert header.split() == [f"{letter}{n}" for n in range(1, 9)

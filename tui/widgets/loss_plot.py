@@ -10,6 +10,8 @@ axes, and a loss means little without its scale).
 
 from __future__ import annotations
 
+import math
+
 from rich.segment import Segment
 from textual.strip import Strip
 from textual.widget import Widget
@@ -49,7 +51,7 @@ class LossPlot(Widget):
             span = self.losses[min(start, end):end + 1]
             # (NaN, a loss that overflowed, is left out of a span's largest: max() would keep
             # it or not by where it stands)
-            found.append(max((loss for loss in span if loss == loss), default=0.0) / self.top if span else None)
+            found.append(max((loss for loss in span if not math.isnan(loss)), default=0.0) / self.top if span else None)
         return found
 
     def labels(self) -> tuple[str, str]:
