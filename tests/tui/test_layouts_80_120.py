@@ -11,7 +11,7 @@ import pytest
 from attn_tui.tui.widgets.explanation import wrap_offsets
 from attn_tui.tui.widgets.steps import named_steps
 from tests.conftest import SCENARIOS
-from tests.tui_helpers import debugger, drawn_lines, matrix, running, screen_text
+from tests.tui_helpers import debugger, drawn_lines, explanation, matrix, running, screen_text
 
 CAT_SAT = SCENARIOS / "cat_sat.yaml"
 LEARNING = SCENARIOS / "learning_to_attend.yaml"
@@ -110,12 +110,19 @@ async def test_an_eight_column_wq_shows_its_eight_columns_at_120():
                                       for letter in (["m"] if name == "X" else ["d"])], (name, header)
 
 
-async def test_a_refusal_the_border_cuts_stays_in_the_bar_longer():
-    async with running(LEARNING, size=(120, 36)) as (app, pilot):
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_refusal_the_border_cuts_is_whole_in_the_why_pane(size):
+    """"Errors cut off": X's border showed "✗ the score (t1, t1) overflows float64 (nan); use
+    smaller numb…"; the Why pane says it whole while the refused text waits in the cell."""
+    async with running(LEARNING, size=size) as (app, pilot):
         await pilot.press("tab", "enter", "ctrl+u", *"1e200", "enter")
-        said = [note for note in app._notifications if "overflows float64" in note.message]
-        assert said and said[0].timeout == 12
-        assert "use smaller numbers" in said[0].message  # whole there, where the border cuts it
+        why = " ".join(explanation(app).split())
+        assert "✗ X: the score (t1, t1) overflows float64 (nan); use smaller numbers" in why
+        assert matrix(app, "X").editor_text == "1e200"  # (kept: nothing typed is lost)
+        await pilot.press("ctrl+u", *"abc", "enter")
+        assert "✗ X: 'abc' is not a number" in " ".join(explanation(app).split())
+        await pilot.press("escape")  # the editor closes: the reason goes with it
+        assert "✗ X" not in explanation(app)
 
 
 async def test_the_description_stays_first_where_the_matrices_scroll_anyway():

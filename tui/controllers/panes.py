@@ -272,6 +272,10 @@ class Panes:
 
             extra = comparison_lines(session.comparison, session.scenario, screen.described.key, row, col,
                                      screen.guesses.compared_head)
+        refused = [("guess" if view is screen.stage_view else view.id.removeprefix("input-"), view.refused_reason)
+                   for view in (*screen.input_views.values(), screen.stage_view)
+                   if getattr(view, "refused_reason", "")]  # (whole here: a pane's border cuts it)
+        extra = [*(Line((Span(f"✗ {name}: {reason}", "masked"),)) for name, reason in refused), *extra]
         check = screen.gradient_check
         if check is not None and check[0] == session.version:
             extra = [*check[1], *extra]
@@ -281,6 +285,10 @@ class Panes:
             extra = [Line((Span(f"The matrix shows only the keys {WHY[screen.mask_rule]} (m: next view); "
                                 "the lines above are for every rule together.", "note"),)), *extra]
         screen.why.show(explanation, extra, screen.described.title)
+
+    def refused(self, event) -> None:
+        """A cell's text was refused, or its editor closed: the Why pane says it, or no more."""
+        self.show_why()
 
     def expand(self) -> None:
         """x: long sums in full in the Why pane, or folded again."""

@@ -385,6 +385,7 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
         self.changes.nudge(event.matrix, event.row, event.col, event.direction)
 
     on_stage_view_moved = delegate("guesses", "follow_editor")
+    on_editable_matrix_refused = delegate("panes", "refused")
 
     def action_toggle_theirs(self) -> None:
         self.theirs = not self.theirs
