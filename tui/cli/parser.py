@@ -235,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="a worksheet: the predicted stages (or all after Score) left as blanks to fill in")
     handout.add_argument("--answers", action="store_true",
                          help="the worksheet's answer key (with --worksheet or not)")
+    handout.add_argument("--no-extras", action="store_true",
+                         help="leave out the columns beside a stage's table (softmax's max and entropy): "
+                              "a worksheet that asks for the weights alone")
     handout.add_argument("--lesson", action="store_true",
                          help="the scenario's lesson as a handout (--answers: filled in)")
     checking = command("check", "validate the scenario; with expect:, compare the student's values")
