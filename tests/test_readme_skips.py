@@ -23,6 +23,6 @@ def test_each_kind_of_skip_is_named_with_what_it_needs():
                and re.search(r'^pytest\.importorskip\("(torch|huggingface_hub)"', text, re.MULTILINE)]
     assert len(capture) == 5 and "capture's five files" in README
     root = [p for p, text in TESTS.items() if re.search(r"needs root|geteuid\(\) != 0", text)]
-    assert len(root) == 2 and "root (two tests that hand a file or folder to another user" in README
+    assert len(root) == 3 and "root (three tests that hand a file or folder to another user" in README
     assert "apt-get install chromium tmux" in README and "cairosvg" in README
     assert "python -m pytest -rs" in README
