@@ -18,23 +18,10 @@ from dataclasses import replace
 
 from attn_tui.capture import demo_model
 from attn_tui.capture.errors import CaptureError
+from attn_tui.capture.install import install_command
 from attn_tui.core.text import quoted, visible
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
-def install_command() -> str:
-    """How to get the models extra, as docs/capture.md spells it: from the checkout attn-tui runs from
-    (``'.[models]'`` in its folder, which is how docs/capture.md installs), else by name."""
-    from pathlib import Path
-
-    import attn_tui
-
-    for folder in map(Path, attn_tui.__path__):
-        project = folder.parent / "pyproject.toml"
-        if project.is_file() and 'name = "attn-tui"' in project.read_text(encoding="utf-8", errors="replace"):
-            return f"python -m pip install '.[models]' (in {folder.parent})"
-    return "python -m pip install 'attn-tui[models]'"
-
-
 INSTALL = install_command()
 ALL = "all"
 

@@ -102,9 +102,9 @@ def check_backward(submission: Submission, scenario: Scenario) -> BackwardResult
     ours, differences = reference(scenario, dO), finite_differences(scenario, dO)
     if len(parts) < 3 or any(part.shape != ours[key].shape for part, key in zip(parts, ("dQ", "dK", "dV"))):
         shapes = ", ".join("×".join(map(str, part.shape)) for part in parts) or "nothing"
-        return BackwardResult(False, [f"{title} ✗ returned {shapes}; expected dQ, dK, dV "
-                                      f"({'×'.join(map(str, ours['dQ'].shape))}, {'×'.join(map(str, ours['dK'].shape))}, "
-                                      f"{'×'.join(map(str, ours['dV'].shape))})"])
+        return BackwardResult(False, [(f"{title} ✗ returned {shapes}; expected dQ, dK, dV "
+                                       f"({'×'.join(map(str, ours['dQ'].shape))}, {'×'.join(map(str, ours['dK'].shape))}, "
+                                       f"{'×'.join(map(str, ours['dV'].shape))})")])
     lines, wrong = [title], {}
     known = mistakes(scenario, dO)
     for key, yours in zip(("dQ", "dK", "dV"), parts[:3]):

@@ -14,12 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attn_tui.grading.cases import Case
-from attn_tui.grading.runner import Submission, exception_verdict
 from attn_tui.core.teaching.judgement import Judgement
+from attn_tui.grading.cases import Case
+from attn_tui.grading.empty_rows import reading
+from attn_tui.grading.runner import Submission, exception_verdict
 
 CAUSAL_NAMES = ("causal", "is_causal", "use_mask", "masked", "autoregressive", "decoder")
 MASK_NAMES = ("mask", "attn_mask", "attention_mask")
+MASKS_GIVEN = ("allowed", "blocked", "additive")  # the ways that give the mask itself
 FLOAT32 = 1e-4  # float32 results: judged to this (float32 keeps ~7 digits), not float64's tolerance
 
 
@@ -51,6 +53,9 @@ class CaseResult:
     error_type: str = ""
     weights: np.ndarray | None = None
     output: np.ndarray | None = None
+    empty_as: str | None = None    # how a fully masked row was read (grading/empty_rows.py)
+    masked_row: str | None = None  # what is wrong at a fully masked row, when the rest is right
+    not_run: str | None = None     # why the case could not be given to this code
 
     @property
     def first_wrong(self) -> Judgement | None:
@@ -78,7 +83,6 @@ def ways(info: dict, causal: bool, torch_first: bool) -> list[Way]:
 def arguments(info: dict, way: Way, case: Case) -> dict:
     """The call's arguments under ``way``: the arrays, and the mask or flag."""
     given = case.inputs()
-    T, T_k = given["Q"].shape[0], given["K"].shape[0]
     call = {"arrays": {"Q": given["Q"], "K": given["K"], "V": given["V"]}, "positional": ["Q", "K", "V"],
             "after": [], "keywords": {}, "keyword_arrays": [],
             "how": {"torch": way.torch, "batch": way.batch}}
@@ -91,9 +95,9 @@ def arguments(info: dict, way: Way, case: Case) -> dict:
     elif way.mask == "none_given":
         name = next(named[n] for n in MASK_NAMES if n in named)
         call["keywords"][name] = None
-    elif way.mask in ("allowed", "blocked", "additive"):
+    elif way.mask in MASKS_GIVEN:
         name = next(named[n] for n in MASK_NAMES if n in named)
-        allowed = np.tril(np.ones((T, T_k)), k=T_k - T).astype(bool)
+        allowed = case.allowed()
         mask = {"allowed": allowed.astype(np.float64), "blocked": (~allowed).astype(np.float64),
                 "additive": np.where(allowed, 0.0, -np.inf)}[way.mask]
         call["arrays"]["mask"] = mask
@@ -107,11 +111,15 @@ def run_case(submission: Submission, case: Case, preferred: Way | None = None) -
     """Call the student's function on one case under each convention until one agrees."""
     info = submission.info
     torch_first = bool(info.get("uses_torch"))
-    tried = ways(info, case.causal, torch_first)
+    tried = ways(info, case.causal or case.explicit, torch_first)
+    if case.explicit and not any(way.mask in MASKS_GIVEN for way in tried):
+        return CaseResult(case, False, not_run="its attention takes no mask argument (mask, attn_mask, "
+                                               "attention_mask), so this case's mask cannot be given to it")
     if preferred is not None and preferred in tried:
         tried.remove(preferred)
         tried.insert(0, preferred)
     fallback: CaseResult | None = None
+    misshapen: CaseResult | None = None  # ran, but returned shapes that fit nothing: said before an exception
     first_error: CaseResult | None = None
     for way in tried:
         call = arguments(info, way, case)
@@ -130,7 +138,9 @@ def run_case(submission: Submission, case: Case, preferred: Way | None = None) -
             return found
         if fallback is None and found.error is None:
             fallback = found
-    return fallback or first_error or CaseResult(case, False, error="it ran under no convention")
+        if misshapen is None and found.error is not None:
+            misshapen = found
+    return fallback or misshapen or first_error or CaseResult(case, False, error="it ran under no convention")
 
 
 def judge(case: Case, way: Way, answer: dict, returned: list[np.ndarray]) -> CaseResult:
@@ -153,7 +163,10 @@ def judge(case: Case, way: Way, answer: dict, returned: list[np.ndarray]) -> Cas
         judgements = ((the_judge("weights", weights, given=True),) if weights is not None else ()) + \
             (the_judge("output", out, given=True),)
         ok = all(found.right for found in judgements)
-        results.append(CaseResult(case, ok, way, returns, float32, judgements, weights=weights, output=out))
+        empty_as, masked_row = reading(case, way.mask, weights, out, the_judge.tolerance) if ok else (None, None)
+        ok = ok and masked_row is None
+        results.append(CaseResult(case, ok, way, returns, float32, judgements, weights=weights, output=out,
+                                  empty_as=empty_as, masked_row=masked_row))
         if ok:
             return results[-1]
     if results:

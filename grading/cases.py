@@ -1,10 +1,13 @@
 """The battery a student's attention is checked on (``check --impl --cases`` and ``grade``): the
 built-ins a plain ``attention(Q, K, V, causal)`` can compute, random T up to 64, T = 1,
-d_k = 1, causal and not, and large logits (scores ~1,000, where a softmax that does not
-subtract the row's max overflows). Each case is a Scenario of its own, judged by its Judge."""
+d_k = 1, causal and not, large logits (scores ~1,000, where a softmax that does not
+subtract the row's max overflows), and a mask that hides every key of one query (given only to a
+function that takes a mask: grading/empty_rows.py says how that row is judged). Each case is a
+Scenario of its own, judged by its Judge."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +27,17 @@ class Case:
     @property
     def causal(self) -> bool:
         return bool(self.scenario.options.causal)
+
+    @property
+    def explicit(self) -> bool:
+        """Whether the case has a mask of its own (beyond causal): only a mask argument gives it."""
+        return self.scenario.mask is not None
+
+    def allowed(self) -> np.ndarray:
+        """Which keys each query may see (True), every rule of the case combined."""
+        scenario = self.scenario
+        rows, keys = np.arange(scenario.T), np.arange(scenario.T_k)
+        return ~scenario.visibility().blocked(rows, keys)
 
     def inputs(self) -> dict[str, np.ndarray]:
         """Q, K and V as attention reads them (projected, when the scenario projects X)."""
@@ -57,6 +71,16 @@ def random_case(name: str, T: int, d_k: int, d_v: int, causal: bool, seed: int, 
     return Case(name, Scenario(name, tokens, inputs, Options(causal=causal)))
 
 
+# 1 = may attend; the second query (t2) sees nothing, every other query sees its own key
+HIDES_A_ROW = np.array([[1, 0, 1, 0, 1], [0, 0, 0, 0, 0], [1, 1, 1, 0, 0], [0, 1, 0, 1, 1], [1, 1, 1, 1, 1]], bool)
+
+
+def masked_row_case(seed: int = 9) -> Case:
+    """Five queries, not causal, a mask that hides every key of t2 (and some of the others')."""
+    case = random_case("a fully masked row (the mask hides every key of t2)", 5, 3, 2, False, seed)
+    return Case(case.name, dataclasses.replace(case.scenario, mask=HIDES_A_ROW))
+
+
 def battery(include_builtins: bool = True) -> list[Case]:
     """The default cases, in the order they are reported."""
     from attn_tui.core import load
@@ -78,5 +102,6 @@ def battery(include_builtins: bool = True) -> list[Case]:
         # scores of ~1,000: exp overflows unless each row's max is subtracted first
         random_case("large logits (scores ~1,000), causal", 6, 4, 4, True, 7, spread=25.0),
         random_case("large logits (scores ~1,000), not causal", 6, 4, 4, False, 8, spread=25.0),
+        masked_row_case(),
     ]
     return cases

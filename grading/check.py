@@ -12,7 +12,7 @@ import re
 from attn_tui.core.text import visible
 from attn_tui.grading import cases as battery
 from attn_tui.grading.calling import CaseResult, run_case
-from attn_tui.grading.report import case_line, read_as, with_expect
+from attn_tui.grading.report import case_line, first_wrong_place, read_as, with_expect
 from attn_tui.grading.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Submission, SubmissionFailed
 
 EXIT_OK, EXIT_DIFFERS, EXIT_USAGE = 0, 1, 2
@@ -61,6 +61,11 @@ def run_cases(submission: Submission, cases: list) -> list[CaseResult]:
     return results
 
 
+def counted(results: list[CaseResult]) -> tuple[int, int]:
+    """How many cases passed, and how many could not be given to the code (not counted)."""
+    return sum(result.ok for result in results), sum(result.not_run is not None for result in results)
+
+
 def check_impl(args, scenario, write, say) -> int:
     """The command's work: ``write`` takes the report, ``say`` the usage errors."""
     from attn_tui.core.teaching.compare import compare, summary
@@ -107,18 +112,19 @@ def check_impl(args, scenario, write, say) -> int:
         verdict = "your values match" if comparison.ok else "your values differ"
         write(f"{shown} on {visible(scenario.display_name)}: {verdict} ({read_as(main)})\n")
         write(summary(comparison, judged) + "\n")
-        if getattr(args, "open", False):  # on the first wrong row (the app opens at step 1)
-            first = comparison.first_difference
-            rows = first.differs.any(axis=1).nonzero()[0] if first is not None else []
-            args.opened = dataclasses.replace(judged, focus=int(rows[0])) if len(rows) else judged
+        if getattr(args, "open", False):  # the app opens at the first wrong stage, row and cell
+            args.opened_at = first_wrong_place(comparison)
+            args.opened = judged if args.opened_at is None else \
+                dataclasses.replace(judged, focus=args.opened_at.row)
     if results:
-        passed = sum(result.ok for result in results)
-        write(f"Cases: {passed} of {len(cases)} pass\n")
+        passed, not_run = counted(results)
+        run = len(cases) - not_run
+        write(f"Cases: {passed} of {run} pass" + (f" ({not_run} not run)" if not_run else "") + "\n")
         for result in results:
             write(case_line(result) + "\n")
         if len(results) < len(cases):
             write(f"(the other {len(cases) - len(results)} not run: the code went over the memory limit)\n")
-        status = status if passed == len(cases) else EXIT_DIFFERS
+        status = status if passed == run else EXIT_DIFFERS
     if own_softmax is not None:
         write(own_softmax[1] + "\n")
         status = status if own_softmax[0] else EXIT_DIFFERS

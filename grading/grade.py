@@ -14,7 +14,7 @@ from pathlib import Path
 
 from attn_tui.core.text import visible
 from attn_tui.grading import cases as battery
-from attn_tui.grading.check import EXIT_DIFFERS, EXIT_OK, UsageError, run_cases, submission_of
+from attn_tui.grading.check import EXIT_DIFFERS, EXIT_OK, UsageError, counted, run_cases, submission_of
 from attn_tui.grading.report import case_line
 from attn_tui.grading.runner import SubmissionFailed
 
@@ -44,42 +44,56 @@ def submissions(given: list[str]) -> list[Path]:
 def grade_one(args, path: Path, cases: list) -> dict:
     """One submission's record: file, ok, status, passed, cases, diagnosis, and its case lines."""
     record = {"file": str(path), "ok": False, "status": "", "passed": 0, "cases": len(cases),
-              "diagnosis": None, "words": "", "verdict": "", "results": []}
+              "diagnosis": None, "words": "", "verdict": "", "results": [], "not_run": [], "softmax": None}
     submission = submission_of(args, str(path), args.name)
     with submission:
         try:
             submission.start()
             results = run_cases(submission, cases)
+            own_softmax = None
+            if submission.info.get("softmax"):
+                from attn_tui.grading.softmax_check import check_softmax
+
+                own_softmax = check_softmax(submission)
             backward = None
             if submission.info.get("backward"):
                 from attn_tui.grading.backward import check_backward
 
                 backward = check_backward(submission, cases[0].scenario)
         except SubmissionFailed as failed:
-            record.update(status=failed.failure.kind, verdict=failed.failure.verdict,
+            record.update(status=failed.failure.kind, verdict=visible(failed.failure.verdict),
                           words=_failure_words(failed.failure.kind))
             if args.verbose:
                 record["printed"] = submission.output()
             return record
         if args.verbose:
             record["printed"] = submission.output()
-    passed = sum(result.ok for result in results)
+    passed, not_run = counted(results)
     backward_ok = backward is None or backward.ok
-    ok = passed == len(cases) and backward_ok  # (cases not run, after a memory bomb, are not passed)
-    record.update(passed=passed, ok=ok, status="ok" if ok else "differs",
+    # (cases not run after a memory bomb are not passed; a case the code cannot be given is not counted)
+    softmax_ok = own_softmax is None or own_softmax[0]
+    ok = passed == len(cases) - not_run and backward_ok and softmax_ok
+    record.update(passed=passed, ok=ok, status="ok" if ok else "differs", cases=len(cases) - not_run,
+                  not_run=[result.case.name for result in results if result.not_run is not None],
                   results=[{"case": result.case.name, "ok": result.ok, "line": case_line(result)} for result in results])
+    record["softmax"] = None if own_softmax is None else {"ok": own_softmax[0], "line": own_softmax[1]}
     if backward is not None:
         record["backward"] = {"ok": backward.ok, "wrong": backward.wrong, "lines": backward.lines}
-    wrong = next((result for result in results if not result.ok), None)
+    wrong = next((result for result in results if not result.ok and result.not_run is None), None)
     if wrong is None:
         record["words"] = "right" if backward_ok else "backward: " + ", ".join(backward.wrong) + " wrong"
         if not backward_ok:
             record["verdict"] = "; ".join(line.strip() for line in backward.lines[1:] if "✗" in line)
+        elif not softmax_ok:
+            record["words"], record["verdict"] = own_softmax[2], own_softmax[1]
         return record
     record["verdict"] = case_line(wrong)
     judged = wrong.first_wrong
     if wrong.error is not None:
-        record["words"] = "an exception" if wrong.error_type else "returned the wrong shapes"
+        record["words"] = {"MemoryError": "over the memory limit", "too large": "returned an array far too large",
+                           "": "returned the wrong shapes"}.get(wrong.error_type, "an exception")
+    elif wrong.masked_row is not None:
+        record["words"] = "a fully masked row wrong"
     elif judged is not None and judged.diagnosis is not None:
         record["diagnosis"] = {"mistake": judged.mistake, "what": judged.diagnosis.what, "fix": judged.diagnosis.fix,
                                "case": wrong.case.name, "stage": judged.stage}
@@ -91,7 +105,8 @@ def grade_one(args, path: Path, cases: list) -> dict:
 
 def _failure_words(kind: str) -> str:
     return {"syntax": "a syntax error", "exception": "an exception", "timeout": "timed out",
-            "memory": "over the memory limit", "exit": "exited", "missing": "no attention function"}.get(kind, kind)
+            "memory": "over the memory limit", "exit": "exited",
+            "processes": "too many processes (a fork bomb)", "missing": "no attention function"}.get(kind, kind)
 
 
 def grade(parser, args) -> int:
@@ -111,7 +126,8 @@ def grade(parser, args) -> int:
             records.append(grade_one(args, path, cases))
         except UsageError as problem:
             records.append({"file": str(path), "ok": False, "status": "usage", "passed": 0, "cases": len(cases),
-                            "diagnosis": None, "words": "could not run", "verdict": str(problem), "results": []})
+                            "diagnosis": None, "words": "could not run", "verdict": str(problem), "results": [],
+                            "not_run": [], "softmax": None})
     if progress and time.monotonic() - started > 1.0:
         sys.stderr.write("\r\x1b[K")
         sys.stderr.flush()
@@ -122,9 +138,9 @@ def grade(parser, args) -> int:
         write_out(json.dumps({"cases": [case.name for case in cases], "submissions": records,
                               "summary": summary}, indent=1, allow_nan=False, ensure_ascii=False) + "\n")
     elif args.markdown:
-        write_out(markdown(records, summary, len(cases)))
+        write_out(markdown(records, summary))
     else:
-        write_out(text(records, summary, len(cases)))
+        write_out(text(records, summary))
     return EXIT_OK if all(record["ok"] for record in records) else EXIT_DIFFERS
 
 
@@ -148,15 +164,18 @@ def _bar(done: int, total: int, name: str) -> None:
     sys.stderr.flush()
 
 
-def text(records: list[dict], summary: dict, cases: int) -> str:
+def text(records: list[dict], summary: dict) -> str:
     width = max(len(visible(Path(record["file"]).name)) for record in records)
     lines = []
     for record in records:
         name = visible(Path(record["file"]).name)
         mark = "✓" if record["ok"] else "✗"
-        lines.append(f"{mark} {name:<{width}}  {record['passed']:>2}/{cases}  {visible(record['words'])}")
+        lines.append(f"{mark} {name:<{width}}  {record['passed']:>2}/{record['cases']}  {visible(record['words'])}")
         if record["verdict"]:
             lines.append(f"    {visible(record['verdict'])}")
+        own = record.get("softmax")
+        if own and not own["ok"] and own["line"] != record["verdict"]:
+            lines.append(f"    {visible(own['line'])}")
         if record.get("printed"):
             lines.append("    printed: " + visible(record["printed"][:500]))
     lines.append("")
@@ -165,13 +184,17 @@ def text(records: list[dict], summary: dict, cases: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def markdown(records: list[dict], summary: dict, cases: int) -> str:
+def markdown(records: list[dict], summary: dict) -> str:
     def cell(value: str) -> str:
         return visible(value).replace("|", "\\|")
 
-    lines = ["| student | cases passed | first mistake |", "| --- | --- | --- |"]
-    lines += [f"| {cell(Path(r['file']).name)} | {r['passed']}/{cases} | {cell(r['verdict'] or r['words'])} |"
-              for r in records]
+    def softmax(record: dict) -> str:
+        own = record.get("softmax")
+        return "—" if not own else cell(own["line"].removeprefix("softmax: "))
+
+    lines = ["| student | cases passed | first mistake | own softmax |", "| --- | --- | --- | --- |"]
+    lines += [f"| {cell(Path(r['file']).name)} | {r['passed']}/{r['cases']} | {cell(r['verdict'] or r['words'])} "
+              f"| {softmax(r)} |" for r in records]
     lines += ["", "| mistake | students |", "| --- | --- |"]
     lines += [f"| {cell(words)} | {count} |" for words, count in summary.items()]
     return "\n".join(lines) + "\n"

@@ -8,13 +8,15 @@ import math
 
 import numpy as np
 
+from attn_tui.core.engine.stages import column_labels, stage_keyed
+from attn_tui.core.lessons.lesson import Position
 from attn_tui.core.model.labels import token_labels
 from attn_tui.core.model.options import Expected
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.numbers import fixed
-from attn_tui.core.engine.stages import column_labels, stage_keyed
 from attn_tui.core.text import visible
 from attn_tui.grading.calling import FLOAT32, CaseResult
+from attn_tui.grading.empty_rows import CONVENTIONS
 
 
 def with_expect(result: CaseResult) -> Scenario:
@@ -30,6 +32,16 @@ def with_expect(result: CaseResult) -> Scenario:
     return dataclasses.replace(scenario, expect=expect, expect_tolerance=tolerance)
 
 
+def first_wrong_place(comparison) -> Position | None:
+    """Where ``--open`` opens: the first stage that differs, its first differing row and cell
+    (None when every stage matches)."""
+    first = comparison.first_difference
+    if first is None:
+        return None
+    row, column = (int(i) for i in np.argwhere(first.differs)[0])
+    return Position(stage_keyed(first.stage).name, row, column)
+
+
 def read_as(result: CaseResult) -> str:
     """The convention the code was read in, said once."""
     if result.way is None:
@@ -41,11 +53,17 @@ def read_as(result: CaseResult) -> str:
 
 
 def case_line(result: CaseResult) -> str:
+    """✓, ✗ with the first difference and the mistake, or – for a case not run."""
     name = visible(result.case.name)
+    if result.not_run is not None:
+        return f"– {name}: not run: {visible(result.not_run)}"
     if result.ok:
-        return f"✓ {name}"
+        read = f": read as {CONVENTIONS[result.empty_as]}" if result.empty_as else ""
+        return f"✓ {name}{read}"
     if result.error is not None:
         return f"✗ {name}: {visible(result.error)}"
+    if result.masked_row is not None:
+        return f"✗ {name}: {visible(result.masked_row)}"
     wrong = result.first_wrong
     if wrong is None:
         return f"✗ {name}"
@@ -60,8 +78,8 @@ def first_cell(scenario: Scenario, wrong) -> str:
     i, j = cells[0]
     rows = token_labels(scenario.row_tokens)
     columns = column_labels(scenario, stage_keyed(wrong.stage))
-    return (f"{wrong.stage} ({visible(rows[i])}, {visible(columns[j])}): yours {_number(compared.yours[i, j])}, "
-            f"attention {_number(compared.correct[i, j])}")
+    return (f"{wrong.stage} ({visible(rows[i])}, {visible(columns[j])}): yours {number(compared.yours[i, j])}, "
+            f"attention {number(compared.correct[i, j])}")
 
 
 def mistake_words(wrong) -> str:
@@ -70,7 +88,7 @@ def mistake_words(wrong) -> str:
     return wrong.diagnosis.what
 
 
-def _number(value: float) -> str:
+def number(value: float) -> str:
     value = float(value)
     if math.isnan(value):
         return "nan"

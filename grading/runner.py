@@ -4,13 +4,16 @@ A :class:`Submission` starts ``grading/worker.py`` once, in its own session (pro
 and asks it for every case of that submission, so that a submission costs one process start.
 The worker has limits: the time for the whole submission (``timeout``; the CPU time too, by
 RLIMIT_CPU), its memory (RLIMIT_AS), the size of any file it writes (RLIMIT_FSIZE), the number
-of processes (RLIMIT_NPROC, when not run as root, which the kernel exempts), a new temporary
-folder as its working folder and HOME, standard input closed, and its printed output captured
-(to a file in that folder, read back bounded). When it is done, its whole process group is
-killed, a child it forked included, and its folder removed.
+of processes (RLIMIT_NPROC), a new temporary folder as its working folder and HOME, standard
+input closed, and its printed output captured (to a file in that folder, read back bounded).
+The kernel holds root to no RLIMIT_NPROC: started as root, the worker becomes the user nobody
+before it imports the student's file (keeping only the right to read files), its folder
+nobody's. When it is done, its whole process group is killed, a child it forked included, and
+its folder removed.
 
-This is not a security sandbox: the code runs as the user, and can read what the user can.
-Untrusted code belongs in a container (docs/classroom.md).
+This is not a security sandbox: the code runs as the user (as root: as nobody, able to read
+every file), and can read what the user can. Untrusted code belongs in a container
+(docs/classroom.md).
 """
 
 from __future__ import annotations
@@ -29,8 +32,14 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from attn_tui.core.text import visible
+
+if TYPE_CHECKING:
+    from typing import Self
 
 WORKER = Path(__file__).with_name("worker.py")
 DEFAULT_TIMEOUT = 10.0          # seconds, a whole submission
@@ -38,12 +47,15 @@ DEFAULT_MEMORY = 2 * 2**30      # bytes of address space
 MAX_OUTPUT = 64 * 2**10         # of the student's printed output kept
 MAX_FILE = 64 * 2**20           # the largest file the student's code may write
 MAX_ANSWER = 256 * 2**20
+PIPE_CHUNK = 1 << 16
+MORE_PROCESSES = 64             # threads and processes the worker may add to its user's
+NOBODY = 65534
 
 
 @dataclass(frozen=True)
 class Failure:
     """Why a submission could not answer: ``kind`` is syntax, exception, timeout, memory, exit,
-    missing or protocol; ``verdict`` the one line a teacher reads."""
+    processes (a fork bomb), missing or protocol; ``verdict`` the one line a teacher reads."""
 
     kind: str
     verdict: str
@@ -58,32 +70,47 @@ class SubmissionFailed(Exception):
         self.failure = failure
 
 
-def _limits(seconds: float, memory: int, processes: int | None):
-    def apply() -> None:  # (in the child, before the worker starts)
-        cpu = max(1, int(seconds) + 1)
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_FILE, MAX_FILE))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if processes is not None:
-            resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+def _limits(seconds: float, memory: int, processes: int) -> dict[int, tuple[int, int]]:
+    cpu = max(1, int(seconds) + 1)
+    return {resource.RLIMIT_CPU: (cpu, cpu + 1), resource.RLIMIT_AS: (memory, memory),
+            resource.RLIMIT_FSIZE: (MAX_FILE, MAX_FILE), resource.RLIMIT_CORE: (0, 0),
+            resource.RLIMIT_NPROC: (processes, processes)}
+
+
+def _set_in_child(limits: dict[int, tuple[int, int]]):
+    """Where there is no prlimit (macOS): the limits set in the child between fork and exec."""
+    def apply() -> None:
+        for which, values in limits.items():
+            resource.setrlimit(which, values)
     return apply
 
 
-def _process_limit() -> int | None:
-    """RLIMIT_NPROC counts every thread of the user: the user's count now and a few more (the
-    worker's own threads); None as root, whom the kernel does not hold to it."""
-    if os.geteuid() == 0:
+def worker_user() -> tuple[int, int] | None:
+    """The uid and gid the worker runs the student's code as: nobody's when we are root (whom
+    RLIMIT_NPROC does not hold), else None (our own)."""
+    if os.geteuid() != 0:
         return None
-    uid, count = str(os.getuid()), 0
+    try:
+        import pwd
+
+        nobody = pwd.getpwnam("nobody")
+        return nobody.pw_uid, nobody.pw_gid
+    except (ImportError, KeyError):
+        return NOBODY, NOBODY
+
+
+def _process_limit(uid: int) -> int:
+    """RLIMIT_NPROC counts every thread of the user: the user's count now and a few more (the
+    worker's own threads, and what the student's code may start)."""
+    user, count = str(uid), 0
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
             text = status.read_text()
         except OSError:
             continue
-        if f"\nUid:\t{uid}\t" in text:
+        if f"\nUid:\t{user}\t" in text:
             count += int(text.split("\nThreads:\t", 1)[1].split("\n", 1)[0])
-    return count + 64 if count else None
+    return count + MORE_PROCESSES
 
 
 class Submission:
@@ -100,7 +127,7 @@ class Submission:
         self._folder: str | None = None
         self._waited = 0.0  # seconds spent waiting for the worker's answers
 
-    def __enter__(self) -> Submission:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -113,21 +140,33 @@ class Submission:
         ``uses_torch``, ``softmax``, ``backward``, ``names``). Raises SubmissionFailed."""
         self._folder = tempfile.mkdtemp(prefix="attn-tui-student-")
         requests_read, self._requests = os.pipe()
+        os.set_blocking(self._requests, False)  # (written within the time limit: _write)
         self._answers, answers_write = os.pipe()
-        self._output = open(os.path.join(self._folder, ".output"), "w+b")
+        self._output = open(os.path.join(self._folder, ".output"), "w+b")  # noqa: SIM115 (closed in close())
+        user = worker_user()
+        if user is not None:
+            os.chown(self._folder, *user)  # (where the code, as nobody, may write: its HOME)
         env = {"HOME": self._folder, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "TMPDIR": self._folder,
                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
         self._waited = 0.0
+        limits = _limits(self.timeout, self.memory, _process_limit(user[0] if user else os.getuid()))
+        # the limits are set on the worker once it runs (prlimit), before it is sent the file to
+        # import: a preexec_fn runs Python between fork and exec, unsafe in a process with threads
+        later = hasattr(resource, "prlimit")
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-I", "-u", str(WORKER), str(requests_read), str(answers_write)],
+                [sys.executable, "-I", "-u", str(WORKER), str(requests_read), str(answers_write)]
+                + ([f"{user[0]}:{user[1]}"] if user is not None else []),
                 cwd=self._folder, env=env, stdin=subprocess.DEVNULL, stdout=self._output,
                 stderr=subprocess.STDOUT, pass_fds=(requests_read, answers_write), start_new_session=True,
-                preexec_fn=_limits(self.timeout, self.memory, _process_limit()))
+                preexec_fn=None if later else _set_in_child(limits))  # noqa: PLW1509 (without prlimit only)
         finally:
             os.close(requests_read)
             os.close(answers_write)
+        if later:
+            for which, values in limits.items():
+                resource.prlimit(self._process.pid, which, values)
         self.info = self._ask({"file": self.path, "name": self.name, "backward": self.backward}, {})[0]
         if not self.info.get("found"):
             names = ", ".join(self.info.get("names", [])) or "none"
@@ -154,6 +193,7 @@ class Submission:
                 pass
             process.wait()
         if self._folder is not None:
+            self._output.close()
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
 
@@ -180,11 +220,15 @@ class Submission:
                 "keywords": keywords or {}, "keyword_arrays": keyword_arrays or [], "how": how or {},
                 "rename": rename or {}}
         answer, found = self._ask(meta, arrays)
+        if answer.get("type") == "BlockingIOError" and "fork" in answer.get("text", ""):
+            # a fork bomb's children, left behind, would fight over the pipes: it ends here, in one line
+            self._fail(Failure("processes", exception_verdict(answer, self.path, self.memory), answer.get("line"),
+                               error_type="BlockingIOError"))
         return answer, [found[f"r{i}"] for i in range(len(found))]
 
     def _ask(self, meta: dict, arrays: dict) -> tuple[dict, dict]:
         try:
-            _send(self._requests, meta, arrays)
+            self._write(_message(meta, arrays))
             answer, found = self._receive()
         except (BrokenPipeError, EOFError, ValueError, OSError) as problem:
             self._fail(self._why_it_stopped(problem))
@@ -201,6 +245,22 @@ class Submission:
             arrays = {name: found[name] for name in found.files}
         meta = json.loads(bytes(arrays.pop("__meta__")).decode("utf-8"))
         return meta, arrays
+
+    def _write(self, data: bytes) -> None:
+        """Send a request, within the time left: a worker that stops reading (its children
+        fighting over the pipe) must not hold us at a full pipe."""
+        view = memoryview(data)
+        while view:
+            remaining = self.timeout - self._waited
+            started = time.monotonic()
+            ready = remaining > 0 and select.select([], [self._requests], [], remaining)[1]
+            self._waited += time.monotonic() - started
+            if not ready:
+                raise TimeoutError
+            try:
+                view = view[os.write(self._requests, view[:PIPE_CHUNK]):]
+            except BlockingIOError:
+                continue
 
     def _read(self, size: int) -> bytes:
         chunks, left = [], size
@@ -270,20 +330,20 @@ def memory_failure(memory: int, where: str) -> Failure:
 
 def exception_verdict(answer: dict, path: str, memory: int = DEFAULT_MEMORY) -> str:
     """One line for an exception the student's function raised: its type, message and line (a
-    MemoryError is the memory limit)."""
+    MemoryError is the memory limit), made visible (its message is the student's text)."""
     where = f"{os.path.basename(path)}:{answer['line']}" if answer.get("line") else os.path.basename(path)
     if answer.get("type") == "MemoryError":
         return memory_failure(memory, where).verdict
     text = f" ({answer['text'].strip()})" if answer.get("text") else ""
-    return f"{where}: {answer.get('type')}: {answer.get('message')}{text}"
+    if answer.get("type") == "BlockingIOError" and "fork" in answer.get("text", ""):
+        text += f": over the limit of processes ({MORE_PROCESSES} more than its user had; a fork bomb?)"
+    return visible(f"{where}: {answer.get('type')}: {answer.get('message')}{text}")
 
 
-def _send(fd: int, meta: dict, arrays: dict) -> None:
+def _message(meta: dict, arrays: dict) -> bytes:
     buffer = io.BytesIO()
     payload = {name: np.ascontiguousarray(value, dtype=np.float64) for name, value in arrays.items()}
     payload["__meta__"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
     np.savez(buffer, **payload)
     data = buffer.getvalue()
-    view = memoryview(struct.pack("<Q", len(data)) + data)
-    while view:
-        view = view[os.write(fd, view):]
+    return struct.pack("<Q", len(data)) + data

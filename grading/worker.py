@@ -21,6 +21,7 @@ import traceback
 import numpy as np
 
 MAX_MESSAGE = 512 * 2**20
+MAX_RETURNED = 128 * 2**20  # bytes of one array returned (the parent takes at most 256 MB an answer)
 
 
 def read_message(fd: int) -> tuple[dict, dict] | None:
@@ -102,7 +103,7 @@ class Student:
 def torch_module():
     try:
         import torch
-    except Exception:
+    except Exception:  # noqa: BLE001 (a broken install raises more than ImportError: then NumPy)
         return None
     return torch
 
@@ -167,15 +168,27 @@ def call(student: Student, name: str, meta: dict, arrays: dict) -> tuple[dict, d
     kwargs.update(meta.get("keywords", {}))
     with np.errstate(all="ignore"):
         result = function(*args, **kwargs)
-    parts = list(result) if isinstance(result, (tuple, list)) else [result]
+    parts = list(result) if isinstance(result, tuple) or isinstance(result, list) and not _a_matrix(result) \
+        else [result]
     found = {}
     dtypes = []
     for i, part in enumerate(parts[:4]):
         array = to_array(part)
+        if array.nbytes > MAX_RETURNED:
+            return {"ok": False, "type": "too large", "line": None, "text": "",
+                    "message": f"returned a {'×'.join(map(str, array.shape))} array ({round(array.nbytes / 2**20)} MB); "
+                               f"an answer may be {MAX_RETURNED // 2**20} MB"}, {}
         dtypes.append(str(array.dtype).replace("torch.", ""))
         found[f"r{i}"] = array.astype(np.float64)
     return {"ok": True, "count": len(parts), "dtypes": dtypes,
             "kind": type(result).__name__}, found
+
+
+def _a_matrix(value: list) -> bool:
+    """Whether a list is one matrix written as lists (``out.tolist()``: rows of numbers), not
+    the parts of an answer (``[out, weights]``)."""
+    first = value[0] if value else None
+    return isinstance(first, (list, tuple)) and all(isinstance(x, (int, float)) for x in first)
 
 
 def error_of(exc: BaseException, path: str) -> dict:
@@ -190,7 +203,49 @@ def error_of(exc: BaseException, path: str) -> dict:
     return {"ok": False, "type": type(exc).__name__, "message": str(exc)[:500], "line": line, "text": text}
 
 
-def main(requests: int, answers: int) -> int:
+CAP_DAC_READ_SEARCH = 2  # (linux/capability.h) read any file and search any folder
+PR_SET_KEEPCAPS, PR_SET_NO_NEW_PRIVS = 8, 38
+CAPABILITY_VERSION_3 = 0x20080522
+
+
+def drop_root(uid: int, gid: int) -> bool:
+    """Become ``uid``/``gid`` (nobody) for good, before the student's file is imported, when the
+    worker was started as root, whom the kernel holds to no RLIMIT_NPROC: then the process limit
+    holds, the code writes only where nobody may (its folder), and it cannot become root again.
+    It keeps one capability, to read any file (Python's own files may lie in a folder only root
+    may enter, /root/.pyenv; the student's file too). False if the system refused any of it."""
+    import ctypes
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0:
+            return False
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+        kept = (Data * 2)()
+        kept[0].effective = kept[0].permitted = 1 << CAP_DAC_READ_SEARCH
+        libc.capset(ctypes.byref(Header(CAPABILITY_VERSION_3, 0)), kept)  # (else: none kept)
+        libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # no set-user-ID program makes it root again
+    except (OSError, AttributeError):
+        return False
+    return os.getresuid() == (uid, uid, uid)
+
+
+def main(requests: int, answers: int, user: str = "") -> int:
+    if user and os.geteuid() == 0:
+        uid, gid = (int(part) for part in user.split(":"))
+        if not drop_root(uid, gid):
+            write_message(answers, {"ok": False, "type": "PermissionError", "line": None, "text": "",
+                                    "message": f"started as root, it could not become uid {uid} (nobody), which the "
+                                               "process limit holds: grade as an ordinary user"})
+            return 0
     request = read_message(requests)
     if request is None:
         return 0
@@ -204,7 +259,7 @@ def main(requests: int, answers: int) -> int:
         answer = {"ok": False, "type": "SystemExit", "message": f"the file called sys.exit({exc.code!r}) "
                                                                 "while it was imported", "line": None, "text": ""}
         student = None
-    except BaseException as exc:  # whatever their file raises is theirs to read
+    except BaseException as exc:  # noqa: BLE001 (whatever their file raises is theirs to read)
         answer = error_of(exc, path)
         student = None
     write_message(answers, answer)
@@ -218,7 +273,7 @@ def main(requests: int, answers: int) -> int:
         except SystemExit as exc:
             answer, found = {"ok": False, "type": "SystemExit",
                              "message": f"called sys.exit({exc.code!r})", "line": None, "text": ""}, {}
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 (theirs to read, as at import)
             answer, found = error_of(exc, path), {}
         write_message(answers, answer, found)
     return 0
@@ -226,4 +281,4 @@ def main(requests: int, answers: int) -> int:
 
 if __name__ == "__main__":
     sys.stdin = None  # (its descriptor 0 is /dev/null too)
-    sys.exit(main(int(sys.argv[1]), int(sys.argv[2])))
+    sys.exit(main(int(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:4]))

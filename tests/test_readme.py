@@ -239,6 +239,9 @@ def test_the_gradients_section_shows_the_programs_own_walk_and_training():
     told = f"scaled loss falls from {scaled.losses[0]:.3f} to {scaled.losses[-1]:.3f}"
     assert told in " ".join(text.split())
     assert f"climbs to {unscaled.losses[-1]:.3f} and stalls" in " ".join(text.split())
+    # (issue 50: the page said "falls" where the loss spikes first; the spikes, at the steps they are)
+    assert f"spikes to {max(scaled.losses):.3f} at step {scaled.losses.index(max(scaled.losses))}" in " ".join(text.split())
+    assert f"jumps to {max(unscaled.losses):.3f} at step {unscaled.losses.index(max(unscaled.losses))}" in " ".join(text.split())
 
 
 def test_the_programs_messages_point_at_pages_that_are_there():

@@ -22,6 +22,7 @@ from textual.screen import Screen
 if TYPE_CHECKING:
     from attn_tui.core.loading.model_index import ModelIndex
     from attn_tui.core.editing.save_root import SaveRoot
+    from attn_tui.core.lessons.lesson import Position
     from attn_tui.core.model.scenario import Scenario
     from attn_tui.tui.follow import Classroom
     from attn_tui.tui.screens.debugger import DebuggerScreen
@@ -50,15 +51,18 @@ class AttnApp(App[int]):
 
     def __init__(self, scenario: Scenario | None = None, read_only: bool = False,
                  save_root: SaveRoot | None = None, present: bool = False, remember: bool = True,
-                 classroom: Classroom | None = None, index: ModelIndex | None = None) -> None:
+                 classroom: Classroom | None = None, index: ModelIndex | None = None,
+                 start: Position | None = None) -> None:
         """Open ``scenario`` (or, without one, the chooser of built-ins; or a model ``index``,
         as the model view). ``save_root`` confines saving to a folder (a served app: see
         ``core.save_root``); ``present`` starts in projector mode; ``remember`` reads and writes
         the settings file (tests turn it off); ``classroom`` says whether the scenario's lesson
-        is played and the class it follows or leads."""
+        is played and the class it follows or leads; ``start`` is where the scenario opens
+        (``check --impl --open``: the first wrong stage, row and cell), else at step 1."""
         super().__init__()
         self.classroom = classroom
         self.initial = scenario
+        self.start = start
         self.index = index
         self.read_only = read_only
         self.save_root = save_root
@@ -131,6 +135,8 @@ class AttnApp(App[int]):
             from attn_tui.tui.screens.debugger import DebuggerScreen
 
             debugger = DebuggerScreen(self.initial, self.read_only, self.save_root, self.classroom)
+            if self.start is not None:
+                debugger.place(self.start)  # (before it mounts: its first frame is there)
             self.call_later(self.push_screen, debugger)
             if self.present:
                 self.call_after_refresh(debugger.action_present)
@@ -281,12 +287,12 @@ class AttnApp(App[int]):
 
 def run_app(scenario: Scenario | None, read_only: bool = False, save_root: SaveRoot | None = None,
             present: bool = False, classroom: Classroom | None = None,
-            index: ModelIndex | None = None) -> int:
+            index: ModelIndex | None = None, start: Position | None = None) -> int:
     """Run the app in the terminal (on the chooser without a scenario); returns the exit status.
 
     If the app crashed, the exception that ended it is raised here, after Textual has given the
     terminal back (recovery copies of unsaved edits stay where they are)."""
-    app = AttnApp(scenario, read_only, save_root, present, classroom=classroom, index=index)
+    app = AttnApp(scenario, read_only, save_root, present, classroom=classroom, index=index, start=start)
     result = app.run()
     if app.crash is not None:
         raise app.crash

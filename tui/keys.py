@@ -1,5 +1,6 @@
 """Every key of the app, declared once: the debugger's bindings, the footer, the help screen,
-docs/keys.md's table and the monkey test's key list are all made from ``KEYS``.
+docs/keys.md's table and the monkey test's key list are all made from ``KEYS``; ``available``
+says which work here, and ``OFF_BECAUSE`` why a key that does not is off.
 
 A key belongs to a place (where it works) and a group (how help orders it). Keys of the input
 matrices and of the cell editor are handled by those widgets themselves (in the order they
@@ -56,6 +57,11 @@ KEYS: tuple[Key, ...] = (
     Key("left_square_bracket", "[", "the key column to the left (at online softmax: the tile)", STAGE,
         "column(-1)", "Key", "column"),
     Key("right_square_bracket", "]", "the key column to the right", STAGE, "column(1)", "Key", "column"),
+    Key("left_square_bracket", "[", "at a stage whose columns are not keys (Weighted sum, Project, a "
+        "gradient): the column to the left, the one the Why pane explains", STAGE, "out_column(-1)", "Column",
+        "out_column"),
+    Key("right_square_bracket", "]", "at such a stage: the column to the right", STAGE, "out_column(1)", "Column",
+        "out_column"),
     Key("g", "g", "go to a row and column (a token or a number)", STAGE, "go_to"),
     Key("x", "x", "unfold / fold long sums in the explanation", STAGE, "expand"),
     Key("z", "z", "zoom: the inputs hidden, the stage and the Why pane take the width (many keys); "
@@ -133,7 +139,8 @@ KEYS: tuple[Key, ...] = (
 GROUPS = {"step": Binding.Group("Step", compact=True), "row": Binding.Group("Row", compact=True),
           "history": Binding.Group("Undo/redo", compact=True),
           "grid": Binding.Group("Head", compact=True), "layer": Binding.Group("Layer", compact=True),
-          "run": Binding.Group("Run", compact=True), "column": Binding.Group("Key", compact=True)}
+          "run": Binding.Group("Run", compact=True), "column": Binding.Group("Key", compact=True),
+          "out_column": Binding.Group("Column", compact=True)}
 
 
 def step_bindings(shown: bool = False) -> list[Binding]:
@@ -248,6 +255,8 @@ def available(screen: DebuggerScreen, action: str, parameters: tuple[object, ...
         return session.history.can_redo
     if action == "column":
         return screen.keyed
+    if action == "out_column":  # ([ and ] are bound to both: the one that works here runs)
+        return not screen.keyed and screen.column_count > 1
     if action == "toggle_theirs":
         return screen.guesses.comparing
     if action == "reveal":
@@ -275,3 +284,49 @@ def available(screen: DebuggerScreen, action: str, parameters: tuple[object, ...
         return setting is not None and (setting.train is not None if action == "train"
                                         else setting.target is not None)
     return True
+
+
+# Why a key is off in this scenario, said in the bar when it is pressed (issue 50: they did nothing,
+# silently). The footer hides such a key (``available`` returns False, which also stops its binding):
+# the key then reaches the screen's on_key, which says the sentence (``why_off``).
+OFF_BECAUSE = {
+    "no_loss": "v: this scenario has no loss to check a gradient of (add a `loss: {target: …}` section)",
+    "no_train": "t: this scenario has no training (add a `train:` section, with a `loss:` to learn from)",
+    "one_head_h": "h: this scenario has one head: there is no other to switch to",
+    "one_head_a": "a: this scenario has one head: there are no heads to lay side by side",
+    "no_lesson": "{key}: this scenario has no lesson (add a `lesson:` section, or open a built-in one)",
+    "not_following": "f: not following a teacher (attn-tui SCENARIO --join follows a class)",
+    "no_mask": "m: this scenario masks nothing: there are no mask rules to cycle",
+    "one_rule": "m: this scenario's mask has one rule ({rule}): there is nothing to cycle",
+    "not_mask_step": "m: cycles the mask's rules at a step that draws the mask (Mask): this step is {step}",
+}
+
+
+def why_off(screen: DebuggerScreen, key: str) -> str | None:
+    """The sentence for ``key`` pressed where its action is off here (``available`` is False),
+    or None: the key works, is not one of the debugger's, or is off for a reason the footer shows."""
+    found = next((entry for entry in KEYS if key in entry.keys.split(",") and entry.action
+                  and entry.where in (STAGE, ANYWHERE)), None)
+    if found is None or available(screen, found.action, ()) is not False:
+        return None
+    session = screen.session
+    if found.action == "check_gradient":
+        return OFF_BECAUSE["no_loss"]
+    if found.action == "train":
+        return OFF_BECAUSE["no_train"]
+    if found.action == "next_head":
+        return OFF_BECAUSE["one_head_h"]
+    if found.action == "all_heads":
+        return OFF_BECAUSE["one_head_a"]
+    if found.action in ("next_beat", "previous_beat"):
+        return OFF_BECAUSE["no_lesson"].format(key=key)
+    if found.action == "follow":
+        return OFF_BECAUSE["not_following"]
+    if found.action == "cycle_mask":
+        rules = session.attention.visibility.rules
+        if not rules:
+            return OFF_BECAUSE["no_mask"]
+        if len(rules) == 1:
+            return OFF_BECAUSE["one_rule"].format(rule=rules[0])
+        return OFF_BECAUSE["not_mask_step"].format(step=screen.described.title)
+    return None

@@ -346,12 +346,17 @@ def gradient_check(attention, name: str, row: int, col: int, head: int | None = 
     step = nudge(float(scenario.inputs[name][index]), eps)
     which = f"{name}[{rows[row]}, {columns[col]}]" + ("" if head is None else f" of head {head + 1}")
     gap = abs(analytic - measured)
-    scale = max(abs(analytic), abs(measured), 1e-300)
+    scale = max(abs(analytic), abs(measured))
     p = max(scenario.precision, 6)
     verdict = ("they agree" if gap <= 1e-6 * max(1.0, scale) else
                "they differ: the loss is not smooth here, or ε is too large for its curvature")
+    if scale == 0:  # (a relative difference of two zeros is 0/0: said in words, not "0.0e+00 of it")
+        said = ("  both are exactly 0, so they agree (there is no relative difference of two zeros): "
+                "the loss does not move with this cell here")
+    else:
+        said = f"  difference {gap:.1e} ({gap / scale:.1e} of it): {verdict}"
     return [Line((Span("Gradient check of ", "note"), Span(which, "token"),
                   Span(f" (v), ε = {step:.0e}:", "note"))),
             Line((Span("  dL/dx, from the backward pass       = ", ""), Span(fixed(analytic, p, True), "result"))),
             Line((Span("  (L(x+ε) − L(x−ε)) / 2ε, measured    = ", ""), Span(fixed(measured, p, True), "result"))),
-            Line((Span(f"  difference {gap:.1e} ({gap / scale:.1e} of it): {verdict}", "note"),))]
+            Line((Span(said, "note"),))]

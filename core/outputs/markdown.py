@@ -61,7 +61,8 @@ def to_markdown(scenario: Scenario, rows: list[int] | None = None,
 
 
 def markdown_chunks(scenario: Scenario, rows: list[int] | None = None,
-                    attentions: dict[str, Attention] | None = None, sheet: str | None = None) -> Iterator[str]:
+                    attentions: dict[str, Attention] | None = None, sheet: str | None = None,
+                    extras: bool = True) -> Iterator[str]:
     """The walk-through of ``scenario`` as GitHub-flavoured Markdown, in pieces: a stage's table
     is computed and formatted a block of rows at a time, as ``--print`` does, so a handout of
     T = 8,192 never holds a T × T matrix or its text whole.
@@ -76,13 +77,15 @@ def markdown_chunks(scenario: Scenario, rows: list[int] | None = None,
     ``sheet="worksheet"`` leaves the stages of :func:`worksheet_blanks` as blanks to fill in
     (``____``; a masked weight is 0 and is printed), with no number anywhere that gives one
     away; ``sheet="answers"`` is the matching answer key: the same sections, filled in.
+    ``extras=False`` leaves out the columns a stage's table adds beside its matrix (softmax's
+    max and entropy), so that a worksheet asks for the weights alone (issue 50).
     """
     shown_rows = list(rows) if rows is not None else [scenario.focus]
     for row in shown_rows:
         if not 0 <= row < scenario.T:
             raise ValueError(f"row {row} is out of range: rows are 0 to {scenario.T - 1}")
     # Every block stands alone between blank lines: headings, tables and fences need them.
-    for n, block in enumerate(_blocks(scenario, shown_rows, attentions or attentions_of(scenario), sheet)):
+    for n, block in enumerate(_blocks(scenario, shown_rows, attentions or attentions_of(scenario), sheet, extras)):
         if n:
             yield "\n\n"
         if isinstance(block, str):
@@ -93,7 +96,7 @@ def markdown_chunks(scenario: Scenario, rows: list[int] | None = None,
 
 
 def _blocks(scenario: Scenario, shown_rows: list[int], attentions: dict[str, Attention],
-            sheet: str | None) -> Iterator[str | Iterator[str]]:
+            sheet: str | None, extras: bool = True) -> Iterator[str | Iterator[str]]:
     """The document's blocks in order: text, or a table as an iterator of its pieces."""
     attention = attentions[""]
     blanks = worksheet_blanks(scenario) if sheet is not None else set()
@@ -135,11 +138,11 @@ def _blocks(scenario: Scenario, shown_rows: list[int], attentions: dict[str, Att
 
     for number, stage in enumerate(attention.steps, 1):
         for h in (range(scenario.heads) if stage.per_head else [0]):
-            title = stage_title(stage, scenario, number, attention.options)
+            title = stage_title(stage, scenario, number, attention.options, summaries=extras)
             if stage.per_head and scenario.heads > 1:
                 title += f" [{visible(scenario.head_names[h])}]"
             yield _heading(2, title)
-            yield _stage_table(attention, stage, h, stage.name in hide)
+            yield _stage_table(attention, stage, h, stage.name in hide, extras)
 
     for row in shown_rows:
         yield _heading(2, f"Row {row + 1}, \"{labels[row]}\", step by step")
@@ -161,9 +164,9 @@ def _blocks(scenario: Scenario, shown_rows: list[int], attentions: dict[str, Att
         yield from _variant_blocks(scenario, attentions, largest_weight)
 
 
-def _stage_table(attention: Attention, stage, h: int, hidden: bool) -> Iterator[str]:
+def _stage_table(attention: Attention, stage, h: int, hidden: bool, extras: bool = True) -> Iterator[str]:
     """A stage's table; ``hidden``: a worksheet's blanks (a masked cell, −∞ or a weight of 0, is
-    given, not asked)."""
+    given, not asked); ``extras``: with the stage's summary columns (max, entropy) beside it."""
     scenario = attention.scenario
     head = attention.head(h)
     columns = column_labels(scenario, stage)
@@ -179,7 +182,8 @@ def _stage_table(attention: Attention, stage, h: int, hidden: bool) -> Iterator[
                   row_labels(scenario, stage), columns, attention.stage_decimals(stage.name, h),
                   blocked=shown_blocked, blocked_text=stage.skipped_text if stage.skipped else None,
                   mask_value=attention.options.mask_value,
-                  extra=tuple((item.label, lambda r, item=item: item.values(head, r)) for item in stage.summaries),
+                  extra=tuple((item.label, lambda r, item=item: item.values(head, r))
+                              for item in (stage.summaries if extras else ())),
                   corner=QUERY_KEY_HEAD if stage.columns == KEYS else "token",
                   empty=attention.empty if stage.empty_rows else None, blank=blank, tiny=stage.tiny)
 

@@ -117,9 +117,10 @@ def training_note(scenario: Scenario) -> str | None:
             "rate that overflows); t in the app shows them.")
 
 
-def stage_title(stage: Stage, scenario: Scenario, number: int, options) -> str:
+def stage_title(stage: Stage, scenario: Scenario, number: int, options, summaries: bool = True) -> str:
+    """A stage's heading, with what its summary columns mean (unless they are left out)."""
     text = f"Step {number} — {stage.title}: {stage.heading(scenario, options)}"
-    if stage.summaries:
+    if stage.summaries and summaries:
         text += " (" + ", ".join(f"{summary.label} = {summary.meaning}" for summary in stage.summaries) + ")"
     return text
 

@@ -158,7 +158,8 @@ async def test_the_train_view_shows_hostile_run_names_as_written(tmp_path):
         await pilot.press("t", "space")
         assert isinstance(app.screen, TrainScreen)
         text = screen_text(app)
-        assert "[/INST] · step 1/3" in text and "x␛[31my" in text and "\x1b" not in text
+        assert "╭─ [/INST] ─" in text and "step 1/3 · paused" in text and "x␛[31my" in text
+        assert "\x1b" not in text
 
 
 @pytest.mark.parametrize("steps", [2, 22])

@@ -29,8 +29,8 @@ def verdict(capsys, name, *extra):
     ("syntax_error", "syntax_error.py: ✗ syntax_error.py:4:36: syntax error: expected ':'"),
     ("exits", "exits.py: ✗ exits.py: the file called sys.exit(0) while it was imported"),
     ("hard_exit", "hard_exit.py: ✗ exited with status 3 before answering (os._exit?)"),
-    ("no_function", "no_function.py: ✗ no attention (a function, or a class with forward or __call__) in "
-                    "no_function.py; what it defines: atention"),
+    ("no_function", ("no_function.py: ✗ no attention (a function, or a class with forward or __call__) in "
+                     "no_function.py; what it defines: atention")),
     ("raises", "raises.py on "),
 ])
 def test_one_line_verdicts(capsys, name, expected):
@@ -110,7 +110,9 @@ def test_one_bad_submission_never_stops_the_others(capsys):
     by_file = {Path(s["file"]).name: s for s in found["submissions"]}
     assert [by_file[name]["status"] for name in ("hang.py", "syntax_error.py", "chapter.py", "unscaled.py",
                                                  "hard_exit.py")] == ["timeout", "syntax", "ok", "differs", "exit"]
-    assert by_file["chapter.py"]["passed"] == by_file["chapter.py"]["cases"] == len(found["cases"])
+    chapter = by_file["chapter.py"]  # (attention(Q, K, V, causal) cannot be given the fully masked row's mask)
+    assert chapter["passed"] == chapter["cases"] == len(found["cases"]) - 1
+    assert chapter["not_run"] == ["a fully masked row (the mask hides every key of t2)"]
     assert by_file["unscaled.py"]["diagnosis"]["mistake"] == "unscaled"
     assert found["summary"]["forgot to divide by √d_k"] == 1 and found["summary"]["right"] == 1
 
@@ -144,3 +146,9 @@ def test_a_fifo_an_empty_file_and_a_name_with_escapes(capsys, tmp_path):
     assert main(["grade", str(evil)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "evil␛[31m[INST].py" in out
+
+
+def test_a_backward_raising_escapes_is_made_visible(capsys):
+    status, out = verdict(capsys, "backward_escapes")
+    assert status == 1
+    assert "\x1b" not in out and "ValueError: ␛[2J back [/INST]" in out

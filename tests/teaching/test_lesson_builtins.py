@@ -59,3 +59,22 @@ def test_the_scaling_lesson_edits_the_query_until_softmax_saturates():
         largest.append(float(session.attention.values("softmax", 0, range(2, 3), range(3))[0].max()))
     assert largest[1] < largest[2] < largest[3] < largest[5]  # louder queries, then no scaling
     assert round(largest[5], 3) == 1.0 and round(largest[-1], 3) == 0.503
+
+
+def test_the_learning_lessons_answer_tells_the_losses_the_runs_have():
+    """Issue 50: the answer said the loss "falls almost to zero" while it spikes first; its numbers
+    are the runs' own (and the runs' are an independent SGD's: tests/tui/test_loss_axis.py)."""
+    from attn_tui.core.engine.training import runs
+
+    scenario = load(SCENARIOS / "learning_to_attend.yaml")
+    answer = " ".join(next(beat.answer for beat in scenario.lesson.beats if beat.answer).split())
+    scaled, unscaled = runs(scenario)[1:]
+    scaled.run()
+    unscaled.run()
+    spike = max(range(len(scaled.losses)), key=scaled.losses.__getitem__)
+    jump = max(range(len(unscaled.losses)), key=unscaled.losses.__getitem__)
+    assert (spike, jump) == (2, 1)
+    assert f"from {scaled.losses[0]:.3f} to {scaled.losses[spike]:.3f} at step {spike}" in answer
+    assert f"({scaled.losses[-1]:.3f} at step 200)" in answer
+    assert f"jumps to {unscaled.losses[jump]:.3f} at step {jump}" in answer
+    assert f"stalls at {unscaled.losses[-1]:.3f}" in answer

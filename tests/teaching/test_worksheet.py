@@ -76,3 +76,32 @@ def test_worksheet_answers_is_the_answer_key_as_readme_says(capsys):
     cli = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     assert "attn-tui --markdown --worksheet --answers cat_sat" in cli
     assert "attn-tui markdown --worksheet --answers cat_sat" in cli
+
+
+def test_no_extras_leaves_max_and_entropy_out_of_the_worksheet_and_its_key(capsys):
+    """Issue 50: a worksheet asked for each row's max and entropy beside the weights. cat_sat's
+    Softmax table by hand: "the" sees itself alone (a blank, then two masked 0.000), "cat" sees
+    two keys, "sat" three; with --no-extras those 3 + 2 + 1 weights are the only blanks."""
+    assert main(["markdown", "--worksheet", "--no-extras", "cat_sat"]) == 0
+    worksheet = capsys.readouterr().out
+    softmax = {t.heading.split(":")[0]: t for t in assert_well_formed(worksheet)}["Step 4 — Softmax"]
+    assert softmax.head == ["query ↓ · key →", "the", "cat", "sat"]
+    assert [softmax.row(token) for token in ("the", "cat", "sat")] == [
+        [BLANK, "0.000", "0.000"], [BLANK, BLANK, "0.000"], [BLANK, BLANK, BLANK]]
+    assert "entropy" not in worksheet and "max =" not in worksheet
+    assert main(["markdown", "--answers", "--no-extras", "cat_sat"]) == 0
+    key = {t.heading.split(":")[0]: t for t in assert_well_formed(capsys.readouterr().out)}["Step 4 — Softmax"]
+    assert key.head == softmax.head and key.row("sat") == ["0.248", "0.248", "0.503"]  # the chapter's
+    assert main(["markdown", "--worksheet", "cat_sat"]) == 0  # without it: as before, max and H asked
+    with_extras = {t.heading.split(":")[0]: t for t in assert_well_formed(capsys.readouterr().out)}
+    assert with_extras["Step 4 — Softmax"].head[-2:] == ["max", "H"]
+
+
+def test_no_extras_is_refused_with_a_lesson_handout_and_documented(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as exited:
+        main(["markdown", "--lesson", "--no-extras", "cat_sat_lesson"])
+    assert exited.value.code == 2 and "--no-extras goes with the walk-through" in capsys.readouterr().err
+    for page in ("cli.md", "classroom.md"):
+        assert "--no-extras" in (ROOT / "docs" / page).read_text(encoding="utf-8"), page

@@ -63,7 +63,7 @@ def one_blas_thread() -> None:
 
 
 def start_app(scenario, read_only: bool = False, present: bool = False, save_root=None,
-              debug: bool = False, classroom=None, index=None) -> int:
+              debug: bool = False, classroom=None, index=None, start=None) -> int:
     """The app; a crash of it (a bug) is one line and exit 3, naming where the unsaved edits
     were kept."""
     import time
@@ -74,7 +74,7 @@ def start_app(scenario, read_only: bool = False, present: bool = False, save_roo
     started = time.time()
     try:
         return run_app(scenario, read_only, save_root=save_root, present=present, classroom=classroom,
-                       index=index)
+                       index=index, start=start)
     except Exception as crash:
         kept = recovery.copies_since(started)
         note = (f"your unsaved edits are kept in {recovery.folder()}: open the file again to restore "

@@ -235,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="a worksheet: the predicted stages (or all after Score) left as blanks to fill in")
     handout.add_argument("--answers", action="store_true",
                          help="the worksheet's answer key (with --worksheet or not)")
+    handout.add_argument("--no-extras", action="store_true",
+                         help="leave out the columns beside a stage's table (softmax's max and entropy): "
+                              "a worksheet that asks for the weights alone")
     handout.add_argument("--lesson", action="store_true",
                          help="the scenario's lesson as a handout (--answers: filled in)")
     checking = command("check", "validate the scenario; with expect:, compare the student's values")
@@ -245,7 +248,8 @@ def build_parser() -> argparse.ArgumentParser:
                                "and compare it stage by stage (docs/classroom.md: students' own code)")
     checking.add_argument("--cases", action="store_true", help="with --impl: the whole battery of cases too")
     checking.add_argument("--open", action="store_true",
-                          help="with --impl: open the app with the student's numbers as expect:")
+                          help="with --impl: open the app with the student's numbers as expect:, at the first "
+                               "wrong stage, row and cell")
     for name in ("json", "print", "markdown", "check"):
         add_toggles(commands.choices[name])
     command("list", "list the built-in scenarios")

@@ -79,13 +79,16 @@ def write_walk(parser, args, scenario) -> int:
             parser.error("--lesson is a handout of its own; --answers fills it in")
         if args.row:
             parser.error("--row goes with the walk-through; a lesson's beats name their own rows")
+        if args.no_extras:
+            parser.error("--no-extras goes with the walk-through and worksheets; a lesson's handout has no "
+                         "max or entropy columns to leave out")
         from attn_tui.core.outputs.lesson_handout import lesson_markdown
 
         write_out(lesson_markdown(scenario, answers=sheet == "answers"))
     else:
         from attn_tui.core.outputs.markdown import markdown_chunks
 
-        write_all(markdown_chunks(scenario, rows=rows, sheet=sheet))
+        write_all(markdown_chunks(scenario, rows=rows, sheet=sheet, extras=not args.no_extras))
     return EXIT_OK
 
 
@@ -115,7 +118,20 @@ def check(parser, args, scenario) -> int:
         write_out(comparison_summary(comparison, scenario) + "\n")
     for line in leak_warnings(attentions_of(scenario)):
         write_out(visible(line) + "\n")
+    if scenario.lesson is not None:  # (one that does not read is an error at FILE:LINE:COL, above)
+        write_out(lesson_line(scenario.lesson) + "\n")
     return EXIT_DIFFERS if comparison is not None and not comparison.ok else EXIT_OK
+
+
+def lesson_line(lesson) -> str:
+    """What ``check`` says of a lesson that was read: its beats, and that each is playable."""
+    beats = len(lesson.beats)
+    predict = sum(beat.predict for beat in lesson.beats)
+    asked = sum(bool(beat.ask) for beat in lesson.beats)
+    parts = [f"{predict} to predict" if predict else "", f"{asked} with a question" if asked else ""]
+    kinds = ", ".join(part for part in parts if part)
+    return (f"lesson: {beats} beat{'s' * (beats != 1)}{f' ({kinds})' if kinds else ''}, read fine: every "
+            "beat's step, row, head and edits are this scenario's (n plays it in the app)")
 
 
 def check_impl(parser, args, scenario) -> int:
@@ -129,7 +145,8 @@ def check_impl(parser, args, scenario) -> int:
         from attn_tui.tui.cli.app import start_app
 
         flush_out()
-        start_app(opened, read_only=True)  # (the student's numbers are not saved into the scenario)
+        # at the first wrong stage, row and cell (the student's numbers are not saved into it)
+        start_app(opened, read_only=True, start=getattr(args, "opened_at", None))
     return status
 
 

@@ -6,11 +6,13 @@ moves nothing. After a change, off the key's path: the recovery copy, and a leak
 from __future__ import annotations
 
 import math
+import time
 from typing import TYPE_CHECKING
 
 from attn_tui.core.engine.stages import stage_named
 from attn_tui.core.engine.stages.mask import leak_warnings
 from attn_tui.core.errors import NotApplicable, NumericError
+from attn_tui.tui.keys import why_off
 from attn_tui.tui.text import tell
 from attn_tui.tui.widgets.input_matrix import InputMatrix
 
@@ -79,14 +81,25 @@ class Changes:
             tell(self.screen, "Nothing to undo", timeout=2)
 
     def unable(self, event) -> None:
-        """u or U with nothing to undo or redo: the binding is off (the footer says so), and the
-        key says so too, as editors do."""
+        """A key whose binding is off here (the footer hides it): u or U with nothing to undo or
+        redo say so, as editors do; t, v, h, a, n, N, f and m say why they mean nothing in this
+        scenario (the sentences are tui/keys.py's ``OFF_BECAUSE``)."""
+        if self.screen.stage_view.editing:
+            return
         history = self.session.history
         for keys, able, action in (("u,ctrl+z", history.can_undo, self.undo),
                                    ("U,ctrl+y", history.can_redo, self.redo)):
-            if event.key in keys.split(",") and not able and not self.screen.stage_view.editing:
+            if event.key in keys.split(",") and not able:
                 event.stop()
                 action()
+                return
+        why = why_off(self.screen, event.key)
+        if why is not None:
+            event.stop()
+            now, told = time.monotonic(), self.__dict__.setdefault("_told", {})
+            if now - told.get(why, -math.inf) > 4:  # (a burst of keys: each sentence once while shown)
+                told[why] = now
+                tell(self.screen, why, timeout=4)
 
     def redo(self) -> None:
         if self.make(self.session.redo) is None:

@@ -20,10 +20,10 @@ from attn_tui.core.teaching.predictions import hidden_lines, prediction_lines
 from attn_tui.core.engine.stages import ALL, KEY, ROW, highlights
 from attn_tui.core.engine.views import mask_rules
 from attn_tui.tui.text import plain, set_titles, tell
+from attn_tui.tui.controllers.layout import fit
 from attn_tui.tui.widgets.grid import DenseGrid
 from attn_tui.tui.widgets.input_matrix import InputMatrix
 from attn_tui.tui.widgets.matrix import MatrixView
-from attn_tui.tui.widgets.overview import OverviewMap
 from attn_tui.tui.widgets.stage_view import StageGrid
 
 if TYPE_CHECKING:
@@ -90,6 +90,26 @@ class Panes:
         else:
             move()
 
+    def column(self, delta: int) -> None:
+        """[ and ]: the key to the left or right; at a stage whose columns are tiles of keys, the tile."""
+        screen = self.screen
+        span, column = screen.span, screen.column
+        screen.column = max(0, min(screen.session.scenario.T_k - 1, column - column % span + delta * span))
+
+    def out_column(self, delta: int) -> None:
+        """[ and ] at a stage whose columns are not keys (the Weighted sum's, Project's outputs, a
+        gradient's): the stage's cursor moves along its columns, and the Why pane explains the
+        column it is on (issue 50: Project explained its first output column only)."""
+        screen = self.screen
+        view = screen.stage_view
+        row, column = view.cursor or (screen.row, 0)
+        moved = max(0, min(screen.column_count - 1, column + delta))
+        if moved == column:
+            screen.app.bell()
+            return
+        view.set_cursor((row, moved))
+        self.show_why()
+
     def inputs_scrolled(self) -> None:
         """Show the derived Q, K, V an edit left behind out of view: a widget refreshed off the
         screen makes Textual lay the whole screen out again at the next frame, 3 ms of every
@@ -104,36 +124,8 @@ class Panes:
         return view.virtual_region.overlaps(window)
 
     def fit(self) -> None:
-        """Share the width between the inputs and the stage by what each needs to show its
-        matrices whole (the stage first), and the inputs' height among the input matrices, so
-        that at any size every input is in view or one Tab away."""
-        screen = self.screen
-        width, height = screen.size or screen.app.size  # (before the first layout: the terminal's)
-        if width < 70 or screen.has_class("-too-small"):
-            return
-        inputs = screen.inputs_pane
-        views = list(inputs.query(".input").results(MatrixView))
-        if not views:
-            return
-        want_inputs = max(view.natural_size[0] for view in views) + 1
-        stage_view = screen.query_one("#stage", MatrixView)
-        overview = sum(map_.outer_size.width or map_.styles.width.cells or 0
-                       for map_ in screen.query(OverviewMap) if map_.display)
-        want_stage = stage_view.natural_size[0] + overview
-        # the stage's column first: all it needs (a stage of 13 keys showed 5 of them at 120
-        # columns while the inputs kept 40%), and at least 60% for the Why pane beside a narrow
-        # stage; the inputs take what is left, down to 30 columns (Tab scrolls them)
-        fitted = max(30, min(want_inputs, width - max(want_stage, int(width * 0.6))))
-        if inputs.styles.width is None or inputs.styles.width.cells != fitted:
-            inputs.styles.width = fitted
-        body = screen.query_one("#body").size.height or height - 3
-        description = sum(d.outer_size.height for d in screen.query("#description"))
-        share = max(6, (body - description) // len(views))
-        for view in views:
-            natural = view.natural_size[1]  # whole where it fits (then the share does not matter)
-            limit = natural if natural <= share else max(share, min(natural, 8))
-            if view.styles.max_height is None or view.styles.max_height.cells != limit:
-                view.styles.max_height = limit
+        """The width and heights of the panes fitted to the terminal (tui.controllers.layout)."""
+        fit(self.screen)
         self.inputs_scrolled()  # new heights may bring a derived matrix into view
 
     # ---- telling the widgets ----------------------------------------------------------------
@@ -240,8 +232,8 @@ class Panes:
         stage_view = screen.stage_view
         keyed = screen.keyed
         if not stage_view.editing:  # (an open guess keeps its cell)
-            stage_view.set_cursor((row, screen.stage_column if keyed else
-                                   min(stage_view.cursor[1] if stage_view.cursor else 0, screen.column_count - 1)))
+            stage_view.set_cursor((row, screen.stage_column if keyed else  # (at first: the column it opened at)
+                                   min(stage_view.cursor[1] if stage_view.cursor else screen.column, screen.column_count - 1)))
         stage_view.set_marks(rows=frozenset({row}))
         reads = highlights(stage, screen.stages)
         shown = {ROW: frozenset({row}), KEY: frozenset({column}),
@@ -280,6 +272,10 @@ class Panes:
 
             extra = comparison_lines(session.comparison, session.scenario, screen.described.key, row, col,
                                      screen.guesses.compared_head)
+        refused = [("guess" if view is screen.stage_view else view.id.removeprefix("input-"), view.refused_reason)
+                   for view in (*screen.input_views.values(), screen.stage_view)
+                   if getattr(view, "refused_reason", "")]  # (whole here: a pane's border cuts it)
+        extra = [*(Line((Span(f"✗ {name}: {reason}", "masked"),)) for name, reason in refused), *extra]
         check = screen.gradient_check
         if check is not None and check[0] == session.version:
             extra = [*check[1], *extra]
@@ -289,6 +285,10 @@ class Panes:
             extra = [Line((Span(f"The matrix shows only the keys {WHY[screen.mask_rule]} (m: next view); "
                                 "the lines above are for every rule together.", "note"),)), *extra]
         screen.why.show(explanation, extra, screen.described.title)
+
+    def refused(self, event) -> None:
+        """A cell's text was refused, or its editor closed: the Why pane says it, or no more."""
+        self.show_why()
 
     def expand(self) -> None:
         """x: long sums in full in the Why pane, or folded again."""

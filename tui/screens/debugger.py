@@ -227,7 +227,7 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
         history = self.session.history
         # the keys the footer shows (the stage's own hidden keys are checked when pressed)
         state = (history.can_undo, history.can_redo, self.guesses.comparing, self.guesses.revealable(),
-                 self.lessons.reveal_pending())
+                 self.lessons.reveal_pending(), self.keyed, self.column_count > 1)  # ([ ]: Key or Column)
         if state != self._keys_state:
             self._keys_state = state
             self.refresh_bindings()
@@ -287,6 +287,8 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
     action_zoom = delegate("panes", "zoom")
     action_next_pane = delegate("panes", "next_pane")
     action_check_gradient = delegate("panes", "check_gradient")
+    action_column = delegate("panes", "column")
+    action_out_column = delegate("panes", "out_column")
     action_toggle = delegate("changes", "toggle")
     action_undo = delegate("changes", "undo")
     action_redo = delegate("changes", "redo")
@@ -326,11 +328,6 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
         if row == self.row:
             self.app.bell()
         self.row = row
-
-    def action_column(self, delta: int) -> None:
-        """The key to the left or right; at a stage whose columns are tiles of keys, the tile."""
-        span = self.span
-        self.column = max(0, min(self.session.scenario.T_k - 1, self.column - self.column % span + delta * span))
 
     def action_page(self, direction: int) -> None:
         page = max(1, self.stage_view.scrollable_content_region.height - 2)
@@ -388,6 +385,7 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
         self.changes.nudge(event.matrix, event.row, event.col, event.direction)
 
     on_stage_view_moved = delegate("guesses", "follow_editor")
+    on_editable_matrix_refused = delegate("panes", "refused")
 
     def action_toggle_theirs(self) -> None:
         self.theirs = not self.theirs

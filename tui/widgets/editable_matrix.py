@@ -27,6 +27,20 @@ class EditableMatrix(MatrixView):
     cursor goes; a committed value goes up as :class:`CellEdited`."""
 
     _selected = False  # the editor's text is selected: the next key typed replaces it
+    refused_reason = ""  # why the editor's text was refused, until it closes (the Why pane says it whole)
+
+    class Refused(Message):
+        """The editor's text was refused for ``reason``, or (``reason`` empty) the editor that
+        held a refused text closed."""
+
+        def __init__(self, matrix: EditableMatrix, reason: str) -> None:
+            super().__init__()
+            self.matrix = matrix
+            self.reason = reason
+
+        @property
+        def control(self) -> EditableMatrix:
+            return self.matrix
 
     class CellEdited(Message):
         """The user committed ``value`` (typed as ``text``) into a cell."""
@@ -66,12 +80,19 @@ class EditableMatrix(MatrixView):
         self.editor = None
         set_titles(self, subtitle="")
         self.refresh()
+        if self.refused_reason:
+            self.refused_reason = ""
+            self.post_message(self.Refused(self, ""))
 
     def refuse(self, text: str, message: str, title: str = "Not a number") -> None:
         """Show ``text`` back in the cell's editor, marked refused, with the reason."""
         self.editor = (text, len(text), True)
         self._selected = False
         set_titles(self, subtitle=f"✗ {message}")
+        # the border may cut the reason off (a 60-column pane, issue 50): the Why pane says it
+        # whole until the editor closes, and the bar for a moment
+        self.refused_reason = message
+        self.post_message(self.Refused(self, message))
         tell(self, message, title=title, severity="warning", timeout=4)
         self.refresh()
 

@@ -21,16 +21,32 @@ ROLES = ("text", "token", "number", "result", "masked", "note", "bar")
 
 def wrap_offsets(text: str, width: int) -> list[int]:
     """Where to cut ``text`` into lines of at most ``width`` cells: after the last space that
-    fits, or mid-word when a word is longer than a line (the greedy wrap every editor does; it
-    costs one pass over the text, far less than wrapping styled text)."""
+    fits (the greedy wrap every editor does), or mid-word when a word is longer than a line; but
+    where that space is inside a term of a sum or a list, "(1.006 ×⏎0.399)" (issue 50), or after
+    an operator, between
+    two terms instead (before " + " or " − ", after ", ") where one falls in the line's second
+    half. One pass over the text, far less than wrapping styled text."""
     offsets = []
-    start = 0
+    start = depth = 0  # depth: the brackets open where the line starts
     while len(text) - start > width:
-        cut = text.rfind(" ", start, start + width + 1)
+        end = start + width + 1
+        cut = text.rfind(" ", start, end)
+        inside = depth + _depth(text, start, cut) > 0 or text[cut - 1:cut] in ("+", "−", "×")
+        terms = max(text.rfind(" + ", start, end + 2), text.rfind(" − ", start, end + 2),
+                    text.rfind(", ", start, end) + 1)  # (the space they are cut at fits the line)
+        if inside and terms > start + width // 2:
+            cut = terms
         cut = start + width if cut <= start else cut + 1
         offsets.append(cut)
+        depth += _depth(text, start, cut)
         start = cut
     return offsets
+
+
+def _depth(text: str, start: int, end: int) -> int:
+    """The brackets opened and not closed in text[start:end]."""
+    piece = text[start:end]
+    return piece.count("(") + piece.count("[") - piece.count(")") - piece.count("]")
 
 
 class ExplanationView(ScrollView, can_focus=False):
@@ -83,15 +99,21 @@ class ExplanationView(ScrollView, can_focus=False):
         self._wrapped = None
         self._base = None
 
-    def _lines(self) -> list[tuple[Content, bool]]:
+    def _lines(self) -> list[tuple[Content, bool, int]]:
+        """Each line, whether it is the cursor's, and where its closing note (the words set apart
+        after a formula: "how relevant is "the" to "sat"?") starts (0: none)."""
         style = {role: self.get_visual_style(f"why--{role}") for role in ROLES}
         explanation = self.explanation
         lines = [(Content.styled(visible(explanation.title if explanation else self._title),
-                                 self.get_visual_style("why--title")), False)]
+                                 self.get_visual_style("why--title")), False, 0)]
         for line in [*(explanation.lines if explanation else ()), *self.extra]:
-            content = Content.assemble(*((visible(span.text), style.get(span.role, style["text"]))
-                                         for span in line.spans))
-            lines.append((content, line.selected))
+            texts = [visible(span.text) for span in line.spans]
+            content = Content.assemble(*((text, style.get(span.role, style["text"]))
+                                         for text, span in zip(texts, line.spans)))
+            # (a note set apart by two spaces or more: a gloss, not the rest of a sentence)
+            note = len(line.spans) - 1 if line.spans and line.spans[-1].role == "note" \
+                and texts[-1].startswith("  ") else 0
+            lines.append((content, line.selected, sum(map(len, texts[:note])) if note else 0))
         return lines
 
     def _lay_out(self) -> None:
@@ -103,7 +125,7 @@ class ExplanationView(ScrollView, can_focus=False):
         selected_style = self.get_visual_style("why--selected", partial=True)  # the background only
         wrapped: list[Content] = []
         self._selected_at = None
-        for content, selected in self._lines():
+        for content, selected, note in self._lines():
             if selected:
                 if self._selected_at is None:
                     self._selected_at = len(wrapped)
@@ -112,7 +134,14 @@ class ExplanationView(ScrollView, can_focus=False):
             if not plain:
                 wrapped.append(Content(""))
             elif cell_len(plain) == len(plain):  # one cell a character: the quick greedy wrap
-                wrapped += content.divide(wrap_offsets(plain, width))
+                if len(plain) > width and note:
+                    # too long: the note goes on a line of its own (indented by its own spaces),
+                    # not cut mid-phrase with the formula's end (issue 50)
+                    formula, words = content.divide([note])
+                    wrapped += formula.divide(wrap_offsets(formula.plain, width))
+                    wrapped += words.divide(wrap_offsets(words.plain, width))
+                else:
+                    wrapped += content.divide(wrap_offsets(plain, width))
             else:  # wide characters (日本語): Textual's own wrap counts cells
                 wrapped += content.wrap(width)
         before, self._wrapped = self._wrapped, wrapped

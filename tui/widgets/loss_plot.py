@@ -1,13 +1,16 @@
 """LossPlot: a training run's loss against its steps, with axes, drawn line by line.
 
-An area chart in eighths of a cell (▁ … █), one column of the plot a span of steps: the y axis
-from 0 to ``top`` (runs side by side share it, so their heights compare), the x axis from step 0
-to the run's last step. No plotting library: a chart this size is forty lines of our own, and
+An area chart in eighths of a cell (▁ … █), one column of the plot a span of steps drawn at the
+largest loss in its span (a spike of one step is drawn, not stepped over: issue 50, where the
+axis topped at a step-1 loss that no column showed): the y axis from 0 to ``top`` (runs side by
+side share it, so their heights compare), the x axis from step 0 to the run's last step. No plotting library: a chart this size is forty lines of our own, and
 textual-plotext would be a fourth runtime dependency for one view (Textual's Sparkline has no
 axes, and a loss means little without its scale).
 """
 
 from __future__ import annotations
+
+import math
 
 from rich.segment import Segment
 from textual.strip import Strip
@@ -38,11 +41,17 @@ class LossPlot(Widget):
         self.refresh()
 
     def heights(self, width: int) -> list[float | None]:
-        """Each plot column's loss as a fraction of the top (None: not reached yet)."""
+        """Each plot column's largest loss over its span of steps, as a fraction of the top (None:
+        not reached yet). Column c ends at step round(c · steps / (width − 1)) and starts after the
+        step the column before it ends at (a column narrower than a step shows its one step)."""
         found: list[float | None] = []
+        end = -1
         for c in range(width):
-            step = round(c * self.steps / max(1, width - 1))
-            found.append(self.losses[step] / self.top if step < len(self.losses) else None)
+            start, end = end + 1, round(c * self.steps / max(1, width - 1))
+            span = self.losses[min(start, end):end + 1]
+            # (NaN, a loss that overflowed, is left out of a span's largest: max() would keep
+            # it or not by where it stands)
+            found.append(max((loss for loss in span if not math.isnan(loss)), default=0.0) / self.top if span else None)
         return found
 
     def labels(self) -> tuple[str, str]:

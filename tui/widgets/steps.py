@@ -1,4 +1,5 @@
-"""StepStrip: ``1 Score · 2 Scale · 3 Mask · 4 Softmax · 5 Weighted sum``, the current one lit.
+"""StepStrip: ``1 Score · 2 Scale · 3 Mask · 4 Softmax · 5 Weighted sum``, the current one lit
+(where not all fit: ``1·2·3 Mask·4 Softmax·5 Weighted sum·6·7``, the current one and its neighbours named).
 
 The steps come from the stage registry (``core.stages``): a scenario with RoPE has a Rotate
 step, a multi-head one Concat and Project."""
@@ -26,18 +27,34 @@ class StepStrip(Static):
         width = self.size.width - 2 if self.size.width else 10_000
         if (titles, step, width) == getattr(self, "_shown", None):  # one line: redraw it when it changes
             return
-        # every step named where there is room; where not, the current one named and the others
-        # by number, so that no step drops off a narrow terminal
-        whole = sum(len(title) + 4 for title in titles) + 3 * (len(titles) - 1)
-        parts = [_label(index, title, index == step, whole <= width or index == step)
-                 for index, title in enumerate(titles)]
+        named = named_steps(titles, step, width)
+        whole = len(named) == len(titles)
+        parts = [_label(index, title, index == step, index in named) for index, title in enumerate(titles)]
         self._shown = (titles, step, width)
-        self.update(Content(" · " if whole <= width else "·").join(parts), layout=False)
+        self.update(Content(" · " if whole else "·").join(parts), layout=False)
 
     def on_resize(self) -> None:
         shown = getattr(self, "_shown", None)
         if shown is not None:
             self.show(shown[0], shown[1])
+
+
+def named_steps(titles: list[str], step: int, width: int) -> set[int]:
+    """The steps named in ``width`` cells: every one where all fit (joined by " · "); where not,
+    every step by its number (joined by "·", so that none drops off a narrow terminal) and as
+    many named as fit, the current step first, then the others nearest first, after before
+    before (issue 50: at 120 columns 13 steps named the current one alone)."""
+    if sum(len(title) + 4 for title in titles) + 3 * (len(titles) - 1) <= width:
+        return set(range(len(titles)))
+    used = sum(len(str(index + 1)) + 2 for index in range(len(titles))) + len(titles) - 1
+    named: set[int] = set()
+    order = sorted(range(len(titles)), key=lambda index: (abs(index - step), index < step))
+    for index in order:
+        if used + len(titles[index]) + 1 > width and index != step:
+            continue  # (a shorter one further off may fit yet: "dO" where "Mask" did not)
+        used += len(titles[index]) + 1  # " n " becomes " n Title "
+        named.add(index)
+    return named
 
 
 @lru_cache(maxsize=256)
