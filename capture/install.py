@@ -1,5 +1,5 @@
-"""How to install the models extra (PyTorch and transformers), said in the form that works where
-this attn-tui came from. The standard library only: capture's help says it before
+"""How to install an extra (``models``: PyTorch and transformers; ``figures``: cairosvg), said
+in the form that works where this attn-tui came from. The standard library only: capture's help says it before
 either is imported."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import shlex
 
 
-def install_command() -> str:
-    """How to get the models extra, in the form that works where this attn-tui came from: run
+def install_command(extra: str = "models") -> str:
+    """How to get the extra ``extra``, in the form that works where this attn-tui came from: run
     from a checkout, or installed with ``pip install .`` from a clone (pip records the folder,
     PEP 610's direct_url.json), ``'.[models]'`` in that folder, as docs/capture.md installs; from
     a wheel file, that file with ``[models]``; else (an index) by name. (Issue 50: the hint said
@@ -20,13 +20,13 @@ def install_command() -> str:
 
     for folder in map(Path, attn_tui.__path__):
         if _is_checkout(folder.parent):
-            return f"python -m pip install '.[models]' (in {visible(str(folder.parent))})"
+            return f"python -m pip install '.[{extra}]' (in {visible(str(folder.parent))})"
     source = installed_from()
     if source is not None and _is_checkout(source):
-        return f"python -m pip install '.[models]' (in {visible(str(source))})"
+        return f"python -m pip install '.[{extra}]' (in {visible(str(source))})"
     if source is not None and source.suffix == ".whl" and source.is_file():
-        return f"python -m pip install {visible(shlex.quote(f'{source}[models]'))}"
-    return "python -m pip install 'attn-tui[models]'"
+        return f"python -m pip install {visible(shlex.quote(f'{source}[{extra}]'))}"
+    return f"python -m pip install 'attn-tui[{extra}]'"
 
 
 def installed_from():

@@ -4,6 +4,7 @@ Chromium render of the SVG that has pixels (skipped without chromium)."""
 import shutil
 import struct
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 import zlib
 
@@ -55,17 +56,12 @@ def test_refusals_say_what_is_wrong(argv, said, capsys):
     assert said in capsys.readouterr().err
 
 
-def test_png_without_the_extra_names_it(tmp_path, capsys):
-    pytest.importorskip("attn_tui")  # (always)
-    try:
-        import cairosvg  # noqa: F401
-        pytest.skip("cairosvg is installed: see test_png_and_pdf_with_the_extra")
-    except (ImportError, OSError):
-        pass
+def test_png_without_the_extra_names_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "cairosvg", None)  # (an import of it fails, installed or not)
     out = tmp_path / "w.png"
     assert main(["figure", "cat_sat", "-o", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "attn-tui[figures]" in err and err.count("\n") == 1
+    assert "[figures]" in err and "pip install" in err and err.count("\n") == 1
     assert not out.exists()
 
 
@@ -76,6 +72,12 @@ def test_png_and_pdf_with_the_extra(tmp_path):
         assert main(["figure", "cat_sat", "-o", str(out)]) == 0
         data = out.read_bytes()
         assert data.startswith(magic) and 1_000 < len(data) < 2_000_000
+        if form == "png":  # the SVG's size, and drawn: more than a blank page's few values
+            svg = ET.fromstring(subprocess.run([sys.executable, "-m", "attn_tui", "figure", "cat_sat"],
+                                               capture_output=True, check=True).stdout)
+            width, height = struct.unpack(">II", data[16:24])
+            assert (width, height) == (round(float(svg.get("width"))), round(float(svg.get("height"))))
+            assert len(_pixels(data)) > 20
 
 
 def _pixels(png: bytes) -> set[int]:

@@ -19,7 +19,6 @@ import argparse
 import os
 
 FORMATS = ("svg", "png", "pdf")
-EXTRA = "pip install 'attn-tui[figures]'"
 
 
 def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -71,7 +70,10 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
         say(f"attn-tui figure: {form.upper()} is written to a file: give -o FILE.{form}")
         return 2
     if form != "svg" and _converter() is None:
-        say(f"attn-tui figure: {form.upper()} needs the extra 'figures' (cairosvg and the system's libcairo): {EXTRA}")
+        from attn_tui.capture.install import install_command
+
+        say(f"attn-tui figure: {form.upper()} needs the extra 'figures' (cairosvg and the system's libcairo): "
+            f"{install_command('figures')}")
         return 2
     try:
         path = scenario_path(args.file)
