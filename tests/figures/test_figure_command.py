@@ -117,3 +117,17 @@ def test_a_score_that_overflows_is_refused_where_it_is_written(tmp_path, capsys)
     scenario.write_text("tokens: [a, b]\nQ: [[10], [1]]\nK: [[1], [1e308]]\nV: [[1], [2]]\n")
     assert main(["figure", str(scenario), "--stage", "scores"]) == 2
     assert f"{scenario}:2:1: the score (a, b) overflows float64" in capsys.readouterr().err
+
+
+def test_an_input_matrix_as_a_figure(capsys):
+    """``--stage Q`` (any input: Q, K, V, X, Wq, …): the matrix as written, signed colours."""
+    assert main(["figure", "cat_sat", "--stage", "Q"]) == 0
+    root = ET.fromstring(capsys.readouterr().out.encode())
+    values = [float(r.get("data-value")) for r in root.iter(SVG + "rect") if r.get("class") == "cell"]
+    assert values == [1.0, 0.0, 0.0, 1.0, 1.0, 1.0]  # scenarios/cat_sat.yaml's Q, row by row
+    assert main(["figure", "projections", "--stage", "Wq"]) == 0
+    root = ET.fromstring(capsys.readouterr().out.encode())
+    texts = [t.text for t in root.iter(SVG + "text")]
+    assert texts[0] == "Wq" and any("query weights" in text for text in texts)
+    assert main(["figure", "cat_sat", "--stage", "nope"]) == 2
+    assert "its inputs Q, K, V" in capsys.readouterr().err

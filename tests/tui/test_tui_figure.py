@@ -50,3 +50,23 @@ async def test_f_gives_no_prediction_away(tmp_path):
         await pilot.pause()
         assert "would give a prediction away" in said(app)
     assert not list(tmp_path.glob("*.svg"))
+
+
+async def test_f_on_an_input_matrix_draws_that_matrix(tmp_path):
+    """Issue 45: F drew the current stage even with Q focused. With V focused, V's numbers."""
+    async with running(copy(tmp_path)) as (app, pilot):
+        await pilot.press("4", "tab", "tab", "tab", "F")  # V
+        await pilot.pause()
+        (figure,) = tmp_path.glob("mine-V-*.svg")
+        assert f"Figure saved: {figure}" in said(app)
+    root = ET.fromstring(figure.read_bytes())
+    values = [float(r.get("data-value")) for r in root.iter(SVG + "rect") if r.get("class") == "cell"]
+    assert values == [1.0, 0.0, 0.0, 1.0, 0.5, 0.5]  # scenarios/cat_sat.yaml's V, row by row
+    assert [t.text for t in root.iter(SVG + "text")][0] == "V"
+
+
+async def test_two_figures_in_one_second_are_two_files(tmp_path):
+    async with running(copy(tmp_path)) as (_app, pilot):
+        await pilot.press("4", "F", "F")
+        await pilot.pause()
+    assert len(list(tmp_path.glob("mine-weights-*.svg"))) == 2

@@ -31,7 +31,8 @@ def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParse
     parser.add_argument("file", metavar="SCENARIO", help="a scenario file or a built-in's name "
                                                         "(with --model-view, a model index too)")
     parser.add_argument("--stage", metavar="NAME",
-                        help="the stage by its expect:/--json key: weights (default), scores, d_scores, …")
+                        help="the stage by its expect:/--json key: weights (default), scores, d_scores, …; "
+                             "or an input: Q, K, V, X, Wq, …")
     parser.add_argument("--head", type=int, metavar="H", help="the head, from 1 (default 1)")
     parser.add_argument("--row", metavar="R", help="a row (a number from 1 or a token) as a bar chart; "
                                                    "all (the default): the heat map of every row")
@@ -103,6 +104,7 @@ def _stage_or_runs(args: argparse.Namespace, scenario, stage: str, head: int, se
     from attn_tui.core.engine.attention import Attention
     from attn_tui.core.outputs.figures.bars import bar_chart
     from attn_tui.core.outputs.figures.heat_map import FigureError, heat_map
+    from attn_tui.core.outputs.figures.inputs import input_map
     from attn_tui.core.outputs.figures.loss_curves import loss_curves
 
     options = None
@@ -114,6 +116,8 @@ def _stage_or_runs(args: argparse.Namespace, scenario, stage: str, head: int, se
         options = found[0].options(scenario.options)
     if args.train:
         return loss_curves(scenario)
+    if stage in scenario.inputs and args.row in (None, "all") and args.variant is None:
+        return input_map(scenario, stage, head - 1)
     attention = Attention(scenario, options)
     if args.row in (None, "all"):
         return heat_map(attention, stage, head - 1)

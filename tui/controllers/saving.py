@@ -161,32 +161,39 @@ class Saving:
         tell(screen, f"Screenshot saved: {written}", timeout=6)
 
     def figure(self) -> None:
-        """Write the current stage (of the head shown) as an SVG figure (core.outputs.figures),
-        where ctrl+t's screenshot goes: beside the scenario, the current folder for a built-in, a
-        served app's save folder, or in a browser its downloads; the bar says where."""
+        """Write the focused pane as an SVG figure (core.outputs.figures): an input matrix when
+        one has the focus, else the current stage (of the head shown); where ctrl+t's screenshot
+        goes: beside the scenario, the current folder for a built-in, a served app's save folder,
+        or in a browser its downloads; the bar says where."""
         import io
 
         from attn_tui.core.outputs.figures.heat_map import FigureError, heat_map
+        from attn_tui.core.outputs.figures.inputs import input_map
         from attn_tui.tui.cli.figure import write_file
 
         screen = self.screen
         session = screen.session
         stage = screen.described
         head = screen.head if stage.per_head else 0
+        shown = next((name for name, view in screen.input_views.items() if view is screen.focused), None)
         predictions = session.predictions
-        if predictions is not None and predictions.hidden_rows(stage.name, head).any():
+        if shown is None and predictions is not None and predictions.hidden_rows(stage.name, head).any():
             tell(screen, "No figure of this step yet: it would give a prediction away (reveal it first)",
                  severity="warning", timeout=8)
             return
         try:
-            text = heat_map(session.attention, stage.key, head)
+            if shown is not None:
+                values = session.scenario.inputs[shown]
+                text = input_map(session.scenario, shown, min(screen.head, len(values) - 1) if values.ndim == 3 else 0)
+            else:
+                text = heat_map(session.attention, stage.key, head)
         except FigureError as error:
             tell(screen, f"No figure of this step: {error}", severity="warning", timeout=8)
             return
         path = session.scenario.path
         folder = os.getcwd() if session.read_only or not path else os.path.dirname(os.path.abspath(path))
         stem = os.path.splitext(os.path.basename(path or "scenario"))[0]
-        name = f"{stem}-{stage.key}-{time.strftime('%Y%m%d-%H%M%S')}.svg"
+        name = f"{stem}-{shown or stage.key}-{time.strftime('%Y%m%d-%H%M%S')}.svg"
         data = text.encode("utf-8")
         if screen.app.is_web:  # as the screenshot: the student's own machine gets it
             screen.app.deliver_binary(io.BytesIO(data), save_filename=name, mime_type="image/svg+xml")
@@ -195,6 +202,10 @@ class Saving:
         if session.save_root is not None:
             folder = session.save_root.folder
         written = os.path.join(folder, name)
+        for again in range(2, 1000):  # (two in the same second: the second beside the first)
+            if not os.path.lexists(written):
+                break
+            written = os.path.join(folder, name.replace(".svg", f"-{again}.svg"))
         try:
             write_file(written, data)
         except OSError as error:

@@ -37,7 +37,8 @@ def find_stage(attention: Attention, key: str) -> Stage:
         if key in (stage.key, stage.name):
             return stage
     keys = ", ".join(stage.key for stage in attention.steps)
-    raise FigureError(f"this scenario has no stage {key!r}; its stages are {keys}")
+    inputs = ", ".join(attention.scenario.inputs)
+    raise FigureError(f"this scenario has no stage {key!r}; its stages are {keys}; its inputs {inputs}")
 
 
 def stage_labels(attention: Attention, stage: Stage) -> tuple[list[str], list[str]]:
@@ -136,10 +137,11 @@ def heat_map(attention: Attention, key: str, head: int = 0) -> str:
                      if sampled(attention, factor) else "of its cells")
         caption.append(f"T = {n_rows:,}: drawn in blocks of {factor} × {factor} cells, each the mean "
                        f"{rows_read}, masked cells left out")
-    return _draw(title, caption, rows, cols, values, masked, palette, largest, decimals, stage.tiny, factor)
+    return draw(title, caption, rows, cols, values, masked, palette, largest, decimals, stage.tiny)
 
 
-def _draw(title, caption, rows, cols, values, masked, palette, largest, decimals, tiny, factor) -> str:
+def draw(title, caption, rows, cols, values, masked, palette, largest, decimals, tiny) -> str:
+    """The SVG of a map of ``values`` (masked cells hatched) with its labels and colour scale."""
     n_rows, n_cols = values.shape
     cell = min(MAP_SIDE / max(n_rows, n_cols), 64.0)
     left, top = 150.0, 70.0 + 16 * len(caption)
