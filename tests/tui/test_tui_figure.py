@@ -70,3 +70,34 @@ async def test_two_figures_in_one_second_are_two_files(tmp_path):
         await pilot.press("4", "F", "F")
         await pilot.pause()
     assert len(list(tmp_path.glob("mine-weights-*.svg"))) == 2
+
+
+async def test_f_in_a_served_app_hands_the_figure_to_the_browser(tmp_path, monkeypatch):
+    """In a browser (a served app), F sends the figure to the browser's downloads, as ctrl+t's
+    screenshot does, and writes nothing on the server."""
+    from attn_tui.core import load
+    from attn_tui.core.editing.save_root import SaveRoot
+    from attn_tui.tui.app import AttnApp
+
+    root = tmp_path / "class"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    app = AttnApp(load(SCENARIOS / "cat_sat.yaml"), read_only=True, save_root=SaveRoot(root))
+    delivered = []
+
+    def deliver(file, *, save_filename=None, mime_type=None, **rest):
+        delivered.append((file.read(), save_filename, mime_type))
+        return "key"
+
+    monkeypatch.setattr(app, "deliver_binary", deliver)
+    monkeypatch.setattr(AttnApp, "is_web", property(lambda self: True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("4", "F")
+        await pilot.pause()
+        assert "Figure sent to this browser's downloads" in said(app)
+    ((data, name, mime),) = delivered
+    assert name.startswith("cat_sat-weights-") and name.endswith(".svg") and mime == "image/svg+xml"
+    texts = [t.text for t in ET.fromstring(data).iter(SVG + "text")]
+    at = texts.index("sat")
+    assert texts[at + 1:at + 4] == ["0.248", "0.248", "0.503"]  # seeds/ch24
+    assert list(root.iterdir()) == []
