@@ -80,3 +80,21 @@ async def test_right_code_opens_where_the_scenario_does(opened):
         await pilot.pause()
         screen = debugger(app)
         assert screen.step == 0 and screen.row == 2  # cat_sat's focus: sat
+
+
+async def test_a_file_of_one_s_own_opens_read_only_not_as_a_built_in(monkeypatch, capsys, tmp_path):
+    """The scenario --open opens holds the student's numbers as expect:, so it is read-only
+    (saving asks where); the header says so, and does not call the teacher's file a built-in."""
+    from tests.conftest import SCENARIOS
+    from tests.tui_helpers import screen_text
+
+    mine = tmp_path / "mine.yaml"
+    mine.write_text((SCENARIOS / "cat_sat.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    built = []
+    monkeypatch.setattr(AttnApp, "run", lambda app, *a, **k: built.append(app) or 0)
+    assert main(["check", str(mine), "--impl", str(STUDENTS / "unscaled.py"), "--open"]) == 1
+    capsys.readouterr()
+    async with built[0].run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = screen_text(built[0])
+        assert "mine (read-only)" in text and "(built-in)" not in text

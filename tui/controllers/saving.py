@@ -35,12 +35,16 @@ class Saving:
     @property
     def where(self) -> str:
         """The file as the header and messages name it: its path (relative where shorter), or
-        a built-in's or a served file's name."""
+        a built-in's, a served file's or a read-only file's name."""
         path = self.session.scenario.path
         if path is None:
             return "(no file)"
         if self.session.read_only:
-            kind = "served" if self.session.save_root is not None else "built-in"
+            from attn_tui.core.loading.catalog import is_builtin
+
+            # (read-only and neither: check --impl --open's scenario, holding the student's numbers)
+            kind = ("served" if self.session.save_root is not None else "built-in" if is_builtin(path)
+                    else "read-only")
             return f"{os.path.splitext(os.path.basename(path))[0]} ({kind})"
         relative = os.path.relpath(path)
         return relative if not relative.startswith("..") else path
