@@ -260,3 +260,27 @@ async def test_the_hint_counts_in_the_singular_too(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert app.screen._hint().startswith("1 layer × 1 head, each a map")
+
+
+async def test_each_head_is_titled_as_its_layer_names_it(tmp_path):
+    """Issue 47: the model view said h0 … where `heads` and the debugger say "head 1" … for a
+    scenario written by hand (its heads count from 1). Once a layer is read, its maps are titled
+    as it names its heads: a capture's "head 0" is h0, a hand-written "head 1" is h1, any other
+    name as written (made visible, cut with …)."""
+    hand = "tokens: [a, b, c]\nheads: 2\nQ: [[[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]]]\n" \
+           "K: [[[1, 0], [0, 1], [1, 1]], [[0, 1], [1, 0], [1, 1]]]\nV: [[[1, 0], [0, 1], [1, 1]], " \
+           "[[1, 0], [0, 1], [1, 1]]]\n"
+    (tmp_path / "hand.yaml").write_text(hand, encoding="utf-8")
+    (tmp_path / "named.yaml").write_text(hand + 'head_names: [syntax, "a very long name\\e[31m"]\n',
+                                         encoding="utf-8")
+    path = tmp_path / "model_layers.yaml"
+    path.write_text('model_index: 1\ntitle: "by hand"\nlayers:\n  - {layer: 0, scenario: hand.yaml}\n'
+                    "  - {layer: 1, scenario: named.yaml}\n", encoding="utf-8")
+    app = AttnApp(index=read_index(str(path)), remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.maps_done == 4)
+        await pilot.pause()
+        titles = {(view.grid_row, view.head): str(view.border_title) for view in screen.query(HeadMap)
+                  if view.styles.visibility == "visible"}
+    assert titles == {(0, 0): "h1", (0, 1): "h2", (1, 0): "syntax", (1, 1): "a very long…"}

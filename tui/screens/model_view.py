@@ -28,7 +28,7 @@ from attn_tui.core.text import visible
 from attn_tui.tui.keys import model_view_bindings
 from attn_tui.tui.screens.layer_debugger import LayerDebugger
 from attn_tui.tui.text import tell
-from attn_tui.tui.widgets.head_map import HeadMap
+from attn_tui.tui.widgets.head_map import HeadMap, short_head_name
 from attn_tui.tui.widgets.key_footer import KeyFooter
 from attn_tui.tui.widgets.overview import OverviewMap
 from attn_tui.tui.whole_frames import WholeFrames
@@ -66,18 +66,10 @@ class ModelViewScreen(WholeFrames, Screen):
 
     def __init__(self, index: ModelIndex) -> None:
         super().__init__()
-        from attn_tui.core.loading.model_index import check_layer
+        from attn_tui.core.loading.model_index import listed_layers
 
         self.index = index
-        self.listed: list[tuple[int, int, str | None]] = []  # (layer, heads, problem)
-        for entry in index.layers:
-            if entry.heads is not None:  # (reading every file first took ~0.1 s a layer)
-                self.listed.append((entry.layer, entry.heads, None))
-                continue
-            try:
-                self.listed.append((entry.layer, check_layer(entry).heads, None))
-            except ScenarioError as error:
-                self.listed.append((entry.layer, 0, str(error)))
+        self.listed = listed_layers(index)  # (layer, heads, problem)
         self.heads = max([1, *(heads for _, heads, _ in self.listed)])
         self.chosen = (0, 0)  # (row of the index, head)
         self.top = self.left = 0  # the window's first row and first head
@@ -86,7 +78,7 @@ class ModelViewScreen(WholeFrames, Screen):
         self.scores: dict[tuple[int, int], dict] | None = None  # (row, head) → that head's scores
         self.maps_done = 0  # how many maps have been computed (tests and benchmarks wait on it)
         self.in_view_maps = 0  # how many the first window shows (they are computed first)
-        self._cache: dict[tuple[int, int], tuple] = {}  # (row, head) → (map, T, T_k, focus)
+        self._cache: dict[tuple[int, int], tuple] = {}  # (row, head) → (map, T, T_k, focus, its name)
         self._wanted: tuple[int, int] | None = None  # the size of map computed
         self._resize_timer = None
         self._queued: set[int] = set()   # rows computed, being computed or asked for
@@ -171,13 +163,13 @@ class ModelViewScreen(WholeFrames, Screen):
                 view.styles.visibility = "visible" if real else "hidden"
                 if problem is not None:
                     view.score_text = "unreadable"
-                view.border_title = f"h{head}"
                 cached = self._cache.get((row, head))
+                view.border_title = f"h{head}" if cached is None else short_head_name(cached[4])
                 if cached is None:
                     view.small = None
                     view.refresh()
                 else:
-                    small, T, T_k, focus = cached
+                    small, T, T_k, focus, _ = cached
                     view.show(small, (T, T_k), stale=False)
                     view.set_window((0, T), (0, T_k), focus)
                     view.refresh()
@@ -271,7 +263,7 @@ class ModelViewScreen(WholeFrames, Screen):
                 maps.append(small)
             # one call a layer: the worker waits for the app each time it hands maps over
             self.app.call_from_thread(self._layer_ready, row, maps, scenario.T, scenario.T_k,
-                                      scenario.focus)
+                                      scenario.focus, scenario.head_names)
 
     def _layer_failed(self, row: int, problem: str) -> None:
         layer, heads, _ = self.listed[row]
@@ -283,13 +275,14 @@ class ModelViewScreen(WholeFrames, Screen):
                 view.small = None
                 view.refresh()
 
-    def _layer_ready(self, row: int, maps: list, T: int, T_k: int, focus: int) -> None:
+    def _layer_ready(self, row: int, maps: list, T: int, T_k: int, focus: int, names: tuple) -> None:
         with self.app.batch_update():
             for h, small in enumerate(maps):
-                self._cache[(row, h)] = (small, T, T_k, focus)
+                self._cache[(row, h)] = (small, T, T_k, focus, names[h])
                 self.maps_done += 1
                 view = self._map(row, h)
                 if view is not None:
+                    view.border_title = short_head_name(names[h])
                     view.show(small, (T, T_k), stale=False)
                     view.set_window((0, T), (0, T_k), focus)
 
