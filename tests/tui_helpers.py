@@ -70,3 +70,16 @@ async def post(app: AttnApp, *keys: str) -> None:
         app.post_message(events.Key(key, "\r" if key == "enter" else (key if len(key) == 1 else None)))
         for _ in range(12):
             await asyncio.sleep(0)
+
+
+def delivered_to_browser(app, monkeypatch) -> list[tuple[bytes, str, str]]:
+    """What the app hands a browser (``deliver_binary``: the bytes, the file name, the type),
+    recorded instead of sent; the list fills as the app delivers."""
+    delivered = []
+
+    def deliver(file, *, save_filename=None, mime_type=None, **rest):
+        delivered.append((file.read(), save_filename, mime_type))
+        return "key"
+
+    monkeypatch.setattr(app, "deliver_binary", deliver)
+    return delivered

@@ -15,6 +15,7 @@ from attn_tui.core.editing.save_root import SaveRoot
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.screens.save_as import SaveAsScreen
 from tests.conftest import SCENARIOS
+from tests.tui_helpers import delivered_to_browser
 
 
 async def save_as(app, pilot, name: str) -> list[str]:
@@ -266,13 +267,7 @@ async def test_a_served_app_hands_the_saved_scenario_to_the_browser(tmp_path, mo
     root.mkdir()
     monkeypatch.chdir(root)
     app = AttnApp(load(SCENARIOS / "cat_sat.yaml"), read_only=True, save_root=SaveRoot(root))
-    delivered = []
-
-    def deliver(file, *, save_filename=None, mime_type=None, **rest):
-        delivered.append((file.read(), save_filename, mime_type))
-        return "key"
-
-    monkeypatch.setattr(app, "deliver_binary", deliver)
+    delivered = delivered_to_browser(app, monkeypatch)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await pilot.press("c")

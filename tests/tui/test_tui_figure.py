@@ -6,7 +6,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from tests.conftest import SCENARIOS
-from tests.tui_helpers import running
+from tests.tui_helpers import delivered_to_browser, running
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -83,13 +83,7 @@ async def test_f_in_a_served_app_hands_the_figure_to_the_browser(tmp_path, monke
     root.mkdir()
     monkeypatch.chdir(root)
     app = AttnApp(load(SCENARIOS / "cat_sat.yaml"), read_only=True, save_root=SaveRoot(root))
-    delivered = []
-
-    def deliver(file, *, save_filename=None, mime_type=None, **rest):
-        delivered.append((file.read(), save_filename, mime_type))
-        return "key"
-
-    monkeypatch.setattr(app, "deliver_binary", deliver)
+    delivered = delivered_to_browser(app, monkeypatch)
     monkeypatch.setattr(AttnApp, "is_web", property(lambda self: True))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("4", "F")

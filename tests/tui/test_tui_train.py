@@ -16,6 +16,29 @@ from tests.tui_helpers import debugger, drawn_lines, explanation, matrix, post, 
 LEARNING = SCENARIOS / "learning_to_attend.yaml"
 
 
+THREE_VARIANTS = ("variants: [{name: scaled, scale: true}, {name: unscaled, scale: false}, "
+                  "{name: bidirectional, causal: false}]\n")
+
+
+def training_runs(tmp_path, T: int, d: int, lr: float, variants: str):
+    """A random scenario of T tokens learning Q and K towards a random target, with variants."""
+    path = tmp_path / "runs.yaml"
+    np.save(tmp_path / "target.npy", np.random.default_rng(1).normal(size=(T, d)))
+    path.write_text(f"random: {{seed: 0, T: {T}, d_k: {d}}}\nloss: {{target: {{npy: target.npy}}}}\n"
+                    f"train: {{learn: [Q, K], lr: {lr}, steps: 200}}\n" + variants)
+    return path
+
+
+async def run_then_pause(pilot, train, steps: int) -> None:
+    """r, then r again once the first run has taken ``steps`` steps."""
+    await pilot.press("r")
+    for _ in range(200):
+        await pilot.pause(0.02)
+        if train.runs[0].state.step >= steps:
+            break
+    await pilot.press("r")
+
+
 @pytest.mark.slow
 async def test_the_backward_steps_follow_the_forward_ones_and_recompute_after_an_edit(tmp_path):
     path = tmp_path / "s.yaml"
@@ -136,20 +159,12 @@ async def test_running_works_the_steps_out_on_the_thread_and_a_pause_stops_every
     """r runs the steps on a thread (issue 49: the key that pauses waited for ~33 ms of steps on
     the app's own thread, then ~28 ms of words): each run's losses are those of the same steps
     taken one by one, a pause leaves the runs at one step, and the thread stops after it."""
-    path = tmp_path / "runs.yaml"
-    np.save(tmp_path / "target.npy", np.random.default_rng(1).normal(size=(128, 8)))
-    path.write_text("random: {seed: 0, T: 128, d_k: 8}\nloss: {target: {npy: target.npy}}\n"
-                    "train: {learn: [Q, K], lr: 0.01, steps: 200}\n"
-                    "variants: [{name: scaled, scale: true}, {name: unscaled, scale: false}]\n")
+    path = training_runs(tmp_path, 128, 8, 0.01, "variants: [{name: scaled, scale: true}, "
+                                                  "{name: unscaled, scale: false}]\n")
     async with running(path) as (app, pilot):
         await pilot.press("t")
         train = app.screen
-        await pilot.press("r")
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if train.runs[0].state.step >= 3:
-                break
-        await pilot.press("r")
+        await run_then_pause(pilot, train, 3)
         assert not train.running and train._running_ahead is None
         steps = {run.state.step for run in train.runs}
         assert len(steps) == 1 and 3 <= steps.pop() < 200  # in step, and paused before the end
@@ -171,21 +186,11 @@ async def test_a_pause_says_so_at_once_and_every_run_then_shows_the_step_it_paus
     own line, and then every run's weights are those of its own last step, worked out here
     from its Q and K (scaled, unscaled, both ways)."""
     T = 64
-    path = tmp_path / "runs.yaml"
-    np.save(tmp_path / "target.npy", np.random.default_rng(1).normal(size=(T, 4)))
-    path.write_text(f"random: {{seed: 0, T: {T}, d_k: 4}}\nloss: {{target: {{npy: target.npy}}}}\n"
-                    "train: {learn: [Q, K], lr: 0.05, steps: 200}\n"
-                    "variants: [{name: scaled, scale: true}, {name: unscaled, scale: false}, "
-                    "{name: bidirectional, causal: false}]\n")
+    path = training_runs(tmp_path, T, 4, 0.05, THREE_VARIANTS)
     async with running(path, size=(150, 50)) as (app, pilot):
         await pilot.press("t")
         train = app.screen
-        await pilot.press("r")
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if train.runs[0].state.step >= 5:
-                break
-        await pilot.press("r")
+        await run_then_pause(pilot, train, 5)
         states = [box.query_one(".run-state").render() for box in train.query(".run")]
         assert all(str(text).endswith("· paused") for text in states), states
         await pilot.pause(0.2)  # (the matrices left behind are drawn once the pause's frame is out)
@@ -210,12 +215,7 @@ async def test_a_pause_says_so_at_once_and_every_run_then_shows_the_step_it_paus
 async def test_keys_in_a_burst_after_a_pause_leave_the_view_whole(tmp_path, keys):
     """A pause draws the runs left behind once its frame is out: a key that leaves, keeps, undoes
     or steps before that must find no half-drawn view and raise nothing (issue 49)."""
-    path = tmp_path / "runs.yaml"
-    np.save(tmp_path / "target.npy", np.random.default_rng(1).normal(size=(64, 4)))
-    path.write_text("random: {seed: 0, T: 64, d_k: 4}\nloss: {target: {npy: target.npy}}\n"
-                    "train: {learn: [Q, K], lr: 0.05, steps: 200}\n"
-                    "variants: [{name: scaled, scale: true}, {name: unscaled, scale: false}, "
-                    "{name: bidirectional, causal: false}]\n")
+    path = training_runs(tmp_path, 64, 4, 0.05, THREE_VARIANTS)
     async with running(path) as (app, pilot):
         await pilot.press("t")
         train = app.screen
