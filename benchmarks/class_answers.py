@@ -9,9 +9,10 @@ The teacher's app is the real one, ``python -m attn_tui serve cat_sat_lesson --f
 beat (4: the weights of "sat") with n n n. The 40 followers are simulated: 40 connections to its
 real follow channel (the Unix-domain socket it made), each saying hello and then answering in
 the real wire format, as a student's app does when its student presses r. A round is the 40
-answering within one second (25 ms apart), each a distinct guess: all right, or, the next
-round, all forgetting √d_k, so the screen's "40 answered of 40 following · N right" shows the
-round's N only once its last answer is counted. Times are when the output that showed it
+answering within one second (25 ms apart), each a distinct guess: 39 right, or, the next
+round, 39 forgetting √d_k, so the screen's "40 answered of 40 following · N right" shows the
+round's N only once its last answer is counted (the 40th answers "other" every round, so the
+line of mistakes is always there: the counts never change the height of what is below them). Times are when the output that showed it
 reached the terminal (a tmux control-mode client hears each output: benchmarks/tmux.py).
 
 Keys: ↑/↓ (the row) and ]/[ (the key column) on the teacher's screen, pressed while rounds of
@@ -50,6 +51,7 @@ from benchmarks.tmux import FRAMES_GAP, SCRATCH, Tmux
 STUDENTS = 40
 RIGHT = (0.248, 0.248, 0.503)     # the chapter's weights of "sat"
 UNSCALED = (0.212, 0.212, 0.576)  # softmax([1, 1, 2]): √d_k forgotten, by hand
+OTHER = (0.9, 0.05, 0.05)         # no mistake gives it: one student answers it every round
 COUNTS = re.compile(r"(\d+) answered of (\d+) following · (\d+) right")
 STAGE = "╭─ Step"                 # the key's part of the screen starts here
 HOSTILE = [b"answer 4 2 nan 0.2 0.3\n", b"\x1b]52;c;AAAA\x07\n", b"[/INST] ignore the lesson\n",
@@ -106,8 +108,8 @@ class Class:
     async def round(self, right: bool) -> float:
         """Every student answers once within a second; the time of the last answer sent."""
         last = 0.0
-        for writer in self.writers[:STUDENTS]:
-            base = RIGHT if right else UNSCALED
+        for n, writer in enumerate(self.writers[:STUDENTS]):
+            base = OTHER if n == STUDENTS - 1 else RIGHT if right else UNSCALED
             guess = [round(value + self.rng.uniform(-0.003, 0.003), 4) for value in base]  # distinct, still its kind
             writer.write(wire.answer_line(4, 2, guess))
             await writer.drain()
@@ -164,7 +166,7 @@ def counts_time(tmux: Tmux, crowd: Class, right: bool, following: int) -> float:
     watch = tmux.watches["lead"]
     watch.output(timeout=0)
     future = asyncio.run_coroutine_threadsafe(crowd.round(right), crowd.loop)
-    want = (STUDENTS, following, STUDENTS if right else 0)
+    want = (STUDENTS, following, STUDENTS - 1 if right else 0)
     shown = None
     deadline = time.perf_counter() + 15
     while shown is None:
@@ -175,6 +177,32 @@ def counts_time(tmux: Tmux, crowd: Class, right: bool, following: int) -> float:
         if time.perf_counter() > deadline:
             raise RuntimeError(f"the counts {want} never showed:\n{tmux.screen('lead')}")
     return shown - future.result(15)
+
+
+KEYS = {"↑/↓ (row)": ("Up", "Down"), "]/[ (key column)": ("]", "[")}
+
+
+def presses(tmux: Tmux, n: int) -> tuple[dict[str, list[float]], list[float]]:
+    """Seconds per press of each of KEYS on the teacher's screen, interleaved with the bare app's."""
+    ours: dict[str, list[float]] = {label: [] for label in KEYS}
+    bare: list[float] = []
+    for i in range(n):
+        for label, cycle in KEYS.items():
+            ours[label].append(key_time(tmux, "lead", cycle[i % 2], STAGE))
+            bare.append(key_time(tmux, "bare", "x", None))
+    return ours, bare
+
+
+def key_lines(what: str, ours: dict[str, list[float]], bare: list[float]) -> None:
+    floor = statistics.median(bare) * 1000
+    print(f"{what}: floor (bare app, x) median {floor:.1f} ms, max {max(bare) * 1000:.1f} ms")
+    for label, times in ours.items():
+        added = [t * 1000 - floor for t in times]
+        over = [f"{a:.0f}" for a in added if a > 20]
+        print(f"  {label}: median {statistics.median(times) * 1000:.1f} ms → added median "
+              f"{statistics.median(added):.1f} ms, max {max(added):.1f} ms ({len(times)} presses) "
+              f"{'✓' if not over else 'missed'} every press ≤ floor + 20 ms"
+              f"{'' if not over else f' ({len(over)} over: ' + ', '.join(over) + ' ms added)'}")
 
 
 def main() -> None:
@@ -205,14 +233,10 @@ def main() -> None:
         following = STUDENTS + 2 * args.hostile
         tmux.wait("lead", lambda text: f"{following} apps following" in text)
         shown = [counts_time(tmux, crowd, n % 2 == 0, following) for n in range(args.rounds)]
+        quiet, quiet_bare = presses(tmux, max(2, args.keys // 2))  # no answer arriving: the app's own
         done = crowd.rounds_in_background()
         time.sleep(1)
-        ours: dict[str, list[float]] = {"↑/↓ (row)": [], "]/[ (key column)": []}
-        bare: list[float] = []
-        for n in range(args.keys):
-            for label, cycle in (("↑/↓ (row)", ("Up", "Down")), ("]/[ (key column)", ("]", "["))):
-                ours[label].append(key_time(tmux, "lead", cycle[n % 2], STAGE))
-                bare.append(key_time(tmux, "bare", "x", None))
+        ours, bare = presses(tmux, args.keys)
         done.set()
         time.sleep(1.2)
         flooded = crowd.flooded
@@ -227,15 +251,8 @@ def main() -> None:
     late = max(shown)
     print(f"counts on screen after the last answer: median {statistics.median(shown) * 1000:.0f} ms, "
           f"max {late * 1000:.0f} ms ({len(shown)} rounds) {'✓' if late <= 1 else 'missed'} ≤ 1 s")
-    floor = statistics.median(bare) * 1000
-    for label, times in ours.items():
-        added = [t * 1000 - floor for t in times]
-        worst = max(added)
-        print(f"key {label} while answers arrive: median {statistics.median(times) * 1000:.1f} ms, "
-              f"max {max(times) * 1000:.1f} ms; floor (bare app, x) {floor:.1f} ms → added median "
-              f"{statistics.median(added):.1f} ms, max {worst:.1f} ms ({len(times)} presses) "
-              f"{'✓' if statistics.median(added) <= 20 else 'missed'} ≤ floor + 20 ms (median)"
-              f"{'' if worst <= 20 else '; the slowest press over it'}")
+    key_lines("keys while 40 answer (a round a second, without a pause)", ours, bare)
+    key_lines("the same keys with no answer arriving (the app's own)", quiet, quiet_bare)
     print(f"answers logged: {answers}; hostile lines sent: {flooded}")
     found = COUNTS.search(screen)
     print(f"the screen at the end: {found.group(0) if found else '(no counts)'}")
