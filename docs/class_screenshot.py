@@ -35,9 +35,9 @@ ANSWERS = ([(0.25, 0.25, 0.5), (0.248, 0.248, 0.503), (0.25, 0.25, 0.5), (0.24, 
 
 async def screenshot() -> str:
     """The SVG of the teacher's screen at beat 4 with the twelve answers counted."""
+    from attn_tui.core import load
     from attn_tui.core.classroom import wire
     from attn_tui.core.loading.catalog import find
-    from attn_tui.core import load
     from attn_tui.tui.app import AttnApp
     from attn_tui.tui.follow import Classroom, Leader, channel_socket
 
