@@ -25,7 +25,7 @@ def line(student, guess, beat=4, stage="weights", row=2, time="2026-12-06T20:00:
 
 
 def run(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "attn_tui", "responses", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "attn_tui", "responses", *args], check=False, capture_output=True,
                           text=True, cwd=ROOT, timeout=60)
 
 
