@@ -32,6 +32,7 @@ from attn_tui.core.teaching.mistakes import MISTAKE_NAMED, MISTAKES, TELL_APART
 
 MAX_RECOMPUTED = 256  # tokens: above this a mistake's recomputation (a whole trace each) is not done
 RIGHT, OTHER = "right", "other"
+MAX_MEMO = 4096  # patterns of given cells remembered (per head, stage and mistake)
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,9 @@ class Judge:
         if correct is not None and not scenario.multi_head:
             self._heads[0] = (scenario, correct)
         self._mistaken: dict[tuple[int, str], dict | None] = {}
+        self._stages: tuple[str, ...] | None = None
+        self._shapes: dict[str, tuple[int, int]] = {}
+        self._moved: dict[tuple, bool] = {}  # (head, stage, mistake, given cells): the mistake changes them
 
     @property
     def attention(self) -> Attention:
@@ -69,13 +73,17 @@ class Judge:
 
     def stages(self) -> tuple[str, ...]:
         """The keys this scenario's numbers may be judged at (its head's stages, in step order)."""
-        return tuple(key for key in expect_keys(self.scenario)
-                     if stage_keyed(key).per_head and not stage_keyed(key).backward)
+        if self._stages is None:  # (the scenario is frozen: worked out once, as every judgement asks)
+            self._stages = tuple(key for key in expect_keys(self.scenario)
+                                 if stage_keyed(key).per_head and not stage_keyed(key).backward)
+        return self._stages
 
     def shape(self, stage: str) -> tuple[int, int]:
         """The full shape of ``stage``'s values (rows × columns)."""
-        found = stage_keyed(stage)
-        return found.row_count(self.scenario), found.column_count(self.scenario)
+        if stage not in self._shapes:
+            found = stage_keyed(stage)
+            self._shapes[stage] = found.row_count(self.scenario), found.column_count(self.scenario)
+        return self._shapes[stage]
 
     def head(self, h: int = 0) -> tuple[Scenario, Trace]:
         """Head ``h`` as a one-head scenario and its correct trace (worked out once)."""
@@ -135,7 +143,7 @@ class Judge:
             if mistaken is None or stage not in mistaken:
                 continue
             theirs = mistaken[stage]
-            if theirs.shape != values.shape or _distance(theirs, right, given) <= tolerance:
+            if theirs.shape != values.shape or not self._changes(mistake.key, stage, head, theirs, right, given):
                 continue  # a mistake that changes nothing here cannot be told apart from attention
             candidates.append((_distance(values, theirs, given), mistake.key, theirs))
         if not candidates:
@@ -152,6 +160,18 @@ class Judge:
                                                           "so that these mistakes give different numbers")
         return Diagnosis(tuple(MISTAKE_NAMED[key] for key in same),
                          None if best_distance <= tolerance else _nice(best_distance), suggestion)
+
+    def _changes(self, key: str, stage: str, head: int, theirs: np.ndarray, right: np.ndarray,
+                 given: np.ndarray) -> bool:
+        """Whether mistake ``key`` moves any of the ``given`` cells of ``stage`` past the tolerance
+        (the same for every set of numbers that gives the same cells: a class's rows ask once)."""
+        memo = (head, stage, key, given.shape, given.tobytes())
+        found = self._moved.get(memo)
+        if found is None:
+            found = self._moved[memo] = _distance(theirs, right, given) > self.tolerance
+            if len(self._moved) > MAX_MEMO:
+                self._moved.clear()  # (numbers given cell by cell at random: bounded, not a leak)
+        return found
 
     def row(self, stage: str, row: int, values: np.ndarray, *, head: int = 0) -> Judgement:
         """Judge one predicted row: ``values`` are row ``row``'s cells (NaN where not given)."""

@@ -25,7 +25,7 @@ def line(student, guess, beat=4, stage="weights", row=2, time="2026-12-06T20:00:
 
 
 def run(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "attn_tui", "responses", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "attn_tui", "responses", *args], check=False, capture_output=True,
                           text=True, cwd=ROOT, timeout=60)
 
 
@@ -108,3 +108,39 @@ def test_the_log_is_written_a_whole_line_at_a_time_and_reads_back(tmp_path):
     link.symlink_to(tmp_path / "elsewhere.jsonl")
     with pytest.raises(OSError):
         ResponseLog(str(link))  # never through a link
+
+
+def test_hostile_lines_in_a_log_are_each_skipped_and_counted(tmp_path):
+    # (#44's attacks) every line below is refused, each for a reason worked out by hand; two
+    # good answers between them still count; a 10 MB line is skipped without being held whole
+    good = line("p", [0.25, 0.25, 0.5])
+    hostile = [
+        line("h", [1e400, 0.2, 0.3]).replace("Infinity", "1e400"),   # json reads 1e400 as inf
+        '{"time": "t", "student": "h", "beat": 4, "stage": "weights", "row": 2, "guess": [NaN, 0.2, 0.3]}',
+        '{"time": "t", "student": "h", "beat": 4, "stage": "weights", "row": 2, "guess": ['
+        + "0.1, " * 2_000_000 + "0.1]}",                              # 10 MB
+        "x" * 10_000_000,                                             # 10 MB, not even JSON
+        line("h", [0.25, 0.25, 0.5], beat=9), line("h", [0.25, 0.25, 0.5], beat=-1),
+        line("h", [0.25, 0.25, 0.5], beat=True),
+        "[" * 100_000, "[" * 4000,                                    # too long; nested past Python's recursion
+        line("h", [0.25, 0.25, 0.5, 0.1]), line("a" * 65, [0.25, 0.25, 0.5]),
+    ]
+    log = tmp_path / "class.jsonl"
+    with log.open("wb") as out:
+        out.write((good + "\n").encode())
+        for text in hostile:
+            out.write(text.encode() + b"\n")
+        out.write(b"\xff\xfe garbage\n")                              # not UTF-8
+        out.write((line("\x1b[2J[/INST]", [0.212, 0.212, 0.576]) + "\n").encode())  # a valid answer, an odd id
+    done = run(LESSON, str(log), "--json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    beat, = found["beats"]
+    assert (beat["answered"], beat["right"]) == (2, 1)
+    assert found["skipped"] == len(hostile) + 1
+    assert found["skipped_why"] == {"a guess that is not a number": 2, "too long": 3, "not JSON": 2,
+                                    "beat 9 asks for no prediction": 1, "beat -1 asks for no prediction": 1,
+                                    "no beat, stage or row": 1, "beat 4's row has 3 columns, not 4": 1,
+                                    "no time or student": 1}
+    text = run(LESSON, str(log))
+    assert text.returncode == 0 and "\x1b" not in text.stdout  # nothing from the log reaches the terminal raw

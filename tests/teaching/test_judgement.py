@@ -103,3 +103,27 @@ def test_masking_with_zero_is_named():
     weights = e / e.sum(axis=-1, keepdims=True)
     found = judge("output", weights @ V)
     assert found.mistake == "mask_zero" and found.words == "masked with 0, not −∞"
+
+
+def test_a_reused_judge_judges_each_pattern_of_cells_as_a_fresh_one_does():
+    # (#44: a Judge remembers which mistakes move which given cells; rows giving different cells,
+    # in any order, must each be judged as if first). "sat" unscaled by hand: e, e, e² over 2e + e².
+    unscaled = np.exp([1.0, 1.0, 2.0]) / np.exp([1.0, 1.0, 2.0]).sum()
+    right = np.exp(np.array([1.0, 1.0, 2.0]) / math.sqrt(2)) / np.exp(np.array([1.0, 1.0, 2.0]) / math.sqrt(2)).sum()
+    # "the" with the mask applied after the softmax, by hand: scaled [0.707, 0, 0.707] → e^0.707 = 2.028,
+    # 1, 2.028 over 5.056 → 0.401 on itself, the future zeroed: a mistake that moves "the"'s own cell
+    # only (its other cells are 0 either way), so a row giving only cell 1 must not hide it later
+    after = 2.028 / 5.056
+    rows = [(0, [np.nan, 0.5, np.nan]), (0, [after, np.nan, np.nan]),
+            (2, [unscaled[0], np.nan, np.nan]), (2, [np.nan, np.nan, unscaled[2]]), (2, list(unscaled)),
+            (2, [right[0], np.nan, np.nan]), (2, [np.nan, 0.9, np.nan]), (2, [unscaled[0], right[1], np.nan])]
+    reused = Judge(load(find("cat_sat")))
+    for order in (rows, rows[::-1]):
+        for at, row in order:
+            fresh = Judge(load(find("cat_sat"))).row("weights", at, row)
+            found = reused.row("weights", at, row)
+            assert (found.right, found.mistake, found.words) == (fresh.right, fresh.mistake, fresh.words), row
+    assert reused.row("weights", 0, [after, np.nan, np.nan]).mistake is not None
+    assert reused.row("weights", 2, list(unscaled)).mistake == "unscaled"
+    assert reused.row("weights", 2, [np.nan, np.nan, unscaled[2]]).mistake == "unscaled"
+    assert reused.row("weights", 2, [right[0], np.nan, np.nan]).right
