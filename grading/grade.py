@@ -22,16 +22,16 @@ MAX_SUBMISSIONS = 2000
 
 
 def submissions(given: list[str]) -> list[Path]:
-    """The .py files named, and those in the folders named (sorted; not their sub-folders)."""
+    """The .py files named, and those in the folders named (sorted; not their sub-folders). One
+    that is not a regular file (a FIFO, a link to a device) is kept, to be reported as such in
+    its own line: a submission left out would be a student silently not graded."""
     found: list[Path] = []
     for name in given:
         path = Path(name)
         if path.is_dir():
-            found += sorted(p for p in path.glob("*.py") if p.is_file())
-        elif path.is_file():
+            found += sorted(p for p in path.glob("*.py") if not p.is_dir())
+        elif path.exists() or path.is_symlink():
             found.append(path)
-        elif path.exists():
-            raise UsageError(f"{visible(name)}: not a regular file or a folder")
         else:
             raise UsageError(f"{visible(name)}: no such file or folder")
     if not found:
@@ -45,6 +45,10 @@ def grade_one(args, path: Path, cases: list) -> dict:
     """One submission's record: file, ok, status, passed, cases, diagnosis, and its case lines."""
     record = {"file": str(path), "ok": False, "status": "", "passed": 0, "cases": len(cases),
               "diagnosis": None, "words": "", "verdict": "", "results": [], "not_run": [], "softmax": None}
+    if not path.is_file():
+        record.update(status="unreadable", words="not a regular file",
+                      verdict=f"{visible(path.name)}: not a regular file (a FIFO or a device is not a student's code)")
+        return record
     submission = submission_of(args, str(path), args.name)
     with submission:
         try:
@@ -106,7 +110,8 @@ def grade_one(args, path: Path, cases: list) -> dict:
 def _failure_words(kind: str) -> str:
     return {"syntax": "a syntax error", "exception": "an exception", "timeout": "timed out",
             "memory": "over the memory limit", "exit": "exited",
-            "processes": "too many processes (a fork bomb)", "missing": "no attention function"}.get(kind, kind)
+            "processes": "too many processes (a fork bomb)", "missing": "no attention function",
+            "output": "printed too much"}.get(kind, kind)
 
 
 def grade(parser, args) -> int:

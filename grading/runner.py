@@ -320,6 +320,9 @@ class Submission:
             return memory_failure(self.memory, where)
         if kind == "SystemExit":
             return Failure("exit", f"{name}: {answer.get('message')}", None, None, kind)
+        if kind == "OSError" and "[Errno 27]" in str(answer.get("message")):  # EFBIG: RLIMIT_FSIZE
+            return Failure("output", f"{where}: printed or wrote more than the limit ({MAX_FILE // 2**20} MB) "
+                                     "while importing", line, None, kind)
         return Failure("exception", f"{where}: {kind} while importing: {answer.get('message')}", line, None, kind)
 
 

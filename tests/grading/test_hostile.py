@@ -152,3 +152,25 @@ def test_a_backward_raising_escapes_is_made_visible(capsys):
     status, out = verdict(capsys, "backward_escapes")
     assert status == 1
     assert "\x1b" not in out and "ValueError: ␛[2J back [/INST]" in out
+
+
+def test_a_fifo_a_device_and_a_flood_of_output_are_each_a_line_and_the_others_are_graded(tmp_path, capsys):
+    """Found by an attack: grade left a FIFO and a link to /dev/zero out of its table (two students
+    silently not graded), stopped the whole run when one was named, and called output past the
+    file limit "an exception" (OSError: File too large)."""
+    (tmp_path / "a_ok.py").write_text((STUDENTS / "chapter.py").read_text(encoding="utf-8"), encoding="utf-8")
+    os.mkfifo(tmp_path / "b_fifo.py")
+    (tmp_path / "c_zero.py").symlink_to("/dev/zero")
+    (tmp_path / "d_flood.py").write_text("for _ in range(2_000_000):\n    print('A' * 100)\n"
+                                         + (STUDENTS / "chapter.py").read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["grade", str(tmp_path), "--json"]) == 1
+    records = {Path(r["file"]).name: r for r in json.loads(capsys.readouterr().out)["submissions"]}
+    assert sorted(records) == ["a_ok.py", "b_fifo.py", "c_zero.py", "d_flood.py"]
+    assert records["a_ok.py"]["ok"]
+    for name in ("b_fifo.py", "c_zero.py"):
+        assert records[name]["words"] == "not a regular file" and not records[name]["ok"]
+    assert records["d_flood.py"]["words"] == "printed too much"
+    assert "d_flood.py:2: printed or wrote more than the limit (64 MB)" in records["d_flood.py"]["verdict"]
+    assert main(["grade", str(tmp_path / "b_fifo.py"), str(tmp_path / "a_ok.py")]) == 1  # named: graded too
+    out = capsys.readouterr().out
+    assert "✓ a_ok.py" in out and "not a regular file" in out
