@@ -50,11 +50,15 @@ def test_an_overflowing_softmax_is_found_by_the_large_logits(capsys):
     status, out, _ = run(capsys, "cat_sat", "--impl", str(STUDENTS / "naive_softmax.py"), "--cases")
     assert status == 1
     assert "your values match" in out  # small scores: it is right there
+    assert "--cases also tries" not in out  # (it did)
     large = [line for line in out.splitlines() if line.startswith("✗ large logits")]
     assert len(large) == 2 and all("does not subtract each row's largest score" in line for line in large)
     assert "yours nan" in large[0]
     # its own softmax, checked alone on rows of ~1,000: softmax([1, 2, 3]) right, the large row NaN
     assert "softmax: ✗ overflows on scores of ~1,000 (yours gives NaN)" in out
+    # without --cases, a match says it is of this scenario alone
+    status, out, _ = run(capsys, "cat_sat", "--impl", str(STUDENTS / "chapter.py"))
+    assert status == 0 and "That is this scenario only: --cases also tries" in out and "scores of ~1,000" in out
 
 
 def test_the_chapters_softmax_is_checked_too(capsys):
