@@ -131,3 +131,18 @@ def test_an_input_matrix_as_a_figure(capsys):
     assert texts[0] == "Wq" and any("query weights" in text for text in texts)
     assert main(["figure", "cat_sat", "--stage", "nope"]) == 2
     assert "its inputs Q, K, V" in capsys.readouterr().err
+
+
+def test_a_fifo_or_an_unknown_suffix_as_output_is_refused(tmp_path, capsys):
+    """Found by an attack: -o at a FIFO replaced the pipe with a file; -o x.gif wrote SVG."""
+    import os
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    assert main(["figure", "cat_sat", "-o", str(pipe)]) == 2
+    assert "not a regular file" in capsys.readouterr().err
+    assert pipe.is_fifo()
+    assert main(["figure", "cat_sat", "-o", str(tmp_path / "x.gif")]) == 2
+    assert "a figure is .svg, .png or .pdf" in capsys.readouterr().err
+    assert not (tmp_path / "x.gif").exists()
+    assert main(["figure", "cat_sat", "-o", str(tmp_path / "x.gif"), "--format", "svg"]) == 0  # said so

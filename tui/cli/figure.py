@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from attn_tui.core.text import visible
+
 FORMATS = ("svg", "png", "pdf")
 
 
@@ -66,6 +68,15 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
                 f"figure, not with {whole} (which draws every {'run' if args.train else 'head'})")
             return 2
     stage, head = args.stage or "weights", 1 if args.head is None else args.head
+    suffix = os.path.splitext(args.output or "")[1].lower().lstrip(".")
+    if args.output and args.format is None and suffix and suffix not in FORMATS:
+        say(f"attn-tui figure: {visible(args.output)}: a figure is .svg, .png or .pdf (or give --format)")
+        return 2
+    if args.output and os.path.exists(args.output) and not os.path.isfile(args.output) \
+            and not os.path.isdir(args.output):
+        say(f"attn-tui figure: {visible(args.output)}: not a regular file (a FIFO or a device): "
+            "a figure is written to a file")
+        return 2
     form = args.format or _suffix_format(args.output) or "svg"
     if form != "svg" and not args.output:
         say(f"attn-tui figure: {form.upper()} is written to a file: give -o FILE.{form}")
