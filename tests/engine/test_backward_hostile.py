@@ -187,3 +187,17 @@ def test_the_training_estimate_counts_each_weight_not_only_multiply_adds():
     # ~18 s measured a step here: the estimate is at least that, and within 3× of it
     assert 18 <= step_work(Plan) / RATE <= 54
     assert PER_WEIGHT > 20 * PER_WIDTH  # at d_k = 1 the per-weight cost dominates
+
+
+def test_a_huge_ratio_of_gradients_is_said_in_three_figures(monkeypatch):
+    """Found trying the Train view with an lr that overflows: "1717190777613134488751160137089024×
+    less gradient" (33 digits). A ratio is said as the numbers around it are, 1.7e33×."""
+    from attn_tui.core.engine import backward
+
+    scenario = loads(TWO + "loss: {target: [[0, 0], [0, 0]]}\nvariants:\n  - {name: a, scale: true}\n"
+                     "  - {name: b, scale: false}\n")
+    attentions = attentions_of(scenario)
+    sizes = {id(attentions["a"]): np.array([1.717e33]), id(attentions["b"]): np.array([1.0])}
+    monkeypatch.setattr(backward, "row_sizes", lambda attention, h=0: sizes[id(attention)])
+    said = sizes_compared({name: attentions[name] for name in ("a", "b")}, ["a", "b"])
+    assert "1.7e33× less gradient reaches b's scores" in said
