@@ -185,17 +185,3 @@ class LeadAnswers:
     def close(self) -> None:
         self.desk.close()
 
-
-class ClassKeys:
-    """The debugger screen's keys for a class's answers (tui/keys.py: R and D)."""
-
-    def action_reveal_class(self) -> None:
-        lead = self.lessons.lead
-        if lead is not None:
-            lead.reveal_to_class()
-
-    def action_class_projector(self) -> None:
-        from attn_tui.tui.screens.class_present import ClassPresentScreen
-
-        if self.lessons.lead is not None:
-            self.app.push_screen(ClassPresentScreen(self))

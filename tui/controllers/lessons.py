@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 from attn_tui.core.errors import NumericError, SaveError
 from attn_tui.core.editing.lesson_player import LessonPlayer, follow_line, narration
-from attn_tui.tui.class_answers import AnswerSender, ClassKeys, LeadAnswers  # noqa: F401 (ClassKeys: the debugger's)
 from attn_tui.tui.follow import Classroom, Follower
 from attn_tui.tui.keys import relabel
 from attn_tui.tui.text import tell
 
 if TYPE_CHECKING:
     from attn_tui.core.editing.lesson_recording import Recorder
+    from attn_tui.tui.class_answers import AnswerSender, LeadAnswers
     from attn_tui.tui.screens.debugger import DebuggerScreen
 
 
@@ -59,8 +59,12 @@ class Lessons:
             if self.player is not None and self.player.beat is not None:
                 leader.publish(self.player.beat + 1)
             if self.player is not None:
+                from attn_tui.tui.class_answers import LeadAnswers  # (only in a class: tui.class_keys)
+
                 self.lead = LeadAnswers(self)
         if self.classroom.follow is not None and self.player is not None:
+            from attn_tui.tui.class_answers import AnswerSender
+
             self.answers = AnswerSender(self)
             self.follower = Follower(self.classroom.follow, len(self.player), self._teacher_moved,
                                      self._channel_lost, self.show, self.classroom.student, self.answers.revealed)

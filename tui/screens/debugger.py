@@ -25,7 +25,8 @@ from attn_tui.core.model.scenario import Scenario
 from attn_tui.tui.controllers import delegate
 from attn_tui.tui.controllers.changes import Changes
 from attn_tui.tui.controllers.guesses import Guesses
-from attn_tui.tui.controllers.lessons import ClassKeys, Lessons
+from attn_tui.tui.class_keys import ClassKeys
+from attn_tui.tui.controllers.lessons import Lessons
 from attn_tui.tui.controllers.panes import Panes
 from attn_tui.tui.controllers.saving import Saving
 from attn_tui.tui.keys import available, screen_bindings
