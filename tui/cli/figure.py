@@ -16,6 +16,7 @@ stage, head or row), no extra for PNG/PDF, or output that cannot be written.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 
 from attn_tui.core.text import visible
@@ -55,7 +56,6 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
     """Run the command; the other arguments are the CLI's own helpers."""
     from attn_tui.core import ScenarioError, load
     from attn_tui.core.outputs.figures.heat_map import FigureError
-    from attn_tui.core.outputs.figures.model_view import model_view_figure
 
     whole = "--train" if args.train else "--model-view" if args.model_view else None
     if args.train and args.model_view:
@@ -68,14 +68,8 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
                 f"figure, not with {whole} (which draws every {'run' if args.train else 'head'})")
             return 2
     stage, head = args.stage or "weights", 1 if args.head is None else args.head
-    suffix = os.path.splitext(args.output or "")[1].lower().lstrip(".")
-    if args.output and args.format is None and suffix and suffix not in FORMATS:
+    if args.output and args.format is None and _suffix(args.output) and _suffix_format(args.output) is None:
         say(f"attn-tui figure: {visible(args.output)}: a figure is .svg, .png or .pdf (or give --format)")
-        return 2
-    if args.output and os.path.exists(args.output) and not os.path.isfile(args.output) \
-            and not os.path.isdir(args.output):
-        say(f"attn-tui figure: {visible(args.output)}: not a regular file (a FIFO or a device): "
-            "a figure is written to a file")
         return 2
     form = args.format or _suffix_format(args.output) or "svg"
     if form != "svg" and not args.output:
@@ -90,7 +84,7 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
     try:
         path = scenario_path(args.file)
         if args.model_view:
-            text = _model_view(path, load, model_view_figure)
+            text = _model_view(path)
         else:
             text = _stage_or_runs(args, load(path), stage, head, select_rows)
     except ScenarioError as error:
@@ -102,9 +96,11 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
     return _written(text, form, args, write_out, say)
 
 
-def _model_view(path: str, load, model_view_figure) -> str:
+def _model_view(path: str) -> str:
     """Every head of the model index at ``path``, or of the scenario there."""
+    from attn_tui.core import load
     from attn_tui.core.loading.model_index import index_or_none
+    from attn_tui.core.outputs.figures.model_view import model_view_figure
 
     index = index_or_none(path)
     return model_view_figure(index, None if index is not None else load(path))
@@ -145,14 +141,17 @@ def _written(text: str, form: str, args: argparse.Namespace, write_out, say) -> 
     try:
         write_file(args.output, data)
     except OSError as error:
-        say(f"attn-tui figure: cannot write {args.output}: {error.strerror or error}")
+        say(f"attn-tui figure: cannot write {visible(args.output)}: {error.strerror or error}")
         return 2
-    say(f"attn-tui figure: wrote {args.output}")
+    say(f"attn-tui figure: wrote {visible(args.output)}")
     return 0
 
 
 def write_file(path: str, data: bytes) -> None:
-    """``data`` into ``path`` through a temporary file beside it, so a file there is never left half written."""
+    """``data`` into ``path`` through a temporary file beside it, so a file there is never left half
+    written; a FIFO or a device there is refused, not replaced by a file."""
+    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+        raise OSError(errno.EINVAL, "not a regular file (a FIFO or a device): a figure is written to a file")
     folder = os.path.dirname(os.path.abspath(path))
     temporary = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
     try:
@@ -165,9 +164,12 @@ def write_file(path: str, data: bytes) -> None:
         raise
 
 
+def _suffix(path: str | None) -> str:
+    return os.path.splitext(path or "")[1].lower().lstrip(".")
+
+
 def _suffix_format(path: str | None) -> str | None:
-    suffix = os.path.splitext(path or "")[1].lower().lstrip(".")
-    return suffix if suffix in FORMATS else None
+    return _suffix(path) if _suffix(path) in FORMATS else None
 
 
 def _converter():
