@@ -200,6 +200,13 @@ def runs(scenario: Scenario) -> list[Run]:
     return found
 
 
+def compared_runs(scenario: Scenario) -> list[Run]:
+    """The runs shown side by side (the Train view, ``figure --train``): each variant's, from the
+    same start, or the scenario's own when it has none."""
+    found = runs(scenario)
+    return found[1:] if len(found) > 1 else found
+
+
 def stalled(losses: list[float]) -> float:
     """The share of the loss a run removed: 1 − last/first (0 if the loss was 0)."""
     return 0.0 if losses[0] == 0 else 1.0 - losses[-1] / losses[0]

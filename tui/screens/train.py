@@ -29,7 +29,7 @@ from attn_tui.core.engine.stages import column_labels
 from attn_tui.core.numbers import decimals_needed, fixed
 from attn_tui.core.engine.stages import stage_named
 from attn_tui.core.text import visible
-from attn_tui.core.engine.training import Ahead, Run, State, runs
+from attn_tui.core.engine.training import Ahead, Run, State, compared_runs
 from attn_tui.core.engine.views import Window
 from attn_tui.tui.keys import train_view_bindings
 from attn_tui.tui.text import set_titles, tell
@@ -84,9 +84,7 @@ class TrainScreen(WholeFrames, Screen[None]):
     def __init__(self, debugger) -> None:
         super().__init__()
         self.debugger = debugger
-        scenario = debugger.session.scenario
-        found = runs(scenario)
-        self.runs: list[Run] = found[1:] if len(found) > 1 else found
+        self.runs: list[Run] = compared_runs(debugger.session.scenario)
         self.chosen = 0
         self.running = False
         self._timer = None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from attn_tui.core.engine.training import Run, runs
+from attn_tui.core.engine.training import Run, compared_runs
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.numbers import fixed
 from attn_tui.core.outputs.figures.heat_map import FigureError
@@ -32,8 +32,7 @@ LEFT, TOP = 80.0, 70.0
 def trained_runs(scenario: Scenario) -> list[Run]:
     """Every run of the figure taken to its last step: the variants, or the scenario's own
     run when it has none (as the Train view)."""
-    found = runs(scenario)
-    shown = found[1:] if len(found) > 1 else found
+    shown = compared_runs(scenario)
     for run in shown:
         try:
             run.run()
