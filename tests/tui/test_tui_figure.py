@@ -95,3 +95,21 @@ async def test_f_in_a_served_app_hands_the_figure_to_the_browser(tmp_path, monke
     at = texts.index("sat")
     assert texts[at + 1:at + 4] == ["0.248", "0.248", "0.503"]  # seeds/ch24
     assert list(root.iterdir()) == []
+
+
+async def test_f_on_a_per_head_input_draws_the_head_its_pane_shows(tmp_path):
+    """Of a per-head input, F draws the head its pane shows: with 4 query heads sharing 2 key
+    heads, query head 2 reads key head 1 (2 · 2 // 4 = 1), query head 1 key head 0."""
+    import numpy as np
+
+    path = tmp_path / "gqa.yaml"
+    Q = np.arange(4 * 2 * 2).reshape(4, 2, 2).tolist()
+    K = [[[1, 0], [0, 1]], [[2, 3], [4, 5]]]
+    path.write_text(f"tokens: [a, b]\nheads: 4\nQ: {Q}\nK: {K}\nV: {K}\n", encoding="utf-8")
+    async with running(path) as (app, pilot):
+        await pilot.press("h", "tab", "tab", "F")  # the second query head, K's pane
+        await pilot.pause()
+        (figure,) = tmp_path.glob("gqa-K-*.svg")
+    values = [float(r.get("data-value")) for r in ET.fromstring(figure.read_bytes()).iter(SVG + "rect")
+              if r.get("class") == "cell"]
+    assert values == np.array(K[0]).ravel().tolist()

@@ -186,9 +186,8 @@ class Saving:
                  severity="warning", timeout=8)
             return
         try:
-            if shown is not None:
-                values = session.scenario.inputs[shown]
-                text = input_map(session.scenario, shown, min(screen.head, len(values) - 1) if values.ndim == 3 else 0)
+            if shown is not None:  # (of a per-head input, the head its pane shows: panes.show_inputs)
+                text = input_map(session.scenario, shown, getattr(screen.focused, "head", None) or 0)
             else:
                 text = heat_map(session.attention, stage.key, head)
         except FigureError as error:
