@@ -39,7 +39,8 @@ async def screenshot() -> str:
     from attn_tui.core.classroom import wire
     from attn_tui.core.loading.catalog import find
     from attn_tui.tui.app import AttnApp
-    from attn_tui.tui.follow import Classroom, Leader, channel_socket
+    from attn_tui.tui.classroom import Classroom
+    from attn_tui.tui.follow import Leader, channel_socket
 
     listener, channel = channel_socket()
     leader = Leader(listener, channel)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from attn_tui.core.editing.save_root import SaveRoot
     from attn_tui.core.lessons.lesson import Position
     from attn_tui.core.model.scenario import Scenario
-    from attn_tui.tui.follow import Classroom
+    from attn_tui.tui.classroom import Classroom
     from attn_tui.tui.screens.debugger import DebuggerScreen
 
 

@@ -18,7 +18,7 @@ import tempfile
 from attn_tui.core.classroom.wire import clean_name
 from attn_tui.core.text import visible
 from attn_tui.tui.cli.streams import say
-from attn_tui.tui.follow import Classroom
+from attn_tui.tui.classroom import Classroom
 
 PATTERN = "attn-tui-follow-*/beats"  # as tui.follow.channel_socket makes them
 

@@ -19,7 +19,8 @@ import tempfile
 import time
 
 from attn_tui.core.text import visible
-from attn_tui.tui.follow import Classroom, Leader, channel_socket
+from attn_tui.tui.classroom import Classroom
+from attn_tui.tui.follow import Leader, channel_socket
 from attn_tui.tui.serve import check_port, public_address
 
 STARTED = "Ctrl+C stops it"  # the last line of the server's banner

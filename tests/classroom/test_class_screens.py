@@ -11,7 +11,8 @@ from attn_tui.core import load
 from attn_tui.core.classroom import wire
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.class_desk import ClassDesk
-from attn_tui.tui.follow import Classroom, Follower, Leader, channel_socket
+from attn_tui.tui.classroom import Classroom
+from attn_tui.tui.follow import Follower, Leader, channel_socket
 from attn_tui.tui.screens.class_present import ClassPresentScreen
 
 from tests.conftest import SCENARIOS

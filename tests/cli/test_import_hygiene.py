@@ -63,7 +63,8 @@ from attn_tui.core import load
 from attn_tui.tui.app import AttnApp
 LATER = {'attn_tui.tui.screens.help', 'attn_tui.tui.screens.save_as', 'attn_tui.tui.screens.goto',
          'attn_tui.tui.screens.choice', 'attn_tui.tui.class_answers', 'attn_tui.tui.class_desk',
-         'attn_tui.core.classroom.tally', 'attn_tui.core.classroom.judging'}
+         'attn_tui.core.classroom.tally', 'attn_tui.core.classroom.judging', 'attn_tui.tui.follow',
+         'attn_tui.core.classroom.wire', 'attn_tui.core.engine.backward'}
 async def main():
     app = AttnApp(load('scenarios/cat_sat.yaml'), remember=False)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -79,7 +80,8 @@ asyncio.run(main())
 
 def test_the_debugger_opens_before_the_dialogs_modules_are_imported(tmp_path):
     # #30: help, Save As, go-to and the questions are imported when first asked for, not
-    # before the first frame; #47: a class's answers (their tally and judging) only in a class
+    # before the first frame; #47: a class's answers (their tally and judging), its channel
+    # (tui.follow, its wire format) only in a class, and the backward pass only when it is asked for
     environment = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
     result = subprocess.run([sys.executable, "-c", OPEN_THE_DEBUGGER], cwd=ROOT, capture_output=True,
                             text=True, env=environment)

@@ -519,7 +519,8 @@ async def test_the_teacher_leading_a_class_does_not_record(write):
     started, do not have: at the first of them every student stopped following ("not one of this
     lesson's beats")."""
     from attn_tui.tui.app import AttnApp
-    from attn_tui.tui.follow import Classroom, Leader, channel_socket
+    from attn_tui.tui.classroom import Classroom
+    from attn_tui.tui.follow import Leader, channel_socket
 
     listener, channel = channel_socket()
     leader = Leader(listener, channel)

@@ -16,7 +16,8 @@ import sys
 import pytest
 from attn_tui.core import load
 from attn_tui.tui.app import AttnApp
-from attn_tui.tui.follow import Classroom, Leader, channel_socket
+from attn_tui.tui.classroom import Classroom
+from attn_tui.tui.follow import Leader, channel_socket
 
 from tests.chromium import CHROMIUM, Chromium, end_group
 from tests.conftest import ROOT, SCENARIOS

@@ -74,7 +74,7 @@ def served_app(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int
     from attn_tui.core import ScenarioError
     from attn_tui.core.editing.save_root import SaveRoot
     from attn_tui.tui.cli.app import start_app
-    from attn_tui.tui.follow import Classroom
+    from attn_tui.tui.classroom import Classroom
 
     if args.present:
         parser.error("--present is for the app in this terminal; a served app starts as usual")

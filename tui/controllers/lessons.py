@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING
 
 from attn_tui.core.errors import NumericError, SaveError
 from attn_tui.core.editing.lesson_player import LessonPlayer, follow_line, narration
-from attn_tui.tui.follow import Classroom, Follower
+from attn_tui.tui.classroom import Classroom
 from attn_tui.tui.keys import relabel
 from attn_tui.tui.text import tell
 
 if TYPE_CHECKING:
+    from attn_tui.tui.follow import Follower
     from attn_tui.core.editing.lesson_recording import Recorder
     from attn_tui.tui.class_answers import AnswerSender, LeadAnswers
     from attn_tui.tui.screens.debugger import DebuggerScreen
@@ -66,6 +67,8 @@ class Lessons:
             from attn_tui.tui.class_answers import AnswerSender
 
             self.answers = AnswerSender(self)
+            from attn_tui.tui.follow import Follower  # (a class's channel: only when following)
+
             self.follower = Follower(self.classroom.follow, len(self.player), self._teacher_moved,
                                      self._channel_lost, self.show, self.classroom.student, self.answers.revealed)
             self.following = True

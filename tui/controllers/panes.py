@@ -11,7 +11,6 @@ from textual.geometry import Region
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from attn_tui.core.engine.backward import gradient_check
 from attn_tui.core.engine.explanation import FOLD, Line, Span, explain
 from attn_tui.core.model.labels import ROLES, dims, input_labels, token_labels
 from attn_tui.core.numbers import decimals_needed
@@ -312,6 +311,8 @@ class Panes:
         if view is None:
             view = next(iter(v for v in screen.input_views.values() if isinstance(v, InputMatrix)))
         row, col = view.cursor
+        from attn_tui.core.engine.backward import gradient_check  # (only when asked for)
+
         lines = gradient_check(screen.session.attention, view.matrix_name, row, col, view.head)
         screen.gradient_check = (screen.session.version, lines)
         self.show_why()
