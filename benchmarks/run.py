@@ -277,15 +277,17 @@ def main() -> None:
             rows.extend(key_row(label, *measured, 20))
 
     try:
-        label = "start to the whole debugger of cat_sat ÷ bare Textual app"
+        # (#47) against its real floor: a bare Textual app that imports NumPy and PyYAML first,
+        # which the debugger's first frame, numbers computed, cannot do without
+        label = "start to the whole debugger of cat_sat ÷ bare Textual app importing NumPy and PyYAML"
         if wanted(label):
             ours, bare, libs = startup(tmux, ROOT / "scenarios" / "cat_sat.yaml", "raw scores: [1, 1, 2]",
                                        3 if args.quick else 7)
-            ratios = [o / b for o, b in zip(ours, bare)]
+            ratios = [o / l for o, l in zip(ours, libs)]
             floor = statistics.median([l / b for l, b in zip(libs, bare)])
-            rows.append(row(label, ratios, 1.5, "×",
-                            f"attn-tui {statistics.median(ours):.2f} s, bare {statistics.median(bare):.2f} s; "
-                            f"bare importing NumPy and PyYAML first {statistics.median(libs):.2f} s ({floor:.2f}×)"))
+            rows.append(row(label, ratios, 1.25, "×",
+                            f"attn-tui {statistics.median(ours):.2f} s, that bare app {statistics.median(libs):.2f} s; "
+                            f"a bare app alone {statistics.median(bare):.2f} s (the libraries add {floor:.2f}×)"))
         for T in sizes:
             ready = "how well does"
             key(f"edit a Q cell (+), T = {T}", scenarios[T], ready, ["Tab"], ["+"])
