@@ -136,7 +136,7 @@ class AttnApp(App[int]):
 
             debugger = DebuggerScreen(self.initial, self.read_only, self.save_root, self.classroom)
             if self.start is not None:
-                debugger.place(self.start)  # (before it mounts: its first frame is there)
+                debugger.place(self.start, stage_column=self.start.column)  # (before it mounts: its first frame is there)
             self.call_later(self.push_screen, debugger)
             if self.present:
                 self.call_after_refresh(debugger.action_present)

@@ -100,7 +100,7 @@ class AnswerSender:
         if predictions is None or not predictions.predicts(where.step) \
                 or predictions.is_revealed(where.step, where.head, where.row):
             return
-        if screen.position == where or (screen.stage, screen.row, screen.head) == (where.step, where.row, where.head):
+        if screen.lesson_position == where or (screen.stage, screen.row, screen.head) == (where.step, where.row, where.head):
             screen.guesses.reveal()
         else:  # exploring elsewhere: the row is revealed all the same, and shown when they go back
             predictions.reveal(where.step, where.head, where.row, self.lessons.session.attention)

@@ -120,7 +120,7 @@ class Changes:
         edit = self.make(lambda: self.session.apply(switch()))
         if edit is not None and edit.value is not None:  # on: step to it
             screen = self.screen
-            screen.step = [stage.name for stage in screen.stages].index(name)
+            screen.move(step=screen.step_of(name))
 
     # ---- after a change, off the key's path -------------------------------------------------
 

@@ -61,9 +61,12 @@ class Guesses:
         chosen key follows it, where the stage's columns are keys."""
         screen = self.screen
         cursor = screen.stage_view.cursor
-        if cursor is not None and screen.keyed:
-            screen.column = cursor[1] * screen.span
-        screen.panes.show_why()
+        if cursor is None:
+            return
+        if screen.keyed:
+            screen.move(column=cursor[1] * screen.span)
+        else:
+            screen.move(stage_column=cursor[1])
 
     def take_keys_of(self, matrices) -> None:
         """Have these input matrices ask :meth:`take_key` first, of every key typed in them."""

@@ -51,7 +51,7 @@ class Lessons:
             except NumericError as error:  # (a recovery copy restored before it, say)
                 tell(screen, str(error), severity="error", timeout=8)
             else:
-                screen.place(where)
+                screen.place(where, stage_column=where.column)  # (nothing shown yet: the key's column)
         leader = self.classroom.leader
         if leader is not None:
             leader.changed = lambda: screen.app.call_later(self.show)
@@ -71,8 +71,7 @@ class Lessons:
             self.following = True
             self.answers.start()
             screen.run_worker(self.follower.run(), group="follow", exit_on_error=False)
-        for name in ("step", "row", "column", "head"):
-            screen.watch(screen, name, self.moved, init=False)
+        screen.watch(screen, "position", self.moved, init=False)
         self.show()
 
 
@@ -124,8 +123,8 @@ class Lessons:
                 screen.move_to(where)
         if self.recorder is not None:
             for edit in player.applied:
-                self.recorder.changed(edit, self.screen.position)
-            self.recorder.moved(self.screen.position)
+                self.recorder.changed(edit, self.screen.lesson_position)
+            self.recorder.moved(self.screen.lesson_position)
         if self.classroom.leader is not None:
             self.classroom.leader.publish(index + 1)
         self.show()
@@ -162,7 +161,7 @@ class Lessons:
             if refusal:
                 tell(screen, f"Cannot record now: {refusal}", severity="warning", timeout=8)
                 return
-            self.recorder = Recorder(self.screen.position, recording_start(self.session))
+            self.recorder = Recorder(self.screen.lesson_position, recording_start(self.session))
             self._fed = self.session.last_edit
             tell(screen, "Recording: steps, rows, heads, edits and options become beats (a pause starts the "
                          "next); ctrl+r writes them into the file's lesson:", timeout=6)
@@ -183,7 +182,7 @@ class Lessons:
 
             text = write_lesson(self.session.scenario, beats)
         except SaveError as error:
-            self.recorder = Recorder(self.screen.position, self.screen.position, beats=beats)  # ctrl+r tries again
+            self.recorder = Recorder(self.screen.lesson_position, self.screen.lesson_position, beats=beats)  # ctrl+r tries again
             tell(screen, f"{error} (still recording: ctrl+r tries again)", severity="error", timeout=10)
             return
         self.session.lesson_written(text)
@@ -208,7 +207,7 @@ class Lessons:
         def chosen(target: str | None) -> None:
             if not target:
                 tell(screen, "Still recording: ctrl+r asks again where to write the lesson", timeout=6)
-                self.recorder = Recorder(self.screen.position, self.screen.position, beats=beats)
+                self.recorder = Recorder(self.screen.lesson_position, self.screen.lesson_position, beats=beats)
                 self.show()
                 return
             try:
@@ -234,9 +233,12 @@ class Lessons:
         self.screen.refresh_bindings()
         self.go(0)
 
-    def moved(self) -> None:
-        if self.recorder is not None:
-            self.recorder.moved(self.screen.position)
+    def moved(self, before, now) -> None:
+        """The screen's position changed: a move the recorder keeps (the stage's cursor column
+        alone, where the columns are not keys, is no lesson's)."""
+        if self.recorder is not None and (before.step, before.row, before.column, before.head) \
+                != (now.step, now.row, now.column, now.head):
+            self.recorder.moved(self.screen.lesson_position)
             self.show()
 
     def changed(self) -> None:
@@ -244,7 +246,7 @@ class Lessons:
         edit = self.session.last_edit
         if self.recorder is not None and edit is not None and edit is not self._fed:
             self._fed = edit
-            self.recorder.changed(edit, self.screen.position)
+            self.recorder.changed(edit, self.screen.lesson_position)
             self.show()
 
     # ---- following a teacher ----------------------------------------------------------------

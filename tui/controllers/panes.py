@@ -94,21 +94,17 @@ class Panes:
         """[ and ]: the key to the left or right; at a stage whose columns are tiles of keys, the tile."""
         screen = self.screen
         span, column = screen.span, screen.column
-        screen.column = max(0, min(screen.session.scenario.T_k - 1, column - column % span + delta * span))
+        screen.move(column=column - column % span + delta * span)  # (kept to the keys: the position's)
 
     def out_column(self, delta: int) -> None:
         """[ and ] at a stage whose columns are not keys (the Weighted sum's, Project's outputs, a
         gradient's): the stage's cursor moves along its columns, and the Why pane explains the
         column it is on (issue 50: Project explained its first output column only)."""
         screen = self.screen
-        view = screen.stage_view
-        row, column = view.cursor or (screen.row, 0)
-        moved = max(0, min(screen.column_count - 1, column + delta))
-        if moved == column:
+        column = screen.stage_column
+        screen.move(stage_column=column + delta)  # (the stage's cursor follows: show_marks)
+        if screen.stage_column == column:
             screen.app.bell()
-            return
-        view.set_cursor((row, moved))
-        self.show_why()
 
     def inputs_scrolled(self) -> None:
         """Show the derived Q, K, V an edit left behind out of view: a widget refreshed off the
@@ -230,10 +226,8 @@ class Panes:
         stage = screen.stage
         row, column = screen.row, screen.column
         stage_view = screen.stage_view
-        keyed = screen.keyed
-        if not stage_view.editing:  # (an open guess keeps its cell)
-            stage_view.set_cursor((row, screen.stage_column if keyed else  # (at first: the column it opened at)
-                                   min(stage_view.cursor[1] if stage_view.cursor else screen.column, screen.column_count - 1)))
+        if not stage_view.editing:  # (an open guess keeps its cell; the Moved it posts moves the position)
+            stage_view.set_cursor((row, screen.stage_column))
         stage_view.set_marks(rows=frozenset({row}))
         reads = highlights(stage, screen.stages)
         shown = {ROW: frozenset({row}), KEY: frozenset({column}),
@@ -255,7 +249,7 @@ class Panes:
         screen = self.screen
         session = screen.session
         stage, row, head = screen.stage, screen.row, screen.head
-        col = screen.stage_column if screen.keyed else (screen.stage_view.cursor or (0, 0))[1]
+        col = screen.stage_column
         predictions = session.predictions
         hidden = predictions is not None and predictions.hidden_rows(stage, head)[row]
         extra: list[Line] = []
