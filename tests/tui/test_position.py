@@ -126,7 +126,7 @@ async def test_the_guess_editor_moving_on_moves_the_position(tmp_path):
     async with running(path) as (app, pilot):
         screen = debugger(app)
         await pilot.press("n", "n", "n")
-        assert screen.guesses.predicting
+        assert screen.predicting
         before = screen.column
         await pilot.press("0", "tab")
         await pilot.pause()

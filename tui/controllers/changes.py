@@ -1,5 +1,5 @@
 """The changes of one debugger screen to its numbers: a cell typed or nudged, an option or a
-stage switched, undo and redo. Each goes through the core Session; what shows the numbers is
+stage switched, undo and redo, the guesses kept as expect:. Each goes through the core Session; what shows the numbers is
 then told (``DebuggerScreen.after_change``), and a change refused is said with its reason and
 moves nothing. After a change, off the key's path: the recovery copy, and a leaky mask's warning."""
 
@@ -100,6 +100,15 @@ class Changes:
             if now - told.get(why, -math.inf) > 4:  # (a burst of keys: each sentence once while shown)
                 told[why] = now
                 tell(self.screen, why, timeout=4)
+
+    def keep_predictions(self) -> None:
+        """The guesses made so far into the scenario's expect: (saved with ctrl+s)."""
+        if self.make(self.session.keep_predictions) is None:
+            tell(self.screen, "No predictions to keep yet", timeout=3)
+            return
+        tolerance = self.session.scenario.expect_tolerance
+        tell(self.screen, f"Predictions kept in expect: (checked within {tolerance:g}; values already "
+                          "there stay where you made no guess) — ctrl+s writes them", timeout=6)
 
     def redo(self) -> None:
         if self.make(self.session.redo) is None:

@@ -189,7 +189,7 @@ class Lessons:
         self.recorder = None
         self._replay()
         tell(screen, f"{len(beats)} beat{'' if len(beats) == 1 else 's'} written into "
-                     f"{screen.saving.where}'s lesson: (add say: lines to them); back at beat 1, n plays them",
+                     f"{screen.file_name}'s lesson: (add say: lines to them); back at beat 1, n plays them",
              timeout=8)
 
     def _write_elsewhere(self, beats) -> None:
@@ -286,7 +286,7 @@ class Lessons:
             line = follow_line(False, connected, self.following, self.teacher_beat)
         recording = len(self.recorder) if self.recorder is not None else None
         screen.narration.show(narration(self.player, screen.head, recording, line))
-        screen.panes.show_subtitle()
+        screen.after_lesson_shown()
         if self.player is not None and self.player.beat is not None:
             label = f"Beat {self.player.beat + 1}/{len(self.player)}"
             if label != getattr(self, "_label", None):

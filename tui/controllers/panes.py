@@ -140,7 +140,7 @@ class Panes:
         session = screen.session
         scenario = session.scenario
         modified = session.modified and not session.journal.only_unkept()  # (a lesson's own edits: no)
-        screen.header.show(scenario, screen.saving.where, modified, scenario.head_names[screen.head])
+        screen.header.show(scenario, screen.file_name, modified, scenario.head_names[screen.head])
         screen.steps.show([stage.title for stage in screen.stages], screen.step)
 
     def show_inputs(self, names: tuple[str, ...] | None = None) -> None:
@@ -194,7 +194,7 @@ class Panes:
         heading = described.heading(session.scenario, session.attention.options)
         which = f" · {session.scenario.head_names[screen.head]}" if described.per_head and session.scenario.heads > 1 else ""
         set_titles(stage_view, f"Step {screen.step + 1} · {described.title}{which} · {heading}")
-        stage_view.predicting = screen.guesses.predicting
+        stage_view.predicting = screen.predicting
         stage_view.show(StageGrid(session, described, screen.head, screen.theirs, screen.mask_rule))
         self.show_subtitle()
 
@@ -202,21 +202,21 @@ class Panes:
         """What the stage view's bottom line says there is to do here."""
         screen = self.screen
         session, stage_view = screen.session, screen.stage_view
-        if screen.guesses.predicting:
+        if screen.predicting:
             close, judged = session.predictions.score(session.attention)
             pending = not session.predictions.is_revealed(screen.stage, screen.head, screen.row)
             subtitle = " · ".join(part for part in ("type a guess, Tab the next, r reveals the row" if pending else "",
                                                     f"{close}/{judged} close" if judged else "") if part)
-        elif screen.lessons.answer_first():
+        elif screen.answer_first():
             subtitle = "r reveals the beat's answer"
-        elif screen.guesses.comparing:
+        elif screen.comparing:
             subtitle = ("showing YOUR values · ✗ differs from attention · y: attention's" if screen.theirs
                         else "showing attention's values · ✗ yours differs · y: yours")
         elif screen.described.masks and len(mask_rules(session)) > 1:
             subtitle = f"showing: {screen.mask_rule or 'every rule'} · m: next"
         else:
             subtitle = ""
-        stage_view.predicting = screen.guesses.predicting
+        stage_view.predicting = screen.predicting
         if not stage_view.editing:
             set_titles(stage_view, subtitle=subtitle)
 
@@ -257,7 +257,7 @@ class Panes:
         if not hidden:
             explanation = explain(session.attention, stage, row, col,
                                   fold=UNFOLDED if screen.expanded else FOLD, head=head)
-        if screen.guesses.predicting:
+        if screen.predicting:
             extra = prediction_lines(predictions, stage, head, row, session.attention)
         elif hidden:
             extra = hidden_lines(predictions, stage, head, row, session.scenario)
@@ -265,7 +265,7 @@ class Panes:
             from attn_tui.core.teaching.compare import comparison_lines  # (a scenario with expect: alone)
 
             extra = comparison_lines(session.comparison, session.scenario, screen.described.key, row, col,
-                                     screen.guesses.compared_head)
+                                     screen.compared_head)
         refused = [("guess" if view is screen.stage_view else view.id.removeprefix("input-"), view.refused_reason)
                    for view in (*screen.input_views.values(), screen.stage_view)
                    if getattr(view, "refused_reason", "")]  # (whole here: a pane's border cuts it)

@@ -29,7 +29,7 @@ from attn_tui.tui.controllers.guesses import Guesses
 from attn_tui.tui.class_keys import ClassKeys
 from attn_tui.tui.controllers.lessons import Lessons
 from attn_tui.tui.controllers.panes import Panes
-from attn_tui.tui.controllers.saving import Saving
+from attn_tui.tui.controllers.saving import Saving, file_name
 from attn_tui.tui.keys import available, screen_bindings
 from attn_tui.tui.screens.position import DebuggerPosition, Positioned
 from attn_tui.tui.text import plain
@@ -159,6 +159,36 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
         self.lessons.changed()
         self.call_after_refresh(self.changes.keep_recovery)
 
+    # ---- what the controllers tell the screen (they know it, not each other) ---------------
+
+    def after_guess(self) -> None:
+        """After a guess was recorded: the stage and the Why pane, and a class's teacher."""
+        self.panes.show_stage()
+        self.panes.show_why()
+        self.lessons.guessed()
+
+    def after_reveal(self) -> None:
+        """After a row was revealed: what shows it, the keys, the lesson's bar, a class's teacher."""
+        self.panes.show_stage()
+        self.panes.show_marks()
+        self.panes.show_overview()
+        self.update_keys()
+        self.lessons.show()
+        self.lessons.guessed()
+
+    def after_lesson_shown(self) -> None:
+        """The lesson's bar changed (a beat, a recording, a teacher): so may the stage's subtitle."""
+        self.panes.show_subtitle()
+
+    def commit_editing(self) -> bool:
+        """Commit a cell still being typed in (before saving or quitting); False if it is no number."""
+        return self.changes.flush_editor()
+
+    @property
+    def file_name(self) -> str:
+        """The file as the header and messages name it (``tui.controllers.saving.file_name``)."""
+        return file_name(self.session)
+
     def on_unmount(self) -> None:
         self.session.journal.flush()  # a change made just before leaving is kept too
 
@@ -166,7 +196,7 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
         """Refresh the footer only when the set of keys that work changed."""
         history = self.session.history
         # the keys the footer shows (the stage's own hidden keys are checked when pressed)
-        state = (history.can_undo, history.can_redo, self.guesses.comparing, self.guesses.revealable(),
+        state = (history.can_undo, history.can_redo, self.comparing, self.revealable(),
                  self.lessons.reveal_pending(), self.keyed, self.column_count > 1)  # ([ ]: Key or Column)
         if state != self._keys_state:
             self._keys_state = state
@@ -226,8 +256,7 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
     action_toggle = delegate("changes", "toggle")
     action_undo = delegate("changes", "undo")
     action_redo = delegate("changes", "redo")
-    action_reveal = delegate("guesses", "reveal")
-    action_keep_predictions = delegate("guesses", "keep")
+    action_keep_predictions = delegate("changes", "keep_predictions")
     action_next_beat = delegate("lessons", "next")
     action_previous_beat = delegate("lessons", "previous")
     action_record = delegate("lessons", "record")
@@ -236,6 +265,14 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
     action_save_as = delegate("saving", "save_as")
     action_screenshot = delegate("saving", "screenshot")
     action_figure = delegate("saving", "figure")
+
+    def action_reveal(self) -> None:
+        """r: the row under the cursor revealed, or where there is no row to, the beat's answer."""
+        if self.revealable():
+            self.guesses.reveal()
+        else:
+            self.lessons.reveal_answer()
+            self.update_keys()
 
     def action_go_to(self) -> None:
         from attn_tui.tui.screens.goto import go_to  # (when asked: the first frame needs none of it, #30)

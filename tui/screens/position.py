@@ -154,3 +154,35 @@ class Positioned:
     @property
     def column_count(self) -> int:
         return self.described.column_count(self.session.scenario)
+
+    # ---- what the student does here ---------------------------------------------------------
+
+    @property
+    def predicting(self) -> bool:
+        """Whether the current stage is one the scenario asks the student to predict (and the
+        lesson's beat does not ask its question first)."""
+        predictions = self.session.predictions
+        return predictions is not None and predictions.predicts(self.stage) and not self.answer_first()
+
+    def answer_first(self) -> bool:
+        """Whether r shows the lesson's beat's answer before anything else (``Lessons.answer_first``)."""
+        return self.lessons.answer_first()
+
+    def revealable(self) -> bool:
+        """Whether r has a row to reveal here (a predicted stage, the row still hidden)."""
+        return self.predicting and not self.session.predictions.is_revealed(self.stage, self.head, self.row)
+
+    @property
+    def comparing(self) -> bool:
+        """Whether the scenario holds the student's own values (expect:) for the current stage
+        (and the stage shows them: a stage to predict shows the guesses, and y would do nothing)."""
+        predictions = self.session.predictions
+        if predictions is not None and predictions.predicts(self.stage):
+            return False
+        comparison = self.session.comparison
+        return comparison is not None and comparison.stage(self.described.key, self.compared_head) is not None
+
+    @property
+    def compared_head(self) -> int | None:
+        """The head a student's values of the current stage belong to (None: the only one)."""
+        return self.head if self.described.per_head and self.session.scenario.heads > 1 else None
