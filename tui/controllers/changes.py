@@ -1,7 +1,7 @@
 """The changes of one debugger screen to its numbers: a cell typed or nudged, an option or a
-stage switched, undo and redo, the guesses kept as expect:. Each goes through the core Session; what shows the numbers is
-then told (``DebuggerScreen.after_change``), and a change refused is said with its reason and
-moves nothing. After a change, off the key's path: the recovery copy, and a leaky mask's warning."""
+stage switched, undo and redo, the guesses kept as ``expect:``. Each goes through the core
+Session; what shows the numbers is then told (``DebuggerScreen.after_change``), and a change
+refused is said with its reason and moves nothing. After a change, off the key's path: the recovery copy, and a leaky mask's warning."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
 """DebuggerScreen: one scenario, stepped through and edited.
 
 The screen composes the panes, keeps the one position (step, row, column, head: ``position``,
-made valid where it is set: ``tui.screens.position``) and routes keys to its controllers (``tui.controllers``): ``panes`` tells the widgets what is
-new, ``changes`` edits the numbers through the core Session, ``guesses`` predicts and reveals,
-``lessons`` plays, records and follows, ``saving`` writes files. The numbers, the arithmetic and
+made valid where it is set: ``tui.screens.position``) and routes keys to its controllers
+(``tui.controllers``), which tell it what they did and never call each other: ``panes`` tells
+the widgets what is new, ``changes`` edits the numbers through the core Session, ``guesses``
+predicts and reveals, ``lessons`` plays, records and follows, ``saving`` writes files. The numbers, the arithmetic and
 the policy (what a prediction hides, what a student's values look like) all come from core.
 """
 
