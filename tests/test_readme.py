@@ -158,12 +158,12 @@ def test_every_command_line_option_the_docs_name_exists():
     prefixes = {"--js": "--json", "--mark": "--markdown"}  # the prefixes cli.md shows read as their flag
     for option in written - set(prefixes) - {"--ser"}:
         assert option in known, option
-    from attn_tui.tui.cli.parser import with_command
+    from attn_tui.tui.cli.parser import read
 
     for prefix, flag in prefixes.items():
-        assert f"`{prefix}`" in cli and with_command([prefix, "cat_sat"])[0] == with_command([flag, "cat_sat"])[0]
+        assert f"`{prefix}`" in cli and read([prefix, "cat_sat"]).command == read([flag, "cat_sat"]).command
     with pytest.raises(SystemExit):  # "--ser … is refused as ambiguous"
-        with_command(["--ser", "cat_sat"])
+        read(["--ser", "cat_sat"])
     assert {"--row", "--worksheet", "--answers", "--lesson", "--tiles", "--decode", "--max-apps",
             "--serve-dir", "--present", "--json", "--print"} <= written
 

@@ -136,7 +136,7 @@ class AttnApp(App[int]):
 
             debugger = DebuggerScreen(self.initial, self.read_only, self.save_root, self.classroom)
             if self.start is not None:
-                debugger.place(self.start)  # (before it mounts: its first frame is there)
+                debugger.place(self.start, stage_column=self.start.column)  # (before it mounts: its first frame is there)
             self.call_later(self.push_screen, debugger)
             if self.present:
                 self.call_after_refresh(debugger.action_present)
@@ -186,7 +186,7 @@ class AttnApp(App[int]):
 
     def _unless_unsaved(self, proceed) -> None:
         debugger = self.debugger
-        if debugger is not None and not debugger.changes.flush_editor():
+        if debugger is not None and not debugger.commit_editing():
             tell(self, "A cell holds text that is not a number: fix it, or press Esc to drop it.",
                  severity="warning")
             return
@@ -207,7 +207,7 @@ class AttnApp(App[int]):
 
         from attn_tui.tui.screens.choice import ChoiceScreen
 
-        self.push_screen(ChoiceScreen(f"{debugger.saving.where} has unsaved edits. Save them first?",
+        self.push_screen(ChoiceScreen(f"{debugger.file_name} has unsaved edits. Save them first?",
                                       [("save", "Save"), ("discard", "Discard"), ("cancel", "Cancel")]),
                          decided)
 

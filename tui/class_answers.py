@@ -100,8 +100,8 @@ class AnswerSender:
         if predictions is None or not predictions.predicts(where.step) \
                 or predictions.is_revealed(where.step, where.head, where.row):
             return
-        if screen.position == where or (screen.stage, screen.row, screen.head) == (where.step, where.row, where.head):
-            screen.guesses.reveal()
+        if screen.lesson_position == where or (screen.stage, screen.row, screen.head) == (where.step, where.row, where.head):
+            screen.action_reveal()
         else:  # exploring elsewhere: the row is revealed all the same, and shown when they go back
             predictions.reveal(where.step, where.head, where.row, self.lessons.session.attention)
             screen.update_keys()
@@ -176,8 +176,8 @@ class LeadAnswers:
         self.projected.add(beat)
         self.lessons.classroom.leader.reveal(beat)
         screen = self.lessons.screen
-        if screen.guesses.revealable():
-            screen.guesses.reveal()
+        if screen.revealable():
+            screen.action_reveal()
         following = self.lessons.classroom.leader.followers
         tell(screen, f"Answer revealed to the class ({following} following)", timeout=4)
         self.show()

@@ -258,9 +258,9 @@ def available(screen: DebuggerScreen, action: str, parameters: tuple[object, ...
     if action == "out_column":  # ([ and ] are bound to both: the one that works here runs)
         return not screen.keyed and screen.column_count > 1
     if action == "toggle_theirs":
-        return screen.guesses.comparing
+        return screen.comparing
     if action == "reveal":
-        return screen.guesses.revealable() or screen.lessons.reveal_pending()
+        return screen.revealable() or screen.lessons.reveal_pending()
     if action in ("next_beat", "previous_beat"):
         return screen.lessons.player is not None
     if action == "follow":

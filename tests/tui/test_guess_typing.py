@@ -49,7 +49,7 @@ async def burst(app, pilot, text: str) -> None:
 async def at_the_predict_beat(pilot, app):
     await pilot.press("n", "n", "n")
     screen = debugger(app)
-    assert screen.step == SOFTMAX and screen.row == SAT and screen.guesses.revealable()
+    assert screen.step == SOFTMAX and screen.row == SAT and screen.revealable()
     return screen
 
 

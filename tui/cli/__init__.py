@@ -15,7 +15,7 @@ from __future__ import annotations
 import gc
 import sys
 
-from attn_tui.tui.cli.parser import DEFAULT_MAX_APPS, OWN_PARSERS, Parser, build_parser, opens_the_app, with_command
+from attn_tui.tui.cli.parser import DEFAULT_MAX_APPS, OWN_PARSERS, CommandLine, Parser, build_parser, read
 from attn_tui.tui.cli.streams import (EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, OutputError, flush_out, quiet_stdout,
                                       report_internal_error, say, write_out)
 from attn_tui.tui.cli import app as _open
@@ -25,16 +25,16 @@ from attn_tui.tui.cli.views import scenario_path, select_rows, with_views
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if opens_the_app(argv):
-        _open.one_blas_thread()  # (before with_command's parser loads NumPy, which reads it once)
+    line = read(argv)  # (argparse exits on a usage error)
+    if line.opens_the_app:
+        _open.one_blas_thread()  # (before the command's parser loads NumPy, which reads it once)
         # and no garbage collection while the app starts: the collector's passes over the modules
         # being imported (NumPy's, Textual's) and the widgets being made cost its first frame
         # ~25 ms; it is back on once that frame is up (tui.app), or a server starts (_action)
         gc.disable()
-    argv = with_command(argv)
     debug = False
     try:
-        action, debug = _action(argv)
+        action, debug = _action(line)
         status = action()
         flush_out()
         return status
@@ -54,10 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         gc.enable()  # (whatever the run was, the caller's process collects again)
 
 
-def _action(argv: list[str]):
-    """What the command line asks for, parsed (argparse exits on a usage error), and whether
-    it asked for tracebacks (--debug)."""
-    name, rest = argv[0], argv[1:]
+def _action(line: CommandLine):
+    """What the command line asks for, its command's words parsed (argparse exits on a usage
+    error), and whether it asked for tracebacks (--debug)."""
+    name, rest = line.command, list(line.words)
     if name in OWN_PARSERS:
         if name == "heads":
             from attn_tui.tui.cli import heads
@@ -73,8 +73,7 @@ def _action(argv: list[str]):
 
         args = command.build_parser().parse_args(rest)
         return lambda: command.capture(args), args.debug
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(rest if name is None else [name, *rest])  # (None: --version, --help)
     if name == "open":
         from attn_tui.tui.cli.app import open_app as run
     elif name == "serve":

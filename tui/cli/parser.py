@@ -5,13 +5,20 @@ the rules of which option goes with which are argparse's structure, not checks a
     attn-tui json|print|markdown|check FILE …
     attn-tui list | serve [FILE] | new FILE | heads FILE | capture MODEL
 
-Today's flags still work: ``attn-tui --json FILE`` is ``attn-tui json FILE`` (see
-:func:`with_command`), and an option given to a mode it does not go with is told which do.
+The line is read once, by :func:`read`: its result says which command it asks for (the app:
+``open``) and the words that command's parser is given. Today's flags still work: ``attn-tui
+--json FILE`` is ``attn-tui json FILE``, and an option given to a mode it does not go with is
+told which do. Each command's options are argparse's (and so are their prefixes: ``--ro``);
+the modes' flags, which come before any command is known, are matched by :func:`_mode_flag`
+alone: argparse (3.10 to 3.13) looks a subcommand up by its whole name, ``allow_abbrev`` being
+for the options within one parser.
 """
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from attn_tui import __version__
 from attn_tui.core.text import visible
@@ -56,7 +63,7 @@ def _unrecognized(extras: list[str], argv: list[str]) -> str:
     after = argv[argv.index("--") + 1:] if "--" in argv else []
     options = [word.split("=", 1)[0] for word in extras if word.startswith("--") and word not in after]
     option = options[0] if options else None
-    modes = [name for name, taken in {**_OPTIONS, **_own_options()}.items() if option in taken]
+    modes = [name for name, taken in {**options_of(build_parser()).of, **_own_options()}.items() if option in taken]
     if option in HIDDEN:
         return f"{option} is how --serve starts each app, not an option to give"
     if not modes:
@@ -81,8 +88,6 @@ def _shown(command: str) -> str:
     return "the app (attn-tui FILE)" if command == "open" else flag or f"attn-tui {command}"
 
 
-_OPTIONS: dict[str, set[str]] = {}  # each command's options, as build_parser made them
-_TAKES_VALUE: set[str] = set()      # the options followed by a value (--row ROW)
 # how --serve starts each browser's app: saving only inside DIR (see core.editing.save_root),
 # following the teacher's beats on the channel at PATH (see tui.follow), and keeping its
 # recovery copies in its browser's folder (see core.editing.recovery_slots)
@@ -91,64 +96,94 @@ HINTS = {"--worksheet": ": attn-tui --markdown --worksheet FILE", "--answers": "
          "--follow": ": attn-tui --serve FILE --follow"}
 
 
-def with_command(argv: list[str]) -> list[str]:
-    """The arguments with their subcommand first, as the command line read before it had
-    subcommands: a mode's flag anywhere (``--json``, or a prefix of it only, ``--js``) becomes
-    its command, a line with neither opens the app, and ``--version`` and ``--debug`` go
-    anywhere. Heads' and capture's lines are theirs."""
+class Options(NamedTuple):
+    """The options of a parser's commands (:func:`options_of`): each command's, and those
+    followed by a value (``--row ROW``)."""
+
+    of: dict[str, set[str]]
+    taking_values: set[str]
+
+
+def options_of(parser: argparse.ArgumentParser) -> Options:
+    """The options of the commands of a parser just built (read off it when needed, never kept)."""
+    commands = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    return Options({name: {option for action in sub._actions for option in action.option_strings}
+                    for name, sub in commands.choices.items() if name not in OWN_PARSERS},
+                   {option for sub in commands.choices.values() for action in sub._actions
+                    if action.nargs != 0 for option in action.option_strings})
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """The command line, read: the command it asks for (``open``: the app; None: the top level's
+    own ``--version`` or ``--help``) and the words that command's parser reads."""
+
+    command: str | None
+    words: tuple[str, ...]
+
+    @property
+    def opens_the_app(self) -> bool:
+        """Whether it opens the app (or serves apps): then it wants one BLAS thread, asked for
+        before NumPy loads (tui.cli.app.one_blas_thread)."""
+        return self.command in ("open", "serve")
+
+
+def read(argv: list[str]) -> CommandLine:
+    """The one reading of the command line, as it was read before it had subcommands too: a
+    mode's flag anywhere (``--json``, or a prefix of it only, ``--js``) names its command, a line
+    with neither opens the app, and ``--version`` and ``--debug`` go anywhere; heads', figure's,
+    capture's and grade's words are theirs. Two modes, or a prefix of a mode's flag and another
+    option, are a usage error (exit 2). Only a line with a word that may be a mode's flag needs
+    the options of every command: read off the parser built without the stages' options, unless
+    the line has a word none of those is (--tiles, or a prefix): those load NumPy, which the app
+    wants loaded after it asked for one BLAS thread."""
     end = argv.index("--") if "--" in argv else len(argv)
     head, tail = argv[:end], argv[end:]
     if "--version" in head:
-        return ["--version"]
-    if head[:1] and head[0] in OWN_PARSERS:
-        return argv
-    if head[:1] == ["grade"]:  # its --json and --markdown are its own formats, not the modes
-        return argv
-    build_parser()  # (the option tables)
+        return CommandLine(None, ("--version",))
+    if head[:1] and (head[0] in OWN_PARSERS or head[0] == "grade"):  # (grade's --json is its own format)
+        return CommandLine(head[0], tuple(argv[1:]))
     debug = [word for word in head if word == "--debug"]
     head = [word for word in head if word != "--debug"]
     command = head[0] if head[:1] and head[0] in COMMANDS else None
+    words = head[1:] if command else head
+    options = options_of(build_parser(toggles=False)) if any(_may_be_a_mode(word) for word in words) else None
+    if options is not None and any(word.startswith("-") and word not in set(FLAGS).union(*options.of.values())
+                                   for word in words):
+        options = options_of(build_parser())
     modes, rest, value_next = [], [], False
-    for word in head[1:] if command else head:
-        flag = None if value_next or word in _OPTIONS.get(command, ()) else _mode_flag(word)  # (responses' --json)
+    for word in words:
+        flag = None if options is None or value_next or word in options.of.get(command, ()) \
+            else _mode_flag(word, options)  # (responses' --json is its own)
         if flag is not None:
             modes.append(flag)
             continue
         rest.append(word)
-        value_next = not value_next and word in _TAKES_VALUE
+        value_next = options is not None and not value_next and word in options.taking_values
     named = list(dict.fromkeys([*([command] if command else []), *(FLAGS[flag] for flag in modes)]))
     if len(named) > 1:
         shown = [f"attn-tui {name}" if name == command else next(f for f in modes if FLAGS[f] == name)
                  for name in named]
         build_parser().error(f"give one mode: {' and '.join(shown)} are two")
     if not named and rest[:1] in (["-h"], ["--help"]):
-        return argv
-    return [named[0] if named else "open", *rest, *debug, *tail]
+        return CommandLine(None, tuple(argv))
+    return CommandLine(named[0] if named else "open", (*rest, *debug, *tail))
 
 
-def opens_the_app(argv: list[str]) -> bool:
-    """Whether the line opens the app (or --serve's apps), read as :func:`with_command` reads
-    it but without the parser, whose stage options load NumPy: the app asks for one BLAS thread
-    before that. A word that may be a headless mode's flag (``--js``, ``--p``) counts as one:
-    one thread is the app's nicety, not its correctness."""
-    end = argv.index("--") if "--" in argv else len(argv)
-    head = [word for word in argv[:end] if word != "--debug"]
-    if head[:1] and head[0] in COMMANDS:
-        return head[0] in ("open", "serve")
-    headless = [flag for flag in FLAGS if flag != "--serve"]
-    return not any(word.startswith("--") and len(word) > 2 and any(flag.startswith(word.split("=", 1)[0])
-                                                                   for flag in headless)
-                   for word in head)
+def _may_be_a_mode(word: str) -> bool:
+    """Whether a word is a mode's flag, or may be a prefix of one (as argparse reads a prefix)."""
+    return word.startswith("--") and "=" not in word and len(word) > 2 \
+        and any(flag.startswith(word) for flag in FLAGS)
 
 
-def _mode_flag(word: str) -> str | None:
+def _mode_flag(word: str, options: Options) -> str | None:
     """The mode's flag ``word`` is, or is the only option starting with (as argparse reads a
     prefix); a prefix of several options, a mode among them, is refused as argparse would."""
     if word in FLAGS:
         return word
     if not word.startswith("--") or "=" in word or len(word) < 3:
         return None
-    every = set().union(*_OPTIONS.values())
+    every = set().union(*options.of.values())
     if word in every:
         return None
     matches = sorted(option for option in every | set(FLAGS) if option.startswith(word))
@@ -188,7 +223,10 @@ def _student_code(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verbose", action="store_true", help="show what the student's code printed (escaped)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(toggles: bool = True) -> argparse.ArgumentParser:
+    """The command line's parser: a subcommand a mode. Without ``toggles``, the stages' options
+    (--tiles, --decode) left out: they load NumPy, which :func:`read` must not before it knows
+    whether the line opens the app."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     parser = Parser(
@@ -220,7 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="follow the class a teacher leads on this machine (serve LESSON --follow), in this "
                           "terminal: its beats, and your answers to it (CHANNEL: when it leads more than one)")
     app.add_argument("--name", help="with --join, in a class with --names: the first name the teacher sees")
-    add_toggles(app)
+    if toggles:
+        add_toggles(app)
     for option in HIDDEN:
         app.add_argument(option, help=argparse.SUPPRESS)
 
@@ -251,7 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
                           help="with --impl: open the app with the student's numbers as expect:, at the first "
                                "wrong stage, row and cell")
     for name in ("json", "print", "markdown", "check"):
-        add_toggles(commands.choices[name])
+        if toggles:
+            add_toggles(commands.choices[name])
     command("list", "list the built-in scenarios")
 
     serving = command("serve", "serve the app to web browsers, one app per browser, for a class "
@@ -304,20 +344,15 @@ def build_parser() -> argparse.ArgumentParser:
     _student_code(grading)
     for name, help in OWN_PARSERS.items():
         commands.add_parser(name, help=help, add_help=False)
-    _OPTIONS.clear()
-    _OPTIONS.update({name: {option for action in sub._actions for option in action.option_strings}
-                     for name, sub in commands.choices.items() if name not in OWN_PARSERS})
-    _TAKES_VALUE.clear()
-    _TAKES_VALUE.update(option for sub in commands.choices.values() for action in sub._actions
-                        if action.nargs != 0 for option in action.option_strings)
     return parser
 
 
 def options() -> set[str]:
     """Every option of every command, of the commands with parsers of their own, and the modes'
     flags."""
-    top = {option for action in build_parser()._actions for option in action.option_strings}
-    return set().union(top, *_OPTIONS.values(), *_own_options().values(), FLAGS)
+    parser = build_parser()
+    top = {option for action in parser._actions for option in action.option_strings}
+    return set().union(top, *options_of(parser).of.values(), *_own_options().values(), FLAGS)
 
 
 COMMANDS = ("open", "json", "print", "markdown", "check", "list", "serve", "new", "grade", "responses", *OWN_PARSERS)

@@ -1,7 +1,7 @@
 """The changes of one debugger screen to its numbers: a cell typed or nudged, an option or a
-stage switched, undo and redo. Each goes through the core Session; what shows the numbers is
-then told (``DebuggerScreen.after_change``), and a change refused is said with its reason and
-moves nothing. After a change, off the key's path: the recovery copy, and a leaky mask's warning."""
+stage switched, undo and redo, the guesses kept as ``expect:``. Each goes through the core
+Session; what shows the numbers is then told (``DebuggerScreen.after_change``), and a change
+refused is said with its reason and moves nothing. After a change, off the key's path: the recovery copy, and a leaky mask's warning."""
 
 from __future__ import annotations
 
@@ -101,6 +101,15 @@ class Changes:
                 told[why] = now
                 tell(self.screen, why, timeout=4)
 
+    def keep_predictions(self) -> None:
+        """The guesses made so far into the scenario's expect: (saved with ctrl+s)."""
+        if self.make(self.session.keep_predictions) is None:
+            tell(self.screen, "No predictions to keep yet", timeout=3)
+            return
+        tolerance = self.session.scenario.expect_tolerance
+        tell(self.screen, f"Predictions kept in expect: (checked within {tolerance:g}; values already "
+                          "there stay where you made no guess) — ctrl+s writes them", timeout=6)
+
     def redo(self) -> None:
         if self.make(self.session.redo) is None:
             self.screen.app.bell()
@@ -120,7 +129,7 @@ class Changes:
         edit = self.make(lambda: self.session.apply(switch()))
         if edit is not None and edit.value is not None:  # on: step to it
             screen = self.screen
-            screen.step = [stage.name for stage in screen.stages].index(name)
+            screen.move(step=screen.step_of(name))
 
     # ---- after a change, off the key's path -------------------------------------------------
 

@@ -52,7 +52,7 @@ class Lessons:
             except NumericError as error:  # (a recovery copy restored before it, say)
                 tell(screen, str(error), severity="error", timeout=8)
             else:
-                screen.place(where)
+                screen.place(where, stage_column=where.column)  # (nothing shown yet: the key's column)
         leader = self.classroom.leader
         if leader is not None:
             leader.changed = lambda: screen.app.call_later(self.show)
@@ -74,8 +74,7 @@ class Lessons:
             self.following = True
             self.answers.start()
             screen.run_worker(self.follower.run(), group="follow", exit_on_error=False)
-        for name in ("step", "row", "column", "head"):
-            screen.watch(screen, name, self.moved, init=False)
+        screen.watch(screen, "position", self.moved, init=False)
         self.show()
 
 
@@ -127,8 +126,8 @@ class Lessons:
                 screen.move_to(where)
         if self.recorder is not None:
             for edit in player.applied:
-                self.recorder.changed(edit, self.screen.position)
-            self.recorder.moved(self.screen.position)
+                self.recorder.changed(edit, self.screen.lesson_position)
+            self.recorder.moved(self.screen.lesson_position)
         if self.classroom.leader is not None:
             self.classroom.leader.publish(index + 1)
         self.show()
@@ -165,7 +164,7 @@ class Lessons:
             if refusal:
                 tell(screen, f"Cannot record now: {refusal}", severity="warning", timeout=8)
                 return
-            self.recorder = Recorder(self.screen.position, recording_start(self.session))
+            self.recorder = Recorder(self.screen.lesson_position, recording_start(self.session))
             self._fed = self.session.last_edit
             tell(screen, "Recording: steps, rows, heads, edits and options become beats (a pause starts the "
                          "next); ctrl+r writes them into the file's lesson:", timeout=6)
@@ -186,14 +185,14 @@ class Lessons:
 
             text = write_lesson(self.session.scenario, beats)
         except SaveError as error:
-            self.recorder = Recorder(self.screen.position, self.screen.position, beats=beats)  # ctrl+r tries again
+            self.recorder = Recorder(self.screen.lesson_position, self.screen.lesson_position, beats=beats)  # ctrl+r tries again
             tell(screen, f"{error} (still recording: ctrl+r tries again)", severity="error", timeout=10)
             return
         self.session.lesson_written(text)
         self.recorder = None
         self._replay()
         tell(screen, f"{len(beats)} beat{'' if len(beats) == 1 else 's'} written into "
-                     f"{screen.saving.where}'s lesson: (add say: lines to them); back at beat 1, n plays them",
+                     f"{screen.file_name}'s lesson: (add say: lines to them); back at beat 1, n plays them",
              timeout=8)
 
     def _write_elsewhere(self, beats) -> None:
@@ -211,7 +210,7 @@ class Lessons:
         def chosen(target: str | None) -> None:
             if not target:
                 tell(screen, "Still recording: ctrl+r asks again where to write the lesson", timeout=6)
-                self.recorder = Recorder(self.screen.position, self.screen.position, beats=beats)
+                self.recorder = Recorder(self.screen.lesson_position, self.screen.lesson_position, beats=beats)
                 self.show()
                 return
             try:
@@ -237,9 +236,12 @@ class Lessons:
         self.screen.refresh_bindings()
         self.go(0)
 
-    def moved(self) -> None:
-        if self.recorder is not None:
-            self.recorder.moved(self.screen.position)
+    def moved(self, before, now) -> None:
+        """The screen's position changed: a move the recorder keeps (the stage's cursor column
+        alone, where the columns are not keys, is no lesson's)."""
+        if self.recorder is not None and (before.step, before.row, before.column, before.head) \
+                != (now.step, now.row, now.column, now.head):
+            self.recorder.moved(self.screen.lesson_position)
             self.show()
 
     def changed(self) -> None:
@@ -247,7 +249,7 @@ class Lessons:
         edit = self.session.last_edit
         if self.recorder is not None and edit is not None and edit is not self._fed:
             self._fed = edit
-            self.recorder.changed(edit, self.screen.position)
+            self.recorder.changed(edit, self.screen.lesson_position)
             self.show()
 
     # ---- following a teacher ----------------------------------------------------------------
@@ -287,7 +289,7 @@ class Lessons:
             line = follow_line(False, connected, self.following, self.teacher_beat)
         recording = len(self.recorder) if self.recorder is not None else None
         screen.narration.show(narration(self.player, screen.head, recording, line))
-        screen.panes.show_subtitle()
+        screen.after_lesson_shown()
         if self.player is not None and self.player.beat is not None:
             label = f"Beat {self.player.beat + 1}/{len(self.player)}"
             if label != getattr(self, "_label", None):

@@ -93,21 +93,17 @@ class Panes:
         """[ and ]: the key to the left or right; at a stage whose columns are tiles of keys, the tile."""
         screen = self.screen
         span, column = screen.span, screen.column
-        screen.column = max(0, min(screen.session.scenario.T_k - 1, column - column % span + delta * span))
+        screen.move(column=column - column % span + delta * span)  # (kept to the keys: the position's)
 
     def out_column(self, delta: int) -> None:
         """[ and ] at a stage whose columns are not keys (the Weighted sum's, Project's outputs, a
         gradient's): the stage's cursor moves along its columns, and the Why pane explains the
         column it is on (issue 50: Project explained its first output column only)."""
         screen = self.screen
-        view = screen.stage_view
-        row, column = view.cursor or (screen.row, 0)
-        moved = max(0, min(screen.column_count - 1, column + delta))
-        if moved == column:
+        column = screen.stage_column
+        screen.move(stage_column=column + delta)  # (the stage's cursor follows: show_marks)
+        if screen.stage_column == column:
             screen.app.bell()
-            return
-        view.set_cursor((row, moved))
-        self.show_why()
 
     def inputs_scrolled(self) -> None:
         """Show the derived Q, K, V an edit left behind out of view: a widget refreshed off the
@@ -143,7 +139,7 @@ class Panes:
         session = screen.session
         scenario = session.scenario
         modified = session.modified and not session.journal.only_unkept()  # (a lesson's own edits: no)
-        screen.header.show(scenario, screen.saving.where, modified, scenario.head_names[screen.head])
+        screen.header.show(scenario, screen.file_name, modified, scenario.head_names[screen.head])
         screen.steps.show([stage.title for stage in screen.stages], screen.step)
 
     def show_inputs(self, names: tuple[str, ...] | None = None) -> None:
@@ -197,7 +193,7 @@ class Panes:
         heading = described.heading(session.scenario, session.attention.options)
         which = f" · {session.scenario.head_names[screen.head]}" if described.per_head and session.scenario.heads > 1 else ""
         set_titles(stage_view, f"Step {screen.step + 1} · {described.title}{which} · {heading}")
-        stage_view.predicting = screen.guesses.predicting
+        stage_view.predicting = screen.predicting
         stage_view.show(StageGrid(session, described, screen.head, screen.theirs, screen.mask_rule))
         self.show_subtitle()
 
@@ -205,21 +201,21 @@ class Panes:
         """What the stage view's bottom line says there is to do here."""
         screen = self.screen
         session, stage_view = screen.session, screen.stage_view
-        if screen.guesses.predicting:
+        if screen.predicting:
             close, judged = session.predictions.score(session.attention)
             pending = not session.predictions.is_revealed(screen.stage, screen.head, screen.row)
             subtitle = " · ".join(part for part in ("type a guess, Tab the next, r reveals the row" if pending else "",
                                                     f"{close}/{judged} close" if judged else "") if part)
-        elif screen.lessons.answer_first():
+        elif screen.answer_first():
             subtitle = "r reveals the beat's answer"
-        elif screen.guesses.comparing:
+        elif screen.comparing:
             subtitle = ("showing YOUR values · ✗ differs from attention · y: attention's" if screen.theirs
                         else "showing attention's values · ✗ yours differs · y: yours")
         elif screen.described.masks and len(mask_rules(session)) > 1:
             subtitle = f"showing: {screen.mask_rule or 'every rule'} · m: next"
         else:
             subtitle = ""
-        stage_view.predicting = screen.guesses.predicting
+        stage_view.predicting = screen.predicting
         if not stage_view.editing:
             set_titles(stage_view, subtitle=subtitle)
 
@@ -229,10 +225,8 @@ class Panes:
         stage = screen.stage
         row, column = screen.row, screen.column
         stage_view = screen.stage_view
-        keyed = screen.keyed
-        if not stage_view.editing:  # (an open guess keeps its cell)
-            stage_view.set_cursor((row, screen.stage_column if keyed else  # (at first: the column it opened at)
-                                   min(stage_view.cursor[1] if stage_view.cursor else screen.column, screen.column_count - 1)))
+        if not stage_view.editing:  # (an open guess keeps its cell; the Moved it posts moves the position)
+            stage_view.set_cursor((row, screen.stage_column))
         stage_view.set_marks(rows=frozenset({row}))
         reads = highlights(stage, screen.stages)
         shown = {ROW: frozenset({row}), KEY: frozenset({column}),
@@ -254,7 +248,7 @@ class Panes:
         screen = self.screen
         session = screen.session
         stage, row, head = screen.stage, screen.row, screen.head
-        col = screen.stage_column if screen.keyed else (screen.stage_view.cursor or (0, 0))[1]
+        col = screen.stage_column
         predictions = session.predictions
         hidden = predictions is not None and predictions.hidden_rows(stage, head)[row]
         extra: list[Line] = []
@@ -262,7 +256,7 @@ class Panes:
         if not hidden:
             explanation = explain(session.attention, stage, row, col,
                                   fold=UNFOLDED if screen.expanded else FOLD, head=head)
-        if screen.guesses.predicting:
+        if screen.predicting:
             extra = prediction_lines(predictions, stage, head, row, session.attention)
         elif hidden:
             extra = hidden_lines(predictions, stage, head, row, session.scenario)
@@ -270,7 +264,7 @@ class Panes:
             from attn_tui.core.teaching.compare import comparison_lines  # (a scenario with expect: alone)
 
             extra = comparison_lines(session.comparison, session.scenario, screen.described.key, row, col,
-                                     screen.guesses.compared_head)
+                                     screen.compared_head)
         refused = [("guess" if view is screen.stage_view else view.id.removeprefix("input-"), view.refused_reason)
                    for view in (*screen.input_views.values(), screen.stage_view)
                    if getattr(view, "refused_reason", "")]  # (whole here: a pane's border cuts it)

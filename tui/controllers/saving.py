@@ -32,25 +32,8 @@ class Saving:
     def session(self):
         return self.screen.session
 
-    @property
-    def where(self) -> str:
-        """The file as the header and messages name it: its path (relative where shorter), or
-        a built-in's, a served file's or a read-only file's name."""
-        path = self.session.scenario.path
-        if path is None:
-            return "(no file)"
-        if self.session.read_only:
-            from attn_tui.core.loading.catalog import is_builtin
-
-            # (read-only and neither: check --impl --open's scenario, holding the student's numbers)
-            kind = ("served" if self.session.save_root is not None else "built-in" if is_builtin(path)
-                    else "read-only")
-            return f"{os.path.splitext(os.path.basename(path))[0]} ({kind})"
-        relative = os.path.relpath(path)
-        return relative if not relative.startswith("..") else path
-
     def save(self, then=None) -> None:
-        if not self.screen.changes.flush_editor():
+        if not self.screen.commit_editing():
             return
         if self.session.read_only:
             self.save_as(then)
@@ -58,7 +41,7 @@ class Saving:
         self._save(None, False, then)
 
     def save_as(self, then=None) -> None:
-        if not self.screen.changes.flush_editor():
+        if not self.screen.commit_editing():
             return
         path = self.session.scenario.path
         suggestion = os.path.basename(path) if path and self.session.read_only else (path or "scenario.yaml")
@@ -136,7 +119,7 @@ class Saving:
         from attn_tui.tui.screens.choice import ChoiceScreen
 
         self.screen.app.push_screen(ChoiceScreen(
-            f"{self.where} has {count} unsaved edit{'s' if count > 1 else ''} from {when}, kept "
+            f"{self.screen.file_name} has {count} unsaved edit{'s' if count > 1 else ''} from {when}, kept "
             f"when attn-tui last stopped without saving.{changed}\nRestore them?",
             [("restore", "Restore"), ("discard", "Discard")], settle=RECOVERY_SETTLE, escape="restores too"), decided)
 
@@ -216,3 +199,20 @@ class Saving:
                  severity="error", timeout=8)
             return
         tell(screen, f"Figure saved: {written}", timeout=6)
+
+
+def file_name(session) -> str:
+    """The file as the header and messages name it: its path (relative where shorter), or a
+    built-in's, a served file's or a read-only file's name."""
+    path = session.scenario.path
+    if path is None:
+        return "(no file)"
+    if session.read_only:
+        from attn_tui.core.loading.catalog import is_builtin
+
+        # (read-only and neither: check --impl --open's scenario, holding the student's numbers)
+        kind = ("served" if session.save_root is not None else "built-in" if is_builtin(path)
+                else "read-only")
+        return f"{os.path.splitext(os.path.basename(path))[0]} ({kind})"
+    relative = os.path.relpath(path)
+    return relative if not relative.startswith("..") else path

@@ -1,13 +1,16 @@
 """DebuggerScreen: one scenario, stepped through and edited.
 
-The screen composes the panes, keeps the one position (step, row, column, head: ``position``)
-and routes keys to its controllers (``tui.controllers``): ``panes`` tells the widgets what is
-new, ``changes`` edits the numbers through the core Session, ``guesses`` predicts and reveals,
-``lessons`` plays, records and follows, ``saving`` writes files. The numbers, the arithmetic and
+The screen composes the panes, keeps the one position (step, row, column, head: ``position``,
+made valid where it is set: ``tui.screens.position``) and routes keys to its controllers
+(``tui.controllers``), which tell it what they did and never call each other: ``panes`` tells
+the widgets what is new, ``changes`` edits the numbers through the core Session, ``guesses``
+predicts and reveals, ``lessons`` plays, records and follows, ``saving`` writes files. The numbers, the arithmetic and
 the policy (what a prediction hides, what a student's values look like) all come from core.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from textual import on
 from textual.app import ComposeResult
@@ -18,9 +21,8 @@ from textual.widgets import Static
 
 from attn_tui.core.editing.save_root import SaveRoot
 from attn_tui.core.editing.session import Session
-from attn_tui.core.engine.stages import KEYS, TILES, stages_for
+from attn_tui.core.engine.stages import stages_for
 from attn_tui.core.engine.views import mask_rules
-from attn_tui.core.model.lesson import Position
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.tui.controllers import delegate
 from attn_tui.tui.controllers.changes import Changes
@@ -28,8 +30,9 @@ from attn_tui.tui.controllers.guesses import Guesses
 from attn_tui.tui.class_keys import ClassKeys
 from attn_tui.tui.controllers.lessons import Lessons
 from attn_tui.tui.controllers.panes import Panes
-from attn_tui.tui.controllers.saving import Saving
+from attn_tui.tui.controllers.saving import Saving, file_name
 from attn_tui.tui.keys import available, screen_bindings
+from attn_tui.tui.screens.position import DebuggerPosition, Positioned
 from attn_tui.tui.text import plain
 from attn_tui.tui.whole_frames import WholeFrames
 from attn_tui.tui.widgets.editable_matrix import EditableMatrix
@@ -47,7 +50,7 @@ from attn_tui.tui.widgets.variants import VariantsView
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 
 
-class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  # its own, in the footer's order (tui/keys.py)
+class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_bindings=False):  # its own, in the footer's order (tui/keys.py)
     """The step-debugger for one scenario."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide")]
@@ -56,11 +59,7 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
     BINDINGS = screen_bindings()
 
     # repaint=False: a change tells the widgets that show it; repainting the whole screen
-    # (a reactive's default) would cost every key a full frame
-    step: reactive[int] = reactive(0, init=False, repaint=False)
-    row: reactive[int] = reactive(0, init=False, repaint=False)
-    column: reactive[int] = reactive(0, init=False, repaint=False)
-    head: reactive[int] = reactive(0, init=False, repaint=False)
+    # (a reactive's default) would cost every key a full frame. The position: Positioned's.
     expanded: reactive[bool] = reactive(False, init=False, repaint=False)  # long sums in full
     theirs: reactive[bool] = reactive(False, init=False, repaint=False)  # the student's values (expect:)
     mask_rule: reactive[str | None] = reactive(None, init=False, repaint=False)  # one mask rule alone
@@ -81,7 +80,7 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
         self.lessons = Lessons(self, classroom)
         self.saving = Saving(self)
         self.stages = stages_for(scenario)
-        self.set_reactive(DebuggerScreen.row, scenario.focus)
+        self.put(DebuggerPosition(row=scenario.focus))
         self._keys_state: tuple = ()
         self.last_input: InputMatrix | None = None  # the input matrix focused last (v checks its cell)
         self.gradient_check: tuple[int, list] | None = None  # (version, lines) of the last v
@@ -145,66 +144,6 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
         event.refresh_styles &= self.stack_updates > 0  # first push: styled at mount, __init__'s classes (13 ms)
         super()._on_screen_resume(event)
 
-    # ---- the position -----------------------------------------------------------------------
-
-    @property
-    def position(self) -> Position:
-        """Where the screen is: the step (by its stage's name), the row, the column, the head."""
-        return Position(self.stage, self.row, self.column, self.head)
-
-    def place(self, where: Position) -> None:
-        """Set the whole position at once, without the watchers (the caller shows it, in one frame)."""
-        step = self.step_of(where.step)
-        if step != self.step:
-            self.set_reactive(DebuggerScreen.mask_rule, None)  # (as a step does: see watch_step)
-        self.set_reactive(DebuggerScreen.step, step)
-        self.set_reactive(DebuggerScreen.row, where.row)
-        self.set_reactive(DebuggerScreen.column, where.column)
-        self.set_reactive(DebuggerScreen.head, where.head)
-
-    def move_to(self, where: Position) -> None:
-        """Go to ``where`` (same head, same numbers): the step's redraw if it changed, else the marks."""
-        self.set_reactive(DebuggerScreen.row, where.row)
-        self.set_reactive(DebuggerScreen.column, where.column)
-        step = self.step_of(where.step)
-        if step != self.step:
-            self.step = step
-        else:
-            self.panes.show_marks()
-            self.update_keys()
-
-    def step_of(self, name: str) -> int:
-        return [stage.name for stage in self.stages].index(name)
-
-    # ---- what is where ----------------------------------------------------------------------
-
-    @property
-    def stage(self) -> str:
-        return self.stages[self.step].name
-
-    @property
-    def described(self):
-        return self.stages[self.step]
-
-    @property
-    def keyed(self) -> bool:
-        """Whether the current stage's columns are keys (or tiles of keys): [ and ] move along them."""
-        return self.described.columns in (KEYS, TILES)
-
-    @property
-    def span(self) -> int:
-        """How many keys one of the current stage's columns holds (a tile's; else 1)."""
-        return self.described.span(self.session.scenario) if self.described.span is not None else 1
-
-    @property
-    def stage_column(self) -> int:
-        """The current stage's column the chosen key is in."""
-        return min(self.column // self.span, self.column_count - 1)
-
-    @property
-    def column_count(self) -> int:
-        return self.described.column_count(self.session.scenario)
-
     def after_change(self, edited: tuple[str, ...] | None = None) -> None:
         """After the numbers or options changed: what shows them, and the keys if they did."""
         if self.mask_rule not in mask_rules(self.session):  # c took away the rule shown alone
@@ -213,12 +152,43 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
         if steps != self.stages:  # a step came (tiles, decoding) or went: stay on the same stage
             current, self.stages = self.stage, steps
             names = [stage.name for stage in steps]
-            self.set_reactive(DebuggerScreen.step, names.index(current) if current in names
-                              else min(self.step, len(steps) - 1))
+            self.put(replace(self.position, step=names.index(current) if current in names else self.step))
+        else:  # (the numbers of rows and columns may have changed)
+            self.put(self.position)
         self.panes.show_all(edited)
         self.update_keys()
         self.lessons.changed()
         self.call_after_refresh(self.changes.keep_recovery)
+
+    # ---- what the controllers tell the screen (they know it, not each other) ---------------
+
+    def after_guess(self) -> None:
+        """After a guess was recorded: the stage and the Why pane, and a class's teacher."""
+        self.panes.show_stage()
+        self.panes.show_why()
+        self.lessons.guessed()
+
+    def after_reveal(self) -> None:
+        """After a row was revealed: what shows it, the keys, the lesson's bar, a class's teacher."""
+        self.panes.show_stage()
+        self.panes.show_marks()
+        self.panes.show_overview()
+        self.update_keys()
+        self.lessons.show()
+        self.lessons.guessed()
+
+    def after_lesson_shown(self) -> None:
+        """The lesson's bar changed (a beat, a recording, a teacher): so may the stage's subtitle."""
+        self.panes.show_subtitle()
+
+    def commit_editing(self) -> bool:
+        """Commit a cell still being typed in (before saving or quitting); False if it is no number."""
+        return self.changes.flush_editor()
+
+    @property
+    def file_name(self) -> str:
+        """The file as the header and messages name it (``tui.controllers.saving.file_name``)."""
+        return file_name(self.session)
 
     def on_unmount(self) -> None:
         self.session.journal.flush()  # a change made just before leaving is kept too
@@ -227,7 +197,7 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
         """Refresh the footer only when the set of keys that work changed."""
         history = self.session.history
         # the keys the footer shows (the stage's own hidden keys are checked when pressed)
-        state = (history.can_undo, history.can_redo, self.guesses.comparing, self.guesses.revealable(),
+        state = (history.can_undo, history.can_redo, self.comparing, self.revealable(),
                  self.lessons.reveal_pending(), self.keyed, self.column_count > 1)  # ([ ]: Key or Column)
         if state != self._keys_state:
             self._keys_state = state
@@ -235,27 +205,23 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
 
     # ---- reactive values --------------------------------------------------------------------
 
-    def watch_step(self) -> None:
-        self.mask_rule = None
-        rows = self.described.row_count(self.session.scenario)
-        if self.row >= rows:  # from a step whose rows are keys, past the last query
-            self.set_reactive(DebuggerScreen.row, rows - 1)
-        if self.stage_view.editing:  # a guess half typed belongs to the step it was typed at
-            self.stage_view.close_editor()
-        self.panes.show_header()
-        self.panes.show_stage()
-        self.panes.show_marks()
-        self.update_keys()
-
-    def watch_row(self) -> None:
-        self.panes.show_marks()
-        self.update_keys()
-
-    def watch_column(self) -> None:
-        self.panes.show_marks()
-
-    def watch_head(self) -> None:
-        self.panes.show_all()
+    def watch_position(self, before: DebuggerPosition, now: DebuggerPosition) -> None:
+        """The panes told what moved: another step redraws the stage, another head every pane,
+        another row or column the marks (and the stage view's cursor, which follows)."""
+        if now.step != before.step:
+            self.mask_rule = None
+            if self.stage_view.editing:  # a guess half typed belongs to the step it was typed at
+                self.stage_view.close_editor()
+            self.panes.show_header()
+            self.panes.show_stage()
+            self.panes.show_marks()
+            self.update_keys()
+        if now.head != before.head:
+            self.panes.show_all()
+        elif now.step == before.step:
+            self.panes.show_marks()
+            if now.row != before.row:
+                self.update_keys()
 
     def watch_expanded(self) -> None:
         self.panes.show_why()
@@ -277,9 +243,7 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
 
     @on(OverviewMap.Picked)
     def overview_picked(self, event: OverviewMap.Picked) -> None:
-        self.row = event.row
-        if self.keyed:
-            self.column = event.col * self.span
+        self.move(row=event.row, column=event.col * self.span if self.keyed else self.column)
 
     # ---- keys -------------------------------------------------------------------------------
 
@@ -293,8 +257,7 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
     action_toggle = delegate("changes", "toggle")
     action_undo = delegate("changes", "undo")
     action_redo = delegate("changes", "redo")
-    action_reveal = delegate("guesses", "reveal")
-    action_keep_predictions = delegate("guesses", "keep")
+    action_keep_predictions = delegate("changes", "keep_predictions")
     action_next_beat = delegate("lessons", "next")
     action_previous_beat = delegate("lessons", "previous")
     action_record = delegate("lessons", "record")
@@ -304,6 +267,14 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
     action_screenshot = delegate("saving", "screenshot")
     action_figure = delegate("saving", "figure")
 
+    def action_reveal(self) -> None:
+        """r: the row under the cursor revealed, or where there is no row to, the beat's answer."""
+        if self.revealable():
+            self.guesses.reveal()
+        else:
+            self.lessons.reveal_answer()
+            self.update_keys()
+
     def action_go_to(self) -> None:
         from attn_tui.tui.screens.goto import go_to  # (when asked: the first frame needs none of it, #30)
         go_to(self)
@@ -312,37 +283,37 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
         return available(self, action, parameters)
 
     def action_step(self, delta: int) -> None:
-        step = max(0, min(len(self.stages) - 1, self.step + delta))
-        if step == self.step:  # past the first or the last step: a bell, as an editor at its end
+        step = self.step
+        self.move(step=step + delta)
+        if self.step == step:  # past the first or the last step: a bell, as an editor at its end
             self.app.bell()
-        self.step = step
 
     def action_goto(self, number: int) -> None:
-        self.step = max(0, min(len(self.stages) - 1, number - 1))
+        self.move(step=number - 1)
 
     def action_last_step(self) -> None:
-        self.step = len(self.stages) - 1
+        self.move(step=len(self.stages) - 1)
 
     def action_row(self, delta: int) -> None:
         """The row above or below: a query, or at a step whose rows are keys (dK, dV), a key."""
-        row = max(0, min(self.described.row_count(self.session.scenario) - 1, self.row + delta))
-        if row == self.row:
+        row = self.row
+        self.move(row=row + delta)
+        if self.row == row:
             self.app.bell()
-        self.row = row
 
     def action_page(self, direction: int) -> None:
         page = max(1, self.stage_view.scrollable_content_region.height - 2)
         self.action_row(direction * page)
 
     def action_next_head(self) -> None:
-        self.head = (self.head + 1) % self.session.scenario.heads
+        self.move(head=(self.head + 1) % self.session.scenario.heads)
 
     def action_all_heads(self) -> None:
         from attn_tui.tui.screens.heads import HeadsScreen
 
         def chosen(head: int | None) -> None:
             if head is not None:
-                self.head = head
+                self.move(head=head)
 
         self.app.push_screen(HeadsScreen(self.session, self.row, self.head), chosen)
 
@@ -393,7 +364,5 @@ class DebuggerScreen(ClassKeys, WholeFrames, Screen, inherit_bindings=False):  #
 
     @on(StageView.CellClicked, "#stage")
     def stage_clicked(self, event: MatrixView.CellClicked) -> None:
-        self.row = event.row
-        if self.keyed:
-            self.column = event.col * self.span
+        self.move(row=event.row, column=event.col * self.span if self.keyed else self.column)
         event.view.focus()

@@ -126,11 +126,10 @@ def go_to(debugger: DebuggerScreen) -> None:
 
     def chosen_stage(target) -> None:
         if target is not None and target[0] == "step":
-            debugger.step = target[1]
+            debugger.move(step=target[1])
         elif target is not None:
-            debugger.row = target[0]
-            if target[1] is not None and debugger.keyed:
-                debugger.column = target[1] * debugger.span
+            keyed = target[1] is not None and debugger.keyed
+            debugger.move(row=target[0], column=target[1] * debugger.span if keyed else debugger.column)
 
     debugger.app.push_screen(GoToScreen(list(token_labels(scenario.row_tokens)),
                                         list(column_labels(scenario, debugger.described)),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from attn_tui.tui.keys import model_view_bindings
 from attn_tui.tui.screens.debugger import DebuggerScreen
 
@@ -14,7 +16,7 @@ class LayerDebugger(DebuggerScreen):
 
     def __init__(self, scenario, head: int) -> None:
         super().__init__(scenario)
-        self.set_reactive(DebuggerScreen.head, head)
+        self.put(replace(self.position, head=head))
         self._styled_as: tuple | None = None  # what its styles were worked out from, when it was left
 
     def action_back_to_model(self) -> None:

@@ -361,7 +361,7 @@ class ModelViewScreen(WholeFrames, Screen):
             return
         if self._kept is not None and self._kept[0] == row:  # kept, unless its edits were dropped:
             debugger = self._kept[1]  # Enter on it again switches screens, back where it was
-            debugger.head = min(head, debugger.session.scenario.heads - 1)
+            debugger.move(head=head)  # (a head it does not have: its last, as the position keeps to them)
         else:
             try:
                 scenario = load_layer(self.index.layers[row])
