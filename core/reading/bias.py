@@ -21,7 +21,7 @@ from attn_tui.core.files.yaml_numbers import TAG, boolean, count, located, numbe
 from attn_tui.core.files.yaml_source import Mapping, Scalar, Sequence, deref
 
 KEYS = ("alibi", "bias")
-LIMIT = 1e300  # |bias| at most; core.overflow keeps a scaled score plus the largest bias finite
+LIMIT = 1e300  # |bias| at most; core.engine.overflow keeps a scaled score plus the largest bias finite
 MAX_SLOPE = 1e6  # an ALiBi slope at most (× a distance below MAX_T: far inside LIMIT)
 
 
@@ -55,7 +55,7 @@ class BiasSetting:
     @cached_property
     def largest(self) -> float:
         """The largest |bias| (for ALiBi a bound: every slope is below 1, every distance below
-        MAX_T), which ``core.overflow`` adds to the largest scaled score."""
+        MAX_T), which ``core.engine.overflow`` adds to the largest scaled score."""
         if self.alibi:
             return float(MAX_T) * max((1.0, *(self.slopes or ())))
         return float(max(self.matrix.max(), -self.matrix.min()))  # (no |bias| the size of the bias)

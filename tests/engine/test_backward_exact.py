@@ -1,4 +1,4 @@
-"""The engine's gradients (core.backward) and training (core.training) against an independent
+"""The engine's gradients (core.engine.backward) and training (core.engine.training) against an independent
 float64 PyTorch-autograd reference (tests/torch_attention.py), on random scenarios written as
 YAML text: self- and cross-attention (T_q ≠ T_k), causal, window, padding, explicit masks with
 rows that see no key, finite mask values (−1e9 and leaky ones), ALiBi and given biases (2-D and
@@ -269,7 +269,7 @@ def test_the_reference_training_steps_are_sgd_and_adam():
 # ---- the engine's gradients ------------------------------------------------------------------
 
 def engine_gradients():
-    return pytest.importorskip("attn_tui.core.engine.backward", reason="core.backward is not written yet").gradients
+    return pytest.importorskip("attn_tui.core.engine.backward", reason="core.engine.backward is not written yet").gradients
 
 
 def check_gradients(c: dict, seed, form: str = "target", options=None) -> None:
@@ -354,7 +354,7 @@ def learnable(c: dict, rng, output_projection: bool = True) -> list[str]:
 
 
 def check_training(c: dict, seed, optimizer: str, rng, learn=None) -> bool:
-    train = pytest.importorskip("attn_tui.core.engine.training", reason="core.training is not written yet").train
+    train = pytest.importorskip("attn_tui.core.engine.training", reason="core.engine.training is not written yet").train
     # (Wo and bo learn in the projection scenarios here; with Q, K, V given, in their own test)
     learn = learn or learnable(c, rng, output_projection=c["kind"] == "projection")
     steps = int(rng.integers(5, 21))

@@ -1,4 +1,4 @@
-"""A model index (core.model_index): read as carefully as a scenario, listed by --json, scored by
+"""A model index (core.loading.model_index): read as carefully as a scenario, listed by --json, scored by
 ``attn-tui heads``; no NumPy needed to read one."""
 
 from __future__ import annotations
