@@ -18,6 +18,7 @@ from attn_tui.core.reading.keys import Entry
 from attn_tui.core.files.yaml_matrices import file_shape, file_values, largest, shape_of, values_of
 from attn_tui.core.reading.keys import check_keys, entries
 from attn_tui.core.files.yaml_numbers import TAG, boolean, count, located, number, shorten
+from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.files.yaml_source import Mapping, Scalar, Sequence, deref
 
 KEYS = ("alibi", "bias")
@@ -81,7 +82,7 @@ class BiasSetting:
         if self.alibi:
             if self.slopes is None:
                 return "alibi: true\n"
-            return "alibi: {slopes: [" + ", ".join(repr(float(m)) for m in self.slopes) + "]}\n"
+            return "alibi: {slopes: [" + ", ".join(yaml_number(float(m)) for m in self.slopes) + "]}\n"
         return ""  # (an explicit bias is an input: written with the others)
 
 
