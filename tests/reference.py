@@ -78,14 +78,21 @@ def naive_attention(Q, K, V, divisor, causal, mask_value=-math.inf):
 
 # ---- the reference ------------------------------------------------------------------------------
 
-def softmax(masked):
-    """The softmax of each row over the last axis, shifted by the row's largest score; a hidden
-    key is −∞ there and gets weight 0 (a row that is −∞ throughout is all zeros)."""
+def softmax(masked, axis=-1):
+    """The softmax of each row over the last axis (or ``axis``: a student's softmax over the
+    wrong one), shifted by the row's largest score; a hidden key is −∞ there and gets weight 0
+    (a row that is −∞ throughout is all zeros)."""
     masked = np.asarray(masked, dtype=np.float64)
-    top = masked.max(axis=-1, keepdims=True)
+    top = masked.max(axis=axis, keepdims=True)
     e = np.exp(masked - np.where(np.isfinite(top), top, 0.0))
-    total = e.sum(axis=-1, keepdims=True)
+    total = e.sum(axis=axis, keepdims=True)
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def causal_softmax(scores):
+    """The softmax of a square matrix of scores with the causal mask: query i sees keys 0 … i."""
+    scores = np.asarray(scores, dtype=np.float64)
+    return softmax(np.where(np.tri(*scores.shape[-2:], dtype=bool), scores, -math.inf))
 
 
 def paper_slopes(n: int) -> list[float]:
@@ -166,6 +173,37 @@ def attention(Q, K, V, *, visible, bias=None, softcap=None, rope_spec=None, Wo=N
     concat = np.concatenate([stage["output"] for stage in heads], axis=1)
     projected = None if Wo is None else concat @ Wo + (0 if bo is None else bo)
     return heads, concat, projected
+
+
+def scenario_attention(scenario: dict, arrays: dict):
+    """Every head's weights (H × T_q × T_k) and the layer's output, by :func:`attention`, for a
+    scenario as plain YAML reads it (a dict: ``scale``, ``causal``, ``window``, ``padding``,
+    ``alibi``, ``softcap``, ``rope``) with its matrices in ``arrays`` (``Q``, ``K``, ``V`` per
+    head, ``bias``, ``Wo``, ``bo``), as ``attn-tui capture`` writes them."""
+    Q, K, V = (np.asarray(arrays[name], dtype=np.float64) for name in "QKV")
+    H, T_q, d_k = Q.shape
+    T_k = K.shape[1]
+    rows, cols = np.arange(T_q)[:, None], np.arange(T_k)[None, :]
+    visible = np.ones((T_q, T_k), bool)
+    if scenario.get("causal"):
+        visible &= cols <= rows
+    if "window" in scenario:  # a query sees itself and the window − 1 keys before it
+        visible &= (cols <= rows) & (cols > rows - scenario["window"])
+    if "padding" in scenario:
+        visible &= ~np.array(scenario["padding"], bool)[None, :]
+    bias = np.zeros((H, T_q, T_k)) + arrays["bias"] if "bias" in arrays else None
+    if scenario.get("alibi"):
+        slopes = paper_slopes(H)
+        alibi = np.stack([-slopes[h] * np.abs(rows - cols) for h in range(H)]).astype(np.float64)
+        bias = alibi if bias is None else bias + alibi
+    rope_spec = None
+    if "rope" in scenario:
+        rope_spec = (float(scenario["rope"]["base"]), scenario["rope"].get("dims"), scenario["rope"].get("pairs", "half"))
+    scale = scenario.get("scale", True)
+    divisor = math.sqrt(d_k) if scale is True else 1.0 if scale is False else float(scale)
+    heads, concat, projected = attention(Q, K, V, visible=visible, bias=bias, softcap=scenario.get("softcap"),
+                                         rope_spec=rope_spec, divisor=divisor, Wo=arrays.get("Wo"), bo=arrays.get("bo"))
+    return np.stack([head["weights"] for head in heads]), concat if projected is None else projected
 
 
 # ---- scenarios as YAML text ---------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """attn-tui capture on tiny, randomly initialised GPT-2 and Llama models built here.
 
 Each captured scenario is read back (YAML with PyYAML's safe loader, the .npz with NumPy) and put
-through attention by an independent float64 reference written below from the multi-head
+through attention by the independent float64 reference (tests/reference.py), from the multi-head
 scenario format (rotate-half RoPE, query head h reading key/value head h // (H/G), the scale,
 the causal mask, the softmax). Its weights must equal the model's own attention probabilities
 (``output_attentions=True``, eager attention) and its output the layer's attention output
@@ -34,7 +34,7 @@ from transformers import AutoModel  # noqa: E402
 
 from attn_tui.tui.cli import main  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
-from tests.reference import rotate_half  # noqa: E402
+from tests.reference import rotate_half, scenario_attention, softmax  # noqa: E402
 from tests.tiny_models import save_gpt2, save_llama  # noqa: E402
 
 pytestmark = pytest.mark.models
@@ -53,26 +53,12 @@ def read_scenario(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
 
 
 def reference(scenario: dict, arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Every head's weights (H, T, T) and the output (T, d_out), in float64, from the format."""
-    Q, K, V = arrays["Q"], arrays["K"], arrays["V"]
-    H, T, d_k = Q.shape
-    G = K.shape[0]
+    """Every head's weights (H, T, T) and the output (T, d_out), in float64, from the format, by
+    the one reference (tests/reference.py)."""
+    H, G = arrays["Q"].shape[0], arrays["K"].shape[0]
     assert scenario["heads"] == H and scenario.get("kv_heads", H) == G
-    divisor = {True: math.sqrt(d_k), False: 1.0}.get(scenario["scale"], scenario["scale"])
     assert scenario["causal"] is True
-    heads = []
-    for h in range(H):
-        g = h // (H // G)
-        q, k = Q[h], K[g]
-        if "rope" in scenario:
-            q, k = rotate_half(q, scenario["rope"]["base"]), rotate_half(k, scenario["rope"]["base"])
-        scores = q @ k.T / divisor
-        scores[np.triu_indices(T, k=1)] = -np.inf  # key j > query i is never seen
-        scores -= scores.max(axis=1, keepdims=True)
-        heads.append(np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True))
-    weights = np.stack(heads)
-    concatenated = np.concatenate([weights[h] @ V[h // (H // G)] for h in range(H)], axis=1)
-    return weights, concatenated @ arrays["Wo"] + arrays.get("bo", 0.0)
+    return scenario_attention(scenario, arrays)
 
 
 def model_attention(folder: Path, text: str, layer: int) -> tuple[np.ndarray, np.ndarray, list]:
@@ -297,8 +283,7 @@ def test_a_2048_token_text_is_captured_and_reproduced(tmp_path):
     for h in range(2):  # the fast float64 path of the reference, vectorised over positions
         q, k = (rope_vectorised(x, 10000.0) for x in (Q[h], K[0]))
         scores = np.where(np.tri(2048, dtype=bool), q @ k.T / 4.0, -np.inf)
-        weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-        weights /= weights.sum(axis=1, keepdims=True)
+        weights = softmax(scores)
         assert np.abs(weights - model_weights[h]).max() < TOLERANCE
 
 

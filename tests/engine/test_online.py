@@ -25,6 +25,7 @@ from attn_tui.core.reading.tiles import TilesSetting
 from attn_tui.core.outputs.report import to_text
 from attn_tui.tui.cli import main
 from tests.engine.test_multihead import build, layouts
+from tests.reference import softmax
 
 
 def flash_row(scores: list[float], visible: list[bool], V: np.ndarray, Bc: int, skipped: list[bool]) -> list[dict]:
@@ -113,8 +114,7 @@ def decode_step(q, K, V, divisor, visible_row, window, t) -> tuple[list[float], 
     top = max(scores)
     if top == -math.inf:
         return [0.0] * len(cache), [0.0] * V.shape[1], cache
-    exps = [math.exp(s - top) if s != -math.inf else 0.0 for s in scores]
-    weights = [e / sum(exps) for e in exps]
+    weights = softmax(scores).tolist()
     output = [sum(w * V[j, c] for w, j in zip(weights, cache)) for c in range(V.shape[1])]
     return weights, output, cache
 

@@ -5,7 +5,8 @@ The numbers are checked against a float64 reference written here from the papers
 attn_tui.core: FlashAttention's Algorithm 1 (Dao et al. 2022) as the issue states it (m, l, the
 correction exp(m_old − m_new) and the unnormalised acc after every key tile, a key tile skipped
 when every key of it is hidden by −∞ from every row of the query tile), and a decoder's loop
-(one new query at a time against the keys and values in its cache, the last w with a window).
+(one new query at a time against the keys and values in its cache, the last w with a window),
+over the stages of the one float64 attention reference (tests/reference.py).
 Random scenario files — heads, grouped-query attention, cross-attention, T_q ≠ T_k, tiles that
 do and do not divide T, Br > T, Bc > T_k, Bc = 1, causal, a window, padding, an explicit mask,
 rows that see nothing, finite mask values, a bias, a softcap, RoPE — are read through ``--json``
@@ -26,7 +27,7 @@ from attn_tui.core import load
 from attn_tui.core import loads
 from attn_tui.core.errors import NotApplicable, ScenarioError
 from attn_tui.tui.cli import main
-from tests.reference import rotate_half
+from tests.reference import attention, softmax
 
 BASE = ("tokens: [a, b, c, d]\nQ: [[1, 0], [0, 1], [1, 1], [2, 0]]\nK: [[1, 0], [0, 1], [1, 1], [0, 2]]\n"
         "V: [[1, 0], [0, 1], [3, 3], [5, -1]]\ncausal: true\n")
@@ -111,27 +112,13 @@ def reference(layout: dict, arrays: dict) -> list[dict]:
                 or (layout["mask"] is not None and not layout["mask"][i][j])
             visible[i, j] = not hidden
     empty = ~visible.any(axis=1)
+    stages, _, _ = attention(arrays["Q"], arrays["K"], arrays["V"], visible=visible, divisor=divisor,
+                             mask_value=mask_value, bias=arrays["bias"] if layout["bias"] else None,
+                             softcap=layout["softcap"], rope_spec=(100.0, None, "half") if layout["rope"] else None)
     heads = []
     for h in range(H):
-        q, k, v = arrays["Q"][h], arrays["K"][h // (H // G)], arrays["V"][h // (H // G)]
-        if layout["rope"]:
-            q, k = rotate_half(q, 100.0), rotate_half(k, 100.0)
-        s = np.array([[math.fsum(q[i, c] * k[j, c] for c in range(d_k)) for j in range(T_k)]
-                      for i in range(T_q)]) / divisor
-        if layout["bias"]:
-            s = s + arrays["bias"][h]
-        if layout["softcap"] is not None:
-            s = layout["softcap"] * np.tanh(s / layout["softcap"])
-        masked = np.where(visible, s, mask_value)
-
-        def softmax_of(scores, values, at):
-            top = max(scores)
-            exps = [math.exp(x - top) for x in scores]
-            total = math.fsum(exps)
-            weights = [e / total for e in exps]
-            return weights, [math.fsum(w * values[j, c] for w, j in zip(weights, at)) for c in range(values.shape[1])]
-
-        output = [None if empty[i] else softmax_of(list(masked[i]), v, range(T_k))[1] for i in range(T_q)]
+        v, masked = arrays["V"][h // (H // G)], stages[h]["masked"]
+        output = [None if empty[i] else stages[h]["output"][i].tolist() for i in range(T_q)]
         Br, Bc = layout["Br"], layout["Bc"]
         walks = []
         for i in range(T_q):
@@ -163,8 +150,9 @@ def reference(layout: dict, arrays: dict) -> list[dict]:
                 if empty[t]:
                     steps.append(dict(t=t, cache=[cache.start, cache.stop - 1], weights=None, output=None))
                     continue
-                weights, out = softmax_of([masked[t, j] for j in cache], v, cache)
-                steps.append(dict(t=t, cache=[cache.start, cache.stop - 1], weights=weights, output=out))
+                weights = softmax(masked[t, cache.start:cache.stop])  # the keys in its cache alone
+                steps.append(dict(t=t, cache=[cache.start, cache.stop - 1], weights=weights.tolist(),
+                                  output=(weights @ v[cache.start:cache.stop]).tolist()))
         heads.append(dict(output=output, walks=walks, decode=steps))
     return heads
 
