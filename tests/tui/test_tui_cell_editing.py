@@ -1,4 +1,6 @@
-"""The app, driven by the keys a user presses (Textual's Pilot), checked on state and screen."""
+"""Editing a cell in the app, driven by the keys a user presses (Textual's Pilot) and checked on
+state and screen: typing, committing, refusing, nudging, undo and redo, and every stage that
+depends on the cell recomputed and repainted."""
 
 from __future__ import annotations
 
@@ -7,72 +9,11 @@ import pytest
 
 from attn_tui.core import Scenario
 from attn_tui.core import compute
-from attn_tui.core import load
 from attn_tui.core.numbers import fixed
-from attn_tui.tui.app import AttnApp
-from attn_tui.tui.screens.choice import ChoiceScreen
-from attn_tui.tui.screens.chooser import ChooserScreen
-from attn_tui.tui.screens.help import HelpScreen
-from attn_tui.tui.screens.save_as import SaveAsScreen
 from tests.conftest import SCENARIOS
-from tests.tui_helpers import current, debugger, explanation, matrix, running, screen_text, stage_view
+from tests.tui_helpers import current, debugger, matrix, running, screen_text, stage_view
 
 SAT = 2
-
-
-async def test_arrows_step_through_the_stages_and_the_explanation_follows():
-    async with running() as (app, pilot):
-        screen = debugger(app)
-        assert screen.stage == "score" and "Step 1 — Score" in explanation(app)
-        assert "q3 · k1 = (1 × 1) + (1 × 0) = 1" in explanation(app)
-        await pilot.press("right")
-        assert screen.stage == "scale" and "1 / √2 = 1/1.414 = 0.707" in explanation(app)
-        await pilot.press("right", "right")
-        assert screen.stage == "softmax"
-        assert "sum        = 8.169" in explanation(app)
-        assert '"sat" pays 25% attention to "the", 25% to "cat", and 50% to itself.' in explanation(app)
-        assert "Step 4 · Softmax" in screen_text(app)
-        await pilot.press("right", "right")
-        assert screen.stage == "weighted_sum"  # stops at the last stage
-        await pilot.press("left")
-        assert screen.stage == "softmax"
-        await pilot.press("home")
-        assert screen.stage == "score"
-        await pilot.press("end")
-        assert screen.stage == "weighted_sum"
-        assert "0.248 × [1.0, 0.0] + 0.248 × [0.0, 1.0] + 0.503 × [0.5, 0.5] = [0.500, 0.500]" \
-            in explanation(app)
-        await pilot.press("3")
-        assert screen.stage == "mask"
-        await pilot.press("1")
-        assert screen.stage == "score"
-
-
-async def test_up_and_down_choose_the_query_row():
-    async with running() as (app, pilot):
-        screen = debugger(app)
-        assert screen.row == SAT  # the scenario's focus
-        await pilot.press("4", "up")
-        assert screen.row == 1
-        assert '"cat" pays 33% attention to "the" and 67% to itself, and 0% to the future.' \
-            in explanation(app)
-        assert stage_view(app).cursor[0] == 1 and stage_view(app).marked_rows == {1}
-        await pilot.press("up", "up", "up")
-        assert screen.row == 0
-        await pilot.press("down")
-        assert screen.row == 1
-
-
-async def test_brackets_choose_the_key_and_score_marks_the_q_and_k_rows():
-    async with running() as (app, pilot):
-        await pilot.press("right_square_bracket")
-        assert debugger(app).column == 1
-        assert matrix(app, "Q").marked_rows == {SAT} and matrix(app, "K").marked_rows == {1}
-        selected = [line for line in app.screen.query_one("ExplanationView").explanation.lines
-                    if line.selected]
-        assert [line.plain().split(" =")[0] for line in selected] == ["q3 · k2"]
-        await pilot.press("5")
-        assert matrix(app, "V").marked_rows == {0, 1, 2} and not matrix(app, "Q").marked_rows
 
 
 async def test_editing_q_sat_2_to_5_recomputes_every_stage_and_shows_it():
@@ -164,151 +105,6 @@ async def test_undo_and_redo_restore_exactly():
         assert session.scenario.same_numbers(edited)
 
 
-async def test_c_and_s_change_the_weights():
-    async with running() as (app, pilot):
-        await pilot.press("4")
-        before = current(app).weights
-        await pilot.press("c")
-        assert "causal off" in screen_text(app)
-        after = current(app).weights
-        assert after[0, 1] > 0 and before[0, 1] == 0
-        await pilot.press("s")
-        assert "no scaling" in screen_text(app)
-        unscaled = current(app).weights
-        assert unscaled[SAT, SAT] > after[SAT, SAT]
-        await pilot.press("s")
-        assert "÷√2 = 1.414" in screen_text(app)
-
-
-async def test_save_keeps_a_comment_and_reloads_to_the_edited_value(tmp_path):
-    path = tmp_path / "mine.yaml"
-    path.write_text((SCENARIOS / "cat_sat.yaml").read_text())
-    async with running(path) as (app, pilot):
-        await pilot.press("tab", "down", "down", "right", "5", "enter", "ctrl+s")
-        await pilot.pause()
-        assert not debugger(app).session.modified
-    text = path.read_text()
-    assert "# Queries: what each token is looking for (one row per token)." in text
-    assert "  - [1, 5]   # sat: looks for both features" in text
-    assert load(path).Q[SAT, 1] == 5.0
-
-
-async def test_save_onto_a_file_changed_on_disk_asks_first(tmp_path):
-    path = tmp_path / "mine.yaml"
-    path.write_text((SCENARIOS / "cat_sat.yaml").read_text())
-    async with running(path) as (app, pilot):
-        await pilot.press("c")
-        path.write_text(path.read_text().replace("The cat sat", "Changed elsewhere"))
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert isinstance(app.screen, ChoiceScreen)
-        assert "changed on disk" in app.screen.question
-        await pilot.press("escape")  # cancel: nothing written
-        assert "Changed elsewhere" in path.read_text() and "causal: false" not in path.read_text()
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        await pilot.press("o")  # overwrite
-        await pilot.pause()
-    assert load(path).options.causal is False
-
-
-async def test_a_builtin_saves_elsewhere(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    async with running(SCENARIOS / "cat_sat.yaml", read_only=True) as (app, pilot):
-        await pilot.press("c", "ctrl+s")
-        await pilot.pause()
-        assert isinstance(app.screen, SaveAsScreen)
-        await pilot.press("enter")  # the suggested name, in the current folder
-        await pilot.pause()
-        assert not debugger(app).session.modified
-    assert load(tmp_path / "cat_sat.yaml").options.causal is False
-    assert load(SCENARIOS / "cat_sat.yaml").options.causal is True
-
-
-async def test_quit_with_unsaved_edits_asks():
-    async with running() as (app, pilot):
-        await pilot.press("c", "q")
-        await pilot.pause()
-        assert isinstance(app.screen, ChoiceScreen) and "unsaved edits" in app.screen.question
-        await pilot.press("c")  # Cancel
-        await pilot.pause()
-        assert app.is_running and debugger(app).session.modified
-        await pilot.press("ctrl+q")
-        await pilot.pause()
-        await pilot.press("d")  # Discard
-        await pilot.pause()
-    assert app.return_code == 0
-
-
-async def test_quit_without_edits_just_quits():
-    async with running() as (app, pilot):
-        await pilot.press("q")
-        await pilot.pause()
-        assert not app.is_running
-
-
-async def test_help_lists_every_key():
-    async with running() as (app, pilot):
-        await pilot.press("question_mark")
-        assert isinstance(app.screen, HelpScreen)
-        shown = app.screen.query_one("#keys").render()
-        text = shown.plain if hasattr(shown, "plain") else str(shown)
-        for key in ("ctrl+s", "undo", "toggle the causal mask", "nudge", "projector mode",
-                    "the next head", "Enter  e", "A cell being edited"):
-            assert key in text, key
-        assert "ctrl+s" in screen_text(app)  # and the first keys are on screen
-        await pilot.press("escape")
-        assert not isinstance(app.screen, HelpScreen)
-
-
-async def test_the_footer_shows_the_keys_that_work_now():
-    async with running() as (app, pilot):
-        footer = screen_text(app).splitlines()[-1]
-        assert "Step" in footer and "Causal" in footer and "Edit" not in footer
-        await pilot.press("tab")
-        footer = screen_text(app).splitlines()[-1]
-        assert "Edit" in footer and "Step" not in footer
-
-
-@pytest.mark.slow
-async def test_the_command_palette_offers_the_actions():
-    async with running() as (app, pilot):
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"toggle causal")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await pilot.pause()
-        assert debugger(app).session.scenario.options.causal is False
-
-
-async def test_no_scenario_opens_the_chooser():
-    app = AttnApp(None, remember=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        assert isinstance(app.screen, ChooserScreen)
-        assert "The cat sat" in screen_text(app)
-        await pilot.press("down", "enter")
-        await pilot.pause()
-        assert debugger(app).session.scenario.title == "The cat sat, without the causal mask"
-        assert debugger(app).session.read_only
-
-
-async def test_variants_are_shown_side_by_side():
-    async with running(SCENARIOS / "scaled_vs_unscaled_t5.yaml") as (app, pilot):
-        await pilot.press("4")
-        text = screen_text(app)
-        assert "Variants at Softmax" in text and "scaled" in text and "unscaled" in text
-        assert fixed(current(app, "unscaled").max_weight[0], 3) in text
-        # the focus row: a line per variant, its name, its setting, then its own weights
-        lines = str(app.screen.query_one("VariantsView").render()).split("\n")
-        for name, setting in (("scaled", "÷√8 = 2.828"), ("unscaled", "none")):
-            weights = current(app, name).weights[4][:3]
-            line = next(line for line in lines if line.split()[:1] == [name])
-            assert line.split()[1:][:len(setting.split())] == setting.split()
-            assert " ".join(fixed(w, 3) for w in weights) in line
-
-
 async def test_a_projection_scenario_edits_x_and_the_ws():
     async with running(SCENARIOS / "projections.yaml") as (app, pilot):
         await pilot.press("tab")
@@ -317,37 +113,6 @@ async def test_a_projection_scenario_edits_x_and_the_ws():
         session = debugger(app).session
         assert session.scenario.inputs["X"][0, 0] == 9.0
         assert session.scenario.Q[0].tolist() == (session.scenario.inputs["X"][0] @ session.scenario.inputs["Wq"]).tolist()
-
-
-async def test_resizing_down_to_80_by_24_keeps_everything_usable():
-    async with running(size=(120, 40)) as (app, pilot):
-        await pilot.resize_terminal(80, 24)
-        await pilot.pause()
-        text = screen_text(app)
-        assert "1 Score" in text and "Q (3×2)" in text and "Why" in text
-        await pilot.press("4")
-        assert "Step 4 · Softmax" in screen_text(app)
-        await pilot.resize_terminal(200, 60)
-        await pilot.pause()
-        assert "Step 4 · Softmax" in screen_text(app)
-
-
-async def test_save_commits_a_cell_still_being_typed(tmp_path):
-    path = tmp_path / "mine.yaml"
-    path.write_text((SCENARIOS / "cat_sat.yaml").read_text())
-    async with running(path) as (app, pilot):
-        await pilot.press("tab", "7", "ctrl+s")  # the editor is still open
-        await pilot.pause()
-        assert not matrix(app, "Q").editing
-    assert load(path).Q[0, 0] == 7.0
-
-
-async def test_quit_with_a_cell_still_being_typed_asks_to_save_it():
-    async with running() as (app, pilot):
-        await pilot.press("tab", "7", "ctrl+q")
-        await pilot.pause()
-        assert isinstance(app.screen, ChoiceScreen)
-        assert app.debugger.session.scenario.Q[0, 0] == 7.0
 
 
 async def test_keys_typed_quickly_after_enter_are_taken_in_order():
@@ -375,20 +140,6 @@ async def test_escape_returns_to_the_stage_view_and_ctrl_u_clears_the_editor():
         assert debugger(app).stage == "scale"
 
 
-async def test_the_stage_titles_follow_the_options():
-    async with running() as (app, pilot):
-        await pilot.press("3", "c")
-        assert "no mask: every key visible" in str(stage_view(app).border_title)
-        await pilot.press("2", "s")
-        assert "scaling is off" in str(stage_view(app).border_title)
-
-
-async def test_the_modified_marker_survives_a_narrow_terminal():
-    async with running(SCENARIOS / "cat_sat_bidirectional.yaml", size=(80, 24)) as (app, pilot):
-        await pilot.press("c")
-        assert screen_text(app).splitlines()[0].lstrip().startswith("● modified")
-
-
 async def test_a_long_entry_is_shown_whole_while_typing():
     async with running() as (app, pilot):
         await pilot.press("tab", "enter", "ctrl+u", *"12345.678901")
@@ -402,33 +153,6 @@ async def test_huge_values_are_shown_with_an_exponent():
         text = screen_text(app)
         assert "1.0e300" in text or "1.000e300" in text
         assert "000000000" not in text
-
-
-@pytest.mark.slow
-async def test_repeated_resizes_from_40_by_12_to_300_by_100():
-    async with running(size=(120, 40)) as (app, pilot):
-        for width, height in [(40, 12), (300, 100), (25, 8), (80, 24), (300, 100), (40, 12)] * 2:
-            await pilot.resize_terminal(width, height)
-            await pilot.pause()
-            text = screen_text(app)
-            if width < 30 or height < 10:
-                assert "too small" in text
-            else:
-                assert "Step 1 · Score" in text or "Step 1 ·" in text, (width, height)
-        await pilot.press("4", "tab", "5", "enter")
-        assert debugger(app).session.scenario.Q[0, 0] == 5.0  # still works after all that
-
-
-async def test_the_quit_dialog_fits_a_small_window():
-    async with running(size=(40, 12)) as (app, pilot):
-        await pilot.press("c", "q")
-        await pilot.pause()
-        text = screen_text(app)
-        for label in ("Save", "Discard", "Cancel"):
-            assert label in text, text
-        await pilot.press("down", "enter")  # the arrows move between the answers too
-        await pilot.pause()
-    assert app.return_code == 0
 
 
 async def test_a_cell_nudged_again_and_again_is_repainted_each_time(monkeypatch):
@@ -454,19 +178,6 @@ async def test_a_cell_nudged_again_and_again_is_repainted_each_time(monkeypatch)
             assert "all" in painted or any(region.y == 1 for region in painted), (nudge, painted)
 
 
-async def test_the_description_says_when_options_no_longer_match_it():
-    async with running() as (app, pilot):
-        description = app.screen.query_one("#description")
-        await pilot.press("c")
-        assert "(written for causal on; now causal off)" in str(description.render())
-        await pilot.press("c")
-        assert "written for" not in str(description.render())
-        await pilot.press("s", "tab", "plus")  # unscaled, and a number of Q nudged
-        await pilot.pause()
-        assert ("(written for scale ÷√2 = 1.414; now scale none; the numbers have been changed since)"
-                in str(description.render()))
-
-
 async def test_a_derived_matrix_scrolled_out_of_view_shows_the_edit_when_it_comes_back():
     # Q, K, V = X·W below the inputs are not redrawn while out of view (a refresh off screen
     # costs a layout of the whole screen at every edit): they catch up when scrolled to
@@ -487,18 +198,3 @@ async def test_a_derived_matrix_scrolled_out_of_view_shows_the_edit_when_it_come
         assert np.array_equal(V.grid.values, expected)
         assert expected[0, 0] == 1.1 * 1.0 + 1.0 * 0.5  # the: X·Wv[:, 0] = 1.1 + 0.5
         assert "1.6" in screen_text(app)
-
-
-async def test_quit_then_save_saves_the_file_and_quits(tmp_path):
-    # the attack on #29 found it: Save in the quit question crashed the app (exit 3, "unexpected
-    # keyword argument 'then'") since the save key became a controller's
-    path = tmp_path / "cs.yaml"
-    path.write_text((SCENARIOS / "cat_sat.yaml").read_text())
-    async with running(path) as (app, pilot):
-        await pilot.press("c", "q")
-        await pilot.pause()
-        await pilot.press("s")
-        await pilot.pause()
-        await pilot.pause()
-    assert app.return_code == 0 and app.crash is None
-    assert "causal: false" in path.read_text()
