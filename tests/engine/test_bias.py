@@ -24,7 +24,7 @@ from attn_tui.core.outputs.markdown import to_markdown
 from attn_tui.core.outputs.report import to_text
 from attn_tui.core.editing.save import render, save
 from attn_tui.core.reading.bias import alibi_slopes
-from tests.engine.test_multihead import build, close, layouts
+from tests.engine.test_multihead_against_the_reference_and_pytorch import build, close, layouts
 from tests.reference import softmax
 
 

@@ -24,7 +24,7 @@ from attn_tui.core.reading.decode import DecodeSetting
 from attn_tui.core.reading.tiles import TilesSetting
 from attn_tui.core.outputs.report import to_text
 from attn_tui.tui.cli import main
-from tests.engine.test_multihead import build, layouts
+from tests.engine.test_multihead_against_the_reference_and_pytorch import build, layouts
 from tests.reference import softmax
 
 
