@@ -1,6 +1,6 @@
 """The Bias stage (issue 19): ALiBi and an explicit bias, added to the scaled scores between
-Scale and Mask. Checked against the float64 reference of tests/engine/test_multihead.py (written from
-the definitions) and PyTorch's scaled_dot_product_attention with a float attn_mask carrying the
+Scale and Mask. Checked against the float64 reference (tests/reference.py, written from the
+definitions) and PyTorch's scaled_dot_product_attention with a float attn_mask carrying the
 bias, over random layouts (heads, grouped keys, cross-attention, causal, window, padding, an
 explicit mask, RoPE, Wo); ALiBi's slopes against the paper's code, written here; then the file
 format, its errors, --json, --print, --markdown, --check, saving and the app."""
