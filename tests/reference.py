@@ -175,6 +175,40 @@ def attention(Q, K, V, *, visible, bias=None, softcap=None, rope_spec=None, Wo=N
     return heads, concat, projected
 
 
+def online_walk(scores, counted, V, Bc: int, skipped) -> list[dict]:
+    """FlashAttention's Algorithm 1 (Dao et al. 2022) for one query row, in plain Python: after
+    each tile of ``Bc`` keys, the tile's largest counted score, the running largest m (−∞ before
+    any), the running sum l, the correction exp(m_old − m_new) (None until a tile counts) and the
+    unnormalised acc. ``counted[j]``: whether key j's score takes part (the visible keys; every key
+    under a finite mask value); ``skipped[t]``: a tile the whole query tile sees nothing of."""
+    m, l, acc = -math.inf, 0.0, [0.0] * V.shape[1]
+    walk = []
+    for t, start in enumerate(range(0, len(scores), Bc)):
+        keys = range(start, min(len(scores), start + Bc))
+        seen = [j for j in keys if counted[j] and not skipped[t]]
+        tile_max = max((scores[j] for j in seen), default=None)
+        correction = None
+        if seen:
+            m_new = max(m, tile_max)
+            correction = math.exp(m - m_new) if m != -math.inf else None
+            keep = 0.0 if correction is None else correction
+            p = {j: math.exp(scores[j] - m_new) for j in seen}
+            l = l * keep + math.fsum(p.values())
+            acc = [acc[c] * keep + math.fsum(p[j] * V[j, c] for j in seen) for c in range(V.shape[1])]
+            m = m_new
+        walk.append(dict(keys=[keys.start, keys.stop], skipped=bool(skipped[t]), tile_max=tile_max, m=m, l=l,
+                         correction=correction, acc=list(acc)))
+    return walk
+
+
+def skipped_tiles(visible: np.ndarray, Br: int, Bc: int, i: int) -> list[bool]:
+    """The key tiles FlashAttention skips for query row i: those every row of its query tile (of
+    ``Br`` rows) sees nothing of."""
+    first = i - i % Br
+    rows = visible[first:first + Br]
+    return [not rows[:, start:start + Bc].any() for start in range(0, visible.shape[1], Bc)]
+
+
 def scenario_attention(scenario: dict, arrays: dict):
     """Every head's weights (H × T_q × T_k) and the layer's output, by :func:`attention`, for a
     scenario as plain YAML reads it (a dict: ``scale``, ``causal``, ``window``, ``padding``,

@@ -2,10 +2,11 @@
 before its fix, or is a strict xfail naming what is left; the tiles and decoding as the command
 line and the app meet them, and the lessons with them (issue 22), are in files of their own.
 
-The numbers are checked against a float64 reference written here from the papers, not from
-attn_tui.core: FlashAttention's Algorithm 1 (Dao et al. 2022) as the issue states it (m, l, the
-correction exp(m_old − m_new) and the unnormalised acc after every key tile, a key tile skipped
-when every key of it is hidden by −∞ from every row of the query tile), and a decoder's loop
+The numbers are checked against float64 references written from the papers, not from
+attn_tui.core: FlashAttention's Algorithm 1 (Dao et al. 2022; tests/reference.py's online_walk)
+as the issue states it (m, l, the correction exp(m_old − m_new) and the unnormalised acc after
+every key tile, a key tile skipped when every key of it is hidden by −∞ from every row of the
+query tile), and a decoder's loop
 (one new query at a time against the keys and values in its cache, the last w with a window),
 over the stages of the one float64 attention reference (tests/reference.py).
 Random scenario files — heads, grouped-query attention, cross-attention, T_q ≠ T_k, tiles that
@@ -23,7 +24,7 @@ import numpy as np
 import pytest
 
 from attn_tui.tui.cli import main
-from tests.reference import attention, softmax
+from tests.reference import attention, online_walk, skipped_tiles, softmax
 
 BASE = ("tokens: [a, b, c, d]\nQ: [[1, 0], [0, 1], [1, 1], [2, 0]]\nK: [[1, 0], [0, 1], [1, 1], [0, 2]]\n"
         "V: [[1, 0], [0, 1], [3, 3], [5, -1]]\ncausal: true\n")
@@ -118,26 +119,10 @@ def reference(layout: dict, arrays: dict) -> list[dict]:
         Br, Bc = layout["Br"], layout["Bc"]
         walks = []
         for i in range(T_q):
-            pass_rows = range(i - i % Br, min(i - i % Br + Br, T_q))
-            m, l, acc = -math.inf, 0.0, np.zeros(v.shape[1])
-            walk = []
-            for start in range(0, T_k, Bc):
-                keys = range(start, min(T_k, start + Bc))
-                skipped = math.isinf(mask_value) and not any(visible[r, j] for r in pass_rows for j in keys)
-                seen = [j for j in keys if not skipped and (visible[i, j] or not math.isinf(mask_value))]
-                tile_max = max((masked[i, j] for j in seen), default=None)
-                correction = None
-                if seen:
-                    m_new = max(m, tile_max)
-                    correction = math.exp(m - m_new) if m != -math.inf else None
-                    keep = 0.0 if correction is None else correction
-                    p = {j: math.exp(masked[i, j] - m_new) for j in seen}
-                    l = l * keep + math.fsum(p.values())
-                    acc = acc * keep + np.array([math.fsum(p[j] * v[j, c] for j in seen) for c in range(v.shape[1])])
-                    m = m_new
-                walk.append(dict(keys=[keys.start, keys.stop], skipped=skipped, tile_max=tile_max,
-                                 m=None if m == -math.inf else m, l=l, correction=correction, acc=acc.tolist()))
-            walks.append(walk)
+            skipped = skipped_tiles(visible, Br, Bc, i) if math.isinf(mask_value) else [False] * -(-T_k // Bc)
+            counted = visible[i] if math.isinf(mask_value) else [True] * T_k  # a finite mask value leaks
+            walk = online_walk(masked[i], counted, v, Bc, skipped)
+            walks.append([dict(tile, m=None if tile["m"] == -math.inf else tile["m"]) for tile in walk])
         steps = None
         if not layout["cross"] and (layout["causal"] or window is not None):
             steps = []
