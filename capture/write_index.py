@@ -1,5 +1,5 @@
 """The index that ``attn-tui capture --layer all`` writes beside its scenarios: the format is
-core.model_index's, every string double-quoted by PyYAML's emitter (see write_scenario)."""
+core.loading.model_index's, every string double-quoted by PyYAML's emitter (see write_scenario)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Nothing here knows about terminals; the TUI, ``--json`` and ``--print`` are views of these
 objects. The names below are imported on first use (PEP 562), so that checking a scenario
-file with ``core.scenario_file.check`` pulls in neither NumPy nor the rest of the core.
+file with ``core.loading.scenario_file.check`` pulls in neither NumPy nor the rest of the core.
 """
 
 from __future__ import annotations

@@ -1,1 +1,1 @@
-"""The built-in scenarios: YAML files shipped with attn-tui (see ``core.catalog``)."""
+"""The built-in scenarios: YAML files shipped with attn-tui (see ``core.loading.catalog``)."""

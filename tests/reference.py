@@ -78,14 +78,21 @@ def naive_attention(Q, K, V, divisor, causal, mask_value=-math.inf):
 
 # ---- the reference ------------------------------------------------------------------------------
 
-def softmax(masked):
-    """The softmax of each row over the last axis, shifted by the row's largest score; a hidden
-    key is −∞ there and gets weight 0 (a row that is −∞ throughout is all zeros)."""
+def softmax(masked, axis=-1):
+    """The softmax of each row over the last axis (or ``axis``: a student's softmax over the
+    wrong one), shifted by the row's largest score; a hidden key is −∞ there and gets weight 0
+    (a row that is −∞ throughout is all zeros)."""
     masked = np.asarray(masked, dtype=np.float64)
-    top = masked.max(axis=-1, keepdims=True)
+    top = masked.max(axis=axis, keepdims=True)
     e = np.exp(masked - np.where(np.isfinite(top), top, 0.0))
-    total = e.sum(axis=-1, keepdims=True)
+    total = e.sum(axis=axis, keepdims=True)
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def causal_softmax(scores):
+    """The softmax of a square matrix of scores with the causal mask: query i sees keys 0 … i."""
+    scores = np.asarray(scores, dtype=np.float64)
+    return softmax(np.where(np.tri(*scores.shape[-2:], dtype=bool), scores, -math.inf))
 
 
 def paper_slopes(n: int) -> list[float]:
@@ -166,6 +173,71 @@ def attention(Q, K, V, *, visible, bias=None, softcap=None, rope_spec=None, Wo=N
     concat = np.concatenate([stage["output"] for stage in heads], axis=1)
     projected = None if Wo is None else concat @ Wo + (0 if bo is None else bo)
     return heads, concat, projected
+
+
+def online_walk(scores, counted, V, Bc: int, skipped) -> list[dict]:
+    """FlashAttention's Algorithm 1 (Dao et al. 2022) for one query row, in plain Python: after
+    each tile of ``Bc`` keys, the tile's largest counted score, the running largest m (−∞ before
+    any), the running sum l, the correction exp(m_old − m_new) (None until a tile counts) and the
+    unnormalised acc. ``counted[j]``: whether key j's score takes part (the visible keys; every key
+    under a finite mask value); ``skipped[t]``: a tile the whole query tile sees nothing of."""
+    m, l, acc = -math.inf, 0.0, [0.0] * V.shape[1]
+    walk = []
+    for t, start in enumerate(range(0, len(scores), Bc)):
+        keys = range(start, min(len(scores), start + Bc))
+        seen = [j for j in keys if counted[j] and not skipped[t]]
+        tile_max = max((scores[j] for j in seen), default=None)
+        correction = None
+        if seen:
+            m_new = max(m, tile_max)
+            correction = math.exp(m - m_new) if m != -math.inf else None
+            keep = 0.0 if correction is None else correction
+            p = {j: math.exp(scores[j] - m_new) for j in seen}
+            l = l * keep + math.fsum(p.values())
+            acc = [acc[c] * keep + math.fsum(p[j] * V[j, c] for j in seen) for c in range(V.shape[1])]
+            m = m_new
+        walk.append(dict(keys=[keys.start, keys.stop], skipped=bool(skipped[t]), tile_max=tile_max, m=m, l=l,
+                         correction=correction, acc=list(acc)))
+    return walk
+
+
+def skipped_tiles(visible: np.ndarray, Br: int, Bc: int, i: int) -> list[bool]:
+    """The key tiles FlashAttention skips for query row i: those every row of its query tile (of
+    ``Br`` rows) sees nothing of."""
+    first = i - i % Br
+    rows = visible[first:first + Br]
+    return [not rows[:, start:start + Bc].any() for start in range(0, visible.shape[1], Bc)]
+
+
+def scenario_attention(scenario: dict, arrays: dict):
+    """Every head's weights (H × T_q × T_k) and the layer's output, by :func:`attention`, for a
+    scenario as plain YAML reads it (a dict: ``scale``, ``causal``, ``window``, ``padding``,
+    ``alibi``, ``softcap``, ``rope``) with its matrices in ``arrays`` (``Q``, ``K``, ``V`` per
+    head, ``bias``, ``Wo``, ``bo``), as ``attn-tui capture`` writes them."""
+    Q, K, V = (np.asarray(arrays[name], dtype=np.float64) for name in "QKV")
+    H, T_q, d_k = Q.shape
+    T_k = K.shape[1]
+    rows, cols = np.arange(T_q)[:, None], np.arange(T_k)[None, :]
+    visible = np.ones((T_q, T_k), bool)
+    if scenario.get("causal"):
+        visible &= cols <= rows
+    if "window" in scenario:  # a query sees itself and the window − 1 keys before it
+        visible &= (cols <= rows) & (cols > rows - scenario["window"])
+    if "padding" in scenario:
+        visible &= ~np.array(scenario["padding"], bool)[None, :]
+    bias = np.zeros((H, T_q, T_k)) + arrays["bias"] if "bias" in arrays else None
+    if scenario.get("alibi"):
+        slopes = paper_slopes(H)
+        alibi = np.stack([-slopes[h] * np.abs(rows - cols) for h in range(H)]).astype(np.float64)
+        bias = alibi if bias is None else bias + alibi
+    rope_spec = None
+    if "rope" in scenario:
+        rope_spec = (float(scenario["rope"]["base"]), scenario["rope"].get("dims"), scenario["rope"].get("pairs", "half"))
+    scale = scenario.get("scale", True)
+    divisor = math.sqrt(d_k) if scale is True else 1.0 if scale is False else float(scale)
+    heads, concat, projected = attention(Q, K, V, visible=visible, bias=bias, softcap=scenario.get("softcap"),
+                                         rope_spec=rope_spec, divisor=divisor, Wo=arrays.get("Wo"), bo=arrays.get("bo"))
+    return np.stack([head["weights"] for head in heads]), concat if projected is None else projected
 
 
 # ---- scenarios as YAML text ---------------------------------------------------------------------

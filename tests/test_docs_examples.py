@@ -16,6 +16,7 @@ from attn_tui.core.numbers import fixed
 from attn_tui.core.loading.scenario_file import KEYS, check
 from attn_tui.core.engine.stages import scenario_keys
 from tests.conftest import ROOT
+from tests.reference import attention as reference_attention
 
 DOCS = ROOT / "docs"
 GUIDE = DOCS / "writing-scenarios.md"
@@ -170,13 +171,10 @@ def read(name: str) -> dict:
 
 
 def attention(Q, K, V, causal, divisor=None):
-    """Plain attention: scores, divide, mask with −∞, softmax by hand, weights·V."""
-    scaled = Q @ K.T / (divisor if divisor is not None else math.sqrt(Q.shape[1]))
-    if causal:
-        scaled = np.where(np.triu(np.ones(scaled.shape, bool), k=1), -np.inf, scaled)
-    exp = np.exp(scaled - scaled.max(axis=1, keepdims=True))
-    weights = exp / exp.sum(axis=1, keepdims=True)
-    return Q @ K.T, weights, weights @ V
+    """One head's scores, weights and output by the float64 reference (tests/reference.py)."""
+    visible = np.tri(len(Q), len(K), dtype=bool) if causal else np.ones((len(Q), len(K)), bool)
+    (head,), _, _ = reference_attention(Q[None], K[None], V[None], visible=visible, divisor=divisor)
+    return head["scores"], head["weights"], head["output"]
 
 
 def test_pronoun_it_attends_mostly_to_cat():

@@ -13,6 +13,7 @@ import yaml
 from attn_tui import core
 from attn_tui.core.numbers import fixed
 from tests.conftest import ROOT
+from tests.reference import softmax
 
 DOCS = ROOT / "docs"
 PAGE = DOCS / "reading-real-attention.md"
@@ -39,8 +40,7 @@ def numpy_attention(path) -> tuple[np.ndarray, np.ndarray]:
     Q, K, V = (np.array(scenario[name], dtype=float) for name in "QKV")
     scores = Q @ K.T / math.sqrt(Q.shape[1])
     scores[np.triu_indices(len(Q), k=1)] = -np.inf
-    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-    weights /= weights.sum(axis=1, keepdims=True)
+    weights = softmax(scores)
     return weights, weights @ V
 
 

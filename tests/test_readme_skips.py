@@ -21,7 +21,7 @@ def test_the_pins_readme_names_are_the_ones_ci_installs():
 def test_each_kind_of_skip_is_named_with_what_it_needs():
     capture = [p for p, text in TESTS.items() if p.parent.name == "capture"
                and re.search(r'^pytest\.importorskip\("(torch|huggingface_hub)"', text, re.MULTILINE)]
-    assert len(capture) == 5 and "capture's five files" in README
+    assert len(capture) == 6 and "capture's six files" in README
     root = [p for p, text in TESTS.items() if re.search(r"needs root|geteuid\(\) != 0", text)]
     assert len(root) == 3 and "root (three tests that hand a file or folder to another user" in README
     assert "apt-get install chromium tmux" in README and "cairosvg" in README

@@ -30,6 +30,11 @@ def debugger(app: AttnApp) -> DebuggerScreen:
     return screen
 
 
+def debugger_below(app: AttnApp) -> DebuggerScreen:
+    """The debugger under whatever screen is on top (the all-heads view, projector mode, a dialog)."""
+    return next(screen for screen in reversed(app.screen_stack) if isinstance(screen, DebuggerScreen))
+
+
 def stage_view(app: AttnApp) -> MatrixView:
     return app.screen.query_one("#stage", MatrixView)
 

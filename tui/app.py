@@ -55,7 +55,7 @@ class AttnApp(App[int]):
                  start: Position | None = None) -> None:
         """Open ``scenario`` (or, without one, the chooser of built-ins; or a model ``index``,
         as the model view). ``save_root`` confines saving to a folder (a served app: see
-        ``core.save_root``); ``present`` starts in projector mode; ``remember`` reads and writes
+        ``core.editing.save_root``); ``present`` starts in projector mode; ``remember`` reads and writes
         the settings file (tests turn it off); ``classroom`` says whether the scenario's lesson
         is played and the class it follows or leads; ``start`` is where the scenario opens
         (``check --impl --open``: the first wrong stage, row and cell), else at step 1."""

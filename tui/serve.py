@@ -3,8 +3,8 @@
 textual-serve (the Textual project's own server) starts one app process per browser that
 connects, so every student has their own app and their own edits. Each of those apps is
 started with ``--save-root FOLDER``: it saves only inside that folder, never over a file it did
-not write itself (see ``core.save_root``), and keeps its recovery copies there too, in a folder
-of its browser's own named by a cookie the page sets (``--recovery-dir``, ``core.recovery_slots``),
+not write itself (see ``core.editing.save_root``), and keeps its recovery copies there too, in a folder
+of its browser's own named by a cookie the page sets (``--recovery-dir``, ``core.editing.recovery_slots``),
 so that a Ctrl+C on the server loses no student's edits and a student who comes back in the same
 browser is offered theirs.
 
@@ -60,7 +60,7 @@ _browser_command: contextvars.ContextVar[str] = contextvars.ContextVar("browser_
 class ClassServer(Server):
     """textual-serve's server, with the checks above and a banner of its own; with ``folder``
     (the class folder), each browser's apps keep their recovery copies in a folder of that
-    browser's own there (``core.recovery_slots``)."""
+    browser's own there (``core.editing.recovery_slots``)."""
 
     def __init__(self, command: str, host: str, port: int, banner: str, max_apps: int,
                  folder: str | None = None) -> None:

@@ -204,7 +204,7 @@ def write_lesson(scenario: Scenario, beats: tuple[Beat, ...], target: str | None
 
 
 def rendered_lesson(scenario: Scenario) -> str:
-    """The scenario's lesson as a ``lesson:`` block, for a file written whole (``core.save.render``)."""
+    """The scenario's lesson as a ``lesson:`` block, for a file written whole (``core.editing.render.render``)."""
     if scenario.lesson is None:
         return ""
     return "\n".join(["lesson:"] + [line for beat in scenario.lesson.beats

@@ -9,7 +9,7 @@ Edits, not text, are kept — one per cell or option that differs from the file 
 and replaying them gives back exactly the numbers, whatever the matrices came from (YAML,
 .npy, random).
 
-Copies are private (``core.private_files``): 0600 in a 0700 folder of the user's own, never
+Copies are private (``core.files.private_files``): 0600 in a 0700 folder of the user's own, never
 written or read through a link; a copy that is not a regular file, or is too large, is refused
 with a message (:class:`UnreadableCopy`), never read.
 A copy is untrusted input: the file may have changed since (fewer tokens, say), and the copy

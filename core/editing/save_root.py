@@ -22,7 +22,7 @@ class OutsideSaveRoot(SaveError):
     """A save that the folder's rule refuses; nothing was written. The message says why."""
 
 
-RECOVERY_FOLDER = ".attn-tui-recovery"  # in the folder: the browsers' unsaved edits (core.recovery_slots)
+RECOVERY_FOLDER = ".attn-tui-recovery"  # in the folder: the browsers' unsaved edits (core.editing.recovery_slots)
 
 
 class SaveRoot:

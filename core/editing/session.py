@@ -3,7 +3,7 @@
 
 The TUI keeps one Session and asks it for everything; a Session never touches a terminal, so
 every behaviour of the app that is not drawing is tested here directly. Its attention is
-computed on demand (``core.attention``): an edit updates the heads' inputs it touches and
+computed on demand (``core.engine.attention``): an edit updates the heads' inputs it touches and
 forgets the blocks it made stale, so its cost does not grow with T².
 """
 
@@ -319,7 +319,7 @@ class Session:
 
     def lesson_written(self, text: str) -> None:
         """The file now holds ``text``: its own numbers, with more beats in its lesson (written
-        by the lesson recorder, ``core.lesson_writer``). Unsaved edits stay unsaved, on top of it."""
+        by the lesson recorder, ``core.editing.lesson_writer``). Unsaved edits stay unsaved, on top of it."""
         saved = loads(text, self.saved.path)
         self.saved = saved
         self.scenario = dataclasses.replace(self.scenario, source=saved.source, lesson=saved.lesson)
@@ -352,7 +352,7 @@ class Session:
 
 
 def _written_for(scenario: Scenario):
-    """The options the scenario's description was written for (see ``core.option_marks``)."""
+    """The options the scenario's description was written for (see ``core.editing.option_marks``)."""
     if scenario.source is None:
         return scenario.options
     try:

@@ -183,7 +183,7 @@ class TextEdits:
     def mark_comment(self, node: Node, name: str, new: str) -> None:
         """A comment after an option that has changed may no longer hold (``causal: false  # a
         token may not look ahead``): it is marked as said of the old value, ``# if true: …``
-        (``core.option_marks``), unless it speaks of the new value itself (``false: no
+        (``core.editing.option_marks``), unless it speaks of the new value itself (``false: no
         scaling``). Changed back, the mark goes."""
         found = option_marks.comment_after(self.text, node)
         if found is None:

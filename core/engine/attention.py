@@ -55,7 +55,7 @@ class Attention:
 
     @property
     def backward(self):
-        """The backward pass (``core.backward``), for a scenario with a ``loss:``; an edit drops it."""
+        """The backward pass (``core.engine.backward``), for a scenario with a ``loss:``; an edit drops it."""
         if self._backward is None:
             from attn_tui.core.engine.backward import Backward
 

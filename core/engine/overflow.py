@@ -89,7 +89,7 @@ def check_range(scenario: Scenario, inputs: HeadInputs | None = None) -> None:
 
 def largest_added(scenario: Scenario) -> float:
     """The most a stage's own setting adds to a scaled score (a bias: its largest |value|, below
-    ``core.readers.bias.LIMIT``), 0 when none does: a scaled score near float64's largest plus a
+    ``core.reading.bias.LIMIT``), 0 when none does: a scaled score near float64's largest plus a
     bias of 1e299 would be infinite, and every weight of its row NaN."""
     found = max((float(setting.largest) for name, setting in scenario.stage_settings.items()
                  if name != "bias" or "bias" not in scenario.inputs), default=0.0)

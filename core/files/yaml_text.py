@@ -1,6 +1,6 @@
 """YAML text that reads back exactly: a string as one double-quoted scalar, a float64 as the
 shortest number YAML 1.1 (PyYAML's) reads as that float. Every writer of scenario text (save,
-render, the lesson writer, capture, the template) goes through these two."""
+render, the stage settings' keys, the lesson writer, capture, the template) goes through these."""
 
 from __future__ import annotations
 
@@ -33,6 +33,13 @@ def yaml_number(value: float) -> str:
         mantissa, exponent = text.split("e")
         text = f"{mantissa}.0e{exponent}"
     return text
+
+
+def yaml_decimal(value: float, places: int) -> str:
+    """``value`` with ``places`` decimals, as a template's aligned columns show it (``0.50``); a
+    value that rounds to zero is ``0.00``, never ``-0.00``."""
+    text = f"{value:.{places}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
 
 
 def yaml_quoted(text: str) -> str:

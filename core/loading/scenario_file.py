@@ -33,7 +33,7 @@ from attn_tui.core.files.yaml_source import Document, Mapping, Scalar, Sequence,
 if TYPE_CHECKING:
     from attn_tui.core.model.scenario import Scenario
 
-# The scenario's own keys; a stage adds its own (``core.stages``: Stage.scenario_keys).
+# The scenario's own keys; a stage adds its own (``core.engine.stages``: Stage.scenario_keys).
 KEYS = ("title", "description", "tokens", "query_tokens", *inputs.INPUT_NAMES, "npz", "random",
         "heads", "kv_heads", "head_names", *option_reader.OPTION_KEYS, "window", "padding",
         "mask", "rope", "focus", "precision", "variants", *expect.KEYS, "lesson")
@@ -78,7 +78,7 @@ class Plan:
     rope: Any = None
     causal: bool = False
     window: int | None = None
-    variants: tuple = ()  # the file's variants: (core.options.Variant, its node)
+    variants: tuple = ()  # the file's variants: (core.model.options.Variant, its node)
     stage_settings: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -211,7 +211,7 @@ def fields(document: Document, path: str) -> dict[str, Any]:
         expect=expect.expectations(files, top, plan),
         expect_tolerance=expect.tolerance(top.get("expect_tolerance")),
         predict=expect.predict(top.get("predict"), plan),
-        lesson=top.get("lesson"),  # read once the scenario is built: see core.lesson_reader
+        lesson=top.get("lesson"),  # read once the scenario is built: see core.lessons.reader
     )
 
 
@@ -331,7 +331,7 @@ def _surely_finite(found: dict[str, Any]) -> bool:
     d_k = layout["d_k"]
     bound = d_k * largest["Q"] * largest["K"]
     option_sets = [found["options"], *(v.options(found["options"]) for v in found["variants"])]
-    if found["stage_settings"]:  # a bias on the scaled scores: every scale the app's s key can set (core.overflow)
+    if found["stage_settings"]:  # a bias on the scaled scores: every scale the app's s key can set (core.engine.overflow)
         option_sets += [Options(scale=True), Options(scale=False)]
     if "Wo" in largest:
         projected = layout["heads"] * layout["d_v"] * largest["V"] * largest["Wo"] + largest.get("bo", 0.0)

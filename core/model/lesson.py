@@ -46,7 +46,7 @@ class Beat:
     """One step of a lesson; a field left None keeps what the beats before it set."""
 
     say: str = ""
-    step: str | None = None          # a stage's name (core.stages)
+    step: str | None = None          # a stage's name (core.engine.stages)
     row: int | None = None           # a query row, from 0
     column: int | None = None        # a key column, from 0
     head: int | None = None          # a head, from 0

@@ -1,6 +1,6 @@
 """A scenario's options, variants, limits and random inputs: plain values, no NumPy.
 
-Kept apart from ``core.scenario`` so that checking a scenario file (which the command line
+Kept apart from ``core.model.scenario`` so that checking a scenario file (which the command line
 does before it starts the app) needs neither NumPy nor anything that imports it.
 """
 

@@ -12,7 +12,7 @@ import re
 
 import yaml
 
-from attn_tui.core.files.yaml_text import yaml_quoted
+from attn_tui.core.files.yaml_text import yaml_decimal, yaml_quoted
 from attn_tui.core.limits import MAX_DIM, MAX_NUMBERS, MAX_T, MAX_TOKEN_LENGTH, MAX_YAML_NODES
 
 RANDOM_DECIMALS = 2
@@ -167,13 +167,8 @@ def _numbers(T: int, d_k: int, d_v: int, seed: int | None) -> dict[str, list[lis
 
     state = np.random.RandomState(seed)  # the legacy stream np.random.seed(seed) starts
     matrices = {name: np.round(state.randn(*shape), RANDOM_DECIMALS) for name, shape in shapes.items()}
-    return {name: [[_decimal(value) for value in row] for row in matrix]
+    return {name: [[yaml_decimal(value, RANDOM_DECIMALS) for value in row] for row in matrix]
             for name, matrix in matrices.items()}
-
-
-def _decimal(value: float) -> str:
-    text = f"{value:.{RANDOM_DECIMALS}f}"
-    return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # no "-0.00"
 
 
 def _rows(rows: list[list[str]], tokens: list[str]) -> list[str]:

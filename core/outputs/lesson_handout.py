@@ -4,7 +4,7 @@ The inputs as the lesson starts, then each beat: the stage and row it shows, wha
 the teacher's words, a row to predict (blanks) and a question with room for the answer. With
 ``answers``, the same handout filled in: each predicted row's values at that beat (computed
 from the beat's own numbers and options) and each answer. The student's copy prints no number
-the lesson asks for. Text from the file goes through the Markdown pieces of ``core.markdown``:
+the lesson asks for. Text from the file goes through the Markdown pieces of ``core.outputs.markdown``:
 made visible, escaped, never read as Markdown.
 """
 

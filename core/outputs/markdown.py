@@ -1,6 +1,6 @@
 """The walk-through as GitHub-flavoured Markdown, for a handout: the sibling of ``to_text``.
 
-The same sections as ``core.report.to_text`` — inputs, every stage's matrix, the arithmetic of
+The same sections as ``core.outputs.report.to_text`` — inputs, every stage's matrix, the arithmetic of
 the focus row, the variants side by side — with each matrix as a GFM table and each step's
 arithmetic in a fenced code block (its lines are aligned by spaces and hold characters such as
 ``×``, ``√`` and ``−∞`` that Markdown would otherwise reflow or misread). Numbers are formatted

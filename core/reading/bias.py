@@ -18,10 +18,11 @@ from attn_tui.core.reading.keys import Entry
 from attn_tui.core.files.yaml_matrices import file_shape, file_values, largest, shape_of, values_of
 from attn_tui.core.reading.keys import check_keys, entries
 from attn_tui.core.files.yaml_numbers import TAG, boolean, count, located, number, shorten
+from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.files.yaml_source import Mapping, Scalar, Sequence, deref
 
 KEYS = ("alibi", "bias")
-LIMIT = 1e300  # |bias| at most; core.overflow keeps a scaled score plus the largest bias finite
+LIMIT = 1e300  # |bias| at most; core.engine.overflow keeps a scaled score plus the largest bias finite
 MAX_SLOPE = 1e6  # an ALiBi slope at most (× a distance below MAX_T: far inside LIMIT)
 
 
@@ -55,7 +56,7 @@ class BiasSetting:
     @cached_property
     def largest(self) -> float:
         """The largest |bias| (for ALiBi a bound: every slope is below 1, every distance below
-        MAX_T), which ``core.overflow`` adds to the largest scaled score."""
+        MAX_T), which ``core.engine.overflow`` adds to the largest scaled score."""
         if self.alibi:
             return float(MAX_T) * max((1.0, *(self.slopes or ())))
         return float(max(self.matrix.max(), -self.matrix.min()))  # (no |bias| the size of the bias)
@@ -81,7 +82,7 @@ class BiasSetting:
         if self.alibi:
             if self.slopes is None:
                 return "alibi: true\n"
-            return "alibi: {slopes: [" + ", ".join(repr(float(m)) for m in self.slopes) + "]}\n"
+            return "alibi: {slopes: [" + ", ".join(yaml_number(float(m)) for m in self.slopes) + "]}\n"
         return ""  # (an explicit bias is an input: written with the others)
 
 

@@ -1,7 +1,7 @@
 """The input matrices of a scenario: Q, K and V (one matrix, one per head, or a list of hand-made
 heads), or X with Wq, Wk and Wv, or ``random:``; Wo and bo; from YAML rows, ``.npy`` files or an
 ``npz:`` archive. Shapes are read first, and the numbers only once every shape fits
-(``core.readers.shapes``) and their total is within the limit."""
+(``core.reading.shapes``) and their total is within the limit."""
 
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ from attn_tui.core.limits import MAX_NUMBERS
 from attn_tui.core.reading.keys import Entry, check_keys, entries
 from attn_tui.core.files.yaml_matrices import file_shape, file_values, largest, shape_of, values_of
 from attn_tui.core.files.yaml_numbers import count, located, number, scalar_text, whole_number
+from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.files.yaml_source import Sequence, deref
 
 KEYS = ("loss", "train")
@@ -66,7 +67,7 @@ class TrainSetting:
 
     def yaml(self) -> str:
         names = ", ".join(self.learn)
-        return (f"train: {{learn: [{names}], lr: {self.lr!r}, steps: {self.steps}, "
+        return (f"train: {{learn: [{names}], lr: {yaml_number(float(self.lr))}, steps: {self.steps}, "
                 f"optimizer: {self.optimizer}}}\n")
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from attn_tui.core.reading.keys import Entry
 from attn_tui.core.files.yaml_numbers import located, number
+from attn_tui.core.files.yaml_text import yaml_number
 
 KEYS = ("softcap",)
 
@@ -23,7 +24,7 @@ class SoftcapSetting:
         return f"softcap {self.cap:g}"
 
     def yaml(self, matrix) -> str:
-        return f"softcap: {self.cap!r}\n"
+        return f"softcap: {yaml_number(float(self.cap))}\n"
 
     def of_head(self, h: int, heads: int) -> SoftcapSetting:
         return self  # the same cap for every head

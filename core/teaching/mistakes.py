@@ -1,6 +1,6 @@
 """The known ways to get attention wrong, each declared once: what it is, how to fix it, when a
 scenario can show it, and attention recomputed that way (through the same engine, so a bias or
-a mask rule the scenario has is in the recomputation too). ``core.compare`` names the one a
+a mask rule the scenario has is in the recomputation too). ``core.teaching.compare`` names the one a
 student's numbers match."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """attn-tui capture on tiny, randomly initialised GPT-2 and Llama models built here.
 
 Each captured scenario is read back (YAML with PyYAML's safe loader, the .npz with NumPy) and put
-through attention by an independent float64 reference written below from the multi-head
+through attention by the independent float64 reference (tests/reference.py), from the multi-head
 scenario format (rotate-half RoPE, query head h reading key/value head h // (H/G), the scale,
 the causal mask, the softmax). Its weights must equal the model's own attention probabilities
 (``output_attentions=True``, eager attention) and its output the layer's attention output
@@ -15,7 +15,6 @@ import os
 # Nothing here may reach the network: set before transformers reads it at import.
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-import json  # noqa: E402
 import math  # noqa: E402
 import re  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -34,12 +33,15 @@ from transformers import AutoModel  # noqa: E402
 
 from attn_tui.tui.cli import main  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
-from tests.reference import rotate_half  # noqa: E402
+from tests.reference import rotate_half, scenario_attention, softmax  # noqa: E402
 from tests.tiny_models import save_gpt2, save_llama  # noqa: E402
 
 pytestmark = pytest.mark.models
 
+
 TOLERANCE = 1e-5
+
+
 TEXT = "The cat sat on the mat"
 
 
@@ -53,26 +55,12 @@ def read_scenario(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
 
 
 def reference(scenario: dict, arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Every head's weights (H, T, T) and the output (T, d_out), in float64, from the format."""
-    Q, K, V = arrays["Q"], arrays["K"], arrays["V"]
-    H, T, d_k = Q.shape
-    G = K.shape[0]
+    """Every head's weights (H, T, T) and the output (T, d_out), in float64, from the format, by
+    the one reference (tests/reference.py)."""
+    H, G = arrays["Q"].shape[0], arrays["K"].shape[0]
     assert scenario["heads"] == H and scenario.get("kv_heads", H) == G
-    divisor = {True: math.sqrt(d_k), False: 1.0}.get(scenario["scale"], scenario["scale"])
     assert scenario["causal"] is True
-    heads = []
-    for h in range(H):
-        g = h // (H // G)
-        q, k = Q[h], K[g]
-        if "rope" in scenario:
-            q, k = rotate_half(q, scenario["rope"]["base"]), rotate_half(k, scenario["rope"]["base"])
-        scores = q @ k.T / divisor
-        scores[np.triu_indices(T, k=1)] = -np.inf  # key j > query i is never seen
-        scores -= scores.max(axis=1, keepdims=True)
-        heads.append(np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True))
-    weights = np.stack(heads)
-    concatenated = np.concatenate([weights[h] @ V[h // (H // G)] for h in range(H)], axis=1)
-    return weights, concatenated @ arrays["Wo"] + arrays.get("bo", 0.0)
+    return scenario_attention(scenario, arrays)
 
 
 def model_attention(folder: Path, text: str, layer: int) -> tuple[np.ndarray, np.ndarray, list]:
@@ -297,8 +285,7 @@ def test_a_2048_token_text_is_captured_and_reproduced(tmp_path):
     for h in range(2):  # the fast float64 path of the reference, vectorised over positions
         q, k = (rope_vectorised(x, 10000.0) for x in (Q[h], K[0]))
         scores = np.where(np.tri(2048, dtype=bool), q @ k.T / 4.0, -np.inf)
-        weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-        weights /= weights.sum(axis=1, keepdims=True)
+        weights = softmax(scores)
         assert np.abs(weights - model_weights[h]).max() < TOLERANCE
 
 
@@ -313,97 +300,6 @@ def rope_vectorised(x: np.ndarray, base: float) -> np.ndarray:
 def test_the_vectorised_rope_is_the_pairwise_one():
     x = np.random.RandomState(0).randn(5, 6)
     assert np.allclose(rope_vectorised(x, 100.0), rotate_half(x, 100.0), atol=1e-14)
-
-
-# ---- errors: one line, exit 2, nothing written ---------------------------------------------------
-
-def error_of(capsys, *argv: str) -> str:
-    assert main(["capture", *argv]) == 2
-    printed = capsys.readouterr()
-    assert printed.out == "" and printed.err.count("\n") == 1, printed
-    assert printed.err.startswith("attn-tui capture: ")
-    return printed.err[len("attn-tui capture: "):].strip()
-
-
-def test_errors_name_the_problem(gpt2, tmp_path, capsys, monkeypatch):
-    out = str(tmp_path / "out.yaml")
-    common = ["--text", TEXT, "-o", out]
-    assert error_of(capsys, str(gpt2), "--layer", "3", *common) == (
-        f'--layer 3 is out of range: "{gpt2}" has 3 layers, numbered 0 to 2')
-    assert "out of range" in error_of(capsys, str(gpt2), "--layer", "-1", *common)
-    assert error_of(capsys, str(gpt2), "--layer", "0", "--text", "", "-o", out) == (
-        "--text is empty: give the text to run the model on")
-    from transformers import AutoTokenizer
-    tokens = len(AutoTokenizer.from_pretrained(gpt2)("cat " * 70)["input_ids"])
-    assert tokens > 64
-    assert error_of(capsys, str(gpt2), "--layer", "0", "-o", out, "--text", "cat " * 70) == (
-        f'the text is {tokens} tokens long, longer than "{gpt2}"\'s context of 64 tokens')
-    assert error_of(capsys, str(tmp_path / "nowhere"), "--layer", "0", *common) == (
-        f'"{tmp_path / "nowhere"}": no such model folder')
-    assert error_of(capsys, str(tmp_path), "--layer", "0", *common) == (
-        f'"{tmp_path}" is a folder but not a Hugging Face model: it has no config.json')
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    assert error_of(capsys, "attn-tui-tests/no-such-model", "--layer", "0", *common) == (
-        '"attn-tui-tests/no-such-model": no such model folder, and no model of that name in the '
-        "local Hugging Face cache; this machine is offline (HF_HUB_OFFLINE), so it cannot be "
-        "downloaded")
-    assert error_of(capsys, str(gpt2), "--layer", "0", "--text", TEXT, "-o",
-                    str(tmp_path / "out.txt")).startswith("-o")
-    assert error_of(capsys, str(gpt2), "--layer", "0", "--text", "a\udcffb", "-o", out) == (
-        "--text is not valid UTF-8")
-    assert list(tmp_path.iterdir()) == []
-
-
-def test_a_model_of_another_family_is_named(tmp_path, capsys):
-    folder = tmp_path / "xlnet"
-    folder.mkdir()
-    (folder / "config.json").write_text(json.dumps({"model_type": "xlnet"}))
-    assert error_of(capsys, str(folder), "--layer", "0", "--text", TEXT, "-o",
-                    str(tmp_path / "o.yaml")) == (
-        f'"{folder}" is a "xlnet" model; capture knows gpt2, llama, mistral, qwen2, gemma, '
-        "gemma2, phi3, gpt_neox, bloom, bert, roberta, distilbert, t5, bart, marian")
-
-
-def test_a_broken_model_folder_is_one_line(gpt2, tmp_path, capsys):
-    broken = tmp_path / "broken"
-    broken.mkdir()
-    for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
-        (broken / name).write_bytes((gpt2 / name).read_bytes())
-    (broken / "model.safetensors").write_bytes(b"not weights")
-    message = error_of(capsys, str(broken), "--layer", "0", "--text", TEXT, "-o",
-                       str(tmp_path / "o.yaml"))
-    assert message.startswith(f'cannot load the model "{broken}": ')
-
-
-def test_a_file_that_cannot_be_written_is_one_line(gpt2, tmp_path, capsys, monkeypatch):
-    def refuse(path, data):  # as a full disk or a read-only folder would (root may write anywhere)
-        raise PermissionError(13, "Permission denied", path)
-
-    monkeypatch.setattr("attn_tui.capture.write_scenario.write_atomic", refuse)
-    out = tmp_path / "out.yaml"
-    assert error_of(capsys, str(gpt2), "--layer", "0", "--text", TEXT, "-o", str(out)) == (
-        f'cannot write "{tmp_path / "out.npz"}": Permission denied')
-
-
-def test_a_capture_that_would_not_reproduce_the_model_writes_nothing(gpt2, tmp_path, capsys,
-                                                                    monkeypatch):
-    """The float64 check before writing: here GPT-2's scale is made to read 1 instead of √8."""
-    monkeypatch.setattr("attn_tui.capture.gpt2.divisor", lambda attention: 1.0)
-    assert capture(gpt2, tmp_path / "wrong.yaml") == 3
-    message = capsys.readouterr().err
-    assert message.startswith(f'attn-tui capture: the captured arrays do not reproduce "{gpt2}"')
-    assert message.count("\n") == 1 and "nothing was written" in message
-    assert list(tmp_path.iterdir()) == []
-
-
-def test_existing_files_are_kept_unless_forced(gpt2, tmp_path, capsys):
-    out = tmp_path / "mine.yaml"
-    (tmp_path / "mine.npz").write_bytes(b"a student's own file")
-    assert error_of(capsys, str(gpt2), "--layer", "0", "--text", TEXT, "-o", str(out)) == (
-        f'"{tmp_path / "mine.npz"}" already exists; add --force to replace it')
-    assert (tmp_path / "mine.npz").read_bytes() == b"a student's own file" and not out.exists()
-    assert capture(gpt2, out, TEXT, 0, "--force") == 0
-    assert read_scenario(out)[1]["Q"].shape == (4, 6, 8)
 
 
 @pytest.mark.parametrize("family, name", [("gpt2", "tiny_gpt2_l1"), ("llama", "tiny_llama_l1")])

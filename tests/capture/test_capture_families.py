@@ -1,7 +1,7 @@
 """attn-tui capture on a tiny random model of every family it knows beyond GPT-2 and Llama.
 
 Each captured scenario is read back (YAML with PyYAML's safe loader, the .npz with NumPy) and put
-through attention by the float64 reference below, written from the scenario format alone:
+through attention by the float64 reference (tests/reference.py), from the scenario format alone:
 scale, the Bias stage (an npz ``bias`` or ALiBi), softcap, the mask (causal, window, padding),
 partial rotary, cross-attention (T_q ≠ T_k). Its weights must equal the model's own attention
 probabilities (``output_attentions=True``, eager attention: ``attentions``,
@@ -32,6 +32,7 @@ import yaml  # noqa: E402
 from transformers import AutoModel, AutoTokenizer  # noqa: E402
 
 from attn_tui.tui.cli import main  # noqa: E402
+from tests.reference import scenario_attention  # noqa: E402
 from tests.tiny_models import save_family  # noqa: E402
 
 pytestmark = pytest.mark.models
@@ -52,64 +53,13 @@ def read_scenario(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
         return scenario, {name: archive[name] for name in archive.files}
 
 
-def alibi_slopes(n: int) -> list[float]:
-    """Press et al.'s slopes, as their code computes them (get_slopes)."""
-    def power_of_2(n):
-        start = 2 ** (-2 ** -(math.log2(n) - 3))
-        return [start * start ** i for i in range(n)]
-    if math.log2(n).is_integer():
-        return power_of_2(n)
-    closest = 2 ** math.floor(math.log2(n))
-    return power_of_2(closest) + alibi_slopes(2 * closest)[0::2][:n - closest]
-
-
-def rotate(x: np.ndarray, base: float, R: int) -> np.ndarray:
-    """rotate_half RoPE on the first R dimensions: pair (j, j + R/2) turned by p·base^(−2j/R)."""
-    out = x.copy()
-    for p in range(x.shape[0]):
-        for j in range(R // 2):
-            angle = p * base ** (-2 * j / R)
-            a, b = x[p, j], x[p, j + R // 2]
-            out[p, j] = a * math.cos(angle) - b * math.sin(angle)
-            out[p, j + R // 2] = b * math.cos(angle) + a * math.sin(angle)
-    return out
-
-
 def reference(scenario: dict, arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    Q, K, V = arrays["Q"], arrays["K"], arrays["V"]
-    H, T_q, d_k = Q.shape
-    G, T_k, _ = K.shape
+    """Every head's weights and the output, by the one reference (tests/reference.py)."""
+    H, T_q, _ = arrays["Q"].shape
+    G, T_k, _ = arrays["K"].shape
     assert scenario["heads"] == H and scenario.get("kv_heads", H) == G
     assert len(scenario["tokens"]) == T_k and len(scenario.get("query_tokens", scenario["tokens"])) == T_q
-    divisor = {True: math.sqrt(d_k), False: 1.0}.get(scenario["scale"], scenario["scale"])
-    heads = []
-    for h in range(H):
-        q, k = Q[h], K[h // (H // G)]
-        if "rope" in scenario:
-            R = scenario["rope"].get("dims", d_k)
-            q, k = rotate(q, scenario["rope"]["base"], R), rotate(k, scenario["rope"]["base"], R)
-        scores = q @ k.T / divisor
-        if "bias" in arrays:
-            scores = scores + arrays["bias"][h]
-        if scenario.get("alibi"):
-            for i in range(T_q):
-                for j in range(T_k):
-                    scores[i, j] -= alibi_slopes(H)[h] * abs(i - j)
-        if "softcap" in scenario:
-            c = scenario["softcap"]
-            scores = c * np.tanh(scores / c)
-        for i in range(T_q):
-            for j in range(T_k):
-                hidden = (scenario["causal"] and j > i
-                          or "window" in scenario and j <= i - scenario["window"]
-                          or "padding" in scenario and scenario["padding"][j] == 1)
-                if hidden:
-                    scores[i, j] = -np.inf
-        scores -= scores.max(axis=1, keepdims=True)
-        heads.append(np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True))
-    weights = np.stack(heads)
-    concatenated = np.concatenate([weights[h] @ V[h // (H // G)] for h in range(H)], axis=1)
-    return weights, concatenated @ arrays["Wo"] + arrays.get("bo", 0.0)
+    return scenario_attention(scenario, arrays)
 
 
 # ---- the model's own numbers -------------------------------------------------------------------

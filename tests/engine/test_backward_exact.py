@@ -1,4 +1,4 @@
-"""The engine's gradients (core.backward) and training (core.training) against an independent
+"""The engine's gradients (core.engine.backward) and training (core.engine.training) against an independent
 float64 PyTorch-autograd reference (tests/torch_attention.py), on random scenarios written as
 YAML text: self- and cross-attention (T_q ≠ T_k), causal, window, padding, explicit masks with
 rows that see no key, finite mask values (−1e9 and leaky ones), ALiBi and given biases (2-D and
@@ -7,7 +7,7 @@ keys/values, Q/K/V or X with projections, with and without Wo/bo, every kind of 
 
 The reference is checked itself first: its forward against the engine's forward (which the
 rest of the suite checks against other references), and its autograd against finite
-differences (torch.autograd.gradcheck)."""
+differences (torch.autograd.gradcheck). Training against it is tests/engine/test_training_is_torch_optim.py."""
 
 from __future__ import annotations
 
@@ -269,7 +269,7 @@ def test_the_reference_training_steps_are_sgd_and_adam():
 # ---- the engine's gradients ------------------------------------------------------------------
 
 def engine_gradients():
-    return pytest.importorskip("attn_tui.core.engine.backward", reason="core.backward is not written yet").gradients
+    return pytest.importorskip("attn_tui.core.engine.backward", reason="core.engine.backward is not written yet").gradients
 
 
 def check_gradients(c: dict, seed, form: str = "target", options=None) -> None:
@@ -341,64 +341,3 @@ def test_loss_is_half_the_squared_error():
         g = gradients(scenario)
         assert math.isclose(g.loss, 0.5 * float(((output - c["target"]) ** 2).sum()), rel_tol=1e-12, abs_tol=1e-15)
         assert_close(g.d_output, output - c["target"], "d_output", c["yaml"])
-
-
-# ---- training --------------------------------------------------------------------------------
-
-def learnable(c: dict, rng, output_projection: bool = True) -> list[str]:
-    names = ["Q", "K", "V"] if c["kind"] == "qkv" else ["X", "Wq", "Wk", "Wv"] + (["X_q"] if "X_q:" in c["yaml"] else [])
-    if output_projection:
-        names += [n for n in ("Wo", "bo") if f"\n{n}:" in c["yaml"]]
-    chosen = [n for n in names if rng.random() < 0.5]
-    return chosen or [names[int(rng.integers(len(names)))]]
-
-
-def check_training(c: dict, seed, optimizer: str, rng, learn=None) -> bool:
-    train = pytest.importorskip("attn_tui.core.engine.training", reason="core.training is not written yet").train
-    # (Wo and bo learn in the projection scenarios here; with Q, K, V given, in their own test)
-    learn = learn or learnable(c, rng, output_projection=c["kind"] == "projection")
-    steps = int(rng.integers(5, 21))
-    lr = float(rng.choice([0.01, 0.05, 0.1])) if optimizer == "sgd" else float(rng.choice([0.001, 0.01, 0.05]))
-    scenario = loads(with_loss(c))
-    while True:  # a rate the reference's run stays finite and bounded with (no overflow to compare)
-        losses, learned, slack = ref.train(scenario, learn=learn, lr=lr, steps=steps, optimizer=optimizer,
-                                           target=c["target"])
-        if all(math.isfinite(x) for x in losses) and max(losses) <= 10 * losses[0] + 1:
-            break
-        lr /= 10
-    text = with_loss(c) + f"train: {{learn: [{', '.join(learn)}], lr: {lr!r}, steps: {steps}, optimizer: {optimizer}}}\n"
-    scenario = loads(text)
-    got = train(scenario)
-    where = f"(seed {seed}, {optimizer})"
-    assert len(got.losses) == steps + 1, f"{len(got.losses)} losses for {steps} steps {where}\n{text}"
-    assert_close(np.array(got.losses, dtype=np.float64), np.array(losses), f"losses {where}", text)
-    assert set(got.learned) == set(learn), f"learned {sorted(got.learned)}, want {sorted(learn)} {where}\n{text}"
-    for name in learn:
-        # (Adam: plus how far its ÷(√v̂ + ε) may carry rounding-level gradients; 0 for SGD)
-        assert_close(got.learned[name], learned[name], f"learned {name} {where}", text, slack[name])
-    return losses[-1] < losses[0]  # (whether training did anything here: see the callers)
-
-
-@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
-def test_training_is_torch_optim(optimizer):
-    rng = np.random.default_rng(7 if optimizer == "sgd" else 8)
-    improved = sum(check_training(c, seed, optimizer, rng) for seed, c in cases(range(1300, 1320)))
-    assert improved >= 12  # most runs lowered the loss: the comparisons were of moving parameters
-
-
-@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
-@pytest.mark.parametrize("force", ["projection", "gqa", "wo_bo", "empty_row", "leaky_mask", "rope_partial", "cross"])
-def test_training_with_features(optimizer, force):
-    rng = np.random.default_rng([9, FEATURES.index(force)])
-    for seed, c in cases(range(3), force):
-        check_training(c, seed, optimizer, rng)
-
-
-@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
-def test_training_learns_wo_and_bo_with_qkv_given(optimizer):
-    """Wo and bo are inputs of a Q, K, V scenario too (gradients() reports dWo and dbo there)."""
-    rng = np.random.default_rng(11)
-    chosen = [(seed, c) for seed, c in cases(range(12), "wo_bo") if c["kind"] == "qkv"][:3]
-    assert chosen
-    for seed, c in chosen:
-        check_training(c, seed, optimizer, rng, learn=["Wo", "bo"])

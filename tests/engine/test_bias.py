@@ -1,6 +1,6 @@
 """The Bias stage (issue 19): ALiBi and an explicit bias, added to the scaled scores between
-Scale and Mask. Checked against the float64 reference of tests/engine/test_multihead.py (written from
-the definitions) and PyTorch's scaled_dot_product_attention with a float attn_mask carrying the
+Scale and Mask. Checked against the float64 reference (tests/reference.py, written from the
+definitions) and PyTorch's scaled_dot_product_attention with a float attn_mask carrying the
 bias, over random layouts (heads, grouped keys, cross-attention, causal, window, padding, an
 explicit mask, RoPE, Wo); ALiBi's slopes against the paper's code, written here; then the file
 format, its errors, --json, --print, --markdown, --check, saving and the app."""
@@ -24,7 +24,8 @@ from attn_tui.core.outputs.markdown import to_markdown
 from attn_tui.core.outputs.report import to_text
 from attn_tui.core.editing.save import render, save
 from attn_tui.core.reading.bias import alibi_slopes
-from tests.engine.test_multihead import build, close, layouts
+from tests.engine.test_multihead_against_the_reference_and_pytorch import build, close, layouts
+from tests.reference import softmax
 
 
 def paper_slopes(n: int) -> list[float]:
@@ -144,8 +145,7 @@ def test_an_explicit_bias_by_hand():
     attention = Attention(loads(EXPLICIT))
     weights = attention.values("softmax", 0, range(3), range(3))
     scaled = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 2]]) / math.sqrt(2) + [0, 0, 1]
-    exps = np.exp(scaled - scaled.max(axis=1, keepdims=True))
-    assert np.allclose(weights, exps / exps.sum(axis=1, keepdims=True), rtol=0, atol=1e-15)
+    assert np.allclose(weights, softmax(scaled), rtol=0, atol=1e-15)
 
 
 @pytest.mark.parametrize("text, where, fragment", [

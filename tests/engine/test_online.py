@@ -1,7 +1,7 @@
 """How attention really runs (issue 20): FlashAttention's online softmax, tile by tile, and
 decoding with a KV cache. Every tile's m, l and acc and every decode step are checked against
-references written here from the papers (Dao et al. 2022, Algorithm 1; a decoder's loop), in
-plain Python, not from attn_tui.core, over random layouts (T_q ≠ T_k, tiles that do and do not
+references written from the papers (Dao et al. 2022, Algorithm 1, in tests/reference.py; a
+decoder's loop, here), in plain Python, not from attn_tui.core, over random layouts (T_q ≠ T_k, tiles that do and do not
 divide T, causal, window, padding, an explicit mask, rows with nothing visible, heads, GQA); and
 both outputs against the standard path to 1e-12."""
 
@@ -24,35 +24,8 @@ from attn_tui.core.reading.decode import DecodeSetting
 from attn_tui.core.reading.tiles import TilesSetting
 from attn_tui.core.outputs.report import to_text
 from attn_tui.tui.cli import main
-from tests.engine.test_multihead import build, layouts
-
-
-def flash_row(scores: list[float], visible: list[bool], V: np.ndarray, Bc: int, skipped: list[bool]) -> list[dict]:
-    """Algorithm 1 for one query row, in plain Python: after each key tile, m, l, acc."""
-    m, l, acc = -math.inf, 0.0, [0.0] * V.shape[1]
-    out = []
-    for t, start in enumerate(range(0, len(scores), Bc)):
-        keys = range(start, min(len(scores), start + Bc))
-        seen = [j for j in keys if visible[j] and not skipped[t]]
-        tile_max = max((scores[j] for j in seen), default=None)
-        correction = None
-        if seen:
-            m_new = max(m, tile_max)
-            if m != -math.inf:
-                correction = math.exp(m - m_new)
-            keep = correction if correction is not None else 0.0
-            l = l * keep + sum(math.exp(scores[j] - m_new) for j in seen)
-            acc = [acc[c] * keep + sum(math.exp(scores[j] - m_new) * V[j, c] for j in seen) for c in range(len(acc))]
-            m = m_new
-        out.append(dict(tile_max=tile_max, m=m, l=l, correction=correction, acc=list(acc)))
-    return out
-
-
-def skipped_tiles(visible: np.ndarray, Br: int, Bc: int, i: int) -> list[bool]:
-    """FlashAttention skips a key tile that every row of the query tile sees nothing of."""
-    first = i - i % Br
-    rows = visible[first:first + Br]
-    return [not rows[:, start:start + Bc].any() for start in range(0, visible.shape[1], Bc)]
+from tests.engine.test_multihead_against_the_reference_and_pytorch import build, layouts
+from tests.reference import online_walk, skipped_tiles, softmax
 
 
 @st.composite
@@ -80,7 +53,7 @@ def test_every_tile_of_every_row_is_algorithm_1s(case):
         V = attention.inputs.V(h)
         for i, walked in enumerate(head["online"]):
             skip = skipped_tiles(visible, Br, Bc, i)
-            reference = flash_row(expected["masked"][i].tolist(), visible[i].tolist(), V, Bc, skip)
+            reference = online_walk(expected["masked"][i].tolist(), visible[i].tolist(), V, Bc, skip)
             assert len(walked) == len(reference) == math.ceil(scenario.T_k / Bc)
             for t, (ours, theirs) in enumerate(zip(walked, reference)):
                 assert ours["keys"] == [t * Bc, min(scenario.T_k, (t + 1) * Bc)]
@@ -113,8 +86,7 @@ def decode_step(q, K, V, divisor, visible_row, window, t) -> tuple[list[float], 
     top = max(scores)
     if top == -math.inf:
         return [0.0] * len(cache), [0.0] * V.shape[1], cache
-    exps = [math.exp(s - top) if s != -math.inf else 0.0 for s in scores]
-    weights = [e / sum(exps) for e in exps]
+    weights = softmax(scores).tolist()
     output = [sum(w * V[j, c] for w, j in zip(weights, cache)) for c in range(V.shape[1])]
     return weights, output, cache
 

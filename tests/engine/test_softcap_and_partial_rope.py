@@ -16,7 +16,7 @@ from attn_tui.core.engine.attention import Attention
 from attn_tui.core.outputs.json_export import to_json
 from attn_tui.core.outputs.report import to_text
 from attn_tui.core.editing.save import render
-from tests.reference import rotate_half, softmax
+from tests.reference import causal_softmax, rotate_half
 
 
 def random_scenario(seed: int, T: int = 6, d: int = 8, extra: str = "") -> tuple[str, dict]:
@@ -25,11 +25,6 @@ def random_scenario(seed: int, T: int = 6, d: int = 8, extra: str = "") -> tuple
     rows = lambda a: "[" + ", ".join("[" + ", ".join(repr(float(x)) for x in row) + "]" for row in a) + "]"  # noqa: E731
     text = f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\n{extra}"
     return text, dict(Q=Q, K=K, V=V)
-
-
-def softmax_causal(scores: np.ndarray) -> np.ndarray:
-    T = len(scores)
-    return softmax(np.where(np.tri(T, dtype=bool), scores, -np.inf))
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -42,7 +37,7 @@ def test_softcap_is_gemma2s(seed):
     capped = np.tanh(scores / 2.5) * 2.5
     assert np.allclose(attention.values("softcap", 0, rows, keys), capped, rtol=0, atol=1e-14)
     assert np.abs(attention.values("softcap", 0, rows, keys)).max() < 2.5
-    weights = softmax_causal(capped)
+    weights = causal_softmax(capped)
     assert np.allclose(attention.values("softmax", 0, rows, keys), weights, rtol=0, atol=1e-14)
     assert np.allclose(attention.values("weighted_sum", 0, rows, range(8)), weights @ m["V"], rtol=0, atol=1e-12)
     assert [stage.name for stage in attention.steps] == ["score", "scale", "softcap", "mask", "softmax",

@@ -15,6 +15,7 @@ from attn_tui.core.outputs.figures.heat_map import FigureError, heat_map
 from attn_tui.core.outputs.figures.svg import Svg
 
 from tests.conftest import ROOT
+from tests.reference import softmax
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -136,8 +137,7 @@ def test_a_sampled_block_is_the_mean_of_its_first_engine_rows():
     scores = Q[80:96] @ K.T / np.sqrt(2)  # block row 2 starts at 68: its first engine block is 80-95
     if scenario.options.causal:
         scores = np.where(np.arange(3200)[None, :] > np.arange(80, 96)[:, None], -np.inf, scores)
-    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-    weights /= weights.sum(axis=1, keepdims=True)
+    weights = softmax(scores)
     expected = weights[:, 34:68].mean()  # block column 1
     root = ET.fromstring(text.encode())
     found = {(round(float(r.get("y")), 3), round(float(r.get("x")), 3)): r for r in root.iter(SVG + "rect")

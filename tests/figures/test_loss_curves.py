@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 from attn_tui.tui.cli import main
+from tests.reference import softmax
 
 SVG = "{http://www.w3.org/2000/svg}"
 Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
@@ -30,8 +31,7 @@ def scenario(tmp_path, variants=True, name="scaled"):
 def descent(scale: bool) -> list[float]:
     scores = Q @ K.T / (math.sqrt(2) if scale else 1.0)
     scores[np.triu_indices(3, 1)] = -np.inf
-    P = np.exp(scores - scores.max(axis=1, keepdims=True))
-    P /= P.sum(axis=1, keepdims=True)
+    P = softmax(scores)
     values, losses = V.copy(), []
     for _ in range(STEPS + 1):
         error = P @ values - TARGET

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 from attn_tui.tui.cli import main
+from tests.reference import softmax
 
 SVG = "{http://www.w3.org/2000/svg}"
 T = 4
@@ -20,8 +21,7 @@ FIRST_K = [[8.0] * T] + [[0.0] * T] * (T - 1)           # every query finds the 
 def weights(Q, K):
     scores = np.array(Q) @ np.array(K).T / np.sqrt(T)
     scores[np.triu_indices(T, 1)] = -np.inf
-    w = np.exp(scores - scores.max(axis=1, keepdims=True))
-    return w / w.sum(axis=1, keepdims=True)
+    return softmax(scores)
 
 
 def layer(heads):

@@ -722,7 +722,7 @@ except ImportError:  # pragma: no cover - an older layout without it
     quick_check = None
 
 
-@pytest.mark.skipif(quick_check is None, reason="no core.scenario_file.check_text")
+@pytest.mark.skipif(quick_check is None, reason="no core.loading.scenario_file.check_text")
 @FUZZ
 @given(st.one_of(scenario_documents(), valid_scenario_documents(), mutated_shipped()))
 def test_quick_check_agrees_with_loads(text):

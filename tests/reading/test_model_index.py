@@ -1,4 +1,4 @@
-"""A model index (core.model_index): read as carefully as a scenario, listed by --json, scored by
+"""A model index (core.loading.model_index): read as carefully as a scenario, listed by --json, scored by
 ``attn-tui heads``; no NumPy needed to read one."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from attn_tui.core.loading.model_index import loads_index, read_index
 from attn_tui.core.teaching.patterns import PATTERNS, pattern_scores
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT
+from tests.reference import softmax
 
 DATA = ROOT / "tests" / "data"
 
@@ -134,8 +135,7 @@ def independent_weights(path: Path) -> np.ndarray:
         Q, K = arrays["Q"], arrays["K"]
     scores = Q @ K.transpose(0, 2, 1) / np.sqrt(Q.shape[-1])
     scores = np.where(np.tri(Q.shape[1], dtype=bool), scores, -np.inf)
-    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return weights / weights.sum(axis=-1, keepdims=True)
+    return softmax(scores)
 
 
 def test_heads_json_scores_every_layer_and_head_as_the_weights_say(tmp_path, capsys):

@@ -13,6 +13,7 @@ import pytest
 
 from tests.chromium import CHROMIUM, Chromium, end_group, group_members, wait_until
 from tests.conftest import ROOT
+from tests.reference import softmax
 
 pytestmark = [
     pytest.mark.browser,
@@ -30,8 +31,7 @@ def free_port() -> int:
 
 def softmax_row(scores: list[float], d_k: int) -> str:
     """A row of weights as the app prints it (3 decimals), computed here independently."""
-    exps = [math.exp(score / math.sqrt(d_k)) for score in scores]
-    return "  ".join(f"{e / sum(exps):.3f}" for e in exps)
+    return "  ".join(f"{w:.3f}" for w in softmax([score / math.sqrt(d_k) for score in scores]))
 
 
 async def start_server(port: int, folder) -> asyncio.subprocess.Process:

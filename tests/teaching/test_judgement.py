@@ -11,7 +11,7 @@ from attn_tui.core import load, loads
 from attn_tui.core.loading.catalog import find
 from attn_tui.core.teaching.judgement import Judge
 
-from tests.reference import chapter_attention
+from tests.reference import chapter_attention, softmax
 
 Q = np.array([[1.0, 0], [0, 1], [1, 1]])
 K = Q.copy()
@@ -32,10 +32,10 @@ def test_the_chapters_own_numbers_are_right(judge):
 
 def test_one_predicted_row_is_judged_by_its_cells(judge):
     sat = np.full((3, 3), np.nan)
-    e = np.exp(np.array([1.0, 1.0, 2.0]) / math.sqrt(2))  # "sat": scores 1, 1, 2 over √2, by hand
-    sat[2] = e / e.sum()
+    weights = softmax(np.array([1.0, 1.0, 2.0]) / math.sqrt(2))  # "sat": scores 1, 1, 2 over √2, by hand
+    sat[2] = weights
     assert judge("weights", sat).right
-    assert judge.row("weights", 2, e / e.sum()).right
+    assert judge.row("weights", 2, weights).right
     # the description's rounded 25%, 25%, 50% are not attention's 0.248, 0.248, 0.503
     rounded = judge.row("weights", 2, [0.25, 0.25, 0.5])
     assert not rounded.right and rounded.words == "other"
@@ -43,8 +43,7 @@ def test_one_predicted_row_is_judged_by_its_cells(judge):
 
 def test_an_unscaled_row_is_named(judge):
     # "sat" unscaled: scores 1, 1, 2 → softmax by hand
-    e = np.exp([1.0, 1.0, 2.0])
-    found = judge.row("weights", 2, e / e.sum())
+    found = judge.row("weights", 2, softmax([1.0, 1.0, 2.0]))
     assert not found.right and found.mistake == "unscaled"
     assert found.words == "forgot to divide by √d_k"
     assert found.diagnosis is not None and "√d_k" in found.diagnosis.what
@@ -61,10 +60,10 @@ def test_the_wrong_shape_is_said(judge):
 
 
 def test_the_work_is_done_once(judge):
-    e = np.exp([1.0, 1.0, 2.0])
-    judge.row("weights", 2, e / e.sum())
+    unscaled = softmax([1.0, 1.0, 2.0])
+    judge.row("weights", 2, unscaled)
     cached = judge.mistaken("unscaled")
-    judge.row("weights", 2, e / e.sum())
+    judge.row("weights", 2, unscaled)
     assert judge.mistaken("unscaled") is cached
 
 
@@ -99,17 +98,15 @@ def test_masking_with_zero_is_named():
     judge = Judge(_scenario(Q, K, V))
     scores = Q @ K.T / math.sqrt(3)
     scores = scores * np.tril(np.ones((4, 4)))  # a 0/1 mask multiplied in: hidden scores are 0
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    weights = e / e.sum(axis=-1, keepdims=True)
-    found = judge("output", weights @ V)
+    found = judge("output", softmax(scores) @ V)
     assert found.mistake == "mask_zero" and found.words == "masked with 0, not −∞"
 
 
 def test_a_reused_judge_judges_each_pattern_of_cells_as_a_fresh_one_does():
     # (#44: a Judge remembers which mistakes move which given cells; rows giving different cells,
     # in any order, must each be judged as if first). "sat" unscaled by hand: e, e, e² over 2e + e².
-    unscaled = np.exp([1.0, 1.0, 2.0]) / np.exp([1.0, 1.0, 2.0]).sum()
-    right = np.exp(np.array([1.0, 1.0, 2.0]) / math.sqrt(2)) / np.exp(np.array([1.0, 1.0, 2.0]) / math.sqrt(2)).sum()
+    unscaled = softmax([1.0, 1.0, 2.0])
+    right = softmax(np.array([1.0, 1.0, 2.0]) / math.sqrt(2))
     # "the" with the mask applied after the softmax, by hand: scaled [0.707, 0, 0.707] → e^0.707 = 2.028,
     # 1, 2.028 over 5.056 → 0.401 on itself, the future zeroed: a mistake that moves "the"'s own cell
     # only (its other cells are 0 either way), so a row giving only cell 1 must not hide it later

@@ -17,6 +17,7 @@ from attn_tui.core.model.lesson import MAX_BEATS
 from attn_tui.core.loading.scenario_file import check_text
 from attn_tui.core.editing.session import Session
 from tests.conftest import SCENARIOS
+from tests.reference import softmax
 
 CAT_SAT = (SCENARIOS / "cat_sat.yaml").read_text()
 LINES = CAT_SAT.count("\n")  # the lesson below starts on the line after these
@@ -191,9 +192,8 @@ def test_the_weights_of_a_beat_are_attentions_own():
     session, play = player()
     play.go(2)  # q3 = [5, 1] against k = [1, 0], [0, 1], [1, 1]: scores 5, 1, 6; ÷√2
     scores = np.array([5.0, 1.0, 6.0]) / math.sqrt(2)
-    exps = np.exp(scores - scores.max())
     weights = session.attention.values("softmax", 0, range(SAT, SAT + 1), range(3))[0]
-    assert np.allclose(weights, exps / exps.sum(), rtol=0, atol=1e-15)
+    assert np.allclose(weights, softmax(scores), rtol=0, atol=1e-15)
     assert round(float(weights[2]), 3) == 0.657  # by hand: 1 / (1 + e^(1/√2 − 6/√2) + e^(5/√2 − 6/√2))
 
 

@@ -11,6 +11,7 @@ from attn_tui.core import load
 from attn_tui.core.outputs.lesson_handout import lesson_markdown
 from attn_tui.tui.cli import main
 from tests.conftest import SCENARIOS
+from tests.reference import softmax
 
 
 def handout(capsys, *flags: str) -> str:
@@ -122,10 +123,6 @@ def test_the_answers_of_a_lesson_of_edits_are_its_beats_numbers(tmp_path, capsys
     assert main(["--markdown", "--lesson", "--answers", str(path)]) == 0
     beats = capsys.readouterr().out.split("## Beat ")[1:]
 
-    def softmax(scores):
-        exps = np.exp(np.array(scores) - max(scores))
-        return exps / exps.sum()
-
     def row(beat):
         line = next(line for line in beats[beat].splitlines() if line.startswith("| c "))
         return [float(cell) for cell in line.strip(" |").split("|")[1:]]
@@ -152,7 +149,7 @@ def test_a_row_of_many_keys_prints_the_32_around_the_beats_column(tmp_path):
     assert len(cells) == 32
     assert "(columns 84–115 of 300: the app shows the whole row)" in text  # column 100 the 17th of them
     scores = Q[6] @ K.T / np.sqrt(2)  # by hand: row 7's softmax, columns 84 … 115
-    weights = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+    weights = softmax(scores)
     assert cells == [f"{w:.3f}" for w in weights[83:115]]
     assert '"t256", … (44 more) ·' in text  # the tokens line names 256
 

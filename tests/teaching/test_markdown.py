@@ -3,130 +3,17 @@ the YAML text by the float64 reference (tests/reference.py), never from core's o
 
 from __future__ import annotations
 
-import html
 import math
-import re
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
 import yaml
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from attn_tui import core
-from attn_tui.core.model.labels import token_labels
 from attn_tui.core.outputs.markdown import to_markdown
-from attn_tui.core.model.scenario import Scenario
 from tests.conftest import SCENARIOS
 from tests.reference import attention as reference_attention
-
-MINUS_INFINITY = "−∞"
-
-
-# ---- a small GFM reader -------------------------------------------------------------------------
-
-@dataclass
-class Table:
-    heading: str          # the text of the nearest heading above the table
-    head: list[str]
-    rule: list[str]
-    rows: list[list[str]]
-    first_line: int       # 0-based line numbers in the document
-    last_line: int
-
-    def row(self, label: str) -> list[str]:
-        """The cells after the label of the one row labelled ``label``."""
-        found = [cells[1:] for cells in self.rows if cells[0] == label]
-        assert len(found) == 1, (label, self.rows)
-        return found[0]
-
-    def numbers(self) -> np.ndarray:
-        return np.array([[-math.inf if text == MINUS_INFINITY else float(text) for text in cells[1:]]
-                         for cells in self.rows])
-
-
-_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
-_BACKSLASH_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark: any ASCII punctuation
-
-
-def split_row(line: str) -> list[str]:
-    """A table line's cells, as GFM splits them (an escaped pipe stays in its cell), unescaped."""
-    inner = line.strip()
-    assert inner.startswith("|") and inner.endswith("|") and not inner.endswith("\\|"), line
-    cells = _UNESCAPED_PIPE.split(inner[1:-1])
-    return [_BACKSLASH_ESCAPE.sub(r"\1", cell.strip()) for cell in cells]
-
-
-def unescape(text: str) -> str:
-    return _BACKSLASH_ESCAPE.sub(r"\1", text)
-
-
-def parse_tables(markdown: str) -> list[Table]:
-    lines = markdown.split("\n")
-    tables: list[Table] = []
-    heading = ""
-    in_fence = False
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line.startswith("```"):
-            in_fence = not in_fence
-        elif not in_fence and line.startswith("#"):
-            heading = unescape(line.lstrip("#").strip())
-        elif not in_fence and line.startswith("|") and i + 1 < len(lines) \
-                and re.fullmatch(r"\|( *:?-+:? *\|)+", lines[i + 1]):
-            start = i
-            head, rule = split_row(line), split_row(lines[i + 1])
-            i += 2
-            rows = []
-            while i < len(lines) and lines[i].startswith("|"):
-                rows.append(split_row(lines[i]))
-                i += 1
-            tables.append(Table(heading, head, rule, rows, start, i - 1))
-            continue
-        i += 1
-    assert not in_fence, "a code fence is never closed"
-    return tables
-
-
-def table_under(tables: list[Table], heading_start: str) -> Table:
-    found = [table for table in tables if table.heading.startswith(heading_start)]
-    assert len(found) == 1, (heading_start, [table.heading for table in tables])
-    return found[0]
-
-
-def fenced_blocks(markdown: str) -> list[str]:
-    return re.findall(r"^```text\n(.*?)\n```$", markdown, flags=re.S | re.M)
-
-
-def assert_well_formed(markdown: str) -> list[Table]:
-    """Every table has a header and a rule of the same width as each row, and stands between
-    blank lines; so does every heading and fence (else GitHub glues them to a paragraph)."""
-    lines = markdown.split("\n")
-    tables = parse_tables(markdown)
-    assert tables
-    for table in tables:
-        width = len(table.head)
-        assert width >= 2 and len(table.rule) == width, table
-        assert all(re.fullmatch(r":?-+:?", cell) for cell in table.rule), table.rule
-        for cells in table.rows:
-            assert len(cells) == width, (table.heading, cells)
-        assert table.first_line == 0 or lines[table.first_line - 1] == ""
-        assert lines[table.last_line + 1] == ""
-    in_fence = False
-    for number, line in enumerate(lines):
-        if line.startswith("```"):
-            if not in_fence:
-                assert lines[number - 1] == "", number
-            else:
-                assert lines[number + 1] == "", number
-            in_fence = not in_fence
-        elif line.startswith("#") and not in_fence:
-            assert re.match(r"#{1,6} \S", line), line
-            assert number == 0 or lines[number - 1] == ""
-            assert lines[number + 1] == ""
-    return tables
+from tests.markdown_tables import MINUS_INFINITY, Table, assert_well_formed, fenced_blocks, parse_tables, table_under
 
 
 # ---- attention, computed here --------------------------------------------------------------
@@ -295,90 +182,6 @@ def test_a_finite_mask_value_is_shown_as_written():
     mask = table_under(tables, "Step 3")
     assert mask.heading.endswith("future keys set to −1e9")
     assert mask.row("the") == ["0.707", "−1e9", "−1e9"]
-
-
-AWKWARD = """
-title: "A | B # *not emphasis* <b>x</b> $1$ [link](x) C#"
-description: "- not a list\\n# not a heading\\n1. not a list either | nor a table"
-tokens: ["a|b", "*", "x\\\\", "<i>", "`code`", "_u_", "&amp;", "-"]
-Q: [[1, 0], [0, 1], [1, 1], [1, 0], [0, 1], [1, 1], [1, 0], [0, 1]]
-K: [[1, 0], [0, 1], [1, 1], [1, 0], [0, 1], [1, 1], [1, 0], [0, 1]]
-V: [[1, 0], [0, 1], [1, 1], [1, 0], [0, 1], [1, 1], [1, 0], [0, 1]]
-focus: 1
-variants:
-  - name: "one|two"
-  - name: plain
-    causal: false
-"""
-AWKWARD_TOKENS = ["a|b", "*", "x\\", "<i>", "`code`", "_u_", "&amp;", "-"]
-
-
-def test_tokens_titles_and_names_with_markdown_specials_do_not_break_anything():
-    scenario = core.loads(AWKWARD, "awkward.yaml")
-    assert list(scenario.tokens) == AWKWARD_TOKENS
-    markdown = to_markdown(scenario)
-    tables = assert_well_formed(markdown)
-    assert len(tables) == 9  # Q, K, V, five stages, variants
-    for table in tables:
-        assert [cells[0] for cells in table.rows] == AWKWARD_TOKENS
-    assert table_under(tables, "Step 1").head[1:] == AWKWARD_TOKENS
-    assert table_under(tables, "Variants").head == ["token", "one|two", "plain"]
-    first = markdown.split("\n")[0]
-    assert first.startswith("# ") and unescape(first[2:]) == "A | B # *not emphasis* <b>x</b> $1$ [link](x) C#"
-    assert "## Row 1, \"a\\|b\", step by step" in markdown
-
-
-def test_a_real_markdown_parser_renders_the_awkward_scenario_as_intended():
-    """markdown-it-py (CommonMark with GFM tables, as GitHub parses them; it comes with rich)
-    sees the same tables and text: no cell split by a token's pipe, no emphasis, link or HTML
-    from a token, no list or heading from the description."""
-    MarkdownIt = pytest.importorskip("markdown_it").MarkdownIt
-    parser = MarkdownIt("commonmark").enable("table").enable("strikethrough")
-    tokens = parser.parse(to_markdown(core.loads(AWKWARD, "awkward.yaml")))
-    kinds = {token.type for token in tokens}
-    assert not kinds & {"ordered_list_open", "html_block", "hr"}
-    assert sum(token.type == "bullet_list_open" for token in tokens) == 1  # the variants' options
-    inline_kinds = {child.type for token in tokens if token.type == "inline" for child in token.children}
-    assert not inline_kinds & {"em_open", "strong_open", "link_open", "html_inline", "code_inline", "s_open"}
-    assert sum(token.type == "table_open" for token in tokens) == 9
-
-    rendered = parser.render(to_markdown(core.loads(AWKWARD, "awkward.yaml")))
-    assert "<h1>A | B # *not emphasis* &lt;b&gt;x&lt;/b&gt; $1$ [link](x) C#</h1>" in rendered
-    cells = re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", rendered)
-    for shown in ("a|b", "*", "x\\", "&lt;i&gt;", "`code`", "_u_", "&amp;amp;", "-", "one|two"):
-        assert shown in cells, shown
-    # every table row has as many cells as its header
-    html_tables = re.findall(r"<table>(.*?)</table>", rendered, flags=re.S)
-    assert len(html_tables) == 9
-    for table in html_tables:
-        counts = {len(re.findall(r"<t[hd][ >]", row)) for row in re.findall(r"<tr>(.*?)</tr>", table, flags=re.S)}
-        assert len(counts) == 1, counts
-    assert "<p>- not a list\n# not a heading\n1. not a list either | nor a table</p>" in rendered
-
-
-@settings(max_examples=60)
-@given(tokens=st.lists(st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), min_size=1,
-                               max_size=6), min_size=1, max_size=4),
-       title=st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=20))
-def test_any_printable_tokens_and_title_come_back_from_the_tables_unchanged(tokens, title):
-    T = len(tokens)
-    scenario = Scenario(title=title, tokens=tuple(tokens),
-                        inputs={"Q": np.eye(T, 2), "K": np.eye(T, 2), "V": np.ones((T, 3))})
-    markdown = to_markdown(scenario)
-    labels = list(token_labels(tokens))  # a repeated token is numbered: 0₁, 0₂
-    for table in assert_well_formed(markdown):
-        assert [cells[0] for cells in table.rows] == labels
-    MarkdownIt = pytest.importorskip("markdown_it").MarkdownIt
-    rendered = MarkdownIt("commonmark").enable("table").render(markdown)
-    assert len(re.findall(r"<table>", rendered)) == 8
-    first_cells = re.findall(r"<tr>\n<td[^>]*>(.*?)</td>", rendered)
-    assert first_cells == [as_html(label) for label in labels] * 8
-    assert re.search(r"<h1>(.*?)</h1>", rendered).group(1) == as_html(title.strip() or "Untitled scenario")
-
-
-def as_html(text: str) -> str:
-    """Text as markdown-it writes it into HTML: &, <, > and " escaped, nothing else changed."""
-    return html.escape(text, quote=False).replace('"', "&quot;")
 
 
 def test_markdown_streams_a_block_of_rows_at_a_time():

@@ -1,4 +1,4 @@
-"""Pattern scores (core.patterns) on hand-made weights whose answer is known."""
+"""Pattern scores (core.teaching.patterns) on hand-made weights whose answer is known."""
 
 from __future__ import annotations
 

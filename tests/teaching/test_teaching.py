@@ -23,6 +23,7 @@ from attn_tui.core.outputs.report import to_text
 from attn_tui.core.editing.session import Session
 from attn_tui.core.engine.views import stage_window
 from tests.conftest import SCENARIOS
+from tests.reference import softmax
 from tests.tui_helpers import debugger, explanation, matrix, running, stage_view
 
 SAT = 2
@@ -132,9 +133,7 @@ def student(scenario: Scenario, stage: str, values: np.ndarray, tolerance: float
 
 def mask_after_softmax(scenario: Scenario) -> np.ndarray:
     scores = scenario.Q @ scenario.K.T / scenario.options.divisor(scenario.d_k)
-    weights = np.exp(scores - scores.max(1, keepdims=True))
-    weights /= weights.sum(1, keepdims=True)
-    return weights * ~np.triu(np.ones(scores.shape, bool), 1)
+    return softmax(scores) * ~np.triu(np.ones(scores.shape, bool), 1)
 
 
 def test_the_closest_mistake_is_named_not_the_first_that_comes_within_tolerance():

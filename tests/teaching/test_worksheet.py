@@ -9,7 +9,7 @@ from attn_tui.core import loads
 from attn_tui.core.outputs.markdown import BLANK, to_markdown
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT, SCENARIOS
-from tests.teaching.test_markdown import assert_well_formed
+from tests.markdown_tables import assert_well_formed
 
 # numbers of cat_sat's later stages, as the chapter prints them: none may appear on the worksheet
 GIVEAWAYS = ("0.707", "1.414 |", "0.248", "0.503", "0.330", "0.670", "8.169", "2.028", "0.500")

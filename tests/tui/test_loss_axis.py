@@ -14,6 +14,7 @@ import pytest
 from attn_tui.tui.screens.train import TrainScreen
 from attn_tui.tui.widgets.loss_plot import LossPlot
 from tests.conftest import SCENARIOS
+from tests.reference import softmax
 from tests.tui_helpers import running
 
 LEARNING = SCENARIOS / "learning_to_attend.yaml"
@@ -69,8 +70,7 @@ def sgd(scale: bool, steps: int):
     for _ in range(steps + 1):
         Q, K = X @ Wq, X @ Wk
         S = np.where(seen, Q @ K.T * c, -np.inf)
-        P = np.exp(S - S.max(1, keepdims=True))
-        P /= P.sum(1, keepdims=True)
+        P = softmax(S)
         dO = P @ X - target
         dP = dO @ X.T
         dS = P * (dP - (dP * P).sum(1, keepdims=True)) * c

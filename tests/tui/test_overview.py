@@ -3,6 +3,7 @@
 import numpy as np
 
 from attn_tui.core.teaching.overview import block_edges, downsample
+from tests.reference import softmax
 
 
 def test_block_means_of_a_known_matrix():
@@ -45,8 +46,7 @@ def test_a_map_computed_in_bigger_blocks_is_the_whole_weights_shrunk():
     scenario = loads(text)
     scores = Q @ K.T / np.sqrt(d)
     scores[np.triu_indices(T, 1)] = -np.inf
-    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-    weights /= weights.sum(axis=1, keepdims=True)
+    weights = softmax(scores)
     expected = downsample(weights, 7, 9)
     for block in (16, 128, 1000):
         found = weights_overview(Attention(scenario, block=block), 0, 7, 9, band=128)

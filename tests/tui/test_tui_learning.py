@@ -6,6 +6,7 @@ import numpy as np
 
 from attn_tui.core import load
 from tests.conftest import SCENARIOS
+from tests.reference import softmax
 from tests.tui_helpers import debugger, explanation, running, stage_view
 
 SAT = 2
@@ -48,8 +49,7 @@ async def test_a_students_values_are_marked_and_the_bug_named(tmp_path):
     Q = K = np.array([[1, 0], [0, 1], [1, 1]], float)
     scores = Q @ K.T  # the student forgot to divide by √d_k
     masked = np.where(np.triu(np.ones((3, 3)), 1).astype(bool), -np.inf, scores)
-    weights = np.exp(masked - masked.max(1, keepdims=True))
-    weights /= weights.sum(1, keepdims=True)
+    weights = softmax(masked)
     rows = "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in r) + "]" for r in weights) + "]"
     path = with_lines(tmp_path, f"expect:\n  weights: {rows}\n")
     async with running(path) as (app, pilot):

@@ -11,6 +11,7 @@ from attn_tui.core.engine.training import runs
 from attn_tui.tui.screens.train import TrainScreen
 from attn_tui.tui.widgets.loss_plot import LossPlot
 from tests.conftest import SCENARIOS
+from tests.reference import softmax
 from tests.tui_helpers import debugger, drawn_lines, explanation, matrix, post, running, screen_text
 
 LEARNING = SCENARIOS / "learning_to_attend.yaml"
@@ -200,8 +201,7 @@ async def test_a_pause_says_so_at_once_and_every_run_then_shows_the_step_it_paus
             scores = Q @ K.T / (2.0 if scale else 1.0)
             if causal:
                 scores[np.triu_indices(T, 1)] = -np.inf
-            weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-            weights /= weights.sum(axis=1, keepdims=True)
+            weights = softmax(scores)
             lines = drawn_lines(box.query_one(".run-weights"))  # a header, then t1, t2, …
             for row in (0, 3, 7):
                 label, *cells = lines[1 + row].split()

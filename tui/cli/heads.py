@@ -1,5 +1,5 @@
 """``attn-tui heads FILE_OR_INDEX [--sort NAME] [--json]``: a table, one row per layer and head,
-of the pattern scores of each head's weights (see core.patterns). Headless: no Textual here.
+of the pattern scores of each head's weights (see core.teaching.patterns). Headless: no Textual here.
 
 Exit status: 0 printed; 2 a file that cannot be read (one line, FILE:LINE:COL where known).
 """

@@ -1,7 +1,7 @@
 """ModelViewScreen: a model index as a grid of layers × heads, each head's weights a small heat
 map with the focus row marked (as BertViz's model view). Arrows choose a head, Enter opens that
 layer and head in the debugger (Esc there comes back), ``s`` colours every head by a pattern
-score (core.patterns). The maps and the scores are computed off the key path, in a worker, a
+score (core.teaching.patterns). The maps and the scores are computed off the key path, in a worker, a
 layer at a time; the screen holds no arithmetic.
 
 The grid is a window on the model: as many layers and heads as the terminal has room for, a

@@ -4,7 +4,7 @@ Every run side by side — the scenario's own, or each variant from the same sta
 unscaled, say) — with its loss curve on one shared axis, its weights and the matrices it learns
 changing as it goes. Space takes one step, r runs or pauses, u undoes a step, ←/→ choose a run
 and Enter keeps what it learned in the scenario (one edit: u in the debugger undoes it, Ctrl+S
-saves it); Esc goes back without keeping. The arithmetic is core's (``core.training``); the next
+saves it); Esc goes back without keeping. The arithmetic is core's (``core.engine.training``); the next
 step is worked out on a thread while the user reads this one, so that Space only shows it (a
 step at T = 1024 is ~60 ms of arithmetic).
 """

@@ -146,7 +146,7 @@ class Stage:
     # its name as a doing, "decoding"; why, in words). Turning the mask off, or a lesson beat or
     # a recovery copy that would, is refused while its setting is on.
     needs_causal: tuple[str, str, str] | None = None
-    # A step of the backward pass (core.backward): after the layer's output, not part of it.
+    # A step of the backward pass (core.engine.backward): after the layer's output, not part of it.
     backward: bool = False
     # Of a stage computed cell by cell from the one before it (between the scores and the mask):
     # (window, dL/d its values) → dL/d the values it reads, the chain rule for that window (the
@@ -309,7 +309,7 @@ def upstream(name: str, steps: tuple[Stage, ...]) -> set[str]:
 def gives_away(name: str, steps: tuple[Stage, ...]) -> set[str]:
     """The stages whose values showing ``name`` (its cells or its arithmetic) gives away:
     itself and every stage it is computed from. Anything computed from a hidden value is
-    hidden too (see ``core.predictions``)."""
+    hidden too (see ``core.teaching.predictions``)."""
     return {name} | (upstream(name, steps) - set(INPUTS))
 
 

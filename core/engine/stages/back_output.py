@@ -1,6 +1,6 @@
 """Backward step: dO — how the loss changes with each number of the layer's output, and, with
 several heads or Wo, with each head's own output. The scenario's ``loss:`` turns the backward
-pass on (its keys are read by ``core.readers.loss``)."""
+pass on (its keys are read by ``core.reading.loss``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from attn_tui.core.engine.stages import OUT, PREVIOUS, VALUES, Stage
 
 
 def loss(scenario):
-    """The scenario's ``loss:`` (a ``core.readers.loss.LossSetting``, with its ``train:``), or None:
+    """The scenario's ``loss:`` (a ``core.reading.loss.LossSetting``, with its ``train:``), or None:
     what turns the backward pass on. Every other module asks here, not for the setting's name."""
     return scenario.stage_settings.get(STAGE.name)
 

@@ -5,7 +5,7 @@ m_h = 2^(−8h/H) and penalises distance, bias(i, j) = −m_h·|i − j|: nearer
 and the further back a head looks, the less its slope lets it. When H is not a power of two,
 the paper's rule takes the slopes of the nearest power of two below, n, then every other slope
 of 2n for the remaining heads. Or the scenario gives the bias itself (``bias:``: T5's relative
-position bias, a teacher's own). Its keys are read by ``core.readers.bias``.
+position bias, a teacher's own). Its keys are read by ``core.reading.bias``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ window of w, only the last w: a rolling buffer, as Mistral keeps), and the row's
 softmax and output are computed against the cache alone. Row t equals row t of the whole causal
 computation, which the Why pane shows with the difference; and the cache's size at t, in
 float64 and float16, with what grouped-query attention saves. Its key is read by
-``core.readers.decode``.
+``core.reading.decode``.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ mask, with −∞), a tile whose every key is hidden from every row of the query
 share a pass) is skipped, never read: the reason FlashAttention is faster on causal models. A
 tile a row sees nothing of leaves its m, l and acc as they were. The matrix shows each row's
 running max after each tile; ``[``/``]`` move a tile at a time, and the Why pane walks the row.
-Its key is read by ``core.readers.tiles``.
+Its key is read by ``core.reading.tiles``.
 """
 
 from __future__ import annotations

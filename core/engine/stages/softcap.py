@@ -2,7 +2,7 @@
 
 Gemma 2 caps its attention logits this way (``attn_logit_softcapping``, c = 50): a score far
 below c passes almost unchanged (tanh(u) ≈ u for small u), a huge one cannot grow past c, so no
-single key can take all the weight by a runaway score. Its key is read by ``core.readers.softcap``.
+single key can take all the weight by a runaway score. Its key is read by ``core.reading.softcap``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,59 @@
+"""Projector mode (issue 23): its digit keys jump to a step and its key hint says so; --present
+opens it over the debugger; a hidden cell's words stay on one line."""
+
+from __future__ import annotations
+
+import pytest
+
+from attn_tui.tui.screens.debugger import DebuggerScreen
+from tests.conftest import SCENARIOS
+from tests.tui_helpers import debugger_below, running, screen_text
+
+
+async def test_projector_mode_jumps_to_a_step_by_its_digit_and_shows_its_keys():
+    async with running() as (app, pilot):
+        await pilot.press("p")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "PresentScreen"
+        await pilot.press("4")
+        await pilot.pause()
+        assert debugger_below(app).step == 3
+        text = screen_text(app)
+        assert 'Step 4 · Softmax — row "sat"' in text
+        hint = next(line for line in reversed(text.splitlines()) if line.strip())  # the footer
+        for shown in ("→ Step", "12345 Jump to step", "↓ Row", "p Leave projector mode", "q Quit"):
+            assert shown in hint, hint
+        await pilot.press("1")
+        await pilot.pause()
+        assert 'Step 1 · Score — row "sat"' in screen_text(app)
+
+
+async def test_present_at_start_opens_projector_mode_over_the_debugger():
+    # the debugger is pushed after Textual's start-up batch (#30): projector mode must still come
+    # on top of it, not under it
+    from attn_tui.core import load
+    from attn_tui.tui.app import AttnApp
+    from attn_tui.tui.screens.present import PresentScreen
+
+    app = AttnApp(load(SCENARIOS / "cat_sat.yaml"), present=True, remember=False)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, PresentScreen)
+        assert isinstance(app.screen_stack[-2], DebuggerScreen)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_projector_mode_keeps_a_hidden_cell_s_words_on_one_line(tmp_path, size):
+    """Issue 47: "? (predict it)" wrapped mid-phrase ("? (predict" / "it)") in a cell 12 wide."""
+    path = tmp_path / "predict.yaml"
+    path.write_text((SCENARIOS / "cat_sat.yaml").read_text(encoding="utf-8") + "predict: [weights]\n",
+                    encoding="utf-8")
+    async with running(path, size=size) as (app, pilot):
+        await pilot.press("4")
+        await pilot.press("p")
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        hidden = [line for line in lines if "? (predict" in line]
+        assert hidden and all(line.count("? (predict it)") == 3 for line in hidden), hidden
+        assert not any(line.strip().startswith("it)") for line in lines)
