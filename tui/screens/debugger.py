@@ -66,7 +66,7 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
 
     def __init__(self, scenario: Scenario, read_only: bool = False,
                  save_root: SaveRoot | None = None, classroom=None) -> None:
-        """``classroom`` (``tui.follow.Classroom``): whether to play the scenario's lesson, and
+        """``classroom`` (``tui.classroom.Classroom``): whether to play the scenario's lesson, and
         the class this app follows or leads."""
         super().__init__()
         # the classes known now, not at mount or at the first Resize: each change restyles it all
