@@ -45,8 +45,9 @@ def explain(w) -> str:
         said = stage.gradient.after(w)
         if said:
             w.note(said)
-    through = " and the ".join(stage.title.lower() for stage, _ in reversed(crossed))
-    return f"back through the {through} to {w.query_quoted}'s raw scores" if crossed else "the raw scores' gradient"
+    names = [f"the {stage.title.lower()}" for stage, _ in reversed(crossed)]
+    through = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    return f"back through {through} to {w.query_quoted}'s raw scores" if crossed else "the raw scores' gradient"
 
 
 STAGE = Stage(
