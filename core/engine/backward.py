@@ -127,16 +127,13 @@ class Backward:
     def through(self, h: int, rows: range, cols: range, keep=True, dS: np.ndarray | None = None) -> dict:
         """dL/d the values of each stage from the scores to the one before the mask: dS (the
         mask passes a visible score on, and a hidden one is a constant) passed back through each
-        stage (its ChainRule: each cell times its derivative; a zero stays 0 however steep the
-        stage, as it is in exact arithmetic); ``"score"``: dL/d(Q·Kᵀ)."""
+        stage (its ChainRule's ``back``); ``"score"``: dL/d(Q·Kᵀ)."""
         a = self.attention
         gradient = self.d_scores(h, rows, cols, keep) if dS is None else dS
         found = {}
         for stage in reversed(self._cellwise()):
             found[stage.name] = gradient
-            derivative = stage.gradient.derivative(Window(a, stage, h, rows, cols, keep))
-            with np.errstate(invalid="ignore"):
-                gradient = np.where(gradient == 0, 0.0, gradient * derivative)
+            gradient = stage.gradient.back(Window(a, stage, h, rows, cols, keep), gradient)
         found["score"] = gradient
         return found
 

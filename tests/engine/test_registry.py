@@ -36,7 +36,8 @@ def explain(w):
 DOUBLED = Stage(name="doubled", title="Doubled", key="doubled", reads=(PREVIOUS,), changes="as the scores",
                 columns=KEYS, palette="diverging", heading=lambda scenario, options: "2 × scores",
                 compute=compute, explain=explain,
-                gradient=ChainRule(derivative=lambda w: 2.0, heading=lambda scenario, options: " × 2",
+                gradient=ChainRule(back=lambda w, gradient: 2.0 * gradient, derivative=lambda w: 2.0,
+                                   heading=lambda scenario, options: " × 2",
                                    factor=lambda w, value: " × 2"),
                 score_range=Multiplies(lambda scenario, options: 2.0,
                                        Grows("doubled score", lambda scenario, options: "doubled")))

@@ -98,12 +98,15 @@ class Fed(Window):
 
 
 def check_chain_rule(scenario, stage: Stage, eps: float = 1e-6) -> None:
-    """The ChainRule's derivative against central finite differences of ``compute``: for random
-    scores X and a random upstream gradient G, Σ G ∘ ∂compute/∂X_ij measured, cell by cell."""
+    """The ChainRule against central finite differences of ``compute``: for random scores X and
+    a random upstream gradient G, Σ G ∘ ∂compute/∂X_ij measured, cell by cell, is what ``back``
+    gives; and ``back`` is G times the ``derivative`` it declares."""
     attention = Attention(scenario)
     X = RNG.normal(scale=2.0, size=(scenario.T, scenario.T_k))
     G = RNG.normal(size=X.shape)
-    derived = G * np.broadcast_to(stage.gradient.derivative(Fed(attention, stage, X)), X.shape)
+    derived = stage.gradient.back(Fed(attention, stage, X), G)
+    said = G * np.broadcast_to(stage.gradient.derivative(Fed(attention, stage, X)), X.shape)
+    assert np.allclose(derived, said, rtol=1e-12, atol=0), stage.name
     for i, j in np.ndindex(X.shape):
         up, down = X.copy(), X.copy()
         up[i, j] += eps
@@ -197,9 +200,12 @@ def temperature_stage(gradient="right", score_range="right") -> Stage:
     def t(scenario) -> float:
         return scenario.stage_settings["temperature"].t
 
-    rules = {"right": ChainRule(derivative=lambda w: 1.0 / t(w.scenario), heading=lambda s, o: " ÷ t",
+    rules = {"right": ChainRule(back=lambda w, gradient: gradient / t(w.scenario),
+                                derivative=lambda w: 1.0 / t(w.scenario), heading=lambda s, o: " ÷ t",
                                 factor=lambda w, value: f" × {value:g}"),
-             "unchanged": ChainRule(derivative=lambda w: 1.0, heading=lambda s, o: "", factor=lambda w, value: "")}
+             # (what a forgotten pass_back meant: the gradient passed on unchanged, and said so)
+             "unchanged": ChainRule(back=lambda w, gradient: gradient, derivative=lambda w: 1.0,
+                                    heading=lambda s, o: "", factor=lambda w, value: "")}
     ranges = {"right": Multiplies(lambda scenario, options: 1.0 / t(scenario),
                                   Grows("score over the temperature", lambda scenario, options: f"÷ t = {t(scenario):g}")),
               "adds nothing": Keeps("as mask.py assumed of every stage that is not a bias")}

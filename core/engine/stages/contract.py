@@ -32,12 +32,14 @@ def _silent(w: Writer) -> str | None:
 
 @dataclass(frozen=True)
 class ChainRule:
-    """The gradient of a stage computed cell by cell from the one before it: each cell's
-    derivative d(its value) / d(the value it reads), by which the backward pass multiplies
-    dL/d its values to give dL/d the values it reads (the chain rule: the Jacobian is diagonal).
-    The rest says how the dScores step writes it."""
+    """The gradient of a stage computed cell by cell from the one before it: ``back`` gives
+    dL/d the values it reads from dL/d its values (the chain rule: each cell times the stage's
+    derivative there, the Jacobian being diagonal), ``derivative`` that derivative itself (for
+    the words and for the tests, which check the two agree). The rest says how the dScores step
+    writes it."""
 
-    derivative: Callable[[Window], np.ndarray | float]   # ÷ the divisor: 1 / divisor; a bias: 1.0
+    back: Callable[[Window, np.ndarray], np.ndarray]     # (window, dL/d its values) → dL/d what it reads
+    derivative: Callable[[Window], np.ndarray | float]   # the scale's: 1 / divisor; a bias's: 1.0
     heading: Callable[[Scenario, Options], str]         # its term in dScores' heading: " ∘ softcap′"
     factor: Callable[[Writer, float], str]              # its factor of one cell in a row: " × 0.9993"
     before: Callable[[Writer], str | None] = _silent    # what dScores says of it, before the row

@@ -66,6 +66,7 @@ STAGE = Stage(
     changes="as the scores: a Q row changes that row, a K row that column", columns=KEYS,
     palette="diverging", heading=heading, compute=compute, explain=explain,
     applies=lambda scenario: STAGE.name in scenario.stage_settings,
-    gradient=ChainRule(derivative=slope, heading=lambda scenario, options: " ∘ softcap′",
+    gradient=ChainRule(back=lambda w, gradient: gradient * slope(w), derivative=slope,
+                       heading=lambda scenario, options: " ∘ softcap′",
                        factor=lambda w, value: f" × {fixed(value, max(w.p, 4))}", before=back_before),
     score_range=Caps(cap), scenario_keys=reader.KEYS, read=reader.read)
