@@ -12,7 +12,7 @@ rule (:class:`Adds`, :class:`Multiplies`, :class:`Caps`). Nothing in those check
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Union
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,7 +64,7 @@ class NoGradient:
 BRANCH = NoGradient("a branch: it computes again, another way, what the stages before it did; no later stage reads it")
 OF_THE_BACKWARD_PASS = NoGradient("a step of the backward pass: itself a gradient")
 
-Gradient = Union[ChainRule, GradientSteps, NoGradient]
+Gradient = ChainRule | GradientSteps | NoGradient
 
 
 # ---- its effect on the range of the scores --------------------------------------------------
@@ -160,8 +160,8 @@ class Outside:
 AFTER_THE_MASK = Outside("after the mask: its numbers are not scores")
 OF_THE_BACKWARD = Outside("a step of the backward pass: a gradient, not a score")
 
-ScoreRange = Union[Adds, Multiplies, Caps, Keeps]   # a rule a stage on the scores' way declares
-RangeRule = Union[Adds, Multiplies, Caps, Keeps, Outside]
+ScoreRange = Adds | Multiplies | Caps | Keeps   # a rule a stage on the scores' way declares
+RangeRule = Adds | Multiplies | Caps | Keeps | Outside
 
 GRADIENTS = (ChainRule, GradientSteps, NoGradient)
 RANGES = (Adds, Multiplies, Caps, Keeps, Outside)
