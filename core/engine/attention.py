@@ -27,6 +27,7 @@ from attn_tui.core.numbers import decimals_needed
 from attn_tui.core.model.options import Options
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.engine.stages import Stage, inputs_read, reads, stages_for, upstream
+from attn_tui.core.engine.stages.contract import Adds
 
 BLOCK = 16              # query rows per block
 CACHE_BYTES = 256 << 20  # what one Attention keeps, at most (least recently used goes first)
@@ -224,10 +225,13 @@ class Attention:
 def _wiring(steps: tuple[Stage, ...]) -> tuple[dict, dict, dict]:
     """Each step by name, what it reads and the inputs it depends on: worked out once per list
     of steps (every Attention of a scenario has the same), not at every option change."""
-    # (the input "bias" is read by the stage of that name, and so by every stage after it)
+    # (an input a stage adds, by its range rule: the explicit bias, is read by that stage, and so
+    # by every stage after it)
+    added = {stage.name: stage.score_range.input for stage in steps
+             if isinstance(stage.score_range, Adds) and stage.score_range.input is not None}
     return ({stage.name: stage for stage in steps}, {stage.name: reads(stage, steps) for stage in steps},
             {stage.name: inputs_read(stage.name, steps)
-             | ({"bias"} if stage.name == "bias" or "bias" in upstream(stage.name, steps) else set())
+             | {name for adder, name in added.items() if adder == stage.name or adder in upstream(stage.name, steps)}
              for stage in steps})
 
 
@@ -236,8 +240,22 @@ def _nbytes(kept) -> int:
 
 
 class Window:
-    """What a stage's ``compute`` sees: one head (None after the heads), some rows, some columns,
-    and ways to read the inputs and the stages before it for the same rows."""
+    """What a stage's ``compute`` (and its ``statistics``, and its ChainRule's ``derivative``)
+    is given: one head, some rows, some columns, and ways to read the inputs and the stages
+    before it for the same rows. A stage reads nothing else.
+
+    ``attention``  the :class:`Attention` (its ``scenario``, ``options``, ``divisor``, ``inputs``)
+    ``stage``      the :class:`~attn_tui.core.engine.stages.Stage` being computed
+    ``head``       the head, 0 … heads − 1 (None for a stage after the heads: concat, project)
+    ``rows``       the query rows (or the key rows, for a stage whose rows are keys), a range
+    ``cols``       its columns, a range (keys, dimensions, tiles: the stage's ``columns``)
+    ``keep``       whether what it reads is kept (True), not (False), or kept in this dict (a
+                   thread beside the app): pass it on, never look at it
+
+    ``previous()`` and ``read(name)`` give the same rows of the stage before it or of any stage
+    it reads, ``input(name)`` a whole input as this head sees it, ``blocked()`` and ``empty()``
+    the mask for the window, ``statistics()`` this stage's per-row statistics for its rows.
+    """
 
     def __init__(self, attention: Attention, stage: Stage, head: int | None, rows: range, cols: range,
                  keep=True) -> None:

@@ -6,7 +6,8 @@ Read from the end back, as autograd does (the names are FlashAttention-2's):
     dO = output − target            (or the scenario's dL/d output; back through Wo: dO·Woᵀ)
     dV = Pᵀ·dO                      dP = dO·Vᵀ            D = rowsum(dO ∘ O)
     dS = P ∘ (dP − D)               softmax's backward: 0 where a key is hidden
-    dRaw = dS ∘ softcap′ / divisor  back through softcap (1 − tanh²), the bias (× 1), the scale
+    dRaw = dS ∘ f′ ∘ …              back through each stage between the scores and the mask, by
+                                    its declared ChainRule (each cell × its derivative)
     dQ = dRaw·K                     dK = dRawᵀ·Q          (each turned back by RoPE)
 
 then GQA's dK and dV summed over the query heads that share them, and the projections:
@@ -25,6 +26,7 @@ import numpy as np
 
 from attn_tui.core.engine.attention import Window
 from attn_tui.core.engine.stages.back_output import loss as loss_setting
+from attn_tui.core.engine.stages.contract import Adds, between_scores_and_mask
 
 BLOCK = 128  # query rows per block of the pass over the rows
 TINY = np.finfo(np.float64).tiny
@@ -111,35 +113,40 @@ class Backward:
         hidden = a.blocked(rows, cols) | a.empty(rows, keep)[:, None]
         return np.where(hidden, 0.0, dS)
 
-    def softcap_slope(self, h: int, rows: range, cols: range, keep=True) -> np.ndarray | None:
-        """The softcap's slope for the window (what the Why pane writes), or None without a softcap."""
-        from attn_tui.core.engine.stages import softcap
-
-        stage = next((step for step in self._cellwise() if step is softcap.STAGE), None)
-        return None if stage is None else softcap.slope(Window(self.attention, stage, h, rows, cols, keep))
+    def derivatives(self, h: int, rows: range, cols: range, keep=True) -> list[tuple]:
+        """(stage, d its values / d what it reads) for each stage from the scores to the mask, in
+        step order, for the window: each its ChainRule's derivative (what the Why pane writes)."""
+        a = self.attention
+        return [(stage, stage.gradient.derivative(Window(a, stage, h, rows, cols, keep))) for stage in self._cellwise()]
 
     def _cellwise(self) -> list:
         """The head's stages from the scores (excluded) up to the mask (excluded): each computed
-        cell by cell from the one before it, each passing a gradient back (Stage.pass_back)."""
-        names = [stage.name for stage in self.attention.steps]
-        return list(self.attention.steps[names.index("score") + 1:names.index("mask")])
+        cell by cell from the one before it, each declaring its ChainRule."""
+        return between_scores_and_mask(self.attention.steps)
 
     def through(self, h: int, rows: range, cols: range, keep=True, dS: np.ndarray | None = None) -> dict:
         """dL/d the values of each stage from the scores to the one before the mask: dS (the
         mask passes a visible score on, and a hidden one is a constant) passed back through each
-        stage (Stage.pass_back); ``"score"``: dL/d(Q·Kᵀ)."""
+        stage (its ChainRule's ``back``); ``"score"``: dL/d(Q·Kᵀ)."""
         a = self.attention
         gradient = self.d_scores(h, rows, cols, keep) if dS is None else dS
         found = {}
         for stage in reversed(self._cellwise()):
             found[stage.name] = gradient
-            if stage.pass_back is not None:
-                gradient = stage.pass_back(Window(a, stage, h, rows, cols, keep), gradient)
+            gradient = stage.gradient.back(Window(a, stage, h, rows, cols, keep), gradient)
         found["score"] = gradient
         return found
 
+    def _added_inputs(self) -> dict[str, str]:
+        """The inputs the scenario gives that a stage between the scores and the mask adds cell
+        for cell (an explicit matrix, declared by its Adds rule), with that stage's name: dL/d
+        such an input is dL/d the stage's values."""
+        given = self.scenario.inputs
+        return {stage.score_range.input: stage.name for stage in self._cellwise()
+                if isinstance(stage.score_range, Adds) and stage.score_range.input in given}
+
     def d_raw_scores(self, h: int, rows: range, cols: range, keep=True, dS: np.ndarray | None = None) -> np.ndarray:
-        """dL/d(Q·Kᵀ): dS back through the softcap, the bias (which adds, so passes it on) and the scale."""
+        """dL/d(Q·Kᵀ): dS back through every stage between the scores and the mask."""
         return self.through(h, rows, cols, keep, dS)["score"]
 
     # ---- the pass over every query row -------------------------------------------------------
@@ -159,7 +166,7 @@ class Backward:
         dK = np.zeros(K.shape)
         dV = np.zeros(V.shape)
         sizes = np.empty(a.T)
-        biased = np.empty((a.T, scenario.T_k)) if "bias" in scenario.inputs else None  # dL/d(scaled + bias)
+        added = {name: np.empty((a.T, scenario.T_k)) for name in self._added_inputs()}  # dL/d each added input
         for start in range(0, a.T, BLOCK):
             rows = range(start, min(start + BLOCK, a.T))
             scratch: dict = {}  # what this block's weights are computed from, computed once for it
@@ -168,14 +175,13 @@ class Backward:
             sizes[start:rows.stop] = np.linalg.norm(dS, axis=1)
             back = self.through(h, rows, keys, keep=scratch, dS=dS)
             raw = back["score"]
-            if biased is not None:  # the bias adds to the scaled scores: its gradient is the biased scores'
-                biased[start:rows.stop] = back["bias"]
+            for name, stage in self._added_inputs().items():  # added: its gradient is the stage's values'
+                added[name][start:rows.stop] = back[stage]
             dQ[start:rows.stop] = raw @ K
             dK += raw.T @ Q[start:rows.stop]
             dV += P.T @ dO[start:rows.stop]
         found = {"dQ_turned": dQ, "dK_turned": dK, "dV": dV, "row_sizes": sizes}
-        if biased is not None:
-            found["d_biased"] = biased
+        found.update({("added", name): gradient for name, gradient in added.items()})
         rope = scenario.rope
         if rope is None:
             found.update(dQ=dQ, dK=dK)
@@ -217,9 +223,9 @@ class Backward:
                     dW[:, cols] = given[source].T @ part
                     found[source] += part @ W[:, cols].T
                 found[name] = dW
-        if "bias" in given:  # added to the scaled scores: its gradient is theirs (0 where masked)
-            parts = [found_head["d_biased"] for found_head in per_head]
-            found["bias"] = np.stack(parts) if given["bias"].ndim == 3 else sum(parts)
+        for name in self._added_inputs():  # added to the scores: its gradient is theirs (0 where masked)
+            parts = [found_head[("added", name)] for found_head in per_head]
+            found[name] = np.stack(parts) if given[name].ndim == 3 else sum(parts)
         if "Wo" in given:
             concat = np.hstack([self.head_output(h) for h in range(scenario.heads)])
             dO = self.d_output()
@@ -306,7 +312,7 @@ def nudge(value: float, eps: float) -> float:
 
 def row_sizes(attention, h: int = 0) -> np.ndarray:
     """‖dS‖ of each query row: how much gradient reaches that row's scores (the seeds' point:
-    unscaled, a peaky softmax passes almost none)."""
+    without ÷√d_k, a peaky softmax passes almost none)."""
     return attention.backward.head(h)["row_sizes"]
 
 
@@ -346,15 +352,15 @@ def gradient_check(attention, name: str, row: int, col: int, head: int | None = 
     step = nudge(float(scenario.inputs[name][index]), eps)
     which = f"{name}[{rows[row]}, {columns[col]}]" + ("" if head is None else f" of head {head + 1}")
     gap = abs(analytic - measured)
-    scale = max(abs(analytic), abs(measured))
+    size = max(abs(analytic), abs(measured))
     p = max(scenario.precision, 6)
-    verdict = ("they agree" if gap <= 1e-6 * max(1.0, scale) else
+    verdict = ("they agree" if gap <= 1e-6 * max(1.0, size) else
                "they differ: the loss is not smooth here, or ε is too large for its curvature")
-    if scale == 0:  # (a relative difference of two zeros is 0/0: said in words, not "0.0e+00 of it")
+    if size == 0:  # (a relative difference of two zeros is 0/0: said in words, not "0.0e+00 of it")
         said = ("  both are exactly 0, so they agree (there is no relative difference of two zeros): "
                 "the loss does not move with this cell here")
     else:
-        said = f"  difference {gap:.1e} ({gap / scale:.1e} of it): {verdict}"
+        said = f"  difference {gap:.1e} ({gap / size:.1e} of it): {verdict}"
     return [Line((Span("Gradient check of ", "note"), Span(which, "token"),
                   Span(f" (v), ε = {step:.0e}:", "note"))),
             Line((Span("  dL/dx, from the backward pass       = ", ""), Span(fixed(analytic, p, True), "result"))),

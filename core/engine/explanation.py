@@ -108,7 +108,23 @@ class RowData:
 
 
 class Writer:
-    """Builds the lines of one explanation: the row's data, and ways to write it down."""
+    """What a stage's ``explain`` is given: one row of one head, its numbers, and ways to write
+    the lines of its arithmetic. ``explain(w)`` adds lines and returns the title.
+
+    ``attention``, ``scenario``, ``options``  what is explained, under which options
+    ``h``, ``row``, ``col``   the head, the query row (a key row for dK, dV), the column under the
+                              cursor (None: none; the lines of that column are ``selected``)
+    ``stage``                 the stage's name; ``previous_name`` the one it reads as before it
+    ``r``                     the row's numbers (:class:`RowData`): ``r.own``, ``r.previous``,
+                              ``r.of(name)``, ``r.blocked``, ``r.empty``, ``r.statistics()``
+    ``p``                     the scenario's precision; ``decimals(name)`` a stage's own
+    ``query``, ``query_quoted``, ``keys_labels``, ``query_labels``   the tokens as labels
+    ``fold``                  how many terms a long sum shows (None: all)
+
+    Lines: ``add(*(text, role), selected=…)``, ``note(text)``; windows of what to show:
+    ``keys()``, ``fold_pairs``, ``fold_around``, ``fold_lazy``; numbers: ``vector``,
+    ``masked_text``, ``weight_bars``, ``projected_query()``.
+    """
 
     def __init__(self, attention: Attention, h: int, row: int, col: int | None, fold: int | None,
                  stage: str) -> None:

@@ -1,8 +1,10 @@
 """Float64's range: a scenario whose stages could overflow is refused when it is read
 (:func:`check_range`), and an edit that would make one overflow is undone (:func:`require_finite`).
 
-A score is q·k, at most ‖q‖·‖k‖; the output is a weighted average of V's rows, so V keeps a
-margin below float64's largest; a stage's own setting (a bias) is bounded by its reader.
+A score is q·k, at most ‖q‖·‖k‖; each stage from the scores to the mask moves that bound as its
+declared range rule says (``Stage.score_range``: it adds at most so much, multiplies by so much,
+caps; :func:`score_bound`), and this module asks the rules, never a stage by name. The output is
+a weighted average of V's rows, so V keeps a margin below float64's largest.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import math
 
 import numpy as np
 
+from attn_tui.core.engine.stages import Stage, stages_for
+from attn_tui.core.engine.stages.contract import Adds, Multiplies, between_scores_and_mask
 from attn_tui.core.errors import NumericError
 from attn_tui.core.model.heads import Changed, HeadInputs
 from attn_tui.core.model.options import Options
@@ -32,11 +36,10 @@ def check_range(scenario: Scenario, inputs: HeadInputs | None = None) -> None:
     """
     inputs = inputs or HeadInputs(scenario)
     many = scenario.heads > 1
-    added = largest_added(scenario)
+    chain = on_the_scores(scenario)
     options = option_sets(scenario)
     given = len(options)
-    if added:  # a scaled score with its bias must stay finite under every scale the app can switch to
-        options += [Options(scale=True), Options(scale=False)]
+    options += reachable(scenario, chain)  # a score a stage makes larger: under what the app's keys can set too
     for h in range(scenario.heads):
         which = f" of {scenario.head_names[h]}" if many else ""
         Q, K, V = inputs.Q_before_rotation(h), inputs.K_before_rotation(h), inputs.V(h)
@@ -48,12 +51,12 @@ def check_range(scenario: Scenario, inputs: HeadInputs | None = None) -> None:
         if largest_v >= V_LIMIT:
             raise NumericError(f"V{which} holds {largest_v:.3e}: the weighted sum of such values can round "
                                f"past float64's largest number; keep V below {V_LIMIT:.0e}", ("V", "Wv", "X"))
-        # |q·k| ≤ ‖q‖·‖k‖ (Cauchy–Schwarz), exact when d_k = 1; norms scaled down first so that
-        # squaring cannot overflow
-        q_scale, k_scale = float(np.abs(Q).max()) or 1.0, float(np.abs(K).max()) or 1.0
-        bound = (q_scale * float(np.sqrt(np.square(Q / q_scale).sum(axis=1).max()))
-                 * k_scale * float(np.sqrt(np.square(K / k_scale).sum(axis=1).max())))
-        if all(bound / o.divisor(scenario.d_k) < 1e300 for o in options):
+        # |q·k| ≤ ‖q‖·‖k‖ (Cauchy–Schwarz), exact when d_k = 1; norms taken of Q and K divided by
+        # their largest |value| first, so that squaring cannot overflow
+        q_unit, k_unit = float(np.abs(Q).max()) or 1.0, float(np.abs(K).max()) or 1.0
+        bound = (q_unit * float(np.sqrt(np.square(Q / q_unit).sum(axis=1).max()))
+                 * k_unit * float(np.sqrt(np.square(K / k_unit).sum(axis=1).max())))
+        if all(walk(chain, bound, scenario, o) < 1e300 for o in options):
             continue
         largest = bound if scenario.d_k == 1 and math.isfinite(bound) else 0.0  # (then it is exact)
         Q, K = inputs.Q(h), inputs.K(h)
@@ -68,15 +71,16 @@ def check_range(scenario: Scenario, inputs: HeadInputs | None = None) -> None:
                                        ("Q", "Wq", "X"))
                 largest = max(largest, float(np.abs(block).max()))
             for number, o in enumerate(options):
-                if not np.isfinite(largest / o.divisor(scenario.d_k)):
-                    raise NumericError(f"a scaled score{which} overflows float64 (scores up to {largest:.3e}, "
-                                       f"divided by {o.divisor(scenario.d_k):g}); use a larger scale",
-                                       ("scale", "Q", "Wq", "X"))
-                if not np.isfinite(largest / o.divisor(scenario.d_k) + added):
-                    raise NumericError(f"a scaled score{which} plus the bias overflows float64 (scores up to "
-                                       f"{largest:.3e}, divided by {o.divisor(scenario.d_k):g}"
-                                       f"{' as the app s key can set it' if number >= given else ''}, and a bias up to "
-                                       f"{added:.3e}); use smaller numbers", ("Q", "Wq", "X"))
+                value = largest
+                for place, stage in enumerate(chain):
+                    value = stage.score_range.bound(value, scenario, o)
+                    if not math.isfinite(value):
+                        grows = stage.score_range.grows  # (only a rule that grows a score makes it infinite)
+                        details = ", ".join(step.score_range.grows.detail(scenario, o) for step in chain[:place + 1]
+                                            if isinstance(step.score_range, (Adds, Multiplies)))
+                        raise NumericError(f"a {grows.what}{which} overflows float64 (scores up to {largest:.3e}, "
+                                           f"{details}{', as the app s key can set it' if number >= given else ''}); "
+                                           f"{grows.advice}", (*grows.keys, "Q", "Wq", "X"))
     if "Wo" in scenario.inputs:  # |concat·Wo + bo| ≤ (heads·d_v)·max|V|·max|Wo| + max|bo|
         largest_v = max(float(np.abs(inputs.V(h)).max()) for h in range(scenario.heads))
         bound = scenario.heads * scenario.d_v * largest_v * float(np.abs(scenario.inputs["Wo"]).max())
@@ -87,29 +91,46 @@ def check_range(scenario: Scenario, inputs: HeadInputs | None = None) -> None:
 
 
 
-def largest_added(scenario: Scenario) -> float:
-    """The most a stage's own setting adds to a scaled score (a bias: its largest |value|, below
-    ``core.reading.bias.LIMIT``), 0 when none does: a scaled score near float64's largest plus a
-    bias of 1e299 would be infinite, and every weight of its row NaN."""
-    found = max((float(setting.largest) for name, setting in scenario.stage_settings.items()
-                 if name != "bias" or "bias" not in scenario.inputs), default=0.0)
-    if "bias" in scenario.inputs:  # an explicit bias, as edited
-        bias = scenario.inputs["bias"]
-        found = max(found, float(bias.max(initial=0.0)), -float(bias.min(initial=0.0)))
-    return found
+def on_the_scores(scenario: Scenario) -> list[Stage]:
+    """The scenario's stages from the scores to the mask (both excluded), each with its range rule."""
+    return between_scores_and_mask(stages_for(scenario))
+
+
+def walk(chain: list[Stage], largest, scenario: Scenario, options: Options):
+    """A bound on |score| after every stage of ``chain``, from ``largest`` (|q·k|, a number or
+    an array) before them, as each stage's range rule says."""
+    for stage in chain:
+        largest = stage.score_range.bound(largest, scenario, options)
+    return largest
+
+
+def score_bound(scenario: Scenario, largest: float, options: Options) -> float:
+    """The most |a score| can be on reaching the mask when no |q·k| exceeds ``largest``."""
+    return float(walk(on_the_scores(scenario), largest, scenario, options))
+
+
+def reachable(scenario: Scenario, chain: list[Stage]) -> list[Options]:
+    """The options the app's keys can switch to (a rule's ``reachable``) that the checks must
+    also bound the scores under: when some other stage can make a score larger (adds to it, or
+    multiplies it), a finite score under the file's options may not stay finite under those."""
+    switched = [o for stage in chain if isinstance(stage.score_range, Multiplies) for o in stage.score_range.reachable]
+    grows = any((isinstance(rule, Adds) and rule.largest(scenario) > 0)
+                or (isinstance(rule, Multiplies) and not rule.reachable)
+                for rule in (stage.score_range for stage in chain))
+    return switched if grows else []
 
 
 def require_finite(scenario: Scenario, inputs: HeadInputs, changes: list[Changed], option_sets: list[Options]) -> None:
-    """``NumericError`` if an edit made some score, scaled score or value leave float64's range.
+    """``NumericError`` if an edit made some score, a stage's value from it or a value leave
+    float64's range.
 
     Only what the edit changed is checked (a row of scores for a query, a column for a key),
     so the check costs O(T·d) however large the scenario.
     """
     keys, queries = scenario.tokens, scenario.row_tokens
     d_k = scenario.d_k
-    added = largest_added(scenario)
-    if added:  # (as check_range: under every scale the app can switch to)
-        option_sets = [*option_sets, Options(scale=True), Options(scale=False)]
+    chain = on_the_scores(scenario)
+    option_sets = [*option_sets, *reachable(scenario, chain)]  # (as check_range)
     for h, change in enumerate(changes):
         Q, K, V = inputs.Q(h), inputs.K(h), inputs.V(h)
         for name, values, rows in (("Q", Q, change.q_rows), ("K", K, change.k_rows),
@@ -127,10 +148,10 @@ def require_finite(scenario: Scenario, inputs: HeadInputs, changes: list[Changed
         if not (change.q or change.k):
             continue
         # no score is larger than this: below float64's largest by far, nothing need be multiplied
-        # (divided by each scale: a file's scale: 1e-300 makes a score of 1e10 infinite; a bias
-        # adds at most 1e300 more)
+        # (and taken through the stages' range rules: a divisor of 1e-300 makes a score of 1e10
+        # infinite)
         bound = inputs.largest("Q", h) * inputs.largest("K", h) * d_k
-        if bound < 1e300 and all(bound / options.divisor(d_k) < 1e300 for options in option_sets):
+        if bound < 1e300 and all(walk(chain, bound, scenario, options) < 1e300 for options in option_sets):
             continue
         pieces = []
         if change.q_rows is None or change.k_rows is None:
@@ -144,15 +165,19 @@ def require_finite(scenario: Scenario, inputs: HeadInputs, changes: list[Changed
             with np.errstate(over="ignore", invalid="ignore"):
                 block = (Q[rows] if rows is not None else Q) @ (K[cols] if cols is not None else K).T
                 largest = float(np.abs(block).max(initial=0.0))
-            # dividing and adding keep the order of sizes: the largest score tells for them all
-            if math.isfinite(largest) and all(math.isfinite(largest / options.divisor(d_k) + added)
+            # each rule keeps the order of sizes: the largest score tells for them all
+            if math.isfinite(largest) and all(math.isfinite(walk(chain, largest, scenario, options))
                                               for options in option_sets):
                 continue
+            found = [(block, "score")]  # then each stage's bound, cell by cell, under every option set
             with np.errstate(over="ignore", invalid="ignore"):
-                scaled = [block / options.divisor(d_k) for options in option_sets]
-                biased = [np.abs(s) + added for s in scaled] if added else []
-            for values, what in ([(block, "score")] + [(s, "scaled score") for s in scaled]
-                                 + [(b, "scaled score plus the bias") for b in biased]):
+                sizes = [np.abs(block)] * len(option_sets)
+                for stage in chain:
+                    sizes = [stage.score_range.bound(size, scenario, options)
+                             for size, options in zip(sizes, option_sets)]
+                    if isinstance(stage.score_range, (Adds, Multiplies)):
+                        found += [(size, stage.score_range.grows.what) for size in sizes]
+            for values, what in found:
                 if np.isfinite(values).all():
                     continue
                 bad = np.argwhere(~np.isfinite(values))
@@ -169,7 +194,8 @@ def check_backward_range(scenario: Scenario, inputs: HeadInputs, option_sets: li
     range, from bounds on every gradient (O(T·d); loose, far from the inputs a course uses):
     |output| ≤ max|V| (× heads·d_v·max|Wo| + max|bo| after Wo), |dO| ≤ it + max|target|, the loss
     ≤ ½·T·d_out·dO², |dP| ≤ d_v·|dO|·max|V|, |dS| ≤ 2|dP| (each P is at most 1), |dScores| ≤
-    |dS| ÷ the smallest divisor, then dQ, dK, dV and the projections by the sums they are."""
+    |dS| × the steepest the stages to the mask can be (each range rule's ``steepest``: ÷ the
+    divisor, × 1 for what adds), then dQ, dK, dV and the projections by the sums they are."""
     from attn_tui.core.engine.stages.back_output import loss
 
     setting = loss(scenario)
@@ -189,8 +215,10 @@ def check_backward_range(scenario: Scenario, inputs: HeadInputs, option_sets: li
         output = scenario.heads * scenario.d_v * V * largest(given["Wo"]) + largest(given.get("bo", np.zeros(1)))
     d_output = largest(setting.grad) if setting.target is None else output + largest(setting.target)
     d_concat = scenario.d_out * d_output * largest(given["Wo"]) if "Wo" in given else d_output
-    divisor = min(options.divisor(scenario.d_k) for options in option_sets)
-    d_raw = 2 * scenario.d_v * d_concat * V / divisor
+    chain = on_the_scores(scenario)
+    steepest = max(math.prod(stage.score_range.steepest(scenario, options) for stage in chain)
+                   for options in option_sets)
+    d_raw = 2 * scenario.d_v * d_concat * V * steepest
     bounds = {"the loss": 0.5 * scenario.T * scenario.d_out * d_output * d_output,
               "dQ": scenario.T_k * d_raw * K, "dK": scenario.T * d_raw * Q, "dV": scenario.T * d_concat}
     if "Wo" in given:
@@ -207,26 +235,6 @@ def check_backward_range(scenario: Scenario, inputs: HeadInputs, option_sets: li
                                "numbers in the inputs or the loss", ("V", "Q", "K", "X", "loss"))
 
 
-def require_finite_bias(scenario: Scenario, inputs: HeadInputs, row: int, col: int, head: int | None,
-                        option_sets: list[Options]) -> None:
-    """``NumericError`` if an edited cell of an explicit bias leaves its range or makes its
-    scaled score plus the bias overflow, under any scale the app can switch to."""
-    from attn_tui.core.reading.bias import LIMIT
-
-    value = float(scenario.inputs["bias"][(row, col) if head is None else (head, row, col)])
-    if not abs(value) < LIMIT:
-        raise NumericError(f"a bias of {value:.3e}: keep every bias below {LIMIT:.0e} (to hide a key, use mask: "
-                           "or padding:)")
-    options = [*option_sets, Options(scale=True), Options(scale=False)]
-    for h in (range(scenario.heads) if head is None else [head]):
-        with np.errstate(over="ignore", invalid="ignore"):
-            score = float(inputs.Q(h)[row] @ inputs.K(h)[col])
-        for o in options:
-            if not math.isfinite(score / o.divisor(scenario.d_k) + value):
-                raise NumericError(f"the scaled score ({scenario.row_tokens[row]}, {scenario.tokens[col]}) plus "
-                                   f"its bias {value:.3e} overflows float64; use a smaller bias")
-
-
 def option_sets(scenario: Scenario) -> list[Options]:
     """The options a scenario is computed under: its own, then each variant's."""
     return [scenario.options, *(variant.options(scenario.options) for variant in scenario.variants)]
@@ -235,19 +243,21 @@ def option_sets(scenario: Scenario) -> list[Options]:
 def require_finite_cell(scenario: Scenario, inputs: HeadInputs, changes: list[Changed], matrix: str, row: int,
                         col: int, head: int | None, options: list[Options]) -> None:
     """``NumericError`` if one edited input cell (already written into ``scenario`` and
-    ``inputs``, whose ``changes`` it made) takes a stage, the backward pass or a bias out of
+    ``inputs``, whose ``changes`` it made) takes a stage, the backward pass or an input a stage adds out of
     float64's range under any of ``options``."""
     require_finite(scenario, inputs, changes, options)
     check_backward_range(scenario, inputs, options)
-    if matrix == "bias":
-        require_finite_bias(scenario, inputs, row, col, head, options)
+    for stage in on_the_scores(scenario):  # an input a stage adds: its rule checks an edit of it
+        rule = stage.score_range
+        if isinstance(rule, Adds) and rule.input == matrix and rule.edited is not None:
+            rule.edited(scenario, inputs, row, col, head, options)
 
 
 def divides_less(scenario: Scenario, before: Scenario) -> bool:
-    """Whether a new scale divides by less than 1 and by less than the one the numbers were
-    last checked under: only then can a finite score scale past float64's largest (a recovery
-    copy's scale of 1e-300; the file's own 0.5 after edits made under ÷√d_k). The s key's ÷√d_k
-    and ÷1 never can."""
+    """Whether new options divide the scores by less than 1 and by less than the ones the numbers
+    were last checked under: only then can a finite score grow past float64's largest (a
+    recovery copy's divisor of 1e-300; the file's own 0.5 after edits made under ÷√d_k). The s
+    key's ÷√d_k and ÷1 never can."""
     d_k = scenario.d_k
     divisor = scenario.options.divisor(d_k)
     return divisor < 1 and divisor < before.options.divisor(d_k)

@@ -147,6 +147,8 @@ def mask_value_option(node: Node) -> float:
     node = deref(node)
     if isinstance(node, Scalar) and node.plain and node.value.lower() in ("-.inf", "-inf", "-infinity"):
         return -math.inf  # (quoted, it is text, as every quoted number is)
+    if not isinstance(node, Scalar):  # (a list, a mapping: was an AttributeError, exit 3)
+        raise located(node, f"mask_value must be -.inf or a negative number such as -1e9, not {kind_of(node)}")
     _not_base_60(node, "mask_value")
     try:
         value = number(node, "mask_value")

@@ -3,7 +3,9 @@
 Each stage that has keys of its own (bias, softcap, tiles, decode, loss) has a reader in
 ``core.reading`` that returns one of these. The rest of the program asks a setting only what
 this protocol says, so a new stage's setting is checked by a type checker, not found by
-``getattr`` at run time.
+``getattr`` at run time. What a stage does to the range of the scores is not its setting's to
+say: the stage declares it (``Stage.score_range``, core/engine/stages/contract.py), and the
+overflow and leak checks ask that rule.
 """
 
 from __future__ import annotations
@@ -24,7 +26,3 @@ class StageSetting(Protocol):
 
     def of_head(self, h: int, heads: int) -> StageSetting | None:
         """Its part for head ``h`` taken as a scenario of its own (None: a head alone has none)."""
-
-    @property
-    def largest(self) -> float:
-        """The most it adds to a scaled score (0 for a setting that adds nothing)."""

@@ -14,7 +14,6 @@ KEYS = ("decode",)
 
 @dataclass(frozen=True)
 class DecodeSetting:
-    largest = 0.0  # (adds nothing to a score: see core.model.settings)
     def describe(self) -> str:
         return "decoding with a KV cache"
 

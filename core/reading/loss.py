@@ -74,7 +74,6 @@ class TrainSetting:
 @dataclass(frozen=True, eq=False)
 class LossSetting:
     """The output wanted (``target``) or dL/d(output) given (``grad``), and training, if any."""
-    largest = 0.0  # (adds nothing to a score: see core.model.settings)
 
     target: np.ndarray | None = None
     grad: np.ndarray | None = None

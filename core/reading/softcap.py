@@ -16,7 +16,6 @@ KEYS = ("softcap",)
 @dataclass(frozen=True)
 class SoftcapSetting:
     """The cap c."""
-    largest = 0.0  # (adds nothing to a score: see core.model.settings)
 
     cap: float
 

@@ -20,7 +20,6 @@ MAX_TILES = 1024  # key tiles a row walks through, at most: each is a step of th
 @dataclass(frozen=True)
 class TilesSetting:
     """Br (query rows per pass) and Bc (keys per tile)."""
-    largest = 0.0  # (adds nothing to a score: see core.model.settings)
 
     queries: int
     keys: int

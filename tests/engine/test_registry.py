@@ -21,6 +21,7 @@ PROGRAM = r'''
 import asyncio, json, sys
 import attn_tui.core.engine.stages as stages
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
+from attn_tui.core.engine.stages.contract import ChainRule, Grows, Multiplies
 
 
 def compute(w):
@@ -34,7 +35,12 @@ def explain(w):
 
 DOUBLED = Stage(name="doubled", title="Doubled", key="doubled", reads=(PREVIOUS,), changes="as the scores",
                 columns=KEYS, palette="diverging", heading=lambda scenario, options: "2 × scores",
-                compute=compute, explain=explain)
+                compute=compute, explain=explain,
+                gradient=ChainRule(back=lambda w, gradient: 2.0 * gradient, derivative=lambda w: 2.0,
+                                   heading=lambda scenario, options: " × 2",
+                                   factor=lambda w, value: " × 2"),
+                score_range=Multiplies(lambda scenario, options: 2.0,
+                                       Grows("doubled score", lambda scenario, options: "doubled")))
 registry = list(stages.REGISTRY)
 registry.insert([stage.name for stage in registry].index("score") + 1, DOUBLED)
 stages.REGISTRY = tuple(registry)
@@ -129,6 +135,7 @@ import asyncio, contextlib, io, json, sys
 from dataclasses import dataclass
 import attn_tui.core.engine.stages as stages
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage, Toggle
+from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, NoGradient
 from attn_tui.core.model.edits import SetStageSetting
 
 
@@ -155,6 +162,7 @@ HALVED = Stage(name="halved", title="Halved", key="halved", reads=(PREVIOUS,), c
                columns=stages.VALUES, palette="diverging", heading=lambda scenario, options: "output ÷ by",
                compute=lambda w: w.previous() / w.scenario.stage_settings["halved"].by,
                explain=lambda w: "the output halved",
+               gradient=NoGradient("a test's stage, never given a loss:"), score_range=AFTER_THE_MASK,
                applies=lambda scenario: "halved" in scenario.stage_settings,
                toggle=Toggle("--halved", "add the Halved step", switch=switch, value="BY",
                              parse=lambda text: Halved(int(text)), on=lambda scenario: Halved(),

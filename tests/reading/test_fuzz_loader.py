@@ -108,19 +108,57 @@ def check_scenario(scenario: Scenario) -> None:
         return
     for variant, trace in compute_all(scenario).items():
         label = f"variant {variant!r}" if variant else "the scenario"
-        stages = {"scores": trace.scores, "scaled": trace.scaled,
-                  "masked (visible cells)": trace.masked[~trace.blocked],
-                  "row_max": trace.row_max, "row_sum": trace.row_sum,
-                  "weights": trace.weights, "output": trace.output,
-                  "max_weight": trace.max_weight, "entropy": trace.entropy}
-        for stage, values in stages.items():
+        for stage, values in finite_parts(scenario, trace).items():
             if not np.isfinite(values).all():
                 raise NonFiniteStage(f"{label}: {stage} is not finite: {values}", stage)
-        if np.isnan(trace.masked[trace.blocked]).any():
-            raise NonFiniteStage(f"{label}: a masked cell is NaN", "masked")
+        for step in trace.steps:  # a cell a mask hides is the mask value (−∞ may be), never NaN
+            if step.masks and np.isnan(trace[step.key][trace.blocked]).any():
+                raise NonFiniteStage(f"{label}: a masked cell is NaN", step.key)
         # a row that sees no key (full padding, an explicit mask) has no weights at all
         assert np.array_equal(trace.empty, trace.blocked.all(axis=1)), label
         assert np.allclose(trace.weights.sum(axis=1), np.where(trace.empty, 0.0, 1.0), rtol=0, atol=1e-9), label
+
+
+def finite_parts(scenario: Scenario, trace) -> dict[str, np.ndarray]:
+    """What must be finite in a head's trace, from the registry (a new stage is checked the day
+    it lands): every stage's values, but the cells its mask hides (``masks``) or it skips
+    (``skipped``: online softmax's tiles in the future), and every per-row statistic (of the
+    cells it does not skip) and summary a stage declares. A branch's statistics tell a walk
+    (online softmax's tiles) and say NaN where there is none (no correction at a row's first
+    tile): of those, only what is not NaN must be finite."""
+    from attn_tui.core.engine.attention import Attention
+
+    attention = Attention(scenario, trace.options)
+    rows = range(trace.T)
+    parts = {}
+    for step in trace.steps:
+        values = trace[step.key]
+        shown = ~trace.blocked if step.masks else np.ones(values.shape, dtype=bool)
+        if step.skipped is not None:
+            shown = shown & ~step.skipped(attention, 0, range(values.shape[0]), range(values.shape[1]))
+        parts[step.key + (" (shown cells)" if step.masks or step.skipped else "")] = values[shown]
+        if step.statistics is not None:
+            for name, statistic in attention.statistics(step.name, 0, rows).items():
+                statistic = statistic[shown] if statistic.shape == shown.shape else statistic
+                parts[name] = statistic[~np.isnan(statistic)] if step.branch else statistic
+        for summary in step.summaries:
+            parts[summary.name] = trace.statistics[summary.name]
+    return parts
+
+
+def test_the_finiteness_check_covers_every_stage_the_registry_gives_a_scenario():
+    """Derived, not listed: the old hand-made list had the scores, scaled, masked, weights and
+    output, and missed a bias's, a softcap's and the backward pass's values."""
+    from attn_tui.core.engine.stages import REGISTRY
+
+    scenario = loads("tokens: [a, b]\nQ: [[1], [2]]\nK: [[1], [2]]\nV: [[1], [2]]\nalibi: true\nsoftcap: 5\n"
+                     "tiles: {queries: 1, keys: 1}\nloss: {target: [[1], [0]]}\n")
+    parts = finite_parts(scenario, compute_all(scenario)[""])
+    shown = {stage.key + (" (shown cells)" if stage.masks or stage.skipped else "") for stage in REGISTRY
+             if stage.per_head and stage.applies(scenario)}
+    summaries = {summary.name for stage in REGISTRY for summary in stage.summaries}
+    assert shown | summaries | {"row_max", "row_sum", "tile_max"} <= set(parts)
+    assert {"biased", "capped", "online (shown cells)", "d_raw_scores"} <= set(parts)
 
 
 def check_text(text: str, path: str = "fuzz.yaml") -> Scenario | None:
@@ -844,6 +882,7 @@ YAML_INT_FLOAT_CRASHES = {
     "Q-cell-float-empty": "Q: [[!!float '']]\nK: [[1]]\nV: [[1]]\n",        # IndexError
     "scale-float-empty": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nscale: !!float ''\n",
     "mask-int-empty": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nmask_value: !!int ''\n",
+    "mask-a-list": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nmask_value: [-1]\n",   # AttributeError (issue 46's run)
     "precision-0b_": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nprecision: 0b_\n",     # ValueError
     "precision-0x_": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nprecision: 0x_\n",
     "precision-int-tag-text": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nprecision: !!int abc\n",

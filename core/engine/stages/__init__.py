@@ -12,6 +12,11 @@ The keys 1…9 and 0, the step strip, help, the palette, ``--json``, ``--print``
 ``--markdown``, ``expect:`` and its shapes, ``--check``'s names, highlighting and the
 prediction-hiding rule all ask the functions below, which read ``REGISTRY`` when called: adding
 a stage is its module, one line in :func:`_registry`, and the reader of its scenario keys.
+
+Two parts every stage must declare, or it is refused when its module is imported: its
+``gradient`` and its ``score_range`` (its effect on the range of the scores), each one of the
+small kinds of ``core.engine.stages.contract``. The backward pass, the overflow checks and the
+mask's leak check ask them and name no stage (docs/architecture.md, "How to add a stage").
 """
 
 from __future__ import annotations
@@ -19,15 +24,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
+from attn_tui.core.engine.stages.contract import Gradient, RangeRule, check_registry, check_stage
 from attn_tui.core.model.labels import concat_dims, dims, token_labels
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from attn_tui.core.engine.attention import Head, Window
+    from attn_tui.core.engine.attention import Attention, Head, Window
     from attn_tui.core.engine.explanation import Writer
+    from attn_tui.core.model.edits import Edit
     from attn_tui.core.model.options import Options
     from attn_tui.core.model.scenario import Scenario
+    from attn_tui.core.model.settings import StageSetting
+    from attn_tui.core.reading.files import Files
+    from attn_tui.core.reading.keys import Entry
 
 # What a stage's columns are: the keys (tokens), a head's dimensions, its value dimensions, the
 # heads' value dimensions side by side, or the output projection's.
@@ -72,18 +82,18 @@ class Toggle:
     option: str     # the command line's option: "--tiles"
     help: str       # what --help says of it
     # (scenario, the setting to turn on, or None: off) → the edit (NotApplicable where it cannot be)
-    switch: Callable[[Any, Any], Any]
+    switch: Callable[[Scenario, Any], Edit]
     # the palette's entries for this scenario: (title, what it does, the setting, or None: off)
-    offers: Callable[[Any], tuple[tuple[str, str, Any], ...]]
+    offers: Callable[[Scenario], tuple[tuple[str, str, Any], ...]]
     value: str | None = None    # the option's value as --help shows it ("Br,Bc"); None: a switch
     # the option's value → the setting (ValueError says what is wrong); a switch turns ``on`` on
     parse: Callable[[str], Any] | None = None
-    on: Callable[[Any], Any] | None = None  # the setting its key (or its switch) turns on
+    on: Callable[[Scenario], Any] | None = None  # the setting its key (or its switch) turns on
     key: str | None = None      # its key in the app: on, and again off
     does: str = ""              # the key's line in help
     footer: str = ""            # the key's word in the footer
     # why the stage cannot be turned on in this scenario (its key dims), or None
-    unavailable: Callable[[Any], str | None] = lambda scenario: None
+    unavailable: Callable[[Scenario], str | None] = lambda scenario: None
 
 
 @dataclass(frozen=True)
@@ -98,6 +108,11 @@ class Stage:
     heading: Callable[[Scenario, Options], str]
     compute: Callable[[Window], np.ndarray]   # its values in a window, from what it reads
     explain: Callable[[Writer], str]          # the arithmetic of one row; returns the title
+    # Required (None: refused when made, naming the stage): its gradient (a ChainRule, the
+    # GradientSteps that work it out, or NoGradient(why)) and its effect on the scores' range
+    # (Adds, Multiplies, Caps, Keeps, or Outside(why)): see core.engine.stages.contract.
+    gradient: Gradient | None = None
+    score_range: RangeRule | None = None
     # whether the scenario has this step; reads only ``rope``, ``multi_head``, ``inputs`` (the
     # names) and ``stage_settings``, which a scenario file's reader knows before any array
     applies: Callable[[Any], bool] = lambda scenario: True
@@ -115,11 +130,11 @@ class Stage:
     empty_rows: bool = False    # a row that sees no key has none of its values
     masks: bool = False         # its cells a mask hides are drawn as the mask value (null in --json)
     # Cells it leaves out (online softmax's skipped tiles), drawn as ``skipped_text``.
-    skipped: Callable[[Any, int, range, range], np.ndarray] | None = None
+    skipped: Callable[[Attention, int, range, range], np.ndarray] | None = None
     skipped_text: str = "skip"
     masked_given: bool = False  # its cells a mask hides are known without working out (−∞, a
                                 # weight of 0): a worksheet prints them, a prediction never asks
-    decimals: Callable[[Any, int], int] | None = None  # (attention, head) → decimals; else precision
+    decimals: Callable[[Attention, int], int] | None = None  # (attention, head) → decimals; else precision
     tiny: bool = False          # a value that would round to 0 is written with an exponent instead
     predictable: bool = True    # whether a student may give (expect:) or guess (predict:) it
     key_a_noun: bool = False    # its key reads as the name of its numbers ("weights"; "scaled" does not)
@@ -130,28 +145,25 @@ class Stage:
     summaries: tuple[Summary, ...] = ()
     extras: tuple[Extra, ...] = ()
     # Its columns' labels when they are none of the kinds above (online softmax's key tiles).
-    labels: Callable[[Any], tuple[str, ...]] | None = None
-    span: Callable[[Any], int] | None = None  # with TILES: how many keys one column holds
+    labels: Callable[[Scenario], tuple[str, ...]] | None = None
+    span: Callable[[Scenario], int] | None = None  # with TILES: how many keys one column holds
     # The rows of K and V that exist for a query row at all (a decode step's KV cache): the
     # app draws the others faded.
-    context: Callable[[Any, int], range] | None = None
+    context: Callable[[Scenario, int], range] | None = None
     # What --json writes under its key when a matrix would not say it: (head, rows) → one
     # JSON value per row (online softmax's walk through the tiles, a decode step).
     json_rows: Callable[[Head, range], list] | None = None
     # The scenario keys that turn it on, and the reader of them: (context, the scenario's top
     # keys, the layout) → its setting, kept in ``Scenario.stage_settings[name]``.
     scenario_keys: tuple[str, ...] = ()
-    read: Callable[..., Any] | None = None
+    # (the layout is core.loading's Plan, a layer above: Any)
+    read: Callable[[Files, dict[str, Entry], Any], StageSetting | None] | None = None
     # When it holds only under the causal mask: (what the scenario does, "decodes (decode: true)";
     # its name as a doing, "decoding"; why, in words). Turning the mask off, or a lesson beat or
     # a recovery copy that would, is refused while its setting is on.
     needs_causal: tuple[str, str, str] | None = None
     # A step of the backward pass (core.engine.backward): after the layer's output, not part of it.
     backward: bool = False
-    # Of a stage computed cell by cell from the one before it (between the scores and the mask):
-    # (window, dL/d its values) → dL/d the values it reads, the chain rule for that window (the
-    # scale divides, softcap multiplies by 1 − tanh²). None: unchanged (a bias adds).
-    pass_back: Callable[[Window, Any], Any] | None = None
     # What its rows are: the queries (QUERIES), or the keys (KEYS: dK and dV have one row a key).
     rows: str = "queries"
     # Whether --json writes it (a backward step that is another one's values over a constant
@@ -159,6 +171,9 @@ class Stage:
     in_json: bool = True
     # How a person turns it on and off outside the file (a stage that is a way of looking)
     toggle: Toggle | None = None
+
+    def __post_init__(self) -> None:
+        check_stage(self)
 
     def flip(self, scenario: Any) -> Any:
         """The edit its key makes (``toggle``): off when it is on, else on."""
@@ -200,11 +215,13 @@ def _registry() -> tuple[Stage, ...]:
                                       back_softmax, back_values, back_weights, bias, concat, decode, mask,
                                       online, project, rotate, scale, score, softcap, softmax, weighted_sum)
 
-    return (rotate.STAGE, score.STAGE, scale.STAGE, bias.STAGE, softcap.STAGE, mask.STAGE, softmax.STAGE,
-            weighted_sum.STAGE, online.STAGE, decode.STAGE, concat.STAGE, project.STAGE,
-            # the backward pass, from the output back to the inputs
-            back_output.STAGE, back_output.HEAD_STAGE, back_values.STAGE, back_weights.STAGE,
-            back_softmax.STAGE, back_scores.STAGE, back_queries.STAGE, back_keys.STAGE, back_inputs.STAGE)
+    registry = (rotate.STAGE, score.STAGE, scale.STAGE, bias.STAGE, softcap.STAGE, mask.STAGE, softmax.STAGE,
+                weighted_sum.STAGE, online.STAGE, decode.STAGE, concat.STAGE, project.STAGE,
+                # the backward pass, from the output back to the inputs
+                back_output.STAGE, back_output.HEAD_STAGE, back_values.STAGE, back_weights.STAGE,
+                back_softmax.STAGE, back_scores.STAGE, back_queries.STAGE, back_keys.STAGE, back_inputs.STAGE)
+    check_registry(registry)
+    return registry
 
 
 _indexed: tuple[tuple[Stage, ...], dict[str, Stage], dict[str, Stage]] | None = None
@@ -214,12 +231,14 @@ def _index() -> tuple[dict[str, Stage], dict[str, Stage]]:
     """The registry by name and by key (rebuilt when a test puts another registry in place)."""
     global _indexed
     if _indexed is None or _indexed[0] is not REGISTRY:
+        check_registry(REGISTRY)  # (a registry put in place is held to what the one built here is)
         _indexed = (REGISTRY, {stage.name: stage for stage in REGISTRY}, {stage.key: stage for stage in REGISTRY})
     return _indexed[1], _indexed[2]
 
 
 def stages_for(scenario: Any) -> tuple[Stage, ...]:
     """The stages this scenario steps through, in order."""
+    _index()
     return tuple(stage for stage in REGISTRY if stage.applies(scenario))
 
 

@@ -9,6 +9,7 @@ import numpy as np
 from attn_tui.core.numbers import fixed
 from attn_tui.core.reading import loss as reader
 from attn_tui.core.engine.stages import OUT, PREVIOUS, VALUES, Stage
+from attn_tui.core.engine.stages.contract import OF_THE_BACKWARD, OF_THE_BACKWARD_PASS
 
 
 def loss(scenario):
@@ -61,7 +62,8 @@ STAGE = Stage(
     name="d_output", title="dO", key="d_output", reads=(PREVIOUS,),
     changes="every input changes the output, so every edit changes dO", columns=OUT,
     palette="diverging", heading=heading, compute=compute, explain=explain, applies=has_loss,
-    per_head=False, row_wide=True, tiny=True, backward=True, scenario_keys=reader.KEYS, read=reader.read)
+    per_head=False, row_wide=True, tiny=True, backward=True, scenario_keys=reader.KEYS, read=reader.read,
+    gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD)
 
 
 def head_heading(scenario, options) -> str:
@@ -103,4 +105,4 @@ HEAD_STAGE = Stage(
     name="d_head_output", title="dO per head", key="d_head_output", reads=("d_output", "Wo"),
     changes="as dO", columns=VALUES, palette="diverging", heading=head_heading, compute=head_compute,
     explain=head_explain, applies=lambda scenario: has_loss(scenario) and scenario.multi_head,
-    row_wide=True, tiny=True, backward=True)
+    row_wide=True, tiny=True, backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD)

@@ -11,6 +11,7 @@ import numpy as np
 from attn_tui.core.numbers import fixed
 from attn_tui.core.text import fit
 from attn_tui.core.engine.stages import KEYS, Extra, Stage
+from attn_tui.core.engine.stages.contract import OF_THE_BACKWARD, OF_THE_BACKWARD_PASS
 from attn_tui.core.engine.stages.back_output import has_loss
 
 JACOBIAN_UP_TO = 8  # keys: the row's Jacobian is written out whole up to this many
@@ -91,5 +92,5 @@ STAGE = Stage(
     name="d_scores", title="dS", key="d_scores", reads=("d_weights", "softmax", "weighted_sum"),
     changes="every edit changes it", columns=KEYS, palette="diverging", heading=heading, compute=compute,
     explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
-    tiny=True, backward=True,
+    tiny=True, backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD,
     extras=(Extra("D", rowsum, per_row=True),))

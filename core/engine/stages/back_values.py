@@ -7,6 +7,7 @@ import numpy as np
 
 from attn_tui.core.numbers import fixed
 from attn_tui.core.engine.stages import KEYS, VALUES, Stage
+from attn_tui.core.engine.stages.contract import OF_THE_BACKWARD, OF_THE_BACKWARD_PASS
 from attn_tui.core.engine.stages.back_output import has_loss
 
 
@@ -43,4 +44,4 @@ STAGE = Stage(
     name="d_values", title="dV", key="d_values", reads=("d_head_output", "d_output", "softmax"),
     changes="every edit changes it", columns=VALUES, palette="diverging", heading=heading, compute=compute,
     explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
-    tiny=True, backward=True, rows=KEYS)
+    tiny=True, backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD, rows=KEYS)

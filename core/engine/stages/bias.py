@@ -17,6 +17,7 @@ import numpy as np
 from attn_tui.core.numbers import fixed
 from attn_tui.core.reading import bias as reader
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Extra, Stage
+from attn_tui.core.engine.stages.contract import Adds, ChainRule, Grows
 
 
 SMALL = 0.05  # a bias that moves no score by more than this changes no weight by much
@@ -87,6 +88,42 @@ def explain(w) -> str:
     return "add the bias" if not alibi else f"penalise distance (ALiBi, slope {m})"
 
 
+def largest(scenario) -> float:
+    """The most the bias adds to a scaled score: its largest |value| as edited (an explicit bias,
+    kept among the inputs), else the setting's bound (ALiBi's, below ``core.reading.bias.LIMIT``):
+    a scaled score near float64's largest plus a bias of 1e299 would be infinite, and every
+    weight of its row NaN."""
+    if "bias" in scenario.inputs:
+        matrix = scenario.inputs["bias"]
+        return max(float(matrix.max(initial=0.0)), -float(matrix.min(initial=0.0)))  # (no |bias| the size of it)
+    setting = scenario.stage_settings.get(STAGE.name)
+    return 0.0 if setting is None else float(setting.largest)
+
+
+def check_edit(scenario, inputs, row: int, col: int, head: int | None, option_sets) -> None:
+    """``NumericError`` if an edited cell of an explicit bias leaves its range or makes its
+    scaled score plus the bias overflow, under any scale the app can switch to."""
+    from attn_tui.core.errors import NumericError
+    from attn_tui.core.model.options import Options
+
+    value = float(scenario.inputs["bias"][(row, col) if head is None else (head, row, col)])
+    if not abs(value) < reader.LIMIT:
+        raise NumericError(f"a bias of {value:.3e}: keep every bias below {reader.LIMIT:.0e} (to hide a key, use "
+                           "mask: or padding:)")
+    options = [*option_sets, Options(scale=True), Options(scale=False)]
+    for h in (range(scenario.heads) if head is None else [head]):
+        with np.errstate(over="ignore", invalid="ignore"):
+            score = float(inputs.Q(h)[row] @ inputs.K(h)[col])
+        for o in options:
+            if not math.isfinite(score / o.divisor(scenario.d_k) + value):
+                raise NumericError(f"the scaled score ({scenario.row_tokens[row]}, {scenario.tokens[col]}) plus "
+                                   f"its bias {value:.3e} overflows float64; use a smaller bias")
+
+
+def back_before(w) -> str | None:
+    return "The bias is added to the scores: d(score + bias)/d score = 1, so dS passes through unchanged."
+
+
 STAGE = Stage(
     name="bias", title="Bias", key="biased", reads=(PREVIOUS,),
     changes="as the scores: a Q row changes that row, a K row that column; the bias itself is fixed",
@@ -94,4 +131,10 @@ STAGE = Stage(
     applies=lambda scenario: STAGE.name in scenario.stage_settings,
     extras=(Extra("bias", lambda head, rows: bias(head.attention.scenario, head.h, rows,
                                                   range(head.attention.scenario.T_k))),),
+    gradient=ChainRule(back=lambda w, gradient: gradient, derivative=lambda w: 1.0,
+                       heading=lambda scenario, options: "",
+                       factor=lambda w, value: "", before=back_before),
+    score_range=Adds(largest, Grows("scaled score plus the bias",
+                                    lambda scenario, options: f"and a bias up to {largest(scenario):.3e}"),
+                     input="bias", edited=check_edit),
     scenario_keys=reader.KEYS, read=reader.read)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from attn_tui.core.engine.stages import CONCAT, PREVIOUS, Stage
+from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, GradientSteps
 from attn_tui.core.text import visible
 
 
@@ -46,4 +47,5 @@ STAGE = Stage(
     name="concat", title="Concat", key="concat", reads=(PREVIOUS,),
     changes="a head's output row changes its part of that row", columns=CONCAT,
     palette="diverging", heading=heading, compute=compute, explain=explain,
-    applies=lambda scenario: scenario.multi_head, per_head=False, empty_rows=True)
+    applies=lambda scenario: scenario.multi_head, per_head=False, empty_rows=True,
+    gradient=GradientSteps(("d_head_output",)), score_range=AFTER_THE_MASK)

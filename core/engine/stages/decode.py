@@ -17,6 +17,7 @@ from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.text import visible
 from attn_tui.core.reading import decode as reader
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage, Toggle
+from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, BRANCH
 from attn_tui.core.engine.stages import softmax as softmax_stage
 
 
@@ -187,7 +188,7 @@ STAGE = Stage(
     empty_rows=True, predictable=False, branch=True, json_rows=json_rows, context=context,
     skipped=outside, skipped_text="·",
     applies=lambda scenario: STAGE.name in scenario.stage_settings,
-    scenario_keys=reader.KEYS, read=reader.read,
+    scenario_keys=reader.KEYS, read=reader.read, gradient=BRANCH, score_range=AFTER_THE_MASK,
     needs_causal=("decodes (decode: true)", "decoding",
                   "a decoder never sees the tokens after the one it generates"),
     toggle=Toggle("--decode", "add the Decode step: one query at a time against a growing KV cache",

@@ -10,6 +10,7 @@ import numpy as np
 from attn_tui.core.model.masks import CAUSAL, WHY
 from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
+from attn_tui.core.engine.stages.contract import GradientSteps, Keeps
 from attn_tui.core.engine.stages.softmax import softmax
 
 RULE_NAMES = {"causal": "the causal mask", "window": "the window", "padding": "padding",
@@ -54,16 +55,17 @@ def leak(attention, keep: bool = True, cancelled=lambda: False) -> tuple[float, 
 
 def cannot_leak(attention) -> bool:
     """Whether every hidden key's weight is surely exactly 0, from norms alone (O(T·d), where the
-    scan costs O(T²): 30 s at T = 16,384): a visible key's score before the mask is at least −B,
-    B = largest ‖q‖·‖k‖ / divisor + the largest bias (softcap only shrinks it), so a hidden key's
+    scan costs O(T²): 30 s at T = 16,384): a visible key's score on reaching the mask is at least
+    −B, B = the largest ‖q‖·‖k‖ taken through each stage's declared range rule (what it adds,
+    multiplies by, caps at: ``core.engine.overflow.score_bound``), so a hidden key's
     exp(mask_value − row max) ≤ exp(mask_value + B), which is 0 in float64 below e^−746."""
-    from attn_tui.core.engine.overflow import largest_added
+    from attn_tui.core.engine.overflow import score_bound
 
     scenario, inputs = attention.scenario, attention.inputs
     with np.errstate(over="ignore", invalid="ignore"):
         norms = [float(np.sqrt(np.square(inputs.Q(h)).sum(axis=1).max()) * np.sqrt(np.square(inputs.K(h)).sum(axis=1).max()))
                  for h in range(scenario.heads)]
-    bound = max(norms) / attention.divisor + largest_added(scenario)
+        bound = score_bound(scenario, max(norms), attention.options)
     return bool(attention.options.mask_value + bound < -746.0)
 
 
@@ -151,4 +153,7 @@ STAGE = Stage(
     name="mask", title="Mask", key="masked", reads=(PREVIOUS,),
     changes="as the scores; the mask itself depends on positions only", columns=KEYS,
     palette="diverging", heading=heading, compute=compute, explain=explain, predictable=False,
-    masks=True, masked_given=True)
+    masks=True, masked_given=True,
+    gradient=GradientSteps(("d_scores",)),  # dS is 0 where a key is hidden: the mask value is a constant
+    score_range=Keeps("a visible key's score passes unchanged; a hidden one becomes the mask value, which "
+                      "leak() weighs against the scores' bound"))

@@ -24,6 +24,7 @@ import numpy as np
 from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.reading import tiles as reader
 from attn_tui.core.engine.stages import PREVIOUS, TILES, Extra, Stage, Toggle
+from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, BRANCH
 from attn_tui.core.engine.stages import softmax as softmax_stage
 
 
@@ -300,7 +301,7 @@ STAGE = Stage(
     labels=labels, span=lambda scenario: setting(scenario).keys, json_rows=json_rows,
     extras=(Extra("online_output", lambda head, rows: head.statistics(STAGE.name, rows)["output"], empty_rows=True),),
     applies=lambda scenario: STAGE.name in scenario.stage_settings,
-    scenario_keys=reader.KEYS, read=reader.read,
+    scenario_keys=reader.KEYS, read=reader.read, gradient=BRANCH, score_range=AFTER_THE_MASK,
     toggle=Toggle("--tiles", "add the Online softmax step: FlashAttention's walk, Bc keys a tile and Br query "
                              "rows a pass (as the scenario's tiles: {queries: Br, keys: Bc})",
                   switch=switch, offers=offers, value="Br,Bc", parse=parse))

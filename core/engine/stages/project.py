@@ -6,6 +6,7 @@ from attn_tui.core.numbers import fixed
 import numpy as np
 
 from attn_tui.core.engine.stages import OUT, PREVIOUS, Stage
+from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, GradientSteps
 
 
 def heading(scenario, options) -> str:
@@ -54,4 +55,4 @@ STAGE = Stage(
     changes="a concat row changes that output row; a Wo cell changes one output column",
     columns=OUT, palette="diverging", heading=heading, compute=compute, explain=explain,
     applies=lambda scenario: "Wo" in scenario.inputs, per_head=False, whole_rows=True, row_wide=True,
-    empty_rows=True)
+    empty_rows=True, gradient=GradientSteps(("d_head_output",)), score_range=AFTER_THE_MASK)

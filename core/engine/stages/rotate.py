@@ -7,6 +7,7 @@ import numpy as np
 
 from attn_tui.core.numbers import fixed
 from attn_tui.core.engine.stages import DIMS, Stage
+from attn_tui.core.engine.stages.contract import GradientSteps, Outside
 
 
 def heading(scenario, options) -> str:
@@ -69,4 +70,6 @@ STAGE = Stage(
     name="rotate", title="Rotate", key="rotated", reads=("Q",),
     changes="a Q or K row changes only its own rotated row", columns=DIMS, palette="diverging",
     heading=heading, compute=compute, explain=explain, applies=lambda scenario: scenario.rope is not None,
-    predictable=False)
+    predictable=False,
+    gradient=GradientSteps(("d_queries", "d_keys")),  # (each turned back by −θ)
+    score_range=Outside("before the scores: it turns the queries and keys and keeps their lengths"))

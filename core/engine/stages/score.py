@@ -6,6 +6,7 @@ import numpy as np
 
 from attn_tui.core.numbers import fixed, fixed_row
 from attn_tui.core.engine.stages import KEYS, Stage
+from attn_tui.core.engine.stages.contract import GradientSteps, Outside
 
 
 def decimals(attention, h: int) -> int:
@@ -54,4 +55,6 @@ STAGE = Stage(
     name="score", title="Score", key="scores", key_a_noun=True, reads=("Q", "K", "rotate"),
     changes="a Q row changes that row; a K row changes that column", columns=KEYS,
     palette="diverging", heading=heading, compute=compute, explain=explain, whole_rows=True,
-    decimals=decimals, tiny=True)
+    decimals=decimals, tiny=True,
+    gradient=GradientSteps(("d_queries", "d_keys")),
+    score_range=Outside("it makes the scores: |q·k| ≤ ‖q‖·‖k‖, the bound the checks start from"))

@@ -12,6 +12,7 @@ import numpy as np
 from attn_tui.core.numbers import fixed
 from attn_tui.core.reading import softcap as reader
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
+from attn_tui.core.engine.stages.contract import Caps, ChainRule
 
 
 def cap(scenario) -> float:
@@ -55,9 +56,17 @@ def explain(w) -> str:
     return f"keep {w.query_quoted}'s scores inside ±{shown}"
 
 
+def back_before(w) -> str:
+    return (f"Softcap c·tanh(x/c) has slope 1 − tanh²(x/c): near 1 for a score far inside ±{cap(w.scenario):g}, "
+            "near 0 for one pressed against the cap.")
+
+
 STAGE = Stage(
     name="softcap", title="Softcap", key="capped", reads=(PREVIOUS,),
     changes="as the scores: a Q row changes that row, a K row that column", columns=KEYS,
     palette="diverging", heading=heading, compute=compute, explain=explain,
     applies=lambda scenario: STAGE.name in scenario.stage_settings,
-    pass_back=lambda w, gradient: gradient * slope(w), scenario_keys=reader.KEYS, read=reader.read)
+    gradient=ChainRule(back=lambda w, gradient: gradient * slope(w), derivative=slope,
+                       heading=lambda scenario, options: " ∘ softcap′",
+                       factor=lambda w, value: f" × {fixed(value, max(w.p, 4))}", before=back_before),
+    score_range=Caps(cap), scenario_keys=reader.KEYS, read=reader.read)

@@ -10,6 +10,7 @@ from attn_tui.core.engine.explanation import FOLD, percent, quoted_key
 from attn_tui.core.model.labels import token_labels
 from attn_tui.core.numbers import fixed, mask_text, signed_shift
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Extra, Stage, Summary
+from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, GradientSteps
 
 READABLE_EXP = 30.0  # up to here exp(score) prints readably; beyond, show exp(score − max)
 EXP_OVERFLOWS = math.log(np.finfo(np.float64).max)     # ≈ 709.78
@@ -205,6 +206,7 @@ STAGE = Stage(
                Summary("H", "entropy", "entropy in nats", entropy)),
     extras=(Extra("row_max", lambda head, rows: head.statistics(STAGE.name, rows)["row_max"], per_row=True),
             # of exp(masked − row_max): weights × row_sum gives exp
-            Extra("row_sum", lambda head, rows: head.statistics(STAGE.name, rows)["row_sum"], per_row=True)))
+            Extra("row_sum", lambda head, rows: head.statistics(STAGE.name, rows)["row_sum"], per_row=True)),
+    gradient=GradientSteps(("d_scores",)), score_range=AFTER_THE_MASK)
 
 __all__ = ["STAGE", "entropy_rows", "percent", "sentence", "softmax", "sums_note"]

@@ -6,6 +6,7 @@ import numpy as np
 
 from attn_tui.core.numbers import fixed
 from attn_tui.core.engine.stages import PREVIOUS, VALUES, Stage
+from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, GradientSteps
 
 
 def heading(scenario, options) -> str:
@@ -54,4 +55,5 @@ STAGE = Stage(
     changes="a changed weight row changes that output row; a V cell changes every output row "
             "that gives its key weight",
     columns=VALUES, palette="diverging", heading=heading, compute=compute, explain=explain,
-    whole_rows=True, row_wide=True, empty_rows=True)
+    whole_rows=True, row_wide=True, empty_rows=True,
+    gradient=GradientSteps(("d_weights", "d_values")), score_range=AFTER_THE_MASK)
