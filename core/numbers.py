@@ -24,7 +24,7 @@ _NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?
 LARGE = 1e7  # from here on a number reads better as 1.235e7 than as eight digits and decimals
 
 
-def fixed(value: float, decimals: int, tiny: bool = False) -> str:
+def fixed(value: float, decimals: int, tiny: bool = True) -> str:
     """``value`` with exactly ``decimals`` decimals; ``-0.000`` reads ``0.000``; ±∞ as symbols.
 
     A value of 1e7 or more is written with an exponent (``1.235e7``), so a cell never turns
@@ -43,7 +43,7 @@ def fixed(value: float, decimals: int, tiny: bool = False) -> str:
     return scientific(value, max(decimals, 1))
 
 
-def fixed_row(values: np.ndarray, decimals: int, tiny: bool = False, width: int = 0) -> list[str]:
+def fixed_row(values: np.ndarray, decimals: int, tiny: bool = True, width: int = 0) -> list[str]:
     """``[fixed(v, decimals, tiny).rjust(width) for v in values]``, formatted in one C-level
     pass: a 1024-wide row costs about what 150 calls of :func:`fixed` would. The few values that
     need more than ``%.Nf`` (huge, infinite, tiny, a negative that rounds to zero) go through
@@ -76,7 +76,7 @@ def fixed_row(values: np.ndarray, decimals: int, tiny: bool = False, width: int 
 
 
 def fixed_rows(block: np.ndarray, decimals: int, width: int, blocked: np.ndarray | None = None,
-               masked: str = "", tiny: bool = False) -> list[str]:
+               masked: str = "", tiny: bool = True) -> list[str]:
     """Each row of ``block`` as its cells joined by two spaces: ``fixed_row(row, decimals,
     width=width)``, with ``masked`` (right-aligned) where ``blocked``. The whole block is
     formatted in one pass (``--print`` writes millions of cells: a pass per row and a Python
@@ -153,7 +153,7 @@ def _printf_block(values: np.ndarray, decimals: int, width: int) -> str | None:
 
 
 def _masked_row(values: np.ndarray, decimals: int, width: int, blocked, masked: str,
-                tiny: bool = False) -> list[str]:
+                tiny: bool = True) -> list[str]:
     import numpy as np
 
     texts = fixed_row(values, decimals, tiny, width=width)

@@ -201,7 +201,7 @@ class Writer:
         for k in self.keys():
             if isinstance(k, int):
                 self.add((f"{fit(self.keys_labels[k], 10)} ", "token"), (bar(weights[k]), "bar"),
-                         (f" {fixed(weights[k], self.p)}", "number"), selected=k == self.col)
+                         (f" {fixed(weights[k], self.p, tiny=False)}", "number"), selected=k == self.col)
 
     def keys(self) -> list[int | str]:
         """The key indices to show one line each: all of them, or a window around the cursor
@@ -240,7 +240,7 @@ class Writer:
         hidden = count - (self.fold - 2) - 1
         return joiner.join(shown + [f"… {hidden} more terms …", term(count - 1)])
 
-    def vector(self, values: np.ndarray, decimals: int, tiny: bool = False, nested: bool = False) -> str:
+    def vector(self, values: np.ndarray, decimals: int, tiny: bool = True, nested: bool = False) -> str:
         """``[1, 0.5, …]``, formatting only the entries a folded vector shows; a vector inside
         a folded sum (``nested``) folds tighter, to its first two and last entries."""
         def text(k: int) -> str:

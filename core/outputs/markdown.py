@@ -241,7 +241,7 @@ def _input_blocks(scenario: Scenario, most: int | None = None) -> Iterator[str |
 
 def _table(values_of, count: int, rows, columns, decimals: int,
            blocked=None, mask_value: float = float("-inf"), extra=(), corner: str = "token",
-           empty=None, blank=None, blocked_text: str | None = None, tiny: bool = False) -> Iterator[str]:
+           empty=None, blank=None, blocked_text: str | None = None, tiny: bool = True) -> Iterator[str]:
     """A labelled matrix as a GFM table, a block of rows at a time: ``values_of``, ``blocked``,
     ``empty`` and ``blank`` give a range of rows' values, masked cells, rows that see nothing and
     a worksheet's blank cells; ``extra`` (name, values_of) columns after the matrix's. Masked

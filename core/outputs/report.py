@@ -159,7 +159,7 @@ def _stage_table(attention: Attention, stage: Stage, number: int, h: int,
 
 def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: tuple[str, ...],
            decimals: int, blocked_of=None, mask_value: float = -np.inf, extra=(), empty_of=None,
-           only: list[int] | None = None, blocked_text: str | None = None, tiny: bool = False) -> Iterator[str]:
+           only: list[int] | None = None, blocked_text: str | None = None, tiny: bool = True) -> Iterator[str]:
     """A labelled matrix (its rows ``only``, if given), its columns as wide as its widest number
     (found in a first pass over the values, so the text itself is formatted once, a block of
     rows at a time). With ``tiny`` (as the app's grid), a non-zero value that would read 0 is

@@ -106,10 +106,11 @@ def test_overflow_is_said_only_when_exp_would_overflow_and_no_minus_is_doubled()
     negative = softmax_text([-1e9, -1e9 + 1])
     assert "underflow" in negative
     assert f"{MINUS} {MINUS}" not in negative and f"{MINUS} -" not in negative and "+ 1.000e9" in negative
-    # the largest score subtracted: "x − 1.000", "x + 0.500", and "x − 0.000" for one that reads 0
+    # the largest score subtracted: "x − 1.000", "x + 0.500", and "x − 0.000" for one that is 0;
+    # −0.0001 is not zero, so it reads −1.000e−4 (issue 47), and x − (−0.0001) is x + 1.000e−4
     assert "exp(x − 1.000)" in softmax_text([1.0, 0.0])
     assert "exp(x + 0.500)" in softmax_text([-0.5, -0.75])
-    assert "exp(x − 0.000)" in softmax_text([-0.0001, -1.0])  # it read "exp(x + 0.000)"
+    assert "exp(x + 1.000e−4)" in softmax_text([-0.0001, -1.0])  # it read "exp(x + 0.000)", then "x − 0.000"
     assert "exp(x − 0.000)" in softmax_text([0.0, -1.0])
 
 

@@ -57,3 +57,18 @@ async def test_projector_mode_keeps_a_hidden_cell_s_words_on_one_line(tmp_path, 
         hidden = [line for line in lines if "? (predict" in line]
         assert hidden and all(line.count("? (predict it)") == 3 for line in hidden), hidden
         assert not any(line.strip().startswith("it)") for line in lines)
+
+
+async def test_projector_mode_never_draws_a_tiny_score_as_zero(tmp_path):
+    """Issue 47 (attacked): a score of 1e−5 was drawn as big 0.000. Q·Kᵀ here is worked out by
+    hand: q_a = [1, 1e-5], k_b = [0, 1], so score (a, b) = 1e-5 exactly, and weights stay 3-decimal."""
+    from textual.widgets import Digits
+
+    path = tmp_path / "tiny.yaml"
+    path.write_text("tokens: [a, b]\nQ: [[1, 0.00001], [1, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 2], [3, 4]]\n"
+                    "causal: false\n", encoding="utf-8")
+    async with running(path) as (app, pilot):
+        await pilot.press("1", "up", "p")
+        await pilot.pause()
+        drawn = [str(digits.value) for digits in app.screen.query(Digits)]
+        assert drawn == ["1.000", "1.000x10^-5"], drawn  # (projector mode writes the precision, 3)

@@ -60,9 +60,9 @@ async def test_scroll_to_the_last_row_and_edit_a_cell_there(big_scenario):
         assert np.allclose(current(app).weights[T - 1], expected.weights[T - 1], rtol=0, atol=1e-12)
         await pilot.press("shift+tab")
         texts = stage_view(app).row_texts(T - 1)
-        assert texts == [fixed(w, 3) for w in expected.weights[T - 1]]
+        assert texts == [fixed(w, 3, tiny=False) for w in expected.weights[T - 1]]
         shown = next(line for line in drawn_lines(stage_view(app)) if line.startswith(f"t{T} "))
-        visible = [fixed(w, 3) for w in expected.weights[T - 1][:3]]
+        visible = [fixed(w, 3, tiny=False) for w in expected.weights[T - 1][:3]]
         assert shown.split()[1:4] == visible
 
 

@@ -33,7 +33,7 @@ async def test_editing_q_sat_2_to_5_recomputes_every_stage_and_shows_it():
             "V": np.array([[1, 0], [0, 1], [0.5, 0.5]], float)}))
         assert np.array_equal(current(app).weights, expected.weights)
         await pilot.press("shift+tab")  # back to the stage view, at Softmax
-        assert stage_view(app).row_texts(SAT) == [fixed(w, 3) for w in expected.weights[SAT]]
+        assert stage_view(app).row_texts(SAT) == [fixed(w, 3, tiny=False) for w in expected.weights[SAT]]
         assert "0.019  0.324  0.657" in screen_text(app)
         assert "● modified" in screen_text(app)
         # the cells the edit changed are underlined: sat's row, nothing else

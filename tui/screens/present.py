@@ -87,7 +87,7 @@ class PresentScreen(WholeFrames, Screen[None]):
                 big, text = None, (stage.skipped_text if stage.skipped is not None
                                    else f"{mask_text(scenario.options.mask_value)} masked")
             else:
-                big, text = fixed(float(window.values[0, j]), p).replace("−", "-"), ""
+                big, text = big_number(float(window.values[0, j]), p, stage.tiny), ""
             cell = Vertical(Static(Content(columns[col]), classes="label"),
                             Digits(big) if big is not None else Static(Content(text), classes="masked"),
                             classes="cell" + (" -cursor" if keyed and col == debugger.stage_column else ""))
@@ -120,3 +120,13 @@ class PresentScreen(WholeFrames, Screen[None]):
 
     def action_leave(self) -> None:
         self.dismiss(None)
+
+
+def big_number(value: float, decimals: int, tiny: bool) -> str:
+    """``value`` as Digits draws it, by the rule of every other view (a non-zero number never
+    reads 0): ``1.000e−5`` as ``1.000x10^-5``, since Digits has big x and ^ but no e."""
+    text = fixed(value, decimals, tiny).replace("−", "-")
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}x10^{exponent}"
+    return text

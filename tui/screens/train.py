@@ -53,7 +53,8 @@ class WeightsGrid(Grid):
         scenario = attention.scenario
         stage = stage_named("softmax")
         super().__init__(rows=token_labels(scenario.row_tokens), columns=column_labels(scenario, stage),
-                         decimals=scenario.precision, palette="weights", key=("train-weights", head),
+                         decimals=scenario.precision, palette="weights", tiny=stage.tiny,
+                         key=("train-weights", head),
                          kin="train-weights", version=version)
         self.attention, self.head = attention, head
 

@@ -25,7 +25,7 @@ class Grid:
     columns: Sequence[str]
     decimals: int
     palette: str = "diverging"       # "weights" (0 to 1) or "diverging" (blue, neutral, red)
-    tiny: bool = False                # a non-zero value that rounds to 0 gets an exponent
+    tiny: bool = True                # a non-zero value that rounds to 0 gets an exponent
     mask_value: float = -math.inf
     blocked_text: str | None = None  # what a blocked cell reads, when not the mask value ("skip")
     key: Hashable = None

@@ -135,7 +135,6 @@ class Stage:
     masked_given: bool = False  # its cells a mask hides are known without working out (−∞, a
                                 # weight of 0): a worksheet prints them, a prediction never asks
     decimals: Callable[[Attention, int], int] | None = None  # (attention, head) → decimals; else precision
-    tiny: bool = False          # a value that would round to 0 is written with an exponent instead
     predictable: bool = True    # whether a student may give (expect:) or guess (predict:) it
     key_a_noun: bool = False    # its key reads as the name of its numbers ("weights"; "scaled" does not)
     # Another way to compute what an earlier stage computes (online softmax, a decode step):
@@ -179,6 +178,14 @@ class Stage:
         """The edit its key makes (``toggle``): off when it is on, else on."""
         on = self.name in scenario.stage_settings
         return self.toggle.switch(scenario, None if on else self.toggle.on(scenario))
+
+    @property
+    def tiny(self) -> bool:
+        """Whether a non-zero value that would round to 0 is written with an exponent (1.0e−5,
+        not 0.000): every stage's numbers but weights. A weight is a share of its row, and the
+        chapter's 0.000 (``row.round(3)``: "nearly one-hot (0.999, 0.000, 0.000)") is a share too
+        small to show at three decimals; a score, an input or an output of 1e-5 is not zero."""
+        return self.palette != "weights"
 
     @property
     def numbers(self) -> str:

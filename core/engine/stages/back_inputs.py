@@ -43,6 +43,6 @@ def explain(w) -> str:
 STAGE = Stage(
     name="d_inputs", title="dX", key="d_inputs", reads=("d_queries", "d_keys", "d_values"),
     changes="every edit changes it", columns=MODEL, palette="diverging", heading=heading, compute=compute,
-    explain=explain, per_head=False, row_wide=True, tiny=True, backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD, predictable=False,
+    explain=explain, per_head=False, row_wide=True, backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD, predictable=False,
     applies=lambda scenario: (has_loss(scenario) and "X" in scenario.inputs
                               and not scenario.cross))

@@ -46,4 +46,4 @@ STAGE = Stage(
     name="d_keys", title="dK", key="d_keys", reads=("d_raw_scores", "Q"),
     changes="every edit changes it", columns=DIMS, palette="diverging", heading=heading, compute=compute,
     explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
-    tiny=True, backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD, rows=KEYS)
+    backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD, rows=KEYS)

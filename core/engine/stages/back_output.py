@@ -62,7 +62,7 @@ STAGE = Stage(
     name="d_output", title="dO", key="d_output", reads=(PREVIOUS,),
     changes="every input changes the output, so every edit changes dO", columns=OUT,
     palette="diverging", heading=heading, compute=compute, explain=explain, applies=has_loss,
-    per_head=False, row_wide=True, tiny=True, backward=True, scenario_keys=reader.KEYS, read=reader.read,
+    per_head=False, row_wide=True, backward=True, scenario_keys=reader.KEYS, read=reader.read,
     gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD)
 
 
@@ -105,4 +105,4 @@ HEAD_STAGE = Stage(
     name="d_head_output", title="dO per head", key="d_head_output", reads=("d_output", "Wo"),
     changes="as dO", columns=VALUES, palette="diverging", heading=head_heading, compute=head_compute,
     explain=head_explain, applies=lambda scenario: has_loss(scenario) and scenario.multi_head,
-    row_wide=True, tiny=True, backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD)
+    row_wide=True, backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD)

@@ -45,4 +45,4 @@ STAGE = Stage(
     name="d_queries", title="dQ", key="d_queries", reads=("d_raw_scores", "K"),
     changes="every edit changes it", columns=DIMS, palette="diverging", heading=heading, compute=compute,
     explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
-    tiny=True, backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD)
+    backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD)

@@ -54,5 +54,5 @@ STAGE = Stage(
     name="d_raw_scores", title="dScores", key="d_raw_scores", reads=("d_scores",),  # (what it crosses is upstream of dS)
     changes="every edit changes it", columns=KEYS, palette="diverging", heading=heading, compute=compute,
     explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
-    tiny=True, backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD,
+    backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD,
     in_json=False)  # (d_scores times each derivative on the way: a third T × T matrix in --json)

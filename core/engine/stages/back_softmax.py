@@ -62,7 +62,7 @@ def explain(w) -> str:
                   selected=k == w.col)
             continue
         w.add((f"dS[{w.query}, {w.keys_labels[k]}] = P × (dP − D) = ", ""),
-              (f"{fixed(P[k], p)} × ({fixed(dP[k], p, True)} − {_operand(D, p)})", "number"), (" = ", ""),
+              (f"{fixed(P[k], p, tiny=False)} × ({fixed(dP[k], p, True)} − {_operand(D, p)})", "number"), (" = ", ""),
               (fixed(own[k], p, True), "result"), selected=k == w.col)
     visible = np.flatnonzero(~blocked)
     if len(visible) <= JACOBIAN_UP_TO:
@@ -71,14 +71,14 @@ def explain(w) -> str:
         label = max(len(w.keys_labels[j]) for j in visible)
         w.add((" " * (label + 3) + "".join(fit(w.keys_labels[k], width - 1).rjust(width) for k in visible), "token"))
         for j in visible:
-            cells = "".join(fixed(P[j] * ((j == k) - P[k]), p).rjust(width) for k in visible)
+            cells = "".join(fixed(P[j] * ((j == k) - P[k]), p, tiny=False).rjust(width) for k in visible)  # (of weights)
             w.add((f"  {w.keys_labels[j]:>{label}} ", "token"), (cells, "number"))
     factors = P * (1 - P)
     w.add(("p(1 − p) per key: ", ""), (w.vector(np.where(blocked, 0.0, factors), p, True), "number"))
     size = float(np.linalg.norm(own))
     largest = float(P.max())
     w.add(("‖dS‖ of this row = ", ""), (fixed(size, p, True), "result"),
-          (f"   largest weight {fixed(largest, p)}, largest p(1 − p) {fixed(float(factors.max()), p, True)}", "note"))
+          (f"   largest weight {fixed(largest, p, tiny=False)}, largest p(1 − p) {fixed(float(factors.max()), p, True)}", "note"))
     if largest > PEAKY:
         w.note(f"One weight holds {largest:.1%} of the row: every p(1 − p) is near 0, so almost no gradient "
                "reaches these scores — learning stalls, as the seeds warn (scaling by √d_k prevents it).")
@@ -92,5 +92,5 @@ STAGE = Stage(
     name="d_scores", title="dS", key="d_scores", reads=("d_weights", "softmax", "weighted_sum"),
     changes="every edit changes it", columns=KEYS, palette="diverging", heading=heading, compute=compute,
     explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
-    tiny=True, backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD,
+    backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD,
     extras=(Extra("D", rowsum, per_row=True),))

@@ -31,7 +31,7 @@ def explain(w) -> str:
             w.note(i)
             continue
         w.add((f"  P[{w.query_labels[i]}, {label}] × dO of {w.query_labels[i]} = ", "token"),
-              (f"{fixed(P[i], p)} × {w.vector(dO[i], p, True, nested=True)}", "number"))
+              (f"{fixed(P[i], p, tiny=False)} × {w.vector(dO[i], p, True, nested=True)}", "number"))
     w.add((f"dv{j + 1} = Σ over queries = ", ""), (w.vector(w.r.own, p, True), "result"))
     if a.scenario.heads != a.scenario.kv_heads:
         w.note(f"Heads share this V (grouped-query attention): dL/dV adds up the "
@@ -44,4 +44,4 @@ STAGE = Stage(
     name="d_values", title="dV", key="d_values", reads=("d_head_output", "d_output", "softmax"),
     changes="every edit changes it", columns=VALUES, palette="diverging", heading=heading, compute=compute,
     explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
-    tiny=True, backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD, rows=KEYS)
+    backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD, rows=KEYS)

@@ -41,4 +41,4 @@ STAGE = Stage(
     name="d_weights", title="dP", key="d_weights", reads=("d_head_output", "d_output", "V"),
     changes="every edit changes it", columns=KEYS, palette="diverging", heading=heading, compute=compute,
     explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
-    tiny=True, backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD)
+    backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD)

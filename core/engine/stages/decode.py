@@ -142,7 +142,7 @@ def explain(w) -> str:
             j = k - cached.start
             w.add((f"(\"{new}\", {w.keys_labels[k]}) in the cache: ", "token"),
                   (f"score {w.masked_text(masked[j])}", "number"), (" → weight ", ""),
-                  (fixed(float(weights[j]), p), "result"), selected=k == w.col)
+                  (fixed(float(weights[j]), p, tiny=False), "result"), selected=k == w.col)
         elif k > t:
             w.add((f"\"{w.keys_labels[k]}\" is not generated yet: not in the cache", "masked"), selected=k == w.col)
         else:
@@ -152,7 +152,7 @@ def explain(w) -> str:
                "of the whole computation has none either).", "masked"))
         _cache_size(w, n)
         return title
-    w.add(("softmax over the cache: ", ""), (w.vector(weights, p), "result"))
+    w.add(("softmax over the cache: ", ""), (w.vector(weights, p, tiny=False), "result"))
     w.add(("output = weights · V[cache] = ", ""), (w.vector(output, p), "result"))
     full = attention.values(attention.previous(STAGE.name), w.h, range(t, t + 1), range(scenario.d_v))[0]
     differs = float(np.abs(output - full).max())

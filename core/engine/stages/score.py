@@ -55,6 +55,6 @@ STAGE = Stage(
     name="score", title="Score", key="scores", key_a_noun=True, reads=("Q", "K", "rotate"),
     changes="a Q row changes that row; a K row changes that column", columns=KEYS,
     palette="diverging", heading=heading, compute=compute, explain=explain, whole_rows=True,
-    decimals=decimals, tiny=True,
+    decimals=decimals,
     gradient=GradientSteps(("d_queries", "d_keys")),
     score_range=Outside("it makes the scores: |q·k| ≤ ‖q‖·‖k‖, the bound the checks start from"))

@@ -118,14 +118,14 @@ def explain(w) -> str:
     w.add(("sum".ljust(width), ""), (" = ", ""), (fixed(total, p, True), "result"))
     quotients = w.fold_lazy(len(masked), lambda k: f"{fixed(exps[k], p, True)}/{fixed(total, p, True)}", ", ")
     w.add(("weights = ", ""), ("[" + quotients + "]", "number"))
-    w.add(("        = ", ""), (w.vector(weights, p), "result"), (f"  ({sums_note(weights, p)})", "note"))
+    w.add(("        = ", ""), (w.vector(weights, p, tiny=False), "result"), (f"  ({sums_note(weights, p)})", "note"))
     w.add((sentence(w.attention, w.row, w.h), "token"))
     hidden = float(weights[r.blocked].sum())
     if hidden >= 10.0 ** -p:  # a finite mask value above the visible scores: the mask leaked
         best_visible = float(masked[~r.blocked].max()) if (~r.blocked).any() else float("-inf")
         w.add((f"The hidden keys take {percent(hidden)} of {w.query_quoted}'s weight: the mask value "
                f"{mask_text(w.options.mask_value)} is not far below its visible scores (the largest "
-               f"{fixed(best_visible, p)}), so hiding a key did not take its weight away. A mask value must be "
+               f"{fixed(best_visible, p, tiny=False)}), so hiding a key did not take its weight away. A mask value must be "
                "far below every score: use -.inf.", "masked"))
     w.weight_bars(weights)
     shift = fixed(row_max, p)

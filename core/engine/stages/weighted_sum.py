@@ -34,9 +34,9 @@ def explain(w) -> str:
     V = w.attention.inputs.V(w.h)
     v_dec = w.attention.decimals("V", w.h)
     weights, output = r.previous, r.own
-    symbolic = w.fold_lazy(len(weights), lambda k: f"{fixed(weights[k], p)} × v{k + 1}", " + ")
+    symbolic = w.fold_lazy(len(weights), lambda k: f"{fixed(weights[k], p, tiny=False)} × v{k + 1}", " + ")
     w.add((f"output for {w.query_quoted} = ", ""), (symbolic, "number"))
-    terms = w.fold_lazy(len(weights), lambda k: f"{fixed(weights[k], p)} × "
+    terms = w.fold_lazy(len(weights), lambda k: f"{fixed(weights[k], p, tiny=False)} × "
                                                 f"{w.vector(V[k], v_dec, True, nested=True)}", " + ")
     w.add((terms, "number"), (" = ", ""), (w.vector(output, p), "result"))
     products = w.fold_lazy(len(weights), lambda k: w.vector(weights[k] * V[k], p, nested=True), " + ")
