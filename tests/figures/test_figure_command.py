@@ -56,6 +56,24 @@ def test_refusals_say_what_is_wrong(argv, said, capsys):
     assert said in capsys.readouterr().err
 
 
+def test_a_head_is_named_as_the_scenario_names_it_everywhere(tmp_path, capsys):
+    """Issue 47 (attacked): --head counted from 1 while a captured layer names its heads head 0,
+    head 1 (as heads and the model view show them), and titles read "head head 2"."""
+    captured = tmp_path / "layer.yaml"
+    captured.write_text("tokens: [a, b]\nheads: 2\nhead_names: [head 0, head 1]\n"
+                        "Q: [[[1, 0], [0, 1]], [[2, 0], [0, 2]]]\nK: [[[1, 0], [0, 1]], [[1, 0], [0, 1]]]\n"
+                        "V: [[[1, 0], [0, 1]], [[1, 0], [0, 1]]]\n", encoding="utf-8")
+    for given, title in (("0", "head 0"), ("head 1", "head 1")):
+        assert main(["figure", str(captured), "--head", given]) == 0
+        root = ET.fromstring(capsys.readouterr().out.encode())
+        assert root.find(SVG + "title").text.endswith(f", {title}")
+    assert main(["figure", str(captured), "--head", "2"]) == 2
+    assert "there is no head 2: its heads are head 0, head 1" in capsys.readouterr().err
+    assert main(["figure", "two_heads", "--head", "2"]) == 0  # a written scenario's: head 1, head 2
+    title = ET.fromstring(capsys.readouterr().out.encode()).find(SVG + "title").text
+    assert title.endswith(", head 2") and "head head" not in title
+
+
 def test_png_without_the_extra_names_it(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "cairosvg", None)  # (an import of it fails, installed or not)
     out = tmp_path / "w.png"

@@ -36,7 +36,9 @@ def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParse
     parser.add_argument("--stage", metavar="NAME",
                         help="the stage by its expect:/--json key: weights (default), scores, d_scores, …; "
                              "or an input: Q, K, V, X, Wq, …")
-    parser.add_argument("--head", type=int, metavar="H", help="the head, from 1 (default 1)")
+    parser.add_argument("--head", metavar="H", help="the head as the scenario names it: 2 or 'head 2' "
+                        "(a written scenario's heads are head 1, head 2, …; a captured layer's head 0, …); "
+                        "default the first")
     parser.add_argument("--row", metavar="R", help="a row (a number from 1 or a token) as a bar chart; "
                                                    "all (the default): the heat map of every row")
     parser.add_argument("--variant", metavar="V", help="the scenario's variant of that name")
@@ -67,7 +69,7 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
             say(f"attn-tui figure: {', '.join(given)} go{'es' if len(given) == 1 else ''} with a stage's "
                 f"figure, not with {whole} (which draws every {'run' if args.train else 'head'})")
             return 2
-    stage, head = args.stage or "weights", 1 if args.head is None else args.head
+    stage, head = args.stage or "weights", args.head
     if args.output and args.format is None and _suffix(args.output) and _suffix_format(args.output) is None:
         say(f"attn-tui figure: {visible(args.output)}: a figure is .svg, .png or .pdf (or give --format)")
         return 2
@@ -106,11 +108,11 @@ def _model_view(path: str) -> str:
     return model_view_figure(index, None if index is not None else load(path))
 
 
-def _stage_or_runs(args: argparse.Namespace, scenario, stage: str, head: int, select_rows) -> str:
+def _stage_or_runs(args: argparse.Namespace, scenario, stage: str, given: str | None, select_rows) -> str:
     """A stage's heat map or a row's bars (of the scenario or its variant), or the runs' losses."""
     from attn_tui.core.engine.attention import Attention
     from attn_tui.core.outputs.figures.bars import bar_chart
-    from attn_tui.core.outputs.figures.heat_map import FigureError, heat_map
+    from attn_tui.core.outputs.figures.heat_map import FigureError, head_named, heat_map
     from attn_tui.core.outputs.figures.inputs import input_map
     from attn_tui.core.outputs.figures.loss_curves import loss_curves
 
@@ -123,13 +125,14 @@ def _stage_or_runs(args: argparse.Namespace, scenario, stage: str, head: int, se
         options = found[0].options(scenario.options)
     if args.train:
         return loss_curves(scenario)
+    head = head_named(scenario, given)
     if stage in scenario.inputs and args.row in (None, "all") and args.variant is None:
-        return input_map(scenario, stage, head - 1)
+        return input_map(scenario, stage, head)
     attention = Attention(scenario, options)
     if args.row in (None, "all"):
-        return heat_map(attention, stage, head - 1)
+        return heat_map(attention, stage, head)
     rows = select_rows(args.row, scenario.row_tokens)
-    return bar_chart(attention, stage, rows[0], head - 1)
+    return bar_chart(attention, stage, rows[0], head)
 
 
 def _written(text: str, form: str, args: argparse.Namespace, write_out, say) -> int:

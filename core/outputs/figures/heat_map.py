@@ -16,6 +16,7 @@ import numpy as np
 from attn_tui.core.engine.attention import BLOCK, Attention
 from attn_tui.core.engine.stages import KEYS, Stage
 from attn_tui.core.numbers import fixed
+from attn_tui.core.text import visible
 from attn_tui.core.outputs.figures import colour_maps
 from attn_tui.core.outputs.figures.svg import Svg
 
@@ -29,6 +30,28 @@ SAMPLE_FROM = 2
 
 class FigureError(ValueError):
     """What is wrong with the figure asked for (no such stage, head or row), in words."""
+
+
+def head_named(scenario, given: str | None) -> int:
+    """The index of the head ``given`` names as the scenario names its heads everywhere else
+    (``heads``, the model view, the debugger): ``2`` or ``head 2`` of a written scenario (its
+    heads are head 1, head 2, …), ``0`` of a captured layer (head 0, head 1, …); the first
+    head when none is given."""
+    if given is None:
+        return 0
+    names = [name.casefold() for name in scenario.head_names]
+    wanted = given.strip().casefold()
+    for candidate in (wanted, f"head {wanted}"):
+        if candidate in names:
+            return names.index(candidate)
+    shown = ", ".join(visible(name) for name in scenario.head_names[:8])
+    more = ", …" if scenario.heads > 8 else ""
+    raise FigureError(f"there is no head {visible(given)}: its heads are {shown}{more}")
+
+
+def head_title(name: str) -> str:
+    """A head's name in a title: "head 2", and "head q0" for one named "q0" (never "head head 2")."""
+    return visible(name) if name.casefold().startswith("head") else f"head {visible(name)}"
 
 
 def find_stage(attention: Attention, key: str) -> Stage:
@@ -130,7 +153,7 @@ def heat_map(attention: Attention, key: str, head: int = 0) -> str:
     shown = values[~masked]
     largest = float(np.max(np.abs(shown[np.isfinite(shown)]), initial=0.0))
     heads = scenario.heads > 1 and stage.per_head
-    title = f"{stage.title} ({stage.key})" + (f", head {scenario.head_names[head]}" if heads else "")
+    title = f"{stage.title} ({stage.key})" + (f", {head_title(scenario.head_names[head])}" if heads else "")
     caption = [f"{scenario.title}: {stage.heading(scenario, attention.options)}"]
     if factor > 1:
         rows_read = (f"of {attention.block} of its rows (a sample) over its {factor} columns"

@@ -11,7 +11,7 @@ import numpy as np
 from attn_tui.core.model.labels import ROLES, input_labels
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.numbers import decimals_needed
-from attn_tui.core.outputs.figures.heat_map import MAX_CELLS, FigureError, draw
+from attn_tui.core.outputs.figures.heat_map import MAX_CELLS, FigureError, draw, head_title
 from attn_tui.core.teaching.overview import downsample
 
 
@@ -36,7 +36,7 @@ def input_map(scenario: Scenario, name: str, head: int = 0) -> str:
         rows = [f"{rows[k]}…" for k in range(0, n_rows, factor)][:len(values)]
         cols = [f"{cols[k]}…" for k in range(0, n_cols, factor)][:values.shape[1]]
         caption.append(f"drawn in blocks of {factor} × {factor} cells, each the mean of its cells")
-    which = f", head {scenario.head_names[head]}" if per_head and scenario.heads > 1 else ""
+    which = f", {head_title(scenario.head_names[head])}" if per_head and scenario.heads > 1 else ""
     finite = values[np.isfinite(values)]
     largest = float(np.max(np.abs(finite), initial=0.0))
     decimals = decimals_needed(values, scenario.precision)
