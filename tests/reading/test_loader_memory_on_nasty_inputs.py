@@ -6,6 +6,8 @@ same documents."""
 from __future__ import annotations
 
 import gc
+import importlib
+import re
 import tracemalloc
 
 import pytest
@@ -13,6 +15,7 @@ from hypothesis import given, strategies as st
 
 from attn_tui.core import ScenarioError
 from attn_tui.core import loads
+from tests.conftest import ROOT
 from tests.reading.fuzz_property import FUZZ
 from tests.reading.fuzz_yaml import alias_bombs, nested_documents
 
@@ -117,3 +120,13 @@ def test_nesting_and_alias_bombs_stay_under_200MB(text):
     finally:
         tracemalloc.stop()
     assert peak < MEMORY_LIMIT, f"peak {peak / 2**20:.0f} MB"
+
+
+def test_the_benchmark_that_times_them_imports_them():
+    """benchmarks/limits.py times these documents: it imported them from tests.test_fuzz_loader,
+    a module gone since the tests moved into sub-folders, so that its last part stopped there."""
+    source = (ROOT / "benchmarks" / "limits.py").read_text(encoding="utf-8")
+    module, names = re.search(r"from (tests\.[\w.]+) import ([\w, ]+)", source).groups()
+    imported = importlib.import_module(module)
+    assert names.split(", ") == ["NASTY", "NASTY_ONCE_SLOW"]
+    assert (imported.NASTY, imported.NASTY_ONCE_SLOW) == (NASTY, NASTY_ONCE_SLOW)
