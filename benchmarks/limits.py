@@ -102,7 +102,7 @@ def nasty_inputs() -> None:
     """The fuzz tests' hand-made nasty documents (alias bombs, deep nesting, inputs that were
     once slow), each loaded in this process: the tests check their outcome and memory, this
     their time, against 1 s each (the faster of two tries: a shared machine stalls now and then)."""
-    from tests.test_fuzz_loader import NASTY, NASTY_ONCE_SLOW
+    from tests.reading.test_loader_memory_on_nasty_inputs import NASTY, NASTY_ONCE_SLOW
 
     from attn_tui.core import loads
 
