@@ -72,3 +72,34 @@ async def test_projector_mode_never_draws_a_tiny_score_as_zero(tmp_path):
         await pilot.pause()
         drawn = [str(digits.value) for digits in app.screen.query(Digits)]
         assert drawn == ["1.000", "1.000x10^-5"], drawn  # (projector mode writes the precision, 3)
+
+
+async def test_projector_mode_says_which_columns_it_shows_when_not_all_fit():
+    """Issue 47 (attacked): at 61 columns only "the" and "cat" showed, "sat" gone without a word.
+    A cell is CELL_WIDTH wide: (61 − 4) // CELL_WIDTH of cat_sat's 3 keys fit."""
+    from attn_tui.tui.screens.present import CELL_WIDTH
+
+    fits = (61 - 4) // CELL_WIDTH
+    assert 1 <= fits < 3
+    async with running(size=(61, 30)) as (app, pilot):
+        await pilot.press("4", "p")
+        await pilot.pause()
+        title = screen_text(app).splitlines()[1]
+        assert title.strip() == f'Step 4 · Softmax — row "sat" · 1–{fits} of 3 ([ ] for more)'  # (one line)
+    async with running(size=(120, 30)) as (app, pilot):
+        await pilot.press("4", "p")
+        await pilot.pause()
+        assert screen_text(app).splitlines()[1].strip() == 'Step 4 · Softmax — row "sat"'
+
+
+async def test_projector_mode_cuts_a_long_token_with_an_ellipsis(tmp_path):
+    """Issue 47 (attacked): "extraordinarily…" was cut to "extraordinaril", no sign of the rest."""
+    token = "extraordinarily_long_token_name"
+    path = tmp_path / "long.yaml"
+    path.write_text(f"tokens: [a, {token}]\nQ: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n",
+                    encoding="utf-8")
+    async with running(path) as (app, pilot):
+        await pilot.press("p")
+        await pilot.pause()
+        # a's score for it is 0: big 0.000, four digits 3 cells wide and a point of 1, 13 cells
+        assert f" {token[:12]}… " in screen_text(app)

@@ -8,12 +8,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.renderables.digits import Digits as DigitsRenderable
 from textual.screen import Screen
 from textual.widgets import Digits, Footer, Static
 
 from attn_tui.core.engine.explanation import explain
 from attn_tui.core.engine.stages import column_labels, row_labels
 from attn_tui.core.numbers import fixed, mask_text
+from attn_tui.core.text import clip
 from attn_tui.core.engine.views import stage_window
 from attn_tui.tui.keys import step_bindings
 from attn_tui.tui.widgets.explanation import ExplanationView
@@ -65,14 +67,17 @@ class PresentScreen(WholeFrames, Screen[None]):
         scenario = session.scenario
         stage, head, row = debugger.described, debugger.head, debugger.row
         label = row_labels(scenario, stage)[row]
-        self.query_one("#present-title", Static).update(
-            Content(f'Step {debugger.step + 1} · {stage.title} — row "{label}"'))
         columns = column_labels(scenario, stage)
         fits = max(1, (self.size.width - 4) // CELL_WIDTH)
         keyed = debugger.keyed  # (keys, or online softmax's tiles of keys)
         centre = debugger.stage_column if keyed else 0
         first = max(0, min(centre - fits // 2, len(columns) - fits))
         cols = range(first, min(len(columns), first + fits))
+        # what is left out is said, never silently gone (issue 47: at 61 columns "c" was not there)
+        shown = "" if len(cols) == len(columns) else (
+            f" · {cols.start + 1}–{cols.stop} of {len(columns)}" + (" ([ ] for more)" if keyed else ""))
+        self.query_one("#present-title", Static).update(
+            Content(f'Step {debugger.step + 1} · {stage.title} — row "{label}"{shown}'))
         window = stage_window(session, stage.name, head, range(row, row + 1), cols)
         cells = self.query_one("#cells", Horizontal)
         cells.remove_children()
@@ -88,7 +93,10 @@ class PresentScreen(WholeFrames, Screen[None]):
                                    else f"{mask_text(scenario.options.mask_value)} masked")
             else:
                 big, text = big_number(float(window.values[0, j]), p, stage.tiny), ""
-            cell = Vertical(Static(Content(columns[col]), classes="label"),
+            # the cell is as wide as what it shows (12 at least, as .cell's min-width): a longer
+            # token is cut there with "…", not silently by the cell's edge
+            width = max(12, len(text) if big is None else DigitsRenderable.get_width(big))
+            cell = Vertical(Static(Content(clip(columns[col], width)), classes="label"),
                             Digits(big) if big is not None else Static(Content(text), classes="masked"),
                             classes="cell" + (" -cursor" if keyed and col == debugger.stage_column else ""))
             cells.mount(cell)
