@@ -83,9 +83,6 @@ class LessonPlayer:
         if not 0 <= index < len(self.lesson):
             raise IndexError(f"beat {index + 1} of {len(self.lesson)}")
         predictions = self.session.predictions
-        if self.current is not None and self.current.predict and predictions is not None:
-            left = self.position()  # (each predict beat keeps its own guesses: Predictions.kept)
-            predictions.leave_beat(self.beat, left.step, left.head, left.row)
         self.applied = []
         # what the lesson had set before this beat: a change from anything else undoes the student's
         had = ({**self._base_cells, **self.lesson.cells(self.beat)} if self.beat is not None else self._base_cells)
@@ -98,11 +95,11 @@ class LessonPlayer:
             self.applied.append(self.session.apply(edit))
         self.beat = index
         where = self.position(index)
-        # a beat's prediction is its own: asked for until revealed at that beat, then revealed
-        # with its guesses and marks whenever the beat comes back (a row guessed or revealed at
-        # another beat, with other numbers, does not count: it was about those)
+        # a beat's prediction is of the numbers it shows: asked for until revealed in that state
+        # (and, for a stage only beats predict, at that beat), then revealed with its guesses and
+        # marks whenever they come back; guesses typed under predict: in this state are shown
         if self.lesson.beats[index].predict and predictions is not None:
-            predictions.enter_beat(index, where.step, where.head, where.row)
+            predictions.enter_beat(index, where.step, where.head, where.row, self.session.attention)
         return where
 
     def waiting_for(self, head: int) -> str | None:
@@ -171,14 +168,9 @@ def lesson_predictions(scenario: Scenario, lesson: Lesson, start: Position,
     if not extra:
         return existing
     keys = tuple(dict.fromkeys([*scenario.predict, *(stage_named(name).key for name in extra)]))
-    predictions = Predictions(dataclasses.replace(scenario, predict=keys))
+    predictions = Predictions(dataclasses.replace(scenario, predict=keys), frozenset(extra))
     if existing is not None:  # keep what was guessed and revealed of the file's own stages
-        predictions.guesses.update(existing.guesses)
-        predictions.answers.update(existing.answers)
-        predictions.revealed.update(existing.revealed)
-    for (stage, head), revealed in predictions.revealed.items():
-        if stage in extra and (existing is None or (stage, head) not in existing.revealed):
-            revealed[:] = True
+        predictions.take_over(existing)
     return predictions
 
 
