@@ -141,6 +141,14 @@ class LessonPlayer:
                 own.append(edit)
         return own
 
+    def still_put_back(self) -> list[Edit]:
+        """Of the student's values the current beat put back, those still put back (u took the
+        others back to the student's)."""
+        session = self.session
+        return [edit for edit in self.put_back
+                if _same(_cell(session, (edit.matrix, edit.head, edit.row, edit.col)) if isinstance(edit, SetCell)
+                         else getattr(session.scenario.options, edit.name), edit.value)]
+
     def answer_pending(self) -> bool:
         beat = self.current
         return beat is not None and bool(beat.answer) and self.beat not in self.answered
@@ -190,8 +198,9 @@ def narration(player: LessonPlayer | None, head: int = 0, recording: int | None 
             if beat.answer:
                 lines.append(("note", "r shows the answer") if player.answer_pending()
                              else ("answer", f"Answer: {beat.answer}"))
-        if player.put_back:
-            lines.append(("note", _put_back_line(player.put_back)))
+        put_back = player.still_put_back()
+        if put_back:
+            lines.append(("note", _put_back_line(put_back)))
         waiting = player.waiting_for(head)
         if waiting:
             lines.append(("note", f"Your turn: {waiting}"))

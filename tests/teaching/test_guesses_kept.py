@@ -83,3 +83,26 @@ def test_a_beat_putting_a_students_cell_back_says_so():
     assert not any("back to the lesson's values" in line for _, line in narration(player))
     player.go(0)  # back before the edit: the lesson's own 10 undone, not the student's
     assert not any("back to the lesson's values" in line for _, line in narration(player))
+
+
+def test_the_put_back_notice_goes_when_undo_takes_the_put_back_away():
+    # the attack on #47 (item 6): after u the bar still said "put … back" beside the student's value
+    text = CAT + """lesson:
+  - {step: softmax, row: sat}
+  - {step: softmax, row: sat, edit: {matrix: Q, row: sat, col: 1, to: 10}}
+"""
+    session = Session(loads(text, "l.yaml"), keep_recovery=False)
+    player = LessonPlayer(session, session.scenario.lesson)
+    player.go(1)
+    session.set_cell("Q", SAT, 0, 3.0)  # the student's own value
+    player.go(0)  # beat 1 has the file's Q[sat, 1]: the student's 3 put back
+
+    def told() -> bool:
+        return any("back to the lesson's values" in line for _, line in narration(player))
+
+    assert session.cell("Q", SAT, 0) != 3.0 and told()
+    session.undo()
+    assert session.cell("Q", SAT, 0) == 3.0 and not told()
+    session.redo()
+    assert told()
+

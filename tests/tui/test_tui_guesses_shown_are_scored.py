@@ -1,7 +1,7 @@
-"""The guesses shown are the guesses scored (the attack on issue 47, items 4-5): a guess belongs
+"""The guesses shown are the guesses scored (the attack on issue 47, items 4-6): a guess belongs
 to the numbers it was made against and to its row; a beat predicting a row of the scenario's
 ``predict:`` shows the guesses typed there; undo and redo show the guesses and the reveal of the
-state they go to."""
+state they go to; a beat's "put … back" notice goes when u takes the put-back away."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.tui_helpers import debugger, explanation, post, running
+from tests.tui_helpers import debugger, explanation, matrix, post, running
 
 LESSON = """title: lesson attack
 tokens: [a, b, c]
@@ -122,6 +122,27 @@ async def test_undo_and_redo_across_the_lessons_edit_show_the_state_they_go_to(t
         second = marks([0.7, 0.1, 0.2], after)
         assert [text[-1] for text in view.row_texts(C)] == second
         assert score_said(explanation(app)) == (first.count("✓") + second.count("✓"), 6)
+
+
+async def test_the_put_back_notice_goes_when_u_takes_the_put_back_away(tmp_path):
+    text = LESSON.replace("predict: [weights]\n", "").replace("    predict: row\n", "")
+    async with running(lesson_file(tmp_path, text)) as (app, pilot):
+        screen = debugger(app)
+        session = screen.session
+
+        def notice() -> bool:
+            return "back to the lesson's values" in str(screen.narration.render())
+
+        await press(app, pilot, "n n tab")  # beat 3: Q[c, 1] = 5; the Q matrix focused
+        assert app.focused is matrix(app, "Q")
+        await press(app, pilot, "down down 3 enter")
+        assert session.cell("Q", C, 0) == 3.0  # the student's own value
+        await press(app, pilot, "N")  # beat 2 has Q[c, 1] = 1: the student's 3 put back
+        assert session.cell("Q", C, 0) == 1.0 and notice()
+        await press(app, pilot, "u")
+        assert session.cell("Q", C, 0) == 3.0 and not notice()
+        await press(app, pilot, "U")
+        assert session.cell("Q", C, 0) == 1.0 and notice()
 
 
 class Rule:

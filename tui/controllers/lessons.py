@@ -251,6 +251,8 @@ class Lessons:
             self._fed = edit
             self.recorder.changed(edit, self.screen.lesson_position)
             self.show()
+        elif self.player is not None and self.player.put_back:  # u may have taken a put-back away
+            self.show()
 
     # ---- following a teacher ----------------------------------------------------------------
 
