@@ -108,8 +108,10 @@ async def test_undo_and_redo_across_the_lessons_edit_show_the_state_they_go_to(t
         first = marks([0.4, 0.5, 0.6], before)
         await press(app, pilot, "n 0.4⇥0.5⇥0.6⏎ r n 0.7⇥0.1⇥0.2⏎")
         assert view.row_texts(C) == ["0.700?", "0.100?", "0.200?"]
+        assert "Your turn" in str(screen.narration.render())
         await press(app, pilot, "u")
         assert session.cell("Q", C, 0) == 1.0
+        assert "Your turn" not in str(screen.narration.render())  # nothing left to guess here
         assert [text[-1] for text in view.row_texts(C)] == first  # beat 2's row, revealed
         assert view.row_texts(C)[0].startswith(f"{before[0]:.3f}")
         await press(app, pilot, "r")  # nothing left to reveal in these numbers: the score stands
@@ -117,6 +119,7 @@ async def test_undo_and_redo_across_the_lessons_edit_show_the_state_they_go_to(t
         await press(app, pilot, "U")
         assert session.cell("Q", C, 0) == 5.0
         assert view.row_texts(C) == ["0.700?", "0.100?", "0.200?"]  # never revealed here
+        assert "Your turn" in str(screen.narration.render())
         assert typed_said(explanation(app)) == 3
         await press(app, pilot, "r")
         second = marks([0.7, 0.1, 0.2], after)
