@@ -83,9 +83,6 @@ class LessonPlayer:
         if not 0 <= index < len(self.lesson):
             raise IndexError(f"beat {index + 1} of {len(self.lesson)}")
         predictions = self.session.predictions
-        if self.current is not None and self.current.predict and predictions is not None:
-            left = self.position()  # (each predict beat keeps its own guesses: Predictions.kept)
-            predictions.leave_beat(self.beat, left.step, left.head, left.row)
         self.applied = []
         # what the lesson had set before this beat: a change from anything else undoes the student's
         had = ({**self._base_cells, **self.lesson.cells(self.beat)} if self.beat is not None else self._base_cells)
@@ -98,11 +95,11 @@ class LessonPlayer:
             self.applied.append(self.session.apply(edit))
         self.beat = index
         where = self.position(index)
-        # a beat's prediction is its own: asked for until revealed at that beat, then revealed
-        # with its guesses and marks whenever the beat comes back (a row guessed or revealed at
-        # another beat, with other numbers, does not count: it was about those)
+        # a beat's prediction is of the numbers it shows: asked for until revealed in that state
+        # (and, for a stage only beats predict, at that beat), then revealed with its guesses and
+        # marks whenever they come back; guesses typed under predict: in this state are shown
         if self.lesson.beats[index].predict and predictions is not None:
-            predictions.enter_beat(index, where.step, where.head, where.row)
+            predictions.enter_beat(index, where.step, where.head, where.row, self.session.attention)
         return where
 
     def waiting_for(self, head: int) -> str | None:
@@ -144,6 +141,14 @@ class LessonPlayer:
                 own.append(edit)
         return own
 
+    def still_put_back(self) -> list[Edit]:
+        """Of the student's values the current beat put back, those still put back (u took the
+        others back to the student's)."""
+        session = self.session
+        return [edit for edit in self.put_back
+                if _same(_cell(session, (edit.matrix, edit.head, edit.row, edit.col)) if isinstance(edit, SetCell)
+                         else getattr(session.scenario.options, edit.name), edit.value)]
+
     def answer_pending(self) -> bool:
         beat = self.current
         return beat is not None and bool(beat.answer) and self.beat not in self.answered
@@ -171,14 +176,9 @@ def lesson_predictions(scenario: Scenario, lesson: Lesson, start: Position,
     if not extra:
         return existing
     keys = tuple(dict.fromkeys([*scenario.predict, *(stage_named(name).key for name in extra)]))
-    predictions = Predictions(dataclasses.replace(scenario, predict=keys))
+    predictions = Predictions(dataclasses.replace(scenario, predict=keys), frozenset(extra))
     if existing is not None:  # keep what was guessed and revealed of the file's own stages
-        predictions.guesses.update(existing.guesses)
-        predictions.answers.update(existing.answers)
-        predictions.revealed.update(existing.revealed)
-    for (stage, head), revealed in predictions.revealed.items():
-        if stage in extra and (existing is None or (stage, head) not in existing.revealed):
-            revealed[:] = True
+        predictions.take_over(existing)
     return predictions
 
 
@@ -198,8 +198,9 @@ def narration(player: LessonPlayer | None, head: int = 0, recording: int | None 
             if beat.answer:
                 lines.append(("note", "r shows the answer") if player.answer_pending()
                              else ("answer", f"Answer: {beat.answer}"))
-        if player.put_back:
-            lines.append(("note", _put_back_line(player.put_back)))
+        put_back = player.still_put_back()
+        if put_back:
+            lines.append(("note", _put_back_line(put_back)))
         waiting = player.waiting_for(head)
         if waiting:
             lines.append(("note", f"Your turn: {waiting}"))

@@ -205,6 +205,8 @@ class Session:
             if isinstance(edit, SetStageSetting) and self.predictions is not None:
                 self.predictions.follow(scenario)
         self.scenario, self.last_edit = scenario, edit
+        if self.predictions is not None:  # each row shows its guesses of the state it is in now
+            self.predictions.sync(self.attention)
         self._comparison = None
         self._modified = bool(self._unsaved) or not _same_settings(scenario, self.saved)
         self.version += 1

@@ -66,31 +66,61 @@ class Rows:
         return self.block(range(self.shape[0]), range(self.shape[1]))
 
 
+Place = tuple[tuple[str, "int | None"], int]  # (stage, head) and a row
+
+
+class Guessed:
+    """One row's guesses in one state: the values attention gave the row there (``answers``, the
+    state itself), the guesses typed against them (NaN: none) and whether the row was revealed."""
+
+    def __init__(self, answers: np.ndarray, revealed: bool = False) -> None:
+        self.answers = answers.copy()
+        self.guesses = np.full(len(answers), np.nan)
+        self.revealed = revealed
+
+
 class Predictions:
     """The guesses and revealed rows of each predicted stage, per head (``None`` for the
-    stages after the heads)."""
+    stages after the heads).
 
-    def __init__(self, scenario) -> None:
+    Every guess lives in one place, ``entries``: per row of a stage (and head), per state — the
+    bits of the values the row had when it was guessed — and, for a stage only a lesson's beats
+    predict, per beat (two beats asking for one row ask two questions). A guess is never lost.
+    What is shown (``guesses``, ``answers``, ``revealed``: what the views, the Why pane and
+    ``verdict`` read) is always one of those entries, copied: the entry of the state the numbers
+    are in now, or — in a state where the row was never guessed — the one shown last (its Why
+    pane says it was about other numbers). The score counts every entry once. ``sync`` follows
+    the numbers after any change (the Session calls it); ``enter_beat`` shows the row a beat
+    asks for, in the state it asks it in."""
+
+    def __init__(self, scenario, asked_by_beats: frozenset[str] = frozenset()) -> None:
         self.scenario = scenario
         self.follow(scenario)
+        self.asked_by_beats = asked_by_beats  # stages no ``predict:`` asks for: shown until a beat does
         self.guesses: dict[tuple[str, int | None], Rows] = {}
         self.revealed: dict[tuple[str, int | None], np.ndarray] = {}
-        # each row's values in the state its guesses were made in (NaN rows: none yet)
-        self.answers: dict[tuple[str, int | None], Rows] = {}
-        # a lesson's predict beats: each beat's own row (row_state) while another beat is
-        # current, and which beat's row each row shown holds now (beat → (stage, head, row, state))
-        self.kept: dict[object, tuple[str, int, int, tuple]] = {}
-        self.holder: dict[tuple[str, int | None, int], object] = {}
-        # a row's guesses made in another state (an edit undone or redone since), by the bits
-        # of the values they were about: they come back when the row is guessed in that state
-        self.other_states: dict[tuple[tuple[str, int | None], int, bytes], np.ndarray] = {}
+        self.answers: dict[tuple[str, int | None], Rows] = {}  # each shown row's state (NaN: none yet)
+        self.entries: dict[Place, dict[tuple[object, bytes], Guessed]] = {}
+        self.shown: dict[Place, tuple[object, bytes]] = {}
+        self.owner: dict[Place, object] = {}  # the beat whose guesses a row of a beat's stage shows
         for key in scenario.predict:
             stage = stage_keyed(key)
             for head in (range(scenario.heads) if stage.per_head else (None,)):
                 shape = (scenario.T, stage.column_count(scenario))
                 self.guesses[(stage.name, head)] = Rows(shape)
                 self.answers[(stage.name, head)] = Rows(shape)
-                self.revealed[(stage.name, head)] = np.zeros(scenario.T, bool)
+                self.revealed[(stage.name, head)] = np.full(scenario.T, stage.name in asked_by_beats)
+
+    def take_over(self, other: Predictions) -> None:
+        """Keep what ``other`` holds of the stages both predict (a lesson adding its stages)."""
+        for key in other.guesses.keys() & self.guesses.keys():
+            self.guesses[key], self.answers[key] = other.guesses[key], other.answers[key]
+            self.revealed[key] = other.revealed[key]
+        for place in other.entries:
+            if place[0] in self.guesses:
+                self.entries[place] = other.entries[place]
+                if place in other.shown:
+                    self.shown[place] = other.shown[place]
 
     def follow(self, scenario) -> None:
         """Take the scenario's steps as they are now (a step came or went: tiles, decoding)."""
@@ -128,25 +158,58 @@ class Predictions:
     def anything_hidden(self) -> bool:
         return any(not revealed.all() for revealed in self.revealed.values())
 
-    def _actual(self, attention, stage: str, head: int, row: int) -> np.ndarray:
+    def _actual(self, attention, stage: str, head: int | None, row: int) -> np.ndarray:
         cols = range(self.by_name[stage].column_count(attention.scenario))
-        return attention.values(stage, head or 0, range(row, row + 1), cols)[0]
+        return np.asarray(attention.values(stage, head or 0, range(row, row + 1), cols)[0], dtype=np.float64)
+
+    # ---- the one place a guess lives ---------------------------------------------------------
+
+    def _here(self, key, row: int, actual: np.ndarray) -> tuple[object, bytes]:
+        """The entry's name for ``row`` in the state ``actual`` says, for the beat it belongs to."""
+        return self.owner.get((key, row)), actual.tobytes()
+
+    def _entry(self, key, row: int, actual: np.ndarray) -> Guessed:
+        """The row's entry in this state, made (not guessed, not revealed) if there is none."""
+        found = self.entries.setdefault((key, row), {})
+        name = self._here(key, row, actual)
+        if name not in found:
+            found[name] = Guessed(actual)
+        return found[name]
+
+    def _show(self, key, row: int, name: tuple[object, bytes] | None) -> None:
+        """Show entry ``name`` of the row (None: the row as it is before any guess)."""
+        place = (key, row)
+        entry = None if name is None else self.entries[place][name]
+        if entry is None:
+            self.shown.pop(place, None)
+            self.guesses[key].set_row(row, np.nan)
+            self.answers[key].set_row(row, np.nan)
+            self.revealed[key][row] = key[0] in self.asked_by_beats
+            return
+        self.shown[place] = name
+        self.guesses[key].set_row(row, entry.guesses)
+        self.answers[key].set_row(row, entry.answers)
+        self.revealed[key][row] = entry.revealed
+
+    def sync(self, attention) -> None:
+        """The numbers changed (an edit, undo, redo, a beat): each row guessed shows its entry of
+        the state it is in now, if it has one; where it has none, what it showed stays."""
+        for (key, row), found in self.entries.items():
+            if key[0] not in self.by_name:  # (its step is off: nothing shows it)
+                continue
+            name = self._here(key, row, self._actual(attention, key[0], key[1], row))
+            if name in found and self.shown.get((key, row)) != name:
+                self._show(key, row, name)
 
     def guess(self, stage: str, head: int, row: int, col: int, value: float, attention) -> None:
-        """A guess of one cell, in the state ``attention`` computes: a row guessed before in
-        another state starts afresh (those guesses were about other numbers), or with the
-        guesses made in this state before; the other state's guesses are set aside, not lost
-        (undo or redo back to it, and they come back with the next guess there)."""
+        """A guess of one cell, in the state ``attention`` computes: it goes to the row's guesses
+        in this state (a row shown with another state's guesses starts afresh here, or with the
+        guesses made in this state before; the other state's are kept, not lost)."""
         key = (stage, self._head(stage, head))
-        actual = self._actual(attention, stage, head, row)
-        before = self.answers[key].row(row)
-        if not np.isnan(before).all() and not same_bits(before, actual):
-            aside = self.guesses[key].row(row)
-            if not np.isnan(aside).all():
-                self.other_states[(key, row, before.tobytes())] = aside
-            self.guesses[key].set_row(row, self.other_states.pop((key, row, actual.tobytes()), np.nan))
-        self.answers[key].set_row(row, actual)
-        self.guesses[key].set(row, col, value)
+        actual = self._actual(attention, stage, key[1], row)
+        entry = self._entry(key, row, actual)
+        entry.guesses[col] = value
+        self._show(key, row, self._here(key, row, actual))
 
     def current_state(self, stage: str, head: int, row: int, attention) -> bool:
         """Whether ``row``'s guesses (or its reveal) were made in the state shown now."""
@@ -157,48 +220,28 @@ class Predictions:
         return self.guesses[(stage, self._head(stage, head))]
 
     def reveal(self, stage: str, head: int, row: int, attention) -> None:
+        """The row shown revealed: its guesses judged against the numbers they were about; a row
+        shown without a guess is revealed as it is now."""
         key = (stage, self._head(stage, head))
-        if np.isnan(self.guesses[key].row(row)).all():  # no guess: the row is revealed as it is now
-            self.answers[key].set_row(row, self._actual(attention, stage, head, row))
-        self.revealed[key][row] = True
+        name = self.shown.get((key, row))
+        if name is None or np.isnan(self.entries[(key, row)][name].guesses).all():
+            actual = self._actual(attention, stage, key[1], row)
+            entry, name = self._entry(key, row, actual), self._here(key, row, actual)
+        else:
+            entry = self.entries[(key, row)][name]
+        entry.revealed = True
+        self._show(key, row, name)
 
-    def row_state(self, stage: str, head: int, row: int) -> tuple[np.ndarray, np.ndarray, bool]:
-        """One row's guesses, the values they were about and whether it is revealed (copies)."""
+    def enter_beat(self, beat: int, stage: str, head: int, row: int, attention) -> None:
+        """A beat asks for ``row``: the row's guesses in the state it is in now (of this beat, for
+        a stage only beats predict; else those typed under ``predict:``, at any beat), or the row
+        afresh, to guess."""
         key = (stage, self._head(stage, head))
-        return self.guesses[key].row(row), self.answers[key].row(row), bool(self.revealed[key][row])
-
-    def set_row_state(self, stage: str, head: int, row: int, state: tuple | None) -> None:
-        """Put back a ``row_state``; None: the row afresh (no guess, not revealed)."""
-        key = (stage, self._head(stage, head))
-        guesses, answers, revealed = state or (np.nan, np.nan, False)
-        self.guesses[key].set_row(row, guesses)
-        self.answers[key].set_row(row, answers)
-        self.revealed[key][row] = revealed
-
-    def leave_beat(self, beat: int, stage: str, head: int, row: int) -> None:
-        """A predict beat stops being current: its row is kept as it is, and stays shown —
-        unless the row was guessed outside the lesson (the scenario's ``predict:``): those
-        guesses come back, as they were."""
-        self.kept[beat] = (stage, head, row, self.row_state(stage, head, row))
-        place = (stage, self._head(stage, head), row)
-        outside = ("outside", place)
-        if outside in self.kept and self.holder.get(place) == beat:
-            self.set_row_state(stage, head, row, self.kept[outside][3])
-            self.holder[place] = outside
-
-    def enter_beat(self, beat: int, stage: str, head: int, row: int) -> None:
-        """A predict beat becomes current: its own row back, or the row afresh if it was never
-        current (a row guessed outside the lesson is kept aside, and still counts)."""
-        place = (stage, self._head(stage, head), row)
-        if place not in self.holder or self.holder[place] == ("outside", place):
-            state = self.row_state(stage, head, row)
-            if not np.isnan(state[0]).all():
-                self.kept[("outside", place)] = (stage, head, row, state)
-            else:
-                self.kept.pop(("outside", place), None)
-        kept = self.kept.get(beat)
-        self.set_row_state(stage, head, row, None if kept is None else kept[3])
-        self.holder[place] = beat
+        if stage in self.asked_by_beats:
+            self.owner[(key, row)] = beat
+        actual = self._actual(attention, stage, key[1], row)
+        self._entry(key, row, actual)
+        self._show(key, row, self._here(key, row, actual))
 
     def is_revealed(self, stage: str, head: int, row: int) -> bool:
         return bool(self.revealed[(stage, self._head(stage, head))][row])
@@ -216,23 +259,15 @@ class Predictions:
         return np.where(judged, np.where(close, CLOSE_ENOUGH, OFF), UNKNOWN).astype(np.int8)
 
     def score(self, attention=None) -> tuple[int, int]:
-        """(close, judged): guessed cells of revealed rows, over every stage and head, each
-        against the numbers of the state it was made in."""
+        """(close, judged): the guessed cells of every revealed entry (every stage, head, row,
+        state and beat, each once), each against the numbers of the state it was made in."""
         close = judged = 0
-        for key, guesses in self.guesses.items():
-            for row in guesses.written():
-                if not self.revealed[key][row]:
-                    continue
-                row_guesses = guesses.row(row)
-                guessed = ~np.isnan(row_guesses)
-                judged += int(guessed.sum())
-                close += int((np.abs(row_guesses[guessed] - self.answers[key].row(row)[guessed]) <= CLOSE).sum())
-        for beat, (stage, head, row, (guesses, answers, revealed)) in self.kept.items():
-            if not revealed or self.holder.get((stage, self._head(stage, head), row)) == beat:
-                continue  # (shown now: counted above)
-            guessed = ~np.isnan(guesses)
-            judged += int(guessed.sum())
-            close += int((np.abs(guesses[guessed] - answers[guessed]) <= CLOSE).sum())
+        for found in self.entries.values():
+            for entry in found.values():
+                if entry.revealed:
+                    guessed = ~np.isnan(entry.guesses)
+                    judged += int(guessed.sum())
+                    close += int((np.abs(entry.guesses[guessed] - entry.answers[guessed]) <= CLOSE).sum())
         return close, judged
 
     def as_expect(self) -> dict[str, Expected]:

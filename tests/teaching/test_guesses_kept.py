@@ -1,6 +1,6 @@
 """Guesses are not lost (issue 47, item 2): undo or redo across a lesson's edit keeps the
-guesses made in the other state; guesses typed under the scenario's own ``predict:`` come back
-when a beat that predicted the same row is left; a beat that puts the student's edited cells
+guesses made in the other state; guesses typed under the scenario's own ``predict:`` are the
+ones a beat predicting the same row shows, in the same state; a beat that puts the student's edited cells
 back to the lesson's values says so in the narration bar."""
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ def test_undo_and_redo_across_a_lessons_edit_keep_the_guesses_of_each_state():
     assert np.isnan(guesses[0]) and guesses[1] == 0.25 and guesses[2] == 0.75
 
 
-def test_guesses_under_the_scenarios_predict_come_back_when_the_beat_is_left():
+def test_a_beat_predicting_a_row_of_the_scenarios_predict_shows_the_guesses_typed_there():
+    # the attack on #47 (item 4): beat 1 set the guesses typed under predict: aside and started
+    # empty; back at the other beat, the row shown was not the row r scored
     text = CAT + """predict: [weights]
 lesson:
   - {step: softmax, row: sat, predict: row}
@@ -46,18 +48,16 @@ lesson:
     predictions = session.predictions
     predictions.guess("softmax", 0, SAT, 0, 0.9, session.attention)  # before the lesson
     player.go(0)
-    assert np.isnan(predictions.guesses_of("softmax", 0).row(SAT)).all()  # the beat's own row
-    predictions.guess("softmax", 0, SAT, 0, 0.25, session.attention)
+    guesses = predictions.guesses_of("softmax", 0).row(SAT)
+    assert guesses[0] == 0.9 and np.isnan(guesses[1:]).all()  # the same numbers: the same guesses
+    predictions.guess("softmax", 0, SAT, 0, 0.25, session.attention)  # typed over
     predictions.reveal("softmax", 0, SAT, session.attention)
     player.go(1)
     guesses = predictions.guesses_of("softmax", 0).row(SAT)
-    assert guesses[0] == 0.9 and np.isnan(guesses[1:]).all()  # shown again, as typed
-    assert not predictions.is_revealed("softmax", 0, SAT)  # still to reveal (predict: asks for it)
-    assert predictions.score() == (1, 1)  # beat 1's guess, 0.25 against 0.248 by hand
+    assert guesses[0] == 0.25 and predictions.is_revealed("softmax", 0, SAT)
+    assert predictions.score() == (1, 1)  # 0.25 against 0.248 by hand; 0.9 was typed over
     player.go(0)
-    assert predictions.guesses_of("softmax", 0).row(SAT)[0] == 0.25  # the beat's own, again
-    player.go(1)
-    assert predictions.guesses_of("softmax", 0).row(SAT)[0] == 0.9
+    assert predictions.guesses_of("softmax", 0).row(SAT)[0] == 0.25 and predictions.score() == (1, 1)
 
 
 def test_a_beat_putting_a_students_cell_back_says_so():
@@ -83,3 +83,26 @@ def test_a_beat_putting_a_students_cell_back_says_so():
     assert not any("back to the lesson's values" in line for _, line in narration(player))
     player.go(0)  # back before the edit: the lesson's own 10 undone, not the student's
     assert not any("back to the lesson's values" in line for _, line in narration(player))
+
+
+def test_the_put_back_notice_goes_when_undo_takes_the_put_back_away():
+    # the attack on #47 (item 6): after u the bar still said "put … back" beside the student's value
+    text = CAT + """lesson:
+  - {step: softmax, row: sat}
+  - {step: softmax, row: sat, edit: {matrix: Q, row: sat, col: 1, to: 10}}
+"""
+    session = Session(loads(text, "l.yaml"), keep_recovery=False)
+    player = LessonPlayer(session, session.scenario.lesson)
+    player.go(1)
+    session.set_cell("Q", SAT, 0, 3.0)  # the student's own value
+    player.go(0)  # beat 1 has the file's Q[sat, 1]: the student's 3 put back
+
+    def told() -> bool:
+        return any("back to the lesson's values" in line for _, line in narration(player))
+
+    assert session.cell("Q", SAT, 0) != 3.0 and told()
+    session.undo()
+    assert session.cell("Q", SAT, 0) == 3.0 and not told()
+    session.redo()
+    assert told()
+

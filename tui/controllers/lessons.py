@@ -251,6 +251,8 @@ class Lessons:
             self._fed = edit
             self.recorder.changed(edit, self.screen.lesson_position)
             self.show()
+        elif self.player is not None:  # u may have taken a put-back away, or shown a row revealed
+            self.show()
 
     # ---- following a teacher ----------------------------------------------------------------
 
