@@ -79,6 +79,12 @@ def test_many_layers_naming_one_yaml_file_are_refused_on_its_size_alone(tmp_path
     assert read == [] and took < 1.0
     code, out, err = run_heads([index.path])
     assert code == 2 and out == "" and "about 96 seconds" in err
+    said = []
+    args = figure_command.build_parser().parse_args([index.path, "--model-view"])
+    assert figure_command.figure(args, said.append, said.append, lambda name: name, None) == 2
+    assert said == [err]
+    code, out, err = run_heads([index.path, "--layers", "0-12"])  # the layers the refusal named
+    assert code == 0 and out.count("head 1") == 13
 
 
 def test_many_layers_naming_one_npz_count_its_arrays_bytes_without_reading_them(tmp_path, monkeypatch):
