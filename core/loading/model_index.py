@@ -134,17 +134,17 @@ def check_layer(entry: IndexedLayer):
     file``); an error inside the file keeps that file's own line and column, where the fix is."""
     from attn_tui.core.loading.scenario_file import check
 
-    return _placed(check, entry)
+    return placed(check, entry)
 
 
 def load_layer(entry: IndexedLayer):
     """The layer's scenario loaded; an error placed as :func:`check_layer` places it."""
     from attn_tui.core.loading.scenario_file import load
 
-    return _placed(load, entry)
+    return placed(load, entry)
 
 
-def _placed(read, entry: IndexedLayer):
+def placed(read, entry: IndexedLayer):
     try:
         return read(entry.path)
     except ScenarioError as error:
@@ -167,58 +167,66 @@ def _default_title(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0] or "model index"
 
 
-# What scoring every head of every layer may cost, in units of half a nanosecond here (2e9 a
-# second, as core/reading/loss.py): T·T_k·(PER_WEIGHT + PER_WIDTH·(d_k + d_v)) a head. Multiply-
-# adds alone missed the per-weight cost (the exps, the patterns' scores) that dominates at small
-# d_k: 1,024 layers of T = 4,096, d_k = 1 were estimated under the limit and ran ~5 minutes.
-# Measured (issue 47; 2 cores shared by three engineers, loaded): 58 ns a weight at T = 2,048,
-# d_k = 1 and 57 ns at T = 1,024, d_k = 64 (the width costs little). At most ~20 s, refused at once.
-MAX_WORK = 4e10
-PER_WEIGHT = 130
-PER_WIDTH = 3
-RATE = 2e9  # units a second
-
-
 def work(index: ModelIndex) -> float:
-    """What computing and scoring every layer's heads costs, in MAX_WORK's units, from each
-    layer's file checked (no arrays built: a file named by many layers is read once)."""
-    each: dict[str, float] = {}
-    total = 0.0
-    for entry in index.layers:
-        if entry.path not in each:
-            found = check_layer(entry)
-            T_k = len(found.tokens)
-            each[entry.path] = float(found.heads) * found.T * T_k * (PER_WEIGHT + PER_WIDTH * (found.d_k + found.d_v))
-        total += each[entry.path]
-    return total
+    """What reading and scoring every layer costs, in MAX_WORK's units (half-nanoseconds): see
+    ``core.loading.work_estimate``, where the constants are."""
+    from attn_tui.core.loading.work_estimate import RATE, index_estimate
+
+    return index_estimate(index, limit=None).seconds * RATE
 
 
-def listed_layers(index: ModelIndex) -> list[tuple[int, int, str | None]]:
+def check_work(index: ModelIndex):
+    """``ScenarioError`` at the index when its layers would take more than about 20 s to read
+    and score (refused at once: see ``core.loading.work_estimate``); else the estimate."""
+    from attn_tui.core.loading.work_estimate import check_index_work
+
+    return check_index_work(index)
+
+
+def selected(index: ModelIndex, wanted: str) -> ModelIndex:
+    """The index with only the layers ``wanted`` names (``--layers 0-16``, ``0-3,8``: layer
+    numbers as the index gives them, ranges inclusive), in the index's order; ``ValueError``
+    says what is wrong with ``wanted``."""
+    spans: list[tuple[int, int]] = []
+    for part in wanted.split(","):
+        first, dash, last = part.strip().partition("-")
+        if not first.strip().isdigit() or (dash and not last.strip().isdigit()):
+            raise ValueError(f"--layers {wanted!r}: give layer numbers and ranges, as 0-16 or 0-3,8")
+        low, high = int(first), int(last) if dash else int(first)
+        if high < low:
+            raise ValueError(f"--layers {wanted!r}: {low}-{high} runs backwards")
+        spans.append((low, high))
+    kept = tuple(entry for entry in index.layers if any(low <= entry.layer <= high for low, high in spans))
+    if not kept:
+        listed = ", ".join(str(entry.layer) for entry in index.layers[:8])
+        raise ValueError(f"--layers {wanted!r}: the index has none of those layers (it has "
+                         f"{listed}{', …' if len(index.layers) > 8 else ''})")
+    return ModelIndex(index.path, index.title, index.description, kept)
+
+
+def listed_layers(index: ModelIndex, cancelled=lambda: False) -> list[tuple[int, int, str | None]] | None:
     """Each layer's (number, heads, problem): its heads as the index says them, else as its
-    file says (checked without NumPy); a file that cannot be read has 0 heads and says why."""
+    file's inputs say (its YAML parsed, each file once however many layers name it, its arrays'
+    headers read, never the arrays); a file that cannot be read has 0 heads and says why. The
+    model view calls it off the key path (a 3 MB YAML file takes ~1.5 s): None once
+    ``cancelled()``."""
+    from attn_tui.core.loading.scenario_file import layout_of, read_document
+
     listed: list[tuple[int, int, str | None]] = []
+    heads_of: dict[str, tuple[int, str | None]] = {}
     for entry in index.layers:
+        if cancelled():
+            return None
         if entry.heads is not None:  # (reading every file first took ~0.1 s a layer)
             listed.append((entry.layer, entry.heads, None))
             continue
-        try:
-            listed.append((entry.layer, check_layer(entry).heads, None))
-        except ScenarioError as error:
-            listed.append((entry.layer, 0, str(error)))
+        if entry.path not in heads_of:
+            try:
+                heads_of[entry.path] = (layout_of(placed(read_document, entry), entry.path)["heads"], None)
+            except ScenarioError as error:
+                heads_of[entry.path] = (0, str(error))
+        listed.append((entry.layer, *heads_of[entry.path]))
     return listed
-
-
-def check_work(index: ModelIndex) -> None:
-    """``ScenarioError`` at the index when its layers would take more than about 20 s."""
-    total = work(index)
-    if total > MAX_WORK:
-        seconds = total / RATE
-        took = f"{seconds:.0f} seconds" if seconds < 120 else f"{seconds / 60:.0f} minutes"
-        allowed = int(len(index.layers) * MAX_WORK // total)
-        fewer = (f"score at most about {allowed:,} of them (an index naming fewer layers)" if allowed
-                 else "score a layer's own scenario, or a smaller one")
-        raise ScenarioError(f"the {len(index.layers):,} layers would take about {took} to score (every head's "
-                            f"weights); at most about {MAX_WORK / RATE:.0f} seconds: {fewer}", 1, 1, index.path)
 
 
 def to_json(index: ModelIndex) -> dict:

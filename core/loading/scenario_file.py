@@ -98,6 +98,36 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     return _build(_read(text, path))
 
 
+def read_document(path: str | os.PathLike[str]) -> Document:
+    """The scenario file at ``path`` parsed (YAML with positions), not yet read as a scenario:
+    :func:`layout_of` sizes it, :func:`load_document` loads it without parsing it again."""
+    name = os.fspath(path)
+    try:
+        return parse(read_text(name))
+    except ScenarioError as error:
+        raise error.located(name) from None
+
+
+def layout_of(document: Document, path: str) -> dict[str, int]:
+    """The heads, T, T_k, d_k, d_v and d_out that a parsed scenario's inputs give, its data files'
+    arrays never read (their headers only): what ``core.loading.work_estimate`` needs. The rest
+    of the file is checked when it is loaded."""
+    try:
+        top, files, _, _ = _top(document, path)
+        return inputs.inputs(files, top, document.root, values=False)[4]
+    except ScenarioError as error:
+        raise error.located(path) from None
+
+
+def load_document(document: Document, path: str) -> Scenario:
+    """What :func:`load` returns, from the file's text parsed already (:func:`read_document`)."""
+    try:
+        found = fields(document, path)
+    except ScenarioError as error:
+        raise error.located(path) from None
+    return _build(found)
+
+
 def check(path: str | os.PathLike[str]) -> Checked:
     """Check the scenario at ``path`` as :func:`load` would, without building its arrays."""
     name = os.fspath(path)
@@ -131,9 +161,9 @@ def _read(text: str, path: str) -> dict[str, Any]:
                             "(an unpaired surrogate): not valid Unicode", line, col, path) from None
 
 
-def fields(document: Document, path: str) -> dict[str, Any]:
-    """Every field of the Scenario, checked; the inputs as nested lists of floats (or arrays
-    read from .npy files), not yet built."""
+def _top(document: Document, path: str) -> tuple[dict[str, Entry], Files, dict, dict]:
+    """The scenario's top-level keys, checked to be a scenario's; where its files are; the
+    arrays its ``npz:`` holds and the stages whose keys it gives."""
     root = document.root
     if root is None or (isinstance(root, Scalar) and root.tag == TAG + "null"):
         raise ScenarioError("the file is empty; a scenario needs at least Q, K and V "
@@ -149,6 +179,14 @@ def fields(document: Document, path: str) -> dict[str, Any]:
     archived = files.npz(top.get("npz"))  # a stage's own array may come from the archive too
     stage_keys = _stage_keys([*top, *archived])
     _every_unknown_key(top, KEYS + tuple(stage_keys))
+    return top, files, archived, stage_keys
+
+
+def fields(document: Document, path: str) -> dict[str, Any]:
+    """Every field of the Scenario, checked; the inputs as nested lists of floats (or arrays
+    read from .npy files), not yet built."""
+    root = document.root
+    top, files, archived, stage_keys = _top(document, path)
     values, random, refs, shapes, layout, head_names = inputs.inputs(files, top, root)
     if "query_tokens" in top:  # cross-attention: tokens label the keys
         rows_of = "K" if "K" in shapes else "X"

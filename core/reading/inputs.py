@@ -43,11 +43,12 @@ def npz_arrays(files: Files, entry: Entry | None) -> dict[str, ArrayRef]:
     return found
 
 
-def inputs(files: Files, top: dict[str, Entry], root: Node) -> tuple[
+def inputs(files: Files, top: dict[str, Entry], root: Node, values: bool = True) -> tuple[
         dict[str, Any], RandomSpec | None, dict[str, ArrayRef], dict[str, tuple[int, ...]],
         dict[str, int], tuple[str, ...]]:
     """The input matrices (values, the files they come from, their shapes), the layout
-    they imply (heads, T, T_k, d_k, d_v, d_out) and the heads' names."""
+    they imply (heads, T, T_k, d_k, d_v, d_out) and the heads' names. ``values=False``: no
+    values (none read from a data file: its header only), the rest as checked."""
     npz = npz_arrays(files, top.get("npz"))
     heads_node = deref(top["heads"].value) if "heads" in top else None
     if isinstance(heads_node, Sequence):
@@ -88,9 +89,11 @@ def inputs(files: Files, top: dict[str, Entry], root: Node) -> tuple[
               else shape_of(sources[name], name, dims[name]) for name in names}
     layout = layout_of(kind, shapes, sources, top)
     check_total(shapes, sources[names[0]])
-    values = {name: file_values(refs[name], name, sources[name]) if name in refs
-              else values_of(sources[name], name, shapes[name]) for name in names}
-    return values, None, refs, shapes, layout, head_names(top, layout["heads"])
+    if not values:
+        return {}, None, refs, shapes, layout, head_names(top, layout["heads"])
+    read = {name: file_values(refs[name], name, sources[name]) if name in refs
+            else values_of(sources[name], name, shapes[name]) for name in names}
+    return read, None, refs, shapes, layout, head_names(top, layout["heads"])
 
 def head_list(files: Files, top: dict[str, Entry], npz: dict[str, ArrayRef], node: Sequence) -> tuple:
     """``heads:`` as a list, each head with its own name, Q, K and V written in YAML (a

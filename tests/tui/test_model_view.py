@@ -284,3 +284,44 @@ async def test_each_head_is_titled_as_its_layer_names_it(tmp_path):
         titles = {(view.grid_row, view.head): str(view.border_title) for view in screen.query(HeadMap)
                   if view.styles.visibility == "visible"}
     assert titles == {(0, 0): "h1", (0, 1): "h2", (1, 0): "syntax", (1, 1): "a very long…"}
+
+
+async def test_the_first_frame_does_not_wait_for_the_layers_files_and_q_still_quits(tmp_path, monkeypatch):
+    """Issue 47, attack 9: 1,024 layers naming a 3.3 MB YAML file (no heads: in the index) gave a
+    blank screen for minutes, q and ctrl+c unheard: every file was parsed before the first frame.
+    Here reading a file blocks until the test lets it: the grid and its hint are drawn meanwhile,
+    and the maps come once the files are read."""
+    import threading
+
+    from attn_tui.core.loading import scenario_file
+
+    release, real = threading.Event(), scenario_file.read_document
+
+    def slow(path):
+        release.wait(10)
+        return real(path)
+
+    monkeypatch.setattr(scenario_file, "read_document", slow)
+    index = read_index(str(two_layer_index(tmp_path)))
+    app = AttnApp(index=index, remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ModelViewScreen) and screen.listing
+        await pilot.pause()
+        text = screen_text(app)
+        assert "2 layers: reading their files to count their heads" in text and "layer 1" in text
+        release.set()
+        await wait_for(pilot, lambda: screen.maps_done == 8)
+        assert not screen.listing and len(list(screen.query(HeadMap))) == 8
+
+    release.clear()
+    app = AttnApp(index=read_index(str(two_layer_index(tmp_path))), remember=False)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert app.screen.listing
+            await pilot.press("q")
+            await pilot.pause()
+            assert app.return_code == 0  # q heard while the files are still being read
+    finally:
+        release.set()

@@ -48,6 +48,9 @@ def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParse
     parser.add_argument("--model-view", action="store_true",
                         help="every head of a model index (attn-tui capture --layer all), or of the scenario, "
                              "as thumbnails of its weights with the pattern it scores highest")
+    parser.add_argument("--layers", metavar="LIST",
+                        help="with --model-view of an index, only these layers (by number: 0-16, 0-3,8); "
+                             "what would take more than about 20 s is refused, naming the layers that fit")
     parser.add_argument("-o", "--output", metavar="FILE", help="the file to write (default: SVG on standard output)")
     parser.add_argument("--format", choices=FORMATS, help="svg, png or pdf (default: from -o's suffix, else svg)")
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
@@ -62,6 +65,9 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
     whole = "--train" if args.train else "--model-view" if args.model_view else None
     if args.train and args.model_view:
         say("attn-tui figure: --train or --model-view, not both")
+        return 2
+    if args.layers is not None and not args.model_view:
+        say("attn-tui figure: --layers goes with --model-view (the layers of a model index it draws)")
         return 2
     if whole:
         given = [f"--{name}" for name in ("stage", "head", "row", "variant") if getattr(args, name) is not None]
@@ -86,7 +92,7 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
     try:
         path = scenario_path(args.file)
         if args.model_view:
-            text = _model_view(path)
+            text = _model_view(path, args.layers)
         else:
             text = _stage_or_runs(args, load(path), stage, head, select_rows)
     except ScenarioError as error:
@@ -98,14 +104,20 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
     return _written(text, form, args, write_out, say)
 
 
-def _model_view(path: str) -> str:
-    """Every head of the model index at ``path``, or of the scenario there."""
-    from attn_tui.core import load
-    from attn_tui.core.loading.model_index import index_or_none
+def _model_view(path: str, layers: str | None) -> str:
+    """Every head of the model index at ``path`` (only ``layers``, if given), or of the scenario
+    there; either refused at once past about 20 s of work (core.loading.work_estimate)."""
+    from attn_tui.core.loading.model_index import index_or_none, selected
+    from attn_tui.core.loading.work_estimate import check_scenario_work
+    from attn_tui.core.outputs.figures.heat_map import FigureError
     from attn_tui.core.outputs.figures.model_view import model_view_figure
 
     index = index_or_none(path)
-    return model_view_figure(index, None if index is not None else load(path))
+    if index is None:
+        if layers is not None:
+            raise FigureError(f"--layers goes with a model index; {visible(path)} is one scenario")
+        return model_view_figure(None, check_scenario_work(path))
+    return model_view_figure(index if layers is None else selected(index, layers))
 
 
 def _stage_or_runs(args: argparse.Namespace, scenario, stage: str, given: str | None, select_rows) -> str:

@@ -1,7 +1,10 @@
-"""``attn-tui heads FILE_OR_INDEX [--sort NAME] [--json]``: a table, one row per layer and head,
-of the pattern scores of each head's weights (see core.teaching.patterns). Headless: no Textual here.
+"""``attn-tui heads FILE_OR_INDEX [--sort NAME] [--json] [--layers 0-16]``: a table, one row per
+layer and head, of the pattern scores of each head's weights (see core.teaching.patterns).
+Headless: no Textual here. Work past about 20 s (reading the files as well as scoring: see
+core.loading.work_estimate) is refused at once, naming the layers that fit.
 
-Exit status: 0 printed; 2 a file that cannot be read (one line, FILE:LINE:COL where known).
+Exit status: 0 printed; 2 a file that cannot be read (one line, FILE:LINE:COL where known), or
+work refused.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from attn_tui.core.teaching.patterns import DESCRIPTIONS, PATTERNS
 from attn_tui.core.text import visible
 
 NAME_WIDTH = 24
-PROGRESS_FROM = 2e9  # model_index.work units: past about a second of work, a line per layer on stderr
+PROGRESS_FROM = 2e9  # model_index.work's units (half-ns): past about a second of work, a line per layer on stderr
 
 
 def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -31,6 +34,9 @@ def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParse
     parser.add_argument("--sort", choices=PATTERNS, metavar="NAME",
                         help=f"the heads with the highest NAME first ({', '.join(PATTERNS)})")
     parser.add_argument("--json", action="store_true", help="print the scores as one JSON object")
+    parser.add_argument("--layers", metavar="LIST",
+                        help="of an index, score only these layers (by number: 0-16, 0-3,8); what "
+                             "would take more than about 20 s is refused, naming the layers that fit")
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return parser
 
@@ -47,12 +53,24 @@ def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
         index = index_or_none(path)
         found = []
         if index is None:
-            found += scenario_scores(load(path))
-        else:
-            from attn_tui.core.loading.model_index import check_work, load_layer, work
+            if args.layers is not None:
+                say(f"attn-tui heads: --layers goes with a model index; {visible(path)} is one scenario")
+                return 2
+            from attn_tui.core.loading.work_estimate import check_scenario_work
 
-            check_work(index)
-            tell = work(index) > PROGRESS_FROM  # long work says how far it has got, on stderr
+            found += scenario_scores(check_scenario_work(path))
+        else:
+            from attn_tui.core.loading.model_index import check_work, load_layer, selected
+            from attn_tui.core.loading.work_estimate import RATE
+
+            if args.layers is not None:
+                try:
+                    index = selected(index, args.layers)
+                except ValueError as error:
+                    say(f"attn-tui heads: {visible(str(error))}")
+                    return 2
+            estimate = check_work(index)
+            tell = estimate.seconds * RATE > PROGRESS_FROM  # long work says how far it has got, on stderr
             for number, entry in enumerate(index.layers, 1):
                 if tell:
                     say(f"attn-tui heads: layer {entry.layer} ({number} of {len(index.layers)})")

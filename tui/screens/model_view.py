@@ -23,18 +23,16 @@ from textual.worker import get_current_worker
 from attn_tui.core.errors import ScenarioError
 from attn_tui.core.files.yaml_numbers import count
 from attn_tui.core.loading.model_index import ModelIndex
-from attn_tui.core.teaching.patterns import PATTERNS
 from attn_tui.core.text import visible
 from attn_tui.tui.keys import model_view_bindings
 from attn_tui.tui.screens.layer_debugger import LayerDebugger
+from attn_tui.tui.screens.model_view_colours import PatternColours
 from attn_tui.tui.text import tell
 from attn_tui.tui.widgets.head_map import HeadMap, short_head_name
 from attn_tui.tui.widgets.key_footer import KeyFooter
 from attn_tui.tui.widgets.overview import OverviewMap
 from attn_tui.tui.whole_frames import WholeFrames
 
-SCORES = (None, *PATTERNS)  # what ``s`` cycles through: no colouring, then each pattern
-LEVELS = 5                  # border colours by a score's fifth: -score-0 … -score-4
 ROW_HEIGHT = 7              # lines of the grid a layer takes at least (grid-rows below)
 TALLEST_ROW = 24            # and at most: a model of few layers fills the screen with larger maps
 LABEL_WIDTH = 9             # the column of layer names
@@ -43,7 +41,7 @@ CHROME = 4                  # lines of the screen that are not the grid: title, 
 MAP_ROWS_AT_A_TIME = 128    # query rows a map is computed from at a time (fewer, bigger steps)
 
 
-class ModelViewScreen(WholeFrames, Screen):
+class ModelViewScreen(PatternColours, WholeFrames, Screen):
     DEFAULT_CSS = """
     ModelViewScreen #model-title { height: auto; padding: 0 1; text-style: bold; }
     ModelViewScreen #model-hint { height: auto; padding: 0 1; color: $text-muted; }
@@ -66,10 +64,13 @@ class ModelViewScreen(WholeFrames, Screen):
 
     def __init__(self, index: ModelIndex) -> None:
         super().__init__()
-        from attn_tui.core.loading.model_index import listed_layers
-
         self.index = index
-        self.listed = listed_layers(index)  # (layer, heads, problem)
+        # (layer, heads, problem): as the index says; a layer it gives no heads for shows one map
+        # until its file is read, off the key path (_list: a 3 MB YAML file takes ~1.5 s to parse,
+        # and 1,024 layers naming it left the screen blank, q unheard, for minutes)
+        self.listed = [(entry.layer, entry.heads or 1, None) for entry in index.layers]
+        self.listing = any(entry.heads is None for entry in index.layers)
+        self._lister = None
         self.heads = max([1, *(heads for _, heads, _ in self.listed)])
         self.chosen = (0, 0)  # (row of the index, head)
         self.top = self.left = 0  # the window's first row and first head
@@ -112,6 +113,9 @@ class ModelViewScreen(WholeFrames, Screen):
             last_head = min(self.heads, self.left + self.cols_fit) - 1
             shown = (f" (here layers {self.listed[self.top][0]}–{self.listed[last_row][0]}, "
                      f"heads {self.left}–{last_head})")
+        if self.listing:
+            return (f"{count(len(self.listed), 'layer')}: reading their files to count their heads… "
+                    "Arrows choose, Enter opens, q quits.")
         return (f"{count(len(self.listed), 'layer')} × {count(self.heads, 'head')}{shown}, each a map of its weights, "
                 f"◀ the focus row. Arrows choose, Enter opens. s colour: {score}")
 
@@ -122,10 +126,35 @@ class ModelViewScreen(WholeFrames, Screen):
         grid.styles.grid_size_columns = self.cols_fit + 1
         grid.styles.grid_columns = f"{LABEL_WIDTH} {' '.join(['1fr'] * self.cols_fit)}"
         self._assign()
+        if self.listing:  # the maps wait for the layers' files to be read
+            if self._lister is None:
+                self._lister = self._list()
+            return
         for layer, _, problem in self.listed:
             if problem is not None:
                 tell(self.app, problem, severity="error")
         self.call_after_refresh(self._compute)
+
+    @work(thread=True, group="listing")
+    def _list(self) -> None:
+        from attn_tui.core.loading.model_index import listed_layers
+
+        worker = get_current_worker()
+        listed = listed_layers(self.index, cancelled=lambda: worker.is_cancelled)
+        if listed is not None:
+            self.app.call_from_thread(self._listed, listed)
+
+    async def _listed(self, listed: list) -> None:
+        """Every layer's heads known: the grid laid out for them, then the maps computed."""
+        self.listed, self.listing = listed, False
+        self.heads = max([1, *(heads for _, heads, _ in listed)])
+        row, head = self.chosen
+        self.chosen = (row, min(head, max(0, listed[row][1] - 1)))
+        if self._fits() != (self.rows_fit, self.cols_fit):
+            self.rows_fit, self.cols_fit = self._fits()
+            self._follow()
+            await self.recompose()
+        self.on_mount()
 
     async def on_resize(self) -> None:
         if not self.is_mounted:
@@ -196,6 +225,8 @@ class ModelViewScreen(WholeFrames, Screen):
     # ---- maps and scores, off the key path ------------------------------------------------------
 
     def _compute(self) -> None:
+        if self.listing:  # (laid out again, and computed, once the layers' files are read)
+            return
         found = list(self._cells())
         if found and found[0].wanted != self._wanted:  # (every map asks when first laid out)
             self._wanted = found[0].wanted
@@ -286,50 +317,6 @@ class ModelViewScreen(WholeFrames, Screen):
                     view.show(small, (T, T_k), stale=False)
                     view.set_window((0, T), (0, T_k), focus)
 
-    @work(thread=True, exclusive=True, group="scores")
-    def _scores(self) -> None:
-        from attn_tui.core.loading.model_index import load_layer
-        from attn_tui.core.teaching.patterns import scenario_scores
-
-        worker = get_current_worker()
-        found = {}
-        for row, entry in enumerate(self.index.layers):
-            if self.listed[row][2] is not None:
-                continue
-            try:
-                heads = scenario_scores(load_layer(entry), entry.layer)
-            except ScenarioError:
-                continue
-            if worker.is_cancelled:
-                return
-            found.update({(row, head.head): head.scores for head in heads})
-        self.app.call_from_thread(self._scores_ready, found)
-
-    def _scores_ready(self, found: dict) -> None:
-        self.scores = found
-        self._colour()
-
-    def _colour(self) -> None:
-        for view in self._cells():
-            self._colour_one(view)
-            view.refresh()
-        self.query_one("#model-hint", Static).update(Content(self._hint()))
-
-    def _colour_one(self, view: HeadMap) -> None:
-        value = None if self.score is None or self.scores is None else \
-            self.scores.get((view.grid_row, view.head), {}).get(self.score)
-        for level in range(1, LEVELS):
-            view.set_class(value is not None and min(LEVELS - 1, int(value * LEVELS)) == level,
-                           f"-score-{level}")
-        if view.score_text == "unreadable" and view.small is None:
-            return
-        if self.score is None:
-            view.score_text = ""
-        elif self.scores is None:
-            view.score_text = "scoring…"
-        else:
-            view.score_text = f"{self.score[:4]} {'—' if value is None else f'{value:.2f}'}"
-
     # ---- keys -----------------------------------------------------------------------------------
 
     def action_move(self, rows: int, heads: int) -> None:
@@ -345,12 +332,6 @@ class ModelViewScreen(WholeFrames, Screen):
             old.remove_class("-chosen")
         if new is not None:
             new.add_class("-chosen")
-
-    def action_next_score(self) -> None:
-        self.score = SCORES[(SCORES.index(self.score) + 1) % len(SCORES)]
-        if self.score is not None and self.scores is None:
-            self._scores()
-        self._colour()
 
     def action_open(self) -> None:
         from attn_tui.core.loading.model_index import load_layer
