@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pytest
 
+from tests.reference import softmax
 from tests.tui_helpers import debugger, explanation, matrix, post, running
 
 LESSON = """title: lesson attack
@@ -39,9 +40,7 @@ K = np.array([[1.0, 0], [0, 1], [1, 1]])
 
 def weights(q_c) -> np.ndarray:
     """Row c's weights by the formula: softmax(K q / √d_k), d_k = 2."""
-    scores = K @ np.asarray(q_c, dtype=float) / np.sqrt(2)
-    e = np.exp(scores - scores.max())
-    return e / e.sum()
+    return softmax(K @ np.asarray(q_c, dtype=float) / np.sqrt(2))
 
 
 def keys_of(typed: str) -> list[str]:
