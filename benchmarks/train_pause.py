@@ -14,7 +14,6 @@ Train view redraws every frame, so the first frame holding "paused" is the key's
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
 import time

@@ -44,7 +44,6 @@ def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParse
 def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
     """Run the command; ``write_out``, ``say`` and ``scenario_path`` are the CLI's own."""
     from attn_tui.core import ScenarioError
-    from attn_tui.core import load
     from attn_tui.core.loading.model_index import index_or_none
     from attn_tui.core.teaching.patterns import scenario_scores
 
