@@ -175,6 +175,26 @@ async def test_s_colours_each_head_by_its_score(index):
         assert screen.score is None and view.score_text == ""
 
 
+async def test_s_keeps_the_20_second_rule_and_says_so(index, monkeypatch):
+    """Issue 47 (attacked): s scored every layer of an index heads refuses at once, for minutes
+    and gigabytes. With reading made to cost a minute a MB, this index's two small files are
+    past the limit: s is refused in words, nothing is scored, and the colouring goes back off."""
+    from attn_tui.core.loading import work_estimate
+
+    monkeypatch.setattr(work_estimate, "YAML_SECONDS_PER_MB", 60.0 * 2**20)  # a minute a byte
+    app = AttnApp(index=index, remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.score is None)
+        await pilot.pause()
+        assert screen.scores is None
+        said = [notice.message for notice in app._notifications]
+        assert any(m.startswith("s: ") and "the 2 layers would take about" in m and "--layers" in m
+                   for m in said), said
+        assert "s colour: off" in screen_text(app)
+
+
 async def test_a_layer_whose_file_is_broken_is_shown_not_fatal(tmp_path):
     path = two_layer_index(tmp_path)
     (tmp_path / "second.yaml").write_text("title: [broken\n", encoding="utf-8")

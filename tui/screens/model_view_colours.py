@@ -12,6 +12,7 @@ from textual.worker import get_current_worker
 
 from attn_tui.core.errors import ScenarioError
 from attn_tui.core.teaching.patterns import PATTERNS
+from attn_tui.tui.text import tell
 from attn_tui.tui.widgets.head_map import HeadMap
 
 SCORES = (None, *PATTERNS)  # what ``s`` cycles through: no colouring, then each pattern
@@ -33,7 +34,14 @@ class PatternColours:
         from attn_tui.core.loading.model_index import load_layer
         from attn_tui.core.teaching.patterns import scenario_scores
 
+        from attn_tui.core.loading.work_estimate import check_index_work
+
         worker = get_current_worker()
+        try:  # the 20 s rule of heads and figure --model-view holds for s too (issue 47, attacked)
+            check_index_work(self.index)
+        except ScenarioError as error:
+            self.app.call_from_thread(self._scores_refused, str(error))
+            return
         found = {}
         for row, entry in enumerate(self.index.layers):
             if self.listed[row][2] is not None:
@@ -46,6 +54,13 @@ class PatternColours:
                 return
             found.update({(row, head.head): head.scores for head in heads})
         self.app.call_from_thread(self._scores_ready, found)
+
+    def _scores_refused(self, problem: str) -> None:
+        """The scores would take too long: say so, and go back to no colouring."""
+        self.score = None
+        self._colour()
+        tell(self.app, f"s: {problem} (attn-tui heads INDEX --layers … scores fewer)", severity="warning",
+             timeout=12)
 
     def _scores_ready(self, found: dict) -> None:
         self.scores = found
