@@ -106,10 +106,14 @@ def check_scenario_work(path: str):
     estimate = Estimate(yaml_seconds(path) + data, score, (yaml_seconds(path) + data + score,))
     if estimate.seconds > LIMIT:
         layout = layout_of(document, path)
-        raise ScenarioError(f"scoring its {layout['heads']} head{'s' if layout['heads'] != 1 else ''} "
-                            f"(T = {layout['T']:,}) would take about {_took(estimate)}; at most about "
-                            f"{LIMIT:.0f} seconds: score a smaller scenario (fewer tokens or heads)",
-                            1, 1, path)
+        heads = f"its {layout['heads']} head{'s' if layout['heads'] != 1 else ''} (T = {layout['T']:,})"
+        if estimate.read > estimate.score:  # (a data file with more in it than the scenario uses)
+            what, smaller = (f"reading its files ({_seconds(estimate.read)}) and scoring {heads}",
+                             "name data files that hold only what the scenario uses")
+        else:
+            what, smaller = f"scoring {heads}", "score a smaller scenario (fewer tokens or heads)"
+        raise ScenarioError(f"{what} would take about {_took(estimate)}; at most about "
+                            f"{LIMIT:.0f} seconds: {smaller}", 1, 1, path)
     return load_document(document, path)
 
 

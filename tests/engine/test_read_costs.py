@@ -177,3 +177,19 @@ def test_a_normal_index_still_runs_and_its_estimate_is_small(tmp_path):
     assert estimate.score == pytest.approx(by_hand * 3)  # 1 head + 2 heads
     code, out, _ = run_heads([index.path])
     assert code == 0 and len(out.splitlines()) == 1 + 3
+
+
+def test_a_scenario_whose_data_file_is_the_cost_says_so(tmp_path, monkeypatch):
+    """Attacked: a T = 2 scenario naming an .npz that also holds a large unused array was refused
+    as "scoring its 1 head … fewer tokens or heads", where reading the file was the whole cost.
+    Patched: reading costs 1 s a byte of array, so the 8×8 unused array's 512 bytes are 512 s."""
+    rng = np.random.default_rng(0)
+    np.savez(tmp_path / "junk.npz", Q=rng.standard_normal((2, 1)), K=rng.standard_normal((2, 1)),
+             V=rng.standard_normal((2, 1)), unused=rng.standard_normal((8, 8)))
+    (tmp_path / "n.yaml").write_text("npz: junk.npz\n")
+    monkeypatch.setattr(work_estimate, "ARRAY_SECONDS_PER_MB", float(2**20))
+    path = str(tmp_path / "n.yaml")
+    code, out, err = run_heads([path])
+    assert code == 2 and out == ""
+    assert err.startswith(f"{path}:1:1: reading its files (") and "and scoring its 1 head (T = 2)" in err, err
+    assert err.endswith("name data files that hold only what the scenario uses"), err
