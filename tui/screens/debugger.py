@@ -270,7 +270,16 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
     def action_reveal(self) -> None:
         """r: the row under the cursor revealed, or where there is no row to, the beat's answer."""
         if self.revealable():
-            self.guesses.reveal()
+            first = self.reveal_first()
+            if not first:
+                self.guesses.reveal()
+                return
+            from attn_tui.core.engine.stages import stage_named
+            from attn_tui.tui.text import tell
+
+            titles = " and ".join(stage_named(name).title for name in first)
+            tell(self, f"r: predict and reveal this row of {titles} first: {self.described.title} is "
+                       "computed from it, so showing it would give that away", severity="warning")
         else:
             self.lessons.reveal_answer()
             self.update_keys()

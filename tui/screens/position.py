@@ -169,8 +169,18 @@ class Positioned:
         return self.lessons.answer_first()
 
     def revealable(self) -> bool:
-        """Whether r has a row to reveal here (a predicted stage, the row still hidden)."""
+        """Whether r has a row to reveal here (a predicted stage, the row still hidden), so that
+        typing guesses it; r itself waits for ``reveal_first``."""
         return self.predicting and not self.session.predictions.is_revealed(self.stage, self.head, self.row)
+
+    def reveal_first(self) -> list[str]:
+        """The earlier predicted stages whose unrevealed row hides this stage's row, by name: r
+        waits for them (revealing weights over scores still hidden gave the weights away in the
+        Why pane while the grid kept them hidden, issue 47)."""
+        if not self.predicting:
+            return []
+        hiding = self.session.predictions.hiding(self.stage, self.head, self.row)
+        return [name for name in hiding if name != self.stage]
 
     @property
     def comparing(self) -> bool:
