@@ -108,6 +108,9 @@ class LessonPlayer:
         beat, predictions = self.current, self.session.predictions
         if beat is None or not beat.predict or predictions is None:
             return None
+        if any(not _same(_cell(self.session, edit.cell), edit.value) for edit in beat.edits):
+            # (u took the beat's own edit back: its question is about numbers no longer shown)
+            return "this beat asks about its own numbers, which u took back: U puts them back"
         where = self.position()
         if predictions.is_revealed(where.step, head, where.row):
             return None

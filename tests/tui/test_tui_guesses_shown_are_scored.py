@@ -110,7 +110,8 @@ async def test_undo_and_redo_across_the_lessons_edit_show_the_state_they_go_to(t
         assert "Your turn" in str(screen.narration.render())
         await press(app, pilot, "u")
         assert session.cell("Q", C, 0) == 1.0
-        assert "Your turn" not in str(screen.narration.render())  # nothing left to guess here
+        bar = str(screen.narration.render())  # nothing left to guess in these numbers: the beat's
+        assert "guess this row" not in bar and "U puts them back" in bar  # own are put back with U
         assert [text[-1] for text in view.row_texts(C)] == first  # beat 2's row, revealed
         assert view.row_texts(C)[0].startswith(f"{before[0]:.3f}")
         await press(app, pilot, "r")  # nothing left to reveal in these numbers: the score stands
@@ -239,3 +240,22 @@ async def test_random_keys_never_show_a_guess_that_is_not_the_one_scored(tmp_pat
             assert score_said(why) == rule.score(), (done, why)
             if rule.hidden():  # a row to guess: the Why pane counts the guesses shown
                 assert typed_said(why) == sum(text != "?" for text in texts), (done, why)
+
+
+async def test_n_waits_for_a_beat_s_question_when_u_took_its_edit_back(tmp_path):
+    """The second attack: at beat 3 (it sets Q[c, 1] to 5 and asks for row c), u took the edit
+    back, beat 2's numbers and their revealed row came back, and n went on to beat 4 with beat 3's
+    question never answered. n now waits and says how to put the beat's numbers back."""
+    async with running(lesson_file(tmp_path)) as (app, pilot):
+        screen = debugger(app)
+        player = screen.lessons.player
+        await press(app, pilot, "n 0.4⇥0.5⇥0.6⏎ r n 0.1⏎ u")
+        assert player.beat == 2 and screen.session.cell("Q", C, 0) == 1.0  # (the lesson's col 1)
+        await press(app, pilot, "n")
+        assert player.beat == 2  # not on to beat 4
+        said = [notice.message for notice in app._notifications]
+        assert any("which u took back: U puts them back" in m for m in said), said
+        await press(app, pilot, "U")
+        assert screen.session.cell("Q", C, 0) == 5.0
+        await press(app, pilot, "r n")  # its question answered in its own numbers: n goes on
+        assert player.beat == 3
