@@ -183,6 +183,12 @@ def check_work(index: ModelIndex):
     return check_index_work(index)
 
 
+def _digits(text: str) -> bool:
+    """Whether ``text`` is a layer number: ASCII digits only (``isdigit`` also takes "٣")."""
+    text = text.strip()
+    return text.isascii() and text.isdigit()
+
+
 def selected(index: ModelIndex, wanted: str) -> ModelIndex:
     """The index with only the layers ``wanted`` names (``--layers 0-16``, ``0-3,8``: layer
     numbers as the index gives them, ranges inclusive), in the index's order; ``ValueError``
@@ -190,7 +196,7 @@ def selected(index: ModelIndex, wanted: str) -> ModelIndex:
     spans: list[tuple[int, int]] = []
     for part in wanted.split(","):
         first, dash, last = part.strip().partition("-")
-        if not first.strip().isdigit() or (dash and not last.strip().isdigit()):
+        if not _digits(first) or (dash and not _digits(last)):
             raise ValueError(f"--layers {wanted!r}: give layer numbers and ranges, as 0-16 or 0-3,8")
         low, high = int(first), int(last) if dash else int(first)
         if high < low:

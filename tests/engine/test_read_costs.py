@@ -160,6 +160,9 @@ def test_layers_chooses_which_layers_of_an_index_are_scored(tmp_path):
     assert code == 2 and "the index has none of those layers (it has 0, 1, 2, 3, 4, 5)" in err
     code, out, err = run_heads([path, "--layers", "3-1"])
     assert code == 2 and "runs backwards" in err
+    for other_digits in ("٣", "1-٣", "²"):  # (Python's isdigit takes these; a layer number does not)
+        code, out, err = run_heads([path, "--layers", other_digits])
+        assert code == 2 and "give layer numbers and ranges" in err, other_digits
     code, out, err = run_heads([str(tmp_path / "r.yaml"), "--layers", "1"])
     assert code == 2 and "--layers goes with a model index" in err
 
