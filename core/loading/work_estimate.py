@@ -103,7 +103,8 @@ def check_scenario_work(path: str):
 
     document = read_document(path)
     data, score = layer_seconds(document, path)
-    estimate = Estimate(yaml_seconds(path) + data, score, (yaml_seconds(path) + data + score,))
+    read = yaml_seconds(path) + data
+    estimate = Estimate(read, score, (read + score,))
     if estimate.seconds > LIMIT:
         layout = layout_of(document, path)
         heads = f"its {layout['heads']} head{'s' if layout['heads'] != 1 else ''} (T = {layout['T']:,})"
