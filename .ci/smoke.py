@@ -13,14 +13,26 @@ import sys
 
 
 def main() -> int:
-    out = subprocess.run([sys.executable, "-m", "attn_tui", "--json", "cat_sat"], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "attn_tui", "--json", "cat_sat"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     weights = json.loads(out)["weights"][2]
     e = math.exp(1 / math.sqrt(2))
-    expected = [e / (2 * e + e * e), e / (2 * e + e * e), e * e / (2 * e + e * e)]  # "sat": the chapter's 25/25/50
+    expected = [
+        e / (2 * e + e * e),
+        e / (2 * e + e * e),
+        e * e / (2 * e + e * e),
+    ]  # "sat": the chapter's 25/25/50
     assert all(abs(a - b) < 1e-12 for a, b in zip(weights, expected)), weights
-    out = subprocess.run([sys.executable, "-m", "attn_tui", "--json", "learning_to_attend"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "attn_tui", "--json", "learning_to_attend"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     losses = json.loads(out)["training"]["loss"]
     assert len(losses) == 201 and losses[-1] < losses[0] / 1000, losses[::50]
     asyncio.run(app())

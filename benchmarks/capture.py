@@ -48,30 +48,53 @@ def capture_once(folder: Path, text: str, out: Path) -> tuple[float, float]:
     """Seconds and peak resident memory (MB) of one whole ``attn-tui capture`` process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "attn_tui", "capture", str(folder), "--text", text,
-                    "--layer", "1", "-o", str(out), "--force"], check=True, cwd=ROOT,
-                   stdout=subprocess.DEVNULL, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "attn_tui",
+            "capture",
+            str(folder),
+            "--text",
+            text,
+            "--layer",
+            "1",
+            "-o",
+            str(out),
+            "--force",
+        ],
+        check=True,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return seconds, max(peak, before) / 1024
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     from tests.tiny_models import save_gpt2, save_llama
 
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
-        models = {"GPT-2 (3 layers, 4 heads, d_k 8)": save_gpt2(folder / "gpt2", positions=T),
-                  "Llama (2 layers, 4 heads / 2 kv, d_k 16)": save_llama(folder / "llama",
-                                                                         positions=T)}
-        print(f"attn-tui capture, {T} tokens, layer 1, {time.strftime('%Y-%m-%d')}, "
-              f"{os.cpu_count()} cores, Python {sys.version.split()[0]}")
-        print(f"{'model':<42} {'median s':>9} {'min s':>7} {'max s':>7} {'peak MB':>8} "
-              f"{'npz MB':>7} {'yaml kB':>8} {'np.load s':>9}")
+        models = {
+            "GPT-2 (3 layers, 4 heads, d_k 8)": save_gpt2(folder / "gpt2", positions=T),
+            "Llama (2 layers, 4 heads / 2 kv, d_k 16)": save_llama(folder / "llama", positions=T),
+        }
+        print(
+            f"attn-tui capture, {T} tokens, layer 1, {time.strftime('%Y-%m-%d')}, "
+            f"{os.cpu_count()} cores, Python {sys.version.split()[0]}"
+        )
+        print(
+            f"{'model':<42} {'median s':>9} {'min s':>7} {'max s':>7} {'peak MB':>8} "
+            f"{'npz MB':>7} {'yaml kB':>8} {'np.load s':>9}"
+        )
         for name, model in models.items():
             text = text_of_tokens(model, T)
             out = folder / f"{model.name}.yaml"
@@ -84,10 +107,12 @@ def main() -> None:
                 arrays = {key: archive[key] for key in archive.files}
             loading = time.perf_counter() - start
             assert arrays["Q"].shape[1] == T
-            print(f"{name:<42} {statistics.median(seconds):>9.2f} {min(seconds):>7.2f} "
-                  f"{max(seconds):>7.2f} {max(run[1] for run in runs):>8.0f} "
-                  f"{out.with_suffix('.npz').stat().st_size / 1e6:>7.2f} "
-                  f"{out.stat().st_size / 1e3:>8.0f} {loading:>9.3f}")
+            print(
+                f"{name:<42} {statistics.median(seconds):>9.2f} {min(seconds):>7.2f} "
+                f"{max(seconds):>7.2f} {max(run[1] for run in runs):>8.0f} "
+                f"{out.with_suffix('.npz').stat().st_size / 1e6:>7.2f} "
+                f"{out.stat().st_size / 1e3:>8.0f} {loading:>9.3f}"
+            )
 
 
 if __name__ == "__main__":

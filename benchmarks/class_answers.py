@@ -43,19 +43,23 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from attn_tui.core.classroom import wire
-
 from benchmarks.run import BARE_APP
 from benchmarks.serve import free_port
 from benchmarks.tmux import FRAMES_GAP, SCRATCH, Tmux
 
 STUDENTS = 40
-RIGHT = (0.248, 0.248, 0.503)     # the chapter's weights of "sat"
+RIGHT = (0.248, 0.248, 0.503)  # the chapter's weights of "sat"
 UNSCALED = (0.212, 0.212, 0.576)  # softmax([1, 1, 2]): √d_k forgotten, by hand
-OTHER = (0.9, 0.05, 0.05)         # no mistake gives it: one student answers it every round
+OTHER = (0.9, 0.05, 0.05)  # no mistake gives it: one student answers it every round
 COUNTS = re.compile(r"(\d+) answered of (\d+) following · (\d+) right")
-STAGE = "╭─ Step"                 # the key's part of the screen starts here
-HOSTILE = [b"answer 4 2 nan 0.2 0.3\n", b"\x1b]52;c;AAAA\x07\n", b"[/INST] ignore the lesson\n",
-           b"answer 3 2 0.25 0.25 0.5\n", b"answer 4 2 1e999 0 0\n"]
+STAGE = "╭─ Step"  # the key's part of the screen starts here
+HOSTILE = [
+    b"answer 4 2 nan 0.2 0.3\n",
+    b"\x1b]52;c;AAAA\x07\n",
+    b"[/INST] ignore the lesson\n",
+    b"answer 3 2 0.25 0.25 0.5\n",
+    b"answer 4 2 1e999 0 0\n",
+]
 
 
 class Class:
@@ -78,7 +82,9 @@ class Class:
         for n in range(STUDENTS):
             reader, writer = await asyncio.open_unix_connection(self.channel)
             writer.write(wire.hello_line(f"{n + 1:08x}"))
-            asyncio.ensure_future(self._drain(reader))  # the beats the teacher sends: read, as an app does
+            asyncio.ensure_future(
+                self._drain(reader)
+            )  # the beats the teacher sends: read, as an app does
             self.writers.append(writer)
         if self.hostile:
             reader, flood = await asyncio.open_unix_connection(self.channel)
@@ -110,7 +116,9 @@ class Class:
         last = 0.0
         for n, writer in enumerate(self.writers[:STUDENTS]):
             base = OTHER if n == STUDENTS - 1 else RIGHT if right else UNSCALED
-            guess = [round(value + self.rng.uniform(-0.003, 0.003), 4) for value in base]  # distinct, still its kind
+            guess = [
+                round(value + self.rng.uniform(-0.003, 0.003), 4) for value in base
+            ]  # distinct, still its kind
             writer.write(wire.answer_line(4, 2, guess))
             await writer.drain()
             last = time.perf_counter()
@@ -126,6 +134,7 @@ class Class:
             while not done.is_set():
                 await self.round(right)
                 right = not right
+
         asyncio.run_coroutine_threadsafe(go(), self.loop)
         return done
 
@@ -138,7 +147,7 @@ class Class:
 
 
 def region(screen: str, below: str | None) -> str:
-    return screen if below is None else screen[screen.find(below):]
+    return screen if below is None else screen[screen.find(below) :]
 
 
 def key_time(tmux: Tmux, name: str, key: str, below: str | None) -> float:
@@ -199,10 +208,12 @@ def key_lines(what: str, ours: dict[str, list[float]], bare: list[float]) -> Non
     for label, times in ours.items():
         added = [t * 1000 - floor for t in times]
         over = [f"{a:.0f}" for a in added if a > 20]
-        print(f"  {label}: median {statistics.median(times) * 1000:.1f} ms → added median "
-              f"{statistics.median(added):.1f} ms, max {max(added):.1f} ms ({len(times)} presses) "
-              f"{'✓' if not over else 'missed'} every press ≤ floor + 20 ms"
-              f"{'' if not over else f' ({len(over)} over: ' + ', '.join(over) + ' ms added)'}")
+        print(
+            f"  {label}: median {statistics.median(times) * 1000:.1f} ms → added median "
+            f"{statistics.median(added):.1f} ms, max {max(added):.1f} ms ({len(times)} presses) "
+            f"{'✓' if not over else 'missed'} every press ≤ floor + 20 ms"
+            f"{'' if not over else f' ({len(over)} over: ' + ', '.join(over) + ' ms added)'}"
+        )
 
 
 def main() -> None:
@@ -219,8 +230,11 @@ def main() -> None:
     tmux = Tmux()
     crowd = None
     try:
-        tmux.start("lead", f"TMPDIR={channels} {sys.executable} -m attn_tui serve cat_sat_lesson --follow "
-                           f"--port {free_port()} --max-apps {STUDENTS + 2} --responses {log}")
+        tmux.start(
+            "lead",
+            f"TMPDIR={channels} {sys.executable} -m attn_tui serve cat_sat_lesson --follow "
+            f"--port {free_port()} --max-apps {STUDENTS + 2} --responses {log}",
+        )
         tmux.start("bare", f"{sys.executable} {folder / 'bare.py'}")
         tmux.wait("lead", lambda text: "Leading the class" in text)
         tmux.wait("bare", lambda text: "bare ready" in text)
@@ -228,12 +242,14 @@ def main() -> None:
             tmux("send-keys", "-t", "lead", "n")
             time.sleep(0.3)
         tmux.wait("lead", lambda text: "The class, beat 4" in text)
-        channel, = glob.glob(str(channels / "attn-tui-follow-*" / "beats"))
+        (channel,) = glob.glob(str(channels / "attn-tui-follow-*" / "beats"))
         crowd = Class(channel, args.hostile)
         following = STUDENTS + 2 * args.hostile
         tmux.wait("lead", lambda text: f"{following} apps following" in text)
         shown = [counts_time(tmux, crowd, n % 2 == 0, following) for n in range(args.rounds)]
-        quiet, quiet_bare = presses(tmux, max(2, args.keys // 2))  # no answer arriving: the app's own
+        quiet, quiet_bare = presses(
+            tmux, max(2, args.keys // 2)
+        )  # no answer arriving: the app's own
         done = crowd.rounds_in_background()
         time.sleep(1)
         ours, bare = presses(tmux, args.keys)
@@ -246,11 +262,15 @@ def main() -> None:
             crowd.close()
         tmux.stop()
     answers = len(log.read_text().splitlines()) if log.exists() else 0
-    print(f"# the teacher's screen, {STUDENTS} simulated followers answering within a second "
-          f"(2-core host shared with other work: loaded){' — with a flood and a hung half-line' * args.hostile}")
+    print(
+        f"# the teacher's screen, {STUDENTS} simulated followers answering within a second "
+        f"(2-core host shared with other work: loaded){' — with a flood and a hung half-line' * args.hostile}"
+    )
     late = max(shown)
-    print(f"counts on screen after the last answer: median {statistics.median(shown) * 1000:.0f} ms, "
-          f"max {late * 1000:.0f} ms ({len(shown)} rounds) {'✓' if late <= 1 else 'missed'} ≤ 1 s")
+    print(
+        f"counts on screen after the last answer: median {statistics.median(shown) * 1000:.0f} ms, "
+        f"max {late * 1000:.0f} ms ({len(shown)} rounds) {'✓' if late <= 1 else 'missed'} ≤ 1 s"
+    )
     key_lines("keys while 40 answer (a round a second, without a pause)", ours, bare)
     key_lines("the same keys with no answer arriving (the app's own)", quiet, quiet_bare)
     print(f"answers logged: {answers}; hostile lines sent: {flooded}")

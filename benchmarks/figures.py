@@ -33,8 +33,22 @@ def run(T: int, stage: str, folder: Path) -> tuple[float, float, int]:
     out = folder / f"{stage}_{T}.svg"
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, "-m", "attn_tui", "figure", str(scenario), "--stage", stage, "-o", str(out)],
-                   cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "attn_tui",
+            "figure",
+            str(scenario),
+            "--stage",
+            stage,
+            "-o",
+            str(out),
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     seconds = time.perf_counter() - start
     peak = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024
     return seconds, peak, out.stat().st_size
@@ -49,17 +63,25 @@ def model_view(T: int, folder: Path, layers: int = 12, heads: int = 12) -> tuple
         name = f"m{T}_l{layer}"
         np.savez(folder / f"{name}.npz", **{key: rng.normal(size=(heads, T, 64)) for key in "QKV"})
         tokens = ", ".join(f"t{i}" for i in range(T))
-        (folder / f"{name}.yaml").write_text(f'npz: "{name}.npz"\ntokens: [{tokens}]\nheads: {heads}\n'
-                                             "causal: true\n", encoding="utf-8")
+        (folder / f"{name}.yaml").write_text(
+            f'npz: "{name}.npz"\ntokens: [{tokens}]\nheads: {heads}\ncausal: true\n',
+            encoding="utf-8",
+        )
         entries.append(f"  - {{layer: {layer}, scenario: {name}.yaml, heads: {heads}}}")
     index = folder / f"m{T}_layers.yaml"
-    index.write_text(f'model_index: 1\ntitle: "random, T = {T}"\nlayers:\n' + "\n".join(entries) + "\n",
-                     encoding="utf-8")
+    index.write_text(
+        f'model_index: 1\ntitle: "random, T = {T}"\nlayers:\n' + "\n".join(entries) + "\n",
+        encoding="utf-8",
+    )
     out = folder / f"model_view_{T}.svg"
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, "-m", "attn_tui", "figure", str(index), "--model-view", "-o", str(out)],
-                   cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "attn_tui", "figure", str(index), "--model-view", "-o", str(out)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     seconds = time.perf_counter() - start
     peak = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024
     return seconds, peak, out.stat().st_size
@@ -67,22 +89,32 @@ def model_view(T: int, folder: Path, layers: int = 12, heads: int = 12) -> tuple
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--t", type=int, action="append", help="T (again for more; default 4096 and 16384)")
+    parser.add_argument(
+        "--t", type=int, action="append", help="T (again for more; default 4096 and 16384)"
+    )
     parser.add_argument("--model-view-only", action="store_true")
     args = parser.parse_args()
     sizes = [] if args.model_view_only else args.t or [4096, 16384]
-    print(f"attn-tui figure, whole process; host: {os.cpu_count()} cores, shared (loaded: other work ran)")
+    print(
+        f"attn-tui figure, whole process; host: {os.cpu_count()} cores, shared (loaded: other work ran)"
+    )
     print(f"{'T':>7} {'stage':>8} {'seconds':>8} {'peak MB':>8} {'SVG KB':>8}")
     with tempfile.TemporaryDirectory() as name:
         for T in sizes:
             for stage in ("weights", "scores"):
                 seconds, peak, size = run(T, stage, Path(name))
-                print(f"{T:>7,} {stage:>8} {seconds:>8.2f} {peak:>8.0f} {size / 1024:>8.0f}", flush=True)
+                print(
+                    f"{T:>7,} {stage:>8} {seconds:>8.2f} {peak:>8.0f} {size / 1024:>8.0f}",
+                    flush=True,
+                )
         for T in (64, 512):
             seconds, peak, size = model_view(T, Path(name))
-            verdict = "✓" if seconds <= 2 and size <= 20 * 2 ** 20 else "✗ missed"
-            print(f"{T:>7,} {'12×12 model view':>8} {seconds:>8.2f} {peak:>8.0f} {size / 1024:>8.0f}  "
-                  f"(target ≤ ~2 s, ≤ ~20 MB: {verdict})", flush=True)
+            verdict = "✓" if seconds <= 2 and size <= 20 * 2**20 else "✗ missed"
+            print(
+                f"{T:>7,} {'12×12 model view':>8} {seconds:>8.2f} {peak:>8.0f} {size / 1024:>8.0f}  "
+                f"(target ≤ ~2 s, ≤ ~20 MB: {verdict})",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -27,7 +27,9 @@ CHAPTER = ROOT / "tests" / "grading" / "students" / "chapter.py"
 
 def timed(argv: list[str]) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "attn_tui", *argv], cwd=ROOT, stdout=subprocess.DEVNULL, check=False)
+    subprocess.run(
+        [sys.executable, "-m", "attn_tui", *argv], cwd=ROOT, stdout=subprocess.DEVNULL, check=False
+    )
     return time.perf_counter() - started
 
 
@@ -47,10 +49,14 @@ def main() -> None:
     finally:
         shutil.rmtree(folder)
     print(f"(load average {load:.1f} on {os.cpu_count()} cores when started: the host was shared)")
-    print(f"check --impl cat_sat:        median {statistics.median(check):.2f} s of {runs} "
-          f"(target ≤ 1 s) {'met' if statistics.median(check) <= 1 else 'MISSED'}")
-    print(f"grade {students} correct submissions: median {statistics.median(grade):.2f} s of {runs} "
-          f"(target ≤ 30 s) {'met' if statistics.median(grade) <= 30 else 'MISSED'}")
+    print(
+        f"check --impl cat_sat:        median {statistics.median(check):.2f} s of {runs} "
+        f"(target ≤ 1 s) {'met' if statistics.median(check) <= 1 else 'MISSED'}"
+    )
+    print(
+        f"grade {students} correct submissions: median {statistics.median(grade):.2f} s of {runs} "
+        f"(target ≤ 30 s) {'met' if statistics.median(grade) <= 30 else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ def block_rows(value: str, rows: int, width: int) -> str:
 
 def cases(folder: Path) -> dict[str, Path | str]:
     """Name → scenario path (or a device), each written into ``folder``."""
+
     def write(name: str, text: str) -> Path:
         path = folder / name
         path.write_text(text)
@@ -41,14 +42,20 @@ def cases(folder: Path) -> dict[str, Path | str]:
 
     found: dict[str, Path | str] = {}
     found["refused: 8 MB, 4,000,001 numbers"] = write(
-        "numbers.yaml", "Q:\n" + block_rows("0", 4001, 1000) + "K: [[1]]\nV: [[1]]\n")
+        "numbers.yaml", "Q:\n" + block_rows("0", 4001, 1000) + "K: [[1]]\nV: [[1]]\n"
+    )
     row = "[" + ", ".join(["0"] * 4096) + "]"
     found["refused: 60 KB expect: alias bomb (50 M)"] = write(
-        "expect.yaml", f"Q: &c {column('1', 4096)}\nK: *c\nV: *c\nexpect:\n  scores: &e [&r {row}"
-        + ", *r" * 4095 + "]\n  scaled: *e\n  weights: *e\n")
+        "expect.yaml",
+        f"Q: &c {column('1', 4096)}\nK: *c\nV: *c\nexpect:\n  scores: &e [&r {row}"
+        + ", *r" * 4095
+        + "]\n  scaled: *e\n  weights: *e\n",
+    )
     found["refused: 295 KB token alias bomb (1 G chars)"] = write(
-        "tokens.yaml", f"tokens: [&t \"{'a' * 262_144}\"" + ", *t" * 4095 + "]\n"
-        f"Q: &c {column('1', 4096)}\nK: *c\nV: *c\n")
+        "tokens.yaml",
+        f'tokens: [&t "{"a" * 262_144}"' + ", *t" * 4095 + "]\n"
+        f"Q: &c {column('1', 4096)}\nK: *c\nV: *c\n",
+    )
     big = folder / "big.yaml"
     with open(big, "wb") as file:
         file.truncate(MAX_FILE_BYTES + 1)
@@ -57,18 +64,30 @@ def cases(folder: Path) -> dict[str, Path | str]:
         found["refused: /dev/zero"] = "/dev/zero"
     # accepted at the limits
     found["ok: YAML, 491,527 values written (T 4096, d 39)"] = write(
-        "yaml_limit.yaml", "".join(f"{name}:\n" + block_rows("0.125", 4096, 39) for name in "QKV"))
+        "yaml_limit.yaml", "".join(f"{name}:\n" + block_rows("0.125", 4096, 39) for name in "QKV")
+    )
     found["ok: YAML, T = 16,384 tokens, d 1"] = write(
-        "t16k.yaml", "".join(f"{name}: {column('1', 16_384)}\n" for name in "QKV"))
+        "t16k.yaml", "".join(f"{name}: {column('1', 16_384)}\n" for name in "QKV")
+    )
     found["ok: doubtful scale, T = 16,384, d 2 (largest score found exactly)"] = write(
-        "doubtful.yaml", "Q: &q [" + ", ".join(["[10, 10]"] * 16_384) + "]\nK: *q\n"
-        f"V: {column('1', 16_384)}\nscale: 1.0e-299\n")
+        "doubtful.yaml",
+        "Q: &q [" + ", ".join(["[10, 10]"] * 16_384) + "]\nK: *q\n"
+        f"V: {column('1', 16_384)}\nscale: 1.0e-299\n",
+    )
     d_k = MAX_NUMBERS // (3 * 16_384)
-    subprocess.run([sys.executable, "-c", "import numpy as np, sys; rng = np.random.RandomState(0); "
-                    f"np.savez(sys.argv[1], **{{n: rng.randn(16_384, {d_k}) for n in 'QKV'}})",
-                    str(folder / "head.npz")], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import numpy as np, sys; rng = np.random.RandomState(0); "
+            f"np.savez(sys.argv[1], **{{n: rng.randn(16_384, {d_k}) for n in 'QKV'}})",
+            str(folder / "head.npz"),
+        ],
+        check=True,
+    )
     found[f"ok: npz, 16,384 × {d_k} × 3 = {3 * 16_384 * d_k:,} numbers"] = write(
-        "npz.yaml", "npz: head.npz\n")
+        "npz.yaml", "npz: head.npz\n"
+    )
     return found
 
 
@@ -79,14 +98,24 @@ def measure(path: Path | str) -> tuple[int, str, float, float]:
     never imports NumPy, and the .npz is written by a process of its own.
     """
     start = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "attn_tui", "--check", str(path)], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "attn_tui", "--check", str(path)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     output = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)  # reaped here, to read this child's own peak
     elapsed = time.perf_counter() - start
     process.stdout.close()
     first = output.strip().splitlines()[0] if output.strip() else ""
-    return os.waitstatus_to_exitcode(status), first.split(": ", 1)[-1], elapsed, usage.ru_maxrss / 1024
+    return (
+        os.waitstatus_to_exitcode(status),
+        first.split(": ", 1)[-1],
+        elapsed,
+        usage.ru_maxrss / 1024,
+    )
 
 
 def main() -> None:
@@ -102,9 +131,8 @@ def nasty_inputs() -> None:
     """The fuzz tests' hand-made nasty documents (alias bombs, deep nesting, inputs that were
     once slow), each loaded in this process: the tests check their outcome and memory, this
     their time, against 1 s each (the faster of two tries: a shared machine stalls now and then)."""
-    from tests.reading.test_loader_memory_on_nasty_inputs import NASTY, NASTY_ONCE_SLOW
-
     from attn_tui.core import loads
+    from tests.reading.test_loader_memory_on_nasty_inputs import NASTY, NASTY_ONCE_SLOW
 
     print(f"\n{'in-process load of a nasty document':<62} {'best s':>8}  (target ≤ 1 s)")
     for name, text in {**NASTY, **NASTY_ONCE_SLOW}.items():

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 os.environ["HF_HUB_OFFLINE"] = "1"
 
 T = 512
-BASELINE = r'''
+BASELINE = r"""
 import sys, torch
 from transformers import AutoModel, AutoTokenizer
 folder, text = sys.argv[1], sys.argv[2]
@@ -44,7 +44,7 @@ ids = AutoTokenizer.from_pretrained(folder)(text)["input_ids"]
 model = AutoModel.from_pretrained(folder, attn_implementation="eager", dtype=torch.float32)
 with torch.inference_mode():
     model(input_ids=torch.tensor([ids]), output_attentions=True, use_cache=False)
-'''
+"""
 
 
 def in_process(folder: Path, text: str, out: Path, runs: int) -> tuple[list[float], list[float]]:
@@ -76,8 +76,13 @@ def in_process(folder: Path, text: str, out: Path, runs: int) -> tuple[list[floa
         started = time.perf_counter()
         sites = family.sites(model, "decoder")
         recorded = run_to_sites(forward(model, "decoder", "decoder", _prepared(ids)), sites)
-        about = About(model="gpt2-sized", layer=0, depth=len(sites), text=text,
-                      tokens=shown_tokens(tokenizer, ids))
+        about = About(
+            model="gpt2-sized",
+            layer=0,
+            depth=len(sites),
+            text=text,
+            tokens=shown_tokens(tokenizer, ids),
+        )
         paths = []
         for number, record in enumerate(recorded):
             captured = family.layer(model, number, record, Run(part="decoder"))
@@ -85,8 +90,12 @@ def in_process(folder: Path, text: str, out: Path, runs: int) -> tuple[list[floa
             assert check.ok, check
             yaml_path = out.parent / f"{out.stem}_l{number}.yaml"
             npz_path = yaml_path.with_suffix(".npz")
-            write_files(str(yaml_path), scenario_yaml(captured, _at(about, number), check, npz_path.name),
-                        str(npz_path), npz_bytes(captured))
+            write_files(
+                str(yaml_path),
+                scenario_yaml(captured, _at(about, number), check, npz_path.name),
+                str(npz_path),
+                npz_bytes(captured),
+            )
             paths.append((number, str(yaml_path)))
         write_atomic(str(out), index_yaml("gpt2-sized · all layers", "benchmark", paths, 12))
         del recorded
@@ -109,12 +118,28 @@ def _at(about, layer):
     return replace(about, layer=layer)
 
 
-def processes(folder: Path, text: str, out: Path, runs: int) -> dict[str, list[tuple[float, float]]]:
+def processes(
+    folder: Path, text: str, out: Path, runs: int
+) -> dict[str, list[tuple[float, float]]]:
     """(seconds, peak MB) of the whole command and of a process running the model's own pass."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    commands = {"capture": [sys.executable, "-m", "attn_tui", "capture", str(folder), "--text", text,
-                            "--layer", "all", "-o", str(out), "--force"],
-                "baseline": [sys.executable, "-c", BASELINE, str(folder), text]}
+    commands = {
+        "capture": [
+            sys.executable,
+            "-m",
+            "attn_tui",
+            "capture",
+            str(folder),
+            "--text",
+            text,
+            "--layer",
+            "all",
+            "-o",
+            str(out),
+            "--force",
+        ],
+        "baseline": [sys.executable, "-c", BASELINE, str(folder), text],
+    }
     found: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for run in range(runs):
         for name, command in commands.items():
@@ -132,8 +157,14 @@ def model_view_seconds(index: Path, runs: int) -> list[float]:
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     found = []
     for _ in range(runs):
-        result = subprocess.run([sys.executable, __file__, "--draw", str(index)], cwd=ROOT, env=env,
-                                capture_output=True, text=True, check=True)
+        result = subprocess.run(
+            [sys.executable, __file__, "--draw", str(index)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         found.append(float(result.stdout))
     return found
 
@@ -169,7 +200,9 @@ def key_rows(index: Path, n: int) -> list[dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keys", type=int, default=15, help="keys timed through tmux (0: none)")
     parser.add_argument("--draw", metavar="INDEX", help=argparse.SUPPRESS)
@@ -184,34 +217,52 @@ def main() -> None:
         model = save_gpt2(folder / "gpt2-sized", layers=12, hidden=768, heads=12, positions=1024)
         text = text_of_tokens(model, T)
         index = folder / "gpt2_layers.yaml"
-        print(f"GPT-2-sized random model (12 layers × 12 heads, d_model 768), {T} tokens, "
-              f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+        print(
+            f"GPT-2-sized random model (12 layers × 12 heads, d_model 768), {T} tokens, "
+            f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, Python {sys.version.split()[0]}"
+        )
         ours, theirs = in_process(model, text, folder / "inproc.yaml", args.runs)
         ratio = [o / t for o, t in zip(ours, theirs)]
         print(f"{'what':<74} {'median':>8} {'min':>8} {'max':>8}")
-        print(f"{'capture all 12 layers (record, check, write) on the loaded model, s':<74} "
-              f"{statistics.median(ours):8.2f} {min(ours):8.2f} {max(ours):8.2f}")
-        print(f"{'the model own forward pass with output_attentions, s':<74} "
-              f"{statistics.median(theirs):8.2f} {min(theirs):8.2f} {max(theirs):8.2f}")
-        print(f"{'  ratio (target ≤ 2×)':<74} {statistics.median(ratio):8.2f} {min(ratio):8.2f} {max(ratio):8.2f}")
+        print(
+            f"{'capture all 12 layers (record, check, write) on the loaded model, s':<74} "
+            f"{statistics.median(ours):8.2f} {min(ours):8.2f} {max(ours):8.2f}"
+        )
+        print(
+            f"{'the model own forward pass with output_attentions, s':<74} "
+            f"{statistics.median(theirs):8.2f} {min(theirs):8.2f} {max(theirs):8.2f}"
+        )
+        print(
+            f"{'  ratio (target ≤ 2×)':<74} {statistics.median(ratio):8.2f} {min(ratio):8.2f} {max(ratio):8.2f}"
+        )
         whole = processes(model, text, index, args.runs)
-        for name, what in (("capture", "attn-tui capture --layer all, whole process"),
-                           ("baseline", "load the model + its own forward pass, whole process")):
+        for name, what in (
+            ("capture", "attn-tui capture --layer all, whole process"),
+            ("baseline", "load the model + its own forward pass, whole process"),
+        ):
             seconds = [s for s, _ in whole[name]]
             peak = max(mb for _, mb in whole[name])
-            print(f"{what + ', s':<74} {statistics.median(seconds):8.2f} {min(seconds):8.2f} "
-                  f"{max(seconds):8.2f}   peak RSS {peak:,.0f} MB")
+            print(
+                f"{what + ', s':<74} {statistics.median(seconds):8.2f} {min(seconds):8.2f} "
+                f"{max(seconds):8.2f}   peak RSS {peak:,.0f} MB"
+            )
         ratio = [c[0] / b[0] for c, b in zip(whole["capture"], whole["baseline"])]
-        print(f"{'  ratio':<74} {statistics.median(ratio):8.2f} {min(ratio):8.2f} {max(ratio):8.2f}")
+        print(
+            f"{'  ratio':<74} {statistics.median(ratio):8.2f} {min(ratio):8.2f} {max(ratio):8.2f}"
+        )
         files = sorted(folder.glob("gpt2_layers_l*.npz"))
         print(f"{'written: 12 .npz of MB each':<74} {files[0].stat().st_size / 1e6:8.1f}")
         seconds = model_view_seconds(index, args.runs)
-        print(f"{'model view: start to the maps in view (120×40) drawn, s (target ≤ 1 s)':<74} "
-              f"{statistics.median(seconds):8.2f} {min(seconds):8.2f} {max(seconds):8.2f}")
+        print(
+            f"{'model view: start to the maps in view (120×40) drawn, s (target ≤ 1 s)':<74} "
+            f"{statistics.median(seconds):8.2f} {min(seconds):8.2f} {max(seconds):8.2f}"
+        )
         if args.keys:
             for found in key_rows(index, args.keys):
-                print(f"{found['what'] + ', ms (target ≤ 20)':<74} {found['median']:8.1f} "
-                      f"{found['min']:8.1f} {found['max']:8.1f}   {found['note']}")
+                print(
+                    f"{found['what'] + ', ms (target ≤ 20)':<74} {found['median']:8.1f} "
+                    f"{found['min']:8.1f} {found['max']:8.1f}   {found['note']}"
+                )
 
 
 if __name__ == "__main__":

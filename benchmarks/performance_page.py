@@ -46,7 +46,11 @@ def cells(row: dict) -> tuple[str, str, str, str]:
     extra = "; ".join(spread + ([row["note"]] if row.get("note") else []))
     if extra:
         figure += f" ({extra})"
-    target = "" if row.get("target") is None else f"≤ {prefix}{row['target']:g}{'×' if unit == '×' else ' ' + unit}"
+    target = (
+        ""
+        if row.get("target") is None
+        else f"≤ {prefix}{row['target']:g}{'×' if unit == '×' else ' ' + unit}"
+    )
     verdict = {True: "✓", False: "✗", None: ""}[met(row)]
     return what, figure, target, verdict
 
@@ -62,8 +66,10 @@ def table(rows: list[dict]) -> str:
 def render(rows: list[dict], run: str = "") -> str:
     """The table with a line saying which run it is and how many targets it met."""
     judged = [met(row) for row in rows if met(row) is not None]
-    said = (f"`benchmarks/run.py`{', ' + run if run else ''}: {judged.count(True)} of "
-            f"{len(judged)} targets met.")
+    said = (
+        f"`benchmarks/run.py`{', ' + run if run else ''}: {judged.count(True)} of "
+        f"{len(judged)} targets met."
+    )
     return f"{said}\n\n{table(rows)}"
 
 
@@ -77,9 +83,13 @@ def update(page: str, rows: list[dict], run: str = "") -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("results", help="the JSON file of benchmarks/run.py --json")
-    parser.add_argument("--run", default="", help="which run: its date and machine, as run.py prints them")
+    parser.add_argument(
+        "--run", default="", help="which run: its date and machine, as run.py prints them"
+    )
     parser.add_argument("--update", metavar="PAGE", help="replace the table between PAGE's markers")
     args = parser.parse_args(argv)
     rows = json.loads(Path(args.results).read_text(encoding="utf-8"))

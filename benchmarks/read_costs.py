@@ -57,7 +57,9 @@ def npz_seconds_per_mb(folder: Path) -> float:
     """X and Wq, Wk, Wv in an .npz (float32, as capture writes them), read as float64."""
     rng = np.random.default_rng(0)
     arrays = {"X": rng.standard_normal((64, 1024)).astype(np.float32)}
-    arrays.update({name: rng.standard_normal((1024, 4096)).astype(np.float32) for name in ("Wq", "Wk", "Wv")})
+    arrays.update(
+        {name: rng.standard_normal((1024, 4096)).astype(np.float32) for name in ("Wq", "Wk", "Wv")}
+    )
     np.savez(folder / "w.npz", **arrays)
     path = folder / "npz.yaml"
     path.write_text("npz: w.npz\nheads: 64\n")

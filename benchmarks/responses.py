@@ -53,7 +53,8 @@ INVALID = [
     '{"time": "t", "student": "x", "beat": 4, "stage": "weights", "row": 2, "guess": [NaN, 0.2, 0.3]}',
     '{"time": "t", "student": "x", "beat": 3, "stage": "masked", "row": 2, "guess": [1, 2, 3]}',
     '{"time": "t", "student": "x", "beat": 4, "stage": "weights", "row": 2, "guess": [0.2, 0.3]}',
-    '{"time": "t", "student": "x", "beat": 4, "stage": "weights", "row": 2, "guess": [0.2, 0.3, 0.5]}' + " " * 5000,
+    '{"time": "t", "student": "x", "beat": 4, "stage": "weights", "row": 2, "guess": [0.2, 0.3, 0.5]}'
+    + " " * 5000,
     "\x1b[2J[/INST]",
 ]
 
@@ -69,12 +70,27 @@ def make_log(path: Path, lines: int, seed: int = 44) -> int:
                 continue
             beat = (1, 2, 4, 5)[n % 4]
             stage, columns, answers = BEATS[beat]
-            base = answers[rng.randrange(len(answers))] if rng.random() < 0.9 else \
-                [rng.uniform(-3, 3) for _ in range(columns)]
-            guess = [round(value + rng.uniform(-0.004, 0.004), 6) for value in base]  # distinct, near
-            out.write(json.dumps({"time": f"2026-12-07T10:00:{n % 60:02d}.000+00:00",
-                                  "student": f"s{rng.randrange(lines):06d}", "beat": beat,
-                                  "stage": stage, "row": 2, "guess": guess}) + "\n")
+            base = (
+                answers[rng.randrange(len(answers))]
+                if rng.random() < 0.9
+                else [rng.uniform(-3, 3) for _ in range(columns)]
+            )
+            guess = [
+                round(value + rng.uniform(-0.004, 0.004), 6) for value in base
+            ]  # distinct, near
+            out.write(
+                json.dumps(
+                    {
+                        "time": f"2026-12-07T10:00:{n % 60:02d}.000+00:00",
+                        "student": f"s{rng.randrange(lines):06d}",
+                        "beat": beat,
+                        "stage": stage,
+                        "row": 2,
+                        "guess": guess,
+                    }
+                )
+                + "\n"
+            )
             valid += 1
     return valid
 
@@ -98,18 +114,26 @@ def main() -> None:
         times, summary = [], None
         for _ in range(args.runs):
             start = time.perf_counter()
-            done = subprocess.run([sys.executable, "-m", "attn_tui", "responses", str(lesson), str(log), "--json"],
-                                  check=False, capture_output=True, text=True, cwd=ROOT, timeout=600)
+            done = subprocess.run(
+                [sys.executable, "-m", "attn_tui", "responses", str(lesson), str(log), "--json"],
+                check=False,
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+                timeout=600,
+            )
             times.append(time.perf_counter() - start)
             if done.returncode:
                 sys.exit(f"responses failed: {done.stderr}")
             summary = json.loads(done.stdout)
     answered = sum(beat["answered"] for beat in summary["beats"])
     ok = max(times) <= 20
-    print(f"attn-tui responses, {args.lines:,} lines ({valid:,} valid, {args.lines - valid:,} not; "
-          f"{size / 1e6:.1f} MB) over {len(summary['beats'])} beats, {answered:,} latest answers judged: "
-          f"median {statistics.median(times):.2f} s (min {min(times):.2f}, max {max(times):.2f}; {args.runs} runs) "
-          f"{'✓' if ok else 'missed'} ≤ 20 s  [2-core host shared with other work: loaded]")
+    print(
+        f"attn-tui responses, {args.lines:,} lines ({valid:,} valid, {args.lines - valid:,} not; "
+        f"{size / 1e6:.1f} MB) over {len(summary['beats'])} beats, {answered:,} latest answers judged: "
+        f"median {statistics.median(times):.2f} s (min {min(times):.2f}, max {max(times):.2f}; {args.runs} runs) "
+        f"{'✓' if ok else 'missed'} ≤ 20 s  [2-core host shared with other work: loaded]"
+    )
     print(f"skipped: {summary['skipped']} ({summary['skipped_why']})")
 
 

@@ -41,10 +41,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.tmux import INSTALLED, SCRATCH, ServerGone, Tmux, rss_mb  # noqa: E402
-from benchmarks.workloads import (make_backward, make_capture_shaped, make_lesson, make_multihead,  # noqa: E402
-                                  make_scenario, make_small_index, make_walked)
+from benchmarks.workloads import (  # noqa: E402
+    make_backward,
+    make_capture_shaped,
+    make_lesson,
+    make_multihead,
+    make_scenario,
+    make_small_index,
+    make_walked,
+)
 
-BARE_APP = r'''
+BARE_APP = r"""
 from textual.app import App
 from textual.widgets import Static
 class Floor(App):
@@ -55,7 +62,7 @@ class Floor(App):
         self.n += 1
         self.query_one("#s", Static).update(f"bare ready {self.n}")
 Floor().run()
-'''
+"""
 
 
 def lesson_rows(tmux: Tmux, folder: Path, sizes: list[int], n: int) -> list[dict]:
@@ -63,15 +70,22 @@ def lesson_rows(tmux: Tmux, folder: Path, sizes: list[int], n: int) -> list[dict
     rows = []
     for T in sizes:
         scenario = make_lesson(folder, T)
-        rows += key_row(f"next beat and back (n, N: a step and a Q edit), T = {T}",
-                        *keys(tmux, scenario, "into percentages", [], ["n", "N"], n), 20)
+        rows += key_row(
+            f"next beat and back (n, N: a step and a Q edit), T = {T}",
+            *keys(tmux, scenario, "into percentages", [], ["n", "N"], n),
+            20,
+        )
     return rows
 
 
-BARE_QUITTING = BARE_APP.replace("class Floor(App):", "class Floor(App):\n    BINDINGS = [('q', 'quit', 'Quit')]")
+BARE_QUITTING = BARE_APP.replace(
+    "class Floor(App):", "class Floor(App):\n    BINDINGS = [('q', 'quit', 'Quit')]"
+)
 
 
-def quit_times(tmux: Tmux, scenario: Path, ready: str, runs: int) -> tuple[list[float], list[float]]:
+def quit_times(
+    tmux: Tmux, scenario: Path, ready: str, runs: int
+) -> tuple[list[float], list[float]]:
     """Seconds from q until the terminal shows what was there before the app (the app gone),
     beside the same for a bare Textual app that quits on q (its driver's own shutdown, ~0.2 s
     here, is the floor), interleaved: each run a fresh app."""
@@ -96,7 +110,10 @@ def app_command(path: Path | str, *flags: str) -> str:
 
 # ---- measurements ---------------------------------------------------------------------------------
 
-def startup(tmux: Tmux, scenario: Path, marker: str, runs: int) -> tuple[list[float], list[float], list[float]]:
+
+def startup(
+    tmux: Tmux, scenario: Path, marker: str, runs: int
+) -> tuple[list[float], list[float], list[float]]:
     """Seconds to the whole debugger (``marker``: text of the first stage's explanation), to the
     bare app's first line, and to the first line of the bare app importing NumPy and PyYAML
     first (what the debugger's first frame cannot do without), interleaved."""
@@ -105,9 +122,11 @@ def startup(tmux: Tmux, scenario: Path, marker: str, runs: int) -> tuple[list[fl
     (folder / "libs.py").write_text("import numpy, yaml\n" + BARE_APP)
     ours, bare, libs = [], [], []
     for run in range(runs + 1):  # the first of each warms the disk cache
-        for which, command, text, times in (("bare", f"{sys.executable} {folder / 'bare.py'}", "bare ready 0", bare),
-                                            ("libs", f"{sys.executable} {folder / 'libs.py'}", "bare ready 0", libs),
-                                            ("ours", app_command(scenario), marker, ours)):
+        for which, command, text, times in (
+            ("bare", f"{sys.executable} {folder / 'bare.py'}", "bare ready 0", bare),
+            ("libs", f"{sys.executable} {folder / 'libs.py'}", "bare ready 0", libs),
+            ("ours", app_command(scenario), marker, ours),
+        ):
             name = f"start-{which}-{run}"
             started = tmux.start(name, command)
             tmux.wait(name, lambda screen: text in screen)
@@ -118,7 +137,9 @@ def startup(tmux: Tmux, scenario: Path, marker: str, runs: int) -> tuple[list[fl
     return ours, bare, libs
 
 
-def keys(tmux: Tmux, scenario: Path, ready: str, setup: list[str], cycle: list[str], n: int) -> tuple[list[float], list[float]]:
+def keys(
+    tmux: Tmux, scenario: Path, ready: str, setup: list[str], cycle: list[str], n: int
+) -> tuple[list[float], list[float]]:
     """Seconds per key for attn-tui and for the bare app, interleaved; ``cycle`` is repeated
     (each key must change the screen: e.g. Up then Down). The bare app is sent x each time, as
     keylatency.py's floor: its Esc would wait for Textual's input thread to wake (0.1 s), which
@@ -169,13 +190,23 @@ def memory_and_overview(tmux: Tmux, scenario: Path, edits: int) -> dict[str, flo
 def json_run(scenario: Path) -> tuple[float, float]:
     """Seconds and peak RSS (MB) of ``attn-tui --json`` writing to /dev/null."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c",
-                           "import resource, sys\n"
-                           "from attn_tui.tui.cli import main\n"
-                           "code = main(['--json', sys.argv[1]])\n"
-                           "sys.stderr.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
-                           "sys.exit(code)", str(scenario)],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=INSTALLED)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import resource, sys\n"
+            "from attn_tui.tui.cli import main\n"
+            "code = main(['--json', sys.argv[1]])\n"
+            "sys.stderr.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
+            "sys.exit(code)",
+            str(scenario),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=INSTALLED,
+    )
     elapsed = time.perf_counter() - start
     if done.returncode:
         raise RuntimeError(done.stderr)
@@ -187,7 +218,7 @@ def json_dumps_baseline(scenario: Path) -> float:
     json.dumps them: the same numbers --json writes, the cheapest way Python writes them."""
     code = f"""
 import json, sys, time, numpy as np
-data = np.load({str(scenario.with_suffix('.npz'))!r})
+data = np.load({str(scenario.with_suffix(".npz"))!r})
 Q, K, V = data['Q'], data['K'], data['V']
 T = len(Q)
 scores = Q @ K.T
@@ -205,7 +236,9 @@ doc = dict(Q=Q.tolist(), K=K.tolist(), V=V.tolist(), scores=scores.tolist(), sca
 sys.stdout.write(json.dumps(doc))
 """
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code], stdout=subprocess.DEVNULL, check=True, env=INSTALLED)
+    subprocess.run(
+        [sys.executable, "-c", code], stdout=subprocess.DEVNULL, check=True, env=INSTALLED
+    )
     return time.perf_counter() - start
 
 
@@ -213,8 +246,13 @@ def walk_run(command: str, scenario: Path) -> tuple[float, float]:
     """Seconds and peak RSS (MB) of ``attn-tui print`` or ``markdown`` writing to /dev/null (the
     child's own peak, read by wait4: this process never grows by NumPy)."""
     start = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "attn_tui", command, str(scenario)], cwd=ROOT,
-                               env=INSTALLED, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "attn_tui", command, str(scenario)],
+        cwd=ROOT,
+        env=INSTALLED,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     _, status, usage = os.wait4(process.pid, 0)
     if os.waitstatus_to_exitcode(status):
         raise RuntimeError(process.stderr.read().decode(errors="replace"))
@@ -224,34 +262,61 @@ def walk_run(command: str, scenario: Path) -> tuple[float, float]:
 
 def print_time(scenario: Path) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "attn_tui", "--print", str(scenario)], stdout=subprocess.DEVNULL,
-                   check=True, cwd=ROOT, env=INSTALLED)
+    subprocess.run(
+        [sys.executable, "-m", "attn_tui", "--print", str(scenario)],
+        stdout=subprocess.DEVNULL,
+        check=True,
+        cwd=ROOT,
+        env=INSTALLED,
+    )
     return time.perf_counter() - start
 
 
 # ---- the table ------------------------------------------------------------------------------------
 
+
 def row(what: str, values: list[float], target: float | None, unit: str, note: str = "") -> dict:
     median = statistics.median(values)
-    return {"what": what, "median": median, "min": min(values), "max": max(values), "unit": unit,
-            "target": target, "ok": None if target is None else median <= target, "n": len(values),
-            "note": note}
+    return {
+        "what": what,
+        "median": median,
+        "min": min(values),
+        "max": max(values),
+        "unit": unit,
+        "target": target,
+        "ok": None if target is None else median <= target,
+        "n": len(values),
+        "note": note,
+    }
 
 
 def key_row(what: str, ours: list[float], bare: list[float], allowance_ms: float) -> list[dict]:
     """attn-tui's key, as floor + what it adds; the target is floor + ``allowance_ms``."""
     floor = statistics.median(bare) * 1000
     added = [o * 1000 - floor for o in ours]
-    return [row(f"{what}: added to the floor", added, allowance_ms, "ms",
-                f"floor {floor:.1f} ms, attn-tui {statistics.median(ours) * 1000:.1f} ms")]
+    return [
+        row(
+            f"{what}: added to the floor",
+            added,
+            allowance_ms,
+            "ms",
+            f"floor {floor:.1f} ms, attn-tui {statistics.median(ours) * 1000:.1f} ms",
+        )
+    ]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", metavar="FILE")
-    parser.add_argument("--only", metavar="TEXT", action="append",
-                        help="measure only the rows whose label holds TEXT (again for more)")
+    parser.add_argument(
+        "--only",
+        metavar="TEXT",
+        action="append",
+        help="measure only the rows whose label holds TEXT (again for more)",
+    )
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("benchmarks/run.py needs tmux (apt-get install tmux)")
@@ -259,8 +324,18 @@ def main() -> None:
     n = 7 if args.quick else 15
     folder = Path(tempfile.mkdtemp(prefix="attn-bench-", dir=SCRATCH))
     scenarios = {T: make_scenario(folder, T) for T in sizes}
-    subprocess.run([sys.executable, "-m", "compileall", "-q", *(str(ROOT / name) for name in (
-        "attn_tui", "core", "tui", "capture"))], env=INSTALLED, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "compileall",
+            "-q",
+            *(str(ROOT / name) for name in ("attn_tui", "core", "tui", "capture")),
+        ],
+        env=INSTALLED,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     tmux = Tmux()
     rows: list[dict] = []
 
@@ -279,47 +354,107 @@ def main() -> None:
     try:
         # (#47) against its real floor: a bare Textual app that imports NumPy and PyYAML first,
         # which the debugger's first frame, numbers computed, cannot do without
-        label = "start to the whole debugger of cat_sat ÷ bare Textual app importing NumPy and PyYAML"
+        label = (
+            "start to the whole debugger of cat_sat ÷ bare Textual app importing NumPy and PyYAML"
+        )
         if wanted(label):
-            ours, bare, libs = startup(tmux, ROOT / "scenarios" / "cat_sat.yaml", "raw scores: [1, 1, 2]",
-                                       3 if args.quick else 7)
+            ours, bare, libs = startup(
+                tmux,
+                ROOT / "scenarios" / "cat_sat.yaml",
+                "raw scores: [1, 1, 2]",
+                3 if args.quick else 7,
+            )
             ratios = [o / l for o, l in zip(ours, libs)]
             floor = statistics.median([l / b for l, b in zip(libs, bare)])
-            rows.append(row(label, ratios, 1.25, "×",
-                            f"attn-tui {statistics.median(ours):.2f} s, that bare app {statistics.median(libs):.2f} s; "
-                            f"a bare app alone {statistics.median(bare):.2f} s (the libraries add {floor:.2f}×)"))
+            rows.append(
+                row(
+                    label,
+                    ratios,
+                    1.25,
+                    "×",
+                    f"attn-tui {statistics.median(ours):.2f} s, that bare app {statistics.median(libs):.2f} s; "
+                    f"a bare app alone {statistics.median(bare):.2f} s (the libraries add {floor:.2f}×)",
+                )
+            )
         for T in sizes:
             ready = "how well does"
             key(f"edit a Q cell (+), T = {T}", scenarios[T], ready, ["Tab"], ["+"])
             key(f"edit a K cell (+), T = {T}", scenarios[T], ready, ["Tab"] * 2, ["+"])
             key(f"edit a V cell (+), T = {T}", scenarios[T], ready, ["Tab"] * 3, ["+"])
-            key(f"step to the next stage and back, T = {T}", scenarios[T], ready, [], ["Right", "Left"])
+            key(
+                f"step to the next stage and back, T = {T}",
+                scenarios[T],
+                ready,
+                [],
+                ["Right", "Left"],
+            )
             key(f"move the query row, T = {T}", scenarios[T], ready, ["4"], ["Up", "Down"])
-            key(f"page the rows, T = {T}", scenarios[T], ready, ["4", "Home"] if T < 64 else ["4"],
-                ["PageUp", "PageDown"])
-            tiles = make_walked(folder, T, f"tiles: {{queries: 128, keys: {max(2, min(128, T // 4))}}}\n", "tiles")
-            key(f"walk a key tile of the online softmax ([ ]), T = {T}", tiles, ready, ["6"],
-                ["]", "["])  # (tmux sends a name it does not know as letters: "right_square_bracket" was typed)
+            key(
+                f"page the rows, T = {T}",
+                scenarios[T],
+                ready,
+                ["4", "Home"] if T < 64 else ["4"],
+                ["PageUp", "PageDown"],
+            )
+            tiles = make_walked(
+                folder, T, f"tiles: {{queries: 128, keys: {max(2, min(128, T // 4))}}}\n", "tiles"
+            )
+            key(
+                f"walk a key tile of the online softmax ([ ]), T = {T}",
+                tiles,
+                ready,
+                ["6"],
+                ["]", "["],
+            )  # (tmux sends a name it does not know as letters: "right_square_bracket" was typed)
             decoded = make_walked(folder, T, "decode: true\n", "decode")
-            key(f"a decode step and back (up, down), T = {T}", decoded, ready, ["6"], ["Up", "Down"])
+            key(
+                f"a decode step and back (up, down), T = {T}", decoded, ready, ["6"], ["Up", "Down"]
+            )
         if any(wanted(f"next beat and back (n, N: a step and a Q edit), T = {T}") for T in sizes):
             rows.extend(lesson_rows(tmux, folder, sizes, n))
         for T in [size for size in sizes if size in (256, 1024)]:
             backward = make_backward(folder, T)
             # 8 dP, 9 dS: a window of each, from dO, V and the weights
-            key(f"a backward step (dP → dS and back), T = {T}", backward, "how well does", ["8"], ["Right", "Left"])
-            key(f"one training step (Space in the Train view), T = {T}", backward, "how well does", ["t"], ["space"])
+            key(
+                f"a backward step (dP → dS and back), T = {T}",
+                backward,
+                "how well does",
+                ["8"],
+                ["Right", "Left"],
+            )
+            key(
+                f"one training step (Space in the Train view), T = {T}",
+                backward,
+                "how well does",
+                ["t"],
+                ["space"],
+            )
         cat_sat = ROOT / "scenarios" / "cat_sat.yaml"
-        key("open a cell editor and Esc out of it (Enter, Esc), cat_sat", cat_sat, "how well does", ["Tab"],
-            ["Enter", "Escape"])
+        key(
+            "open a cell editor and Esc out of it (Enter, Esc), cat_sat",
+            cat_sat,
+            "how well does",
+            ["Tab"],
+            ["Enter", "Escape"],
+        )
         if wanted("quit (q), no edits, cat_sat"):
-            rows.extend(key_row("quit (q), no edits, cat_sat", *quit_times(tmux, cat_sat, "how well does", n), 20))
+            rows.extend(
+                key_row(
+                    "quit (q), no edits, cat_sat",
+                    *quit_times(tmux, cat_sat, "how well does", n),
+                    20,
+                )
+            )
         index = make_small_index(folder)
         label = "model view (12 layers × 4 heads): Enter opens a head in the debugger"
         if wanted(label):
             ours, bare = keys(tmux, index, "Arrows choose", [], ["Enter", "Escape"], 2 * n)
             rows.extend(key_row(label, ours[0::2], bare[0::2], 20))
-            rows.extend(key_row("model view (12 layers × 4 heads): Esc comes back", ours[1::2], bare[1::2], 20))
+            rows.extend(
+                key_row(
+                    "model view (12 layers × 4 heads): Esc comes back", ours[1::2], bare[1::2], 20
+                )
+            )
         heads = make_multihead(folder)
         ready = "how well does"
         label = "8 heads, T = 1024, d_model = 512"
@@ -338,49 +473,104 @@ def main() -> None:
         biggest = max(sizes)
         if wanted(f"T = {biggest}, opened") or wanted("overview"):
             found = memory_and_overview(tmux, scenarios[biggest], 100)
-            rows.append(row(f"open T = {biggest} to the whole debugger", [found["open_s"]], 2.0, "s"))
+            rows.append(
+                row(f"open T = {biggest} to the whole debugger", [found["open_s"]], 2.0, "s")
+            )
             rows.append(row(f"RSS, T = {biggest}, opened", [found["rss_open"]], 1024, "MB"))
-            rows.append(row(f"RSS, T = {biggest}, after 100 edits", [found["rss_after"]], 1024, "MB"))
-            rows.append(row(f"overview exact after an edit, T = {biggest}", [found["overview_s"]], 10, "s"))
+            rows.append(
+                row(f"RSS, T = {biggest}, after 100 edits", [found["rss_after"]], 1024, "MB")
+            )
+            rows.append(
+                row(f"overview exact after an edit, T = {biggest}", [found["overview_s"]], 10, "s")
+            )
         T_json = 4096 if 4096 in scenarios else max(sizes)
         if wanted("--json"):
             ours_json, rss = json_run(scenarios[T_json])
             baseline = json_dumps_baseline(scenarios[T_json])
-            rows.append(row(f"--json, T = {T_json} ÷ json.dumps of the same stages", [ours_json / baseline], 1.2, "×",
-                            f"attn-tui {ours_json:.1f} s, json.dumps {baseline:.1f} s"))
+            rows.append(
+                row(
+                    f"--json, T = {T_json} ÷ json.dumps of the same stages",
+                    [ours_json / baseline],
+                    1.2,
+                    "×",
+                    f"attn-tui {ours_json:.1f} s, json.dumps {baseline:.1f} s",
+                )
+            )
             rows.append(row(f"--json, T = {T_json}, peak RSS", [rss], 1536, "MB"))
             with_loss = make_backward(folder, T_json)
-            with_loss.write_text(with_loss.read_text().split("train:")[0])  # (no training: the backward pass alone)
+            with_loss.write_text(
+                with_loss.read_text().split("train:")[0]
+            )  # (no training: the backward pass alone)
             seconds, rss = json_run(with_loss)
-            rows.append(row(f"--json with loss:, T = {T_json} ÷ --json without", [seconds / ours_json], 1.5, "×",
-                            f"{seconds:.1f} s against {ours_json:.1f} s; peak RSS {rss:.0f} MB"))
+            rows.append(
+                row(
+                    f"--json with loss:, T = {T_json} ÷ --json without",
+                    [seconds / ours_json],
+                    1.5,
+                    "×",
+                    f"{seconds:.1f} s against {ours_json:.1f} s; peak RSS {rss:.0f} MB",
+                )
+            )
             walked = make_walked(folder, T_json, "tiles: {queries: 128, keys: 128}\n", "tiles")
             seconds, rss = json_run(walked)
-            rows.append(row(f"--json with tiles 128×128, T = {T_json}, peak RSS", [rss], 1536, "MB",
-                            f"{seconds:.1f} s, every tile of every row written"))
+            rows.append(
+                row(
+                    f"--json with tiles 128×128, T = {T_json}, peak RSS",
+                    [rss],
+                    1536,
+                    "MB",
+                    f"{seconds:.1f} s, every tile of every row written",
+                )
+            )
         if wanted("markdown") or wanted("--print"):  # both stream a block of rows at a time
             with_loss = make_backward(folder, T_json)
             with_loss.write_text(with_loss.read_text().split("train:")[0])
             printed, printed_rss = walk_run("print", with_loss)
             written, written_rss = walk_run("markdown", with_loss)
-            rows.append(row(f"print with loss:, T = {T_json}, peak RSS", [printed_rss], 400, "MB", f"{printed:.1f} s"))
-            rows.append(row(f"markdown with loss:, T = {T_json}, peak RSS", [written_rss], 400, "MB",
-                            f"{written:.1f} s; {written_rss / printed_rss:.2f}× print's peak"))
+            rows.append(
+                row(
+                    f"print with loss:, T = {T_json}, peak RSS",
+                    [printed_rss],
+                    400,
+                    "MB",
+                    f"{printed:.1f} s",
+                )
+            )
+            rows.append(
+                row(
+                    f"markdown with loss:, T = {T_json}, peak RSS",
+                    [written_rss],
+                    400,
+                    "MB",
+                    f"{written:.1f} s; {written_rss / printed_rss:.2f}× print's peak",
+                )
+            )
         if wanted("--print"):
-            rows.append(row("--print, T = 1024", [print_time(scenarios[1024]) for _ in range(1 if args.quick else 3)], 2.0, "s"))
+            rows.append(
+                row(
+                    "--print, T = 1024",
+                    [print_time(scenarios[1024]) for _ in range(1 if args.quick else 3)],
+                    2.0,
+                    "s",
+                )
+            )
     finally:
         tmux.stop()
         report(rows, args.json)  # (what was measured before a failure is still worth seeing)
 
 
 def report(rows: list[dict], json_file: str | None) -> None:
-    print(f"attn-tui benchmarks, {time.strftime('%Y-%m-%d')}, {platform.node() or 'machine'}: "
-          f"{os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.machine()}")
+    print(
+        f"attn-tui benchmarks, {time.strftime('%Y-%m-%d')}, {platform.node() or 'machine'}: "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.machine()}"
+    )
     print(f"{'what':<62}{'median':>9}{'min':>9}{'max':>9}{'target':>11}")
     for item in rows:
         target = "" if item["target"] is None else f"≤ {item['target']:g} {item['unit']}"
         verdict = "" if item["ok"] is None else ("ok" if item["ok"] else "MISSED")
-        print(f"{item['what']:<62}{item['median']:9.2f}{item['min']:9.2f}{item['max']:9.2f}{target:>11}  {verdict}")
+        print(
+            f"{item['what']:<62}{item['median']:9.2f}{item['min']:9.2f}{item['max']:9.2f}{target:>11}  {verdict}"
+        )
         if item["note"]:
             print(f"    ({item['note']})")
     if json_file:

@@ -40,9 +40,20 @@ def free_port() -> int:
 async def start_server(folder: Path) -> tuple[asyncio.subprocess.Process, int]:
     port = free_port()
     server = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "attn_tui", "--serve", "cat_sat", "--port", str(port),
-        "--serve-dir", str(folder), cwd=ROOT, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+        sys.executable,
+        "-m",
+        "attn_tui",
+        "--serve",
+        "cat_sat",
+        "--port",
+        str(port),
+        "--serve-dir",
+        str(folder),
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
     await asyncio.wait_for(server.stdout.readline(), 30)  # the banner: about to listen
     while True:
         try:
@@ -95,8 +106,13 @@ async def memory_per_browser(browser: Chromium, folder: Path, count: int) -> dic
         apps = [pid for pid in members if pid != server.pid and is_app(pid)]
         shells = [pid for pid in members if pid != server.pid and not is_app(pid)]
         figures = [memory_kib(pid) for pid in apps]
-        return {"apps": len(apps), "shells": len(shells), "server": memory_kib(server.pid),
-                "rss": [rss for rss, _ in figures], "pss": [pss for _, pss in figures]}
+        return {
+            "apps": len(apps),
+            "shells": len(shells),
+            "server": memory_kib(server.pid),
+            "rss": [rss for rss, _ in figures],
+            "pss": [pss for _, pss in figures],
+        }
     finally:
         await end_group(server)
 
@@ -109,20 +125,30 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         scratch = Path(scratch)
         async with Chromium(scratch / "chromium") as browser:
-            starts = [await time_to_numbers(browser, scratch / f"class{run}") for run in range(args.runs)]
+            starts = [
+                await time_to_numbers(browser, scratch / f"class{run}") for run in range(args.runs)
+            ]
             memory = await memory_per_browser(browser, scratch / "memory", args.browsers)
     numbers = [start["numbers"] for start in starts]
     listening = [start["listening"] for start in starts]
-    print(f"server start → listening:        median {statistics.median(listening):.2f} s "
-          f"(min {min(listening):.2f}, max {max(listening):.2f}; {args.runs} runs)")
-    print(f"server start → numbers on page:  median {statistics.median(numbers):.2f} s "
-          f"(min {min(numbers):.2f}, max {max(numbers):.2f})")
+    print(
+        f"server start → listening:        median {statistics.median(listening):.2f} s "
+        f"(min {min(listening):.2f}, max {max(listening):.2f}; {args.runs} runs)"
+    )
+    print(
+        f"server start → numbers on page:  median {statistics.median(numbers):.2f} s "
+        f"(min {min(numbers):.2f}, max {max(numbers):.2f})"
+    )
     rss, pss = memory["rss"], memory["pss"]
-    print(f"{memory['apps']} browsers → {memory['apps']} app processes "
-          f"(+{memory['shells']} shells textual-serve starts them with)")
-    print(f"per app: RSS median {statistics.median(rss) / 1024:.1f} MiB "
-          f"(min {min(rss) / 1024:.1f}, max {max(rss) / 1024:.1f}); "
-          f"PSS median {statistics.median(pss) / 1024:.1f} MiB, all apps together {sum(pss) / 1024:.0f} MiB")
+    print(
+        f"{memory['apps']} browsers → {memory['apps']} app processes "
+        f"(+{memory['shells']} shells textual-serve starts them with)"
+    )
+    print(
+        f"per app: RSS median {statistics.median(rss) / 1024:.1f} MiB "
+        f"(min {min(rss) / 1024:.1f}, max {max(rss) / 1024:.1f}); "
+        f"PSS median {statistics.median(pss) / 1024:.1f} MiB, all apps together {sum(pss) / 1024:.0f} MiB"
+    )
     print(f"the server itself: RSS {memory['server'][0] / 1024:.1f} MiB")
 
 

@@ -26,11 +26,14 @@ PYCACHE = tempfile.mkdtemp(prefix="bench-pycache-", dir=SCRATCH)
 # told after the first frame comes a frame or two later). The app's work off the key's path waits
 # longer: the weights overview until INPUT_QUIET (0.5 s) after the last key.
 FRAMES_GAP = 0.25  # seconds
-INSTALLED = {**{key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"},
-             "PYTHONPYCACHEPREFIX": PYCACHE}
+INSTALLED = {
+    **{key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"},
+    "PYTHONPYCACHEPREFIX": PYCACHE,
+}
 
 
 # ---- a tmux of our own ----------------------------------------------------------------------------
+
 
 class Watch:
     """A tmux control-mode client on one session: it hears each piece of output as it reaches
@@ -41,8 +44,14 @@ class Watch:
 
     def __init__(self, sock: list[str], name: str, env: dict) -> None:
         self.name = name
-        self.process = subprocess.Popen(sock + ["-C", "attach-session", "-t", name], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, bufsize=0)
+        self.process = subprocess.Popen(
+            sock + ["-C", "attach-session", "-t", name],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            bufsize=0,
+        )
         self.arrivals: queue.Queue[float] = queue.Queue()
         self.heard = 0
         threading.Thread(target=self._read, daemon=True).start()
@@ -62,7 +71,9 @@ class Watch:
         """When the pane's next output arrived (the last of what has arrived by now), or None
         after ``timeout`` seconds without any."""
         try:
-            arrived = self.arrivals.get(timeout=timeout) if timeout > 0 else self.arrivals.get_nowait()
+            arrived = (
+                self.arrivals.get(timeout=timeout) if timeout > 0 else self.arrivals.get_nowait()
+            )
         except queue.Empty:
             return None
         while not self.arrivals.empty():
@@ -100,8 +111,11 @@ class Tmux:
 
     def __init__(self) -> None:
         self.sock = ["tmux", "-L", "attn-bench-" + uuid.uuid4().hex[:8]]
-        self.env = dict(os.environ, XDG_STATE_HOME=tempfile.mkdtemp(prefix="bench-state-", dir=SCRATCH),
-                        XDG_CONFIG_HOME=tempfile.mkdtemp(prefix="bench-config-", dir=SCRATCH))
+        self.env = dict(
+            os.environ,
+            XDG_STATE_HOME=tempfile.mkdtemp(prefix="bench-state-", dir=SCRATCH),
+            XDG_CONFIG_HOME=tempfile.mkdtemp(prefix="bench-config-", dir=SCRATCH),
+        )
         # a session that idles for the whole run: when the last pane closed, the server began to
         # exit, and the next new-session could reach it dying and make no session at all (a
         # row then waited 60 s on an empty screen and the run ended)
@@ -110,22 +124,46 @@ class Tmux:
         self.changed_at = 0.0
 
     def __call__(self, *args: str) -> str:
-        return subprocess.run(self.sock + list(args), capture_output=True, text=True, env=self.env,
-                              check=False).stdout
+        return subprocess.run(
+            self.sock + list(args), capture_output=True, text=True, env=self.env, check=False
+        ).stdout
 
     def start(self, name: str, command: str) -> float:
         # a fresh state folder per pane: an app killed with an edit leaves a recovery copy, which
         # the next app on the same scenario would offer to restore (tmux's server keeps the
         # environment it started with, so the folders go on the command line)
         # (and the compiled modules, see INSTALLED)
-        fresh = (f"env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX={PYCACHE} "
-                 f"XDG_STATE_HOME={tempfile.mkdtemp(prefix='bench-state-', dir=SCRATCH)} "
-                 f"XDG_CONFIG_HOME={tempfile.mkdtemp(prefix='bench-config-', dir=SCRATCH)} ")
+        fresh = (
+            f"env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX={PYCACHE} "
+            f"XDG_STATE_HOME={tempfile.mkdtemp(prefix='bench-state-', dir=SCRATCH)} "
+            f"XDG_CONFIG_HOME={tempfile.mkdtemp(prefix='bench-config-', dir=SCRATCH)} "
+        )
         started = time.perf_counter()
         # remain-on-exit: an app that dies leaves its last screen (a traceback) for wait() to show
-        made = subprocess.run(self.sock + ["new-session", "-d", "-s", name, "-x", "120", "-y", "40", fresh + command,
-                                           ";", "set-option", "-t", name, "remain-on-exit", "on"],
-                              capture_output=True, text=True, env=self.env, check=False)
+        made = subprocess.run(
+            self.sock
+            + [
+                "new-session",
+                "-d",
+                "-s",
+                name,
+                "-x",
+                "120",
+                "-y",
+                "40",
+                fresh + command,
+                ";",
+                "set-option",
+                "-t",
+                name,
+                "remain-on-exit",
+                "on",
+            ],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            check=False,
+        )
         if made.returncode:
             # the server is gone, and every session with it (tmux 3.3a's crashed twice in one run
             # here, just after a session was killed): start another for the next try
@@ -161,10 +199,19 @@ class Tmux:
                 self.changed_at = self.finished(name, self.changed_at, self.styled(name))
                 return self.screen(name)
             if time.perf_counter() - start > timeout:
-                panes = self("list-panes", "-a", "-F", "#{session_name}: dead #{pane_dead}, #{pane_current_command}")
-                raise RuntimeError(f"{name}: timed out after {timeout} s ({watch.heard} outputs heard; "
-                                   f"panes: {panes!r}); the screen was:\n{text}")
-            arrived = watch.output(timeout=0.25)  # (a quarter of a second: output before the watch began)
+                panes = self(
+                    "list-panes",
+                    "-a",
+                    "-F",
+                    "#{session_name}: dead #{pane_dead}, #{pane_current_command}",
+                )
+                raise RuntimeError(
+                    f"{name}: timed out after {timeout} s ({watch.heard} outputs heard; "
+                    f"panes: {panes!r}); the screen was:\n{text}"
+                )
+            arrived = watch.output(
+                timeout=0.25
+            )  # (a quarter of a second: output before the watch began)
             if arrived is not None:
                 self.changed_at = arrived
 
@@ -202,7 +249,9 @@ class Tmux:
         while True:
             arrived = watch.output(timeout=60)
             if arrived is None:
-                raise RuntimeError(f"{name}: {key} changed nothing in 60 s; the screen was:\n{self.screen(name)}")
+                raise RuntimeError(
+                    f"{name}: {key} changed nothing in 60 s; the screen was:\n{self.screen(name)}"
+                )
             now = self.styled(name)
             if now != before:
                 return self.finished(name, arrived, now) - start
@@ -222,8 +271,9 @@ class Tmux:
 
 def rss_mb(pid: int) -> float:
     """The resident size of the process (or of its largest child: tmux runs a shell first)."""
-    pids = [pid] + [int(child) for child in
-                    Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    pids = [pid] + [
+        int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    ]
     sizes = []
     for one in pids:
         for line in Path(f"/proc/{one}/status").read_text().splitlines():

@@ -28,16 +28,19 @@ from benchmarks.run import BARE_APP, app_command, key_row  # noqa: E402
 from benchmarks.tmux import SCRATCH, Tmux  # noqa: E402
 
 T, D = 512, 8
-VARIANTS = "variants: [{name: scaled, scale: true}, {name: unscaled, scale: false}, " \
-           "{name: bidirectional, causal: false}]\n"
+VARIANTS = (
+    "variants: [{name: scaled, scale: true}, {name: unscaled, scale: false}, "
+    "{name: bidirectional, causal: false}]\n"
+)
 
 
 def workload(folder: Path, variants: bool) -> Path:
     np.save(folder / "target.npy", np.random.default_rng(2).normal(size=(T, D)))
     path = folder / ("variants.yaml" if variants else "alone.yaml")
-    path.write_text(f"random: {{seed: 0, T: {T}, d_k: {D}}}\nloss: {{target: {{npy: target.npy}}}}\n"
-                    f"train: {{learn: [Q, K], lr: 0.001, steps: 200}}\n"
-                    + (VARIANTS if variants else ""))
+    path.write_text(
+        f"random: {{seed: 0, T: {T}, d_k: {D}}}\nloss: {{target: {{npy: target.npy}}}}\n"
+        f"train: {{learn: [Q, K], lr: 0.001, steps: 200}}\n" + (VARIANTS if variants else "")
+    )
     return path
 
 
@@ -66,13 +69,17 @@ def pause_times(tmux: Tmux, scenario: Path, n: int) -> tuple[list[float], list[f
         watch = tmux.watches["ours"]
         tmux("send-keys", "-t", "ours", "r")
         while not any(word in tmux.screen("ours") for word in ("running", "done")):
-            time.sleep(0.01)  # (not tmux.wait: it waits for the frames to stop, and running they do not)
+            time.sleep(
+                0.01
+            )  # (not tmux.wait: it waits for the frames to stop, and running they do not)
         time.sleep(0.3)  # (steps being taken, frames being drawn)
         sent = watch.send_keys("r")
         while True:
             arrived = watch.output(timeout=30)
             if arrived is None:
-                raise RuntimeError(f"r did not pause in 30 s; the screen was:\n{tmux.screen('ours')}")
+                raise RuntimeError(
+                    f"r did not pause in 30 s; the screen was:\n{tmux.screen('ours')}"
+                )
             screen = tmux.screen("ours")
             if "paused" in screen:
                 ours.append(arrived - sent)
@@ -87,7 +94,9 @@ def pause_times(tmux: Tmux, scenario: Path, n: int) -> tuple[list[float], list[f
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--n", type=int, default=9)
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(dir=SCRATCH))
@@ -97,8 +106,10 @@ def main() -> None:
             ours, bare = pause_times(tmux, workload(folder, variants), args.n)
             for found in key_row(f"pause (r) in the Train view, {label}, T = {T}", ours, bare, 20):
                 verdict = "✓" if found["ok"] else "✗ missed"
-                print(f"{found['what']}: {found['median']:+.1f} ms (min {found['min']:+.1f} .. "
-                      f"max {found['max']:+.1f}, n={found['n']}; {found['note']}) target ≤ +20 ms {verdict}")
+                print(
+                    f"{found['what']}: {found['median']:+.1f} ms (min {found['min']:+.1f} .. "
+                    f"max {found['max']:+.1f}, n={found['n']}; {found['note']}) target ≤ +20 ms {verdict}"
+                )
     finally:
         tmux.stop()
 

@@ -26,10 +26,10 @@ TOLERANCE = 1e-3
 class Agreement:
     """Largest absolute differences between the scenario's numbers and the model's own."""
 
-    weights: float                 # attention probabilities, with the rotation the model used
-    output: float                  # attention output (before the residual), relative to its size
+    weights: float  # attention probabilities, with the rotation the model used
+    output: float  # attention output (before the residual), relative to its size
     weights_exact_angles: float | None = None  # with exact RoPE angles, as the scenario has them
-    mask_cells: int = 0            # cells where the declared mask and the model's own differ
+    mask_cells: int = 0  # cells where the declared mask and the model's own differ
 
     @property
     def ok(self) -> bool:
@@ -37,12 +37,16 @@ class Agreement:
 
     def describe(self) -> str:
         """One sentence for the YAML's header and the command's report."""
-        text = (f"the weights computed from these arrays match the model's own attention "
-                f"probabilities within {self.weights:.1e}, and the output its attention output "
-                f"within {self.output:.1e} (relative)")
+        text = (
+            f"the weights computed from these arrays match the model's own attention "
+            f"probabilities within {self.weights:.1e}, and the output its attention output "
+            f"within {self.output:.1e} (relative)"
+        )
         if self.weights_exact_angles is not None:
-            text += (f"; with RoPE's exact angles (the model rounds them to float32) the weights "
-                     f"are within {self.weights_exact_angles:.1e}")
+            text += (
+                f"; with RoPE's exact angles (the model rounds them to float32) the weights "
+                f"are within {self.weights_exact_angles:.1e}"
+            )
         return text
 
 
@@ -55,16 +59,20 @@ def agreement(layer: CapturedLayer) -> Agreement:
     exact = None
     if layer.rope_base is not None:
         base, dims = layer.rope_base, layer.rope_dims
-        exact, _ = _compare(layer, rotate(layer.Q, base, dims), rotate(layer.K, base, dims), visible)
+        exact, _ = _compare(
+            layer, rotate(layer.Q, base, dims), rotate(layer.K, base, dims), visible
+        )
     mask_cells = 0
     if layer.model_visible is not None:
         mask_cells = int(np.count_nonzero(layer.model_visible != visible))
-    return Agreement(weights=weights, output=output, weights_exact_angles=exact,
-                     mask_cells=mask_cells)
+    return Agreement(
+        weights=weights, output=output, weights_exact_angles=exact, mask_cells=mask_cells
+    )
 
 
-def _compare(layer: CapturedLayer, Q: np.ndarray, K: np.ndarray,
-             visible: np.ndarray) -> tuple[float, float]:
+def _compare(
+    layer: CapturedLayer, Q: np.ndarray, K: np.ndarray, visible: np.ndarray
+) -> tuple[float, float]:
     worst = 0.0
     concatenated = np.empty((layer.T, layer.heads * layer.d_v))
     alibi = alibi_bias(layer.heads, layer.T, layer.T_k) if layer.alibi else None
@@ -83,7 +91,7 @@ def _compare(layer: CapturedLayer, Q: np.ndarray, K: np.ndarray,
             np.tanh(scores, out=scores)
             scores *= layer.softcap
         weights = masked_softmax(scores, visible, hidden, out=scores)
-        concatenated[:, head * layer.d_v:(head + 1) * layer.d_v] = weights @ layer.V[kv]
+        concatenated[:, head * layer.d_v : (head + 1) * layer.d_v] = weights @ layer.V[kv]
         difference = np.subtract(weights, layer.model_weights[head], out=scores)
         worst = max(worst, float(np.max(np.abs(difference, out=difference))))
     output = concatenated @ layer.Wo + (0.0 if layer.bo is None else layer.bo)
@@ -91,8 +99,12 @@ def _compare(layer: CapturedLayer, Q: np.ndarray, K: np.ndarray,
     return worst, float(np.max(np.abs(output - layer.model_output))) / size
 
 
-def masked_softmax(scores: np.ndarray, visible: np.ndarray, hidden: np.ndarray | None = None,
-                   out: np.ndarray | None = None) -> np.ndarray:
+def masked_softmax(
+    scores: np.ndarray,
+    visible: np.ndarray,
+    hidden: np.ndarray | None = None,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
     """Row-wise softmax with every hidden key's weight exactly 0 (a row that sees nothing is
     all 0); ``out`` may be ``scores`` itself (then it is overwritten), ``hidden`` is ~visible."""
     if out is None:
@@ -121,6 +133,7 @@ def rotate(x: np.ndarray, base: float, dims: int | None = None) -> np.ndarray:
     R = x.shape[-1] if dims is None else dims
     angles = np.arange(x.shape[1])[:, None] * base ** (-2.0 * np.arange(R // 2) / R)
     cos, sin = np.cos(angles), np.sin(angles)
-    first, second = x[..., :R // 2], x[..., R // 2:R]
-    return np.concatenate([first * cos - second * sin, second * cos + first * sin, x[..., R:]],
-                          axis=-1)
+    first, second = x[..., : R // 2], x[..., R // 2 : R]
+    return np.concatenate(
+        [first * cos - second * sin, second * cos + first * sin, x[..., R:]], axis=-1
+    )

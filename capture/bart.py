@@ -24,8 +24,9 @@ def sites(model, part: str) -> list[Site]:
     found = []
     for number in range(len(stack.layers)):
         attention = _attention(model, part, number)
-        found.append(Site(attention, {"q": attention.q_proj, "k": attention.k_proj,
-                                      "v": attention.v_proj}))
+        found.append(
+            Site(attention, {"q": attention.q_proj, "k": attention.k_proj, "v": attention.v_proj})
+        )
     return found
 
 
@@ -33,15 +34,26 @@ def layer(model, number: int, recorded, run: Run):
     attention = _attention(model, run.part, number)
     name = "Marian" if model.config.model_type == "marian" else NAME
     Q, K, V = projections.separate(recorded, attention.head_dim)
-    where = {"encoder": "the encoder layer's projections q_proj, k_proj and v_proj (biases "
-                        "included) of its input",
-             "decoder": "the decoder layer's projections q_proj, k_proj and v_proj (biases "
-                        "included) of its input, the target tokens so far",
-             "cross": "the decoder layer's cross-attention (encoder_attn): Q its q_proj of the "
-                      "target tokens, K and V its k_proj and v_proj of the encoder's final "
-                      "output (the source text)"}[run.part]
+    where = {
+        "encoder": "the encoder layer's projections q_proj, k_proj and v_proj (biases "
+        "included) of its input",
+        "decoder": "the decoder layer's projections q_proj, k_proj and v_proj (biases "
+        "included) of its input, the target tokens so far",
+        "cross": "the decoder layer's cross-attention (encoder_attn): Q its q_proj of the "
+        "target tokens, K and V its k_proj and v_proj of the encoder's final "
+        "output (the source text)",
+    }[run.part]
     return projections.layer(
-        name, recorded, Q, K, V, attention.out_proj, divisor=1.0 / attention.scaling,
-        mask=projections.given_mask(recorded), causal=run.part == "decoder",
-        padding=run.padding if run.part != "decoder" else None, cross=run.part == "cross",
-        inputs=f"Q, K and V are {where}.")
+        name,
+        recorded,
+        Q,
+        K,
+        V,
+        attention.out_proj,
+        divisor=1.0 / attention.scaling,
+        mask=projections.given_mask(recorded),
+        causal=run.part == "decoder",
+        padding=run.padding if run.part != "decoder" else None,
+        cross=run.part == "cross",
+        inputs=f"Q, K and V are {where}.",
+    )

@@ -15,11 +15,18 @@ NAME = "BERT"
 
 
 def sites(model, part: str) -> list[Site]:
-    return [Site(block.attention.self, {"q": block.attention.self.query,
-                                        "k": block.attention.self.key,
-                                        "v": block.attention.self.value},
-                 output=block.attention.output.dense)
-            for block in model.encoder.layer]
+    return [
+        Site(
+            block.attention.self,
+            {
+                "q": block.attention.self.query,
+                "k": block.attention.self.key,
+                "v": block.attention.self.value,
+            },
+            output=block.attention.output.dense,
+        )
+        for block in model.encoder.layer
+    ]
 
 
 def layer(model, number: int, recorded, run: Run):
@@ -27,8 +34,19 @@ def layer(model, number: int, recorded, run: Run):
     name = "RoBERTa" if model.config.model_type == "roberta" else NAME
     Q, K, V = projections.separate(recorded, block.self.attention_head_size)
     return projections.layer(
-        name, recorded, Q, K, V, block.output.dense, divisor=1.0 / block.self.scaling,
-        mask=projections.given_mask(recorded), causal=False, padding=run.padding,
-        inputs=("Q, K and V are the layer's own projections query, key and value (biases "
-                "included) of its input: token, position and segment embeddings after "
-                "LayerNorm for layer 0, the previous layer's output after it."))
+        name,
+        recorded,
+        Q,
+        K,
+        V,
+        block.output.dense,
+        divisor=1.0 / block.self.scaling,
+        mask=projections.given_mask(recorded),
+        causal=False,
+        padding=run.padding,
+        inputs=(
+            "Q, K and V are the layer's own projections query, key and value (biases "
+            "included) of its input: token, position and segment embeddings after "
+            "LayerNorm for layer 0, the previous layer's output after it."
+        ),
+    )

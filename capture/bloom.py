@@ -21,8 +21,14 @@ NAME = "Bloom"
 
 
 def sites(model, part: str) -> list[Site]:
-    return [Site(block.self_attention, {"qkv": block.self_attention.query_key_value},
-                 output=block.self_attention.dense) for block in model.h]
+    return [
+        Site(
+            block.self_attention,
+            {"qkv": block.self_attention.query_key_value},
+            output=block.self_attention.dense,
+        )
+        for block in model.h
+    ]
 
 
 def layer(model, number: int, recorded, run: Run):
@@ -30,15 +36,26 @@ def layer(model, number: int, recorded, run: Run):
     d = attention.head_dim
     Q, K, V = interleaved_qkv(as_numpy(recorded.outputs["qkv"]), attention.num_heads, d)
     captured = projections.layer(
-        NAME, recorded, Q, K, V, attention.dense, divisor=1.0 / attention.inv_norm_factor,
-        mask=projections.given_mask(recorded), alibi=True,
-        inputs=("Q, K and V are the layer's own fused projection query_key_value (biases "
-                "included) of its input, the residual stream after LayerNorm, each head's "
-                "q, k and v side by side."))
+        NAME,
+        recorded,
+        Q,
+        K,
+        V,
+        attention.dense,
+        divisor=1.0 / attention.inv_norm_factor,
+        mask=projections.given_mask(recorded),
+        alibi=True,
+        inputs=(
+            "Q, K and V are the layer's own fused projection query_key_value (biases "
+            "included) of its input, the residual stream after LayerNorm, each head's "
+            "q, k and v side by side."
+        ),
+    )
     captured.notes.append(
         "Position enters only through ALiBi (alibi: true): the Bias stage adds −slope·|i − j| "
         "to the scaled scores, head h's slope 2^(−8h/H) (for H a power of two; Press et al.'s "
         "rule otherwise). Bloom itself adds slope·j; the two "
         "differ by the same amount across each row, which softmax ignores, so the weights are "
-        "Bloom's own.")
+        "Bloom's own."
+    )
     return captured

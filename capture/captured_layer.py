@@ -25,13 +25,13 @@ class CapturedLayer:
     included), ``padding`` (1 = a key never attended).
     """
 
-    family: str              # "GPT-2", "Llama": for the description
+    family: str  # "GPT-2", "Llama": for the description
     Q: np.ndarray
     K: np.ndarray
     V: np.ndarray
-    Wo: np.ndarray           # (H·d_v, d_out): output = concat(head outputs) · Wo + bo
-    bo: np.ndarray | None    # (d_out,), or None when the model's output projection has no bias
-    divisor: float           # what the model divides the scores by
+    Wo: np.ndarray  # (H·d_v, d_out): output = concat(head outputs) · Wo + bo
+    bo: np.ndarray | None  # (d_out,), or None when the model's output projection has no bias
+    divisor: float  # what the model divides the scores by
     model_weights: np.ndarray
     model_output: np.ndarray
     rope_base: float | None = None
@@ -46,11 +46,11 @@ class CapturedLayer:
     bias: np.ndarray | None = None
     alibi: bool = False
     softcap: float | None = None
-    cross: bool = False      # the queries come from another sequence than the keys (T_q ≠ T_k)
+    cross: bool = False  # the queries come from another sequence than the keys (T_q ≠ T_k)
     # which keys the model's own mask let each query see (T_q × T_k), where the model gave one
     model_visible: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)  # sentences for the description
-    inputs: str = ""         # one sentence: where Q, K and V come from in this model
+    inputs: str = ""  # one sentence: where Q, K and V come from in this model
 
     @property
     def heads(self) -> int:
@@ -96,13 +96,14 @@ class CapturedLayer:
 def alibi_slopes(heads: int) -> np.ndarray:
     """ALiBi's slope of each head (Press et al.): 2^(−8h/H) for h = 1…H when H is a power of
     two; otherwise those of the power of two n below H, then every other slope of 2n's."""
+
     def powers_of_two(n: int) -> list[float]:
         return [2.0 ** (-8.0 * h / n) for h in range(1, n + 1)]
 
     n = 1 << (heads.bit_length() - 1)
     slopes = powers_of_two(n)
     if n < heads:
-        slopes += powers_of_two(2 * n)[0::2][:heads - n]
+        slopes += powers_of_two(2 * n)[0::2][: heads - n]
     return np.array(slopes)
 
 

@@ -32,39 +32,66 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="attn-tui capture",
         description="Run a real Hugging Face model on your text and write one layer's attention "
-                    "(every head's Q, K, V, the output projection, the mask and scaling) as a "
-                    "scenario to step through, or every layer's and an index of them.",
+        "(every head's Q, K, V, the output projection, the mask and scaling) as a "
+        "scenario to step through, or every layer's and an index of them.",
         epilog=f"Needs PyTorch and transformers: {INSTALL}. Knows these model_type families: "
-               f"{', '.join(FAMILIES)}. Exit status: 0 written, 2 a problem with the model, "
-               "text, layer or file (one line), 3 the capture would not reproduce the model.")
-    parser.add_argument("model", metavar="MODEL",
-                        help="demo (a small GPT-2 with hand-set previous-token, first-token, self and "
-                             "induction heads, built here: no download), a model folder (with "
-                             "config.json), or a model name such as "
-                             "openai-community/gpt2: from the local Hugging Face cache, or "
-                             "downloaded when not there (never when HF_HUB_OFFLINE=1)")
-    parser.add_argument("--text", required=True, action="append",
-                        help="the text to run the model on (an encoder-decoder's source); "
-                             "twice for an encoder, a pair of sentences with segment ids")
-    parser.add_argument("--layer", type=_layer, required=True, metavar="N|all",
-                        help="the layer whose attention to capture, counted from 0 as Hugging "
-                             "Face counts (0 to the number of layers − 1); 'all': every layer, "
-                             "in one forward pass, and an index of them to open as a model view")
-    parser.add_argument("--part", choices=("encoder", "decoder", "cross"),
-                        help="an encoder-decoder's (t5, bart, marian) attention to capture: the "
-                             "encoder's self-attention (the default), the decoder's causal "
-                             "self-attention, or its cross-attention (queries from "
-                             "--target-text, keys and values from --text)")
-    parser.add_argument("--target-text", metavar="TEXT",
-                        help="with --part decoder or cross: the text the decoder writes")
-    parser.add_argument("--pad-to", type=int, metavar="N",
-                        help="an encoder's text padded with its padding token to N tokens, the "
-                             "padding hidden by the attention mask (the Padding rule)")
-    parser.add_argument("-o", "--output", metavar="FILE.yaml",
-                        help="the scenario to write; its matrices go to FILE.npz beside it "
-                             "(default: MODEL_lN.yaml in this folder, e.g. gpt2_l3.yaml); with "
-                             "--layer all, the index (default MODEL_layers.yaml), each layer's "
-                             "scenario beside it as FILE_lN.yaml")
+        f"{', '.join(FAMILIES)}. Exit status: 0 written, 2 a problem with the model, "
+        "text, layer or file (one line), 3 the capture would not reproduce the model.",
+    )
+    parser.add_argument(
+        "model",
+        metavar="MODEL",
+        help="demo (a small GPT-2 with hand-set previous-token, first-token, self and "
+        "induction heads, built here: no download), a model folder (with "
+        "config.json), or a model name such as "
+        "openai-community/gpt2: from the local Hugging Face cache, or "
+        "downloaded when not there (never when HF_HUB_OFFLINE=1)",
+    )
+    parser.add_argument(
+        "--text",
+        required=True,
+        action="append",
+        help="the text to run the model on (an encoder-decoder's source); "
+        "twice for an encoder, a pair of sentences with segment ids",
+    )
+    parser.add_argument(
+        "--layer",
+        type=_layer,
+        required=True,
+        metavar="N|all",
+        help="the layer whose attention to capture, counted from 0 as Hugging "
+        "Face counts (0 to the number of layers − 1); 'all': every layer, "
+        "in one forward pass, and an index of them to open as a model view",
+    )
+    parser.add_argument(
+        "--part",
+        choices=("encoder", "decoder", "cross"),
+        help="an encoder-decoder's (t5, bart, marian) attention to capture: the "
+        "encoder's self-attention (the default), the decoder's causal "
+        "self-attention, or its cross-attention (queries from "
+        "--target-text, keys and values from --text)",
+    )
+    parser.add_argument(
+        "--target-text",
+        metavar="TEXT",
+        help="with --part decoder or cross: the text the decoder writes",
+    )
+    parser.add_argument(
+        "--pad-to",
+        type=int,
+        metavar="N",
+        help="an encoder's text padded with its padding token to N tokens, the "
+        "padding hidden by the attention mask (the Padding rule)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE.yaml",
+        help="the scenario to write; its matrices go to FILE.npz beside it "
+        "(default: MODEL_lN.yaml in this folder, e.g. gpt2_l3.yaml); with "
+        "--layer all, the index (default MODEL_layers.yaml), each layer's "
+        "scenario beside it as FILE_lN.yaml",
+    )
     parser.add_argument("--force", action="store_true", help="replace the files if they exist")
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return parser
@@ -100,9 +127,14 @@ def _capture(args: argparse.Namespace) -> int:
     every = args.layer == ALL
     if args.output is not None:  # before the seconds PyTorch takes to import
         check_output(args.output, args.force, with_npz=not every)
-    elif (args.model == demo_model.NAME and not os.path.exists(args.model)
-          and (every or 0 <= args.layer < demo_model.LAYERS)):  # (out of range: said with the depth)
-        _outputs(args, demo_model.NAME, None, demo_model.LAYERS)  # its names are known before it is built
+    elif (
+        args.model == demo_model.NAME
+        and not os.path.exists(args.model)
+        and (every or 0 <= args.layer < demo_model.LAYERS)
+    ):  # (out of range: said with the depth)
+        _outputs(
+            args, demo_model.NAME, None, demo_model.LAYERS
+        )  # its names are known before it is built
     torch, transformers = import_models_extra()
     _quiet(transformers)
 
@@ -118,44 +150,71 @@ def _capture(args: argparse.Namespace) -> int:
 
         from attn_tui.capture.model_source import ModelSource
 
-        built = demo_model.build(os.path.join(tempfile.mkdtemp(prefix="attn-tui-demo-"), demo_model.NAME))
+        built = demo_model.build(
+            os.path.join(tempfile.mkdtemp(prefix="attn-tui-demo-"), demo_model.NAME)
+        )
         source = ModelSource(built, local_files_only=True, label=demo_model.NAME)
     else:
         source = locate(args.model)
     name = quoted(args.model)
     if not source.local_files_only:
-        print(f"attn-tui capture: {name} is not in the local Hugging Face cache; downloading it",
-              file=sys.stderr)
-    config = _load(f"cannot read the configuration of {name}", transformers.AutoConfig,
-                   source.location, **source.kwargs)
+        print(
+            f"attn-tui capture: {name} is not in the local Hugging Face cache; downloading it",
+            file=sys.stderr,
+        )
+    config = _load(
+        f"cannot read the configuration of {name}",
+        transformers.AutoConfig,
+        source.location,
+        **source.kwargs,
+    )
     model_type = getattr(config, "model_type", None)
     if model_type not in FAMILIES:
-        raise CaptureError(f"{name} is a {quoted(str(model_type))} model; capture knows "
-                           f"{', '.join(FAMILIES)}")
+        raise CaptureError(
+            f"{name} is a {quoted(str(model_type))} model; capture knows {', '.join(FAMILIES)}"
+        )
     known = FAMILIES[model_type]
     part = args.part or known.parts[0]
     if part not in known.parts:
-        raise CaptureError(f"--part {part}: {name} is {_kind_phrase(known.kind)}, whose only "
-                           f"part is {known.parts[0]}")
+        raise CaptureError(
+            f"--part {part}: {name} is {_kind_phrase(known.kind)}, whose only "
+            f"part is {known.parts[0]}"
+        )
     family = importlib.import_module(known.module)
     shown_part = part if len(known.parts) > 1 else None
     depth = _depth(config, part)
     if not every and not 0 <= args.layer < depth:
-        raise CaptureError(f"--layer {args.layer} is out of range: {name} has {depth} layers, "
-                           f"numbered 0 to {depth - 1}")
+        raise CaptureError(
+            f"--layer {args.layer} is out of range: {name} has {depth} layers, "
+            f"numbered 0 to {depth - 1}"
+        )
     index_path, numbers, yaml_paths, npz_paths = _outputs(args, source.label, shown_part, depth)
-    tokenizer = _load(f"cannot load the tokenizer of {name}", transformers.AutoTokenizer,
-                      source.location, **source.kwargs)
+    tokenizer = _load(
+        f"cannot load the tokenizer of {name}",
+        transformers.AutoTokenizer,
+        source.location,
+        **source.kwargs,
+    )
     prepared = prepare(tokenizer, config, known.kind, part, texts, target, args.pad_to)
-    context = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+    context = getattr(config, "max_position_embeddings", None) or getattr(
+        config, "n_positions", None
+    )
     for ids, what in ((prepared.ids, "text"), (prepared.target_ids, "target text")):
         if ids is not None and not ids:
             raise CaptureError(f"the {what} gives no tokens")
         if ids is not None and context is not None and len(ids) > context:
-            raise CaptureError(f"the {what} is {len(ids)} tokens long, longer than {name}'s "
-                               f"context of {context} tokens")
-    model = _load(f"cannot load the model {name}", transformers.AutoModel, source.location,
-                  attn_implementation="eager", dtype=torch.float32, **source.kwargs)
+            raise CaptureError(
+                f"the {what} is {len(ids)} tokens long, longer than {name}'s "
+                f"context of {context} tokens"
+            )
+    model = _load(
+        f"cannot load the model {name}",
+        transformers.AutoModel,
+        source.location,
+        attn_implementation="eager",
+        dtype=torch.float32,
+        **source.kwargs,
+    )
     sites = family.sites(model, part)
     run = Run(part=part, padding=prepared.padding)
     recorded = run_to_sites(forward(model, known.kind, part, prepared), [sites[n] for n in numbers])
@@ -164,25 +223,42 @@ def _capture(args: argparse.Namespace) -> int:
         check = agreement(family.layer(model, number, record, run))
         if not check.ok:
             at = f" at layer {number}" if every else ""
-            mask = (f", and its mask differs from the model's in {check.mask_cells} cells"
-                    if check.mask_cells else "")
-            print(f"attn-tui capture: the captured arrays do not reproduce {name}'s attention"
-                  f"{at} (weights differ by up to {check.weights:.2g}, output by "
-                  f"{check.output:.2g}{mask}); this model does something capture does not know, "
-                  "so nothing was written (please report it)", file=sys.stderr)
+            mask = (
+                f", and its mask differs from the model's in {check.mask_cells} cells"
+                if check.mask_cells
+                else ""
+            )
+            print(
+                f"attn-tui capture: the captured arrays do not reproduce {name}'s attention"
+                f"{at} (weights differ by up to {check.weights:.2g}, output by "
+                f"{check.output:.2g}{mask}); this model does something capture does not know, "
+                "so nothing was written (please report it)",
+                file=sys.stderr,
+            )
             return EXIT_INTERNAL
         checks.append(check)
-    about = About(model=source.label, layer=0, depth=depth, text=texts[0] if len(texts) == 1
-                  else " / ".join(texts), tokens=[], part=shown_part, target=target)
+    about = About(
+        model=source.label,
+        layer=0,
+        depth=depth,
+        text=texts[0] if len(texts) == 1 else " / ".join(texts),
+        tokens=[],
+        part=shown_part,
+        target=target,
+    )
     source_tokens = shown_tokens(tokenizer, prepared.ids)
-    target_tokens = (None if prepared.target_ids is None
-                     else shown_tokens(tokenizer, prepared.target_ids))
-    about = replace(about, tokens=source_tokens if target_tokens is None or part != "decoder"
-                    else target_tokens,
-                    query_tokens=target_tokens if part == "cross" else None)
+    target_tokens = (
+        None if prepared.target_ids is None else shown_tokens(tokenizer, prepared.target_ids)
+    )
+    about = replace(
+        about,
+        tokens=source_tokens if target_tokens is None or part != "decoder" else target_tokens,
+        query_tokens=target_tokens if part == "cross" else None,
+    )
     written = []
-    for number, record, check, yaml_path, npz_path in zip(numbers, recorded, checks, yaml_paths,
-                                                          npz_paths):
+    for number, record, check, yaml_path, npz_path in zip(
+        numbers, recorded, checks, yaml_paths, npz_paths
+    ):
         captured = family.layer(model, number, record, run)
         _write(captured, replace(about, layer=number), check, yaml_path, npz_path)
         written.append(captured)
@@ -193,29 +269,37 @@ def _capture(args: argparse.Namespace) -> int:
     if every:
         from attn_tui.capture.write_index import index_yaml
 
-        title = (f"{source.label} · all {depth} "
-                 f"{'layers' if shown_part is None else PART_NAMES[part] + 's'} · "
-                 f"{shortened(target if target is not None and part == 'decoder' else about.text, 40)}")
+        title = (
+            f"{source.label} · all {depth} "
+            f"{'layers' if shown_part is None else PART_NAMES[part] + 's'} · "
+            f"{shortened(target if target is not None and part == 'decoder' else about.text, 40)}"
+        )
         what = "" if shown_part is None else f" ({PART_NAMES[part]}s)"
-        description = (f"Every layer{what} of {source.label}, a {captured.family} model with "
-                       f"{heads} a layer, on the text \"{shortened(about.text, 300)}\""
-                       + (f" and the target text \"{shortened(target, 300)}\"" if target else "")
-                       + f", captured in one forward pass; each layer's scenario reproduces the "
-                       f"model's own weights within {max(c.weights for c in checks):.1e}.")
+        description = (
+            f"Every layer{what} of {source.label}, a {captured.family} model with "
+            f'{heads} a layer, on the text "{shortened(about.text, 300)}"'
+            + (f' and the target text "{shortened(target, 300)}"' if target else "")
+            + f", captured in one forward pass; each layer's scenario reproduces the "
+            f"model's own weights within {max(c.weights for c in checks):.1e}."
+        )
         text = index_yaml(title, description, list(zip(numbers, yaml_paths)), captured.heads)
         _write_text(index_path, text)
         worst = max(check.weights for check in checks)
-        print(f"Wrote {visible(index_path)} and {depth} scenarios beside it "
-              f"({visible(os.path.basename(yaml_paths[0]))} … "
-              f"{visible(os.path.basename(yaml_paths[-1]))}): {name}, {captured.T} tokens, "
-              f"{heads} a layer, d_k = {captured.d_k}; every layer's weights match the model's "
-              f"within {worst:.1e}. Open the model view: attn-tui "
-              f"{shlex.quote(visible(index_path))}")
+        print(
+            f"Wrote {visible(index_path)} and {depth} scenarios beside it "
+            f"({visible(os.path.basename(yaml_paths[0]))} … "
+            f"{visible(os.path.basename(yaml_paths[-1]))}): {name}, {captured.T} tokens, "
+            f"{heads} a layer, d_k = {captured.d_k}; every layer's weights match the model's "
+            f"within {worst:.1e}. Open the model view: attn-tui "
+            f"{shlex.quote(visible(index_path))}"
+        )
         return EXIT_OK
     yaml_path, npz_path = yaml_paths[0], npz_paths[0]
-    print(f"Wrote {visible(yaml_path)} and {visible(os.path.basename(npz_path))}: {name}, "
-          f"layer {args.layer} of {depth}, {captured.T} tokens, {heads}, d_k = {captured.d_k}; "
-          f"{checks[0].describe()}. Open it: attn-tui {shlex.quote(visible(yaml_path))}")
+    print(
+        f"Wrote {visible(yaml_path)} and {visible(os.path.basename(npz_path))}: {name}, "
+        f"layer {args.layer} of {depth}, {captured.T} tokens, {heads}, d_k = {captured.d_k}; "
+        f"{checks[0].describe()}. Open it: attn-tui {shlex.quote(visible(yaml_path))}"
+    )
     return EXIT_OK
 
 
@@ -237,11 +321,16 @@ def _write(captured, about, check, yaml_path: str, npz_path: str) -> None:
     from attn_tui.capture.write_scenario import npz_bytes, scenario_yaml, write_files
 
     try:
-        write_files(yaml_path, scenario_yaml(captured, about, check, os.path.basename(npz_path)),
-                    npz_path, npz_bytes(captured))
+        write_files(
+            yaml_path,
+            scenario_yaml(captured, about, check, os.path.basename(npz_path)),
+            npz_path,
+            npz_bytes(captured),
+        )
     except OSError as exc:
-        raise CaptureError(f"cannot write {quoted(exc.filename or yaml_path)}: "
-                           f"{exc.strerror or exc}") from None
+        raise CaptureError(
+            f"cannot write {quoted(exc.filename or yaml_path)}: {exc.strerror or exc}"
+        ) from None
 
 
 def _write_text(path: str, text: str) -> None:
@@ -250,8 +339,9 @@ def _write_text(path: str, text: str) -> None:
     try:
         write_atomic(path, text)
     except OSError as exc:
-        raise CaptureError(f"cannot write {quoted(exc.filename or path)}: "
-                           f"{exc.strerror or exc}") from None
+        raise CaptureError(
+            f"cannot write {quoted(exc.filename or path)}: {exc.strerror or exc}"
+        ) from None
 
 
 def check_text(text: str, option: str = "--text") -> str:
@@ -289,8 +379,10 @@ def _outputs(args: argparse.Namespace, label: str, part: str | None, depth: int)
 
 def check_yaml_name(yaml_path: str) -> None:
     if not yaml_path.endswith((".yaml", ".yml")):
-        raise CaptureError(f"-o {quoted(yaml_path)}: give a name ending in .yaml, such as "
-                           "gpt2_l3.yaml (the matrices go to gpt2_l3.npz beside it)")
+        raise CaptureError(
+            f"-o {quoted(yaml_path)}: give a name ending in .yaml, such as "
+            "gpt2_l3.yaml (the matrices go to gpt2_l3.npz beside it)"
+        )
 
 
 def check_output(yaml_path: str, force: bool, with_npz: bool = True) -> str:
@@ -325,8 +417,10 @@ def import_models_extra():
             return torch, transformers
     except ImportError as exc:
         missing = [exc.name or "torch or transformers"]
-    raise CaptureError(f"capture needs PyTorch and transformers ({' and '.join(missing)} "
-                       f"{'is' if len(missing) == 1 else 'are'} not installed): {INSTALL}")
+    raise CaptureError(
+        f"capture needs PyTorch and transformers ({' and '.join(missing)} "
+        f"{'is' if len(missing) == 1 else 'are'} not installed): {INSTALL}"
+    )
 
 
 def _installed(name: str) -> bool:
@@ -344,8 +438,10 @@ def shown_tokens(tokenizer, ids: list[int]) -> list[str]:
     decoder = getattr(backend, "decoder", None)
     spelling = spelling_from_decoder(None if decoder is None else decoder.__getstate__())
     literal = set(getattr(tokenizer, "added_tokens_decoder", {}))
-    return [shown(piece, spelling, literal=token in literal)
-            for token, piece in zip(ids, tokenizer.convert_ids_to_tokens(ids))]
+    return [
+        shown(piece, spelling, literal=token in literal)
+        for token, piece in zip(ids, tokenizer.convert_ids_to_tokens(ids))
+    ]
 
 
 def _load(failure: str, loader, location: str, **kwargs):

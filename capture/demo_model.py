@@ -31,11 +31,15 @@ HEADS = 4
 LAYERS = 2
 HEAD_DIM = HIDDEN // HEADS
 POSITIONS = 64
-SHARP = 1.0   # the previous-token and self heads' weights (scores of ~12 against ~0)
-FIRST = 3.0   # the first-token head's
+SHARP = 1.0  # the previous-token and self heads' weights (scores of ~12 against ~0)
+FIRST = 3.0  # the first-token head's
 INDUCTION = 1.5
-SENTENCES = ["The cat sat on the mat.", "The dog sat on the log.", "A cat and a dog sat together.",
-             "When Mary and John went to the store, John gave a drink to Mary."] * 4
+SENTENCES = [
+    "The cat sat on the mat.",
+    "The dog sat on the log.",
+    "A cat and a dog sat together.",
+    "When Mary and John went to the store, John gave a drink to Mary.",
+] * 4
 
 
 def build(folder: str) -> str:
@@ -47,26 +51,50 @@ def build(folder: str) -> str:
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
-    tokenizer.train_from_iterator(SENTENCES, trainers.BpeTrainer(
-        vocab_size=320, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False))  # (its bar wrote blank lines to stdout, before the one line capture says)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<|endoftext|>",
-                                   eos_token="<|endoftext|>", unk_token="<|endoftext|>")
+    tokenizer.train_from_iterator(
+        SENTENCES,
+        trainers.BpeTrainer(
+            vocab_size=320,
+            special_tokens=["<|endoftext|>"],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        ),
+    )  # (its bar wrote blank lines to stdout, before the one line capture says)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        bos_token="<|endoftext|>",
+        eos_token="<|endoftext|>",
+        unk_token="<|endoftext|>",
+    )
     eos = fast.convert_tokens_to_ids("<|endoftext|>")
-    config = GPT2Config(vocab_size=len(fast), n_positions=POSITIONS, n_embd=HIDDEN, n_layer=LAYERS, n_head=HEADS,
-                        bos_token_id=eos, eos_token_id=eos, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+    config = GPT2Config(
+        vocab_size=len(fast),
+        n_positions=POSITIONS,
+        n_embd=HIDDEN,
+        n_layer=LAYERS,
+        n_head=HEADS,
+        bos_token_id=eos,
+        eos_token_id=eos,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+    )
     model = GPT2LMHeadModel(config)
     generator = torch.Generator().manual_seed(0)
     with torch.no_grad():
         for parameter in model.parameters():
             parameter.zero_()
         tokens = torch.randn(len(fast), PART, generator=generator)
-        model.transformer.wte.weight[:, TOKEN:TOKEN + PART] = tokens / tokens.norm(dim=1, keepdim=True)
-        model.transformer.wpe.weight[:, POSITION:POSITION + PART] = torch.eye(POSITIONS, PART)
+        model.transformer.wte.weight[:, TOKEN : TOKEN + PART] = tokens / tokens.norm(
+            dim=1, keepdim=True
+        )
+        model.transformer.wpe.weight[:, POSITION : POSITION + PART] = torch.eye(POSITIONS, PART)
         for block in model.transformer.h:
             for norm in (block.ln_1, block.ln_2):
                 norm.weight.fill_(1.0)
-            block.ln_1.bias[SPARE] = 1.0  # a constant for every position: the first-token head's query
+            block.ln_1.bias[SPARE] = (
+                1.0  # a constant for every position: the first-token head's query
+            )
         model.transformer.ln_f.weight.fill_(1.0)
         first, second = model.transformer.h
         _previous_token(first.attn, 0, copy=True)
@@ -98,13 +126,15 @@ def _previous_token(attention, head: int, copy: bool) -> None:
     shift = torch.zeros(PART, HEAD_DIM)
     for p in range(PART - 1):
         shift[p, p + 1] = SHARP  # key of position p lands where the query of p + 1 is
-    weight[POSITION:POSITION + PART, q] = torch.eye(PART, HEAD_DIM) * SHARP
-    weight[POSITION:POSITION + PART, k] = shift
+    weight[POSITION : POSITION + PART, q] = torch.eye(PART, HEAD_DIM) * SHARP
+    weight[POSITION : POSITION + PART, k] = shift
     if copy:
-        weight[TOKEN:TOKEN + PART, v] = torch.eye(PART, HEAD_DIM)
+        weight[TOKEN : TOKEN + PART, v] = torch.eye(PART, HEAD_DIM)
         # (the layer norm scales the embedding by about √(256/2) ≈ 11: scaled back here)
         rows = slice(head * HEAD_DIM, head * HEAD_DIM + PART)
-        attention.c_proj.weight[rows, PREVIOUS:PREVIOUS + PART] = torch.eye(PART) / (HIDDEN / 2) ** 0.5
+        attention.c_proj.weight[rows, PREVIOUS : PREVIOUS + PART] = (
+            torch.eye(PART) / (HIDDEN / 2) ** 0.5
+        )
 
 
 def _first_token(attention, head: int) -> None:
@@ -120,8 +150,8 @@ def _self(attention, head: int) -> None:
     import torch
 
     weight = attention.c_attn.weight
-    weight[TOKEN:TOKEN + PART, _columns(head, "q")] = torch.eye(PART, HEAD_DIM) * SHARP
-    weight[TOKEN:TOKEN + PART, _columns(head, "k")] = torch.eye(PART, HEAD_DIM) * SHARP
+    weight[TOKEN : TOKEN + PART, _columns(head, "q")] = torch.eye(PART, HEAD_DIM) * SHARP
+    weight[TOKEN : TOKEN + PART, _columns(head, "k")] = torch.eye(PART, HEAD_DIM) * SHARP
 
 
 def _induction(attention, head: int) -> None:
@@ -129,5 +159,5 @@ def _induction(attention, head: int) -> None:
     import torch
 
     weight = attention.c_attn.weight
-    weight[TOKEN:TOKEN + PART, _columns(head, "q")] = torch.eye(PART, HEAD_DIM) * INDUCTION
-    weight[PREVIOUS:PREVIOUS + PART, _columns(head, "k")] = torch.eye(PART, HEAD_DIM) * INDUCTION
+    weight[TOKEN : TOKEN + PART, _columns(head, "q")] = torch.eye(PART, HEAD_DIM) * INDUCTION
+    weight[PREVIOUS : PREVIOUS + PART, _columns(head, "k")] = torch.eye(PART, HEAD_DIM) * INDUCTION

@@ -12,17 +12,32 @@ NAME = "DistilBERT"
 
 
 def sites(model, part: str) -> list[Site]:
-    return [Site(block.attention, {"q": block.attention.q_lin, "k": block.attention.k_lin,
-                                   "v": block.attention.v_lin})
-            for block in model.transformer.layer]
+    return [
+        Site(
+            block.attention,
+            {"q": block.attention.q_lin, "k": block.attention.k_lin, "v": block.attention.v_lin},
+        )
+        for block in model.transformer.layer
+    ]
 
 
 def layer(model, number: int, recorded, run: Run):
     attention = model.transformer.layer[number].attention
     Q, K, V = projections.separate(recorded, attention.attention_head_size)
     return projections.layer(
-        NAME, recorded, Q, K, V, attention.out_lin, divisor=1.0 / attention.scaling,
-        mask=projections.given_mask(recorded), causal=False, padding=run.padding,
-        inputs=("Q, K and V are the layer's own projections q_lin, k_lin and v_lin (biases "
-                "included) of its input: token and position embeddings after LayerNorm for "
-                "layer 0, the previous layer's output after it."))
+        NAME,
+        recorded,
+        Q,
+        K,
+        V,
+        attention.out_lin,
+        divisor=1.0 / attention.scaling,
+        mask=projections.given_mask(recorded),
+        causal=False,
+        padding=run.padding,
+        inputs=(
+            "Q, K and V are the layer's own projections q_lin, k_lin and v_lin (biases "
+            "included) of its input: token and position embeddings after LayerNorm for "
+            "layer 0, the previous layer's output after it."
+        ),
+    )

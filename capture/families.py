@@ -19,14 +19,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DECODER, ENCODER, ENCODER_DECODER = "decoder", "encoder", "encoder-decoder"
-PARTS = {DECODER: ("decoder",), ENCODER: ("encoder",),
-         ENCODER_DECODER: ("encoder", "decoder", "cross")}
+PARTS = {
+    DECODER: ("decoder",),
+    ENCODER: ("encoder",),
+    ENCODER_DECODER: ("encoder", "decoder", "cross"),
+}
 
 
 @dataclass(frozen=True)
 class Family:
-    module: str   # the module that knows where this family keeps its attention
-    kind: str     # DECODER, ENCODER or ENCODER_DECODER
+    module: str  # the module that knows where this family keeps its attention
+    kind: str  # DECODER, ENCODER or ENCODER_DECODER
 
     @property
     def parts(self) -> tuple[str, ...]:

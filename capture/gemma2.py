@@ -15,11 +15,18 @@ sites = llama.sites
 
 def layer(model, number: int, recorded, run: Run):
     attention = model.layers[number].self_attn
-    captured = llama.decoder_layer(NAME, model, number, recorded,
-                                   window=getattr(attention, "sliding_window", None),
-                                   softcap=getattr(attention, "attn_logit_softcapping", None))
+    captured = llama.decoder_layer(
+        NAME,
+        model,
+        number,
+        recorded,
+        window=getattr(attention, "sliding_window", None),
+        softcap=getattr(attention, "attn_logit_softcapping", None),
+    )
     scalar = getattr(model.config, "query_pre_attn_scalar", None)
     if scalar is not None:
-        captured.notes.append(f"The scores are divided by √query_pre_attn_scalar = √{scalar:g}, "
-                              f"not by √d_k = √{captured.d_k}.")
+        captured.notes.append(
+            f"The scores are divided by √query_pre_attn_scalar = √{scalar:g}, "
+            f"not by √d_k = √{captured.d_k}."
+        )
     return captured

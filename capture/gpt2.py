@@ -22,7 +22,7 @@ def divisor(attention: torch.nn.Module) -> float:
     (transformers 5.1 on), else what older releases' eager attention computes from the flags."""
     if hasattr(attention, "scaling"):
         return 1.0 / attention.scaling
-    value = attention.head_dim ** 0.5 if attention.scale_attn_weights else 1.0
+    value = attention.head_dim**0.5 if attention.scale_attn_weights else 1.0
     if attention.scale_attn_by_inverse_layer_idx:
         value *= attention.layer_idx + 1
     return value
@@ -39,16 +39,19 @@ def layer(model: torch.nn.Module, number: int, recorded: Recorded, run: Run) -> 
     width, d = attention.embed_dim, attention.head_dim
     return CapturedLayer(
         family=NAME,
-        Q=by_head(qkv[:, :width], d), K=by_head(qkv[:, width:2 * width], d),
-        V=by_head(qkv[:, 2 * width:], d),
+        Q=by_head(qkv[:, :width], d),
+        K=by_head(qkv[:, width : 2 * width], d),
+        V=by_head(qkv[:, 2 * width :], d),
         Wo=as_numpy(attention.c_proj.weight, batch=False),
         bo=as_numpy(attention.c_proj.bias, batch=False),
         divisor=divisor(attention),
         model_weights=weights_of(recorded),
         model_output=as_numpy(recorded.attention_output),
         model_visible=visible_from_mask(given_mask(recorded)),
-        inputs=("Q, K and V are the layer's own fused projection c_attn (biases included) of its "
-                "input, the residual stream after LayerNorm ln_1; learned position embeddings "
-                "were added to the tokens' embeddings before layer 0, so position is already "
-                "inside them."),
+        inputs=(
+            "Q, K and V are the layer's own fused projection c_attn (biases included) of its "
+            "input, the residual stream after LayerNorm ln_1; learned position embeddings "
+            "were added to the tokens' embeddings before layer 0, so position is already "
+            "inside them."
+        ),
     )

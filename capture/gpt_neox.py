@@ -14,18 +14,30 @@ NAME = "GPT-NeoX"
 
 
 def sites(model, part: str) -> list[Site]:
-    return [Site(block.attention, {"qkv": block.attention.query_key_value})
-            for block in model.layers]
+    return [
+        Site(block.attention, {"qkv": block.attention.query_key_value}) for block in model.layers
+    ]
 
 
 def layer(model, number: int, recorded, run: Run):
     attention = model.layers[number].attention
     d = attention.head_size
-    Q, K, V = interleaved_qkv(as_numpy(recorded.outputs["qkv"]), model.config.num_attention_heads, d)
+    Q, K, V = interleaved_qkv(
+        as_numpy(recorded.outputs["qkv"]), model.config.num_attention_heads, d
+    )
     captured = projections.layer(
-        NAME, recorded, Q, K, V, attention.dense, divisor=1.0 / attention.scaling,
+        NAME,
+        recorded,
+        Q,
+        K,
+        V,
+        attention.dense,
+        divisor=1.0 / attention.scaling,
         mask=projections.given_mask(recorded),
-        inputs=("Q, K and V are the layer's own fused projection query_key_value (biases "
-                "included) of its input, the residual stream after LayerNorm, each head's "
-                "q, k and v side by side."))
+        inputs=(
+            "Q, K and V are the layer's own fused projection query_key_value (biases "
+            "included) of its input, the residual stream after LayerNorm, each head's "
+            "q, k and v side by side."
+        ),
+    )
     return with_rope(captured, recorded, model.config, model.rotary_emb)

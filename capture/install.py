@@ -46,4 +46,6 @@ def installed_from():
 
 def _is_checkout(folder) -> bool:
     project = folder / "pyproject.toml"
-    return project.is_file() and 'name = "attn-tui"' in project.read_text(encoding="utf-8", errors="replace")
+    return project.is_file() and 'name = "attn-tui"' in project.read_text(
+        encoding="utf-8", errors="replace"
+    )

@@ -21,41 +21,70 @@ from attn_tui.capture.rotary import grouped_note, with_rope
 from attn_tui.capture.run_to_layer import Recorded, Site
 
 NAME = "Llama"
-INPUTS = ("Q, K and V are the layer's own projections q_proj, k_proj and v_proj of its "
-          "input, the residual stream after RMSNorm (input_layernorm).")
+INPUTS = (
+    "Q, K and V are the layer's own projections q_proj, k_proj and v_proj of its "
+    "input, the residual stream after RMSNorm (input_layernorm)."
+)
 
 
 def sites(model: torch.nn.Module, part: str) -> list[Site]:
-    return [Site(block.self_attn, {"q": block.self_attn.q_proj, "k": block.self_attn.k_proj,
-                                   "v": block.self_attn.v_proj})
-            for block in model.layers]
+    return [
+        Site(
+            block.self_attn,
+            {"q": block.self_attn.q_proj, "k": block.self_attn.k_proj, "v": block.self_attn.v_proj},
+        )
+        for block in model.layers
+    ]
 
 
 def layer(model: torch.nn.Module, number: int, recorded: Recorded, run: Run) -> CapturedLayer:
     return decoder_layer(NAME, model, number, recorded)
 
 
-def decoder_layer(name: str, model: torch.nn.Module, number: int, recorded: Recorded,
-                  Q=None, K=None, V=None, window: int | None = None,
-                  softcap: float | None = None, inputs: str = INPUTS) -> CapturedLayer:
+def decoder_layer(
+    name: str,
+    model: torch.nn.Module,
+    number: int,
+    recorded: Recorded,
+    Q=None,
+    K=None,
+    V=None,
+    window: int | None = None,
+    softcap: float | None = None,
+    inputs: str = INPUTS,
+) -> CapturedLayer:
     """A RoPE decoder's layer ``number``: Q, K, V from q_proj, k_proj, v_proj unless given."""
     attention = model.layers[number].self_attn
     if Q is None:
         Q, K, V = projections.separate(recorded, attention.head_dim)
-    captured = projections.layer(name, recorded, Q, K, V, attention.o_proj,
-                                 divisor=1.0 / attention.scaling, inputs=inputs,
-                                 mask=projections.given_mask(recorded), window=window,
-                                 softcap=softcap)
+    captured = projections.layer(
+        name,
+        recorded,
+        Q,
+        K,
+        V,
+        attention.o_proj,
+        divisor=1.0 / attention.scaling,
+        inputs=inputs,
+        mask=projections.given_mask(recorded),
+        window=window,
+        softcap=softcap,
+    )
     with_rope(captured, recorded, model.config, model.rotary_emb)
     grouped_note(captured)
     if window is not None:
         captured.notes.append(
             f"This layer attends through a sliding window of {window} tokens: each token sees "
             f"itself and the {window - 1} before it, no further back"
-            + (" (the text is shorter, so here every token sees all before it)."
-               if captured.T <= window else "."))
+            + (
+                " (the text is shorter, so here every token sees all before it)."
+                if captured.T <= window
+                else "."
+            )
+        )
     if softcap is not None:
         captured.notes.append(
             f"Its attention logits are softcapped: {softcap:g}·tanh(score / {softcap:g}), so no "
-            f"score goes beyond ±{softcap:g} (the Softcap stage).")
+            f"score goes beyond ±{softcap:g} (the Softcap stage)."
+        )
     return captured

@@ -11,5 +11,6 @@ sites = llama.sites
 
 
 def layer(model, number: int, recorded, run: Run):
-    return llama.decoder_layer(NAME, model, number, recorded,
-                               window=getattr(model.config, "sliding_window", None))
+    return llama.decoder_layer(
+        NAME, model, number, recorded, window=getattr(model.config, "sliding_window", None)
+    )

@@ -21,18 +21,27 @@ from attn_tui.capture.families import DECODER, ENCODER, ENCODER_DECODER
 class Prepared:
     """The token ids the model runs on."""
 
-    ids: list[int]                         # the text (an encoder-decoder's source)
+    ids: list[int]  # the text (an encoder-decoder's source)
     token_type_ids: list[int] | None = None  # segment ids of a pair
     padding: tuple[int, ...] | None = None  # per token of the text: 1 = padding
-    target_ids: list[int] | None = None    # the decoder's input: start token, then the target
+    target_ids: list[int] | None = None  # the decoder's input: start token, then the target
 
 
-def prepare(tokenizer, config, kind: str, part: str, texts: list[str], target: str | None,
-            pad_to: int | None) -> Prepared:
+def prepare(
+    tokenizer,
+    config,
+    kind: str,
+    part: str,
+    texts: list[str],
+    target: str | None,
+    pad_to: int | None,
+) -> Prepared:
     """Tokenize as the model expects; :class:`CaptureError` for what the user can fix."""
     if len(texts) > 1 and kind != ENCODER:
-        raise CaptureError("--text twice makes a pair of sentences, which only encoders (bert, "
-                           "roberta, distilbert) read; give --text once")
+        raise CaptureError(
+            "--text twice makes a pair of sentences, which only encoders (bert, "
+            "roberta, distilbert) read; give --text once"
+        )
     if pad_to is not None and kind == DECODER:
         raise CaptureError("--pad-to pads an encoder's text; a decoder runs on the text alone")
     options = {}
@@ -55,15 +64,18 @@ def prepare(tokenizer, config, kind: str, part: str, texts: list[str], target: s
     target_ids = None
     if kind == ENCODER_DECODER and part != "encoder":
         if target is None:
-            raise CaptureError(f"--part {part} reads the decoder: give --target-text (the "
-                               "sentence the decoder writes)")
+            raise CaptureError(
+                f"--part {part} reads the decoder: give --target-text (the "
+                "sentence the decoder writes)"
+            )
         start = getattr(config, "decoder_start_token_id", None)
         if start is None:
             raise CaptureError("the model's config has no decoder_start_token_id")
         target_ids = [int(start), *tokenizer(text_target=target)["input_ids"]]
     elif target is not None:
-        raise CaptureError("--target-text is for the decoder of an encoder-decoder (--part "
-                           "decoder or cross)")
+        raise CaptureError(
+            "--target-text is for the decoder of an encoder-decoder (--part decoder or cross)"
+        )
     return Prepared(ids, None if types is None else list(types), padding, target_ids)
 
 
@@ -77,7 +89,9 @@ def forward(model, kind: str, part: str, prepared: Prepared):
     if kind == DECODER:
         return lambda: model(input_ids=tensor(prepared.ids), use_cache=False)
     inputs = {"input_ids": tensor(prepared.ids)}
-    mask = [1] * len(prepared.ids) if prepared.padding is None else [1 - p for p in prepared.padding]
+    mask = (
+        [1] * len(prepared.ids) if prepared.padding is None else [1 - p for p in prepared.padding]
+    )
     inputs["attention_mask"] = tensor(mask)
     if kind == ENCODER:
         if prepared.token_type_ids is not None and _takes(model, "token_type_ids"):

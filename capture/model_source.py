@@ -36,13 +36,16 @@ def locate(model: str) -> ModelSource:
     none that can be used."""
     if os.path.isdir(model):
         if not os.path.isfile(os.path.join(model, "config.json")):
-            raise CaptureError(f"{quoted(model)} is a folder but not a Hugging Face model: "
-                               "it has no config.json")
+            raise CaptureError(
+                f"{quoted(model)} is a folder but not a Hugging Face model: it has no config.json"
+            )
         label = os.path.basename(os.path.normpath(os.path.abspath(model)))
         return ModelSource(model, local_files_only=True, label=label)
     if os.path.exists(model):
-        raise CaptureError(f"{quoted(model)} is a file; give a model folder (with config.json) "
-                           "or a model name such as openai-community/gpt2")
+        raise CaptureError(
+            f"{quoted(model)} is a file; give a model folder (with config.json) "
+            "or a model name such as openai-community/gpt2"
+        )
     from huggingface_hub import try_to_load_from_cache
     from huggingface_hub.utils import HFValidationError, validate_repo_id
 
@@ -53,17 +56,21 @@ def locate(model: str) -> ModelSource:
     if isinstance(try_to_load_from_cache(model, "config.json"), str):
         return ModelSource(model, local_files_only=True, label=model)
     if offline():
-        raise CaptureError(f"{quoted(model)}: no such model folder, and no model of that name in "
-                           "the local Hugging Face cache; this machine is offline "
-                           "(HF_HUB_OFFLINE), so it cannot be downloaded")
+        raise CaptureError(
+            f"{quoted(model)}: no such model folder, and no model of that name in "
+            "the local Hugging Face cache; this machine is offline "
+            "(HF_HUB_OFFLINE), so it cannot be downloaded"
+        )
     problem = hub_unreachable()
     if problem is not None:
         from huggingface_hub import constants
 
-        raise CaptureError(f"{quoted(model)}: not in the local Hugging Face cache, and the Hub "
-                           f"({constants.ENDPOINT}) cannot be reached ({problem}); give a model folder "
-                           "(with config.json), or download the model once where the Hub can be "
-                           "reached, then capture with HF_HUB_OFFLINE=1 to use the cache alone")
+        raise CaptureError(
+            f"{quoted(model)}: not in the local Hugging Face cache, and the Hub "
+            f"({constants.ENDPOINT}) cannot be reached ({problem}); give a model folder "
+            "(with config.json), or download the model once where the Hub can be "
+            "reached, then capture with HF_HUB_OFFLINE=1 to use the cache alone"
+        )
     return ModelSource(model, local_files_only=False, label=model)
 
 
@@ -84,8 +91,9 @@ def hub_unreachable(timeout: float = HUB_TIMEOUT) -> str | None:
 
     def ask() -> None:
         try:
-            urllib.request.urlopen(urllib.request.Request(constants.ENDPOINT, method="HEAD"),
-                                   timeout=timeout).close()
+            urllib.request.urlopen(
+                urllib.request.Request(constants.ENDPOINT, method="HEAD"), timeout=timeout
+            ).close()
             outcome.append(None)
         except urllib.error.HTTPError:
             outcome.append(None)  # it answered
@@ -107,5 +115,6 @@ def offline() -> bool:
     from huggingface_hub import constants
 
     settings = (os.environ.get("HF_HUB_OFFLINE"), os.environ.get("TRANSFORMERS_OFFLINE"))
-    return constants.HF_HUB_OFFLINE or any((value or "").strip().lower() in _TRUE
-                                           for value in settings)
+    return constants.HF_HUB_OFFLINE or any(
+        (value or "").strip().lower() in _TRUE for value in settings
+    )

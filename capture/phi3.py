@@ -20,12 +20,21 @@ def layer(model, number: int, recorded, run: Run):
     d, H = attention.head_dim, model.config.num_attention_heads
     G = attention.num_key_value_heads
     qkv = as_numpy(recorded.outputs["qkv"])
-    Q = by_head(qkv[:, :H * d], d)
-    K = by_head(qkv[:, H * d:(H + G) * d], d)
-    V = by_head(qkv[:, (H + G) * d:], d)
+    Q = by_head(qkv[:, : H * d], d)
+    K = by_head(qkv[:, H * d : (H + G) * d], d)
+    V = by_head(qkv[:, (H + G) * d :], d)
     return llama.decoder_layer(
-        NAME, model, number, recorded, Q, K, V,
+        NAME,
+        model,
+        number,
+        recorded,
+        Q,
+        K,
+        V,
         window=getattr(model.config, "sliding_window", None),
-        inputs=("Q, K and V are the layer's own fused projection qkv_proj of its input (the "
-                "residual stream after RMSNorm), split into the query heads, then the key "
-                "heads, then the value heads."))
+        inputs=(
+            "Q, K and V are the layer's own fused projection qkv_proj of its input (the "
+            "residual stream after RMSNorm), split into the query heads, then the key "
+            "heads, then the value heads."
+        ),
+    )

@@ -16,7 +16,7 @@ from attn_tui.capture.run_to_layer import Recorded, as_numpy, visible_from_mask,
 class Run:
     """What the model was run on, as the families need to know it."""
 
-    part: str                           # "decoder", "encoder" or "cross"
+    part: str  # "decoder", "encoder" or "cross"
     padding: tuple[int, ...] | None = None  # per key of the text: 1 = padding, never attended
 
 
@@ -37,8 +37,10 @@ def interleaved_qkv(columns: np.ndarray, heads: int, d: int) -> tuple[np.ndarray
 def linear_wo(linear: torch.nn.Module) -> tuple[np.ndarray, np.ndarray | None]:
     """An nn.Linear output projection (x·Wᵀ + b) as Wo = Wᵀ and bo."""
     bias = getattr(linear, "bias", None)
-    return (as_numpy(linear.weight, batch=False).T,
-            None if bias is None else as_numpy(bias, batch=False))
+    return (
+        as_numpy(linear.weight, batch=False).T,
+        None if bias is None else as_numpy(bias, batch=False),
+    )
 
 
 def separate(recorded: Recorded, d: int, names=("q", "k", "v")) -> tuple[np.ndarray, ...]:
@@ -46,15 +48,35 @@ def separate(recorded: Recorded, d: int, names=("q", "k", "v")) -> tuple[np.ndar
     return tuple(by_head(as_numpy(recorded.outputs[name]), d) for name in names)
 
 
-def layer(family: str, recorded: Recorded, Q, K, V, wo: torch.nn.Module, divisor: float,
-          inputs: str, mask=None, **fields) -> CapturedLayer:
+def layer(
+    family: str,
+    recorded: Recorded,
+    Q,
+    K,
+    V,
+    wo: torch.nn.Module,
+    divisor: float,
+    inputs: str,
+    mask=None,
+    **fields,
+) -> CapturedLayer:
     """A CapturedLayer with the model's own weights and output from ``recorded``; ``mask`` is
     the mask tensor the model gave the attention module (to compare the declared mask with)."""
     Wo, bo = linear_wo(wo)
-    return CapturedLayer(family=family, Q=Q, K=K, V=V, Wo=Wo, bo=bo, divisor=divisor,
-                         model_weights=weights_of(recorded),
-                         model_output=as_numpy(recorded.attention_output),
-                         model_visible=visible_from_mask(mask), inputs=inputs, **fields)
+    return CapturedLayer(
+        family=family,
+        Q=Q,
+        K=K,
+        V=V,
+        Wo=Wo,
+        bo=bo,
+        divisor=divisor,
+        model_weights=weights_of(recorded),
+        model_output=as_numpy(recorded.attention_output),
+        model_visible=visible_from_mask(mask),
+        inputs=inputs,
+        **fields,
+    )
 
 
 def given_mask(recorded: Recorded, name: str = "attention_mask"):

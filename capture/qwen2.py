@@ -13,6 +13,11 @@ sites = llama.sites
 
 def layer(model, number: int, recorded, run: Run):
     window = getattr(model.layers[number].self_attn, "sliding_window", None)
-    return llama.decoder_layer(NAME, model, number, recorded, window=window,
-                               inputs=llama.INPUTS.replace("projections q_proj", "projections "
-                                                           "(with biases) q_proj"))
+    return llama.decoder_layer(
+        NAME,
+        model,
+        number,
+        recorded,
+        window=window,
+        inputs=llama.INPUTS.replace("projections q_proj", "projections (with biases) q_proj"),
+    )

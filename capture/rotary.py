@@ -33,8 +33,9 @@ def plain_rope_base(config, rotary_emb) -> tuple[float | None, str]:
     describes; otherwise None and what it is instead."""
     parameters = getattr(config, "rope_parameters", None) or {}
     scaling = getattr(config, "rope_scaling", None) or {}  # transformers 4's spelling
-    kind = (parameters.get("rope_type") or scaling.get("rope_type") or scaling.get("type")
-            or "default")
+    kind = (
+        parameters.get("rope_type") or scaling.get("rope_type") or scaling.get("type") or "default"
+    )
     base = parameters.get("rope_theta", getattr(config, "rope_theta", None))
     if kind != "default":
         return None, f"scaled RoPE (rope_type {kind!r})"
@@ -49,8 +50,9 @@ def with_rope(captured: CapturedLayer, recorded: Recorded, config, rotary_emb) -
     """``captured`` (Q and K before rotation) with the model's rotation: as ``rope:`` when it is
     plain RoPE whose angles are the model's, else Q and K turned as the model turned them."""
     if "position_embeddings" not in recorded.attention_inputs:
-        raise RuntimeError(f"{captured.family}'s attention was given no rotary cos/sin "
-                           "(position_embeddings)")
+        raise RuntimeError(
+            f"{captured.family}'s attention was given no rotary cos/sin (position_embeddings)"
+        )
     cos, sin = (as_numpy(part) for part in recorded.attention_inputs["position_embeddings"])
     Q_rotated = rotate_half_pairs(captured.Q, cos, sin)
     K_rotated = rotate_half_pairs(captured.K, cos, sin)
@@ -66,17 +68,20 @@ def with_rope(captured: CapturedLayer, recorded: Recorded, config, rotary_emb) -
                 f"Position enters through rotary embeddings (RoPE, base {base:g}) on the first "
                 f"{R} of each head's {captured.d_k} dimensions only (partial rotary): Q and K "
                 "here are before rotation; the Rotate stage turns those pairs and leaves the "
-                f"other {captured.d_k - R} dimensions as they are.")
+                f"other {captured.d_k - R} dimensions as they are."
+            )
         else:
             captured.notes.append(
                 f"Position enters through rotary embeddings (RoPE, base {base:g}): Q and K here "
                 "are before rotation, and the Rotate stage turns each pair of dimensions by its "
-                "angle.")
+                "angle."
+            )
     else:
         captured.Q, captured.K = Q_rotated, K_rotated
         captured.notes.append(
             f"This model's rotary embedding is {unusual}, which rope: {{base}} cannot express, "
-            "so Q and K here are already rotated, exactly as the model rotated them.")
+            "so Q and K here are already rotated, exactly as the model rotated them."
+        )
     return captured
 
 
@@ -85,7 +90,9 @@ def _angles_are(cos: np.ndarray, sin: np.ndarray, base: float, R: int) -> bool:
     within float32's rounding of the angles (loose: a wrong base or width is far off)."""
     angles = np.arange(cos.shape[0])[:, None] * base ** (-2.0 * np.arange(R // 2) / R)
     angles = np.concatenate([angles, angles], axis=-1)
-    return bool(np.allclose(cos, np.cos(angles), atol=1e-2) and np.allclose(sin, np.sin(angles), atol=1e-2))
+    return bool(
+        np.allclose(cos, np.cos(angles), atol=1e-2) and np.allclose(sin, np.sin(angles), atol=1e-2)
+    )
 
 
 def grouped_note(captured: CapturedLayer) -> None:
@@ -93,4 +100,5 @@ def grouped_note(captured: CapturedLayer) -> None:
         group = captured.heads // captured.kv_heads
         captured.notes.append(
             f"Grouped-query attention: {captured.heads} query heads share {captured.kv_heads} "
-            f"key/value heads, {group} each (query head h reads key/value head h // {group}).")
+            f"key/value heads, {group} each (query head h reads key/value head h // {group})."
+        )

@@ -28,9 +28,9 @@ class Site:
     """Where one layer's attention is in the model, and what to record there."""
 
     attention: torch.nn.Module
-    record: dict[str, torch.nn.Module]   # name → module whose output to keep ("q", "k", "qkv", …)
+    record: dict[str, torch.nn.Module]  # name → module whose output to keep ("q", "k", "qkv", …)
     output: torch.nn.Module | None = None  # whose output is the attention output (None: its own)
-    weights_at: int = 1                  # where the probabilities are in the module's outputs
+    weights_at: int = 1  # where the probabilities are in the module's outputs
 
 
 @dataclass
@@ -46,8 +46,12 @@ class Recorded:
     attention_weights: torch.Tensor | None = None
 
 
-def run_to_attention(model: torch.nn.Module, input_ids: list[int], attention: torch.nn.Module,
-                     record: dict[str, torch.nn.Module]) -> Recorded:
+def run_to_attention(
+    model: torch.nn.Module,
+    input_ids: list[int],
+    attention: torch.nn.Module,
+    record: dict[str, torch.nn.Module],
+) -> Recorded:
     """Run a decoder ``model`` on one sequence until ``attention`` has run."""
     forward = lambda: model(input_ids=torch.tensor([input_ids]), use_cache=False)  # noqa: E731
     return run_to_sites(forward, [Site(attention, record)])[0]
@@ -62,12 +66,14 @@ def run_to_sites(forward: Callable[[], object], sites: list[Site]) -> list[Recor
     def keep_output(into: Recorded, name: str):
         def hook(module, args, output):
             into.outputs[name] = output.detach()
+
         return hook
 
     def keep_inputs(into: Recorded):
         def hook(module, args, kwargs):
             into.attention_args = args
             into.attention_inputs.update(kwargs)
+
         return hook
 
     def stop_if_done(into: Recorded, last: bool) -> None:
@@ -82,19 +88,25 @@ def run_to_sites(forward: Callable[[], object], sites: list[Site]) -> list[Recor
             if site.output is None:
                 into.attention_output = output[0]
             stop_if_done(into, last)
+
         return hook
 
     def keep_attention_output(into: Recorded, last: bool):
         def hook(module, args, output):
             into.attention_output = output.detach()
             stop_if_done(into, last)
+
         return hook
 
     for number, (site, into) in enumerate(zip(sites, recorded)):
         last = number == len(sites) - 1
-        handles += [module.register_forward_hook(keep_output(into, name))
-                    for name, module in site.record.items()]
-        handles.append(site.attention.register_forward_pre_hook(keep_inputs(into), with_kwargs=True))
+        handles += [
+            module.register_forward_hook(keep_output(into, name))
+            for name, module in site.record.items()
+        ]
+        handles.append(
+            site.attention.register_forward_pre_hook(keep_inputs(into), with_kwargs=True)
+        )
         handles.append(site.attention.register_forward_hook(keep_attention(into, site, last)))
         if site.output is not None:
             handles.append(site.output.register_forward_hook(keep_attention_output(into, last)))
@@ -112,8 +124,9 @@ def run_to_sites(forward: Callable[[], object], sites: list[Site]) -> list[Recor
             handle.remove()
     for into in recorded:
         if into.attention_weights is None:
-            raise RuntimeError("the attention module returned no probabilities (not eager "
-                               "attention?)")
+            raise RuntimeError(
+                "the attention module returned no probabilities (not eager attention?)"
+            )
     return recorded
 
 

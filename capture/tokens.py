@@ -29,9 +29,9 @@ _UNDECODED_BYTE = re.compile("[\udc80-\udcff]")
 class Spelling:
     """How a tokenizer writes the text of its pieces."""
 
-    byte_level: bool = False      # every byte as one printable character (GPT-2's alphabet)
+    byte_level: bool = False  # every byte as one printable character (GPT-2's alphabet)
     space_marker: str | None = None  # the character that stands for a space, such as "▁"
-    byte_pieces: bool = False     # "<0x0A>" is the byte 0x0A (SentencePiece's byte fallback)
+    byte_pieces: bool = False  # "<0x0A>" is the byte 0x0A (SentencePiece's byte fallback)
 
 
 def spelling_from_decoder(decoder: dict | str | bytes | None) -> Spelling:
@@ -47,11 +47,16 @@ def spelling_from_decoder(decoder: dict | str | bytes | None) -> Spelling:
     for part in parts:
         if part.get("type") == "Metaspace":
             marker = part.get("replacement", SENTENCEPIECE_SPACE)
-        elif (part.get("type") == "Replace" and part.get("content") == " "
-              and isinstance(part.get("pattern"), dict) and "String" in part["pattern"]):
+        elif (
+            part.get("type") == "Replace"
+            and part.get("content") == " "
+            and isinstance(part.get("pattern"), dict)
+            and "String" in part["pattern"]
+        ):
             marker = part["pattern"]["String"]
-    return Spelling(byte_level="ByteLevel" in kinds, space_marker=marker,
-                    byte_pieces="ByteFallback" in kinds)
+    return Spelling(
+        byte_level="ByteLevel" in kinds, space_marker=marker, byte_pieces="ByteFallback" in kinds
+    )
 
 
 def _flatten(decoder: dict) -> list[dict]:
@@ -70,8 +75,12 @@ def shown(piece: str, spelling: Spelling, *, literal: bool = False) -> str:
         return piece.replace(" ", SPACE)
     if spelling.byte_level:
         alphabet = _byte_of_character()
-        data = b"".join(bytes([alphabet[character]]) if character in alphabet
-                        else character.encode("utf-8", "surrogatepass") for character in piece)
+        data = b"".join(
+            bytes([alphabet[character]])
+            if character in alphabet
+            else character.encode("utf-8", "surrogatepass")
+            for character in piece
+        )
     else:
         text = piece if spelling.space_marker is None else piece.replace(spelling.space_marker, " ")
         match = _BYTE_PIECE.fullmatch(text) if spelling.byte_pieces else None
@@ -85,8 +94,11 @@ def shown(piece: str, spelling: Spelling, *, literal: bool = False) -> str:
 def _byte_of_character() -> dict[str, int]:
     """GPT-2's byte-level alphabet, reversed: printable bytes stand for themselves, the others
     (controls, space, DEL, 0x80–0xA0, 0xAD) for the characters from U+0100 on, in byte order."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
-                 *range(ord("®"), ord("ÿ") + 1)]
+    printable = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("¡"), ord("¬") + 1),
+        *range(ord("®"), ord("ÿ") + 1),
+    ]
     others = [byte for byte in range(256) if byte not in printable]
     shifted = {chr(256 + n): byte for n, byte in enumerate(others)}
     return {chr(byte): byte for byte in printable} | shifted

@@ -31,9 +31,9 @@ TEXT_IN_TITLE = 40
 class About:
     """What was captured: for the title, the description and the comments."""
 
-    model: str      # the model's name or folder name
-    layer: int      # counted from 0
-    depth: int      # the model's number of layers
+    model: str  # the model's name or folder name
+    layer: int  # counted from 0
+    depth: int  # the model's number of layers
     text: str
     tokens: list[str]  # as shown (see capture.tokens): the keys' (the source's, for cross)
     query_tokens: list[str] | None = None  # cross-attention: the queries' (the target's)
@@ -41,95 +41,141 @@ class About:
     target: str | None = None  # an encoder-decoder's target text (--target-text)
 
 
-def scenario_yaml(captured: CapturedLayer, about: About, agreement: Agreement,
-                  npz_name: str) -> str:
+def scenario_yaml(
+    captured: CapturedLayer, about: About, agreement: Agreement, npz_name: str
+) -> str:
     """The scenario's YAML text (see the module's docstring)."""
     H, G, T, d_k, d_v = captured.heads, captured.kv_heads, captured.T, captured.d_k, captured.d_v
     T_k = captured.T_k
     d_out = captured.Wo.shape[1]
     queries, keys = ("target tokens", "source tokens") if captured.cross else ("tokens", "tokens")
-    arrays = [("Q", (H, T, d_k), f"queries: one matrix ({queries} × d_k) per query head"),
-              ("K", (G, T_k, d_k), f"keys: one matrix ({keys} × d_k) per key/value head"),
-              ("V", (G, T_k, d_v), f"values: one matrix ({keys} × d_v) per key/value head"),
-              ("Wo", (H * d_v, d_out), "output projection: output = concat(head outputs) · Wo"
-                                       + (" + bo" if captured.bo is not None else ""))]
+    arrays = [
+        ("Q", (H, T, d_k), f"queries: one matrix ({queries} × d_k) per query head"),
+        ("K", (G, T_k, d_k), f"keys: one matrix ({keys} × d_k) per key/value head"),
+        ("V", (G, T_k, d_v), f"values: one matrix ({keys} × d_v) per key/value head"),
+        (
+            "Wo",
+            (H * d_v, d_out),
+            "output projection: output = concat(head outputs) · Wo"
+            + (" + bo" if captured.bo is not None else ""),
+        ),
+    ]
     if captured.bo is not None:
         arrays.append(("bo", (d_out,), "the output projection's bias"))
     if captured.bias is not None:
         arrays.append(("bias", (H, T, T_k), "added to each head's scaled scores (Bias stage)"))
-    lines = ["# A real model's attention, captured by `attn-tui capture`: one layer, on one text.",
-             "# The model, the layer and the text are named in the title and description below.",
-             "# The matrices are NumPy arrays (float64) in the .npz file named by `npz:`:"]
-    lines += [f"#   {name:<4} {' × '.join(map(str, shape)):<16} {what}"
-              for name, shape, what in arrays]
+    lines = [
+        "# A real model's attention, captured by `attn-tui capture`: one layer, on one text.",
+        "# The model, the layer and the text are named in the title and description below.",
+        "# The matrices are NumPy arrays (float64) in the .npz file named by `npz:`:",
+    ]
+    lines += [
+        f"#   {name:<4} {' × '.join(map(str, shape)):<16} {what}" for name, shape, what in arrays
+    ]
     lines += _comment(captured.inputs)
     if captured.rope_base is not None:
-        lines += _comment("Q and K are BEFORE the rotary position embedding; the Rotate stage "
-                          "turns them (see rope: below) and the scores use the turned vectors.")
+        lines += _comment(
+            "Q and K are BEFORE the rotary position embedding; the Rotate stage "
+            "turns them (see rope: below) and the scores use the turned vectors."
+        )
     lines += _comment(f"Checked when captured: {agreement.describe()}.")
-    lines += _comment("Layers and heads are numbered from 0, as Hugging Face numbers them. The "
-                      "output is the attention's output before the residual is added.")
-    lines += ["",
-              f"title: {quoted_scalar(_title(about))}",
-              f"description: {quoted_scalar(_description(captured, about))}",
-              f"npz: {quoted_scalar(npz_name)}",
-              ""]
+    lines += _comment(
+        "Layers and heads are numbered from 0, as Hugging Face numbers them. The "
+        "output is the attention's output before the residual is added."
+    )
+    lines += [
+        "",
+        f"title: {quoted_scalar(_title(about))}",
+        f"description: {quoted_scalar(_description(captured, about))}",
+        f"npz: {quoted_scalar(npz_name)}",
+        "",
+    ]
     if captured.cross:
         lines += ["query_tokens:   # the decoder's: the target text, after its start token"]
-        lines += [f"  - {quoted_scalar(token):<24} # {row}"
-                  for row, token in enumerate(about.query_tokens or [], 1)]
+        lines += [
+            f"  - {quoted_scalar(token):<24} # {row}"
+            for row, token in enumerate(about.query_tokens or [], 1)
+        ]
         lines += ["tokens:   # the encoder's: the source text, as the tokenizer split it"]
     else:
         lines += ["tokens:   # as the model's tokenizer split the text; ␣ marks a space"]
-    lines += [f"  - {quoted_scalar(token):<24} # {row}"
-              for row, token in enumerate(about.tokens, 1)]
+    lines += [
+        f"  - {quoted_scalar(token):<24} # {row}" for row, token in enumerate(about.tokens, 1)
+    ]
     lines += ["", _keyed(f"heads: {H}", "query heads: Q's first dimension")]
-    lines += [_keyed("head_names: [" + ", ".join(f"head {h}" for h in range(H)) + "]",
-                     "counted from 0, as Hugging Face counts them")]
+    lines += [
+        _keyed(
+            "head_names: [" + ", ".join(f"head {h}" for h in range(H)) + "]",
+            "counted from 0, as Hugging Face counts them",
+        )
+    ]
     if G < H:
-        lines += [_keyed(f"kv_heads: {G}", f"grouped-query attention: query head h reads "
-                                            f"key/value head h // {H // G}")]
+        lines += [
+            _keyed(
+                f"kv_heads: {G}",
+                f"grouped-query attention: query head h reads key/value head h // {H // G}",
+            )
+        ]
     lines += [_mask_line(captured), _scale_line(captured.divisor, d_k)]
     if captured.window is not None:
-        lines += [_keyed(f"window: {captured.window}", "sliding window: a token sees itself and "
-                                                        f"the {captured.window - 1} before it")]
+        lines += [
+            _keyed(
+                f"window: {captured.window}",
+                f"sliding window: a token sees itself and the {captured.window - 1} before it",
+            )
+        ]
     if captured.padding is not None:
-        lines += ["# padding: 1 marks a padding token, a key no query ever attends to",
-                  "padding: [" + ", ".join(str(flag) for flag in captured.padding) + "]"]
+        lines += [
+            "# padding: 1 marks a padding token, a key no query ever attends to",
+            "padding: [" + ", ".join(str(flag) for flag in captured.padding) + "]",
+        ]
     if captured.alibi:
-        lines += [_keyed("alibi: true", "ALiBi: the Bias stage adds −slope·|i − j|, slopes "
-                                        "by Press et al.'s rule")]
+        lines += [
+            _keyed(
+                "alibi: true",
+                "ALiBi: the Bias stage adds −slope·|i − j|, slopes by Press et al.'s rule",
+            )
+        ]
     if captured.softcap is not None:
-        lines += [_keyed(f"softcap: {yaml_number(captured.softcap)}",
-                         "Softcap stage: c·tanh(score / c) before the mask")]
+        lines += [
+            _keyed(
+                f"softcap: {yaml_number(captured.softcap)}",
+                "Softcap stage: c·tanh(score / c) before the mask",
+            )
+        ]
     if captured.rope_base is not None:
-        lines += ["# rotary position embedding, Hugging Face's rotate_half: dimension j pairs with",
-                  "# j + R/2, turned by the angle position · base^(−2j/R)"]
+        lines += [
+            "# rotary position embedding, Hugging Face's rotate_half: dimension j pairs with",
+            "# j + R/2, turned by the angle position · base^(−2j/R)",
+        ]
         if captured.rope_dims is None:
             lines += [f"rope: {{base: {yaml_number(captured.rope_base)}}}"]
         else:
-            lines += [f"# (partial rotary: only the first R = {captured.rope_dims} of the "
-                      f"{d_k} dimensions turn)",
-                      f"rope: {{base: {yaml_number(captured.rope_base)}, pairs: half, "
-                      f"dims: {captured.rope_dims}}}"]
+            lines += [
+                f"# (partial rotary: only the first R = {captured.rope_dims} of the "
+                f"{d_k} dimensions turn)",
+                f"rope: {{base: {yaml_number(captured.rope_base)}, pairs: half, "
+                f"dims: {captured.rope_dims}}}",
+            ]
     lines += [_focus_line(captured, about)]
     return "\n".join(lines) + "\n"
 
 
 def _mask_line(captured: CapturedLayer) -> str:
     if captured.causal:
-        return _keyed("causal: true", "the model's mask: each token sees itself and the tokens "
-                                      "before it")
+        return _keyed(
+            "causal: true", "the model's mask: each token sees itself and the tokens before it"
+        )
     if captured.cross:
-        return _keyed("causal: false", "cross-attention: every target token sees the whole "
-                                       "source")
+        return _keyed("causal: false", "cross-attention: every target token sees the whole source")
     return _keyed("causal: false", "an encoder: every token sees every other, before and after")
 
 
 def _focus_line(captured: CapturedLayer, about: About) -> str:
     if captured.causal or captured.cross:
-        return _keyed(f"focus: {captured.T}", "the last token: where it looks decides the next "
-                                              "token")
+        return _keyed(
+            f"focus: {captured.T}", "the last token: where it looks decides the next token"
+        )
     return _keyed("focus: 1", "the first token: its output is what a classifier reads")
 
 
@@ -141,8 +187,10 @@ def npz_bytes(captured: CapturedLayer) -> bytes:
     if captured.bias is not None:
         arrays["bias"] = captured.bias
     buffer = io.BytesIO()
-    np.savez(buffer, **{name: np.ascontiguousarray(array, dtype=np.float64)
-                        for name, array in arrays.items()})
+    np.savez(
+        buffer,
+        **{name: np.ascontiguousarray(array, dtype=np.float64) for name, array in arrays.items()},
+    )
     return buffer.getvalue()
 
 
@@ -171,13 +219,16 @@ def _scale_line(divisor: float, d_k: int) -> str:
     return _keyed(f"scale: {value}", what)
 
 
-PART_NAMES = {"encoder": "encoder layer", "decoder": "decoder layer",
-              "cross": "decoder cross-attention layer"}
+PART_NAMES = {
+    "encoder": "encoder layer",
+    "decoder": "decoder layer",
+    "cross": "decoder cross-attention layer",
+}
 
 
 def shortened(text: str, limit: int) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _title(about: About) -> str:
@@ -189,7 +240,7 @@ def _title(about: About) -> str:
 def _quoted_text(text: str) -> str:
     if len(text) > TEXT_IN_DESCRIPTION:
         text = f"{text[:TEXT_IN_DESCRIPTION]}… ({len(text)} characters in all)"
-    return f"\"{text}\""
+    return f'"{text}"'
 
 
 def _description(captured: CapturedLayer, about: About) -> str:
@@ -199,19 +250,26 @@ def _description(captured: CapturedLayer, about: About) -> str:
     where = PART_NAMES.get(about.part or "", "layer")
     where = where[0].upper() + where[1:]
     if about.part == "cross":
-        run = (f"on the source text {_quoted_text(about.text)} ({captured.T_k} tokens, the keys) "
-               f"and the target text {_quoted_text(about.target or '')} ({captured.T} tokens "
-               "with the decoder's start token, the queries)")
+        run = (
+            f"on the source text {_quoted_text(about.text)} ({captured.T_k} tokens, the keys) "
+            f"and the target text {_quoted_text(about.target or '')} ({captured.T} tokens "
+            "with the decoder's start token, the queries)"
+        )
     elif about.part == "decoder":
-        run = (f"on the target text {_quoted_text(about.target or '')} ({captured.T} tokens with "
-               f"the decoder's start token), written from the source text "
-               f"{_quoted_text(about.text)}")
+        run = (
+            f"on the target text {_quoted_text(about.target or '')} ({captured.T} tokens with "
+            f"the decoder's start token), written from the source text "
+            f"{_quoted_text(about.text)}"
+        )
     else:
         run = f"on the text {_quoted_text(about.text)} ({captured.T} tokens)"
-    sentences = [f"{where} {about.layer} (of {about.depth}, counted from 0) of {about.model}, "
-                 f"a {captured.family} model with {heads}, {run}.",
-                 captured.inputs, *captured.notes,
-                 "Every weight and output here is the model's own, checked when captured."]
+    sentences = [
+        f"{where} {about.layer} (of {about.depth}, counted from 0) of {about.model}, "
+        f"a {captured.family} model with {heads}, {run}.",
+        captured.inputs,
+        *captured.notes,
+        "Every weight and output here is the model's own, checked when captured.",
+    ]
     return " ".join(sentences)
 
 
@@ -228,8 +286,15 @@ def default_name(model_label: str, layer: int | None, part: str | None = None) -
     part, ``gpt2_layers.yaml`` for the index of every layer, ``layer`` None): the model's last
     name part, with anything but letters, digits, ``-``, ``_`` and ``.`` replaced."""
     stem = model_label.replace("\\", "/").rstrip("/").split("/")[-1] or "model"
-    stem = "".join(character if character.isascii() and (character.isalnum() or character in "-_.")
-                   else "_" for character in stem).lstrip(".") or "model"
+    stem = (
+        "".join(
+            character
+            if character.isascii() and (character.isalnum() or character in "-_.")
+            else "_"
+            for character in stem
+        ).lstrip(".")
+        or "model"
+    )
     if part is not None:
         stem += f"_{part}"
     return f"{stem}_layers.yaml" if layer is None else f"{stem}_l{layer}.yaml"

@@ -10,14 +10,23 @@ from __future__ import annotations
 from importlib import import_module
 
 _EXPORTS = {
-    "REGISTRY": "attn_tui.core.engine.stages", "stages_for": "attn_tui.core.engine.stages",
-    "Attention": "attn_tui.core.engine.attention", "Trace": "attn_tui.core.engine.trace",
-    "compute": "attn_tui.core.engine.trace", "compute_all": "attn_tui.core.engine.trace",
-    "NumericError": "attn_tui.core.errors", "ScenarioError": "attn_tui.core.errors",
-    "Explanation": "attn_tui.core.engine.explanation", "explain": "attn_tui.core.engine.explanation",
+    "REGISTRY": "attn_tui.core.engine.stages",
+    "stages_for": "attn_tui.core.engine.stages",
+    "Attention": "attn_tui.core.engine.attention",
+    "Trace": "attn_tui.core.engine.trace",
+    "compute": "attn_tui.core.engine.trace",
+    "compute_all": "attn_tui.core.engine.trace",
+    "NumericError": "attn_tui.core.errors",
+    "ScenarioError": "attn_tui.core.errors",
+    "Explanation": "attn_tui.core.engine.explanation",
+    "explain": "attn_tui.core.engine.explanation",
     "sentence": "attn_tui.core.engine.stages.softmax",
-    "check": "attn_tui.core.loading.scenario_file", "load": "attn_tui.core.loading.scenario_file", "loads": "attn_tui.core.loading.scenario_file",
-    "Options": "attn_tui.core.model.options", "Variant": "attn_tui.core.model.options", "Scenario": "attn_tui.core.model.scenario",
+    "check": "attn_tui.core.loading.scenario_file",
+    "load": "attn_tui.core.loading.scenario_file",
+    "loads": "attn_tui.core.loading.scenario_file",
+    "Options": "attn_tui.core.model.options",
+    "Variant": "attn_tui.core.model.options",
+    "Scenario": "attn_tui.core.model.scenario",
 }
 
 __all__ = sorted(_EXPORTS)

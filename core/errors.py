@@ -12,8 +12,14 @@ class ScenarioError(Exception):
     ``FILE:LINE:COL: message`` line the CLI prints.
     """
 
-    def __init__(self, message: str, line: int | None = None, col: int | None = None,
-                 path: str | None = None, also: tuple[ScenarioError, ...] = ()) -> None:
+    def __init__(
+        self,
+        message: str,
+        line: int | None = None,
+        col: int | None = None,
+        path: str | None = None,
+        also: tuple[ScenarioError, ...] = (),
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.line = line

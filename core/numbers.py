@@ -20,7 +20,9 @@ MAX_TYPED_LENGTH = 64
 
 # ASCII only: Python's float() also takes other scripts' digits ("٣") and "inf"/"nan",
 # which a cell or a scenario should not silently accept.
-_NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9][0-9_]*)?")
+_NUMBER_TEXT = re.compile(
+    r"[+-]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9][0-9_]*)?"
+)
 LARGE = 1e7  # from here on a number reads better as 1.235e7 than as eight digits and decimals
 
 
@@ -31,7 +33,7 @@ def fixed(value: float, decimals: int, tiny: bool = True) -> str:
     into a wall of digits; with ``tiny``, so is a non-zero value that would otherwise read as
     0 (an input of 1e-5 is not zero; a weight of 4.5e-5 may well read 0.000, as the chapter's).
     """
-    if -LARGE < value < LARGE and not (tiny and value != 0 and abs(value) < 0.5 * 10.0 ** -decimals):
+    if -LARGE < value < LARGE and not (tiny and value != 0 and abs(value) < 0.5 * 10.0**-decimals):
         text = f"{value:.{decimals}f}"  # (first: --print formats hundreds of thousands of terms)
         if text[0] == "-":
             text = text[1:] if not text.strip("-0.") else MINUS + text[1:]
@@ -56,15 +58,20 @@ def fixed_row(values: np.ndarray, decimals: int, tiny: bool = True, width: int =
     text = (f"%{width}.{decimals}f\n" * len(values)) % tuple(values.tolist())
     infinite = np.isinf(values)
     if width == 0 or width >= 4:  # "-inf" and "inf" as ±∞, in their place (a masked row is half ∞)
-        text = text.replace("-inf", MINUS_INFINITY.rjust(width and 4)).replace("inf", "∞".rjust(width and 3))
+        text = text.replace("-inf", MINUS_INFINITY.rjust(width and 4)).replace(
+            "inf", "∞".rjust(width and 3)
+        )
         infinite[:] = False
     texts = text[:-1].replace("-", MINUS).split("\n")
     with np.errstate(invalid="ignore"):
         magnitude = np.abs(values)
-        special = infinite | (np.isfinite(values) & (magnitude >= LARGE)) | (
-            np.signbit(values) & (magnitude <= 0.5 * 10.0 ** -decimals))  # (−0.5 rounds to −0)
+        special = (
+            infinite
+            | (np.isfinite(values) & (magnitude >= LARGE))
+            | (np.signbit(values) & (magnitude <= 0.5 * 10.0**-decimals))
+        )  # (−0.5 rounds to −0)
         if tiny:
-            special |= (values != 0) & (magnitude < 0.5 * 10.0 ** -decimals)
+            special |= (values != 0) & (magnitude < 0.5 * 10.0**-decimals)
     done: dict[float, str] = {}
     for index in np.flatnonzero(special):
         value = float(values[index])
@@ -75,8 +82,14 @@ def fixed_row(values: np.ndarray, decimals: int, tiny: bool = True, width: int =
     return texts
 
 
-def fixed_rows(block: np.ndarray, decimals: int, width: int, blocked: np.ndarray | None = None,
-               masked: str = "", tiny: bool = True) -> list[str]:
+def fixed_rows(
+    block: np.ndarray,
+    decimals: int,
+    width: int,
+    blocked: np.ndarray | None = None,
+    masked: str = "",
+    tiny: bool = True,
+) -> list[str]:
     """Each row of ``block`` as its cells joined by two spaces: ``fixed_row(row, decimals,
     width=width)``, with ``masked`` (right-aligned) where ``blocked``. The whole block is
     formatted in one pass (``--print`` writes millions of cells: a pass per row and a Python
@@ -87,14 +100,23 @@ def fixed_rows(block: np.ndarray, decimals: int, width: int, blocked: np.ndarray
 
     block = np.asarray(block, dtype=np.float64)
     if block.ndim != 2 or not block.size or width < 4:
-        return ["  ".join(_masked_row(row, decimals, width, None if blocked is None else blocked[k], masked, tiny))
-                for k, row in enumerate(block)]
+        return [
+            "  ".join(
+                _masked_row(
+                    row, decimals, width, None if blocked is None else blocked[k], masked, tiny
+                )
+            )
+            for k, row in enumerate(block)
+        ]
     magnitude = np.abs(block)
     with np.errstate(invalid="ignore"):
-        apart = (np.isfinite(block) & (magnitude >= LARGE)) | np.isnan(block) | (
-            np.signbit(block) & (magnitude <= 0.5 * 10.0 ** -decimals))
+        apart = (
+            (np.isfinite(block) & (magnitude >= LARGE))
+            | np.isnan(block)
+            | (np.signbit(block) & (magnitude <= 0.5 * 10.0**-decimals))
+        )
         if tiny:
-            apart |= (block != 0) & (magnitude < 0.5 * 10.0 ** -decimals)
+            apart |= (block != 0) & (magnitude < 0.5 * 10.0**-decimals)
     shown = block
     if blocked is not None:
         shown = np.where(blocked, np.nan, block)  # formatted "nan", then the mask's text
@@ -103,12 +125,20 @@ def fixed_rows(block: np.ndarray, decimals: int, width: int, blocked: np.ndarray
     if text is None:
         line = "  ".join([f"%{width}.{decimals}f"] * block.shape[1])
         text = "\n".join([line] * block.shape[0]) % tuple(shown.ravel().tolist())
-    text = text.replace("-inf", MINUS_INFINITY.rjust(4)).replace("inf", "∞".rjust(3)).replace("-", MINUS)
+    text = (
+        text.replace("-inf", MINUS_INFINITY.rjust(4))
+        .replace("inf", "∞".rjust(3))
+        .replace("-", MINUS)
+    )
     if blocked is not None:
         text = text.replace("nan".rjust(width), masked.rjust(width))
     rows = text.split("\n")
     for k in np.flatnonzero(apart.any(axis=1)).tolist():
-        rows[k] = "  ".join(_masked_row(block[k], decimals, width, None if blocked is None else blocked[k], masked, tiny))
+        rows[k] = "  ".join(
+            _masked_row(
+                block[k], decimals, width, None if blocked is None else blocked[k], masked, tiny
+            )
+        )
     return rows
 
 
@@ -124,11 +154,11 @@ def _printf_block(values: np.ndarray, decimals: int, width: int) -> str | None:
     magnitude = np.abs(np.where(finite, values, 0.0))
     if decimals > 15 or magnitude.max() >= LARGE:
         return None
-    scaled = magnitude * 10.0 ** decimals
+    scaled = magnitude * 10.0**decimals
     fraction = scaled - np.floor(scaled)
-    if np.any(np.abs(fraction - 0.5) <= 2.0 ** -40 * np.maximum(scaled, 1.0)):
+    if np.any(np.abs(fraction - 0.5) <= 2.0**-40 * np.maximum(scaled, 1.0)):
         return None
-    whole, part = np.divmod(np.rint(scaled).astype(np.int64), 10 ** decimals)
+    whole, part = np.divmod(np.rint(scaled).astype(np.int64), 10**decimals)
     negative = np.signbit(values) & finite  # (% writes -0.000 too: fixed_rows shows those apart)
     digits = 1 + np.searchsorted(10 ** np.arange(1, 8), whole, side="right")
     if np.any(np.where(finite, digits + (decimals + 1 if decimals else 0) + negative, 4) > width):
@@ -146,14 +176,21 @@ def _printf_block(values: np.ndarray, decimals: int, width: int) -> str | None:
         whole //= 10
     r, c = np.nonzero(negative)
     out[r, c, last - digits[r, c]] = ord("-")
-    for word, where in ((b"nan", np.isnan(values)), (b"inf", np.isposinf(values)), (b"-inf", np.isneginf(values))):
+    for word, where in (
+        (b"nan", np.isnan(values)),
+        (b"inf", np.isposinf(values)),
+        (b"-inf", np.isneginf(values)),
+    ):
         out[where] = np.frombuffer(b"  " + word.rjust(width), np.uint8)
-    lines = np.concatenate([out.reshape(rows, -1)[:, 2:], np.full((rows, 1), ord("\n"), np.uint8)], axis=1)
+    lines = np.concatenate(
+        [out.reshape(rows, -1)[:, 2:], np.full((rows, 1), ord("\n"), np.uint8)], axis=1
+    )
     return lines.tobytes()[:-1].decode("ascii")
 
 
-def _masked_row(values: np.ndarray, decimals: int, width: int, blocked, masked: str,
-                tiny: bool = True) -> list[str]:
+def _masked_row(
+    values: np.ndarray, decimals: int, width: int, blocked, masked: str, tiny: bool = True
+) -> list[str]:
     import numpy as np
 
     texts = fixed_row(values, decimals, tiny, width=width)

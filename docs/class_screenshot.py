@@ -26,11 +26,19 @@ HERE = Path(__file__).resolve().parent
 SIZE = (120, 40)
 TITLE = "attn-tui serve cat_sat_lesson --follow"
 ADDRESS = "http://192.0.2.10:8000"  # (a documentation address: the picture names no real machine)
-ANSWERS = ([(0.25, 0.25, 0.5), (0.248, 0.248, 0.503), (0.25, 0.25, 0.5), (0.24, 0.24, 0.52),
-            (0.25, 0.25, 0.5), (0.26, 0.24, 0.5)]
-           + [(0.212, 0.212, 0.576), (0.21, 0.21, 0.58), (0.212, 0.212, 0.576)]
-           + [(0.274, 0.274, 0.452), (0.27, 0.27, 0.45)]
-           + [(0.6, 0.2, 0.2)])
+ANSWERS = (
+    [
+        (0.25, 0.25, 0.5),
+        (0.248, 0.248, 0.503),
+        (0.25, 0.25, 0.5),
+        (0.24, 0.24, 0.52),
+        (0.25, 0.25, 0.5),
+        (0.26, 0.24, 0.5),
+    ]
+    + [(0.212, 0.212, 0.576), (0.21, 0.21, 0.58), (0.212, 0.212, 0.576)]
+    + [(0.274, 0.274, 0.452), (0.27, 0.27, 0.45)]
+    + [(0.6, 0.2, 0.2)]
+)
 
 
 async def screenshot() -> str:
@@ -48,8 +56,12 @@ async def screenshot() -> str:
     # be offered first (a question on the screen, not the picture)
     state, before = tempfile.TemporaryDirectory(), os.environ.get("XDG_STATE_HOME")
     os.environ["XDG_STATE_HOME"] = state.name
-    app = AttnApp(load(find("cat_sat_lesson")), read_only=True, remember=False,
-                  classroom=Classroom(leader=leader, address=ADDRESS, channel=channel))
+    app = AttnApp(
+        load(find("cat_sat_lesson")),
+        read_only=True,
+        remember=False,
+        classroom=Classroom(leader=leader, address=ADDRESS, channel=channel),
+    )
     writers = []
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -64,7 +76,9 @@ async def screenshot() -> str:
                 writer.write(wire.answer_line(4, 2, guess))
                 await writer.drain()
             panel = app.screen.query_one("#class-answers")
-            await _until(lambda: f"{len(ANSWERS)} answered of {len(ANSWERS)} following" in panel.text)
+            await _until(
+                lambda: f"{len(ANSWERS)} answered of {len(ANSWERS)} following" in panel.text
+            )
             await pilot.pause()
             await pilot.wait_for_scheduled_animations()
             await pilot.pause()

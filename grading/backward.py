@@ -21,7 +21,9 @@ from attn_tui.grading.calling import CAUSAL_NAMES
 from attn_tui.grading.runner import Submission, exception_verdict
 
 TOLERANCE = 1e-6
-FD_TOLERANCE = 1e-5  # central differences, eps 1e-6, agree with the formulas to ~1e-8 on these sizes
+FD_TOLERANCE = (
+    1e-5  # central differences, eps 1e-6, agree with the formulas to ~1e-8 on these sizes
+)
 EPS = 1e-6
 
 
@@ -37,12 +39,18 @@ def reference(scenario: Scenario, dO: np.ndarray) -> dict[str, np.ndarray]:
     from attn_tui.core import loads
 
     def rows(matrix):
-        return "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in matrix) + "]"
+        return (
+            "["
+            + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in matrix)
+            + "]"
+        )
 
     a = Attention(scenario).inputs
     Q, K, V = a.Q(0), a.K(0), a.V(0)
-    text = (f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\ncausal: {str(bool(scenario.options.causal)).lower()}\n"
-            f"loss:\n  grad: {rows(dO)}\n")
+    text = (
+        f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\ncausal: {str(bool(scenario.options.causal)).lower()}\n"
+        f"loss:\n  grad: {rows(dO)}\n"
+    )
     head = Backward(Attention(loads(text))).head(0)
     return {"dQ": head["dQ"], "dK": head["dK"], "dV": head["dV"]}
 
@@ -53,7 +61,9 @@ def finite_differences(scenario: Scenario, dO: np.ndarray) -> dict[str, np.ndarr
     inputs = {"Q": np.array(a.Q(0)), "K": np.array(a.K(0)), "V": np.array(a.V(0))}
 
     def loss(changed: dict) -> float:
-        own = dataclasses.replace(scenario, inputs=changed, expect={}, stage_settings={}, files={}, random=None)
+        own = dataclasses.replace(
+            scenario, inputs=changed, expect={}, stage_settings={}, files={}, random=None
+        )
         return float(np.sum(trace(Attention(own))["output"] * dO))
 
     found = {}
@@ -76,13 +86,30 @@ def mistakes(scenario: Scenario, dO: np.ndarray) -> dict[str, dict[str, np.ndarr
     divisor = math.sqrt(Q.shape[1])
     dP = dO @ V.T
     dS = P * (dP - np.sum(P * dP, axis=1, keepdims=True))
-    found = {"dV": {"dV = P·dO (P not transposed: it must be Pᵀ·dO)": P @ dO if P.shape[0] == P.shape[1] else None,
-                    "dV = dO (the weights left out: dV = Pᵀ·dO)": dO if dO.shape == V.shape else None},
-             "dQ": {"the 1/√d_k is missing (dQ = dS·K / √d_k)": dS @ K,
-                    "the softmax Jacobian is missing (dS = P ∘ (dP − rowsum(P ∘ dP)), not dP)": dP @ K / divisor},
-             "dK": {"the 1/√d_k is missing (dK = dSᵀ·Q / √d_k)": dS.T @ Q,
-                    "the softmax Jacobian is missing (dS = P ∘ (dP − rowsum(P ∘ dP)), not dP)": dP.T @ Q / divisor}}
-    return {name: {what: value for what, value in ways.items() if value is not None} for name, ways in found.items()}
+    found = {
+        "dV": {
+            "dV = P·dO (P not transposed: it must be Pᵀ·dO)": P @ dO
+            if P.shape[0] == P.shape[1]
+            else None,
+            "dV = dO (the weights left out: dV = Pᵀ·dO)": dO if dO.shape == V.shape else None,
+        },
+        "dQ": {
+            "the 1/√d_k is missing (dQ = dS·K / √d_k)": dS @ K,
+            "the softmax Jacobian is missing (dS = P ∘ (dP − rowsum(P ∘ dP)), not dP)": dP
+            @ K
+            / divisor,
+        },
+        "dK": {
+            "the 1/√d_k is missing (dK = dSᵀ·Q / √d_k)": dS.T @ Q,
+            "the softmax Jacobian is missing (dS = P ∘ (dP − rowsum(P ∘ dP)), not dP)": dP.T
+            @ Q
+            / divisor,
+        },
+    }
+    return {
+        name: {what: value for what, value in ways.items() if value is not None}
+        for name, ways in found.items()
+    }
 
 
 def check_backward(submission: Submission, scenario: Scenario) -> BackwardResult:
@@ -93,29 +120,54 @@ def check_backward(submission: Submission, scenario: Scenario) -> BackwardResult
     dO = np.random.RandomState(43).randn(scenario.T, scenario.d_v)
     arrays["dO"] = dO
     parameters = info.get("backward_parameters", [])
-    keywords = {p: bool(scenario.options.causal) for p, _, _ in parameters if p.lower() in CAUSAL_NAMES}
-    answer, returned = submission.call(arrays, positional=["Q", "K", "V", "dO"], keywords=keywords, function=name)
+    keywords = {
+        p: bool(scenario.options.causal) for p, _, _ in parameters if p.lower() in CAUSAL_NAMES
+    }
+    answer, returned = submission.call(
+        arrays, positional=["Q", "K", "V", "dO"], keywords=keywords, function=name
+    )
     title = f"Backward ({name}, dO fixed, seed 43):"
     if not answer.get("ok"):
-        return BackwardResult(False, [f"{title} ✗ {exception_verdict(answer, submission.path, submission.memory)}"])
+        return BackwardResult(
+            False, [f"{title} ✗ {exception_verdict(answer, submission.path, submission.memory)}"]
+        )
     parts = [np.squeeze(part) if part.ndim > 2 else part for part in returned]
     ours, differences = reference(scenario, dO), finite_differences(scenario, dO)
-    if len(parts) < 3 or any(part.shape != ours[key].shape for part, key in zip(parts, ("dQ", "dK", "dV"))):
+    if len(parts) < 3 or any(
+        part.shape != ours[key].shape for part, key in zip(parts, ("dQ", "dK", "dV"))
+    ):
         shapes = ", ".join("×".join(map(str, part.shape)) for part in parts) or "nothing"
-        return BackwardResult(False, [(f"{title} ✗ returned {shapes}; expected dQ, dK, dV "
-                                       f"({'×'.join(map(str, ours['dQ'].shape))}, {'×'.join(map(str, ours['dK'].shape))}, "
-                                       f"{'×'.join(map(str, ours['dV'].shape))})")])
+        return BackwardResult(
+            False,
+            [
+                (
+                    f"{title} ✗ returned {shapes}; expected dQ, dK, dV "
+                    f"({'×'.join(map(str, ours['dQ'].shape))}, {'×'.join(map(str, ours['dK'].shape))}, "
+                    f"{'×'.join(map(str, ours['dV'].shape))})"
+                )
+            ],
+        )
     lines, wrong = [title], {}
     known = mistakes(scenario, dO)
     for key, yours in zip(("dQ", "dK", "dV"), parts[:3]):
         off = float(np.max(np.abs(yours - ours[key]))) if np.all(np.isfinite(yours)) else math.inf
         fd = float(np.max(np.abs(ours[key] - differences[key])))
         if off <= TOLERANCE:
-            lines.append(f"  {key}: ✓ matches our backward pass (and finite differences, within {max(fd, 1e-12):.0e})")
+            lines.append(
+                f"  {key}: ✓ matches our backward pass (and finite differences, within {max(fd, 1e-12):.0e})"
+            )
             continue
-        named = next((what for what, value in known[key].items()
-                      if np.all(np.isfinite(yours)) and np.max(np.abs(yours - value)) <= TOLERANCE), None)
+        named = next(
+            (
+                what
+                for what, value in known[key].items()
+                if np.all(np.isfinite(yours)) and np.max(np.abs(yours - value)) <= TOLERANCE
+            ),
+            None,
+        )
         wrong[key] = named or "other"
         said = f" — {named}" if named else ""
-        lines.append(f"  {key}: ✗ off by up to {off:.3g} from our backward pass and from finite differences{said}")
+        lines.append(
+            f"  {key}: ✗ off by up to {off:.3g} from our backward pass and from finite differences{said}"
+        )
     return BackwardResult(not wrong, lines, wrong)

@@ -34,10 +34,18 @@ class Way:
     mask: str = "none"  # none, flag, flag_positional, allowed, blocked, additive, none_given
 
     def describe(self) -> str:
-        arrays = ("PyTorch tensors" if self.torch else "NumPy arrays") + (" (1, T, d)" if self.batch else " (T, d)")
-        mask = {"none": "no mask argument", "flag": "causal=… as a keyword", "flag_positional": "causal as the 4th argument",
-                "allowed": "mask: bool, True = may attend", "blocked": "mask: 1 = blocked (0 = seen)",
-                "additive": "mask: 0 or −∞, added to the scores", "none_given": "mask=None"}[self.mask]
+        arrays = ("PyTorch tensors" if self.torch else "NumPy arrays") + (
+            " (1, T, d)" if self.batch else " (T, d)"
+        )
+        mask = {
+            "none": "no mask argument",
+            "flag": "causal=… as a keyword",
+            "flag_positional": "causal as the 4th argument",
+            "allowed": "mask: bool, True = may attend",
+            "blocked": "mask: 1 = blocked (0 = seen)",
+            "additive": "mask: 0 or −∞, added to the scores",
+            "none_given": "mask=None",
+        }[self.mask]
         return f"{arrays}, {mask}"
 
 
@@ -46,16 +54,16 @@ class CaseResult:
     case: Case
     ok: bool
     way: Way | None = None
-    returns: str = ""              # "(out, weights)", "out", "(weights, out)"
+    returns: str = ""  # "(out, weights)", "out", "(weights, out)"
     float32: bool = False
-    judgements: tuple[Judgement, ...] = ()   # weights (when returned), then output
-    error: str | None = None       # an exception's one line, or shapes that fit no convention
+    judgements: tuple[Judgement, ...] = ()  # weights (when returned), then output
+    error: str | None = None  # an exception's one line, or shapes that fit no convention
     error_type: str = ""
     weights: np.ndarray | None = None
     output: np.ndarray | None = None
-    empty_as: str | None = None    # how a fully masked row was read (grading/empty_rows.py)
+    empty_as: str | None = None  # how a fully masked row was read (grading/empty_rows.py)
     masked_row: str | None = None  # what is wrong at a fully masked row, when the rest is right
-    not_run: str | None = None     # why the case could not be given to this code
+    not_run: str | None = None  # why the case could not be given to this code
 
     @property
     def first_wrong(self) -> Judgement | None:
@@ -66,7 +74,11 @@ def ways(info: dict, causal: bool, torch_first: bool) -> list[Way]:
     """Every convention worth trying for this signature, most likely first."""
     parameters = info.get("parameters", [])
     named = {name.lower(): (kind, default) for name, kind, default in parameters}
-    positional = [name for name, kind, default in parameters if kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+    positional = [
+        name
+        for name, kind, default in parameters
+        if kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
+    ]
     variadic = any(kind == "VAR_POSITIONAL" for _, kind, _ in parameters)
     if any(name in named for name in CAUSAL_NAMES):
         masks = ["flag"]
@@ -83,9 +95,14 @@ def ways(info: dict, causal: bool, torch_first: bool) -> list[Way]:
 def arguments(info: dict, way: Way, case: Case) -> dict:
     """The call's arguments under ``way``: the arrays, and the mask or flag."""
     given = case.inputs()
-    call = {"arrays": {"Q": given["Q"], "K": given["K"], "V": given["V"]}, "positional": ["Q", "K", "V"],
-            "after": [], "keywords": {}, "keyword_arrays": [],
-            "how": {"torch": way.torch, "batch": way.batch}}
+    call = {
+        "arrays": {"Q": given["Q"], "K": given["K"], "V": given["V"]},
+        "positional": ["Q", "K", "V"],
+        "after": [],
+        "keywords": {},
+        "keyword_arrays": [],
+        "how": {"torch": way.torch, "batch": way.batch},
+    }
     named = {name.lower(): name for name, _, _ in info.get("parameters", [])}
     if way.mask == "flag":
         flag = next(named[name] for name in CAUSAL_NAMES if name in named)
@@ -98,8 +115,11 @@ def arguments(info: dict, way: Way, case: Case) -> dict:
     elif way.mask in MASKS_GIVEN:
         name = next(named[n] for n in MASK_NAMES if n in named)
         allowed = case.allowed()
-        mask = {"allowed": allowed.astype(np.float64), "blocked": (~allowed).astype(np.float64),
-                "additive": np.where(allowed, 0.0, -np.inf)}[way.mask]
+        mask = {
+            "allowed": allowed.astype(np.float64),
+            "blocked": (~allowed).astype(np.float64),
+            "additive": np.where(allowed, 0.0, -np.inf),
+        }[way.mask]
         call["arrays"]["mask"] = mask
         call["keyword_arrays"] = ["mask"]
         call["how"]["bool"] = ["mask"] if way.mask == "allowed" else []
@@ -113,23 +133,40 @@ def run_case(submission: Submission, case: Case, preferred: Way | None = None) -
     torch_first = bool(info.get("uses_torch"))
     tried = ways(info, case.causal or case.explicit, torch_first)
     if case.explicit and not any(way.mask in MASKS_GIVEN for way in tried):
-        return CaseResult(case, False, not_run="its attention takes no mask argument (mask, attn_mask, "
-                                               "attention_mask), so this case's mask cannot be given to it")
+        return CaseResult(
+            case,
+            False,
+            not_run="its attention takes no mask argument (mask, attn_mask, "
+            "attention_mask), so this case's mask cannot be given to it",
+        )
     if preferred is not None and preferred in tried:
         tried.remove(preferred)
         tried.insert(0, preferred)
     fallback: CaseResult | None = None
-    misshapen: CaseResult | None = None  # ran, but returned shapes that fit nothing: said before an exception
+    misshapen: CaseResult | None = (
+        None  # ran, but returned shapes that fit nothing: said before an exception
+    )
     first_error: CaseResult | None = None
     for way in tried:
         call = arguments(info, way, case)
-        answer, returned = submission.call(call["arrays"], positional=call["positional"], after=call["after"],
-                                           keywords=call["keywords"], keyword_arrays=call["keyword_arrays"],
-                                           how=call["how"], rename=call.get("rename"))
+        answer, returned = submission.call(
+            call["arrays"],
+            positional=call["positional"],
+            after=call["after"],
+            keywords=call["keywords"],
+            keyword_arrays=call["keyword_arrays"],
+            how=call["how"],
+            rename=call.get("rename"),
+        )
         if not answer.get("ok"):
             if first_error is None:
-                first_error = CaseResult(case, False, way, error=exception_verdict(answer, submission.path, submission.memory),
-                                         error_type=answer.get("type", ""))
+                first_error = CaseResult(
+                    case,
+                    False,
+                    way,
+                    error=exception_verdict(answer, submission.path, submission.memory),
+                    error_type=answer.get("type", ""),
+                )
             if answer.get("type") == "MemoryError":
                 break
             continue
@@ -140,7 +177,12 @@ def run_case(submission: Submission, case: Case, preferred: Way | None = None) -
             fallback = found
         if misshapen is None and found.error is not None:
             misshapen = found
-    return fallback or misshapen or first_error or CaseResult(case, False, error="it ran under no convention")
+    return (
+        fallback
+        or misshapen
+        or first_error
+        or CaseResult(case, False, error="it ran under no convention")
+    )
 
 
 def judge(case: Case, way: Way, answer: dict, returned: list[np.ndarray]) -> CaseResult:
@@ -160,20 +202,40 @@ def judge(case: Case, way: Way, answer: dict, returned: list[np.ndarray]) -> Cas
     for returns, out, weights in orders:
         if out.shape != (T, d_v) or weights is not None and weights.shape != (T, T_k):
             continue
-        judgements = ((the_judge("weights", weights, given=True),) if weights is not None else ()) + \
-            (the_judge("output", out, given=True),)
+        judgements = (
+            (the_judge("weights", weights, given=True),) if weights is not None else ()
+        ) + (the_judge("output", out, given=True),)
         ok = all(found.right for found in judgements)
-        empty_as, masked_row = reading(case, way.mask, weights, out, the_judge.tolerance) if ok else (None, None)
+        empty_as, masked_row = (
+            reading(case, way.mask, weights, out, the_judge.tolerance) if ok else (None, None)
+        )
         ok = ok and masked_row is None
-        results.append(CaseResult(case, ok, way, returns, float32, judgements, weights=weights, output=out,
-                                  empty_as=empty_as, masked_row=masked_row))
+        results.append(
+            CaseResult(
+                case,
+                ok,
+                way,
+                returns,
+                float32,
+                judgements,
+                weights=weights,
+                output=out,
+                empty_as=empty_as,
+                masked_row=masked_row,
+            )
+        )
         if ok:
             return results[-1]
     if results:
         return results[0]
     shapes = " and ".join("×".join(map(str, np.shape(part))) for part in returned[:2]) or "nothing"
-    return CaseResult(case, False, way, error=f"returned {shapes}; expected the output ({T}×{d_v}) "
-                                             f"and optionally the weights ({T}×{T_k})")
+    return CaseResult(
+        case,
+        False,
+        way,
+        error=f"returned {shapes}; expected the output ({T}×{d_v}) "
+        f"and optionally the weights ({T}×{T_k})",
+    )
 
 
 def _unbatched(array: np.ndarray) -> np.ndarray:

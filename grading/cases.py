@@ -54,25 +54,40 @@ class Case:
 def plain(scenario: Scenario) -> bool:
     """Whether ``attention(Q, K, V, causal)`` computes this scenario: one head, Q·Kᵀ/√d_k, no
     bias, no RoPE, and no mask but the causal one."""
-    return (not scenario.multi_head and not scenario.cross and scenario.rope is None
-            and scenario.options.scale is True and scenario.window is None and scenario.padding is None
-            and scenario.mask is None and set(scenario.stage_settings) <= {"online"}
-            and not any(key in scenario.inputs for key in ("bias",)))
+    return (
+        not scenario.multi_head
+        and not scenario.cross
+        and scenario.rope is None
+        and scenario.options.scale is True
+        and scenario.window is None
+        and scenario.padding is None
+        and scenario.mask is None
+        and set(scenario.stage_settings) <= {"online"}
+        and not any(key in scenario.inputs for key in ("bias",))
+    )
 
 
 def of_scenario(scenario: Scenario, name: str | None = None) -> Case:
     return Case(name or scenario.display_name, scenario)
 
 
-def random_case(name: str, T: int, d_k: int, d_v: int, causal: bool, seed: int, spread: float = 1.0) -> Case:
+def random_case(
+    name: str, T: int, d_k: int, d_v: int, causal: bool, seed: int, spread: float = 1.0
+) -> Case:
     rng = np.random.RandomState(seed)
-    inputs = {"Q": rng.randn(T, d_k) * spread, "K": rng.randn(T, d_k) * spread, "V": rng.randn(T, d_v)}
+    inputs = {
+        "Q": rng.randn(T, d_k) * spread,
+        "K": rng.randn(T, d_k) * spread,
+        "V": rng.randn(T, d_v),
+    }
     tokens = tuple(f"t{i + 1}" for i in range(T))
     return Case(name, Scenario(name, tokens, inputs, Options(causal=causal)))
 
 
 # 1 = may attend; the second query (t2) sees nothing, every other query sees its own key
-HIDES_A_ROW = np.array([[1, 0, 1, 0, 1], [0, 0, 0, 0, 0], [1, 1, 1, 0, 0], [0, 1, 0, 1, 1], [1, 1, 1, 1, 1]], bool)
+HIDES_A_ROW = np.array(
+    [[1, 0, 1, 0, 1], [0, 0, 0, 0, 0], [1, 1, 1, 0, 0], [0, 1, 0, 1, 1], [1, 1, 1, 1, 1]], bool
+)
 
 
 def masked_row_case(seed: int = 9) -> Case:

@@ -35,9 +35,13 @@ def check_file(path: str) -> None:
     if not os.path.exists(path):
         raise UsageError(f"{visible(path)}: no such file")
     if os.path.isdir(path):
-        raise UsageError(f"{visible(path)}: is a folder; give the student's .py file (attn-tui grade takes folders)")
+        raise UsageError(
+            f"{visible(path)}: is a folder; give the student's .py file (attn-tui grade takes folders)"
+        )
     if not os.path.isfile(path):
-        raise UsageError(f"{visible(path)}: not a regular file (a FIFO or a device is not a student's code)")
+        raise UsageError(
+            f"{visible(path)}: not a regular file (a FIFO or a device is not a student's code)"
+        )
 
 
 def submission_of(args, path: str, name: str) -> Submission:
@@ -45,7 +49,9 @@ def submission_of(args, path: str, name: str) -> Submission:
     memory = DEFAULT_MEMORY if args.memory is None else int(args.memory * 2**30)
     if not timeout > 0 or not memory > 0:
         raise UsageError("--timeout and --memory must be positive")
-    return Submission(path, name, backward=args.backward or "attention_backward", timeout=timeout, memory=memory)
+    return Submission(
+        path, name, backward=args.backward or "attention_backward", timeout=timeout, memory=memory
+    )
 
 
 def run_cases(submission: Submission, cases: list) -> list[CaseResult]:
@@ -63,7 +69,9 @@ def run_cases(submission: Submission, cases: list) -> list[CaseResult]:
 
 def counted(results: list[CaseResult]) -> tuple[int, int]:
     """How many cases passed, and how many could not be given to the code (not counted)."""
-    return sum(result.ok for result in results), sum(result.not_run is not None for result in results)
+    return sum(result.ok for result in results), sum(
+        result.not_run is not None for result in results
+    )
 
 
 def check_impl(args, scenario, write, say) -> int:
@@ -74,9 +82,11 @@ def check_impl(args, scenario, write, say) -> int:
         path, name = split_impl(args.impl)
         check_file(path)
         if not battery.plain(scenario):
-            raise UsageError(f"{visible(scenario.display_name)}: --impl checks attention(Q, K, V, causal); this "
-                             "scenario has more (heads, a bias, RoPE, a window or padding mask, or a scale "
-                             "of its own): give a plain one, such as cat_sat")
+            raise UsageError(
+                f"{visible(scenario.display_name)}: --impl checks attention(Q, K, V, causal); this "
+                "scenario has more (heads, a bias, RoPE, a window or padding mask, or a scale "
+                "of its own): give a plain one, such as cat_sat"
+            )
         submission = submission_of(args, path, name)
     except UsageError as problem:
         say(f"attn-tui: {problem}")
@@ -113,20 +123,29 @@ def check_impl(args, scenario, write, say) -> int:
         write(f"{shown} on {visible(scenario.display_name)}: {verdict} ({read_as(main)})\n")
         write(summary(comparison, judged) + "\n")
         if comparison.ok and not args.cases:  # (a softmax that overflows matches at small scores)
-            write("That is this scenario only: --cases also tries T = 1, d_k = 1, random T up to 64, "
-                  "scores of ~1,000 and a fully masked row.\n")
+            write(
+                "That is this scenario only: --cases also tries T = 1, d_k = 1, random T up to 64, "
+                "scores of ~1,000 and a fully masked row.\n"
+            )
         if getattr(args, "open", False):  # the app opens at the first wrong stage, row and cell
             args.opened_at = first_wrong_place(comparison)
-            args.opened = judged if args.opened_at is None else \
-                dataclasses.replace(judged, focus=args.opened_at.row)
+            args.opened = (
+                judged
+                if args.opened_at is None
+                else dataclasses.replace(judged, focus=args.opened_at.row)
+            )
     if results:
         passed, not_run = counted(results)
         run = len(cases) - not_run
-        write(f"Cases: {passed} of {run} pass" + (f" ({not_run} not run)" if not_run else "") + "\n")
+        write(
+            f"Cases: {passed} of {run} pass" + (f" ({not_run} not run)" if not_run else "") + "\n"
+        )
         for result in results:
             write(case_line(result) + "\n")
         if len(results) < len(cases):
-            write(f"(the other {len(cases) - len(results)} not run: the code went over the memory limit)\n")
+            write(
+                f"(the other {len(cases) - len(results)} not run: the code went over the memory limit)\n"
+            )
         status = status if passed == run else EXIT_DIFFERS
     if own_softmax is not None:
         write(own_softmax[1] + "\n")
@@ -142,4 +161,8 @@ def _printed(args, submission: Submission, write) -> None:
     if getattr(args, "verbose", False):
         text = submission.output()
         if text:
-            write("What the code printed (made visible):\n" + visible(text, multiline=True) + ("" if text.endswith("\n") else "\n"))
+            write(
+                "What the code printed (made visible):\n"
+                + visible(text, multiline=True)
+                + ("" if text.endswith("\n") else "\n")
+            )

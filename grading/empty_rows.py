@@ -29,8 +29,12 @@ CONVENTIONS = {
     "uniform": "uniform weights (a finite value such as −1e9 in place of the scores)",
     "unmasked": "the row as if unmasked (a finite value added to every score of the row)",
 }
-BRIEFLY = {"NaN": "NaN (−∞)", "zeros": "0 (PyTorch's SDPA)", "uniform": "1/T_k each (−1e9 in place)",
-           "unmasked": "the row unmasked (−1e9 added)"}
+BRIEFLY = {
+    "NaN": "NaN (−∞)",
+    "zeros": "0 (PyTorch's SDPA)",
+    "uniform": "1/T_k each (−1e9 in place)",
+    "unmasked": "the row unmasked (−1e9 added)",
+}
 ADDED_BY_THE_STUDENT = ("allowed", "blocked")  # masks of 0/1: the student chooses what to add
 
 
@@ -39,9 +43,11 @@ def expected(case, row: int, mask_given: str) -> dict[str, tuple[np.ndarray, np.
     given = case.inputs()
     Q, K, V = given["Q"], given["K"], given["V"]
     T_k = K.shape[0]
-    found = {"NaN": (np.full(T_k, np.nan), np.full(V.shape[1], np.nan)),
-             "zeros": (np.zeros(T_k), np.zeros(V.shape[1])),
-             "uniform": (np.full(T_k, 1.0 / T_k), V.mean(axis=0))}
+    found = {
+        "NaN": (np.full(T_k, np.nan), np.full(V.shape[1], np.nan)),
+        "zeros": (np.zeros(T_k), np.zeros(V.shape[1])),
+        "uniform": (np.full(T_k, 1.0 / T_k), V.mean(axis=0)),
+    }
     if mask_given in ADDED_BY_THE_STUDENT:
         scores = K @ Q[row] / np.sqrt(Q.shape[1])
         e = np.exp(scores - scores.max())
@@ -52,19 +58,27 @@ def expected(case, row: int, mask_given: str) -> dict[str, tuple[np.ndarray, np.
 
 def _same(yours: np.ndarray, theirs: np.ndarray, tolerance: float) -> bool:
     nan = np.isnan(theirs)
-    return bool(np.array_equal(np.isnan(yours), nan) and np.all(np.abs(yours[~nan] - theirs[~nan]) <= tolerance))
+    return bool(
+        np.array_equal(np.isnan(yours), nan)
+        and np.all(np.abs(yours[~nan] - theirs[~nan]) <= tolerance)
+    )
 
 
-def reading(case, mask_given: str, weights: np.ndarray | None, output: np.ndarray,
-            tolerance: float) -> tuple[str | None, str | None]:
+def reading(
+    case, mask_given: str, weights: np.ndarray | None, output: np.ndarray, tolerance: float
+) -> tuple[str | None, str | None]:
     """The convention every fully masked row of the case was read as (one for all of them), or
     None and the line saying what is wrong at the first row none explains. No such row: both None."""
     empty = ~case.allowed().any(axis=1)
     read = None
     for row in np.flatnonzero(empty):
         conventions = expected(case, int(row), mask_given)
-        matching = [name for name, (w, out) in conventions.items()
-                    if _same(output[row], out, tolerance) and (weights is None or _same(weights[row], w, tolerance))]
+        matching = [
+            name
+            for name, (w, out) in conventions.items()
+            if _same(output[row], out, tolerance)
+            and (weights is None or _same(weights[row], w, tolerance))
+        ]
         if not matching:
             return None, _wrong(case, int(row), weights, output, conventions)
         read = read or matching[0]
@@ -79,5 +93,7 @@ def _wrong(case, row: int, weights, output, conventions) -> str:
     values = weights[row] if weights is not None else output[row]
     shown = ", ".join(number(value) for value in values[:6]) + (", …" if len(values) > 6 else "")
     what = "weights" if weights is not None else "output"
-    return (f"{label} sees no key (the mask hides all {case.scenario.T_k}): yours {shown} ({what}), none of "
-            "what a convention gives there: " + ", ".join(BRIEFLY[name] for name in conventions))
+    return (
+        f"{label} sees no key (the mask hides all {case.scenario.T_k}): yours {shown} ({what}), none of "
+        "what a convention gives there: " + ", ".join(BRIEFLY[name] for name in conventions)
+    )

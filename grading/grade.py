@@ -14,7 +14,14 @@ from pathlib import Path
 
 from attn_tui.core.text import visible
 from attn_tui.grading import cases as battery
-from attn_tui.grading.check import EXIT_DIFFERS, EXIT_OK, UsageError, counted, run_cases, submission_of
+from attn_tui.grading.check import (
+    EXIT_DIFFERS,
+    EXIT_OK,
+    UsageError,
+    counted,
+    run_cases,
+    submission_of,
+)
 from attn_tui.grading.report import case_line
 from attn_tui.grading.runner import SubmissionFailed
 
@@ -43,11 +50,25 @@ def submissions(given: list[str]) -> list[Path]:
 
 def grade_one(args, path: Path, cases: list) -> dict:
     """One submission's record: file, ok, status, passed, cases, diagnosis, and its case lines."""
-    record = {"file": str(path), "ok": False, "status": "", "passed": 0, "cases": len(cases),
-              "diagnosis": None, "words": "", "verdict": "", "results": [], "not_run": [], "softmax": None}
+    record = {
+        "file": str(path),
+        "ok": False,
+        "status": "",
+        "passed": 0,
+        "cases": len(cases),
+        "diagnosis": None,
+        "words": "",
+        "verdict": "",
+        "results": [],
+        "not_run": [],
+        "softmax": None,
+    }
     if not path.is_file():
-        record.update(status="unreadable", words="not a regular file",
-                      verdict=f"{visible(path.name)}: not a regular file (a FIFO or a device is not a student's code)")
+        record.update(
+            status="unreadable",
+            words="not a regular file",
+            verdict=f"{visible(path.name)}: not a regular file (a FIFO or a device is not a student's code)",
+        )
         return record
     submission = submission_of(args, str(path), args.name)
     with submission:
@@ -65,8 +86,11 @@ def grade_one(args, path: Path, cases: list) -> dict:
 
                 backward = check_backward(submission, cases[0].scenario)
         except SubmissionFailed as failed:
-            record.update(status=failed.failure.kind, verdict=visible(failed.failure.verdict),
-                          words=_failure_words(failed.failure.kind))
+            record.update(
+                status=failed.failure.kind,
+                verdict=visible(failed.failure.verdict),
+                words=_failure_words(failed.failure.kind),
+            )
             if args.verbose:
                 record["printed"] = submission.output()
             return record
@@ -77,30 +101,52 @@ def grade_one(args, path: Path, cases: list) -> dict:
     # (cases not run after a memory bomb are not passed; a case the code cannot be given is not counted)
     softmax_ok = own_softmax is None or own_softmax[0]
     ok = passed == len(cases) - not_run and backward_ok and softmax_ok
-    record.update(passed=passed, ok=ok, status="ok" if ok else "differs", cases=len(cases) - not_run,
-                  not_run=[result.case.name for result in results if result.not_run is not None],
-                  results=[{"case": result.case.name, "ok": result.ok, "line": case_line(result)} for result in results])
-    record["softmax"] = None if own_softmax is None else {"ok": own_softmax[0], "line": own_softmax[1]}
+    record.update(
+        passed=passed,
+        ok=ok,
+        status="ok" if ok else "differs",
+        cases=len(cases) - not_run,
+        not_run=[result.case.name for result in results if result.not_run is not None],
+        results=[
+            {"case": result.case.name, "ok": result.ok, "line": case_line(result)}
+            for result in results
+        ],
+    )
+    record["softmax"] = (
+        None if own_softmax is None else {"ok": own_softmax[0], "line": own_softmax[1]}
+    )
     if backward is not None:
         record["backward"] = {"ok": backward.ok, "wrong": backward.wrong, "lines": backward.lines}
     wrong = next((result for result in results if not result.ok and result.not_run is None), None)
     if wrong is None:
-        record["words"] = "right" if backward_ok else "backward: " + ", ".join(backward.wrong) + " wrong"
+        record["words"] = (
+            "right" if backward_ok else "backward: " + ", ".join(backward.wrong) + " wrong"
+        )
         if not backward_ok:
-            record["verdict"] = "; ".join(line.strip() for line in backward.lines[1:] if "✗" in line)
+            record["verdict"] = "; ".join(
+                line.strip() for line in backward.lines[1:] if "✗" in line
+            )
         elif not softmax_ok:
             record["words"], record["verdict"] = own_softmax[2], own_softmax[1]
         return record
     record["verdict"] = case_line(wrong)
     judged = wrong.first_wrong
     if wrong.error is not None:
-        record["words"] = {"MemoryError": "over the memory limit", "too large": "returned an array far too large",
-                           "": "returned the wrong shapes"}.get(wrong.error_type, "an exception")
+        record["words"] = {
+            "MemoryError": "over the memory limit",
+            "too large": "returned an array far too large",
+            "": "returned the wrong shapes",
+        }.get(wrong.error_type, "an exception")
     elif wrong.masked_row is not None:
         record["words"] = "a fully masked row wrong"
     elif judged is not None and judged.diagnosis is not None:
-        record["diagnosis"] = {"mistake": judged.mistake, "what": judged.diagnosis.what, "fix": judged.diagnosis.fix,
-                               "case": wrong.case.name, "stage": judged.stage}
+        record["diagnosis"] = {
+            "mistake": judged.mistake,
+            "what": judged.diagnosis.what,
+            "fix": judged.diagnosis.fix,
+            "case": wrong.case.name,
+            "stage": judged.stage,
+        }
         record["words"] = judged.words
     else:
         record["words"] = "other"
@@ -108,10 +154,16 @@ def grade_one(args, path: Path, cases: list) -> dict:
 
 
 def _failure_words(kind: str) -> str:
-    return {"syntax": "a syntax error", "exception": "an exception", "timeout": "timed out",
-            "memory": "over the memory limit", "exit": "exited",
-            "processes": "too many processes (a fork bomb)", "missing": "no attention function",
-            "output": "printed too much"}.get(kind, kind)
+    return {
+        "syntax": "a syntax error",
+        "exception": "an exception",
+        "timeout": "timed out",
+        "memory": "over the memory limit",
+        "exit": "exited",
+        "processes": "too many processes (a fork bomb)",
+        "missing": "no attention function",
+        "output": "printed too much",
+    }.get(kind, kind)
 
 
 def grade(parser, args) -> int:
@@ -130,9 +182,21 @@ def grade(parser, args) -> int:
         try:
             records.append(grade_one(args, path, cases))
         except UsageError as problem:
-            records.append({"file": str(path), "ok": False, "status": "usage", "passed": 0, "cases": len(cases),
-                            "diagnosis": None, "words": "could not run", "verdict": str(problem), "results": [],
-                            "not_run": [], "softmax": None})
+            records.append(
+                {
+                    "file": str(path),
+                    "ok": False,
+                    "status": "usage",
+                    "passed": 0,
+                    "cases": len(cases),
+                    "diagnosis": None,
+                    "words": "could not run",
+                    "verdict": str(problem),
+                    "results": [],
+                    "not_run": [],
+                    "softmax": None,
+                }
+            )
     if progress and time.monotonic() - started > 1.0:
         sys.stderr.write("\r\x1b[K")
         sys.stderr.flush()
@@ -140,8 +204,19 @@ def grade(parser, args) -> int:
     from attn_tui.tui.cli.streams import write_out
 
     if args.json:
-        write_out(json.dumps({"cases": [case.name for case in cases], "submissions": records,
-                              "summary": summary}, indent=1, allow_nan=False, ensure_ascii=False) + "\n")
+        write_out(
+            json.dumps(
+                {
+                    "cases": [case.name for case in cases],
+                    "submissions": records,
+                    "summary": summary,
+                },
+                indent=1,
+                allow_nan=False,
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
     elif args.markdown:
         write_out(markdown(records, summary))
     else:
@@ -158,14 +233,18 @@ def _scenario_case(name: str):
     except ScenarioError as error:
         raise UsageError(visible(str(error))) from error
     if not battery.plain(scenario):
-        raise UsageError(f"{visible(name)}: grading calls attention(Q, K, V, causal); this scenario has more")
+        raise UsageError(
+            f"{visible(name)}: grading calls attention(Q, K, V, causal); this scenario has more"
+        )
     return battery.of_scenario(scenario, os.path.basename(name))
 
 
 def _bar(done: int, total: int, name: str) -> None:
     width = 24
     filled = width * done // total
-    sys.stderr.write(f"\rgrading [{'█' * filled}{' ' * (width - filled)}] {done}/{total} {visible(name)[:30]}\x1b[K")
+    sys.stderr.write(
+        f"\rgrading [{'█' * filled}{' ' * (width - filled)}] {done}/{total} {visible(name)[:30]}\x1b[K"
+    )
     sys.stderr.flush()
 
 
@@ -175,7 +254,9 @@ def text(records: list[dict], summary: dict) -> str:
     for record in records:
         name = visible(Path(record["file"]).name)
         mark = "✓" if record["ok"] else "✗"
-        lines.append(f"{mark} {name:<{width}}  {record['passed']:>2}/{record['cases']}  {visible(record['words'])}")
+        lines.append(
+            f"{mark} {name:<{width}}  {record['passed']:>2}/{record['cases']}  {visible(record['words'])}"
+        )
         if record["verdict"]:
             lines.append(f"    {visible(record['verdict'])}")
         own = record.get("softmax")
@@ -197,9 +278,15 @@ def markdown(records: list[dict], summary: dict) -> str:
         own = record.get("softmax")
         return "—" if not own else cell(own["line"].removeprefix("softmax: "))
 
-    lines = ["| student | cases passed | first mistake | own softmax |", "| --- | --- | --- | --- |"]
-    lines += [f"| {cell(Path(r['file']).name)} | {r['passed']}/{r['cases']} | {cell(r['verdict'] or r['words'])} "
-              f"| {softmax(r)} |" for r in records]
+    lines = [
+        "| student | cases passed | first mistake | own softmax |",
+        "| --- | --- | --- | --- |",
+    ]
+    lines += [
+        f"| {cell(Path(r['file']).name)} | {r['passed']}/{r['cases']} | {cell(r['verdict'] or r['words'])} "
+        f"| {softmax(r)} |"
+        for r in records
+    ]
     lines += ["", "| mistake | students |", "| --- | --- |"]
     lines += [f"| {cell(words)} | {count} |" for words, count in summary.items()]
     return "\n".join(lines) + "\n"

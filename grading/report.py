@@ -28,7 +28,9 @@ def with_expect(result: CaseResult) -> Scenario:
         expect["weights"] = Expected(np.array(result.weights), np.ones(result.weights.shape, bool))
     if result.output is not None:
         expect["output"] = Expected(np.array(result.output), np.ones(result.output.shape, bool))
-    tolerance = max(scenario.expect_tolerance, FLOAT32) if result.float32 else scenario.expect_tolerance
+    tolerance = (
+        max(scenario.expect_tolerance, FLOAT32) if result.float32 else scenario.expect_tolerance
+    )
     return dataclasses.replace(scenario, expect=expect, expect_tolerance=tolerance)
 
 
@@ -78,8 +80,10 @@ def first_cell(scenario: Scenario, wrong) -> str:
     i, j = cells[0]
     rows = token_labels(scenario.row_tokens)
     columns = column_labels(scenario, stage_keyed(wrong.stage))
-    return (f"{wrong.stage} ({visible(rows[i])}, {visible(columns[j])}): yours {number(compared.yours[i, j])}, "
-            f"attention {number(compared.correct[i, j])}")
+    return (
+        f"{wrong.stage} ({visible(rows[i])}, {visible(columns[j])}): yours {number(compared.yours[i, j])}, "
+        f"attention {number(compared.correct[i, j])}"
+    )
 
 
 def mistake_words(wrong) -> str:

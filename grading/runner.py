@@ -42,13 +42,13 @@ if TYPE_CHECKING:
     from typing import Self
 
 WORKER = Path(__file__).with_name("worker.py")
-DEFAULT_TIMEOUT = 10.0          # seconds, a whole submission
-DEFAULT_MEMORY = 2 * 2**30      # bytes of address space
-MAX_OUTPUT = 64 * 2**10         # of the student's printed output kept
-MAX_FILE = 64 * 2**20           # the largest file the student's code may write
+DEFAULT_TIMEOUT = 10.0  # seconds, a whole submission
+DEFAULT_MEMORY = 2 * 2**30  # bytes of address space
+MAX_OUTPUT = 64 * 2**10  # of the student's printed output kept
+MAX_FILE = 64 * 2**20  # the largest file the student's code may write
 MAX_ANSWER = 256 * 2**20
 PIPE_CHUNK = 1 << 16
-MORE_PROCESSES = 64             # threads and processes the worker may add to its user's
+MORE_PROCESSES = 64  # threads and processes the worker may add to its user's
 NOBODY = 65534
 
 
@@ -72,16 +72,22 @@ class SubmissionFailed(Exception):
 
 def _limits(seconds: float, memory: int, processes: int) -> dict[int, tuple[int, int]]:
     cpu = max(1, int(seconds) + 1)
-    return {resource.RLIMIT_CPU: (cpu, cpu + 1), resource.RLIMIT_AS: (memory, memory),
-            resource.RLIMIT_FSIZE: (MAX_FILE, MAX_FILE), resource.RLIMIT_CORE: (0, 0),
-            resource.RLIMIT_NPROC: (processes, processes)}
+    return {
+        resource.RLIMIT_CPU: (cpu, cpu + 1),
+        resource.RLIMIT_AS: (memory, memory),
+        resource.RLIMIT_FSIZE: (MAX_FILE, MAX_FILE),
+        resource.RLIMIT_CORE: (0, 0),
+        resource.RLIMIT_NPROC: (processes, processes),
+    }
 
 
 def _set_in_child(limits: dict[int, tuple[int, int]]):
     """Where there is no prlimit (macOS): the limits set in the child between fork and exec."""
+
     def apply() -> None:
         for which, values in limits.items():
             resource.setrlimit(which, values)
+
     return apply
 
 
@@ -116,8 +122,15 @@ def _process_limit(uid: int) -> int:
 class Submission:
     """One student's file, imported in a worker process that answers calls until closed."""
 
-    def __init__(self, path: str | os.PathLike[str], name: str = "attention", *, backward: str = "",
-                 timeout: float = DEFAULT_TIMEOUT, memory: int = DEFAULT_MEMORY) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        name: str = "attention",
+        *,
+        backward: str = "",
+        timeout: float = DEFAULT_TIMEOUT,
+        memory: int = DEFAULT_MEMORY,
+    ) -> None:
         self.path = os.path.abspath(path)
         self.name, self.backward = name, backward
         self.timeout, self.memory = timeout, memory
@@ -146,11 +159,21 @@ class Submission:
         user = worker_user()
         if user is not None:
             os.chown(self._folder, *user)  # (where the code, as nobody, may write: its HOME)
-        env = {"HOME": self._folder, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "TMPDIR": self._folder,
-               "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        env = {
+            "HOME": self._folder,
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONNOUSERSITE": "1",
+            "TMPDIR": self._folder,
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+        }
         self._waited = 0.0
-        limits = _limits(self.timeout, self.memory, _process_limit(user[0] if user else os.getuid()))
+        limits = _limits(
+            self.timeout, self.memory, _process_limit(user[0] if user else os.getuid())
+        )
         # the limits are set on the worker once it runs (prlimit), before it is sent the file to
         # import: a preexec_fn runs Python between fork and exec, unsafe in a process with threads
         later = hasattr(resource, "prlimit")
@@ -158,21 +181,37 @@ class Submission:
             self._process = subprocess.Popen(
                 [sys.executable, "-I", "-u", str(WORKER), str(requests_read), str(answers_write)]
                 + ([f"{user[0]}:{user[1]}"] if user is not None else []),
-                cwd=self._folder, env=env, stdin=subprocess.DEVNULL, stdout=self._output,
-                stderr=subprocess.STDOUT, pass_fds=(requests_read, answers_write), start_new_session=True,
-                preexec_fn=None if later else _set_in_child(limits))  # noqa: PLW1509 (without prlimit only)
+                cwd=self._folder,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=self._output,
+                stderr=subprocess.STDOUT,
+                pass_fds=(requests_read, answers_write),
+                start_new_session=True,
+                preexec_fn=None if later else _set_in_child(limits),
+            )  # noqa: PLW1509 (without prlimit only)
         finally:
             os.close(requests_read)
             os.close(answers_write)
         if later:
             for which, values in limits.items():
                 resource.prlimit(self._process.pid, which, values)
-        self.info = self._ask({"file": self.path, "name": self.name, "backward": self.backward}, {})[0]
+        self.info = self._ask(
+            {"file": self.path, "name": self.name, "backward": self.backward}, {}
+        )[0]
         if not self.info.get("found"):
             names = ", ".join(self.info.get("names", [])) or "none"
-            looked = self.name if "." in self.name else f"{self.name} (a function, or a class with forward or __call__)"
-            self._fail(Failure("missing", f"no {looked} in {os.path.basename(self.path)}; "
-                                          f"what it defines: {names}"))
+            looked = (
+                self.name
+                if "." in self.name
+                else f"{self.name} (a function, or a class with forward or __call__)"
+            )
+            self._fail(
+                Failure(
+                    "missing",
+                    f"no {looked} in {os.path.basename(self.path)}; what it defines: {names}",
+                )
+            )
         return self.info
 
     def close(self) -> None:
@@ -207,23 +246,44 @@ class Submission:
 
     # ---- calling ---------------------------------------------------------------------------
 
-    def call(self, arrays: dict[str, np.ndarray], *, positional: list[str], after: list | None = None,
-             keywords: dict | None = None, keyword_arrays: list[str] | None = None, how: dict | None = None,
-             function: str | None = None, rename: dict | None = None) -> tuple[dict, list[np.ndarray]]:
+    def call(
+        self,
+        arrays: dict[str, np.ndarray],
+        *,
+        positional: list[str],
+        after: list | None = None,
+        keywords: dict | None = None,
+        keyword_arrays: list[str] | None = None,
+        how: dict | None = None,
+        function: str | None = None,
+        rename: dict | None = None,
+    ) -> tuple[dict, list[np.ndarray]]:
         """Call the student's function: ``positional`` arrays, then ``after`` values, and
         ``keywords``; ``how`` converts the arrays (``batch``: leading 1s, ``float32``, ``torch``).
         Returns the answer (``ok``, or the exception's ``type``, ``message``, ``line``) and what it
         returned, as float64 arrays. Raises SubmissionFailed when the worker cannot answer."""
         if self.failure is not None:
             raise SubmissionFailed(self.failure)
-        meta = {"call": function or self.name, "positional": positional, "after": after or [],
-                "keywords": keywords or {}, "keyword_arrays": keyword_arrays or [], "how": how or {},
-                "rename": rename or {}}
+        meta = {
+            "call": function or self.name,
+            "positional": positional,
+            "after": after or [],
+            "keywords": keywords or {},
+            "keyword_arrays": keyword_arrays or [],
+            "how": how or {},
+            "rename": rename or {},
+        }
         answer, found = self._ask(meta, arrays)
         if answer.get("type") == "BlockingIOError" and "fork" in answer.get("text", ""):
             # a fork bomb's children, left behind, would fight over the pipes: it ends here, in one line
-            self._fail(Failure("processes", exception_verdict(answer, self.path, self.memory), answer.get("line"),
-                               error_type="BlockingIOError"))
+            self._fail(
+                Failure(
+                    "processes",
+                    exception_verdict(answer, self.path, self.memory),
+                    answer.get("line"),
+                    error_type="BlockingIOError",
+                )
+            )
         return answer, [found[f"r{i}"] for i in range(len(found))]
 
     def _ask(self, meta: dict, arrays: dict) -> tuple[dict, dict]:
@@ -258,7 +318,7 @@ class Submission:
             if not ready:
                 raise TimeoutError
             try:
-                view = view[os.write(self._requests, view[:PIPE_CHUNK]):]
+                view = view[os.write(self._requests, view[:PIPE_CHUNK]) :]
             except BlockingIOError:
                 continue
 
@@ -293,11 +353,15 @@ class Submission:
     def _why_it_stopped(self, problem: Exception) -> Failure:
         process = self._process
         if isinstance(problem, TimeoutError):
-            return Failure("timeout", f"timed out: no answer within {self.timeout:g} s (an endless loop?)")
+            return Failure(
+                "timeout", f"timed out: no answer within {self.timeout:g} s (an endless loop?)"
+            )
         try:
             code = process.wait(timeout=2) if process is not None else None
         except subprocess.TimeoutExpired:  # alive, but what it sent was not an answer
-            return Failure("protocol", "its answer was garbled (did it write to the worker's own pipe?)")
+            return Failure(
+                "protocol", "its answer was garbled (did it write to the worker's own pipe?)"
+            )
         if code is not None and code < 0:
             sig = signal.Signals(-code)
             if sig == signal.SIGXCPU:
@@ -315,37 +379,62 @@ class Submission:
         line, column = answer.get("line"), answer.get("column")
         where = f"{name}:{line}" + (f":{column}" if column else "") if line else name
         if kind == "SyntaxError":
-            return Failure("syntax", f"{where}: syntax error: {answer.get('message')}", line, column, kind)
+            return Failure(
+                "syntax", f"{where}: syntax error: {answer.get('message')}", line, column, kind
+            )
         if kind == "MemoryError":
             return memory_failure(self.memory, where)
         if kind == "SystemExit":
             return Failure("exit", f"{name}: {answer.get('message')}", None, None, kind)
         if kind == "OSError" and "[Errno 27]" in str(answer.get("message")):  # EFBIG: RLIMIT_FSIZE
-            return Failure("output", f"{where}: printed or wrote more than the limit ({MAX_FILE // 2**20} MB) "
-                                     "while importing", line, None, kind)
-        return Failure("exception", f"{where}: {kind} while importing: {answer.get('message')}", line, None, kind)
+            return Failure(
+                "output",
+                f"{where}: printed or wrote more than the limit ({MAX_FILE // 2**20} MB) "
+                "while importing",
+                line,
+                None,
+                kind,
+            )
+        return Failure(
+            "exception",
+            f"{where}: {kind} while importing: {answer.get('message')}",
+            line,
+            None,
+            kind,
+        )
 
 
 def memory_failure(memory: int, where: str) -> Failure:
-    return Failure("memory", f"{where}: went over the memory limit ({memory / 2**30:g} GB)",
-                   error_type="MemoryError")
+    return Failure(
+        "memory",
+        f"{where}: went over the memory limit ({memory / 2**30:g} GB)",
+        error_type="MemoryError",
+    )
 
 
 def exception_verdict(answer: dict, path: str, memory: int = DEFAULT_MEMORY) -> str:
     """One line for an exception the student's function raised: its type, message and line (a
     MemoryError is the memory limit), made visible (its message is the student's text)."""
-    where = f"{os.path.basename(path)}:{answer['line']}" if answer.get("line") else os.path.basename(path)
+    where = (
+        f"{os.path.basename(path)}:{answer['line']}"
+        if answer.get("line")
+        else os.path.basename(path)
+    )
     if answer.get("type") == "MemoryError":
         return memory_failure(memory, where).verdict
     text = f" ({answer['text'].strip()})" if answer.get("text") else ""
     if answer.get("type") == "BlockingIOError" and "fork" in answer.get("text", ""):
-        text += f": over the limit of processes ({MORE_PROCESSES} more than its user had; a fork bomb?)"
+        text += (
+            f": over the limit of processes ({MORE_PROCESSES} more than its user had; a fork bomb?)"
+        )
     return visible(f"{where}: {answer.get('type')}: {answer.get('message')}{text}")
 
 
 def _message(meta: dict, arrays: dict) -> bytes:
     buffer = io.BytesIO()
-    payload = {name: np.ascontiguousarray(value, dtype=np.float64) for name, value in arrays.items()}
+    payload = {
+        name: np.ascontiguousarray(value, dtype=np.float64) for name, value in arrays.items()
+    }
     payload["__meta__"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
     np.savez(buffer, **payload)
     data = buffer.getvalue()

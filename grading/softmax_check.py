@@ -9,7 +9,9 @@ import numpy as np
 from attn_tui.core.teaching.mistakes import MISTAKE_NAMED
 from attn_tui.grading.runner import Submission, exception_verdict
 
-ROWS = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, -1.0], [1000.0, 1001.0, 1002.0], [-1000.0, -1001.0, -999.0]])
+ROWS = np.array(
+    [[1.0, 2.0, 3.0], [0.5, 0.5, -1.0], [1000.0, 1001.0, 1002.0], [-1000.0, -1001.0, -999.0]]
+)
 TOLERANCE = 1e-6
 
 
@@ -24,11 +26,18 @@ def check_softmax(submission: Submission) -> tuple[bool, str, str]:
     counts it under (a named mistake's own, where it is one: core/teaching/mistakes.py)."""
     answer, returned = submission.call({"x": ROWS}, positional=["x"], function="softmax")
     if not answer.get("ok"):
-        return (False, f"softmax: ✗ {exception_verdict(answer, submission.path, submission.memory)}",
-                "own softmax: an exception")
+        return (
+            False,
+            f"softmax: ✗ {exception_verdict(answer, submission.path, submission.memory)}",
+            "own softmax: an exception",
+        )
     if not returned or returned[0].shape != ROWS.shape:
         shape = f"{ROWS.shape[0]}×{ROWS.shape[1]}"
-        return False, f"softmax: ✗ softmax of a {shape} array is not {shape}", "own softmax: the wrong shape"
+        return (
+            False,
+            f"softmax: ✗ softmax of a {shape} array is not {shape}",
+            "own softmax: the wrong shape",
+        )
     yours, right = returned[0], expected()
     tolerance = TOLERANCE if answer.get("dtypes", ["float64"])[0] == "float64" else 1e-4
     good = np.abs(yours - right) <= tolerance
@@ -38,7 +47,12 @@ def check_softmax(submission: Submission) -> tuple[bool, str, str]:
         nan = "NaN" if np.isnan(yours[2:]).any() else "wrong numbers"
         line = f"softmax: ✗ overflows on scores of ~1,000 (yours gives {nan}): subtract each row's max before exp"
         return False, line, MISTAKE_NAMED["softmax_overflow"].words
-    if np.allclose(yours.sum(axis=0), 1, atol=tolerance):  # (all four rows in one array: its columns)
-        return (False, "softmax: ✗ it normalises the columns: sum over axis=-1 (each row sums to 1)",
-                MISTAKE_NAMED["softmax_axis"].words)
+    if np.allclose(
+        yours.sum(axis=0), 1, atol=tolerance
+    ):  # (all four rows in one array: its columns)
+        return (
+            False,
+            "softmax: ✗ it normalises the columns: sum over axis=-1 (each row sums to 1)",
+            MISTAKE_NAMED["softmax_axis"].words,
+        )
     return False, "softmax: ✗ softmax([1, 2, 3]) is not [0.090, 0.245, 0.665]", "own softmax: other"

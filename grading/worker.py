@@ -21,7 +21,9 @@ import traceback
 import numpy as np
 
 MAX_MESSAGE = 512 * 2**20
-MAX_RETURNED = 128 * 2**20  # bytes of one array returned (the parent takes at most 256 MB an answer)
+MAX_RETURNED = (
+    128 * 2**20
+)  # bytes of one array returned (the parent takes at most 256 MB an answer)
 
 
 def read_message(fd: int) -> tuple[dict, dict] | None:
@@ -46,7 +48,7 @@ def write_message(fd: int, meta: dict, arrays: dict | None = None) -> None:
     data = buffer.getvalue()
     view = memoryview(struct.pack("<Q", len(data)) + data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _read_exactly(fd: int, size: int) -> bytes | None:
@@ -77,18 +79,25 @@ class Student:
         first, _, method = name.partition(".")
         found = getattr(self.module, first, None)
         if found is None:  # attention, Attention, ATTENTION: the same name to a student
-            same = [value for key, value in vars(self.module).items() if key.lower() == first.lower()]
-            found, first = (same[0], next(k for k in vars(self.module) if k.lower() == first.lower())) if len(same) == 1 \
+            same = [
+                value for key, value in vars(self.module).items() if key.lower() == first.lower()
+            ]
+            found, first = (
+                (same[0], next(k for k in vars(self.module) if k.lower() == first.lower()))
+                if len(same) == 1
                 else (None, first)
+            )
         if found is None:
             return None, ""
         if inspect.isclass(found):
             try:
                 instance = found()
             except Exception as exc:
-                raise LookupError(f"class {first} could not be made without arguments: "
-                                  f"{type(exc).__name__}: {exc}") from exc
-            for attribute in ([method] if method else ["forward", "__call__"]):
+                raise LookupError(
+                    f"class {first} could not be made without arguments: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+            for attribute in [method] if method else ["forward", "__call__"]:
                 if attribute == "__call__" and type(instance).__call__ is object.__call__:
                     continue
                 bound = getattr(instance, attribute, None)
@@ -110,11 +119,17 @@ def torch_module():
 
 def describe(student: Student, name: str, backward: str) -> dict:
     function, found_as = student.find(name)
-    info = {"found": function is not None, "as": found_as,
-            "names": sorted(n for n in vars(student.module) if not n.startswith("_")
-                            and callable(getattr(student.module, n)))[:20],
-            "uses_torch": "torch" in vars(student.module) or "torch" in sys.modules,
-            "softmax": callable(getattr(student.module, "softmax", None))}
+    info = {
+        "found": function is not None,
+        "as": found_as,
+        "names": sorted(
+            n
+            for n in vars(student.module)
+            if not n.startswith("_") and callable(getattr(student.module, n))
+        )[:20],
+        "uses_torch": "torch" in vars(student.module) or "torch" in sys.modules,
+        "softmax": callable(getattr(student.module, "softmax", None)),
+    }
     if function is not None:
         info["parameters"] = _parameters(function)
     back, back_as = student.find(backward) if backward else (None, "")
@@ -129,8 +144,10 @@ def _parameters(function) -> list[list]:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
         return []
-    return [[p.name, p.kind.name, p.default is not inspect.Parameter.empty]
-            for p in signature.parameters.values()]
+    return [
+        [p.name, p.kind.name, p.default is not inspect.Parameter.empty]
+        for p in signature.parameters.values()
+    ]
 
 
 def to_input(array: np.ndarray, how: dict, name: str = ""):
@@ -164,24 +181,34 @@ def call(student: Student, name: str, meta: dict, arrays: dict) -> tuple[dict, d
     args = [to_input(arrays[key], how, key) for key in meta["positional"]]
     args += meta.get("after", [])  # plain values given positionally after the arrays (causal)
     rename = meta.get("rename", {})
-    kwargs = {rename.get(key, key): to_input(arrays[key], how, key) for key in meta.get("keyword_arrays", [])}
+    kwargs = {
+        rename.get(key, key): to_input(arrays[key], how, key)
+        for key in meta.get("keyword_arrays", [])
+    }
     kwargs.update(meta.get("keywords", {}))
     with np.errstate(all="ignore"):
         result = function(*args, **kwargs)
-    parts = list(result) if isinstance(result, tuple) or isinstance(result, list) and not _a_matrix(result) \
+    parts = (
+        list(result)
+        if isinstance(result, tuple) or isinstance(result, list) and not _a_matrix(result)
         else [result]
+    )
     found = {}
     dtypes = []
     for i, part in enumerate(parts[:4]):
         array = to_array(part)
         if array.nbytes > MAX_RETURNED:
-            return {"ok": False, "type": "too large", "line": None, "text": "",
-                    "message": f"returned a {'×'.join(map(str, array.shape))} array ({round(array.nbytes / 2**20)} MB); "
-                               f"an answer may be {MAX_RETURNED // 2**20} MB"}, {}
+            return {
+                "ok": False,
+                "type": "too large",
+                "line": None,
+                "text": "",
+                "message": f"returned a {'×'.join(map(str, array.shape))} array ({round(array.nbytes / 2**20)} MB); "
+                f"an answer may be {MAX_RETURNED // 2**20} MB",
+            }, {}
         dtypes.append(str(array.dtype).replace("torch.", ""))
         found[f"r{i}"] = array.astype(np.float64)
-    return {"ok": True, "count": len(parts), "dtypes": dtypes,
-            "kind": type(result).__name__}, found
+    return {"ok": True, "count": len(parts), "dtypes": dtypes, "kind": type(result).__name__}, found
 
 
 def _a_matrix(value: list) -> bool:
@@ -194,13 +221,25 @@ def _a_matrix(value: list) -> bool:
 def error_of(exc: BaseException, path: str) -> dict:
     """The exception as the student should read it: its type, message and their own line."""
     if isinstance(exc, SyntaxError) and (exc.filename or "").endswith(os.path.basename(path)):
-        return {"ok": False, "type": "SyntaxError", "message": exc.msg or "invalid syntax",
-                "line": exc.lineno, "column": exc.offset, "text": (exc.text or "").rstrip("\n")}
+        return {
+            "ok": False,
+            "type": "SyntaxError",
+            "message": exc.msg or "invalid syntax",
+            "line": exc.lineno,
+            "column": exc.offset,
+            "text": (exc.text or "").rstrip("\n"),
+        }
     line, text = None, ""
     for frame in traceback.extract_tb(exc.__traceback__):
         if os.path.realpath(frame.filename) == path:
             line, text = frame.lineno, frame.line or ""
-    return {"ok": False, "type": type(exc).__name__, "message": str(exc)[:500], "line": line, "text": text}
+    return {
+        "ok": False,
+        "type": type(exc).__name__,
+        "message": str(exc)[:500],
+        "line": line,
+        "text": text,
+    }
 
 
 CAP_DAC_READ_SEARCH = 2  # (linux/capability.h) read any file and search any folder
@@ -220,7 +259,11 @@ def drop_root(uid: int, gid: int) -> bool:
         _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
 
     class Data(ctypes.Structure):
-        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+        _fields_ = [
+            ("effective", ctypes.c_uint32),
+            ("permitted", ctypes.c_uint32),
+            ("inheritable", ctypes.c_uint32),
+        ]
 
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -242,9 +285,17 @@ def main(requests: int, answers: int, user: str = "") -> int:
     if user and os.geteuid() == 0:
         uid, gid = (int(part) for part in user.split(":"))
         if not drop_root(uid, gid):
-            write_message(answers, {"ok": False, "type": "PermissionError", "line": None, "text": "",
-                                    "message": f"started as root, it could not become uid {uid} (nobody), which the "
-                                               "process limit holds: grade as an ordinary user"})
+            write_message(
+                answers,
+                {
+                    "ok": False,
+                    "type": "PermissionError",
+                    "line": None,
+                    "text": "",
+                    "message": f"started as root, it could not become uid {uid} (nobody), which the "
+                    "process limit holds: grade as an ordinary user",
+                },
+            )
             return 0
     request = read_message(requests)
     if request is None:
@@ -256,8 +307,13 @@ def main(requests: int, answers: int, user: str = "") -> int:
         answer = describe(student, meta["name"], meta.get("backward", ""))
         answer["ok"] = True
     except SystemExit as exc:
-        answer = {"ok": False, "type": "SystemExit", "message": f"the file called sys.exit({exc.code!r}) "
-                                                                "while it was imported", "line": None, "text": ""}
+        answer = {
+            "ok": False,
+            "type": "SystemExit",
+            "message": f"the file called sys.exit({exc.code!r}) while it was imported",
+            "line": None,
+            "text": "",
+        }
         student = None
     except BaseException as exc:  # noqa: BLE001 (whatever their file raises is theirs to read)
         answer = error_of(exc, path)
@@ -271,8 +327,16 @@ def main(requests: int, answers: int, user: str = "") -> int:
         try:
             answer, found = call(student, meta["call"], meta, arrays)
         except SystemExit as exc:
-            answer, found = {"ok": False, "type": "SystemExit",
-                             "message": f"called sys.exit({exc.code!r})", "line": None, "text": ""}, {}
+            answer, found = (
+                {
+                    "ok": False,
+                    "type": "SystemExit",
+                    "message": f"called sys.exit({exc.code!r})",
+                    "line": None,
+                    "text": "",
+                },
+                {},
+            )
         except BaseException as exc:  # noqa: BLE001 (theirs to read, as at import)
             answer, found = error_of(exc, path), {}
         write_message(answers, answer, found)

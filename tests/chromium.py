@@ -24,9 +24,18 @@ import aiohttp
 
 CHROMIUM = shutil.which("chromium")
 # the flags that work here: as root, without a display or a network
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--remote-debugging-port=0", "--window-size=1280,800"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--remote-debugging-port=0",
+    "--window-size=1280,800",
+]
 HOOK = "this.terminal.write("  # in textual-serve's textual.js, where output reaches xterm.js
 READ_SCREEN = """(() => {
   const terminal = window.__attnTerminal;
@@ -44,8 +53,10 @@ def hook_location() -> tuple[int, int]:
     script = Path(textual_serve.__file__).parent / "static" / "js" / "textual.js"
     text = script.read_text(encoding="utf-8")
     if text.count(HOOK) != 1:
-        raise RuntimeError(f"{script} has {text.count(HOOK)} places that write to the terminal "
-                           f"({HOOK!r}), not 1: textual-serve changed; update tests/chromium.py")
+        raise RuntimeError(
+            f"{script} has {text.count(HOOK)} places that write to the terminal "
+            f"({HOOK!r}), not 1: textual-serve changed; update tests/chromium.py"
+        )
     offset = text.index(HOOK)
     return text.count("\n", 0, offset), offset - (text.rfind("\n", 0, offset) + 1)
 
@@ -63,12 +74,20 @@ class Chromium:
         profile = self.folder / "profile"
         profile.mkdir(parents=True)
         self.process = await asyncio.create_subprocess_exec(
-            CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank",
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
-            start_new_session=True)  # its helpers share its group, so all of them can be ended
+            CHROMIUM,
+            *FLAGS,
+            f"--user-data-dir={profile}",
+            "about:blank",
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+        )  # its helpers share its group, so all of them can be ended
         port_file = profile / "DevToolsActivePort"  # Chromium writes its port here when ready
-        await wait_until(lambda: port_file.exists() and port_file.read_text().strip(), 15,
-                         "Chromium did not start")
+        await wait_until(
+            lambda: port_file.exists() and port_file.read_text().strip(),
+            15,
+            "Chromium did not start",
+        )
         self.port = int(port_file.read_text().split()[0])
         self.http = aiohttp.ClientSession()
         return self
@@ -87,9 +106,13 @@ class Chromium:
         page = Page(socket)
         line, column = hook_location()
         await page.call("Debugger.enable")
-        await page.call("Debugger.setBreakpointByUrl", urlRegex=r"/static/js/textual\.js",
-                        lineNumber=line, columnNumber=column,
-                        condition="(window.__attnTerminal = this.terminal, false)")
+        await page.call(
+            "Debugger.setBreakpointByUrl",
+            urlRegex=r"/static/js/textual\.js",
+            lineNumber=line,
+            columnNumber=column,
+            condition="(window.__attnTerminal = this.terminal, false)",
+        )
         await page.call("Page.enable")
         return page
 

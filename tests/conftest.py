@@ -24,10 +24,13 @@ def load_script(path: Path):
     spec.loader.exec_module(module)
     return module
 
+
 # Why a "models" test skips: PyTorch and transformers are not in the test extra (a user's pip
 # could bring a CUDA torch of several GB); .ci/run installs them.
-NEEDS_MODELS = ("needs PyTorch and transformers, not in the test extra: "
-                "pip install torch --index-url https://download.pytorch.org/whl/cpu; pip install transformers")
+NEEDS_MODELS = (
+    "needs PyTorch and transformers, not in the test extra: "
+    "pip install torch --index-url https://download.pytorch.org/whl/cpu; pip install transformers"
+)
 
 
 @pytest.fixture(autouse=True)

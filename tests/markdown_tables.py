@@ -14,11 +14,11 @@ MINUS_INFINITY = "−∞"  # how the tables write −∞
 
 @dataclass
 class Table:
-    heading: str          # the text of the nearest heading above the table
+    heading: str  # the text of the nearest heading above the table
     head: list[str]
     rule: list[str]
     rows: list[list[str]]
-    first_line: int       # 0-based line numbers in the document
+    first_line: int  # 0-based line numbers in the document
     last_line: int
 
     def row(self, label: str) -> list[str]:
@@ -28,8 +28,12 @@ class Table:
         return found[0]
 
     def numbers(self) -> np.ndarray:
-        return np.array([[-math.inf if text == MINUS_INFINITY else float(text) for text in cells[1:]]
-                         for cells in self.rows])
+        return np.array(
+            [
+                [-math.inf if text == MINUS_INFINITY else float(text) for text in cells[1:]]
+                for cells in self.rows
+            ]
+        )
 
 
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
@@ -62,8 +66,12 @@ def parse_tables(markdown: str) -> list[Table]:
             in_fence = not in_fence
         elif not in_fence and line.startswith("#"):
             heading = unescape(line.lstrip("#").strip())
-        elif not in_fence and line.startswith("|") and i + 1 < len(lines) \
-                and re.fullmatch(r"\|( *:?-+:? *\|)+", lines[i + 1]):
+        elif (
+            not in_fence
+            and line.startswith("|")
+            and i + 1 < len(lines)
+            and re.fullmatch(r"\|( *:?-+:? *\|)+", lines[i + 1])
+        ):
             start = i
             head, rule = split_row(line), split_row(lines[i + 1])
             i += 2

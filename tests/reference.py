@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-
 # ---- the source texts' code ---------------------------------------------------------------------
+
 
 def chapter_attention(Q, K, V, causal=True):
     """The chapter's practice code, verbatim (Chapter 24, "implement attention yourself")."""
@@ -71,12 +71,15 @@ def naive_attention(Q, K, V, divisor, causal, mask_value=-math.inf):
         exps = [math.exp(s - top) for s in scores]
         total = sum(exps)
         weights.append([e / total for e in exps])
-    output = [[sum(weights[i][j] * float(V[j][c]) for j in range(T)) for c in range(d_v)]
-              for i in range(T)]
+    output = [
+        [sum(weights[i][j] * float(V[j][c]) for j in range(T)) for c in range(d_v)]
+        for i in range(T)
+    ]
     return output, weights
 
 
 # ---- the reference ------------------------------------------------------------------------------
+
 
 def softmax(masked, axis=-1):
     """The softmax of each row over the last axis (or ``axis``: a student's softmax over the
@@ -97,14 +100,16 @@ def causal_softmax(scores):
 
 def paper_slopes(n: int) -> list[float]:
     """ALiBi's get_slopes, from the paper's repository (ofirpress/attention_with_linear_biases)."""
+
     def power_of_2(n):
-        start = 2 ** (-2 ** -(math.log2(n) - 3))
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
         ratio = start
-        return [start * ratio ** i for i in range(n)]
+        return [start * ratio**i for i in range(n)]
+
     if math.log2(n).is_integer():
         return power_of_2(n)
     closest = 2 ** math.floor(math.log2(n))
-    return power_of_2(closest) + paper_slopes(2 * closest)[0::2][:n - closest]
+    return power_of_2(closest) + paper_slopes(2 * closest)[0::2][: n - closest]
 
 
 def rope(x: np.ndarray, base: float, dims: int | None, pairs: str) -> np.ndarray:
@@ -114,13 +119,13 @@ def rope(x: np.ndarray, base: float, dims: int | None, pairs: str) -> np.ndarray
     r = d if dims is None else dims
     inv_freq = 1.0 / (base ** (np.arange(0, r, 2, dtype=np.float64) / r))
     t = np.arange(x.shape[0], dtype=np.float64)
-    freqs = np.outer(t, inv_freq)          # positions × r/2
+    freqs = np.outer(t, inv_freq)  # positions × r/2
     out = x.copy()
     rot = x[:, :r]
     if pairs == "half":
         emb = np.concatenate([freqs, freqs], axis=1)
         cos, sin = np.cos(emb), np.sin(emb)
-        half = np.concatenate([-rot[:, r // 2:], rot[:, :r // 2]], axis=1)
+        half = np.concatenate([-rot[:, r // 2 :], rot[:, : r // 2]], axis=1)
         out[:, :r] = rot * cos + half * sin
     else:
         cos, sin = np.repeat(np.cos(freqs), 2, axis=1), np.repeat(np.sin(freqs), 2, axis=1)
@@ -137,8 +142,20 @@ def rotate_half(x, base):
     return rope(np.asarray(x, dtype=np.float64), base, None, "half")
 
 
-def attention(Q, K, V, *, visible, bias=None, softcap=None, rope_spec=None, Wo=None, bo=None,
-              divisor=None, mask_value=-math.inf):
+def attention(
+    Q,
+    K,
+    V,
+    *,
+    visible,
+    bias=None,
+    softcap=None,
+    rope_spec=None,
+    Wo=None,
+    bo=None,
+    divisor=None,
+    mask_value=-math.inf,
+):
     """Q: H × T_q × d_k, K: G × T_k × d_k, V: G × T_k × d_v; visible: T_q × T_k;
     bias: H × T_q × T_k or None; rope_spec (base, dims or None, "half" or "interleaved") or None;
     a hidden cell's score is mask_value (−∞, or a finite value that leaks). Returns per head a
@@ -194,10 +211,21 @@ def online_walk(scores, counted, V, Bc: int, skipped) -> list[dict]:
             keep = 0.0 if correction is None else correction
             p = {j: math.exp(scores[j] - m_new) for j in seen}
             l = l * keep + math.fsum(p.values())
-            acc = [acc[c] * keep + math.fsum(p[j] * V[j, c] for j in seen) for c in range(V.shape[1])]
+            acc = [
+                acc[c] * keep + math.fsum(p[j] * V[j, c] for j in seen) for c in range(V.shape[1])
+            ]
             m = m_new
-        walk.append(dict(keys=[keys.start, keys.stop], skipped=bool(skipped[t]), tile_max=tile_max, m=m, l=l,
-                         correction=correction, acc=list(acc)))
+        walk.append(
+            dict(
+                keys=[keys.start, keys.stop],
+                skipped=bool(skipped[t]),
+                tile_max=tile_max,
+                m=m,
+                l=l,
+                correction=correction,
+                acc=list(acc),
+            )
+        )
     return walk
 
 
@@ -205,8 +233,8 @@ def skipped_tiles(visible: np.ndarray, Br: int, Bc: int, i: int) -> list[bool]:
     """The key tiles FlashAttention skips for query row i: those every row of its query tile (of
     ``Br`` rows) sees nothing of."""
     first = i - i % Br
-    rows = visible[first:first + Br]
-    return [not rows[:, start:start + Bc].any() for start in range(0, visible.shape[1], Bc)]
+    rows = visible[first : first + Br]
+    return [not rows[:, start : start + Bc].any() for start in range(0, visible.shape[1], Bc)]
 
 
 def scenario_attention(scenario: dict, arrays: dict):
@@ -232,15 +260,30 @@ def scenario_attention(scenario: dict, arrays: dict):
         bias = alibi if bias is None else bias + alibi
     rope_spec = None
     if "rope" in scenario:
-        rope_spec = (float(scenario["rope"]["base"]), scenario["rope"].get("dims"), scenario["rope"].get("pairs", "half"))
+        rope_spec = (
+            float(scenario["rope"]["base"]),
+            scenario["rope"].get("dims"),
+            scenario["rope"].get("pairs", "half"),
+        )
     scale = scenario.get("scale", True)
     divisor = math.sqrt(d_k) if scale is True else 1.0 if scale is False else float(scale)
-    heads, concat, projected = attention(Q, K, V, visible=visible, bias=bias, softcap=scenario.get("softcap"),
-                                         rope_spec=rope_spec, divisor=divisor, Wo=arrays.get("Wo"), bo=arrays.get("bo"))
+    heads, concat, projected = attention(
+        Q,
+        K,
+        V,
+        visible=visible,
+        bias=bias,
+        softcap=scenario.get("softcap"),
+        rope_spec=rope_spec,
+        divisor=divisor,
+        Wo=arrays.get("Wo"),
+        bo=arrays.get("bo"),
+    )
     return np.stack([head["weights"] for head in heads]), concat if projected is None else projected
 
 
 # ---- scenarios as YAML text ---------------------------------------------------------------------
+
 
 def yaml_matrix(a: np.ndarray) -> str:
     """A matrix (or matrices) as a YAML flow list, every float written round-trip."""
@@ -289,11 +332,19 @@ def random_scenario(rng: np.random.Generator, folder=None):
         visible &= ~pad.astype(bool)[None, :]
     if rng.random() < 0.3:
         m = rng.integers(0, 2, (T_q, T_k))
-        lines.append("mask: " + "[" + ", ".join("[" + ", ".join(str(int(x)) for x in row) + "]" for row in m) + "]")
+        lines.append(
+            "mask: "
+            + "["
+            + ", ".join("[" + ", ".join(str(int(x)) for x in row) + "]" for row in m)
+            + "]"
+        )
         visible &= m.astype(bool)
     bias = None
-    kind = rng.choice(["none", "alibi", "shared", "per_head", "npy"] if not cross
-                      else ["none", "shared", "per_head", "npy"])
+    kind = rng.choice(
+        ["none", "alibi", "shared", "per_head", "npy"]
+        if not cross
+        else ["none", "shared", "per_head", "npy"]
+    )
     if kind == "alibi":
         lines.append("alibi: true")
         slopes = paper_slopes(H)
@@ -329,7 +380,26 @@ def random_scenario(rng: np.random.Generator, folder=None):
     if rng.random() < 0.3:
         Wo, bo = rng.normal(size=(H * d_v, 2)), rng.normal(size=2)
         lines += [f"Wo: {yaml_matrix(Wo)}", f"bo: {yaml_matrix(bo)}"]
-    expected = attention(Q, K, V, visible=visible, bias=bias, softcap=softcap, rope_spec=rope_spec, Wo=Wo, bo=bo)
-    layout = dict(H=H, G=G, T_q=T_q, T_k=T_k, d_k=d_k, d_v=d_v, cross=cross, bias=str(kind), softcap=softcap,
-                  rope=rope_spec, visible=visible, Q=Q, K=K, V=V, bias_values=bias, Wo=Wo, bo=bo)
+    expected = attention(
+        Q, K, V, visible=visible, bias=bias, softcap=softcap, rope_spec=rope_spec, Wo=Wo, bo=bo
+    )
+    layout = dict(
+        H=H,
+        G=G,
+        T_q=T_q,
+        T_k=T_k,
+        d_k=d_k,
+        d_v=d_v,
+        cross=cross,
+        bias=str(kind),
+        softcap=softcap,
+        rope=rope_spec,
+        visible=visible,
+        Q=Q,
+        K=K,
+        V=V,
+        bias_values=bias,
+        Wo=Wo,
+        bo=bo,
+    )
     return "\n".join(lines) + "\n", files, expected, layout

@@ -14,10 +14,18 @@ CHECKED_IN = ROOT / "docs" / "class_answers.svg"
 async def test_the_checked_in_picture_is_what_the_script_makes_now():
     svg = await load_script(SCRIPT).screenshot()
     assert svg == CHECKED_IN.read_text(encoding="utf-8"), (
-        "docs/class_answers.svg is out of date: run python docs/class_screenshot.py")
+        "docs/class_answers.svg is out of date: run python docs/class_screenshot.py"
+    )
     text = svg.replace("&#160;", " ")
-    for words in ("12 answered of 12 following", "6 right", "3 forgot to divide by √d_k", "1 other",
-                  "2 divided by d_k", "0.503", "beat 4/9"):
+    for words in (
+        "12 answered of 12 following",
+        "6 right",
+        "3 forgot to divide by √d_k",
+        "1 other",
+        "2 divided by d_k",
+        "0.503",
+        "beat 4/9",
+    ):
         assert words in text, words
 
 

@@ -12,9 +12,9 @@ import pytest
 import yaml
 
 from attn_tui import core
-from attn_tui.core.numbers import fixed
-from attn_tui.core.loading.scenario_file import KEYS, check
 from attn_tui.core.engine.stages import scenario_keys
+from attn_tui.core.loading.scenario_file import KEYS, check
+from attn_tui.core.numbers import fixed
 from tests.conftest import ROOT
 from tests.reference import attention as reference_attention
 
@@ -39,7 +39,7 @@ def quoted_numbers() -> dict[str, list[dict[str, str]]]:
         head = [cell.strip() for cell in lines[number + 1].strip("|").split("|")]
         assert head == ["stage", "row", "column", "value"], head
         rows = []
-        for row_line in lines[number + 3:]:
+        for row_line in lines[number + 3 :]:
             if not row_line.startswith("|"):
                 break
             rows.append(dict(zip(head, (cell.strip() for cell in row_line.strip("|").split("|")))))
@@ -62,6 +62,7 @@ def example_sections() -> dict[str, str]:
 
 
 # ---- the examples load, and the guide covers each ---------------------------------------------
+
 
 def test_there_are_three_examples_and_each_loads_and_checks():
     assert len(EXAMPLES) == 3
@@ -126,8 +127,14 @@ def test_every_number_the_guide_quotes_is_what_the_program_computes(name):
     for quoted in rows:
         match = STAGE.fullmatch(quoted["stage"])
         assert match, quoted
-        value = core_value(scenario, traces, match.group("stage"), match.group("variant"),
-                           quoted["row"], quoted["column"])
+        value = core_value(
+            scenario,
+            traces,
+            match.group("stage"),
+            match.group("variant"),
+            quoted["row"],
+            quoted["column"],
+        )
         # formatted as the program formats it, at the decimals the guide shows
         assert fixed(value, decimals_of(quoted["value"])) == quoted["value"], (quoted, value)
 
@@ -166,6 +173,7 @@ def test_the_guide_mentions_the_commands_a_teacher_needs():
 
 # ---- the key numbers, computed independently -------------------------------------------------
 
+
 def read(name: str) -> dict:
     return yaml.safe_load((DOCS / "examples" / name).read_text(encoding="utf-8"))
 
@@ -181,7 +189,11 @@ def test_pronoun_it_attends_mostly_to_cat():
     raw = read("pronoun.yaml")
     Q, K, V = (np.array(raw[name], dtype=float) for name in "QKV")
     scores, weights, output = attention(Q, K, V, causal=raw["causal"])
-    it, cat, mouse = raw["tokens"].index("it"), raw["tokens"].index("cat"), raw["tokens"].index("mouse")
+    it, cat, mouse = (
+        raw["tokens"].index("it"),
+        raw["tokens"].index("cat"),
+        raw["tokens"].index("mouse"),
+    )
     assert (scores[it, cat], scores[it, mouse]) == (4, 2)
     # by hand: exp(4/√3) over exp(4/√3) + exp(2/√3) + five exp(0)
     e_cat, e_mouse = math.exp(4 / math.sqrt(3)), math.exp(2 / math.sqrt(3))
@@ -210,15 +222,20 @@ def test_projections_tea_looks_at_green_and_the_output_is_three_wide():
 def test_bank_sees_river_only_without_the_mask():
     raw = read("bank_causal_vs_not.yaml")
     Q, K, V = (np.array(raw[name], dtype=float) for name in "QKV")
-    assert {variant["name"]: variant["causal"] for variant in raw["variants"]} == \
-        {"causal": True, "bidirectional": False}
+    assert {variant["name"]: variant["causal"] for variant in raw["variants"]} == {
+        "causal": True,
+        "bidirectional": False,
+    }
     bank, river = 1, 4
     _, causal, _ = attention(Q, K, V, causal=True)
     _, bidirectional, output = attention(Q, K, V, causal=False)
     assert causal[bank].tolist() == [0.5, 0.5, 0, 0, 0]
     e = math.exp(4 / math.sqrt(2))
     assert bidirectional[bank, river] == pytest.approx(e / (e + 4))
-    assert round(bidirectional[bank, river], 3) == 0.809 and round(100 * bidirectional[bank, river]) == 81
+    assert (
+        round(bidirectional[bank, river], 3) == 0.809
+        and round(100 * bidirectional[bank, river]) == 81
+    )
     assert np.round(output[bank], 3).tolist() == [0.809, 0.0]
     assert np.round(causal.max(axis=1), 3).tolist() == [1.0, 0.5, 0.333, 0.25, 0.2]
     assert np.round(bidirectional.max(axis=1), 3).tolist() == [0.2, 0.809, 0.2, 0.2, 0.2]
@@ -233,8 +250,11 @@ def test_the_expect_example_is_diagnosed_as_the_guide_says():
     assert set(scenario.expect) == {"weights"} and scenario.expect_tolerance == 0.001
     # the student's weights are those of attention without the division by √2, by hand:
     e = math.e
-    unscaled = [[1, 0, 0], [1 / (1 + e), e / (1 + e), 0], [e / (2 * e + e * e), e / (2 * e + e * e),
-                                                           e * e / (2 * e + e * e)]]
+    unscaled = [
+        [1, 0, 0],
+        [1 / (1 + e), e / (1 + e), 0],
+        [e / (2 * e + e * e), e / (2 * e + e * e), e * e / (2 * e + e * e)],
+    ]
     assert np.allclose(scenario.expect["weights"].values, unscaled, atol=0.0005)
     comparison = compare(scenario)
     assert not comparison.ok and comparison.diagnosis.key == "unscaled"

@@ -16,7 +16,8 @@ def test_the_checked_in_figures_are_what_the_script_makes_now():
     for name, text in script().figures().items():
         checked_in = ROOT / "docs" / "figures" / name
         assert checked_in.exists() and text == checked_in.read_text(encoding="utf-8"), (
-            f"docs/figures/{name} is out of date: run python docs/figures.py")
+            f"docs/figures/{name} is out of date: run python docs/figures.py"
+        )
 
 
 def test_the_page_shows_every_figure():

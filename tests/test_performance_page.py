@@ -18,14 +18,50 @@ def performance_page():
 
 
 ROWS = [  # as benchmarks/run.py --json writes them (its row()), by hand
-    {"what": "edit a Q cell (+), T = 16: added to the floor", "median": 10.5, "min": 2.8, "max": 30.0,
-     "unit": "ms", "target": 20, "ok": True, "n": 3, "note": "floor 8.8 ms, attn-tui 19.3 ms"},
-    {"what": "--print, T = 1024", "median": 2.65, "min": 2.38, "max": 3.05, "unit": "s", "target": 2.0,
-     "ok": False, "n": 3, "note": ""},
-    {"what": "start ÷ bare | app", "median": 1.5, "min": 1.5, "max": 1.5, "unit": "×", "target": 1.5,
-     "ok": True, "n": 1, "note": ""},
-    {"what": "RSS, opened", "median": 105.0, "min": 105.0, "max": 105.0, "unit": "MB", "target": None,
-     "ok": None, "n": 1, "note": ""},
+    {
+        "what": "edit a Q cell (+), T = 16: added to the floor",
+        "median": 10.5,
+        "min": 2.8,
+        "max": 30.0,
+        "unit": "ms",
+        "target": 20,
+        "ok": True,
+        "n": 3,
+        "note": "floor 8.8 ms, attn-tui 19.3 ms",
+    },
+    {
+        "what": "--print, T = 1024",
+        "median": 2.65,
+        "min": 2.38,
+        "max": 3.05,
+        "unit": "s",
+        "target": 2.0,
+        "ok": False,
+        "n": 3,
+        "note": "",
+    },
+    {
+        "what": "start ÷ bare | app",
+        "median": 1.5,
+        "min": 1.5,
+        "max": 1.5,
+        "unit": "×",
+        "target": 1.5,
+        "ok": True,
+        "n": 1,
+        "note": "",
+    },
+    {
+        "what": "RSS, opened",
+        "median": 105.0,
+        "min": 105.0,
+        "max": 105.0,
+        "unit": "MB",
+        "target": None,
+        "ok": None,
+        "n": 1,
+        "note": "",
+    },
 ]
 
 
@@ -34,9 +70,14 @@ def test_the_performance_generator_marks_met_and_missed_targets():
     lines = made.split("\n")
     # 10.5 ≤ 20 met; 2.65 > 2.0 missed; 1.5 ≤ 1.5 met (at the target is within it); no target: no mark
     assert lines[0] == "`benchmarks/run.py`, 2026-12-03, test: 2 of 3 targets met."
-    assert lines[2:4] == ["| row | figure (median; min–max) | target | met |", "| --- | --- | --- | :-: |"]
-    assert lines[4] == ("| edit a Q cell (+), T = 16 | floor + 10.50 ms (2.80–30.00; floor 8.8 ms, "
-                        "attn-tui 19.3 ms) | ≤ floor + 20 ms | ✓ |")
+    assert lines[2:4] == [
+        "| row | figure (median; min–max) | target | met |",
+        "| --- | --- | --- | :-: |",
+    ]
+    assert lines[4] == (
+        "| edit a Q cell (+), T = 16 | floor + 10.50 ms (2.80–30.00; floor 8.8 ms, "
+        "attn-tui 19.3 ms) | ≤ floor + 20 ms | ✓ |"
+    )
     assert lines[5] == "| --print, T = 1024 | 2.65 s (2.38–3.05) | ≤ 2 s | ✗ |"
     assert lines[6] == "| start ÷ bare \\| app | 1.50× | ≤ 1.5× | ✓ |"
     assert lines[7] == "| RSS, opened | 105.00 MB |  |  |"

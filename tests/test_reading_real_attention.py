@@ -23,7 +23,7 @@ PATTERNS = DOCS / "examples" / "patterns"
 def quoted() -> list[tuple[str, str, str, str]]:
     """The rows of the page's numbers table: file, row, column, value."""
     text = PAGE.read_text(encoding="utf-8")
-    table = text[text.index("<!-- numbers: patterns -->"):].split("\n")[3:]
+    table = text[text.index("<!-- numbers: patterns -->") :].split("\n")[3:]
     rows = []
     for line in table:
         if not line.startswith("|"):

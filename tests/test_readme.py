@@ -15,8 +15,17 @@ from attn_tui.tui.keys import markdown_table
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-PAGES = ("keys", "scenarios", "capture", "classroom", "json", "cli", "reliability", "performance",
-         "troubleshooting")
+PAGES = (
+    "keys",
+    "scenarios",
+    "capture",
+    "classroom",
+    "json",
+    "cli",
+    "reliability",
+    "performance",
+    "troubleshooting",
+)
 
 
 def page(name: str) -> str:
@@ -33,6 +42,7 @@ def section(text: str, heading: str) -> str:
 
 # ---- README itself ---------------------------------------------------------------------------
 
+
 def test_readme_is_a_short_tour():
     assert len(README.split("\n")) - (README.endswith("\n")) <= 300
     assert README.count("\n") <= 300  # what grep -c '' README.md counts
@@ -48,7 +58,7 @@ def test_the_test_command_is_where_ci_reads_it():
 def test_readme_links_every_docs_page_and_troubleshooting_near_the_top():
     for name in PAGES:
         assert f"](docs/{name}.md)" in README, name
-    assert "docs/troubleshooting.md" in README[:README.index("## A quick tour")]
+    assert "docs/troubleshooting.md" in README[: README.index("## A quick tour")]
 
 
 def test_every_relative_link_in_readme_and_docs_leads_to_a_file_that_is_there():
@@ -62,7 +72,9 @@ def test_every_relative_link_in_readme_and_docs_leads_to_a_file_that_is_there():
             linked = (file.parent / path).resolve() if path else file
             assert linked.exists(), f"{file.name}: {target}"
             if anchor and linked.suffix == ".md":
-                assert anchor in anchors(linked.read_text(encoding="utf-8")), f"{file.name}: {target}"
+                assert anchor in anchors(linked.read_text(encoding="utf-8")), (
+                    f"{file.name}: {target}"
+                )
 
 
 def anchors(text: str) -> set[str]:
@@ -84,7 +96,11 @@ def test_every_docs_page_has_a_title_and_a_first_paragraph():
 def test_the_readme_scenario_example_loads(tmp_path):
     from attn_tui import core
 
-    block = section(README, "## The scenario format, by example").split("```yaml\n", 1)[1].split("\n```", 1)[0]
+    block = (
+        section(README, "## The scenario format, by example")
+        .split("```yaml\n", 1)[1]
+        .split("\n```", 1)[0]
+    )
     path = tmp_path / "example.yaml"
     path.write_text(block + "\n", encoding="utf-8")
     scenario = core.load(path)
@@ -108,7 +124,9 @@ async def test_the_quick_tour_does_what_it_says():
         assert screen.stage == "score"
         await pilot.press("4")
         assert screen.stage == "softmax"
-        assert '"sat" pays 25% attention to "the", 25% to "cat", and 50% to itself.' in explanation(app)
+        assert '"sat" pays 25% attention to "the", 25% to "cat", and 50% to itself.' in explanation(
+            app
+        )
         before = current(app)
         await pilot.press("tab", "down", "down", "5", "enter")
         after = current(app)
@@ -116,7 +134,9 @@ async def test_the_quick_tour_does_what_it_says():
         for stage in ("scores", "weights", "output"):
             assert (getattr(after, stage)[2] != getattr(before, stage)[2]).any(), stage
         await pilot.press("u")
-        assert screen.session.scenario.Q[2, 0] == 1 and (current(app).weights == before.weights).all()
+        assert (
+            screen.session.scenario.Q[2, 0] == 1 and (current(app).weights == before.weights).all()
+        )
         await pilot.press("U")
         assert screen.session.scenario.Q[2, 0] == 5
 
@@ -130,6 +150,7 @@ def test_the_quick_tours_lesson_has_beats():
 
 
 # ---- the claims, on the pages they moved to ----------------------------------------------------
+
 
 def test_the_keys_table_is_the_apps_own():
     shown = page("docs/keys.md").split("<!-- keys -->\n", 1)[1].split("\n<!-- /keys -->", 1)[0]
@@ -155,17 +176,34 @@ def test_every_command_line_option_the_docs_name_exists():
     for text in (cli, README):
         for block in command_blocks(text) + re.findall(r"`([^`\n]*--[a-z][^`\n]*)`", text):
             written |= set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", block))
-    prefixes = {"--js": "--json", "--mark": "--markdown"}  # the prefixes cli.md shows read as their flag
+    prefixes = {
+        "--js": "--json",
+        "--mark": "--markdown",
+    }  # the prefixes cli.md shows read as their flag
     for option in written - set(prefixes) - {"--ser"}:
         assert option in known, option
     from attn_tui.tui.cli.parser import read
 
     for prefix, flag in prefixes.items():
-        assert f"`{prefix}`" in cli and read([prefix, "cat_sat"]).command == read([flag, "cat_sat"]).command
+        assert (
+            f"`{prefix}`" in cli
+            and read([prefix, "cat_sat"]).command == read([flag, "cat_sat"]).command
+        )
     with pytest.raises(SystemExit):  # "--ser … is refused as ambiguous"
         read(["--ser", "cat_sat"])
-    assert {"--row", "--worksheet", "--answers", "--lesson", "--tiles", "--decode", "--max-apps",
-            "--serve-dir", "--present", "--json", "--print"} <= written
+    assert {
+        "--row",
+        "--worksheet",
+        "--answers",
+        "--lesson",
+        "--tiles",
+        "--decode",
+        "--max-apps",
+        "--serve-dir",
+        "--present",
+        "--json",
+        "--print",
+    } <= written
 
 
 def test_every_command_the_cli_page_names_is_one_and_each_is_named():
@@ -173,8 +211,18 @@ def test_every_command_the_cli_page_names_is_one_and_each_is_named():
 
     cli = page("docs/cli.md")
     blocks = command_blocks(cli)
-    used = {match for block in blocks for match in re.findall(r"^attn-tui ([a-z]+)\b", block, flags=re.M)}
-    files = {"scenarios", "cat_sat", "cat_sat_lesson", "my_scenario", "mine"}  # a file or a built-in
+    used = {
+        match
+        for block in blocks
+        for match in re.findall(r"^attn-tui ([a-z]+)\b", block, flags=re.M)
+    }
+    files = {
+        "scenarios",
+        "cat_sat",
+        "cat_sat_lesson",
+        "my_scenario",
+        "mine",
+    }  # a file or a built-in
     assert used - files <= set(COMMANDS), used - files - set(COMMANDS)
     assert set(COMMANDS) - {"open"} <= used  # every command is shown
     for flag in FLAGS:
@@ -198,7 +246,10 @@ def test_what_a_newcomer_tripped_over_is_in_the_docs():
     from attn_tui.tui.cli import DEFAULT_MAX_APPS
 
     capture = section(page("docs/capture.md"), "## Capture a layer")
-    assert "CUDA build" in capture and "pip install torch --index-url https://download.pytorch.org/whl/cpu" in capture
+    assert (
+        "CUDA build" in capture
+        and "pip install torch --index-url https://download.pytorch.org/whl/cpu" in capture
+    )
     assert "HF_HUB_OFFLINE=1" in capture and "within 2 s" in capture
     assert "Chromium" in README.split("## A quick tour", 1)[0]
     assert "attn-tui --markdown --worksheet --answers cat_sat" in page("docs/cli.md")
@@ -211,12 +262,17 @@ def test_the_troubleshooting_page_says_what_the_program_says():
 
     text = page("docs/troubleshooting.md")
     assert "apt-get install chromium" in text
-    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in text and "CUDA build" in text
+    assert (
+        "pip install torch --index-url https://download.pytorch.org/whl/cpu" in text
+        and "CUDA build" in text
+    )
     assert "HF_HUB_OFFLINE=1" in text and f"within {HUB_TIMEOUT:g} s" in text
     assert "blank for its first 2 seconds" in text
     width, height = DebuggerScreen.MIN_SIZE
-    said = (f"This window is W×H: too small to draw attention in. Enlarge it to at least "
-            f"{width}×{height}; nothing is lost meanwhile.")
+    said = (
+        f"This window is W×H: too small to draw attention in. Enlarge it to at least "
+        f"{width}×{height}; nothing is lost meanwhile."
+    )
     assert said in " ".join(text.split())
     assert f"at least {width} columns × {height} lines" in text
 
@@ -224,8 +280,8 @@ def test_the_troubleshooting_page_says_what_the_program_says():
 def test_the_gradients_section_shows_the_programs_own_walk_and_training():
     """The dS excerpt is what --print writes, and the training figures are the runs'."""
     from attn_tui.core import load
-    from attn_tui.core.outputs.report import text_chunks
     from attn_tui.core.engine.training import runs
+    from attn_tui.core.outputs.report import text_chunks
     from tests.conftest import SCENARIOS
 
     text = section(page("docs/scenarios.md"), "## Gradients: the backward pass")
@@ -240,8 +296,14 @@ def test_the_gradients_section_shows_the_programs_own_walk_and_training():
     assert told in " ".join(text.split())
     assert f"climbs to {unscaled.losses[-1]:.3f} and stalls" in " ".join(text.split())
     # (issue 50: the page said "falls" where the loss spikes first; the spikes, at the steps they are)
-    assert f"spikes to {max(scaled.losses):.3f} at step {scaled.losses.index(max(scaled.losses))}" in " ".join(text.split())
-    assert f"jumps to {max(unscaled.losses):.3f} at step {unscaled.losses.index(max(unscaled.losses))}" in " ".join(text.split())
+    assert (
+        f"spikes to {max(scaled.losses):.3f} at step {scaled.losses.index(max(scaled.losses))}"
+        in " ".join(text.split())
+    )
+    assert (
+        f"jumps to {max(unscaled.losses):.3f} at step {unscaled.losses.index(max(unscaled.losses))}"
+        in " ".join(text.split())
+    )
 
 
 def test_the_programs_messages_point_at_pages_that_are_there():
@@ -254,7 +316,10 @@ def test_the_programs_messages_point_at_pages_that_are_there():
             assert "see README" not in text, source
             for name, topic in re.findall(r"\(see (docs/[\w-]+\.md): ([^)\"]+)\)", text):
                 pointers[(name, topic)] = source
-    assert ("docs/classroom.md", "lessons") in pointers and ("docs/scenarios.md", "the format") in pointers
+    assert ("docs/classroom.md", "lessons") in pointers and (
+        "docs/scenarios.md",
+        "the format",
+    ) in pointers
     for (name, topic), source in pointers.items():
         headings = re.findall(r"^#+ (.+)$", page(name), flags=re.M)
         assert any(topic.lower() in heading.lower() for heading in headings), (source, name, topic)

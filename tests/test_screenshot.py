@@ -18,7 +18,8 @@ def script():
 async def test_the_checked_in_screenshot_is_what_the_script_makes_now():
     svg = await script().screenshot()
     assert svg == CHECKED_IN.read_text(encoding="utf-8"), (
-        "docs/screenshot.svg is out of date: run python docs/screenshot.py")
+        "docs/screenshot.svg is out of date: run python docs/screenshot.py"
+    )
 
 
 def test_the_screenshot_shows_cat_sat_at_softmax(tmp_path):
@@ -31,7 +32,6 @@ def test_the_screenshot_shows_cat_sat_at_softmax(tmp_path):
     for token in ("the", "cat", "sat"):
         assert re.search(rf">{token}\s*<", text), token
     assert "Softmax" in text and "0.503" in text  # "sat"'s weight on itself, at the step shown
-
 
 
 def test_readme_shows_the_screenshot():

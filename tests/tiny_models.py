@@ -12,14 +12,30 @@ import json
 from pathlib import Path
 
 import torch
-from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
-from tokenizers import trainers
 import transformers
-from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
-from transformers import PreTrainedTokenizerFast
+from tokenizers import (
+    Tokenizer,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
+from transformers import (
+    GPT2Config,
+    GPT2LMHeadModel,
+    LlamaConfig,
+    LlamaForCausalLM,
+    PreTrainedTokenizerFast,
+)
 
-SENTENCES = ["The cat sat on the mat.", "The dog sat on the log.", "A cat and a dog sat together.",
-             "the mat, the log, the cat"] * 4
+SENTENCES = [
+    "The cat sat on the mat.",
+    "The dog sat on the log.",
+    "A cat and a dog sat together.",
+    "the mat, the log, the cat",
+] * 4
 
 
 def byte_level_tokenizer() -> PreTrainedTokenizerFast:
@@ -27,62 +43,116 @@ def byte_level_tokenizer() -> PreTrainedTokenizerFast:
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["<|endoftext|>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=300,
+        special_tokens=["<|endoftext|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tokenizer.train_from_iterator(SENTENCES, trainer)
-    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<|endoftext|>",
-                                   eos_token="<|endoftext|>", unk_token="<|endoftext|>")
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        bos_token="<|endoftext|>",
+        eos_token="<|endoftext|>",
+        unk_token="<|endoftext|>",
+    )
 
 
 def sentencepiece_style_tokenizer() -> PreTrainedTokenizerFast:
     """Llama 2's kind: BPE over "▁"-marked words, byte fallback (``<0x0A>``), ``<s>`` first."""
     trained = Tokenizer(models.BPE(unk_token="<unk>"))
     trained.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
-    trained.train_from_iterator(SENTENCES, trainers.BpeTrainer(
-        vocab_size=200, special_tokens=["<unk>", "<s>", "</s>"]))
+    trained.train_from_iterator(
+        SENTENCES, trainers.BpeTrainer(vocab_size=200, special_tokens=["<unk>", "<s>", "</s>"])
+    )
     state = json.loads(trained.to_str())["model"]
     vocab = dict(state["vocab"])
     for byte in range(256):  # the byte-fallback pieces, as Llama 2's vocabulary has them
         vocab.setdefault(f"<0x{byte:02X}>", len(vocab))
-    merges = [tuple(merge.split(" ")) if isinstance(merge, str) else tuple(merge)
-              for merge in state["merges"]]
-    tokenizer = Tokenizer(models.BPE(vocab=vocab, merges=merges, unk_token="<unk>",
-                                     byte_fallback=True))
+    merges = [
+        tuple(merge.split(" ")) if isinstance(merge, str) else tuple(merge)
+        for merge in state["merges"]
+    ]
+    tokenizer = Tokenizer(
+        models.BPE(vocab=vocab, merges=merges, unk_token="<unk>", byte_fallback=True)
+    )
     tokenizer.add_special_tokens(["<unk>", "<s>", "</s>"])
     tokenizer.normalizer = normalizers.Sequence([])
     tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
-    tokenizer.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(),
-                                           decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+    tokenizer.decoder = decoders.Sequence(
+        [
+            decoders.Replace("▁", " "),
+            decoders.ByteFallback(),
+            decoders.Fuse(),
+            decoders.Strip(" ", 1, 0),
+        ]
+    )
     tokenizer.post_processor = processors.TemplateProcessing(
-        single="<s> $A", special_tokens=[("<s>", vocab["<s>"])])
-    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<s>", eos_token="</s>",
-                                   unk_token="<unk>")
+        single="<s> $A", special_tokens=[("<s>", vocab["<s>"])]
+    )
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer, bos_token="<s>", eos_token="</s>", unk_token="<unk>"
+    )
 
 
-def save_gpt2(folder: Path, *, layers: int = 3, hidden: int = 32, heads: int = 4,
-              positions: int = 64, seed: int = 0, **config) -> Path:
+def save_gpt2(
+    folder: Path,
+    *,
+    layers: int = 3,
+    hidden: int = 32,
+    heads: int = 4,
+    positions: int = 64,
+    seed: int = 0,
+    **config,
+) -> Path:
     """A tiny GPT-2 (``model_type: gpt2``) with a byte-level tokenizer, saved to ``folder``."""
     tokenizer = byte_level_tokenizer()
     eos = tokenizer.convert_tokens_to_ids("<|endoftext|>")
-    model = GPT2LMHeadModel(GPT2Config(
-        vocab_size=len(tokenizer), n_positions=positions, n_embd=hidden, n_layer=layers,
-        n_head=heads, bos_token_id=eos, eos_token_id=eos, **config))
+    model = GPT2LMHeadModel(
+        GPT2Config(
+            vocab_size=len(tokenizer),
+            n_positions=positions,
+            n_embd=hidden,
+            n_layer=layers,
+            n_head=heads,
+            bos_token_id=eos,
+            eos_token_id=eos,
+            **config,
+        )
+    )
     _spread_out(model, seed)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
 
 
-def save_llama(folder: Path, *, layers: int = 2, hidden: int = 64, heads: int = 4,
-               kv_heads: int = 2, positions: int = 64, seed: int = 0, **config) -> Path:
+def save_llama(
+    folder: Path,
+    *,
+    layers: int = 2,
+    hidden: int = 64,
+    heads: int = 4,
+    kv_heads: int = 2,
+    positions: int = 64,
+    seed: int = 0,
+    **config,
+) -> Path:
     """A tiny Llama (RoPE, grouped-query attention, RMSNorm) with a SentencePiece-style
     tokenizer, saved to ``folder``."""
     tokenizer = sentencepiece_style_tokenizer()
-    model = LlamaForCausalLM(LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden,
-        num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=kv_heads,
-        max_position_embeddings=positions, bos_token_id=tokenizer.convert_tokens_to_ids("<s>"),
-        eos_token_id=tokenizer.convert_tokens_to_ids("</s>"), **config))
+    model = LlamaForCausalLM(
+        LlamaConfig(
+            vocab_size=len(tokenizer),
+            hidden_size=hidden,
+            intermediate_size=2 * hidden,
+            num_hidden_layers=layers,
+            num_attention_heads=heads,
+            num_key_value_heads=kv_heads,
+            max_position_embeddings=positions,
+            bos_token_id=tokenizer.convert_tokens_to_ids("<s>"),
+            eos_token_id=tokenizer.convert_tokens_to_ids("</s>"),
+            **config,
+        )
+    )
     _spread_out(model, seed)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
@@ -95,15 +165,27 @@ def wordpiece_tokenizer() -> PreTrainedTokenizerFast:
     tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tokenizer.train_from_iterator(SENTENCES, trainers.WordPieceTrainer(
-        vocab_size=200, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
+    tokenizer.train_from_iterator(
+        SENTENCES,
+        trainers.WordPieceTrainer(
+            vocab_size=200, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+        ),
+    )
     cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     tokenizer.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
+    )
     tokenizer.decoder = decoders.WordPiece()
-    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="[UNK]", pad_token="[PAD]",
-                                   cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+    )
 
 
 def seq2seq_tokenizer(bos: bool) -> PreTrainedTokenizerFast:
@@ -113,18 +195,34 @@ def seq2seq_tokenizer(bos: bool) -> PreTrainedTokenizerFast:
     tokenizer = Tokenizer(models.BPE(unk_token="<unk>"))
     tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
     tokenizer.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
-    tokenizer.train_from_iterator(SENTENCES, trainers.BpeTrainer(vocab_size=200,
-                                                                 special_tokens=specials))
+    tokenizer.train_from_iterator(
+        SENTENCES, trainers.BpeTrainer(vocab_size=200, special_tokens=specials)
+    )
     ids = {name: tokenizer.token_to_id(name) for name in specials}
     tokenizer.post_processor = processors.TemplateProcessing(
         single="<s> $A </s>" if bos else "$A </s>",
-        special_tokens=[("<s>", ids["<s>"]), ("</s>", ids["</s>"])])
-    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token="<pad>", eos_token="</s>",
-                                   unk_token="<unk>", bos_token="<s>")
+        special_tokens=[("<s>", ids["<s>"]), ("</s>", ids["</s>"])],
+    )
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        pad_token="<pad>",
+        eos_token="</s>",
+        unk_token="<unk>",
+        bos_token="<s>",
+    )
 
 
-def save_family(family: str, folder: Path, *, layers: int = 2, hidden: int = 32, heads: int = 4,
-                positions: int = 64, seed: int = 0, **config) -> Path:
+def save_family(
+    family: str,
+    folder: Path,
+    *,
+    layers: int = 2,
+    hidden: int = 32,
+    heads: int = 4,
+    positions: int = 64,
+    seed: int = 0,
+    **config,
+) -> Path:
     """A tiny model of ``family`` (a model_type capture knows, other than gpt2 and llama) with a
     tokenizer of its kind, saved to ``folder``; ``config`` overrides the defaults below."""
     build = _FAMILIES[family]
@@ -139,69 +237,153 @@ def save_family(family: str, folder: Path, *, layers: int = 2, hidden: int = 32,
 
 
 def _decoder(vocab, layers, hidden, heads, positions, tokenizer, kv_heads=2):
-    return dict(vocab_size=vocab, hidden_size=hidden, intermediate_size=2 * hidden,
-                num_hidden_layers=layers, num_attention_heads=heads,
-                num_key_value_heads=kv_heads, max_position_embeddings=positions,
-                bos_token_id=tokenizer.convert_tokens_to_ids("<s>"),
-                eos_token_id=tokenizer.convert_tokens_to_ids("</s>"), pad_token_id=None)
+    return dict(
+        vocab_size=vocab,
+        hidden_size=hidden,
+        intermediate_size=2 * hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
+        max_position_embeddings=positions,
+        bos_token_id=tokenizer.convert_tokens_to_ids("<s>"),
+        eos_token_id=tokenizer.convert_tokens_to_ids("</s>"),
+        pad_token_id=None,
+    )
 
 
 def _bert(vocab, layers, hidden, heads, positions, tokenizer):
-    return dict(vocab_size=vocab, hidden_size=hidden, num_hidden_layers=layers,
-                num_attention_heads=heads, intermediate_size=2 * hidden,
-                max_position_embeddings=positions, pad_token_id=tokenizer.pad_token_id)
+    return dict(
+        vocab_size=vocab,
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        intermediate_size=2 * hidden,
+        max_position_embeddings=positions,
+        pad_token_id=tokenizer.pad_token_id,
+    )
 
 
 def _seq2seq(vocab, layers, hidden, heads, positions, tokenizer):
-    return dict(vocab_size=vocab, d_model=hidden, encoder_layers=layers, decoder_layers=layers,
-                encoder_attention_heads=heads, decoder_attention_heads=heads,
-                encoder_ffn_dim=2 * hidden, decoder_ffn_dim=2 * hidden,
-                max_position_embeddings=positions, pad_token_id=0, eos_token_id=1,
-                bos_token_id=3, forced_eos_token_id=1)
+    return dict(
+        vocab_size=vocab,
+        d_model=hidden,
+        encoder_layers=layers,
+        decoder_layers=layers,
+        encoder_attention_heads=heads,
+        decoder_attention_heads=heads,
+        encoder_ffn_dim=2 * hidden,
+        decoder_ffn_dim=2 * hidden,
+        max_position_embeddings=positions,
+        pad_token_id=0,
+        eos_token_id=1,
+        bos_token_id=3,
+        forced_eos_token_id=1,
+    )
 
 
 _SENTENCEPIECE = sentencepiece_style_tokenizer
 _FAMILIES = {
-    "mistral": {"tokenizer": _SENTENCEPIECE, "class": "MistralConfig", "model": "MistralModel",
-                "config": _decoder},
-    "qwen2": {"tokenizer": _SENTENCEPIECE, "class": "Qwen2Config", "model": "Qwen2Model",
-              "config": _decoder},
-    "gemma": {"tokenizer": _SENTENCEPIECE, "class": "GemmaConfig", "model": "GemmaModel",
-              "config": lambda *a: dict(_decoder(*a), head_dim=12)},
-    "gemma2": {"tokenizer": _SENTENCEPIECE, "class": "Gemma2Config", "model": "Gemma2Model",
-               "config": lambda *a: dict(_decoder(*a), head_dim=12, query_pre_attn_scalar=20)},
-    "phi3": {"tokenizer": _SENTENCEPIECE, "class": "Phi3Config", "model": "Phi3Model",
-             "config": _decoder},
-    "gpt_neox": {"tokenizer": _SENTENCEPIECE, "class": "GPTNeoXConfig", "model": "GPTNeoXModel",
-                 "config": lambda *a: dict(_decoder(*a), num_key_value_heads=None,
-                                           attention_bias=True)},
-    "bloom": {"tokenizer": byte_level_tokenizer, "class": "BloomConfig", "model": "BloomModel",
-              "config": lambda vocab, layers, hidden, heads, positions, tokenizer: dict(
-                  vocab_size=vocab, hidden_size=hidden, n_layer=layers, n_head=heads)},
-    "bert": {"tokenizer": wordpiece_tokenizer, "class": "BertConfig", "model": "BertModel",
-             "config": _bert},
-    "roberta": {"tokenizer": wordpiece_tokenizer, "class": "RobertaConfig", "model": "RobertaModel",
-                "config": lambda *a: dict(_bert(*a), max_position_embeddings=a[4] + 2,
-                                          type_vocab_size=1)},
-    "distilbert": {"tokenizer": wordpiece_tokenizer, "class": "DistilBertConfig",
-                   "model": "DistilBertModel",
-                   "config": lambda vocab, layers, hidden, heads, positions, tokenizer: dict(
-                       vocab_size=vocab, dim=hidden, n_layers=layers, n_heads=heads,
-                       hidden_dim=2 * hidden, max_position_embeddings=positions,
-                       pad_token_id=tokenizer.pad_token_id)},
-    "t5": {"tokenizer": lambda: seq2seq_tokenizer(bos=False), "class": "T5Config",
-           "model": "T5Model",
-           "config": lambda vocab, layers, hidden, heads, positions, tokenizer: dict(
-               vocab_size=vocab, d_model=hidden, d_kv=hidden // heads, d_ff=2 * hidden,
-               num_layers=layers, num_decoder_layers=layers, num_heads=heads,
-               relative_attention_num_buckets=8, relative_attention_max_distance=16,
-               pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)},
-    "bart": {"tokenizer": lambda: seq2seq_tokenizer(bos=True), "class": "BartConfig",
-             "model": "BartModel",
-             "config": lambda *a: dict(_seq2seq(*a), decoder_start_token_id=1)},
-    "marian": {"tokenizer": lambda: seq2seq_tokenizer(bos=False), "class": "MarianConfig",
-               "model": "MarianModel",
-               "config": lambda *a: dict(_seq2seq(*a), decoder_start_token_id=0)},
+    "mistral": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "MistralConfig",
+        "model": "MistralModel",
+        "config": _decoder,
+    },
+    "qwen2": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "Qwen2Config",
+        "model": "Qwen2Model",
+        "config": _decoder,
+    },
+    "gemma": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "GemmaConfig",
+        "model": "GemmaModel",
+        "config": lambda *a: dict(_decoder(*a), head_dim=12),
+    },
+    "gemma2": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "Gemma2Config",
+        "model": "Gemma2Model",
+        "config": lambda *a: dict(_decoder(*a), head_dim=12, query_pre_attn_scalar=20),
+    },
+    "phi3": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "Phi3Config",
+        "model": "Phi3Model",
+        "config": _decoder,
+    },
+    "gpt_neox": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "GPTNeoXConfig",
+        "model": "GPTNeoXModel",
+        "config": lambda *a: dict(_decoder(*a), num_key_value_heads=None, attention_bias=True),
+    },
+    "bloom": {
+        "tokenizer": byte_level_tokenizer,
+        "class": "BloomConfig",
+        "model": "BloomModel",
+        "config": lambda vocab, layers, hidden, heads, positions, tokenizer: dict(
+            vocab_size=vocab, hidden_size=hidden, n_layer=layers, n_head=heads
+        ),
+    },
+    "bert": {
+        "tokenizer": wordpiece_tokenizer,
+        "class": "BertConfig",
+        "model": "BertModel",
+        "config": _bert,
+    },
+    "roberta": {
+        "tokenizer": wordpiece_tokenizer,
+        "class": "RobertaConfig",
+        "model": "RobertaModel",
+        "config": lambda *a: dict(_bert(*a), max_position_embeddings=a[4] + 2, type_vocab_size=1),
+    },
+    "distilbert": {
+        "tokenizer": wordpiece_tokenizer,
+        "class": "DistilBertConfig",
+        "model": "DistilBertModel",
+        "config": lambda vocab, layers, hidden, heads, positions, tokenizer: dict(
+            vocab_size=vocab,
+            dim=hidden,
+            n_layers=layers,
+            n_heads=heads,
+            hidden_dim=2 * hidden,
+            max_position_embeddings=positions,
+            pad_token_id=tokenizer.pad_token_id,
+        ),
+    },
+    "t5": {
+        "tokenizer": lambda: seq2seq_tokenizer(bos=False),
+        "class": "T5Config",
+        "model": "T5Model",
+        "config": lambda vocab, layers, hidden, heads, positions, tokenizer: dict(
+            vocab_size=vocab,
+            d_model=hidden,
+            d_kv=hidden // heads,
+            d_ff=2 * hidden,
+            num_layers=layers,
+            num_decoder_layers=layers,
+            num_heads=heads,
+            relative_attention_num_buckets=8,
+            relative_attention_max_distance=16,
+            pad_token_id=0,
+            eos_token_id=1,
+            decoder_start_token_id=0,
+        ),
+    },
+    "bart": {
+        "tokenizer": lambda: seq2seq_tokenizer(bos=True),
+        "class": "BartConfig",
+        "model": "BartModel",
+        "config": lambda *a: dict(_seq2seq(*a), decoder_start_token_id=1),
+    },
+    "marian": {
+        "tokenizer": lambda: seq2seq_tokenizer(bos=False),
+        "class": "MarianConfig",
+        "model": "MarianModel",
+        "config": lambda *a: dict(_seq2seq(*a), decoder_start_token_id=0),
+    },
 }
 
 

@@ -92,7 +92,7 @@ class Forward:
     output: torch.Tensor
     raw_scores: list[torch.Tensor] = field(default_factory=list)  # q·kᵀ, before the divisor
     pre_mask: list[torch.Tensor] = field(default_factory=list)  # the scores the mask reads
-    weights: list[torch.Tensor] = field(default_factory=list)   # P, as P·V reads it
+    weights: list[torch.Tensor] = field(default_factory=list)  # P, as P·V reads it
     head_outputs: list[torch.Tensor] = field(default_factory=list)
     visible: np.ndarray | None = None
     empty: np.ndarray | None = None
@@ -100,9 +100,14 @@ class Forward:
 
 def leaves_of(scenario, learn=None) -> dict[str, torch.Tensor]:
     """Every input as a float64 tensor (requiring grad: all, or those named in ``learn``)."""
-    return {name: torch.tensor(np.array(array, dtype=np.float64), dtype=DTYPE,
-                               requires_grad=learn is None or name in learn)
-            for name, array in scenario.inputs.items()}
+    return {
+        name: torch.tensor(
+            np.array(array, dtype=np.float64),
+            dtype=DTYPE,
+            requires_grad=learn is None or name in learn,
+        )
+        for name, array in scenario.inputs.items()
+    }
 
 
 def forward(scenario, leaves: dict[str, torch.Tensor], options=None) -> Forward:
@@ -117,13 +122,13 @@ def forward(scenario, leaves: dict[str, torch.Tensor], options=None) -> Forward:
         d_k, d_v = Wq.shape[1] // H, Wv.shape[1] // G
 
         def q_of(h):
-            return Xq @ Wq[:, h * d_k:(h + 1) * d_k]
+            return Xq @ Wq[:, h * d_k : (h + 1) * d_k]
 
         def k_of(g):
-            return X @ Wk[:, g * d_k:(g + 1) * d_k]
+            return X @ Wk[:, g * d_k : (g + 1) * d_k]
 
         def v_of(g):
-            return X @ Wv[:, g * d_v:(g + 1) * d_v]
+            return X @ Wv[:, g * d_v : (g + 1) * d_v]
     else:
         Q, K, V = leaves["Q"], leaves["K"], leaves["V"]
         d_k = Q.shape[-1]
@@ -145,7 +150,9 @@ def forward(scenario, leaves: dict[str, torch.Tensor], options=None) -> Forward:
     T, T_k = visible.shape
     bias_setting = scenario.stage_settings.get("bias")
     softcap_setting = scenario.stage_settings.get("softcap")
-    distance = torch.abs(torch.arange(T, dtype=DTYPE)[:, None] - torch.arange(T_k, dtype=DTYPE)[None, :])
+    distance = torch.abs(
+        torch.arange(T, dtype=DTYPE)[:, None] - torch.arange(T_k, dtype=DTYPE)[None, :]
+    )
     result = Forward(output=None, visible=visible, empty=empty)
     keys = [k_of(g) for g in range(G)]
     values = [v_of(g) for g in range(G)]
@@ -163,7 +170,9 @@ def forward(scenario, leaves: dict[str, torch.Tensor], options=None) -> Forward:
             if bias_setting.alibi:
                 slopes = bias_setting.slopes if bias_setting.slopes is not None else alibi_slopes(H)
                 x = x + (-float(slopes[h])) * distance
-            elif "bias" in leaves:  # an explicit bias is an input of the scenario's: a leaf with a gradient
+            elif (
+                "bias" in leaves
+            ):  # an explicit bias is an input of the scenario's: a leaf with a gradient
                 given = leaves["bias"]
                 x = x + (given[h] if given.dim() == 3 else given)
             else:
@@ -222,18 +231,37 @@ def gradients(scenario, options=None, *, target=None, grad=None) -> Gradients:
     n, H = len(names), len(f.weights)
     as_np = [d.detach().numpy().copy() for d in found]
     return Gradients(
-        output=f.output.detach().numpy().copy(), loss=loss, d_output=d_output,
-        inputs=dict(zip(names, as_np[:n])), weights=[P.detach().numpy().copy() for P in f.weights],
-        d_weights=as_np[n:n + H], d_scores=as_np[n + H:n + 2 * H], d_raw_scores=as_np[n + 2 * H:], visible=f.visible, empty=f.empty)
+        output=f.output.detach().numpy().copy(),
+        loss=loss,
+        d_output=d_output,
+        inputs=dict(zip(names, as_np[:n])),
+        weights=[P.detach().numpy().copy() for P in f.weights],
+        d_weights=as_np[n : n + H],
+        d_scores=as_np[n + H : n + 2 * H],
+        d_raw_scores=as_np[n + 2 * H :],
+        visible=f.visible,
+        empty=f.empty,
+    )
 
 
 def loss_of(scenario, leaves, target, options=None) -> torch.Tensor:
-    diff = forward(scenario, leaves, options).output - torch.tensor(np.asarray(target, np.float64), dtype=DTYPE)
+    diff = forward(scenario, leaves, options).output - torch.tensor(
+        np.asarray(target, np.float64), dtype=DTYPE
+    )
     return 0.5 * (diff * diff).sum()
 
 
-def train(scenario, *, learn, lr: float, steps: int, optimizer: str = "sgd", target,
-          options=None, rounding: float = 1e-13) -> tuple[list[float], dict[str, np.ndarray], dict[str, np.ndarray]]:
+def train(
+    scenario,
+    *,
+    learn,
+    lr: float,
+    steps: int,
+    optimizer: str = "sgd",
+    target,
+    options=None,
+    rounding: float = 1e-13,
+) -> tuple[list[float], dict[str, np.ndarray], dict[str, np.ndarray]]:
     """``steps`` steps of torch.optim.SGD (plain, no momentum) or torch.optim.Adam (its defaults)
     on the inputs in ``learn``: the loss before any step and after each, the learned arrays, and
     per learned cell how far Adam may carry a gradient's rounding (else 0).
@@ -244,7 +272,9 @@ def train(scenario, *, learn, lr: float, steps: int, optimizer: str = "sgd", tar
     A gradient error δ moves a step by at most (lr / (1 − β₁ᵗ))·δ / (√v̂ + ε); with δ =
     ``rounding`` × the largest |gradient| of any input (all of Q, K's may be 0 in truth: one
     key), the sum over the steps is that slack."""
-    leaves = leaves_of(scenario)  # (every input's gradient, for the rounding's scale; only ``learn`` moves)
+    leaves = leaves_of(
+        scenario
+    )  # (every input's gradient, for the rounding's scale; only ``learn`` moves)
     params = [leaves[name] for name in learn]
     if optimizer == "sgd":
         opt = torch.optim.SGD(params, lr=lr)
@@ -262,13 +292,17 @@ def train(scenario, *, learn, lr: float, steps: int, optimizer: str = "sgd", tar
             L.backward()
             opt.step()
             if optimizer == "adam":
-                largest = max(float(leaf.grad.abs().max()) if leaf.grad is not None and leaf.numel() else 0.0
-                              for leaf in leaves.values())
+                largest = max(
+                    float(leaf.grad.abs().max()) if leaf.grad is not None and leaf.numel() else 0.0
+                    for leaf in leaves.values()
+                )
                 beta1, beta2 = opt.defaults["betas"]
                 for name in learn:
                     state = opt.state[leaves[name]]
                     t = float(state["step"])
-                    v_hat = state["exp_avg_sq"].detach().numpy() / (1 - beta2 ** t)
+                    v_hat = state["exp_avg_sq"].detach().numpy() / (1 - beta2**t)
                     delta = rounding * largest
-                    slack[name] += lr / (1 - beta1 ** t) * delta / (np.sqrt(v_hat) + opt.defaults["eps"])
+                    slack[name] += (
+                        lr / (1 - beta1**t) * delta / (np.sqrt(v_hat) + opt.defaults["eps"])
+                    )
     return losses, {name: leaves[name].detach().numpy().copy() for name in learn}, slack

@@ -32,7 +32,9 @@ def debugger(app: AttnApp) -> DebuggerScreen:
 
 def debugger_below(app: AttnApp) -> DebuggerScreen:
     """The debugger under whatever screen is on top (the all-heads view, projector mode, a dialog)."""
-    return next(screen for screen in reversed(app.screen_stack) if isinstance(screen, DebuggerScreen))
+    return next(
+        screen for screen in reversed(app.screen_stack) if isinstance(screen, DebuggerScreen)
+    )
 
 
 def stage_view(app: AttnApp) -> MatrixView:
@@ -72,7 +74,9 @@ async def post(app: AttnApp, *keys: str) -> None:
     from textual import events
 
     for key in keys:
-        app.post_message(events.Key(key, "\r" if key == "enter" else (key if len(key) == 1 else None)))
+        app.post_message(
+            events.Key(key, "\r" if key == "enter" else (key if len(key) == 1 else None))
+        )
         for _ in range(12):
             await asyncio.sleep(0)
 

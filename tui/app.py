@@ -9,20 +9,21 @@ import os
 import time
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from attn_tui.core.loading import catalog
-from attn_tui.core.text import visible
-from attn_tui.tui.settings import PALETTES, load_settings, save_settings
-from attn_tui.tui.text import tell
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.markup import escape
 from textual.screen import Screen
 
+from attn_tui.core.loading import catalog
+from attn_tui.core.text import visible
+from attn_tui.tui.settings import PALETTES, load_settings, save_settings
+from attn_tui.tui.text import tell
+
 if TYPE_CHECKING:
-    from attn_tui.core.loading.model_index import ModelIndex
     from attn_tui.core.editing.save_root import SaveRoot
     from attn_tui.core.lessons.lesson import Position
+    from attn_tui.core.loading.model_index import ModelIndex
     from attn_tui.core.model.scenario import Scenario
     from attn_tui.tui.classroom import Classroom
     from attn_tui.tui.screens.debugger import DebuggerScreen
@@ -49,10 +50,17 @@ class AttnApp(App[int]):
         Binding("question_mark", "help", "Help"),
     ]
 
-    def __init__(self, scenario: Scenario | None = None, read_only: bool = False,
-                 save_root: SaveRoot | None = None, present: bool = False, remember: bool = True,
-                 classroom: Classroom | None = None, index: ModelIndex | None = None,
-                 start: Position | None = None) -> None:
+    def __init__(
+        self,
+        scenario: Scenario | None = None,
+        read_only: bool = False,
+        save_root: SaveRoot | None = None,
+        present: bool = False,
+        remember: bool = True,
+        classroom: Classroom | None = None,
+        index: ModelIndex | None = None,
+        start: Position | None = None,
+    ) -> None:
         """Open ``scenario`` (or, without one, the chooser of built-ins; or a model ``index``,
         as the model view). ``save_root`` confines saving to a folder (a served app: see
         ``core.editing.save_root``); ``present`` starts in projector mode; ``remember`` reads and writes
@@ -71,7 +79,9 @@ class AttnApp(App[int]):
         # its folder, and one student's theme is no other student's
         self.remember = remember and save_root is None
         self.palette_name = PALETTES[0]
-        self.settings_notice: str | None = None  # what was wrong with the settings file, told at mount
+        self.settings_notice: str | None = (
+            None  # what was wrong with the settings file, told at mount
+        )
         if remember:
             settings = load_settings()
             if settings.values.get("theme") in self.available_themes:
@@ -111,6 +121,7 @@ class AttnApp(App[int]):
         """For a worker thread's long loop, the check it makes between its pieces: it waits there
         while keys are coming (until INPUT_QUIET after the last), so that each key's frame has
         the processor to itself, then says whether the work was ``stopped`` meanwhile."""
+
         def check() -> bool:
             while not stopped():
                 wait = self.input_at + INPUT_QUIET - time.monotonic()
@@ -125,7 +136,9 @@ class AttnApp(App[int]):
         self.set_class(self.palette_name != PALETTES[0], "-colour-blind")
         if self.settings_notice:
             tell(self, self.settings_notice, severity="warning")
-        if not self.is_headless:  # (a test process runs hundreds of apps: nothing of theirs is frozen)
+        if (
+            not self.is_headless
+        ):  # (a test process runs hundreds of apps: nothing of theirs is frozen)
             self.set_timer(1.0, _settle_garbage)
         if self.index is not None:
             from attn_tui.tui.screens.model_view import ModelViewScreen
@@ -136,7 +149,9 @@ class AttnApp(App[int]):
 
             debugger = DebuggerScreen(self.initial, self.read_only, self.save_root, self.classroom)
             if self.start is not None:
-                debugger.place(self.start, stage_column=self.start.column)  # (before it mounts: its first frame is there)
+                debugger.place(
+                    self.start, stage_column=self.start.column
+                )  # (before it mounts: its first frame is there)
             self.call_later(self.push_screen, debugger)
             if self.present:
                 self.call_after_refresh(debugger.action_present)
@@ -173,10 +188,14 @@ class AttnApp(App[int]):
         opened read-only: saving one asks where to put the copy."""
         from attn_tui.tui.screens.debugger import DebuggerScreen
 
-        self._unless_unsaved(lambda: self.switch_screen(DebuggerScreen(scenario, read_only, self.save_root)))
+        self._unless_unsaved(
+            lambda: self.switch_screen(DebuggerScreen(scenario, read_only, self.save_root))
+        )
 
     def action_help(self) -> None:
-        from attn_tui.tui.screens.help import HelpScreen  # (when asked: the first frame needs none of it, #30)
+        from attn_tui.tui.screens.help import (
+            HelpScreen,  # (when asked: the first frame needs none of it, #30)
+        )
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
@@ -187,8 +206,11 @@ class AttnApp(App[int]):
     def _unless_unsaved(self, proceed) -> None:
         debugger = self.debugger
         if debugger is not None and not debugger.commit_editing():
-            tell(self, "A cell holds text that is not a number: fix it, or press Esc to drop it.",
-                 severity="warning")
+            tell(
+                self,
+                "A cell holds text that is not a number: fix it, or press Esc to drop it.",
+                severity="warning",
+            )
             return
         if debugger is None or not debugger.session.modified:
             proceed()
@@ -207,18 +229,22 @@ class AttnApp(App[int]):
 
         from attn_tui.tui.screens.choice import ChoiceScreen
 
-        self.push_screen(ChoiceScreen(f"{debugger.file_name} has unsaved edits. Save them first?",
-                                      [("save", "Save"), ("discard", "Discard"), ("cancel", "Cancel")]),
-                         decided)
+        self.push_screen(
+            ChoiceScreen(
+                f"{debugger.file_name} has unsaved edits. Save them first?",
+                [("save", "Save"), ("discard", "Discard"), ("cancel", "Cancel")],
+            ),
+            decided,
+        )
 
     def download_scenario(self) -> None:
         """Hand the scenario as last saved (and any data file it reads) to the browser, which
         textual-serve turns into downloads. Only offered in a served app: in a terminal,
         Textual would write a copy to ~/Downloads."""
         from attn_tui.core import ScenarioError
-        from attn_tui.core.reading.files import named_files
         from attn_tui.core.editing.save_root import download_name
         from attn_tui.core.loading.scenario_file import read_text
+        from attn_tui.core.reading.files import named_files
 
         session = self.debugger.session
         path = session.saved.path
@@ -227,12 +253,22 @@ class AttnApp(App[int]):
         except ScenarioError as error:
             tell(self, str(error), title="Not downloaded", severity="error")
             return
-        self.deliver_binary(io.BytesIO(data), save_filename=download_name(path), mime_type="application/yaml")
+        self.deliver_binary(
+            io.BytesIO(data), save_filename=download_name(path), mime_type="application/yaml"
+        )
         # every file the text names (the bias's, the mask's, expect's too, not only the inputs')
-        for ref in named_files(session.saved.source, path) if session.saved.source is not None else ():
+        for ref in (
+            named_files(session.saved.source, path) if session.saved.source is not None else ()
+        ):
             if os.path.isfile(ref):
-                self.deliver_binary(ref, save_filename=download_name(ref), mime_type="application/octet-stream")
-        unsaved = " (as last saved: ctrl+s first to take your unsaved edits too)" if session.modified else ""
+                self.deliver_binary(
+                    ref, save_filename=download_name(ref), mime_type="application/octet-stream"
+                )
+        unsaved = (
+            " (as last saved: ctrl+s first to take your unsaved edits too)"
+            if session.modified
+            else ""
+        )
         tell(self, f"Sent {download_name(path)} to your browser{unsaved}", timeout=5)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
@@ -246,53 +282,96 @@ class AttnApp(App[int]):
         debugger = screen if isinstance(screen, DebuggerScreen) else None
         if debugger is not None:
             for number, stage in enumerate(debugger.stages, 1):
-                yield SystemCommand(f"Step to {number} {stage.title}", stage.heading(
-                    debugger.session.scenario, debugger.session.attention.options),
-                    lambda n=number: debugger.action_goto(n))
-            for h, name in enumerate(debugger.session.scenario.head_names if debugger.session.scenario.heads > 1 else ()):
+                yield SystemCommand(
+                    f"Step to {number} {stage.title}",
+                    stage.heading(debugger.session.scenario, debugger.session.attention.options),
+                    lambda n=number: debugger.action_goto(n),
+                )
+            for h, name in enumerate(
+                debugger.session.scenario.head_names if debugger.session.scenario.heads > 1 else ()
+            ):
                 # the palette reads a title as markup: a head's name is outside text
-                yield SystemCommand(f"Show {escape(visible(name))}", "every stage of this head (h cycles)",
-                                    lambda h=h: setattr(debugger, "head", h))
+                yield SystemCommand(
+                    f"Show {escape(visible(name))}",
+                    "every stage of this head (h cycles)",
+                    lambda h=h: setattr(debugger, "head", h),
+                )
             for key in KEYS:  # the screen's commands (not the moves: those are keys, not commands)
-                if key.where not in OTHER_SCREENS and key.action.isidentifier() and key.action not in ("goto_key", "last_step") \
-                        and debugger.check_action(key.action, ()):
-                    yield SystemCommand(key.does[0].upper() + key.does[1:], f"key: {key.shown}",
-                                        getattr(debugger, f"action_{key.action}"))
-            yield SystemCommand("Save as…", "Save the scenario to another file", debugger.action_save_as)
+                if (
+                    key.where not in OTHER_SCREENS
+                    and key.action.isidentifier()
+                    and key.action not in ("goto_key", "last_step")
+                    and debugger.check_action(key.action, ())
+                ):
+                    yield SystemCommand(
+                        key.does[0].upper() + key.does[1:],
+                        f"key: {key.shown}",
+                        getattr(debugger, f"action_{key.action}"),
+                    )
+            yield SystemCommand(
+                "Save as…", "Save the scenario to another file", debugger.action_save_as
+            )
             for stage in toggled():  # the stages a person turns on and off (their keys take a name)
                 if not debugger.check_action("toggle", (stage.name,)):
                     continue
                 hint = f"; key: {stage.toggle.key}" if stage.toggle.key else ""
                 for title, does, setting in stage.toggle.offers(debugger.session.scenario):
-                    yield SystemCommand(title, does + hint, partial(debugger.changes.switch_stage, stage.name, setting))
+                    yield SystemCommand(
+                        title,
+                        does + hint,
+                        partial(debugger.changes.switch_stage, stage.name, setting),
+                    )
             if self.save_root is not None and debugger.session.saved.path:  # served: in a browser
-                yield SystemCommand("Download the scenario", "the file as last saved, to this browser's "
-                                    "downloads", self.download_scenario)
+                yield SystemCommand(
+                    "Download the scenario",
+                    "the file as last saved, to this browser's downloads",
+                    self.download_scenario,
+                )
             if debugger.session.predictions is not None:
-                yield SystemCommand("Keep predictions as expect:", "Your guesses become the scenario's "
-                                    "expect: (then save)", debugger.action_keep_predictions)
+                yield SystemCommand(
+                    "Keep predictions as expect:",
+                    "Your guesses become the scenario's expect: (then save)",
+                    debugger.action_keep_predictions,
+                )
         for name in PALETTES:
             if name != self.palette_name:
-                yield SystemCommand(f"Heat-map palette: {name}", "colours of the matrices (remembered)",
-                                    lambda name=name: self.use_palette(name))
+                yield SystemCommand(
+                    f"Heat-map palette: {name}",
+                    "colours of the matrices (remembered)",
+                    lambda name=name: self.use_palette(name),
+                )
         for builtin in catalog.builtins():
-            yield SystemCommand(f"Open built-in: {builtin.name}", load(builtin.path).title,
-                                lambda path=builtin.path: self.open_scenario(load(path)))
+            yield SystemCommand(
+                f"Open built-in: {builtin.name}",
+                load(builtin.path).title,
+                lambda path=builtin.path: self.open_scenario(load(path)),
+            )
         yield SystemCommand("Help", "Every key (?)", self.action_help)
         # Textual's own, less the second key help ("Keys") and Maximize, which only confuses the
         # panes' layout; its Screenshot writes where ctrl+t is the app's own, so it goes too
-        yield from (command for command in super().get_system_commands(screen)
-                    if command.title not in ("Keys", "Maximize", "Minimize", "Screenshot"))
+        yield from (
+            command
+            for command in super().get_system_commands(screen)
+            if command.title not in ("Keys", "Maximize", "Minimize", "Screenshot")
+        )
 
 
-def run_app(scenario: Scenario | None, read_only: bool = False, save_root: SaveRoot | None = None,
-            present: bool = False, classroom: Classroom | None = None,
-            index: ModelIndex | None = None, start: Position | None = None) -> int:
+def run_app(
+    scenario: Scenario | None,
+    read_only: bool = False,
+    save_root: SaveRoot | None = None,
+    present: bool = False,
+    classroom: Classroom | None = None,
+    index: ModelIndex | None = None,
+    start: Position | None = None,
+) -> int:
     """Run the app in the terminal (on the chooser without a scenario); returns the exit status.
 
     If the app crashed, the exception that ended it is raised here, after Textual has given the
     terminal back (recovery copies of unsaved edits stay where they are)."""
-    app = AttnApp(scenario, read_only, save_root, present, classroom=classroom, index=index, start=start)
+    app = AttnApp(
+        scenario, read_only, save_root, present, classroom=classroom, index=index, start=start
+    )
     result = app.run()
     if app.crash is not None:
         raise app.crash

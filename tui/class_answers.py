@@ -22,8 +22,8 @@ from attn_tui.tui.widgets.class_answers import ClassAnswers, answer_lines
 if TYPE_CHECKING:
     from attn_tui.tui.controllers.lessons import Lessons
 
-SEND_DELAY = 0.3   # seconds: a row's guesses typed in a burst after r go as one message
-SHOW_DELAY = 0.1   # seconds: 40 answers in a burst are one repaint
+SEND_DELAY = 0.3  # seconds: a row's guesses typed in a burst after r go as one message
+SHOW_DELAY = 0.1  # seconds: 40 answers in a burst are one repaint
 
 
 def _predict_place(lessons: Lessons):
@@ -71,7 +71,9 @@ class AnswerSender:
         if found is None or predictions is None:
             return None
         beat, where = found
-        if not predictions.predicts(where.step) or not predictions.is_revealed(where.step, where.head, where.row):
+        if not predictions.predicts(where.step) or not predictions.is_revealed(
+            where.step, where.head, where.row
+        ):
             return None
         return beat, where, predictions.guesses_of(where.step, where.head).row(where.row)
 
@@ -97,10 +99,17 @@ class AnswerSender:
             return
         screen, where = self.lessons.screen, found[1]
         predictions = self.lessons.session.predictions
-        if predictions is None or not predictions.predicts(where.step) \
-                or predictions.is_revealed(where.step, where.head, where.row):
+        if (
+            predictions is None
+            or not predictions.predicts(where.step)
+            or predictions.is_revealed(where.step, where.head, where.row)
+        ):
             return
-        if screen.lesson_position == where or (screen.stage, screen.row, screen.head) == (where.step, where.row, where.head):
+        if screen.lesson_position == where or (screen.stage, screen.row, screen.head) == (
+            where.step,
+            where.row,
+            where.head,
+        ):
             screen.action_reveal()
         else:  # exploring elsewhere: the row is revealed all the same, and shown when they go back
             predictions.reveal(where.step, where.head, where.row, self.lessons.session.attention)
@@ -115,7 +124,9 @@ class LeadAnswers:
     def __init__(self, lessons: Lessons) -> None:
         self.lessons = lessons
         classroom = lessons.classroom
-        self.desk = ClassDesk(lessons.session.scenario, classroom.responses, classroom.names, self._arrived)
+        self.desk = ClassDesk(
+            lessons.session.scenario, classroom.responses, classroom.names, self._arrived
+        )
         classroom.leader.heard = self.desk.heard
         self.panel = ClassAnswers(id="class-answers")
         self.projected: set[int] = set()  # beats whose answer the teacher revealed to everyone
@@ -143,22 +154,36 @@ class LeadAnswers:
         what = f'{stage.numbers} of "{token_labels(scenario.row_tokens)[predict.row]}"'
         notes = []
         if not predict.collected:
-            notes.append(f"this row has {predict.columns} columns, more than the {wire.MAX_CELLS} the class's "
-                         "apps send: no answers are collected here")
+            notes.append(
+                f"this row has {predict.columns} columns, more than the {wire.MAX_CELLS} the class's "
+                "apps send: no answers are collected here"
+            )
         if self.desk.log_problem and not projector:
             notes.append(f"--responses: {self.desk.log_problem} (answers still counted here)")
         refused = self.desk.refused + self.lessons.classroom.leader.dropped
         if refused and not projector:
-            notes.append(f"{refused} message{'' if refused == 1 else 's'} refused (last: {self.desk.last_refusal or 'too fast or too long'})")
+            notes.append(
+                f"{refused} message{'' if refused == 1 else 's'} refused (last: {self.desk.last_refusal or 'too fast or too long'})"
+            )
         mark = not projector or beat in self.projected or self._revealed_here(predict)
-        return answer_lines(counts, self.lessons.classroom.leader.followers, what, column_labels(scenario, stage),
-                            scenario.precision, mark_correct=mark,
-                            named=None if projector else self.desk.named(beat), notes=tuple(notes))
+        return answer_lines(
+            counts,
+            self.lessons.classroom.leader.followers,
+            what,
+            column_labels(scenario, stage),
+            scenario.precision,
+            mark_correct=mark,
+            named=None if projector else self.desk.named(beat),
+            notes=tuple(notes),
+        )
 
     def _revealed_here(self, predict) -> bool:
         predictions = self.lessons.session.predictions
-        return predictions is not None and predictions.predicts(predict.stage) and \
-            predictions.is_revealed(predict.stage, predict.head, predict.row)
+        return (
+            predictions is not None
+            and predictions.predicts(predict.stage)
+            and predictions.is_revealed(predict.stage, predict.head, predict.row)
+        )
 
     def show(self) -> None:
         self._timer = None
@@ -170,8 +195,11 @@ class LeadAnswers:
     def reveal_to_class(self) -> None:
         beat = self.beat()
         if beat is None:
-            tell(self.lessons.screen, "R reveals the answer of a predict beat to the class: this beat asks for none",
-                 timeout=4)
+            tell(
+                self.lessons.screen,
+                "R reveals the answer of a predict beat to the class: this beat asks for none",
+                timeout=4,
+            )
             return
         self.projected.add(beat)
         self.lessons.classroom.leader.reveal(beat)
@@ -184,4 +212,3 @@ class LeadAnswers:
 
     def close(self) -> None:
         self.desk.close()
-

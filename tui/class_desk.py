@@ -24,8 +24,13 @@ class ClassDesk:
     """The class's answers as they arrive. ``arrived()`` is called after each accepted answer
     (the screen coalesces its repaints)."""
 
-    def __init__(self, scenario: Scenario, responses: str | None = None, names: bool = False,
-                 arrived: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        responses: str | None = None,
+        names: bool = False,
+        arrived: Callable[[], None] = lambda: None,
+    ) -> None:
         self.beats = predict_beats(scenario)
         self.tallies = {number: BeatTally(beat) for number, beat in self.beats.items()}
         self.log = ResponseLog(responses) if responses else None
@@ -95,8 +100,11 @@ class ClassDesk:
         tally = self.tallies.get(beat)
         if tally is None or not self.asks_names:
             return []
-        return sorted((self.names[student], tally.verdict(student).words)
-                      for student in tally.latest if student in self.names)
+        return sorted(
+            (self.names[student], tally.verdict(student).words)
+            for student in tally.latest
+            if student in self.names
+        )
 
     def close(self) -> None:
         if self.log is not None:

@@ -17,11 +17,11 @@ class Classroom:
     only with --lesson), the channel it follows a teacher on, or the class it leads."""
 
     play: bool = True
-    follow: str | None = None       # the channel's path (a served app of --serve --follow)
-    leader: Leader | None = None    # the teacher's app of --serve --follow
-    address: str = ""               # where the students open the class
-    student: str = ""               # the id this app's answers go by (a served app: its browser's)
-    names: bool = False             # the class asks each student's first name (--names)
-    responses: str | None = None    # the teacher's log of answers (--responses FILE.jsonl)
-    channel: str = ""               # the teacher's: the channel's path, which a terminal may --join
-    name: str | None = None         # the first name this app sends (--names: asked; --join --name)
+    follow: str | None = None  # the channel's path (a served app of --serve --follow)
+    leader: Leader | None = None  # the teacher's app of --serve --follow
+    address: str = ""  # where the students open the class
+    student: str = ""  # the id this app's answers go by (a served app: its browser's)
+    names: bool = False  # the class asks each student's first name (--names)
+    responses: str | None = None  # the teacher's log of answers (--responses FILE.jsonl)
+    channel: str = ""  # the teacher's: the channel's path, which a terminal may --join
+    name: str | None = None  # the first name this app sends (--names: asked; --join --name)

@@ -51,7 +51,7 @@ class PasteTracker:
         start, end = seen.rfind(PASTE_START), seen.rfind(PASTE_END)
         if start != end:  # (both -1: neither marker)
             self.open = start > end
-        self._tail = seen[-(len(PASTE_START) - 1):]
+        self._tail = seen[-(len(PASTE_START) - 1) :]
 
 
 class Driver(LinuxDriver):
@@ -63,7 +63,9 @@ class Driver(LinuxDriver):
         selector = selectors.SelectSelector()
         selector.register(self.fileno, selectors.EVENT_READ)
         parser = XTermParser(self._debug)
-        decode = getincrementaldecoder("utf-8")("replace").decode  # (Textual's: a byte 0xFF ended the app)
+        decode = getincrementaldecoder("utf-8")(
+            "replace"
+        ).decode  # (Textual's: a byte 0xFF ended the app)
         paste = PasteTracker()
         lone_esc_wait = None if "ESCDELAY" in os.environ else LONE_ESC_WAIT
 
@@ -77,8 +79,12 @@ class Driver(LinuxDriver):
                     paste.feed(data)
                     for event in parser.feed(data):
                         self.process_message(event)
-                    if (lone_esc_wait is not None and data.endswith("\x1b") and not paste.open
-                            and parser._timeout_time is not None):
+                    if (
+                        lone_esc_wait is not None
+                        and data.endswith("\x1b")
+                        and not paste.open
+                        and parser._timeout_time is not None
+                    ):
                         parser._timeout_time = min(parser._timeout_time, get_time() + lone_esc_wait)
             for event in parser.tick():
                 self.process_message(event)

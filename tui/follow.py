@@ -65,7 +65,9 @@ class Leader:
         self._server: asyncio.base_events.Server | None = None
 
     async def start(self) -> None:
-        self._server = await asyncio.start_unix_server(self._joined, sock=self.listener, limit=wire.MAX_LINE)
+        self._server = await asyncio.start_unix_server(
+            self._joined, sock=self.listener, limit=wire.MAX_LINE
+        )
 
     async def _joined(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self.max_followers is not None and len(self.writers) >= self.max_followers:
@@ -104,7 +106,9 @@ class Leader:
                 self.dropped += 1
                 continue
             tokens -= 1
-            self.heard(connection, wire.parse(line))  # (a line that is no message: the listener refuses it)
+            self.heard(
+                connection, wire.parse(line)
+            )  # (a line that is no message: the listener refuses it)
 
     def reveal(self, beat: int) -> None:
         """Tell every follower to show the answer at ``beat`` (from 1)."""
@@ -146,9 +150,16 @@ class Follower:
     ``lost(reason)`` once if the channel sends what is not a beat. While the teacher's app is
     not there (not yet, or gone), it tries again every second."""
 
-    def __init__(self, path: str, beats: int, arrived: Callable[[int], None],
-                 lost: Callable[[str], None], joined: Callable[[], None] = lambda: None,
-                 student: str = "", revealed: Callable[[int], None] = lambda beat: None) -> None:
+    def __init__(
+        self,
+        path: str,
+        beats: int,
+        arrived: Callable[[int], None],
+        lost: Callable[[str], None],
+        joined: Callable[[], None] = lambda: None,
+        student: str = "",
+        revealed: Callable[[int], None] = lambda beat: None,
+    ) -> None:
         """``joined()`` is called whenever the channel is reached or lost; ``revealed(beat)``
         when the teacher shows the answer at a beat to everyone."""
         self.joined = joined

@@ -13,9 +13,14 @@ LEVELS = 33
 def heat_styles(widget, name: str) -> list[Style]:
     """The ``LEVELS`` cell styles of palette ``name`` ("weights": 0 … 1, or "diverging") from
     ``widget``'s component classes (``matrix--low`` … ``matrix--text-light``)."""
-    stops = (("matrix--low", "matrix--middle", "matrix--high") if name == "weights"
-             else ("matrix--negative", "matrix--zero", "matrix--positive"))
-    colours = [Color.from_rich_color(widget.get_component_rich_style(stop).bgcolor) for stop in stops]
+    stops = (
+        ("matrix--low", "matrix--middle", "matrix--high")
+        if name == "weights"
+        else ("matrix--negative", "matrix--zero", "matrix--positive")
+    )
+    colours = [
+        Color.from_rich_color(widget.get_component_rich_style(stop).bgcolor) for stop in stops
+    ]
     gradient = Gradient((0.0, colours[0]), (0.5, colours[1]), (1.0, colours[2]), quality=LEVELS)
     dark = Color.from_rich_color(widget.get_component_rich_style("matrix--text-dark").color)
     light = Color.from_rich_color(widget.get_component_rich_style("matrix--text-light").color)

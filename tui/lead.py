@@ -24,12 +24,25 @@ from attn_tui.tui.follow import Leader, channel_socket
 from attn_tui.tui.serve import check_port, public_address
 
 STARTED = "Ctrl+C stops it"  # the last line of the server's banner
-ENDING_SIGNALS = (signal.SIGHUP, signal.SIGTERM)  # end the teacher's app as a closed terminal or kill does
+ENDING_SIGNALS = (
+    signal.SIGHUP,
+    signal.SIGTERM,
+)  # end the teacher's app as a closed terminal or kill does
 START_TIMEOUT = 30
 
 
-def lead_class(scenario, label: str, host: str, port: int, folder: str | None, max_apps: int,
-               read_only: bool, debug: bool, responses: str | None = None, names: bool = False) -> int:
+def lead_class(
+    scenario,
+    label: str,
+    host: str,
+    port: int,
+    folder: str | None,
+    max_apps: int,
+    read_only: bool,
+    debug: bool,
+    responses: str | None = None,
+    names: bool = False,
+) -> int:
     from attn_tui.tui.cli import EXIT_USAGE, say, start_app
 
     try:
@@ -46,20 +59,52 @@ def lead_class(scenario, label: str, host: str, port: int, folder: str | None, m
     leader = Leader(listener, channel)
     leader.max_followers = max_apps  # (terminals that --join count too)
     log = tempfile.NamedTemporaryFile("w+", prefix="attn-tui-class-", suffix=".log", delete=False)
-    command = [sys.executable, "-m", "attn_tui", "serve", scenario.path, "--lesson", "--follow-from", channel,
-               "--host", host, "--port", str(port), "--max-apps", str(max_apps)] + (
-                  ["--serve-dir", folder] if folder else []) + ["--names"] * names
-    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                              start_new_session=True)
+    command = (
+        [
+            sys.executable,
+            "-m",
+            "attn_tui",
+            "serve",
+            scenario.path,
+            "--lesson",
+            "--follow-from",
+            channel,
+            "--host",
+            host,
+            "--port",
+            str(port),
+            "--max-apps",
+            str(max_apps),
+        ]
+        + (["--serve-dir", folder] if folder else [])
+        + ["--names"] * names
+    )
+    server = subprocess.Popen(
+        command,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         banner = _wait_for_banner(server, log.name)
         if banner is None:
             said = _read(log.name).strip().splitlines()
-            say(f"attn-tui: the class's server did not start: {said[-1] if said else 'it said nothing'}")
+            say(
+                f"attn-tui: the class's server did not start: {said[-1] if said else 'it said nothing'}"
+            )
             return EXIT_USAGE
-        classroom = Classroom(play=True, leader=leader, address=public_address(host, port), names=names,
-                              responses=responses, channel=channel)
-        before = {number: signal.signal(number, _ending(server, leader)) for number in ENDING_SIGNALS}
+        classroom = Classroom(
+            play=True,
+            leader=leader,
+            address=public_address(host, port),
+            names=names,
+            responses=responses,
+            channel=channel,
+        )
+        before = {
+            number: signal.signal(number, _ending(server, leader)) for number in ENDING_SIGNALS
+        }
         try:
             return start_app(scenario, read_only=read_only, debug=debug, classroom=classroom)
         finally:
@@ -80,11 +125,13 @@ def _ending(server: subprocess.Popen, leader: Leader):
     terminal closed: SIGHUP; kill: SIGTERM): the class's server and channel go first, then the
     signal does what it would have done. Without it the server went on serving, the students'
     apps waiting for a teacher who had gone, and held the port."""
+
     def end(number, frame) -> None:
         _stop(server)
         leader.close()
         signal.signal(number, signal.SIG_DFL)
         os.kill(os.getpid(), number)
+
     return end
 
 
@@ -95,7 +142,11 @@ def _log_problem(path: str) -> str | None:
     try:
         ResponseLog(path).close()
     except OSError as error:
-        return "it is a link: give the file itself" if error.errno == errno.ELOOP else (error.strerror or str(error))
+        return (
+            "it is a link: give the file itself"
+            if error.errno == errno.ELOOP
+            else (error.strerror or str(error))
+        )
     return None
 
 

@@ -17,11 +17,15 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
         return
     region = view.scrollable_content_region
     styles = view.styles  # a scrollbar that is always there (or never) cannot come or go
-    bars_stay = ((styles.overflow_x != "auto" or (size.width > region.width) == (old.width > region.width))
-                 and (styles.overflow_y != "auto" or (size.height > region.height) == (old.height > region.height)))
+    bars_stay = (
+        styles.overflow_x != "auto" or (size.width > region.width) == (old.width > region.width)
+    ) and (
+        styles.overflow_y != "auto" or (size.height > region.height) == (old.height > region.height)
+    )
     height, width = view.styles.height, view.styles.width
-    follows = (height is not None and height.is_auto and size.height != old.height) or \
-        (width is not None and width.is_auto and size.width != old.width)
+    follows = (height is not None and height.is_auto and size.height != old.height) or (
+        width is not None and width.is_auto and size.width != old.width
+    )
     if bars_stay and not follows and view.is_mounted:
         view.set_reactive(ScrollView.virtual_size, size)
         update_scrollbars(view, size)

@@ -42,8 +42,10 @@ from attn_tui.core.text import visible
 log = logging.getLogger("attn-tui")
 WILDCARDS = ("0.0.0.0", "::", "")  # every address of this machine
 GOOGLE_FONT = re.compile(r'<link\s[^>]*href="https://fonts\.googleapis\.com/[^"]*"[^>]*>')
-LOCAL_FONT = ('<style>@font-face { font-family: "Roboto Mono"; '
-              'src: url("/static/fonts/RobotoMono-VariableFont_wght.ttf"); }</style>')
+LOCAL_FONT = (
+    '<style>@font-face { font-family: "Roboto Mono"; '
+    'src: url("/static/fonts/RobotoMono-VariableFont_wght.ttf"); }</style>'
+)
 
 
 class ServeError(Exception):
@@ -62,8 +64,15 @@ class ClassServer(Server):
     (the class folder), each browser's apps keep their recovery copies in a folder of that
     browser's own there (``core.editing.recovery_slots``)."""
 
-    def __init__(self, command: str, host: str, port: int, banner: str, max_apps: int,
-                 folder: str | None = None) -> None:
+    def __init__(
+        self,
+        command: str,
+        host: str,
+        port: int,
+        banner: str,
+        max_apps: int,
+        folder: str | None = None,
+    ) -> None:
         super().__init__(command, host=host, port=port, title="attn-tui")
         self.banner = banner
         self.max_apps = max_apps
@@ -98,7 +107,8 @@ class ClassServer(Server):
         # At Ctrl+C, asyncio may reap an app's shell before its own watcher does and then says
         # so; the apps have ended all the same.
         logging.getLogger("asyncio").addFilter(
-            lambda record: not record.getMessage().startswith("Unknown child process pid"))
+            lambda record: not record.getMessage().startswith("Unknown child process pid")
+        )
 
     async def on_startup(self, app: web.Application) -> None:
         # instead of textual-serve's logo and the full command line
@@ -127,8 +137,14 @@ class ClassServer(Server):
             # link from another site (a course page) must keep their cookie, which Strict would
             # not send there, and a new one would be set; another site's page still cannot start
             # an app with it (refuse_foreign)
-            page.set_cookie(COOKIE, secrets.token_hex(16), max_age=COOKIE_DAYS * 86400, path="/",
-                            httponly=True, samesite="Lax")
+            page.set_cookie(
+                COOKIE,
+                secrets.token_hex(16),
+                max_age=COOKIE_DAYS * 86400,
+                path="/",
+                httponly=True,
+                samesite="Lax",
+            )
         return page
 
     async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
@@ -154,15 +170,18 @@ class ClassServer(Server):
             log.warning("refused a browser: the class is full (%s)", self.running())
             raise web.HTTPServiceUnavailable(
                 text=f"attn-tui: the class is full: {len(self.connections)} apps are running, the most this "
-                     f"server starts (--max-apps {self.max_apps}). Try again when someone leaves.\n",
-                headers={"Retry-After": "30"})
+                f"server starts (--max-apps {self.max_apps}). Try again when someone leaves.\n",
+                headers={"Retry-After": "30"},
+            )
 
     def refuse_foreign(self, request: web.Request) -> None:
         """403 for a request that is not from a page of this server."""
         origin = request.headers.get("Origin")
         if origin is not None and origin.lower().partition("://")[2] != request.host.lower():
             log.warning("refused a request from a page of %s", visible(origin))
-            raise web.HTTPForbidden(text="attn-tui: an app is started only for this server's own page")
+            raise web.HTTPForbidden(
+                text="attn-tui: an app is started only for this server's own page"
+            )
         if self.loopback_only:
             try:
                 asked = request.url.host or ""
@@ -183,14 +202,23 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def app_command(scenario: str | None, folder: str, lesson: bool = False, follow: str | None = None,
-                names: bool = False) -> str:
+def app_command(
+    scenario: str | None,
+    folder: str,
+    lesson: bool = False,
+    follow: str | None = None,
+    names: bool = False,
+) -> str:
     """The shell command that starts one browser's app (textual-serve runs it with a shell):
     playing the scenario's lesson with ``lesson``, following the channel at ``follow``, asking
     the student's first name with ``names``."""
     # the same Python and the same attn_tui as this server (-m, from the same working folder)
     words = [sys.executable, "-m", "attn_tui", "open", "--save-root", folder]
-    words += ["--lesson"] * lesson + (["--follow-from", follow] if follow else []) + ["--ask-name", "yes"] * names
+    words += (
+        ["--lesson"] * lesson
+        + (["--follow-from", follow] if follow else [])
+        + ["--ask-name", "yes"] * names
+    )
     return shlex.join(words + ([scenario] if scenario else []))
 
 
@@ -226,7 +254,9 @@ def bind_problem(host: str, port: int, error: OSError) -> str:
     return f"cannot serve on {visible(host)}:{port}: {error.strerror or error}"
 
 
-FIRST_SECONDS = 2  # textual-serve's page shows nothing until its app has started (benchmarks/serve.py)
+FIRST_SECONDS = (
+    2  # textual-serve's page shows nothing until its app has started (benchmarks/serve.py)
+)
 
 
 def banner(label: str, host: str, port: int, folder: str, note: str = "") -> str:
@@ -235,15 +265,19 @@ def banner(label: str, host: str, port: int, folder: str, note: str = "") -> str
     where = public_address(host, port)
     if host in WILDCARDS:
         where += " (or this machine's IP address, if its name is not known on the network)"
-    lines = [f"attn-tui: serving {visible(label)} at {where}",
-             f"  every browser that opens it gets its own app; saves go to {visible(folder)}",
-             f"  a browser's page stays blank for its first {FIRST_SECONDS} seconds or so while its app starts: "
-             "wait rather than reload"]
+    lines = [
+        f"attn-tui: serving {visible(label)} at {where}",
+        f"  every browser that opens it gets its own app; saves go to {visible(folder)}",
+        f"  a browser's page stays blank for its first {FIRST_SECONDS} seconds or so while its app starts: "
+        "wait rather than reload",
+    ]
     if note:
         lines.append(f"  {note}")
     if not is_loopback(host):
-        lines.append(f"  warning: listening on {visible(host)}, not only on this machine: anyone who "
-                     f"reaches port {port} gets an app (there is no password)")
+        lines.append(
+            f"  warning: listening on {visible(host)}, not only on this machine: anyone who "
+            f"reaches port {port} gets an app (there is no password)"
+        )
     lines.append("  Ctrl+C stops it; saved work stays in that folder")
     return "\n".join(lines)
 
@@ -253,8 +287,10 @@ def serve_folder(folder: str | None) -> str:
     if folder is None:
         return tempfile.mkdtemp(prefix="attn-tui-class-")
     if os.path.exists(folder) and not os.path.isdir(folder):
-        raise ServeError(f"--serve-dir {visible(folder)} is a file, not a folder; give a folder (it is "
-                         "made if missing)")
+        raise ServeError(
+            f"--serve-dir {visible(folder)} is a file, not a folder; give a folder (it is "
+            "made if missing)"
+        )
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as error:
@@ -262,31 +298,56 @@ def serve_folder(folder: str | None) -> str:
     return os.path.realpath(folder)
 
 
-def serve(scenario: str | None, label: str, host: str, port: int, folder: str | None,
-          max_apps: int, lesson: bool = False, follow: str | None = None, names: bool = False) -> None:
+def serve(
+    scenario: str | None,
+    label: str,
+    host: str,
+    port: int,
+    folder: str | None,
+    max_apps: int,
+    lesson: bool = False,
+    follow: str | None = None,
+    names: bool = False,
+) -> None:
     """Serve the app on ``host:port`` until Ctrl+C, at most ``max_apps`` at once, its apps
     saving in ``folder`` (default: a new temporary folder), playing the scenario's lesson with
     ``lesson``, following the teacher's channel at ``follow``; ``ServeError`` if it cannot start."""
     check_port(host, port)
     folder = serve_folder(folder)
     before = set(os.listdir(folder))
-    note = ("every browser follows the beats of the teacher's terminal (f in a browser leaves and rejoins)"
-            if follow else "every browser plays the lesson, at its own pace" if lesson else "")
-    server = ClassServer(app_command(scenario, folder, lesson, follow, names), host, port,
-                         banner(label, host, port, folder, note), max_apps, folder)
+    note = (
+        "every browser follows the beats of the teacher's terminal (f in a browser leaves and rejoins)"
+        if follow
+        else "every browser plays the lesson, at its own pace"
+        if lesson
+        else ""
+    )
+    server = ClassServer(
+        app_command(scenario, folder, lesson, follow, names),
+        host,
+        port,
+        banner(label, host, port, folder, note),
+        max_apps,
+        folder,
+    )
     try:
         server.serve()
     except OSError as error:  # taken between the check and the start
         raise ServeError(bind_problem(host, port, error)) from None
     new = len(set(os.listdir(folder)) - before - {RECOVERY_FOLDER})
-    print(f"attn-tui: stopped; {new} new file{'' if new == 1 else 's'} in {visible(folder)}",
-          flush=True)
+    print(
+        f"attn-tui: stopped; {new} new file{'' if new == 1 else 's'} in {visible(folder)}",
+        flush=True,
+    )
     kept = unsaved_browsers(folder)
     if kept:
-        print(f"  {kept} browser{' has' if kept == 1 else 's have'} unsaved edits, kept in "
-              f"{visible(os.path.join(folder, RECOVERY_FOLDER))}: serve again with --serve-dir "
-              f"{visible(shlex.quote(folder))} and each student who opens the page in the same browser is "
-              "offered theirs", flush=True)
+        print(
+            f"  {kept} browser{' has' if kept == 1 else 's have'} unsaved edits, kept in "
+            f"{visible(os.path.join(folder, RECOVERY_FOLDER))}: serve again with --serve-dir "
+            f"{visible(shlex.quote(folder))} and each student who opens the page in the same browser is "
+            "offered theirs",
+            flush=True,
+        )
 
 
 def unsaved_browsers(folder: str) -> int:
@@ -300,7 +361,9 @@ def unsaved_browsers(folder: str) -> int:
     found = 0
     for name in browsers:
         browser = os.path.join(root, name)
-        if any(file.endswith(".attn-recover") for _, _, files in os.walk(browser) for file in files):
+        if any(
+            file.endswith(".attn-recover") for _, _, files in os.walk(browser) for file in files
+        ):
             found += 1
             continue
         try:  # only what the apps made: a lock file in each numbered slot (nothing else is touched)

@@ -49,9 +49,13 @@ def load_settings() -> Settings:
     except FileNotFoundError:
         return Settings()
     except _NotOurs as why:
-        return Settings(notice=f"{visible(path)} {why}: {_set_aside(path)}; using the default settings")
+        return Settings(
+            notice=f"{visible(path)} {why}: {_set_aside(path)}; using the default settings"
+        )
     except OSError as error:
-        return Settings(notice=f"cannot read {visible(path)} ({error.strerror or error}); using the default settings")
+        return Settings(
+            notice=f"cannot read {visible(path)} ({error.strerror or error}); using the default settings"
+        )
 
 
 def save_settings(**changes: str) -> str | None:
@@ -84,7 +88,9 @@ def _read(path: str) -> dict[str, str]:
         raise _NotOurs("names no theme attn-tui could have written")
     if palette is not None and palette not in PALETTES:
         raise _NotOurs(f"names a palette attn-tui does not have (it has {', '.join(PALETTES)})")
-    return {key: value for key, value in (("theme", theme), ("palette", palette)) if value is not None}
+    return {
+        key: value for key, value in (("theme", theme), ("palette", palette)) if value is not None
+    }
 
 
 def _nonblocking(path: str, flags: int) -> int:

@@ -19,11 +19,22 @@ def plain(text: str, multiline: bool = False) -> Content:
     return Content(visible(text, multiline))
 
 
-def tell(widget: Widget, message: str, *, title: str = "", severity: str = "information",
-         timeout: float | None = None) -> None:
+def tell(
+    widget: Widget,
+    message: str,
+    *,
+    title: str = "",
+    severity: str = "information",
+    timeout: float | None = None,
+) -> None:
     """A notification whose message and title are shown literally."""
-    widget.notify(visible(message, multiline=True), title=visible(title), severity=severity,
-                  timeout=timeout, markup=False)
+    widget.notify(
+        visible(message, multiline=True),
+        title=visible(title),
+        severity=severity,
+        timeout=timeout,
+        markup=False,
+    )
 
 
 def set_titles(widget: Widget, title: str | None = None, subtitle: str | None = None) -> None:

@@ -8,6 +8,7 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+
 from attn_tui.core.classroom.wire import MAX_CELLS, Answer
 from attn_tui.core.engine.stages import stage_named
 from attn_tui.core.lessons.lesson import start_position
@@ -16,9 +17,9 @@ from attn_tui.core.model.scenario import Scenario
 
 @dataclass(frozen=True)
 class PredictBeat:
-    beat: int          # from 1
-    stage: str         # the stage's name (``softmax``)
-    key: str           # its key in expect: and in the log (``weights``)
+    beat: int  # from 1
+    stage: str  # the stage's name (``softmax``)
+    key: str  # its key in expect: and in the log (``weights``)
     head: int
     row: int
     columns: int
@@ -42,9 +43,12 @@ def predict_beats(scenario: Scenario) -> dict[int, PredictBeat]:
             continue
         where = lesson.position(index, start)
         stage = stage_named(where.step)
-        kept = dataclasses.replace(at_beat, inputs={name: np.array(value) for name, value in at_beat.inputs.items()})
-        found[index + 1] = PredictBeat(index + 1, stage.name, stage.key, where.head, where.row,
-                                       stage.column_count(kept), kept)
+        kept = dataclasses.replace(
+            at_beat, inputs={name: np.array(value) for name, value in at_beat.inputs.items()}
+        )
+        found[index + 1] = PredictBeat(
+            index + 1, stage.name, stage.key, where.head, where.row, stage.column_count(kept), kept
+        )
     return found
 
 

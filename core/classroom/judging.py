@@ -8,6 +8,7 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+
 from attn_tui.core.classroom.beats import PredictBeat
 from attn_tui.core.model.options import Expected
 from attn_tui.core.teaching.compare import compare
@@ -23,8 +24,8 @@ class Verdict:
     """What the teacher's screen and the summary count: right, or the mistake's words (or other)."""
 
     right: bool
-    mistake: str | None   # the mistake's key, None if right or unexplained
-    words: str            # "forgot to divide by √d_k", "right", "other"
+    mistake: str | None  # the mistake's key, None if right or unexplained
+    words: str  # "forgot to divide by √d_k", "right", "other"
 
 
 class BeatJudge:
@@ -50,14 +51,21 @@ class BeatJudge:
     def _verdict(self, guess: tuple[float | None, ...]) -> Verdict:
         beat = self.beat
         row = np.array([np.nan if value is None else value for value in guess], dtype=np.float64)
-        if beat.key not in self._judge.stages():  # (a stage after the heads are joined: no mistake is recomputed there)
+        if (
+            beat.key not in self._judge.stages()
+        ):  # (a stage after the heads are joined: no mistake is recomputed there)
             return Verdict(True, None, RIGHT) if self._matches(row) else Verdict(False, None, OTHER)
         judged = self._judge.row(beat.key, beat.row, row, head=beat.head)
         if judged.right:
             return Verdict(True, None, RIGHT)
-        if judged.diagnosis is None or judged.diagnosis.tolerance is not None and \
-                judged.diagnosis.tolerance > self._judge.tolerance:
-            return Verdict(False, None, OTHER)  # (near a mistake only when rounded more loosely than the lesson asks)
+        if (
+            judged.diagnosis is None
+            or judged.diagnosis.tolerance is not None
+            and judged.diagnosis.tolerance > self._judge.tolerance
+        ):
+            return Verdict(
+                False, None, OTHER
+            )  # (near a mistake only when rounded more loosely than the lesson asks)
         return Verdict(False, judged.mistake, judged.words)
 
     def _matches(self, row: np.ndarray) -> bool:
@@ -66,6 +74,8 @@ class BeatJudge:
         values[beat.row] = row
         given = ~np.isnan(values)
         expected = {beat.key: Expected(np.nan_to_num(values), given)}
-        found = compare(dataclasses.replace(scenario, expect=expected, expect_tolerance=self._judge.tolerance),
-                        self._judge.attention)
+        found = compare(
+            dataclasses.replace(scenario, expect=expected, expect_tolerance=self._judge.tolerance),
+            self._judge.attention,
+        )
         return all(one.matches for one in found.stages if one.stage == beat.key)

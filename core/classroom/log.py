@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from attn_tui.core.classroom.beats import PredictBeat, refusal
 from attn_tui.core.classroom.wire import MAX_CELLS, MAX_MAGNITUDE, Answer
 
-MAX_LOG_LINE = 4096   # bytes: a line of 32 columns, an id and a time takes under 1,000
-MAX_STUDENT = 64      # characters of a student's id or name in the log
+MAX_LOG_LINE = 4096  # bytes: a line of 32 columns, an id and a time takes under 1,000
+MAX_STUDENT = 64  # characters of a student's id or name in the log
 KEYS = ("time", "student", "beat", "stage", "row", "guess")
 
 
@@ -38,12 +38,25 @@ class ResponseLog:
         self.file = os.fdopen(fd, "ab", buffering=0)
         self.path = path
 
-    def write(self, student: str, beat: PredictBeat, answer: Answer, when: datetime.datetime | None = None) -> None:
+    def write(
+        self, student: str, beat: PredictBeat, answer: Answer, when: datetime.datetime | None = None
+    ) -> None:
         when = when or datetime.datetime.now(datetime.timezone.utc)
-        line = json.dumps({"time": when.isoformat(timespec="milliseconds"), "student": student[:MAX_STUDENT],
-                           "beat": answer.beat, "stage": beat.key, "row": answer.row, "guess": list(answer.guess)},
-                          ensure_ascii=False, allow_nan=False)
-        self.file.write(line.encode("utf-8") + b"\n")  # one write: O_APPEND puts it whole at the end
+        line = json.dumps(
+            {
+                "time": when.isoformat(timespec="milliseconds"),
+                "student": student[:MAX_STUDENT],
+                "beat": answer.beat,
+                "stage": beat.key,
+                "row": answer.row,
+                "guess": list(answer.guess),
+            },
+            ensure_ascii=False,
+            allow_nan=False,
+        )
+        self.file.write(
+            line.encode("utf-8") + b"\n"
+        )  # one write: O_APPEND puts it whole at the end
         os.fsync(self.file.fileno())
 
     def close(self) -> None:
@@ -63,7 +76,12 @@ def read_line(line: bytes, beats: dict[int, PredictBeat]) -> Logged | str:
     if not isinstance(found, dict) or set(found) != set(KEYS):
         return "not an answer object"
     time, student, beat, stage, row, guess = (found[key] for key in KEYS)
-    if not isinstance(time, str) or not isinstance(student, str) or not student or len(student) > MAX_STUDENT:
+    if (
+        not isinstance(time, str)
+        or not isinstance(student, str)
+        or not student
+        or len(student) > MAX_STUDENT
+    ):
         return "no time or student"
     if type(beat) is not int or type(row) is not int or not isinstance(stage, str):
         return "no beat, stage or row"
@@ -91,4 +109,6 @@ class _NotANumber(ValueError):
 
 
 def _no_constant(name: str):
-    raise _NotANumber(f"{name} is not a number")  # NaN, Infinity: Python's json reads them, JSON has none
+    raise _NotANumber(
+        f"{name} is not a number"
+    )  # NaN, Infinity: Python's json reads them, JSON has none

@@ -40,16 +40,27 @@ def summarise(scenario: Scenario, stream: BinaryIO) -> dict:
             why = found
         skipped += 1
         reasons[why] = reasons.get(why, 0) + 1
-    return {"beats": [_beat(tallies[number].counts(), beats[number]) for number in sorted(tallies)],
-            "skipped": skipped, "skipped_why": dict(sorted(reasons.items(), key=lambda item: -item[1]))}
+    return {
+        "beats": [_beat(tallies[number].counts(), beats[number]) for number in sorted(tallies)],
+        "skipped": skipped,
+        "skipped_why": dict(sorted(reasons.items(), key=lambda item: -item[1])),
+    }
 
 
 def _beat(counts: Counts, beat) -> dict:
-    return {"beat": counts.beat, "stage": beat.key, "row": beat.row, "answered": counts.answered,
-            "right": counts.right,
-            "mistakes": [{"mistake": key, "words": words, "count": count} for key, words, count in counts.mistakes],
-            "median": [spread.median for spread in counts.spreads],
-            "correct": [spread.correct for spread in counts.spreads]}
+    return {
+        "beat": counts.beat,
+        "stage": beat.key,
+        "row": beat.row,
+        "answered": counts.answered,
+        "right": counts.right,
+        "mistakes": [
+            {"mistake": key, "words": words, "count": count}
+            for key, words, count in counts.mistakes
+        ],
+        "median": [spread.median for spread in counts.spreads],
+        "correct": [spread.correct for spread in counts.spreads],
+    }
 
 
 def as_markdown(summary: dict, scenario: Scenario, label: str) -> str:
@@ -64,21 +75,36 @@ def as_markdown(summary: dict, scenario: Scenario, label: str) -> str:
     for beat in summary["beats"]:
         stage = stage_keyed(beat["stage"])
         token = token_labels(scenario.row_tokens)[beat["row"]]
-        lines += [f"## Beat {beat['beat']}: {stage.numbers} of \"{_md(token)}\"", "",
-                  f"{beat['answered']} answered, {beat['right']} right.", ""]
+        lines += [
+            f'## Beat {beat["beat"]}: {stage.numbers} of "{_md(token)}"',
+            "",
+            f"{beat['answered']} answered, {beat['right']} right.",
+            "",
+        ]
         wrong = [item for item in beat["mistakes"]]
         if wrong:
             lines += [f"- {item['count']} {_md(item['words'])}" for item in wrong] + [""]
         columns = column_labels(scenario, stage)
         lines += ["| column | median guess | correct |", "| --- | --- | --- |"]
         for name, median, correct in zip(columns, beat["median"], beat["correct"]):
-            lines.append(f"| {_md(name)} | {'—' if median is None else fixed(median, p)} | {fixed(correct, p)} |")
+            lines.append(
+                f"| {_md(name)} | {'—' if median is None else fixed(median, p)} | {fixed(correct, p)} |"
+            )
         lines.append("")
     if summary["skipped"]:
         why = "; ".join(f"{count} {reason}" for reason, count in summary["skipped_why"].items())
-        lines += [f"{summary['skipped']} line{'' if summary['skipped'] == 1 else 's'} skipped ({why}).", ""]
+        lines += [
+            f"{summary['skipped']} line{'' if summary['skipped'] == 1 else 's'} skipped ({why}).",
+            "",
+        ]
     return "\n".join(lines)
 
 
 def _md(text: str) -> str:
-    return visible(text).replace("|", "\\|").replace("*", "\\*").replace("_", "\\_").replace("`", "\\`")
+    return (
+        visible(text)
+        .replace("|", "\\|")
+        .replace("*", "\\*")
+        .replace("_", "\\_")
+        .replace("`", "\\`")
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from attn_tui.core.classroom.beats import PredictBeat
 from attn_tui.core.classroom.judging import OTHER, TOLERANCE, BeatJudge, Verdict
 
@@ -30,8 +31,14 @@ class Spread:
 
     def bars(self) -> str:
         top = max(self.counts, default=0)
-        return "".join(BARS[0 if not count else max(1, round(count / top * (len(BARS) - 1)))]
-                       for count in self.counts) if top else " " * len(self.counts)
+        return (
+            "".join(
+                BARS[0 if not count else max(1, round(count / top * (len(BARS) - 1)))]
+                for count in self.counts
+            )
+            if top
+            else " " * len(self.counts)
+        )
 
 
 @dataclass(frozen=True)
@@ -63,8 +70,9 @@ class BeatTally:
     def correct(self) -> np.ndarray:
         if self._correct is None:
             beat = self.beat
-            self._correct = self.judge.attention.values(beat.stage, beat.head, range(beat.row, beat.row + 1),
-                                             range(beat.columns))[0]
+            self._correct = self.judge.attention.values(
+                beat.stage, beat.head, range(beat.row, beat.row + 1), range(beat.columns)
+            )[0]
         return self._correct
 
     def verdict(self, student: str) -> Verdict:
@@ -80,16 +88,25 @@ class BeatTally:
             else:
                 key = (verdict.mistake or OTHER, verdict.words)
                 grouped[key] = grouped.get(key, 0) + 1
-        mistakes = sorted(((key, words, count) for (key, words), count in grouped.items()),
-                          key=lambda found: (found[0] == OTHER, -found[2], found[1]))
+        mistakes = sorted(
+            ((key, words, count) for (key, words), count in grouped.items()),
+            key=lambda found: (found[0] == OTHER, -found[2], found[1]),
+        )
         return Counts(self.beat.beat, len(self.latest), right, tuple(mistakes), self.spreads())
 
     def spreads(self) -> tuple[Spread, ...]:
-        guesses = np.array([[np.nan if value is None else value for value in guess] for guess in self.latest.values()],
-                           dtype=np.float64).reshape(len(self.latest), self.beat.columns)
+        guesses = np.array(
+            [
+                [np.nan if value is None else value for value in guess]
+                for guess in self.latest.values()
+            ],
+            dtype=np.float64,
+        ).reshape(len(self.latest), self.beat.columns)
         axis = SHARES if self.beat.key in SHARE_STAGES else None
-        return tuple(spread(guesses[:, column], float(self.correct[column]), axis)
-                     for column in range(self.beat.columns))
+        return tuple(
+            spread(guesses[:, column], float(self.correct[column]), axis)
+            for column in range(self.beat.columns)
+        )
 
 
 SHARE_STAGES = {"weights"}  # a share of attention: its histogram always spans 0 to 1
@@ -110,4 +127,12 @@ def spread(values: np.ndarray, correct: float, axis: tuple[float, float] | None 
     counts = np.histogram(guessed, bins=edges)[0] if guessed.size else np.zeros(BINS, int)
     correct_bin = int(min(BINS - 1, max(0, np.searchsorted(edges, finite, side="right") - 1)))
     median = float(np.median(guessed)) if guessed.size else None
-    return Spread(tuple(int(count) for count in counts), low, high, correct, correct_bin, median, int(guessed.size))
+    return Spread(
+        tuple(int(count) for count in counts),
+        low,
+        high,
+        correct,
+        correct_bin,
+        median,
+        int(guessed.size),
+    )

@@ -16,10 +16,10 @@ import math
 import re
 from dataclasses import dataclass
 
-MAX_LINE = 512       # bytes, newline included: 32 numbers of 14 characters fit with room
-MAX_CELLS = 32       # a predicted row wider than this is not collected (said on the teacher's screen)
+MAX_LINE = 512  # bytes, newline included: 32 numbers of 14 characters fit with room
+MAX_CELLS = 32  # a predicted row wider than this is not collected (said on the teacher's screen)
 MAX_MAGNITUDE = 1e6  # a guess is a number a student typed: anything bigger is not one
-MAX_NAME = 24        # characters of a first name
+MAX_NAME = 24  # characters of a first name
 NOT_GIVEN = "_"
 
 _NUMBER = re.compile(r"-?[0-9]{1,9}(\.[0-9]{1,12})?([eE][-+]?[0-9]{1,2})?")
@@ -39,9 +39,9 @@ class Name:
 
 @dataclass(frozen=True)
 class Answer:
-    beat: int                          # from 1, as the lesson's beats are numbered for people
-    row: int                           # from 0
-    guess: tuple[float | None, ...]    # one a column, None where the student gave none
+    beat: int  # from 1, as the lesson's beats are numbered for people
+    row: int  # from 0
+    guess: tuple[float | None, ...]  # one a column, None where the student gave none
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,9 @@ def answer_line(beat: int, row: int, guess) -> bytes:
             raise ValueError(f"{value!r} is not a guess this channel carries")
         words.append(_short(value))
     if len(words) > MAX_CELLS:
-        raise ValueError(f"a row of {len(words)} columns is more than the {MAX_CELLS} the channel carries")
+        raise ValueError(
+            f"a row of {len(words)} columns is more than the {MAX_CELLS} the channel carries"
+        )
     line = f"answer {beat} {row} {' '.join(words)}\n".encode("ascii")
     if len(line) > MAX_LINE:
         raise ValueError("the answer is longer than a line of the channel")
@@ -120,7 +122,11 @@ def parse(line: bytes) -> Message:
         return Hello(rest) if _ID.fullmatch(rest) else Refused("a hello without a valid id")
     if kind == "name":
         cleaned = clean_name(rest)
-        return Name(cleaned) if cleaned is not None and cleaned == rest else Refused("a name that is not a first name")
+        return (
+            Name(cleaned)
+            if cleaned is not None and cleaned == rest
+            else Refused("a name that is not a first name")
+        )
     if kind != "answer" or not text.isascii():
         return Refused("not a message of this channel")
     words = rest.split(" ")

@@ -9,8 +9,8 @@ import itertools
 import json
 import os
 
-from attn_tui.core.files import private_files
 from attn_tui.core.editing import recovery
+from attn_tui.core.files import private_files
 
 _RECORD = "written-data-files.json"
 _RECORD_BYTES = 16 * 2**20  # a few hundred bytes a data file; larger is damage
@@ -47,8 +47,11 @@ def remember(path: str, data: bytes, target: str) -> None:
     """Note that attn-tui wrote ``data`` to ``path`` for the scenario at ``target`` (best effort:
     without the note, the next save only picks another name)."""
     records = {name: entry for name, entry in _records().items() if os.path.isfile(name)}
-    records[os.path.realpath(path)] = {"for": os.path.realpath(target), "size": len(data),
-                                       "sha256": hashlib.sha256(data).hexdigest()}
+    records[os.path.realpath(path)] = {
+        "for": os.path.realpath(target),
+        "size": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
     try:  # private, as the recovery copies beside it: never through a link, 0600 in 0700
         private_files.write(recovery.folder(), _RECORD, json.dumps(records, indent=1).encode())
     except OSError:

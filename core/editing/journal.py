@@ -11,8 +11,8 @@ from attn_tui.core.editing import recovery
 from attn_tui.core.errors import NumericError
 
 if TYPE_CHECKING:
-    from attn_tui.core.editing.session import Session
     from attn_tui.core.editing.lesson_player import LessonPlayer
+    from attn_tui.core.editing.session import Session
 
 
 class Journal:
@@ -20,9 +20,9 @@ class Journal:
 
     def __init__(self, session: Session, keep: bool) -> None:
         self.session = session
-        self.keep = keep           # False: no copy at all (no file, a test, a served app without a slot)
+        self.keep = keep  # False: no copy at all (no file, a test, a served app without a slot)
         self.error: str | None = None  # why the last copy could not be written
-        self.deferred = False      # the app writes the copy after the frame (``flush``)
+        self.deferred = False  # the app writes the copy after the frame (``flush``)
         self._due = False
         # a lesson being played: its own edits at its beat are the file's already (its lesson),
         # not unsaved work, so the copy and saving leave them out
@@ -33,7 +33,9 @@ class Journal:
         if not self.keep:
             return None
         session = self.session
-        return recovery.recovery_path(session.saved.path, session.save_root.recovery if session.save_root else None)
+        return recovery.recovery_path(
+            session.saved.path, session.save_root.recovery if session.save_root else None
+        )
 
     def pending(self) -> recovery.Recovery | None:
         """Unsaved edits an earlier session left for this scenario, if any."""
@@ -102,4 +104,6 @@ class Journal:
                 recovery.remove(path)
             self.error = None
         except OSError as error:
-            self.error = f"cannot keep a recovery copy in {os.path.dirname(path)}: {error.strerror or error}"
+            self.error = (
+                f"cannot keep a recovery copy in {os.path.dirname(path)}: {error.strerror or error}"
+            )

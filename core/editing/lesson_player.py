@@ -43,10 +43,15 @@ class LessonPlayer:
         self.put_back: list[Edit] = []  # of those, the student's own values the beat undid
         scenario, saved = session.scenario, session.saved
         # before the first beat: the file's own values (as last saved when playing began)
-        self._base_cells = {cell: float(saved.inputs[cell[0]][cell[2:] if cell[1] is None else
-                                                                (cell[1], *cell[2:])])
-                            for cell in lesson.touched_cells()}
-        self._base_options = {name: getattr(saved.options, name) for name in lesson.touched_options()}
+        self._base_cells = {
+            cell: float(
+                saved.inputs[cell[0]][cell[2:] if cell[1] is None else (cell[1], *cell[2:])]
+            )
+            for cell in lesson.touched_cells()
+        }
+        self._base_options = {
+            name: getattr(saved.options, name) for name in lesson.touched_options()
+        }
         session.predictions = lesson_predictions(scenario, lesson, self.start, session.predictions)
 
     def __len__(self) -> int:
@@ -85,12 +90,26 @@ class LessonPlayer:
         predictions = self.session.predictions
         self.applied = []
         # what the lesson had set before this beat: a change from anything else undoes the student's
-        had = ({**self._base_cells, **self.lesson.cells(self.beat)} if self.beat is not None else self._base_cells)
-        had_options = {**self._base_options, **(self.lesson.options(self.beat) if self.beat is not None else {})}
+        had = (
+            {**self._base_cells, **self.lesson.cells(self.beat)}
+            if self.beat is not None
+            else self._base_cells
+        )
+        had_options = {
+            **self._base_options,
+            **(self.lesson.options(self.beat) if self.beat is not None else {}),
+        }
         changes = self.changes(index)
-        self.put_back = [edit for edit in changes
-                         if not _same(edit.old, had[(edit.matrix, edit.head, edit.row, edit.col)]
-                                      if isinstance(edit, SetCell) else had_options[edit.name])]
+        self.put_back = [
+            edit
+            for edit in changes
+            if not _same(
+                edit.old,
+                had[(edit.matrix, edit.head, edit.row, edit.col)]
+                if isinstance(edit, SetCell)
+                else had_options[edit.name],
+            )
+        ]
         for edit in changes:
             self.applied.append(self.session.apply(edit))
         self.beat = index
@@ -131,7 +150,10 @@ class LessonPlayer:
         leave them out."""
         index = self.beat
         cells = {**self._base_cells, **(self.lesson.cells(index) if index is not None else {})}
-        options = {**self._base_options, **(self.lesson.options(index) if index is not None else {})}
+        options = {
+            **self._base_options,
+            **(self.lesson.options(index) if index is not None else {}),
+        }
         own = []
         for edit in edits:
             if isinstance(edit, SetCell):
@@ -148,9 +170,16 @@ class LessonPlayer:
         """Of the student's values the current beat put back, those still put back (u took the
         others back to the student's)."""
         session = self.session
-        return [edit for edit in self.put_back
-                if _same(_cell(session, (edit.matrix, edit.head, edit.row, edit.col)) if isinstance(edit, SetCell)
-                         else getattr(session.scenario.options, edit.name), edit.value)]
+        return [
+            edit
+            for edit in self.put_back
+            if _same(
+                _cell(session, (edit.matrix, edit.head, edit.row, edit.col))
+                if isinstance(edit, SetCell)
+                else getattr(session.scenario.options, edit.name),
+                edit.value,
+            )
+        ]
 
     def answer_pending(self) -> bool:
         beat = self.current
@@ -166,14 +195,19 @@ def _cell(session: Session, cell: tuple[str, int | None, int, int]) -> float:
     return session.cell(matrix, row, col, head)
 
 
-def lesson_predictions(scenario: Scenario, lesson: Lesson, start: Position,
-                       existing: Predictions | None) -> Predictions | None:
+def lesson_predictions(
+    scenario: Scenario, lesson: Lesson, start: Position, existing: Predictions | None
+) -> Predictions | None:
     """The predictions a session keeps with this lesson: the scenario's own (``predict:``), and
     the stages a beat asks to predict a row of. Such a stage shows every row until a beat asks
     for one (``LessonPlayer.go`` hides it then), and that row until the student reveals it."""
     from attn_tui.core.engine.stages import stage_named
 
-    wanted = {lesson.position(index, start).step for index, beat in enumerate(lesson.beats) if beat.predict}
+    wanted = {
+        lesson.position(index, start).step
+        for index, beat in enumerate(lesson.beats)
+        if beat.predict
+    }
     own = set(scenario.predict)
     extra = [name for name in sorted(wanted) if stage_named(name).key not in own]
     if not extra:
@@ -185,8 +219,12 @@ def lesson_predictions(scenario: Scenario, lesson: Lesson, start: Position,
     return predictions
 
 
-def narration(player: LessonPlayer | None, head: int = 0, recording: int | None = None,
-              following: str | None = None) -> list[tuple[str, str]]:
+def narration(
+    player: LessonPlayer | None,
+    head: int = 0,
+    recording: int | None = None,
+    following: str | None = None,
+) -> list[tuple[str, str]]:
     """What the narration bar says, as (kind, text) lines: kind is ``beat``, ``say``, ``ask``,
     ``answer`` or ``note``. ``recording`` is the number of beats recorded so far (None: not
     recording); ``following`` a sentence on following a teacher (or leading a class)."""
@@ -199,8 +237,11 @@ def narration(player: LessonPlayer | None, head: int = 0, recording: int | None 
         if beat.ask:
             lines.append(("ask", f"Question: {beat.ask}"))
             if beat.answer:
-                lines.append(("note", "r shows the answer") if player.answer_pending()
-                             else ("answer", f"Answer: {beat.answer}"))
+                lines.append(
+                    ("note", "r shows the answer")
+                    if player.answer_pending()
+                    else ("answer", f"Answer: {beat.answer}")
+                )
         put_back = player.still_put_back()
         if put_back:
             lines.append(("note", _put_back_line(put_back)))
@@ -210,8 +251,13 @@ def narration(player: LessonPlayer | None, head: int = 0, recording: int | None 
         elif player.beat == len(player) - 1:
             lines.append(("note", "The lesson's last beat (N goes back)"))
     if recording is not None:
-        lines.append(("note", f"● recording: {recording} beat{'' if recording == 1 else 's'} so far · "
-                              "ctrl+r writes them into the file's lesson:"))
+        lines.append(
+            (
+                "note",
+                f"● recording: {recording} beat{'' if recording == 1 else 's'} so far · "
+                "ctrl+r writes them into the file's lesson:",
+            )
+        )
     if following:
         lines.append(("note", following))
     return lines
@@ -220,14 +266,24 @@ def narration(player: LessonPlayer | None, head: int = 0, recording: int | None 
 def _put_back_line(edits: list[Edit]) -> str:
     """The narration's notice that a beat set cells (or options) the student had changed back
     to the lesson's values. Rows, columns and heads from 1, as a lesson's ``edit:`` names them."""
-    names = [f"{edit.matrix}{'' if edit.head is None else f' head {edit.head + 1}'} row {edit.row + 1} col {edit.col + 1}"
-             if isinstance(edit, SetCell) else edit.name for edit in edits]
+    names = [
+        f"{edit.matrix}{'' if edit.head is None else f' head {edit.head + 1}'} row {edit.row + 1} col {edit.col + 1}"
+        if isinstance(edit, SetCell)
+        else edit.name
+        for edit in edits
+    ]
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     return f"This beat put {shown} back to the lesson's values (your edits there are undone; u brings them back)"
 
 
-def follow_line(leading: bool, connected: bool, following: bool, teacher_beat: int | None,
-                followers: int = 0, address: str = "") -> str:
+def follow_line(
+    leading: bool,
+    connected: bool,
+    following: bool,
+    teacher_beat: int | None,
+    followers: int = 0,
+    address: str = "",
+) -> str:
     """The narration bar's sentence on a class that follows a teacher (``--serve --follow``)."""
     if leading:
         where = f" · students open {address}" if address else ""

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from attn_tui.core.model.edits import SetCell, SetOption
 from attn_tui.core.lessons.lesson import start_position
+from attn_tui.core.model.edits import SetCell, SetOption
 from attn_tui.core.model.lesson import Beat, CellEdit, Lesson, Position
 
 if TYPE_CHECKING:
-    from attn_tui.core.model.edits import Edit
     from attn_tui.core.editing.session import Session
+    from attn_tui.core.model.edits import Edit
 
 FOLD_SECONDS = 1.0
 
@@ -45,8 +45,13 @@ class Recorder:
     """The beats recorded so far. ``after`` is where the lesson stands when the recorded beats
     begin (the end of the file's own lesson, or where playing one starts)."""
 
-    def __init__(self, position: Position, after: Position, clock: Callable[[], float] | None = None,
-                 beats: tuple[Beat, ...] = ()) -> None:
+    def __init__(
+        self,
+        position: Position,
+        after: Position,
+        clock: Callable[[], float] | None = None,
+        beats: tuple[Beat, ...] = (),
+    ) -> None:
         """``beats``: recorded already (a recording that could not be written, going on)."""
         self.clock = clock or now
         self._beats: list[Beat] = list(beats)
@@ -55,7 +60,9 @@ class Recorder:
 
     def __len__(self) -> int:
         """The beats recorded so far (the one being recorded included, if it holds anything)."""
-        return len(self._beats) + (self._pending is not None and self._beat(self._pending) is not None)
+        return len(self._beats) + (
+            self._pending is not None and self._beat(self._pending) is not None
+        )
 
     def moved(self, position: Position) -> None:
         self._touch().position = position
@@ -98,11 +105,19 @@ class Recorder:
 
     def _beat(self, pending: _Pending) -> Beat | None:
         where, before = pending.position, self._previous
-        moved = {name: getattr(where, name) for name in ("step", "row", "column", "head")
-                 if getattr(where, name) != getattr(before, name)}
-        edits = tuple(CellEdit(matrix, row, col, value, head)
-                      for (matrix, head, row, col), (old, value) in pending.cells.items() if not _same(old, value))
-        options = tuple((name, value) for name, (old, value) in pending.options.items() if not _same(old, value))
+        moved = {
+            name: getattr(where, name)
+            for name in ("step", "row", "column", "head")
+            if getattr(where, name) != getattr(before, name)
+        }
+        edits = tuple(
+            CellEdit(matrix, row, col, value, head)
+            for (matrix, head, row, col), (old, value) in pending.cells.items()
+            if not _same(old, value)
+        )
+        options = tuple(
+            (name, value) for name, (old, value) in pending.options.items() if not _same(old, value)
+        )
         if not (moved or edits or options):
             return None
         return Beat(edits=edits, options=options, **moved)
@@ -155,8 +170,8 @@ def recording_refusal(session: Session) -> str | None:
 def _layout_refusal(scenario) -> str | None:
     """Why the file's text cannot take recorded beats (one flow mapping, a lesson that is an
     alias, …), asked before recording rather than after it, when the beats would be lost."""
-    from attn_tui.core.errors import SaveError
     from attn_tui.core.editing.lesson_writer import with_beats
+    from attn_tui.core.errors import SaveError
 
     try:
         with_beats(scenario, (Beat(say="a beat"),))
@@ -165,5 +180,7 @@ def _layout_refusal(scenario) -> str | None:
     return None
 
 
-_REFUSAL = ("recording starts from the numbers the file's lesson ends with (or the file's own, "
-            "without one): save your edits, undo them, or go to the lesson's last beat first")
+_REFUSAL = (
+    "recording starts from the numbers the file's lesson ends with (or the file's own, "
+    "without one): save your edits, undo them, or go to the lesson's last beat first"
+)

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import os
 
-from attn_tui.core.files.atomic_write import write_atomic
-from attn_tui.core.errors import SaveError, ScenarioError
-from attn_tui.core.model.lesson import Beat
-from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.editing.save_root import SaveRoot
+from attn_tui.core.errors import SaveError, ScenarioError
+from attn_tui.core.files.atomic_write import write_atomic
+from attn_tui.core.files.yaml_source import Alias, Mapping, Sequence, content_end, deref
+from attn_tui.core.files.yaml_text import yaml_number, yaml_quoted
+from attn_tui.core.loading.scenario_file import loads
+from attn_tui.core.model.lesson import Beat
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.reading.keys import entries
-from attn_tui.core.loading.scenario_file import loads
-from attn_tui.core.files.yaml_text import yaml_quoted
-from attn_tui.core.files.yaml_source import Alias, Mapping, Sequence, content_end, deref
 
 HEADER = "# recorded with ctrl+r: add say: (and ask:, answer:) to each beat"
 
@@ -44,7 +43,12 @@ def beat_fields(beat: Beat, scenario: Scenario) -> list[tuple[str, str]]:
         edits = [_edit(edit, scenario) for edit in beat.edits]
         fields.append(("edit", edits[0] if len(edits) == 1 else "[" + ", ".join(edits) + "]"))
     if beat.options:
-        fields.append(("set", "{" + ", ".join(f"{name}: {_option(value)}" for name, value in beat.options) + "}"))
+        fields.append(
+            (
+                "set",
+                "{" + ", ".join(f"{name}: {_option(value)}" for name, value in beat.options) + "}",
+            )
+        )
     if beat.predict:
         fields.append(("predict", "row"))
     return fields
@@ -56,8 +60,13 @@ def _token(tokens: tuple[str, ...], index: int) -> str:
 
 
 def _edit(edit, scenario: Scenario) -> str:
-    rows = {"Q": scenario.row_tokens, "X_q": scenario.row_tokens, "K": scenario.tokens, "V": scenario.tokens,
-            "X": scenario.tokens if scenario.cross else scenario.row_tokens}.get(edit.matrix)
+    rows = {
+        "Q": scenario.row_tokens,
+        "X_q": scenario.row_tokens,
+        "K": scenario.tokens,
+        "V": scenario.tokens,
+        "X": scenario.tokens if scenario.cross else scenario.row_tokens,
+    }.get(edit.matrix)
     row = _token(rows, edit.row) if rows is not None else str(edit.row + 1)
     head = f"head: {edit.head + 1}, " if edit.head is not None else ""
     return f"{{matrix: {edit.matrix}, {head}row: {row}, col: {edit.col + 1}, to: {yaml_number(float(edit.value))}}}"
@@ -78,7 +87,9 @@ def with_beats(scenario: Scenario, beats: tuple[Beat, ...], settings: dict | Non
     text = document.text
     root = deref(document.root)
     if not isinstance(root, Mapping) or root.flow:
-        raise SaveError("the file is written as one flow mapping ({…}); write it in block style to record into it")
+        raise SaveError(
+            "the file is written as one flow mapping ({…}); write it in block style to record into it"
+        )
     top = entries(root, "the scenario")
     keys = _step_keys(scenario, beats, scenario.stage_settings if settings is None else settings)
     if keys:
@@ -86,28 +97,41 @@ def with_beats(scenario: Scenario, beats: tuple[Beat, ...], settings: dict | Non
         try:
             top = entries(deref(loads(text, scenario.path).source.root), "the scenario")
         except ScenarioError as error:
-            raise SaveError(f"with the keys of the steps the recorded beats show, the file would not load "
-                            f"({error.message}); nothing was written") from None
+            raise SaveError(
+                f"with the keys of the steps the recorded beats show, the file would not load "
+                f"({error.message}); nothing was written"
+            ) from None
     if "lesson" not in top:
-        lines = ["lesson:", "  " + HEADER] + [line for beat in beats for line in _block(beat, scenario, "  ")]
+        lines = ["lesson:", "  " + HEADER] + [
+            line for beat in beats for line in _block(beat, scenario, "  ")
+        ]
         new = text + ("" if text.endswith("\n") or not text else "\n") + "\n".join(lines) + "\n"
     else:
         node = top["lesson"].value
         if isinstance(node, Alias):
-            raise SaveError("the file's lesson: is an alias (*…); write its beats out to record into it")
+            raise SaveError(
+                "the file's lesson: is an alias (*…); write its beats out to record into it"
+            )
         node = deref(node)
         if not isinstance(node, Sequence):
             raise SaveError("the file's lesson: is not a list of beats")
         if node.flow:
             insert = node.end - 1  # before the closing ]
-            addition = "".join(", {" + ", ".join(f"{k}: {v}" for k, v in beat_fields(beat, scenario)) + "}"
-                               for beat in beats)
+            addition = "".join(
+                ", {" + ", ".join(f"{k}: {v}" for k, v in beat_fields(beat, scenario)) + "}"
+                for beat in beats
+            )
         else:
-            insert = text.find("\n", content_end(node))  # after the last beat's line, comment and all
+            insert = text.find(
+                "\n", content_end(node)
+            )  # after the last beat's line, comment and all
             insert = len(text) if insert < 0 else insert
             indent = _dash_indent(text, node)
-            addition = "".join("\n" + line for line in [indent + HEADER] + [
-                line for beat in beats for line in _block(beat, scenario, indent)])
+            addition = "".join(
+                "\n" + line
+                for line in [indent + HEADER]
+                + [line for beat in beats for line in _block(beat, scenario, indent)]
+            )
         new = text[:insert] + addition + text[insert:]
     verify(new, scenario, beats)
     return new
@@ -119,14 +143,18 @@ def _step_keys(scenario: Scenario, beats: tuple[Beat, ...], settings: dict) -> l
     from attn_tui.core.engine.stages import stages_for
 
     on_file = {stage.name for stage in stages_for(loads(scenario.source.text, scenario.path))}
-    shown = dict.fromkeys(beat.step for beat in beats if beat.step is not None and beat.step not in on_file)
+    shown = dict.fromkeys(
+        beat.step for beat in beats if beat.step is not None and beat.step not in on_file
+    )
     lines = []
     for name in shown:
         if name in settings:
             line = settings[name].yaml(_no_matrix).rstrip("\n")
             if "\n" in line:
-                raise SaveError(f"the recorded beats show the {name} step, whose keys cannot be written here; "
-                                "save the file first (ctrl+s), then ctrl+r")
+                raise SaveError(
+                    f"the recorded beats show the {name} step, whose keys cannot be written here; "
+                    "save the file first (ctrl+s), then ctrl+r"
+                )
             lines.append(line)
     return lines
 
@@ -154,20 +182,24 @@ def _with_keys(text: str, root: Mapping, top: dict, keys: list[str]) -> str:
 
 
 def _no_matrix(name: str, values) -> str:
-    raise SaveError("the recorded beats show a step whose keys hold a matrix; save the file first (ctrl+s), "
-                    "then ctrl+r")
+    raise SaveError(
+        "the recorded beats show a step whose keys hold a matrix; save the file first (ctrl+s), "
+        "then ctrl+r"
+    )
 
 
 def _dash_indent(text: str, node: Sequence) -> str:
     """The spaces before the ``-`` of a block list's first item (a list's own column is its
     anchor's, in ``lesson: &beats``)."""
-    line = text[text.rfind("\n", 0, node.items[0].start) + 1:]
+    line = text[text.rfind("\n", 0, node.items[0].start) + 1 :]
     return " " * (len(line) - len(line.lstrip(" ")))
 
 
 def _block(beat: Beat, scenario: Scenario, indent: str) -> list[str]:
     fields = beat_fields(beat, scenario)
-    return [f"{indent}{'- ' if i == 0 else '  '}{key}: {value}" for i, (key, value) in enumerate(fields)]
+    return [
+        f"{indent}{'- ' if i == 0 else '  '}{key}: {value}" for i, (key, value) in enumerate(fields)
+    ]
 
 
 def verify(text: str, scenario: Scenario, beats: tuple[Beat, ...]) -> None:
@@ -176,15 +208,24 @@ def verify(text: str, scenario: Scenario, beats: tuple[Beat, ...]) -> None:
     try:
         after = loads(text, scenario.path)
     except ScenarioError as error:
-        raise SaveError(f"with the recorded beats the file would not load ({error.message}); "
-                        "nothing was written") from None
+        raise SaveError(
+            f"with the recorded beats the file would not load ({error.message}); "
+            "nothing was written"
+        ) from None
     old = before.lesson.beats if before.lesson is not None else ()
     if not after.same_numbers(before) or after.lesson is None or after.lesson.beats != old + beats:
-        raise SaveError("the file would not read back with exactly the recorded beats; nothing was written")
+        raise SaveError(
+            "the file would not read back with exactly the recorded beats; nothing was written"
+        )
 
 
-def write_lesson(scenario: Scenario, beats: tuple[Beat, ...], target: str | None = None,
-                 save_root: SaveRoot | None = None, settings: dict | None = None) -> str:
+def write_lesson(
+    scenario: Scenario,
+    beats: tuple[Beat, ...],
+    target: str | None = None,
+    save_root: SaveRoot | None = None,
+    settings: dict | None = None,
+) -> str:
     """Add ``beats`` to the lesson of the scenario's file and write it to ``target`` (default:
     the file itself), atomically; returns the text written. ``settings``: the steps turned on
     in the app (by default the scenario's own)."""
@@ -195,8 +236,10 @@ def write_lesson(scenario: Scenario, beats: tuple[Beat, ...], target: str | None
     try:
         write_atomic(target, text)
     except OSError as error:
-        raise SaveError(f"cannot write {error.filename or target}: {error.strerror or error}; the recorded "
-                        "beats are kept, try again or record into a copy") from None
+        raise SaveError(
+            f"cannot write {error.filename or target}: {error.strerror or error}; the recorded "
+            "beats are kept, try again or record into a copy"
+        ) from None
     finally:
         if save_root is not None and os.path.exists(target):
             save_root.written(target)
@@ -207,6 +250,10 @@ def rendered_lesson(scenario: Scenario) -> str:
     """The scenario's lesson as a ``lesson:`` block, for a file written whole (``core.editing.render.render``)."""
     if scenario.lesson is None:
         return ""
-    return "\n".join(["lesson:"] + [line for beat in scenario.lesson.beats
-                                    for line in _block(beat, scenario, "  ")]) + "\n"
-
+    return (
+        "\n".join(
+            ["lesson:"]
+            + [line for beat in scenario.lesson.beats for line in _block(beat, scenario, "  ")]
+        )
+        + "\n"
+    )

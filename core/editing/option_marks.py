@@ -16,8 +16,8 @@ import re
 
 import yaml
 
-from attn_tui.core.model.options import Options
 from attn_tui.core.files.yaml_source import Node, content_end
+from attn_tui.core.model.options import Options
 
 OPTIONS = ("causal", "scale", "mask_value")
 
@@ -32,7 +32,7 @@ def comment_after(text: str, node: Node) -> tuple[int, int, str] | None:
     hash_at = rest.find("#")
     if hash_at < 0 or (hash_at and not rest[hash_at - 1].isspace()) or rest[:hash_at].strip():
         return None
-    return end + hash_at, line_end, rest[hash_at + 1:].strip()
+    return end + hash_at, line_end, rest[hash_at + 1 :].strip()
 
 
 def marked(comment: str, name: str) -> tuple[str, str] | None:
@@ -64,7 +64,9 @@ def written_for(options: Options, text: str, nodes: dict[str, Node]) -> Options:
 
 def _option_value(name: str, text: str) -> bool | float | None:
     """An option's value as a mark writes it, if it is one that option can take."""
-    if not re.fullmatch(r"[A-Za-z0-9.+-]{1,32}", text):  # a word or a number, nothing YAML could build
+    if not re.fullmatch(
+        r"[A-Za-z0-9.+-]{1,32}", text
+    ):  # a word or a number, nothing YAML could build
         return None
     try:
         value = yaml.safe_load(text)
@@ -74,22 +76,34 @@ def _option_value(name: str, text: str) -> bool | float | None:
     if name == "causal":
         return value if isinstance(value, bool) else None
     if name == "scale":
-        return value if isinstance(value, bool) else float(value) if number and 0 < value < math.inf else None
+        return (
+            value
+            if isinstance(value, bool)
+            else float(value)
+            if number and 0 < value < math.inf
+            else None
+        )
     return float(value) if number and value < 0 else None
 
 
 def differences(written: Options, now: Options, d_k: int) -> str:
     """``causal on; now causal off``-style words for the options that differ, or ''."""
+
     def said(options: Options, name: str) -> str:
         if name == "causal":
             return f"causal {'on' if options.causal else 'off'}"
         if name == "scale":
             return f"scale {options.scale_text(d_k)}"
         from attn_tui.core.numbers import mask_text
+
         return f"mask {mask_text(options.mask_value)}"
 
-    names = [name for name in OPTIONS if getattr(written, name) != getattr(now, name)
-             or type(getattr(written, name)) is not type(getattr(now, name))]
+    names = [
+        name
+        for name in OPTIONS
+        if getattr(written, name) != getattr(now, name)
+        or type(getattr(written, name)) is not type(getattr(now, name))
+    ]
     if not names:
         return ""
     return f"{', '.join(said(written, n) for n in names)}; now {', '.join(said(now, n) for n in names)}"

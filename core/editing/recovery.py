@@ -29,13 +29,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attn_tui.core.engine.stages import expected_shape, needing_causal
 from attn_tui.core.files import private_files
 from attn_tui.core.files.folders import state_folder
+from attn_tui.core.limits import V_LIMIT
 from attn_tui.core.model.edits import Edit, SetCell, SetExpect, SetOption
 from attn_tui.core.model.options import Expected
 from attn_tui.core.model.scenario import Scenario
-from attn_tui.core.engine.stages import expected_shape, needing_causal
-from attn_tui.core.limits import V_LIMIT
 from attn_tui.core.text import visible
 
 VERSION = 1
@@ -97,9 +97,15 @@ def write(path: str, source_text: str, edits: list[Edit]) -> None:
     """Keep ``edits`` as the copy at ``path`` (``OSError`` if it cannot be written). It must
     survive the process (a crash, a closed terminal), not the machine: it is written after
     every change, and an fsync would cost a keystroke several milliseconds."""
-    document = {"attn-tui-recovery": VERSION, "saved_at": time.time(),
-                "source_sha256": _digest(source_text), "edits": [_edit_json(edit) for edit in edits]}
-    private_files.write(os.path.dirname(path), os.path.basename(path), json.dumps(document).encode())
+    document = {
+        "attn-tui-recovery": VERSION,
+        "saved_at": time.time(),
+        "source_sha256": _digest(source_text),
+        "edits": [_edit_json(edit) for edit in edits],
+    }
+    private_files.write(
+        os.path.dirname(path), os.path.basename(path), json.dumps(document).encode()
+    )
 
 
 def read(path: str, source_text: str) -> Recovery | None:
@@ -154,8 +160,10 @@ def describe(edit: Edit) -> str:
 
 def _fitting_cell(edit: SetCell, scenario: Scenario) -> Edit | str:
     if edit.matrix not in scenario.inputs:
-        return f"{_shown(edit.matrix, quote=False)}: the file has no matrix of that name " \
-               f"({', '.join(scenario.inputs)})"
+        return (
+            f"{_shown(edit.matrix, quote=False)}: the file has no matrix of that name "
+            f"({', '.join(scenario.inputs)})"
+        )
     array = scenario.inputs[edit.matrix]
     where = f"{describe(edit)}: the file's {edit.matrix}"
     if (edit.head is None) != (array.ndim == 2):
@@ -166,14 +174,24 @@ def _fitting_cell(edit: SetCell, scenario: Scenario) -> Edit | str:
         array = array[edit.head]
     rows, cols = array.shape
     if not 0 <= edit.row < rows:
-        return f"{where} has {rows} rows now" if edit.row >= rows else f"{where} has no row {edit.row + 1}"
+        return (
+            f"{where} has {rows} rows now"
+            if edit.row >= rows
+            else f"{where} has no row {edit.row + 1}"
+        )
     if not 0 <= edit.col < cols:
-        return f"{where} has {cols} columns" if edit.col >= cols else f"{where} has no column {edit.col + 1}"
+        return (
+            f"{where} has {cols} columns"
+            if edit.col >= cols
+            else f"{where} has no column {edit.col + 1}"
+        )
     if not math.isfinite(edit.value):
         return f"{describe(edit)}: numbers must be finite"
     if edit.matrix == "V" and abs(edit.value) >= V_LIMIT:
         return f"{describe(edit)}: V must stay below {V_LIMIT:g}, as the loader requires"
-    return SetCell(edit.matrix, edit.row, edit.col, edit.value, float(array[edit.row, edit.col]), edit.head)
+    return SetCell(
+        edit.matrix, edit.row, edit.col, edit.value, float(array[edit.row, edit.col]), edit.head
+    )
 
 
 def _fitting_option(edit: SetOption, scenario: Scenario) -> Edit | str:
@@ -183,7 +201,10 @@ def _fitting_option(edit: SetOption, scenario: Scenario) -> Edit | str:
         fits, rule = isinstance(value, bool), "causal must be true or false"
         needing = needing_causal(scenario) if value is False and scenario.window is None else None
         if needing is not None:
-            fits, rule = False, f"the file now {needing.needs_causal[0]}, which needs the causal mask"
+            fits, rule = (
+                False,
+                f"the file now {needing.needs_causal[0]}, which needs the causal mask",
+            )
     elif edit.name == "scale":
         fits = isinstance(value, bool) or (number and math.isfinite(value) and value > 0)
         rule = "scale must be true, false or a positive number"
@@ -194,8 +215,10 @@ def _fitting_option(edit: SetOption, scenario: Scenario) -> Edit | str:
     if not fits:
         return f"{describe(edit)}: {rule}"
     if edit.name == "causal" and value and len(scenario.row_tokens) != len(scenario.tokens):
-        return (f"{describe(edit)}: causal needs as many queries as keys ({len(scenario.row_tokens)} queries, "
-                f"{len(scenario.tokens)} keys), as the file itself would")
+        return (
+            f"{describe(edit)}: causal needs as many queries as keys ({len(scenario.row_tokens)} queries, "
+            f"{len(scenario.tokens)} keys), as the file itself would"
+        )
     value = value if isinstance(value, bool) else float(value)
     return SetOption(edit.name, value, getattr(scenario.options, edit.name))
 
@@ -213,8 +236,10 @@ def _fitting_expect(edit: SetExpect, scenario: Scenario) -> Edit | str:
             known = list(expect_keys(scenario))
             return f"expect {_shown(stage, quote=False)}: not a stage here ({', '.join(known)})"
         if expected.values.shape != shape or expected.given.shape != shape:
-            return (f"expect {stage} is {'×'.join(map(str, expected.values.shape))} but that stage is "
-                    f"{'×'.join(map(str, shape))}")
+            return (
+                f"expect {stage} is {'×'.join(map(str, expected.values.shape))} but that stage is "
+                f"{'×'.join(map(str, shape))}"
+            )
     return SetExpect(edit.value, dict(scenario.expect), tolerance, scenario.expect_tolerance)
 
 
@@ -239,8 +264,12 @@ def _edit_json(edit: Edit) -> dict:
         return {"cell": cell, "value": edit.value, "old": edit.old}
     if isinstance(edit, SetOption):
         return {"option": edit.name, "value": edit.value, "old": edit.old}
-    return {"expect": _expect_json(edit.value), "old": _expect_json(edit.old),
-            "tolerance": edit.tolerance, "old_tolerance": edit.old_tolerance}
+    return {
+        "expect": _expect_json(edit.value),
+        "old": _expect_json(edit.old),
+        "tolerance": edit.tolerance,
+        "old_tolerance": edit.old_tolerance,
+    }
 
 
 def _edit_from_json(item: dict) -> Edit:
@@ -251,13 +280,24 @@ def _edit_from_json(item: dict) -> Edit:
     if "cell" in item:
         matrix, row, col, *head = item["cell"]
         value = item["value"]
-        if not (isinstance(matrix, str) and type(row) is int and type(col) is int
-                and type(value) in (int, float) and len(head) <= 1
-                and all(type(h) is int for h in head)):
+        if not (
+            isinstance(matrix, str)
+            and type(row) is int
+            and type(col) is int
+            and type(value) in (int, float)
+            and len(head) <= 1
+            and all(type(h) is int for h in head)
+        ):
             raise TypeError(item)
         old = item.get("old")
-        return SetCell(matrix, row, col, float(value), float(old) if type(old) in (int, float) else math.nan,
-                       head[0] if head else None)
+        return SetCell(
+            matrix,
+            row,
+            col,
+            float(value),
+            float(old) if type(old) in (int, float) else math.nan,
+            head[0] if head else None,
+        )
     if "option" in item:
         if not isinstance(item["option"], str):
             raise TypeError(item)
@@ -271,9 +311,19 @@ def _edit_from_json(item: dict) -> Edit:
 def _expect_json(expect: dict) -> dict:
     # NaN and infinities as text: a student's values may hold them, and JSON has no literal
     def text(values):
-        return [text(inner) if isinstance(inner, list) else inner if math.isfinite(inner) else repr(inner)
-                for inner in values]
-    return {stage: {"values": text(e.values.tolist()), "given": e.given.tolist()} for stage, e in expect.items()}
+        return [
+            text(inner)
+            if isinstance(inner, list)
+            else inner
+            if math.isfinite(inner)
+            else repr(inner)
+            for inner in values
+        ]
+
+    return {
+        stage: {"values": text(e.values.tolist()), "given": e.given.tolist()}
+        for stage, e in expect.items()
+    }
 
 
 def _expect_from_json(document: dict) -> dict:
@@ -293,7 +343,9 @@ def _nested(value: object, read, depth: int = 0) -> list:
     """Lists (of lists, of a head's lists) of values, each read by ``read``; at most 3 deep."""
     if not isinstance(value, list) or depth > 2:
         raise TypeError(value)
-    return [_nested(item, read, depth + 1) if isinstance(item, list) else read(item) for item in value]
+    return [
+        _nested(item, read, depth + 1) if isinstance(item, list) else read(item) for item in value
+    ]
 
 
 def _json_float(value: object) -> float:

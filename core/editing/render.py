@@ -12,11 +12,10 @@ import numpy as np
 
 from attn_tui.core.editing.data_files import data_file
 from attn_tui.core.editing.lesson_writer import rendered_lesson
-from attn_tui.core.files.yaml_text import yaml_number
+from attn_tui.core.files.yaml_text import yaml_number, yaml_quoted
 from attn_tui.core.limits import MAX_YAML_NODES
-from attn_tui.core.model.scenario import Scenario, bits_equal
 from attn_tui.core.loading.scenario_file import loads
-from attn_tui.core.files.yaml_text import yaml_quoted
+from attn_tui.core.model.scenario import Scenario, bits_equal
 
 
 @dataclasses.dataclass
@@ -24,7 +23,9 @@ class SavePlan:
     """What saving writes: the scenario's text, and any matrices that go to .npy files."""
 
     text: str
-    arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)  # absolute path → values
+    arrays: dict[str, np.ndarray] = dataclasses.field(
+        default_factory=dict
+    )  # absolute path → values
 
 
 def render(scenario: Scenario, target: str | None = None) -> SavePlan:
@@ -37,7 +38,9 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
     """
     target = os.path.abspath(target or scenario.path or "scenario.yaml")
     folder = os.path.dirname(target)
-    original = loads(scenario.source.text, scenario.path) if scenario.source and scenario.path else None
+    original = (
+        loads(scenario.source.text, scenario.path) if scenario.source and scenario.path else None
+    )
     arrays: dict[str, np.ndarray] = {}
     budget = [MAX_YAML_NODES // 2]  # values left to write out in YAML; beyond, .npy files
 
@@ -53,29 +56,42 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
             values = values.reshape(-1)
         if values.size <= budget[0]:
             budget[0] -= values.size
-            return f"{name}:\n" + "".join(f"  - {flow(inner)}\n" for inner in values) if values.ndim > 1 \
+            return (
+                f"{name}:\n" + "".join(f"  - {flow(inner)}\n" for inner in values)
+                if values.ndim > 1
                 else f"{name}: {row_yaml(values)}\n"
+            )
         path = data_file(target, name)
         arrays[path] = values
         return f"{name}: {{npy: {relative(path)}}}\n"
 
-    out = ["# Written whole by attn-tui: every number as edited; the file's own comments and layout\n"
-           "# could not take the edit.\n",
-           f"title: {yaml_quoted(scenario.title)}\n"]
+    out = [
+        "# Written whole by attn-tui: every number as edited; the file's own comments and layout\n"
+        "# could not take the edit.\n",
+        f"title: {yaml_quoted(scenario.title)}\n",
+    ]
     if scenario.description:
         out.append(f"description: {yaml_quoted(scenario.description)}\n")
     out.append("tokens: [" + ", ".join(yaml_quoted(token) for token in scenario.tokens) + "]\n")
     if scenario.query_tokens is not None:
-        out.append("query_tokens: [" + ", ".join(yaml_quoted(token) for token in scenario.query_tokens) + "]\n")
+        out.append(
+            "query_tokens: ["
+            + ", ".join(yaml_quoted(token) for token in scenario.query_tokens)
+            + "]\n"
+        )
     if scenario.heads > 1 or scenario.heads_written:
         out.append(f"heads: {scenario.heads}\n")
         if scenario.kv_heads != scenario.heads:
             out.append(f"kv_heads: {scenario.kv_heads}\n")
     if scenario.head_names != tuple(f"head {h}" for h in range(1, scenario.heads + 1)):
-        out.append("head_names: [" + ", ".join(yaml_quoted(name) for name in scenario.head_names) + "]\n")
+        out.append(
+            "head_names: [" + ", ".join(yaml_quoted(name) for name in scenario.head_names) + "]\n"
+        )
     if scenario.random is not None and inputs_equal(scenario, generated(scenario)):
         spec = scenario.random
-        out.append(f"random: {{seed: {spec.seed}, T: {spec.T}, d_k: {spec.d_k}, d_v: {spec.d_v}}}\n")
+        out.append(
+            f"random: {{seed: {spec.seed}, T: {spec.T}, d_k: {spec.d_k}, d_v: {spec.d_v}}}\n"
+        )
     else:
         archives = set()
         for name, values in scenario.inputs.items():
@@ -93,23 +109,34 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
                 out.append(matrix(name, values))
         out += [f"npz: {relative(path)}\n" for path in sorted(archives)]
     options = scenario.options
-    out.append(f"causal: {option_text(options.causal)}\nscale: {option_text(options.scale)}\n"
-               f"mask_value: {mask_yaml(options.mask_value)}\n")
+    out.append(
+        f"causal: {option_text(options.causal)}\nscale: {option_text(options.scale)}\n"
+        f"mask_value: {mask_yaml(options.mask_value)}\n"
+    )
     if scenario.window is not None:
         out.append(f"window: {scenario.window}\n")
     if scenario.padding is not None:
-        out.append("padding: [" + ", ".join("1" if flag else "0" for flag in scenario.padding) + "]\n")
+        out.append(
+            "padding: [" + ", ".join("1" if flag else "0" for flag in scenario.padding) + "]\n"
+        )
     if scenario.mask is not None and scenario.mask.size <= budget[0]:
         budget[0] -= scenario.mask.size
-        out.append("mask:\n" + "".join("  - [" + ", ".join("1" if flag else "0" for flag in row) + "]\n"
-                                       for row in scenario.mask))
+        out.append(
+            "mask:\n"
+            + "".join(
+                "  - [" + ", ".join("1" if flag else "0" for flag in row) + "]\n"
+                for row in scenario.mask
+            )
+        )
     elif scenario.mask is not None:  # too large for YAML: 0/1 in a data file beside the scenario
         path = data_file(target, "mask")
         arrays[path] = scenario.mask.astype(np.float64)
         out.append(f"mask: {{npy: {relative(path)}}}\n")
     if scenario.rope is not None:
         dims = "" if scenario.rope.dims is None else f", dims: {scenario.rope.dims}"
-        out.append(f"rope: {{base: {yaml_number(float(scenario.rope.base))}, pairs: {scenario.rope.pairs}{dims}}}\n")
+        out.append(
+            f"rope: {{base: {yaml_number(float(scenario.rope.base))}, pairs: {scenario.rope.pairs}{dims}}}\n"
+        )
     out += [setting.yaml(matrix) for name, setting in scenario.stage_settings.items()]
     out.append(f"focus: {scenario.focus + 1}\nprecision: {scenario.precision}\n")
     if scenario.variants:
@@ -133,8 +160,13 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
                 out.append(f"  {stage}: {{npy: {relative(path)}}}\n")
                 continue
             budget[0] -= values.size
-            out.append(f"  {stage}:\n" + "".join(f"    - {expected_flow(inner, given)}\n"
-                                                 for inner, given in zip(values, expected.given)))
+            out.append(
+                f"  {stage}:\n"
+                + "".join(
+                    f"    - {expected_flow(inner, given)}\n"
+                    for inner, given in zip(values, expected.given)
+                )
+            )
     out.append(rendered_lesson(scenario))
     return SavePlan("".join(out), arrays)
 
@@ -160,7 +192,8 @@ def expected_cell(value: float, given: bool) -> str:
 
 def inputs_equal(a: Scenario, b: Scenario) -> bool:
     return a.inputs.keys() == b.inputs.keys() and all(
-        bits_equal(a.inputs[name], b.inputs[name]) for name in a.inputs)
+        bits_equal(a.inputs[name], b.inputs[name]) for name in a.inputs
+    )
 
 
 def row_yaml(values: np.ndarray) -> str:

@@ -22,16 +22,17 @@ import os
 
 import numpy as np
 
-from attn_tui.core.files.atomic_write import write_atomic
 from attn_tui.core.editing.data_files import data_file, remember
-from attn_tui.core.errors import NeedsRewrite, SaveError  # noqa: F401 (NeedsRewrite: read from here too)
-from attn_tui.core.files.numpy_files import npy_bytes
-from attn_tui.core.editing.save_root import SaveRoot
-from attn_tui.core.model.scenario import Scenario, bits_equal
-from attn_tui.core.loading.scenario_file import entries, loads
-from attn_tui.core.editing.text_edits import TextEdits, input_node, write_out_random
-from attn_tui.core.editing.read_back import LAYOUT as _LAYOUT, verify
+from attn_tui.core.editing.read_back import LAYOUT as _LAYOUT
+from attn_tui.core.editing.read_back import verify
 from attn_tui.core.editing.render import SavePlan, inputs_equal, render
+from attn_tui.core.editing.save_root import SaveRoot
+from attn_tui.core.editing.text_edits import TextEdits, input_node, write_out_random
+from attn_tui.core.errors import NeedsRewrite, SaveError  # noqa: F401 (NeedsRewrite: read from here too)
+from attn_tui.core.files.atomic_write import write_atomic
+from attn_tui.core.files.numpy_files import npy_bytes
+from attn_tui.core.loading.scenario_file import entries, loads
+from attn_tui.core.model.scenario import Scenario, bits_equal
 
 
 def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
@@ -45,7 +46,9 @@ def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
     """
     document = scenario.source
     if document is None or scenario.path is None:
-        raise NeedsRewrite("this scenario has no file text to update; it can be written as a new file")
+        raise NeedsRewrite(
+            "this scenario has no file text to update; it can be written as a new file"
+        )
     target = target or scenario.path
     original = loads(document.text, scenario.path)
     top = entries(document.root, "the scenario")
@@ -73,18 +76,26 @@ def plan(scenario: Scenario, target: str | None = None) -> SavePlan:
         edits.option(top, "expect_tolerance", scenario.expect_tolerance)
     for name in ("causal", "scale"):
         value = getattr(scenario.options, name)
-        if value != getattr(original.options, name) or type(value) is not type(getattr(original.options, name)):
+        if value != getattr(original.options, name) or type(value) is not type(
+            getattr(original.options, name)
+        ):
             edits.option(top, name, value)
     for name in sorted(set(scenario.stage_settings) | set(original.stage_settings)):
-        edits.stage_setting(top, name, scenario.stage_settings.get(name), original.stage_settings.get(name))
+        edits.stage_setting(
+            top, name, scenario.stage_settings.get(name), original.stage_settings.get(name)
+        )
     try:
         return SavePlan(edits.result(), arrays)
     except ValueError:  # two edits overlap in the text: the layout cannot hold them both
         raise NeedsRewrite(_LAYOUT) from None
 
 
-def save(scenario: Scenario, target: str | None = None, rewrite: bool = False,
-         save_root: SaveRoot | None = None) -> str:
+def save(
+    scenario: Scenario,
+    target: str | None = None,
+    rewrite: bool = False,
+    save_root: SaveRoot | None = None,
+) -> str:
     """Write the scenario (and any edited data matrices) to ``target``; returns the text written.
 
     New .npy files are written first, then the text is read back and compared with the
@@ -102,8 +113,9 @@ def save(scenario: Scenario, target: str | None = None, rewrite: bool = False,
     return _write(render(scenario, target), scenario, target, False, save_root)
 
 
-def _write(saving: SavePlan, scenario: Scenario, target: str, in_place: bool,
-           save_root: SaveRoot | None) -> str:
+def _write(
+    saving: SavePlan, scenario: Scenario, target: str, in_place: bool, save_root: SaveRoot | None
+) -> str:
     if save_root is not None:
         for path in (*saving.arrays, target):
             save_root.resolve(path)
@@ -116,8 +128,10 @@ def _write(saving: SavePlan, scenario: Scenario, target: str, in_place: bool,
         write_atomic(target, saving.text)
     except OSError as exc:
         where = exc.filename or target
-        raise SaveError(f"cannot write {where}: {exc.strerror or exc}; your edits are kept, "
-                        "save elsewhere with Save As") from None
+        raise SaveError(
+            f"cannot write {where}: {exc.strerror or exc}; your edits are kept, "
+            "save elsewhere with Save As"
+        ) from None
     finally:
         if save_root is not None:  # even half a save wrote its .npy files: they are ours now
             for path in (*saving.arrays, target):
@@ -138,6 +152,6 @@ def updated_text(scenario: Scenario) -> str:
 def _expect_equal(a: Scenario, b: Scenario) -> bool:
     return a.expect.keys() == b.expect.keys() and all(
         bits_equal(a.expect[s].values, b.expect[s].values)
-        and np.array_equal(a.expect[s].given, b.expect[s].given) for s in a.expect)
-
-
+        and np.array_equal(a.expect[s].given, b.expect[s].given)
+        for s in a.expect
+    )

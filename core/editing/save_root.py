@@ -22,7 +22,9 @@ class OutsideSaveRoot(SaveError):
     """A save that the folder's rule refuses; nothing was written. The message says why."""
 
 
-RECOVERY_FOLDER = ".attn-tui-recovery"  # in the folder: the browsers' unsaved edits (core.editing.recovery_slots)
+RECOVERY_FOLDER = (
+    ".attn-tui-recovery"  # in the folder: the browsers' unsaved edits (core.editing.recovery_slots)
+)
 
 
 class SaveRoot:
@@ -47,17 +49,23 @@ class SaveRoot:
             raise OutsideSaveRoot(f"a file name cannot hold control characters: {quoted(name)}")
         path = os.path.realpath(os.path.join(self.folder, name))
         if os.path.commonpath([path, self.folder]) != self.folder:
-            raise OutsideSaveRoot(f"{quoted(name)} is outside the folder this class saves in "
-                                  f"({visible(self.folder)}); give a name inside it")
+            raise OutsideSaveRoot(
+                f"{quoted(name)} is outside the folder this class saves in "
+                f"({visible(self.folder)}); give a name inside it"
+            )
         inside = os.path.relpath(path, self.folder).split(os.sep)[0]
         if inside.casefold() == RECOVERY_FOLDER:  # (in any case: some file systems ignore it)
-            raise OutsideSaveRoot(f"{quoted(name)} is inside {RECOVERY_FOLDER}, where the class's unsaved "
-                                  "edits are kept; give another name")
+            raise OutsideSaveRoot(
+                f"{quoted(name)} is inside {RECOVERY_FOLDER}, where the class's unsaved "
+                "edits are kept; give another name"
+            )
         if path == self.folder or os.path.isdir(path) or name.endswith(("/", os.sep)):
             raise OutsideSaveRoot(f"{quoted(name)} is a folder; add a file name")
         if os.path.lexists(path) and path not in self._written:
-            raise OutsideSaveRoot(f"{visible(os.path.relpath(path, self.folder))} already exists "
-                                  "and was not saved from this app; choose another name")
+            raise OutsideSaveRoot(
+                f"{visible(os.path.relpath(path, self.folder))} already exists "
+                "and was not saved from this app; choose another name"
+            )
         return path
 
     def written(self, path: str) -> None:
@@ -72,8 +80,11 @@ def download_name(path: str) -> str:
     Content-Disposition header unquoted: a space, ``;`` or a quote would cut it short), at
     most 100 characters, its extension kept."""
     stem, extension = os.path.splitext(os.path.basename(path))
-    stem, extension = re.sub(r"[^A-Za-z0-9._-]", "_", stem), re.sub(r"[^A-Za-z0-9]", "_", extension[1:])
+    stem, extension = (
+        re.sub(r"[^A-Za-z0-9._-]", "_", stem),
+        re.sub(r"[^A-Za-z0-9]", "_", extension[1:]),
+    )
     if not stem.strip("._"):
         return "scenario.yaml"
     extension = f".{extension[:10]}" if extension else ""
-    return stem[:100 - len(extension)] + extension
+    return stem[: 100 - len(extension)] + extension

@@ -17,19 +17,28 @@ import numpy as np
 
 from attn_tui.core.editing import option_marks
 from attn_tui.core.editing.journal import Journal
-from attn_tui.core.engine.attention import Attention
-from attn_tui.core.model.edits import Edit, History, SetCell, SetExpect, SetInputs, SetOption, SetStageSetting, nudged, scale_cycle
-from attn_tui.core.errors import NotApplicable, NumericError, ScenarioError
-from attn_tui.core.model.heads import HeadInputs
-from attn_tui.core.engine.stages import stage_named
-from attn_tui.core.lessons.lesson import stays_for_the_lesson
-from attn_tui.core.engine.overflow import check_range, divides_less, require_finite_cell
-from attn_tui.core.model.options import Expected
-from attn_tui.core.teaching.predictions import CLOSE, Predictions
-from attn_tui.core.errors import NeedsRewrite, SaveError  # noqa: F401 (the app reads them from here)
 from attn_tui.core.editing.save_root import SaveRoot
-from attn_tui.core.model.scenario import Scenario, bits_equal, working_copy
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.engine.overflow import check_range, divides_less, require_finite_cell
+from attn_tui.core.engine.stages import stage_named
+from attn_tui.core.errors import NeedsRewrite, NotApplicable, NumericError, SaveError, ScenarioError  # noqa: F401 (the app reads them from here)
+from attn_tui.core.lessons.lesson import stays_for_the_lesson
 from attn_tui.core.loading.scenario_file import entries, loads, read_text
+from attn_tui.core.model.edits import (
+    Edit,
+    History,
+    SetCell,
+    SetExpect,
+    SetInputs,
+    SetOption,
+    SetStageSetting,
+    nudged,
+    scale_cycle,
+)
+from attn_tui.core.model.heads import HeadInputs
+from attn_tui.core.model.options import Expected
+from attn_tui.core.model.scenario import Scenario, bits_equal, working_copy
+from attn_tui.core.teaching.predictions import CLOSE, Predictions
 
 if TYPE_CHECKING:
     from attn_tui.core.teaching.compare import Comparison
@@ -42,22 +51,27 @@ class DiskChanged(SaveError):
 class Session:
     """The scenario as edited so far, with its attention (and each variant's)."""
 
-    def __init__(self, scenario: Scenario, read_only: bool = False, keep_recovery: bool = True,
-                 save_root: SaveRoot | None = None) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        read_only: bool = False,
+        keep_recovery: bool = True,
+        save_root: SaveRoot | None = None,
+    ) -> None:
         """With ``save_root`` (a served app), saving writes only where its rule allows, and
         recovery copies are kept only in its own slot (``save_root.recovery``): in the user's
         state folder, every browser opening the same scenario would be offered the others' edits."""
-        self._read_only = read_only         # a built-in opened by name: saving goes elsewhere
+        self._read_only = read_only  # a built-in opened by name: saving goes elsewhere
         self.save_root = save_root
-        self.original = scenario            # as loaded: the base for the scale cycle
-        self.saved = scenario               # as last loaded or saved: "modified" compares to it
+        self.original = scenario  # as loaded: the base for the scale cycle
+        self.saved = scenario  # as last loaded or saved: "modified" compares to it
         self.scenario = scenario
         # the stage settings the command line gave, as it gave them (see Scenario.file_settings)
         self.views = {name: scenario.stage_settings.get(name) for name in scenario.file_settings}
         self.inputs = HeadInputs(scenario)
         self.attentions: dict[str, Attention] = self._attentions(scenario)
         self.history = History()
-        self.version = 0                    # counts every change, for views that cache
+        self.version = 0  # counts every change, for views that cache
         self.last_edit: Edit | None = None
         self.disk_text = scenario.source.text if scenario.source else None
         self.predictions = Predictions(scenario) if scenario.predict else None
@@ -65,17 +79,26 @@ class Session:
         # the cells that differ from the file as last saved: (matrix, head, row, col) → saved
         # value; kept edit by edit, so knowing what is unsaved never scans a whole matrix
         self._unsaved: dict[tuple[str, int | None, int, int], float] = {}
-        self._working: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # edited matrices: (copy, its read-only view)
+        self._working: dict[
+            str, tuple[np.ndarray, np.ndarray]
+        ] = {}  # edited matrices: (copy, its read-only view)
         self._modified = False
-        self.journal = Journal(self, keep_recovery and (save_root is None or save_root.recovery is not None)
-                               and scenario.path is not None and scenario.source is not None)
+        self.journal = Journal(
+            self,
+            keep_recovery
+            and (save_root is None or save_root.recovery is not None)
+            and scenario.path is not None
+            and scenario.source is not None,
+        )
         self.description_options = _written_for(scenario)  # a save leaves the words as they were
 
     def _attentions(self, scenario: Scenario) -> dict[str, Attention]:
         """The scenario's own attention under ``""`` and each variant's, sharing the inputs."""
         found = {"": Attention(scenario, inputs=self.inputs)}
         for variant in scenario.variants:
-            found[variant.name] = Attention(scenario, variant.options(scenario.options), self.inputs)
+            found[variant.name] = Attention(
+                scenario, variant.options(scenario.options), self.inputs
+            )
         return found
 
     @property
@@ -86,7 +109,9 @@ class Session:
     def comparison(self) -> Comparison | None:
         """The student's values (``expect:``) against the current numbers; None without any."""
         if self.scenario.expect and self._comparison is None:
-            from attn_tui.core.teaching.compare import compare  # (only a scenario with expect: needs it)
+            from attn_tui.core.teaching.compare import (
+                compare,  # (only a scenario with expect: needs it)
+            )
 
             self._comparison = compare(self.scenario, self.attention)
         return self._comparison if self.scenario.expect else None
@@ -105,8 +130,9 @@ class Session:
         for stage, guess in guesses.items():
             if stage in expect:
                 before = expect[stage]
-                guess = Expected(np.where(guess.given, guess.values, before.values),
-                                 guess.given | before.given)
+                guess = Expected(
+                    np.where(guess.given, guess.values, before.values), guess.given | before.given
+                )
             expect[stage] = guess
         old_tolerance = self.scenario.expect_tolerance
         tolerance = old_tolerance if self.scenario.expect else CLOSE
@@ -127,15 +153,21 @@ class Session:
         """One input cell's value (of ``head``, in a 3-D input)."""
         return float(self.scenario.inputs[matrix][(row, col) if head is None else (head, row, col)])
 
-    def set_cell(self, matrix: str, row: int, col: int, value: float, head: int | None = None) -> Edit | None:
+    def set_cell(
+        self, matrix: str, row: int, col: int, value: float, head: int | None = None
+    ) -> Edit | None:
         """Set one input cell; None if it already holds exactly that value."""
         old = self.cell(matrix, row, col, head)
         if np.float64(old).view(np.int64) == np.float64(value).view(np.int64):
             return None
         return self.apply(SetCell(matrix, row, col, float(value), old, head))
 
-    def nudge(self, matrix: str, row: int, col: int, direction: int, head: int | None = None) -> Edit | None:
-        return self.set_cell(matrix, row, col, nudged(self.cell(matrix, row, col, head), direction), head)
+    def nudge(
+        self, matrix: str, row: int, col: int, direction: int, head: int | None = None
+    ) -> Edit | None:
+        return self.set_cell(
+            matrix, row, col, nudged(self.cell(matrix, row, col, head), direction), head
+        )
 
     def toggle_causal(self) -> Edit:
         """Turn the causal mask on or off; ``NotApplicable`` turning it on in cross-attention
@@ -144,8 +176,10 @@ class Session:
         causal = self.scenario.options.causal
         scenario = self.scenario
         if scenario.window is not None:
-            raise NotApplicable(f"the sliding window already hides the future: each query sees only the "
-                                f"{scenario.window} most recent positions, itself included, causal or not")
+            raise NotApplicable(
+                f"the sliding window already hides the future: each query sees only the "
+                f"{scenario.window} most recent positions, itself included, causal or not"
+            )
         from attn_tui.core.engine.stages import needing_causal
 
         needing = needing_causal(scenario) if causal else None
@@ -153,9 +187,11 @@ class Session:
             _, doing, why = needing.needs_causal
             raise NotApplicable(f"{doing} needs the causal mask: {why} (turn {doing} off first)")
         if not causal and scenario.cross:
-            raise NotApplicable("no causal mask in cross-attention: the queries and the keys are different "
-                                "sequences, so no key is in a query's future (to hide keys, give mask: or "
-                                "padding: in the file)")
+            raise NotApplicable(
+                "no causal mask in cross-attention: the queries and the keys are different "
+                "sequences, so no key is in a query's future (to hide keys, give mask: or "
+                "padding: in the file)"
+            )
         return self.apply(SetOption("causal", not causal, causal))
 
     def cycle_scale(self) -> Edit:
@@ -171,8 +207,16 @@ class Session:
             self._note_unsaved(edit)
             changes = self.inputs.update(scenario, edit.matrix, edit.row, edit.col, edit.head)
             try:
-                require_finite_cell(scenario, self.inputs, changes, edit.matrix, edit.row, edit.col, edit.head,
-                                    [a.options for a in self.attentions.values()])
+                require_finite_cell(
+                    scenario,
+                    self.inputs,
+                    changes,
+                    edit.matrix,
+                    edit.row,
+                    edit.col,
+                    edit.head,
+                    [a.options for a in self.attentions.values()],
+                )
             except NumericError:
                 before = self._written(edit, edit.old)
                 self.inputs.update(before, edit.matrix, edit.row, edit.col, edit.head)
@@ -191,14 +235,29 @@ class Session:
                 for index in zip(*np.nonzero(values.view(np.int64) != old.view(np.int64))):
                     index = tuple(int(i) for i in index)
                     head = index[0] if len(index) == 3 else None
-                    self._note_unsaved(SetCell(name, index[-2], index[-1], float(values[index]), float(old[index]), head))
+                    self._note_unsaved(
+                        SetCell(
+                            name,
+                            index[-2],
+                            index[-1],
+                            float(values[index]),
+                            float(old[index]),
+                            head,
+                        )
+                    )
             self.inputs = HeadInputs(scenario)
             self.attentions = self._attentions(scenario)
         else:
             if isinstance(edit, SetStageSetting) and edit.value is None:
-                stays_for_the_lesson(before, stage_named(edit.name))  # NotApplicable: a beat shows it
+                stays_for_the_lesson(
+                    before, stage_named(edit.name)
+                )  # NotApplicable: a beat shows it
             scenario = edit.apply(before)
-            if isinstance(edit, SetOption) and edit.name == "scale" and divides_less(scenario, before):
+            if (
+                isinstance(edit, SetOption)
+                and edit.name == "scale"
+                and divides_less(scenario, before)
+            ):
                 check_range(scenario, self.inputs)  # NumericError: nothing changed
             if isinstance(edit, (SetOption, SetStageSetting)):  # other options, or other steps
                 self.attentions = self._attentions(scenario)
@@ -224,7 +283,9 @@ class Session:
         if name not in self._working:
             self._working[name] = working_copy(self.scenario.inputs[name])
         working, view = self._working[name]
-        working[(edit.row, edit.col) if edit.head is None else (edit.head, edit.row, edit.col)] = value
+        working[(edit.row, edit.col) if edit.head is None else (edit.head, edit.row, edit.col)] = (
+            value
+        )
         if self.scenario.inputs[name] is view:
             return dataclasses.replace(self.scenario)
         return dataclasses.replace(self.scenario, inputs={**self.scenario.inputs, name: view})
@@ -241,15 +302,23 @@ class Session:
         """The edits that take the file as last saved to the current numbers: one per changed
         cell and option (however many undos and redos led here), each setting its value outright."""
         current, saved = self.scenario, self.saved
-        edits: list[Edit] = [SetCell(matrix, row, col, self.cell(matrix, row, col, head), old, head)
-                             for (matrix, head, row, col), old in sorted(self._unsaved.items(), key=str)]
+        edits: list[Edit] = [
+            SetCell(matrix, row, col, self.cell(matrix, row, col, head), old, head)
+            for (matrix, head, row, col), old in sorted(self._unsaved.items(), key=str)
+        ]
         for name in ("causal", "scale"):
             value, old = getattr(current.options, name), getattr(saved.options, name)
             if value != old or type(value) is not type(old):
                 edits.append(SetOption(name, value, old))
         if not _same_expect(current, saved):
-            edits.append(SetExpect(dict(current.expect), dict(saved.expect), current.expect_tolerance,
-                                   saved.expect_tolerance))
+            edits.append(
+                SetExpect(
+                    dict(current.expect),
+                    dict(saved.expect),
+                    current.expect_tolerance,
+                    saved.expect_tolerance,
+                )
+            )
         return edits
 
     @property
@@ -267,8 +336,13 @@ class Session:
 
     # ---- saving -----------------------------------------------------------------------------
 
-    def save(self, path: str | None = None, force: bool = False, rewrite: bool = False,
-             leave_out: list[Edit] = ()) -> str:
+    def save(
+        self,
+        path: str | None = None,
+        force: bool = False,
+        rewrite: bool = False,
+        leave_out: list[Edit] = (),
+    ) -> str:
         """Write the scenario to its file (or to ``path``); returns the path written. The net
         edits in ``leave_out`` (a lesson's own at its beat) are not written, and stay unsaved.
 
@@ -290,19 +364,29 @@ class Session:
             self.check_disk()
         elif not same_file and os.path.exists(target) and not force:
             raise DiskChanged(f"{target} already exists")
-        kept = {name: shown for name, shown in self.views.items() if self.scenario.stage_settings.get(name) == shown}
+        kept = {
+            name: shown
+            for name, shown in self.views.items()
+            if self.scenario.stage_settings.get(name) == shown
+        }
         from attn_tui.core.editing.save import save  # (not on the way to the first frame)
 
         written = self.scenario
         for edit in leave_out:  # the file's own value there
             written = edit.inverse().apply(written)
-        text = save(_with_settings(written, {name: self.scenario.file_settings[name] for name in kept}),
-                    target, rewrite=rewrite or not same_file, save_root=self.save_root)
+        text = save(
+            _with_settings(written, {name: self.scenario.file_settings[name] for name in kept}),
+            target,
+            rewrite=rewrite or not same_file,
+            save_root=self.save_root,
+        )
         self.journal.discard()
         saved = loads(text, target)
         if kept:  # still shown as the command line asked, not saved
-            saved = dataclasses.replace(_with_settings(saved, kept),
-                                        file_settings={name: saved.stage_settings.get(name) for name in kept})
+            saved = dataclasses.replace(
+                _with_settings(saved, kept),
+                file_settings={name: saved.stage_settings.get(name) for name in kept},
+            )
         self.views = kept
         self.scenario = self.saved = saved
         self._modified = False
@@ -334,8 +418,9 @@ class Session:
         """What to add under the file's description when it may no longer hold: the numbers
         differ from the file's, or the options from those it was written for (saving does
         not change that: the text stays as written, the options' comments marked)."""
-        options = option_marks.differences(self.description_options, self.scenario.options,
-                                           self.scenario.d_k)
+        options = option_marks.differences(
+            self.description_options, self.scenario.options, self.scenario.d_k
+        )
         numbers = "the numbers have been changed since" if self.numbers_edited else ""
         if options:
             return f"\n(written for {options}{'; ' + numbers if numbers else ''})"
@@ -347,8 +432,9 @@ class Session:
         try:
             now = read_text(path)
         except Exception:
-            raise DiskChanged(f"{path} was deleted or cannot be read since it was loaded or last "
-                              "saved") from None
+            raise DiskChanged(
+                f"{path} was deleted or cannot be read since it was loaded or last saved"
+            ) from None
         if now != self.disk_text:
             raise DiskChanged(f"{path} was changed on disk since it was loaded or last saved")
 
@@ -367,17 +453,29 @@ def _written_for(scenario: Scenario):
 
 def _same_settings(a: Scenario, b: Scenario) -> bool:
     """Whether two scenarios have the same options, variants and student's values."""
-    return (a.options, a.variants) == (b.options, b.variants) and dict(a.stage_settings) == dict(b.stage_settings) and \
-        all(type(getattr(a.options, name)) is type(getattr(b.options, name)) for name in ("causal", "scale")) \
+    return (
+        (a.options, a.variants) == (b.options, b.variants)
+        and dict(a.stage_settings) == dict(b.stage_settings)
+        and all(
+            type(getattr(a.options, name)) is type(getattr(b.options, name))
+            for name in ("causal", "scale")
+        )
         and _same_expect(a, b)
+    )
 
 
 def _same_expect(a: Scenario, b: Scenario) -> bool:
     if a.expect is b.expect and a.expect_tolerance == b.expect_tolerance:
         return True
-    return a.expect_tolerance == b.expect_tolerance and a.expect.keys() == b.expect.keys() and all(
-        bits_equal(a.expect[s].values, b.expect[s].values) and np.array_equal(a.expect[s].given, b.expect[s].given)
-        for s in a.expect)
+    return (
+        a.expect_tolerance == b.expect_tolerance
+        and a.expect.keys() == b.expect.keys()
+        and all(
+            bits_equal(a.expect[s].values, b.expect[s].values)
+            and np.array_equal(a.expect[s].given, b.expect[s].given)
+            for s in a.expect
+        )
+    )
 
 
 def _same_file(a: str, b: str | None) -> bool:
@@ -395,5 +493,7 @@ __all__ = ["DiskChanged", "NeedsRewrite", "NumericError", "SaveError", "Session"
 def _with_settings(scenario: Scenario, settings: dict[str, object | None]) -> Scenario:
     """The scenario with these stage settings (None: without that setting)."""
     merged = {**scenario.stage_settings, **settings}
-    return dataclasses.replace(scenario, stage_settings={name: value for name, value in merged.items()
-                                                         if value is not None})
+    return dataclasses.replace(
+        scenario,
+        stage_settings={name: value for name, value in merged.items() if value is not None},
+    )

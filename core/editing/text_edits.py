@@ -9,16 +9,25 @@ import os
 import numpy as np
 
 from attn_tui.core.editing import option_marks
-from attn_tui.core.errors import NeedsRewrite
-from attn_tui.core.files.yaml_text import yaml_number
-from attn_tui.core.model.scenario import Scenario, bits_equal
-from attn_tui.core.loading.scenario_file import Entry, entries
 from attn_tui.core.editing.read_back import LAYOUT as _LAYOUT
 from attn_tui.core.editing.render import expected_flow, flow, option_text, row_yaml
-from attn_tui.core.files.yaml_text import yaml_quoted
+from attn_tui.core.errors import NeedsRewrite
 from attn_tui.core.files.yaml_matrices import depth
-from attn_tui.core.files.yaml_source import (Alias, Document, Mapping, Node, Scalar, Sequence, content_end, deref, parse,
-                                      replace_spans)
+from attn_tui.core.files.yaml_source import (
+    Alias,
+    Document,
+    Mapping,
+    Node,
+    Scalar,
+    Sequence,
+    content_end,
+    deref,
+    parse,
+    replace_spans,
+)
+from attn_tui.core.files.yaml_text import yaml_number, yaml_quoted
+from attn_tui.core.loading.scenario_file import Entry, entries
+from attn_tui.core.model.scenario import Scenario, bits_equal
 
 
 class TextEdits:
@@ -83,7 +92,9 @@ class TextEdits:
                 continue
             value = places.get(id(alias))
             if value is None:  # outside the matrices: keep exactly what the anchor said before
-                self.spans[(alias.start, alias.end)] = self.text[_value_start(self.text, target):end]
+                self.spans[(alias.start, alias.end)] = self.text[
+                    _value_start(self.text, target) : end
+                ]
             else:
                 self.spans[(alias.start, alias.end)] = value
 
@@ -116,8 +127,10 @@ class TextEdits:
     def expect(self, top: dict[str, Entry], expect: dict) -> None:
         """Write the student's values as ``expect: {stage: rows}`` (a cell left out is ~; a
         stage of every head as one matrix per head)."""
-        stages = [f"{stage}: {expected_flow(expected.values, expected.given)}"
-                  for stage, expected in expect.items()]
+        stages = [
+            f"{stage}: {expected_flow(expected.values, expected.given)}"
+            for stage, expected in expect.items()
+        ]
         text = "{" + ", ".join(stages) + "}"
         if "expect" in top:
             self.replace(top["expect"].value, text)
@@ -155,13 +168,19 @@ class TextEdits:
         if not isinstance(given, Mapping):
             return False
         written = {deref(k).value: v for k, v in node.items if isinstance(deref(k), Scalar)}
-        new = {k.value: v for k, v in given.items if isinstance(k, Scalar) and isinstance(v, Scalar)}
-        if len(written) != len(node.items) or written.keys() != new.keys() or len(new) != len(given.items) \
-                or any(isinstance(v, Alias) or not isinstance(v, Scalar) for v in written.values()):
+        new = {
+            k.value: v for k, v in given.items if isinstance(k, Scalar) and isinstance(v, Scalar)
+        }
+        if (
+            len(written) != len(node.items)
+            or written.keys() != new.keys()
+            or len(new) != len(given.items)
+            or any(isinstance(v, Alias) or not isinstance(v, Scalar) for v in written.values())
+        ):
             return False
         for name, old in written.items():
             if deref(old).value != new[name].value:
-                self.replace(old, value[new[name].start:content_end(new[name])])
+                self.replace(old, value[new[name].start : content_end(new[name])])
         return True
 
     def remove(self, entry: Entry) -> None:
@@ -220,14 +239,18 @@ class TextEdits:
 
 
 def _no_matrix(name: str, values, source=None) -> str:
-    raise NeedsRewrite(_LAYOUT)  # (a matrix written into the author's text: the file is written whole)
+    raise NeedsRewrite(
+        _LAYOUT
+    )  # (a matrix written into the author's text: the file is written whole)
 
 
 def write_out_random(edits: TextEdits, scenario: Scenario, entry: Entry) -> None:
     spec = scenario.random
     indent = " " * (entry.key.col - 1)
-    lines = [f"# was random: {{seed: {spec.seed}, T: {spec.T}, d_k: {spec.d_k}, d_v: {spec.d_v}}}"
-             "; the numbers, as edited, are written out below"]
+    lines = [
+        f"# was random: {{seed: {spec.seed}, T: {spec.T}, d_k: {spec.d_k}, d_v: {spec.d_v}}}"
+        "; the numbers, as edited, are written out below"
+    ]
     for name in ("Q", "K", "V"):
         lines.append(f"{indent}{name}:")
         lines += [f"{indent}  - {row_yaml(row)}" for row in scenario.inputs[name]]

@@ -21,24 +21,29 @@ from functools import lru_cache
 
 import numpy as np
 
-from attn_tui.core.model.heads import HEAD_INPUTS, Changed, HeadInputs
-from attn_tui.core.model.masks import Visibility
-from attn_tui.core.numbers import decimals_needed
-from attn_tui.core.model.options import Options
-from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.engine.stages import Stage, inputs_read, reads, stages_for, upstream
 from attn_tui.core.engine.stages.contract import Adds
+from attn_tui.core.model.heads import HEAD_INPUTS, Changed, HeadInputs
+from attn_tui.core.model.masks import Visibility
+from attn_tui.core.model.options import Options
+from attn_tui.core.model.scenario import Scenario
+from attn_tui.core.numbers import decimals_needed
 
-BLOCK = 16              # query rows per block
+BLOCK = 16  # query rows per block
 CACHE_BYTES = 256 << 20  # what one Attention keeps, at most (least recently used goes first)
 
 
 class Attention:
     """A scenario's attention under one set of options, computed on demand, block by block."""
 
-    def __init__(self, scenario: Scenario, options: Options | None = None,
-                 inputs: HeadInputs | None = None, visibility: Visibility | None = None,
-                 block: int = BLOCK) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        options: Options | None = None,
+        inputs: HeadInputs | None = None,
+        visibility: Visibility | None = None,
+        block: int = BLOCK,
+    ) -> None:
         self.scenario = scenario
         self.block = block  # query rows computed at a time (and kept): fewer, bigger steps for
         # a view that reads every row once (the model view's maps), the same numbers to ~1 ulp
@@ -49,7 +54,9 @@ class Attention:
         self.steps = stages_for(scenario)
         self._stages, self._reads, self._depends = _wiring(self.steps)
         self.heads = [Head(self, h) for h in range(scenario.heads)]
-        self._kept: OrderedDict[tuple, object] = OrderedDict()  # (head, block, stage, what) → values
+        self._kept: OrderedDict[tuple, object] = (
+            OrderedDict()
+        )  # (head, block, stage, what) → values
         self._bytes = 0
         self._decimals: dict[tuple[str, int], int] = {}
         self._backward = None
@@ -75,8 +82,9 @@ class Attention:
         try:
             return self._stages[name]
         except KeyError:
-            raise ValueError(f"this scenario has no stage {name!r}; its stages are "
-                             f"{', '.join(self._stages)}") from None
+            raise ValueError(
+                f"this scenario has no stage {name!r}; its stages are {', '.join(self._stages)}"
+            ) from None
 
     def previous(self, name: str) -> str:
         """The stage ``name`` reads as the one before it."""
@@ -110,7 +118,9 @@ class Attention:
             return stage.compute(Window(self, stage, h, rows, cols, keep))
         every = range(stage.column_count(self.scenario))
         c = slice(cols.start, cols.stop)
-        return self._gather(rows, len(cols), lambda b, inside: self._block(stage, h, b, every, keep)[inside, c])
+        return self._gather(
+            rows, len(cols), lambda b, inside: self._block(stage, h, b, every, keep)[inside, c]
+        )
 
     def statistics(self, name: str, h: int, rows: range, keep=True) -> dict[str, np.ndarray]:
         """A stage's per-row statistics (its ``statistics``) for ``rows``."""
@@ -119,26 +129,41 @@ class Attention:
         every = range(stage.column_count(self.scenario))
         for b, inside, _ in self.rows_of(rows):
             found = self._kept_or(
-                (h, b, name, "statistics"), keep,
-                lambda b=b: stage.statistics(Window(self, stage, h, self._block_rows(b), every, keep)))
+                (h, b, name, "statistics"),
+                keep,
+                lambda b=b: stage.statistics(
+                    Window(self, stage, h, self._block_rows(b), every, keep)
+                ),
+            )
             for key, value in found.items():
                 pieces.setdefault(key, []).append(value[inside])
         return {key: np.concatenate(parts) for key, parts in pieces.items()}
 
     def blocked(self, rows: range, cols: range) -> np.ndarray:
         """True where a mask rule hides a key from a query."""
-        return self.visibility.blocked(np.arange(rows.start, rows.stop), np.arange(cols.start, cols.stop))
+        return self.visibility.blocked(
+            np.arange(rows.start, rows.stop), np.arange(cols.start, cols.stop)
+        )
 
     def empty(self, rows: range, keep=True) -> np.ndarray:
         """Per row: True when every key is hidden from it ("nothing to attend to")."""
         every = range(self.scenario.T_k)
-        return self._gather(rows, 1, lambda b, inside: self._kept_or(
-            (None, b, "", "empty"), keep,
-            lambda: self.blocked(self._block_rows(b), every).all(axis=1)[:, None])[inside])[:, 0].astype(bool)
+        return self._gather(
+            rows,
+            1,
+            lambda b, inside: self._kept_or(
+                (None, b, "", "empty"),
+                keep,
+                lambda: self.blocked(self._block_rows(b), every).all(axis=1)[:, None],
+            )[inside],
+        )[:, 0].astype(bool)
 
     def _block(self, stage: Stage, h: int | None, b: int, every: range, keep) -> np.ndarray:
-        return self._kept_or((h, b, stage.name, "values"), keep,
-                             lambda: stage.compute(Window(self, stage, h, self._block_rows(b), every, keep)))
+        return self._kept_or(
+            (h, b, stage.name, "values"),
+            keep,
+            lambda: stage.compute(Window(self, stage, h, self._block_rows(b), every, keep)),
+        )
 
     def _kept_or(self, key: tuple, keep, make):
         """What is kept under ``key``, or ``make()`` of it: kept (``keep=True``), not
@@ -158,7 +183,7 @@ class Attention:
             return found
         found = make()
         if keep:  # read-only: a window handed out may be a view of what is kept
-            for array in (found.values() if isinstance(found, dict) else (found,)):
+            for array in found.values() if isinstance(found, dict) else (found,):
                 array.flags.writeable = False
             self._kept[key] = found
             self._bytes += _nbytes(found)
@@ -177,7 +202,9 @@ class Attention:
         b = rows.start // size
         while b * size < rows.stop:
             lo, hi = max(rows.start, b * size), min(rows.stop, (b + 1) * size)
-            pieces.append((b, slice(lo - b * size, hi - b * size), slice(lo - rows.start, hi - rows.start)))
+            pieces.append(
+                (b, slice(lo - b * size, hi - b * size), slice(lo - rows.start, hi - rows.start))
+            )
             b += 1
         return pieces
 
@@ -193,7 +220,9 @@ class Attention:
 
     # ---- after an edit ------------------------------------------------------------------------
 
-    def invalidate(self, scenario: Scenario, changes: list[Changed], matrix: str | None = None) -> None:
+    def invalidate(
+        self, scenario: Scenario, changes: list[Changed], matrix: str | None = None
+    ) -> None:
         """Forget what the changes make stale (the inputs are already up to date): a changed
         Q row its blocks, a changed K or V every block, of the stages that depend on them;
         ``matrix`` names an edited input read by a stage directly (Wo, bo)."""
@@ -211,12 +240,18 @@ class Attention:
         if not name:  # which rows see nothing: the mask's alone, no edit changes it
             return False
         depends = self._depends[name]
-        if matrix in depends and matrix not in HEAD_INPUTS:  # (Q, K, V and what makes them: told by changes)
+        if (
+            matrix in depends and matrix not in HEAD_INPUTS
+        ):  # (Q, K, V and what makes them: told by changes)
             return True
-        for change in (changes if h is None else [changes[h]]):
+        for change in changes if h is None else [changes[h]]:
             if ("K" in depends and change.k) or ("V" in depends and change.v):
                 return True
-            if "Q" in depends and change.q and (change.q_rows is None or np.any(change.q_rows // self.block == b)):
+            if (
+                "Q" in depends
+                and change.q
+                and (change.q_rows is None or np.any(change.q_rows // self.block == b))
+            ):
                 return True
         return False
 
@@ -227,12 +262,24 @@ def _wiring(steps: tuple[Stage, ...]) -> tuple[dict, dict, dict]:
     of steps (every Attention of a scenario has the same), not at every option change."""
     # (an input a stage adds, by its range rule: the explicit bias, is read by that stage, and so
     # by every stage after it)
-    added = {stage.name: stage.score_range.input for stage in steps
-             if isinstance(stage.score_range, Adds) and stage.score_range.input is not None}
-    return ({stage.name: stage for stage in steps}, {stage.name: reads(stage, steps) for stage in steps},
-            {stage.name: inputs_read(stage.name, steps)
-             | {name for adder, name in added.items() if adder == stage.name or adder in upstream(stage.name, steps)}
-             for stage in steps})
+    added = {
+        stage.name: stage.score_range.input
+        for stage in steps
+        if isinstance(stage.score_range, Adds) and stage.score_range.input is not None
+    }
+    return (
+        {stage.name: stage for stage in steps},
+        {stage.name: reads(stage, steps) for stage in steps},
+        {
+            stage.name: inputs_read(stage.name, steps)
+            | {
+                name
+                for adder, name in added.items()
+                if adder == stage.name or adder in upstream(stage.name, steps)
+            }
+            for stage in steps
+        },
+    )
 
 
 def _nbytes(kept) -> int:
@@ -257,8 +304,15 @@ class Window:
     the mask for the window, ``statistics()`` this stage's per-row statistics for its rows.
     """
 
-    def __init__(self, attention: Attention, stage: Stage, head: int | None, rows: range, cols: range,
-                 keep=True) -> None:
+    def __init__(
+        self,
+        attention: Attention,
+        stage: Stage,
+        head: int | None,
+        rows: range,
+        cols: range,
+        keep=True,
+    ) -> None:
         self.attention = attention
         self.stage = stage
         self.head = head
@@ -286,8 +340,13 @@ class Window:
 
     def read(self, name: str, cols: range | None = None, head: int | None = None) -> np.ndarray:
         """The same rows of a stage (of this head, or of ``head``)."""
-        return self.attention.values(name, self.head if head is None else head, self.rows,
-                                     self.cols if cols is None else cols, self.keep)
+        return self.attention.values(
+            name,
+            self.head if head is None else head,
+            self.rows,
+            self.cols if cols is None else cols,
+            self.keep,
+        )
 
     def blocked(self) -> np.ndarray:
         return self.attention.blocked(self.rows, self.cols)

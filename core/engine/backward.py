@@ -63,7 +63,9 @@ class Backward:
         """L = ½·Σ(output − target)², or None when the scenario gives dL/d output itself."""
         if self.setting.target is None:
             return None
-        return self._keep("loss", lambda: 0.5 * float(np.sum((self.final_output() - self.setting.target) ** 2)))
+        return self._keep(
+            "loss", lambda: 0.5 * float(np.sum((self.final_output() - self.setting.target) ** 2))
+        )
 
     def d_output(self) -> np.ndarray:
         """dL/d(the layer's output)."""
@@ -82,34 +84,40 @@ class Backward:
     def d_head_output(self, h: int) -> np.ndarray:
         """dO of head ``h``: its columns of dL/d concat."""
         d_v = self.scenario.d_v
-        return self.d_concat()[:, h * d_v:(h + 1) * d_v]
+        return self.d_concat()[:, h * d_v : (h + 1) * d_v]
 
     def head_output(self, h: int) -> np.ndarray:
         a = self.attention
-        return self._keep(("O", h), lambda: a.values("weighted_sum", h, range(a.T), range(a.scenario.d_v)))
+        return self._keep(
+            ("O", h), lambda: a.values("weighted_sum", h, range(a.T), range(a.scenario.d_v))
+        )
 
     def rowsum(self, h: int) -> np.ndarray:
         """D = rowsum(dO ∘ O): each row's Σ_j P_ij·dP_ij, the term softmax's backward subtracts."""
-        return self._keep(("D", h), lambda: np.einsum("ij,ij->i", self.d_head_output(h), self.head_output(h)))
+        return self._keep(
+            ("D", h), lambda: np.einsum("ij,ij->i", self.d_head_output(h), self.head_output(h))
+        )
 
     # ---- windows of the query-row matrices ---------------------------------------------------
 
     def d_weights(self, h: int, rows: range, cols: range) -> np.ndarray:
         """dP = dO·Vᵀ: how the loss changes with each weight."""
         V = self.attention.inputs.V(h)
-        return self.d_head_output(h)[rows.start:rows.stop] @ V[cols.start:cols.stop].T
+        return self.d_head_output(h)[rows.start : rows.stop] @ V[cols.start : cols.stop].T
 
     def weights(self, h: int, rows: range, cols: range, keep=True) -> np.ndarray:
         a = self.attention
         P = a.values("softmax", h, rows, cols, keep)
         return np.where(P < TINY, 0.0, P)  # as the weighted sum multiplies them
 
-    def d_scores(self, h: int, rows: range, cols: range, keep=True, P: np.ndarray | None = None) -> np.ndarray:
+    def d_scores(
+        self, h: int, rows: range, cols: range, keep=True, P: np.ndarray | None = None
+    ) -> np.ndarray:
         """dS = P ∘ (dP − D), 0 where a key is hidden (the mask value is a constant) and on a row
         that sees nothing (``P``: the window's weights, when the caller has them already)."""
         a = self.attention
         P = self.weights(h, rows, cols, keep) if P is None else P
-        dS = P * (self.d_weights(h, rows, cols) - self.rowsum(h)[rows.start:rows.stop, None])
+        dS = P * (self.d_weights(h, rows, cols) - self.rowsum(h)[rows.start : rows.stop, None])
         hidden = a.blocked(rows, cols) | a.empty(rows, keep)[:, None]
         return np.where(hidden, 0.0, dS)
 
@@ -117,14 +125,19 @@ class Backward:
         """(stage, d its values / d what it reads) for each stage from the scores to the mask, in
         step order, for the window: each its ChainRule's derivative (what the Why pane writes)."""
         a = self.attention
-        return [(stage, stage.gradient.derivative(Window(a, stage, h, rows, cols, keep))) for stage in self._cellwise()]
+        return [
+            (stage, stage.gradient.derivative(Window(a, stage, h, rows, cols, keep)))
+            for stage in self._cellwise()
+        ]
 
     def _cellwise(self) -> list:
         """The head's stages from the scores (excluded) up to the mask (excluded): each computed
         cell by cell from the one before it, each declaring its ChainRule."""
         return between_scores_and_mask(self.attention.steps)
 
-    def through(self, h: int, rows: range, cols: range, keep=True, dS: np.ndarray | None = None) -> dict:
+    def through(
+        self, h: int, rows: range, cols: range, keep=True, dS: np.ndarray | None = None
+    ) -> dict:
         """dL/d the values of each stage from the scores to the one before the mask: dS (the
         mask passes a visible score on, and a hidden one is a constant) passed back through each
         stage (its ChainRule's ``back``); ``"score"``: dL/d(Q·Kᵀ)."""
@@ -142,10 +155,15 @@ class Backward:
         for cell (an explicit matrix, declared by its Adds rule), with that stage's name: dL/d
         such an input is dL/d the stage's values."""
         given = self.scenario.inputs
-        return {stage.score_range.input: stage.name for stage in self._cellwise()
-                if isinstance(stage.score_range, Adds) and stage.score_range.input in given}
+        return {
+            stage.score_range.input: stage.name
+            for stage in self._cellwise()
+            if isinstance(stage.score_range, Adds) and stage.score_range.input in given
+        }
 
-    def d_raw_scores(self, h: int, rows: range, cols: range, keep=True, dS: np.ndarray | None = None) -> np.ndarray:
+    def d_raw_scores(
+        self, h: int, rows: range, cols: range, keep=True, dS: np.ndarray | None = None
+    ) -> np.ndarray:
         """dL/d(Q·Kᵀ): dS back through every stage between the scores and the mask."""
         return self.through(h, rows, cols, keep, dS)["score"]
 
@@ -166,27 +184,34 @@ class Backward:
         dK = np.zeros(K.shape)
         dV = np.zeros(V.shape)
         sizes = np.empty(a.T)
-        added = {name: np.empty((a.T, scenario.T_k)) for name in self._added_inputs()}  # dL/d each added input
+        added = {
+            name: np.empty((a.T, scenario.T_k)) for name in self._added_inputs()
+        }  # dL/d each added input
         for start in range(0, a.T, BLOCK):
             rows = range(start, min(start + BLOCK, a.T))
             scratch: dict = {}  # what this block's weights are computed from, computed once for it
             P = self.weights(h, rows, keys, keep=scratch)
             dS = self.d_scores(h, rows, keys, keep=scratch, P=P)
-            sizes[start:rows.stop] = np.linalg.norm(dS, axis=1)
+            sizes[start : rows.stop] = np.linalg.norm(dS, axis=1)
             back = self.through(h, rows, keys, keep=scratch, dS=dS)
             raw = back["score"]
-            for name, stage in self._added_inputs().items():  # added: its gradient is the stage's values'
-                added[name][start:rows.stop] = back[stage]
-            dQ[start:rows.stop] = raw @ K
-            dK += raw.T @ Q[start:rows.stop]
-            dV += P.T @ dO[start:rows.stop]
+            for (
+                name,
+                stage,
+            ) in self._added_inputs().items():  # added: its gradient is the stage's values'
+                added[name][start : rows.stop] = back[stage]
+            dQ[start : rows.stop] = raw @ K
+            dK += raw.T @ Q[start : rows.stop]
+            dV += P.T @ dO[start : rows.stop]
         found = {"dQ_turned": dQ, "dK_turned": dK, "dV": dV, "row_sizes": sizes}
         found.update({("added", name): gradient for name, gradient in added.items()})
         rope = scenario.rope
         if rope is None:
             found.update(dQ=dQ, dK=dK)
         else:  # a rotation's transpose turns back: the same pairs by −θ
-            found.update(dQ=rope.rotate(dQ, -np.arange(a.T)), dK=rope.rotate(dK, -np.arange(scenario.T_k)))
+            found.update(
+                dQ=rope.rotate(dQ, -np.arange(a.T)), dK=rope.rotate(dK, -np.arange(scenario.T_k))
+            )
         return found
 
     # ---- the inputs --------------------------------------------------------------------------
@@ -201,8 +226,14 @@ class Backward:
         group = scenario.heads // scenario.kv_heads
         per_head = [self.head(h) for h in range(scenario.heads)]
         dQ = [found["dQ"] for found in per_head]
-        dK = [sum(per_head[h]["dK"] for h in range(g * group, (g + 1) * group)) for g in range(scenario.kv_heads)]
-        dV = [sum(per_head[h]["dV"] for h in range(g * group, (g + 1) * group)) for g in range(scenario.kv_heads)]
+        dK = [
+            sum(per_head[h]["dK"] for h in range(g * group, (g + 1) * group))
+            for g in range(scenario.kv_heads)
+        ]
+        dV = [
+            sum(per_head[h]["dV"] for h in range(g * group, (g + 1) * group))
+            for g in range(scenario.kv_heads)
+        ]
         found: dict[str, np.ndarray] = {}
         if scenario.kind == "qkv":
             for name, parts in (("Q", dQ), ("K", dK), ("V", dV)):
@@ -214,8 +245,11 @@ class Backward:
             found["X"] = np.zeros(X.shape)
             if scenario.cross:
                 found["X_q"] = np.zeros(X_q.shape)
-            for name, parts, width, source in (("Wq", dQ, d_k, "X_q" if scenario.cross else "X"),
-                                               ("Wk", dK, d_k, "X"), ("Wv", dV, d_v, "X")):
+            for name, parts, width, source in (
+                ("Wq", dQ, d_k, "X_q" if scenario.cross else "X"),
+                ("Wk", dK, d_k, "X"),
+                ("Wv", dV, d_v, "X"),
+            ):
                 W = given[name]
                 dW = np.zeros(W.shape)
                 for which, part in enumerate(parts):
@@ -223,7 +257,9 @@ class Backward:
                     dW[:, cols] = given[source].T @ part
                     found[source] += part @ W[:, cols].T
                 found[name] = dW
-        for name in self._added_inputs():  # added to the scores: its gradient is theirs (0 where masked)
+        for (
+            name
+        ) in self._added_inputs():  # added to the scores: its gradient is theirs (0 where masked)
             parts = [found_head[("added", name)] for found_head in per_head]
             found[name] = np.stack(parts) if given[name].ndim == 3 else sum(parts)
         if "Wo" in given:
@@ -250,8 +286,8 @@ def last_forward(steps) -> object:
 
 @dataclass(frozen=True)
 class HeadGradients:
-    d_weights: np.ndarray   # dL/dP, T × T_k
-    d_scores: np.ndarray    # dL/d the scores entering softmax, T × T_k (0 where masked)
+    d_weights: np.ndarray  # dL/dP, T × T_k
+    d_scores: np.ndarray  # dL/d the scores entering softmax, T × T_k (0 where masked)
     d_raw_scores: np.ndarray
     dQ: np.ndarray
     dK: np.ndarray
@@ -280,8 +316,16 @@ def gradients(scenario, options=None) -> Gradients:
     heads = []
     for h in range(scenario.heads):
         found = back.head(h)
-        heads.append(HeadGradients(back.d_weights(h, rows, keys), back.d_scores(h, rows, keys),
-                                   back.d_raw_scores(h, rows, keys), found["dQ"], found["dK"], found["dV"]))
+        heads.append(
+            HeadGradients(
+                back.d_weights(h, rows, keys),
+                back.d_scores(h, rows, keys),
+                back.d_raw_scores(h, rows, keys),
+                found["dQ"],
+                found["dK"],
+                found["dV"],
+            )
+        )
     return Gradients(back.loss(), back.d_output(), back.inputs(), tuple(heads))
 
 
@@ -292,10 +336,14 @@ def loss_of(scenario, options=None) -> float:
     return Attention(scenario, options).backward.loss()
 
 
-def finite_difference(scenario, name: str, index: tuple[int, ...], options=None, eps: float = 1e-6) -> float:
+def finite_difference(
+    scenario, name: str, index: tuple[int, ...], options=None, eps: float = 1e-6
+) -> float:
     """(L(x + ε) − L(x − ε)) / 2ε for the input cell ``name[index]``: the gradient measured, not derived."""
     if loss_setting(scenario).target is None:
-        raise ValueError("a finite difference needs loss: {target: …}: with grad: given, L is not known")
+        raise ValueError(
+            "a finite difference needs loss: {target: …}: with grad: given, L is not known"
+        )
     value = float(scenario.inputs[name][index])
     step = nudge(value, eps)
     head = index[0] if len(index) == 3 else None
@@ -319,8 +367,8 @@ def row_sizes(attention, h: int = 0) -> np.ndarray:
 def sizes_compared(attentions: dict, names: list[str], h: int = 0, p: int = 3) -> str:
     """In words, with the numbers: how much gradient reaches each variant's scores (‖dS‖ over
     every row), and, when one gets far less, why (its softmax is near one-hot)."""
-    from attn_tui.core.numbers import fixed
     from attn_tui.core.engine.stages import summary
+    from attn_tui.core.numbers import fixed
     from attn_tui.core.text import visible
 
     total = {name: float(np.linalg.norm(row_sizes(attentions[name], h))) for name in names}
@@ -331,13 +379,19 @@ def sizes_compared(attentions: dict, names: list[str], h: int = 0, p: int = 3) -
     rows = range(attentions[least].T)
     peak = float(np.max(summary("max_weight").values(attentions[least].head(h), rows)))
     ratio = total[most] / total[least] if total[least] > 0 else math.inf
-    times = "no" if math.isinf(ratio) else f"{fixed(ratio, 0, True)}× less"  # (1.717e33×, not 33 digits)
-    return (f"‖dS‖ over every row: {told}. {times} gradient reaches {visible(least)}'s scores: its softmax is near "
-            f"one-hot (largest weight {fixed(peak, p)}), so every p(1 − p) is near 0 — near-zero gradients, "
-            "learning stalls.")
+    times = (
+        "no" if math.isinf(ratio) else f"{fixed(ratio, 0, True)}× less"
+    )  # (1.717e33×, not 33 digits)
+    return (
+        f"‖dS‖ over every row: {told}. {times} gradient reaches {visible(least)}'s scores: its softmax is near "
+        f"one-hot (largest weight {fixed(peak, p)}), so every p(1 − p) is near 0 — near-zero gradients, "
+        "learning stalls."
+    )
 
 
-def gradient_check(attention, name: str, row: int, col: int, head: int | None = None, eps: float = 1e-6) -> list:
+def gradient_check(
+    attention, name: str, row: int, col: int, head: int | None = None, eps: float = 1e-6
+) -> list:
     """The Why pane's lines for the finite-difference check of one input cell: the analytic
     dL/dx beside (L(x + ε) − L(x − ε)) / 2ε, and how closely they agree."""
     from attn_tui.core.engine.explanation import Line, Span
@@ -350,19 +404,43 @@ def gradient_check(attention, name: str, row: int, col: int, head: int | None = 
     measured = finite_difference(scenario, name, index, attention.options, eps)
     rows, columns = input_labels(scenario, name)
     step = nudge(float(scenario.inputs[name][index]), eps)
-    which = f"{name}[{rows[row]}, {columns[col]}]" + ("" if head is None else f" of head {head + 1}")
+    which = f"{name}[{rows[row]}, {columns[col]}]" + (
+        "" if head is None else f" of head {head + 1}"
+    )
     gap = abs(analytic - measured)
     size = max(abs(analytic), abs(measured))
     p = max(scenario.precision, 6)
-    verdict = ("they agree" if gap <= 1e-6 * max(1.0, size) else
-               "they differ: the loss is not smooth here, or ε is too large for its curvature")
+    verdict = (
+        "they agree"
+        if gap <= 1e-6 * max(1.0, size)
+        else "they differ: the loss is not smooth here, or ε is too large for its curvature"
+    )
     if size == 0:  # (a relative difference of two zeros is 0/0: said in words, not "0.0e+00 of it")
-        said = ("  both are exactly 0, so they agree (there is no relative difference of two zeros): "
-                "the loss does not move with this cell here")
+        said = (
+            "  both are exactly 0, so they agree (there is no relative difference of two zeros): "
+            "the loss does not move with this cell here"
+        )
     else:
         said = f"  difference {gap:.1e} ({gap / size:.1e} of it): {verdict}"
-    return [Line((Span("Gradient check of ", "note"), Span(which, "token"),
-                  Span(f" (v), ε = {step:.0e}:", "note"))),
-            Line((Span("  dL/dx, from the backward pass       = ", ""), Span(fixed(analytic, p, True), "result"))),
-            Line((Span("  (L(x+ε) − L(x−ε)) / 2ε, measured    = ", ""), Span(fixed(measured, p, True), "result"))),
-            Line((Span(said, "note"),))]
+    return [
+        Line(
+            (
+                Span("Gradient check of ", "note"),
+                Span(which, "token"),
+                Span(f" (v), ε = {step:.0e}:", "note"),
+            )
+        ),
+        Line(
+            (
+                Span("  dL/dx, from the backward pass       = ", ""),
+                Span(fixed(analytic, p, True), "result"),
+            )
+        ),
+        Line(
+            (
+                Span("  (L(x+ε) − L(x−ε)) / 2ε, measured    = ", ""),
+                Span(fixed(measured, p, True), "result"),
+            )
+        ),
+        Line((Span(said, "note"),)),
+    ]

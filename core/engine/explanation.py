@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attn_tui.core.numbers import fixed, fixed_row, mask_text
 from attn_tui.core.model.labels import token_labels as labels
+from attn_tui.core.numbers import fixed, fixed_row, mask_text
 from attn_tui.core.text import fit, visible
 
 if TYPE_CHECKING:
@@ -55,8 +55,14 @@ class Explanation:
         return "\n".join([self.title, *(line.plain() for line in self.lines)])
 
 
-def explain(attention: Attention, stage: str, row: int, col: int | None = None,
-            fold: int | None = FOLD, head: int = 0) -> Explanation:
+def explain(
+    attention: Attention,
+    stage: str,
+    row: int,
+    col: int | None = None,
+    fold: int | None = FOLD,
+    head: int = 0,
+) -> Explanation:
     """How ``stage`` computes query ``row`` of ``head`` (and, where it matters, column ``col``)."""
     described = attention.stage(stage)
     writer = Writer(attention, head, row, col, fold, stage)
@@ -126,8 +132,9 @@ class Writer:
     ``masked_text``, ``weight_bars``, ``projected_query()``.
     """
 
-    def __init__(self, attention: Attention, h: int, row: int, col: int | None, fold: int | None,
-                 stage: str) -> None:
+    def __init__(
+        self, attention: Attention, h: int, row: int, col: int | None, fold: int | None, stage: str
+    ) -> None:
         scenario = attention.scenario
         self.attention = attention
         self.scenario = scenario
@@ -141,7 +148,9 @@ class Writer:
         self.lines: list[Line] = []
         self.keys_labels = labels(scenario.tokens)
         self.query_labels = labels(scenario.row_tokens)
-        self.query = self.query_labels[min(row, len(self.query_labels) - 1)]  # (a key row may lie past them)
+        self.query = self.query_labels[
+            min(row, len(self.query_labels) - 1)
+        ]  # (a key row may lie past them)
         self.r = RowData(attention, h, row, stage)
 
     @property
@@ -186,22 +195,43 @@ class Writer:
         column = scenario.inputs["Wq"][:, first]
         entry = attention.inputs.Q_before_rotation(h)[i, 0]
         x_dec, w_dec = attention.decimals(source), attention.decimals("Wq")
-        terms = self.fold_lazy(len(x), lambda m: f"({fixed(x[m], x_dec, True)} × {fixed(column[m], w_dec, True)})",
-                               " + ")
-        columns = ("Wq" if scenario.heads == 1 else f"column {first + 1} of Wq" if scenario.d_k == 1
-                   else f"columns {first + 1}…{first + scenario.d_k} of Wq")
-        self.add((f"q{i + 1} = x{i + 1}·{columns}, where x{i + 1} = ", ""), (self.vector(x, x_dec, True), "number"),
-                 (f"   (row {self.query_quoted} of {source})", "note"))
-        self.add((f"  its first entry = x{i + 1} · column {first + 1} of Wq = ", ""), (terms, "number"),
-                 (" = ", ""), (fixed(entry, attention.decimals("Q", h), True), "result"))
-        self.note(f"  (each entry of q{i + 1}: x{i + 1} times one column of Wq; k and v come from Wk, Wv alike)")
+        terms = self.fold_lazy(
+            len(x),
+            lambda m: f"({fixed(x[m], x_dec, True)} × {fixed(column[m], w_dec, True)})",
+            " + ",
+        )
+        columns = (
+            "Wq"
+            if scenario.heads == 1
+            else f"column {first + 1} of Wq"
+            if scenario.d_k == 1
+            else f"columns {first + 1}…{first + scenario.d_k} of Wq"
+        )
+        self.add(
+            (f"q{i + 1} = x{i + 1}·{columns}, where x{i + 1} = ", ""),
+            (self.vector(x, x_dec, True), "number"),
+            (f"   (row {self.query_quoted} of {source})", "note"),
+        )
+        self.add(
+            (f"  its first entry = x{i + 1} · column {first + 1} of Wq = ", ""),
+            (terms, "number"),
+            (" = ", ""),
+            (fixed(entry, attention.decimals("Q", h), True), "result"),
+        )
+        self.note(
+            f"  (each entry of q{i + 1}: x{i + 1} times one column of Wq; k and v come from Wk, Wv alike)"
+        )
 
     def weight_bars(self, weights: np.ndarray) -> None:
         """The row's weights as bars, one key a line: the picture that says it fastest."""
         for k in self.keys():
             if isinstance(k, int):
-                self.add((f"{fit(self.keys_labels[k], 10)} ", "token"), (bar(weights[k]), "bar"),
-                         (f" {fixed(weights[k], self.p, tiny=False)}", "number"), selected=k == self.col)
+                self.add(
+                    (f"{fit(self.keys_labels[k], 10)} ", "token"),
+                    (bar(weights[k]), "bar"),
+                    (f" {fixed(weights[k], self.p, tiny=False)}", "number"),
+                    selected=k == self.col,
+                )
 
     def keys(self) -> list[int | str]:
         """The key indices to show one line each: all of them, or a window around the cursor
@@ -240,9 +270,12 @@ class Writer:
         hidden = count - (self.fold - 2) - 1
         return joiner.join(shown + [f"… {hidden} more terms …", term(count - 1)])
 
-    def vector(self, values: np.ndarray, decimals: int, tiny: bool = True, nested: bool = False) -> str:
+    def vector(
+        self, values: np.ndarray, decimals: int, tiny: bool = True, nested: bool = False
+    ) -> str:
         """``[1, 0.5, …]``, formatting only the entries a folded vector shows; a vector inside
         a folded sum (``nested``) folds tighter, to its first two and last entries."""
+
         def text(k: int) -> str:
             value = float(values[k])
             return self.masked_text(value) if math.isinf(value) else fixed(value, decimals, tiny)
@@ -259,7 +292,9 @@ class Writer:
 
     def masked_text(self, value: float) -> str:
         mask_value = self.options.mask_value
-        return mask_text(value) if math.isinf(value) or value == mask_value else fixed(value, self.p)
+        return (
+            mask_text(value) if math.isinf(value) or value == mask_value else fixed(value, self.p)
+        )
 
 
 def bar(value: float, width: int = BAR_WIDTH) -> str:

@@ -69,8 +69,12 @@ def trace(attention: Attention, h: int = 0) -> Trace:
     scenario = attention.scenario
     rows, keys = range(attention.T), range(scenario.T_k)
     steps = tuple(step for step in attention.steps if step.per_head)
-    values = {step.name: head.values(step.name, range(step.row_count(scenario)), range(step.column_count(scenario)))
-              for step in steps}
+    values = {
+        step.name: head.values(
+            step.name, range(step.row_count(scenario)), range(step.column_count(scenario))
+        )
+        for step in steps
+    }
     statistics: dict[str, np.ndarray] = {}
     for step in steps:
         if step.statistics is not None:
@@ -78,10 +82,19 @@ def trace(attention: Attention, h: int = 0) -> Trace:
         for summary in step.summaries:
             statistics[summary.name] = summary.values(head, rows)
     return Trace(
-        tokens=scenario.row_tokens, options=attention.options, precision=scenario.precision,
-        divisor=attention.divisor, Q=head.Q, K=head.K, V=head.V, blocked=head.blocked(rows, keys),
-        empty=head.empty(rows), values={step.key: values[step.name] for step in steps},
-        statistics=statistics, steps=steps)
+        tokens=scenario.row_tokens,
+        options=attention.options,
+        precision=scenario.precision,
+        divisor=attention.divisor,
+        Q=head.Q,
+        K=head.K,
+        V=head.V,
+        blocked=head.blocked(rows, keys),
+        empty=head.empty(rows),
+        values={step.key: values[step.name] for step in steps},
+        statistics=statistics,
+        steps=steps,
+    )
 
 
 def compute(scenario: Scenario, options: Options | None = None, causal_offset: int = 1) -> Trace:

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attn_tui.core.engine.attention import Attention
+from attn_tui.core.engine.stages.back_output import loss
 from attn_tui.core.model.options import Options
 from attn_tui.core.model.scenario import Scenario
-from attn_tui.core.engine.stages.back_output import loss
 
 UNDO_BYTES = 256 << 20  # a run keeps the states it passed through for undo up to this much
 BETAS = (0.9, 0.999)
@@ -50,12 +50,19 @@ class Ahead:
 class Run:
     """One training run of a scenario under one set of options (its own, or a variant's)."""
 
-    def __init__(self, scenario: Scenario, options: Options | None = None, name: str = "",
-                 keep: int | None = None) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        options: Options | None = None,
+        name: str = "",
+        keep: int | None = None,
+    ) -> None:
         """``keep``: how many states to keep for undo (None: as many as ``UNDO_BYTES`` holds)."""
         setting = loss(scenario)
         if setting is None or setting.train is None:
-            raise ValueError("this scenario has no train: (train: {learn: [...], lr: 0.1, steps: 100})")
+            raise ValueError(
+                "this scenario has no train: (train: {learn: [...], lr: 0.1, steps: 100})"
+            )
         self.setting = setting.train
         self.options = options
         self.name = name
@@ -110,7 +117,9 @@ class Run:
         if ahead.error is not None:
             raise ahead.error
         self.states.append(ahead.state)
-        if len(self.states) > self.keep:  # the oldest state goes: undo reaches back self.keep − 1 steps
+        if (
+            len(self.states) > self.keep
+        ):  # the oldest state goes: undo reaches back self.keep − 1 steps
             del self.states[0]
         self.losses.append(ahead.state.loss)
         self._attention = ahead.attention
@@ -134,8 +143,10 @@ class Run:
         for name in self.setting.learn:
             x, g = inputs[name], gradients[name]
             if not np.all(np.isfinite(g)):
-                raise ArithmeticError(f"step {t}: the gradient of {name} left float64's range: lower lr "
-                                      f"(it is {lr:g})")
+                raise ArithmeticError(
+                    f"step {t}: the gradient of {name} left float64's range: lower lr "
+                    f"(it is {lr:g})"
+                )
             if self.setting.optimizer == "adam":
                 m, v = moments.get(name, (np.zeros_like(x), np.zeros_like(x)))
                 m = BETAS[0] * m + (1 - BETAS[0]) * g
@@ -147,8 +158,9 @@ class Run:
             else:
                 fresh = x - lr * g
             if not np.all(np.isfinite(fresh)):
-                raise ArithmeticError(f"step {t} would take {name} past float64's range: lower lr "
-                                      f"(it is {lr:g})")
+                raise ArithmeticError(
+                    f"step {t} would take {name} past float64's range: lower lr (it is {lr:g})"
+                )
             fresh.flags.writeable = False
             inputs[name] = fresh
         scenario = dataclasses.replace(state.scenario, inputs=inputs)
@@ -163,7 +175,7 @@ class Run:
         if len(self.states) == 1:
             return False
         self.states.pop()
-        del self.losses[self.states[-1].step + 1:]
+        del self.losses[self.states[-1].step + 1 :]
         return True
 
     def run(self, steps: int | None = None) -> None:

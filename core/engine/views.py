@@ -24,15 +24,22 @@ class Window:
     rows: range
     cols: range
     values: np.ndarray
-    blocked: np.ndarray | None = None   # masked cells (drawn as the mask value)
-    hidden: np.ndarray | None = None    # cells not to show yet (a stage the student predicts)
-    guesses: np.ndarray | None = None   # the student's guesses (NaN: none), shown while hidden
-    verdict: np.ndarray | None = None   # NOTHING, CLOSE (✓) or DIFFERS (✗)
-    empty: np.ndarray | None = None     # per row: it sees no key ("nothing to attend to")
+    blocked: np.ndarray | None = None  # masked cells (drawn as the mask value)
+    hidden: np.ndarray | None = None  # cells not to show yet (a stage the student predicts)
+    guesses: np.ndarray | None = None  # the student's guesses (NaN: none), shown while hidden
+    verdict: np.ndarray | None = None  # NOTHING, CLOSE (✓) or DIFFERS (✗)
+    empty: np.ndarray | None = None  # per row: it sees no key ("nothing to attend to")
 
 
-def stage_window(session, stage_name: str, head: int, rows: range, cols: range,
-                 theirs: bool = False, rule: str | None = None) -> Window:
+def stage_window(
+    session,
+    stage_name: str,
+    head: int,
+    rows: range,
+    cols: range,
+    theirs: bool = False,
+    rule: str | None = None,
+) -> Window:
     """A window of a stage as the app shows it for ``session``'s current numbers.
 
     ``theirs`` shows the student's own values (``expect:``) where they gave one; ``rule``, at a
@@ -46,10 +53,14 @@ def stage_window(session, stage_name: str, head: int, rows: range, cols: range,
         if rule is None:
             window.blocked = attention.blocked(rows, cols)
         else:
-            window.blocked = attention.visibility.hidden_by(rule, np.arange(rows.start, rows.stop),
-                                                            np.arange(cols.start, cols.stop))
-            window.values = np.where(window.blocked, attention.options.mask_value,
-                                     attention.values(attention.previous(stage.name), head, rows, cols))
+            window.blocked = attention.visibility.hidden_by(
+                rule, np.arange(rows.start, rows.stop), np.arange(cols.start, cols.stop)
+            )
+            window.values = np.where(
+                window.blocked,
+                attention.options.mask_value,
+                attention.values(attention.previous(stage.name), head, rows, cols),
+            )
     if stage.skipped is not None:
         skipped = stage.skipped(attention, head, rows, cols)
         if skipped.any():
@@ -60,7 +71,7 @@ def stage_window(session, stage_name: str, head: int, rows: range, cols: range,
             window.empty = empty
     predictions = session.predictions
     if predictions is not None:
-        hidden_rows = predictions.hidden_rows(stage.name, head)[rows.start:rows.stop]
+        hidden_rows = predictions.hidden_rows(stage.name, head)[rows.start : rows.stop]
         if hidden_rows.any():
             hidden = np.repeat(hidden_rows[:, None], len(cols), axis=1)
             if stage.masked_given:  # a masked cell is known (a weight of 0): no guess
@@ -72,13 +83,15 @@ def stage_window(session, stage_name: str, head: int, rows: range, cols: range,
             return window
     comparison = session.comparison
     which = head if stage.per_head and session.scenario.heads > 1 else None
-    compared = comparison.stage(stage.key, which) if comparison is not None and stage.predictable else None
+    compared = (
+        comparison.stage(stage.key, which) if comparison is not None and stage.predictable else None
+    )
     if compared is not None:
-        given = compared.given[rows.start:rows.stop, cols.start:cols.stop]
-        differs = compared.differs[rows.start:rows.stop, cols.start:cols.stop]
+        given = compared.given[rows.start : rows.stop, cols.start : cols.stop]
+        differs = compared.differs[rows.start : rows.stop, cols.start : cols.stop]
         window.verdict = np.where(differs, DIFFERS, np.where(given, CLOSE, NOTHING)).astype(np.int8)
         if theirs:
-            yours = compared.yours[rows.start:rows.stop, cols.start:cols.stop]
+            yours = compared.yours[rows.start : rows.stop, cols.start : cols.stop]
             window.values = np.where(given, yours, values)
     return window
 

@@ -31,13 +31,18 @@ def write_atomic(path: str, data: str | bytes, durable: bool = True) -> None:
     except FileNotFoundError:
         old = None
     if old is not None and not stat.S_ISREG(old.st_mode):
-        what = "a folder" if stat.S_ISDIR(old.st_mode) else "not a regular file (a device, a pipe or a socket)"
+        what = (
+            "a folder"
+            if stat.S_ISDIR(old.st_mode)
+            else "not a regular file (a device, a pipe or a socket)"
+        )
         raise OSError(errno.EISDIR if stat.S_ISDIR(old.st_mode) else errno.EINVAL, what, path)
     if old is not None and not os.access(path, os.W_OK):
         raise PermissionError(errno.EACCES, "the file is read-only for you", path)
     directory = os.path.dirname(path)
-    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
-                                     dir=directory)
+    fd, temporary = tempfile.mkstemp(
+        prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory
+    )
     try:
         with os.fdopen(fd, "wb") as file:
             file.write(data.encode("utf-8") if isinstance(data, str) else data)
@@ -48,7 +53,9 @@ def write_atomic(path: str, data: str | bytes, durable: bool = True) -> None:
             os.chmod(temporary, 0o666 & ~_umask())
         else:
             _keep_owner(temporary, old, path)
-            os.chmod(temporary, stat.S_IMODE(old.st_mode))  # after chown, which may clear setuid bits
+            os.chmod(
+                temporary, stat.S_IMODE(old.st_mode)
+            )  # after chown, which may clear setuid bits
         os.replace(temporary, path)
     except BaseException:
         try:
@@ -69,8 +76,11 @@ def _keep_owner(temporary: str, old: os.stat_result, path: str) -> None:
     try:
         os.chown(temporary, old.st_uid, old.st_gid)
     except PermissionError:
-        raise PermissionError(errno.EPERM, "it belongs to another owner or group, which replacing it "
-                                           "would change", path) from None
+        raise PermissionError(
+            errno.EPERM,
+            "it belongs to another owner or group, which replacing it would change",
+            path,
+        ) from None
 
 
 def _umask() -> int:

@@ -12,7 +12,6 @@ import io
 import os
 import zipfile
 from dataclasses import dataclass
-
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -27,7 +26,7 @@ class NumpyFileError(ValueError):
 class ArrayRef:
     """Where one matrix lives: a .npy file, or an array inside a .npz file."""
 
-    path: str              # absolute
+    path: str  # absolute
     member: str | None = None  # the array's name inside a .npz
 
     @property
@@ -89,8 +88,13 @@ def check_matrix(shape: tuple[int, ...], dtype: np.dtype, label: str) -> tuple[i
     return check_array(shape, dtype, label)  # type: ignore[return-value]
 
 
-def check_array(shape: tuple[int, ...], dtype: np.dtype, label: str, dims: tuple[int, ...] = (2,),
-                kinds: str = "fiu") -> tuple[int, ...]:
+def check_array(
+    shape: tuple[int, ...],
+    dtype: np.dtype,
+    label: str,
+    dims: tuple[int, ...] = (2,),
+    kinds: str = "fiu",
+) -> tuple[int, ...]:
     """The shape of a header that describes a real array of one of ``dims`` dimensions (2: a
     matrix, 3: a matrix per head, 1: a vector), of numbers (or, as ``kinds`` allow, booleans:
     a mask), or why it does not."""
@@ -98,20 +102,31 @@ def check_array(shape: tuple[int, ...], dtype: np.dtype, label: str, dims: tuple
         raise NumpyFileError(f"{label} has shape {shape!r}: not the shape of an array")
     if len(shape) not in dims:
         wanted = " or ".join(_DIMENSIONS[n] for n in dims)
-        raise NumpyFileError(f"{label} holds a {len(shape)}-dimensional array (shape {shape}); "
-                             f"it should be {wanted}")
+        raise NumpyFileError(
+            f"{label} holds a {len(shape)}-dimensional array (shape {shape}); it should be {wanted}"
+        )
     if dtype.kind not in kinds:
-        kind = {"c": "complex numbers", "b": "booleans", "O": "Python objects", "U": "text",
-                "S": "bytes", "V": "structured records", "M": "dates", "m": "time spans"}.get(
-                    dtype.kind, f"values of type {dtype.kind!r}")
+        kind = {
+            "c": "complex numbers",
+            "b": "booleans",
+            "O": "Python objects",
+            "U": "text",
+            "S": "bytes",
+            "V": "structured records",
+            "M": "dates",
+            "m": "time spans",
+        }.get(dtype.kind, f"values of type {dtype.kind!r}")
         raise NumpyFileError(f"{label} holds {kind}; a matrix needs real numbers")
     if 0 in shape:
         raise NumpyFileError(f"{label} is empty (shape {shape})")
     return tuple(shape)
 
 
-_DIMENSIONS = {1: "a vector (1 dimension)", 2: "a matrix (2 dimensions)",
-               3: "one matrix per head (3 dimensions)"}
+_DIMENSIONS = {
+    1: "a vector (1 dimension)",
+    2: "a matrix (2 dimensions)",
+    3: "one matrix per head (3 dimensions)",
+}
 
 
 def first_non_finite(values: np.ndarray) -> tuple[int, ...] | None:
@@ -139,15 +154,23 @@ def _read_header(file, label: str) -> tuple[tuple[int, ...], np.dtype]:
     try:
         version = npy_format.read_magic(file)
     except Exception:  # NumPy's message quotes the file's first bytes
-        raise NumpyFileError(f"{label} is not a NumPy .npy file (it does not start as one)") from None
+        raise NumpyFileError(
+            f"{label} is not a NumPy .npy file (it does not start as one)"
+        ) from None
     if version not in ((1, 0), (2, 0), (3, 0)):
-        raise NumpyFileError(f"{label} is not a NumPy .npy file this program can read (format "
-                             f"version {version[0]}.{version[1]})")
+        raise NumpyFileError(
+            f"{label} is not a NumPy .npy file this program can read (format "
+            f"version {version[0]}.{version[1]})"
+        )
     # 3.0 differs from 2.0 only in that field names may be UTF-8: read as 2.0 (Latin-1), such a
     # header still gives the true shape and kind of number, which is all a matrix needs
-    read = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
+    read = (
+        npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
+    )
     try:
         shape, _, dtype = read(file)
     except Exception:  # a crafted header raises whatever NumPy's parser meets: never our bug
-        raise NumpyFileError(f"{label} is not a NumPy .npy file (its header cannot be read)") from None
+        raise NumpyFileError(
+            f"{label} is not a NumPy .npy file (its header cannot be read)"
+        ) from None
     return shape, dtype

@@ -42,8 +42,12 @@ def write(folder: str, name: str, data: bytes) -> None:
     over whatever entry had the name. ``OSError`` (``Refused`` for the folder) if it cannot be."""
     with _opened(folder) as directory:
         temporary = f".{secrets.token_hex(8)}.tmp"
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, FILE_MODE,
-                     dir_fd=directory)
+        fd = os.open(
+            temporary,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
+            FILE_MODE,
+            dir_fd=directory,
+        )
         try:
             with os.fdopen(fd, "wb") as file:
                 os.fchmod(file.fileno(), FILE_MODE)  # whatever the umask
@@ -65,10 +69,14 @@ def read(folder: str, name: str, limit: int) -> bytes | None:
     try:
         with _opened(folder, make=False) as directory:
             try:
-                fd = os.open(name, os.O_RDONLY | _NOFOLLOW | os.O_NONBLOCK | _CLOEXEC, dir_fd=directory)
+                fd = os.open(
+                    name, os.O_RDONLY | _NOFOLLOW | os.O_NONBLOCK | _CLOEXEC, dir_fd=directory
+                )
             except OSError as error:
                 if error.errno in _LINK_ERRORS:
-                    raise Refused(path, "is a symbolic link; attn-tui never writes one there") from None
+                    raise Refused(
+                        path, "is a symbolic link; attn-tui never writes one there"
+                    ) from None
                 raise
             with os.fdopen(fd, "rb") as file:
                 info = os.fstat(fd)
@@ -106,7 +114,11 @@ def modified_since(folder: str, suffix: str, moment: float) -> list[str]:
                     info = os.stat(name, dir_fd=directory, follow_symlinks=False)
                 except OSError:
                     continue
-                if name.endswith(suffix) and stat.S_ISREG(info.st_mode) and info.st_mtime >= moment - 1:
+                if (
+                    name.endswith(suffix)
+                    and stat.S_ISREG(info.st_mode)
+                    and info.st_mtime >= moment - 1
+                ):
                     found.append(os.path.join(folder, name))
             return found
     except OSError:
@@ -128,7 +140,9 @@ def hold(folder: str, name: str) -> int | None:
 
     with _opened(folder) as directory:
         try:
-            fd = os.open(name, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, FILE_MODE, dir_fd=directory)
+            fd = os.open(
+                name, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, FILE_MODE, dir_fd=directory
+            )
         except OSError as error:
             if error.errno in _LINK_ERRORS:
                 raise Refused(os.path.join(folder, name), "is a symbolic link") from None
@@ -151,17 +165,23 @@ def _opened(folder: str, make: bool = True):
     if make:
         os.makedirs(folder, mode=FOLDER_MODE, exist_ok=True)
     try:
-        directory = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC)
+        directory = os.open(
+            folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
+        )
     except OSError as error:
         if error.errno in _LINK_ERRORS or (error.errno == errno.ENOTDIR and os.path.islink(folder)):
-            raise Refused(folder, "is a symbolic link; attn-tui keeps private files only in a real "
-                                  "folder") from None
+            raise Refused(
+                folder, "is a symbolic link; attn-tui keeps private files only in a real folder"
+            ) from None
         raise
     try:
         info = os.fstat(directory)
         if info.st_uid != os.geteuid():
-            raise Refused(folder, "belongs to another user; attn-tui keeps private files only in a "
-                                  "folder of its own user's")
+            raise Refused(
+                folder,
+                "belongs to another user; attn-tui keeps private files only in a "
+                "folder of its own user's",
+            )
         if stat.S_IMODE(info.st_mode) != FOLDER_MODE:
             os.fchmod(directory, FOLDER_MODE)  # other local users must not read unsaved edits
         yield directory

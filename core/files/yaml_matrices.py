@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attn_tui.core.files.numpy_files import ArrayRef, NumpyFileError, check_array, first_non_finite
-from attn_tui.core.limits import MAX_DIM, MAX_HEADS, MAX_T
 from attn_tui.core.files.yaml_numbers import TAG, count, kind_of, located, number
 from attn_tui.core.files.yaml_source import Node, Scalar, Sequence, deref
+from attn_tui.core.limits import MAX_DIM, MAX_HEADS, MAX_T
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,13 +32,17 @@ def depth(node: Node) -> int:
     return found
 
 
-def shape_of(node: Node, name: str, dims: tuple[int, ...] = (2,), width: tuple[int, str] | None = None) -> tuple[int, ...]:
+def shape_of(
+    node: Node, name: str, dims: tuple[int, ...] = (2,), width: tuple[int, str] | None = None
+) -> tuple[int, ...]:
     """The shape of a matrix (or vector, or matrix per head, as ``dims`` allow) written in YAML;
     ``width`` (how many numbers a row needs, and what each is: ``(4, "key")``) names a row of
     another length as the wrong one."""
     value = deref(node)
     if not isinstance(value, Sequence) and dims == (1, 2):
-        raise located(value, f"{name} must be a list of numbers like [0.5, -0.5], not {kind_of(value)}")
+        raise located(
+            value, f"{name} must be a list of numbers like [0.5, -0.5], not {kind_of(value)}"
+        )
     if not isinstance(value, Sequence):
         raise located(value, f"{name} must be a list of rows like {EXAMPLE}, not {kind_of(value)}")
     if not value.items:
@@ -48,17 +52,28 @@ def shape_of(node: Node, name: str, dims: tuple[int, ...] = (2,), width: tuple[i
         return (_vector_length(value, name),)
     if found >= 3 and 3 in dims:
         if len(value.items) > MAX_HEADS:
-            raise located(value, f"{name} has {len(value.items)} matrices (one per head); at most {MAX_HEADS}")
-        shapes = [matrix_shape(item, f"{name} of head {h}", width) for h, item in enumerate(value.items, 1)]
+            raise located(
+                value, f"{name} has {len(value.items)} matrices (one per head); at most {MAX_HEADS}"
+            )
+        shapes = [
+            matrix_shape(item, f"{name} of head {h}", width)
+            for h, item in enumerate(value.items, 1)
+        ]
         for h, shape in enumerate(shapes[1:], 2):
             if shape != shapes[0]:
-                raise located(value.items[h - 1], f"{name} of head {h} is {shape[0]}×{shape[1]} but "
-                                                  f"head 1's is {shapes[0][0]}×{shapes[0][1]}: every "
-                                                  "head's matrix has the same shape")
+                raise located(
+                    value.items[h - 1],
+                    f"{name} of head {h} is {shape[0]}×{shape[1]} but "
+                    f"head 1's is {shapes[0][0]}×{shapes[0][1]}: every "
+                    "head's matrix has the same shape",
+                )
         return (len(shapes), *shapes[0])
     if found >= 3:
-        raise located(value, f"{name} must be one matrix, a list of rows like {EXAMPLE}, not a list of "
-                             "matrices (only Q, K and V have one per head)")
+        raise located(
+            value,
+            f"{name} must be one matrix, a list of rows like {EXAMPLE}, not a list of "
+            "matrices (only Q, K and V have one per head)",
+        )
     if 2 in dims or found != 1:
         return matrix_shape(value, name, width)
     raise located(value, f"{name} must be a list of rows like {EXAMPLE}")
@@ -75,7 +90,9 @@ def matrix_shape(node: Node, name: str, width: tuple[int, str] | None = None) ->
     ``width`` (see :func:`shape_of`), the first row of another length is the one named."""
     matrix = deref(node)
     if not isinstance(matrix, Sequence):
-        raise located(matrix, f"{name} must be a list of rows like {EXAMPLE}, not {kind_of(matrix)}")
+        raise located(
+            matrix, f"{name} must be a list of rows like {EXAMPLE}, not {kind_of(matrix)}"
+        )
     if not matrix.items:
         raise located(matrix, f"{name} is empty; it needs at least one row like {EXAMPLE}")
     if len(matrix.items) > MAX_T:
@@ -85,8 +102,11 @@ def matrix_shape(node: Node, name: str, width: tuple[int, str] | None = None) ->
         row = deref(row_node)
         if not isinstance(row, Sequence):
             what = "a number" if isinstance(row, Scalar) else kind_of(row)
-            raise located(row_node, f"{name} row {i} is {what}, not a list of numbers "
-                                    f"(a matrix is a list of rows, like {EXAMPLE})")
+            raise located(
+                row_node,
+                f"{name} row {i} is {what}, not a list of numbers "
+                f"(a matrix is a list of rows, like {EXAMPLE})",
+            )
         if i == 1 and not row.items:
             raise located(row_node, f"{name} row 1 is empty")
         widths.append(len(row.items))
@@ -94,9 +114,12 @@ def matrix_shape(node: Node, name: str, width: tuple[int, str] | None = None) ->
         wanted, what = width
         i = next((i for i, found in enumerate(widths) if found != wanted), None)
         if i is not None:
-            raise located(matrix.items[i], f"{name} row {i + 1} has {count(widths[i], 'number')} but there "
-                                           f"{'is' if wanted == 1 else 'are'} {count(wanted, what)}: "
-                                           f"one number per {what} in every row")
+            raise located(
+                matrix.items[i],
+                f"{name} row {i + 1} has {count(widths[i], 'number')} but there "
+                f"{'is' if wanted == 1 else 'are'} {count(wanted, what)}: "
+                f"one number per {what} in every row",
+            )
     if len(set(widths)) > 1:
         # the odd row out is the one that differs from most rows (row 1 may be it), or from the
         # first row when no width is the most common
@@ -107,9 +130,14 @@ def matrix_shape(node: Node, name: str, width: tuple[int, str] | None = None) ->
         elif widths.count(most) == len(widths) - 1:
             others = "the other rows have"
         else:
-            others = f"{count(widths.count(most), 'row')} {'has' if widths.count(most) == 1 else 'have'}"
-        raise located(matrix.items[i], f"{name} row {i + 1} has {count(widths[i], 'number')} but {others} "
-                                       f"{most}: every row needs the same length")
+            others = (
+                f"{count(widths.count(most), 'row')} {'has' if widths.count(most) == 1 else 'have'}"
+            )
+        raise located(
+            matrix.items[i],
+            f"{name} row {i + 1} has {count(widths[i], 'number')} but {others} "
+            f"{most}: every row needs the same length",
+        )
     return len(matrix.items), widths[0]
 
 
@@ -137,14 +165,22 @@ def matrix_values(node: Node, name: str) -> list[list[float]]:
     for i, row in enumerate(deref(node).items):
         target = deref(row)
         if id(target) not in read:
-            read[id(target)] = [number(cell, f"{name} row {i + 1} column {j + 1}")
-                                for j, cell in enumerate(target.items)]
+            read[id(target)] = [
+                number(cell, f"{name} row {i + 1} column {j + 1}")
+                for j, cell in enumerate(target.items)
+            ]
         rows.append(read[id(target)])
     return rows
 
 
-def file_shape(ref: ArrayRef, name: str, node: Node, dims: tuple[int, ...] = (2,),
-               kinds: str = "fiu", widest: int = MAX_DIM) -> tuple[int, ...]:
+def file_shape(
+    ref: ArrayRef,
+    name: str,
+    node: Node,
+    dims: tuple[int, ...] = (2,),
+    kinds: str = "fiu",
+    widest: int = MAX_DIM,
+) -> tuple[int, ...]:
     """The shape of an array in a data file, checked: ``widest`` columns at most (a matrix's are
     dimensions; a bias's are keys)."""
     try:
@@ -154,8 +190,11 @@ def file_shape(ref: ArrayRef, name: str, node: Node, dims: tuple[int, ...] = (2,
     if len(shape) == 3 and shape[0] > MAX_HEADS:
         raise located(node, f"{name}: {ref.label} holds {shape[0]} heads; at most {MAX_HEADS}")
     if len(shape) >= 2 and (shape[-2] > MAX_T or shape[-1] > widest):
-        raise located(node, f"{name}: {ref.label} is {shape[-2]:,}×{shape[-1]:,}; at most "
-                            f"{MAX_T:,} rows and {widest:,} columns")
+        raise located(
+            node,
+            f"{name}: {ref.label} is {shape[-2]:,}×{shape[-1]:,}; at most "
+            f"{MAX_T:,} rows and {widest:,} columns",
+        )
     if len(shape) == 1 and shape[0] > MAX_DIM:
         raise located(node, f"{name}: {ref.label} has {shape[0]:,} numbers; at most {MAX_DIM:,}")
     return shape
@@ -168,7 +207,9 @@ def file_values(ref: ArrayRef, name: str, node: Node) -> np.ndarray:
         raise located(node, f"{name}: {error}") from None
     bad = first_non_finite(values)
     if bad is not None:
-        raise located(node, f"{name}: {ref.label} {where(bad)} is {values[bad]}; numbers must be finite")
+        raise located(
+            node, f"{name}: {ref.label} {where(bad)} is {values[bad]}; numbers must be finite"
+        )
     return values
 
 
@@ -185,10 +226,14 @@ def expected_values(node: Node, what: str, shape: tuple[int, ...]) -> tuple[list
     infinities included (their code's bug), and null for a cell not given."""
     found = shape_of(node, what, (len(shape),))
     if found != shape:
-        raise located(node, f"{what} is {_shape_text(found)} but that stage is {_shape_text(shape)}")
+        raise located(
+            node, f"{what} is {_shape_text(found)} but that stage is {_shape_text(shape)}"
+        )
     if len(shape) == 2:
         return _expected_matrix(node, what)
-    pairs = [_expected_matrix(item, f"{what} of head {h}") for h, item in enumerate(deref(node).items, 1)]
+    pairs = [
+        _expected_matrix(item, f"{what} of head {h}") for h, item in enumerate(deref(node).items, 1)
+    ]
     return [values for values, _ in pairs], [given for _, given in pairs]
 
 
@@ -200,10 +245,15 @@ def _expected_matrix(node: Node, what: str) -> tuple[list, list]:
         if id(target) not in read:
             cells = [deref(cell) for cell in target.items]
             absent = [isinstance(cell, Scalar) and cell.tag == TAG + "null" for cell in cells]
-            read[id(target)] = ([0.0 if gone else number(cell, f"{what} row {i + 1} column {j + 1}",
-                                                         finite=False)
-                                 for j, (cell, gone) in enumerate(zip(cells, absent))],
-                                [not gone for gone in absent])
+            read[id(target)] = (
+                [
+                    0.0
+                    if gone
+                    else number(cell, f"{what} row {i + 1} column {j + 1}", finite=False)
+                    for j, (cell, gone) in enumerate(zip(cells, absent))
+                ],
+                [not gone for gone in absent],
+            )
         values.append(read[id(target)][0])
         given.append(read[id(target)][1])
     return values, given
@@ -213,7 +263,9 @@ def expected_file(ref: ArrayRef, what: str, node: Node, shape: tuple[int, ...]) 
     try:
         found = check_array(*ref.header(), ref.label, (len(shape),))
         if found != shape:
-            raise NumpyFileError(f"{ref.label} is {_shape_text(found)} but that stage is {_shape_text(shape)}")
+            raise NumpyFileError(
+                f"{ref.label} is {_shape_text(found)} but that stage is {_shape_text(shape)}"
+            )
         values = ref.load()
     except NumpyFileError as error:
         raise located(node, f"{what}: {error}") from None

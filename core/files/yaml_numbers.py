@@ -14,9 +14,9 @@ import math
 import yaml
 
 from attn_tui.core.errors import ScenarioError
+from attn_tui.core.files.yaml_source import Mapping, Node, Scalar, Sequence, deref
 from attn_tui.core.limits import MAX_TITLE_LENGTH, MAX_TOKEN_LENGTH
 from attn_tui.core.numbers import _NUMBER_TEXT
-from attn_tui.core.files.yaml_source import Mapping, Node, Scalar, Sequence, deref
 
 TAG = "tag:yaml.org,2002:"
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()  # used for single scalars only, never for tags
@@ -55,9 +55,12 @@ def _not_base_60(node: Scalar, what: str) -> None:
     PyYAML's safe loader keeps; nobody writing a scenario means that, so it is refused here,
     where every number of a scenario, an index and a lesson is read."""
     if node.tag in (TAG + "int", TAG + "float") and ":" in node.value:
-        raise located(node, f"{what} is {shorten(node.value)}, which YAML 1.1 reads as a base-60 number "
-                            f"({shorten(node.value)} = {_base_60(node.value)}): write the number itself, "
-                            "or quote it if it is text")
+        raise located(
+            node,
+            f"{what} is {shorten(node.value)}, which YAML 1.1 reads as a base-60 number "
+            f"({shorten(node.value)} = {_base_60(node.value)}): write the number itself, "
+            "or quote it if it is text",
+        )
 
 
 def _base_60(text: str) -> str:
@@ -108,8 +111,9 @@ def whole_number(node: Node, what: str, low: int, high: int) -> int:
     try:
         value = yaml_int(node.value)
     except (ValueError, OverflowError):
-        raise located(node, f"{what} must be a whole number from {low} to {high}, not "
-                            f"{describe_scalar(node)}") from None
+        raise located(
+            node, f"{what} must be a whole number from {low} to {high}, not {describe_scalar(node)}"
+        ) from None
     if not low <= value <= high:
         raise located(node, f"{what} must be from {low} to {high}, not {value}")
     return value
@@ -136,8 +140,11 @@ def scale_option(node: Node) -> bool | float:
     try:
         value = number(node, "scale")
     except ScenarioError:
-        raise located(node, "scale must be true (÷√d_k), false (no scaling) or a positive number, "
-                            f"not {describe_scalar(node)}") from None
+        raise located(
+            node,
+            "scale must be true (÷√d_k), false (no scaling) or a positive number, "
+            f"not {describe_scalar(node)}",
+        ) from None
     if value <= 0:
         raise located(node, f"scale must be positive: scores are divided by it (got {node.value})")
     return value
@@ -145,19 +152,31 @@ def scale_option(node: Node) -> bool | float:
 
 def mask_value_option(node: Node) -> float:
     node = deref(node)
-    if isinstance(node, Scalar) and node.plain and node.value.lower() in ("-.inf", "-inf", "-infinity"):
+    if (
+        isinstance(node, Scalar)
+        and node.plain
+        and node.value.lower() in ("-.inf", "-inf", "-infinity")
+    ):
         return -math.inf  # (quoted, it is text, as every quoted number is)
     if not isinstance(node, Scalar):  # (a list, a mapping: was an AttributeError, exit 3)
-        raise located(node, f"mask_value must be -.inf or a negative number such as -1e9, not {kind_of(node)}")
+        raise located(
+            node, f"mask_value must be -.inf or a negative number such as -1e9, not {kind_of(node)}"
+        )
     _not_base_60(node, "mask_value")
     try:
         value = number(node, "mask_value")
     except ScenarioError:
-        raise located(node, "mask_value must be -.inf or a negative number such as -1e9, not "
-                            f"{describe_scalar(node)}") from None
+        raise located(
+            node,
+            "mask_value must be -.inf or a negative number such as -1e9, not "
+            f"{describe_scalar(node)}",
+        ) from None
     if value >= 0:
-        raise located(node, f"mask_value must be negative (-.inf or e.g. -1e9), not {node.value}: "
-                            "it stands for a score no key may get")
+        raise located(
+            node,
+            f"mask_value must be negative (-.inf or e.g. -1e9), not {node.value}: "
+            "it stands for a score no key may get",
+        )
     return value
 
 
@@ -168,15 +187,20 @@ def scalar_text(node: Node, what: str, longest: int = MAX_TITLE_LENGTH) -> str:
     if not isinstance(node, Scalar):
         raise located(node, f"{what} must be text, not {kind_of(node)}")
     if len(node.value) > longest:  # located where it is used: an alias (title: *t) may be
-        raise located(written, f"{what} is {len(node.value):,} characters long; at most {longest:,}")
+        raise located(
+            written, f"{what} is {len(node.value):,} characters long; at most {longest:,}"
+        )
     return "" if node.tag == TAG + "null" and node.plain else node.value
 
 
 def token_text(node: Node, position: int) -> str:
     text = scalar_text(node, f"token {position}", MAX_TOKEN_LENGTH)
     if not text.strip():
-        raise located(node, f"token {position} is empty; every row needs a label (write it in quotes "
-                            "if YAML would read it otherwise, like '~' or 'null')")
+        raise located(
+            node,
+            f"token {position} is empty; every row needs a label (write it in quotes "
+            "if YAML would read it otherwise, like '~' or 'null')",
+        )
     return text
 
 

@@ -22,7 +22,9 @@ _TAG = "tag:yaml.org,2002:"
 _DATA_TAGS = {_TAG + name for name in ("str", "int", "float", "bool", "null", "seq", "map")}
 _STR = _TAG + "str"
 _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_IMPLICIT = Resolver.yaml_implicit_resolvers  # YAML 1.1's rules for plain scalars, by first character
+_IMPLICIT = (
+    Resolver.yaml_implicit_resolvers
+)  # YAML 1.1's rules for plain scalars, by first character
 _CACHED_TAGS = 4096  # plain scalars such as 0, 1, 0.5 recur: their tag is looked up once
 
 
@@ -98,7 +100,10 @@ def parse(text: str) -> Document:
     collecting = gc.isenabled()
     gc.disable()  # a node per value and no cycles: the collector would rescan them all, often
     events = _Parser(text)
-    scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent  # (locals: this loop runs per value)
+    scalar_event, alias_event = (
+        yaml.ScalarEvent,
+        yaml.AliasEvent,
+    )  # (locals: this loop runs per value)
     sequence_start, mapping_start = yaml.SequenceStartEvent, yaml.MappingStartEvent
     collection_end = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
     try:
@@ -112,27 +117,50 @@ def parse(text: str) -> Document:
                 else:
                     _explicit_tag(event)
                 start = event.start_mark
-                node: Node = Scalar(start.index, event.end_mark.index, start.line + 1, start.column + 1,
-                                    event.anchor, event.value, tag, not event.style)
+                node: Node = Scalar(
+                    start.index,
+                    event.end_mark.index,
+                    start.line + 1,
+                    start.column + 1,
+                    event.anchor,
+                    event.value,
+                    tag,
+                    not event.style,
+                )
                 stands_for = 1
             elif kind is alias_event:
                 target = anchors.get(event.anchor)
                 if target is None:
-                    raise _error(f"the alias *{event.anchor} names no anchor defined before it", event)
+                    raise _error(
+                        f"the alias *{event.anchor} names no anchor defined before it", event
+                    )
                 if target.end < 0:  # still open: the alias is inside what it names
-                    raise _error(f"the alias *{event.anchor} stands inside &{event.anchor} itself: "
-                                 "a cycle", event)
+                    raise _error(
+                        f"the alias *{event.anchor} stands inside &{event.anchor} itself: a cycle",
+                        event,
+                    )
                 start = event.start_mark
-                node = Alias(start.index, event.end_mark.index, start.line + 1, start.column + 1,
-                             None, target)
+                node = Alias(
+                    start.index,
+                    event.end_mark.index,
+                    start.line + 1,
+                    start.column + 1,
+                    None,
+                    target,
+                )
                 aliases.append(node)
                 stands_for = target.size if isinstance(target, (Sequence, Mapping)) else 1
             elif kind is sequence_start or kind is mapping_start:
                 _explicit_tag(event)
                 start = event.start_mark
                 node = (Sequence if kind is sequence_start else Mapping)(
-                    start.index, -1, start.line + 1, start.column + 1, event.anchor,
-                    flow=bool(event.flow_style))
+                    start.index,
+                    -1,
+                    start.line + 1,
+                    start.column + 1,
+                    event.anchor,
+                    flow=bool(event.flow_style),
+                )
                 stands_for = 1  # (what it holds is added when it ends)
             elif kind in collection_end:
                 node = stack.pop()
@@ -145,16 +173,24 @@ def parse(text: str) -> Document:
                 if kind is yaml.DocumentStartEvent:
                     documents += 1
                     if documents > 1:
-                        raise _error("a scenario file holds one YAML document; found a second one", event)
+                        raise _error(
+                            "a scenario file holds one YAML document; found a second one", event
+                        )
                 continue
             written += 1
             expanded += stands_for
             if written > MAX_YAML_NODES:
-                raise _error(f"too large: more than {MAX_YAML_NODES:,} YAML values written out "
-                             "(keep big matrices in .npy files)", event)
+                raise _error(
+                    f"too large: more than {MAX_YAML_NODES:,} YAML values written out "
+                    "(keep big matrices in .npy files)",
+                    event,
+                )
             if expanded > MAX_YAML_EXPANDED:
-                raise _error(f"too large: more than {MAX_YAML_EXPANDED:,} YAML values, counting "
-                             "what each alias stands for (keep big matrices in .npy files)", event)
+                raise _error(
+                    f"too large: more than {MAX_YAML_EXPANDED:,} YAML values, counting "
+                    "what each alias stands for (keep big matrices in .npy files)",
+                    event,
+                )
             if kind is not alias_event and event.anchor is not None:
                 anchors[event.anchor] = node
             if stack:
@@ -184,7 +220,9 @@ def parse(text: str) -> Document:
         position = getattr(exc, "position", None)
         if position is not None and _Parser is not yaml.SafeLoader:
             # libyaml counts the UTF-8 bytes it was given, not characters
-            position = len(text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "ignore"))
+            position = len(
+                text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "ignore")
+            )
         line, col = line_col(text, position) if position is not None else (None, None)
         raise ScenarioError(f"not valid YAML: {_reader_problem(exc)}", line, col) from None
     finally:
@@ -247,9 +285,12 @@ def _explicit_tag(event: yaml.NodeEvent) -> str | None:
     if tag in (None, "!"):
         return None
     if tag not in _DATA_TAGS:
-        shown = "!!" + tag[len(_TAG):] if tag.startswith(_TAG) else tag
-        raise _error(f"the tag {shown} is not allowed: a scenario holds plain data only "
-                     "(numbers, text, lists, mappings), and nothing in it is ever executed", event)
+        shown = "!!" + tag[len(_TAG) :] if tag.startswith(_TAG) else tag
+        raise _error(
+            f"the tag {shown} is not allowed: a scenario holds plain data only "
+            "(numbers, text, lists, mappings), and nothing in it is ever executed",
+            event,
+        )
     return tag
 
 

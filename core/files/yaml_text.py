@@ -14,8 +14,14 @@ def _yaml_printable(ch: str) -> bool:
     """YAML's printable set, less U+2028 and U+2029 (which readers take for line breaks). (A
     test, not a regular expression: compiling that one took 7 ms of every start.)"""
     code = ord(ch)
-    return (code == 0x09 or 0x20 <= code <= 0x7E or 0xA0 <= code <= 0x2027 or 0x202A <= code <= 0xD7FF
-            or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF)
+    return (
+        code == 0x09
+        or 0x20 <= code <= 0x7E
+        or 0xA0 <= code <= 0x2027
+        or 0x202A <= code <= 0xD7FF
+        or 0xE000 <= code <= 0xFFFD
+        or 0x10000 <= code <= 0x10FFFF
+    )
 
 
 def yaml_number(value: float) -> str:
@@ -45,6 +51,7 @@ def yaml_decimal(value: float, places: int) -> str:
 def yaml_quoted(text: str) -> str:
     """A YAML double-quoted scalar that reads back as exactly ``text``: unprintable characters
     and line breaks as escapes, so it stays on one line (a token also names its row in a comment)."""
+
     def char(ch: str) -> str:
         if ch in '"\\':
             return "\\" + ch

@@ -30,4 +30,6 @@ def stays_for_the_lesson(scenario: Scenario, stage) -> None:
 
     beat = beat_showing(scenario, stage.name)
     if beat is not None:
-        raise NotApplicable(f"The lesson shows the {stage.title} step (beat {beat + 1}): it stays on")
+        raise NotApplicable(
+            f"The lesson shows the {stage.title} step (beat {beat + 1}): it stays on"
+        )

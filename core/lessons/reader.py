@@ -14,15 +14,33 @@ from __future__ import annotations
 
 import difflib
 
+from attn_tui.core.engine.stages import needing_causal, stages_for
 from attn_tui.core.errors import NumericError, ScenarioError
+from attn_tui.core.files.yaml_numbers import (
+    TAG,
+    boolean,
+    describe_scalar,
+    kind_of,
+    located,
+    named,
+    number,
+    scalar_text,
+    scale_option,
+    some_of,
+    whole_number,
+)
+from attn_tui.core.files.yaml_source import Mapping, Node, Scalar, Sequence, deref
 from attn_tui.core.model.labels import input_labels, token_labels
-from attn_tui.core.model.lesson import MAX_BEATS, MAX_EDITS_PER_BEAT, MAX_TEXT, Beat, CellEdit, Lesson
+from attn_tui.core.model.lesson import (
+    MAX_BEATS,
+    MAX_EDITS_PER_BEAT,
+    MAX_TEXT,
+    Beat,
+    CellEdit,
+    Lesson,
+)
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.reading.keys import Entry, check_keys, entries
-from attn_tui.core.engine.stages import needing_causal, stages_for
-from attn_tui.core.files.yaml_numbers import (TAG, boolean, describe_scalar, kind_of, located, named, number,
-                                        scalar_text, scale_option, some_of, whole_number)
-from attn_tui.core.files.yaml_source import Mapping, Node, Scalar, Sequence, deref
 
 BEAT_KEYS = ("say", "step", "row", "column", "head", "edit", "set", "predict", "ask", "answer")
 EDIT_KEYS = ("matrix", "head", "row", "col", "to")
@@ -43,8 +61,10 @@ def read_lesson(entry: Entry | None, scenario: Scenario) -> Lesson | None:
     if not node.items:
         raise located(node, "lesson has no beats")
     if len(node.items) > MAX_BEATS:
-        raise located(node.items[MAX_BEATS], f"the lesson has {len(node.items):,} beats; at most "
-                                             f"{MAX_BEATS:,}")
+        raise located(
+            node.items[MAX_BEATS],
+            f"the lesson has {len(node.items):,} beats; at most {MAX_BEATS:,}",
+        )
     reader = _BeatReader(scenario)
     beats = tuple(reader.beat(item, number) for number, item in enumerate(node.items, 1))
     lesson = Lesson(beats)
@@ -65,21 +85,54 @@ class _BeatReader:
         if not found:
             raise located(node, f"{what} is empty: give at least one of {', '.join(BEAT_KEYS)}")
         if "answer" in found and "ask" not in found:
-            raise located(found["answer"].key, f"{what}: answer goes with ask (the question it answers)")
+            raise located(
+                found["answer"].key, f"{what}: answer goes with ask (the question it answers)"
+            )
         scenario = self.scenario
-        text = {name: scalar_text(found[name].value, f"{what} {name}", MAX_TEXT) if name in found else ""
-                for name in ("say", "ask", "answer")}
+        text = {
+            name: scalar_text(found[name].value, f"{what} {name}", MAX_TEXT)
+            if name in found
+            else ""
+            for name in ("say", "ask", "answer")
+        }
         step = self.step(found["step"].value, what) if "step" in found else None
-        row = self.position(found["row"].value, scenario.row_tokens, f"{what} row",
-                            "query tokens" if scenario.cross else "tokens") if "row" in found else None
-        column = self.position(found["column"].value, scenario.tokens, f"{what} column",
-                               "key tokens" if scenario.cross else "tokens") if "column" in found else None
+        row = (
+            self.position(
+                found["row"].value,
+                scenario.row_tokens,
+                f"{what} row",
+                "query tokens" if scenario.cross else "tokens",
+            )
+            if "row" in found
+            else None
+        )
+        column = (
+            self.position(
+                found["column"].value,
+                scenario.tokens,
+                f"{what} column",
+                "key tokens" if scenario.cross else "tokens",
+            )
+            if "column" in found
+            else None
+        )
         head = self.head(found["head"].value, what) if "head" in found else None
         edits = self.edits(found["edit"].value, what) if "edit" in found else ()
         options = self.options(found["set"].value, what) if "set" in found else ()
         predict = self.predict(found["predict"].value, what) if "predict" in found else False
-        return Beat(text["say"], step, row, column, head, edits, options, predict, text["ask"],
-                    text["answer"], line=deref(node).line)
+        return Beat(
+            text["say"],
+            step,
+            row,
+            column,
+            head,
+            edits,
+            options,
+            predict,
+            text["ask"],
+            text["answer"],
+            line=deref(node).line,
+        )
 
     # ---- where to look --------------------------------------------------------------------
 
@@ -88,12 +141,18 @@ class _BeatReader:
         names = [stage.name for stage in self.stages]
         if name in names:
             return name
-        by_title = [stage.name for stage in self.stages  # its title, or its name in expect: and --json
-                    if name.strip().lower() in (stage.title.lower(), stage.key)]
+        by_title = [
+            stage.name
+            for stage in self.stages  # its title, or its name in expect: and --json
+            if name.strip().lower() in (stage.title.lower(), stage.key)
+        ]
         close = by_title or difflib.get_close_matches(name, names, n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise located(node, f"{what}: step {named(name)} is not a stage of this scenario "
-                            f"(its stages: {', '.join(names)}){hint}")
+        raise located(
+            node,
+            f"{what}: step {named(name)} is not a stage of this scenario "
+            f"(its stages: {', '.join(names)}){hint}",
+        )
 
     def position(self, node: Node, tokens: tuple[str, ...], what: str, kind: str) -> int:
         """A row or column: a 1-based number, a token, or a token's label (``the₂``)."""
@@ -107,11 +166,16 @@ class _BeatReader:
         matches = [i for i, token in enumerate(tokens) if token == name]
         if len(matches) > 1:
             rows = ", ".join(str(i + 1) for i in matches)
-            raise located(node, f"{what} {named(name)} is ambiguous: positions {rows} are all {named(name)}; "
-                                "give the number instead")
+            raise located(
+                node,
+                f"{what} {named(name)} is ambiguous: positions {rows} are all {named(name)}; "
+                "give the number instead",
+            )
         if not matches:
             close = difflib.get_close_matches(name, tokens, n=1) if len(tokens) <= 256 else []
-            hint = f"; did you mean {named(close[0])}?" if close else f" ({kind}: {some_of(tokens)})"
+            hint = (
+                f"; did you mean {named(close[0])}?" if close else f" ({kind}: {some_of(tokens)})"
+            )
             raise located(node, f"{what} {named(name)} is not one of the {kind}{hint}")
         return matches[0]
 
@@ -132,8 +196,11 @@ class _BeatReader:
         name = scalar_text(node, f"{what} head")
         if name in names:
             return names.index(name)
-        raise located(node, f"{what}: head {named(name)} is not one of this scenario's heads "
-                            f"({some_of(list(names))})")
+        raise located(
+            node,
+            f"{what}: head {named(name)} is not one of this scenario's heads "
+            f"({some_of(list(names))})",
+        )
 
     # ---- what to change -------------------------------------------------------------------
 
@@ -143,8 +210,10 @@ class _BeatReader:
         if not items:
             raise located(value, f"{what}: edit is an empty list")
         if len(items) > MAX_EDITS_PER_BEAT:
-            raise located(items[MAX_EDITS_PER_BEAT], f"{what} sets {len(items):,} cells; at most "
-                                                     f"{MAX_EDITS_PER_BEAT} in one beat")
+            raise located(
+                items[MAX_EDITS_PER_BEAT],
+                f"{what} sets {len(items):,} cells; at most {MAX_EDITS_PER_BEAT} in one beat",
+            )
         return tuple(self.edit(item, what) for item in items)
 
     def edit(self, node: Node, what: str) -> CellEdit:
@@ -161,28 +230,51 @@ class _BeatReader:
         if matrix not in scenario.editable:
             close = difflib.get_close_matches(matrix, scenario.editable, n=1, cutoff=0.5)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise located(found["matrix"].value, f"{what}: {named(matrix)} is not a matrix one can edit "
-                                                 f"here ({', '.join(scenario.editable)}){hint}")
+            raise located(
+                found["matrix"].value,
+                f"{what}: {named(matrix)} is not a matrix one can edit "
+                f"here ({', '.join(scenario.editable)}){hint}",
+            )
         values = scenario.inputs[matrix]
         head = None
         if values.ndim == 3:
             if "head" not in found:
-                raise located(node, f"{what}: {matrix} holds one matrix per head ({values.shape[0]}); "
-                                    f"say which with head: 1 … {values.shape[0]}")
+                raise located(
+                    node,
+                    f"{what}: {matrix} holds one matrix per head ({values.shape[0]}); "
+                    f"say which with head: 1 … {values.shape[0]}",
+                )
             head = whole_number(found["head"].value, f"{what} edit head", 1, values.shape[0]) - 1
         elif "head" in found:
-            raise located(found["head"].key, f"{what}: {matrix} is one matrix for every head; an edit of "
-                                             "it takes no head")
+            raise located(
+                found["head"].key,
+                f"{what}: {matrix} is one matrix for every head; an edit of it takes no head",
+            )
         rows, columns = input_labels(scenario, matrix)
-        token_rows = {"Q": scenario.row_tokens, "X_q": scenario.row_tokens, "K": scenario.tokens,
-                      "V": scenario.tokens, "X": scenario.row_tokens if not scenario.cross else scenario.tokens}
-        row = self.label(found["row"].value, rows, token_rows.get(matrix), f"{what} edit row", f"{matrix}'s rows")
-        col = self.label(found["col"].value, columns, None, f"{what} edit col", f"{matrix}'s columns")
+        token_rows = {
+            "Q": scenario.row_tokens,
+            "X_q": scenario.row_tokens,
+            "K": scenario.tokens,
+            "V": scenario.tokens,
+            "X": scenario.row_tokens if not scenario.cross else scenario.tokens,
+        }
+        row = self.label(
+            found["row"].value, rows, token_rows.get(matrix), f"{what} edit row", f"{matrix}'s rows"
+        )
+        col = self.label(
+            found["col"].value, columns, None, f"{what} edit col", f"{matrix}'s columns"
+        )
         value = number(found["to"].value, f"{what} edit to")
         return CellEdit(matrix, row, col, value, head)
 
-    def label(self, node: Node, labels: tuple[str, ...], tokens: tuple[str, ...] | None, what: str,
-              kind: str) -> int:
+    def label(
+        self,
+        node: Node,
+        labels: tuple[str, ...],
+        tokens: tuple[str, ...] | None,
+        what: str,
+        kind: str,
+    ) -> int:
         """An edit's row or column: a 1-based number, one of the labels, or a token."""
         node = deref(node)
         if isinstance(node, Scalar) and node.tag == TAG + "int":
@@ -192,30 +284,43 @@ class _BeatReader:
         name = scalar_text(node, what)
         if name in labels:
             return labels.index(name)
-        raise located(node, f"{what} {named(name)} is not one of {kind} ({some_of(list(labels))}, "
-                            f"or a number from 1 to {len(labels)})")
+        raise located(
+            node,
+            f"{what} {named(name)} is not one of {kind} ({some_of(list(labels))}, "
+            f"or a number from 1 to {len(labels)})",
+        )
 
     def options(self, node: Node, what: str) -> tuple[tuple[str, bool | float], ...]:
         scenario = self.scenario
         found = entries(node, f"{what} set")
         check_keys(found, SET_KEYS, f"{what} set")
         if not found:
-            raise located(node, f"{what}: set is empty; give causal: or scale:, like {{causal: false}}")
+            raise located(
+                node, f"{what}: set is empty; give causal: or scale:, like {{causal: false}}"
+            )
         chosen: list[tuple[str, bool | float]] = []
         if "causal" in found:
             causal = boolean(found["causal"].value, f"{what} set causal")
             if scenario.window is not None:
-                raise located(found["causal"].key, f"{what}: the sliding window already hides the future "
-                                                   "(each query sees only the most recent positions), "
-                                                   "causal or not; set: causal changes nothing here")
+                raise located(
+                    found["causal"].key,
+                    f"{what}: the sliding window already hides the future "
+                    "(each query sees only the most recent positions), "
+                    "causal or not; set: causal changes nothing here",
+                )
             if causal and scenario.cross:
-                raise located(found["causal"].value, f"{what}: no causal mask in cross-attention: queries "
-                                                     "and keys are different sequences")
+                raise located(
+                    found["causal"].value,
+                    f"{what}: no causal mask in cross-attention: queries "
+                    "and keys are different sequences",
+                )
             needing = None if causal else needing_causal(scenario)
             if needing is not None:
                 does, _, why = needing.needs_causal
-                raise located(found["causal"].value, f"{what}: the scenario {does}, which needs the causal "
-                                                     f"mask: {why}")
+                raise located(
+                    found["causal"].value,
+                    f"{what}: the scenario {does}, which needs the causal mask: {why}",
+                )
             chosen.append(("causal", causal))
         if "scale" in found:
             value = deref(found["scale"].value)
@@ -225,7 +330,9 @@ class _BeatReader:
                 try:
                     chosen.append(("scale", scale_option(value)))
                 except ScenarioError as error:
-                    raise located(value, f"{what} set: {error.message} (none means no scaling too)") from None
+                    raise located(
+                        value, f"{what} set: {error.message} (none means no scaling too)"
+                    ) from None
         return tuple(chosen)
 
     def predict(self, node: Node, what: str) -> bool:
@@ -235,12 +342,14 @@ class _BeatReader:
         if isinstance(value, Scalar) and value.value == "row":
             return True
         shown = describe_scalar(value) if isinstance(value, Scalar) else kind_of(value)
-        raise located(value, f"{what}: predict takes row (the student guesses the row shown), not {shown}")
+        raise located(
+            value, f"{what}: predict takes row (the student guesses the row shown), not {shown}"
+        )
 
     def check_predictions(self, lesson: Lesson, nodes: list[Node]) -> None:
         """A beat that asks for a prediction shows a stage a student can predict."""
-        from attn_tui.core.lessons.lesson import start_position
         from attn_tui.core.engine.stages import stage_named
+        from attn_tui.core.lessons.lesson import start_position
 
         start = start_position(self.scenario)
         for index, (beat, node) in enumerate(zip(lesson.beats, nodes)):
@@ -250,11 +359,16 @@ class _BeatReader:
             if not stage.predictable:
                 predictable = [s.name for s in self.stages if s.predictable]
                 found = entries(node, "a beat")
-                how = ("give one of them as its step:" if "step" in found else
-                       f"it is at step {stage.name} from an earlier beat: give one of them as its step:")
-                raise located(found["predict"].key,
-                              f"lesson beat {index + 1}: the {stage.name} stage is not one to predict "
-                              f"(predict a row of {', '.join(predictable)}); {how}")
+                how = (
+                    "give one of them as its step:"
+                    if "step" in found
+                    else f"it is at step {stage.name} from an earlier beat: give one of them as its step:"
+                )
+                raise located(
+                    found["predict"].key,
+                    f"lesson beat {index + 1}: the {stage.name} stage is not one to predict "
+                    f"(predict a row of {', '.join(predictable)}); {how}",
+                )
 
 
 def _check_range(lesson: Lesson, scenario: Scenario, nodes: list[Node]) -> None:
@@ -263,7 +377,12 @@ def _check_range(lesson: Lesson, scenario: Scenario, nodes: list[Node]) -> None:
     edit (a whole-matrix pass per beat made 1,000 beats at T = 16,384 take minutes)."""
     import dataclasses
 
-    from attn_tui.core.engine.overflow import check_range, divides_less, option_sets, require_finite_cell
+    from attn_tui.core.engine.overflow import (
+        check_range,
+        divides_less,
+        option_sets,
+        require_finite_cell,
+    )
     from attn_tui.core.model.heads import HeadInputs
     from attn_tui.core.model.scenario import working_copy
 
@@ -275,12 +394,22 @@ def _check_range(lesson: Lesson, scenario: Scenario, nodes: list[Node]) -> None:
             for edit in beat.edits:
                 if edit.matrix not in working:  # a copy of its own, written in place
                     working[edit.matrix], view = working_copy(scenario.inputs[edit.matrix])
-                    scenario = dataclasses.replace(scenario, inputs={**scenario.inputs, edit.matrix: view})
+                    scenario = dataclasses.replace(
+                        scenario, inputs={**scenario.inputs, edit.matrix: view}
+                    )
                 at = (edit.row, edit.col) if edit.head is None else (edit.head, edit.row, edit.col)
                 working[edit.matrix][at] = edit.value
                 changes = inputs.update(scenario, edit.matrix, edit.row, edit.col, edit.head)
-                require_finite_cell(scenario, inputs, changes, edit.matrix, edit.row, edit.col, edit.head,
-                                    option_sets(scenario))
+                require_finite_cell(
+                    scenario,
+                    inputs,
+                    changes,
+                    edit.matrix,
+                    edit.row,
+                    edit.col,
+                    edit.head,
+                    option_sets(scenario),
+                )
             for name, value in beat.options:
                 before = scenario
                 scenario = scenario.with_options(**{name: value})

@@ -44,6 +44,19 @@ def _folder() -> Path:
     return Path(import_module("attn_tui.scenarios").__file__).parent
 
 
-ORDER = ("cat_sat", "cat_sat_bidirectional", "exaggerated_query", "unscaled_x10", "random_v4",
-         "cat_sat_lesson", "scaling_lesson", "weighted_values", "scaled_vs_unscaled_t5", "projections", "two_heads", "cross_attention",
-         "padding_mask", "sliding_window")
+ORDER = (
+    "cat_sat",
+    "cat_sat_bidirectional",
+    "exaggerated_query",
+    "unscaled_x10",
+    "random_v4",
+    "cat_sat_lesson",
+    "scaling_lesson",
+    "weighted_values",
+    "scaled_vs_unscaled_t5",
+    "projections",
+    "two_heads",
+    "cross_attention",
+    "padding_mask",
+    "sliding_window",
+)

@@ -9,11 +9,11 @@ import difflib
 import os
 
 from attn_tui.core.files.numpy_files import ArrayRef, NumpyFileError, npz_members
-from attn_tui.core.reading.files import Files
-from attn_tui.core.reading.keys import Entry, check_keys, entries
 from attn_tui.core.files.yaml_matrices import expected_file, expected_values
 from attn_tui.core.files.yaml_numbers import located, named, number, scalar_text
 from attn_tui.core.files.yaml_source import Sequence, deref
+from attn_tui.core.reading.files import Files
+from attn_tui.core.reading.keys import Entry, check_keys, entries
 
 KEYS = ("expect", "expect_npz", "expect_tolerance", "predict")
 
@@ -36,23 +36,31 @@ def expectations(files: Files, top: dict[str, Entry], plan) -> dict[str, tuple]:
         except NumpyFileError as error:
             raise located(node, f"expect_npz: {error}") from None
         if not members:
-            raise located(node, f"expect_npz: {os.path.basename(path)} holds none of "
-                                f"{', '.join(allowed)}")
+            raise located(
+                node, f"expect_npz: {os.path.basename(path)} holds none of {', '.join(allowed)}"
+            )
         for name in members:
-            found[name] = expected_file(ArrayRef(path, name), f"expect {name}", node,
-                                        stage_keyed(name).shape(plan))
+            found[name] = expected_file(
+                ArrayRef(path, name), f"expect {name}", node, stage_keyed(name).shape(plan)
+            )
     if "expect" in top:
         given = entries(top["expect"].value, "expect")
         for name, entry in given.items():
             if name in expect_keys() and name not in allowed:
-                raise located(entry.key, f"expect {name}: this scenario has no {stage_keyed(name).title} "
-                                         f"step; give {', '.join(allowed)}")
+                raise located(
+                    entry.key,
+                    f"expect {name}: this scenario has no {stage_keyed(name).title} "
+                    f"step; give {', '.join(allowed)}",
+                )
         check_keys(given, allowed, "expect")
         for name, entry in given.items():
             shape = stage_keyed(name).shape(plan)
             ref = files.npy_ref(entry.value, f"expect {name}")
-            found[name] = (expected_file(ref, f"expect {name}", entry.value, shape) if ref
-                           else expected_values(entry.value, f"expect {name}", shape))
+            found[name] = (
+                expected_file(ref, f"expect {name}", entry.value, shape)
+                if ref
+                else expected_values(entry.value, f"expect {name}", shape)
+            )
     return found
 
 
@@ -69,13 +77,19 @@ def predict(entry: Entry | None, plan) -> tuple[str, ...]:
     for item in items:
         name = scalar_text(item, "a stage to predict")
         if name in expect_keys() and name not in allowed:  # a stage this scenario does not have
-            raise located(item, f"predict: {named(name)}: this scenario has no {stage_keyed(name).title} step; "
-                                f"predict {', '.join(allowed)}")
+            raise located(
+                item,
+                f"predict: {named(name)}: this scenario has no {stage_keyed(name).title} step; "
+                f"predict {', '.join(allowed)}",
+            )
         if name not in allowed:
             close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise located(item, f"predict: {named(name)} is not a stage one can predict here "
-                                f"({', '.join(allowed)}){hint}")
+            raise located(
+                item,
+                f"predict: {named(name)} is not a stage one can predict here "
+                f"({', '.join(allowed)}){hint}",
+            )
         stages.append(name)
     return tuple(dict.fromkeys(stages))
 

@@ -24,11 +24,11 @@ import os
 from dataclasses import dataclass
 
 from attn_tui.core.errors import ScenarioError
+from attn_tui.core.files.yaml_numbers import kind_of, located, named, scalar_text, whole_number
+from attn_tui.core.files.yaml_source import Document, Mapping, Sequence, deref, parse
 from attn_tui.core.limits import MAX_DESCRIPTION_LENGTH, MAX_HEADS
 from attn_tui.core.reading.keys import check_keys, entries
 from attn_tui.core.reading.text import read_text
-from attn_tui.core.files.yaml_numbers import kind_of, located, named, scalar_text, whole_number
-from attn_tui.core.files.yaml_source import Document, Mapping, Sequence, deref, parse
 
 VERSION = 1
 MAX_LAYERS = 1024
@@ -39,9 +39,9 @@ REQUIRED_LAYER_KEYS = ("layer", "scenario")
 
 @dataclass(frozen=True)
 class IndexedLayer:
-    layer: int      # counted from 0, as Hugging Face counts
-    name: str       # the scenario's file name, as the index gives it
-    path: str       # that file, in the index's folder
+    layer: int  # counted from 0, as Hugging Face counts
+    name: str  # the scenario's file name, as the index gives it
+    path: str  # that file, in the index's folder
     heads: int | None = None  # as the index says (None: not said)
     where: tuple[str, int, int] = ("<index>", 1, 1)  # the index's file, line and column naming it
 
@@ -89,19 +89,29 @@ def _read(document: Document, path: str) -> ModelIndex:
     check_keys(top, KEYS, "the index")
     for required in ("model_index", "layers"):
         if required not in top:
-            raise located(document.root, f"an index needs {required}: (it lists one scenario "
-                                         "per layer, as attn-tui capture --layer all writes it)")
+            raise located(
+                document.root,
+                f"an index needs {required}: (it lists one scenario "
+                "per layer, as attn-tui capture --layer all writes it)",
+            )
     version = whole_number(top["model_index"].value, "model_index", 1, 10**6)
     if version != VERSION:
-        raise located(top["model_index"].value, f"model_index {version}: this attn-tui reads "
-                                                f"version {VERSION}")
+        raise located(
+            top["model_index"].value,
+            f"model_index {version}: this attn-tui reads version {VERSION}",
+        )
     title = scalar_text(top["title"].value, "title") if "title" in top else _default_title(path)
-    description = (scalar_text(top["description"].value, "description", MAX_DESCRIPTION_LENGTH)
-                   if "description" in top else "")
+    description = (
+        scalar_text(top["description"].value, "description", MAX_DESCRIPTION_LENGTH)
+        if "description" in top
+        else ""
+    )
     listed = deref(top["layers"].value)
     if not isinstance(listed, Sequence) or not listed.items:
-        raise located(listed, f"layers must be a list of {{layer: N, scenario: FILE.yaml}}, not "
-                              f"{kind_of(listed)}")
+        raise located(
+            listed,
+            f"layers must be a list of {{layer: N, scenario: FILE.yaml}}, not {kind_of(listed)}",
+        )
     if len(listed.items) > MAX_LAYERS:
         raise located(listed, f"too many layers: {len(listed.items):,}, at most {MAX_LAYERS:,}")
     folder = os.path.dirname(path)
@@ -111,20 +121,28 @@ def _read(document: Document, path: str) -> ModelIndex:
         check_keys(found, LAYER_KEYS, "a layer of the index")
         for required in REQUIRED_LAYER_KEYS:
             if required not in found:
-                raise located(deref(item), f"a layer needs {required}: ({{layer: 0, scenario: "
-                                           "model_l0.yaml}})")
+                raise located(
+                    deref(item),
+                    f"a layer needs {required}: ({{layer: 0, scenario: model_l0.yaml}}}})",
+                )
         number = whole_number(found["layer"].value, "layer", 0, 10**6)
         if number in seen:
-            raise located(found["layer"].value, f"layer {number} is listed twice (first on line "
-                                                f"{seen[number]})")
+            raise located(
+                found["layer"].value,
+                f"layer {number} is listed twice (first on line {seen[number]})",
+            )
         seen[number] = found["layer"].value.line
         name = scalar_text(found["scenario"].value, "scenario")
         _check_name(name, found["scenario"].value)
-        heads = (whole_number(found["heads"].value, "heads", 1, MAX_HEADS) if "heads" in found
-                 else None)
+        heads = (
+            whole_number(found["heads"].value, "heads", 1, MAX_HEADS) if "heads" in found else None
+        )
         node = deref(found["scenario"].value)
-        layers.append(IndexedLayer(number, name, os.path.join(folder, name), heads,
-                                   (path, node.line, node.col)))
+        layers.append(
+            IndexedLayer(
+                number, name, os.path.join(folder, name), heads, (path, node.line, node.col)
+            )
+        )
     return ModelIndex(path, title, description, tuple(layers))
 
 
@@ -157,8 +175,10 @@ def placed(read, entry: IndexedLayer):
 
 def _check_name(name: str, node) -> None:
     if "/" in name or "\\" in name or "\0" in name or name in (".", ".."):
-        raise located(node, f"scenario {named(name)}: a file name alone, in the index's folder "
-                            "(no folder part)")
+        raise located(
+            node,
+            f"scenario {named(name)}: a file name alone, in the index's folder (no folder part)",
+        )
     if not name.endswith((".yaml", ".yml")) or name.startswith("."):
         raise located(node, f"scenario {named(name)}: give a scenario's file name, ending in .yaml")
 
@@ -197,20 +217,28 @@ def selected(index: ModelIndex, wanted: str) -> ModelIndex:
     for part in wanted.split(","):
         first, dash, last = part.strip().partition("-")
         if not _digits(first) or (dash and not _digits(last)):
-            raise ValueError(f"--layers {wanted!r}: give layer numbers and ranges, as 0-16 or 0-3,8")
+            raise ValueError(
+                f"--layers {wanted!r}: give layer numbers and ranges, as 0-16 or 0-3,8"
+            )
         low, high = int(first), int(last) if dash else int(first)
         if high < low:
             raise ValueError(f"--layers {wanted!r}: {low}-{high} runs backwards")
         spans.append((low, high))
-    kept = tuple(entry for entry in index.layers if any(low <= entry.layer <= high for low, high in spans))
+    kept = tuple(
+        entry for entry in index.layers if any(low <= entry.layer <= high for low, high in spans)
+    )
     if not kept:
         listed = ", ".join(str(entry.layer) for entry in index.layers[:8])
-        raise ValueError(f"--layers {wanted!r}: the index has none of those layers (it has "
-                         f"{listed}{', …' if len(index.layers) > 8 else ''})")
+        raise ValueError(
+            f"--layers {wanted!r}: the index has none of those layers (it has "
+            f"{listed}{', …' if len(index.layers) > 8 else ''})"
+        )
     return ModelIndex(index.path, index.title, index.description, kept)
 
 
-def listed_layers(index: ModelIndex, cancelled=lambda: False) -> list[tuple[int, int, str | None]] | None:
+def listed_layers(
+    index: ModelIndex, cancelled=lambda: False
+) -> list[tuple[int, int, str | None]] | None:
     """Each layer's (number, heads, problem): its heads as the index says them, else as its
     file's inputs say (its YAML parsed, each file once however many layers name it, its arrays'
     headers read, never the arrays); a file that cannot be read has 0 heads and says why. The
@@ -228,7 +256,10 @@ def listed_layers(index: ModelIndex, cancelled=lambda: False) -> list[tuple[int,
             continue
         if entry.path not in heads_of:
             try:
-                heads_of[entry.path] = (layout_of(placed(read_document, entry), entry.path)["heads"], None)
+                heads_of[entry.path] = (
+                    layout_of(placed(read_document, entry), entry.path)["heads"],
+                    None,
+                )
             except ScenarioError as error:
                 heads_of[entry.path] = (0, str(error))
         listed.append((entry.layer, *heads_of[entry.path]))
@@ -246,10 +277,20 @@ def to_json(index: ModelIndex) -> dict:
         except ScenarioError as error:
             listed["error"] = str(error)
         else:
-            listed.update(title=checked.title, heads=checked.heads, T=checked.T,
-                          d_k=checked.d_k, d_v=checked.d_v)
+            listed.update(
+                title=checked.title,
+                heads=checked.heads,
+                T=checked.T,
+                d_k=checked.d_k,
+                d_v=checked.d_v,
+            )
             if checked.query_tokens is not None:
                 listed["T_k"] = len(checked.tokens)
         layers.append(listed)
-    return {"model_index": VERSION, "file": index.path, "title": index.title,
-            "description": index.description, "layers": layers}
+    return {
+        "model_index": VERSION,
+        "file": index.path,
+        "title": index.title,
+        "description": index.description,
+        "layers": layers,
+    }

@@ -19,24 +19,52 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from attn_tui.core.errors import NumericError, ScenarioError
-from attn_tui.core.model.options import INPUT_SETS, Options, Variant
+from attn_tui.core.files.yaml_matrices import largest as largest_of
+from attn_tui.core.files.yaml_numbers import TAG, kind_of, located, scalar_text
+from attn_tui.core.files.yaml_source import (
+    Document,
+    Mapping,
+    Scalar,
+    Sequence,
+    deref,
+    line_col,
+    parse,
+)
 from attn_tui.core.limits import MAX_DESCRIPTION_LENGTH, MAX_NUMBERS
 from attn_tui.core.loading import expect
-from attn_tui.core.reading import inputs, labels, masks, options as option_reader, rope
+from attn_tui.core.model.options import INPUT_SETS, Options, Variant
+from attn_tui.core.reading import inputs, labels, masks, rope
+from attn_tui.core.reading import options as option_reader
 from attn_tui.core.reading.files import Files
 from attn_tui.core.reading.keys import Entry, check_keys, entries, unknown_key_error, unknown_keys
 from attn_tui.core.reading.text import decode, read_text  # noqa: F401 (read from here by the app)
-from attn_tui.core.files.yaml_matrices import largest as largest_of
-from attn_tui.core.files.yaml_numbers import TAG, kind_of, located, scalar_text
-from attn_tui.core.files.yaml_source import Document, Mapping, Scalar, Sequence, deref, line_col, parse
 
 if TYPE_CHECKING:
     from attn_tui.core.model.scenario import Scenario
 
 # The scenario's own keys; a stage adds its own (``core.engine.stages``: Stage.scenario_keys).
-KEYS = ("title", "description", "tokens", "query_tokens", *inputs.INPUT_NAMES, "npz", "random",
-        "heads", "kv_heads", "head_names", *option_reader.OPTION_KEYS, "window", "padding",
-        "mask", "rope", "focus", "precision", "variants", *expect.KEYS, "lesson")
+KEYS = (
+    "title",
+    "description",
+    "tokens",
+    "query_tokens",
+    *inputs.INPUT_NAMES,
+    "npz",
+    "random",
+    "heads",
+    "kv_heads",
+    "head_names",
+    *option_reader.OPTION_KEYS,
+    "window",
+    "padding",
+    "mask",
+    "rope",
+    "focus",
+    "precision",
+    "variants",
+    *expect.KEYS,
+    "lesson",
+)
 
 
 @dataclass(frozen=True)
@@ -137,17 +165,31 @@ def check(path: str | os.PathLike[str]) -> Checked:
 def check_text(text: str, path: str = "<scenario>") -> Checked:
     found = _read(text, path)
     if not _surely_finite(found) or found["lesson"]:  # a doubtful scenario (or a lesson's
-        _build(found)                                # beats) is built and computed to make sure
+        _build(found)  # beats) is built and computed to make sure
     layout = found["layout"]
     kind = "projection" if "X" in found["shapes"] else "qkv"
-    editable = [name for name in INPUT_SETS[kind]] + [name for name in inputs.OPTIONAL_INPUTS
-                                                      if name in found["shapes"]]
+    editable = [name for name in INPUT_SETS[kind]] + [
+        name for name in inputs.OPTIONAL_INPUTS if name in found["shapes"]
+    ]
     bias = found["stage_settings"].get("bias")
     if bias is not None and not bias.alibi:
         editable.append("bias")
-    return Checked(found["title"], found["description"], found["tokens"], found["options"],
-                   found["variants"], kind, tuple(editable), layout["T"], layout["d_k"], layout["d_v"],
-                   path, layout["heads"], found["query_tokens"], found["stage_settings"])
+    return Checked(
+        found["title"],
+        found["description"],
+        found["tokens"],
+        found["options"],
+        found["variants"],
+        kind,
+        tuple(editable),
+        layout["T"],
+        layout["d_k"],
+        layout["d_v"],
+        path,
+        layout["heads"],
+        found["query_tokens"],
+        found["stage_settings"],
+    )
 
 
 def _read(text: str, path: str) -> dict[str, Any]:
@@ -157,8 +199,13 @@ def _read(text: str, path: str) -> dict[str, Any]:
         raise error.located(path) from None
     except UnicodeEncodeError as error:  # text (not a file) holding half of a UTF-16 pair
         line, col = line_col(text, error.start)
-        raise ScenarioError(f"the text holds U+{ord(text[error.start]):04X}, half of a character "
-                            "(an unpaired surrogate): not valid Unicode", line, col, path) from None
+        raise ScenarioError(
+            f"the text holds U+{ord(text[error.start]):04X}, half of a character "
+            "(an unpaired surrogate): not valid Unicode",
+            line,
+            col,
+            path,
+        ) from None
 
 
 def _top(document: Document, path: str) -> tuple[dict[str, Entry], Files, dict, dict]:
@@ -166,15 +213,23 @@ def _top(document: Document, path: str) -> tuple[dict[str, Entry], Files, dict, 
     arrays its ``npz:`` holds and the stages whose keys it gives."""
     root = document.root
     if root is None or (isinstance(root, Scalar) and root.tag == TAG + "null"):
-        raise ScenarioError("the file is empty; a scenario needs at least Q, K and V "
-                            "(see docs/scenarios.md: the format)", 1, 1)
+        raise ScenarioError(
+            "the file is empty; a scenario needs at least Q, K and V "
+            "(see docs/scenarios.md: the format)",
+            1,
+            1,
+        )
     if not isinstance(deref(root), Mapping):
-        raise located(root, "a scenario is a mapping of keys (title:, Q:, …), "
-                            f"not {kind_of(deref(root))}")
+        raise located(
+            root, f"a scenario is a mapping of keys (title:, Q:, …), not {kind_of(deref(root))}"
+        )
     top = entries(root, "the scenario")
     if "model_index" in top:  # a layer of an index naming an index: one error, not one per key
-        raise located(top["model_index"].key, "this file is a model index (it lists layers), not a scenario: an "
-                                              "index's layers each name one layer's scenario, never an index")
+        raise located(
+            top["model_index"].key,
+            "this file is a model index (it lists layers), not a scenario: an "
+            "index's layers each name one layer's scenario, never an index",
+        )
     files = Files(path)
     archived = files.npz(top.get("npz"))  # a stage's own array may come from the archive too
     stage_keys = _stage_keys([*top, *archived])
@@ -199,30 +254,45 @@ def fields(document: Document, path: str) -> dict[str, Any]:
         query_tokens = labels.tokens(top["query_tokens"], layout["T"], query_rows, "query_tokens")
     row_tokens = query_tokens if query_tokens is not None else tokens
     cross = query_tokens is not None
-    scenario_options = option_reader.options(top, Options(causal=not cross))  # cross: no mask unless asked
+    scenario_options = option_reader.options(
+        top, Options(causal=not cross)
+    )  # cross: no mask unless asked
     variants = option_reader.variants(top.get("variants"), scenario_options)
     masks.check_causal(top, scenario_options, variants, layout)
     rotation = rope.rope(top.get("rope"), layout)
     window = masks.window(top.get("window"), layout)
-    plan = Plan(**layout, inputs=frozenset(shapes) | {"Q", "K", "V"}, cross=cross, rope=rotation,
-                numbers=sum(_size(shape) for shape in shapes.values())  # random: makes its Q, K, V
-                + (random.T * (2 * random.d_k + random.d_v) if random is not None else 0),
-                causal=scenario_options.causal,
-                window=window,
-                variants=tuple(zip(variants, deref(top["variants"].value).items if variants else ())))
+    plan = Plan(
+        **layout,
+        inputs=frozenset(shapes) | {"Q", "K", "V"},
+        cross=cross,
+        rope=rotation,
+        numbers=sum(_size(shape) for shape in shapes.values())  # random: makes its Q, K, V
+        + (random.T * (2 * random.d_k + random.d_v) if random is not None else 0),
+        causal=scenario_options.causal,
+        window=window,
+        variants=tuple(zip(variants, deref(top["variants"].value).items if variants else ())),
+    )
     # what a stage's own array (a bias) adds is counted with what attention derives, not apart
     plan = Plan(**{**plan.__dict__, "numbers": _check_derived(plan, "X" in shapes, top)})
     settings = {}
-    for stage in dict.fromkeys(stage for key, stage in stage_keys.items() if key in top or key in archived):
+    for stage in dict.fromkeys(
+        stage for key, stage in stage_keys.items() if key in top or key in archived
+    ):
         setting = stage.read(files, top, plan)
         if setting is not None:
             settings[stage.name] = setting
     plan = Plan(**{**plan.__dict__, "stage_settings": settings})
     return dict(
-        title=(scalar_text(top["title"].value, "title") if "title" in top
-               else labels.default_title(path)),
-        description=(scalar_text(top["description"].value, "description", MAX_DESCRIPTION_LENGTH)
-                     if "description" in top else ""),
+        title=(
+            scalar_text(top["title"].value, "title")
+            if "title" in top
+            else labels.default_title(path)
+        ),
+        description=(
+            scalar_text(top["description"].value, "description", MAX_DESCRIPTION_LENGTH)
+            if "description" in top
+            else ""
+        ),
         tokens=tokens,
         query_tokens=query_tokens,
         inputs=values,
@@ -243,8 +313,9 @@ def fields(document: Document, path: str) -> dict[str, Any]:
         files=refs,
         path=path,
         source=document,
-        first_input=(top.get("random") or top.get("Q") or top.get("X") or top.get("heads")
-                     or top["npz"]).key,
+        first_input=(
+            top.get("random") or top.get("Q") or top.get("X") or top.get("heads") or top["npz"]
+        ).key,
         top=top,
         expect=expect.expectations(files, top, plan),
         expect_tolerance=expect.tolerance(top.get("expect_tolerance")),
@@ -256,8 +327,12 @@ def fields(document: Document, path: str) -> dict[str, Any]:
 # The mappings inside a scenario whose keys are known before anything is read: each unknown key
 # of the file is reported at once, each at its line (a typo in a variant is not found only after
 # the typo at the top is fixed).
-_NESTED = {"variants": (True, option_reader.VARIANT_KEYS, "variant"), "heads": (True, inputs.HEAD_KEYS, "head"),
-           "rope": (False, rope.ROPE_KEYS, "rope"), "random": (False, inputs.RANDOM_KEYS, "random")}
+_NESTED = {
+    "variants": (True, option_reader.VARIANT_KEYS, "variant"),
+    "heads": (True, inputs.HEAD_KEYS, "head"),
+    "rope": (False, rope.ROPE_KEYS, "rope"),
+    "random": (False, inputs.RANDOM_KEYS, "random"),
+}
 
 
 def _every_unknown_key(top: dict[str, Entry], known: tuple[str, ...]) -> None:
@@ -288,12 +363,21 @@ def _check_derived(plan: Plan, projected: bool, top: dict[str, Entry]) -> int:
     total = plan.numbers + derived + turned
     if total <= MAX_NUMBERS:
         return total
-    what = [f"Q, K, V = X·W of {plan.heads} head{'s' if plan.heads > 1 else ''} ({derived:,})"] if derived else []
+    what = (
+        [f"Q, K, V = X·W of {plan.heads} head{'s' if plan.heads > 1 else ''} ({derived:,})"]
+        if derived
+        else []
+    )
     what += [f"Q and K turned by RoPE ({turned:,})"] if turned else []
-    where = (top.get("heads") or top.get("X") or top.get("Q") or top.get("npz") or top.get("rope")).key
-    raise located(where, f"too many numbers: the inputs ({plan.numbers:,}) and what attention derives from "
-                         f"them ({', '.join(what)}) make {total:,}, at most {MAX_NUMBERS:,}; use fewer heads, "
-                         "tokens or dimensions")
+    where = (
+        top.get("heads") or top.get("X") or top.get("Q") or top.get("npz") or top.get("rope")
+    ).key
+    raise located(
+        where,
+        f"too many numbers: the inputs ({plan.numbers:,}) and what attention derives from "
+        f"them ({', '.join(what)}) make {total:,}, at most {MAX_NUMBERS:,}; use fewer heads, "
+        "tokens or dimensions",
+    )
 
 
 def _stage_keys(names: list[str]) -> dict:
@@ -317,8 +401,8 @@ def _build(found: dict[str, Any]) -> Scenario:
     """The Scenario, with its arrays, from checked fields (this is where NumPy comes in)."""
     import numpy as np
 
-    from attn_tui.core.lessons.reader import with_lesson
     from attn_tui.core.engine.overflow import check_backward_range, check_range
+    from attn_tui.core.lessons.reader import with_lesson
     from attn_tui.core.model.scenario import Scenario
 
     values = found["random"].generate() if found["random"] is not None else dict(found["inputs"])
@@ -326,18 +410,46 @@ def _build(found: dict[str, Any]) -> Scenario:
         values["bo"] = np.asarray(values["bo"], dtype=np.float64).reshape(1, -1)
     files = dict(found["files"])
     explicit = found["stage_settings"].get("bias")
-    if explicit is not None and not explicit.alibi:  # an input like the others: edited, undone, saved
+    if (
+        explicit is not None and not explicit.alibi
+    ):  # an input like the others: edited, undone, saved
         values["bias"] = explicit.matrix
         if explicit.source is not None:
             files["bias"] = explicit.source
     layout = found["layout"]
     mask = None if found["mask"] is None else np.array(found["mask"], dtype=bool)
-    scenario = Scenario(inputs=values, heads=layout["heads"], kv_heads=layout["kv_heads"], mask=mask, files=files,
-                        **{key: found[key] for key in (
-                            "title", "description", "tokens", "options", "focus", "precision", "variants",
-                            "random", "path", "source", "expect", "expect_tolerance", "predict",
-                            "query_tokens", "head_names", "window", "padding", "rope", "stage_settings",
-                            "heads_written")})
+    scenario = Scenario(
+        inputs=values,
+        heads=layout["heads"],
+        kv_heads=layout["kv_heads"],
+        mask=mask,
+        files=files,
+        **{
+            key: found[key]
+            for key in (
+                "title",
+                "description",
+                "tokens",
+                "options",
+                "focus",
+                "precision",
+                "variants",
+                "random",
+                "path",
+                "source",
+                "expect",
+                "expect_tolerance",
+                "predict",
+                "query_tokens",
+                "head_names",
+                "window",
+                "padding",
+                "rope",
+                "stage_settings",
+                "heads_written",
+            )
+        },
+    )
     try:
         check_range(scenario)
         from attn_tui.core.engine.stages.back_output import has_loss
@@ -347,7 +459,9 @@ def _build(found: dict[str, Any]) -> Scenario:
 
             check_backward_range(scenario, HeadInputs(scenario))
     except NumericError as exc:
-        top = found["top"]  # the error at the key it names (V's, not Q's), or the archive's, the heads'
+        top = found[
+            "top"
+        ]  # the error at the key it names (V's, not Q's), or the archive's, the heads'
         named = [top[name].key for name in (*exc.inputs, "npz", "heads") if name in top]
         where = named[0] if named else found["first_input"]
         raise ScenarioError(str(exc), where.line, where.col, found["path"]) from None
@@ -369,14 +483,31 @@ def _surely_finite(found: dict[str, Any]) -> bool:
     d_k = layout["d_k"]
     bound = d_k * largest["Q"] * largest["K"]
     option_sets = [found["options"], *(v.options(found["options"]) for v in found["variants"])]
-    if found["stage_settings"]:  # a bias on the scaled scores: every scale the app's s key can set (core.engine.overflow)
+    if found[
+        "stage_settings"
+    ]:  # a bias on the scaled scores: every scale the app's s key can set (core.engine.overflow)
         option_sets += [Options(scale=True), Options(scale=False)]
     if "Wo" in largest:
-        projected = layout["heads"] * layout["d_v"] * largest["V"] * largest["Wo"] + largest.get("bo", 0.0)
+        projected = layout["heads"] * layout["d_v"] * largest["V"] * largest["Wo"] + largest.get(
+            "bo", 0.0
+        )
         if not projected < 1e290:
             return False
     return largest["V"] < 1e290 and all(bound / o.divisor(d_k) < 1e290 for o in option_sets)
 
 
-__all__ = ["Checked", "Entry", "KEYS", "Plan", "check", "check_keys", "check_text", "decode", "entries",
-           "fields", "load", "loads", "read_text"]
+__all__ = [
+    "Checked",
+    "Entry",
+    "KEYS",
+    "Plan",
+    "check",
+    "check_keys",
+    "check_text",
+    "decode",
+    "entries",
+    "fields",
+    "load",
+    "loads",
+    "read_text",
+]

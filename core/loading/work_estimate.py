@@ -92,7 +92,9 @@ def layer_seconds(document, path: str) -> tuple[float, float]:
 
     layout = layout_of(document, path)
     data = sum(array_seconds(name) for name in named_files(document, path))
-    return data, scoring_seconds(layout["heads"], layout["T"], layout["T_k"], layout["d_k"], layout["d_v"])
+    return data, scoring_seconds(
+        layout["heads"], layout["T"], layout["T_k"], layout["d_k"], layout["d_v"]
+    )
 
 
 def check_scenario_work(path: str):
@@ -107,14 +109,23 @@ def check_scenario_work(path: str):
     estimate = Estimate(read, score, (read + score,))
     if estimate.seconds > LIMIT:
         layout = layout_of(document, path)
-        heads = f"its {layout['heads']} head{'s' if layout['heads'] != 1 else ''} (T = {layout['T']:,})"
+        heads = (
+            f"its {layout['heads']} head{'s' if layout['heads'] != 1 else ''} (T = {layout['T']:,})"
+        )
         if estimate.read > estimate.score:  # (a data file with more in it than the scenario uses)
-            what, smaller = (f"reading its files ({_seconds(estimate.read)}) and scoring {heads}",
-                             "name data files that hold only what the scenario uses")
+            what, smaller = (
+                f"reading its files ({_seconds(estimate.read)}) and scoring {heads}",
+                "name data files that hold only what the scenario uses",
+            )
         else:
             what, smaller = f"scoring {heads}", "score a smaller scenario (fewer tokens or heads)"
-        raise ScenarioError(f"{what} would take about {_took(estimate)}; at most about "
-                            f"{LIMIT:.0f} seconds: {smaller}", 1, 1, path)
+        raise ScenarioError(
+            f"{what} would take about {_took(estimate)}; at most about "
+            f"{LIMIT:.0f} seconds: {smaller}",
+            1,
+            1,
+            path,
+        )
     return load_document(document, path)
 
 
@@ -160,14 +171,24 @@ def check_index_work(index) -> Estimate:
             break
         fit += 1
     numbers = [entry.layer for entry in index.layers[:fit]]
-    fewer = (f"score at most about {fit:,} of them (--layers {layer_ranges(numbers)})" if fit
-             else "score a layer's own scenario, or a smaller one")
-    parts = (f"reading their files {_seconds(estimate.read)}, every head's weights {_seconds(estimate.score)}"
-             if estimate.score or estimate.complete else
-             f"reading their files alone, from their sizes: {_seconds(estimate.read)}")
-    raise ScenarioError(f"the {len(index.layers):,} layer{'s' if len(index.layers) != 1 else ''} would take about "
-                        f"{_took(estimate)} to score{'' if estimate.complete else ', or more'} ({parts}); at most about {LIMIT:.0f} seconds: "
-                        f"{fewer}", 1, 1, index.path)
+    fewer = (
+        f"score at most about {fit:,} of them (--layers {layer_ranges(numbers)})"
+        if fit
+        else "score a layer's own scenario, or a smaller one"
+    )
+    parts = (
+        f"reading their files {_seconds(estimate.read)}, every head's weights {_seconds(estimate.score)}"
+        if estimate.score or estimate.complete
+        else f"reading their files alone, from their sizes: {_seconds(estimate.read)}"
+    )
+    raise ScenarioError(
+        f"the {len(index.layers):,} layer{'s' if len(index.layers) != 1 else ''} would take about "
+        f"{_took(estimate)} to score{'' if estimate.complete else ', or more'} ({parts}); at most about {LIMIT:.0f} seconds: "
+        f"{fewer}",
+        1,
+        1,
+        index.path,
+    )
 
 
 def layer_ranges(numbers: list[int]) -> str:

@@ -7,8 +7,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Union
 
-from attn_tui.core.model.labels import input_labels
 from attn_tui.core.files.yaml_text import yaml_number
+from attn_tui.core.model.labels import input_labels
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.text import visible
 
@@ -40,8 +40,10 @@ class SetCell:
             head = f" (kv head {self.head + (0 if scenario.head_names[0] == 'head 0' else 1)})"
         else:
             head = f" ({visible(scenario.head_names[self.head])})"
-        return (f"{self.matrix}{head}[{rows[self.row]}, {columns[self.col]}] = "
-                f"{yaml_number(self.value)} (was {yaml_number(self.old)})")
+        return (
+            f"{self.matrix}{head}[{rows[self.row]}, {columns[self.col]}] = "
+            f"{yaml_number(self.value)} (was {yaml_number(self.old)})"
+        )
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,9 @@ class SetOption:
     def describe(self, scenario: Scenario) -> str:
         if self.name == "causal":
             return "causal mask on" if self.value else "causal mask off"
-        return f"scaling: {scenario.with_options(scale=self.value).options.scale_text(scenario.d_k)}"
+        return (
+            f"scaling: {scenario.with_options(scale=self.value).options.scale_text(scenario.d_k)}"
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,7 +78,9 @@ class SetStageSetting:
     old: object | None
 
     def apply(self, scenario: Scenario) -> Scenario:
-        settings = {key: setting for key, setting in scenario.stage_settings.items() if key != self.name}
+        settings = {
+            key: setting for key, setting in scenario.stage_settings.items() if key != self.name
+        }
         if self.value is not None:
             settings[self.name] = self.value
         return dataclasses.replace(scenario, stage_settings=settings)
@@ -83,7 +89,11 @@ class SetStageSetting:
         return SetStageSetting(self.name, self.old, self.value)
 
     def describe(self, scenario: Scenario) -> str:
-        return f"{self.value.describe()} on" if self.value is not None else f"{self.old.describe()} off"
+        return (
+            f"{self.value.describe()} on"
+            if self.value is not None
+            else f"{self.old.describe()} off"
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -138,9 +148,17 @@ def scale_cycle(scenario: Scenario, original: Scenario) -> bool | float:
     if not isinstance(original.options.scale, bool):
         cycle.append(original.options.scale)
     current = scenario.options.scale
-    index = next((i for i, option in enumerate(cycle)
-                  if option is current or (not isinstance(option, bool) and option == current
-                                           and not isinstance(current, bool))), -1)
+    index = next(
+        (
+            i
+            for i, option in enumerate(cycle)
+            if option is current
+            or (
+                not isinstance(option, bool) and option == current and not isinstance(current, bool)
+            )
+        ),
+        -1,
+    )
     return cycle[(index + 1) % len(cycle)]
 
 

@@ -56,7 +56,9 @@ class HeadInputs:
         self.scenario = scenario
         self.heads = scenario.heads
         self.group = scenario.heads // scenario.kv_heads  # query heads per key/value head
-        self._columns: dict[tuple[str, int], np.ndarray] = {}  # (kind, head) → its columns of W, kept
+        self._columns: dict[
+            tuple[str, int], np.ndarray
+        ] = {}  # (kind, head) → its columns of W, kept
         with np.errstate(over="ignore", invalid="ignore"):
             self.q_raw = [_read_only(self._project("q", h)) for h in range(self.heads)]
             self.k_raw = [_read_only(self._project("k", g)) for g in range(scenario.kv_heads)]
@@ -103,7 +105,9 @@ class HeadInputs:
 
     # ---- updating -----------------------------------------------------------------------------
 
-    def update(self, scenario: Scenario, matrix: str, row: int, col: int, head: int | None) -> list[Changed]:
+    def update(
+        self, scenario: Scenario, matrix: str, row: int, col: int, head: int | None
+    ) -> list[Changed]:
         """Take one changed input cell into account; returns, per query head, what changed."""
         self.scenario = scenario
         changes = [Changed() for _ in range(self.heads)]
@@ -137,7 +141,11 @@ class HeadInputs:
 
     def _readers(self, kind: str, which: int) -> range:
         """The query heads that read head ``which`` of Q (itself) or of K, V (its group)."""
-        return range(which, which + 1) if kind == "q" else range(which * self.group, (which + 1) * self.group)
+        return (
+            range(which, which + 1)
+            if kind == "q"
+            else range(which * self.group, (which + 1) * self.group)
+        )
 
     @staticmethod
     def _mark(change: Changed, kind: str, rows: np.ndarray | None) -> None:
@@ -158,7 +166,9 @@ class HeadInputs:
         else:
             with np.errstate(over="ignore", invalid="ignore"):
                 fresh = self._project(kind, which, rows)
-            aliased = kind in ("q", "k") and self.scenario.rope is None  # self.q holds q_raw's arrays too
+            aliased = (
+                kind in ("q", "k") and self.scenario.rope is None
+            )  # self.q holds q_raw's arrays too
             _write_rows(target, which, rows, fresh, aliases=int(aliased))
         if kind in ("q", "k") and self.scenario.rope is not None:
             rotated = {"q": self.q, "k": self.k}[kind]
@@ -192,9 +202,11 @@ class HeadInputs:
         width = self._width(kind)
         columns = self._columns.get((kind, which))
         if columns is None:  # one head's columns, contiguous: multiplied 2.5× faster
-            columns = self._columns[kind, which] = np.ascontiguousarray(W[:, which * width:(which + 1) * width])
+            columns = self._columns[kind, which] = np.ascontiguousarray(
+                W[:, which * width : (which + 1) * width]
+            )
         start, stop, _ = rows.indices(len(X))
-        tiles = [X[first:first + ROWS] @ columns for first in range(start, stop, ROWS)]
+        tiles = [X[first : first + ROWS] @ columns for first in range(start, stop, ROWS)]
         return np.vstack(tiles) if tiles else np.zeros((0, width))
 
     def _rotate(self, values: np.ndarray, first: int = 0) -> np.ndarray:
@@ -224,7 +236,9 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _write_rows(holder: list, which: int, rows: slice, values: np.ndarray, aliases: int = 0) -> None:
+def _write_rows(
+    holder: list, which: int, rows: slice, values: np.ndarray, aliases: int = 0
+) -> None:
     """Set ``rows`` of ``holder[which]``: in a copy if anything else holds the array (a view, a
     thread, a test — an array handed out never changes under whoever holds it), else in place.
     An X edit at 8 heads would otherwise copy 24 arrays of 512 KB on every key."""

@@ -12,9 +12,19 @@ from functools import lru_cache
 
 from attn_tui.core.text import visible
 
-ROLES = {"Q": "queries", "K": "keys", "V": "values", "X": "embeddings", "X_q": "query embeddings",
-         "Wq": "query weights", "Wk": "key weights", "Wv": "value weights", "Wo": "output weights",
-         "bo": "output bias", "bias": "added to the scaled scores"}
+ROLES = {
+    "Q": "queries",
+    "K": "keys",
+    "V": "values",
+    "X": "embeddings",
+    "X_q": "query embeddings",
+    "Wq": "query weights",
+    "Wk": "key weights",
+    "Wv": "value weights",
+    "Wo": "output weights",
+    "bo": "output bias",
+    "bias": "added to the scaled scores",
+}
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
@@ -30,8 +40,10 @@ def _token_labels(tokens: tuple[str, ...]) -> tuple[str, ...]:
     counts: dict[str, int] = {}
     for token in tokens:
         counts[token] = counts.get(token, 0) + 1
-    return tuple(visible(token) + (str(i + 1).translate(_SUBSCRIPTS) if counts[token] > 1 else "")
-                 for i, token in enumerate(tokens))
+    return tuple(
+        visible(token) + (str(i + 1).translate(_SUBSCRIPTS) if counts[token] > 1 else "")
+        for i, token in enumerate(tokens)
+    )
 
 
 @lru_cache(maxsize=64)  # (the same tuple each time: a view measures labels it has not seen)

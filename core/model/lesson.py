@@ -19,9 +19,9 @@ import numpy as np
 if TYPE_CHECKING:
     from attn_tui.core.model.scenario import Scenario
 
-MAX_BEATS = 1000           # a lesson longer than this is refused at load (a class has tens)
-MAX_EDITS_PER_BEAT = 64    # cells one beat may set
-MAX_TEXT = 2000            # characters of one say:, ask: or answer:
+MAX_BEATS = 1000  # a lesson longer than this is refused at load (a class has tens)
+MAX_EDITS_PER_BEAT = 64  # cells one beat may set
+MAX_TEXT = 2000  # characters of one say:, ask: or answer:
 
 OptionValue = Union[bool, float]
 
@@ -46,13 +46,13 @@ class Beat:
     """One step of a lesson; a field left None keeps what the beats before it set."""
 
     say: str = ""
-    step: str | None = None          # a stage's name (core.engine.stages)
-    row: int | None = None           # a query row, from 0
-    column: int | None = None        # a key column, from 0
-    head: int | None = None          # a head, from 0
+    step: str | None = None  # a stage's name (core.engine.stages)
+    row: int | None = None  # a query row, from 0
+    column: int | None = None  # a key column, from 0
+    head: int | None = None  # a head, from 0
     edits: tuple[CellEdit, ...] = ()
     options: tuple[tuple[str, OptionValue], ...] = ()  # ("causal", False), ("scale", False), …
-    predict: bool = False            # the student guesses the row before the lesson goes on
+    predict: bool = False  # the student guesses the row before the lesson goes on
     ask: str = ""
     answer: str = ""
     line: int = field(default=0, compare=False)  # where the beat is written (0: not in a file)
@@ -87,7 +87,7 @@ class Lesson:
         """Where beat ``index`` (from 0) looks: each of step, row, column and head as the latest
         beat up to it set it, else as at ``start``."""
         found = dataclasses.asdict(start)
-        for beat in self.beats[:index + 1]:
+        for beat in self.beats[: index + 1]:
             for name in ("step", "row", "column", "head"):
                 value = getattr(beat, name)
                 if value is not None:
@@ -97,14 +97,14 @@ class Lesson:
     def cells(self, index: int) -> dict[tuple[str, int | None, int, int], float]:
         """The cells the beats up to ``index`` set, each to the value the latest of them gave."""
         found: dict[tuple[str, int | None, int, int], float] = {}
-        for beat in self.beats[:index + 1]:
+        for beat in self.beats[: index + 1]:
             for edit in beat.edits:
                 found[edit.cell] = edit.value
         return found
 
     def options(self, index: int) -> dict[str, OptionValue]:
         found: dict[str, OptionValue] = {}
-        for beat in self.beats[:index + 1]:
+        for beat in self.beats[: index + 1]:
             found.update(beat.options)
         return found
 
@@ -131,4 +131,6 @@ class Lesson:
             for array in working.values():  # (read-only: the Scenario shares it, copies none)
                 array.flags.writeable = False
             options = dataclasses.replace(scenario.options, **self.options(index))
-            yield dataclasses.replace(scenario, inputs={**scenario.inputs, **working}, options=options)
+            yield dataclasses.replace(
+                scenario, inputs={**scenario.inputs, **working}, options=options
+            )

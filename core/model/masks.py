@@ -31,15 +31,19 @@ class Visibility:
 
     causal: bool = False
     window: int | None = None
-    padding: np.ndarray | None = None   # bool per key: True = padding, never attended
+    padding: np.ndarray | None = None  # bool per key: True = padding, never attended
     explicit: np.ndarray | None = None  # bool T_q × T_k: True = may attend
     causal_offset: int = 1
 
     @property
     def rules(self) -> tuple[str, ...]:
         """The rules in force, in the order they are told."""
-        present = {CAUSAL: self.causal, WINDOW: self.window is not None,
-                   PADDING: self.padding is not None, EXPLICIT: self.explicit is not None}
+        present = {
+            CAUSAL: self.causal,
+            WINDOW: self.window is not None,
+            PADDING: self.padding is not None,
+            EXPLICIT: self.explicit is not None,
+        }
         return tuple(rule for rule in RULES if present[rule])
 
     def hidden_by(self, rule: str, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -65,7 +69,7 @@ class Visibility:
         never building ``rows`` × ``T_k``: a pass of 16,384 rows made that 268 million cells a key
         press; an explicit mask is read ``SEEN_ROWS`` rows at a time."""
         keys = np.arange(T_k)
-        lowest = np.full(T_k, rows.start)   # the rows that may see key j: lowest … highest
+        lowest = np.full(T_k, rows.start)  # the rows that may see key j: lowest … highest
         highest = np.full(T_k, rows.stop - 1)
         if self.causal:  # i ≥ j − offset + 1
             lowest = np.maximum(lowest, keys - self.causal_offset + 1)

@@ -72,8 +72,11 @@ class Variant:
 
     def options(self, base: Options) -> Options:
         """The options this variant runs with, on top of the scenario's ``base`` options."""
-        overrides = {key: value for key in ("causal", "scale", "mask_value")
-                     if (value := getattr(self, key)) is not None}
+        overrides = {
+            key: value
+            for key in ("causal", "scale", "mask_value")
+            if (value := getattr(self, key)) is not None
+        }
         return dataclasses.replace(base, **overrides)
 
 

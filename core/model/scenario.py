@@ -15,13 +15,13 @@ from typing import Mapping
 
 import numpy as np
 
+from attn_tui.core.files.numpy_files import ArrayRef
+from attn_tui.core.files.yaml_source import Document
 from attn_tui.core.model.lesson import Lesson
 from attn_tui.core.model.masks import Visibility
-from attn_tui.core.files.numpy_files import ArrayRef
 from attn_tui.core.model.options import INPUT_SETS, Expected, Options, RandomSpec, Variant  # noqa: F401 (re-exported)
 from attn_tui.core.model.rope import Rope
 from attn_tui.core.model.settings import StageSetting
-from attn_tui.core.files.yaml_source import Document
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,13 +56,19 @@ class Scenario:
     # a setting the command line gave (--tiles, --decode): the file's own (None: it had none),
     # which saving keeps while the setting stays as the command line made it (a view of one run)
     file_settings: Mapping[str, object | None] = field(default_factory=dict)
-    heads_written: bool = False  # the file says heads: (then --json is per head, whatever the count)
+    heads_written: bool = (
+        False  # the file says heads: (then --json is per head, whatever the count)
+    )
     lesson: Lesson | None = None  # a teacher's beats (core.model.lesson)
 
     def __post_init__(self) -> None:
         frozen = {}
         for name, array in self.inputs.items():
-            if not (isinstance(array, np.ndarray) and array.dtype == np.float64 and not array.flags.writeable):
+            if not (
+                isinstance(array, np.ndarray)
+                and array.dtype == np.float64
+                and not array.flags.writeable
+            ):
                 array = np.array(array, dtype=np.float64)  # a copy: the caller's array stays theirs
                 array.flags.writeable = False
             frozen[name] = array  # (a read-only float64 array is shared: edits copy, never write)
@@ -72,7 +78,9 @@ class Scenario:
             if not isinstance(value, Expected):  # (values, given) as read from the file
                 values, given = value
                 values = np.array(values, dtype=np.float64)
-                given = np.ones(values.shape, bool) if given is None else np.array(given, dtype=bool)
+                given = (
+                    np.ones(values.shape, bool) if given is None else np.array(given, dtype=bool)
+                )
                 value = Expected(values, given)
             expected[stage] = value
         object.__setattr__(self, "expect", MappingProxyType(expected))
@@ -81,7 +89,9 @@ class Scenario:
         if not self.kv_heads:
             object.__setattr__(self, "kv_heads", self.heads)
         if not self.head_names:
-            object.__setattr__(self, "head_names", tuple(f"head {h + 1}" for h in range(self.heads)))
+            object.__setattr__(
+                self, "head_names", tuple(f"head {h + 1}" for h in range(self.heads))
+            )
         if self.mask is not None:
             mask = np.array(self.mask, dtype=bool)
             mask.flags.writeable = False
@@ -184,7 +194,11 @@ class Scenario:
         if self.mask is not None:
             extra.append("an explicit mask")
         if self.rope is not None:
-            turned = "" if self.rope.dims is None else f", the first {self.rope.dims} of {self.d_k} dimensions"
+            turned = (
+                ""
+                if self.rope.dims is None
+                else f", the first {self.rope.dims} of {self.d_k} dimensions"
+            )
             extra.append(f"RoPE (base {self.rope.base:g}{turned})")
         if self.stage_settings:
             extra += [setting.describe() for setting in self.stage_settings.values()]
@@ -194,15 +208,22 @@ class Scenario:
         """The mask rules in force under ``options`` (default: the scenario's own)."""
         options = options or self.options
         padding = None if self.padding is None else np.array(self.padding, dtype=bool)
-        return Visibility(causal=options.causal, window=self.window, padding=padding,
-                          explicit=self.mask, causal_offset=causal_offset)
+        return Visibility(
+            causal=options.causal,
+            window=self.window,
+            padding=padding,
+            explicit=self.mask,
+            causal_offset=causal_offset,
+        )
 
     @property
     def display_name(self) -> str:
         """The file as the user named it, or the title for a scenario built in code."""
         return self.path or self.title
 
-    def with_cell(self, name: str, row: int, col: int, value: float, head: int | None = None) -> Scenario:
+    def with_cell(
+        self, name: str, row: int, col: int, value: float, head: int | None = None
+    ) -> Scenario:
         """This scenario with one input cell set to ``value`` (of ``head``, in a 3-D input)."""
         array = self.inputs[name].copy()
         array[(row, col) if head is None else (head, row, col)] = value
@@ -215,13 +236,19 @@ class Scenario:
 
     def same_numbers(self, other: Scenario) -> bool:
         """Whether both have bit-for-bit the same inputs, options and variants (``-0.0`` ≠ 0)."""
-        if (self.options, self.variants, self.expect_tolerance) != \
-                (other.options, other.variants, other.expect_tolerance) \
-                or self.inputs.keys() != other.inputs.keys() or self.expect.keys() != other.expect.keys():
+        if (
+            (self.options, self.variants, self.expect_tolerance)
+            != (other.options, other.variants, other.expect_tolerance)
+            or self.inputs.keys() != other.inputs.keys()
+            or self.expect.keys() != other.expect.keys()
+        ):
             return False
-        return all(bits_equal(self.inputs[name], other.inputs[name]) for name in self.inputs) and all(
+        return all(
+            bits_equal(self.inputs[name], other.inputs[name]) for name in self.inputs
+        ) and all(
             bits_equal(mine.values, theirs.values) and np.array_equal(mine.given, theirs.given)
-            for mine, theirs in ((self.expect[name], other.expect[name]) for name in self.expect))
+            for mine, theirs in ((self.expect[name], other.expect[name]) for name in self.expect)
+        )
 
 
 def bits_equal(a: np.ndarray, b: np.ndarray) -> bool:

@@ -28,8 +28,9 @@ _NUMBER_LIKE = re.compile(r"[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?|0[bBo
 _OTHER_BOOLEANS = {"y", "Y", "n", "N"}
 
 
-def scenario_template(tokens: list[str], d_k: int, d_v: int | None = None,
-                      seed: int | None = None) -> str:
+def scenario_template(
+    tokens: list[str], d_k: int, d_v: int | None = None, seed: int | None = None
+) -> str:
     """The text of a new scenario file over ``tokens`` with Q, K (T × d_k) and V (T × d_v).
 
     Without ``seed`` every number is 0; with one they are
@@ -45,14 +46,19 @@ def scenario_template(tokens: list[str], d_k: int, d_v: int | None = None,
     T = len(tokens)
     total = T * (2 * d_k + d_v)
     if total > MAX_NUMBERS:
-        raise ValueError(f"too many numbers: T × (2·d_k + d_v) = {total:,}; a scenario holds at "
-                         f"most {MAX_NUMBERS:,}")
+        raise ValueError(
+            f"too many numbers: T × (2·d_k + d_v) = {total:,}; a scenario holds at "
+            f"most {MAX_NUMBERS:,}"
+        )
     if total + 4 * T + _OTHER_VALUES > MAX_YAML_NODES:  # what the YAML file writes out
-        raise ValueError(f"too many numbers for a scenario written in YAML: T × (2·d_k + d_v) = "
-                         f"{total:,}; a YAML file holds at most {MAX_YAML_NODES:,} values "
-                         "(larger matrices go in .npy files: Q: {npy: q.npy})")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
-                             or not 0 <= seed <= MAX_SEED):
+        raise ValueError(
+            f"too many numbers for a scenario written in YAML: T × (2·d_k + d_v) = "
+            f"{total:,}; a YAML file holds at most {MAX_YAML_NODES:,} values "
+            "(larger matrices go in .npy files: Q: {npy: q.npy})"
+        )
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED
+    ):
         raise ValueError(f"seed must be a whole number from 0 to {MAX_SEED}, not {seed!r}")
 
     written = [_yaml_token(token) for token in tokens]
@@ -72,7 +78,7 @@ def scenario_template(tokens: list[str], d_k: int, d_v: int | None = None,
         "  attend to which, and why.",
         "",
         "# One token per row of Q, K and V; a list, or one string split at spaces",
-        "# (\"the cat sat\"). Quotes keep a token YAML would misread: \"on\", \"1\", \"a: b\".",
+        '# ("the cat sat"). Quotes keep a token YAML would misread: "on", "1", "a: b".',
         f"tokens: [{', '.join(written)}]",
         "",
     ]
@@ -128,13 +134,18 @@ def _checked_tokens(tokens: list[str]) -> list[str]:
         raise ValueError(f"{len(tokens):,} tokens; a scenario has at most {MAX_T:,}")
     for number, token in enumerate(tokens, 1):
         if not isinstance(token, str):
-            raise ValueError(f"token {number} must be a string, not {type(token).__name__} {token!r}")
+            raise ValueError(
+                f"token {number} must be a string, not {type(token).__name__} {token!r}"
+            )
         if not token.strip():
-            raise ValueError(f"token {number} ({token!r}) is empty or only spaces; every row needs a "
-                             "token a reader can see")
+            raise ValueError(
+                f"token {number} ({token!r}) is empty or only spaces; every row needs a "
+                "token a reader can see"
+            )
         if len(token) > MAX_TOKEN_LENGTH:
-            raise ValueError(f"token {number} is {len(token):,} characters long; at most "
-                             f"{MAX_TOKEN_LENGTH:,}")
+            raise ValueError(
+                f"token {number} is {len(token):,} characters long; at most {MAX_TOKEN_LENGTH:,}"
+            )
         try:
             token.encode("utf-8")
         except UnicodeEncodeError:
@@ -152,8 +163,12 @@ def _checked_width(value: int, name: str) -> int:
 
 def _yaml_token(token: str) -> str:
     """The token as a YAML flow-list item that reads back as exactly ``token``."""
-    if (_BARE_TOKEN.fullmatch(token) and token not in _OTHER_BOOLEANS
-            and not _NUMBER_LIKE.fullmatch(token) and yaml.safe_load(token) == token):
+    if (
+        _BARE_TOKEN.fullmatch(token)
+        and token not in _OTHER_BOOLEANS
+        and not _NUMBER_LIKE.fullmatch(token)
+        and yaml.safe_load(token) == token
+    ):
         return token
     return yaml_quoted(token)
 
@@ -166,9 +181,13 @@ def _numbers(T: int, d_k: int, d_v: int, seed: int | None) -> dict[str, list[lis
     import numpy as np  # only here: a zero template needs no NumPy
 
     state = np.random.RandomState(seed)  # the legacy stream np.random.seed(seed) starts
-    matrices = {name: np.round(state.randn(*shape), RANDOM_DECIMALS) for name, shape in shapes.items()}
-    return {name: [[yaml_decimal(value, RANDOM_DECIMALS) for value in row] for row in matrix]
-            for name, matrix in matrices.items()}
+    matrices = {
+        name: np.round(state.randn(*shape), RANDOM_DECIMALS) for name, shape in shapes.items()
+    }
+    return {
+        name: [[yaml_decimal(value, RANDOM_DECIMALS) for value in row] for row in matrix]
+        for name, matrix in matrices.items()
+    }
 
 
 def _rows(rows: list[list[str]], tokens: list[str]) -> list[str]:

@@ -17,14 +17,17 @@ from typing import Iterator
 import numpy as np
 
 from attn_tui.core.engine.attention import BLOCK, Attention, Head
-from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.engine.stages.back_output import has_loss, loss
+from attn_tui.core.model.scenario import Scenario
 
 _NULL_MARK = -math.inf  # blocked cells become -inf, which is then written as null
 
 
-def json_chunks(scenario: Scenario, comparison: dict | None = None,
-                attentions: dict[str, Attention] | None = None) -> Iterator[str]:
+def json_chunks(
+    scenario: Scenario,
+    comparison: dict | None = None,
+    attentions: dict[str, Attention] | None = None,
+) -> Iterator[str]:
     """The document as pieces of text; joined, they are one JSON object."""
     if attentions is None:
         from attn_tui.core.model.heads import HeadInputs
@@ -32,17 +35,24 @@ def json_chunks(scenario: Scenario, comparison: dict | None = None,
         inputs = HeadInputs(scenario)
         attentions = {"": Attention(scenario, inputs=inputs)}
         for variant in scenario.variants:
-            attentions[variant.name] = Attention(scenario, variant.options(scenario.options), inputs)
+            attentions[variant.name] = Attention(
+                scenario, variant.options(scenario.options), inputs
+            )
     attention = attentions[""]
     # training first: a run that fails (a learning rate too large) is refused before any output
     trained = {name: _trained(scenario, other.options) for name, other in attentions.items()}
-    head_fields = {"title": scenario.title, "description": scenario.description,
-                   "tokens": list(scenario.tokens)}
+    head_fields = {
+        "title": scenario.title,
+        "description": scenario.description,
+        "tokens": list(scenario.tokens),
+    }
     if scenario.cross:
         head_fields["query_tokens"] = list(scenario.query_tokens)
     head_fields.update(focus=scenario.row_tokens[scenario.focus], precision=scenario.precision)
     yield json.dumps(head_fields)[:-1]
-    per_head = scenario.multi_head or scenario.heads_written  # a file that says heads: is read per head
+    per_head = (
+        scenario.multi_head or scenario.heads_written
+    )  # a file that says heads: is read per head
     if per_head:
         yield from _heads_and_after(attention)
         yield ', "inputs": '
@@ -80,7 +90,7 @@ def _heads_and_after(attention: Attention, first: bool = False) -> Iterator[str]
     """``heads`` (an object per head), then each stage after the heads under its key, and
     ``output``: the last stage's values, the layer's output."""
     scenario = attention.scenario
-    yield ('' if first else ', ') + '"heads": ['
+    yield ("" if first else ", ") + '"heads": ['
     for h in range(scenario.heads):
         yield "," if h else ""
         yield json.dumps({"name": scenario.head_names[h]})[:-1] + ", "
@@ -93,7 +103,9 @@ def _heads_and_after(attention: Attention, first: bool = False) -> Iterator[str]
         yield from _stage_matrix(attention, stage, None)
     if not after or after[-1].key != "output":  # (one head, no Wo: the head's own output)
         yield ', "output": '
-        yield from _stage_matrix(attention, after[-1] if after else attention.steps[-1], None if after else 0)
+        yield from _stage_matrix(
+            attention, after[-1] if after else attention.steps[-1], None if after else 0
+        )
 
 
 def _head_fields(head: Head, nested: bool = True) -> Iterator[str]:
@@ -102,20 +114,32 @@ def _head_fields(head: Head, nested: bool = True) -> Iterator[str]:
     attention = head.attention
     scenario, options = attention.scenario, attention.options
     T = scenario.T
-    yield json.dumps({
-        "d_k": scenario.d_k, "d_v": scenario.d_v, "causal": options.causal,
-        "divisor": attention.divisor,
-        "mask_value": None if math.isinf(options.mask_value) else options.mask_value,
-        "Q": head.Q.tolist(), "K": head.K.tolist(), "V": head.V.tolist()})[1:-1]
+    yield json.dumps(
+        {
+            "d_k": scenario.d_k,
+            "d_v": scenario.d_v,
+            "causal": options.causal,
+            "divisor": attention.divisor,
+            "mask_value": None if math.isinf(options.mask_value) else options.mask_value,
+            "Q": head.Q.tolist(),
+            "K": head.K.tolist(),
+            "V": head.V.tolist(),
+        }
+    )[1:-1]
     steps = [stage for stage in attention.steps if stage.per_head and not stage.backward]
     for stage in steps:
         for extra in stage.extras:
             yield f', "{extra.name}": '
             if extra.per_row:
-                yield from _vector(lambda rows, extra=extra: extra.values(head, rows), T, attention.empty)
+                yield from _vector(
+                    lambda rows, extra=extra: extra.values(head, rows), T, attention.empty
+                )
             else:
-                yield from _matrix(lambda rows, extra=extra: extra.values(head, rows), T,
-                                   empty=attention.empty if extra.empty_rows else None)
+                yield from _matrix(
+                    lambda rows, extra=extra: extra.values(head, rows),
+                    T,
+                    empty=attention.empty if extra.empty_rows else None,
+                )
         yield f', "{stage.key}": '
         if stage.json_rows is not None:
             yield from _rows(lambda rows, stage=stage: stage.json_rows(head, rows), T)
@@ -132,8 +156,12 @@ def _head_fields(head: Head, nested: bool = True) -> Iterator[str]:
     for start in range(0, T, BLOCK):
         rows = range(start, min(start + BLOCK, T))
         found = [summary.values(head, rows) for summary in summaries]
-        items = [None if empty else {summary.name: float(values[k]) for summary, values in zip(summaries, found)}
-                 for k, empty in enumerate(attention.empty(rows))]
+        items = [
+            None
+            if empty
+            else {summary.name: float(values[k]) for summary, values in zip(summaries, found)}
+            for k, empty in enumerate(attention.empty(rows))
+        ]
         yield ("," if start else "") + json.dumps(items, allow_nan=False)[1:-1]
     yield "]"
 
@@ -147,8 +175,11 @@ def _head_backward(head: Head) -> Iterator[str]:
             continue
         for extra in stage.extras:
             yield ("" if first else ", ") + f'"{extra.name}": '
-            yield from _vector(lambda rows, extra=extra: extra.values(head, rows), attention.T,
-                               lambda rows: [False] * len(rows))
+            yield from _vector(
+                lambda rows, extra=extra: extra.values(head, rows),
+                attention.T,
+                lambda rows: [False] * len(rows),
+            )
             first = False
         yield ("" if first else ", ") + f'"{stage.key}": '
         yield from _stage_matrix(attention, stage, head.h)
@@ -160,7 +191,7 @@ def _backward(attention: Attention, per_head: bool) -> Iterator[str]:
     for a scenario written as one head, the head's own backward steps)."""
     back = attention.backward
     yield ', "backward": {"loss": ' + json.dumps(back.loss(), allow_nan=False) + ', "d_output": '
-    yield from _matrix(lambda rows: back.d_output()[rows.start:rows.stop], attention.T)
+    yield from _matrix(lambda rows: back.d_output()[rows.start : rows.stop], attention.T)
     for name, values in back.inputs().items():
         yield f', "d_{name}": '
         if values.ndim == 3:
@@ -202,8 +233,15 @@ def _stage_matrix(attention: Attention, stage, h: int | None) -> Iterator[str]:
 
     def rows_of(rows: range):
         values = attention.values(stage.name, h, rows, cols)
-        return np.where(attention.blocked(rows, cols), _NULL_MARK, values) if stage.masks else values
-    yield from _matrix(rows_of, stage.row_count(attention.scenario), empty=attention.empty if stage.empty_rows else None)
+        return (
+            np.where(attention.blocked(rows, cols), _NULL_MARK, values) if stage.masks else values
+        )
+
+    yield from _matrix(
+        rows_of,
+        stage.row_count(attention.scenario),
+        empty=attention.empty if stage.empty_rows else None,
+    )
 
 
 def _matrix(rows_of, T: int, empty=None) -> Iterator[str]:

@@ -11,16 +11,23 @@ made visible, escaped, never read as Markdown.
 from __future__ import annotations
 
 from attn_tui.core.engine.attention import Attention
-from attn_tui.core.model.labels import input_labels, token_labels
-from attn_tui.core.engine.stages import column_labels
-from attn_tui.core.lessons.lesson import start_position
-from attn_tui.core.model.lesson import Beat
-from attn_tui.core.outputs.markdown import BLANK, _escape, _grid, _heading, _paragraphs, _quoted, input_tables
-from attn_tui.core.numbers import fixed
+from attn_tui.core.engine.stages import column_labels, stage_named, step_number
 from attn_tui.core.files.yaml_text import yaml_number
-from attn_tui.core.outputs.report import summary_line
+from attn_tui.core.lessons.lesson import start_position
+from attn_tui.core.model.labels import input_labels, token_labels
+from attn_tui.core.model.lesson import Beat
 from attn_tui.core.model.scenario import Scenario
-from attn_tui.core.engine.stages import stage_named, step_number
+from attn_tui.core.numbers import fixed
+from attn_tui.core.outputs.markdown import (
+    BLANK,
+    _escape,
+    _grid,
+    _heading,
+    _paragraphs,
+    _quoted,
+    input_tables,
+)
+from attn_tui.core.outputs.report import summary_line
 from attn_tui.core.text import visible
 
 ANSWER_LINES = 3  # lines left to write an answer on
@@ -48,34 +55,54 @@ def lesson_markdown(scenario: Scenario, answers: bool = False) -> str:
     title = visible(scenario.title).strip() or "Untitled scenario"
     blocks = [_heading(1, title + (" — lesson, with answers" if answers else " — lesson"))]
     if not answers:
-        blocks.append(_escape("Go through the beats in order, in the app (attn-tui FILE, n for the next beat) "
-                              "or on paper. Name: " + "_" * 20 + "  Date: " + "_" * 12))
+        blocks.append(
+            _escape(
+                "Go through the beats in order, in the app (attn-tui FILE, n for the next beat) "
+                "or on paper. Name: " + "_" * 20 + "  Date: " + "_" * 12
+            )
+        )
     if scenario.description.strip():
         blocks.append(_paragraphs(visible(scenario.description.strip(), multiline=True)))
     labels = token_labels(scenario.tokens)
     keys = ", ".join(_quoted(token) for token in labels[:HANDOUT_TOKENS])
     if len(labels) > HANDOUT_TOKENS:
         keys += _escape(f", … ({len(labels) - HANDOUT_TOKENS:,} more)")
-    blocks.append(f"Tokens ({scenario.T_k:,}): {keys} · "
-                  + _escape(summary_line(scenario, with_file=False).split(" · ", 1)[1]))
+    blocks.append(
+        f"Tokens ({scenario.T_k:,}): {keys} · "
+        + _escape(summary_line(scenario, with_file=False).split(" · ", 1)[1])
+    )
     blocks.append(_heading(2, "Inputs, as the lesson starts"))
     blocks += input_tables(scenario, most=HANDOUT_NUMBERS)
     start = start_position(scenario)
     at_beats = lesson.scenarios(scenario)
     for index, beat in enumerate(lesson.beats):
-        blocks += _beat(scenario, index, beat, lesson.position(index, start), next(at_beats), answers)
+        blocks += _beat(
+            scenario, index, beat, lesson.position(index, start), next(at_beats), answers
+        )
     return "\n\n".join(blocks) + "\n"
 
 
-def _beat(scenario: Scenario, index: int, beat: Beat, where, at: Scenario, answers: bool) -> list[str]:
+def _beat(
+    scenario: Scenario, index: int, beat: Beat, where, at: Scenario, answers: bool
+) -> list[str]:
     """A beat's blocks; ``at`` is the scenario at this beat (its numbers fill in the answers)."""
     stage = stage_named(where.step)
     label = token_labels(scenario.row_tokens)[where.row]
-    head = f" · {visible(scenario.head_names[where.head])}" if scenario.heads > 1 and stage.per_head else ""
-    blocks = [_heading(2, f"Beat {index + 1} · Step {step_number(scenario, stage.name)} {stage.title}"
-                          f"{head} · row \"{label}\"")]
-    changes = [_change(scenario, edit) for edit in beat.edits] + [_option(scenario, name, value)
-                                                                  for name, value in beat.options]
+    head = (
+        f" · {visible(scenario.head_names[where.head])}"
+        if scenario.heads > 1 and stage.per_head
+        else ""
+    )
+    blocks = [
+        _heading(
+            2,
+            f"Beat {index + 1} · Step {step_number(scenario, stage.name)} {stage.title}"
+            f'{head} · row "{label}"',
+        )
+    ]
+    changes = [_change(scenario, edit) for edit in beat.edits] + [
+        _option(scenario, name, value) for name, value in beat.options
+    ]
     if changes:
         blocks.append("\n".join(f"- {_escape(change)}" for change in changes))
     if beat.say:
@@ -84,24 +111,37 @@ def _beat(scenario: Scenario, index: int, beat: Beat, where, at: Scenario, answe
         labels = column_labels(scenario, stage)
         keys = shown_columns(len(labels), where.column)
         columns = [labels[k] for k in keys]
-        blocks.append(_escape(f"Predict the {stage.numbers} of \"{label}\" before you look:" if not answers
-                              else f"The {stage.numbers} of \"{label}\" at this beat (check your prediction):"))
+        blocks.append(
+            _escape(
+                f'Predict the {stage.numbers} of "{label}" before you look:'
+                if not answers
+                else f'The {stage.numbers} of "{label}" at this beat (check your prediction):'
+            )
+        )
         attention = Attention(at, block=1)  # one row is asked for, not its block of 16
         rows = range(where.row, where.row + 1)
         # a masked cell is given (−∞, a weight of 0), not asked, as the app shows it
         given = attention.blocked(rows, keys)[0] if stage.masked_given else [False] * len(keys)
         if answers or any(given):
             values = attention.values(stage.name, where.head, rows, keys)[0]
-            cells = [fixed(float(value), scenario.precision) if answers or known else BLANK
-                     for value, known in zip(values, given)]
+            cells = [
+                fixed(float(value), scenario.precision) if answers or known else BLANK
+                for value, known in zip(values, given)
+            ]
         else:
             cells = [BLANK] * len(columns)
-        if answers and stage.empty_rows and attention.empty(rows)[0]:  # nothing to attend to: no weights, not 0s
+        if (
+            answers and stage.empty_rows and attention.empty(rows)[0]
+        ):  # nothing to attend to: no weights, not 0s
             cells = ["—"] * len(columns)
         blocks.append(_grid(["row", *columns], [[label, *cells]], numeric_from=1))
         if len(keys) < len(labels):
-            blocks.append(_escape(f"(columns {keys.start + 1}–{keys.stop} of {len(labels):,}: "
-                                  "the app shows the whole row)"))
+            blocks.append(
+                _escape(
+                    f"(columns {keys.start + 1}–{keys.stop} of {len(labels):,}: "
+                    "the app shows the whole row)"
+                )
+            )
         if not answers:
             blocks.append(_escape("Write your prediction down before you read on."))
     if beat.ask:
@@ -109,7 +149,11 @@ def _beat(scenario: Scenario, index: int, beat: Beat, where, at: Scenario, answe
         if answers and beat.answer:
             blocks.append("**Answer:** " + _paragraphs(visible(beat.answer, multiline=True)))
         elif not answers:
-            blocks.append("\n".join(["Answer: " + _escape("_" * 60)] + [_escape("_" * 68)] * (ANSWER_LINES - 1)))
+            blocks.append(
+                "\n".join(
+                    ["Answer: " + _escape("_" * 60)] + [_escape("_" * 68)] * (ANSWER_LINES - 1)
+                )
+            )
     return blocks
 
 

@@ -12,13 +12,12 @@ import numpy as np
 
 from attn_tui.core.engine.attention import BLOCK, Attention
 from attn_tui.core.engine.explanation import explain
+from attn_tui.core.engine.stages import Stage, column_labels, row_labels, summary
 from attn_tui.core.engine.stages.back_output import loss
 from attn_tui.core.model.heads import HeadInputs
 from attn_tui.core.model.labels import ROLES, dims, input_labels, token_labels
-from attn_tui.core.engine.stages import column_labels, row_labels
-from attn_tui.core.numbers import LARGE, decimals_needed, fixed, fixed_rows, mask_text
 from attn_tui.core.model.scenario import Scenario
-from attn_tui.core.engine.stages import Stage, summary
+from attn_tui.core.numbers import LARGE, decimals_needed, fixed, fixed_rows, mask_text
 from attn_tui.core.text import cells, fit, visible
 
 
@@ -35,8 +34,11 @@ def to_text(scenario: Scenario, rows: list[int] | None = None) -> str:
     return "".join(text_chunks(scenario, rows))
 
 
-def text_chunks(scenario: Scenario, rows: list[int] | None = None,
-                attentions: dict[str, Attention] | None = None) -> Iterator[str]:
+def text_chunks(
+    scenario: Scenario,
+    rows: list[int] | None = None,
+    attentions: dict[str, Attention] | None = None,
+) -> Iterator[str]:
     """The walk-through as pieces of text (each ending in a newline)."""
     attentions = attentions or attentions_of(scenario)
     attention = attentions[""]
@@ -55,16 +57,26 @@ def text_chunks(scenario: Scenario, rows: list[int] | None = None,
     if scenario.kind == "projection":
         for h in range(scenario.heads):
             head = attention.head(h)
-            for name, values in (("Q", attention.inputs.Q_before_rotation(h)),
-                                 ("K", attention.inputs.K_before_rotation(h)), ("V", head.V)):
+            for name, values in (
+                ("Q", attention.inputs.Q_before_rotation(h)),
+                ("K", attention.inputs.K_before_rotation(h)),
+                ("V", head.V),
+            ):
                 labels = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
                 which = f" of {visible(scenario.head_names[h])}" if scenario.heads > 1 else ""
                 title = f"{name}{which} ({ROLES[name]} = X·W{name.lower()}) {_shape(values)}"
-                yield from _table(title, lambda r, values=values: values[r.start:r.stop], len(values),
-                                  labels, dims(values.shape[1]), decimals_needed(values, p), tiny=True)
+                yield from _table(
+                    title,
+                    lambda r, values=values: values[r.start : r.stop],
+                    len(values),
+                    labels,
+                    dims(values.shape[1]),
+                    decimals_needed(values, p),
+                    tiny=True,
+                )
 
     for number, stage in enumerate(attention.steps, 1):  # with --row, only those rows: T × T never
-        for h in (range(scenario.heads) if stage.per_head else [0]):
+        for h in range(scenario.heads) if stage.per_head else [0]:
             yield from _stage_table(attention, stage, number, h, rows)
 
     walked = rows if rows is not None else [scenario.focus]
@@ -74,16 +86,22 @@ def text_chunks(scenario: Scenario, rows: list[int] | None = None,
     for row in [*walked, *range(scenario.T, scenario.T_k if keys_after else scenario.T)]:
         steps = attention.steps if row < scenario.T else keys_after
         if row < scenario.T:
-            heading = f"Row {row + 1}, \"{token_labels(scenario.row_tokens)[row]}\", step by step"
+            heading = f'Row {row + 1}, "{token_labels(scenario.row_tokens)[row]}", step by step'
         else:
-            heading = f"Key {row + 1}, \"{token_labels(scenario.tokens)[row]}\": the backward steps whose rows are keys"
+            heading = f'Key {row + 1}, "{token_labels(scenario.tokens)[row]}": the backward steps whose rows are keys'
         yield f"\n{heading}\n{'-' * len(heading)}\n"
         for stage in steps:
-            for h in (range(scenario.heads) if stage.per_head else [0]):
+            for h in range(scenario.heads) if stage.per_head else [0]:
                 explanation = explain(attention, stage.name, row, fold=None, head=h)
-                prefix = f"[{visible(scenario.head_names[h])}] " if stage.per_head and scenario.heads > 1 else ""
+                prefix = (
+                    f"[{visible(scenario.head_names[h])}] "
+                    if stage.per_head and scenario.heads > 1
+                    else ""
+                )
                 # (every line made visible again: an explanation quotes names from the file)
-                lines = [prefix + visible(explanation.title)] + [visible(line.plain()) for line in explanation.lines]
+                lines = [prefix + visible(explanation.title)] + [
+                    visible(line.plain()) for line in explanation.lines
+                ]
                 yield "\n" + "\n".join(lines) + "\n"
 
     if scenario.variants:
@@ -98,8 +116,10 @@ def summary_line(scenario: Scenario, with_file: bool = True) -> str:
     parts = [visible(scenario.display_name)] if with_file else []
     parts += [tokens, f"d_k = {scenario.d_k}", f"d_v = {scenario.d_v}"]
     if scenario.multi_head:
-        parts.append(f"{scenario.heads} head{'s' if scenario.heads != 1 else ''}" + (f" ({scenario.kv_heads} key/value)"
-                                                  if scenario.kv_heads != scenario.heads else ""))
+        parts.append(
+            f"{scenario.heads} head{'s' if scenario.heads != 1 else ''}"
+            + (f" ({scenario.kv_heads} key/value)" if scenario.kv_heads != scenario.heads else "")
+        )
     parts.append(scenario.describe())
     return " · ".join(parts)
 
@@ -112,16 +132,24 @@ def training_note(scenario: Scenario) -> str | None:
     if setting is None or setting.train is None:
         return None
     steps = setting.train.steps
-    return (f"Training: its {steps} step{'s are' if steps != 1 else ' is'} not taken here; this is the "
-            "scenario before any step. attn-tui json and check take them (and refuse a learning "
-            "rate that overflows); t in the app shows them.")
+    return (
+        f"Training: its {steps} step{'s are' if steps != 1 else ' is'} not taken here; this is the "
+        "scenario before any step. attn-tui json and check take them (and refuse a learning "
+        "rate that overflows); t in the app shows them."
+    )
 
 
-def stage_title(stage: Stage, scenario: Scenario, number: int, options, summaries: bool = True) -> str:
+def stage_title(
+    stage: Stage, scenario: Scenario, number: int, options, summaries: bool = True
+) -> str:
     """A stage's heading, with what its summary columns mean (unless they are left out)."""
     text = f"Step {number} — {stage.title}: {stage.heading(scenario, options)}"
     if stage.summaries and summaries:
-        text += " (" + ", ".join(f"{summary.label} = {summary.meaning}" for summary in stage.summaries) + ")"
+        text += (
+            " ("
+            + ", ".join(f"{summary.label} = {summary.meaning}" for summary in stage.summaries)
+            + ")"
+        )
     return text
 
 
@@ -132,12 +160,20 @@ def _input(scenario: Scenario, name: str) -> Iterator[str]:
     heads = [(None, array)] if array.ndim == 2 else list(enumerate(array))
     for h, values in heads:
         which = "" if h is None else f" of {visible(scenario.head_names[h])}"
-        yield from _table(f"{name}{which} ({ROLES[name]}) {_shape(values)}", lambda r, values=values: values[r.start:r.stop],
-                          len(values), rows, columns, decimals_needed(values, p), tiny=True)
+        yield from _table(
+            f"{name}{which} ({ROLES[name]}) {_shape(values)}",
+            lambda r, values=values: values[r.start : r.stop],
+            len(values),
+            rows,
+            columns,
+            decimals_needed(values, p),
+            tiny=True,
+        )
 
 
-def _stage_table(attention: Attention, stage: Stage, number: int, h: int,
-                 only: list[int] | None = None) -> Iterator[str]:
+def _stage_table(
+    attention: Attention, stage: Stage, number: int, h: int, only: list[int] | None = None
+) -> Iterator[str]:
     scenario = attention.scenario
     head = attention.head(h)
     columns = column_labels(scenario, stage)
@@ -149,24 +185,53 @@ def _stage_table(attention: Attention, stage: Stage, number: int, h: int,
     blocked = (lambda r: attention.blocked(r, cols)) if stage.masks else None
     if stage.skipped is not None:
         blocked = lambda r: stage.skipped(attention, h, r, cols)  # noqa: E731
-    extra = tuple((summary.label, lambda r, summary=summary: summary.values(head, r)) for summary in stage.summaries)
+    extra = tuple(
+        (summary.label, lambda r, summary=summary: summary.values(head, r))
+        for summary in stage.summaries
+    )
     empty = attention.empty if stage.empty_rows else None
-    yield from _table(title, lambda r: attention.values(stage.name, h, r, cols), stage.row_count(scenario),
-                      row_labels(scenario, stage), columns, decimals, blocked,
-                      attention.options.mask_value, extra, empty, only,
-                      stage.skipped_text if stage.skipped is not None else None, stage.tiny)
+    yield from _table(
+        title,
+        lambda r: attention.values(stage.name, h, r, cols),
+        stage.row_count(scenario),
+        row_labels(scenario, stage),
+        columns,
+        decimals,
+        blocked,
+        attention.options.mask_value,
+        extra,
+        empty,
+        only,
+        stage.skipped_text if stage.skipped is not None else None,
+        stage.tiny,
+    )
 
 
-def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: tuple[str, ...],
-           decimals: int, blocked_of=None, mask_value: float = -np.inf, extra=(), empty_of=None,
-           only: list[int] | None = None, blocked_text: str | None = None, tiny: bool = True) -> Iterator[str]:
+def _table(
+    title: str,
+    values_of,
+    count: int,
+    labels: tuple[str, ...],
+    columns: tuple[str, ...],
+    decimals: int,
+    blocked_of=None,
+    mask_value: float = -np.inf,
+    extra=(),
+    empty_of=None,
+    only: list[int] | None = None,
+    blocked_text: str | None = None,
+    tiny: bool = True,
+) -> Iterator[str]:
     """A labelled matrix (its rows ``only``, if given), its columns as wide as its widest number
     (found in a first pass over the values, so the text itself is formatted once, a block of
     rows at a time). With ``tiny`` (as the app's grid), a non-zero value that would read 0 is
     written with an exponent (1.0e−5, never 0)."""
     heads = list(columns) + [name for name, _ in extra]
-    runs = ([range(start, min(start + BLOCK, count)) for start in range(0, count, BLOCK)] if only is None
-            else [range(row, row + 1) for row in only])
+    runs = (
+        [range(start, min(start + BLOCK, count)) for start in range(0, count, BLOCK)]
+        if only is None
+        else [range(row, row + 1) for row in only]
+    )
     low = high = 0.0
     tiny_or_huge = False
     smallest = np.inf  # the smallest non-zero magnitude that would read 0 (with ``tiny``)
@@ -178,7 +243,7 @@ def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: 
             tiny_or_huge |= bool(np.abs(finite).max() >= LARGE)
             if tiny:
                 small = np.abs(finite[finite != 0])
-                small = small[small < 0.5 * 10.0 ** -decimals]
+                small = small[small < 0.5 * 10.0**-decimals]
                 if small.size:
                     smallest = min(smallest, float(small.min()))
     samples = [fixed(low, decimals), fixed(high, decimals), "0." + "0" * decimals]
@@ -205,8 +270,12 @@ def _table(title: str, values_of, count: int, labels: tuple[str, ...], columns: 
             if empty[k]:
                 numbers = nothing
             else:
-                numbers = "  ".join([*([formatted[k]] if len(columns) else []),
-                                     *(fixed(float(e[k]), decimals, tiny).rjust(width) for e in extras)])
+                numbers = "  ".join(
+                    [
+                        *([formatted[k]] if len(columns) else []),
+                        *(fixed(float(e[k]), decimals, tiny).rjust(width) for e in extras),
+                    ]
+                )
             lines.append(f"  {fit(labels[i], label_width)}  {numbers}")
         yield "\n".join(lines) + "\n"
 
@@ -222,23 +291,38 @@ def _variants(scenario: Scenario, attentions: dict[str, Attention]) -> Iterator[
     lines = []
     for h in range(scenario.heads):
         which = f" [{visible(scenario.head_names[h])}]" if scenario.heads > 1 else ""
-        lines += ["", f"Variants: each row's largest weight{which}",
-                  "  " + " " * label_width + "".join(f"  {fit(name, width)}" for name in shown)]
-        largest = {name: summary("max_weight").values(attentions[name].head(h), everything) for name in names}
+        lines += [
+            "",
+            f"Variants: each row's largest weight{which}",
+            "  " + " " * label_width + "".join(f"  {fit(name, width)}" for name in shown),
+        ]
+        largest = {
+            name: summary("max_weight").values(attentions[name].head(h), everything)
+            for name in names
+        }
         for i, label in enumerate(labels):
-            lines.append(f"  {fit(label, label_width)}" + "".join(f"  {fixed(float(largest[name][i]), p):>{width}}"
-                                                                for name in names))
+            lines.append(
+                f"  {fit(label, label_width)}"
+                + "".join(f"  {fixed(float(largest[name][i]), p):>{width}}" for name in names)
+            )
         from attn_tui.core.engine.stages.back_output import has_loss
 
         if has_loss(scenario):  # the backward pass: how much gradient reaches the scores
             from attn_tui.core.engine.backward import row_sizes, sizes_compared
 
-            lines += ["", f"Variants: each row's ‖dS‖, the gradient reaching its scores{which}",
-                      "  " + " " * label_width + "".join(f"  {fit(name, width)}" for name in shown)]
+            lines += [
+                "",
+                f"Variants: each row's ‖dS‖, the gradient reaching its scores{which}",
+                "  " + " " * label_width + "".join(f"  {fit(name, width)}" for name in shown),
+            ]
             sizes = {name: row_sizes(attentions[name], h) for name in names}
             for i, label in enumerate(labels):
-                lines.append(f"  {fit(label, label_width)}" + "".join(
-                    f"  {fixed(float(sizes[name][i]), p, True):>{width}}" for name in names))
+                lines.append(
+                    f"  {fit(label, label_width)}"
+                    + "".join(
+                        f"  {fixed(float(sizes[name][i]), p, True):>{width}}" for name in names
+                    )
+                )
             lines.append("  " + sizes_compared(attentions, names, h, p))
     for variant, name in zip(scenario.variants, shown):
         lines.append(f"  {name}: {variant.options(scenario.options).describe(scenario.d_k)}")
@@ -255,7 +339,9 @@ def header_width(heads, numbers: int) -> int:
     widen every column; the row labels stay whole, as the only place the table names a row in
     full (a long one widens its own label column, not the numbers), and the walk names every
     token whole."""
-    return max(numbers, min(max((cells(head) for head in heads), default=0), max(numbers, HEADER_CELLS)))
+    return max(
+        numbers, min(max((cells(head) for head in heads), default=0), max(numbers, HEADER_CELLS))
+    )
 
 
 def _shape(array: np.ndarray) -> str:

@@ -7,22 +7,22 @@ and within ``LIMIT`` (so that a scaled score plus its bias cannot overflow float
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from attn_tui.core.files.yaml_matrices import file_shape, file_values, largest, shape_of, values_of
+from attn_tui.core.files.yaml_numbers import TAG, boolean, count, located, number, shorten
+from attn_tui.core.files.yaml_source import Mapping, Scalar, Sequence, deref
+from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.limits import MAX_NUMBERS, MAX_T
 from attn_tui.core.reading.files import Files
-from attn_tui.core.reading.keys import Entry
-from attn_tui.core.files.yaml_matrices import file_shape, file_values, largest, shape_of, values_of
-from attn_tui.core.reading.keys import check_keys, entries
-from attn_tui.core.files.yaml_numbers import TAG, boolean, count, located, number, shorten
-from attn_tui.core.files.yaml_text import yaml_number
-from attn_tui.core.files.yaml_source import Mapping, Scalar, Sequence, deref
+from attn_tui.core.reading.keys import Entry, check_keys, entries
 
 KEYS = ("alibi", "bias")
-LIMIT = 1e300  # |bias| at most; core.engine.overflow keeps a scaled score plus the largest bias finite
+LIMIT = (
+    1e300  # |bias| at most; core.engine.overflow keeps a scaled score plus the largest bias finite
+)
 MAX_SLOPE = 1e6  # an ALiBi slope at most (× a distance below MAX_T: far inside LIMIT)
 
 
@@ -34,7 +34,9 @@ class BiasSetting:
     alibi: bool = False
     values: Any = None
     per_head: bool = False
-    slopes: tuple[float, ...] | None = None  # ALiBi's, when not the paper's for the scenario's heads
+    slopes: tuple[float, ...] | None = (
+        None  # ALiBi's, when not the paper's for the scenario's heads
+    )
     source: Any = None  # the ArrayRef it was read from (a file written whole refers to it)
 
     def of_head(self, h: int, heads: int) -> BiasSetting:
@@ -82,12 +84,16 @@ class BiasSetting:
         if self.alibi:
             if self.slopes is None:
                 return "alibi: true\n"
-            return "alibi: {slopes: [" + ", ".join(yaml_number(float(m)) for m in self.slopes) + "]}\n"
+            return (
+                "alibi: {slopes: [" + ", ".join(yaml_number(float(m)) for m in self.slopes) + "]}\n"
+            )
         return ""  # (an explicit bias is an input: written with the others)
 
 
-ALIBI_FORMS = ("alibi must be true (the paper's slopes, 2^(−8h/H) for head h of H), {slope: m} (one slope "
-               "for every head) or {slopes: [m1, m2, …]} (one per head)")
+ALIBI_FORMS = (
+    "alibi must be true (the paper's slopes, 2^(−8h/H) for head h of H), {slope: m} (one slope "
+    "for every head) or {slopes: [m1, m2, …]} (one per head)"
+)
 
 
 def _slopes(node, heads: int) -> tuple[float, ...]:
@@ -104,13 +110,19 @@ def _slopes(node, heads: int) -> tuple[float, ...]:
         if not isinstance(listed, Sequence):
             raise located(found["slopes"].value, ALIBI_FORMS)
         if len(listed.items) != heads:
-            raise located(listed, f"alibi slopes has {count(len(listed.items), 'slope')} but the scenario has "
-                                  f"{count(heads, 'head')}: one slope per head")
+            raise located(
+                listed,
+                f"alibi slopes has {count(len(listed.items), 'slope')} but the scenario has "
+                f"{count(heads, 'head')}: one slope per head",
+            )
         values = [number(item, f"alibi slope {h}") for h, item in enumerate(listed.items, 1)]
         where = listed.items
     for value, item in zip(values, where):
         if not (value > 0 and value <= MAX_SLOPE):
-            raise located(item, f"an alibi slope must be a positive number at most {MAX_SLOPE:g}, not {value:g}")
+            raise located(
+                item,
+                f"an alibi slope must be a positive number at most {MAX_SLOPE:g}, not {value:g}",
+            )
     return tuple(values)
 
 
@@ -123,8 +135,11 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
     # the archive's member counts as a bias: with alibi:, one of the two would go unused unsaid
     archived = "bias" not in top and "npz" in top and "bias" in files.npz(top["npz"])
     if "alibi" in top and archived:
-        raise located(top["alibi"].key, "give alibi: or a bias, not both: the npz: archive holds a bias "
-                                        "(its member bias), and ALiBi is a bias of its own")
+        raise located(
+            top["alibi"].key,
+            "give alibi: or a bias, not both: the npz: archive holds a bias "
+            "(its member bias), and ALiBi is a bias of its own",
+        )
     if "alibi" in top:
         node = top["alibi"].value
         given, value = None, deref(node)
@@ -132,14 +147,20 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
             given = _slopes(node, plan.heads)
         elif isinstance(value, Scalar) and value.tag in (TAG + "int", TAG + "float"):
             slope = shorten(value.value)
-            raise located(node, f"alibi must be true, false or a mapping, not the number {slope}: for one "
-                                f"slope give alibi: {{slope: {slope}}}, for one per head alibi: {{slopes: [...]}}")
+            raise located(
+                node,
+                f"alibi must be true, false or a mapping, not the number {slope}: for one "
+                f"slope give alibi: {{slope: {slope}}}, for one per head alibi: {{slopes: [...]}}",
+            )
         elif not boolean(node, "alibi"):
             return None
         if plan.cross or plan.T != plan.T_k:
-            raise located(top["alibi"].key, "alibi penalises the distance between a query's and a key's "
-                                            "positions in one sequence: it needs self-attention, not "
-                                            "cross-attention; give the bias itself as bias:")
+            raise located(
+                top["alibi"].key,
+                "alibi penalises the distance between a query's and a key's "
+                "positions in one sequence: it needs self-attention, not "
+                "cross-attention; give the bias itself as bias:",
+            )
         return BiasSetting(alibi=True, slopes=given)
     if "bias" in top:
         node = top["bias"].value
@@ -150,25 +171,41 @@ def read(files: Files, top: dict[str, Entry], plan) -> BiasSetting | None:
     else:  # the archive holds a member named after another of these keys (alibi): not a bias
         return None
     # (a bias's columns are keys: as many as there may be tokens, not dimensions)
-    shape = file_shape(ref, "bias", node, (2, 3), widest=MAX_T) if ref is not None else shape_of(node, "bias", (2, 3), (plan.T_k, "key"))
+    shape = (
+        file_shape(ref, "bias", node, (2, 3), widest=MAX_T)
+        if ref is not None
+        else shape_of(node, "bias", (2, 3), (plan.T_k, "key"))
+    )
     scores = (plan.T, plan.T_k)
     per_head = len(shape) == 3
     if tuple(shape[-2:]) != scores:
-        raise located(node, f"bias is {shape[-2]}×{shape[-1]} but the scores are {scores[0]}×{scores[1]} "
-                            "(queries × keys): one number per score")
+        raise located(
+            node,
+            f"bias is {shape[-2]}×{shape[-1]} but the scores are {scores[0]}×{scores[1]} "
+            "(queries × keys): one number per score",
+        )
     if per_head and shape[0] != plan.heads:
         held = "1 matrix" if shape[0] == 1 else f"{shape[0]} matrices"
-        raise located(node, f"bias holds {held} but there {'is' if plan.heads == 1 else 'are'} "
-                            f"{count(plan.heads, 'head')}: one per head, or one matrix for every head")
+        raise located(
+            node,
+            f"bias holds {held} but there {'is' if plan.heads == 1 else 'are'} "
+            f"{count(plan.heads, 'head')}: one per head, or one matrix for every head",
+        )
     size = shape[0] * shape[1] * (shape[2] if per_head else 1)
     if plan.numbers + size > MAX_NUMBERS:
-        raise located(node, f"too many numbers: {plan.numbers + size:,} in all with the bias (the inputs and "
-                            f"what attention derives from them hold {plan.numbers:,}), at most {MAX_NUMBERS:,}")
+        raise located(
+            node,
+            f"too many numbers: {plan.numbers + size:,} in all with the bias (the inputs and "
+            f"what attention derives from them hold {plan.numbers:,}), at most {MAX_NUMBERS:,}",
+        )
     values = file_values(ref, "bias", node) if ref is not None else values_of(node, "bias", shape)
     biggest = largest(values)
     if not biggest < LIMIT:
-        raise located(node, f"bias holds {biggest:.3e}; keep every bias below {LIMIT:.0e} "
-                            "(to hide a key, use mask: or padding:)")
+        raise located(
+            node,
+            f"bias holds {biggest:.3e}; keep every bias below {LIMIT:.0e} "
+            "(to hide a key, use mask: or padding:)",
+        )
     return BiasSetting(values=values, per_head=per_head, source=ref)
 
 
@@ -177,4 +214,4 @@ def alibi_slopes(heads: int) -> list[float]:
     if math.log2(heads).is_integer():
         return [2.0 ** (-8.0 * h / heads) for h in range(1, heads + 1)]
     below = 2 ** math.floor(math.log2(heads))
-    return alibi_slopes(below) + alibi_slopes(2 * below)[0::2][:heads - below]
+    return alibi_slopes(below) + alibi_slopes(2 * below)[0::2][: heads - below]

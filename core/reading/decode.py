@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attn_tui.core.reading.keys import Entry
 from attn_tui.core.files.yaml_numbers import boolean, located, named
+from attn_tui.core.reading.keys import Entry
 
 KEYS = ("decode",)
 
@@ -27,11 +27,15 @@ class DecodeSetting:
 def refusal(cross: bool, T: int, T_k: int, causal: bool, window: int | None) -> str | None:
     """Why a scenario cannot be decoded token by token, or None."""
     if cross or T != T_k:
-        return ("decoding replays one sequence as a decoder generates it, a query and its key at each step: "
-                "it needs self-attention, not cross-attention")
+        return (
+            "decoding replays one sequence as a decoder generates it, a query and its key at each step: "
+            "it needs self-attention, not cross-attention"
+        )
     if not causal and window is None:
-        return ("a decoder never sees the tokens after the one it generates: decoding needs the causal mask "
-                "(causal: true) or a window")
+        return (
+            "a decoder never sees the tokens after the one it generates: decoding needs the causal mask "
+            "(causal: true) or a window"
+        )
     return None
 
 
@@ -44,5 +48,8 @@ def read(files, top: dict[str, Entry], plan) -> DecodeSetting | None:
     for variant, node in plan.variants:
         problem = refusal(plan.cross, plan.T, plan.T_k, variant.causal is not False, plan.window)
         if problem:
-            raise located(node, f"variant {named(variant.name)}: the scenario decodes (decode: true): {problem}")
+            raise located(
+                node,
+                f"variant {named(variant.name)}: the scenario decodes (decode: true): {problem}",
+            )
     return DecodeSetting()

@@ -7,9 +7,9 @@ import os
 from dataclasses import dataclass
 
 from attn_tui.core.files.numpy_files import ArrayRef, NumpyFileError, npz_members
-from attn_tui.core.reading.keys import Entry, check_keys, entries
 from attn_tui.core.files.yaml_numbers import located, scalar_text
 from attn_tui.core.files.yaml_source import Mapping, Node, deref
+from attn_tui.core.reading.keys import Entry, check_keys, entries
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,6 @@ class Files:
         return os.path.normpath(os.path.join(base, os.path.expanduser(text)))
 
 
-
 def named_files(document, path: str) -> list[str]:
     """Every data file a scenario's text names, as :class:`Files` finds it: ``npz:``,
     ``expect_npz:`` and each ``{npy: …}`` of its keys (an input, the bias, the mask) and of
@@ -72,7 +71,9 @@ def named_files(document, path: str) -> list[str]:
                     found[files.external_path(inner["npy"].value, "npy")] = None
                 elif name == "expect":
                     for stage, given in inner.items():
-                        if isinstance(deref(given.value), Mapping) and "npy" in (named := entries(given.value, stage)):
+                        if isinstance(deref(given.value), Mapping) and "npy" in (
+                            named := entries(given.value, stage)
+                        ):
                             found[files.external_path(named["npy"].value, "npy")] = None
     except ScenarioError:  # (a scenario that loaded has none of these problems)
         pass

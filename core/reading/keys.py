@@ -19,7 +19,6 @@ class Entry:
     value: Node
 
 
-
 def entries(node: Node, what: str) -> dict[str, Entry]:
     """The keys of a YAML mapping, with merge keys (``<<: *base``) applied.
 
@@ -28,8 +27,9 @@ def entries(node: Node, what: str) -> dict[str, Entry]:
     return _entries(node, what, {}, set())
 
 
-def _entries(node: Node, what: str, memo: dict[int, dict[str, Entry]],
-             merging: set[int]) -> dict[str, Entry]:
+def _entries(
+    node: Node, what: str, memo: dict[int, dict[str, Entry]], merging: set[int]
+) -> dict[str, Entry]:
     node = deref(node)
     if id(node) in memo:
         return memo[id(node)]
@@ -38,7 +38,9 @@ def _entries(node: Node, what: str, memo: dict[int, dict[str, Entry]],
     if not isinstance(node, Mapping):
         raise located(node, f"{what} must be a mapping of keys to values, not {kind_of(node)}")
     own: dict[str, Entry] = {}
-    written_at: dict[str, Node] = {}  # where each key stands: an alias key (*k) stands apart from &k
+    written_at: dict[
+        str, Node
+    ] = {}  # where each key stands: an alias key (*k) stands apart from &k
     merged: dict[str, Entry] = {}
     for written, value in node.items:
         key = deref(written)
@@ -54,8 +56,11 @@ def _entries(node: Node, what: str, memo: dict[int, dict[str, Entry]],
             raise located(key, f"a key in {what} must be a plain name, not {kind_of(key)}")
         if key.value in own:
             first = written_at[key.value]
-            raise located(written, f"{named(key.value)} appears twice in {what}: first on line "
-                                   f"{first.line}, again on line {written.line}; keep one")
+            raise located(
+                written,
+                f"{named(key.value)} appears twice in {what}: first on line "
+                f"{first.line}, again on line {written.line}; keep one",
+            )
         own[key.value] = Entry(key, value)
         written_at[key.value] = written
     memo[id(node)] = result = {**merged, **own}
@@ -75,7 +80,10 @@ class Unknown:
     what: str
 
     def error(self) -> ScenarioError:
-        return located(self.entry.key, f"unknown key {named(self.name)} in {self.what}{_suggest(self.name, self.known)}")
+        return located(
+            self.entry.key,
+            f"unknown key {named(self.name)} in {self.what}{_suggest(self.name, self.known)}",
+        )
 
 
 def check_keys(found: dict[str, Entry], known: tuple[str, ...], what: str) -> None:
@@ -88,9 +96,13 @@ def check_keys(found: dict[str, Entry], known: tuple[str, ...], what: str) -> No
 
 def unknown_keys(found: dict[str, Entry], known: tuple[str, ...], what: str) -> list[Unknown]:
     """Each key of ``found`` not in ``known``, in the order they are written."""
-    return [Unknown(name, entry, known, what)
-            for name, entry in sorted(found.items(), key=lambda item: (item[1].key.line, item[1].key.col))
-            if name not in known]
+    return [
+        Unknown(name, entry, known, what)
+        for name, entry in sorted(
+            found.items(), key=lambda item: (item[1].key.line, item[1].key.col)
+        )
+        if name not in known
+    ]
 
 
 def unknown_key_error(problems: list[Unknown]) -> ScenarioError:
@@ -100,8 +112,12 @@ def unknown_key_error(problems: list[Unknown]) -> ScenarioError:
     shown = [problem.error() for problem in problems[:MAX_REPORTED]]
     if len(problems) > MAX_REPORTED:
         more = len(problems) - MAX_REPORTED
-        shown.append(located(problems[MAX_REPORTED].entry.key,
-                             f"… and {more:,} more unknown key{'s' if more > 1 else ''} from here on"))
+        shown.append(
+            located(
+                problems[MAX_REPORTED].entry.key,
+                f"… and {more:,} more unknown key{'s' if more > 1 else ''} from here on",
+            )
+        )
     return ScenarioError(shown[0].message, shown[0].line, shown[0].col, also=tuple(shown[1:]))
 
 
@@ -111,4 +127,3 @@ def _suggest(name: str, known: tuple[str, ...]) -> str:
     if close:
         return f"; did you mean {close[0]!r}?"
     return f" (known keys: {', '.join(known)})"
-

@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from attn_tui.core.reading.keys import Entry
 from attn_tui.core.files.yaml_numbers import located, number
 from attn_tui.core.files.yaml_text import yaml_number
+from attn_tui.core.reading.keys import Entry
 
 KEYS = ("softcap",)
 

@@ -9,8 +9,8 @@ import os
 import stat
 
 from attn_tui.core.errors import ScenarioError
-from attn_tui.core.limits import MAX_FILE_BYTES
 from attn_tui.core.files.yaml_source import line_col
+from attn_tui.core.limits import MAX_FILE_BYTES
 
 
 def read_text(path: str) -> str:
@@ -27,8 +27,11 @@ def read_text(path: str) -> str:
             if stat.S_ISDIR(info.st_mode):
                 raise ScenarioError("is a directory, not a scenario file", path=path)
             if not stat.S_ISREG(info.st_mode):
-                raise ScenarioError("is not a regular file (a device, a pipe or a socket); a scenario "
-                                    "is a YAML file", path=path)
+                raise ScenarioError(
+                    "is not a regular file (a device, a pipe or a socket); a scenario "
+                    "is a YAML file",
+                    path=path,
+                )
             if info.st_size > MAX_FILE_BYTES:
                 raise _too_large(info.st_size, path)
             data = file.read(info.st_size + 1)  # what it says it holds, and a byte to see if more
@@ -55,8 +58,11 @@ def _open_nonblocking(path: str, flags: int) -> int:
 
 def _too_large(size: int | None, path: str) -> ScenarioError:
     measured = f"{size:,} bytes" if size is not None else f"more than {MAX_FILE_BYTES:,} bytes"
-    return ScenarioError(f"too large for a scenario ({measured}; at most {MAX_FILE_BYTES:,}); "
-                         "keep big matrices in .npy files", path=path)
+    return ScenarioError(
+        f"too large for a scenario ({measured}; at most {MAX_FILE_BYTES:,}); "
+        "keep big matrices in .npy files",
+        path=path,
+    )
 
 
 def _missing(path: str) -> str:
@@ -81,10 +87,14 @@ def decode(data: bytes, path: str = "<scenario>") -> str:
             raise ScenarioError(_UTF16_WITHOUT_MARK, 1, 1, path) from None
         line = data.count(b"\n", 0, exc.start) + 1
         line_start = data.rfind(b"\n", 0, exc.start) + 1
-        col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1  # characters
+        col = len(data[line_start : exc.start].decode("utf-8", errors="replace")) + 1  # characters
         byte = data[exc.start]
-        raise ScenarioError(f"not a text file: byte 0x{byte:02x} is not UTF-8 "
-                            "(a scenario is YAML text)", line, col, path) from None
+        raise ScenarioError(
+            f"not a text file: byte 0x{byte:02x} is not UTF-8 (a scenario is YAML text)",
+            line,
+            col,
+            path,
+        ) from None
     if "\0" in text and _looks_like_utf16(data):
         raise ScenarioError(_UTF16_WITHOUT_MARK, 1, 1, path)
     return _without_nul(text, path)
@@ -93,27 +103,40 @@ def decode(data: bytes, path: str = "<scenario>") -> str:
 def _without_nul(text: str, path: str) -> str:
     nul = text.find("\0")
     if nul >= 0:
-        raise ScenarioError("not a text file: it contains a NUL byte (a scenario is YAML text)",
-                            *line_col(text, nul), path)
+        raise ScenarioError(
+            "not a text file: it contains a NUL byte (a scenario is YAML text)",
+            *line_col(text, nul),
+            path,
+        )
     return text
 
 
-_UTF16_WITHOUT_MARK = ("the file looks like UTF-16 without a byte-order mark; save it as UTF-8 "
-                       "(or as UTF-16 with a byte-order mark)")
+_UTF16_WITHOUT_MARK = (
+    "the file looks like UTF-16 without a byte-order mark; save it as UTF-8 "
+    "(or as UTF-16 with a byte-order mark)"
+)
 
 
 def _decode_utf16(data: bytes, path: str) -> str:
     try:
         text = data.decode("utf-16")
     except UnicodeDecodeError as exc:
-        good = data[:exc.start - exc.start % 2].decode("utf-16", errors="replace")
-        raise ScenarioError(f"not a text file: not valid UTF-16 ({exc.reason} at byte {exc.start:,}; "
-                            "the file starts with a UTF-16 byte-order mark)",
-                            *line_col(good, len(good)), path) from None
+        good = data[: exc.start - exc.start % 2].decode("utf-16", errors="replace")
+        raise ScenarioError(
+            f"not a text file: not valid UTF-16 ({exc.reason} at byte {exc.start:,}; "
+            "the file starts with a UTF-16 byte-order mark)",
+            *line_col(good, len(good)),
+            path,
+        ) from None
     if text and sum(ch.isascii() for ch in text) < 0.9 * len(text):
         # YAML in UTF-16 is mostly ASCII; this is a binary file that happens to start so
-        raise ScenarioError("not a text file: binary data behind a UTF-16 byte-order mark "
-                            "(a scenario is YAML text)", 1, 1, path)
+        raise ScenarioError(
+            "not a text file: binary data behind a UTF-16 byte-order mark "
+            "(a scenario is YAML text)",
+            1,
+            1,
+            path,
+        )
     return _without_nul(text, path)
 
 
@@ -126,4 +149,3 @@ def _looks_like_utf16(data: bytes) -> bool:
     high_first = sum(sample[i] == 0 and sample[i + 1] != 0 for i in range(0, 2 * pairs, 2))
     low_first = sum(sample[i] != 0 and sample[i + 1] == 0 for i in range(0, 2 * pairs, 2))
     return max(high_first, low_first) >= 0.9 * pairs
-

@@ -7,10 +7,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from attn_tui.core.limits import MAX_T
-from attn_tui.core.reading.keys import Entry, check_keys, entries
 from attn_tui.core.files.yaml_numbers import describe_scalar, kind_of, located, whole_number
 from attn_tui.core.files.yaml_source import Mapping, Scalar, deref
+from attn_tui.core.limits import MAX_T
+from attn_tui.core.reading.keys import Entry, check_keys, entries
 
 KEYS = ("tiles",)
 TILE_KEYS = ("queries", "keys")
@@ -38,8 +38,10 @@ def tiles_for(T_k: int, keys: int) -> str | None:
     """Why ``keys`` per tile does not do for ``T_k`` keys, or None."""
     count = math.ceil(T_k / keys)
     if count > MAX_TILES:
-        return (f"{T_k:,} keys in tiles of {keys} make {count:,} tiles; at most {MAX_TILES:,} (tiles of at "
-                f"least {math.ceil(T_k / MAX_TILES)} keys)")
+        return (
+            f"{T_k:,} keys in tiles of {keys} make {count:,} tiles; at most {MAX_TILES:,} (tiles of at "
+            f"least {math.ceil(T_k / MAX_TILES)} keys)"
+        )
     return None
 
 
@@ -55,14 +57,20 @@ def out_of_bounds(queries: int, keys: int) -> str | None:
 def read(files, top: dict[str, Entry], plan) -> TilesSetting:
     node = top["tiles"].value
     if not isinstance(deref(node), Mapping):
-        raise located(node, f"tiles must be a mapping {{queries: Br, keys: Bc}} (Br query rows share a pass, "
-                            f"which reads the keys Bc at a time), not {describe_scalar(deref(node)) if isinstance(deref(node), Scalar) else kind_of(deref(node))}; e.g. tiles: {{queries: 2, keys: 4}}")
+        raise located(
+            node,
+            f"tiles must be a mapping {{queries: Br, keys: Bc}} (Br query rows share a pass, "
+            f"which reads the keys Bc at a time), not {describe_scalar(deref(node)) if isinstance(deref(node), Scalar) else kind_of(deref(node))}; e.g. tiles: {{queries: 2, keys: 4}}",
+        )
     found = entries(node, "tiles")
     check_keys(found, TILE_KEYS, "tiles")
     for key in TILE_KEYS:
         if key not in found:
-            raise located(node, f"tiles needs {key} (tiles: {{queries: 2, keys: 4}}: Br query rows share a "
-                                "pass, which reads the keys Bc at a time)")
+            raise located(
+                node,
+                f"tiles needs {key} (tiles: {{queries: 2, keys: 4}}: Br query rows share a "
+                "pass, which reads the keys Bc at a time)",
+            )
     queries = whole_number(found["queries"].value, "tiles queries", 1, MAX_T)
     keys = whole_number(found["keys"].value, "tiles keys", 1, MAX_T)
     problem = tiles_for(plan.T_k, keys)

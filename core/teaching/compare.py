@@ -17,31 +17,30 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attn_tui.core.engine.attention import Attention
-from attn_tui.core.engine.trace import trace
 from attn_tui.core.engine.explanation import Line, Span
+from attn_tui.core.engine.stages import column_labels, expect_keys, stage_keyed
+from attn_tui.core.engine.trace import trace
 from attn_tui.core.model.labels import token_labels
-from attn_tui.core.engine.stages import column_labels
-from attn_tui.core.teaching.mistakes import Mistake
-from attn_tui.core.numbers import fixed
 from attn_tui.core.model.options import Expected
 from attn_tui.core.model.scenario import Scenario
-from attn_tui.core.engine.stages import expect_keys, stage_keyed
+from attn_tui.core.numbers import fixed
+from attn_tui.core.teaching.mistakes import Mistake
 from attn_tui.core.text import visible
 
 MAX_LISTED = 5
 ROUNDED = 0.005  # a student's numbers this close to a computation look rounded, not wrong
-SAME = 1e-12     # two computations this close give "the same numbers"
+SAME = 1e-12  # two computations this close give "the same numbers"
 
 
 @dataclass(frozen=True)
 class StageComparison:
-    stage: str                 # the expect: name: scores, scaled, weights or output
-    differs: np.ndarray        # bool, where the student's value is off by more than the tolerance
-    difference: np.ndarray     # student − correct (NaN where either is NaN)
-    yours: np.ndarray          # the student's values
-    correct: np.ndarray        # attention's
+    stage: str  # the expect: name: scores, scaled, weights or output
+    differs: np.ndarray  # bool, where the student's value is off by more than the tolerance
+    difference: np.ndarray  # student − correct (NaN where either is NaN)
+    yours: np.ndarray  # the student's values
+    correct: np.ndarray  # attention's
     given: np.ndarray | None = None  # bool, the cells the student gave (None: all)
-    head: int | None = None    # which head, for a stage of every head when there are several
+    head: int | None = None  # which head, for a stage of every head when there are several
     head_name: str = ""
 
     @property
@@ -102,7 +101,9 @@ class Comparison:
     def stage(self, name: str, head: int | None = None) -> StageComparison | None:
         """The comparison of stage ``name`` (of ``head``, for a stage of every head when
         there are several)."""
-        return next((stage for stage in self.stages if stage.stage == name and stage.head == head), None)
+        return next(
+            (stage for stage in self.stages if stage.stage == name and stage.head == head), None
+        )
 
 
 def compare(scenario: Scenario, attention: Attention | None = None) -> Comparison:
@@ -116,15 +117,20 @@ def compare(scenario: Scenario, attention: Attention | None = None) -> Compariso
     stages: list[StageComparison] = []
     per_head: dict[int, Comparison] = {}
     for h in range(scenario.heads):
-        expect = {key: _of_head(expected, h, scenario.heads) for key, expected in scenario.expect.items()
-                  if stage_keyed(key).per_head and not stage_keyed(key).backward}
+        expect = {
+            key: _of_head(expected, h, scenario.heads)
+            for key, expected in scenario.expect.items()
+            if stage_keyed(key).per_head and not stage_keyed(key).backward
+        }
         if not expect:
             continue
         single = head_scenario(scenario, attention, h, expect)
         found = _compare_one(single, Attention(single))
         name = scenario.head_names[h]
-        stages += [dataclasses.replace(stage, head=h if scenario.heads > 1 else None, head_name=name)
-                   for stage in found.stages]
+        stages += [
+            dataclasses.replace(stage, head=h if scenario.heads > 1 else None, head_name=name)
+            for stage in found.stages
+        ]
         per_head[h] = found
     rows = range(scenario.T)
     empty = attention.empty(rows)
@@ -132,10 +138,19 @@ def compare(scenario: Scenario, attention: Attention | None = None) -> Compariso
         if stage.backward and stage.per_head and stage.key in scenario.expect:
             rows_of, cols = range(stage.row_count(scenario)), range(stage.column_count(scenario))
             for h in range(scenario.heads):
-                found = _compare(stage.key, _of_head(scenario.expect[stage.key], h, scenario.heads),
-                                 attention.values(stage.name, h, rows_of, cols), scenario.expect_tolerance)
-                stages.append(dataclasses.replace(found, head=h if scenario.heads > 1 else None,
-                                                  head_name=scenario.head_names[h]))
+                found = _compare(
+                    stage.key,
+                    _of_head(scenario.expect[stage.key], h, scenario.heads),
+                    attention.values(stage.name, h, rows_of, cols),
+                    scenario.expect_tolerance,
+                )
+                stages.append(
+                    dataclasses.replace(
+                        found,
+                        head=h if scenario.heads > 1 else None,
+                        head_name=scenario.head_names[h],
+                    )
+                )
     for stage in attention.steps:
         if not stage.per_head and stage.key in scenario.expect:
             correct = attention.values(stage.name, None, rows, range(stage.column_count(scenario)))
@@ -145,27 +160,52 @@ def compare(scenario: Scenario, attention: Attention | None = None) -> Compariso
     comparison = Comparison(tuple(stages), scenario.expect_tolerance)
     first = comparison.first_difference
     # the diagnosis is the one of the stage reported first (its head's own recomputation)
-    diagnosed = per_head.get(first.head or 0) if first is not None and stage_keyed(first.stage).per_head else None
+    diagnosed = (
+        per_head.get(first.head or 0)
+        if first is not None and stage_keyed(first.stage).per_head
+        else None
+    )
     if diagnosed is None:
         return comparison
-    return dataclasses.replace(comparison, diagnosis=diagnosed.diagnosis, mistaken=diagnosed.mistaken,
-                               mistaken_attention=diagnosed.mistaken_attention, rounded=diagnosed.rounded)
+    return dataclasses.replace(
+        comparison,
+        diagnosis=diagnosed.diagnosis,
+        mistaken=diagnosed.mistaken,
+        mistaken_attention=diagnosed.mistaken_attention,
+        rounded=diagnosed.rounded,
+    )
 
 
-def head_scenario(scenario: Scenario, attention: Attention, h: int, expect: dict[str, Expected]) -> Scenario:
+def head_scenario(
+    scenario: Scenario, attention: Attention, h: int, expect: dict[str, Expected]
+) -> Scenario:
     """Head ``h`` of a multi-head scenario as a one-head scenario: its queries, keys (both
     rotated, when RoPE turns them) and values, the same options and masks, its own part of each
     stage's setting (its bias), and ``expect``."""
     inputs = attention.inputs
     own = {"Q": inputs.Q(h), "K": inputs.K(h), "V": inputs.V(h)}
-    if "bias" in scenario.inputs:  # its part of an explicit bias (one matrix for every head, or its own)
+    if (
+        "bias" in scenario.inputs
+    ):  # its part of an explicit bias (one matrix for every head, or its own)
         bias = scenario.inputs["bias"]
         own["bias"] = bias[h] if bias.ndim == 3 else bias
     return dataclasses.replace(
-        scenario, inputs=own, heads=1, kv_heads=1,
-        head_names=(scenario.head_names[h],), rope=None, variants=(), expect=expect, files={},
-        random=None, stage_settings={name: part for name, setting in scenario.stage_settings.items()
-                                     if (part := setting.of_head(h, scenario.heads)) is not None})
+        scenario,
+        inputs=own,
+        heads=1,
+        kv_heads=1,
+        head_names=(scenario.head_names[h],),
+        rope=None,
+        variants=(),
+        expect=expect,
+        files={},
+        random=None,
+        stage_settings={
+            name: part
+            for name, setting in scenario.stage_settings.items()
+            if (part := setting.of_head(h, scenario.heads)) is not None
+        },
+    )
 
 
 def _without_empty_rows(expected: Expected, empty: np.ndarray, name: str) -> Expected:
@@ -185,9 +225,15 @@ def _compare_one(scenario: Scenario, attention: Attention) -> Comparison:
     correct = trace(attention)
     expect, tolerance = scenario.expect, scenario.expect_tolerance
     if correct.empty.any():
-        expect = {name: _without_empty_rows(expected, correct.empty, name) for name, expected in expect.items()}
-    stages = tuple(_compare(name, expect[name], _correct(attention, correct, name), tolerance)
-                   for name in expect_keys(scenario) if name in expect)
+        expect = {
+            name: _without_empty_rows(expected, correct.empty, name)
+            for name, expected in expect.items()
+        }
+    stages = tuple(
+        _compare(name, expect[name], _correct(attention, correct, name), tolerance)
+        for name in expect_keys(scenario)
+        if name in expect
+    )
     comparison = Comparison(stages, tolerance)
     first = comparison.first_difference
     if first is None:
@@ -212,8 +258,9 @@ def _correct(attention: Attention, correct, key: str) -> np.ndarray:
     if key in correct.values:
         return correct[key]
     stage, scenario = stage_keyed(key), attention.scenario
-    return attention.values(stage.name, None, range(stage.row_count(scenario)),
-                            range(stage.column_count(scenario)))
+    return attention.values(
+        stage.name, None, range(stage.row_count(scenario)), range(stage.column_count(scenario))
+    )
 
 
 def summary(comparison: Comparison, scenario: Scenario) -> str:
@@ -226,11 +273,15 @@ def summary(comparison: Comparison, scenario: Scenario) -> str:
             lines.append(f"{stage.name}: ✓ matches (tolerance {comparison.tolerance:g})")
             continue
         columns = column_labels(scenario, stage_keyed(stage.stage))
-        lines.append(f"{stage.name}: ✗ {stage.count} cell{'s differ' if stage.count > 1 else ' differs'}")
+        lines.append(
+            f"{stage.name}: ✗ {stage.count} cell{'s differ' if stage.count > 1 else ' differs'}"
+        )
         for i, j in np.argwhere(stage.differs)[:MAX_LISTED]:
             yours, correct = _pair(stage.yours[i, j], stage.correct[i, j], p)
-            lines.append(f"  ({rows[i]}, {columns[j]}): yours {yours}, attention {correct} "
-                         f"(off by {_signed(stage.difference[i, j])})")
+            lines.append(
+                f"  ({rows[i]}, {columns[j]}): yours {yours}, attention {correct} "
+                f"(off by {_signed(stage.difference[i, j])})"
+            )
         if stage.count > MAX_LISTED:
             lines.append(f"  … and {stage.count - MAX_LISTED} more")
     first = comparison.first_difference
@@ -240,22 +291,32 @@ def summary(comparison: Comparison, scenario: Scenario) -> str:
     diagnosis = comparison.diagnosis
     if diagnosis is not None:
         if diagnosis.tolerance is not None:
-            lines.append(f"At the tolerance {comparison.tolerance:g} they match none of the known "
-                         f"mistakes, but within {diagnosis.tolerance:g} (your numbers look rounded) "
-                         "they match one:")
+            lines.append(
+                f"At the tolerance {comparison.tolerance:g} they match none of the known "
+                f"mistakes, but within {diagnosis.tolerance:g} (your numbers look rounded) "
+                "they match one:"
+            )
         if len(diagnosis.mistakes) == 1:
-            lines.append(f"Likely bug: {diagnosis.what} — your {first.stage} values match attention "
-                         f"computed that way. Fix: {diagnosis.fix}.")
+            lines.append(
+                f"Likely bug: {diagnosis.what} — your {first.stage} values match attention "
+                f"computed that way. Fix: {diagnosis.fix}."
+            )
         else:
-            lines.append(f"Likely bug, one of: {diagnosis.what} — this scenario gives the same "
-                         f"{first.stage} for each, so it cannot tell them apart. Fix: {diagnosis.fix}.")
+            lines.append(
+                f"Likely bug, one of: {diagnosis.what} — this scenario gives the same "
+                f"{first.stage} for each, so it cannot tell them apart. Fix: {diagnosis.fix}."
+            )
             lines.append(f"To tell them apart: {diagnosis.suggestion}.")
     elif comparison.rounded is not None:
-        lines.append(f"Your {first.stage} values match attention's within {comparison.rounded:g}: they "
-                     f"look rounded. Set expect_tolerance: {comparison.rounded:g} if that is close enough.")
+        lines.append(
+            f"Your {first.stage} values match attention's within {comparison.rounded:g}: they "
+            f"look rounded. Set expect_tolerance: {comparison.rounded:g} if that is close enough."
+        )
     else:
-        lines.append("They match none of the known mistakes; step through that stage in the app "
-                     "(attn-tui FILE) to see where your arithmetic departs.")
+        lines.append(
+            "They match none of the known mistakes; step through that stage in the app "
+            "(attn-tui FILE) to see where your arithmetic departs."
+        )
     return "\n".join(lines)
 
 
@@ -267,23 +328,40 @@ def to_json(comparison: Comparison) -> dict:
         "tolerance": comparison.tolerance,
         "first_difference": first.stage if first else None,
         "first_difference_head": first.head if first else None,
-        "stages": [{"stage": stage.stage, "head": stage.head, "matches": stage.matches,
-                    "differing_cells": stage.count,
-                    "cells": [[int(i), int(j)] for i, j in np.argwhere(stage.differs)]}
-                   for stage in comparison.stages],
-        "diagnosis": None if diagnosis is None else {
-            "mistake": diagnosis.key, "what": diagnosis.what, "fix": diagnosis.fix,
+        "stages": [
+            {
+                "stage": stage.stage,
+                "head": stage.head,
+                "matches": stage.matches,
+                "differing_cells": stage.count,
+                "cells": [[int(i), int(j)] for i, j in np.argwhere(stage.differs)],
+            }
+            for stage in comparison.stages
+        ],
+        "diagnosis": None
+        if diagnosis is None
+        else {
+            "mistake": diagnosis.key,
+            "what": diagnosis.what,
+            "fix": diagnosis.fix,
             "same_numbers_as": [mistake.key for mistake in diagnosis.mistakes[1:]],
-            "needs_tolerance": diagnosis.tolerance, "suggestion": diagnosis.suggestion},
+            "needs_tolerance": diagnosis.tolerance,
+            "suggestion": diagnosis.suggestion,
+        },
         "rounded_within": comparison.rounded,
     }
 
 
-def cell_note(comparison: Comparison, stage: str, row: int, col: int, precision: int,
-              head: int | None = None) -> str | None:
+def cell_note(
+    comparison: Comparison, stage: str, row: int, col: int, precision: int, head: int | None = None
+) -> str | None:
     """One line about a student's cell: "yours 0.250, attention 0.248 ✗" (None if not given)."""
     compared = comparison.stage(stage, head)
-    if compared is None or math.isnan(compared.difference[row, col]) and not compared.differs[row, col]:
+    if (
+        compared is None
+        or math.isnan(compared.difference[row, col])
+        and not compared.differs[row, col]
+    ):
         return None
     yours, correct = _pair(compared.yours[row, col], compared.correct[row, col], precision)
     if compared.differs[row, col]:
@@ -291,8 +369,14 @@ def cell_note(comparison: Comparison, stage: str, row: int, col: int, precision:
     return f"yours {yours}, matches ✓"
 
 
-def comparison_lines(comparison: Comparison, scenario: Scenario, stage: str, row: int,
-                     col: int | None, head: int | None = None) -> list[Line]:
+def comparison_lines(
+    comparison: Comparison,
+    scenario: Scenario,
+    stage: str,
+    row: int,
+    col: int | None,
+    head: int | None = None,
+) -> list[Line]:
     """What the explanation pane adds for a student's values: their cell and row against ours,
     and, when their numbers match a known mistake, that mistake's arithmetic for the row."""
     compared = comparison.stage(stage, head)
@@ -305,16 +389,28 @@ def comparison_lines(comparison: Comparison, scenario: Scenario, stage: str, row
     if col is not None and col < compared.differs.shape[1]:
         note = cell_note(comparison, stage, row, col, p, head)
         if note:
-            lines.append(Line((Span(f"({rows[row]}, {columns[col]}): ", "token"),
-                               Span(note, "masked" if compared.differs[row, col] else "result")), True))
+            lines.append(
+                Line(
+                    (
+                        Span(f"({rows[row]}, {columns[col]}): ", "token"),
+                        Span(note, "masked" if compared.differs[row, col] else "result"),
+                    ),
+                    True,
+                )
+            )
     bad = int(compared.differs[row].sum())
-    verdict = (f'row "{rows[row]}": {bad} of {compared.differs.shape[1]} cells differ ✗' if bad
-               else f'row "{rows[row]}": matches ✓')
+    verdict = (
+        f'row "{rows[row]}": {bad} of {compared.differs.shape[1]} cells differ ✗'
+        if bad
+        else f'row "{rows[row]}": matches ✓'
+    )
     lines.append(Line((Span(verdict, "masked" if bad else "result"),)))
     diagnosis = comparison.diagnosis
     first = comparison.first_difference
     if diagnosis is not None and first is not None and (first.stage, first.head) == (stage, head):
-        lines.append(Line((Span(f"Likely bug: {diagnosis.what}. Fix: {diagnosis.fix}.", "masked"),)))
+        lines.append(
+            Line((Span(f"Likely bug: {diagnosis.what}. Fix: {diagnosis.fix}.", "masked"),))
+        )
         if diagnosis.suggestion:
             lines.append(Line((Span(f"To tell them apart: {diagnosis.suggestion}.", "note"),)))
         if comparison.mistaken_attention is not None:
@@ -322,16 +418,28 @@ def comparison_lines(comparison: Comparison, scenario: Scenario, stage: str, row
 
             wrong = explain(comparison.mistaken_attention, stage_keyed(stage).name, row, col)
             lines.append(Line((Span("The mistaken way, for this row:", "note"),)))
-            lines += [Line(tuple(Span(span.text, "note" if span.role == "text" else span.role)
-                                 for span in line.spans), line.selected) for line in wrong.lines]
+            lines += [
+                Line(
+                    tuple(
+                        Span(span.text, "note" if span.role == "text" else span.role)
+                        for span in line.spans
+                    ),
+                    line.selected,
+                )
+                for line in wrong.lines
+            ]
         elif stage in comparison.mistaken:
             values = comparison.mistaken[stage][row]
-            shown = ", ".join(fixed(float(v), p) for v in values[:8]) + (", …" if len(values) > 8 else "")
+            shown = ", ".join(fixed(float(v), p) for v in values[:8]) + (
+                ", …" if len(values) > 8 else ""
+            )
             lines.append(Line((Span(f"The mistaken way gives this row: [{shown}]", "note"),)))
     return lines
 
 
-def _compare(name: str, expected: Expected, correct: np.ndarray, tolerance: float) -> StageComparison:
+def _compare(
+    name: str, expected: Expected, correct: np.ndarray, tolerance: float
+) -> StageComparison:
     values = expected.values
     with np.errstate(invalid="ignore", over="ignore"):
         difference = values - correct
@@ -339,8 +447,9 @@ def _compare(name: str, expected: Expected, correct: np.ndarray, tolerance: floa
         same_inf = np.isinf(values) & (values == correct)
         near = np.abs(difference) <= tolerance
     differs = expected.given & ~(near | both_nan | same_inf)
-    return StageComparison(name, differs, np.where(expected.given, difference, np.nan), values, correct,
-                           expected.given)
+    return StageComparison(
+        name, differs, np.where(expected.given, difference, np.nan), values, correct, expected.given
+    )
 
 
 def _distance(a: np.ndarray, b: np.ndarray, given: np.ndarray) -> float:
@@ -365,6 +474,7 @@ def _nice(distance: float) -> float:
 
 def _pair(yours: float, correct: float, precision: int) -> tuple[str, str]:
     """Both values with enough decimals that different numbers read differently."""
+
     def text(value: float, decimals: int) -> str:
         return "nan (not a number)" if math.isnan(value) else fixed(float(value), decimals)
 

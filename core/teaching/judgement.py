@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from attn_tui.core.engine.attention import Attention
 from attn_tui.core.engine.stages import expect_keys, stage_keyed
 from attn_tui.core.engine.trace import Trace, trace
@@ -30,17 +31,19 @@ from attn_tui.core.teaching.compare import (
 )
 from attn_tui.core.teaching.mistakes import MISTAKE_NAMED, MISTAKES, TELL_APART
 
-MAX_RECOMPUTED = 256  # tokens: above this a mistake's recomputation (a whole trace each) is not done
+MAX_RECOMPUTED = (
+    256  # tokens: above this a mistake's recomputation (a whole trace each) is not done
+)
 RIGHT, OTHER = "right", "other"
 MAX_MEMO = 4096  # patterns of given cells remembered (per head, stage and mistake)
 
 
 @dataclass(frozen=True)
 class Judgement:
-    stage: str                  # the expect: key judged: "weights", "output", "scores", "scaled", …
-    right: bool                 # every given cell within the tolerance
-    mistake: str | None         # the Mistake.key the numbers match; None if right or unexplained
-    words: str                  # one short phrase for a class tally ("forgot to divide by √d_k", "right", "other")
+    stage: str  # the expect: key judged: "weights", "output", "scores", "scaled", …
+    right: bool  # every given cell within the tolerance
+    mistake: str | None  # the Mistake.key the numbers match; None if right or unexplained
+    words: str  # one short phrase for a class tally ("forgot to divide by √d_k", "right", "other")
     comparison: StageComparison  # the given cells against attention's
     diagnosis: Diagnosis | None  # when a mistake matched
 
@@ -51,8 +54,14 @@ class Judge:
     microseconds, and its work is bounded for large T (over ``MAX_RECOMPUTED`` tokens no mistake
     is recomputed: numbers that are not right are 'other')."""
 
-    def __init__(self, scenario: Scenario, *, tolerance: float | None = None,
-                 attention: Attention | None = None, correct: Trace | None = None) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        *,
+        tolerance: float | None = None,
+        attention: Attention | None = None,
+        correct: Trace | None = None,
+    ) -> None:
         """``attention`` and head 0's ``correct`` trace, when the caller has them already."""
         self.scenario = scenario
         self.tolerance = scenario.expect_tolerance if tolerance is None else float(tolerance)
@@ -63,7 +72,9 @@ class Judge:
         self._mistaken: dict[tuple[int, str], dict | None] = {}
         self._stages: tuple[str, ...] | None = None
         self._shapes: dict[str, tuple[int, int]] = {}
-        self._moved: dict[tuple, bool] = {}  # (head, stage, mistake, given cells): the mistake changes them
+        self._moved: dict[
+            tuple, bool
+        ] = {}  # (head, stage, mistake, given cells): the mistake changes them
 
     @property
     def attention(self) -> Attention:
@@ -73,9 +84,14 @@ class Judge:
 
     def stages(self) -> tuple[str, ...]:
         """The keys this scenario's numbers may be judged at (its head's stages, in step order)."""
-        if self._stages is None:  # (the scenario is frozen: worked out once, as every judgement asks)
-            self._stages = tuple(key for key in expect_keys(self.scenario)
-                                 if stage_keyed(key).per_head and not stage_keyed(key).backward)
+        if (
+            self._stages is None
+        ):  # (the scenario is frozen: worked out once, as every judgement asks)
+            self._stages = tuple(
+                key
+                for key in expect_keys(self.scenario)
+                if stage_keyed(key).per_head and not stage_keyed(key).backward
+            )
         return self._stages
 
     def shape(self, stage: str) -> tuple[int, int]:
@@ -109,19 +125,28 @@ class Judge:
             self._mistaken[(h, key)] = found
         return self._mistaken[(h, key)]
 
-    def __call__(self, stage: str, values: np.ndarray, *, head: int = 0,
-                 given: np.ndarray | None = None) -> Judgement:
+    def __call__(
+        self, stage: str, values: np.ndarray, *, head: int = 0, given: np.ndarray | None = None
+    ) -> Judgement:
         """Judge ``values`` (the stage's full shape; NaN where not given) at ``stage``. Numbers a
         program returned pass ``given`` (True where it gave a cell): then a NaN it gave is a value,
         judged, as a softmax's overflow is, not a cell left out."""
         if stage not in self.stages():
-            raise ValueError(f"{stage!r} is not a stage of this scenario: one of {', '.join(self.stages())}")
+            raise ValueError(
+                f"{stage!r} is not a stage of this scenario: one of {', '.join(self.stages())}"
+            )
         values = np.asarray(values, dtype=np.float64)
         if values.shape != self.shape(stage):
-            raise ValueError(f"{stage} is {self.shape(stage)[0]} × {self.shape(stage)[1]}, "
-                             f"not {' × '.join(map(str, values.shape))}")
+            raise ValueError(
+                f"{stage} is {self.shape(stage)[0]} × {self.shape(stage)[1]}, "
+                f"not {' × '.join(map(str, values.shape))}"
+            )
         correct = self.head(head)[1]
-        given = ~np.isnan(values) if given is None else np.broadcast_to(np.asarray(given, bool), values.shape).copy()
+        given = (
+            ~np.isnan(values)
+            if given is None
+            else np.broadcast_to(np.asarray(given, bool), values.shape).copy()
+        )
         if stage_keyed(stage).empty_rows and correct.empty.any():
             given &= ~correct.empty[:, None]
         compared = _compare(stage, Expected(values, given), correct[stage], self.tolerance)
@@ -130,10 +155,13 @@ class Judge:
         diagnosis = self.diagnose(stage, values, given, correct[stage], head)
         if diagnosis is None:
             return Judgement(stage, False, None, OTHER, compared, None)
-        return Judgement(stage, False, diagnosis.key, MISTAKE_NAMED[diagnosis.key].words, compared, diagnosis)
+        return Judgement(
+            stage, False, diagnosis.key, MISTAKE_NAMED[diagnosis.key].words, compared, diagnosis
+        )
 
-    def diagnose(self, stage: str, values: np.ndarray, given: np.ndarray, right: np.ndarray,
-                 head: int = 0) -> Diagnosis | None:
+    def diagnose(
+        self, stage: str, values: np.ndarray, given: np.ndarray, right: np.ndarray, head: int = 0
+    ) -> Diagnosis | None:
         """The mistake (or mistakes this scenario cannot tell apart) whose ``stage`` the given
         cells match; at a looser tolerance when they match one only if rounded. None if none."""
         tolerance = self.tolerance
@@ -143,7 +171,9 @@ class Judge:
             if mistaken is None or stage not in mistaken:
                 continue
             theirs = mistaken[stage]
-            if theirs.shape != values.shape or not self._changes(mistake.key, stage, head, theirs, right, given):
+            if theirs.shape != values.shape or not self._changes(
+                mistake.key, stage, head, theirs, right, given
+            ):
                 continue  # a mistake that changes nothing here cannot be told apart from attention
             candidates.append((_distance(values, theirs, given), mistake.key, theirs))
         if not candidates:
@@ -156,13 +186,26 @@ class Judge:
         same = [key for _, key, theirs in candidates if _distance(theirs, best, given) <= SAME]
         suggestion = None
         if len(same) > 1:
-            suggestion = TELL_APART.get(frozenset(same), "change the inputs (more tokens, Q ≠ K, d_k ≥ 2) "
-                                                          "so that these mistakes give different numbers")
-        return Diagnosis(tuple(MISTAKE_NAMED[key] for key in same),
-                         None if best_distance <= tolerance else _nice(best_distance), suggestion)
+            suggestion = TELL_APART.get(
+                frozenset(same),
+                "change the inputs (more tokens, Q ≠ K, d_k ≥ 2) "
+                "so that these mistakes give different numbers",
+            )
+        return Diagnosis(
+            tuple(MISTAKE_NAMED[key] for key in same),
+            None if best_distance <= tolerance else _nice(best_distance),
+            suggestion,
+        )
 
-    def _changes(self, key: str, stage: str, head: int, theirs: np.ndarray, right: np.ndarray,
-                 given: np.ndarray) -> bool:
+    def _changes(
+        self,
+        key: str,
+        stage: str,
+        head: int,
+        theirs: np.ndarray,
+        right: np.ndarray,
+        given: np.ndarray,
+    ) -> bool:
         """Whether mistake ``key`` moves any of the ``given`` cells of ``stage`` past the tolerance
         (the same for every set of numbers that gives the same cells: a class's rows ask once)."""
         memo = (head, stage, key, given.shape, given.tobytes())

@@ -29,8 +29,9 @@ def downsample(values: np.ndarray, rows: int, cols: int) -> np.ndarray:
     return sums / counts
 
 
-def weights_overview(attention, h: int, rows: int, cols: int, cancelled=lambda: False,
-                     band: int | None = None) -> np.ndarray | None:
+def weights_overview(
+    attention, h: int, rows: int, cols: int, cancelled=lambda: False, band: int | None = None
+) -> np.ndarray | None:
     """Head ``h``'s whole weights (the stage the registry marks ``overview``) shrunk to
     ``rows`` × ``cols`` block means, computed a block of query rows at a time (never the whole
     T×T at once); None if ``cancelled()`` turns true on the way (an edit made it stale).
@@ -68,7 +69,7 @@ class BlockMeans:
     def add(self, start: int, weights: np.ndarray) -> None:
         """Rows ``start`` … of the matrix, every column."""
         by_column = np.add.reduceat(weights, self.col_edges[:-1], axis=1)
-        np.add.at(self.sums, self.band[start:start + len(weights)], by_column)
+        np.add.at(self.sums, self.band[start : start + len(weights)], by_column)
 
     def result(self) -> np.ndarray:
         return self.sums / np.outer(np.diff(self.row_edges), np.diff(self.col_edges))

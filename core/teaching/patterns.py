@@ -65,8 +65,9 @@ class _Sums:
     def __init__(self, tokens: Sequence[str] | None, cross: bool, T_q: int) -> None:
         self.cross = cross
         self.T_q = T_q
-        self.targets = np.array(induction_targets(tokens) if tokens is not None and not cross
-                                else [], dtype=int).reshape(-1, 2)
+        self.targets = np.array(
+            induction_targets(tokens) if tokens is not None and not cross else [], dtype=int
+        ).reshape(-1, 2)
         self.sums = dict.fromkeys(PATTERNS, 0.0)
 
     def add(self, start: int, weights: np.ndarray) -> None:
@@ -87,25 +88,31 @@ class _Sums:
 
     def means(self) -> dict[str, float | None]:
         if self.cross:
-            return {name: (self.sums[name] / self.T_q if name == "first" else None)
-                    for name in PATTERNS}
+            return {
+                name: (self.sums[name] / self.T_q if name == "first" else None) for name in PATTERNS
+            }
         rows = self.T_q - 1
-        means: dict[str, float | None] = {name: (self.sums[name] / rows if rows else None)
-                                          for name in PATTERNS}
-        means["induction"] = (self.sums["induction"] / len(self.targets) if len(self.targets)
-                              else None)
+        means: dict[str, float | None] = {
+            name: (self.sums[name] / rows if rows else None) for name in PATTERNS
+        }
+        means["induction"] = (
+            self.sums["induction"] / len(self.targets) if len(self.targets) else None
+        )
         return means
 
 
-def pattern_scores(weights: np.ndarray, tokens: Sequence[str] | None = None,
-                   cross: bool = False) -> dict[str, float | None]:
+def pattern_scores(
+    weights: np.ndarray, tokens: Sequence[str] | None = None, cross: bool = False
+) -> dict[str, float | None]:
     """The scores of one head's weights (T_q × T_k; see the module's docstring)."""
     sums = _Sums(tokens, cross or weights.shape[0] != weights.shape[1], weights.shape[0])
     sums.add(0, np.asarray(weights, dtype=np.float64))
     return sums.means()
 
 
-def scenario_scores(scenario, layer: int | None = None, attention=None, also=None) -> list[HeadScores]:
+def scenario_scores(
+    scenario, layer: int | None = None, attention=None, also=None
+) -> list[HeadScores]:
     """Every head's scores, from the weights attention computes for ``scenario`` (a band of
     rows at a time, never a whole T × T at once). ``also(h, start, weights)`` is handed each
     band too, for other work on the same weights (the model view's thumbnails)."""

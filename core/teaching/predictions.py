@@ -20,11 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from attn_tui.core.engine.explanation import Line, Span
+from attn_tui.core.engine.stages import column_labels, gives_away, stage_keyed, stages_for
 from attn_tui.core.model.labels import token_labels
-from attn_tui.core.engine.stages import column_labels
-from attn_tui.core.numbers import fixed
 from attn_tui.core.model.options import Expected
-from attn_tui.core.engine.stages import gives_away, stage_keyed, stages_for
+from attn_tui.core.numbers import fixed
 
 CLOSE = 0.05
 UNKNOWN, CLOSE_ENOUGH, OFF = 0, 1, 2  # verdicts for a cell
@@ -56,7 +55,7 @@ class Rows:
         out = np.full((len(rows), len(cols)), np.nan)
         for row, values in self._rows.items():
             if row in rows:
-                out[row - rows.start] = values[cols.start:cols.stop]
+                out[row - rows.start] = values[cols.start : cols.stop]
         return out
 
     def written(self) -> list[int]:
@@ -96,20 +95,26 @@ class Predictions:
     def __init__(self, scenario, asked_by_beats: frozenset[str] = frozenset()) -> None:
         self.scenario = scenario
         self.follow(scenario)
-        self.asked_by_beats = asked_by_beats  # stages no ``predict:`` asks for: shown until a beat does
+        self.asked_by_beats = (
+            asked_by_beats  # stages no ``predict:`` asks for: shown until a beat does
+        )
         self.guesses: dict[tuple[str, int | None], Rows] = {}
         self.revealed: dict[tuple[str, int | None], np.ndarray] = {}
-        self.answers: dict[tuple[str, int | None], Rows] = {}  # each shown row's state (NaN: none yet)
+        self.answers: dict[
+            tuple[str, int | None], Rows
+        ] = {}  # each shown row's state (NaN: none yet)
         self.entries: dict[Place, dict[tuple[object, bytes], Guessed]] = {}
         self.shown: dict[Place, tuple[object, bytes]] = {}
         self.owner: dict[Place, object] = {}  # the beat whose guesses a row of a beat's stage shows
         for key in scenario.predict:
             stage = stage_keyed(key)
-            for head in (range(scenario.heads) if stage.per_head else (None,)):
+            for head in range(scenario.heads) if stage.per_head else (None,):
                 shape = (scenario.T, stage.column_count(scenario))
                 self.guesses[(stage.name, head)] = Rows(shape)
                 self.answers[(stage.name, head)] = Rows(shape)
-                self.revealed[(stage.name, head)] = np.full(scenario.T, stage.name in asked_by_beats)
+                self.revealed[(stage.name, head)] = np.full(
+                    scenario.T, stage.name in asked_by_beats
+                )
 
     def take_over(self, other: Predictions) -> None:
         """Keep what ``other`` holds of the stages both predict (a lesson adding its stages)."""
@@ -151,16 +156,22 @@ class Predictions:
     def hiding(self, stage: str, head: int, row: int) -> list[str]:
         """The predicted stages whose unrevealed ``row`` hides ``row`` of ``stage``."""
         reads = gives_away(stage, self.steps)
-        return [name for (name, h), revealed in self.revealed.items()
-                if name in reads and (h is None or h == head or not self.by_name[stage].per_head)
-                and not revealed[row]]
+        return [
+            name
+            for (name, h), revealed in self.revealed.items()
+            if name in reads
+            and (h is None or h == head or not self.by_name[stage].per_head)
+            and not revealed[row]
+        ]
 
     def anything_hidden(self) -> bool:
         return any(not revealed.all() for revealed in self.revealed.values())
 
     def _actual(self, attention, stage: str, head: int | None, row: int) -> np.ndarray:
         cols = range(self.by_name[stage].column_count(attention.scenario))
-        return np.asarray(attention.values(stage, head or 0, range(row, row + 1), cols)[0], dtype=np.float64)
+        return np.asarray(
+            attention.values(stage, head or 0, range(row, row + 1), cols)[0], dtype=np.float64
+        )
 
     # ---- the one place a guess lives ---------------------------------------------------------
 
@@ -214,7 +225,9 @@ class Predictions:
     def current_state(self, stage: str, head: int, row: int, attention) -> bool:
         """Whether ``row``'s guesses (or its reveal) were made in the state shown now."""
         answers = self.answers[(stage, self._head(stage, head))].row(row)
-        return np.isnan(answers).all() or same_bits(answers, self._actual(attention, stage, head, row))
+        return np.isnan(answers).all() or same_bits(
+            answers, self._actual(attention, stage, head, row)
+        )
 
     def guesses_of(self, stage: str, head: int) -> Rows:
         return self.guesses[(stage, self._head(stage, head))]
@@ -246,14 +259,16 @@ class Predictions:
     def is_revealed(self, stage: str, head: int, row: int) -> bool:
         return bool(self.revealed[(stage, self._head(stage, head))][row])
 
-    def verdict(self, stage: str, head: int, rows: range, cols: range, actual: np.ndarray) -> np.ndarray:
+    def verdict(
+        self, stage: str, head: int, rows: range, cols: range, actual: np.ndarray
+    ) -> np.ndarray:
         """Per cell of a window: CLOSE_ENOUGH or OFF for a guessed cell of a revealed row."""
         key = (stage, self._head(stage, head))
         guesses = self.guesses[key].block(rows, cols)
         answers = self.answers[key].block(rows, cols)
         # a row's guesses are marked beside the numbers they were about, never beside others
         here = np.all((answers.view(np.int64) == actual.view(np.int64)) | np.isnan(answers), axis=1)
-        judged = ~np.isnan(guesses) & (self.revealed[key][rows.start:rows.stop] & here)[:, None]
+        judged = ~np.isnan(guesses) & (self.revealed[key][rows.start : rows.stop] & here)[:, None]
         with np.errstate(invalid="ignore"):
             close = np.abs(guesses - answers) <= CLOSE
         return np.where(judged, np.where(close, CLOSE_ENOUGH, OFF), UNKNOWN).astype(np.int8)
@@ -267,7 +282,9 @@ class Predictions:
                 if entry.revealed:
                     guessed = ~np.isnan(entry.guesses)
                     judged += int(guessed.sum())
-                    close += int((np.abs(entry.guesses[guessed] - entry.answers[guessed]) <= CLOSE).sum())
+                    close += int(
+                        (np.abs(entry.guesses[guessed] - entry.answers[guessed]) <= CLOSE).sum()
+                    )
         return close, judged
 
     def as_expect(self) -> dict[str, Expected]:
@@ -286,7 +303,9 @@ class Predictions:
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    return a.shape == b.shape and bool(np.all(np.asarray(a).view(np.int64) == np.asarray(b).view(np.int64)))
+    return a.shape == b.shape and bool(
+        np.all(np.asarray(a).view(np.int64) == np.asarray(b).view(np.int64))
+    )
 
 
 def hidden_lines(predictions: Predictions, stage: str, head: int, row: int, scenario) -> list[Line]:
@@ -294,13 +313,26 @@ def hidden_lines(predictions: Predictions, stage: str, head: int, row: int, scen
     from attn_tui.core.engine.stages import step_number
 
     label = token_labels(scenario.row_tokens)[row]
-    steps = ", ".join(f"{predictions.by_name[name].title} (step {step_number(scenario, name)})"
-                      for name in dict.fromkeys(predictions.hiding(stage, head, row)))
-    return [Line((Span(f'Hidden until you predict and reveal "{label}" at {steps}: its arithmetic '
-                       "would give the answer away.", "note"),))]
+    steps = ", ".join(
+        f"{predictions.by_name[name].title} (step {step_number(scenario, name)})"
+        for name in dict.fromkeys(predictions.hiding(stage, head, row))
+    )
+    return [
+        Line(
+            (
+                Span(
+                    f'Hidden until you predict and reveal "{label}" at {steps}: its arithmetic '
+                    "would give the answer away.",
+                    "note",
+                ),
+            )
+        )
+    ]
 
 
-def prediction_lines(predictions: Predictions, stage: str, head: int, row: int, attention) -> list[Line]:
+def prediction_lines(
+    predictions: Predictions, stage: str, head: int, row: int, attention
+) -> list[Line]:
     """The explanation pane's lines for a stage to predict: what to do while the row is hidden,
     each guess against the value once revealed, and the score so far."""
     scenario = attention.scenario
@@ -310,40 +342,90 @@ def prediction_lines(predictions: Predictions, stage: str, head: int, row: int, 
     columns = column_labels(scenario, described)
     close, judged = predictions.score(attention)
     revealed_any = any(revealed.any() for revealed in predictions.revealed.values())
-    score = (f"Score so far: {close} of {judged} guesses close (within {CLOSE:g})" if judged
-             else "No guess judged yet" if revealed_any else "No row revealed yet")
+    score = (
+        f"Score so far: {close} of {judged} guesses close (within {CLOSE:g})"
+        if judged
+        else "No guess judged yet"
+        if revealed_any
+        else "No row revealed yet"
+    )
     if not predictions.is_revealed(stage, head, row):
         typed = int((~np.isnan(guesses)).sum())
         guessable = len(guesses)  # a masked cell is known (a weight of 0), not guessed
         if described.masked_given:
             guessable -= int(attention.blocked(range(row, row + 1), range(len(guesses))).sum())
-        return [Line((Span(f'Predict the {described.numbers} of "{label}" before you see them: '
-                           "type a number (Enter edits a guess made), Tab moves on; r reveals the row.", "token"),)),
-                Line((Span(f"{typed} of {guessable} cells guessed. {score}.", "note"),))]
+        return [
+            Line(
+                (
+                    Span(
+                        f'Predict the {described.numbers} of "{label}" before you see them: '
+                        "type a number (Enter edits a guess made), Tab moves on; r reveals the row.",
+                        "token",
+                    ),
+                )
+            ),
+            Line((Span(f"{typed} of {guessable} cells guessed. {score}.", "note"),)),
+        ]
     actual = attention.values(stage, head, range(row, row + 1), range(len(guesses)))[0]
     if not predictions.current_state(stage, head, row, attention):
         guessed = ~np.isnan(guesses)
         answers = predictions.answers[(stage, predictions._head(stage, head))].row(row)
         near = int((np.abs(guesses[guessed] - answers[guessed]) <= CLOSE).sum())
         n = int(guessed.sum())
-        told = (f"its {n} {'guess was' if n == 1 else 'guesses were'} judged against those: {near} close" if n
-                else "it was revealed without a guess")
-        return [Line((Span(f'"{label}" was predicted when its numbers were different (before or after an edit): '
-                           f"{told}.", "token"),)),
-                Line((Span("The numbers above are the ones now; go back to where you guessed to see your "
-                           "guesses beside theirs.", "note"),)),
-                Line((Span(score + ".", "note"),))]
-    lines = [Line((Span(f'Your guesses for "{label}":' if not np.isnan(guesses).all()
-                        else f'"{label}" was revealed without a guess.', "token"),))]
+        told = (
+            f"its {n} {'guess was' if n == 1 else 'guesses were'} judged against those: {near} close"
+            if n
+            else "it was revealed without a guess"
+        )
+        return [
+            Line(
+                (
+                    Span(
+                        f'"{label}" was predicted when its numbers were different (before or after an edit): '
+                        f"{told}.",
+                        "token",
+                    ),
+                )
+            ),
+            Line(
+                (
+                    Span(
+                        "The numbers above are the ones now; go back to where you guessed to see your "
+                        "guesses beside theirs.",
+                        "note",
+                    ),
+                )
+            ),
+            Line((Span(score + ".", "note"),)),
+        ]
+    lines = [
+        Line(
+            (
+                Span(
+                    f'Your guesses for "{label}":'
+                    if not np.isnan(guesses).all()
+                    else f'"{label}" was revealed without a guess.',
+                    "token",
+                ),
+            )
+        )
+    ]
     for j, guess in enumerate(guesses):
         if np.isnan(guess):
             continue
         off = abs(guess - actual[j])
         mark = "✓ close" if off <= CLOSE else f"✗ off by {fixed(off, scenario.precision)}"
-        lines.append(Line((Span(f"  {columns[j]}: {fixed(float(guess), scenario.precision)} → actual "
-                                f"{fixed(float(actual[j]), scenario.precision)}  ", "text"),
-                           Span(mark, "result" if off <= CLOSE else "masked"))))
+        lines.append(
+            Line(
+                (
+                    Span(
+                        f"  {columns[j]}: {fixed(float(guess), scenario.precision)} → actual "
+                        f"{fixed(float(actual[j]), scenario.precision)}  ",
+                        "text",
+                    ),
+                    Span(mark, "result" if off <= CLOSE else "masked"),
+                )
+            )
+        )
     lines.append(Line((Span(score + ".", "note"),)))
     return lines
-
-

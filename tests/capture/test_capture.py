@@ -47,6 +47,7 @@ TEXT = "The cat sat on the mat"
 
 # ---- the independent reference -----------------------------------------------------------------
 
+
 def read_scenario(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     scenario = yaml.safe_load(path.read_text(encoding="utf-8"))
     with np.load(path.parent / scenario["npz"], allow_pickle=False) as archive:
@@ -71,7 +72,7 @@ def model_attention(folder: Path, text: str, layer: int) -> tuple[np.ndarray, np
     tokenizer = AutoTokenizer.from_pretrained(folder)
     ids = tokenizer(text)["input_ids"]
     model = AutoModel.from_pretrained(folder, attn_implementation="eager")
-    attention = (model.h[layer].attn if hasattr(model, "h") else model.layers[layer].self_attn)
+    attention = model.h[layer].attn if hasattr(model, "h") else model.layers[layer].self_attn
     outputs = {}
     handle = attention.register_forward_hook(lambda module, args, out: outputs.update(out=out[0]))
     try:
@@ -79,16 +80,21 @@ def model_attention(folder: Path, text: str, layer: int) -> tuple[np.ndarray, np
             run = model(input_ids=torch.tensor([ids]), output_attentions=True, use_cache=False)
     finally:
         handle.remove()
-    return (run.attentions[layer][0].double().numpy(), outputs["out"][0].double().numpy(),
-            tokenizer.convert_ids_to_tokens(ids))
+    return (
+        run.attentions[layer][0].double().numpy(),
+        outputs["out"][0].double().numpy(),
+        tokenizer.convert_ids_to_tokens(ids),
+    )
 
 
 def capture(folder: Path, out: Path, text: str = TEXT, layer: int = 1, *extra: str) -> int:
-    return main(["capture", str(folder), "--text", text, "--layer", str(layer), "-o", str(out),
-                 *extra])
+    return main(
+        ["capture", str(folder), "--text", text, "--layer", str(layer), "-o", str(out), *extra]
+    )
 
 
 # ---- the models --------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def gpt2(tmp_path_factory) -> Path:
@@ -115,6 +121,7 @@ def assert_reproduces_the_model(folder: Path, out: Path, text: str, layer: int) 
 
 # ---- GPT-2 -------------------------------------------------------------------------------------
 
+
 def test_gpt2_capture_reproduces_every_head_and_the_output(gpt2, tmp_path, capsys):
     out = tmp_path / "gpt2_l1.yaml"
     assert capture(gpt2, out) == 0
@@ -122,7 +129,12 @@ def test_gpt2_capture_reproduces_every_head_and_the_output(gpt2, tmp_path, capsy
     # the byte-level pieces are The, Ġcat, Ġsat, Ġon, Ġthe, Ġmat; no BOS for GPT-2
     assert scenario["tokens"] == ["The", "␣cat", "␣sat", "␣on", "␣the", "␣mat"]
     assert scenario["heads"] == 4 and "kv_heads" not in scenario and "rope" not in scenario
-    assert scenario["head_names"] == ["head 0", "head 1", "head 2", "head 3"]  # as Hugging Face counts
+    assert scenario["head_names"] == [
+        "head 0",
+        "head 1",
+        "head 2",
+        "head 3",
+    ]  # as Hugging Face counts
     assert scenario["causal"] is True and scenario["scale"] is True and scenario["focus"] == 6
     assert scenario["npz"] == "gpt2_l1.npz"
     assert scenario["title"] == "tiny-gpt2 · layer 1 · The cat sat on the mat"
@@ -130,14 +142,21 @@ def test_gpt2_capture_reproduces_every_head_and_the_output(gpt2, tmp_path, capsy
         assert named in scenario["description"]
     _, arrays = read_scenario(out)
     assert {name: arrays[name].shape for name in arrays} == {
-        "Q": (4, 6, 8), "K": (4, 6, 8), "V": (4, 6, 8), "Wo": (32, 32), "bo": (32,)}
+        "Q": (4, 6, 8),
+        "K": (4, 6, 8),
+        "V": (4, 6, 8),
+        "Wo": (32, 32),
+        "bo": (32,),
+    }
     assert all(array.dtype == np.float64 for array in arrays.values())
     printed = capsys.readouterr()
     assert printed.err == "" and printed.out.count("\n") == 1
     assert printed.out.startswith(f"Wrote {out} and gpt2_l1.npz:")
 
 
-def test_a_long_text_is_cut_in_the_title_with_an_ellipsis_and_quoted_whole_in_the_description(gpt2, tmp_path):
+def test_a_long_text_is_cut_in_the_title_with_an_ellipsis_and_quoted_whole_in_the_description(
+    gpt2, tmp_path
+):
     """Issue 47: the title holds the text's first 39 characters and "…"; the description, which
     the app shows beside the matrices, quotes the text whole (up to 300 characters)."""
     text = "The quick brown fox jumps over the lazy dog, and then it runs far into the forest"
@@ -149,8 +168,9 @@ def test_a_long_text_is_cut_in_the_title_with_an_ellipsis_and_quoted_whole_in_th
 
 
 def test_gpt2_scaled_also_by_layer_writes_the_models_own_divisor(tmp_path):
-    folder = save_gpt2(tmp_path / "scaled", scale_attn_by_inverse_layer_idx=True,
-                       reorder_and_upcast_attn=True)
+    folder = save_gpt2(
+        tmp_path / "scaled", scale_attn_by_inverse_layer_idx=True, reorder_and_upcast_attn=True
+    )
     out = tmp_path / "scaled.yaml"
     assert capture(folder, out, layer=2) == 0
     scenario = assert_reproduces_the_model(folder, out, TEXT, layer=2)
@@ -158,6 +178,7 @@ def test_gpt2_scaled_also_by_layer_writes_the_models_own_divisor(tmp_path):
 
 
 # ---- Llama -------------------------------------------------------------------------------------
+
 
 def test_llama_capture_reproduces_every_head_and_the_output(llama, tmp_path):
     out = tmp_path / "llama.yaml"
@@ -170,7 +191,11 @@ def test_llama_capture_reproduces_every_head_and_the_output(llama, tmp_path):
     assert "Grouped-query attention" in scenario["description"]
     _, arrays = read_scenario(out)
     assert {name: arrays[name].shape for name in arrays} == {
-        "Q": (4, 7, 16), "K": (2, 7, 16), "V": (2, 7, 16), "Wo": (64, 64)}  # o_proj: no bias
+        "Q": (4, 7, 16),
+        "K": (2, 7, 16),
+        "V": (2, 7, 16),
+        "Wo": (64, 64),
+    }  # o_proj: no bias
 
 
 def test_llama_q_and_k_are_written_before_rotation(llama, tmp_path):
@@ -180,15 +205,20 @@ def test_llama_q_and_k_are_written_before_rotation(llama, tmp_path):
     assert capture(llama, out) == 0
     scenario, arrays = read_scenario(out)
     model_weights, _, _ = model_attention(llama, TEXT, 1)
-    unrotated, _ = reference({key: value for key, value in scenario.items() if key != "rope"}, arrays)
+    unrotated, _ = reference(
+        {key: value for key, value in scenario.items() if key != "rope"}, arrays
+    )
     assert np.abs(unrotated - model_weights).max() > 0.01
     swapped = dict(arrays, K=arrays["K"][::-1], V=arrays["V"][::-1])
     assert np.abs(reference(scenario, swapped)[0] - model_weights).max() > 0.01
 
 
 def test_llama_with_scaled_rope_and_biases_writes_rotated_q_and_k(tmp_path):
-    folder = save_llama(tmp_path / "scaled-rope", attention_bias=True, rope_parameters={
-        "rope_type": "linear", "factor": 2.0, "rope_theta": 500000.0})
+    folder = save_llama(
+        tmp_path / "scaled-rope",
+        attention_bias=True,
+        rope_parameters={"rope_type": "linear", "factor": 2.0, "rope_theta": 500000.0},
+    )
     out = tmp_path / "scaled.yaml"
     assert capture(folder, out) == 0
     scenario = assert_reproduces_the_model(folder, out, TEXT, layer=1)
@@ -237,9 +267,11 @@ HOSTILE = 'He said: "yes" #1 ~ {a: b} ☃ é\tx\x1b[31m\u2028z'
 def spelled(tokens: list[str]) -> str:
     """The text the shown tokens spell: ␣ as a space, runs of <0xNN> as the bytes they are."""
     text = "".join(tokens).replace("␣", " ")
-    return re.sub(r"(?:<0x[0-9A-F]{2}>)+",
-                  lambda run: bytes.fromhex(re.sub(r"<0x|>", "", run.group())).decode("utf-8"),
-                  text)
+    return re.sub(
+        r"(?:<0x[0-9A-F]{2}>)+",
+        lambda run: bytes.fromhex(re.sub(r"<0x|>", "", run.group())).decode("utf-8"),
+        text,
+    )
 
 
 @pytest.mark.parametrize("family", ["gpt2", "llama"])
@@ -257,7 +289,9 @@ def test_any_text_comes_back_token_by_token(family, request, tmp_path):
     assert scenario["focus"] == len(scenario["tokens"])
     text = out.read_text(encoding="utf-8")
     assert "\x1b" not in text and "\u2028" not in text  # escaped inside the quoted strings
-    assert not any(line.lstrip().startswith("#") and "He said" in line for line in text.splitlines())
+    assert not any(
+        line.lstrip().startswith("#") and "He said" in line for line in text.splitlines()
+    )
 
 
 def test_special_tokens_in_the_text_stay_literal(gpt2, tmp_path):
@@ -268,14 +302,17 @@ def test_special_tokens_in_the_text_stay_literal(gpt2, tmp_path):
 
 # ---- large inputs ------------------------------------------------------------------------------
 
+
 def test_a_2048_token_text_is_captured_and_reproduced(tmp_path):
-    folder = save_llama(tmp_path / "long-llama", layers=1, hidden=32, heads=2, kv_heads=1,
-                        positions=2048)
+    folder = save_llama(
+        tmp_path / "long-llama", layers=1, hidden=32, heads=2, kv_heads=1, positions=2048
+    )
     text = "the cat sat on the mat. " * 400
     from transformers import AutoTokenizer
+
     tokenizer = AutoTokenizer.from_pretrained(folder)
     while len(tokenizer(text)["input_ids"]) > 2048:  # trim to exactly the context
-        text = text[:-(len(tokenizer(text)["input_ids"]) - 2048)]
+        text = text[: -(len(tokenizer(text)["input_ids"]) - 2048)]
     out = tmp_path / "long.yaml"
     assert capture(folder, out, text, 0) == 0
     scenario, arrays = read_scenario(out)
@@ -292,9 +329,10 @@ def test_a_2048_token_text_is_captured_and_reproduced(tmp_path):
 def rope_vectorised(x: np.ndarray, base: float) -> np.ndarray:
     T, d = x.shape
     angles = np.arange(T)[:, None] * base ** (-2 * np.arange(d // 2) / d)
-    a, b = x[:, :d // 2], x[:, d // 2:]
-    return np.concatenate([a * np.cos(angles) - b * np.sin(angles),
-                           a * np.sin(angles) + b * np.cos(angles)], axis=1)
+    a, b = x[:, : d // 2], x[:, d // 2 :]
+    return np.concatenate(
+        [a * np.cos(angles) - b * np.sin(angles), a * np.sin(angles) + b * np.cos(angles)], axis=1
+    )
 
 
 def test_the_vectorised_rope_is_the_pairwise_one():
@@ -313,7 +351,12 @@ def test_attn_tui_reads_a_capture_as_the_model_computed_it(family, name, request
     scenario = load(ROOT / "tests" / "data" / f"{name}.yaml")
     attention = Attention(scenario)
     rows = range(scenario.T)
-    weights = np.stack([attention.head(h).values("softmax", rows, rows) for h in range(scenario.heads)])
+    weights = np.stack(
+        [attention.head(h).values("softmax", rows, rows) for h in range(scenario.heads)]
+    )
     model_weights, model_output, _ = model_attention(folder, TEXT, layer=1)
     assert np.abs(weights - model_weights).max() < TOLERANCE
-    assert np.abs(attention.values("project", None, rows, range(scenario.d_out)) - model_output).max() < TOLERANCE
+    assert (
+        np.abs(attention.values("project", None, rows, range(scenario.d_out)) - model_output).max()
+        < TOLERANCE
+    )

@@ -34,40 +34,50 @@ def gpt2(tmp_path_factory) -> Path:
 
 # ---- errors: one line, exit 2, nothing written ---------------------------------------------------
 
+
 def error_of(capsys, *argv: str) -> str:
     assert main(["capture", *argv]) == 2
     printed = capsys.readouterr()
     assert printed.out == "" and printed.err.count("\n") == 1, printed
     assert printed.err.startswith("attn-tui capture: ")
-    return printed.err[len("attn-tui capture: "):].strip()
+    return printed.err[len("attn-tui capture: ") :].strip()
 
 
 def test_errors_name_the_problem(gpt2, tmp_path, capsys, monkeypatch):
     out = str(tmp_path / "out.yaml")
     common = ["--text", TEXT, "-o", out]
     assert error_of(capsys, str(gpt2), "--layer", "3", *common) == (
-        f'--layer 3 is out of range: "{gpt2}" has 3 layers, numbered 0 to 2')
+        f'--layer 3 is out of range: "{gpt2}" has 3 layers, numbered 0 to 2'
+    )
     assert "out of range" in error_of(capsys, str(gpt2), "--layer", "-1", *common)
     assert error_of(capsys, str(gpt2), "--layer", "0", "--text", "", "-o", out) == (
-        "--text is empty: give the text to run the model on")
+        "--text is empty: give the text to run the model on"
+    )
     from transformers import AutoTokenizer
+
     tokens = len(AutoTokenizer.from_pretrained(gpt2)("cat " * 70)["input_ids"])
     assert tokens > 64
     assert error_of(capsys, str(gpt2), "--layer", "0", "-o", out, "--text", "cat " * 70) == (
-        f'the text is {tokens} tokens long, longer than "{gpt2}"\'s context of 64 tokens')
+        f'the text is {tokens} tokens long, longer than "{gpt2}"\'s context of 64 tokens'
+    )
     assert error_of(capsys, str(tmp_path / "nowhere"), "--layer", "0", *common) == (
-        f'"{tmp_path / "nowhere"}": no such model folder')
+        f'"{tmp_path / "nowhere"}": no such model folder'
+    )
     assert error_of(capsys, str(tmp_path), "--layer", "0", *common) == (
-        f'"{tmp_path}" is a folder but not a Hugging Face model: it has no config.json')
+        f'"{tmp_path}" is a folder but not a Hugging Face model: it has no config.json'
+    )
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert error_of(capsys, "attn-tui-tests/no-such-model", "--layer", "0", *common) == (
         '"attn-tui-tests/no-such-model": no such model folder, and no model of that name in the '
         "local Hugging Face cache; this machine is offline (HF_HUB_OFFLINE), so it cannot be "
-        "downloaded")
-    assert error_of(capsys, str(gpt2), "--layer", "0", "--text", TEXT, "-o",
-                    str(tmp_path / "out.txt")).startswith("-o")
+        "downloaded"
+    )
+    assert error_of(
+        capsys, str(gpt2), "--layer", "0", "--text", TEXT, "-o", str(tmp_path / "out.txt")
+    ).startswith("-o")
     assert error_of(capsys, str(gpt2), "--layer", "0", "--text", "a\udcffb", "-o", out) == (
-        "--text is not valid UTF-8")
+        "--text is not valid UTF-8"
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -75,10 +85,12 @@ def test_a_model_of_another_family_is_named(tmp_path, capsys):
     folder = tmp_path / "xlnet"
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps({"model_type": "xlnet"}))
-    assert error_of(capsys, str(folder), "--layer", "0", "--text", TEXT, "-o",
-                    str(tmp_path / "o.yaml")) == (
+    assert error_of(
+        capsys, str(folder), "--layer", "0", "--text", TEXT, "-o", str(tmp_path / "o.yaml")
+    ) == (
         f'"{folder}" is a "xlnet" model; capture knows gpt2, llama, mistral, qwen2, gemma, '
-        "gemma2, phi3, gpt_neox, bloom, bert, roberta, distilbert, t5, bart, marian")
+        "gemma2, phi3, gpt_neox, bloom, bert, roberta, distilbert, t5, bart, marian"
+    )
 
 
 def test_a_broken_model_folder_is_one_line(gpt2, tmp_path, capsys):
@@ -87,8 +99,9 @@ def test_a_broken_model_folder_is_one_line(gpt2, tmp_path, capsys):
     for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
         (broken / name).write_bytes((gpt2 / name).read_bytes())
     (broken / "model.safetensors").write_bytes(b"not weights")
-    message = error_of(capsys, str(broken), "--layer", "0", "--text", TEXT, "-o",
-                       str(tmp_path / "o.yaml"))
+    message = error_of(
+        capsys, str(broken), "--layer", "0", "--text", TEXT, "-o", str(tmp_path / "o.yaml")
+    )
     assert message.startswith(f'cannot load the model "{broken}": ')
 
 
@@ -99,11 +112,13 @@ def test_a_file_that_cannot_be_written_is_one_line(gpt2, tmp_path, capsys, monke
     monkeypatch.setattr("attn_tui.capture.write_scenario.write_atomic", refuse)
     out = tmp_path / "out.yaml"
     assert error_of(capsys, str(gpt2), "--layer", "0", "--text", TEXT, "-o", str(out)) == (
-        f'cannot write "{tmp_path / "out.npz"}": Permission denied')
+        f'cannot write "{tmp_path / "out.npz"}": Permission denied'
+    )
 
 
-def test_a_capture_that_would_not_reproduce_the_model_writes_nothing(gpt2, tmp_path, capsys,
-                                                                    monkeypatch):
+def test_a_capture_that_would_not_reproduce_the_model_writes_nothing(
+    gpt2, tmp_path, capsys, monkeypatch
+):
     """The float64 check before writing: here GPT-2's scale is made to read 1 instead of √8."""
     monkeypatch.setattr("attn_tui.capture.gpt2.divisor", lambda attention: 1.0)
     assert capture(gpt2, tmp_path / "wrong.yaml") == 3
@@ -117,7 +132,8 @@ def test_existing_files_are_kept_unless_forced(gpt2, tmp_path, capsys):
     out = tmp_path / "mine.yaml"
     (tmp_path / "mine.npz").write_bytes(b"a student's own file")
     assert error_of(capsys, str(gpt2), "--layer", "0", "--text", TEXT, "-o", str(out)) == (
-        f'"{tmp_path / "mine.npz"}" already exists; add --force to replace it')
+        f'"{tmp_path / "mine.npz"}" already exists; add --force to replace it'
+    )
     assert (tmp_path / "mine.npz").read_bytes() == b"a student's own file" and not out.exists()
     assert capture(gpt2, out, TEXT, 0, "--force") == 0
     assert read_scenario(out)[1]["Q"].shape == (4, 6, 8)

@@ -37,20 +37,29 @@ def gpt2(tmp_path_factory) -> Path:
     return save_gpt2(tmp_path_factory.mktemp("models") / "tiny-gpt2")
 
 
-def test_every_layer_is_written_from_one_forward_pass_and_reproduces_the_model(gpt2, tmp_path,
-                                                                                 capsys, monkeypatch):
+def test_every_layer_is_written_from_one_forward_pass_and_reproduces_the_model(
+    gpt2, tmp_path, capsys, monkeypatch
+):
     from attn_tui.capture import run_to_layer
 
     runs = []
     real = run_to_layer.run_to_sites
-    monkeypatch.setattr(run_to_layer, "run_to_sites",
-                        lambda forward, sites: runs.append(len(sites)) or real(forward, sites))
+    monkeypatch.setattr(
+        run_to_layer,
+        "run_to_sites",
+        lambda forward, sites: runs.append(len(sites)) or real(forward, sites),
+    )
     index_path = tmp_path / "gpt2_layers.yaml"
-    assert main(["capture", str(gpt2), "--text", TEXT, "--layer", "all", "-o", str(index_path)]) == 0
+    assert (
+        main(["capture", str(gpt2), "--text", TEXT, "--layer", "all", "-o", str(index_path)]) == 0
+    )
     assert runs == [3]  # one run of the model, recording all three layers
     index = read_index(str(index_path))
     assert [(entry.layer, entry.name) for entry in index.layers] == [
-        (0, "gpt2_layers_l0.yaml"), (1, "gpt2_layers_l1.yaml"), (2, "gpt2_layers_l2.yaml")]
+        (0, "gpt2_layers_l0.yaml"),
+        (1, "gpt2_layers_l1.yaml"),
+        (2, "gpt2_layers_l2.yaml"),
+    ]
     assert index.title.startswith("tiny-gpt2 · all 3 layers · The cat sat")
     for entry in index.layers:
         scenario, arrays = read_scenario(Path(entry.path))
@@ -60,54 +69,94 @@ def test_every_layer_is_written_from_one_forward_pass_and_reproduces_the_model(g
         assert np.abs(output - model_output).max() < 1e-5
         assert scenario["title"].startswith(f"tiny-gpt2 · layer {entry.layer} ·")
     printed = capsys.readouterr().out
-    assert printed.startswith(f"Wrote {index_path} and 3 scenarios beside it") and printed.count("\n") == 1
+    assert (
+        printed.startswith(f"Wrote {index_path} and 3 scenarios beside it")
+        and printed.count("\n") == 1
+    )
     assert sorted(path.name for path in tmp_path.iterdir()) == [
-        "gpt2_layers.yaml", *(f"gpt2_layers_l{n}.{ext}" for n in range(3) for ext in ("npz", "yaml"))]
+        "gpt2_layers.yaml",
+        *(f"gpt2_layers_l{n}.{ext}" for n in range(3) for ext in ("npz", "yaml")),
+    ]
 
 
 def test_the_default_names_and_an_encoder_decoders_part(tmp_path, monkeypatch, capsys):
     folder = save_family("t5", tmp_path / "models" / "tiny-t5")
     monkeypatch.chdir(tmp_path)
-    assert main(["capture", str(folder), "--text", TEXT, "--target-text", "the dog sat",
-                 "--part", "cross", "--layer", "all"]) == 0
+    assert (
+        main(
+            [
+                "capture",
+                str(folder),
+                "--text",
+                TEXT,
+                "--target-text",
+                "the dog sat",
+                "--part",
+                "cross",
+                "--layer",
+                "all",
+            ]
+        )
+        == 0
+    )
     index = read_index("tiny-t5_cross_layers.yaml")
-    assert [entry.name for entry in index.layers] == ["tiny-t5_cross_layers_l0.yaml", "tiny-t5_cross_layers_l1.yaml"]
+    assert [entry.name for entry in index.layers] == [
+        "tiny-t5_cross_layers_l0.yaml",
+        "tiny-t5_cross_layers_l1.yaml",
+    ]
     for entry in index.layers:
         scenario = yaml.safe_load(Path(entry.path).read_text(encoding="utf-8"))
         with np.load(Path(entry.path).with_suffix(".npz")) as archive:
             weights, _ = family_reference(scenario, {name: archive[name] for name in archive.files})
-        model_weights, _ = family_attention(folder, "t5", entry.layer, "cross", texts=(TEXT,), target="the dog sat")
+        model_weights, _ = family_attention(
+            folder, "t5", entry.layer, "cross", texts=(TEXT,), target="the dog sat"
+        )
         assert np.abs(weights - model_weights).max() < 1e-5
     assert "decoder cross-attention layers" in index.title
 
 
-def test_a_layer_that_does_not_reproduce_means_nothing_is_written(gpt2, tmp_path, capsys, monkeypatch):
+def test_a_layer_that_does_not_reproduce_means_nothing_is_written(
+    gpt2, tmp_path, capsys, monkeypatch
+):
     from attn_tui.capture import gpt2 as family
 
     real = family.divisor
-    monkeypatch.setattr(family, "divisor",
-                        lambda attention: 1.0 if attention.layer_idx == 2 else real(attention))
-    assert main(["capture", str(gpt2), "--text", TEXT, "--layer", "all", "-o",
-                 str(tmp_path / "x.yaml")]) == 3
+    monkeypatch.setattr(
+        family, "divisor", lambda attention: 1.0 if attention.layer_idx == 2 else real(attention)
+    )
+    assert (
+        main(
+            ["capture", str(gpt2), "--text", TEXT, "--layer", "all", "-o", str(tmp_path / "x.yaml")]
+        )
+        == 3
+    )
     assert "at layer 2" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 
 def test_existing_layer_files_are_kept_unless_forced(gpt2, tmp_path, capsys):
     (tmp_path / "x_l1.npz").write_bytes(b"mine")
-    assert main(["capture", str(gpt2), "--text", TEXT, "--layer", "all", "-o", str(tmp_path / "x.yaml")]) == 2
-    assert "x_l1.npz\" already exists; add --force" in capsys.readouterr().err
+    assert (
+        main(
+            ["capture", str(gpt2), "--text", TEXT, "--layer", "all", "-o", str(tmp_path / "x.yaml")]
+        )
+        == 2
+    )
+    assert 'x_l1.npz" already exists; add --force' in capsys.readouterr().err
     assert (tmp_path / "x_l1.npz").read_bytes() == b"mine" and not (tmp_path / "x.yaml").exists()
 
 
 def test_json_of_the_written_index_lists_every_layers_shape(gpt2, tmp_path, capsys):
     index_path = tmp_path / "x.yaml"
-    assert main(["capture", str(gpt2), "--text", TEXT, "--layer", "all", "-o", str(index_path)]) == 0
+    assert (
+        main(["capture", str(gpt2), "--text", TEXT, "--layer", "all", "-o", str(index_path)]) == 0
+    )
     capsys.readouterr()
     assert main(["--json", str(index_path)]) == 0
     layers = json.loads(capsys.readouterr().out)["layers"]
     assert [(layer["layer"], layer["heads"], layer["T"], layer["d_k"]) for layer in layers] == [
-        (n, 4, 15, 8) for n in range(3)]
+        (n, 4, 15, 8) for n in range(3)
+    ]
 
 
 def test_the_capture_pages_heads_table_is_the_programs_own(tmp_path, capsys):
@@ -119,8 +168,21 @@ def test_the_capture_pages_heads_table_is_the_programs_own(tmp_path, capsys):
     shown = readme.split("<!-- heads: tiny-gpt2 -->\n```\n", 1)[1].split("```", 1)[0]
     folder = save_gpt2(tmp_path / "tiny-gpt2")
     index = tmp_path / "tiny-gpt2_layers.yaml"
-    assert main(["capture", str(folder), "--layer", "all", "-o", str(index), "--text",
-                 "<|endoftext|>The cat sat on the mat. The cat sat on the mat."]) == 0
+    assert (
+        main(
+            [
+                "capture",
+                str(folder),
+                "--layer",
+                "all",
+                "-o",
+                str(index),
+                "--text",
+                "<|endoftext|>The cat sat on the mat. The cat sat on the mat.",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["heads", str(index)]) == 0
     assert capsys.readouterr().out == shown

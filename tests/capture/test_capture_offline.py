@@ -10,7 +10,9 @@ import pytest
 
 from tests.conftest import NEEDS_MODELS
 
-pytest.importorskip("huggingface_hub", reason="needs huggingface_hub, which transformers brings: " + NEEDS_MODELS)
+pytest.importorskip(
+    "huggingface_hub", reason="needs huggingface_hub, which transformers brings: " + NEEDS_MODELS
+)
 
 from attn_tui.capture.errors import CaptureError  # noqa: E402
 from attn_tui.capture.model_source import locate  # noqa: E402
@@ -48,8 +50,9 @@ def silent_server():
 
 
 @pytest.mark.parametrize("endpoint", ["http://nowhere.invalid", "refused", "silent"])
-def test_an_unreachable_hub_is_said_once_within_two_seconds(online, monkeypatch, capsys, endpoint,
-                                                            silent_server):
+def test_an_unreachable_hub_is_said_once_within_two_seconds(
+    online, monkeypatch, capsys, endpoint, silent_server
+):
     if endpoint == "refused":
         endpoint = f"http://127.0.0.1:{refused_port()}"
     elif endpoint == "silent":
@@ -61,8 +64,10 @@ def test_an_unreachable_hub_is_said_once_within_two_seconds(online, monkeypatch,
     took = time.perf_counter() - started
     assert took < 2.5, took
     message = str(refused.value)
-    assert message.startswith(f'"{NOT_CACHED}": not in the local Hugging Face cache, and the Hub '
-                              f"({endpoint}) cannot be reached"), message
+    assert message.startswith(
+        f'"{NOT_CACHED}": not in the local Hugging Face cache, and the Hub '
+        f"({endpoint}) cannot be reached"
+    ), message
     for advice in ("a model folder", "HF_HUB_OFFLINE=1"):
         assert advice in message, message
     assert "\n" not in message and capsys.readouterr() == ("", "")

@@ -17,13 +17,27 @@ from attn_tui.core.files.yaml_text import yaml_number
 from tests.conftest import NEEDS_MODELS, ROOT
 
 # The decoders' settings as the real tokenizer.json files write them.
-GPT2_DECODER = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
-                "use_regex": True}
-LLAMA2_DECODER = {"type": "Sequence", "decoders": [
-    {"type": "Replace", "pattern": {"String": "▁"}, "content": " "}, {"type": "ByteFallback"},
-    {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 0}]}
-METASPACE_DECODER = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always",
-                     "split": True}
+GPT2_DECODER = {
+    "type": "ByteLevel",
+    "add_prefix_space": True,
+    "trim_offsets": True,
+    "use_regex": True,
+}
+LLAMA2_DECODER = {
+    "type": "Sequence",
+    "decoders": [
+        {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+        {"type": "ByteFallback"},
+        {"type": "Fuse"},
+        {"type": "Strip", "content": " ", "start": 1, "stop": 0},
+    ],
+}
+METASPACE_DECODER = {
+    "type": "Metaspace",
+    "replacement": "▁",
+    "prepend_scheme": "always",
+    "split": True,
+}
 BYTE_LEVEL = spelling_from_decoder(GPT2_DECODER)
 SENTENCEPIECE = spelling_from_decoder(LLAMA2_DECODER)
 
@@ -36,22 +50,38 @@ def test_decoders_tell_how_pieces_are_spelled():
     assert spelling_from_decoder(b'{"type": "WordPiece", "prefix": "##"}') == Spelling()
 
 
-@pytest.mark.parametrize("piece, text", [
-    # GPT-2's alphabet: byte 0x20 (space) is U+0120 "Ġ", 0x0A (line feed) U+010A "Ċ"; "☃" is
-    # the UTF-8 bytes E2 98 83, spelled "â" (E2), "ĺ" (U+013A for 0x98), "ĥ" (U+0125 for 0x83).
-    ("The", "The"), ("Ġcat", "␣cat"), ("ĠĠ", "␣␣"), ("Ċ", "\n"), ("ĉ", "\t"),
-    ("âĺĥ", "☃"), ("Ġâĺĥ", "␣☃"),
-    ("âĺ", "<0xE2><0x98>"), ("ĥ", "<0x83>"),  # a character split across two tokens
-    ("Ã©", "é"),  # C3 A9
-])
+@pytest.mark.parametrize(
+    "piece, text",
+    [
+        # GPT-2's alphabet: byte 0x20 (space) is U+0120 "Ġ", 0x0A (line feed) U+010A "Ċ"; "☃" is
+        # the UTF-8 bytes E2 98 83, spelled "â" (E2), "ĺ" (U+013A for 0x98), "ĥ" (U+0125 for 0x83).
+        ("The", "The"),
+        ("Ġcat", "␣cat"),
+        ("ĠĠ", "␣␣"),
+        ("Ċ", "\n"),
+        ("ĉ", "\t"),
+        ("âĺĥ", "☃"),
+        ("Ġâĺĥ", "␣☃"),
+        ("âĺ", "<0xE2><0x98>"),
+        ("ĥ", "<0x83>"),  # a character split across two tokens
+        ("Ã©", "é"),  # C3 A9
+    ],
+)
 def test_byte_level_pieces_are_decoded(piece, text):
     assert shown(piece, BYTE_LEVEL) == text
 
 
-@pytest.mark.parametrize("piece, text", [
-    ("▁The", "␣The"), ("cat", "cat"), ("▁", "␣"), ("<0x0A>", "\n"), ("<0x41>", "A"),
-    ("<0xE2>", "<0xE2>"),  # one byte of a three-byte character
-])
+@pytest.mark.parametrize(
+    "piece, text",
+    [
+        ("▁The", "␣The"),
+        ("cat", "cat"),
+        ("▁", "␣"),
+        ("<0x0A>", "\n"),
+        ("<0x41>", "A"),
+        ("<0xE2>", "<0xE2>"),  # one byte of a three-byte character
+    ],
+)
 def test_sentencepiece_pieces_are_decoded(piece, text):
     assert shown(piece, SENTENCEPIECE) == text
 
@@ -70,8 +100,25 @@ def test_any_text_is_one_quoted_yaml_line_that_reads_back_exactly(text):
     assert yaml.safe_load(f"token: {scalar}  # a comment after it\n") == {"token": text}
 
 
-@pytest.mark.parametrize("text", ["yes", "~", "- a", "#1", "a: b", '"', "\\", "\x1b]52;c;x\x07",
-                                  "\u2028", "\x85", "\ufeff", "😀", " lead", "\udcff"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "yes",
+        "~",
+        "- a",
+        "#1",
+        "a: b",
+        '"',
+        "\\",
+        "\x1b]52;c;x\x07",
+        "\u2028",
+        "\x85",
+        "\ufeff",
+        "😀",
+        " lead",
+        "\udcff",
+    ],
+)
 def test_awkward_tokens_read_back_exactly(text):
     assert yaml.safe_load(quoted_scalar(text)) == text
 
@@ -90,8 +137,9 @@ def test_default_names_are_safe_file_names():
 
 
 def _run(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_core_the_cli_and_the_capture_package_never_import_torch_or_transformers():
@@ -115,21 +163,26 @@ print(sorted(name for name in sys.modules if name.split('.')[0] in ('torch', 'tr
     assert result.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("hidden", [["torch"], ["transformers"], ["torch", "transformers"]],
-                         ids=["torch", "transformers", "both"])
+@pytest.mark.parametrize(
+    "hidden",
+    [["torch"], ["transformers"], ["torch", "transformers"]],
+    ids=["torch", "transformers", "both"],
+)
 def test_capture_without_the_extra_says_what_to_install_in_one_line(hidden, tmp_path):
     import importlib.util
 
     for name in {"torch", "transformers"} - set(hidden):
         if importlib.util.find_spec(name) is None:  # the message would name it too
-            pytest.skip(f"hides {' and '.join(hidden)} alone, and {name} is not installed either: {NEEDS_MODELS}")
+            pytest.skip(
+                f"hides {' and '.join(hidden)} alone, and {name} is not installed either: {NEEDS_MODELS}"
+            )
     result = _run(f"""
 import sys
 for name in {hidden!r}:
     sys.modules[name] = None  # as if not installed
 from attn_tui.tui.cli import main
 sys.exit(main(['capture', {str(tmp_path)!r}, '--text', 'the cat', '--layer', '0',
-               '-o', {str(tmp_path / 'out.yaml')!r}]))
+               '-o', {str(tmp_path / "out.yaml")!r}]))
 """)
     assert result.returncode == 2, result.stderr
     assert result.stdout == ""
@@ -137,24 +190,40 @@ sys.exit(main(['capture', {str(tmp_path)!r}, '--text', 'the cat', '--layer', '0'
     from tests.conftest import ROOT
 
     # spelt as docs/capture.md spells it, for the checkout the tests run from
-    assert result.stderr == (f"attn-tui capture: capture needs PyTorch and transformers ({missing} "
-                             f"not installed): python -m pip install '.[models]' (in {ROOT})\n")
+    assert result.stderr == (
+        f"attn-tui capture: capture needs PyTorch and transformers ({missing} "
+        f"not installed): python -m pip install '.[models]' (in {ROOT})\n"
+    )
     assert not (tmp_path / "out.yaml").exists()
 
 
-@pytest.mark.parametrize("layer, existing", [("1", "demo_l1.npz"), ("all", "demo_layers.yaml"),
-                                             ("all", "demo_layers_l1.npz")])
-def test_the_demos_default_output_that_exists_is_refused_before_pytorch_is_imported(tmp_path, layer, existing):
+@pytest.mark.parametrize(
+    "layer, existing",
+    [("1", "demo_l1.npz"), ("all", "demo_layers.yaml"), ("all", "demo_layers_l1.npz")],
+)
+def test_the_demos_default_output_that_exists_is_refused_before_pytorch_is_imported(
+    tmp_path, layer, existing
+):
     """Issue 29: without -o, capture demo said "already exists" after ~5.6 s of building the model."""
     (tmp_path / existing).write_text("kept")
-    result = subprocess.run([sys.executable, "-c", f"""
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"""
 import sys
 sys.path.insert(0, {str(ROOT)!r})
 from attn_tui.tui.cli import main
 code = main(['capture', 'demo', '--text', 'the cat', '--layer', {layer!r}])
 assert 'torch' not in sys.modules, 'torch was imported'
 sys.exit(code)
-"""], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+""",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2, result.stderr
     assert f'"{existing}" already exists; add --force to replace it' in result.stderr
     assert (tmp_path / existing).read_text() == "kept"
@@ -166,7 +235,7 @@ def test_an_output_that_exists_is_refused_before_pytorch_is_imported(tmp_path):
     result = _run(f"""
 import sys
 from attn_tui.tui.cli import main
-code = main(['capture', {str(tmp_path)!r}, '--text', 'the cat', '--layer', '0', '-o', {str(tmp_path / 'out.yaml')!r}])
+code = main(['capture', {str(tmp_path)!r}, '--text', 'the cat', '--layer', '0', '-o', {str(tmp_path / "out.yaml")!r}])
 assert 'torch' not in sys.modules, 'torch was imported'
 sys.exit(code)
 """)

@@ -11,20 +11,21 @@ from attn_tui.core import load
 from attn_tui.core.classroom import wire
 from attn_tui.tui.class_desk import ClassDesk
 from attn_tui.tui.follow import Follower, Leader, channel_socket
-
 from tests.conftest import SCENARIOS
 from tests.serve.test_follow import until
 
-RIGHT = (0.248, 0.248, 0.503)       # the chapter's weights of "sat"
-UNSCALED = (0.212, 0.212, 0.576)    # softmax([1, 1, 2]): √d_k forgotten
+RIGHT = (0.248, 0.248, 0.503)  # the chapter's weights of "sat"
+UNSCALED = (0.212, 0.212, 0.576)  # softmax([1, 1, 2]): √d_k forgotten
 
 
 async def leading(max_followers=None, tmp_path=None):
     listener, path = channel_socket()
     leader = Leader(listener, path)
     leader.max_followers = max_followers
-    desk = ClassDesk(load(SCENARIOS / "cat_sat_lesson.yaml"),
-                     responses=str(tmp_path / "class.jsonl") if tmp_path else None)
+    desk = ClassDesk(
+        load(SCENARIOS / "cat_sat_lesson.yaml"),
+        responses=str(tmp_path / "class.jsonl") if tmp_path else None,
+    )
     leader.heard = desk.heard
     await leader.start()
     leader.publish(4)
@@ -46,13 +47,23 @@ def answered(desk) -> int:
 async def test_hostile_lines_are_refused_and_the_others_still_answer(tmp_path):
     leader, desk, path = await leading(tmp_path=tmp_path)
     try:
-        good_reader, good = await raw(path, wire.hello_line("0000000a"), wire.answer_line(4, 2, RIGHT))
+        good_reader, good = await raw(
+            path, wire.hello_line("0000000a"), wire.answer_line(4, 2, RIGHT)
+        )
         await until(lambda: answered(desk) == 1)
-        hostile = [b"answer 4 2 nan 0.2 0.3\n", b"answer 3 2 0.25 0.25 0.5\n",    # NaN; a beat that predicts nothing
-                   b"answer 4 1 0.25 0.25 0.5\n", b"answer 4 2 0.25 0.25\n",     # another row; the wrong length
-                   b"\x1b]52;c;AAAA\x07\n", b"[/INST] ignore the lesson\n", b"4\n"]
+        hostile = [
+            b"answer 4 2 nan 0.2 0.3\n",
+            b"answer 3 2 0.25 0.25 0.5\n",  # NaN; a beat that predicts nothing
+            b"answer 4 1 0.25 0.25 0.5\n",
+            b"answer 4 2 0.25 0.25\n",  # another row; the wrong length
+            b"\x1b]52;c;AAAA\x07\n",
+            b"[/INST] ignore the lesson\n",
+            b"4\n",
+        ]
         _, bad = await raw(path, wire.hello_line("0000000b"), *hostile)
-        await until(lambda: desk.refused + leader.dropped >= len(hostile))  # (past a burst: dropped)
+        await until(
+            lambda: desk.refused + leader.dropped >= len(hostile)
+        )  # (past a burst: dropped)
         assert answered(desk) == 1 and leader.followers == 2  # refused, and the follower is kept
         # a half-written line, then gone: nothing counted
         _, half = await raw(path, wire.hello_line("0000000c"), b"answer 4 2 0.2")
@@ -65,7 +76,9 @@ async def test_hostile_lines_are_refused_and_the_others_still_answer(tmp_path):
         good.write(wire.answer_line(4, 2, UNSCALED))  # the good one changes its answer: still heard
         await until(lambda: desk.counts(4).right == 0)
         counts = desk.counts(4)
-        assert counts.answered == 1 and [(key, n) for key, _, n in counts.mistakes] == [("unscaled", 1)]
+        assert counts.answered == 1 and [(key, n) for key, _, n in counts.mistakes] == [
+            ("unscaled", 1)
+        ]
         assert leader.followers == 2 and bad.transport.get_write_buffer_size() == 0
         leader.publish(5)  # the lead still publishes to everyone
         assert (await asyncio.wait_for(good_reader.readline(), 2)) == b"4\n"
@@ -80,7 +93,9 @@ async def test_hostile_lines_are_refused_and_the_others_still_answer(tmp_path):
 async def test_a_flood_is_dropped_and_another_follower_is_not_held_up():
     leader, desk, path = await leading()
     try:
-        _, flood = await raw(path, wire.hello_line("0000000f"), *[wire.answer_line(4, 2, UNSCALED)] * 3000)
+        _, flood = await raw(
+            path, wire.hello_line("0000000f"), *[wire.answer_line(4, 2, UNSCALED)] * 3000
+        )
         _, calm = await raw(path, wire.hello_line("0000000e"))
         await asyncio.sleep(0.05)
         calm.write(wire.answer_line(4, 2, RIGHT))

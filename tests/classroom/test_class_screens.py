@@ -14,7 +14,6 @@ from attn_tui.tui.class_desk import ClassDesk
 from attn_tui.tui.classroom import Classroom
 from attn_tui.tui.follow import Follower, Leader, channel_socket
 from attn_tui.tui.screens.class_present import ClassPresentScreen
-
 from tests.conftest import SCENARIOS
 from tests.serve.test_follow import until
 from tests.tui_helpers import stage_view
@@ -31,16 +30,26 @@ async def test_the_teachers_screen_counts_the_class_live_and_reveals_to_everyone
     listener, path = channel_socket()
     leader = Leader(listener, path)
     log = tmp_path / "class.jsonl"
-    app = AttnApp(load(LESSON), read_only=True, remember=False,
-                  classroom=Classroom(leader=leader, responses=str(log), names=True))
+    app = AttnApp(
+        load(LESSON),
+        read_only=True,
+        remember=False,
+        classroom=Classroom(leader=leader, responses=str(log), names=True),
+    )
     students, tasks, revealed = [], [], []
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.press("n", "n", "n")  # beat 4: "sat"'s weights, predicted
             assert "The class, beat 4" in panel(app) and "0 answered of 0 following" in panel(app)
             for n in range(3):
-                student = Follower(path, 9, lambda beat: None, lambda why: None, student=f"{n:08x}",
-                                   revealed=revealed.append)
+                student = Follower(
+                    path,
+                    9,
+                    lambda beat: None,
+                    lambda why: None,
+                    student=f"{n:08x}",
+                    revealed=revealed.append,
+                )
                 student.name = ["Ada", "Grace", "\x1b[31mEve"][n] if n < 2 else None
                 students.append(student)
                 tasks.append(asyncio.create_task(student.run()))
@@ -55,16 +64,25 @@ async def test_the_teachers_screen_counts_the_class_live_and_reveals_to_everyone
             assert "correct 0.248" in text and "correct 0.503" in text and "median 0.250" in text
             assert "Ada (right)" in text and "Grace (forgot to divide by √d_k)" in text
             assert "1 message refused" in text
-            assert len(log.read_text().splitlines()) == 3 and json.loads(log.read_text().splitlines()[0])["beat"] == 4
+            assert (
+                len(log.read_text().splitlines()) == 3
+                and json.loads(log.read_text().splitlines()[0])["beat"] == 4
+            )
             await pilot.press("D")  # the projector: the counts, no names, the answer not marked yet
             assert isinstance(app.screen, ClassPresentScreen)
             projected = app.screen.class_answers.text
-            assert "3 answered" in projected and "Ada" not in projected and "correct" not in projected
-            await pilot.press("R")  # revealed to everyone: the followers are told, the projector marks it
+            assert (
+                "3 answered" in projected and "Ada" not in projected and "correct" not in projected
+            )
+            await pilot.press(
+                "R"
+            )  # revealed to everyone: the followers are told, the projector marks it
             await until(lambda: revealed == [4, 4, 4])
             assert "correct 0.248" in app.screen.class_answers.text
             await pilot.press("p")
-            assert stage_view(app).row_texts(SAT)[0] == "0.248"  # the teacher's own row revealed too
+            assert (
+                stage_view(app).row_texts(SAT)[0] == "0.248"
+            )  # the teacher's own row revealed too
             await pilot.press("n")  # a beat that predicts nothing: no panel, R and D do nothing
             assert not app.screen.query_one("#class-answers").display
     finally:
@@ -80,8 +98,12 @@ async def test_a_students_r_sends_the_row():
     leader.heard = desk.heard
     await leader.start()
     leader.publish(4)
-    app = AttnApp(load(LESSON), read_only=True, remember=False,
-                  classroom=Classroom(follow=path, student="00000abc"))
+    app = AttnApp(
+        load(LESSON),
+        read_only=True,
+        remember=False,
+        classroom=Classroom(follow=path, student="00000abc"),
+    )
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(lambda: app.screen.lessons.player.beat == 3)

@@ -1,9 +1,10 @@
 """A beat's tally: the histogram's bins worked by hand, and mistakes named in #43's words."""
 
 import numpy as np
+
+from attn_tui.core import load
 from attn_tui.core.classroom.beats import predict_beats
 from attn_tui.core.classroom.tally import BeatTally, spread
-from attn_tui.core import load
 from tests.conftest import SCENARIOS
 
 
@@ -18,7 +19,11 @@ def test_a_share_of_attention_is_drawn_from_0_to_1():
 
 
 def test_the_class_is_counted_by_mistake_in_words():
-    beat = next(b for b in predict_beats(load(SCENARIOS / "cat_sat_lesson.yaml")).values() if b.key == "weights")
+    beat = next(
+        b
+        for b in predict_beats(load(SCENARIOS / "cat_sat_lesson.yaml")).values()
+        if b.key == "weights"
+    )
     tally = BeatTally(beat)
     # "sat" scores [1, 1, 2]: ÷√2 and softmax give [0.248, 0.248, 0.503]; without ÷√2, [0.212, 0.212, 0.576]
     tally.add("a", (0.248, 0.248, 0.503))
@@ -27,5 +32,8 @@ def test_the_class_is_counted_by_mistake_in_words():
     tally.add("d", (0.9, 0.05, 0.05))
     counts = tally.counts()
     assert counts.answered == 4 and counts.right == 1
-    assert counts.mistakes[0][1:] == ("forgot to divide by √d_k", 2) and counts.mistakes[-1][0] == "other"
+    assert (
+        counts.mistakes[0][1:] == ("forgot to divide by √d_k", 2)
+        and counts.mistakes[-1][0] == "other"
+    )
     assert [s.low for s in counts.spreads] == [0.0] * 3

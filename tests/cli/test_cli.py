@@ -12,22 +12,38 @@ import sys
 import numpy as np
 import pytest
 
-from attn_tui.core import compute_all
-from attn_tui.core import load
+from attn_tui import __version__
+from attn_tui.core import compute_all, load
 from attn_tui.tui import cli
 from attn_tui.tui.cli import app as cli_app
-from attn_tui import __version__
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT, SCENARIOS
 from tests.reference import chapter_attention
 
-JSON_KEYS = {"title", "tokens", "d_k", "d_v", "causal", "divisor", "mask_value", "Q", "K", "V",
-             "scores", "scaled", "masked", "weights", "output", "diagnostics"}
+JSON_KEYS = {
+    "title",
+    "tokens",
+    "d_k",
+    "d_v",
+    "causal",
+    "divisor",
+    "mask_value",
+    "Q",
+    "K",
+    "V",
+    "scores",
+    "scaled",
+    "masked",
+    "weights",
+    "output",
+    "diagnostics",
+}
 
 
 def strict_json(text):
     def refuse(constant):
         raise ValueError(f"{constant} is not valid JSON (RFC 8259)")
+
     return json.loads(text, parse_constant=refuse)
 
 
@@ -73,7 +89,9 @@ def test_json_variants_have_the_same_keys(capsys):
 
 
 def test_json_finite_mask_value(write, capsys):
-    path = write("Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\nmask_value: -1e9\n")
+    path = write(
+        "Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\nmask_value: -1e9\n"
+    )
     data = run_json(capsys, str(path))
     assert data["mask_value"] == -1e9
     assert data["masked"][0][1] is None
@@ -82,8 +100,13 @@ def test_json_finite_mask_value(write, capsys):
 def test_print_walks_through_every_stage(capsys):
     assert main(["--print", "cat_sat"]) == 0
     out = capsys.readouterr().out
-    for stage in ("Step 1 — Score", "Step 2 — Scale", "Step 3 — Mask", "Step 4 — Softmax",
-                  "Step 5 — Weighted sum"):
+    for stage in (
+        "Step 1 — Score",
+        "Step 2 — Scale",
+        "Step 3 — Mask",
+        "Step 4 — Softmax",
+        "Step 5 — Weighted sum",
+    ):
         assert stage in out
     assert 'Row 3, "sat", step by step' in out
     assert "sum        = 8.169" in out
@@ -110,8 +133,11 @@ def test_print_of_variants_compares_largest_weights(capsys):
     assert table[1].split() == ["scaled", "unscaled"]
     traces = compute_all(load(SCENARIOS / "scaled_vs_unscaled_t5.yaml"))
     first = table[2].split()
-    assert first == ["t1", f"{traces['scaled'].max_weight[0]:.3f}",
-                     f"{traces['unscaled'].max_weight[0]:.3f}"]
+    assert first == [
+        "t1",
+        f"{traces['scaled'].max_weight[0]:.3f}",
+        f"{traces['unscaled'].max_weight[0]:.3f}",
+    ]
 
 
 def test_list_names_every_builtin_with_its_title(capsys):
@@ -129,8 +155,12 @@ def test_check_ok(capsys):
 
 
 def test_usage_errors_exit_2(capsys):
-    for args in (["--json"], ["--json", "--print", "cat_sat"], ["--row", "1", "cat_sat"],
-                 ["--bogus"]):
+    for args in (
+        ["--json"],
+        ["--json", "--print", "cat_sat"],
+        ["--row", "1", "cat_sat"],
+        ["--bogus"],
+    ):
         with pytest.raises(SystemExit) as caught:
             main(args)
         assert caught.value.code == 2, args
@@ -166,8 +196,9 @@ def test_version_and_help(capsys):
 def test_a_real_process_exits_with_the_documented_status(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("Q: [[1, 2]]\nK: [[1]]\nV: [[1]]\n")
-    run = lambda *args: subprocess.run([sys.executable, "-m", "attn_tui", *args], cwd=ROOT,
-                                       capture_output=True, text=True)
+    run = lambda *args: subprocess.run(
+        [sys.executable, "-m", "attn_tui", *args], cwd=ROOT, capture_output=True, text=True
+    )
     ok = run("--json", "cat_sat")
     assert ok.returncode == 0 and strict_json(ok.stdout)["title"] == "The cat sat"
     failed = run("--check", str(bad))
@@ -185,10 +216,18 @@ def test_builtins_are_found_by_name_from_anywhere(tmp_path, capsys, monkeypatch)
 def test_a_scenario_error_stops_the_app_before_it_takes_the_terminal(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("Q: [[1]]\nK: [[1]]\nV: [[1]]\ncasual: false\n")
-    result = subprocess.run([sys.executable, "-m", "attn_tui", str(bad)], cwd=ROOT, capture_output=True,
-                            text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "attn_tui", str(bad)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
-    assert result.stderr == f"{bad}:4:1: unknown key 'casual' in the scenario; did you mean 'causal'?\n"
+    assert (
+        result.stderr
+        == f"{bad}:4:1: unknown key 'casual' in the scenario; did you mean 'causal'?\n"
+    )
     assert result.stdout == ""  # no escape codes: the terminal was never taken over
 
 
@@ -196,7 +235,9 @@ def test_a_builtin_by_name_or_by_path_opens_read_only_and_a_copy_does_not(monkey
     """README's first command opens scenarios/cat_sat.yaml: saving there must not rewrite the
     shipped file, so a built-in opened by its path is protected like one opened by name."""
     opened = []
-    monkeypatch.setattr(cli_app, "start_app", lambda scenario, read_only=False, **_: opened.append(read_only) or 0)
+    monkeypatch.setattr(
+        cli_app, "start_app", lambda scenario, read_only=False, **_: opened.append(read_only) or 0
+    )
     monkeypatch.chdir(tmp_path)
     assert main(["cat_sat"]) == 0
     assert main([str(SCENARIOS / "cat_sat.yaml")]) == 0
@@ -217,8 +258,24 @@ def test_new_writes_a_template_that_checks_and_refuses_to_overwrite(tmp_path, ca
     assert main(["new", str(path), "--tokens", "a b", "--d-k", "3"]) == 2
     assert "already exists; add --force" in capsys.readouterr().err
     assert path.read_text() == before
-    assert main(["new", str(path), "--tokens", "a b", "--d-k", "3", "--d-v", "4", "--random", "7",
-                 "--force"]) == 0
+    assert (
+        main(
+            [
+                "new",
+                str(path),
+                "--tokens",
+                "a b",
+                "--d-k",
+                "3",
+                "--d-v",
+                "4",
+                "--random",
+                "7",
+                "--force",
+            ]
+        )
+        == 0
+    )
     again = load(path)
     assert again.V.shape == (2, 4)
     rng = np.random.RandomState(7)
@@ -245,7 +302,9 @@ def test_markdown_prints_the_handout(capsys):
 
 
 def test_row_by_a_token_that_appears_twice_is_ambiguous(write, capsys):
-    path = write("tokens: [the, cat, the]\nQ: [[1], [0], [1]]\nK: [[1], [0], [1]]\nV: [[1], [0], [1]]\n")
+    path = write(
+        "tokens: [the, cat, the]\nQ: [[1], [0], [1]]\nK: [[1], [0], [1]]\nV: [[1], [0], [1]]\n"
+    )
     with pytest.raises(SystemExit) as caught:
         main(["--print", str(path), "--row", "the"])
     assert caught.value.code == 2 and "ambiguous" in capsys.readouterr().err
@@ -254,52 +313,79 @@ def test_row_by_a_token_that_appears_twice_is_ambiguous(write, capsys):
 @pytest.mark.parametrize("given, expected", [(None, "1"), ("2", "2")])
 def test_the_app_asks_blas_for_one_thread_unless_the_user_chose(given, expected):
     """Before NumPy loads (it reads the setting once); a user's own setting stands."""
-    env = {key: value for key, value in __import__("os").environ.items()
-           if key not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    env = {
+        key: value
+        for key, value in __import__("os").environ.items()
+        if key not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    }
     if given is not None:
         env["OPENBLAS_NUM_THREADS"] = given
-    code = ("import os\nfrom attn_tui.tui import cli\ncli.one_blas_thread()\nimport numpy\n"
-            "print(os.environ['OPENBLAS_NUM_THREADS'])")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
-                          check=True)
+    code = (
+        "import os\nfrom attn_tui.tui import cli\ncli.one_blas_thread()\nimport numpy\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, check=True
+    )
     assert done.stdout.strip() == expected
 
 
-@pytest.mark.parametrize("argv, threads, collecting, started", [
-    (["cat_sat"], "1", False, [False]), (["open", "--debug", "cat_sat"], "1", False, [False]),
-    (["--print", "cat_sat"], None, True, []), (["--json", "cat_sat"], None, True, []),
-    (["--js", "cat_sat"], None, True, []), (["check", "cat_sat"], None, True, []),
-    (["--serve", "cat_sat"], "1", False, [True]), (["serve", "cat_sat"], "1", False, [True]),
-    (["--debug", "serve", "cat_sat"], "1", False, [True])])
-def test_only_the_app_asks_for_one_blas_thread_and_no_collection_before_numpy_loads(argv, threads, collecting,
-                                                                                  started):
+@pytest.mark.parametrize(
+    "argv, threads, collecting, started",
+    [
+        (["cat_sat"], "1", False, [False]),
+        (["open", "--debug", "cat_sat"], "1", False, [False]),
+        (["--print", "cat_sat"], None, True, []),
+        (["--json", "cat_sat"], None, True, []),
+        (["--js", "cat_sat"], None, True, []),
+        (["check", "cat_sat"], None, True, []),
+        (["--serve", "cat_sat"], "1", False, [True]),
+        (["serve", "cat_sat"], "1", False, [True]),
+        (["--debug", "serve", "cat_sat"], "1", False, [True]),
+    ],
+)
+def test_only_the_app_asks_for_one_blas_thread_and_no_collection_before_numpy_loads(
+    argv, threads, collecting, started
+):
     """The settings as they stood when NumPy was first imported by the command as run (the
     parser's stage options load it): --json at T = 4096 and the like may use every core; the
     app's keys are small products. The garbage collector waits while the app starts (#30), but
     not in a class's server, which runs for hours (``started``: whether it collected when the
     app, or the server, was started)."""
-    env = {key: value for key, value in os.environ.items() if key not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-    code = ("import gc, importlib.abc, os, sys\n"
-            "seen, started = [], []\n"
-            "class Watch(importlib.abc.MetaPathFinder):\n"
-            "    def find_spec(self, name, path, target=None):\n"
-            "        if name == 'numpy' and not seen:\n"
-            "            seen.append((os.environ.get('OPENBLAS_NUM_THREADS'), gc.isenabled()))\n"
-            "sys.meta_path.insert(0, Watch())\n"
-            "from attn_tui.tui.cli import app, main, serving\n"
-            "app.start_app = lambda *args, **kwargs: started.append(gc.isenabled()) or 0\n"
-            "serving.serve = lambda *args, **kwargs: started.append(gc.isenabled()) or 0\n"
-            f"main({argv!r})\n"
-            "print(repr(seen), repr(started), gc.isenabled(), file=sys.stderr)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
-                          check=True)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    }
+    code = (
+        "import gc, importlib.abc, os, sys\n"
+        "seen, started = [], []\n"
+        "class Watch(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'numpy' and not seen:\n"
+        "            seen.append((os.environ.get('OPENBLAS_NUM_THREADS'), gc.isenabled()))\n"
+        "sys.meta_path.insert(0, Watch())\n"
+        "from attn_tui.tui.cli import app, main, serving\n"
+        "app.start_app = lambda *args, **kwargs: started.append(gc.isenabled()) or 0\n"
+        "serving.serve = lambda *args, **kwargs: started.append(gc.isenabled()) or 0\n"
+        f"main({argv!r})\n"
+        "print(repr(seen), repr(started), gc.isenabled(), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, check=True
+    )
     expected = f"{[(threads, collecting)]!r} {started!r} True"  # (and on again after, whatever ran)
     assert done.stderr.strip().splitlines()[-1] == expected
 
 
-@pytest.mark.parametrize("old, new", [(["--json", "cat_sat"], ["json", "cat_sat"]),
-                                      (["cat_sat", "--print", "--row", "sat"], ["print", "cat_sat", "--row", "sat"]),
-                                      (["--markdown", "--worksheet", "cat_sat"], ["markdown", "cat_sat", "--worksheet"])])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (["--json", "cat_sat"], ["json", "cat_sat"]),
+        (["cat_sat", "--print", "--row", "sat"], ["print", "cat_sat", "--row", "sat"]),
+        (["--markdown", "--worksheet", "cat_sat"], ["markdown", "cat_sat", "--worksheet"]),
+    ],
+)
 def test_the_modes_flags_and_their_subcommands_are_the_same_command(capsys, old, new):
     assert main(old) == 0
     before = capsys.readouterr()
@@ -307,30 +393,40 @@ def test_the_modes_flags_and_their_subcommands_are_the_same_command(capsys, old,
     assert capsys.readouterr() == before and before.out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--json", "cat_sat", "--row", "sat"], "--row goes with --print or --markdown"),
-    (["--check", "cat_sat", "--worksheet"], "--worksheet goes with --markdown"),
-    (["--json", "--print", "cat_sat"], "give one mode: --json and --print are two"),
-    (["cat_sat", "--tokens", "a"], "--tokens goes with attn-tui new"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--json", "cat_sat", "--row", "sat"], "--row goes with --print or --markdown"),
+        (["--check", "cat_sat", "--worksheet"], "--worksheet goes with --markdown"),
+        (["--json", "--print", "cat_sat"], "give one mode: --json and --print are two"),
+        (["cat_sat", "--tokens", "a"], "--tokens goes with attn-tui new"),
+    ],
+)
 def test_an_option_of_another_mode_is_told_which_mode_it_goes_with(capsys, argv, message):
     with pytest.raises(SystemExit) as caught:
         main(argv)
     assert caught.value.code == 2 and message in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv", [["cat_sat", "--version"], ["--debug", "--version"], ["--json", "--version"]])
+@pytest.mark.parametrize(
+    "argv", [["cat_sat", "--version"], ["--debug", "--version"], ["--json", "--version"]]
+)
 def test_version_anywhere_on_the_line_as_before(capsys, argv):
     with pytest.raises(SystemExit) as caught:
         main(argv)
     assert caught.value.code == 0 and capsys.readouterr().out.startswith("attn-tui ")
 
 
-@pytest.mark.parametrize("short, whole", [(["--js", "cat_sat"], ["json", "cat_sat"]),
-                                          (["cat_sat", "--mark"], ["markdown", "cat_sat"]),
-                                          (["--li"], ["list"]),
-                                          (["--debug", "json", "cat_sat"], ["json", "cat_sat"]),
-                                          (["json", "--json", "cat_sat"], ["json", "cat_sat"])])
+@pytest.mark.parametrize(
+    "short, whole",
+    [
+        (["--js", "cat_sat"], ["json", "cat_sat"]),
+        (["cat_sat", "--mark"], ["markdown", "cat_sat"]),
+        (["--li"], ["list"]),
+        (["--debug", "json", "cat_sat"], ["json", "cat_sat"]),
+        (["json", "--json", "cat_sat"], ["json", "cat_sat"]),
+    ],
+)
 def test_a_modes_flag_shortened_or_repeated_and_debug_before_the_command(capsys, short, whole):
     """argparse took a prefix of an option before the command line had subcommands (--js for
     --json); --debug goes anywhere; the old flag beside its own command is the same command."""
@@ -339,15 +435,24 @@ def test_a_modes_flag_shortened_or_repeated_and_debug_before_the_command(capsys,
     assert main(whole) == 0 and capsys.readouterr().out == out and out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--ser", "cat_sat"], "ambiguous option: --ser could match --serve, --serve-dir"),
-    (["serve", "--json", "cat_sat"], "give one mode: attn-tui serve and --json are two"),
-    (["--print", "cat_sat", "--row", "--json"], "argument --row: expected one argument"),
-    (["--json", "cat_sat", "--force"], "--force goes with attn-tui new or attn-tui capture"),
-    (["--json", "cat_sat", "extra", "--row", "1"], "--row goes with --print or --markdown or attn-tui figure (and unrecognized: extra 1)"),
-    (["--json", "cat_sat", "x --row"], "unrecognized arguments: x --row"),
-    (["--check", "cat_sat", "--worksheet"], "--worksheet goes with --markdown: attn-tui --markdown --worksheet FILE"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--ser", "cat_sat"], "ambiguous option: --ser could match --serve, --serve-dir"),
+        (["serve", "--json", "cat_sat"], "give one mode: attn-tui serve and --json are two"),
+        (["--print", "cat_sat", "--row", "--json"], "argument --row: expected one argument"),
+        (["--json", "cat_sat", "--force"], "--force goes with attn-tui new or attn-tui capture"),
+        (
+            ["--json", "cat_sat", "extra", "--row", "1"],
+            "--row goes with --print or --markdown or attn-tui figure (and unrecognized: extra 1)",
+        ),
+        (["--json", "cat_sat", "x --row"], "unrecognized arguments: x --row"),
+        (
+            ["--check", "cat_sat", "--worksheet"],
+            "--worksheet goes with --markdown: attn-tui --markdown --worksheet FILE",
+        ),
+    ],
+)
 def test_what_the_old_command_line_read_is_read_the_same_or_told_better(capsys, argv, message):
     with pytest.raises(SystemExit) as caught:
         main(argv)
@@ -361,20 +466,26 @@ def test_an_option_of_another_mode_shows_the_usage_of_the_mode_given(capsys):
     assert capsys.readouterr().err.startswith("usage: attn-tui json ")
 
 
-def test_a_learning_rate_that_overflows_is_refused_by_json_and_check_and_said_by_print_and_markdown(write, capsys):
+def test_a_learning_rate_that_overflows_is_refused_by_json_and_check_and_said_by_print_and_markdown(
+    write, capsys
+):
     """Issue 49: print and markdown show a scenario before any training step, so a learning rate
     whose first step overflows does not stop them; they say the steps are not taken (json and
     check take them and refuse it, with the lr's position)."""
-    path = write("tokens: [the, cat, sat]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\n"
-                 "V: [[1, 2], [3, 4], [5, 6]]\nloss: {target: [[0, 0], [0, 0], [0, 0]]}\n"
-                 "train: {learn: [Q, K, V], lr: 1e200, steps: 5}\n")
+    path = write(
+        "tokens: [the, cat, sat]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\n"
+        "V: [[1, 2], [3, 4], [5, 6]]\nloss: {target: [[0, 0], [0, 0], [0, 0]]}\n"
+        "train: {learn: [Q, K, V], lr: 1e200, steps: 5}\n"
+    )
     for command in ("json", "check"):
         assert main([command, str(path)]) == 2
         assert f"{path}:6:31: step 1 makes the loss overflow: lower lr" in capsys.readouterr().err
     for command in ("print", "markdown"):
         assert main([command, str(path)]) == 0
         out = capsys.readouterr().out
-        assert "Training: its 5 steps are not taken here; this is the scenario before any step." in out
+        assert (
+            "Training: its 5 steps are not taken here; this is the scenario before any step." in out
+        )
         assert "json and check take them" in out
     main(["print", str(SCENARIOS / "cat_sat.yaml")])  # (no train: section, no word of it)
     assert "Training:" not in capsys.readouterr().out

@@ -16,13 +16,13 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from attn_tui.core import ScenarioError
-from attn_tui.core import loads
+from attn_tui.core import ScenarioError, loads
+from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.outputs.markdown import to_markdown
 from attn_tui.core.outputs.report import to_text
-from attn_tui.core.model.scenario import Scenario
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT
 
@@ -58,10 +58,12 @@ def scenario_yaml(text: str) -> str:
     """A scenario with ``text`` in every field a person writes: title, description, both
     tokens, both variant names, and the focus."""
     s = yaml_text(text)
-    return (f"title: {s}\ndescription: {s}\ntokens: [{s}, {yaml_text(text + '2')}]\n"
-            "Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 2], [3, 4]]\n"
-            f"focus: {s}\nvariants: [{{name: {s}}}, {{name: {yaml_text(text + 'x')}, scale: false}}]\n"
-            "expect: {weights: [[1, 0], [0.5, 0.4]]}\n")
+    return (
+        f"title: {s}\ndescription: {s}\ntokens: [{s}, {yaml_text(text + '2')}]\n"
+        "Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 2], [3, 4]]\n"
+        f"focus: {s}\nvariants: [{{name: {s}}}, {{name: {yaml_text(text + 'x')}, scale: false}}]\n"
+        "expect: {weights: [[1, 0], [0.5, 0.4]]}\n"
+    )
 
 
 def assert_inert(output: str, where: str) -> None:
@@ -86,7 +88,10 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 def test_every_field_through_every_headless_mode(write, capsys, hostile):
     path = write(scenario_yaml(hostile))
     scenario = loads(path.read_text(), str(path))
-    assert scenario.title == hostile and scenario.tokens == (hostile, hostile + "2")  # read as written
+    assert scenario.title == hostile and scenario.tokens == (
+        hostile,
+        hostile + "2",
+    )  # read as written
     for mode, status_wanted in (("--print", 0), ("--markdown", 0), ("--check", 1), ("--json", 0)):
         status, out, err = run(capsys, mode, str(path))
         assert status == status_wanted, (mode, err)
@@ -119,7 +124,9 @@ def test_every_message_that_quotes_outside_text(write, capsys, hostile, tmp_path
         assert_inert(err, name)
     path = write(f"tokens: [{s}, b]\n{rows}")
     status, out, err = run(capsys, "--print", str(path), "--row", hostile + "zz")
-    assert status == 2 and err.splitlines()[-1].startswith("attn-tui print: error: --row ")  # after usage
+    assert status == 2 and err.splitlines()[-1].startswith(
+        "attn-tui print: error: --row "
+    )  # after usage
     assert_inert(err, "--row")
 
 
@@ -138,8 +145,9 @@ def test_a_file_name_holding_an_escape_and_a_line_feed_is_one_inert_line(tmp_pat
     bad.write_text("Q: [[1]]\nK: [[1]]\nV: [[1]]\ncasual: true\n")
     missing = folder / "gone\x9b.yaml"
     for args in (["--check", str(bad)], ["--print", str(missing)], [str(bad)]):
-        done = subprocess.run([sys.executable, "-m", "attn_tui", *args], cwd=ROOT, capture_output=True,
-                              timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "attn_tui", *args], cwd=ROOT, capture_output=True, timeout=60
+        )
         assert done.returncode == 2 and done.stdout == b"", args
         err = done.stderr.decode("utf-8")
         assert err.count("\n") == 1 and FORBIDDEN.search(err) is None, err
@@ -164,24 +172,43 @@ def test_an_unknown_argument_is_echoed_inertly(capsys):
 
 # ---- the same, for any text at all (the views, without files) -----------------------------------
 
+
 @settings(max_examples=40)
-@given(title=st.text(max_size=12), description=st.text(max_size=30),
-       tokens=st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=3),
-       name=st.text(min_size=1, max_size=8))
+@given(
+    title=st.text(max_size=12),
+    description=st.text(max_size=30),
+    tokens=st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=3),
+    name=st.text(min_size=1, max_size=8),
+)
 def test_any_text_at_all_is_inert_in_print_and_markdown(title, description, tokens, name):
     from attn_tui.core.model.options import Variant
+
     T = len(tokens)
-    scenario = Scenario(title=title, description=description, tokens=tuple(tokens),
-                        inputs={"Q": np.eye(T, 2), "K": np.eye(T, 2), "V": np.ones((T, 2))},
-                        variants=(Variant(name), Variant(name + "!", scale=False)))
-    for output in (to_text(scenario, rows=list(range(T))), to_markdown(scenario, rows=list(range(T)))):
+    scenario = Scenario(
+        title=title,
+        description=description,
+        tokens=tuple(tokens),
+        inputs={"Q": np.eye(T, 2), "K": np.eye(T, 2), "V": np.ones((T, 2))},
+        variants=(Variant(name), Variant(name + "!", scale=False)),
+    )
+    for output in (
+        to_text(scenario, rows=list(range(T))),
+        to_markdown(scenario, rows=list(range(T))),
+    ):
         assert_inert(output.replace("\n", ""), "a view")
         # each line stays a line: a token's line feed cannot start a new one
         assert output.count("\n") == len(output.splitlines())
 
 
 def test_a_scenario_error_is_always_one_inert_line():
-    error = ScenarioError("focus 'a\x1b]0;x\x07' is not one of the tokens (tokens: a\x1b]0;x\x07 b)", 3, 8,
-                          "f\x1b[2J\n.yaml")
+    error = ScenarioError(
+        "focus 'a\x1b]0;x\x07' is not one of the tokens (tokens: a\x1b]0;x\x07 b)",
+        3,
+        8,
+        "f\x1b[2J\n.yaml",
+    )
     assert "\n" not in str(error) and FORBIDDEN.search(str(error)) is None
-    assert str(error) == "f␛[2J␊.yaml:3:8: focus 'a␛]0;x␇' is not one of the tokens (tokens: a␛]0;x␇ b)"
+    assert (
+        str(error)
+        == "f␛[2J␊.yaml:3:8: focus 'a␛]0;x␇' is not one of the tokens (tokens: a␛]0;x␇ b)"
+    )

@@ -1,14 +1,12 @@
 """core is NumPy and the standard library only: importing all of it pulls in no terminal code."""
 
 import os
+import pkgutil
 import subprocess
 import sys
 
-from tests.conftest import ROOT
-
-import pkgutil
-
 from attn_tui import core
+from tests.conftest import ROOT
 
 MODULES = sorted(module.name for module in pkgutil.walk_packages(core.__path__, "attn_tui.core."))
 
@@ -40,8 +38,9 @@ def test_core_and_the_headless_cli_import_neither_textual_nor_rich():
 
 def test_checking_a_yaml_scenario_needs_no_numpy():
     """The command line checks a file before the app starts; the app paints before NumPy."""
-    result = subprocess.run([sys.executable, "-c", CHECK_WITHOUT_NUMPY], cwd=ROOT,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", CHECK_WITHOUT_NUMPY], cwd=ROOT, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
 
@@ -83,7 +82,12 @@ def test_the_debugger_opens_before_the_dialogs_modules_are_imported(tmp_path):
     # before the first frame; #47: a class's answers (their tally and judging), its channel
     # (tui.follow, its wire format) only in a class, and the backward pass only when it is asked for
     environment = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
-    result = subprocess.run([sys.executable, "-c", OPEN_THE_DEBUGGER], cwd=ROOT, capture_output=True,
-                            text=True, env=environment)
+    result = subprocess.run(
+        [sys.executable, "-c", OPEN_THE_DEBUGGER],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=environment,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["[]", "HelpScreen ['attn_tui.tui.screens.help']"]

@@ -32,6 +32,7 @@ def site_packages(tmp_path, monkeypatch):
 
     def recorded(url):
         monkeypatch.setattr(metadata, "distribution", lambda name: Recorded(url))
+
     return recorded
 
 

@@ -5,14 +5,26 @@ same, which a reader meets in the annotations). And every package on disk is
 one that pyproject.toml installs, so a new sub-package cannot be forgotten."""
 
 import ast
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 from tests.conftest import ROOT
 
 # lowest first; the foundation is core's own top-level modules
-LAYERS = ["foundation", "files", "model", "reading", "engine", "teaching", "lessons", "loading", "editing",
-          "outputs", "classroom"]
+LAYERS = [
+    "foundation",
+    "files",
+    "model",
+    "reading",
+    "engine",
+    "teaching",
+    "lessons",
+    "loading",
+    "editing",
+    "outputs",
+    "classroom",
+]
 FOUNDATION = {"text", "numbers", "errors", "limits"}
 
 
@@ -35,9 +47,13 @@ def imports(path: Path, module: str) -> list[tuple[int, str]]:
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(parts + ([node.module] if node.module else []))
-            names = [f"{base}.{alias.name}" for alias in node.names] if base == "attn_tui.core" else [base]
+            names = (
+                [f"{base}.{alias.name}" for alias in node.names]
+                if base == "attn_tui.core"
+                else [base]
+            )
             found += [(node.lineno, name) for name in names]
         elif isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
@@ -59,8 +75,10 @@ def test_each_layer_imports_only_the_layers_below_it():
         mine = layer_of(module)
         for line, name in imports(path, module):
             if layer_of(name) > mine:
-                upward.append(f"{path.relative_to(ROOT)}:{line}: {LAYERS[mine]} imports {name} "
-                              f"({LAYERS[layer_of(name)] if layer_of(name) < len(LAYERS) else 'the facade'})")
+                upward.append(
+                    f"{path.relative_to(ROOT)}:{line}: {LAYERS[mine]} imports {name} "
+                    f"({LAYERS[layer_of(name)] if layer_of(name) < len(LAYERS) else 'the facade'})"
+                )
     assert upward == []
 
 
@@ -68,16 +86,22 @@ def test_the_layer_check_sees_an_upward_import(tmp_path):
     """The check can fail: a model module importing the engine, inside a function, is found, and
     one importing the lessons for a type only."""
     path = tmp_path / "scenario.py"
-    path.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from attn_tui.core.lessons.lesson "
-                    "import start_position\ndef f():\n    from attn_tui.core.engine.stages import REGISTRY\n")
+    path.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from attn_tui.core.lessons.lesson "
+        "import start_position\ndef f():\n    from attn_tui.core.engine.stages import REGISTRY\n"
+    )
     module = "attn_tui.core.model.scenario"
-    assert sorted(layer_of(name) for _, name in imports(path, module)) == [LAYERS.index("engine"),
-                                                                          LAYERS.index("lessons")]
+    assert sorted(layer_of(name) for _, name in imports(path, module)) == [
+        LAYERS.index("engine"),
+        LAYERS.index("lessons"),
+    ]
     assert layer_of(module) == LAYERS.index("model")
 
 
 def test_every_package_on_disk_is_installed():
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+        "setuptools"
+    ]
     folders = {name: Path(folder) for name, folder in config["package-dir"].items()}
     on_disk = {"attn_tui"}
     for name, folder in folders.items():

@@ -14,11 +14,38 @@ import pytest
 
 from tests.conftest import ROOT
 
-FOLDERS = ("core", "tui", "capture", "grading", "scenarios", "tests", "benchmarks", "attn_tui", "docs", ".ci")
+FOLDERS = (
+    "core",
+    "tui",
+    "capture",
+    "grading",
+    "scenarios",
+    "tests",
+    "benchmarks",
+    "attn_tui",
+    "docs",
+    ".ci",
+)
 DOTTED = re.compile(r"(?<![\w./-])((?:attn_tui\.)?(?:core|tui|grading|capture)(?:\.[A-Za-z_]\w*)+)")
-FILE = re.compile(r"(?<![\w./-])((?:core|tui|grading|capture|scenarios|tests|benchmarks|docs)/[\w./*-]*[\w*])")
+FILE = re.compile(
+    r"(?<![\w./-])((?:core|tui|grading|capture|scenarios|tests|benchmarks|docs)/[\w./*-]*[\w*])"
+)
 # "capture.md", "capture.npz": a file's name, not a module path
-FILE_SUFFIXES = {"md", "py", "yaml", "yml", "npz", "npy", "json", "svg", "txt", "tcss", "toml", "png", "pdf"}
+FILE_SUFFIXES = {
+    "md",
+    "py",
+    "yaml",
+    "yml",
+    "npz",
+    "npy",
+    "json",
+    "svg",
+    "txt",
+    "tcss",
+    "toml",
+    "png",
+    "pdf",
+}
 
 
 def _prose(path) -> list[tuple[int, str]]:
@@ -28,14 +55,21 @@ def _prose(path) -> list[tuple[int, str]]:
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".md":
         return [(1, text)]
-    return [(token.start[0], token.string) for token in tokenize.generate_tokens(io.StringIO(text).readline)
-            if token.type in (tokenize.STRING, tokenize.COMMENT)]
+    return [
+        (token.start[0], token.string)
+        for token in tokenize.generate_tokens(io.StringIO(text).readline)
+        if token.type in (tokenize.STRING, tokenize.COMMENT)
+    ]
 
 
 def _sources():
     paths = [ROOT / "README.md"]
     for folder in FOLDERS:
-        paths += [p for p in (ROOT / folder).rglob("*") if p.suffix in (".py", ".md") and "__pycache__" not in p.parts]
+        paths += [
+            p
+            for p in (ROOT / folder).rglob("*")
+            if p.suffix in (".py", ".md") and "__pycache__" not in p.parts
+        ]
     here = __file__.rsplit("/", 1)[-1]  # this file names made-up paths on purpose
     return sorted(p for p in paths if p.name != here)
 
@@ -87,28 +121,59 @@ def paths_named_in(path) -> list[tuple[str, str, int]]:
 def test_every_module_and_file_path_named_in_the_sources_and_docs_is_true():
     named = {path.relative_to(ROOT).as_posix(): paths_named_in(path) for path in _sources()}
     assert sum(map(len, named.values())) > 300  # (the paths were found)
-    untrue = [f"{where}:{line}: {name}" for where, found in named.items() for kind, name, line in found
-              if not (module_path_is_true if kind == "module" else file_path_is_true)(name)]
+    untrue = [
+        f"{where}:{line}: {name}"
+        for where, found in named.items()
+        for kind, name, line in found
+        if not (module_path_is_true if kind == "module" else file_path_is_true)(name)
+    ]
     assert not untrue, "paths that are not there:\n" + "\n".join(untrue)
 
 
-@pytest.mark.parametrize("name", ["core.reading.softcap", "attn_tui.core.reading.softcap.read",
-                                  "core.reading.loss.LossSetting", "tui.app", "grading.grade", "capture.gpt2"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "core.reading.softcap",
+        "attn_tui.core.reading.softcap.read",
+        "core.reading.loss.LossSetting",
+        "tui.app",
+        "grading.grade",
+        "capture.gpt2",
+    ],
+)
 def test_a_true_module_path_is_found(name):
     assert module_path_is_true(name)
 
 
-@pytest.mark.parametrize("name", ["core.readers.softcap", "core.predictions", "core.model_index",
-                                  "core.reading.softcap.no_such_name", "tui.no_such_module"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "core.readers.softcap",
+        "core.predictions",
+        "core.model_index",
+        "core.reading.softcap.no_such_name",
+        "tui.no_such_module",
+    ],
+)
 def test_a_made_up_module_path_is_not(name):
     assert not module_path_is_true(name)
 
 
 def test_a_made_up_path_in_a_docstring_or_a_doc_is_found_and_untrue(tmp_path):
-    (tmp_path / "made_up.py").write_text('"""Read by ``core.readers.softcap``."""\nx = 1  # see core/no/such.py\n')
-    (tmp_path / "made_up.md").write_text("The loader is `core.model_index`, in `core/model_index.py`.\n")
+    (tmp_path / "made_up.py").write_text(
+        '"""Read by ``core.readers.softcap``."""\nx = 1  # see core/no/such.py\n'
+    )
+    (tmp_path / "made_up.md").write_text(
+        "The loader is `core.model_index`, in `core/model_index.py`.\n"
+    )
     found = paths_named_in(tmp_path / "made_up.py") + paths_named_in(tmp_path / "made_up.md")
     assert [(kind, name) for kind, name, _ in found] == [
-        ("module", "core.readers.softcap"), ("file", "core/no/such.py"),
-        ("module", "core.model_index"), ("file", "core/model_index.py")]
-    assert not any((module_path_is_true if kind == "module" else file_path_is_true)(name) for kind, name, _ in found)
+        ("module", "core.readers.softcap"),
+        ("file", "core/no/such.py"),
+        ("module", "core.model_index"),
+        ("file", "core/model_index.py"),
+    ]
+    assert not any(
+        (module_path_is_true if kind == "module" else file_path_is_true)(name)
+        for kind, name, _ in found
+    )

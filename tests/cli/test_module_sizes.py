@@ -10,8 +10,11 @@ FOLDERS = ("core", "tui", "capture", "grading", "benchmarks", "attn_tui", "docs"
 
 def line_counts(root, folders) -> dict[str, int]:
     """Each ``.py`` file's line count under ``root``'s ``folders``, by its path from ``root``."""
-    return {path.relative_to(root).as_posix(): path.read_bytes().count(b"\n")
-            for folder in folders for path in (root / folder).rglob("*.py")}
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes().count(b"\n")
+        for folder in folders
+        for path in (root / folder).rglob("*.py")
+    }
 
 
 def over_the_limit(found: dict[str, int]) -> str:
@@ -29,8 +32,15 @@ def test_no_module_is_over_400_lines():
 
 def test_the_message_names_each_module_over_and_no_other(tmp_path):
     # made-up folders: a made-up path under core/ or tests/ would fail test_module_paths
-    for name, lines in (("alpha/deep/long.py", LIMIT + 1), ("alpha/ok.py", LIMIT), ("beta/longer.py", LIMIT + 50)):
+    for name, lines in (
+        ("alpha/deep/long.py", LIMIT + 1),
+        ("alpha/ok.py", LIMIT),
+        ("beta/longer.py", LIMIT + 50),
+    ):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x = 1\n" * lines)
     message = over_the_limit(line_counts(tmp_path, ("alpha", "beta")))
-    assert message == f"\n  beta/longer.py: {LIMIT + 50} lines\n  alpha/deep/long.py: {LIMIT + 1} lines"
+    assert (
+        message
+        == f"\n  beta/longer.py: {LIMIT + 50} lines\n  alpha/deep/long.py: {LIMIT + 1} lines"
+    )

@@ -16,7 +16,11 @@ def test_print_writes_a_tiny_input_with_an_exponent() -> None:
     q = text.split("Q (queries)")[1].split("\n\n")[0].splitlines()
     assert q[2].split() == ["a", "1", "1.0e−5"]
     score = text.split("Step 1")[1].split("\n\n")[0].splitlines()
-    assert score[2].split() == ["a", "1", "1.0e−5"]  # Q·Kᵀ's [0, 1] = 1e-5 (score is tiny in the app too)
+    assert score[2].split() == [
+        "a",
+        "1",
+        "1.0e−5",
+    ]  # Q·Kᵀ's [0, 1] = 1e-5 (score is tiny in the app too)
 
 
 def test_markdown_writes_a_tiny_input_with_an_exponent() -> None:
@@ -50,8 +54,14 @@ def test_weights_keep_the_chapter_s_three_decimals() -> None:
     b's scores [20, 0] / √2 give b itself a weight of 1 / (1 + e^(20/√2)) = 7.2e−7: 0.000, not 7.2e−7."""
     import math
 
-    text = "".join(text_chunks(loads("tokens: [a, b]\nQ: [[1, 0], [20, 0]]\nK: [[1, 0], [0, 1]]\n"
-                                     "V: [[1, 2], [3, 4]]\ncausal: false\n")))
+    text = "".join(
+        text_chunks(
+            loads(
+                "tokens: [a, b]\nQ: [[1, 0], [20, 0]]\nK: [[1, 0], [0, 1]]\n"
+                "V: [[1, 2], [3, 4]]\ncausal: false\n"
+            )
+        )
+    )
     share = 1 / (1 + math.exp(20 / math.sqrt(2)))
     assert share > 0 and f"{share:.3f}" == "0.000"
     assert table(text, "Step 4")[1][:3] == ["b", "1.000", "0.000"]

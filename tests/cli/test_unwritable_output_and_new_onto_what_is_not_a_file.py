@@ -19,16 +19,31 @@ NEW = ["--tokens", "a b", "--d-k", "1"]
 
 
 def attn_tui(*args: str, stdout=None, close_stdout: bool = False) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "attn_tui", *args], cwd=ROOT, stdout=stdout,
-                          stderr=subprocess.PIPE, text=True, timeout=60,
-                          preexec_fn=(lambda: os.close(1)) if close_stdout else None)
+    return subprocess.run(
+        [sys.executable, "-m", "attn_tui", *args],
+        cwd=ROOT,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+        preexec_fn=(lambda: os.close(1)) if close_stdout else None,
+    )
 
 
 # ---- item 11: output failures are said, and exit 2 ---------------------------------------------
 
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-@pytest.mark.parametrize("args", [["--json", "cat_sat"], ["--print", "cat_sat"], ["--markdown", "cat_sat"],
-                                  ["--check", "cat_sat"], ["--list"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--json", "cat_sat"],
+        ["--print", "cat_sat"],
+        ["--markdown", "cat_sat"],
+        ["--check", "cat_sat"],
+        ["--list"],
+    ],
+)
 def test_a_full_disk_on_standard_output_is_said_and_exits_2(args):
     with open("/dev/full", "w") as full:
         done = attn_tui(*args, stdout=full)
@@ -36,7 +51,9 @@ def test_a_full_disk_on_standard_output_is_said_and_exits_2(args):
     assert done.stderr == "attn-tui: cannot write the output: No space left on device\n"
 
 
-@pytest.mark.parametrize("args", [["--markdown", "cat_sat"], ["--check", "cat_sat"], ["--json", "cat_sat"]])
+@pytest.mark.parametrize(
+    "args", [["--markdown", "cat_sat"], ["--check", "cat_sat"], ["--json", "cat_sat"]]
+)
 def test_a_closed_standard_output_is_said_and_exits_2(args):
     done = attn_tui(*args, close_stdout=True)
     assert done.returncode == 2, done.stderr
@@ -47,18 +64,27 @@ def test_a_closed_standard_output_is_said_and_exits_2(args):
 def test_new_on_a_full_standard_output_still_writes_the_file_and_says_so(tmp_path):
     with open("/dev/full", "w") as full:
         done = attn_tui("new", str(tmp_path / "n.yaml"), *NEW, stdout=full)
-    assert done.returncode == 2 and "cannot write the output: No space left on device" in done.stderr
+    assert (
+        done.returncode == 2 and "cannot write the output: No space left on device" in done.stderr
+    )
     assert load(tmp_path / "n.yaml").tokens == ("a", "b")
 
 
 def test_a_broken_pipe_is_still_quiet(tmp_path):
     """`attn-tui --json big | head -c 10` is normal use: exit 0, nothing on stderr."""
-    done = subprocess.run(f"'{sys.executable}' -m attn_tui --print cat_sat | head -c 10", shell=True,
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        f"'{sys.executable}' -m attn_tui --print cat_sat | head -c 10",
+        shell=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.stdout == "The cat sa" and done.stderr == ""
 
 
 # ---- item 10: new creates or replaces regular files only --------------------------------------
+
 
 def test_new_never_replaces_a_pipe_even_with_force(tmp_path, capsys):
     fifo = tmp_path / "f.yaml"
@@ -95,7 +121,10 @@ def test_new_with_force_replaces_a_regular_file_through_a_link_and_keeps_the_lin
 
 def test_new_into_a_folder_names_a_file_to_give(tmp_path, capsys):
     assert main(["new", str(tmp_path), *NEW, "--force"]) == 2
-    assert f"is a folder; give a file name such as {tmp_path / 'scenario.yaml'}" in capsys.readouterr().err
+    assert (
+        f"is a folder; give a file name such as {tmp_path / 'scenario.yaml'}"
+        in capsys.readouterr().err
+    )
 
 
 def test_writing_atomically_never_replaces_what_is_not_a_regular_file(tmp_path):

@@ -48,11 +48,14 @@ def test_only_what_differs_from_the_saved_file_is_kept(mine):
     session.set_cell("V", 2, 0, 7.0)  # …saved, then one more
     session.set_cell("V", 2, 0, 8.0)
     found = Session(load(mine)).journal.pending()
-    assert [(e.matrix, e.row, e.col, e.value, e.old) for e in found.edits] == [("V", 2, 0, 8.0, 0.5)]
+    assert [(e.matrix, e.row, e.col, e.value, e.old) for e in found.edits] == [
+        ("V", 2, 0, 8.0, 0.5)
+    ]
 
 
 def test_the_copy_goes_when_the_edits_are_saved_or_undone(mine):
     from pathlib import Path
+
     copy = Path(recovery_path(str(mine)))
     session = Session(load(mine))
     session.set_cell("Q", 0, 0, 2.0)
@@ -90,6 +93,7 @@ def test_a_students_nan_values_survive_the_copy(mine):
     session = Session(load(mine))
     from attn_tui.core.model.edits import SetExpect
     from attn_tui.core.model.options import Expected
+
     values = np.array([[np.nan, 1.0, -np.inf], [0.0] * 3, [0.0] * 3])
     session.apply(SetExpect({"weights": Expected(values, np.ones((3, 3), bool))}, {}, 1e-3, 1e-6))
     again = Session(load(mine))
@@ -147,7 +151,9 @@ async def test_discarding_at_start_removes_the_copy(mine, monkeypatch):
         dialog.arm()  # what its timer does once the question has settled
         await pilot.pause()
         assert "Enter confirms" in str(dialog.query_one("#hint").render())
-        assert "Esc restores too" in str(dialog.query_one("#hint").render())  # (it said "Esc cancels")
+        assert "Esc restores too" in str(
+            dialog.query_one("#hint").render()
+        )  # (it said "Esc cancels")
         await pilot.press("d")
         await pilot.pause()
         assert debugger(app).session.scenario.Q[0, 0] == 1.0

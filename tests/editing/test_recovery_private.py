@@ -108,22 +108,34 @@ except UnreadableCopy as refused:
 """
 
 
-@pytest.mark.parametrize("make, why", [
-    (os.mkfifo, "is not a regular file"),
-    (lambda copy: os.symlink("/dev/zero", copy), "is a symbolic link"),
-    (lambda copy: os.symlink("/dev/stdin", copy), "is a symbolic link"),
-])
+@pytest.mark.parametrize(
+    "make, why",
+    [
+        (os.mkfifo, "is not a regular file"),
+        (lambda copy: os.symlink("/dev/zero", copy), "is a symbolic link"),
+        (lambda copy: os.symlink("/dev/stdin", copy), "is a symbolic link"),
+    ],
+)
 def test_a_fifo_or_a_device_is_refused_at_once(mine, make, why):
     copy = planted(mine, make)
     # in a process of its own, bounded in time and memory: a read that blocked on the FIFO, or
     # read /dev/zero for ever, would otherwise hang the test run or eat the machine's memory
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", READ, str(mine)], capture_output=True, text=True,
-                          timeout=10, cwd=ROOT, stdin=subprocess.PIPE,
-                          env=os.environ | {"PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"})
+    done = subprocess.run(
+        [sys.executable, "-c", READ, str(mine)],
+        capture_output=True,
+        text=True,
+        timeout=10,
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        env=os.environ | {"PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"},
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"recovery copy not read: {copy} {why}" + (
-        "; attn-tui never writes one there\n" if "link" in why else " (a device, a pipe or a socket)\n")
+        "; attn-tui never writes one there\n"
+        if "link" in why
+        else " (a device, a pipe or a socket)\n"
+    )
     assert time.perf_counter() - started < 10
 
 
@@ -143,13 +155,15 @@ async def test_the_app_starts_normally_and_says_why_the_copy_was_not_read(mine):
 
 # ---- the record of data files saved lives in the same folder, under the same rules ------------
 
+
 @pytest.fixture
 def lesson(tmp_path):
     import numpy as np
 
     np.save(tmp_path / "mine.npy", np.ones((3, 2)))
-    (tmp_path / "lesson.yaml").write_text("Q: {npy: mine.npy}\nK: [[1, 0], [0, 1], [1, 1]]\n"
-                                          "V: [[1, 0], [0, 1], [1, 1]]\n")
+    (tmp_path / "lesson.yaml").write_text(
+        "Q: {npy: mine.npy}\nK: [[1, 0], [0, 1], [1, 1]]\nV: [[1, 0], [0, 1], [1, 1]]\n"
+    )
     return tmp_path / "lesson.yaml"
 
 

@@ -32,8 +32,10 @@ def crafted(path, edits: list) -> None:
     copy = recovery_path(str(path))
     os.makedirs(os.path.dirname(copy), exist_ok=True)
     with open(copy, "w") as file:
-        json.dump({"attn-tui-recovery": 1, "saved_at": time.time(), "source_sha256": "x",
-                   "edits": edits}, file)
+        json.dump(
+            {"attn-tui-recovery": 1, "saved_at": time.time(), "source_sha256": "x", "edits": edits},
+            file,
+        )
 
 
 def restored(path) -> tuple[Session, list[str]]:
@@ -56,28 +58,78 @@ def test_an_edit_of_a_row_the_file_no_longer_has_is_skipped_and_said(mine):
 GOOD = {"cell": ["K", 0, 1], "value": 2.5, "old": 0.0}
 
 
-@pytest.mark.parametrize("edit, reason", [
-    ({"cell": ["Z", 0, 0], "value": 1.0, "old": 0.0}, "Z: the file has no matrix of that name (Q, K, V)"),
-    ({"cell": ["Q", -1, 0], "value": 1.0, "old": 0.0}, "Q row 0, column 1 = 1: the file's Q has no row 0"),
-    ({"cell": ["Q", 0, 2], "value": 1.0, "old": 0.0}, "Q row 1, column 3 = 1: the file's Q has 2 columns"),
-    ({"cell": ["Q", 1.5, 0], "value": 1.0, "old": 0.0}, "not an edit attn-tui writes"),
-    ({"cell": ["Q", True, 0], "value": 1.0, "old": 0.0}, "not an edit attn-tui writes"),
-    ({"cell": ["Q", 0, 0], "value": "NaN", "old": 0.0}, "not an edit attn-tui writes"),
-    ({"cell": ["Q", 0, 0], "value": math.nan, "old": 0.0}, "Q row 1, column 1 = nan: numbers must be finite"),
-    ({"cell": ["V", 0, 0], "value": 1e308, "old": 0.0}, "V row 1, column 1 = 1e+308: V must stay below 1e+307"),
-    ({"option": "scale", "value": 0, "old": True}, "scale = 0: scale must be true, false or a positive number"),
-    ({"option": "scale", "value": -2, "old": True}, "scale = -2: scale must be true, false or a positive number"),
-    ({"option": "causal", "value": "yes", "old": True}, "causal = 'yes': causal must be true or false"),
-    ({"option": "mask_value", "value": 5, "old": -1e9}, "mask_value = 5: mask_value must be negative"),
-    ({"option": "temperature", "value": 2, "old": 1}, "temperature: not an option (causal, scale, mask_value)"),
-    ({"expect": {"weights": {"values": [[1]], "given": [[True]]}}, "old": {}, "tolerance": 1e-6,
-      "old_tolerance": 1e-6}, "expect weights is 1×1 but that stage is 3×3"),
-    ({"expect": {"nonsense": {"values": [[1]], "given": [[True]]}}, "old": {}, "tolerance": 1e-6,
-      "old_tolerance": 1e-6}, "expect nonsense: not a stage"),
-    ({"expect": {}, "old": {}, "tolerance": -1, "old_tolerance": 1e-6}, "expect_tolerance must be positive"),
-    ({"cell": ["Q", 0]}, "not an edit attn-tui writes"),
-    ("Q[0, 0] = 1", "not an edit attn-tui writes"),
-])
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        (
+            {"cell": ["Z", 0, 0], "value": 1.0, "old": 0.0},
+            "Z: the file has no matrix of that name (Q, K, V)",
+        ),
+        (
+            {"cell": ["Q", -1, 0], "value": 1.0, "old": 0.0},
+            "Q row 0, column 1 = 1: the file's Q has no row 0",
+        ),
+        (
+            {"cell": ["Q", 0, 2], "value": 1.0, "old": 0.0},
+            "Q row 1, column 3 = 1: the file's Q has 2 columns",
+        ),
+        ({"cell": ["Q", 1.5, 0], "value": 1.0, "old": 0.0}, "not an edit attn-tui writes"),
+        ({"cell": ["Q", True, 0], "value": 1.0, "old": 0.0}, "not an edit attn-tui writes"),
+        ({"cell": ["Q", 0, 0], "value": "NaN", "old": 0.0}, "not an edit attn-tui writes"),
+        (
+            {"cell": ["Q", 0, 0], "value": math.nan, "old": 0.0},
+            "Q row 1, column 1 = nan: numbers must be finite",
+        ),
+        (
+            {"cell": ["V", 0, 0], "value": 1e308, "old": 0.0},
+            "V row 1, column 1 = 1e+308: V must stay below 1e+307",
+        ),
+        (
+            {"option": "scale", "value": 0, "old": True},
+            "scale = 0: scale must be true, false or a positive number",
+        ),
+        (
+            {"option": "scale", "value": -2, "old": True},
+            "scale = -2: scale must be true, false or a positive number",
+        ),
+        (
+            {"option": "causal", "value": "yes", "old": True},
+            "causal = 'yes': causal must be true or false",
+        ),
+        (
+            {"option": "mask_value", "value": 5, "old": -1e9},
+            "mask_value = 5: mask_value must be negative",
+        ),
+        (
+            {"option": "temperature", "value": 2, "old": 1},
+            "temperature: not an option (causal, scale, mask_value)",
+        ),
+        (
+            {
+                "expect": {"weights": {"values": [[1]], "given": [[True]]}},
+                "old": {},
+                "tolerance": 1e-6,
+                "old_tolerance": 1e-6,
+            },
+            "expect weights is 1×1 but that stage is 3×3",
+        ),
+        (
+            {
+                "expect": {"nonsense": {"values": [[1]], "given": [[True]]}},
+                "old": {},
+                "tolerance": 1e-6,
+                "old_tolerance": 1e-6,
+            },
+            "expect nonsense: not a stage",
+        ),
+        (
+            {"expect": {}, "old": {}, "tolerance": -1, "old_tolerance": 1e-6},
+            "expect_tolerance must be positive",
+        ),
+        ({"cell": ["Q", 0]}, "not an edit attn-tui writes"),
+        ("Q[0, 0] = 1", "not an edit attn-tui writes"),
+    ],
+)
 def test_a_crafted_edit_is_skipped_with_its_reason_and_the_rest_applies(mine, edit, reason):
     crafted(mine, [edit, GOOD])
     session, skipped = restored(mine)
@@ -90,8 +142,14 @@ def test_a_crafted_edit_is_skipped_with_its_reason_and_the_rest_applies(mine, ed
 
 def test_an_edit_that_would_overflow_a_stage_is_skipped(mine):
     """Q[3, 1] = 1e308 alone is a finite score; with K[3, 1] = 1e308 as well, Q·Kᵀ overflows."""
-    crafted(mine, [{"cell": ["Q", 2, 0], "value": 1e308, "old": 1.0},
-                   {"cell": ["K", 2, 0], "value": 1e308, "old": 1.0}, GOOD])
+    crafted(
+        mine,
+        [
+            {"cell": ["Q", 2, 0], "value": 1e308, "old": 1.0},
+            {"cell": ["K", 2, 0], "value": 1e308, "old": 1.0},
+            GOOD,
+        ],
+    )
     session, skipped = restored(mine)
     assert skipped == ["K row 3, column 1 = 1e+308: a stage would overflow float64 with it"]
     assert session.scenario.Q[2, 0] == 1e308 and session.scenario.K[2, 0] == 1.0
@@ -117,12 +175,18 @@ def test_a_copy_that_is_not_even_json_is_ignored(mine):
 
 
 async def test_the_app_restores_what_fits_and_says_what_it_skipped(mine):
-    from tests.tui_helpers import debugger, running
-    from tests.tui.test_model_view import wait_for
     from attn_tui.tui.screens.choice import ChoiceScreen
+    from tests.tui.test_model_view import wait_for
+    from tests.tui_helpers import debugger, running
 
-    crafted(mine, [{"cell": ["Q", 7, 0], "value": 1.0, "old": 0.0},
-                   {"option": "causal", "value": "[/x]", "old": True}, GOOD])
+    crafted(
+        mine,
+        [
+            {"cell": ["Q", 7, 0], "value": 1.0, "old": 0.0},
+            {"option": "causal", "value": "[/x]", "old": True},
+            GOOD,
+        ],
+    )
     async with running(mine) as (app, pilot):
         await pilot.pause()
         assert isinstance(app.screen, ChoiceScreen)

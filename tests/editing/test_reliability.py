@@ -39,8 +39,11 @@ def test_a_save_killed_before_the_rename_leaves_the_original_intact(tmp_path):
     path = tmp_path / "cat_sat.yaml"
     original = (SCENARIOS / "cat_sat.yaml").read_text()
     path.write_text(original)
-    result = subprocess.run([sys.executable, "-c", KILLED_SAVE.format(root=str(ROOT), path=str(path))],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", KILLED_SAVE.format(root=str(ROOT), path=str(path))],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == -9, result.stderr  # SIGKILL
     assert path.read_text() == original
     assert load(path).Q[2, 1] == 1.0
@@ -49,7 +52,9 @@ def test_a_save_killed_before_the_rename_leaves_the_original_intact(tmp_path):
     assert found is not None and found.edits[0].value == 5.0
 
 
-async def test_a_folder_that_cannot_be_written_keeps_the_edits_and_save_as_works(tmp_path, monkeypatch):
+async def test_a_folder_that_cannot_be_written_keeps_the_edits_and_save_as_works(
+    tmp_path, monkeypatch
+):
     path = tmp_path / "locked" / "mine.yaml"
     path.parent.mkdir()
     path.write_text((SCENARIOS / "cat_sat.yaml").read_text())
@@ -67,11 +72,15 @@ async def test_a_folder_that_cannot_be_written_keeps_the_edits_and_save_as_works
         session = debugger(app).session
         assert session.modified and session.scenario.Q[0, 0] == 7.0  # kept in memory
         messages = [n.message for n in app._notifications]
-        assert any("cannot write" in m and "Permission denied" in m and "Save As" in m for m in messages)
+        assert any(
+            "cannot write" in m and "Permission denied" in m and "Save As" in m for m in messages
+        )
         debugger(app).action_save_as()
         await pilot.pause()
         await pilot.press("end", "ctrl+u")
-        app.screen.focused.post_message(events.Paste(str(tmp_path / "copy.yaml")))  # (typing costs 60 ms a key)
+        app.screen.focused.post_message(
+            events.Paste(str(tmp_path / "copy.yaml"))
+        )  # (typing costs 60 ms a key)
         await pilot.press("enter")
         await pilot.pause()
         assert not debugger(app).session.modified

@@ -7,11 +7,10 @@ import os
 import numpy as np
 import pytest
 
-from attn_tui.core import load
-from attn_tui.core import loads
-from attn_tui.core.files.atomic_write import write_atomic
+from attn_tui.core import load, loads
 from attn_tui.core.editing.save import SaveError, render, updated_text
 from attn_tui.core.editing.session import DiskChanged, Session
+from attn_tui.core.files.atomic_write import write_atomic
 from tests.conftest import SCENARIOS
 
 COMMENTED = """\
@@ -111,7 +110,9 @@ def test_every_builtin_saves_an_edit_and_reads_back(tmp_path):
         path.write_text(source.read_text())
         scenario = load(path)
         name = scenario.editable[0]
-        edited = scenario.with_cell(name, 0, 0, 4.25).with_options(causal=not scenario.options.causal)
+        edited = scenario.with_cell(name, 0, 0, 4.25).with_options(
+            causal=not scenario.options.causal
+        )
         assert loads(updated_text(edited)).same_numbers(edited), source.name
 
 
@@ -143,6 +144,7 @@ def test_write_atomic_keeps_the_permissions(tmp_path):
 
 
 # ---- the session ----------------------------------------------------------------------------
+
 
 def test_session_save_and_reload(write):
     path = write(COMMENTED)
@@ -210,6 +212,7 @@ def test_session_undo_redo_restore_exactly():
 
 def test_an_overflowing_edit_is_refused_and_nothing_changes():
     from attn_tui.core.errors import NumericError
+
     session = Session(load(SCENARIOS / "cat_sat.yaml"))
     session.set_cell("Q", 2, 0, 1e200)
     with pytest.raises(NumericError):
@@ -221,13 +224,21 @@ def test_a_value_too_large_to_blend_is_refused_wherever_it_comes_from():
     """V past 1e307 could round the weighted sum past float64's largest number: refused when
     typed into V, and when an X edit projects it into a value row of one head (of two)."""
     from attn_tui.core.errors import NumericError
+
     session = Session(load(SCENARIOS / "cat_sat.yaml"))
     session.set_cell("V", 1, 0, 9e306)  # below the limit: fine
     with pytest.raises(NumericError, match="keep V below"):
         session.set_cell("V", 2, 1, 2e307)
-    assert session.scenario.V[2, 1] == load(SCENARIOS / "cat_sat.yaml").V[2, 1] and len(session.history) == 1
-    session = Session(loads("tokens: [a, b, c]\nheads: 2\nX: [[1, 0], [0, 1], [1, 1]]\n"
-                            "Wq: [[1, 0], [0, 1]]\nWk: [[1, 0], [0, 1]]\nWv: [[1, 0], [0, 1e300]]\n"))
+    assert (
+        session.scenario.V[2, 1] == load(SCENARIOS / "cat_sat.yaml").V[2, 1]
+        and len(session.history) == 1
+    )
+    session = Session(
+        loads(
+            "tokens: [a, b, c]\nheads: 2\nX: [[1, 0], [0, 1], [1, 1]]\n"
+            "Wq: [[1, 0], [0, 1]]\nWk: [[1, 0], [0, 1]]\nWv: [[1, 0], [0, 1e300]]\n"
+        )
+    )
     with pytest.raises(NumericError, match="keep V below"):
         session.set_cell("X", 1, 1, 1e8)  # v of "b" in the second head: 1e308
     assert session.scenario.inputs["X"][1, 1] == 1.0
@@ -256,6 +267,7 @@ def test_saving_through_a_symlink_replaces_the_target_and_keeps_the_link(write, 
 
 def test_an_overflow_after_an_edit_names_the_right_cell():
     from attn_tui.core.errors import NumericError
+
     session = Session(load(SCENARIOS / "cat_sat.yaml"))
     session.set_cell("Q", 2, 0, 1e308)
     with pytest.raises(NumericError) as caught:
@@ -271,9 +283,11 @@ def test_a_comment_on_a_changed_option_is_marked_as_said_of_the_old_value(tmp_pa
     tokens after it`. Such a comment is marked; changed back, the mark goes; a comment that
     speaks of the new value (as `attn-tui new` writes them) stays as it is."""
     path = tmp_path / "cat.yaml"
-    path.write_text("Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n"
-                    "causal: true   # a token may not look ahead\n"
-                    "scale: true    # true: divide by sqrt(d_k); false: no scaling\n")
+    path.write_text(
+        "Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n"
+        "causal: true   # a token may not look ahead\n"
+        "scale: true    # true: divide by sqrt(d_k); false: no scaling\n"
+    )
     session = Session(load(path))
     session.toggle_causal()
     session.cycle_scale()
@@ -289,8 +303,10 @@ def test_a_comment_on_a_changed_option_is_marked_as_said_of_the_old_value(tmp_pa
 
 def test_the_mark_older_versions_wrote_goes_when_the_value_comes_back(tmp_path):
     path = tmp_path / "cat.yaml"
-    path.write_text("Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n"
-                    "causal: false   # when causal was true: a token may not look ahead\n")
+    path.write_text(
+        "Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n"
+        "causal: false   # when causal was true: a token may not look ahead\n"
+    )
     session = Session(load(path))
     assert session.description_options.causal is True  # what the comment was written for
     session.toggle_causal()
@@ -298,14 +314,20 @@ def test_the_mark_older_versions_wrote_goes_when_the_value_comes_back(tmp_path):
     assert path.read_text().endswith("causal: true   # a token may not look ahead\n")
 
 
-@pytest.mark.parametrize("comment, causal", [
-    ("if true: a token may not look ahead", True),
-    ("if !!python/object/apply:os.system: x", False),  # never built: not a value of causal
-    ("if [&a[x,x],*a,*a]: x", False), ("if 2: not a value of causal", False),
-])
+@pytest.mark.parametrize(
+    "comment, causal",
+    [
+        ("if true: a token may not look ahead", True),
+        ("if !!python/object/apply:os.system: x", False),  # never built: not a value of causal
+        ("if [&a[x,x],*a,*a]: x", False),
+        ("if 2: not a value of causal", False),
+    ],
+)
 def test_only_a_mark_of_a_value_the_option_can_take_is_read(tmp_path, comment, causal):
     path = tmp_path / "cat.yaml"
-    path.write_text(f"Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\ncausal: false   # {comment}\n")
+    path.write_text(
+        f"Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\ncausal: false   # {comment}\n"
+    )
     assert Session(load(path)).description_options.causal is causal
 
 
@@ -317,19 +339,26 @@ def test_an_edit_is_refused_exactly_when_some_score_would_not_be_finite():
     import random
 
     from attn_tui.core.errors import NumericError
+
     rng = random.Random(7)
     outcomes = set()
     for _ in range(60):
         scale = rng.choice([1e-300, 1.0, 1e150, 1e300])
-        text = ("tokens: [a, b, c]\nheads: 2\nX: [[1, 0], [0, 1], [1, 1]]\n"
-                f"Wq: [[1, 0], [0, 1]]\nWk: [[1, 0], [0, 1]]\nWv: [[1, 0], [0, 1]]\nscale: {scale}\n")
+        text = (
+            "tokens: [a, b, c]\nheads: 2\nX: [[1, 0], [0, 1], [1, 1]]\n"
+            f"Wq: [[1, 0], [0, 1]]\nWk: [[1, 0], [0, 1]]\nWv: [[1, 0], [0, 1]]\nscale: {scale}\n"
+        )
         session = Session(loads(text))
         row, col = rng.randrange(3), rng.randrange(2)
-        value = rng.choice([1.0, 1e100, 1e150, 1e153, 1e154, 1e155, 1e160, 1e300]) * rng.choice([1, -1])
+        value = rng.choice([1.0, 1e100, 1e150, 1e153, 1e154, 1e155, 1e160, 1e300]) * rng.choice(
+            [1, -1]
+        )
         X = np.array(session.scenario.inputs["X"])
         X[row, col] = value
         with np.errstate(over="ignore", invalid="ignore"):
-            scores = [(X[:, [h]] @ X[:, [h]].T) / scale for h in range(2)]  # d_k = 1: head h is column h
+            scores = [
+                (X[:, [h]] @ X[:, [h]].T) / scale for h in range(2)
+            ]  # d_k = 1: head h is column h
         overflows = not all(np.isfinite(s).all() for s in scores)
         try:
             session.set_cell("X", row, col, value)

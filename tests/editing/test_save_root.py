@@ -29,18 +29,21 @@ def contents(folder) -> list[str]:
     return sorted(os.listdir(folder))
 
 
-@pytest.mark.parametrize("name, reason", [
-    ("../x.yaml", "outside the folder"),
-    ("sub/../../x.yaml", "outside the folder"),
-    ("/etc/passwd", "outside the folder"),
-    ("~/x.yaml", None),  # not expanded here: a file literally named so, inside (see below)
-    ("", "type a file name"),
-    ("   ", "type a file name"),
-    ("a\x1b]0;owned\x07.yaml", "control characters"),
-    ("two\nlines.yaml", "control characters"),
-    ("sub/", "is a folder"),
-    (".", "is a folder"),
-])
+@pytest.mark.parametrize(
+    "name, reason",
+    [
+        ("../x.yaml", "outside the folder"),
+        ("sub/../../x.yaml", "outside the folder"),
+        ("/etc/passwd", "outside the folder"),
+        ("~/x.yaml", None),  # not expanded here: a file literally named so, inside (see below)
+        ("", "type a file name"),
+        ("   ", "type a file name"),
+        ("a\x1b]0;owned\x07.yaml", "control characters"),
+        ("two\nlines.yaml", "control characters"),
+        ("sub/", "is a folder"),
+        (".", "is a folder"),
+    ],
+)
 def test_hostile_names_are_refused_with_the_reason(folders, name, reason):
     root, _ = folders
     (root / "sub").mkdir()
@@ -65,7 +68,12 @@ def test_symbolic_links_that_lead_out_are_refused(folders):
     (root / "to_nothing.yaml").symlink_to(outside / "new.yaml")
     (root / "to_folder").symlink_to(outside, target_is_directory=True)
     save_root = SaveRoot(root)
-    for name in ("to_file.yaml", "to_nothing.yaml", "to_folder/x.yaml", str(root / "to_folder/x.yaml")):
+    for name in (
+        "to_file.yaml",
+        "to_nothing.yaml",
+        "to_folder/x.yaml",
+        str(root / "to_folder/x.yaml"),
+    ):
         with pytest.raises(OutsideSaveRoot, match="outside the folder"):
             save_root.resolve(name)
 
@@ -140,13 +148,16 @@ def test_a_data_file_name_taken_by_a_link_out_is_passed_over(folders):
     file outside the folder) is never written through: the data goes to a fresh name inside."""
     root, outside = folders
     np.save(root / "q.npy", np.eye(2))
-    (root / "s.yaml").write_text("tokens: [a, b]\nQ: {npy: q.npy}\nK: [[1, 0], [0, 1]]\n"
-                                 "V: [[1, 2], [3, 4]]\n")
+    (root / "s.yaml").write_text(
+        "tokens: [a, b]\nQ: {npy: q.npy}\nK: [[1, 0], [0, 1]]\nV: [[1, 2], [3, 4]]\n"
+    )
     (root / "copy.Q.npy").symlink_to(outside / "stolen.npy")
     session = Session(load(root / "s.yaml"), read_only=True, save_root=SaveRoot(root))
     session.set_cell("Q", 0, 0, 5.0)
     written = session.save("copy.yaml")
-    assert contents(outside) == [] and os.readlink(root / "copy.Q.npy") == str(outside / "stolen.npy")
+    assert contents(outside) == [] and os.readlink(root / "copy.Q.npy") == str(
+        outside / "stolen.npy"
+    )
     assert load(written).Q[0, 0] == 5.0
     assert set(contents(root)) - {"copy.Q.npy", "q.npy", "s.yaml", "copy.yaml"} == {"copy.Q-2.npy"}
     assert np.load(root / "q.npy")[0, 0] == 1.0  # the lecturer's data file is untouched
@@ -158,8 +169,9 @@ def test_every_file_a_save_writes_is_checked_before_any_is_written(folders, monk
 
     root, outside = folders
     np.save(root / "q.npy", np.eye(2))
-    (root / "s.yaml").write_text("tokens: [a, b]\nQ: {npy: q.npy}\nK: [[1, 0], [0, 1]]\n"
-                                 "V: [[1, 2], [3, 4]]\n")
+    (root / "s.yaml").write_text(
+        "tokens: [a, b]\nQ: {npy: q.npy}\nK: [[1, 0], [0, 1]]\nV: [[1, 2], [3, 4]]\n"
+    )
     session = Session(load(root / "s.yaml"), read_only=True, save_root=SaveRoot(root))
     session.set_cell("Q", 0, 0, 5.0)
     monkeypatch.setattr(saving, "data_file", lambda target, name: str(outside / f"{name}.npy"))

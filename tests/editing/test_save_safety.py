@@ -14,8 +14,7 @@ import stat
 import numpy as np
 import pytest
 
-from attn_tui.core import load
-from attn_tui.core import loads
+from attn_tui.core import load, loads
 from attn_tui.core.editing.save import NeedsRewrite, SaveError, render
 from attn_tui.core.editing.session import Session
 from tests.conftest import ROOT, SCENARIOS
@@ -29,12 +28,14 @@ def lesson(tmp_path):
     """lesson.yaml reading Q from mine.npy, and an unrelated lesson.Q.npy beside it."""
     np.save(tmp_path / "mine.npy", MINE)
     np.save(tmp_path / "lesson.Q.npy", np.full((2, 2), 42.0))  # someone else's, same name pattern
-    (tmp_path / "lesson.yaml").write_text("Q: {npy: mine.npy}\nK: [[1, 0], [0, 1], [1, 1]]\n"
-                                          "V: [[1, 0], [0, 1], [1, 1]]\n")
+    (tmp_path / "lesson.yaml").write_text(
+        "Q: {npy: mine.npy}\nK: [[1, 0], [0, 1], [1, 1]]\nV: [[1, 0], [0, 1], [1, 1]]\n"
+    )
     return tmp_path
 
 
 # ---- item 5: only files attn-tui wrote for this scenario are ever replaced ---------------------
+
 
 def test_an_unrelated_file_with_the_data_files_name_is_never_replaced(lesson):
     before = (lesson / "lesson.Q.npy").read_bytes()
@@ -54,7 +55,11 @@ def test_the_file_attn_tui_wrote_is_replaced_on_the_next_save_and_no_other(lesso
     session.save()
     session.set_cell("Q", 1, 1, 8.0)
     session.save()
-    assert sorted(p.name for p in lesson.glob("*.npy")) == ["lesson.Q-2.npy", "lesson.Q.npy", "mine.npy"]
+    assert sorted(p.name for p in lesson.glob("*.npy")) == [
+        "lesson.Q-2.npy",
+        "lesson.Q.npy",
+        "mine.npy",
+    ]
     reloaded = load(lesson / "lesson.yaml")
     assert (reloaded.Q[0, 0], reloaded.Q[1, 1]) == (9.0, 8.0)
 
@@ -62,8 +67,9 @@ def test_the_file_attn_tui_wrote_is_replaced_on_the_next_save_and_no_other(lesso
 def test_a_data_file_the_user_named_like_ours_is_theirs(tmp_path):
     """Referenced by the scenario under attn-tui's own name pattern, but not written by it."""
     np.save(tmp_path / "s.Q.npy", MINE)
-    (tmp_path / "s.yaml").write_text("Q: {npy: s.Q.npy}\nK: [[1, 0], [0, 1], [1, 1]]\n"
-                                     "V: [[1, 0], [0, 1], [1, 1]]\n")
+    (tmp_path / "s.yaml").write_text(
+        "Q: {npy: s.Q.npy}\nK: [[1, 0], [0, 1], [1, 1]]\nV: [[1, 0], [0, 1], [1, 1]]\n"
+    )
     session = Session(load(tmp_path / "s.yaml"))
     session.set_cell("Q", 2, 1, -1.0)
     session.save()
@@ -96,10 +102,14 @@ variants: [{name: a, causal: *t}, {name: b, scale: false}]
 TAGGED = "Q: [[!!int 1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 2], [3, 4]]\n"
 
 
-@pytest.mark.parametrize("text, edit", [
-    (SHARED_SCALAR, lambda session: session.toggle_causal()),
-    (TAGGED, lambda session: session.set_cell("Q", 0, 0, 0.5)),
-], ids=["scalar-anchor-shared-with-a-variant", "tagged-number"])
+@pytest.mark.parametrize(
+    "text, edit",
+    [
+        (SHARED_SCALAR, lambda session: session.toggle_causal()),
+        (TAGGED, lambda session: session.set_cell("Q", 0, 0, 0.5)),
+    ],
+    ids=["scalar-anchor-shared-with-a-variant", "tagged-number"],
+)
 def test_save_asks_then_writes_a_fresh_file_and_save_as_just_writes_it(write, tmp_path, text, edit):
     path = write(text)
     session = Session(load(path))
@@ -135,17 +145,22 @@ def test_render_reproduces_every_builtin_and_example_with_every_field(tmp_path):
 
 
 def test_render_keeps_expect_predict_and_hostile_text(tmp_path):
-    text = ("title: \"a\\e]0;x\\a [/INST]\"\ndescription: \"two\\nlines\\u202e\"\n"
-            "tokens: [\"\\x85x\", \"on\", \"1\", \"~\"]\n"
-            "Q: &q [[1, 0], [0, 1], [1, 1], [2, 0]]\nK: *q\nV: *q\nmask_value: -1e9\nfocus: 2\n"
-            "precision: 4\npredict: [weights]\nexpect_tolerance: 0.01\n"
-            "expect: {output: [[1, 0], [~, .nan], [-.inf, 2], [0, 0]]}\n"
-            "variants: [{name: \"v\\u2066\", mask_value: -.inf, causal: false}]\n")
+    text = (
+        'title: "a\\e]0;x\\a [/INST]"\ndescription: "two\\nlines\\u202e"\n'
+        'tokens: ["\\x85x", "on", "1", "~"]\n'
+        "Q: &q [[1, 0], [0, 1], [1, 1], [2, 0]]\nK: *q\nV: *q\nmask_value: -1e9\nfocus: 2\n"
+        "precision: 4\npredict: [weights]\nexpect_tolerance: 0.01\n"
+        "expect: {output: [[1, 0], [~, .nan], [-.inf, 2], [0, 0]]}\n"
+        'variants: [{name: "v\\u2066", mask_value: -.inf, causal: false}]\n'
+    )
     scenario = loads(text, str(tmp_path / "s.yaml"))
     again = loads(render(scenario, str(tmp_path / "s.yaml")).text, str(tmp_path / "s.yaml"))
     assert again.same_numbers(scenario)
-    assert (again.title, again.description, again.tokens) == (scenario.title, scenario.description,
-                                                               scenario.tokens)
+    assert (again.title, again.description, again.tokens) == (
+        scenario.title,
+        scenario.description,
+        scenario.tokens,
+    )
     assert again.predict == ("weights",) and again.focus == 1 and again.precision == 4
     assert again.variants == scenario.variants
 
@@ -159,10 +174,11 @@ def test_render_refers_to_data_files_and_writes_edited_ones_beside_the_target(tm
     assert list(saving.arrays) == [str(tmp_path / "out" / "s.Q.npy")]
     np.save(tmp_path / "out" / "s.Q.npy", saving.arrays[str(tmp_path / "out" / "s.Q.npy")])
     again = loads(saving.text, str(tmp_path / "out" / "s.yaml"))
-    assert again.same_numbers(scenario) and "npz: \"../head.npz\"" in saving.text
+    assert again.same_numbers(scenario) and 'npz: "../head.npz"' in saving.text
 
 
 # ---- item 9: protections, owner and group ------------------------------------------------------
+
 
 def test_a_read_only_file_is_not_replaced_and_save_as_still_works(write, tmp_path, monkeypatch):
     """As root nothing is read-only; os.access answers as it would for a normal user."""
@@ -170,9 +186,14 @@ def test_a_read_only_file_is_not_replaced_and_save_as_still_works(write, tmp_pat
     before = path.read_text()
     os.chmod(path, 0o444)
     real_access = os.access
-    monkeypatch.setattr("attn_tui.core.files.atomic_write.os.access",
-                        lambda p, mode, **kw: False if os.path.realpath(p) == str(path) and mode & os.W_OK
-                        else real_access(p, mode, **kw))
+    monkeypatch.setattr(
+        "attn_tui.core.files.atomic_write.os.access",
+        lambda p, mode, **kw: (
+            False
+            if os.path.realpath(p) == str(path) and mode & os.W_OK
+            else real_access(p, mode, **kw)
+        ),
+    )
     session = Session(load(path))
     session.set_cell("Q", 0, 0, 7.0)
     with pytest.raises(SaveError) as refused:
@@ -183,7 +204,9 @@ def test_a_read_only_file_is_not_replaced_and_save_as_still_works(write, tmp_pat
     assert load(tmp_path / "copy.yaml").Q[0, 0] == 7.0
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a file away needs root")
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a file away needs root"
+)
 def test_owner_group_and_mode_are_kept(write):
     path = write((SCENARIOS / "cat_sat.yaml").read_text())
     os.chown(path, 65534, 65534)  # nobody:nogroup
@@ -244,8 +267,8 @@ def test_the_record_of_written_files_is_small_json(lesson, state_folder):
 
 
 async def test_the_app_asks_before_rewriting_and_keeps_the_edits_if_not(write):
-    from tests.tui_helpers import debugger, running
     from attn_tui.tui.screens.choice import ChoiceScreen
+    from tests.tui_helpers import debugger, running
 
     path = write(SHARED_SCALAR)
     async with running(path) as (app, pilot):

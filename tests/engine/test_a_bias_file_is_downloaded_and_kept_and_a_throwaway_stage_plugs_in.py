@@ -17,6 +17,7 @@ QKV = "tokens: [a, b, c]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1
 
 # ---- the classroom server ---------------------------------------------------------------------
 
+
 async def test_a_download_takes_every_data_file_the_scenario_names(tmp_path, monkeypatch):
     """A served scenario's download held the YAML and its inputs' .npy files only: a bias (or a
     mask, or a student's expect) from a .npy stayed behind, and the file took home did not load."""
@@ -30,9 +31,11 @@ async def test_a_download_takes_every_data_file_the_scenario_names(tmp_path, mon
     np.save(root / "b.npy", np.arange(9.0).reshape(3, 3))
     np.save(root / "m.npy", np.tril(np.ones((3, 3))))
     np.save(root / "w.npy", np.full((3, 3), 1 / 3))
-    (root / "s.yaml").write_text("tokens: [a, b, c]\nQ: {npy: q.npy}\nK: [[1, 0], [0, 1], [1, 1]]\n"
-                                 "V: [[1, 0], [0, 1], [1, 1]]\nbias: {npy: b.npy}\nmask: {npy: m.npy}\n"
-                                 "causal: false\nexpect: {weights: {npy: w.npy}}\n")
+    (root / "s.yaml").write_text(
+        "tokens: [a, b, c]\nQ: {npy: q.npy}\nK: [[1, 0], [0, 1], [1, 1]]\n"
+        "V: [[1, 0], [0, 1], [1, 1]]\nbias: {npy: b.npy}\nmask: {npy: m.npy}\n"
+        "causal: false\nexpect: {weights: {npy: w.npy}}\n"
+    )
     app = AttnApp(load(root / "s.yaml"), read_only=True, save_root=SaveRoot(root))
     delivered = []
 
@@ -50,6 +53,7 @@ async def test_a_download_takes_every_data_file_the_scenario_names(tmp_path, mon
 
 # ---- left for the lead, since mended -------------------------------------------------------------------
 
+
 def test_a_file_written_whole_refers_to_the_bias_file_it_came_from(tmp_path):
     from attn_tui.core.editing.save import render
 
@@ -59,7 +63,7 @@ def test_a_file_written_whole_refers_to_the_bias_file_it_came_from(tmp_path):
     assert 'bias: {npy: "b.npy"}' in text
 
 
-THROWAWAY = r'''
+THROWAWAY = r"""
 import attn_tui.core.engine.stages as stages
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
 from attn_tui.core.engine.stages.contract import Adds, ChainRule, Grows
@@ -105,10 +109,11 @@ to_text(scenario, rows=[1])
 render(scenario, "/dev/null/never-written.yaml")
 compare(loads(text + "Wo: [[1]]\nexpect: {shifted: [[1, 1], [1, 1]]}\n"))
 print("ok")
-'''
+"""
 
 
 def test_a_throwaway_stage_with_a_key_of_its_own_needs_only_its_registry_line():
-    result = subprocess.run([sys.executable, "-c", THROWAWAY], cwd=ROOT, capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", THROWAWAY], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-600:]

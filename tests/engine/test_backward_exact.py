@@ -17,11 +17,13 @@ import os
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch", reason="the gradient reference is PyTorch autograd (pip install torch)")
+torch = pytest.importorskip(
+    "torch", reason="the gradient reference is PyTorch autograd (pip install torch)"
+)
 
 from attn_tui.core.engine.attention import Attention  # noqa: E402
-from attn_tui.core.model.options import Options  # noqa: E402
 from attn_tui.core.loading.scenario_file import loads  # noqa: E402
+from attn_tui.core.model.options import Options  # noqa: E402
 from tests import torch_attention as ref  # noqa: E402
 from tests.reference import yaml_matrix  # noqa: E402
 
@@ -53,22 +55,49 @@ def assert_close(got, want, what: str, yaml: str = "", slack=0.0) -> None:
     allowed = RTOL * np.abs(want) + SCALED_ATOL * scale + FLOOR + slack
     if not (error <= allowed).all():
         worst = np.unravel_index(int(np.argmax(error - allowed)), error.shape)
-        raise AssertionError(f"{what}: cell {tuple(int(i) for i in worst)} is {got[worst]!r}, want {want[worst]!r} "
-                             f"(max error {error.max():.3g}, scale {scale:.3g})\ngot  {got}\nwant {want}\n{yaml}")
+        raise AssertionError(
+            f"{what}: cell {tuple(int(i) for i in worst)} is {got[worst]!r}, want {want[worst]!r} "
+            f"(max error {error.max():.3g}, scale {scale:.3g})\ngot  {got}\nwant {want}\n{yaml}"
+        )
 
 
 # ---- random scenarios as YAML text -----------------------------------------------------------
 
-FEATURES = ("cross", "causal", "window", "padding", "mask", "empty_row", "finite_mask", "leaky_mask",
-            "alibi", "bias2d", "bias3d", "softcap", "rope_half", "rope_interleaved", "rope_partial",
-            "heads", "gqa", "projection", "wo", "wo_bo", "unscaled", "custom_scale")
+FEATURES = (
+    "cross",
+    "causal",
+    "window",
+    "padding",
+    "mask",
+    "empty_row",
+    "finite_mask",
+    "leaky_mask",
+    "alibi",
+    "bias2d",
+    "bias3d",
+    "softcap",
+    "rope_half",
+    "rope_interleaved",
+    "rope_partial",
+    "heads",
+    "gqa",
+    "projection",
+    "wo",
+    "wo_bo",
+    "unscaled",
+    "custom_scale",
+)
 
 
 def case(rng: np.random.Generator, force: str | None = None) -> dict:
     """A random scenario: its YAML (without loss:), a target and a dL/d output for it, and the
     layout. ``force`` names one feature it must have (one of FEATURES)."""
     f = force
-    kind = "projection" if f == "projection" or (f not in ("heads", "gqa") and rng.random() < 0.45) else "qkv"
+    kind = (
+        "projection"
+        if f == "projection" or (f not in ("heads", "gqa") and rng.random() < 0.45)
+        else "qkv"
+    )
     if f == "gqa":  # fewer key/value heads than query heads
         G = int(rng.choice([1, 2]))
         H = G * int(rng.choice([2, 3]))
@@ -78,7 +107,11 @@ def case(rng: np.random.Generator, force: str | None = None) -> dict:
         if f == "heads" and H == 1:
             H = G = 2
     cross = f == "cross" or (f not in ("window", "alibi", "causal") and rng.random() < 0.3)
-    T_k = int(rng.integers(1, 6)) if f not in ("window", "alibi", "causal") else int(rng.integers(2, 6))
+    T_k = (
+        int(rng.integers(1, 6))
+        if f not in ("window", "alibi", "causal")
+        else int(rng.integers(2, 6))
+    )
     T_q = int(rng.integers(1, 6)) if cross else T_k
     if cross and f == "cross" and T_q == T_k:
         T_q = T_k + 1
@@ -103,7 +136,10 @@ def case(rng: np.random.Generator, force: str | None = None) -> dict:
             lines.append(f"kv_heads: {G}")
         lines.append(f"Q: {yaml_matrix(Q if per_head_written else Q[0])}")
         kv_3d = per_head_written and not shared_kv
-        lines += [f"K: {yaml_matrix(K if kv_3d else K[0])}", f"V: {yaml_matrix(V if kv_3d else V[0])}"]
+        lines += [
+            f"K: {yaml_matrix(K if kv_3d else K[0])}",
+            f"V: {yaml_matrix(V if kv_3d else V[0])}",
+        ]
     else:
         d_model = int(rng.integers(1, 5))
         if H > 1:
@@ -113,9 +149,11 @@ def case(rng: np.random.Generator, force: str | None = None) -> dict:
         lines.append(f"X: {yaml_matrix(rng.normal(size=(T_k, d_model)))}")
         if cross:
             lines.append(f"X_q: {yaml_matrix(rng.normal(size=(T_q, d_model)))}")
-        lines += [f"Wq: {yaml_matrix(rng.normal(size=(d_model, H * d_k)))}",
-                  f"Wk: {yaml_matrix(rng.normal(size=(d_model, G * d_k)))}",
-                  f"Wv: {yaml_matrix(rng.normal(size=(d_model, G * d_v)))}"]
+        lines += [
+            f"Wq: {yaml_matrix(rng.normal(size=(d_model, H * d_k)))}",
+            f"Wk: {yaml_matrix(rng.normal(size=(d_model, G * d_k)))}",
+            f"Wv: {yaml_matrix(rng.normal(size=(d_model, G * d_v)))}",
+        ]
     same_length = T_q == T_k
     causal = same_length and (f == "causal" or (f != "cross" and rng.random() < 0.5))
     lines.append(f"causal: {'true' if causal else 'false'}")
@@ -138,10 +176,17 @@ def case(rng: np.random.Generator, force: str | None = None) -> dict:
         m = (rng.random((T_q, T_k)) < 0.65).astype(int)
         if f == "empty_row" or rng.random() < 0.4:
             m[int(rng.integers(T_q))] = 0  # a row that sees no key at all
-        lines.append("mask: [" + ", ".join("[" + ", ".join(str(int(x)) for x in row) + "]" for row in m) + "]")
+        lines.append(
+            "mask: ["
+            + ", ".join("[" + ", ".join(str(int(x)) for x in row) + "]" for row in m)
+            + "]"
+        )
     biases = ["none", "bias2d", "bias3d"] + (["alibi"] if same_length and not cross else [])
-    bias = f if f in ("alibi", "bias2d", "bias3d") else (
-        str(rng.choice(biases)) if f is None or rng.random() < 0.5 else "none")
+    bias = (
+        f
+        if f in ("alibi", "bias2d", "bias3d")
+        else (str(rng.choice(biases)) if f is None or rng.random() < 0.5 else "none")
+    )
     if bias == "alibi":
         lines.append("alibi: true")
     elif bias == "bias2d":
@@ -151,7 +196,9 @@ def case(rng: np.random.Generator, force: str | None = None) -> dict:
     if f == "softcap" or rng.random() < 0.35:
         lines.append(f"softcap: {float(rng.choice([0.5, 2.0, 50.0]))!r}")
     if rope_wanted:
-        pairs = {"rope_half": "half", "rope_interleaved": "interleaved"}.get(f) or str(rng.choice(["half", "interleaved"]))
+        pairs = {"rope_half": "half", "rope_interleaved": "interleaved"}.get(f) or str(
+            rng.choice(["half", "interleaved"])
+        )
         base = float(rng.choice([100.0, 10000.0]))
         if f == "rope_partial" or d_k % 2 or rng.random() < 0.4:
             dims = 2 * int(rng.integers(1, d_k // 2 + 1))
@@ -167,8 +214,16 @@ def case(rng: np.random.Generator, force: str | None = None) -> dict:
         lines.append(f"Wo: {yaml_matrix(rng.normal(size=(H * d_v, d_out)))}")
         if f == "wo_bo" or (f != "wo" and rng.random() < 0.7):
             lines.append(f"bo: {yaml_matrix(rng.normal(size=d_out))}")
-    return dict(yaml="\n".join(lines) + "\n", target=rng.normal(size=(T_q, d_out)),
-                grad=rng.normal(size=(T_q, d_out)), kind=kind, H=H, G=G, T_q=T_q, T_k=T_k)
+    return dict(
+        yaml="\n".join(lines) + "\n",
+        target=rng.normal(size=(T_q, d_out)),
+        grad=rng.normal(size=(T_q, d_out)),
+        kind=kind,
+        H=H,
+        G=G,
+        T_q=T_q,
+        T_k=T_k,
+    )
 
 
 def with_loss(c: dict, form: str = "target") -> str:
@@ -177,10 +232,14 @@ def with_loss(c: dict, form: str = "target") -> str:
 
 def cases(seeds, force=None):
     for seed in seeds:
-        yield seed, case(np.random.default_rng([seed, FEATURES.index(force) + 1 if force else 0]), force)
+        yield (
+            seed,
+            case(np.random.default_rng([seed, FEATURES.index(force) + 1 if force else 0]), force),
+        )
 
 
 # ---- the reference itself --------------------------------------------------------------------
+
 
 def engine_forward(scenario, options=None):
     attention = Attention(scenario, options)
@@ -207,8 +266,15 @@ def test_the_reference_forward_is_the_engines(force):
         f = ref.forward(scenario, ref.leaves_of(scenario))
         assert_close(f.output.detach().numpy(), want_output, f"output (seed {seed})", c["yaml"])
         for h, (pre, weights) in enumerate(want_heads):
-            assert_close(f.pre_mask[h].detach().numpy(), pre, f"head {h} scores before the mask (seed {seed})", c["yaml"])
-            assert_close(f.weights[h].detach().numpy(), weights, f"head {h} weights (seed {seed})", c["yaml"])
+            assert_close(
+                f.pre_mask[h].detach().numpy(),
+                pre,
+                f"head {h} scores before the mask (seed {seed})",
+                c["yaml"],
+            )
+            assert_close(
+                f.weights[h].detach().numpy(), weights, f"head {h} weights (seed {seed})", c["yaml"]
+            )
             assert (f.weights[h].detach().numpy()[f.empty] == 0).all()
 
 
@@ -216,13 +282,18 @@ def test_the_reference_forward_under_other_options():
     for seed, c in cases(range(20)):
         scenario = loads(c["yaml"])
         same = scenario.T == scenario.T_k
-        options = Options(causal=same and seed % 2 == 0, scale=[True, False, 3.0][seed % 3],
-                          mask_value=[-math.inf, -1e9, -1.5][seed % 3])
+        options = Options(
+            causal=same and seed % 2 == 0,
+            scale=[True, False, 3.0][seed % 3],
+            mask_value=[-math.inf, -1e9, -1.5][seed % 3],
+        )
         want_output, want_heads = engine_forward(scenario, options)
         f = ref.forward(scenario, ref.leaves_of(scenario), options)
         assert_close(f.output.detach().numpy(), want_output, f"output (seed {seed})", c["yaml"])
         for h, (_, weights) in enumerate(want_heads):
-            assert_close(f.weights[h].detach().numpy(), weights, f"head {h} weights (seed {seed})", c["yaml"])
+            assert_close(
+                f.weights[h].detach().numpy(), weights, f"head {h} weights (seed {seed})", c["yaml"]
+            )
 
 
 def test_the_reference_autograd_is_finite_differences():
@@ -239,7 +310,9 @@ def test_the_reference_autograd_is_finite_differences():
             diff = ref.forward(scenario, dict(zip(names, tensors))).output - target
             return 0.5 * (diff * diff).sum()
 
-        assert torch.autograd.gradcheck(loss, tuple(leaves[n] for n in names), eps=1e-6, atol=1e-6, rtol=1e-5), c["yaml"]
+        assert torch.autograd.gradcheck(
+            loss, tuple(leaves[n] for n in names), eps=1e-6, atol=1e-6, rtol=1e-5
+        ), c["yaml"]
         checked += 1
     assert checked == 30
 
@@ -254,22 +327,33 @@ def test_the_reference_training_steps_are_sgd_and_adam():
         learn = sorted(scenario.inputs)[: 1 + seed % 3]
         g = ref.gradients(scenario, target=c["target"])
         for optimizer, lr in (("sgd", 0.1), ("adam", 0.01)):
-            losses, learned, _ = ref.train(scenario, learn=learn, lr=lr, steps=1, optimizer=optimizer, target=c["target"])
+            losses, learned, _ = ref.train(
+                scenario, learn=learn, lr=lr, steps=1, optimizer=optimizer, target=c["target"]
+            )
             assert math.isclose(losses[0], g.loss, rel_tol=1e-12, abs_tol=1e-15)
             moved = dict(scenario.inputs)
             for name in learn:
                 d = g.inputs[name]
-                want = scenario.inputs[name] - (lr * d if optimizer == "sgd" else lr * d / (np.abs(d) + 1e-8))
-                assert_close(learned[name], want, f"{optimizer} step of {name} (seed {seed})", c["yaml"])
+                want = scenario.inputs[name] - (
+                    lr * d if optimizer == "sgd" else lr * d / (np.abs(d) + 1e-8)
+                )
+                assert_close(
+                    learned[name], want, f"{optimizer} step of {name} (seed {seed})", c["yaml"]
+                )
                 moved[name] = learned[name]
-            after = ref.gradients(dataclasses.replace(scenario, inputs=moved), target=c["target"]).loss
+            after = ref.gradients(
+                dataclasses.replace(scenario, inputs=moved), target=c["target"]
+            ).loss
             assert math.isclose(losses[1], after, rel_tol=1e-12, abs_tol=1e-15)
 
 
 # ---- the engine's gradients ------------------------------------------------------------------
 
+
 def engine_gradients():
-    return pytest.importorskip("attn_tui.core.engine.backward", reason="core.engine.backward is not written yet").gradients
+    return pytest.importorskip(
+        "attn_tui.core.engine.backward", reason="core.engine.backward is not written yet"
+    ).gradients
 
 
 def check_gradients(c: dict, seed, form: str = "target", options=None) -> None:
@@ -280,14 +364,17 @@ def check_gradients(c: dict, seed, form: str = "target", options=None) -> None:
     want = ref.gradients(scenario, options, **{form: c[form]})
     where = f"(seed {seed})"
     if form == "target":
-        assert got.loss is not None and math.isclose(got.loss, want.loss, rel_tol=RTOL, abs_tol=FLOOR), \
-            f"loss {got.loss!r}, want {want.loss!r} {where}\n{text}"
+        assert got.loss is not None and math.isclose(
+            got.loss, want.loss, rel_tol=RTOL, abs_tol=FLOOR
+        ), f"loss {got.loss!r}, want {want.loss!r} {where}\n{text}"
     else:
         assert got.loss is None, f"loss {got.loss!r} with grad: given {where}\n{text}"
     assert_close(got.d_output, want.d_output, f"d_output {where}", text)
     assert set(got.inputs) == set(scenario.inputs), f"inputs {sorted(got.inputs)} {where}\n{text}"
     for name, value in want.inputs.items():
-        assert np.shape(got.inputs[name]) == scenario.inputs[name].shape, f"d{name} shape {where}\n{text}"
+        assert np.shape(got.inputs[name]) == scenario.inputs[name].shape, (
+            f"d{name} shape {where}\n{text}"
+        )
         assert_close(got.inputs[name], value, f"d{name} {where}", text)
     assert len(got.heads) == scenario.heads
     hidden = ~want.visible
@@ -295,10 +382,18 @@ def check_gradients(c: dict, seed, form: str = "target", options=None) -> None:
         assert_close(got.heads[h].d_weights, want.d_weights[h], f"head {h} d_weights {where}", text)
         d_scores = np.asarray(got.heads[h].d_scores)
         assert_close(d_scores, want.d_scores[h], f"head {h} d_scores {where}", text)
-        assert (d_scores[hidden] == 0).all() and (d_scores[want.empty] == 0).all(), \
+        assert (d_scores[hidden] == 0).all() and (d_scores[want.empty] == 0).all(), (
             f"head {h} d_scores not exactly 0 where masked or on rows that see nothing {where}\n{text}"
-        if hasattr(got.heads[h], "d_raw_scores"):  # (beyond the contract: dL/d q·kᵀ, before ÷ divisor)
-            assert_close(got.heads[h].d_raw_scores, want.d_raw_scores[h], f"head {h} d_raw_scores {where}", text)
+        )
+        if hasattr(
+            got.heads[h], "d_raw_scores"
+        ):  # (beyond the contract: dL/d q·kᵀ, before ÷ divisor)
+            assert_close(
+                got.heads[h].d_raw_scores,
+                want.d_raw_scores[h],
+                f"head {h} d_raw_scores {where}",
+                text,
+            )
 
 
 # ATTN_TUI_LONG=1: six times as many random scenarios (do that when you change core/engine/backward.py)
@@ -326,8 +421,11 @@ def test_gradients_under_other_options():
     """``gradients(scenario, options)``: a variant's options, not the scenario's."""
     for seed, c in cases(range(1100, 1160)):
         same = c["T_q"] == c["T_k"]
-        options = Options(causal=same and seed % 2 == 1, scale=[True, False, 2.0, 0.5][seed % 4],
-                          mask_value=[-math.inf, -1e9, -1.0][seed % 3])
+        options = Options(
+            causal=same and seed % 2 == 1,
+            scale=[True, False, 2.0, 0.5][seed % 4],
+            mask_value=[-math.inf, -1e9, -1.0][seed % 3],
+        )
         check_gradients(c, seed, options=options)
 
 
@@ -339,5 +437,7 @@ def test_loss_is_half_the_squared_error():
         scenario = loads(with_loss(c))
         output, _ = engine_forward(scenario)
         g = gradients(scenario)
-        assert math.isclose(g.loss, 0.5 * float(((output - c["target"]) ** 2).sum()), rel_tol=1e-12, abs_tol=1e-15)
+        assert math.isclose(
+            g.loss, 0.5 * float(((output - c["target"]) ** 2).sum()), rel_tol=1e-12, abs_tol=1e-15
+        )
         assert_close(g.d_output, output - c["target"], "d_output", c["yaml"])

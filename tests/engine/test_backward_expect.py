@@ -21,8 +21,10 @@ Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 K = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 V = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
 TARGET = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-SCENARIO = ("tokens: [the, cat, sat]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\n"
-            "V: [[1, 0], [0, 1], [0.5, 0.5]]\ncausal: true\n")
+SCENARIO = (
+    "tokens: [the, cat, sat]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\n"
+    "V: [[1, 0], [0, 1], [0.5, 0.5]]\ncausal: true\n"
+)
 
 
 def backward(q, k, v, d_output):
@@ -31,8 +33,13 @@ def backward(q, k, v, d_output):
     P = softmax(np.where(visible, q @ k.T / math.sqrt(2), -math.inf))
     dP = d_output @ v.T
     dS = P * (dP - (dP * P).sum(axis=1, keepdims=True))
-    return {"d_values": P.T @ d_output, "d_weights": dP, "d_scores": dS,
-            "d_queries": dS @ k / math.sqrt(2), "d_keys": dS.T @ q / math.sqrt(2)}, P @ v
+    return {
+        "d_values": P.T @ d_output,
+        "d_weights": dP,
+        "d_scores": dS,
+        "d_queries": dS @ k / math.sqrt(2),
+        "d_keys": dS.T @ q / math.sqrt(2),
+    }, P @ v
 
 
 def one_head():
@@ -47,8 +54,10 @@ def with_wo():
     _, O = backward(Q, K, V, np.zeros((3, 2)))
     d_output = 2 * O - TARGET
     found, _ = backward(Q, K, V, 2 * d_output)
-    return (SCENARIO + "Wo: [[2, 0], [0, 2]]\n" + f"loss: {{target: {TARGET.tolist()}}}\n",
-            {"d_output": d_output, **found})
+    return (
+        SCENARIO + "Wo: [[2, 0], [0, 2]]\n" + f"loss: {{target: {TARGET.tolist()}}}\n",
+        {"d_output": d_output, **found},
+    )
 
 
 def two_heads():
@@ -58,10 +67,15 @@ def two_heads():
     d_output = np.hstack([O, 2 * O]) - target
     first, _ = backward(Q, K, V, d_output[:, :2])
     second, _ = backward(Q, K, 2 * V, d_output[:, 2:])
-    text = ("tokens: [the, cat, sat]\nheads: 2\ncausal: true\n"
-            f"Q: {[Q.tolist(), Q.tolist()]}\nK: {[K.tolist(), K.tolist()]}\nV: {[V.tolist(), (2 * V).tolist()]}\n"
-            f"loss: {{target: {target.tolist()}}}\n")
-    return text, {"d_output": d_output, **{key: np.stack([first[key], second[key]]) for key in first}}
+    text = (
+        "tokens: [the, cat, sat]\nheads: 2\ncausal: true\n"
+        f"Q: {[Q.tolist(), Q.tolist()]}\nK: {[K.tolist(), K.tolist()]}\nV: {[V.tolist(), (2 * V).tolist()]}\n"
+        f"loss: {{target: {target.tolist()}}}\n"
+    )
+    return text, {
+        "d_output": d_output,
+        **{key: np.stack([first[key], second[key]]) for key in first},
+    }
 
 
 CASES = {"one head": one_head, "Wo": with_wo, "two heads": two_heads}
@@ -71,7 +85,9 @@ KEYS = ("d_output", "d_values", "d_weights", "d_scores", "d_queries", "d_keys")
 def run(tmp_path, text, command):
     path = tmp_path / "s.yaml"
     path.write_text(text)
-    return subprocess.run([sys.executable, "-m", "attn_tui", command, str(path)], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "attn_tui", command, str(path)], capture_output=True, text=True
+    )
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -12,40 +12,43 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from attn_tui.core import ScenarioError
-from attn_tui.core import load
-from attn_tui.core import loads
+from attn_tui.core import ScenarioError, load, loads
+from attn_tui.core.editing.save import render, save
 from attn_tui.core.engine.attention import Attention
-from attn_tui.core.teaching.compare import compare
 from attn_tui.core.outputs.json_export import to_json
 from attn_tui.core.outputs.markdown import to_markdown
 from attn_tui.core.outputs.report import to_text
-from attn_tui.core.editing.save import render, save
 from attn_tui.core.reading.bias import alibi_slopes
+from attn_tui.core.teaching.compare import compare
 from tests.engine.test_multihead_against_the_reference_and_pytorch import build, close, layouts
 from tests.reference import softmax
 
 
 def paper_slopes(n: int) -> list[float]:
     """ALiBi's slopes as the paper's reference code computes them (Press et al., get_slopes)."""
+
     def power_of_2(n: int) -> list[float]:
         start = 2 ** (-(2 ** -(math.log2(n) - 3)))
-        return [start * start ** i for i in range(n)]
+        return [start * start**i for i in range(n)]
+
     if math.log2(n).is_integer():
         return power_of_2(n)
     closest = 2 ** math.floor(math.log2(n))
-    return power_of_2(closest) + paper_slopes(2 * closest)[0::2][:n - closest]
+    return power_of_2(closest) + paper_slopes(2 * closest)[0::2][: n - closest]
 
 
 def test_alibi_slopes_are_the_papers():
-    assert alibi_slopes(8) == [1 / 2 ** h for h in range(1, 9)]  # 2^(−8h/H): exactly halves
-    assert alibi_slopes(1) == [2 ** -8]
+    assert alibi_slopes(8) == [1 / 2**h for h in range(1, 9)]  # 2^(−8h/H): exactly halves
+    assert alibi_slopes(1) == [2**-8]
     for heads in range(1, 65):
-        assert np.allclose(alibi_slopes(heads), paper_slopes(heads), rtol=1e-13, atol=0), heads  # (its products round)
+        assert np.allclose(alibi_slopes(heads), paper_slopes(heads), rtol=1e-13, atol=0), (
+            heads
+        )  # (its products round)
     # 12 heads: the 8 of eight heads, then every other of sixteen's: 2^(−0.5), 2^(−1.5), …
-    assert np.allclose(alibi_slopes(12)[8:], [2 ** -0.5, 2 ** -1.5, 2 ** -2.5, 2 ** -3.5], rtol=1e-15)
+    assert np.allclose(alibi_slopes(12)[8:], [2**-0.5, 2**-1.5, 2**-2.5, 2**-3.5], rtol=1e-15)
 
 
 @st.composite
@@ -62,14 +65,18 @@ def biased_layouts(draw):
 def test_every_stage_of_every_head_with_a_bias_is_the_references(layout):
     scenario, (heads, concat, projected) = build(layout)
     attention = Attention(scenario)
-    assert [stage.name for stage in attention.steps][:4] in (["score", "scale", "bias", "mask"],
-                                                             ["rotate", "score", "scale", "bias"])
+    assert [stage.name for stage in attention.steps][:4] in (
+        ["score", "scale", "bias", "mask"],
+        ["rotate", "score", "scale", "bias"],
+    )
     rows, keys, values = range(scenario.T), range(scenario.T_k), range(scenario.d_v)
     for h, expected in enumerate(heads):
         head = attention.head(h)
         assert close(head.values("scale", rows, keys), expected["scaled"])
         assert close(head.values("bias", rows, keys), expected["biased"])
-        assert np.array_equal(np.isinf(head.values("mask", rows, keys)), np.isinf(expected["masked"]))
+        assert np.array_equal(
+            np.isinf(head.values("mask", rows, keys)), np.isinf(expected["masked"])
+        )
         weights = head.values("softmax", rows, keys)
         assert close(weights, expected["weights"]) and not np.isnan(weights).any()
         assert (weights[np.isinf(expected["masked"])] == 0).all()
@@ -82,7 +89,9 @@ def test_every_stage_of_every_head_with_a_bias_is_the_references(layout):
 @settings(max_examples=40, deadline=None)
 @given(biased_layouts())
 def test_the_output_with_a_bias_is_pytorchs_with_a_float_mask(layout):
-    torch = pytest.importorskip("torch", reason="the second reference is PyTorch's SDPA (pip install torch)")
+    torch = pytest.importorskip(
+        "torch", reason="the second reference is PyTorch's SDPA (pip install torch)"
+    )
     scenario, (heads, _, _) = build(layout)
     attention = Attention(scenario)
     rows, keys = range(scenario.T), range(scenario.T_k)
@@ -92,9 +101,13 @@ def test_the_output_with_a_bias_is_pytorchs_with_a_float_mask(layout):
         seeing = visible.any(axis=1)
         bias = heads[h]["biased"] - heads[h]["scaled"]  # the reference's own bias for this head
         float_mask = torch.tensor(np.where(visible, bias, -np.inf))
-        q, k, v = (torch.tensor(np.asarray(a, dtype=np.float64)) for a in (inputs.Q(h), inputs.K(h), inputs.V(h)))
+        q, k, v = (
+            torch.tensor(np.asarray(a, dtype=np.float64))
+            for a in (inputs.Q(h), inputs.K(h), inputs.V(h))
+        )
         theirs = torch.nn.functional.scaled_dot_product_attention(
-            q[None], k[None], v[None], attn_mask=float_mask[None], scale=1 / attention.divisor).numpy()[0]
+            q[None], k[None], v[None], attn_mask=float_mask[None], scale=1 / attention.divisor
+        ).numpy()[0]
         ours = attention.head(h).values("weighted_sum", rows, range(scenario.d_v))
         assert np.allclose(ours[seeing], theirs[seeing], rtol=1e-10, atol=1e-12)
 
@@ -148,26 +161,71 @@ def test_an_explicit_bias_by_hand():
     assert np.allclose(weights, softmax(scaled), rtol=0, atol=1e-15)
 
 
-@pytest.mark.parametrize("text, where, fragment", [
-    (EXPLICIT + "alibi: true\n", (10, 1), "give alibi: true or bias:, not both"),
-    (EXPLICIT.replace("  - [0, 0, 1]\n  - [0, 0, 1]\n  - [0, 0, 1]\n", "  - [0, 0, 1]\n  - [0, 0, 1]\n"),
-     (7, 3), "bias is 2×3 but the scores are 3×3"),
-    (EXPLICIT.replace("[0, 0, 1]\n  - [0, 0, 1]\n  - [0, 0, 1]", "[0, 0, 1]\n  - [0, 0, .inf]\n  - [0, 0, 1]"),
-     (8, 12), "must be finite"),
-    (EXPLICIT.replace("[0, 0, 1]\n  - [0, 0, 1]\n  - [0, 0, 1]", "[0, 0, 1]\n  - [0, 0, 1e301]\n  - [0, 0, 1]"),
-     (7, 3), "keep every bias below 1e+300"),
-    (EXPLICIT.replace("bias:            # a teacher's own: \"c\" is favoured by every query\n", "bias:\n  -\n")
-     .replace("  - [0, 0, 1]\n  - [0, 0, 1]\n  - [0, 0, 1]\n", "    - [0, 0, 1]\n"), (7, 3), "bias"),
-    (ALIBI.replace("alibi: true", "alibi: maybe"), (12, 8), "alibi must be true or false"),
-    ("tokens: [a, b]\nquery_tokens: [x]\nQ: [[1]]\nK: [[1], [1]]\nV: [[1], [1]]\nalibi: true\n", (6, 1),
-     "it needs self-attention"),
-    (ALIBI.replace("alibi: true   # the distance penalty\n",
-                   "bias:\n  - [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]\n"
-                   "  - [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]\n"
-                   "  - [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]\n"), (13, 3),
-     "bias holds 3 matrices but there are 2 heads"),
-    (EXPLICIT.replace("bias:", "biass:"), (6, 1), "did you mean 'bias'"),
-], ids=["both", "shape", "infinite", "too-large", "ragged", "not-a-boolean", "cross", "heads", "typo"])
+@pytest.mark.parametrize(
+    "text, where, fragment",
+    [
+        (EXPLICIT + "alibi: true\n", (10, 1), "give alibi: true or bias:, not both"),
+        (
+            EXPLICIT.replace(
+                "  - [0, 0, 1]\n  - [0, 0, 1]\n  - [0, 0, 1]\n", "  - [0, 0, 1]\n  - [0, 0, 1]\n"
+            ),
+            (7, 3),
+            "bias is 2×3 but the scores are 3×3",
+        ),
+        (
+            EXPLICIT.replace(
+                "[0, 0, 1]\n  - [0, 0, 1]\n  - [0, 0, 1]",
+                "[0, 0, 1]\n  - [0, 0, .inf]\n  - [0, 0, 1]",
+            ),
+            (8, 12),
+            "must be finite",
+        ),
+        (
+            EXPLICIT.replace(
+                "[0, 0, 1]\n  - [0, 0, 1]\n  - [0, 0, 1]",
+                "[0, 0, 1]\n  - [0, 0, 1e301]\n  - [0, 0, 1]",
+            ),
+            (7, 3),
+            "keep every bias below 1e+300",
+        ),
+        (
+            EXPLICIT.replace(
+                'bias:            # a teacher\'s own: "c" is favoured by every query\n',
+                "bias:\n  -\n",
+            ).replace("  - [0, 0, 1]\n  - [0, 0, 1]\n  - [0, 0, 1]\n", "    - [0, 0, 1]\n"),
+            (7, 3),
+            "bias",
+        ),
+        (ALIBI.replace("alibi: true", "alibi: maybe"), (12, 8), "alibi must be true or false"),
+        (
+            "tokens: [a, b]\nquery_tokens: [x]\nQ: [[1]]\nK: [[1], [1]]\nV: [[1], [1]]\nalibi: true\n",
+            (6, 1),
+            "it needs self-attention",
+        ),
+        (
+            ALIBI.replace(
+                "alibi: true   # the distance penalty\n",
+                "bias:\n  - [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]\n"
+                "  - [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]\n"
+                "  - [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]\n",
+            ),
+            (13, 3),
+            "bias holds 3 matrices but there are 2 heads",
+        ),
+        (EXPLICIT.replace("bias:", "biass:"), (6, 1), "did you mean 'bias'"),
+    ],
+    ids=[
+        "both",
+        "shape",
+        "infinite",
+        "too-large",
+        "ragged",
+        "not-a-boolean",
+        "cross",
+        "heads",
+        "typo",
+    ],
+)
 def test_a_bad_bias_is_a_located_error(text, where, fragment):
     with pytest.raises(ScenarioError) as caught:
         loads(text)
@@ -198,6 +256,7 @@ def test_a_bias_from_npy_and_from_the_archive(tmp_path):
 
 # ---- the views -------------------------------------------------------------------------------
 
+
 def test_json_has_biased_and_bias_only_with_a_bias():
     doc = to_json(loads(EXPLICIT))
     assert doc["bias"] == [[0, 0, 1]] * 3
@@ -226,7 +285,9 @@ def test_a_student_may_give_the_biased_scores():
     assert compare(loads(text)).ok
     wrong = biased.copy()
     wrong[2, 2] = 0
-    comparison = compare(loads(EXPLICIT + f"expect: {{biased: {wrong.tolist()}}}\nexpect_tolerance: 0.001\n"))
+    comparison = compare(
+        loads(EXPLICIT + f"expect: {{biased: {wrong.tolist()}}}\nexpect_tolerance: 0.001\n")
+    )
     assert not comparison.ok and comparison.first_difference.stage == "biased"
 
 
@@ -235,16 +296,22 @@ def test_saving_keeps_the_bias(tmp_path):
         path = tmp_path / "s.yaml"
         path.write_text(text)
         scenario = load(path)
-        edited = scenario.with_cell("V", 0, 0, 3.0) if "heads" not in text else scenario.with_cell("V", 0, 0, 3.0, head=0)
+        edited = (
+            scenario.with_cell("V", 0, 0, 3.0)
+            if "heads" not in text
+            else scenario.with_cell("V", 0, 0, 3.0, head=0)
+        )
         written = save(edited, str(path))
-        assert load(path).stage_settings == scenario.stage_settings and written.count("\n") == text.count("\n")
+        assert load(path).stage_settings == scenario.stage_settings and written.count(
+            "\n"
+        ) == text.count("\n")
         whole = render(edited, str(tmp_path / "whole.yaml")).text
         assert loads(whole, str(tmp_path / "whole.yaml")).stage_settings == scenario.stage_settings
 
 
 async def test_the_app_steps_through_the_bias():
-    from tests.tui_helpers import explanation, screen_text
     from attn_tui.tui.app import AttnApp
+    from tests.tui_helpers import explanation, screen_text
 
     app = AttnApp(loads(EXPLICIT, "bias.yaml"), remember=False)
     async with app.run_test(size=(120, 40)) as pilot:

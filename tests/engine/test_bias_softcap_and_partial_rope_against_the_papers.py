@@ -31,9 +31,11 @@ def written(tmp_path, seed):
 
 def same(got, want):
     finite = np.isfinite(want)
-    return (np.array_equal(np.isfinite(got), finite)
-            and np.allclose(got[finite], want[finite], rtol=1e-12, atol=1e-13)
-            and np.array_equal(got[~finite], want[~finite]))
+    return (
+        np.array_equal(np.isfinite(got), finite)
+        and np.allclose(got[finite], want[finite], rtol=1e-12, atol=1e-13)
+        and np.array_equal(got[~finite], want[~finite])
+    )
 
 
 @pytest.mark.parametrize("first", range(0, 240, 40))
@@ -54,9 +56,13 @@ def test_every_stage_is_the_independent_references(tmp_path, first):
             assert same(head.values("mask", rows, keys), want["masked"]), seed
             weights = head.values("softmax", rows, keys)
             assert same(weights, want["weights"]) and (weights[~layout["visible"]] == 0).all(), seed
-            assert same(head.values("weighted_sum", rows, range(scenario.d_v)), want["output"]), seed
+            assert same(head.values("weighted_sum", rows, range(scenario.d_v)), want["output"]), (
+                seed
+            )
         if projected is not None:
-            assert same(attention.values("project", None, rows, range(scenario.d_out)), projected), seed
+            assert same(
+                attention.values("project", None, rows, range(scenario.d_out)), projected
+            ), seed
 
 
 def test_json_carries_the_references_bias_biased_and_capped(tmp_path):
@@ -78,7 +84,9 @@ def test_json_carries_the_references_bias_biased_and_capped(tmp_path):
 def test_the_output_is_pytorchs_sdpa_with_the_bias_as_a_float_mask(tmp_path):
     """Softcap is not SDPA's (it goes between the bias and the mask), so those are left out;
     the queries and keys given to PyTorch are turned by the reference's own RoPE."""
-    torch = pytest.importorskip("torch", reason="the second reference is PyTorch's SDPA (pip install torch)")
+    torch = pytest.importorskip(
+        "torch", reason="the second reference is PyTorch's SDPA (pip install torch)"
+    )
     from tests.reference import rope
 
     compared = 0
@@ -97,9 +105,13 @@ def test_the_output_is_pytorchs_sdpa_with_the_bias_as_a_float_mask(tmp_path):
             bias = 0.0 if layout["bias_values"] is None else layout["bias_values"][h]
             mask = torch.tensor(np.where(visible, bias, -np.inf))
             theirs = torch.nn.functional.scaled_dot_product_attention(
-                *(torch.tensor(np.ascontiguousarray(a))[None] for a in (q, k, v)), attn_mask=mask[None],
-                scale=1 / math.sqrt(layout["d_k"])).numpy()[0]
-            ours = attention.head(h).values("weighted_sum", range(layout["T_q"]), range(layout["d_v"]))
+                *(torch.tensor(np.ascontiguousarray(a))[None] for a in (q, k, v)),
+                attn_mask=mask[None],
+                scale=1 / math.sqrt(layout["d_k"]),
+            ).numpy()[0]
+            ours = attention.head(h).values(
+                "weighted_sum", range(layout["T_q"]), range(layout["d_v"])
+            )
             assert np.allclose(ours[seeing], theirs[seeing], rtol=1e-10, atol=1e-12), seed
             compared += 1
     assert compared > 60
@@ -112,8 +124,14 @@ def test_every_view_of_random_biased_scenarios_runs_clean(tmp_path, capsys):
     is shown to work by the packaging tests.)"""
     for seed in range(8):
         path, _, _ = written(tmp_path, seed)
-        for args in (["--json"], ["--print", "--row", "all"], ["--markdown"], ["--check"],
-                     ["--markdown", "--worksheet"], ["--markdown", "--answers"]):
+        for args in (
+            ["--json"],
+            ["--print", "--row", "all"],
+            ["--markdown"],
+            ["--check"],
+            ["--markdown", "--worksheet"],
+            ["--markdown", "--answers"],
+        ):
             code = main([*args, str(path)])
             written_out = capsys.readouterr()
             assert (code, written_out.err) == (0, ""), (seed, args)

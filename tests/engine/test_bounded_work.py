@@ -7,25 +7,31 @@ import pytest
 
 from attn_tui.core.engine import overflow
 from attn_tui.core.errors import ScenarioError
-from attn_tui.core.outputs.lesson_handout import HANDOUT_NUMBERS, lesson_markdown
 from attn_tui.core.loading.scenario_file import loads
+from attn_tui.core.outputs.lesson_handout import HANDOUT_NUMBERS, lesson_markdown
 
 
 def big_lesson(beats: int, T: int = 2048, d_k: int = 64, last: str = "") -> str:
-    edits = "\n".join(f"  - {{edit: {{matrix: Q, row: {i % 100 + 1}, col: {i % 7 + 1}, to: {i % 5}}}}}"
-                      for i in range(beats))
+    edits = "\n".join(
+        f"  - {{edit: {{matrix: Q, row: {i % 100 + 1}, col: {i % 7 + 1}, to: {i % 5}}}}}"
+        for i in range(beats)
+    )
     return f"title: big\nrandom: {{seed: 0, T: {T}, d_k: {d_k}}}\nlesson:\n{edits}\n{last}"
 
 
 def test_checking_many_beats_makes_no_whole_matrix_pass_per_beat(monkeypatch):
     passes = []
     real = overflow.check_range
-    monkeypatch.setattr(overflow, "check_range", lambda *a, **k: (passes.append(1), real(*a, **k))[1])
-    from attn_tui.core.lessons import reader as lesson_reader
+    monkeypatch.setattr(
+        overflow, "check_range", lambda *a, **k: (passes.append(1), real(*a, **k))[1]
+    )
     from attn_tui.core.editing import session
+    from attn_tui.core.lessons import reader as lesson_reader
 
     monkeypatch.setattr(session, "check_range", overflow.check_range)
-    assert not hasattr(lesson_reader, "check_range")  # (the reader plays the beats through a Session)
+    assert not hasattr(
+        lesson_reader, "check_range"
+    )  # (the reader plays the beats through a Session)
     scenario = loads(big_lesson(300))
     assert len(scenario.lesson.beats) == 300
     assert len(passes) <= 1  # the file's own numbers, once: each beat checks what it changes
@@ -41,7 +47,10 @@ def test_a_beat_that_overflows_is_still_found_at_its_line():
 def test_a_handout_names_a_matrix_too_large_to_print_instead_of_printing_it():
     scenario = loads(big_lesson(2, T=1024, d_k=8))
     text = lesson_markdown(scenario)
-    assert f"1,024 × 8 = 8,192 numbers: too many to print here (at most {HANDOUT_NUMBERS:,} a matrix)" in text
+    assert (
+        f"1,024 × 8 = 8,192 numbers: too many to print here (at most {HANDOUT_NUMBERS:,} a matrix)"
+        in text
+    )
     assert len(text) < 20_000
 
 
@@ -58,10 +67,17 @@ def test_an_index_that_asks_for_minutes_of_work_is_refused_at_once(tmp_path):
     import sys
 
     path = write_index(tmp_path, 1024, 4096)
-    done = subprocess.run([sys.executable, "-m", "attn_tui", "heads", path], capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "attn_tui", "heads", path],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and done.stdout == ""
-    assert "index.yaml:1:1: the 1,024 layers would take about" in done.stderr and "minutes to score" in done.stderr
+    assert (
+        "index.yaml:1:1: the 1,024 layers would take about" in done.stderr
+        and "minutes to score" in done.stderr
+    )
 
 
 def test_long_work_says_how_far_it_has_got_on_stderr(tmp_path, monkeypatch):
@@ -89,6 +105,8 @@ def test_an_index_of_small_width_layers_counts_the_per_weight_cost(tmp_path):
     try:
         check_work(read_index(str(tmp_path / "index.yaml")))
     except ScenarioError as error:
-        assert "about 19 minutes" in str(error) and "at most about 17 of them" in str(error), str(error)
+        assert "about 19 minutes" in str(error) and "at most about 17 of them" in str(error), str(
+            error
+        )
     else:
         raise AssertionError("not refused")

@@ -14,17 +14,16 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attn_tui.core import Scenario
-from attn_tui.core import compute
-from attn_tui.core import load
+from attn_tui.core import Scenario, compute, load
+from attn_tui.core.editing.session import Session
 from attn_tui.core.engine.attention import Attention
 from attn_tui.core.engine.trace import trace
 from attn_tui.core.model.heads import HeadInputs
 from attn_tui.core.model.scenario import Options, bits_equal
-from attn_tui.core.editing.session import Session
 from tests.conftest import SCENARIOS
 
 finite = st.floats(-20, 20, allow_nan=False)
@@ -39,27 +38,48 @@ def sessions_and_edits(draw):
     projection = draw(st.booleans())
     if projection:
         d_model = draw(st.integers(1, 4))
-        inputs = {"X": draw(arrays(np.float64, (T, d_model), elements=finite)),
-                  "Wq": draw(arrays(np.float64, (d_model, heads * d_k), elements=finite)),
-                  "Wk": draw(arrays(np.float64, (d_model, kv_heads * d_k), elements=finite)),
-                  "Wv": draw(arrays(np.float64, (d_model, kv_heads * d_v), elements=finite))}
+        inputs = {
+            "X": draw(arrays(np.float64, (T, d_model), elements=finite)),
+            "Wq": draw(arrays(np.float64, (d_model, heads * d_k), elements=finite)),
+            "Wk": draw(arrays(np.float64, (d_model, kv_heads * d_k), elements=finite)),
+            "Wv": draw(arrays(np.float64, (d_model, kv_heads * d_v), elements=finite)),
+        }
     else:
         per = (heads,) if heads > 1 else ()
         kv = (kv_heads,) if heads > 1 else ()
-        inputs = {"Q": draw(arrays(np.float64, (*per, T, d_k), elements=finite)),
-                  "K": draw(arrays(np.float64, (*kv, T, d_k), elements=finite)),
-                  "V": draw(arrays(np.float64, (*kv, T, d_v), elements=finite))}
-    options = Options(causal=draw(st.booleans()), scale=draw(st.sampled_from([True, False, 3.0])),
-                      mask_value=draw(st.sampled_from([-math.inf, -1e9])))
-    scenario = Scenario(title="edits", tokens=tuple(f"t{i}" for i in range(T)), inputs=inputs,
-                        options=options, heads=heads, kv_heads=kv_heads)
+        inputs = {
+            "Q": draw(arrays(np.float64, (*per, T, d_k), elements=finite)),
+            "K": draw(arrays(np.float64, (*kv, T, d_k), elements=finite)),
+            "V": draw(arrays(np.float64, (*kv, T, d_v), elements=finite)),
+        }
+    options = Options(
+        causal=draw(st.booleans()),
+        scale=draw(st.sampled_from([True, False, 3.0])),
+        mask_value=draw(st.sampled_from([-math.inf, -1e9])),
+    )
+    scenario = Scenario(
+        title="edits",
+        tokens=tuple(f"t{i}" for i in range(T)),
+        inputs=inputs,
+        options=options,
+        heads=heads,
+        kv_heads=kv_heads,
+    )
     edits = []
     for _ in range(draw(st.integers(1, 12))):
         name = draw(st.sampled_from(sorted(inputs)))
         *head, rows, cols = inputs[name].shape
         which = draw(st.integers(0, head[0] - 1)) if head else None
-        edits.append((name, which, draw(st.integers(0, rows - 1)), draw(st.integers(0, cols - 1)),
-                      draw(finite), draw(st.sampled_from(["set", "set", "look", "undo", "causal"]))))
+        edits.append(
+            (
+                name,
+                which,
+                draw(st.integers(0, rows - 1)),
+                draw(st.integers(0, cols - 1)),
+                draw(finite),
+                draw(st.sampled_from(["set", "set", "look", "undo", "causal"])),
+            )
+        )
     return scenario, edits
 
 
@@ -70,7 +90,9 @@ def assert_matches_fresh(session: Session) -> None:
     for h in range(session.scenario.heads):
         got, fresh = trace(session.attention, h), trace(fresh_attention, h)
         for name in STAGES:
-            assert np.array_equal(getattr(got, name).view(np.int64), getattr(fresh, name).view(np.int64)), (h, name)
+            assert np.array_equal(
+                getattr(got, name).view(np.int64), getattr(fresh, name).view(np.int64)
+            ), (h, name)
     got = trace(session.attention)
     dense = session.scenario.Q @ session.scenario.K.T
     size = max(1.0, float(np.abs(dense).max()))
@@ -98,8 +120,11 @@ def test_any_sequence_of_edits_equals_a_fresh_computation_bit_for_bit(case):
 
 def test_a_q_edit_changes_only_its_row():
     rng = np.random.RandomState(1)
-    scenario = Scenario(title="q", tokens=tuple("abcdef"), inputs={
-        "Q": rng.randn(6, 3), "K": rng.randn(6, 3), "V": rng.randn(6, 2)})
+    scenario = Scenario(
+        title="q",
+        tokens=tuple("abcdef"),
+        inputs={"Q": rng.randn(6, 3), "K": rng.randn(6, 3), "V": rng.randn(6, 2)},
+    )
     session = Session(scenario)
     before = trace(session.attention)
     session.set_cell("Q", 3, 1, 2.5)
@@ -112,8 +137,11 @@ def test_a_q_edit_changes_only_its_row():
 
 def test_a_k_edit_changes_one_score_column_and_the_rows_that_see_it():
     rng = np.random.RandomState(2)
-    scenario = Scenario(title="k", tokens=tuple("abcdef"), inputs={
-        "Q": rng.randn(6, 3), "K": rng.randn(6, 3), "V": rng.randn(6, 2)})  # causal
+    scenario = Scenario(
+        title="k",
+        tokens=tuple("abcdef"),
+        inputs={"Q": rng.randn(6, 3), "K": rng.randn(6, 3), "V": rng.randn(6, 2)},
+    )  # causal
     session = Session(scenario)
     before = trace(session.attention)
     session.set_cell("K", 4, 0, 9.0)
@@ -126,8 +154,16 @@ def test_a_k_edit_changes_one_score_column_and_the_rows_that_see_it():
 
 def test_undoing_back_to_the_file_gives_its_numbers_to_the_bit():
     rng = np.random.RandomState(4)
-    scenario = Scenario(title="undo", tokens=tuple(f"t{i}" for i in range(70)), inputs={
-        "X": rng.randn(70, 8), "Wq": rng.randn(8, 4), "Wk": rng.randn(8, 4), "Wv": rng.randn(8, 4)})
+    scenario = Scenario(
+        title="undo",
+        tokens=tuple(f"t{i}" for i in range(70)),
+        inputs={
+            "X": rng.randn(70, 8),
+            "Wq": rng.randn(8, 4),
+            "Wk": rng.randn(8, 4),
+            "Wv": rng.randn(8, 4),
+        },
+    )
     session = Session(scenario)
     for i in range(20):
         name = ("X", "Wq", "Wk", "Wv")[i % 4]
@@ -160,10 +196,15 @@ def test_an_edit_remeasures_the_decimals_of_what_it_changed():
 
 def _projected_session(rope: str = "") -> Session:
     rng = np.random.RandomState(11)
-    rows = lambda m: "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in m) + "]"  # noqa: E731
+    rows = lambda m: (
+        "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in m) + "]"
+    )  # noqa: E731
     X, Wq, Wk, Wv = rng.randn(70, 4), rng.randn(4, 4), rng.randn(4, 4), rng.randn(4, 4)
     from attn_tui.core import loads
-    return Session(loads(f"heads: 2\nX: {rows(X)}\nWq: {rows(Wq)}\nWk: {rows(Wk)}\nWv: {rows(Wv)}\n{rope}"))
+
+    return Session(
+        loads(f"heads: 2\nX: {rows(X)}\nWq: {rows(Wq)}\nWk: {rows(Wk)}\nWv: {rows(Wv)}\n{rope}")
+    )
 
 
 @pytest.mark.parametrize("rope", ["", "rope: {base: 10000}\n"])
@@ -194,16 +235,25 @@ def test_arrays_nobody_holds_are_written_in_place():
 
 
 @settings(max_examples=30, deadline=None)
-@given(block=st.sampled_from([1, 2, 3, 4, 5, 8, 16, 32]), T=st.integers(2, 40), row=st.data(),
-       value=finite, seed=st.integers(0, 2**16))
+@given(
+    block=st.sampled_from([1, 2, 3, 4, 5, 8, 16, 32]),
+    T=st.integers(2, 40),
+    row=st.data(),
+    value=finite,
+    seed=st.integers(0, 2**16),
+)
 def test_a_q_edit_drops_only_its_own_block_whatever_the_block_size(block, T, row, value, seed):
     """Issue 28: ``_stale`` compared a row's block with the module's BLOCK, not the Attention's
     own (an ``Attention(block=32)`` kept stale scores after a Q edit), and a Q edit, named by its
     matrix, dropped every block the row-precise path was written to keep."""
     rng = np.random.default_rng(seed)
     Q, K, V = (rng.normal(size=(T, 3)) for _ in range(3))
-    scenario = Scenario(title="t", tokens=tuple(f"t{i}" for i in range(T)), inputs={"Q": Q, "K": K, "V": V},
-                        options=Options(causal=False))
+    scenario = Scenario(
+        title="t",
+        tokens=tuple(f"t{i}" for i in range(T)),
+        inputs={"Q": Q, "K": K, "V": V},
+        options=Options(causal=False),
+    )
     inputs = HeadInputs(scenario)
     attention = Attention(scenario, inputs=inputs, block=block)
     every = range(T)
@@ -211,8 +261,12 @@ def test_a_q_edit_drops_only_its_own_block_whatever_the_block_size(block, T, row
     edited = row.draw(st.integers(0, T - 1))
     Q2 = Q.copy()
     Q2[edited, 1] = value
-    changed = Scenario(title="t", tokens=scenario.tokens, inputs={"Q": Q2, "K": K, "V": V},
-                       options=Options(causal=False))
+    changed = Scenario(
+        title="t",
+        tokens=scenario.tokens,
+        inputs={"Q": Q2, "K": K, "V": V},
+        options=Options(causal=False),
+    )
     changes = inputs.update(changed, "Q", edited, 1, None)
     kept_before = {key for key in attention._kept if key[2] == "score"}
     attention.invalidate(changed, changes, "Q")

@@ -10,22 +10,22 @@ import signal
 
 import pytest
 
-from attn_tui.core import load
-from attn_tui.core import loads
+from attn_tui.core import load, loads
 from tests.engine.test_online_softmax_and_decoding_against_the_papers import BASE, run
-
 
 # ---- a step the lesson shows --------------------------------------------------------------------
 
-LESSON = BASE + ("decode: true\ntiles: {queries: 2, keys: 2}\nlesson:\n  - {step: score}\n"
-                 "  - {step: decode, say: the cache}\n  - {step: online}\n")
+LESSON = BASE + (
+    "decode: true\ntiles: {queries: 2, keys: 2}\nlesson:\n  - {step: score}\n"
+    "  - {step: decode, say: the cache}\n  - {step: online}\n"
+)
 
 
 async def test_a_step_the_lesson_shows_stays_on(write):
     """d, or the palette's "Online softmax off", in a lesson that shows the step, then n: the app
     crashed (ValueError: 'decode' is not in list); and saved, the file would not load."""
-    from attn_tui.tui.app import AttnApp
     from attn_tui.core.engine.stages import online
+    from attn_tui.tui.app import AttnApp
 
     path = write(LESSON)
     app = AttnApp(load(path), remember=False)
@@ -34,12 +34,17 @@ async def test_a_step_the_lesson_shows_stays_on(write):
         app.screen.changes.switch_stage("online", None)
         await pilot.pause()
         assert set(app.screen.session.scenario.stage_settings) == {"decode", "online"}
-        assert any("The lesson shows the Decode step (beat 2)" in note.message for note in app._notifications)
+        assert any(
+            "The lesson shows the Decode step (beat 2)" in note.message
+            for note in app._notifications
+        )
         await pilot.press("n")
         assert app.screen.stage == "decode"
         await pilot.press("n")
         assert app.screen.stage == "online"
-        app.screen.changes.switch_stage("online", online.reader.TilesSetting(4, 4))  # other tiles are fine: the step stays
+        app.screen.changes.switch_stage(
+            "online", online.reader.TilesSetting(4, 4)
+        )  # other tiles are fine: the step stays
         await pilot.pause()
         assert app.screen.session.scenario.stage_settings["online"].keys == 4
         app.screen.session.save()
@@ -64,9 +69,9 @@ async def test_recording_a_step_turned_on_in_the_app_writes_its_key(write):
 
 
 def test_recorded_beats_into_a_lesson_get_the_tiles_they_show(write):
-    from attn_tui.core.model.lesson import Beat
     from attn_tui.core.editing.lesson_writer import with_beats
     from attn_tui.core.engine.stages import online
+    from attn_tui.core.model.lesson import Beat
 
     path = write(BASE + "lesson:   # the walk\n  - {step: score}\n")
     scenario = load(path)
@@ -79,13 +84,15 @@ def test_recorded_beats_into_a_lesson_get_the_tiles_they_show(write):
 def test_recorded_beats_go_into_an_anchored_lesson_at_its_items_indentation():
     """lesson: &beats: the list's column is its anchor's, and the beats were written 8 spaces in,
     which did not load ("did not find expected key"), at every ctrl+r."""
-    from attn_tui.core.model.lesson import Beat
     from attn_tui.core.editing.lesson_writer import with_beats
+    from attn_tui.core.model.lesson import Beat
 
     scenario = loads(BASE + "lesson: &beats\n  - step: score\n", "a.yaml")
     text = with_beats(scenario, (Beat(step="softmax"),))
-    assert text.endswith("lesson: &beats\n  - step: score\n  # recorded with ctrl+r: add say: (and ask:, "
-                         "answer:) to each beat\n  - step: softmax\n")
+    assert text.endswith(
+        "lesson: &beats\n  - step: score\n  # recorded with ctrl+r: add say: (and ask:, "
+        "answer:) to each beat\n  - step: softmax\n"
+    )
 
 
 async def test_recording_is_refused_before_it_starts_when_the_file_cannot_take_beats(write):
@@ -98,19 +105,28 @@ async def test_recording_is_refused_before_it_starts_when_the_file_cannot_take_b
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("ctrl+r")
         assert app.screen.lessons.recorder is None
-        assert any(note.message.startswith("Cannot record now: the file is written as one flow mapping")
-                   for note in app._notifications)
+        assert any(
+            note.message.startswith("Cannot record now: the file is written as one flow mapping")
+            for note in app._notifications
+        )
 
 
 def test_the_answer_key_of_a_row_that_sees_nothing_has_no_weights(write, capsys):
     """--markdown --lesson --answers printed a padded first token's predicted weights as eight
     0.000, where the app and --json say it has none (—, null)."""
-    path = write(BASE + "padding: [1, 0, 0, 0]\nlesson:\n  - {step: softmax, row: 1, predict: row}\n")
+    path = write(
+        BASE + "padding: [1, 0, 0, 0]\nlesson:\n  - {step: softmax, row: 1, predict: row}\n"
+    )
     code, out, _ = run(capsys, "--markdown", "--lesson", "--answers", str(path))
-    assert code == 0 and "| a   |   — |   — |   — |   — |" in out and "0.000" not in out.split("## Beat 1")[1]
+    assert (
+        code == 0
+        and "| a   |   — |   — |   — |   — |" in out
+        and "0.000" not in out.split("## Beat 1")[1]
+    )
 
 
 # ---- the class ----------------------------------------------------------------------------------
+
 
 @pytest.mark.skipif(__import__("shutil").which("tmux") is None, reason="needs tmux on PATH")
 async def test_closing_the_teachers_terminal_ends_the_class(tmp_path):
@@ -125,8 +141,20 @@ async def test_closing_the_teachers_terminal_ends_the_class(tmp_path):
 
     port, folder = free_port(), tmp_path / "class"
     teacher = Terminal(tmp_path)
-    teacher.start([sys.executable, "-m", "attn_tui", "--serve", "cat_sat_lesson", "--follow", "--port", str(port),
-                   "--serve-dir", str(folder)])
+    teacher.start(
+        [
+            sys.executable,
+            "-m",
+            "attn_tui",
+            "--serve",
+            "cat_sat_lesson",
+            "--follow",
+            "--port",
+            str(port),
+            "--serve-dir",
+            str(folder),
+        ]
+    )
     try:
         await teacher.wait_for("Leading the class: 0 apps following your beats", timeout=30)
         assert class_processes(folder)  # the server

@@ -9,18 +9,17 @@ import json
 import numpy as np
 import pytest
 
-from attn_tui.core import load
-from attn_tui.core import loads
-from attn_tui.core.engine.attention import Attention
-from attn_tui.core.teaching.compare import compare
-from attn_tui.core.model.scenario import Scenario
+from attn_tui.core import load, loads
 from attn_tui.core.editing.session import Session
+from attn_tui.core.engine.attention import Attention
+from attn_tui.core.model.scenario import Scenario
+from attn_tui.core.teaching.compare import compare
 from attn_tui.tui.cli import main
 from tests.conftest import SCENARIOS
 from tests.engine.test_multihead_against_the_reference_and_pytorch import THREE_D
 
-
 # ---- the built-ins teach what they say ---------------------------------------------------------
+
 
 def largest_key(scenario: Scenario, h: int = 0) -> list[str]:
     attention = Attention(scenario)
@@ -31,7 +30,7 @@ def largest_key(scenario: Scenario, h: int = 0) -> list[str]:
 def test_two_heads_one_looks_back_one_looks_at_itself():
     scenario = load(SCENARIOS / "two_heads.yaml")
     assert largest_key(scenario, 0)[1:] == ["the", "cat", "sat"]  # the token before
-    assert largest_key(scenario, 1) == list(scenario.tokens)       # the token itself
+    assert largest_key(scenario, 1) == list(scenario.tokens)  # the token itself
 
 
 def test_cross_attention_finds_the_word_that_means_the_same():
@@ -55,6 +54,7 @@ def test_full_padding_is_nothing_to_attend_to_and_null_in_json(capsys):
 
 # ---- --json, --check, --print with heads -------------------------------------------------------
 
+
 def test_json_of_heads_has_each_head_concat_output_and_inputs(capsys):
     assert main(["--json", str(SCENARIOS / "two_heads.yaml")]) == 0
     document = json.loads(capsys.readouterr().out)
@@ -62,11 +62,24 @@ def test_json_of_heads_has_each_head_concat_output_and_inputs(capsys):
     attention = Attention(scenario)
     assert [head["name"] for head in document["heads"]] == ["head 1", "head 2"]
     for h, head in enumerate(document["heads"]):
-        assert set(head) >= {"Q", "K", "V", "scores", "scaled", "masked", "weights", "output", "row_max",
-                             "row_sum", "diagnostics"}
+        assert set(head) >= {
+            "Q",
+            "K",
+            "V",
+            "scores",
+            "scaled",
+            "masked",
+            "weights",
+            "output",
+            "row_max",
+            "row_sum",
+            "diagnostics",
+        }
         assert head["weights"] == attention.head(h).values("softmax", range(4), range(4)).tolist()
     concat = np.array(document["concat"])
-    assert concat.shape == (4, 4) and np.array_equal(concat[:, :2], np.array(document["heads"][0]["output"]))
+    assert concat.shape == (4, 4) and np.array_equal(
+        concat[:, :2], np.array(document["heads"][0]["output"])
+    )
     assert np.array_equal(np.array(document["output"]), concat @ np.array(document["inputs"]["Wo"]))
     assert set(document["inputs"]) == {"X", "Wq", "Wk", "Wv", "Wo"}
 
@@ -76,8 +89,13 @@ def test_check_compares_each_head_and_names_the_mistake(tmp_path, capsys):
     scenario = loads(THREE_D)
     attention = Attention(scenario)
     unscaled = Attention(scenario.with_options(scale=False))
-    weights = [attention.head(0).values("softmax", range(3), range(3)), unscaled.head(1).values("softmax", range(3), range(3))]
-    rows = lambda matrix: "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in matrix) + "]"  # noqa: E731
+    weights = [
+        attention.head(0).values("softmax", range(3), range(3)),
+        unscaled.head(1).values("softmax", range(3), range(3)),
+    ]
+    rows = lambda matrix: (
+        "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in matrix) + "]"
+    )  # noqa: E731
     path = tmp_path / "student.yaml"
     path.write_text(THREE_D + f"expect:\n  weights: [{rows(weights[0])}, {rows(weights[1])}]\n")
     assert main(["--check", str(path)]) == 1
@@ -93,11 +111,16 @@ def test_print_and_markdown_walk_through_every_head_then_concat_and_projection(c
     assert main(["--print", str(SCENARIOS / "two_heads.yaml")]) == 0
     printed = capsys.readouterr().out
     for head in ("[head 1]", "[head 2]"):
-        assert f"Step 4 — Softmax: weights, each row sums to 1 (max = largest weight, H = entropy in nats) {head}" in printed
+        assert (
+            f"Step 4 — Softmax: weights, each row sums to 1 (max = largest weight, H = entropy in nats) {head}"
+            in printed
+        )
     assert "Step 6 — Concat" in printed and "Step 7 — Project: output = concat·Wo" in printed
     assert main(["--markdown", str(SCENARIOS / "cross_attention.yaml")]) == 0
     markdown = capsys.readouterr().out
-    assert 'Queries (3): "the", "cat", "sleeps" · keys (3): "le", "chat", "dort" · d_k = 3' in markdown
+    assert (
+        'Queries (3): "the", "cat", "sleeps" · keys (3): "le", "chat", "dort" · d_k = 3' in markdown
+    )
 
 
 def test_c_does_not_put_a_causal_mask_between_two_sequences():
@@ -145,9 +168,14 @@ def test_a_row_that_sees_nothing_is_not_held_against_a_student(tmp_path):
     scenario = load(SCENARIOS / "padding_mask.yaml")
     weights = Attention(scenario).head(0).values("softmax", range(5), range(5))
     weights[:2] = np.nan  # 0/0 in the two rows of padding that see only padding
-    rows = ", ".join("[" + ", ".join(".nan" if np.isnan(v) else repr(float(v)) for v in row) + "]" for row in weights)
+    rows = ", ".join(
+        "[" + ", ".join(".nan" if np.isnan(v) else repr(float(v)) for v in row) + "]"
+        for row in weights
+    )
     path = tmp_path / "naive.yaml"
-    path.write_text((SCENARIOS / "padding_mask.yaml").read_text() + f"expect:\n  weights: [{rows}]\n")
+    path.write_text(
+        (SCENARIOS / "padding_mask.yaml").read_text() + f"expect:\n  weights: [{rows}]\n"
+    )
     assert main(["--check", str(path)]) == 0
 
 
@@ -156,12 +184,22 @@ def test_the_diagnosis_is_the_first_reported_stages(tmp_path):
     the first stage reported is head 2's weights, and so is the diagnosis."""
     scenario = loads(THREE_D)
     right, unscaled = Attention(scenario), Attention(scenario.with_options(scale=False))
-    weights = [right.head(0).values("softmax", range(3), range(3)), unscaled.head(1).values("softmax", range(3), range(3))]
-    output = [weights[0] @ scenario.inputs["K"][0], right.head(1).values("weighted_sum", range(3), range(2))]
-    rows = lambda matrix: "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in matrix) + "]"  # noqa: E731
+    weights = [
+        right.head(0).values("softmax", range(3), range(3)),
+        unscaled.head(1).values("softmax", range(3), range(3)),
+    ]
+    output = [
+        weights[0] @ scenario.inputs["K"][0],
+        right.head(1).values("weighted_sum", range(3), range(2)),
+    ]
+    rows = lambda matrix: (
+        "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in matrix) + "]"
+    )  # noqa: E731
     path = tmp_path / "student.yaml"
-    path.write_text(THREE_D + f"expect:\n  weights: [{rows(weights[0])}, {rows(weights[1])}]\n"
-                              f"  output: [{rows(output[0])}, {rows(output[1])}]\n")
+    path.write_text(
+        THREE_D + f"expect:\n  weights: [{rows(weights[0])}, {rows(weights[1])}]\n"
+        f"  output: [{rows(output[0])}, {rows(output[1])}]\n"
+    )
     comparison = compare(load(path))
     assert comparison.first_difference.stage == "weights" and comparison.first_difference.head == 1
     assert comparison.diagnosis.key == "unscaled"
@@ -176,5 +214,8 @@ def test_variants_of_heads_cover_every_head(capsys):
     variant = document["variants"][0]
     assert [head["name"] for head in variant["heads"]] == ["previous", "itself"]
     unscaled = Attention(scenario.with_options(scale=False))
-    assert variant["heads"][1]["weights"] == unscaled.head(1).values("softmax", range(3), range(3)).tolist()
+    assert (
+        variant["heads"][1]["weights"]
+        == unscaled.head(1).values("softmax", range(3), range(3)).tolist()
+    )
     assert np.array(variant["output"]).shape == (3, 2)

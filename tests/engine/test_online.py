@@ -13,16 +13,15 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from attn_tui.core import ScenarioError
-from attn_tui.core import load
-from attn_tui.core import loads
+from attn_tui.core import ScenarioError, load, loads
 from attn_tui.core.engine.attention import Attention
 from attn_tui.core.outputs.json_export import to_json
+from attn_tui.core.outputs.report import to_text
 from attn_tui.core.reading.decode import DecodeSetting
 from attn_tui.core.reading.tiles import TilesSetting
-from attn_tui.core.outputs.report import to_text
 from attn_tui.tui.cli import main
 from tests.engine.test_multihead_against_the_reference_and_pytorch import build, layouts
 from tests.reference import online_walk, skipped_tiles, softmax
@@ -53,7 +52,9 @@ def test_every_tile_of_every_row_is_algorithm_1s(case):
         V = attention.inputs.V(h)
         for i, walked in enumerate(head["online"]):
             skip = skipped_tiles(visible, Br, Bc, i)
-            reference = online_walk(expected["masked"][i].tolist(), visible[i].tolist(), V, Bc, skip)
+            reference = online_walk(
+                expected["masked"][i].tolist(), visible[i].tolist(), V, Bc, skip
+            )
             assert len(walked) == len(reference) == math.ceil(scenario.T_k / Bc)
             for t, (ours, theirs) in enumerate(zip(walked, reference)):
                 assert ours["keys"] == [t * Bc, min(scenario.T_k, (t + 1) * Bc)]
@@ -69,7 +70,9 @@ def test_every_tile_of_every_row_is_algorithm_1s(case):
                 if theirs["correction"] is not None:
                     assert close(ours["correction"], theirs["correction"])
                 assert all(close(a, b) for a, b in zip(ours["acc"], theirs["acc"]))
-        standard = np.array([row if row is not None else [np.nan] * scenario.d_v for row in head["output"]])
+        standard = np.array(
+            [row if row is not None else [np.nan] * scenario.d_v for row in head["output"]]
+        )
         online = head["online_output"]
         for i, row in enumerate(online):
             if expected["empty"][i]:
@@ -82,7 +85,10 @@ def decode_step(q, K, V, divisor, visible_row, window, t) -> tuple[list[float], 
     """A decoder at step t: its one new query against the cache (the last w rows with a window)."""
     first = max(0, t - window + 1) if window else 0
     cache = range(first, t + 1)
-    scores = [sum(q[c] * K[j, c] for c in range(len(q))) / divisor if visible_row[j] else -math.inf for j in cache]
+    scores = [
+        sum(q[c] * K[j, c] for c in range(len(q))) / divisor if visible_row[j] else -math.inf
+        for j in cache
+    ]
     top = max(scores)
     if top == -math.inf:
         return [0.0] * len(cache), [0.0] * V.shape[1], cache
@@ -105,9 +111,13 @@ def test_every_decode_step_is_a_decoders_and_the_standard_paths(layout):
         visible = ~np.isinf(expected["masked"])
         q, K, V = attention.inputs.Q(h), attention.inputs.K(h), attention.inputs.V(h)
         for t, step in enumerate(head["decode"]):
-            weights, output, cache = decode_step(q[t], K, V, attention.divisor, visible[t], scenario.window, t)
+            weights, output, cache = decode_step(
+                q[t], K, V, attention.divisor, visible[t], scenario.window, t
+            )
             assert step["t"] == t and step["cache"] == [cache.start, cache.stop - 1]
-            if expected["empty"][t]:  # nothing to attend to: no weights, no output (null), as the row's
+            if expected["empty"][
+                t
+            ]:  # nothing to attend to: no weights, no output (null), as the row's
                 assert step["weights"] is None and step["output"] is None
                 continue
             assert all(close(a, b) for a, b in zip(step["weights"], weights))
@@ -122,34 +132,50 @@ def test_the_built_in_walks_slept_as_the_chapter_of_flashattention_would():
     exp(2.121 − 4.243) = 0.120 there."""
     scenario = load("scenarios/online_softmax.yaml")
     doc = to_json(scenario)
-    assert [[tile["skipped"] for tile in row] for row in doc["online"]] == [[False, True]] * 4 + [[False, False]] * 4
+    assert [[tile["skipped"] for tile in row] for row in doc["online"]] == [[False, True]] * 4 + [
+        [False, False]
+    ] * 4
     slept = doc["online"][7]
-    assert math.isclose(slept[0]["m"], 3 / math.sqrt(2)) and math.isclose(slept[1]["m"], 6 / math.sqrt(2))
+    assert math.isclose(slept[0]["m"], 3 / math.sqrt(2)) and math.isclose(
+        slept[1]["m"], 6 / math.sqrt(2)
+    )
     assert math.isclose(slept[1]["correction"], math.exp(3 / math.sqrt(2) - 6 / math.sqrt(2)))
     text = to_text(scenario, rows=[7])
     assert "correction = exp(m_old − m_new) = exp(2.121 − 4.243) = 0.120" in text
     assert "tile 2 (keys 5–8): skipped" in to_text(scenario, rows=[1])
-    assert "Memory: the standard path holds every score at once, T_q × T_k = 64 numbers here (268,435,456 " \
-           "at T = 16,384)" in text
+    assert (
+        "Memory: the standard path holds every score at once, T_q × T_k = 64 numbers here (268,435,456 "
+        "at T = 16,384)" in text
+    )
     # d_k = d_v = 2: one tile's scores 2 × 4 and m, l, acc 2 × (2 + 2), besides the tiles read,
     # 2 × 2 of Q and 4 × (2 + 2) of K and V
-    assert "16 numbers, whatever T is, beside the tiles of Q, K and V it reads, Br × d_k + Bc × (d_k + d_v) = 20." in text
+    assert (
+        "16 numbers, whatever T is, beside the tiles of Q, K and V it reads, Br × d_k + Bc × (d_k + d_v) = 20."
+        in text
+    )
 
 
 def test_a_finite_mask_value_skips_nothing():
     """FlashAttention skips a tile only when its hidden keys are −∞: a finite mask value lets a
     little weight through, which a skipped tile would drop."""
-    text = open("scenarios/online_softmax.yaml").read().replace("causal: true", "causal: true\nmask_value: -1e9")
+    text = (
+        open("scenarios/online_softmax.yaml")
+        .read()
+        .replace("causal: true", "causal: true\nmask_value: -1e9")
+    )
     doc = to_json(loads(text))
     assert not any(tile["skipped"] for row in doc["online"] for tile in row)
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("tiles: {queries: 2}\n", "tiles needs keys"),
-    ("tiles: {queries: 2, keys: 0}\n", "tiles keys must be from 1"),
-    ("tiles: {queries: 2, keys: 4, rows: 3}\n", "unknown key 'rows' in tiles"),
-    ("decode: true\ncausal: false\n", "decoding needs the causal mask"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("tiles: {queries: 2}\n", "tiles needs keys"),
+        ("tiles: {queries: 2, keys: 0}\n", "tiles keys must be from 1"),
+        ("tiles: {queries: 2, keys: 4, rows: 3}\n", "unknown key 'rows' in tiles"),
+        ("decode: true\ncausal: false\n", "decoding needs the causal mask"),
+    ],
+)
 def test_bad_tiles_and_decoding_are_refused_at_their_line(text, fragment):
     base = "tokens: [a, b]\nQ: [[1], [1]]\nK: [[1], [1]]\nV: [[1], [1]]\n"
     with pytest.raises(ScenarioError) as caught:
@@ -158,31 +184,43 @@ def test_bad_tiles_and_decoding_are_refused_at_their_line(text, fragment):
 
 
 def test_a_variant_without_the_causal_mask_is_refused_in_a_file_that_decodes():
-    base = ("tokens: [a, b]\nQ: [[1], [1]]\nK: [[1], [1]]\nV: [[1], [1]]\ncausal: true\n"
-            "variants:\n  - {name: plain}\n  - {name: open, causal: false}\n")
+    base = (
+        "tokens: [a, b]\nQ: [[1], [1]]\nK: [[1], [1]]\nV: [[1], [1]]\ncausal: true\n"
+        "variants:\n  - {name: plain}\n  - {name: open, causal: false}\n"
+    )
     with pytest.raises(ScenarioError) as caught:
         loads(base + "decode: true\n")
     assert caught.value.line == 8 and "variant 'open'" in caught.value.message
-    from attn_tui.core.errors import NotApplicable
     from attn_tui.core.engine.stages import decode
+    from attn_tui.core.errors import NotApplicable
+
     with pytest.raises(NotApplicable, match="variant open has no causal mask"):
         decode.STAGE.flip(loads(base))  # d in the app
-    loads(base.replace("causal: false", "scale: false") + "decode: true\n")  # any other variant decodes
+    loads(
+        base.replace("causal: false", "scale: false") + "decode: true\n"
+    )  # any other variant decodes
 
 
 def test_too_many_tiles_are_refused():
     from attn_tui.core.reading.tiles import tiles_for
 
     assert tiles_for(16384, 16) is None
-    assert tiles_for(16384, 4) == "16,384 keys in tiles of 4 make 4,096 tiles; at most 1,024 (tiles of at least 16 keys)"
+    assert (
+        tiles_for(16384, 4)
+        == "16,384 keys in tiles of 4 make 4,096 tiles; at most 1,024 (tiles of at least 16 keys)"
+    )
 
 
 def test_the_command_line_adds_the_steps(capsys):
     assert main(["--json", "cat_sat", "--tiles", "1,2", "--decode"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["online_output"][2] == pytest.approx([0.5, 0.5], abs=1e-15)
-    assert doc["decode"][1] == {"t": 1, "cache": [0, 1], "weights": pytest.approx([0.3302, 0.6698], abs=1e-4),
-                                "output": pytest.approx([0.3302, 0.6698], abs=1e-4)}
+    assert doc["decode"][1] == {
+        "t": 1,
+        "cache": [0, 1],
+        "weights": pytest.approx([0.3302, 0.6698], abs=1e-4),
+        "output": pytest.approx([0.3302, 0.6698], abs=1e-4),
+    }
     with pytest.raises(SystemExit):
         main(["--print", "cross_attention", "--decode"])
     assert "needs self-attention" in capsys.readouterr().err
@@ -238,15 +276,17 @@ def test_steps_the_command_line_asked_for_are_not_saved_unless_changed_in_the_ap
     tiles of 2×4) and the app goes on showing the view; changed in the app, they are saved."""
     import argparse
 
-    from attn_tui.core.model.edits import SetCell
     from attn_tui.core.editing.session import Session
     from attn_tui.core.engine.stages import decode, online
+    from attn_tui.core.model.edits import SetCell
     from attn_tui.tui.cli import with_views
 
     path = tmp_path / "mine.yaml"
     original = open("scenarios/online_softmax.yaml").read()
     path.write_text(original)
-    scenario = with_views(argparse.ArgumentParser(), argparse.Namespace(tiles="1,1", decode=True), load(path))
+    scenario = with_views(
+        argparse.ArgumentParser(), argparse.Namespace(tiles="1,1", decode=True), load(path)
+    )
     session = Session(scenario)
     assert not session.modified
     session.apply(SetCell("Q", 0, 0, 5.0, session.scenario.inputs["Q"][0, 0]))
@@ -282,7 +322,9 @@ async def test_decoding_turned_on_under_predictions_and_a_guess_left_open():
         assert app.screen.stage == "score" and not app.screen.stage_view.editing
         await pilot.press("4")
         assert app.screen.stage == "softmax"
-        assert not app.screen.session.predictions.guesses_of("softmax", 0).written()  # nothing was guessed
+        assert not app.screen.session.predictions.guesses_of(
+            "softmax", 0
+        ).written()  # nothing was guessed
 
 
 def test_print_names_each_tile_of_keys_whole(tmp_path, capsys):
@@ -290,8 +332,10 @@ def test_print_names_each_tile_of_keys_whole(tmp_path, capsys):
     rng = np.random.default_rng(0)
     np.savez(tmp_path / "big.npz", **{name: rng.normal(size=(T, 2)) for name in "QKV"})
     path = tmp_path / "big.yaml"
-    path.write_text("tokens: [%s]\nnpz: big.npz\ncausal: true\ntiles: {queries: 4, keys: 128}\n"
-                    % ", ".join(f"t{i}" for i in range(T)))
+    path.write_text(
+        "tokens: [%s]\nnpz: big.npz\ncausal: true\ntiles: {queries: 4, keys: 128}\n"
+        % ", ".join(f"t{i}" for i in range(T))
+    )
     assert main(["--print", str(path), "--row", "900"]) == 0
     header = next(line for line in capsys.readouterr().out.splitlines() if "k1–128" in line)
     assert header.split() == [f"k{start + 1}–{start + 128}" for start in range(0, T, 128)]

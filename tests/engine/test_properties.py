@@ -5,16 +5,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attn_tui.core import Attention
-from attn_tui.core import Scenario
-from attn_tui.core import compute
+from attn_tui.core import Attention, Scenario, compute
 from attn_tui.core.engine.explanation import percent
 from attn_tui.core.engine.stages.softmax import sentence, softmax
 from attn_tui.core.model.scenario import Options
-
 from tests.reference import naive_attention
 
 finite = st.floats(min_value=-50, max_value=50, allow_nan=False, allow_infinity=False)
@@ -34,7 +32,9 @@ def scenarios(draw, max_T=7, max_d=5):
         mask_value=draw(st.sampled_from([-math.inf, -1e9])),
     )
     tokens = tuple(f"t{i}" for i in range(T))
-    return Scenario(title="property", tokens=tokens, inputs={"Q": Q, "K": K, "V": V}, options=options)
+    return Scenario(
+        title="property", tokens=tokens, inputs={"Q": Q, "K": K, "V": V}, options=options
+    )
 
 
 @given(scenarios())
@@ -54,8 +54,14 @@ def test_masked_weights_are_exactly_zero(scenario):
 def test_the_output_equals_a_naive_loop_implementation(scenario):
     trace = compute(scenario)
     divisor = scenario.options.divisor(scenario.d_k)
-    output, weights = naive_attention(scenario.Q.tolist(), scenario.K.tolist(), scenario.V.tolist(),
-                                      divisor, scenario.options.causal, scenario.options.mask_value)
+    output, weights = naive_attention(
+        scenario.Q.tolist(),
+        scenario.K.tolist(),
+        scenario.V.tolist(),
+        divisor,
+        scenario.options.causal,
+        scenario.options.mask_value,
+    )
     assert np.allclose(trace.weights, weights, rtol=1e-9, atol=1e-12)
     assert np.allclose(trace.output, output, rtol=1e-9, atol=1e-9)
 
@@ -69,24 +75,38 @@ def test_adding_a_constant_to_a_row_of_scores_changes_nothing(scenario, data):
     fixed = scenario.with_options(scale=2.0)
     extra_q = np.zeros((scenario.T, 1))
     extra_q[row] = c
-    shifted = Scenario(title="shifted", tokens=scenario.tokens, options=fixed.options, inputs={
-        "Q": np.hstack([scenario.Q, extra_q]),
-        "K": np.hstack([scenario.K, np.ones((scenario.T, 1))]),
-        "V": scenario.V,
-    })
+    shifted = Scenario(
+        title="shifted",
+        tokens=scenario.tokens,
+        options=fixed.options,
+        inputs={
+            "Q": np.hstack([scenario.Q, extra_q]),
+            "K": np.hstack([scenario.K, np.ones((scenario.T, 1))]),
+            "V": scenario.V,
+        },
+    )
     before, after = compute(fixed), compute(shifted)
     assert np.allclose(after.scores[row], before.scores[row] + c, rtol=1e-12, atol=1e-9)
     assert np.allclose(after.weights, before.weights, rtol=0, atol=1e-9)
 
 
-@given(arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 6)),
-              elements=st.floats(-1e3, 1e3)), st.floats(-1e3, 1e3))
+@given(
+    arrays(
+        np.float64, st.tuples(st.integers(1, 6), st.integers(1, 6)), elements=st.floats(-1e3, 1e3)
+    ),
+    st.floats(-1e3, 1e3),
+)
 def test_softmax_ignores_a_constant_added_to_the_scores(scores, c):
     assert np.allclose(softmax(scores + c), softmax(scores), rtol=0, atol=1e-9)
 
 
-@given(arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 6)),
-              elements=st.floats(-1e300, 1e300)))
+@given(
+    arrays(
+        np.float64,
+        st.tuples(st.integers(1, 6), st.integers(1, 6)),
+        elements=st.floats(-1e300, 1e300),
+    )
+)
 def test_softmax_of_huge_finite_scores_is_finite_and_sums_to_one(scores):
     weights = softmax(scores)
     assert np.isfinite(weights).all()
@@ -95,8 +115,12 @@ def test_softmax_of_huge_finite_scores_is_finite_and_sums_to_one(scores):
 
 def test_logits_of_ten_thousand_give_finite_one_hot_rows():
     Q = np.array([[100.0, 0.0], [0.0, 100.0]])
-    scenario = Scenario(title="big", tokens=("a", "b"), inputs={"Q": Q, "K": Q, "V": np.eye(2)},
-                        options=Options(causal=False, scale=False))
+    scenario = Scenario(
+        title="big",
+        tokens=("a", "b"),
+        inputs={"Q": Q, "K": Q, "V": np.eye(2)},
+        options=Options(causal=False, scale=False),
+    )
     trace = compute(scenario)
     assert trace.scores.tolist() == [[1e4, 0.0], [0.0, 1e4]]
     assert np.isfinite(trace.weights).all()
@@ -116,7 +140,9 @@ def test_a_percentage_never_rounds_a_real_share_to_0_or_100(weight):
     if 0 < weight < 1:
         assert text not in ("0%", "100%"), (weight, text)
     shown = float(text.strip("<> %"))
-    assert abs(shown - weight * 100) <= max(0.5, 0.05 * 100 * weight) or text.startswith(("<", ">")), (weight, text)
+    assert abs(shown - weight * 100) <= max(0.5, 0.05 * 100 * weight) or text.startswith(
+        ("<", ">")
+    ), (weight, text)
 
 
 @given(scenarios(max_T=8))

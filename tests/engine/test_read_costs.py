@@ -60,8 +60,9 @@ def refused(run) -> tuple[str, float]:
 
 def run_heads(argv: list[str]) -> tuple[int, str, str]:
     out, err = [], []
-    code = heads_command.heads(heads_command.build_parser().parse_args(argv), out.append, err.append,
-                               lambda name: name)
+    code = heads_command.heads(
+        heads_command.build_parser().parse_args(argv), out.append, err.append, lambda name: name
+    )
     return code, "".join(out), "\n".join(err)
 
 
@@ -75,7 +76,9 @@ def test_many_layers_naming_one_yaml_file_are_refused_on_its_size_alone(tmp_path
     index = read_index(index_of(tmp_path, ["l.yaml"] * 64))
     message, took = refused(lambda: check_work(index))
     assert "the 64 layers would take about 96 seconds to score" in message, message
-    assert "reading their files" in message and "at most about 13 of them (--layers 0-12)" in message
+    assert (
+        "reading their files" in message and "at most about 13 of them (--layers 0-12)" in message
+    )
     assert read == [] and took < 1.0
     code, out, err = run_heads([index.path])
     assert code == 2 and out == "" and "about 96 seconds" in err
@@ -87,13 +90,19 @@ def test_many_layers_naming_one_yaml_file_are_refused_on_its_size_alone(tmp_path
     assert code == 0 and out.count("head 1") == 13
 
 
-def test_many_layers_naming_one_npz_count_its_arrays_bytes_without_reading_them(tmp_path, monkeypatch):
+def test_many_layers_naming_one_npz_count_its_arrays_bytes_without_reading_them(
+    tmp_path, monkeypatch
+):
     """Attack 7 (idxn): a small YAML naming a large .npz, whose arrays are read for every layer.
     The arrays' bytes come from the archive's directory: with the rate patched to 0.9 s a layer,
     32 layers are 28.8 s, refused (22 fit: 19.8 s), and 10 layers (9 s) run."""
     rng = np.random.default_rng(0)
-    np.savez(tmp_path / "w.npz", Q=rng.standard_normal((2, 64)), K=rng.standard_normal((2, 64)),
-             V=rng.standard_normal((2, 64)))
+    np.savez(
+        tmp_path / "w.npz",
+        Q=rng.standard_normal((2, 64)),
+        K=rng.standard_normal((2, 64)),
+        V=rng.standard_normal((2, 64)),
+    )
     (tmp_path / "l.yaml").write_text("tokens: [a, b]\nnpz: w.npz\n")
     with zipfile.ZipFile(tmp_path / "w.npz") as archive:
         arrays = sum(member.file_size for member in archive.infolist())
@@ -136,14 +145,19 @@ def test_a_scenario_given_directly_is_bounded_as_a_layer_is(tmp_path, monkeypatc
     monkeypatch.setattr(work_estimate, "PER_WEIGHT", 2e9 / (64 * 64))
     monkeypatch.setattr(work_estimate, "PER_WIDTH", 0)
     monkeypatch.setattr(work_estimate, "LIMIT", 2.0)
-    monkeypatch.setattr("attn_tui.core.teaching.patterns.scenario_scores",
-                        lambda *a, **k: pytest.fail("scored before refusing"))
+    monkeypatch.setattr(
+        "attn_tui.core.teaching.patterns.scenario_scores",
+        lambda *a, **k: pytest.fail("scored before refusing"),
+    )
     path = str(tmp_path / "s.yaml")
     started = time.perf_counter()
     code, out, err = run_heads([path])
     assert code == 2 and out == "" and time.perf_counter() - started < 1.0
-    assert err == f"{path}:1:1: scoring its 4 heads (T = 64) would take about 4 seconds; at most about 2 " \
-                  "seconds: score a smaller scenario (fewer tokens or heads)"
+    assert (
+        err
+        == f"{path}:1:1: scoring its 4 heads (T = 64) would take about 4 seconds; at most about 2 "
+        "seconds: score a smaller scenario (fewer tokens or heads)"
+    )
     said = []
     args = figure_command.build_parser().parse_args([path, "--model-view"])
     assert figure_command.figure(args, said.append, said.append, lambda name: name, None) == 2
@@ -160,7 +174,11 @@ def test_layers_chooses_which_layers_of_an_index_are_scored(tmp_path):
     assert code == 2 and "the index has none of those layers (it has 0, 1, 2, 3, 4, 5)" in err
     code, out, err = run_heads([path, "--layers", "3-1"])
     assert code == 2 and "runs backwards" in err
-    for other_digits in ("٣", "1-٣", "²"):  # (Python's isdigit takes these; a layer number does not)
+    for other_digits in (
+        "٣",
+        "1-٣",
+        "²",
+    ):  # (Python's isdigit takes these; a layer number does not)
         code, out, err = run_heads([path, "--layers", other_digits])
         assert code == 2 and "give layer numbers and ranges" in err, other_digits
     code, out, err = run_heads([str(tmp_path / "r.yaml"), "--layers", "1"])
@@ -176,7 +194,9 @@ def test_a_normal_index_still_runs_and_its_estimate_is_small(tmp_path):
     index = read_index(index_of(tmp_path, ["a.yaml", "b.yaml"]))
     estimate = work_estimate.index_estimate(index)
     assert estimate.complete and estimate.seconds < 0.01
-    by_hand = 16 * 16 * (work_estimate.PER_WEIGHT + work_estimate.PER_WIDTH * 8) / work_estimate.RATE
+    by_hand = (
+        16 * 16 * (work_estimate.PER_WEIGHT + work_estimate.PER_WIDTH * 8) / work_estimate.RATE
+    )
     assert estimate.score == pytest.approx(by_hand * 3)  # 1 head + 2 heads
     code, out, _ = run_heads([index.path])
     assert code == 0 and len(out.splitlines()) == 1 + 3
@@ -187,12 +207,20 @@ def test_a_scenario_whose_data_file_is_the_cost_says_so(tmp_path, monkeypatch):
     as "scoring its 1 head … fewer tokens or heads", where reading the file was the whole cost.
     Patched: reading costs 1 s a byte of array, so the 8×8 unused array's 512 bytes are 512 s."""
     rng = np.random.default_rng(0)
-    np.savez(tmp_path / "junk.npz", Q=rng.standard_normal((2, 1)), K=rng.standard_normal((2, 1)),
-             V=rng.standard_normal((2, 1)), unused=rng.standard_normal((8, 8)))
+    np.savez(
+        tmp_path / "junk.npz",
+        Q=rng.standard_normal((2, 1)),
+        K=rng.standard_normal((2, 1)),
+        V=rng.standard_normal((2, 1)),
+        unused=rng.standard_normal((8, 8)),
+    )
     (tmp_path / "n.yaml").write_text("npz: junk.npz\n")
     monkeypatch.setattr(work_estimate, "ARRAY_SECONDS_PER_MB", float(2**20))
     path = str(tmp_path / "n.yaml")
     code, out, err = run_heads([path])
     assert code == 2 and out == ""
-    assert err.startswith(f"{path}:1:1: reading its files (") and "and scoring its 1 head (T = 2)" in err, err
+    assert (
+        err.startswith(f"{path}:1:1: reading its files (")
+        and "and scoring its 1 head (T = 2)" in err
+    ), err
     assert err.endswith("name data files that hold only what the scenario uses"), err

@@ -17,7 +17,7 @@ from attn_tui.core import load
 from attn_tui.core.engine.stages import REGISTRY, highlights, reads, stages_for
 from tests.conftest import ROOT, SCENARIOS
 
-PROGRAM = r'''
+PROGRAM = r"""
 import asyncio, json, sys
 import attn_tui.core.engine.stages as stages
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
@@ -85,12 +85,17 @@ async def drive():
 
 asyncio.run(drive())
 print(json.dumps(found))
-'''
+"""
 
 
 def run_with_doubled() -> dict:
-    result = subprocess.run([sys.executable, "-c", PROGRAM, str(SCENARIOS / "cat_sat.yaml")], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", PROGRAM, str(SCENARIOS / "cat_sat.yaml")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -100,15 +105,24 @@ def test_a_stage_declared_in_the_registry_alone_is_in_every_view():
     doc = found["json"]
     scores = np.array(doc["scores"])
     assert np.array_equal(doc["doubled"], 2 * scores)
-    assert np.allclose(doc["scaled"], 2 * scores / math.sqrt(2), rtol=0, atol=1e-15)  # Scale reads it now
+    assert np.allclose(
+        doc["scaled"], 2 * scores / math.sqrt(2), rtol=0, atol=1e-15
+    )  # Scale reads it now
     assert list(doc).index("doubled") == list(doc).index("scores") + 1
     assert "Step 2 — Doubled: 2 × scores" in found["print"]
-    assert "Step 2 — Doubled: twice the scores\n2 × the scores: [2.000, 2.000, 4.000]" in found["print"]
+    assert (
+        "Step 2 — Doubled: twice the scores\n2 × the scores: [2.000, 2.000, 4.000]"
+        in found["print"]
+    )
     assert "## Step 2 — Doubled: 2 × scores" in found["markdown"]
     assert found["expect_ok"] is True and found["expect_first"] == "doubled"
     assert found["predict"] == ["doubled"]
     assert "1 … 9, 0" in found["help"]  # ten stages registered: the tenth is key 0
-    assert found["stage"] == "doubled" and "2 Doubled" in found["strip"] and "3 Scale" in found["strip"]
+    assert (
+        found["stage"] == "doubled"
+        and "2 Doubled" in found["strip"]
+        and "3 Scale" in found["strip"]
+    )
     assert "Step 2 — Doubled: twice the scores" in found["why"]
     assert found["marks"] == {"Q": [2], "K": [0], "V": []}  # read cell by cell from the scores
     assert "Step to 2 Doubled" in found["palette"] and found["after"] == "scale"
@@ -123,14 +137,21 @@ def test_what_a_stage_reads_is_resolved_in_each_scenario():
     assert highlights("mask", steps) == {"Q": "row", "K": "key"}
     assert highlights("softmax", steps) == {}  # row-wide: a step of its own
     assert highlights("weighted_sum", steps) == {"V": "all"}
-    with_bias = stages_for(load(SCENARIOS / "cat_sat.yaml").__class__(
-        title="t", tokens=("a",), inputs={"Q": [[1.0]], "K": [[1.0]], "V": [[1.0]]},
-        stage_settings={"bias": object()}))
+    with_bias = stages_for(
+        load(SCENARIOS / "cat_sat.yaml").__class__(
+            title="t",
+            tokens=("a",),
+            inputs={"Q": [[1.0]], "K": [[1.0]], "V": [[1.0]]},
+            stage_settings={"bias": object()},
+        )
+    )
     assert reads({stage.name: stage for stage in with_bias}["mask"], with_bias) == ("bias",)
-    assert [stage.name for stage in REGISTRY].index("bias") == [stage.name for stage in REGISTRY].index("scale") + 1
+    assert [stage.name for stage in REGISTRY].index("bias") == [
+        stage.name for stage in REGISTRY
+    ].index("scale") + 1
 
 
-TOGGLED = r'''
+TOGGLED = r"""
 import asyncio, contextlib, io, json, sys
 from dataclasses import dataclass
 import attn_tui.core.engine.stages as stages
@@ -198,19 +219,26 @@ async def drive():
 
 asyncio.run(drive())
 print(json.dumps(found))
-'''
+"""
 
 
 def test_a_stage_toggled_on_and_off_is_an_option_a_key_and_palette_entries():
     """A stage's Toggle alone gives it a command-line option, a key (on, and again off) and the
     palette's entries: nothing in tui/ names the stage."""
-    result = subprocess.run([sys.executable, "-c", TOGGLED, str(SCENARIOS / "cat_sat.yaml")], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", TOGGLED, str(SCENARIOS / "cat_sat.yaml")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout.strip().splitlines()[-1])
     assert found["options"] == ["--decode", "--halved", "--tiles"] and found["status"] == 0
     doc = found["json"]
-    assert np.array_equal(np.array(doc["halved"]), np.array(doc["output"]) / 4)  # 4, as --halved said
+    assert np.array_equal(
+        np.array(doc["halved"]), np.array(doc["output"]) / 4
+    )  # 4, as --halved said
     assert sorted(found["keys"]) == [["d", "toggle('decode')"], ["w", "toggle('halved')"]]
     assert found["after_z"] == ["halved", 2]  # the key turns on the Toggle's `on`, and steps to it
     assert "Halve by 4" in found["palette"] and found["after_zz"] is False

@@ -10,19 +10,20 @@ import math
 import numpy as np
 import pytest
 
-from attn_tui.core import ScenarioError
-from attn_tui.core import loads
+from attn_tui.core import ScenarioError, loads
+from attn_tui.core.editing.save import render
 from attn_tui.core.engine.attention import Attention
 from attn_tui.core.outputs.json_export import to_json
 from attn_tui.core.outputs.report import to_text
-from attn_tui.core.editing.save import render
 from tests.reference import causal_softmax, rotate_half
 
 
 def random_scenario(seed: int, T: int = 6, d: int = 8, extra: str = "") -> tuple[str, dict]:
     rng = np.random.default_rng(seed)
     Q, K, V = (rng.normal(scale=3.0, size=(T, d)) for _ in range(3))
-    rows = lambda a: "[" + ", ".join("[" + ", ".join(repr(float(x)) for x in row) + "]" for row in a) + "]"  # noqa: E731
+    rows = lambda a: (
+        "[" + ", ".join("[" + ", ".join(repr(float(x)) for x in row) + "]" for row in a) + "]"
+    )  # noqa: E731
     text = f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\n{extra}"
     return text, dict(Q=Q, K=K, V=V)
 
@@ -39,16 +40,26 @@ def test_softcap_is_gemma2s(seed):
     assert np.abs(attention.values("softcap", 0, rows, keys)).max() < 2.5
     weights = causal_softmax(capped)
     assert np.allclose(attention.values("softmax", 0, rows, keys), weights, rtol=0, atol=1e-14)
-    assert np.allclose(attention.values("weighted_sum", 0, rows, range(8)), weights @ m["V"], rtol=0, atol=1e-12)
-    assert [stage.name for stage in attention.steps] == ["score", "scale", "softcap", "mask", "softmax",
-                                                         "weighted_sum"]
+    assert np.allclose(
+        attention.values("weighted_sum", 0, rows, range(8)), weights @ m["V"], rtol=0, atol=1e-12
+    )
+    assert [stage.name for stage in attention.steps] == [
+        "score",
+        "scale",
+        "softcap",
+        "mask",
+        "softmax",
+        "weighted_sum",
+    ]
 
 
 def test_softcap_in_json_print_and_a_rewritten_file(tmp_path):
     text, _ = random_scenario(0, T=3, d=2, extra="softcap: 50\n")
     scenario = loads(text, str(tmp_path / "s.yaml"))
     doc = to_json(scenario)
-    assert np.allclose(doc["capped"], 50 * np.tanh(np.array(doc["scaled"]) / 50), rtol=0, atol=1e-15)
+    assert np.allclose(
+        doc["capped"], 50 * np.tanh(np.array(doc["scaled"]) / 50), rtol=0, atol=1e-15
+    )
     printed = to_text(scenario)
     assert "Step 3 — Softcap: 50·tanh(score / 50)" in printed and "50 × tanh(" in printed
     assert "softcap 50" in scenario.describe()
@@ -56,12 +67,15 @@ def test_softcap_in_json_print_and_a_rewritten_file(tmp_path):
     assert again.stage_settings == scenario.stage_settings
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("softcap: 0\n", "softcap must be a positive number"),
-    ("softcap: -3\n", "softcap must be a positive number"),
-    ("softcap: .inf\n", "must be finite"),
-    ("softcap: fifty\n", "softcap"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("softcap: 0\n", "softcap must be a positive number"),
+        ("softcap: -3\n", "softcap must be a positive number"),
+        ("softcap: .inf\n", "must be finite"),
+        ("softcap: fifty\n", "softcap"),
+    ],
+)
 def test_a_bad_softcap_is_refused_at_its_line(text, fragment):
     base, _ = random_scenario(1, T=2, d=2)
     with pytest.raises(ScenarioError) as caught:
@@ -92,16 +106,22 @@ def test_partial_rotary_says_which_dimensions_turn(tmp_path):
     scenario = loads(text, str(tmp_path / "s.yaml"))
     printed = to_text(scenario)
     assert "the first 4 of 8 dimensions" in printed
-    assert "Only the first 4 of the 8 dimensions turn (partial rotary, as GPT-NeoX's); d5 … d8 pass through" in printed
+    assert (
+        "Only the first 4 of the 8 dimensions turn (partial rotary, as GPT-NeoX's); d5 … d8 pass through"
+        in printed
+    )
     again = loads(render(scenario, str(tmp_path / "w.yaml")).text, str(tmp_path / "w.yaml"))
     assert again.rope == scenario.rope
 
 
-@pytest.mark.parametrize("dims, fragment", [
-    (3, "rope dims turns pairs of dimensions: it must be even, not 3"),
-    (10, "rope dims must be from 2 to 8, not 10"),
-    (0, "rope dims must be from 2 to 8, not 0"),
-])
+@pytest.mark.parametrize(
+    "dims, fragment",
+    [
+        (3, "rope dims turns pairs of dimensions: it must be even, not 3"),
+        (10, "rope dims must be from 2 to 8, not 10"),
+        (0, "rope dims must be from 2 to 8, not 0"),
+    ],
+)
 def test_bad_rope_dims_are_refused(dims, fragment):
     text, _ = random_scenario(0, extra=f"rope: {{base: 10000, dims: {dims}}}\n")
     with pytest.raises(ScenarioError) as caught:
@@ -112,6 +132,10 @@ def test_bad_rope_dims_are_refused(dims, fragment):
 def test_an_odd_d_k_may_turn_an_even_part():
     text, m = random_scenario(4, d=5, extra="rope: {dims: 4}\n")
     attention = Attention(loads(text))
-    assert np.allclose(attention.values("rotate", 0, range(6), range(5)), partial_rotary(m["Q"], 10000.0, 4),
-                       rtol=0, atol=1e-12)
+    assert np.allclose(
+        attention.values("rotate", 0, range(6), range(5)),
+        partial_rotary(m["Q"], 10000.0, 4),
+        rtol=0,
+        atol=1e-12,
+    )
     assert not math.isnan(float(attention.values("softmax", 0, range(6), range(6)).sum()))

@@ -9,9 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from attn_tui.core import ScenarioError
-from attn_tui.core import load
-from attn_tui.core import loads
+from attn_tui.core import ScenarioError, load, loads
 from attn_tui.core.engine.attention import Attention
 from attn_tui.core.outputs.json_export import to_json
 from attn_tui.core.outputs.markdown import to_markdown
@@ -22,6 +20,7 @@ QKV = "tokens: [a, b, c]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1
 
 
 # ---- softcap, rope, the bias's array ---------------------------------------------------------
+
 
 @pytest.mark.parametrize("cap", ["5e-324", "1e-300"])
 def test_a_tiny_softcap_warns_nothing(cap):
@@ -46,11 +45,15 @@ def test_a_bias_read_from_a_file_is_held_once(tmp_path):
 
 def test_a_bias_for_more_heads_than_there_are_says_so_in_english():
     with pytest.raises(ScenarioError) as caught:
-        loads(QKV + "bias: [[[0, 0, 0], [0, 0, 0], [0, 0, 0]], [[0, 0, 0], [0, 0, 0], [0, 0, 0]]]\n")
+        loads(
+            QKV + "bias: [[[0, 0, 0], [0, 0, 0], [0, 0, 0]], [[0, 0, 0], [0, 0, 0], [0, 0, 0]]]\n"
+        )
     assert "bias holds 2 matrices but there is 1 head:" in caught.value.message
 
 
-@pytest.mark.parametrize("extra, key, title", [("", "biased", "Bias"), ("alibi: true\n", "capped", "Softcap")])
+@pytest.mark.parametrize(
+    "extra, key, title", [("", "biased", "Bias"), ("alibi: true\n", "capped", "Softcap")]
+)
 def test_predicting_a_stage_the_scenario_lacks_says_so(extra, key, title):
     """expect: said "this scenario has no Softcap step"; predict: suggested 'scaled' for capped."""
     with pytest.raises(ScenarioError) as caught:
@@ -78,7 +81,9 @@ def test_a_mask_value_far_below_every_score_is_known_not_to_leak_without_a_scan(
     attention = Attention(scenario)
     assert cannot_leak(attention)
     calls = []
-    assert leak(attention, cancelled=lambda: calls.append(1)) is None and calls == []  # no scan at all
+    assert (
+        leak(attention, cancelled=lambda: calls.append(1)) is None and calls == []
+    )  # no scan at all
 
 
 def test_whenever_norms_say_no_leak_the_scan_agrees(tmp_path):
@@ -102,4 +107,6 @@ def test_whenever_norms_say_no_leak_the_scan_agrees(tmp_path):
 def dataclasses_replace_mask(scenario, value):
     import dataclasses
 
-    return dataclasses.replace(scenario, options=dataclasses.replace(scenario.options, mask_value=value))
+    return dataclasses.replace(
+        scenario, options=dataclasses.replace(scenario.options, mask_value=value)
+    )

@@ -5,12 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attn_tui.core import Attention
-from attn_tui.core import compute
-from attn_tui.core import compute_all
-from attn_tui.core import explain
-from attn_tui.core import load
-from attn_tui.core import sentence
+from attn_tui.core import Attention, compute, compute_all, explain, load, sentence
 from attn_tui.core.outputs.report import to_text
 from tests.conftest import SCENARIOS
 from tests.reference import article_attention, chapter_attention
@@ -91,11 +86,19 @@ def test_the_explanations_read_like_the_chapter(cat_sat):
     assert "√d_k = √2 = 1.414" in scale
     assert "1 / √2 = 1/1.414 = 0.707" in scale
     assert "scaled scores: [1/1.414, 1/1.414, 2/1.414] = [0.707, 0.707, 1.414]" in scale
-    assert "(cat, sat) is in the future: −∞" in explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "mask", CAT, SAT).plain()
+    assert (
+        "(cat, sat) is in the future: −∞"
+        in explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "mask", CAT, SAT).plain()
+    )
     softmax = explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "softmax", SAT).plain()
-    for line in ("exp(0.707) = 2.028", "exp(1.414) = 4.113", "sum        = 8.169",
-                 "weights = [2.028/8.169, 2.028/8.169, 4.113/8.169]", "= [0.248, 0.248, 0.503]",
-                 '"sat" pays 25% attention to "the", 25% to "cat", and 50% to itself.'):
+    for line in (
+        "exp(0.707) = 2.028",
+        "exp(1.414) = 4.113",
+        "sum        = 8.169",
+        "weights = [2.028/8.169, 2.028/8.169, 4.113/8.169]",
+        "= [0.248, 0.248, 0.503]",
+        '"sat" pays 25% attention to "the", 25% to "cat", and 50% to itself.',
+    ):
         assert line in softmax
     cat = explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "softmax", CAT).plain()
     assert "exp(0.000) = 1.000" in cat and "sum        = 3.028" in cat
@@ -104,7 +107,10 @@ def test_the_explanations_read_like_the_chapter(cat_sat):
     output = explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "weighted_sum", SAT).plain()
     assert "0.248 × [1.0, 0.0] + 0.248 × [0.0, 1.0] + 0.503 × [0.5, 0.5] = [0.500, 0.500]" in output
     assert "[0.248, 0.000] + [0.000, 0.248] + [0.252, 0.252]" in output
-    assert "= [0.330, 0.670]" in explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "weighted_sum", CAT).plain()
+    assert (
+        "= [0.330, 0.670]"
+        in explain(Attention(load(SCENARIOS / "cat_sat.yaml")), "weighted_sum", CAT).plain()
+    )
 
 
 def test_experiment_1_without_the_mask_the_sees_everything():
@@ -113,7 +119,10 @@ def test_experiment_1_without_the_mask_the_sees_everything():
     _, expected = chapter_attention(CHAPTER_Q.copy(), CHAPTER_Q.copy(), CHAPTER_V, causal=False)
     assert np.array_equal(trace.weights, expected)
     assert (trace.weights[THE] > 0).all()  # "the" now sees the future
-    assert sentence(Attention(scenario), THE) == '"the" pays 40% attention to itself, 20% to "cat", and 40% to "sat".'
+    assert (
+        sentence(Attention(scenario), THE)
+        == '"the" pays 40% attention to itself, 20% to "cat", and 40% to "sat".'
+    )
 
 
 def test_experiment_2_an_exaggerated_query():
@@ -158,8 +167,10 @@ def test_the_articles_worked_example():
 
 
 def test_the_articles_minus_1e9_mask_gives_exactly_zero_weight(write):
-    path = write("Q: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\n"
-                 "V: [[10, 0], [0, 10], [5, 5]]\nmask_value: -1e9\n")
+    path = write(
+        "Q: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\n"
+        "V: [[10, 0], [0, 10], [5, 5]]\nmask_value: -1e9\n"
+    )
     trace = compute(load(path))
     assert (trace.weights[trace.blocked] == 0.0).all()
     V = np.array([[10, 0], [0, 10], [5, 5]], dtype=float)

@@ -28,8 +28,15 @@ from attn_tui.core.engine.attention import Attention, Window
 from attn_tui.core.engine.backward import finite_difference, gradients
 from attn_tui.core.engine.overflow import check_range
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage, stages_for
-from attn_tui.core.engine.stages.contract import (ChainRule, Grows, Keeps, Multiplies, NoGradient, Outside,
-                                                  check_registry)
+from attn_tui.core.engine.stages.contract import (
+    ChainRule,
+    Grows,
+    Keeps,
+    Multiplies,
+    NoGradient,
+    Outside,
+    check_registry,
+)
 from attn_tui.core.engine.stages.mask import cannot_leak, leak, leak_warnings
 from attn_tui.core.errors import NumericError
 from attn_tui.core.loading.scenario_file import loads
@@ -44,14 +51,18 @@ def matrix(rows: int, cols: int, size: float = 1.0) -> str:
 
 
 def qkv(extra: str = "", T: int = 3, d: int = 2) -> str:
-    return (f"tokens: {json.dumps([f't{i}' for i in range(T)])}\nQ: {matrix(T, d)}\nK: {matrix(T, d)}\n"
-            f"V: {matrix(T, d)}\nloss: {{target: {matrix(T, d)}}}\n{extra}")
+    return (
+        f"tokens: {json.dumps([f't{i}' for i in range(T)])}\nQ: {matrix(T, d)}\nK: {matrix(T, d)}\n"
+        f"V: {matrix(T, d)}\nloss: {{target: {matrix(T, d)}}}\n{extra}"
+    )
 
 
 def projected(extra: str = "") -> str:
     """Two heads of d_k = 2 projected from X, then Wo: Concat and Project."""
-    return (f"tokens: [a, b, c]\nheads: 2\nX: {matrix(3, 3)}\nWq: {matrix(3, 4)}\nWk: {matrix(3, 4)}\n"
-            f"Wv: {matrix(3, 4)}\nWo: {matrix(4, 3)}\nloss: {{target: {matrix(3, 3)}}}\n{extra}")
+    return (
+        f"tokens: [a, b, c]\nheads: 2\nX: {matrix(3, 3)}\nWq: {matrix(3, 4)}\nWk: {matrix(3, 4)}\n"
+        f"Wv: {matrix(3, 4)}\nWo: {matrix(4, 3)}\nloss: {{target: {matrix(3, 3)}}}\n{extra}"
+    )
 
 
 # Each stage is checked in the first of these that has it: a new stage that none turns on fails
@@ -85,12 +96,15 @@ def declaring(*kinds) -> list[Stage]:
 
 # ---- the checks, written once: for the registry's stages and for the throwaway's ---------------
 
+
 class Fed(Window):
     """A window whose stage reads ``before`` as the stage before it: its compute and its
     derivative then work on any scores a test chooses."""
 
     def __init__(self, attention, stage, before: np.ndarray) -> None:
-        super().__init__(attention, stage, 0, range(before.shape[0]), range(before.shape[1]), keep=False)
+        super().__init__(
+            attention, stage, 0, range(before.shape[0]), range(before.shape[1]), keep=False
+        )
         self.before = before
 
     def previous(self, cols=None) -> np.ndarray:
@@ -111,8 +125,10 @@ def check_chain_rule(scenario, stage: Stage, eps: float = 1e-6) -> None:
         up, down = X.copy(), X.copy()
         up[i, j] += eps
         down[i, j] -= eps
-        measured = (np.sum(G * stage.compute(Fed(attention, stage, up)))
-                    - np.sum(G * stage.compute(Fed(attention, stage, down)))) / (2 * eps)
+        measured = (
+            np.sum(G * stage.compute(Fed(attention, stage, up)))
+            - np.sum(G * stage.compute(Fed(attention, stage, down)))
+        ) / (2 * eps)
         assert measured == pytest.approx(derived[i, j], abs=1e-7, rel=1e-6), (stage.name, i, j)
 
 
@@ -122,7 +138,11 @@ def check_end_to_end(scenario, label: str) -> None:
     for name, values in scenario.inputs.items():
         for index in np.ndindex(values.shape):
             measured = finite_difference(scenario, name, index)
-            assert measured == pytest.approx(found[name][index], abs=1e-7, rel=1e-6), (label, name, index)
+            assert measured == pytest.approx(found[name][index], abs=1e-7, rel=1e-6), (
+                label,
+                name,
+                index,
+            )
 
 
 def check_range_rule(scenario, stage: Stage) -> None:
@@ -135,22 +155,31 @@ def check_range_rule(scenario, stage: Stage) -> None:
         X = RNG.normal(scale=size, size=(scenario.T, scenario.T_k))
         window = Fed(attention, stage, X)
         after = stage.compute(window)
-        shown = ~attention.blocked(window.rows, window.cols) if stage.masks else np.ones(X.shape, bool)
+        shown = (
+            ~attention.blocked(window.rows, window.cols) if stage.masks else np.ones(X.shape, bool)
+        )
         promised = rule.bound(float(np.abs(X).max()), scenario, attention.options)
         assert float(np.abs(after[shown]).max()) <= promised * (1 + 1e-12), (stage.name, size)
         cellwise = rule.bound(np.abs(X), scenario, attention.options)
         assert (np.abs(after[shown]) <= cellwise[shown] * (1 + 1e-12)).all(), (stage.name, size)
         if isinstance(stage.gradient, ChainRule):
             slope = np.abs(np.broadcast_to(stage.gradient.derivative(window), X.shape))
-            assert slope.max() <= rule.steepest(scenario, attention.options) * (1 + 1e-12), (stage.name, size)
+            assert slope.max() <= rule.steepest(scenario, attention.options) * (1 + 1e-12), (
+                stage.name,
+                size,
+            )
 
 
 # ---- every stage of the registry ---------------------------------------------------------------
 
+
 def test_every_stage_is_turned_on_by_one_of_the_scenarios():
     """Else its gradient and its range rule would go unchecked: add a scenario to SCENARIOS."""
-    checked = [stage for stage in stages.REGISTRY if not isinstance(stage.gradient, NoGradient)
-               or not isinstance(stage.score_range, Outside)]
+    checked = [
+        stage
+        for stage in stages.REGISTRY
+        if not isinstance(stage.gradient, NoGradient) or not isinstance(stage.score_range, Outside)
+    ]
     missing = [stage.name for stage in checked if scenario_with(stage) is None]
     assert missing == [], f"no scenario in SCENARIOS turns on {missing}: add one"
 
@@ -160,10 +189,14 @@ def test_a_chain_rule_agrees_with_finite_differences_of_its_stage(stage):
     check_chain_rule(scenario_with(stage), stage)
 
 
-@pytest.mark.parametrize("stage", declaring(ChainRule, stages.contract.GradientSteps), ids=lambda stage: stage.name)
+@pytest.mark.parametrize(
+    "stage", declaring(ChainRule, stages.contract.GradientSteps), ids=lambda stage: stage.name
+)
 def test_every_declared_gradient_agrees_with_finite_differences_of_the_loss(stage):
     scenario = scenario_with(stage)
-    if isinstance(stage.gradient, stages.contract.GradientSteps):  # its steps are the scenario's too
+    if isinstance(
+        stage.gradient, stages.contract.GradientSteps
+    ):  # its steps are the scenario's too
         assert set(stage.gradient.steps) <= {step.name for step in stages_for(scenario)}, stage.name
     check_end_to_end(scenario, stage.name)
 
@@ -174,8 +207,11 @@ def test_every_scenario_here_has_gradients_that_agree_with_finite_differences(nu
     check_end_to_end(loads(SCENARIOS[number]), f"scenario {number}")
 
 
-@pytest.mark.parametrize("stage", [stage for stage in stages.REGISTRY if not isinstance(stage.score_range, Outside)],
-                         ids=lambda stage: stage.name)
+@pytest.mark.parametrize(
+    "stage",
+    [stage for stage in stages.REGISTRY if not isinstance(stage.score_range, Outside)],
+    ids=lambda stage: stage.name,
+)
 def test_every_range_rule_holds_at_the_extremes(stage):
     check_range_rule(scenario_with(stage), stage)
 
@@ -190,30 +226,57 @@ def test_a_rule_bounds_the_real_scores_too():
     rows, keys = range(3), range(3)
     raw = float(np.abs(attention.values("score", 0, rows, keys)).max())
     before_mask = attention.values(attention.previous("mask"), 0, rows, keys)
-    assert float(np.abs(before_mask).max()) <= score_bound(scenario, raw, attention.options) * (1 + 1e-12)
+    assert float(np.abs(before_mask).max()) <= score_bound(scenario, raw, attention.options) * (
+        1 + 1e-12
+    )
 
 
 # ---- a stage without its parts -----------------------------------------------------------------
 
+
 def temperature_stage(gradient="right", score_range="right") -> Stage:
     """The scores divided by t (``temperature: t``), with its gradient and range rule as asked."""
+
     def t(scenario) -> float:
         return scenario.stage_settings["temperature"].t
 
-    rules = {"right": ChainRule(back=lambda w, gradient: gradient / t(w.scenario),
-                                derivative=lambda w: 1.0 / t(w.scenario), heading=lambda s, o: " ÷ t",
-                                factor=lambda w, value: f" × {value:g}"),
-             # (what a forgotten pass_back meant: the gradient passed on unchanged, and said so)
-             "unchanged": ChainRule(back=lambda w, gradient: gradient, derivative=lambda w: 1.0,
-                                    heading=lambda s, o: "", factor=lambda w, value: "")}
-    ranges = {"right": Multiplies(lambda scenario, options: 1.0 / t(scenario),
-                                  Grows("score over the temperature", lambda scenario, options: f"÷ t = {t(scenario):g}")),
-              "adds nothing": Keeps("as mask.py assumed of every stage that is not a bias")}
-    return Stage(name="temperature", title="Temperature", key="tempered", reads=(PREVIOUS,), changes="as the scores",
-                 columns=KEYS, palette="diverging", heading=lambda scenario, options: "scores ÷ t",
-                 compute=lambda w: w.previous() / t(w.scenario), explain=lambda w: "÷ t",
-                 applies=lambda scenario: "temperature" in scenario.stage_settings,
-                 gradient=rules.get(gradient, gradient), score_range=ranges.get(score_range, score_range))
+    rules = {
+        "right": ChainRule(
+            back=lambda w, gradient: gradient / t(w.scenario),
+            derivative=lambda w: 1.0 / t(w.scenario),
+            heading=lambda s, o: " ÷ t",
+            factor=lambda w, value: f" × {value:g}",
+        ),
+        # (what a forgotten pass_back meant: the gradient passed on unchanged, and said so)
+        "unchanged": ChainRule(
+            back=lambda w, gradient: gradient,
+            derivative=lambda w: 1.0,
+            heading=lambda s, o: "",
+            factor=lambda w, value: "",
+        ),
+    }
+    ranges = {
+        "right": Multiplies(
+            lambda scenario, options: 1.0 / t(scenario),
+            Grows("score over the temperature", lambda scenario, options: f"÷ t = {t(scenario):g}"),
+        ),
+        "adds nothing": Keeps("as mask.py assumed of every stage that is not a bias"),
+    }
+    return Stage(
+        name="temperature",
+        title="Temperature",
+        key="tempered",
+        reads=(PREVIOUS,),
+        changes="as the scores",
+        columns=KEYS,
+        palette="diverging",
+        heading=lambda scenario, options: "scores ÷ t",
+        compute=lambda w: w.previous() / t(w.scenario),
+        explain=lambda w: "÷ t",
+        applies=lambda scenario: "temperature" in scenario.stage_settings,
+        gradient=rules.get(gradient, gradient),
+        score_range=ranges.get(score_range, score_range),
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -233,6 +296,7 @@ class Temperature:
 @pytest.fixture
 def with_temperature(monkeypatch):
     """Put a temperature stage (before the mask) into a copy of REGISTRY; give the scenario its t."""
+
     def install(stage: Stage):
         registry = list(stages.REGISTRY)
         registry.insert([step.name for step in registry].index("mask"), stage)
@@ -243,12 +307,16 @@ def with_temperature(monkeypatch):
 
 def tempered(text: str, t: float):
     scenario = loads(text)
-    return dataclasses.replace(scenario, stage_settings={**scenario.stage_settings, "temperature": Temperature(t)})
+    return dataclasses.replace(
+        scenario, stage_settings={**scenario.stage_settings, "temperature": Temperature(t)}
+    )
 
 
 @pytest.mark.parametrize("part", ["gradient", "score_range"])
 def test_a_stage_without_a_required_part_is_refused_naming_the_stage_and_the_part(part):
-    with pytest.raises(TypeError, match=rf"stage 'temperature' declares no {part}: every stage must declare one"):
+    with pytest.raises(
+        TypeError, match=rf"stage 'temperature' declares no {part}: every stage must declare one"
+    ):
         temperature_stage(**{part: None})
     with pytest.raises(TypeError, match=rf"stage 'temperature' declares '1.0' as its {part}"):
         temperature_stage(**{part: "1.0"})  # (not one of the kinds: a bare number, say)
@@ -261,7 +329,8 @@ def test_a_module_whose_stage_lacks_its_gradient_fails_at_import(tmp_path, monke
         "from attn_tui.core.engine.stages.contract import Keeps\n"
         "STAGE = Stage(name='forgot', title='Forgot', key='forgot', reads=(PREVIOUS,), changes='-', columns=KEYS,\n"
         "              palette='diverging', heading=lambda s, o: '', compute=lambda w: w.previous(),\n"
-        "              explain=lambda w: '', score_range=Keeps('it changes nothing'))\n")
+        "              explain=lambda w: '', score_range=Keeps('it changes nothing'))\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(TypeError, match="stage 'forgot' declares no gradient"):
         __import__("forgot")
@@ -273,12 +342,20 @@ def test_a_stage_before_the_mask_with_no_chain_rule_is_refused_by_the_registry(w
     with_temperature(temperature_stage(gradient=NoGradient("forgot")))
     with pytest.raises(TypeError, match="stage 'temperature' lies between the scores and the mask"):
         stages_for(loads(qkv()))
-    with pytest.raises(TypeError, match="'temperature' lies between the scores and the mask: its score_range"):
-        check_registry([*stages.REGISTRY[:5], temperature_stage(score_range=Outside("not on the scores")),
-                        *stages.REGISTRY[5:]])
+    with pytest.raises(
+        TypeError, match="'temperature' lies between the scores and the mask: its score_range"
+    ):
+        check_registry(
+            [
+                *stages.REGISTRY[:5],
+                temperature_stage(score_range=Outside("not on the scores")),
+                *stages.REGISTRY[5:],
+            ]
+        )
 
 
 # ---- the throwaway temperature stage, caught -------------------------------------------------------
+
 
 def test_a_temperature_stage_with_a_wrong_gradient_is_caught(with_temperature):
     """Declared "unchanged" (what a forgotten pass_back meant), t = 0.5: both checks fail."""
@@ -307,7 +384,9 @@ def test_a_range_rule_that_says_too_little_is_caught(with_temperature):
         check_range_rule(tempered(qkv(), 0.5), stages.stage_named("temperature"))
 
 
-LEAKY = "tokens: [a, b]\nQ: [[-1], [1]]\nK: [[1], [1]]\nV: [[1], [0]]\nscale: false\nmask_value: -800\n"
+LEAKY = (
+    "tokens: [a, b]\nQ: [[-1], [1]]\nK: [[1], [1]]\nV: [[1], [0]]\nscale: false\nmask_value: -800\n"
+)
 
 
 def test_the_leak_check_asks_the_range_rule(with_temperature):

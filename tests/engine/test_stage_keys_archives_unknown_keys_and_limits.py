@@ -7,15 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attn_tui.core import ScenarioError
-from attn_tui.core import load
-from attn_tui.core import loads
+from attn_tui.core import ScenarioError, load, loads
 from attn_tui.core.engine.attention import Attention
 
 QKV = "tokens: [a, b, c]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\nV: [[1, 0], [0, 1], [1, 1]]\n"
 
 
 # ---- the archive and the stage keys ----------------------------------------------------------
+
 
 @pytest.mark.parametrize("member", ["softcap", "alibi"])
 def test_an_archive_member_named_after_a_stage_key_is_not_a_crash(tmp_path, member):
@@ -64,7 +63,9 @@ def test_a_few_unknown_keys_are_each_told_as_before():
     with pytest.raises(ScenarioError) as caught:
         loads(QKV + "biass: 1\nsoftcapp: 2\n")
     assert [(e.line, e.message.split(";")[0]) for e in (caught.value, *caught.value.also)] == [
-        (5, "unknown key 'biass' in the scenario"), (6, "unknown key 'softcapp' in the scenario")]
+        (5, "unknown key 'biass' in the scenario"),
+        (6, "unknown key 'softcapp' in the scenario"),
+    ]
 
 
 def test_a_bias_counts_against_the_limit_with_what_attention_derives(tmp_path):
@@ -75,7 +76,9 @@ def test_a_bias_counts_against_the_limit_with_what_attention_derives(tmp_path):
     weights = {name: rng.normal(size=(1, H * d)) for name in ("Wq", "Wk", "Wv")}
     np.savez(tmp_path / "a.npz", X=rng.normal(size=(T, 1)), bias=np.zeros((T, T)), **weights)
     (tmp_path / "s.yaml").write_text(f"heads: {H}\nnpz: a.npz\n")
-    with pytest.raises(ScenarioError, match="too many numbers: 19,369,680 in all with the bias") as caught:
+    with pytest.raises(
+        ScenarioError, match="too many numbers: 19,369,680 in all with the bias"
+    ) as caught:
         load(tmp_path / "s.yaml")
     assert (caught.value.line, caught.value.col) == (2, 6)
 
@@ -100,9 +103,13 @@ def test_a_bias_over_more_keys_than_a_matrix_has_columns_comes_from_a_file(tmp_p
     bias = rng.normal(size=(1, T_k))
     np.save(tmp_path / "b.npy", bias)
     tokens = ", ".join(f"t{j}" for j in range(T_k))
-    (tmp_path / "s.yaml").write_text(f"tokens: [{tokens}]\nquery_tokens: [q]\nQ: [[1, 0]]\nK: {{npy: K.npy}}\n"
-                                     "V: {npy: V.npy}\nbias: {npy: b.npy}\n")
+    (tmp_path / "s.yaml").write_text(
+        f"tokens: [{tokens}]\nquery_tokens: [q]\nQ: [[1, 0]]\nK: {{npy: K.npy}}\n"
+        "V: {npy: V.npy}\nbias: {npy: b.npy}\n"
+    )
     attention = Attention(load(tmp_path / "s.yaml"))
     keys = range(T_k)
-    assert np.array_equal(attention.values("bias", 0, range(1), keys),
-                          attention.values("scale", 0, range(1), keys) + bias)
+    assert np.array_equal(
+        attention.values("bias", 0, range(1), keys),
+        attention.values("scale", 0, range(1), keys) + bias,
+    )

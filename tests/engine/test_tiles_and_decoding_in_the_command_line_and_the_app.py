@@ -8,19 +8,27 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attn_tui.core import load
-from attn_tui.core import loads
+from attn_tui.core import load, loads
 from attn_tui.core.errors import NotApplicable, ScenarioError
 from tests.engine.test_online_softmax_and_decoding_against_the_papers import BASE, run
 
-
 # ---- tiles from the command line and the palette ------------------------------------------------
 
-@pytest.mark.parametrize("tiles, said", [
-    ("2,99999999999999999999", "99,999,999,999,999,999,999 keys a tile"),  # was an internal error, exit 3
-    ("99999999999999999999,2", "query rows a pass"),  # was taken: the app could then save nothing
-    ("3,100000", "100,000 keys a tile: tiles take from 1 to 16,384"),
-])
+
+@pytest.mark.parametrize(
+    "tiles, said",
+    [
+        (
+            "2,99999999999999999999",
+            "99,999,999,999,999,999,999 keys a tile",
+        ),  # was an internal error, exit 3
+        (
+            "99999999999999999999,2",
+            "query rows a pass",
+        ),  # was taken: the app could then save nothing
+        ("3,100000", "100,000 keys a tile: tiles take from 1 to 16,384"),
+    ],
+)
 def test_tiles_a_file_could_not_say_are_refused_on_the_command_line(tiles, said, capsys):
     code, out, err = run(capsys, "--json", "online_softmax", "--tiles", tiles)
     assert code == 2 and said in err and not out
@@ -39,12 +47,13 @@ def test_the_palettes_tiles_are_bounded_as_a_files_are():
 
 # ---- decoding and the causal mask ---------------------------------------------------------------
 
+
 def test_causal_stays_on_while_decoding(write):
     """d then c left a scenario that decodes without the causal mask: it could be saved neither in
     place nor elsewhere ("the file would not load"), and every other edit with it."""
-    from attn_tui.core.model.edits import SetCell
     from attn_tui.core.editing.session import Session
     from attn_tui.core.engine.stages import decode
+    from attn_tui.core.model.edits import SetCell
 
     path = write(BASE)
     session = Session(load(path))
@@ -77,8 +86,8 @@ def test_a_recovery_copy_does_not_turn_the_causal_mask_off_in_a_file_that_now_de
     """c (off) kept in a recovery copy, then decode: true written into the file: restoring the copy
     made the scenario one that could not be saved."""
     from attn_tui.core.editing import recovery
-    from attn_tui.core.model.edits import SetOption
     from attn_tui.core.editing.session import Session
+    from attn_tui.core.model.edits import SetOption
 
     path = write(BASE + "decode: true\n")
     session = Session(load(path))
@@ -90,6 +99,7 @@ def test_a_recovery_copy_does_not_turn_the_causal_mask_off_in_a_file_that_now_de
 
 # ---- big tiles ----------------------------------------------------------------------------------
 
+
 def test_which_keys_a_pass_sees_is_what_the_mask_says():
     """online softmax's skipped tiles: worked out from the rules, never a pass's rows × every key
     (a pass of 16,384 rows built 268 million cells at every key press)."""
@@ -100,10 +110,12 @@ def test_which_keys_a_pass_sees_is_what_the_mask_says():
         T_q = int(rng.integers(1, 30))
         T_k = T_q if rng.random() < 0.7 else int(rng.integers(1, 30))
         visibility = Visibility(
-            causal=bool(rng.random() < 0.6), window=int(rng.integers(1, 10)) if rng.random() < 0.4 else None,
+            causal=bool(rng.random() < 0.6),
+            window=int(rng.integers(1, 10)) if rng.random() < 0.4 else None,
             padding=rng.random(T_k) < 0.3 if rng.random() < 0.4 else None,
             explicit=rng.random((T_q, T_k)) < 0.6 if rng.random() < 0.3 else None,
-            causal_offset=int(rng.choice([0, 1, 2])))
+            causal_offset=int(rng.choice([0, 1, 2])),
+        )
         first = int(rng.integers(0, T_q))
         rows = range(first, int(rng.integers(first + 1, T_q + 1)))
         by_hand = ~visibility.blocked(np.arange(rows.start, rows.stop), np.arange(T_k)).all(axis=0)
@@ -125,6 +137,7 @@ def test_the_why_pane_folds_a_pass_and_a_tile_of_thousands():
 
 # ---- projector mode ---------------------------------------------------------------------------
 
+
 async def test_the_projector_draws_skipped_tiles_and_keys_outside_the_cache_as_the_matrix_does():
     """p at Online softmax drew a skipped tile as "−∞ masked", and at Decode a key not yet in the
     cache the same; nor did ] mark the tile it went to."""
@@ -134,8 +147,13 @@ async def test_the_projector_draws_skipped_tiles_and_keys_outside_the_cache_as_t
     from attn_tui.tui.screens.present import PresentScreen
 
     def cells(app) -> list[tuple[str, bool]]:
-        return [(" ".join(str(static.render()) for static in cell.query(Static)), cell.has_class("-cursor"))
-                for cell in app.screen.query_one("#cells").children]
+        return [
+            (
+                " ".join(str(static.render()) for static in cell.query(Static)),
+                cell.has_class("-cursor"),
+            )
+            for cell in app.screen.query_one("#cells").children
+        ]
 
     app = AttnApp(load("scenarios/online_softmax.yaml"), remember=False)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -148,7 +166,9 @@ async def test_the_projector_draws_skipped_tiles_and_keys_outside_the_cache_as_t
         await pilot.press("right_square_bracket")
         await pilot.pause()
         assert [marked for _, marked in cells(app)] == [False, True]
-        await pilot.press("p", "d", "down", "p")  # Decode, "cat": the keys after it are not in the cache
+        await pilot.press(
+            "p", "d", "down", "p"
+        )  # Decode, "cat": the keys after it are not in the cache
         await pilot.pause()
         shown = cells(app)
         later = [text for text, _ in shown if not text.startswith(("the₁", "cat"))]
@@ -157,15 +177,18 @@ async def test_the_projector_draws_skipped_tiles_and_keys_outside_the_cache_as_t
 
 # ---- left for the lead --------------------------------------------------------------------------
 
+
 def test_a_view_asked_for_on_the_command_line_is_not_saved_unasked(write):
     import argparse
 
-    from attn_tui.core.model.edits import SetCell
     from attn_tui.core.editing.session import Session
+    from attn_tui.core.model.edits import SetCell
     from attn_tui.tui.cli import with_views
 
     path = write(BASE)
-    scenario = with_views(argparse.ArgumentParser(), argparse.Namespace(tiles="2,2", decode=True), load(path))
+    scenario = with_views(
+        argparse.ArgumentParser(), argparse.Namespace(tiles="2,2", decode=True), load(path)
+    )
     session = Session(scenario)
     session.apply(SetCell("Q", 0, 0, 5.0, 1.0))
     session.save()

@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from attn_tui.core.loading.scenario_file import loads
 from attn_tui.core.engine.training import Run
+from attn_tui.core.loading.scenario_file import loads
 from tests.reference import yaml_matrix
 
 T, D_MODEL, HEADS, KV_HEADS, D = 300, 8, 4, 2, 4  # more rows than a block of the engine (16, 128)
@@ -18,15 +18,24 @@ T, D_MODEL, HEADS, KV_HEADS, D = 300, 8, 4, 2, 4  # more rows than a block of th
 
 def scenario(train: str = "{learn: [Wq, Wk, X], lr: 0.01, steps: 5, optimizer: adam}"):
     rng = np.random.default_rng(30)
-    return loads("\n".join([
-        "tokens: [" + ", ".join(f"t{i}" for i in range(T)) + "]",
-        f"heads: {HEADS}", f"kv_heads: {KV_HEADS}", "causal: true", "rope: {base: 10, pairs: interleaved}",
-        f"X: {yaml_matrix(rng.normal(size=(T, D_MODEL)))}",
-        f"Wq: {yaml_matrix(rng.normal(size=(D_MODEL, HEADS * D)))}",
-        f"Wk: {yaml_matrix(rng.normal(size=(D_MODEL, KV_HEADS * D)))}",
-        f"Wv: {yaml_matrix(rng.normal(size=(D_MODEL, KV_HEADS * D)))}",
-        f"loss: {{target: {yaml_matrix(rng.normal(size=(T, HEADS * D)))}}}",
-        f"train: {train}", ""]))
+    return loads(
+        "\n".join(
+            [
+                "tokens: [" + ", ".join(f"t{i}" for i in range(T)) + "]",
+                f"heads: {HEADS}",
+                f"kv_heads: {KV_HEADS}",
+                "causal: true",
+                "rope: {base: 10, pairs: interleaved}",
+                f"X: {yaml_matrix(rng.normal(size=(T, D_MODEL)))}",
+                f"Wq: {yaml_matrix(rng.normal(size=(D_MODEL, HEADS * D)))}",
+                f"Wk: {yaml_matrix(rng.normal(size=(D_MODEL, KV_HEADS * D)))}",
+                f"Wv: {yaml_matrix(rng.normal(size=(D_MODEL, KV_HEADS * D)))}",
+                f"loss: {{target: {yaml_matrix(rng.normal(size=(T, HEADS * D)))}}}",
+                f"train: {train}",
+                "",
+            ]
+        )
+    )
 
 
 def test_a_step_worked_out_on_another_thread_is_the_step_taken_in_place():
@@ -35,13 +44,18 @@ def test_a_step_worked_out_on_another_thread_is_the_step_taken_in_place():
     with ThreadPoolExecutor(1) as pool:
         for _ in range(3):
             pending = pool.submit(there.ahead, there.state)
-            there.attention.values("softmax", 1, range(100, 140), range(0, 120))  # read, as a view does
+            there.attention.values(
+                "softmax", 1, range(100, 140), range(0, 120)
+            )  # read, as a view does
             here.step()
             there.take(pending.result())
             assert here.losses == there.losses and here.state.step == there.state.step
             for name in ("Wq", "Wk", "X"):
                 assert np.array_equal(here.scenario.inputs[name], there.scenario.inputs[name])
-                assert all(np.array_equal(a, b) for a, b in zip(here.state.moments[name], there.state.moments[name]))
+                assert all(
+                    np.array_equal(a, b)
+                    for a, b in zip(here.state.moments[name], there.state.moments[name])
+                )
     assert here.losses[-1] < here.losses[0]  # (it learned: the steps were real ones)
 
 

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 import zlib
 
 import pytest
+
 from attn_tui.tui.cli import main
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -44,13 +45,16 @@ def test_a_backward_stage(capsys):
     assert "dS" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, said", [
-    (["figure", "cat_sat", "--stage", "nonsense"], "its stages are scores"),
-    (["figure", "cat_sat", "--head", "2"], "no head 2"),
-    (["figure", "cat_sat", "--row", "9"], "row"),
-    (["figure", "cat_sat", "--variant", "nope"], "no variant"),
-    (["figure", "no_such.yaml"], "no_such.yaml"),
-])
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["figure", "cat_sat", "--stage", "nonsense"], "its stages are scores"),
+        (["figure", "cat_sat", "--head", "2"], "no head 2"),
+        (["figure", "cat_sat", "--row", "9"], "row"),
+        (["figure", "cat_sat", "--variant", "nope"], "no variant"),
+        (["figure", "no_such.yaml"], "no_such.yaml"),
+    ],
+)
 def test_refusals_say_what_is_wrong(argv, said, capsys):
     assert main(argv) == 2
     assert said in capsys.readouterr().err
@@ -60,9 +64,12 @@ def test_a_head_is_named_as_the_scenario_names_it_everywhere(tmp_path, capsys):
     """Issue 47 (attacked): --head counted from 1 while a captured layer names its heads head 0,
     head 1 (as heads and the model view show them), and titles read "head head 2"."""
     captured = tmp_path / "layer.yaml"
-    captured.write_text("tokens: [a, b]\nheads: 2\nhead_names: [head 0, head 1]\n"
-                        "Q: [[[1, 0], [0, 1]], [[2, 0], [0, 2]]]\nK: [[[1, 0], [0, 1]], [[1, 0], [0, 1]]]\n"
-                        "V: [[[1, 0], [0, 1]], [[1, 0], [0, 1]]]\n", encoding="utf-8")
+    captured.write_text(
+        "tokens: [a, b]\nheads: 2\nhead_names: [head 0, head 1]\n"
+        "Q: [[[1, 0], [0, 1]], [[2, 0], [0, 2]]]\nK: [[[1, 0], [0, 1]], [[1, 0], [0, 1]]]\n"
+        "V: [[[1, 0], [0, 1]], [[1, 0], [0, 1]]]\n",
+        encoding="utf-8",
+    )
     for given, title in (("0", "head 0"), ("head 1", "head 1")):
         assert main(["figure", str(captured), "--head", given]) == 0
         root = ET.fromstring(capsys.readouterr().out.encode())
@@ -91,10 +98,18 @@ def test_png_and_pdf_with_the_extra(tmp_path):
         data = out.read_bytes()
         assert data.startswith(magic) and 1_000 < len(data) < 2_000_000
         if form == "png":  # the SVG's size, and drawn: more than a blank page's few values
-            svg = ET.fromstring(subprocess.run([sys.executable, "-m", "attn_tui", "figure", "cat_sat"],
-                                               capture_output=True, check=True).stdout)
+            svg = ET.fromstring(
+                subprocess.run(
+                    [sys.executable, "-m", "attn_tui", "figure", "cat_sat"],
+                    capture_output=True,
+                    check=True,
+                ).stdout
+            )
             width, height = struct.unpack(">II", data[16:24])
-            assert (width, height) == (round(float(svg.get("width"))), round(float(svg.get("height"))))
+            assert (width, height) == (
+                round(float(svg.get("width"))),
+                round(float(svg.get("height"))),
+            )
             assert len(_pixels(data)) > 20
 
 
@@ -103,9 +118,9 @@ def _pixels(png: bytes) -> set[int]:
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     at, data = 8, b""
     while at < len(png):
-        length, kind = struct.unpack(">I4s", png[at:at + 8])
+        length, kind = struct.unpack(">I4s", png[at : at + 8])
         if kind == b"IDAT":
-            data += png[at + 8:at + 8 + length]
+            data += png[at + 8 : at + 8 + length]
         at += 12 + length
     return set(zlib.decompress(data))
 
@@ -115,9 +130,22 @@ def test_chromium_draws_the_svg(tmp_path):
     figure = tmp_path / "weights.svg"
     assert main(["figure", "cat_sat", "-o", str(figure)]) == 0
     shot = tmp_path / "shot.png"
-    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                    "--disable-background-networking", "--window-size=600,400", f"--screenshot={shot}",
-                    figure.as_uri()], capture_output=True, timeout=90, check=False)
+    subprocess.run(
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--window-size=600,400",
+            f"--screenshot={shot}",
+            figure.as_uri(),
+        ],
+        capture_output=True,
+        timeout=90,
+        check=False,
+    )
     assert shot.exists()
     assert len(_pixels(shot.read_bytes())) > 20  # not blank: the map's colours and its text
 
@@ -141,7 +169,9 @@ def test_an_input_matrix_as_a_figure(capsys):
     """``--stage Q`` (any input: Q, K, V, X, Wq, …): the matrix as written, signed colours."""
     assert main(["figure", "cat_sat", "--stage", "Q"]) == 0
     root = ET.fromstring(capsys.readouterr().out.encode())
-    values = [float(r.get("data-value")) for r in root.iter(SVG + "rect") if r.get("class") == "cell"]
+    values = [
+        float(r.get("data-value")) for r in root.iter(SVG + "rect") if r.get("class") == "cell"
+    ]
     assert values == [1.0, 0.0, 0.0, 1.0, 1.0, 1.0]  # scenarios/cat_sat.yaml's Q, row by row
     assert main(["figure", "projections", "--stage", "Wq"]) == 0
     root = ET.fromstring(capsys.readouterr().out.encode())
@@ -163,4 +193,6 @@ def test_a_fifo_or_an_unknown_suffix_as_output_is_refused(tmp_path, capsys):
     assert main(["figure", "cat_sat", "-o", str(tmp_path / "x.gif")]) == 2
     assert "a figure is .svg, .png or .pdf" in capsys.readouterr().err
     assert not (tmp_path / "x.gif").exists()
-    assert main(["figure", "cat_sat", "-o", str(tmp_path / "x.gif"), "--format", "svg"]) == 0  # said so
+    assert (
+        main(["figure", "cat_sat", "-o", str(tmp_path / "x.gif"), "--format", "svg"]) == 0
+    )  # said so

@@ -8,12 +8,12 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
+
 from attn_tui.core import load, loads
 from attn_tui.core.engine.attention import Attention
 from attn_tui.core.outputs.figures import colour_maps
 from attn_tui.core.outputs.figures.heat_map import FigureError, heat_map
 from attn_tui.core.outputs.figures.svg import Svg
-
 from tests.conftest import ROOT
 from tests.reference import softmax
 
@@ -21,7 +21,9 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 def figure(source, key="weights", head=0):
-    scenario = load(source) if not isinstance(source, str) or source.endswith(".yaml") else loads(source)
+    scenario = (
+        load(source) if not isinstance(source, str) or source.endswith(".yaml") else loads(source)
+    )
     return ET.fromstring(heat_map(Attention(scenario), key, head).encode())
 
 
@@ -38,13 +40,15 @@ def test_the_chapters_weights_are_the_cells_text():
     shown = texts(root)
     assert "Softmax (weights)" in shown
     at = shown.index("sat")  # the row label, then its cells' numbers
-    assert shown[at + 1:at + 4] == ["0.248", "0.248", "0.503"]
+    assert shown[at + 1 : at + 4] == ["0.248", "0.248", "0.503"]
     assert not list(root.iter(SVG + "script"))
 
 
 def test_the_largest_weight_has_the_strongest_colour():
     root = figure(str(ROOT / "scenarios" / "cat_sat.yaml"))
-    found = [(float(r.get("data-value")), colour_maps.lightness(r.get("fill"))) for r in cells(root)]
+    found = [
+        (float(r.get("data-value")), colour_maps.lightness(r.get("fill"))) for r in cells(root)
+    ]
     largest = max(found)[0]
     # viridis: the largest weight is the lightest (yellow end); every larger weight is no darker
     assert max(found, key=lambda item: item[1])[0] == largest
@@ -77,8 +81,12 @@ def test_diverging_lightness_grows_with_size_each_side():
 
 def test_the_palettes_are_the_apps_colour_blind_ones():
     sheet = (ROOT / "tui" / "app.tcss").read_text(encoding="utf-8")
-    found = dict(re.findall(r"App\.-colour-blind MatrixView > \.matrix--(\w+) \{ background: (#[0-9a-f]{6}); \}",
-                            sheet))
+    found = dict(
+        re.findall(
+            r"App\.-colour-blind MatrixView > \.matrix--(\w+) \{ background: (#[0-9a-f]{6}); \}",
+            sheet,
+        )
+    )
     assert (found["low"], found["middle"], found["high"]) == colour_maps.WEIGHTS
     assert (found["negative"], found["zero"], found["positive"]) == colour_maps.DIVERGING
 
@@ -124,7 +132,10 @@ def test_an_unknown_stage_names_the_stages():
 def test_large_t_is_drawn_in_blocks():
     text = heat_map(Attention(loads("random: {T: 1000, d_k: 4, seed: 1}\n")), "weights")
     root = ET.fromstring(text.encode())
-    assert len(cells(root)) + sum(r.get("class") == "masked" for r in root.iter(SVG + "rect")) <= 96 * 96
+    assert (
+        len(cells(root)) + sum(r.get("class") == "masked" for r in root.iter(SVG + "rect"))
+        <= 96 * 96
+    )
     assert "blocks of 11 × 11" in text
 
 
@@ -134,14 +145,19 @@ def test_a_sampled_block_is_the_mean_of_its_first_engine_rows():
     text = heat_map(Attention(scenario), "weights")
     assert "blocks of 34 × 34" in text and "16 of its rows (a sample)" in text
     Q, K = scenario.inputs["Q"], scenario.inputs["K"]
-    scores = Q[80:96] @ K.T / np.sqrt(2)  # block row 2 starts at 68: its first engine block is 80-95
+    scores = (
+        Q[80:96] @ K.T / np.sqrt(2)
+    )  # block row 2 starts at 68: its first engine block is 80-95
     if scenario.options.causal:
         scores = np.where(np.arange(3200)[None, :] > np.arange(80, 96)[:, None], -np.inf, scores)
     weights = softmax(scores)
     expected = weights[:, 34:68].mean()  # block column 1
     root = ET.fromstring(text.encode())
-    found = {(round(float(r.get("y")), 3), round(float(r.get("x")), 3)): r for r in root.iter(SVG + "rect")
-             if r.get("class") in ("cell", "masked")}
+    found = {
+        (round(float(r.get("y")), 3), round(float(r.get("x")), 3)): r
+        for r in root.iter(SVG + "rect")
+        if r.get("class") in ("cell", "masked")
+    }
     ys, xs = sorted({k[0] for k in found}), sorted({k[1] for k in found})
     cell = found[(ys[2], xs[1])]
     assert float(cell.get("data-value")) == pytest.approx(expected, rel=1e-12)

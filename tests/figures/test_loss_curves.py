@@ -19,8 +19,10 @@ LR, STEPS = 0.2, 30
 
 
 def scenario(tmp_path, variants=True, name="scaled"):
-    text = (f"title: Two runs\ntokens: [the, cat, sat]\nQ: {Q.tolist()}\nK: {K.tolist()}\nV: {V.tolist()}\n"
-            f"loss: {{target: {TARGET.tolist()}}}\ntrain: {{learn: [V], lr: {LR}, steps: {STEPS}}}\n")
+    text = (
+        f"title: Two runs\ntokens: [the, cat, sat]\nQ: {Q.tolist()}\nK: {K.tolist()}\nV: {V.tolist()}\n"
+        f"loss: {{target: {TARGET.tolist()}}}\ntrain: {{learn: [V], lr: {LR}, steps: {STEPS}}}\n"
+    )
     if variants:
         text += f"variants: [{{name: '{name}', scale: true}}, {{name: unscaled, scale: false}}]\n"
     path = tmp_path / "runs.yaml"
@@ -35,7 +37,7 @@ def descent(scale: bool) -> list[float]:
     values, losses = V.copy(), []
     for _ in range(STEPS + 1):
         error = P @ values - TARGET
-        losses.append(0.5 * float((error ** 2).sum()))
+        losses.append(0.5 * float((error**2).sum()))
         values = values - LR * P.T @ error
     return losses
 
@@ -58,7 +60,9 @@ def test_each_run_s_curve_is_its_losses_from_step_0_to_the_last(tmp_path, capsys
         xs, ys = zip(*points)
         assert list(xs) == sorted(xs)  # step by step, left to right
         # a higher loss is drawn higher (a smaller y): the order of the ys is the order of the losses
-        assert np.array_equal(np.argsort(ys, kind="stable"), np.argsort(-np.array(expected), kind="stable"))
+        assert np.array_equal(
+            np.argsort(ys, kind="stable"), np.argsort(-np.array(expected), kind="stable")
+        )
     texts = [t.text for t in root.iter(SVG + "text")]
     assert any(text.startswith("scaled: loss ") for text in texts)
     assert any(text.startswith("unscaled: loss ") for text in texts)

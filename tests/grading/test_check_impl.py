@@ -25,14 +25,17 @@ def test_the_chapters_code_matches(capsys):
     assert "your values match" in out and "causal=… as a keyword; returns (out, weights)" in out
 
 
-@pytest.mark.parametrize("student, said", [
-    ("unscaled", "not divided by √d_k"),
-    ("divided_by_d_k", "divided by d_k instead of √d_k"),
-    ("mask_after_softmax", "mask was applied after the softmax"),
-    ("softmax_axis", "wrong axis"),
-    ("no_mask", "causal mask was not applied"),
-    ("mask_zero", "set to 0 instead of −∞"),
-])
+@pytest.mark.parametrize(
+    "student, said",
+    [
+        ("unscaled", "not divided by √d_k"),
+        ("divided_by_d_k", "divided by d_k instead of √d_k"),
+        ("mask_after_softmax", "mask was applied after the softmax"),
+        ("softmax_axis", "wrong axis"),
+        ("no_mask", "causal mask was not applied"),
+        ("mask_zero", "set to 0 instead of −∞"),
+    ],
+)
 def test_each_mistake_is_named(capsys, student, said):
     status, out, _ = run(capsys, "cat_sat", "--impl", str(STUDENTS / f"{student}.py"))
     assert status == 1
@@ -52,13 +55,19 @@ def test_an_overflowing_softmax_is_found_by_the_large_logits(capsys):
     assert "your values match" in out  # small scores: it is right there
     assert "--cases also tries" not in out  # (it did)
     large = [line for line in out.splitlines() if line.startswith("✗ large logits")]
-    assert len(large) == 2 and all("does not subtract each row's largest score" in line for line in large)
+    assert len(large) == 2 and all(
+        "does not subtract each row's largest score" in line for line in large
+    )
     assert "yours nan" in large[0]
     # its own softmax, checked alone on rows of ~1,000: softmax([1, 2, 3]) right, the large row NaN
     assert "softmax: ✗ overflows on scores of ~1,000 (yours gives NaN)" in out
     # without --cases, a match says it is of this scenario alone
     status, out, _ = run(capsys, "cat_sat", "--impl", str(STUDENTS / "chapter.py"))
-    assert status == 0 and "That is this scenario only: --cases also tries" in out and "scores of ~1,000" in out
+    assert (
+        status == 0
+        and "That is this scenario only: --cases also tries" in out
+        and "scores of ~1,000" in out
+    )
 
 
 def test_the_chapters_softmax_is_checked_too(capsys):
@@ -66,12 +75,27 @@ def test_the_chapters_softmax_is_checked_too(capsys):
     assert "softmax: ✓ matches, scores of ~1,000 included" in out
 
 
-@pytest.mark.parametrize("student, read, cases", [
-    ("batched_mask", "mask: bool, True = may attend; returns (out, weights)", "18 of 18 pass\n"),
-    ("additive_mask", "NumPy arrays (1, T, d), mask: 0 or −∞, added to the scores; returns out", "18 of 18 pass\n"),
-    # a causal flag cannot say the fully masked row's mask: that case is not given to it
-    ("float32_causal", "float32 results, judged at float32's tolerance 0.0001", "17 of 17 pass (1 not run)\n"),
-])
+@pytest.mark.parametrize(
+    "student, read, cases",
+    [
+        (
+            "batched_mask",
+            "mask: bool, True = may attend; returns (out, weights)",
+            "18 of 18 pass\n",
+        ),
+        (
+            "additive_mask",
+            "NumPy arrays (1, T, d), mask: 0 or −∞, added to the scores; returns out",
+            "18 of 18 pass\n",
+        ),
+        # a causal flag cannot say the fully masked row's mask: that case is not given to it
+        (
+            "float32_causal",
+            "float32 results, judged at float32's tolerance 0.0001",
+            "17 of 17 pass (1 not run)\n",
+        ),
+    ],
+)
 def test_conventions_are_read_not_marked_wrong(capsys, student, read, cases):
     status, out, _ = run(capsys, "cat_sat", "--impl", str(STUDENTS / f"{student}.py"), "--cases")
     assert status == 0, out

@@ -10,23 +10,38 @@ from pathlib import Path
 from attn_tui.tui.cli import main
 
 STUDENTS = Path(__file__).with_name("students")
-FILES = [str(STUDENTS / name) for name in ("chapter.py", "softmax_columns_unused.py", "naive_softmax.py",
-                                           "masked_fill_finite.py")]
+FILES = [
+    str(STUDENTS / name)
+    for name in (
+        "chapter.py",
+        "softmax_columns_unused.py",
+        "naive_softmax.py",
+        "masked_fill_finite.py",
+    )
+]
 
 
 def test_the_json_has_each_softmax(capsys):
     assert main(["grade", *FILES, "--json"]) == 1
     found = {Path(s["file"]).name: s for s in json.loads(capsys.readouterr().out)["submissions"]}
     assert found["chapter.py"]["ok"]
-    assert found["chapter.py"]["softmax"] == {"ok": True, "line": "softmax: ✓ matches, scores of ~1,000 included"}
+    assert found["chapter.py"]["softmax"] == {
+        "ok": True,
+        "line": "softmax: ✓ matches, scores of ~1,000 included",
+    }
     columns = found["softmax_columns_unused.py"]
     assert columns["passed"] == columns["cases"]  # its attention is right
     assert not columns["ok"] and columns["status"] == "differs"
-    assert columns["softmax"]["ok"] is False and "normalises the columns" in columns["softmax"]["line"]
+    assert (
+        columns["softmax"]["ok"] is False and "normalises the columns" in columns["softmax"]["line"]
+    )
     assert columns["words"] == "softmax over the wrong axis"
     naive = found["naive_softmax.py"]  # its attention overflows too: that case is its first mistake
     assert naive["words"] == "softmax overflows (no max subtracted)"
-    assert naive["softmax"]["ok"] is False and "overflows on scores of ~1,000" in naive["softmax"]["line"]
+    assert (
+        naive["softmax"]["ok"] is False
+        and "overflows on scores of ~1,000" in naive["softmax"]["line"]
+    )
     assert found["masked_fill_finite.py"]["softmax"] is None  # it defines none
 
 

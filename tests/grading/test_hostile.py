@@ -25,14 +25,22 @@ def verdict(capsys, name, *extra):
     return status, out
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("syntax_error", "syntax_error.py: ✗ syntax_error.py:4:36: syntax error: expected ':'"),
-    ("exits", "exits.py: ✗ exits.py: the file called sys.exit(0) while it was imported"),
-    ("hard_exit", "hard_exit.py: ✗ exited with status 3 before answering (os._exit?)"),
-    ("no_function", ("no_function.py: ✗ no attention (a function, or a class with forward or __call__) in "
-                     "no_function.py; what it defines: atention")),
-    ("raises", "raises.py on "),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("syntax_error", "syntax_error.py: ✗ syntax_error.py:4:36: syntax error: expected ':'"),
+        ("exits", "exits.py: ✗ exits.py: the file called sys.exit(0) while it was imported"),
+        ("hard_exit", "hard_exit.py: ✗ exited with status 3 before answering (os._exit?)"),
+        (
+            "no_function",
+            (
+                "no_function.py: ✗ no attention (a function, or a class with forward or __call__) in "
+                "no_function.py; what it defines: atention"
+            ),
+        ),
+        ("raises", "raises.py on "),
+    ],
+)
 def test_one_line_verdicts(capsys, name, expected):
     status, out = verdict(capsys, name)
     assert status == 1
@@ -88,29 +96,44 @@ def test_a_forked_child_goes_with_the_worker():
 
 def test_stdin_is_closed_and_cwd_and_home_are_a_new_folder(tmp_path):
     student = tmp_path / "looks.py"
-    student.write_text("import os, sys\n"
-                       "def attention(Q, K, V):\n"
-                       "    import numpy as np\n"
-                       "    assert sys.stdin is None or sys.stdin.read() == ''\n"
-                       "    assert os.environ['HOME'] == os.getcwd()\n"
-                       "    assert 'attn-tui-student-' in os.getcwd()\n"
-                       "    raise RuntimeError('looked')\n")
+    student.write_text(
+        "import os, sys\n"
+        "def attention(Q, K, V):\n"
+        "    import numpy as np\n"
+        "    assert sys.stdin is None or sys.stdin.read() == ''\n"
+        "    assert os.environ['HOME'] == os.getcwd()\n"
+        "    assert 'attn-tui-student-' in os.getcwd()\n"
+        "    raise RuntimeError('looked')\n"
+    )
     with Submission(student) as submission:
         submission.start()
-        answer, _ = submission.call({"Q": np.eye(2), "K": np.eye(2), "V": np.eye(2)}, positional=["Q", "K", "V"])
+        answer, _ = submission.call(
+            {"Q": np.eye(2), "K": np.eye(2), "V": np.eye(2)}, positional=["Q", "K", "V"]
+        )
     assert answer["type"] == "RuntimeError" and answer["message"] == "looked"
 
 
 def test_one_bad_submission_never_stops_the_others(capsys):
-    files = [str(HOSTILE / "hang.py"), str(HOSTILE / "syntax_error.py"), str(STUDENTS / "chapter.py"),
-             str(STUDENTS / "unscaled.py"), str(HOSTILE / "hard_exit.py")]
-    status = main(["grade", *files, "--json", "--timeout", "4"])  # (the others need their time on a loaded host)
+    files = [
+        str(HOSTILE / "hang.py"),
+        str(HOSTILE / "syntax_error.py"),
+        str(STUDENTS / "chapter.py"),
+        str(STUDENTS / "unscaled.py"),
+        str(HOSTILE / "hard_exit.py"),
+    ]
+    status = main(
+        ["grade", *files, "--json", "--timeout", "4"]
+    )  # (the others need their time on a loaded host)
     found = json.loads(capsys.readouterr().out)
     assert status == 1
     by_file = {Path(s["file"]).name: s for s in found["submissions"]}
-    assert [by_file[name]["status"] for name in ("hang.py", "syntax_error.py", "chapter.py", "unscaled.py",
-                                                 "hard_exit.py")] == ["timeout", "syntax", "ok", "differs", "exit"]
-    chapter = by_file["chapter.py"]  # (attention(Q, K, V, causal) cannot be given the fully masked row's mask)
+    assert [
+        by_file[name]["status"]
+        for name in ("hang.py", "syntax_error.py", "chapter.py", "unscaled.py", "hard_exit.py")
+    ] == ["timeout", "syntax", "ok", "differs", "exit"]
+    chapter = by_file[
+        "chapter.py"
+    ]  # (attention(Q, K, V, causal) cannot be given the fully masked row's mask)
     assert chapter["passed"] == chapter["cases"] == len(found["cases"]) - 1
     assert chapter["not_run"] == ["a fully masked row (the mask hides every key of t2)"]
     assert by_file["unscaled.py"]["diagnosis"]["mistake"] == "unscaled"
@@ -121,7 +144,9 @@ def test_grade_as_text_and_markdown(capsys):
     files = [str(STUDENTS / "chapter.py"), str(STUDENTS / "mask_zero.py")]
     main(["grade", *files])
     out = capsys.readouterr().out
-    assert "✓ chapter.py" in out and "✗ mask_zero.py" in out and "Class: 1 of 2 pass every case" in out
+    assert (
+        "✓ chapter.py" in out and "✗ mask_zero.py" in out and "Class: 1 of 2 pass every case" in out
+    )
     main(["grade", *files, "--markdown"])
     out = capsys.readouterr().out
     assert "| mask_zero.py | 6/17 |" in out and "| masked with 0, not −∞ | 1 |" in out
@@ -154,15 +179,22 @@ def test_a_backward_raising_escapes_is_made_visible(capsys):
     assert "\x1b" not in out and "ValueError: ␛[2J back [/INST]" in out
 
 
-def test_a_fifo_a_device_and_a_flood_of_output_are_each_a_line_and_the_others_are_graded(tmp_path, capsys):
+def test_a_fifo_a_device_and_a_flood_of_output_are_each_a_line_and_the_others_are_graded(
+    tmp_path, capsys
+):
     """Found by an attack: grade left a FIFO and a link to /dev/zero out of its table (two students
     silently not graded), stopped the whole run when one was named, and called output past the
     file limit "an exception" (OSError: File too large)."""
-    (tmp_path / "a_ok.py").write_text((STUDENTS / "chapter.py").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "a_ok.py").write_text(
+        (STUDENTS / "chapter.py").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     os.mkfifo(tmp_path / "b_fifo.py")
     (tmp_path / "c_zero.py").symlink_to("/dev/zero")
-    (tmp_path / "d_flood.py").write_text("for _ in range(2_000_000):\n    print('A' * 100)\n"
-                                         + (STUDENTS / "chapter.py").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "d_flood.py").write_text(
+        "for _ in range(2_000_000):\n    print('A' * 100)\n"
+        + (STUDENTS / "chapter.py").read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
     assert main(["grade", str(tmp_path), "--json"]) == 1
     records = {Path(r["file"]).name: r for r in json.loads(capsys.readouterr().out)["submissions"]}
     assert sorted(records) == ["a_ok.py", "b_fifo.py", "c_zero.py", "d_flood.py"]
@@ -170,7 +202,12 @@ def test_a_fifo_a_device_and_a_flood_of_output_are_each_a_line_and_the_others_ar
     for name in ("b_fifo.py", "c_zero.py"):
         assert records[name]["words"] == "not a regular file" and not records[name]["ok"]
     assert records["d_flood.py"]["words"] == "printed too much"
-    assert "d_flood.py:2: printed or wrote more than the limit (64 MB)" in records["d_flood.py"]["verdict"]
-    assert main(["grade", str(tmp_path / "b_fifo.py"), str(tmp_path / "a_ok.py")]) == 1  # named: graded too
+    assert (
+        "d_flood.py:2: printed or wrote more than the limit (64 MB)"
+        in records["d_flood.py"]["verdict"]
+    )
+    assert (
+        main(["grade", str(tmp_path / "b_fifo.py"), str(tmp_path / "a_ok.py")]) == 1
+    )  # named: graded too
     out = capsys.readouterr().out
     assert "✓ a_ok.py" in out and "not a regular file" in out

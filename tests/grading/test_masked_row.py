@@ -37,16 +37,21 @@ def result_of(student: str):
 def test_the_case_hides_every_key_of_one_row_and_core_gives_it_nothing():
     case = masked_case()
     allowed = case.allowed()
-    assert allowed.shape == (5, 5) and not allowed[1].any() and allowed[[0, 2, 3, 4]].any(axis=1).all()
+    assert (
+        allowed.shape == (5, 5) and not allowed[1].any() and allowed[[0, 2, 3, 4]].any(axis=1).all()
+    )
     correct = case.judge().head(0)[1]
     assert correct.empty.tolist() == [False, True, False, False, False]
 
 
-@pytest.mark.parametrize("student, reads", [
-    ("batched_mask", "NaN"),            # np.where(mask, scores, -inf): 0/0
-    ("masked_fill_finite", "uniform"),  # np.where(mask, scores, -1e9)
-    ("masked_added_finite", "unmasked"),  # scores + mask * -1e9, mask 1 = blocked
-])
+@pytest.mark.parametrize(
+    "student, reads",
+    [
+        ("batched_mask", "NaN"),  # np.where(mask, scores, -inf): 0/0
+        ("masked_fill_finite", "uniform"),  # np.where(mask, scores, -1e9)
+        ("masked_added_finite", "unmasked"),  # scores + mask * -1e9, mask 1 = blocked
+    ],
+)
 def test_each_conventions_answer_is_correct(student, reads):
     result = result_of(student)
     assert result.ok, result.error or result.masked_row
@@ -76,8 +81,13 @@ def test_pytorchs_own_gives_zeros_and_is_correct():
 def test_a_token_let_see_its_own_hidden_key_is_wrong(capsys):
     result = result_of("masked_sees_itself")
     assert not result.ok and result.masked_row is not None
-    assert "t2 sees no key" in result.masked_row and "yours 0.000, 1.000, 0.000, 0.000, 0.000" in result.masked_row
-    status = main(["check", "cat_sat", "--impl", str(STUDENTS / "masked_sees_itself.py"), "--cases"])
+    assert (
+        "t2 sees no key" in result.masked_row
+        and "yours 0.000, 1.000, 0.000, 0.000, 0.000" in result.masked_row
+    )
+    status = main(
+        ["check", "cat_sat", "--impl", str(STUDENTS / "masked_sees_itself.py"), "--cases"]
+    )
     out = capsys.readouterr().out
     assert status == 1
     line = next(line for line in out.splitlines() if NAME in line)
@@ -94,7 +104,9 @@ def test_a_function_without_a_mask_argument_is_not_given_the_case(capsys):
 
 
 def test_the_report_says_how_the_row_was_read(capsys):
-    status = main(["check", "cat_sat", "--impl", str(STUDENTS / "masked_fill_finite.py"), "--cases"])
+    status = main(
+        ["check", "cat_sat", "--impl", str(STUDENTS / "masked_fill_finite.py"), "--cases"]
+    )
     out = capsys.readouterr().out
     assert status == 0, out
     line = next(line for line in out.splitlines() if NAME in line)
@@ -103,7 +115,10 @@ def test_the_report_says_how_the_row_was_read(capsys):
 
 
 def test_grade_counts_the_case_for_those_given_it(capsys):
-    files = [str(STUDENTS / name) for name in ("chapter.py", "masked_fill_finite.py", "masked_sees_itself.py")]
+    files = [
+        str(STUDENTS / name)
+        for name in ("chapter.py", "masked_fill_finite.py", "masked_sees_itself.py")
+    ]
     import json
 
     assert main(["grade", *files, "--json"]) == 1

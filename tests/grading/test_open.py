@@ -49,7 +49,11 @@ async def test_it_opens_at_the_weights_of_the_first_wrong_row(opened):
         view = stage_view(app)
         assert str(view.border_title).startswith("Step 4 · Softmax")
         assert view.cursor == (CAT, 0)
-        assert view.row_texts(0) == ["1.000✓", "0.000✓", "0.000✓"]  # "the" sees itself alone either way
+        assert view.row_texts(0) == [
+            "1.000✓",
+            "0.000✓",
+            "0.000✓",
+        ]  # "the" sees itself alone either way
         assert view.row_texts(CAT) == ["0.330✗", "0.670✗", "0.000✓"]  # attention's, marked
         await pilot.press("y")
         assert view.row_texts(CAT) == ["0.269✗", "0.731✗", "0.000✓"]  # the student's own

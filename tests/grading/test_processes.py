@@ -38,7 +38,9 @@ def test_a_fork_bomb_is_one_line_and_its_children_go(capsys):
     out = capsys.readouterr().out
     assert status == 1
     first = out.splitlines()[0]
-    assert "fork_bomb.py:14: BlockingIOError" in first and "over the limit of processes" in first, out
+    assert "fork_bomb.py:14: BlockingIOError" in first and "over the limit of processes" in first, (
+        out
+    )
     assert time.monotonic() - started < 15
 
 
@@ -47,7 +49,9 @@ def test_the_children_are_bounded_and_killed_with_the_worker():
         submission.start()
         group = submission._process.pid
         with pytest.raises(SubmissionFailed) as failed:
-            submission.call({"Q": np.eye(2), "K": np.eye(2), "V": np.eye(2)}, positional=["Q", "K", "V"])
+            submission.call(
+                {"Q": np.eye(2), "K": np.eye(2), "V": np.eye(2)}, positional=["Q", "K", "V"]
+            )
         assert failed.value.failure.kind == "processes"
         forked = int(re.search(r"forked (\d+)", submission.output()).group(1))
         assert 1 <= forked <= MORE_PROCESSES  # held to the limit: 64 more than its user had
@@ -57,12 +61,14 @@ def test_the_children_are_bounded_and_killed_with_the_worker():
 
 def test_an_exponential_fork_bomb_ends_in_one_line_within_the_time(tmp_path):
     student = tmp_path / "doubling.py"
-    student.write_text("import os, time\n"
-                       "def attention(Q, K, V, causal=True):\n"
-                       "    for _ in range(7):  # at most 2**7 = 128 processes, whatever the limit does\n"
-                       "        os.fork()\n"
-                       "    time.sleep(5)\n"
-                       "    return Q\n")
+    student.write_text(
+        "import os, time\n"
+        "def attention(Q, K, V, causal=True):\n"
+        "    for _ in range(7):  # at most 2**7 = 128 processes, whatever the limit does\n"
+        "        os.fork()\n"
+        "    time.sleep(5)\n"
+        "    return Q\n"
+    )
     started = time.monotonic()
     status = main(["check", "cat_sat", "--impl", str(student), "--cases", "--timeout", "8"])
     assert status == 1
@@ -72,21 +78,25 @@ def test_an_exponential_fork_bomb_ends_in_one_line_within_the_time(tmp_path):
 @pytest.mark.skipif(os.geteuid() != 0, reason="only a worker started as root changes its user")
 def test_as_root_the_student_runs_as_nobody_and_cannot_write_outside(tmp_path):
     student = tmp_path / "who.py"
-    student.write_text("import os, decimal\n"  # (decimal: a standard module under a folder nobody may enter)
-                       "def attention(Q, K, V):\n"
-                       "    open('here.txt', 'w').write('in its folder')\n"
-                       "    try:\n"
-                       f"        open({str(tmp_path / 'outside.txt')!r}, 'w')\n"
-                       "    except PermissionError:\n"
-                       "        pass\n"
-                       "    try:\n"
-                       "        os.setuid(0)\n"
-                       "    except PermissionError:\n"
-                       "        pass\n"
-                       "    raise RuntimeError(f'uid {os.getuid()} {os.geteuid()}')\n")
+    student.write_text(
+        "import os, decimal\n"  # (decimal: a standard module under a folder nobody may enter)
+        "def attention(Q, K, V):\n"
+        "    open('here.txt', 'w').write('in its folder')\n"
+        "    try:\n"
+        f"        open({str(tmp_path / 'outside.txt')!r}, 'w')\n"
+        "    except PermissionError:\n"
+        "        pass\n"
+        "    try:\n"
+        "        os.setuid(0)\n"
+        "    except PermissionError:\n"
+        "        pass\n"
+        "    raise RuntimeError(f'uid {os.getuid()} {os.geteuid()}')\n"
+    )
     with Submission(student) as submission:
         submission.start()
-        answer, _ = submission.call({"Q": np.eye(2), "K": np.eye(2), "V": np.eye(2)}, positional=["Q", "K", "V"])
+        answer, _ = submission.call(
+            {"Q": np.eye(2), "K": np.eye(2), "V": np.eye(2)}, positional=["Q", "K", "V"]
+        )
     assert answer["message"] == "uid 65534 65534"
     assert not (tmp_path / "outside.txt").exists()
 

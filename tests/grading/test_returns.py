@@ -31,11 +31,12 @@ def test_an_answer_far_too_large_is_said_to_be(capsys):
 
 
 def test_wrong_shapes_are_reported_before_another_conventions_exception(capsys, tmp_path):
-    student = tmp_path / "rows.py"  # (Q, K, V) unbatched only: the batched call raises; the plain one misfits
-    student.write_text("import numpy as np\n"
-                       "def attention(Q, K, V, causal=True):\n"
-                       "    s = Q @ K.T\n"
-                       "    return s\n")
+    student = (
+        tmp_path / "rows.py"
+    )  # (Q, K, V) unbatched only: the batched call raises; the plain one misfits
+    student.write_text(
+        "import numpy as np\ndef attention(Q, K, V, causal=True):\n    s = Q @ K.T\n    return s\n"
+    )
     status, out = main(["check", "cat_sat", "--impl", str(student)]), capsys.readouterr().out
     assert status == 1
     assert "returned 3×3; expected the output (3×2)" in out.splitlines()[0], out

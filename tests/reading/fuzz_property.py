@@ -17,16 +17,12 @@ from pathlib import Path
 import numpy as np
 from hypothesis import HealthCheck, settings
 
-from attn_tui.core import Scenario
-from attn_tui.core import ScenarioError
-from attn_tui.core import compute_all
-from attn_tui.core import load
-from attn_tui.core import loads
+from attn_tui.core import Scenario, ScenarioError, compute_all, load, loads
 from attn_tui.core.limits import MAX_T
 from tests.conftest import ROOT
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "200"))
-COMPUTE_T_LIMIT = 512        # compute_all on a bigger loaded scenario would itself be slow
+COMPUTE_T_LIMIT = 512  # compute_all on a bigger loaded scenario would itself be slow
 
 FUZZ = settings(
     max_examples=EXAMPLES,
@@ -47,6 +43,7 @@ class NonFiniteStage(AssertionError):
 
 
 # ---- the property ------------------------------------------------------------------------------
+
 
 def line_count(text: str) -> int:
     return len(LINE_BREAKS.findall(text)) + 1
@@ -89,7 +86,9 @@ def check_scenario(scenario: Scenario) -> None:
                 raise NonFiniteStage(f"{label}: a masked cell is NaN", step.key)
         # a row that sees no key (full padding, an explicit mask) has no weights at all
         assert np.array_equal(trace.empty, trace.blocked.all(axis=1)), label
-        assert np.allclose(trace.weights.sum(axis=1), np.where(trace.empty, 0.0, 1.0), rtol=0, atol=1e-9), label
+        assert np.allclose(
+            trace.weights.sum(axis=1), np.where(trace.empty, 0.0, 1.0), rtol=0, atol=1e-9
+        ), label
 
 
 def finite_parts(scenario: Scenario, trace) -> dict[str, np.ndarray]:
@@ -108,7 +107,9 @@ def finite_parts(scenario: Scenario, trace) -> dict[str, np.ndarray]:
         values = trace[step.key]
         shown = ~trace.blocked if step.masks else np.ones(values.shape, dtype=bool)
         if step.skipped is not None:
-            shown = shown & ~step.skipped(attention, 0, range(values.shape[0]), range(values.shape[1]))
+            shown = shown & ~step.skipped(
+                attention, 0, range(values.shape[0]), range(values.shape[1])
+            )
         parts[step.key + (" (shown cells)" if step.masks or step.skipped else "")] = values[shown]
         if step.statistics is not None:
             for name, statistic in attention.statistics(step.name, 0, rows).items():

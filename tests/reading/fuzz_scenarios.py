@@ -9,20 +9,47 @@ import re
 from hypothesis import strategies as st
 
 from tests.reading.fuzz_property import SHIPPED
-from tests.reading.fuzz_yaml import (FILE_NAMES, ODD_SCALARS, block_scalars, float_forms, rarely, render,
-                                     scalar_nodes, unicode_scalars)
-
+from tests.reading.fuzz_yaml import (
+    FILE_NAMES,
+    ODD_SCALARS,
+    block_scalars,
+    float_forms,
+    rarely,
+    render,
+    scalar_nodes,
+    unicode_scalars,
+)
 
 # ---- mostly valid scenarios, with extreme numbers and options ----------------------------------
 
 finite_number_texts = st.one_of(
     st.integers(-9, 9).map(str),
     st.floats(-1000, 1000, allow_nan=False).map(lambda x: f"{x:.4g}"),
-    st.floats(allow_nan=False, allow_infinity=False).flatmap(lambda x: st.sampled_from(float_forms(x))),
+    st.floats(allow_nan=False, allow_infinity=False).flatmap(
+        lambda x: st.sampled_from(float_forms(x))
+    ),
     st.floats(allow_nan=False, allow_infinity=False, min_value=-1e-300, max_value=1e-300).map(repr),
-    st.sampled_from(["1.7976931348623157e308", "-1.7976931348623157e308", "1.0e+308", "-1e308",
-                     "1e154", "1.5e+154", "-1e200", "1e-300", "5e-324", "-0", "-0.0", "0x7F",
-                     "1_000", "1:30", "0o777", "8.98846567431158e307", "1.3407807929942596e154"]),
+    st.sampled_from(
+        [
+            "1.7976931348623157e308",
+            "-1.7976931348623157e308",
+            "1.0e+308",
+            "-1e308",
+            "1e154",
+            "1.5e+154",
+            "-1e200",
+            "1e-300",
+            "5e-324",
+            "-0",
+            "-0.0",
+            "0x7F",
+            "1_000",
+            "1:30",
+            "0o777",
+            "8.98846567431158e307",
+            "1.3407807929942596e154",
+        ]
+    ),
 )
 cell_texts = st.one_of(finite_number_texts, st.sampled_from(ODD_SCALARS))
 
@@ -40,8 +67,10 @@ def matrices(draw, rows: int, cols: int):
         i = draw(st.integers(0, rows - 1))
         if cells[i]:
             cells[i][draw(st.integers(0, len(cells[i]) - 1))] = draw(st.sampled_from(ODD_SCALARS))
-    body = [("seq", [("scalar", cell) for cell in row], draw(st.booleans()) or flow_style)
-            for row in cells]
+    body = [
+        ("seq", [("scalar", cell) for cell in row], draw(st.booleans()) or flow_style)
+        for row in cells
+    ]
     return ("seq", body, flow_style)
 
 
@@ -51,22 +80,65 @@ def mostly(valid, odd):
 
 
 positive_texts = st.one_of(
-    st.floats(min_value=5e-324, allow_infinity=False).flatmap(lambda x: st.sampled_from(float_forms(x))),
-    st.sampled_from(["2", "0.5", "1e-300", "1.0e-299", "1e-320", "5e-324", "1e300", "1.0e+308",
-                     "1e-100", "1.7976931348623157e308", "0x10", "1:30"]))
+    st.floats(min_value=5e-324, allow_infinity=False).flatmap(
+        lambda x: st.sampled_from(float_forms(x))
+    ),
+    st.sampled_from(
+        [
+            "2",
+            "0.5",
+            "1e-300",
+            "1.0e-299",
+            "1e-320",
+            "5e-324",
+            "1e300",
+            "1.0e+308",
+            "1e-100",
+            "1.7976931348623157e308",
+            "0x10",
+            "1:30",
+        ]
+    ),
+)
 negative_texts = st.one_of(
-    st.floats(max_value=-5e-324, allow_infinity=False).flatmap(lambda x: st.sampled_from(float_forms(x))),
-    st.sampled_from(["-.inf", "-inf", "-1e9", "-1", "-1e308", "-1.7976931348623157e308", "-5e-324",
-                     '"-inf"', "-.Inf", "-1e-300", "-8.98846567431158e307", "' -Infinity'"]))
+    st.floats(max_value=-5e-324, allow_infinity=False).flatmap(
+        lambda x: st.sampled_from(float_forms(x))
+    ),
+    st.sampled_from(
+        [
+            "-.inf",
+            "-inf",
+            "-1e9",
+            "-1",
+            "-1e308",
+            "-1.7976931348623157e308",
+            "-5e-324",
+            '"-inf"',
+            "-.Inf",
+            "-1e-300",
+            "-8.98846567431158e307",
+            "' -Infinity'",
+        ]
+    ),
+)
 option_values = {
-    "causal": mostly(st.sampled_from(["true", "false", "yes", "no", "on", "off", "y", "True"]),
-                     st.sampled_from(["1", "~", "[true]", '"true"', "!!bool true", "!!bool maybe"])),
-    "scale": mostly(st.one_of(st.sampled_from(["true", "false"]), positive_texts),
-                    st.one_of(st.sampled_from(["0", "-1", "1e999", ".inf", ".nan", "'2'",
-                                               "!!float ''", "-0.0", "[2]"]), cell_texts)),
-    "mask_value": mostly(negative_texts,
-                         st.one_of(st.sampled_from([".nan", "-1e999", "0", "-0.0", "1", "[-1]"]),
-                                   cell_texts)),
+    "causal": mostly(
+        st.sampled_from(["true", "false", "yes", "no", "on", "off", "y", "True"]),
+        st.sampled_from(["1", "~", "[true]", '"true"', "!!bool true", "!!bool maybe"]),
+    ),
+    "scale": mostly(
+        st.one_of(st.sampled_from(["true", "false"]), positive_texts),
+        st.one_of(
+            st.sampled_from(
+                ["0", "-1", "1e999", ".inf", ".nan", "'2'", "!!float ''", "-0.0", "[2]"]
+            ),
+            cell_texts,
+        ),
+    ),
+    "mask_value": mostly(
+        negative_texts,
+        st.one_of(st.sampled_from([".nan", "-1e999", "0", "-0.0", "1", "[-1]"]), cell_texts),
+    ),
 }
 
 
@@ -79,12 +151,23 @@ def options_items(draw, keys=("causal", "scale", "mask_value")):
 @st.composite
 def token_nodes(draw, T: int):
     n = T + draw(st.sampled_from([0, 0, 0, 0, 1, -1]))
-    words = draw(st.lists(unicode_scalars(("double",) * 8 + ("single", "plain")),
-                          min_size=max(n, 0), max_size=max(n, 0)))
+    words = draw(
+        st.lists(
+            unicode_scalars(("double",) * 8 + ("single", "plain")),
+            min_size=max(n, 0),
+            max_size=max(n, 0),
+        )
+    )
     if draw(st.booleans()):
-        plain = draw(st.lists(st.sampled_from(["the", "cat", "sat", "on", "yes", "~", "1", "é",
-                                               "猫", "🙂", ".nan", "null"]),
-                              min_size=max(n, 0), max_size=max(n, 0)))
+        plain = draw(
+            st.lists(
+                st.sampled_from(
+                    ["the", "cat", "sat", "on", "yes", "~", "1", "é", "猫", "🙂", ".nan", "null"]
+                ),
+                min_size=max(n, 0),
+                max_size=max(n, 0),
+            )
+        )
         if draw(st.booleans()):
             return ("scalar", '"' + " ".join(plain) + '"'), plain
         return ("seq", [("scalar", w) for w in plain], draw(st.booleans())), plain
@@ -110,23 +193,50 @@ def scenario_documents(draw):
         items.append(("V", draw(matrices(T, d_v))))
     elif kind == "projection":
         d_model = draw(st.integers(1, 4))
-        items += [("X", draw(matrices(T, d_model))), ("Wq", draw(matrices(d_model, d_k))),
-                  ("Wk", draw(matrices(d_model, d_k))), ("Wv", draw(matrices(d_model, d_v)))]
+        items += [
+            ("X", draw(matrices(T, d_model))),
+            ("Wq", draw(matrices(d_model, d_k))),
+            ("Wk", draw(matrices(d_model, d_k))),
+            ("Wv", draw(matrices(d_model, d_v))),
+        ]
     else:
-        spec = [("seed", ("scalar", draw(mostly(
-                    st.sampled_from(["0", "42", "4294967295", "0x10", "1_0", "1:30"]),
-                    st.sampled_from(["4294967296", "-1", "1.5", "!!int x", "~", "1" * 5000]))))),
-                ("T", ("scalar", str(T))), ("d_k", ("scalar", str(d_k)))]
+        spec = [
+            (
+                "seed",
+                (
+                    "scalar",
+                    draw(
+                        mostly(
+                            st.sampled_from(["0", "42", "4294967295", "0x10", "1_0", "1:30"]),
+                            st.sampled_from(
+                                ["4294967296", "-1", "1.5", "!!int x", "~", "1" * 5000]
+                            ),
+                        )
+                    ),
+                ),
+            ),
+            ("T", ("scalar", str(T))),
+            ("d_k", ("scalar", str(d_k))),
+        ]
         if draw(st.booleans()):
-            spec.append(("d_v", ("scalar", draw(mostly(st.just(str(d_v)),
-                                                        st.sampled_from(["0", "4097", "~"]))))))
+            spec.append(
+                (
+                    "d_v",
+                    (
+                        "scalar",
+                        draw(mostly(st.just(str(d_v)), st.sampled_from(["0", "4097", "~"]))),
+                    ),
+                )
+            )
         items.append(("random", ("map", spec, draw(st.booleans()))))
     if draw(rarely(8)):  # a matrix, or all of them, from a NumPy file that is not there or not one
         target = draw(st.sampled_from([key for key, _ in items if key != "random"] or ["Q"]))
         ref = ("scalar", draw(st.sampled_from(FILE_NAMES)))
         if draw(st.booleans()):
-            items = [(key, ("map", [("npy", ref)], draw(st.booleans())) if key == target else value)
-                     for key, value in items]
+            items = [
+                (key, ("map", [("npy", ref)], draw(st.booleans())) if key == target else value)
+                for key, value in items
+            ]
         else:
             items.append(("npz", ref))
     if draw(st.booleans()):
@@ -135,25 +245,52 @@ def scenario_documents(draw):
         if words and draw(st.booleans()):
             items.append(("focus", ("scalar", draw(st.sampled_from(words)))))
     if "focus" not in dict(items) and draw(st.booleans()):
-        items.append(("focus", ("scalar", draw(mostly(
-            st.integers(1, T).map(str),
-            st.sampled_from(["0", "-1", str(T + 1), "0b1", "0x_", "!!int ''", "1:00", "~"]))))))
+        items.append(
+            (
+                "focus",
+                (
+                    "scalar",
+                    draw(
+                        mostly(
+                            st.integers(1, T).map(str),
+                            st.sampled_from(
+                                ["0", "-1", str(T + 1), "0b1", "0x_", "!!int ''", "1:00", "~"]
+                            ),
+                        )
+                    ),
+                ),
+            )
+        )
     if draw(st.booleans()):
-        items.append(("precision", ("scalar", draw(mostly(
-            st.sampled_from(["0", "3", "12", "0x0C", "0b11"]),
-            st.sampled_from(["13", "-1", "0b_", "1" * 5000, "!!int x", "1.5"]))))))
+        items.append(
+            (
+                "precision",
+                (
+                    "scalar",
+                    draw(
+                        mostly(
+                            st.sampled_from(["0", "3", "12", "0x0C", "0b11"]),
+                            st.sampled_from(["13", "-1", "0b_", "1" * 5000, "!!int x", "1.5"]),
+                        )
+                    ),
+                ),
+            )
+        )
     items += draw(options_items())
     if draw(st.booleans()):
         variants = []
         for number in range(draw(st.integers(0, 4))):
-            name = draw(mostly(st.just(f"v{number}"),
-                               st.sampled_from(["a", "v0", "", "' '", "~", "1", "é", "[a]"])))
+            name = draw(
+                mostly(
+                    st.just(f"v{number}"),
+                    st.sampled_from(["a", "v0", "", "' '", "~", "1", "é", "[a]"]),
+                )
+            )
             variant = [("name", ("scalar", name))] + draw(options_items())
             variants.append(("map", variant, draw(st.booleans())))
         if variants and draw(st.booleans()):  # reuse a variant through a merge key
             variants[0] = ("prop", "&b", variants[0])
-            variants.append(("map", [("<<", ("alias", "b")),
-                                     ("name", ("scalar", "merged"))], True))
+            variants.append(("map", [("<<", ("alias", "b")), ("name", ("scalar", "merged"))], True))
         items.append(("variants", ("seq", variants, draw(st.booleans()))))
     if draw(st.booleans()):
         items.append(("title", ("scalar", draw(unicode_scalars(("double",) * 8 + ("plain",))))))
@@ -181,23 +318,40 @@ def valid_scenario_documents(draw):
         style = draw(st.sampled_from(["cells", "constant", "rows", "max"]))
         numbers = draw(st.sampled_from([small_number_texts, edge_number_texts, huge_number_texts]))
         if style == "max":  # every cell at float64's largest value (weights·V must not round up)
-            style, numbers = "constant", st.sampled_from(["1.7976931348623157e308",
-                                                          "-1.7976931348623157e308"])
+            style, numbers = (
+                "constant",
+                st.sampled_from(["1.7976931348623157e308", "-1.7976931348623157e308"]),
+            )
         value = draw(numbers)
         cells = []
         for _ in range(rows):
             row_value = draw(numbers)
-            cells.append([value if style == "constant" else row_value if style == "rows"
-                          else draw(numbers) for _ in range(cols)])
-        return ("seq", [("seq", [("scalar", c) for c in row], True) for row in cells],
-                draw(st.booleans()))
+            cells.append(
+                [
+                    value
+                    if style == "constant"
+                    else row_value
+                    if style == "rows"
+                    else draw(numbers)
+                    for _ in range(cols)
+                ]
+            )
+        return (
+            "seq",
+            [("seq", [("scalar", c) for c in row], True) for row in cells],
+            draw(st.booleans()),
+        )
 
     if draw(st.booleans()):
         items = [("Q", matrix(T, d_k)), ("K", matrix(T, d_k)), ("V", matrix(T, d_v))]
     else:
         d_model = draw(st.integers(1, 4))
-        items = [("X", matrix(T, d_model)), ("Wq", matrix(d_model, d_k)),
-                 ("Wk", matrix(d_model, d_k)), ("Wv", matrix(d_model, d_v))]
+        items = [
+            ("X", matrix(T, d_model)),
+            ("Wq", matrix(d_model, d_k)),
+            ("Wk", matrix(d_model, d_k)),
+            ("Wv", matrix(d_model, d_v)),
+        ]
     options = {
         "causal": st.sampled_from(["true", "false"]),
         "scale": st.one_of(st.sampled_from(["true", "false"]), positive_texts),
@@ -223,19 +377,42 @@ small_number_texts = st.one_of(
 )
 huge_number_texts = st.one_of(
     st.floats(min_value=1e300, allow_infinity=False).flatmap(
-        lambda x: st.sampled_from([repr(x), repr(-x)])),
+        lambda x: st.sampled_from([repr(x), repr(-x)])
+    ),
     st.floats(min_value=1.79e308, allow_infinity=False).map(repr),  # float64's very edge
-    st.sampled_from(["1.7976931348623157e308", "-1.7976931348623157e308", "8.98846567431158e307",
-                     "1.0e+308", "-1e308"]),
+    st.sampled_from(
+        [
+            "1.7976931348623157e308",
+            "-1.7976931348623157e308",
+            "8.98846567431158e307",
+            "1.0e+308",
+            "-1e308",
+        ]
+    ),
 )
 edge_number_texts = st.one_of(
     st.integers(-9, 9).map(str),
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
     st.floats(min_value=1e300, allow_infinity=False).flatmap(
-        lambda x: st.sampled_from([repr(x), repr(-x)])),
-    st.sampled_from(["1.7976931348623157e308", "-1.7976931348623157e308", "8.98846567431158e307",
-                     "1.3407807929942596e154", "-1.3407807929942596e154", "1e154", "1e-300",
-                     "5e-324", "-5e-324", "0", "-0.0", "1.0e+308", "-1e308"]),
+        lambda x: st.sampled_from([repr(x), repr(-x)])
+    ),
+    st.sampled_from(
+        [
+            "1.7976931348623157e308",
+            "-1.7976931348623157e308",
+            "8.98846567431158e307",
+            "1.3407807929942596e154",
+            "-1.3407807929942596e154",
+            "1e154",
+            "1e-300",
+            "5e-324",
+            "-5e-324",
+            "0",
+            "-0.0",
+            "1.0e+308",
+            "-1e308",
+        ]
+    ),
 )
 
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
@@ -247,25 +424,66 @@ def mutated_shipped(draw):
     name = draw(st.sampled_from(sorted(SHIPPED)))
     text = SHIPPED[name].decode("utf-8")
     for _ in range(draw(st.integers(1, 4))):
-        op = draw(st.sampled_from(["truncate", "delete", "insert", "number", "duplicate-line",
-                                   "swap-lines", "indent", "replace-char"]))
+        op = draw(
+            st.sampled_from(
+                [
+                    "truncate",
+                    "delete",
+                    "insert",
+                    "number",
+                    "duplicate-line",
+                    "swap-lines",
+                    "indent",
+                    "replace-char",
+                ]
+            )
+        )
         if not text:
             break
         at = draw(st.integers(0, len(text)))
         if op == "truncate":
             text = text[:at]
         elif op == "delete":
-            text = text[:at] + text[at + draw(st.integers(1, 20)):]
+            text = text[:at] + text[at + draw(st.integers(1, 20)) :]
         elif op == "insert":
-            piece = draw(st.one_of(st.sampled_from(ODD_SCALARS), st.sampled_from(
-                ["\n", ":", " ", "- ", "[", "]", "{", "}", "&a ", "*a", "<<: *a\n", "\t", "#",
-                 "\r", "\x00", "\x01", "\u2028", "\ufeff", "'", '"', "...\n", "---\n"]), unicode_scalars()))
+            piece = draw(
+                st.one_of(
+                    st.sampled_from(ODD_SCALARS),
+                    st.sampled_from(
+                        [
+                            "\n",
+                            ":",
+                            " ",
+                            "- ",
+                            "[",
+                            "]",
+                            "{",
+                            "}",
+                            "&a ",
+                            "*a",
+                            "<<: *a\n",
+                            "\t",
+                            "#",
+                            "\r",
+                            "\x00",
+                            "\x01",
+                            "\u2028",
+                            "\ufeff",
+                            "'",
+                            '"',
+                            "...\n",
+                            "---\n",
+                        ]
+                    ),
+                    unicode_scalars(),
+                )
+            )
             text = text[:at] + piece + text[at:]
         elif op == "number":
             spots = list(NUMBER.finditer(text))
             if spots:
                 spot = draw(st.sampled_from(spots))
-                text = text[:spot.start()] + draw(cell_texts) + text[spot.end():]
+                text = text[: spot.start()] + draw(cell_texts) + text[spot.end() :]
         else:
             lines = text.split("\n")
             i, j = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
@@ -278,6 +496,10 @@ def mutated_shipped(draw):
             else:
                 if lines[i]:
                     k = draw(st.integers(0, len(lines[i]) - 1))
-                    lines[i] = lines[i][:k] + draw(st.characters(blacklist_categories=("Cs",))) + lines[i][k + 1:]
+                    lines[i] = (
+                        lines[i][:k]
+                        + draw(st.characters(blacklist_categories=("Cs",)))
+                        + lines[i][k + 1 :]
+                    )
             text = "\n".join(lines)
     return text

@@ -18,9 +18,19 @@ from tests.conftest import ROOT
 # scenario_keys, from the registry), so that a key is fuzzed the day it lands; the keys inside
 # them are their readers' own lists. test_the_fuzzer_draws_the_loaders_own_keys checks this.
 SCENARIO_KEYS = scenario_file.KEYS + tuple(stage_keys())
-NESTED_KEYS = (inputs.RANDOM_KEYS + inputs.HEAD_KEYS + options.VARIANT_KEYS + loss.LOSS_KEYS + loss.TRAIN_KEYS
-               + rope.ROPE_KEYS + tiles.TILE_KEYS + ("slope", "slopes", "npy")
-               + lesson_reader.BEAT_KEYS + lesson_reader.EDIT_KEYS + lesson_reader.SET_KEYS)
+NESTED_KEYS = (
+    inputs.RANDOM_KEYS
+    + inputs.HEAD_KEYS
+    + options.VARIANT_KEYS
+    + loss.LOSS_KEYS
+    + loss.TRAIN_KEYS
+    + rope.ROPE_KEYS
+    + tiles.TILE_KEYS
+    + ("slope", "slopes", "npy")
+    + lesson_reader.BEAT_KEYS
+    + lesson_reader.EDIT_KEYS
+    + lesson_reader.SET_KEYS
+)
 
 
 # ---- YAML text, built by hand ------------------------------------------------------------------
@@ -28,35 +38,202 @@ NESTED_KEYS = (inputs.RANDOM_KEYS + inputs.HEAD_KEYS + options.VARIANT_KEYS + lo
 # ("seq", [node], flow) | ("map", [(key, node)], flow) | ("block", "|"/">-", text)
 
 ODD_SCALARS = [
-    ".nan", ".NaN", ".NAN", ".inf", ".Inf", "-.inf", "+.inf", "-.Inf", "1e999", "-1e999",
-    "1.0e+999", "1e-999", "0x1F", "0x_", "0o17", "017", "0b101", "0b_", "1_000", "1__0", "1_",
-    "._", "1:30", "1:30.5", "-1:30", "190:20:30", "~", "null", "Null", "", "yes", "no", "on",
-    "off", "y", "n", "Y", "true", "False", "TRUE", "0", "-0", "-0.0", "+1", "1.", ".5", "1e5",
-    "1E+5", "1.0e+5", "1.5e-3", "2.5E+308", "1.7976931348623157e308", "-1.7976931348623157e308",
-    "5e-324", "4.9e-324", "1e308", "1e-308", "123456789012345678901234567890", "9" * 400,
-    "1" * 5000, "1:2:3:4:5:6:7", "inf", "nan", "NaN", "-inf", "Infinity", "٣", "１", "0.", "-.",
-    "+", "-", ".", "'1'", '"1.5"', "'.inf'", '"-inf"', '"\\u00e9\\t\\x41"', "'it''s'",
-    "!!int ''", "!!float ''", "!!int '-'", "!!int '_'", "!!int abc", "!!int 1.5", "!!int 0b",
-    "!!float abc", "!!float '-'", "!!float 1:x", "!!str 1", "!!str", "!!bool maybe",
-    "!!null x", "!!int", "!!float", "!!float .nan", "!!int 99999999999999999999999",
-    "!!python/object:os.system 'echo hi'", "!!python/name:os.system ''",
-    "!!python/object/apply:os.system ['echo hi']", "!!binary aGVsbG8=", "!!timestamp 2001-12-14",
-    "2001-12-14", "2001-12-14t21:59:43.10-05:00", "!custom x", "!<tag:yaml.org,2002:int> 5",
-    "!<tag:yaml.org,2002:python/object> x", "! 12", "!!merge x", "=", "<<", "*", "&", "? x",
-    "- x", "@x", "`x`", "%x", "a: b", "a #c", "[", "]", "{", "}", ",", "| x", "> x",
+    ".nan",
+    ".NaN",
+    ".NAN",
+    ".inf",
+    ".Inf",
+    "-.inf",
+    "+.inf",
+    "-.Inf",
+    "1e999",
+    "-1e999",
+    "1.0e+999",
+    "1e-999",
+    "0x1F",
+    "0x_",
+    "0o17",
+    "017",
+    "0b101",
+    "0b_",
+    "1_000",
+    "1__0",
+    "1_",
+    "._",
+    "1:30",
+    "1:30.5",
+    "-1:30",
+    "190:20:30",
+    "~",
+    "null",
+    "Null",
+    "",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "y",
+    "n",
+    "Y",
+    "true",
+    "False",
+    "TRUE",
+    "0",
+    "-0",
+    "-0.0",
+    "+1",
+    "1.",
+    ".5",
+    "1e5",
+    "1E+5",
+    "1.0e+5",
+    "1.5e-3",
+    "2.5E+308",
+    "1.7976931348623157e308",
+    "-1.7976931348623157e308",
+    "5e-324",
+    "4.9e-324",
+    "1e308",
+    "1e-308",
+    "123456789012345678901234567890",
+    "9" * 400,
+    "1" * 5000,
+    "1:2:3:4:5:6:7",
+    "inf",
+    "nan",
+    "NaN",
+    "-inf",
+    "Infinity",
+    "٣",
+    "１",
+    "0.",
+    "-.",
+    "+",
+    "-",
+    ".",
+    "'1'",
+    '"1.5"',
+    "'.inf'",
+    '"-inf"',
+    '"\\u00e9\\t\\x41"',
+    "'it''s'",
+    "!!int ''",
+    "!!float ''",
+    "!!int '-'",
+    "!!int '_'",
+    "!!int abc",
+    "!!int 1.5",
+    "!!int 0b",
+    "!!float abc",
+    "!!float '-'",
+    "!!float 1:x",
+    "!!str 1",
+    "!!str",
+    "!!bool maybe",
+    "!!null x",
+    "!!int",
+    "!!float",
+    "!!float .nan",
+    "!!int 99999999999999999999999",
+    "!!python/object:os.system 'echo hi'",
+    "!!python/name:os.system ''",
+    "!!python/object/apply:os.system ['echo hi']",
+    "!!binary aGVsbG8=",
+    "!!timestamp 2001-12-14",
+    "2001-12-14",
+    "2001-12-14t21:59:43.10-05:00",
+    "!custom x",
+    "!<tag:yaml.org,2002:int> 5",
+    "!<tag:yaml.org,2002:python/object> x",
+    "! 12",
+    "!!merge x",
+    "=",
+    "<<",
+    "*",
+    "&",
+    "? x",
+    "- x",
+    "@x",
+    "`x`",
+    "%x",
+    "a: b",
+    "a #c",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    "| x",
+    "> x",
 ]
 NAMES = ("a", "b", "q")
 # Never a device that blocks or never ends (/dev/stdin, /dev/zero): see tests/reading/test_bugs_the_fuzzer_found.py.
-FILE_NAMES = ("missing.npy", "missing.npz", ".", "..", "/", "", "~", "''", '"a\\0b.npy"',
-              "/dev/null", "cat_sat.yaml", str(ROOT / "scenarios" / "cat_sat.yaml"),
-              str(ROOT / "pyproject.toml"), "[x.npy]", "{npy: x}", "x.npy x.npy", "é.npy",
-              "../../../../etc/passwd", "/proc/self/status", "~root/x.npy")
-KEY_TEXTS = SCENARIO_KEYS + tuple(dict.fromkeys(NESTED_KEYS)) + (
-    "<<", "npz", "npy", "q", "k", "titel", "Tokens", "mask", "'Q'", '"K"', "~", "1", "é", "",
-    "? Q", "[Q]", "{K: 1}", "Q ", "d_k ", "*a", "!!str title", "!!python/name:os.system x",
+FILE_NAMES = (
+    "missing.npy",
+    "missing.npz",
+    ".",
+    "..",
+    "/",
+    "",
+    "~",
+    "''",
+    '"a\\0b.npy"',
+    "/dev/null",
+    "cat_sat.yaml",
+    str(ROOT / "scenarios" / "cat_sat.yaml"),
+    str(ROOT / "pyproject.toml"),
+    "[x.npy]",
+    "{npy: x}",
+    "x.npy x.npy",
+    "é.npy",
+    "../../../../etc/passwd",
+    "/proc/self/status",
+    "~root/x.npy",
 )
-PROPS = ("&a", "&b", "&q", "&a !!seq", "&b !!map", "!!seq", "!!map", "!!set", "!!omap",
-         "!!str", "!!binary", "!!python/tuple", "&a !!python/object:os.system", "!!pairs")
+KEY_TEXTS = (
+    SCENARIO_KEYS
+    + tuple(dict.fromkeys(NESTED_KEYS))
+    + (
+        "<<",
+        "npz",
+        "npy",
+        "q",
+        "k",
+        "titel",
+        "Tokens",
+        "mask",
+        "'Q'",
+        '"K"',
+        "~",
+        "1",
+        "é",
+        "",
+        "? Q",
+        "[Q]",
+        "{K: 1}",
+        "Q ",
+        "d_k ",
+        "*a",
+        "!!str title",
+        "!!python/name:os.system x",
+    )
+)
+PROPS = (
+    "&a",
+    "&b",
+    "&q",
+    "&a !!seq",
+    "&b !!map",
+    "!!seq",
+    "!!map",
+    "!!set",
+    "!!omap",
+    "!!str",
+    "!!binary",
+    "!!python/tuple",
+    "&a !!python/object:os.system",
+    "!!pairs",
+)
 
 
 def double_quoted(text: str) -> str:
@@ -101,33 +278,56 @@ def float_forms(x: float) -> list[str]:
 number_texts = st.one_of(
     st.integers(-9, 9).map(str),
     st.floats(-100, 100, allow_nan=False).map(lambda x: f"{x:.3f}"),
-    st.floats(allow_nan=True, allow_infinity=True).flatmap(lambda x: st.sampled_from(float_forms(x))),
+    st.floats(allow_nan=True, allow_infinity=True).flatmap(
+        lambda x: st.sampled_from(float_forms(x))
+    ),
     st.integers(-(10**30), 10**30).map(str),
-    st.integers(0, 2**64).map(lambda n: st.sampled_from([hex(n), f"0o{n:o}", f"0b{n:b}", f"{n:_}"]))
+    st.integers(0, 2**64)
+    .map(lambda n: st.sampled_from([hex(n), f"0o{n:o}", f"0b{n:b}", f"{n:_}"]))
     .flatmap(lambda s: s),
 )
-scalar_texts = st.one_of(st.sampled_from(ODD_SCALARS), number_texts, unicode_scalars(),
-                         st.sampled_from(SCENARIO_KEYS))
+scalar_texts = st.one_of(
+    st.sampled_from(ODD_SCALARS), number_texts, unicode_scalars(), st.sampled_from(SCENARIO_KEYS)
+)
 scalar_nodes = scalar_texts.map(lambda text: ("scalar", text))
 alias_nodes = st.sampled_from(NAMES).map(lambda name: ("alias", name))
-block_scalars = st.tuples(st.just("block"), st.sampled_from(["|", ">-", "|+", ">2", "|-"]),
-                          st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=30))
+block_scalars = st.tuples(
+    st.just("block"),
+    st.sampled_from(["|", ">-", "|+", ">2", "|-"]),
+    st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=30),
+)
 
 
 def extend(children):
     return st.one_of(
         st.tuples(st.just("seq"), st.lists(children, max_size=5), st.booleans()),
-        st.tuples(st.just("map"), st.lists(st.tuples(st.sampled_from(KEY_TEXTS), children),
-                                           max_size=5), st.booleans()),
+        st.tuples(
+            st.just("map"),
+            st.lists(st.tuples(st.sampled_from(KEY_TEXTS), children), max_size=5),
+            st.booleans(),
+        ),
         st.tuples(st.just("prop"), st.sampled_from(PROPS), children),
-        st.tuples(st.just("map"), st.lists(st.tuples(st.just("<<"), st.one_of(
-            alias_nodes, st.tuples(st.just("seq"), st.lists(alias_nodes, max_size=3), st.just(True)))),
-            min_size=1, max_size=2), st.booleans()),
+        st.tuples(
+            st.just("map"),
+            st.lists(
+                st.tuples(
+                    st.just("<<"),
+                    st.one_of(
+                        alias_nodes,
+                        st.tuples(st.just("seq"), st.lists(alias_nodes, max_size=3), st.just(True)),
+                    ),
+                ),
+                min_size=1,
+                max_size=2,
+            ),
+            st.booleans(),
+        ),
     )
 
 
-trees = st.recursive(st.one_of(scalar_nodes, scalar_nodes, alias_nodes, block_scalars), extend,
-                     max_leaves=30)
+trees = st.recursive(
+    st.one_of(scalar_nodes, scalar_nodes, alias_nodes, block_scalars), extend, max_leaves=30
+)
 
 
 def flow(node) -> str:
@@ -177,11 +377,24 @@ def render(node) -> str:
     return flow(node) + "\n" if node[0] != "block" else "---" + after_indicator(node, -2)
 
 
-document_frames = st.sampled_from([
-    "{}", "---\n{}", "%YAML 1.1\n---\n{}", "# comment\n{}", "{}...\n", "{}---\nQ: [[1]]\n",
-    "{}\n# trailing comment", "\ufeff{}", "%TAG !e! tag:yaml.org,2002:\n---\n{}",
-    "%YAML 1.2\n---\n{}", "--- |\n  text\n", "{}\n...\n", "  {}", "{}\t",
-])
+document_frames = st.sampled_from(
+    [
+        "{}",
+        "---\n{}",
+        "%YAML 1.1\n---\n{}",
+        "# comment\n{}",
+        "{}...\n",
+        "{}---\nQ: [[1]]\n",
+        "{}\n# trailing comment",
+        "\ufeff{}",
+        "%TAG !e! tag:yaml.org,2002:\n---\n{}",
+        "%YAML 1.2\n---\n{}",
+        "--- |\n  text\n",
+        "{}\n...\n",
+        "  {}",
+        "{}\t",
+    ]
+)
 
 
 @st.composite
@@ -190,8 +403,9 @@ def random_documents(draw):
     if draw(rarely(5)):
         root = draw(trees)
     else:
-        items = draw(st.lists(st.tuples(st.sampled_from(KEY_TEXTS + SCENARIO_KEYS * 2), trees),
-                              max_size=10))
+        items = draw(
+            st.lists(st.tuples(st.sampled_from(KEY_TEXTS + SCENARIO_KEYS * 2), trees), max_size=10)
+        )
         root = ("map", items, draw(st.booleans()))
         if draw(rarely(6)):
             root = ("prop", draw(st.sampled_from(["&a", "&b", "!!map", "&q !!map"])), root)
@@ -201,6 +415,7 @@ def random_documents(draw):
 
 
 # ---- deep nesting and alias bombs --------------------------------------------------------------
+
 
 @st.composite
 def nested_documents(draw):
@@ -212,9 +427,16 @@ def nested_documents(draw):
     elif style == "flow-map":
         body = " " + "{a: " * depth + "1" + "}" * depth + "\n"
     elif style == "block-seq":
-        body = "\n" + "".join(" " * (i + 1) + "-\n" for i in range(depth - 1)) + " " * depth + "- 1\n"
+        body = (
+            "\n" + "".join(" " * (i + 1) + "-\n" for i in range(depth - 1)) + " " * depth + "- 1\n"
+        )
     elif style == "block-map":
-        body = "\n" + "".join(" " * (i + 1) + f"{key}:\n" for i in range(depth)) + " " * (depth + 1) + "1\n"
+        body = (
+            "\n"
+            + "".join(" " * (i + 1) + f"{key}:\n" for i in range(depth))
+            + " " * (depth + 1)
+            + "1\n"
+        )
     else:
         body = " " + "[{a: " * depth + "1" + "}]" * depth + "\n"
     rest = "".join(f"{name}: [[1]]\n" for name in ("Q", "K", "V") if name != key)

@@ -7,21 +7,19 @@ import os
 
 import pytest
 
-from attn_tui.core import ScenarioError
-from attn_tui.core import loads
+from attn_tui.core import ScenarioError, loads
 from tests.conftest import ROOT
-
 
 # ---- bugs a long run found, fixed and pinned ------------------------------------------------------
 
 YAML_INT_FLOAT_CRASHES = {
-    "Q-cell-int-empty": "Q: [[!!int '']]\nK: [[1]]\nV: [[1]]\n",            # IndexError
-    "Q-cell-int-sign-only": "Q: [[!!int '-']]\nK: [[1]]\nV: [[1]]\n",      # IndexError
-    "Q-cell-float-empty": "Q: [[!!float '']]\nK: [[1]]\nV: [[1]]\n",        # IndexError
+    "Q-cell-int-empty": "Q: [[!!int '']]\nK: [[1]]\nV: [[1]]\n",  # IndexError
+    "Q-cell-int-sign-only": "Q: [[!!int '-']]\nK: [[1]]\nV: [[1]]\n",  # IndexError
+    "Q-cell-float-empty": "Q: [[!!float '']]\nK: [[1]]\nV: [[1]]\n",  # IndexError
     "scale-float-empty": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nscale: !!float ''\n",
     "mask-int-empty": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nmask_value: !!int ''\n",
-    "mask-a-list": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nmask_value: [-1]\n",   # AttributeError (issue 46's run)
-    "precision-0b_": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nprecision: 0b_\n",     # ValueError
+    "mask-a-list": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nmask_value: [-1]\n",  # AttributeError (issue 46's run)
+    "precision-0b_": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nprecision: 0b_\n",  # ValueError
     "precision-0x_": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nprecision: 0x_\n",
     "precision-int-tag-text": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nprecision: !!int abc\n",
     "precision-5000-digits": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nprecision: " + "1" * 5000 + "\n",
@@ -38,10 +36,13 @@ def test_int_and_float_forms_pyyaml_cannot_read_are_located_errors(name):
     assert caught.value.line is not None and "bug.yaml:" in str(caught.value)
 
 
-@pytest.mark.parametrize("text", [
-    "&a {<<: *a, Q: [[1]], K: [[1]], V: [[1]]}\n",
-    "&a {Q: &b {<<: *a}, <<: *b}\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "&a {<<: *a, Q: [[1]], K: [[1]], V: [[1]]}\n",
+        "&a {Q: &b {<<: *a}, <<: *b}\n",
+    ],
+)
 def test_a_merge_key_cycle_is_a_located_error(text):
     with pytest.raises(ScenarioError) as caught:
         loads(text, "bug.yaml")
@@ -51,15 +52,21 @@ def test_a_merge_key_cycle_is_a_located_error(text):
 def test_values_near_floats_largest_are_refused_not_overflowed():
     """weights·V could round past float64's largest; a scenario with such V is an error."""
     with pytest.raises(ScenarioError) as caught:
-        loads("causal: false\nQ: [[3], [3]]\nK: [[0], [1]]\n"
-              "V: [[1.7976931348623157e308], [1.7976931348623157e308]]\n", "bug.yaml")
+        loads(
+            "causal: false\nQ: [[3], [3]]\nK: [[0], [1]]\n"
+            "V: [[1.7976931348623157e308], [1.7976931348623157e308]]\n",
+            "bug.yaml",
+        )
     assert caught.value.line is not None and "keep V below" in caught.value.message
 
 
-@pytest.mark.parametrize("text", [
-    'Q: {npy: "a\\0b.npy"}\nK: [[1]]\nV: [[1]]\n',
-    'npz: "a\\0b.npz"\n',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Q: {npy: "a\\0b.npy"}\nK: [[1]]\nV: [[1]]\n',
+        'npz: "a\\0b.npz"\n',
+    ],
+)
 def test_a_nul_in_a_file_name_is_a_located_error(text):
     with pytest.raises(ScenarioError) as caught:
         loads(text, "bug.yaml")
@@ -83,9 +90,15 @@ def test_a_device_as_a_data_file_is_refused_at_once(tmp_path):
     """zipfile used to read /dev/zero for ever (capped here at 1 GB and 10 s)."""
     import subprocess
     import sys
+
     try:
-        done = subprocess.run([sys.executable, "-c", NPZ_DEVICE, str(tmp_path / "s.yaml")],
-                              capture_output=True, text=True, timeout=10, cwd=ROOT)
+        done = subprocess.run(
+            [sys.executable, "-c", NPZ_DEVICE, str(tmp_path / "s.yaml")],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            cwd=ROOT,
+        )
     except subprocess.TimeoutExpired:
         raise AssertionError("npz: /dev/zero did not return in 10 s") from None
     assert done.stdout.startswith("located"), done.stdout + done.stderr[-500:]

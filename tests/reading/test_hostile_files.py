@@ -15,11 +15,9 @@ import warnings
 import numpy as np
 import pytest
 
-from attn_tui.core import ScenarioError
-from attn_tui.core import load
-from attn_tui.core import loads
-from attn_tui.core.reading import text
+from attn_tui.core import ScenarioError, load, loads
 from attn_tui.core.engine.trace import compute_all
+from attn_tui.core.reading import text
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT
 
@@ -33,8 +31,14 @@ def _limited() -> None:  # in the child: whatever goes wrong, it cannot eat the 
 def run_cli(*args: str, timeout: float = 20) -> subprocess.CompletedProcess:
     """``attn-tui ARGS`` in a real process, capped at 1 GB of address space and ``timeout``."""
     try:
-        return subprocess.run([sys.executable, "-m", "attn_tui", *args], cwd=ROOT, capture_output=True,
-                              text=True, timeout=timeout, preexec_fn=_limited)
+        return subprocess.run(
+            [sys.executable, "-m", "attn_tui", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            preexec_fn=_limited,
+        )
     except subprocess.TimeoutExpired:
         raise AssertionError(f"attn-tui {' '.join(args)} did not end in {timeout} s") from None
 
@@ -47,6 +51,7 @@ def error_of(path) -> ScenarioError:
 
 # ---- item 3: devices and pipes are never read ---------------------------------------------------
 
+
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero and mkfifo")
 def test_a_device_a_fifo_or_a_link_to_one_is_refused_at_once(tmp_path):
     fifo = tmp_path / "f.yaml"
@@ -56,7 +61,9 @@ def test_a_device_a_fifo_or_a_link_to_one_is_refused_at_once(tmp_path):
     for path in ("/dev/zero", "/dev/urandom", str(fifo), str(link)):
         result = run_cli("--check", path, timeout=20)
         assert result.returncode == 2, (path, result.stderr[-300:])
-        assert result.stderr.startswith(f"{path}: ") and "not a regular file" in result.stderr, result.stderr
+        assert result.stderr.startswith(f"{path}: ") and "not a regular file" in result.stderr, (
+            result.stderr
+        )
         assert result.stderr.count("\n") == 1
 
 
@@ -74,6 +81,7 @@ def test_a_directory_is_named_as_one(tmp_path):
 
 
 # ---- item 12: the smaller ones ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("line", ["causal: !!bool maybe", "scale: !!bool 5", "causal: !!bool ''"])
 def test_a_bool_tag_on_text_that_is_no_boolean_is_an_error(line):
@@ -103,11 +111,14 @@ def test_a_dangling_symlink_says_where_it_points(tmp_path):
     assert "symbolic link" in message and "gone.yaml" in message
 
 
-@pytest.mark.parametrize("data, where", [
-    ((SMALL.encode("utf-16") + b"A"), (4, 1)),                   # a byte-order mark, then an odd byte
-    (SMALL.encode("utf-16-le"), None),                            # no byte-order mark
-    (("title: ab\n" + SMALL).encode("utf-16-be"), None),
-])
+@pytest.mark.parametrize(
+    "data, where",
+    [
+        ((SMALL.encode("utf-16") + b"A"), (4, 1)),  # a byte-order mark, then an odd byte
+        (SMALL.encode("utf-16-le"), None),  # no byte-order mark
+        (("title: ab\n" + SMALL).encode("utf-16-be"), None),
+    ],
+)
 def test_utf16_is_named_as_utf16(write, data, where):
     error = error_of(write(data))
     assert "UTF-16" in error.message and "not UTF-8" not in error.message, error.message
@@ -152,12 +163,18 @@ def test_a_file_that_is_not_npy_is_never_echoed(tmp_path, capsys):
     for name in ("s.yaml", "t.yaml"):
         assert main(["--check", str(tmp_path / name)]) == 2
         err = capsys.readouterr().err
-        assert "secret" not in err and "$6$" not in err and ("not a NumPy" in err or "not a .npz" in err)
+        assert (
+            "secret" not in err
+            and "$6$" not in err
+            and ("not a NumPy" in err or "not a .npz" in err)
+        )
 
 
 def test_the_most_negative_mask_value_computes_without_a_warning():
-    scenario = loads("Q: [[1.0e147], [-1.0e147]]\nK: [[1.0e147], [1.0e147]]\nV: [[1], [2]]\n"
-                     "scale: false\nmask_value: -1.7976931348623157e308\n")
+    scenario = loads(
+        "Q: [[1.0e147], [-1.0e147]]\nK: [[1.0e147], [1.0e147]]\nV: [[1], [2]]\n"
+        "scale: false\nmask_value: -1.7976931348623157e308\n"
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         trace = compute_all(scenario)[""]

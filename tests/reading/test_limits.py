@@ -15,9 +15,7 @@ import tracemalloc
 
 import pytest
 
-from attn_tui.core import ScenarioError
-from attn_tui.core import load
-from attn_tui.core import loads
+from attn_tui.core import ScenarioError, load, loads
 from attn_tui.core import limits as options  # (the limits a scenario may reach)
 from attn_tui.core.files import yaml_source
 from attn_tui.core.loading.scenario_file import check_text
@@ -49,8 +47,10 @@ def test_an_alias_bomb_in_expect_is_refused_where_it_passes_the_limit():
     T = 4096
     column = "[" + ", ".join(["[1]"] * T) + "]"
     row = "[" + ", ".join(["0"] * T) + "]"
-    text = (f"Q: &c {column}\nK: *c\nV: *c\n"
-            f"expect:\n  scores: &e [&r {row}" + ", *r" * (T - 1) + "]\n  scaled: *e\n  weights: *e\n")
+    text = (
+        f"Q: &c {column}\nK: *c\nV: *c\n"
+        f"expect:\n  scores: &e [&r {row}" + ", *r" * (T - 1) + "]\n  scaled: *e\n  weights: *e\n"
+    )
     error, peak = refused(text)
     assert error.line == 5 and "counting what each alias stands for" in error.message
     # the mapping, Q's column and K, V standing for as much; expect, scores, the list, the row
@@ -64,8 +64,7 @@ def test_an_alias_bomb_in_expect_is_refused_where_it_passes_the_limit():
 def test_a_token_alias_bomb_is_refused_at_the_first_token():
     """295 KB whose tokens stood for 1 G characters: --json wrote 1.6 GB of them."""
     column = "[" + ", ".join(["[1]"] * 4096) + "]"
-    text = (f"tokens: [&t \"{'a' * 262_144}\"" + ", *t" * 4095 + "]\n"
-            f"Q: &c {column}\nK: *c\nV: *c\n")
+    text = f'tokens: [&t "{"a" * 262_144}"' + ", *t" * 4095 + f"]\nQ: &c {column}\nK: *c\nV: *c\n"
     error, peak = refused(text)
     assert (error.line, error.col) == (1, 10)
     assert error.message == "token 1 is 262,144 characters long; at most 256"
@@ -75,13 +74,25 @@ def test_a_token_alias_bomb_is_refused_at_the_first_token():
 LONG_TITLE = "x" * 1001
 
 
-@pytest.mark.parametrize("text, where, fragment", [
-    (f"title: {LONG_TITLE}\n", (1, 8), "title is 1,001 characters long; at most 1,000"),
-    (f"description: &t {LONG_TITLE}\ntitle: *t\n", (2, 8), "title is 1,001 characters long"),
-    ("tokens: \"a " + "b" * 257 + "\"\n", (1, 9), "token 2 is 257 characters long; at most 256"),
-    ("variants: [{name: " + "v" * 257 + "}]\n", (1, 19), "a variant's name is 257 characters long"),
-    ("description: " + "d" * 100_001 + "\n", (1, 14), "description is 100,001 characters long; at most 100,000"),
-], ids=["title", "title-through-an-alias", "token", "variant-name", "description"])
+@pytest.mark.parametrize(
+    "text, where, fragment",
+    [
+        (f"title: {LONG_TITLE}\n", (1, 8), "title is 1,001 characters long; at most 1,000"),
+        (f"description: &t {LONG_TITLE}\ntitle: *t\n", (2, 8), "title is 1,001 characters long"),
+        ('tokens: "a ' + "b" * 257 + '"\n', (1, 9), "token 2 is 257 characters long; at most 256"),
+        (
+            "variants: [{name: " + "v" * 257 + "}]\n",
+            (1, 19),
+            "a variant's name is 257 characters long",
+        ),
+        (
+            "description: " + "d" * 100_001 + "\n",
+            (1, 14),
+            "description is 100,001 characters long; at most 100,000",
+        ),
+    ],
+    ids=["title", "title-through-an-alias", "token", "variant-name", "description"],
+)
 def test_every_text_has_a_length_limit_aliases_included(text, where, fragment):
     rows = "[[1], [1]]" if text.startswith("tokens") else "[[1]]"
     error, _ = refused(text + f"Q: {rows}\nK: {rows}\nV: {rows}\n")
@@ -90,8 +101,9 @@ def test_every_text_has_a_length_limit_aliases_included(text, where, fragment):
 
 def test_tokens_as_one_string_are_split_no_further_than_the_limit(monkeypatch):
     monkeypatch.setattr("attn_tui.core.reading.labels.MAX_T", 3)
-    error, _ = refused("tokens: a b c d e f g h\nQ: [[1], [1], [1]]\nK: [[1], [1], [1]]\n"
-                       "V: [[1], [1], [1]]\n")
+    error, _ = refused(
+        "tokens: a b c d e f g h\nQ: [[1], [1], [1]]\nK: [[1], [1], [1]]\nV: [[1], [1], [1]]\n"
+    )
     assert error.message == "more than 3 tokens"
 
 
@@ -102,7 +114,10 @@ def test_the_written_value_limit_is_exact(monkeypatch):
     assert loads(text).V.tolist() == [[5.0, 6.0]]
     monkeypatch.setattr(yaml_source, "MAX_YAML_NODES", 15)
     error, _ = refused(text)
-    assert (error.line, error.col) == (3, 9) and "more than 15 YAML values written out" in error.message
+    assert (error.line, error.col) == (
+        3,
+        9,
+    ) and "more than 15 YAML values written out" in error.message
 
 
 def test_the_expanded_value_limit_counts_what_aliases_stand_for(monkeypatch):
@@ -111,7 +126,10 @@ def test_the_expanded_value_limit_counts_what_aliases_stand_for(monkeypatch):
     assert loads(text).K.tolist() == [[1.0, 2.0]]
     monkeypatch.setattr(yaml_source, "MAX_YAML_EXPANDED", 15)
     error, _ = refused(text)
-    assert (error.line, error.col) == (3, 4) and "counting what each alias stands for" in error.message
+    assert (error.line, error.col) == (
+        3,
+        4,
+    ) and "counting what each alias stands for" in error.message
 
 
 def test_an_alias_inside_its_own_anchor_is_a_cycle():
@@ -140,12 +158,19 @@ def test_an_8mb_file_of_4_million_numbers_is_refused_early_and_small(tmp_path):
     path = tmp_path / "big.yaml"
     path.write_text("Q:\n" + rows_of("0", 4001, 1000) + "K: [[1]]\nV: [[1]]\n")
     assert 8_000_000 < os.path.getsize(path) < options.MAX_FILE_BYTES
-    done = subprocess.run([sys.executable, "-c", REFUSE_8MB, str(path)], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", REFUSE_8MB, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     refusal, max_rss_kb = done.stdout.splitlines()
     # "Q:" is line 1; each row holds 1,001 values: the 500,001st is in row 500, on line 501
-    assert refusal == "501 too large: more than 500,000 YAML values written out (keep big matrices " \
-                      "in .npy files)", done.stdout + done.stderr
+    assert (
+        refusal == "501 too large: more than 500,000 YAML values written out (keep big matrices "
+        "in .npy files)"
+    ), done.stdout + done.stderr
     assert int(max_rss_kb) * 1024 < MEMORY_LIMIT, f"{int(max_rss_kb) / 1024:.0f} MB"
 
 
@@ -155,8 +180,10 @@ def test_a_file_past_the_byte_limit_is_refused_by_its_size(tmp_path):
         file.truncate(options.MAX_FILE_BYTES + 1)  # sparse: nothing written, nothing to read
     with pytest.raises(ScenarioError) as caught:
         load(path)
-    assert caught.value.message == ("too large for a scenario (16,777,217 bytes; at most 16,777,216); "
-                                    "keep big matrices in .npy files")
+    assert caught.value.message == (
+        "too large for a scenario (16,777,217 bytes; at most 16,777,216); "
+        "keep big matrices in .npy files"
+    )
 
 
 def test_new_writes_no_more_than_a_yaml_file_may_hold(monkeypatch):
@@ -174,7 +201,9 @@ def test_products_that_overflow_and_cancel_are_refused_not_computed_to_nan():
     from attn_tui.core import loads
     from attn_tui.core.errors import ScenarioError
 
-    text = "Q:\n  - [0, 0, 2, -2]\nK:\n  - [8.98846567431158e+307, 8.98846567431158e+307, " \
-           "8.98846567431158e+307, 8.98846567431158e+307]\nV:\n  - [0]\n"
+    text = (
+        "Q:\n  - [0, 0, 2, -2]\nK:\n  - [8.98846567431158e+307, 8.98846567431158e+307, "
+        "8.98846567431158e+307, 8.98846567431158e+307]\nV:\n  - [0]\n"
+    )
     with pytest.raises(ScenarioError, match="overflows float64"):
         loads(text, "edge.yaml")

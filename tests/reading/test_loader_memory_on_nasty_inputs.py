@@ -11,18 +11,19 @@ import re
 import tracemalloc
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from attn_tui.core import ScenarioError
-from attn_tui.core import loads
+from attn_tui.core import ScenarioError, loads
 from tests.conftest import ROOT
 from tests.reading.fuzz_property import FUZZ
 from tests.reading.fuzz_yaml import alias_bombs, nested_documents
 
-MEMORY_LIMIT = 200 * 2**20   # bytes, peak, for one document
+MEMORY_LIMIT = 200 * 2**20  # bytes, peak, for one document
 
 
 # ---- memory and time on the nastiest inputs ----------------------------------------------------
+
 
 def _rows(value: str, rows: int, cols: int) -> str:
     row = "[" + ", ".join([value] * cols) + "]"
@@ -34,28 +35,34 @@ def _alias_rows(value: str, rows: int, cols: int) -> str:
 
 
 NASTY = {
-    "billion-laughs-in-Q": "Q: [" + ", ".join(
-        [f"&l0 [{', '.join(['1'] * 10)}]"] + [f"&l{i} [{', '.join([f'*l{i - 1}'] * 10)}]"
-                                              for i in range(1, 9)]) + "]\nK: *l8\nV: *l8\n",
-    "billion-laughs-square": f"Q: &m [&r [{', '.join(['1'] * 4096)}]" + ", *r" * 4095
-                             + "]\nK: *m\nV: *m\n",
+    "billion-laughs-in-Q": "Q: ["
+    + ", ".join(
+        [f"&l0 [{', '.join(['1'] * 10)}]"]
+        + [f"&l{i} [{', '.join([f'*l{i - 1}'] * 10)}]" for i in range(1, 9)]
+    )
+    + "]\nK: *l8\nV: *l8\n",
+    "billion-laughs-square": f"Q: &m [&r [{', '.join(['1'] * 4096)}]"
+    + ", *r" * 4095
+    + "]\nK: *m\nV: *m\n",
     "billion-laughs-tokens": "tokens: &t [&a [x, x, x, x], &b [*a, *a, *a, *a], [*b, *b]]\n"
-                             "Q: [[1]]\nK: [[1]]\nV: [[1]]\n",
+    "Q: [[1]]\nK: [[1]]\nV: [[1]]\n",
     "deep-flow-100k": "Q: " + "[" * 100_000 + "]" * 100_000 + "\n",
     "deep-flow-map-100k": "Q: " + "{a: " * 100_000 + "1" + "}" * 100_000 + "\n",
     "deep-block-2000": "Q:\n" + "".join(" " * (i + 1) + "-\n" for i in range(2000)),
-    "many-merges": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nvariants: [&v {name: a}, " + ", ".join(
-        "{<<: [" + ", ".join(["*v"] * 200) + f"], name: b{i}}}" for i in range(15)) + "]\n",
-    "merge-chain": "variants: [&v0 {name: a}, " + ", ".join(
-        f"&v{i} {{<<: *v{i - 1}, name: a{i}}}" for i in range(1, 16)) + "]\n"
-        "Q: [[1]]\nK: [[1]]\nV: [[1]]\n",
+    "many-merges": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nvariants: [&v {name: a}, "
+    + ", ".join("{<<: [" + ", ".join(["*v"] * 200) + f"], name: b{i}}}" for i in range(15))
+    + "]\n",
+    "merge-chain": "variants: [&v0 {name: a}, "
+    + ", ".join(f"&v{i} {{<<: *v{i - 1}, name: a{i}}}" for i in range(1, 16))
+    + "]\n"
+    "Q: [[1]]\nK: [[1]]\nV: [[1]]\n",
     "sexagesimal-20k": "Q: [[1" + ":1" * 20_000 + "]]\nK: [[1]]\nV: [[1]]\n",
     "long-key-1M": "Q" * 1_000_000 + ": 1\n",
     "long-scalar-1M": "title: " + "x" * 1_000_000 + "\nQ: [[1]]\nK: [[1]]\nV: [[1]]\n",
     "huge-number-text": "Q: [[" + "9" * 100_000 + "]]\nK: [[1]]\nV: [[1]]\n",
     "too-many-numbers-refused": f"Q: {_alias_rows('1', 4096, 1000)}\nK: *m\nV: *m\n",
     "many-anchors": "Q: [[" + ", ".join(f"&a{i} 1" for i in range(20_000)) + "]]\n"
-                    "K: [[" + ", ".join(f"*a{i}" for i in range(20_000)) + "]]\nV: [[1]]\n",
+    "K: [[" + ", ".join(f"*a{i}" for i in range(20_000)) + "]]\nV: [[1]]\n",
     "many-documents": "---\n{}\n" * 10_000,
     "T-4096-plain": f"Q: {_rows('1', 4096, 1)}\nK: {_rows('1', 4096, 1)}\nV: {_rows('1', 4096, 1)}\n",
     "unknown-key-long": "Qq" * 50_000 + ": 1\n",
@@ -67,18 +74,18 @@ NASTY_ONCE_SLOW = {
     "alias-matrix-3M-numbers": f"Q: {_alias_rows('1', 1365, 732)}\nK: *m\nV: *m\n",
     # check_range computed a doubtful 4096-token scenario in full: T x T float64 stages
     "doubtful-T-4096": f"Q: {_rows('10', 4096, 1)}\nK: {_rows('10', 4096, 1)}\n"
-                       f"V: {_rows('1', 4096, 1)}\nscale: 1.0e-299\n",
+    f"V: {_rows('1', 4096, 1)}\nscale: 1.0e-299\n",
     "doubtful-random-T-4096": "random: {seed: 0, T: 4096, d_k: 1}\nscale: 1.0e-299\n",
     # 17 doubtful option sets were computed one after the other
     "doubtful-T-2048-16-variants": f"Q: {_rows('10', 2048, 1)}\nK: {_rows('10', 2048, 1)}\n"
-                                   f"V: {_rows('1', 2048, 1)}\nscale: 1.0e-299\nvariants: ["
-                                   + ", ".join(f"{{name: v{i}, causal: {'true' if i % 2 else 'false'}}}"
-                                               for i in range(16)) + "]\n",
+    f"V: {_rows('1', 2048, 1)}\nscale: 1.0e-299\nvariants: ["
+    + ", ".join(f"{{name: v{i}, causal: {'true' if i % 2 else 'false'}}}" for i in range(16))
+    + "]\n",
     # difflib over 4096 long tokens to suggest a focus
     "focus-suggestion-4096-tokens": f"Q: {_rows('1', 4096, 1)}\nK: {_rows('1', 4096, 1)}\n"
-                                    f"V: {_rows('1', 4096, 1)}\ntokens: "
-                                    + " ".join(f"tok{i:080d}" for i in range(4096))
-                                    + f"\nfocus: tok{0:079d}x\n",
+    f"V: {_rows('1', 4096, 1)}\ntokens: "
+    + " ".join(f"tok{i:080d}" for i in range(4096))
+    + f"\nfocus: tok{0:079d}x\n",
 }
 
 

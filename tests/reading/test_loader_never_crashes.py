@@ -22,17 +22,20 @@ memory the nastiest inputs take.
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from attn_tui.core import ScenarioError
-from attn_tui.core import load
-from attn_tui.core import loads
+from attn_tui.core import ScenarioError, load, loads
 from tests.reading.fuzz_property import FUZZ, SHIPPED, check_bytes, check_text
-from tests.reading.fuzz_scenarios import mutated_shipped, scenario_documents, valid_scenario_documents
+from tests.reading.fuzz_scenarios import (
+    mutated_shipped,
+    scenario_documents,
+    valid_scenario_documents,
+)
 from tests.reading.fuzz_yaml import alias_bombs, nested_documents, random_documents
 
-
 # ---- the fuzz tests ----------------------------------------------------------------------------
+
 
 @FUZZ
 @given(random_documents())
@@ -73,15 +76,21 @@ BOMS = [b"", b"", b"", b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\xff\xfe\x00
 
 
 @FUZZ
-@given(data=st.one_of(
-    st.binary(max_size=2000),
-    st.tuples(st.sampled_from(BOMS), st.binary(max_size=500)).map(b"".join),
-    st.tuples(st.sampled_from(list(SHIPPED.values())), st.binary(max_size=50),
-              st.integers(0, 4000)).map(lambda t: t[0][:t[2]] + t[1] + t[0][t[2]:]),
-    st.tuples(random_documents(), st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-16-le",
-                                                   "utf-16-be", "utf-32", "latin-1"]))
-    .map(lambda t: t[0].encode(t[1], errors="replace")),
-))
+@given(
+    data=st.one_of(
+        st.binary(max_size=2000),
+        st.tuples(st.sampled_from(BOMS), st.binary(max_size=500)).map(b"".join),
+        st.tuples(
+            st.sampled_from(list(SHIPPED.values())), st.binary(max_size=50), st.integers(0, 4000)
+        ).map(lambda t: t[0][: t[2]] + t[1] + t[0][t[2] :]),
+        st.tuples(
+            random_documents(),
+            st.sampled_from(
+                ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "latin-1"]
+            ),
+        ).map(lambda t: t[0].encode(t[1], errors="replace")),
+    )
+)
 def test_random_bytes_through_load_never_crash(scratch, data):
     check_bytes(data, scratch)
 

@@ -15,12 +15,67 @@ from hypothesis import strategies as st
 from attn_tui.core.loading.scenario_file import check_text, loads
 from attn_tui.core.model.template import scenario_template
 
-AWKWARD = ["on", "1", "a: b", "#x", "the", "the", "yes", "No", "null", "~", "true", "1e9", "0x1F",
-           "1_000", "12:30", ".inf", "-", "[a]", "a,b", "{", "'q'", '"q"', " lead", "trail ", "a #b",
-           "&anchor", "*alias", "!tag", "%d", "@e", "`x`", "?", "|", ">", "<<", "=", "y", "N",
-           "é", "猫", "🐱", "a\tb", "two\nlines", "x\x7fy", "nel\x85", "ls\u2028"]
-TOP_KEYS = ["title", "description", "tokens", "Q", "K", "V", "causal", "scale", "mask_value", "focus",
-            "precision"]
+AWKWARD = [
+    "on",
+    "1",
+    "a: b",
+    "#x",
+    "the",
+    "the",
+    "yes",
+    "No",
+    "null",
+    "~",
+    "true",
+    "1e9",
+    "0x1F",
+    "1_000",
+    "12:30",
+    ".inf",
+    "-",
+    "[a]",
+    "a,b",
+    "{",
+    "'q'",
+    '"q"',
+    " lead",
+    "trail ",
+    "a #b",
+    "&anchor",
+    "*alias",
+    "!tag",
+    "%d",
+    "@e",
+    "`x`",
+    "?",
+    "|",
+    ">",
+    "<<",
+    "=",
+    "y",
+    "N",
+    "é",
+    "猫",
+    "🐱",
+    "a\tb",
+    "two\nlines",
+    "x\x7fy",
+    "nel\x85",
+    "ls\u2028",
+]
+TOP_KEYS = [
+    "title",
+    "description",
+    "tokens",
+    "Q",
+    "K",
+    "V",
+    "causal",
+    "scale",
+    "mask_value",
+    "focus",
+    "precision",
+]
 
 
 def seeded(seed: int, T: int, d_k: int, d_v: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -60,17 +115,24 @@ def test_d_v_may_differ_and_defaults_to_d_k():
     assert loads(scenario_template(["a"], 7), "new.yaml").V.shape == (1, 7)
 
 
-@pytest.mark.parametrize("seed, tokens, d_k, d_v", [
-    (0, ["the", "cat", "sat"], 2, None),
-    (0, ["t1", "t2", "t3", "t4", "t5"], 8, 8),
-    (42, AWKWARD, 3, 1),
-    (2**32 - 1, ["a", "b"], 4, 6),
-])
+@pytest.mark.parametrize(
+    "seed, tokens, d_k, d_v",
+    [
+        (0, ["the", "cat", "sat"], 2, None),
+        (0, ["t1", "t2", "t3", "t4", "t5"], 8, 8),
+        (42, AWKWARD, 3, 1),
+        (2**32 - 1, ["a", "b"], 4, 6),
+    ],
+)
 def test_a_seed_gives_exactly_the_articles_random_numbers_rounded(seed, tokens, d_k, d_v):
     text = scenario_template(tokens, d_k, d_v, seed=seed)
     scenario = loads(text, "new.yaml")
     Q, K, V = seeded(seed, len(tokens), d_k, d_v or d_k)
-    assert np.array_equal(scenario.Q, Q) and np.array_equal(scenario.K, K) and np.array_equal(scenario.V, V)
+    assert (
+        np.array_equal(scenario.Q, Q)
+        and np.array_equal(scenario.K, K)
+        and np.array_equal(scenario.V, V)
+    )
     assert scenario.Q.any()
     assert f"np.random.seed({seed})" in text and "rounded to 2 decimals" in text
     assert "-0.00" not in text  # a number that rounds to zero reads 0.00
@@ -121,34 +183,41 @@ def test_the_commented_variants_work_when_uncommented():
 
 def test_the_commented_predict_works_when_uncommented():
     text = scenario_template(["the", "cat", "sat"], 2)
-    assert loads(text.replace("# predict: [weights]", "predict: [weights]"), "new.yaml").predict == ("weights",)
+    assert loads(
+        text.replace("# predict: [weights]", "predict: [weights]"), "new.yaml"
+    ).predict == ("weights",)
 
 
 def test_a_repeated_last_token_is_focused_by_row_number():
     scenario = loads(scenario_template(["the", "cat", "the"], 2), "new.yaml")
     assert scenario.focus == 2
-    assert loads(scenario_template(["a", "1"], 2), "new.yaml").focus == 1  # "1" the token, not row 1
+    assert (
+        loads(scenario_template(["a", "1"], 2), "new.yaml").focus == 1
+    )  # "1" the token, not row 1
 
 
-@pytest.mark.parametrize("arguments, message", [
-    (([], 2), "at least one token"),
-    (("the cat sat", 2), "list of strings"),
-    ((["the", ""], 2), "token 2"),
-    ((["the", "  "], 2), "token 2"),
-    ((["the", 3], 2), "token 2 must be a string"),
-    ((["a"], 0), "d_k must be from 1 to 4096"),
-    ((["a"], 4097), "d_k must be from 1 to 4096"),
-    ((["a"], 2.0), "d_k must be a whole number"),
-    ((["a"], True), "d_k must be a whole number"),
-    ((["a"], 2, 0), "d_v must be from 1 to 4096"),
-    ((["a"], 2, 5000), "d_v must be from 1 to 4096"),
-    (([f"t{i}" for i in range(16_385)], 1), "16,385 tokens; a scenario has at most 16,384"),
-    (([f"t{i}" for i in range(4096)], 4096), "too many numbers"),
-    ((["a"], 2, None, -1), "seed"),
-    ((["a"], 2, None, 2**32), "seed"),
-    ((["a"], 2, None, "0"), "seed"),
-    ((["a", "\ud800"], 2), "token 2"),
-])
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (([], 2), "at least one token"),
+        (("the cat sat", 2), "list of strings"),
+        ((["the", ""], 2), "token 2"),
+        ((["the", "  "], 2), "token 2"),
+        ((["the", 3], 2), "token 2 must be a string"),
+        ((["a"], 0), "d_k must be from 1 to 4096"),
+        ((["a"], 4097), "d_k must be from 1 to 4096"),
+        ((["a"], 2.0), "d_k must be a whole number"),
+        ((["a"], True), "d_k must be a whole number"),
+        ((["a"], 2, 0), "d_v must be from 1 to 4096"),
+        ((["a"], 2, 5000), "d_v must be from 1 to 4096"),
+        (([f"t{i}" for i in range(16_385)], 1), "16,385 tokens; a scenario has at most 16,384"),
+        (([f"t{i}" for i in range(4096)], 4096), "too many numbers"),
+        ((["a"], 2, None, -1), "seed"),
+        ((["a"], 2, None, 2**32), "seed"),
+        ((["a"], 2, None, "0"), "seed"),
+        ((["a", "\ud800"], 2), "token 2"),
+    ],
+)
 def test_bad_arguments_raise_a_clear_value_error(arguments, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         scenario_template(*arguments)

@@ -7,9 +7,7 @@ import re
 
 import pytest
 
-from attn_tui.core import ScenarioError
-from attn_tui.core import compute_all
-from attn_tui.core import loads
+from attn_tui.core import ScenarioError, compute_all, loads
 from attn_tui.core.engine.stages import scenario_keys as stage_keys
 from attn_tui.core.loading import scenario_file
 from tests.reading.fuzz_property import finite_parts
@@ -21,11 +19,16 @@ def test_the_finiteness_check_covers_every_stage_the_registry_gives_a_scenario()
     output, and missed a bias's, a softcap's and the backward pass's values."""
     from attn_tui.core.engine.stages import REGISTRY
 
-    scenario = loads("tokens: [a, b]\nQ: [[1], [2]]\nK: [[1], [2]]\nV: [[1], [2]]\nalibi: true\nsoftcap: 5\n"
-                     "tiles: {queries: 1, keys: 1}\nloss: {target: [[1], [0]]}\n")
+    scenario = loads(
+        "tokens: [a, b]\nQ: [[1], [2]]\nK: [[1], [2]]\nV: [[1], [2]]\nalibi: true\nsoftcap: 5\n"
+        "tiles: {queries: 1, keys: 1}\nloss: {target: [[1], [0]]}\n"
+    )
     parts = finite_parts(scenario, compute_all(scenario)[""])
-    shown = {stage.key + (" (shown cells)" if stage.masks or stage.skipped else "") for stage in REGISTRY
-             if stage.per_head and stage.applies(scenario)}
+    shown = {
+        stage.key + (" (shown cells)" if stage.masks or stage.skipped else "")
+        for stage in REGISTRY
+        if stage.per_head and stage.applies(scenario)
+    }
     summaries = {summary.name for stage in REGISTRY for summary in stage.summaries}
     assert shown | summaries | {"row_max", "row_sum", "tile_max"} <= set(parts)
     assert {"biased", "capped", "online (shown cells)", "d_raw_scores"} <= set(parts)

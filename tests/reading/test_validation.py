@@ -10,8 +10,7 @@ import tracemalloc
 
 import pytest
 
-from attn_tui.core import ScenarioError
-from attn_tui.core import load
+from attn_tui.core import ScenarioError, load
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT
 
@@ -30,23 +29,51 @@ CASES = [
     ("casual: true\n" + QKV, 1, 1, "unknown key 'casual' in the scenario; did you mean 'causal'?"),
     (QKV + "q: [[1]]\n", 4, 1, "unknown key 'q'"),
     (QKV + "Tokens: [a, b]\n", 4, 1, "did you mean 'tokens'?"),
-    ("Q: [[1, 0], [0]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n", 1, 13,
-     "Q row 2 has 1 number but row 1 has 2"),
-    ("Q: [[1, 0], [0, abc]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n", 1, 17,
-     "Q row 2 column 2 is 'abc', not a number"),
-    ("Q: [[1, 0], [0, 1]]\nK: [[1, .nan], [0, 1]]\nV: [[1, 0], [0, 1]]\n", 2, 9,
-     "K row 1 column 2 is .nan; numbers must be finite"),
-    ("Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [.inf, 1]]\n", 3, 14,
-     "V row 2 column 1 is .inf; numbers must be finite"),
+    (
+        "Q: [[1, 0], [0]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n",
+        1,
+        13,
+        "Q row 2 has 1 number but row 1 has 2",
+    ),
+    (
+        "Q: [[1, 0], [0, abc]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n",
+        1,
+        17,
+        "Q row 2 column 2 is 'abc', not a number",
+    ),
+    (
+        "Q: [[1, 0], [0, 1]]\nK: [[1, .nan], [0, 1]]\nV: [[1, 0], [0, 1]]\n",
+        2,
+        9,
+        "K row 1 column 2 is .nan; numbers must be finite",
+    ),
+    (
+        "Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [.inf, 1]]\n",
+        3,
+        14,
+        "V row 2 column 1 is .inf; numbers must be finite",
+    ),
     ("Q: [1, 0]\nK: [[1, 0]]\nV: [[1, 0]]\n", 1, 5, "Q row 1 is a number, not a list of numbers"),
     ("Q: 3\nK: [[1]]\nV: [[1]]\n", 1, 4, "Q must be a list of rows"),
     ("Q: []\nK: [[1]]\nV: [[1]]\n", 1, 4, "Q is empty"),
-    ("Q: [[1, 0, 0], [0, 1, 0]]\n" + QKV[QKV.index("K"):], 2, 4,
-     "K is 2×2 but Q is 2×3: queries and keys need the same width d_k"),
-    ("Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\nV: [[1, 0], [0, 1]]\n", 2, 4,
-     "K is 3×2 but Q is 2×2"),
-    ("Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1], [1, 1]]\n", 3, 4,
-     "V is 3×2 but K is 2×2: one value row per key"),
+    (
+        "Q: [[1, 0, 0], [0, 1, 0]]\n" + QKV[QKV.index("K") :],
+        2,
+        4,
+        "K is 2×2 but Q is 2×3: queries and keys need the same width d_k",
+    ),
+    (
+        "Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\nV: [[1, 0], [0, 1]]\n",
+        2,
+        4,
+        "K is 3×2 but Q is 2×2",
+    ),
+    (
+        "Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1], [1, 1]]\n",
+        3,
+        4,
+        "V is 3×2 but K is 2×2: one value row per key",
+    ),
     (QKV + "tokens: [a, b, c]\n", 4, 9, "tokens has 3 entries but Q has 2 rows"),
     (QKV + "tokens: [a, ~]\n", 4, 13, "token 2 is empty"),
     (QKV + "tokens: [a, '  ']\n", 4, 13, "token 2 is empty"),
@@ -55,7 +82,12 @@ CASES = [
     (QKV + "scale: maybe\n", 4, 8, "scale must be true"),
     (QKV + "mask_value: 0\n", 4, 13, "mask_value must be negative"),
     (QKV + "mask_value: 5\n", 4, 13, "mask_value must be negative"),
-    (QKV + "mask_value: .inf\n", 4, 13, "mask_value must be -.inf or a negative number such as -1e9, not '.inf'"),
+    (
+        QKV + "mask_value: .inf\n",
+        4,
+        13,
+        "mask_value must be -.inf or a negative number such as -1e9, not '.inf'",
+    ),
     (QKV + "causal: 2\n", 4, 9, "causal must be true or false"),
     (QKV + "focus: dog\n", 4, 8, "focus 'dog' is not one of the tokens"),
     (QKV + "tokens: [the, cat]\nfocus: cta\n", 5, 8, "did you mean 'cat'?"),
@@ -65,19 +97,36 @@ CASES = [
     ("Q: [[1]]\nK: [[1]]\n", 1, 1, "missing V (Q, K given)"),
     (QKV + "X: [[1]]\n", 4, 1, "X cannot be combined with Q"),
     ("title: nothing\n", 1, 1, "no input matrices"),
-    ("X: [[1, 0]]\nWq: [[1], [0], [0]]\nWk: [[1], [0]]\nWv: [[1], [0]]\n", 2, 5,
-     "Wq is 3×1 but X is 1×2"),
+    (
+        "X: [[1, 0]]\nWq: [[1], [0], [0]]\nWk: [[1], [0]]\nWv: [[1], [0]]\n",
+        2,
+        5,
+        "Wq is 3×1 but X is 1×2",
+    ),
     ("random: {seed: 0, T: 5}\n", 1, 9, "random needs d_k"),
     ("random: {seed: -1, T: 5, d_k: 2}\n", 1, 16, "random seed must be from 0"),
-    ("random: {seed: 0, T: 5, d_k: 2, dk: 3}\n", 1, 33, "unknown key 'dk' in random; did you mean 'd_k'?"),
+    (
+        "random: {seed: 0, T: 5, d_k: 2, dk: 3}\n",
+        1,
+        33,
+        "unknown key 'dk' in random; did you mean 'd_k'?",
+    ),
     (QKV + "variants: [{name: a}, {name: a}]\n", 4, 30, "two variants are named 'a'"),
     (QKV + "variants: [{scale: false}]\n", 4, 12, "variant 1 needs a name"),
     (QKV + "variants: [{name: u, scael: false}]\n", 4, 22, "did you mean 'scale'?"),
     (QKV + "variants: {name: u}\n", 4, 11, "variants must be a list"),
-    ("Q: [[1]]\nK: [[1]]\nV: [[1]]\nQ: [[2]]\n", 4, 1,
-     "'Q' appears twice in the scenario: first on line 1, again on line 4"),
-    ("Q: !!python/object/apply:os.system [echo hacked]\nK: [[1]]\nV: [[1]]\n", 1, 4,
-     "the tag !!python/object/apply:os.system is not allowed"),
+    (
+        "Q: [[1]]\nK: [[1]]\nV: [[1]]\nQ: [[2]]\n",
+        4,
+        1,
+        "'Q' appears twice in the scenario: first on line 1, again on line 4",
+    ),
+    (
+        "Q: !!python/object/apply:os.system [echo hacked]\nK: [[1]]\nV: [[1]]\n",
+        1,
+        4,
+        "the tag !!python/object/apply:os.system is not allowed",
+    ),
     ("Q: [[1, 0]\nK: [[1]]\n", 2, 1, "not valid YAML: did not find expected ',' or ']'"),
     ("Q:\n  - [1]\n - [2]\n", 3, 2, "not valid YAML"),
     ("- 1\n- 2\n", 1, 1, "a scenario is a mapping of keys"),
@@ -90,8 +139,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("text,line,col,fragment", CASES, ids=[c[3][:40] for c in CASES])
-def test_a_scenario_error_names_file_line_column_and_what_is_wrong(write, capsys, text, line, col,
-                                                                   fragment):
+def test_a_scenario_error_names_file_line_column_and_what_is_wrong(
+    write, capsys, text, line, col, fragment
+):
     status, err, path = check(write, capsys, text)
     assert status == 2
     assert err.startswith(f"{path}:{line}:{col}: "), err
@@ -105,10 +155,13 @@ def test_a_valid_scenario_checks_ok(write, capsys):
     assert "ok" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("setup,fragment", [
-    (lambda tmp: str(tmp / "missing.yaml"), "no such file"),
-    (lambda tmp: str(tmp), "is a directory"),
-])
+@pytest.mark.parametrize(
+    "setup,fragment",
+    [
+        (lambda tmp: str(tmp / "missing.yaml"), "no such file"),
+        (lambda tmp: str(tmp), "is a directory"),
+    ],
+)
 def test_file_problems(tmp_path, capsys, setup, fragment):
     path = setup(tmp_path)
     assert main(["--check", path]) == 2
@@ -156,8 +209,12 @@ def test_a_control_character(write, capsys):
 
 
 def test_anchors_and_aliases_work(write):
-    scenario = load(write("Q: &qk [[1, 0], [0, 1]]\nK: *qk\nV: [[1, 0], [0, 1]]\n"
-                          "variants:\n  - &v {name: one, scale: false}\n  - {<<: *v, name: two}\n"))
+    scenario = load(
+        write(
+            "Q: &qk [[1, 0], [0, 1]]\nK: *qk\nV: [[1, 0], [0, 1]]\n"
+            "variants:\n  - &v {name: one, scale: false}\n  - {<<: *v, name: two}\n"
+        )
+    )
     assert scenario.K.tolist() == [[1, 0], [0, 1]]
     assert [v.name for v in scenario.variants] == ["one", "two"]
     assert scenario.variants[1].options(scenario.options).scale is False
@@ -165,8 +222,12 @@ def test_anchors_and_aliases_work(write):
 
 
 def test_yaml_1_1_numbers_and_text_tokens(write):
-    scenario = load(write("tokens: [on, 'no', 1]\nQ: [[1e3, 1_000], [0x10, -.5], [1e-3, 2]]\n"
-                          "K: [[1, 0], [0, 1], [1, 1]]\nV: [[1], [2], [3]]\nfocus: 'on'\n"))
+    scenario = load(
+        write(
+            "tokens: [on, 'no', 1]\nQ: [[1e3, 1_000], [0x10, -.5], [1e-3, 2]]\n"
+            "K: [[1, 0], [0, 1], [1, 1]]\nV: [[1], [2], [3]]\nfocus: 'on'\n"
+        )
+    )
     assert scenario.tokens == ("on", "no", "1")
     assert scenario.Q.tolist() == [[1000, 1000], [16, -0.5], [0.001, 2]]
     assert scenario.focus == 0
@@ -174,6 +235,7 @@ def test_yaml_1_1_numbers_and_text_tokens(write):
 
 def test_a_scenario_without_a_title_or_file_is_untitled():
     from attn_tui.core import loads
+
     assert loads(QKV).title == "Untitled scenario"
 
 
@@ -183,10 +245,12 @@ def test_tokens_may_be_one_string(write):
 
 
 ALIAS_BOMB = (
-    "Q: [" + ", ".join(
+    "Q: ["
+    + ", ".join(
         [f"&a0 [{', '.join(['1'] * 10)}]"]
         + [f"&a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 10)]
-    ) + "]\nK: *a9\nV: *a9\n"
+    )
+    + "]\nK: *a9\nV: *a9\n"
 )
 
 
@@ -207,8 +271,10 @@ def test_too_many_numbers_is_refused_before_anything_is_built(write, capsys):
     path = write(f"Q: &m [&r {row}" + ", *r" * 1999 + "]\nK: *m\nV: *m\n")
     assert main(["--check", str(path)]) == 2
     # Q holds 2,000,000 values; K: *m stands for as many again and takes the count past 4,000,000
-    assert f"{path}:2:4: too large: more than 4,000,000 YAML values, counting what each alias " \
-           "stands for" in capsys.readouterr().err
+    assert (
+        f"{path}:2:4: too large: more than 4,000,000 YAML values, counting what each alias "
+        "stands for" in capsys.readouterr().err
+    )
 
 
 def test_too_many_tokens(write, capsys):
@@ -227,8 +293,12 @@ def test_a_python_tag_is_never_executed(tmp_path):
     marker = tmp_path / "executed"
     path = tmp_path / "evil.yaml"
     path.write_text(f"Q: !!python/object/apply:os.system ['touch {marker}']\nK: [[1]]\nV: [[1]]\n")
-    result = subprocess.run([sys.executable, "-m", "attn_tui", "--check", str(path)], cwd=ROOT,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "attn_tui", "--check", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2 and not marker.exists()
     assert "Traceback" not in result.stderr
 

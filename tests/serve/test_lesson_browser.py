@@ -22,7 +22,8 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(
         CHROMIUM is None or shutil.which("tmux") is None,
-        reason="needs chromium and tmux on PATH (apt-get install chromium tmux; CI does)"),
+        reason="needs chromium and tmux on PATH (apt-get install chromium tmux; CI does)",
+    ),
 ]
 
 
@@ -38,7 +39,11 @@ def class_processes(folder) -> list[int]:
                     zombie = file.read().rsplit(")", 1)[1].split()[0] == "Z"
             except OSError:
                 continue
-            if not zombie and any(str(folder).encode() in word for word in words) and b"-m" in words:
+            if (
+                not zombie
+                and any(str(folder).encode() in word for word in words)
+                and b"-m" in words
+            ):
                 found.append(int(entry))
     return found
 
@@ -48,15 +53,30 @@ class Terminal:
 
     def __init__(self, tmp_path) -> None:
         self.socket = ["tmux", "-L", f"attn-lesson-{uuid.uuid4().hex[:8]}"]
-        self.env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "config"))
+        self.env = dict(
+            os.environ,
+            XDG_STATE_HOME=str(tmp_path / "state"),
+            XDG_CONFIG_HOME=str(tmp_path / "config"),
+        )
 
     def __call__(self, *args: str) -> str:
-        return subprocess.run(self.socket + list(args), capture_output=True, text=True, env=self.env).stdout
+        return subprocess.run(
+            self.socket + list(args), capture_output=True, text=True, env=self.env
+        ).stdout
 
     def start(self, command: list[str]) -> None:
         line = " ".join(subprocess.list2cmdline([word]) for word in command)
-        self("new-session", "-d", "-s", "teacher", "-x", "120", "-y", "40",
-             f"cd {ROOT} && {line}; echo TEACHER-ENDED $?; sleep 60")
+        self(
+            "new-session",
+            "-d",
+            "-s",
+            "teacher",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            f"cd {ROOT} && {line}; echo TEACHER-ENDED $?; sleep 60",
+        )
 
     def screen(self) -> str:
         return self("capture-pane", "-p", "-t", "teacher")
@@ -68,7 +88,9 @@ class Terminal:
             if text in screen:
                 return screen
             if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} not in the teacher's terminal after {timeout} s:\n{screen}")
+                raise AssertionError(
+                    f"{text!r} not in the teacher's terminal after {timeout} s:\n{screen}"
+                )
             await asyncio.sleep(0.05)
 
     def stop(self) -> None:
@@ -78,8 +100,20 @@ class Terminal:
 async def test_two_browsers_follow_the_teachers_terminal(tmp_path):
     port, folder = free_port(), tmp_path / "class"
     teacher = Terminal(tmp_path)
-    teacher.start([sys.executable, "-m", "attn_tui", "--serve", "cat_sat_lesson", "--follow", "--port", str(port),
-                   "--serve-dir", str(folder)])
+    teacher.start(
+        [
+            sys.executable,
+            "-m",
+            "attn_tui",
+            "--serve",
+            "cat_sat_lesson",
+            "--follow",
+            "--port",
+            str(port),
+            "--serve-dir",
+            str(folder),
+        ]
+    )
     try:
         await teacher.wait_for("Leading the class: 0 apps following your beats")
         async with Chromium(tmp_path / "chromium") as browser:

@@ -58,6 +58,7 @@ async def test_a_served_app_saves_only_in_its_folder_and_says_where(tmp_path, mo
 
 # ---- the command line ------------------------------------------------------------------------
 
+
 def run_cli(capsys, *args: str) -> tuple[int, str, str]:
     from attn_tui.tui.cli import main
 
@@ -84,23 +85,27 @@ def test_a_port_in_use_is_one_clear_line(capsys, tmp_path):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        status, out, err = run_cli(capsys, "--serve", "cat_sat", "--port", str(port),
-                                   "--serve-dir", str(tmp_path / "c"))
+        status, out, err = run_cli(
+            capsys, "--serve", "cat_sat", "--port", str(port), "--serve-dir", str(tmp_path / "c")
+        )
     assert status == 2 and out == ""
     assert err == f"attn-tui: port {port} is in use on 127.0.0.1; choose another with --port\n"
     assert not (tmp_path / "c").exists()  # nothing made before the port was known to be free
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--host", "0.0.0.0", "cat_sat"], "--host goes with --serve"),
-    (["--port", "8000"], "--port goes with --serve"),
-    (["--serve-dir", "x", "cat_sat"], "--serve-dir goes with --serve"),
-    (["--serve", "--port", "0"], "a port is a number from 1 to 65535"),
-    (["--serve", "--port", "70000"], "a port is a number from 1 to 65535"),
-    (["--serve", "--json", "cat_sat"], "give one mode: --serve and --json are two"),
-    (["--serve", "--save-root", "/tmp"], "--save-root is how --serve starts each app"),
-    (["--serve", "--present", "cat_sat"], "--present goes with the app (attn-tui FILE)"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--host", "0.0.0.0", "cat_sat"], "--host goes with --serve"),
+        (["--port", "8000"], "--port goes with --serve"),
+        (["--serve-dir", "x", "cat_sat"], "--serve-dir goes with --serve"),
+        (["--serve", "--port", "0"], "a port is a number from 1 to 65535"),
+        (["--serve", "--port", "70000"], "a port is a number from 1 to 65535"),
+        (["--serve", "--json", "cat_sat"], "give one mode: --serve and --json are two"),
+        (["--serve", "--save-root", "/tmp"], "--save-root is how --serve starts each app"),
+        (["--serve", "--present", "cat_sat"], "--present goes with the app (attn-tui FILE)"),
+    ],
+)
 def test_serving_options_are_checked(capsys, args, message):
     status, _, err = run_cli(capsys, *args)
     assert status == 2 and message in err, err
@@ -121,6 +126,7 @@ def test_a_served_app_needs_an_existing_folder(capsys, tmp_path):
 
 # ---- the server's parts ----------------------------------------------------------------------
 
+
 def test_the_banner_warns_when_other_machines_can_connect():
     from attn_tui.tui.serve import banner
 
@@ -132,18 +138,32 @@ def test_the_banner_warns_when_other_machines_can_connect():
         warnings = [line for line in lines if "warning" in line]
         assert len(warnings) == 1 and "anyone who reaches port 8000 gets an app" in warnings[0]
     named = socket.gethostname()
-    assert f"at http://{named}:8000 (or this machine's IP address" in banner("x", "0.0.0.0", 8000, "/c")
+    assert f"at http://{named}:8000 (or this machine's IP address" in banner(
+        "x", "0.0.0.0", 8000, "/c"
+    )
     assert "at http://192.0.2.7:8000" in banner("x", "192.0.2.7", 8000, "/c")
     assert "at http://[::1]:8000" in banner("x", "::1", 8000, "/c")
     assert "␛[31m" in banner("\x1b[31m", "127.0.0.1", 1, "/c")
 
 
-@pytest.mark.parametrize("host, loopback", [
-    ("127.0.0.1", True), ("127.8.9.10", True), ("::1", True), ("[::1]", True),
-    ("localhost", True), ("LOCALHOST.", True), ("app.localhost", True),
-    ("0.0.0.0", False), ("::", False), ("192.0.2.7", False), ("localhost.example.com", False),
-    ("evil.example", False), ("", False),
-])
+@pytest.mark.parametrize(
+    "host, loopback",
+    [
+        ("127.0.0.1", True),
+        ("127.8.9.10", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("localhost", True),
+        ("LOCALHOST.", True),
+        ("app.localhost", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.0.2.7", False),
+        ("localhost.example.com", False),
+        ("evil.example", False),
+        ("", False),
+    ],
+)
 def test_loopback_means_this_machine_only(host, loopback):
     from attn_tui.tui.serve import is_loopback
 
@@ -154,21 +174,37 @@ def test_each_app_is_started_with_its_folder_whatever_the_names_hold():
     from attn_tui.tui.serve import app_command
 
     command = app_command("/a b/it's $(rm -rf x).yaml", "/class room/`x`")
-    assert shlex.split(command) == [sys.executable, "-m", "attn_tui", "open", "--save-root",
-                                    "/class room/`x`", "/a b/it's $(rm -rf x).yaml"]
-    assert shlex.split(app_command(None, "/c")) == [sys.executable, "-m", "attn_tui",
-                                                   "open", "--save-root", "/c"]
+    assert shlex.split(command) == [
+        sys.executable,
+        "-m",
+        "attn_tui",
+        "open",
+        "--save-root",
+        "/class room/`x`",
+        "/a b/it's $(rm -rf x).yaml",
+    ]
+    assert shlex.split(app_command(None, "/c")) == [
+        sys.executable,
+        "-m",
+        "attn_tui",
+        "open",
+        "--save-root",
+        "/c",
+    ]
 
 
-@pytest.mark.parametrize("bound, host, origin, allowed", [
-    ("127.0.0.1", "127.0.0.1:8000", "http://127.0.0.1:8000", True),
-    ("127.0.0.1", "localhost:8000", "http://localhost:8000", True),
-    ("127.0.0.1", "127.0.0.1:8000", None, True),  # not a browser: nothing to forge
-    ("127.0.0.1", "127.0.0.1:8000", "https://evil.example", False),  # a page from elsewhere
-    ("127.0.0.1", "evil.example:8000", "http://evil.example:8000", False),  # DNS rebinding
-    ("0.0.0.0", "lecture-hall:8000", "http://lecture-hall:8000", True),
-    ("0.0.0.0", "lecture-hall:8000", "http://evil.example", False),
-])
+@pytest.mark.parametrize(
+    "bound, host, origin, allowed",
+    [
+        ("127.0.0.1", "127.0.0.1:8000", "http://127.0.0.1:8000", True),
+        ("127.0.0.1", "localhost:8000", "http://localhost:8000", True),
+        ("127.0.0.1", "127.0.0.1:8000", None, True),  # not a browser: nothing to forge
+        ("127.0.0.1", "127.0.0.1:8000", "https://evil.example", False),  # a page from elsewhere
+        ("127.0.0.1", "evil.example:8000", "http://evil.example:8000", False),  # DNS rebinding
+        ("0.0.0.0", "lecture-hall:8000", "http://lecture-hall:8000", True),
+        ("0.0.0.0", "lecture-hall:8000", "http://evil.example", False),
+    ],
+)
 def test_an_app_starts_only_for_this_servers_own_page(bound, host, origin, allowed):
     from aiohttp import web
     from aiohttp.test_utils import make_mocked_request
@@ -194,14 +230,19 @@ def free_port() -> int:
 def test_a_serve_dir_that_is_a_file_says_so(capsys, tmp_path):
     named = tmp_path / "notes.txt"
     named.write_text("a lecturer's notes\n")
-    status, out, err = run_cli(capsys, "--serve", "cat_sat", "--port", str(free_port()),
-                               "--serve-dir", str(named))
+    status, out, err = run_cli(
+        capsys, "--serve", "cat_sat", "--port", str(free_port()), "--serve-dir", str(named)
+    )
     assert status == 2 and out == ""
-    assert err == f"attn-tui: --serve-dir {named} is a file, not a folder; give a folder (it is made if missing)\n"
+    assert (
+        err
+        == f"attn-tui: --serve-dir {named} is a file, not a folder; give a folder (it is made if missing)\n"
+    )
     assert named.read_text() == "a lecturer's notes\n"
 
 
 # ---- a cap on running apps ---------------------------------------------------------------------
+
 
 @pytest.fixture
 async def class_of_two(tmp_path):
@@ -237,7 +278,9 @@ async def test_the_browser_past_max_apps_gets_a_page_saying_the_class_is_full(cl
     page = await client.get("/")
     assert page.status == 503 and page.content_type == "text/plain"
     text = await page.text()
-    assert text.startswith("attn-tui: the class is full: 2 apps are running, the most this server starts")
+    assert text.startswith(
+        "attn-tui: the class is full: 2 apps are running, the most this server starts"
+    )
     assert "<" not in text  # a plain page, nothing to render
     refused = await client.get("/ws")  # a page loaded before the class filled cannot start a third
     assert refused.status == 503 and len(server.connections) == 2
@@ -246,21 +289,26 @@ async def test_the_browser_past_max_apps_gets_a_page_saying_the_class_is_full(cl
         if len(server.connections) < 2:
             break
         import asyncio
+
         await asyncio.sleep(0.02)
     assert (await client.get("/")).status == 200  # someone left: the next browser gets an app
     await sockets[1].close()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--max-apps", "0"], "--max-apps is a number of apps from 1 up"),
-    (["--max-apps", "3", "cat_sat"], "--max-apps goes with --serve"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--max-apps", "0"], "--max-apps is a number of apps from 1 up"),
+        (["--max-apps", "3", "cat_sat"], "--max-apps goes with --serve"),
+    ],
+)
 def test_max_apps_is_checked(capsys, args, message):
     status, _, err = run_cli(capsys, *(["--serve"] if args[-1] != "cat_sat" else []), *args)
     assert status == 2 and message in err, err
 
 
 # ---- a student takes their saved scenario home ---------------------------------------------------
+
 
 async def test_a_served_app_hands_the_saved_scenario_to_the_browser(tmp_path, monkeypatch):
     root = tmp_path / "class"
@@ -293,11 +341,17 @@ async def test_only_a_served_app_offers_the_download():
     assert "Toggle the causal mask" in titles and not any("Download" in t for t in titles)
 
 
-@pytest.mark.parametrize("name, shown", [
-    ("mine.yaml", "mine.yaml"), ("my work; v2.yaml", "my_work__v2.yaml"),
-    ('a"b\\c.yaml', "a_b_c.yaml"), ("çà.yaml", "scenario.yaml"), ("...", "scenario.yaml"),
-    ("x" * 300 + ".yaml", "x" * 95 + ".yaml"),
-])
+@pytest.mark.parametrize(
+    "name, shown",
+    [
+        ("mine.yaml", "mine.yaml"),
+        ("my work; v2.yaml", "my_work__v2.yaml"),
+        ('a"b\\c.yaml', "a_b_c.yaml"),
+        ("çà.yaml", "scenario.yaml"),
+        ("...", "scenario.yaml"),
+        ("x" * 300 + ".yaml", "x" * 95 + ".yaml"),
+    ],
+)
 def test_a_download_name_is_plain_ascii(name, shown):
     from attn_tui.core.editing.save_root import download_name
 
@@ -309,4 +363,7 @@ def test_the_banner_says_a_page_is_blank_for_its_first_seconds():
     from attn_tui.tui.serve import FIRST_SECONDS, banner
 
     text = banner("cat_sat", "127.0.0.1", 8000, "/tmp/class")
-    assert f"stays blank for its first {FIRST_SECONDS} seconds" in text and "rather than reload" in text
+    assert (
+        f"stays blank for its first {FIRST_SECONDS} seconds" in text
+        and "rather than reload" in text
+    )

@@ -18,8 +18,10 @@ from tests.reference import softmax
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(
-        CHROMIUM is None, reason="no chromium on PATH: install Debian's chromium to run the browser "
-                                 "test (apt-get install chromium; CI does)"),
+        CHROMIUM is None,
+        reason="no chromium on PATH: install Debian's chromium to run the browser "
+        "test (apt-get install chromium; CI does)",
+    ),
 ]
 
 
@@ -36,9 +38,20 @@ def softmax_row(scores: list[float], d_k: int) -> str:
 
 async def start_server(port: int, folder) -> asyncio.subprocess.Process:
     server = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "attn_tui", "--serve", "cat_sat", "--port", str(port),
-        "--serve-dir", str(folder), cwd=ROOT, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+        sys.executable,
+        "-m",
+        "attn_tui",
+        "--serve",
+        "cat_sat",
+        "--port",
+        str(port),
+        "--serve-dir",
+        str(folder),
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
     banner = await asyncio.wait_for(server.stdout.readline(), 15)
     assert banner.decode() == f"attn-tui: serving cat_sat at http://127.0.0.1:{port}\n"
     return server
@@ -55,7 +68,8 @@ async def test_a_class_in_browsers_gets_numbers_its_own_apps_and_saves_in_the_fo
             # k = [1, 0], [0, 1], [1, 1] scores 1, 1, 2
             await first.wait_for("sat   1   1   2", timeout=15)
             loaded = await first.evaluate(
-                "performance.getEntriesByType('resource').map(entry => entry.name)")
+                "performance.getEntriesByType('resource').map(entry => entry.name)"
+            )
             outside = [url for url in loaded if not url.startswith(f"http://127.0.0.1:{port}/")]
             assert loaded and outside == []  # a classroom may have no internet: all from here
             await first.press("4")  # step 4, Softmax, typed into the browser
@@ -85,17 +99,32 @@ async def test_a_class_in_browsers_gets_numbers_its_own_apps_and_saves_in_the_fo
             saved = folder / "cat_sat.yaml"
             assert saved.exists() and "causal: false" in saved.read_text()
             downloads = tmp_path / "downloads"
-            await first.call("Page.setDownloadBehavior", behavior="allow", downloadPath=str(downloads))
-            await first.press("p", ctrl=True)  # the palette's Download: the saved file, to this browser
+            await first.call(
+                "Page.setDownloadBehavior", behavior="allow", downloadPath=str(downloads)
+            )
+            await first.press(
+                "p", ctrl=True
+            )  # the palette's Download: the saved file, to this browser
             await first.type("download")
             await first.wait_for("Download the scenario")
             await first.press("enter")
             await first.wait_for("Sent cat_sat.yaml to your browser")
-            await wait_until(lambda: (downloads / "cat_sat.yaml").exists(), 10, "no download arrived")
-            await wait_until(lambda: (downloads / "cat_sat.yaml").read_bytes() == saved.read_bytes(), 5,
-                             "the download is not the saved file")
-            assert sorted(os.listdir(folder)) == [".attn-tui-recovery", "cat_sat.yaml"]  # (edits kept there)
-            assert not (tmp_path / "escape.yaml").exists() and not (ROOT.parent / "escape.yaml").exists()
+            await wait_until(
+                lambda: (downloads / "cat_sat.yaml").exists(), 10, "no download arrived"
+            )
+            await wait_until(
+                lambda: (downloads / "cat_sat.yaml").read_bytes() == saved.read_bytes(),
+                5,
+                "the download is not the saved file",
+            )
+            assert sorted(os.listdir(folder)) == [
+                ".attn-tui-recovery",
+                "cat_sat.yaml",
+            ]  # (edits kept there)
+            assert (
+                not (tmp_path / "escape.yaml").exists()
+                and not (ROOT.parent / "escape.yaml").exists()
+            )
 
             # Ctrl+C while both browsers are still connected: the server ends every app it
             # started and stops (the bound is a guard against hanging, not a speed test)
@@ -115,7 +144,10 @@ async def test_edits_in_a_browser_survive_ctrl_c_and_come_back_to_that_browser(t
     port, folder = free_port(), tmp_path / "class"
     server = await start_server(port, folder)
     try:
-        async with Chromium(tmp_path / "chromium") as browser, Chromium(tmp_path / "other") as other:
+        async with (
+            Chromium(tmp_path / "chromium") as browser,
+            Chromium(tmp_path / "other") as other,
+        ):
             page = await browser.new_page()
             await page.open(f"http://127.0.0.1:{port}/")
             await page.wait_for("sat   1   1   2", timeout=15)
@@ -125,7 +157,9 @@ async def test_edits_in_a_browser_survive_ctrl_c_and_come_back_to_that_browser(t
             server.send_signal(signal.SIGINT)
             output = (await asyncio.wait_for(server.stdout.read(), 15)).decode()
             assert await server.wait() == 0, output
-            assert "1 browser has unsaved edits" in output and f"--serve-dir {folder}" in output, output
+            assert "1 browser has unsaved edits" in output and f"--serve-dir {folder}" in output, (
+                output
+            )
 
             server = await start_server(port, folder)
             back = await browser.new_page()  # the same browser (its cookie), the same folder

@@ -68,8 +68,14 @@ def test_no_slot_no_copies(room, state_folder):
     assert os.listdir(room) == [] and not os.path.exists(state_folder / "attn-tui")
 
 
-@pytest.mark.parametrize("name", [f"{RECOVERY_FOLDER}/x.yaml", f"{RECOVERY_FOLDER}/a/1/cat_sat.yaml.1.attn-recover",
-                                  f"sub/../{RECOVERY_FOLDER}/y.yaml"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        f"{RECOVERY_FOLDER}/x.yaml",
+        f"{RECOVERY_FOLDER}/a/1/cat_sat.yaml.1.attn-recover",
+        f"sub/../{RECOVERY_FOLDER}/y.yaml",
+    ],
+)
 def test_a_student_cannot_save_into_the_recovery_folder(room, name):
     with pytest.raises(OutsideSaveRoot, match="where the class's unsaved edits are kept"):
         SaveRoot(room).resolve(name)
@@ -83,6 +89,7 @@ def test_the_recovery_folders_are_private(room):
 
 
 # ---- the server: a cookie names the browser --------------------------------------------------
+
 
 @pytest.fixture
 async def server(room):
@@ -126,9 +133,20 @@ async def test_the_page_gives_a_browser_a_private_cookie_and_its_apps_one_folder
     assert recovery_dir(command("0" * 32)) != mine
     # without a cookie (or with one attn-tui did not make) an app still keeps copies, in a
     # folder of its own that no later browser will find
-    assert len({recovery_dir(command(None)), recovery_dir(command(None)), recovery_dir(command("../x"))}) == 3
-    assert all(os.path.dirname(recovery_dir(command(c))) == str(room / RECOVERY_FOLDER)
-               for c in (None, "../../etc", "x" * 5000))
+    assert (
+        len(
+            {
+                recovery_dir(command(None)),
+                recovery_dir(command(None)),
+                recovery_dir(command("../x")),
+            }
+        )
+        == 3
+    )
+    assert all(
+        os.path.dirname(recovery_dir(command(c))) == str(room / RECOVERY_FOLDER)
+        for c in (None, "../../etc", "x" * 5000)
+    )
 
 
 @pytest.mark.parametrize("name", [".ATTN-TUI-RECOVERY/x.yaml", ".Attn-Tui-Recovery"])
@@ -145,4 +163,6 @@ def test_the_server_tidies_the_slots_that_kept_nothing(room):
     served(room, busy).set_cell("Q", 2, 1, 5.0)
     idle.release(), busy.release()  # the server stopped
     assert unsaved_browsers(str(room)) == 1
-    assert sorted(os.listdir(room / RECOVERY_FOLDER)) == ["busy"]  # a script's thousand visits leave nothing
+    assert sorted(os.listdir(room / RECOVERY_FOLDER)) == [
+        "busy"
+    ]  # a script's thousand visits leave nothing

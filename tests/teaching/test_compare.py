@@ -44,9 +44,12 @@ def student(bug=None, causal=True):
 def scenario_with(stages: dict, causal=True, folder=None):
     def rows(matrix):
         return "[" + ", ".join("[" + ", ".join(_yaml(v) for v in row) + "]" for row in matrix) + "]"
+
     expect = "".join(f"  {name}: {rows(values)}\n" for name, values in stages.items())
-    text = (f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\ncausal: {str(causal).lower()}\n"
-            f"expect:\n{expect}")
+    text = (
+        f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\ncausal: {str(causal).lower()}\n"
+        f"expect:\n{expect}"
+    )
     return loads(text, str(folder / "s.yaml") if folder else "<test>")
 
 
@@ -58,9 +61,20 @@ def _yaml(value):
     return repr(float(value))
 
 
-@pytest.mark.parametrize("bug", ["unscaled", "divided_by_d_k", "no_mask", "mask_hides_self",
-                                 "mask_sees_ahead", "mask_after_softmax", "softmax_axis", "k_as_v",
-                                 "transposed"])
+@pytest.mark.parametrize(
+    "bug",
+    [
+        "unscaled",
+        "divided_by_d_k",
+        "no_mask",
+        "mask_hides_self",
+        "mask_sees_ahead",
+        "mask_after_softmax",
+        "softmax_axis",
+        "k_as_v",
+        "transposed",
+    ],
+)
 @pytest.mark.parametrize("given", ["all", "output only"])
 def test_each_mistake_is_named(bug, given):
     stages = student(bug)
@@ -83,12 +97,16 @@ def test_an_unknown_mistake_is_reported_without_a_name():
     stages["weights"][2, 1] += 0.01
     comparison = compare(scenario_with(stages))
     assert comparison.first_difference.stage == "weights" and comparison.diagnosis is None
-    assert comparison.first_difference.differs.sum() == 1 and comparison.first_difference.differs[2, 1]
+    assert (
+        comparison.first_difference.differs.sum() == 1 and comparison.first_difference.differs[2, 1]
+    )
 
 
 def test_cells_left_out_are_not_compared():
-    text = ("Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n"
-            "expect:\n  weights: [[1, 0], [~, ~]]\n")
+    text = (
+        "Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n"
+        "expect:\n  weights: [[1, 0], [~, ~]]\n"
+    )
     assert compare(loads(text)).ok
 
 
@@ -96,13 +114,19 @@ def test_check_exit_statuses_and_the_message(tmp_path, capsys):
     path = tmp_path / "s.yaml"
     stages = student("unscaled")
     scenario_with(stages)  # (validates the text)
-    rows = lambda m: "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in r) + "]" for r in m) + "]"
-    path.write_text(f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\nexpect:\n  weights: {rows(stages['weights'])}\n")
+    rows = lambda m: (
+        "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in r) + "]" for r in m) + "]"
+    )
+    path.write_text(
+        f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\nexpect:\n  weights: {rows(stages['weights'])}\n"
+    )
     assert main(["--check", str(path)]) == 1
     out = capsys.readouterr().out
     assert "weights: ✗" in out and "the scores were not divided by √d_k" in out
     assert "Fix: divide the scores by np.sqrt(d_k) before the softmax." in out
-    path.write_text(f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\nexpect:\n  weights: {rows(student()['weights'])}\n")
+    path.write_text(
+        f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\nexpect:\n  weights: {rows(student()['weights'])}\n"
+    )
     assert main(["--check", str(path)]) == 0
     assert "weights: ✓ matches" in capsys.readouterr().out
     path.write_text(f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\nexpect:\n  weights: [[1, 2]]\n")
@@ -111,10 +135,18 @@ def test_check_exit_statuses_and_the_message(tmp_path, capsys):
 
 
 def test_json_adds_the_comparison(tmp_path, capsys):
-    np.savez(tmp_path / "mine.npz", weights=student("no_mask")["weights"], output=student("no_mask")["output"])
-    rows = lambda m: "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in r) + "]" for r in m) + "]"
+    np.savez(
+        tmp_path / "mine.npz",
+        weights=student("no_mask")["weights"],
+        output=student("no_mask")["output"],
+    )
+    rows = lambda m: (
+        "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in r) + "]" for r in m) + "]"
+    )
     path = tmp_path / "s.yaml"
-    path.write_text(f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\nexpect_npz: mine.npz\nexpect_tolerance: 1e-9\n")
+    path.write_text(
+        f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\nexpect_npz: mine.npz\nexpect_tolerance: 1e-9\n"
+    )
     assert main(["--json", str(path)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["comparison"]["ok"] is False

@@ -6,10 +6,10 @@ back to the lesson's values says so in the narration bar."""
 from __future__ import annotations
 
 import numpy as np
-from attn_tui.core import loads
-from attn_tui.core.editing.session import Session
-from attn_tui.core.editing.lesson_player import LessonPlayer, narration
 
+from attn_tui.core import loads
+from attn_tui.core.editing.lesson_player import LessonPlayer, narration
+from attn_tui.core.editing.session import Session
 from tests.conftest import SCENARIOS
 
 CAT = (SCENARIOS / "cat_sat.yaml").read_text()
@@ -17,7 +17,10 @@ SAT = 2
 
 
 def test_undo_and_redo_across_a_lessons_edit_keep_the_guesses_of_each_state():
-    text = CAT + "lesson:\n  - {step: softmax, row: sat, edit: {matrix: Q, row: sat, col: 1, to: 10}, predict: row}\n"
+    text = (
+        CAT
+        + "lesson:\n  - {step: softmax, row: sat, edit: {matrix: Q, row: sat, col: 1, to: 10}, predict: row}\n"
+    )
     session = Session(loads(text, "l.yaml"), keep_recovery=False)
     player = LessonPlayer(session, session.scenario.lesson)
     player.go(0)
@@ -38,11 +41,14 @@ def test_undo_and_redo_across_a_lessons_edit_keep_the_guesses_of_each_state():
 def test_a_beat_predicting_a_row_of_the_scenarios_predict_shows_the_guesses_typed_there():
     # the attack on #47 (item 4): beat 1 set the guesses typed under predict: aside and started
     # empty; back at the other beat, the row shown was not the row r scored
-    text = CAT + """predict: [weights]
+    text = (
+        CAT
+        + """predict: [weights]
 lesson:
   - {step: softmax, row: sat, predict: row}
   - {step: softmax, row: sat}
 """
+    )
     session = Session(loads(text, "l.yaml"), keep_recovery=False)
     player = LessonPlayer(session, session.scenario.lesson)
     predictions = session.predictions
@@ -57,15 +63,21 @@ lesson:
     assert guesses[0] == 0.25 and predictions.is_revealed("softmax", 0, SAT)
     assert predictions.score() == (1, 1)  # 0.25 against 0.248 by hand; 0.9 was typed over
     player.go(0)
-    assert predictions.guesses_of("softmax", 0).row(SAT)[0] == 0.25 and predictions.score() == (1, 1)
+    assert predictions.guesses_of("softmax", 0).row(SAT)[0] == 0.25 and predictions.score() == (
+        1,
+        1,
+    )
 
 
 def test_a_beat_putting_a_students_cell_back_says_so():
-    text = CAT + """lesson:
+    text = (
+        CAT
+        + """lesson:
   - {step: softmax, row: sat}
   - {step: softmax, row: sat, edit: {matrix: Q, row: sat, col: 1, to: 10}}
   - {step: softmax, row: sat}
 """
+    )
     session = Session(loads(text, "l.yaml"), keep_recovery=False)
     player = LessonPlayer(session, session.scenario.lesson)
     player.go(0)
@@ -87,10 +99,13 @@ def test_a_beat_putting_a_students_cell_back_says_so():
 
 def test_the_put_back_notice_goes_when_undo_takes_the_put_back_away():
     # the attack on #47 (item 6): after u the bar still said "put … back" beside the student's value
-    text = CAT + """lesson:
+    text = (
+        CAT
+        + """lesson:
   - {step: softmax, row: sat}
   - {step: softmax, row: sat, edit: {matrix: Q, row: sat, col: 1, to: 10}}
 """
+    )
     session = Session(loads(text, "l.yaml"), keep_recovery=False)
     player = LessonPlayer(session, session.scenario.lesson)
     player.go(1)
@@ -105,4 +120,3 @@ def test_the_put_back_notice_goes_when_undo_takes_the_put_back_away():
     assert session.cell("Q", SAT, 0) == 3.0 and not told()
     session.redo()
     assert told()
-

@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 import pytest
+
 from attn_tui.core import load, loads
 from attn_tui.core.loading.catalog import find
 from attn_tui.core.teaching.judgement import Judge
-
 from tests.reference import chapter_attention, softmax
 
 Q = np.array([[1.0, 0], [0, 1], [1, 1]])
@@ -32,7 +32,9 @@ def test_the_chapters_own_numbers_are_right(judge):
 
 def test_one_predicted_row_is_judged_by_its_cells(judge):
     sat = np.full((3, 3), np.nan)
-    weights = softmax(np.array([1.0, 1.0, 2.0]) / math.sqrt(2))  # "sat": scores 1, 1, 2 over √2, by hand
+    weights = softmax(
+        np.array([1.0, 1.0, 2.0]) / math.sqrt(2)
+    )  # "sat": scores 1, 1, 2 over √2, by hand
     sat[2] = weights
     assert judge("weights", sat).right
     assert judge.row("weights", 2, weights).right
@@ -69,7 +71,10 @@ def test_the_work_is_done_once(judge):
 
 def _scenario(Q, K, V, causal=True):
     def rows(m):
-        return "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in m) + "]"
+        return (
+            "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in m) + "]"
+        )
+
     return loads(f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\ncausal: {str(causal).lower()}\n")
 
 
@@ -111,15 +116,26 @@ def test_a_reused_judge_judges_each_pattern_of_cells_as_a_fresh_one_does():
     # 1, 2.028 over 5.056 → 0.401 on itself, the future zeroed: a mistake that moves "the"'s own cell
     # only (its other cells are 0 either way), so a row giving only cell 1 must not hide it later
     after = 2.028 / 5.056
-    rows = [(0, [np.nan, 0.5, np.nan]), (0, [after, np.nan, np.nan]),
-            (2, [unscaled[0], np.nan, np.nan]), (2, [np.nan, np.nan, unscaled[2]]), (2, list(unscaled)),
-            (2, [right[0], np.nan, np.nan]), (2, [np.nan, 0.9, np.nan]), (2, [unscaled[0], right[1], np.nan])]
+    rows = [
+        (0, [np.nan, 0.5, np.nan]),
+        (0, [after, np.nan, np.nan]),
+        (2, [unscaled[0], np.nan, np.nan]),
+        (2, [np.nan, np.nan, unscaled[2]]),
+        (2, list(unscaled)),
+        (2, [right[0], np.nan, np.nan]),
+        (2, [np.nan, 0.9, np.nan]),
+        (2, [unscaled[0], right[1], np.nan]),
+    ]
     reused = Judge(load(find("cat_sat")))
     for order in (rows, rows[::-1]):
         for at, row in order:
             fresh = Judge(load(find("cat_sat"))).row("weights", at, row)
             found = reused.row("weights", at, row)
-            assert (found.right, found.mistake, found.words) == (fresh.right, fresh.mistake, fresh.words), row
+            assert (found.right, found.mistake, found.words) == (
+                fresh.right,
+                fresh.mistake,
+                fresh.words,
+            ), row
     assert reused.row("weights", 0, [after, np.nan, np.nan]).mistake is not None
     assert reused.row("weights", 2, list(unscaled)).mistake == "unscaled"
     assert reused.row("weights", 2, [np.nan, np.nan, unscaled[2]]).mistake == "unscaled"

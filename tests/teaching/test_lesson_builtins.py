@@ -8,12 +8,11 @@ import re
 
 import pytest
 
-from attn_tui.core import explain
-from attn_tui.core import load
-from attn_tui.core.loading.catalog import builtins
+from attn_tui.core import explain, load
 from attn_tui.core.editing.lesson_player import LessonPlayer
 from attn_tui.core.editing.session import Session
 from attn_tui.core.engine.stages import stages_for
+from attn_tui.core.loading.catalog import builtins
 from tests.conftest import SCENARIOS
 
 LESSONS = [builtin.name for builtin in builtins() if load(builtin.path).lesson is not None]
@@ -31,13 +30,17 @@ def test_every_number_a_beat_says_is_the_apps_own_at_that_beat(name):
     checked = 0
     for index, beat in enumerate(session.scenario.lesson.beats):
         where = player.go(index)
-        shown = "\n".join(explain(session.attention, stage.name, where.row, where.column).plain()
-                          for stage in stages_for(session.scenario))
+        shown = "\n".join(
+            explain(session.attention, stage.name, where.row, where.column).plain()
+            for stage in stages_for(session.scenario)
+        )
         found = set(NUMBER.findall(shown.replace("−", "-")))
         for number in NUMBER.findall(beat.say):
             assert number in found, (index + 1, number)
             checked += 1
-    assert checked >= {"learning_to_attend": 7}.get(name, 31)  # the two chapter lessons say many more
+    assert checked >= {"learning_to_attend": 7}.get(
+        name, 31
+    )  # the two chapter lessons say many more
 
 
 def test_the_chapter_lesson_walks_the_chapters_stages_and_asks_its_questions():
@@ -45,7 +48,11 @@ def test_the_chapter_lesson_walks_the_chapters_stages_and_asks_its_questions():
     steps = [beat.step for beat in lesson.beats if beat.step]
     assert steps[:5] == ["score", "scale", "mask", "softmax", "weighted_sum"]
     questions = " ".join(beat.ask for beat in lesson.beats)
-    for asked in ("Why divide by √d_k?", "What does the mask do", "Why does the code subtract the row's largest"):
+    for asked in (
+        "Why divide by √d_k?",
+        "What does the mask do",
+        "Why does the code subtract the row's largest",
+    ):
         assert asked in questions
     assert any(beat.predict for beat in lesson.beats)
 
@@ -56,7 +63,9 @@ def test_the_scaling_lesson_edits_the_query_until_softmax_saturates():
     largest = []
     for index in range(len(player)):
         player.go(index)
-        largest.append(float(session.attention.values("softmax", 0, range(2, 3), range(3))[0].max()))
+        largest.append(
+            float(session.attention.values("softmax", 0, range(2, 3), range(3))[0].max())
+        )
     assert largest[1] < largest[2] < largest[3] < largest[5]  # louder queries, then no scaling
     assert round(largest[5], 3) == 1.0 and round(largest[-1], 3) == 0.503
 

@@ -12,11 +12,18 @@ import yaml
 from attn_tui import core
 from attn_tui.core.outputs.markdown import to_markdown
 from tests.conftest import SCENARIOS
+from tests.markdown_tables import (
+    MINUS_INFINITY,
+    Table,
+    assert_well_formed,
+    fenced_blocks,
+    parse_tables,
+    table_under,
+)
 from tests.reference import attention as reference_attention
-from tests.markdown_tables import MINUS_INFINITY, Table, assert_well_formed, fenced_blocks, parse_tables, table_under
-
 
 # ---- attention, computed here --------------------------------------------------------------
+
 
 def attention(Q, K, V, divisor, causal):
     """One head's stages by the float64 reference (tests/reference.py)."""
@@ -31,11 +38,13 @@ def assert_table_close(table: Table, expected: np.ndarray, decimals: int) -> Non
     infinite = np.isinf(expected)
     assert np.array_equal(np.isinf(got), infinite), table.heading
     # a printed number is within half a unit of its last decimal (plus float noise)
-    assert np.allclose(got[~infinite], expected[~infinite], rtol=0, atol=0.5 * 10.0 ** -decimals + 1e-12), \
-        table.heading
+    assert np.allclose(
+        got[~infinite], expected[~infinite], rtol=0, atol=0.5 * 10.0**-decimals + 1e-12
+    ), table.heading
 
 
 # ---- cat_sat ----------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def cat_sat():
@@ -50,12 +59,19 @@ def test_cat_sat_is_well_formed_markdown_with_every_section(cat_sat):
     markdown, _ = cat_sat
     tables = assert_well_formed(markdown)
     assert markdown.startswith("# The cat sat\n\n")
-    assert "Tokens (3): \"the\", \"cat\", \"sat\" · d_k = 2 · d_v = 2 · causal · ÷√2 = 1.414 · mask −∞" \
+    assert (
+        'Tokens (3): "the", "cat", "sat" · d_k = 2 · d_v = 2 · causal · ÷√2 = 1.414 · mask −∞'
         in markdown
+    )
     assert [table.heading.split(" (")[0] for table in tables[:3]] == ["Q", "K", "V"]
     stage_headings = [table.heading.split(":")[0] for table in tables[3:]]
-    assert stage_headings == ["Step 1 — Score", "Step 2 — Scale", "Step 3 — Mask", "Step 4 — Softmax",
-                              "Step 5 — Weighted sum"]
+    assert stage_headings == [
+        "Step 1 — Score",
+        "Step 2 — Scale",
+        "Step 3 — Mask",
+        "Step 4 — Softmax",
+        "Step 5 — Weighted sum",
+    ]
     for table in tables:
         assert [cells[0] for cells in table.rows] == ["the", "cat", "sat"]
 
@@ -96,13 +112,13 @@ def test_cat_sat_reads_as_the_chapter(cat_sat):
 
 def test_the_focus_rows_arithmetic_is_in_code_blocks_with_the_chapters_lines(cat_sat):
     markdown, _ = cat_sat
-    assert "\n## Row 3, \"sat\", step by step\n" in markdown
+    assert '\n## Row 3, "sat", step by step\n' in markdown
     blocks = fenced_blocks(markdown)
     assert len(blocks) == 5  # one per stage
     lines = [line for block in blocks for line in block.split("\n")]
     assert '"sat" pays 25% attention to "the", 25% to "cat", and 50% to itself.' in lines
     assert "0.248 × [1.0, 0.0] + 0.248 × [0.0, 1.0] + 0.503 × [0.5, 0.5] = [0.500, 0.500]" in lines
-    assert "q3 · k3 = (1 × 1) + (1 × 1) = 2    how relevant is \"sat\" to itself?" in lines
+    assert 'q3 · k3 = (1 × 1) + (1 × 1) = 2    how relevant is "sat" to itself?' in lines
     assert "√d_k = √2 = 1.414" in lines
     for number, title in enumerate(["Score", "Scale", "Mask", "Softmax", "Weighted sum"], 1):
         assert f"\n### Step {number} — {title}: " in markdown
@@ -111,8 +127,8 @@ def test_the_focus_rows_arithmetic_is_in_code_blocks_with_the_chapters_lines(cat
 def test_rows_override_the_focus_as_in_to_text():
     scenario = core.load(SCENARIOS / "cat_sat.yaml")
     markdown = to_markdown(scenario, rows=[0, 1])
-    assert "## Row 1, \"the\", step by step" in markdown
-    assert "## Row 2, \"cat\", step by step" in markdown
+    assert '## Row 1, "the", step by step' in markdown
+    assert '## Row 2, "cat", step by step' in markdown
     assert "## Row 3" not in markdown
     assert len(fenced_blocks(markdown)) == 10
     assert '"cat" pays 33% attention to "the" and 67% to itself, and 0% to the future.' in markdown
@@ -122,6 +138,7 @@ def test_rows_override_the_focus_as_in_to_text():
 
 
 # ---- variants ------------------------------------------------------------------------------
+
 
 def test_scaled_vs_unscaled_variants_table_matches_an_independent_computation():
     state = np.random.get_state()
@@ -147,9 +164,17 @@ def test_scaled_vs_unscaled_variants_table_matches_an_independent_computation():
     assert (variants.numbers()[:, 1] > variants.numbers()[:, 0]).all()
     assert "\n- scaled: not causal · ÷√8 = 2.828 · mask −∞\n" in markdown
     assert "\n- unscaled: not causal · unscaled · mask −∞\n" in markdown
-    assert_table_close(table_under(tables, "Step 4"),
-                       np.column_stack([scaled_weights, scaled_weights.max(axis=1),
-                                        -(scaled_weights * np.log(scaled_weights)).sum(axis=1)]), 3)
+    assert_table_close(
+        table_under(tables, "Step 4"),
+        np.column_stack(
+            [
+                scaled_weights,
+                scaled_weights.max(axis=1),
+                -(scaled_weights * np.log(scaled_weights)).sum(axis=1),
+            ]
+        ),
+        3,
+    )
 
 
 def test_a_scenario_without_variants_has_no_variants_section():
@@ -158,12 +183,21 @@ def test_a_scenario_without_variants_has_no_variants_section():
 
 # ---- projections, mask values, escaping -------------------------------------------------------
 
+
 def test_a_projection_scenario_shows_x_and_the_ws_and_the_projected_q_k_v():
     path = SCENARIOS / "projections.yaml"
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     X, Wq, Wk, Wv = (np.array(raw[name], dtype=float) for name in ("X", "Wq", "Wk", "Wv"))
     tables = assert_well_formed(to_markdown(core.load(path)))
-    assert [table.heading.split(" ")[0] for table in tables[:7]] == ["X", "Wq", "Wk", "Wv", "Q", "K", "V"]
+    assert [table.heading.split(" ")[0] for table in tables[:7]] == [
+        "X",
+        "Wq",
+        "Wk",
+        "Wv",
+        "Q",
+        "K",
+        "V",
+    ]
     assert table_under(tables, "Wq").head == ["row", "d1", "d2"]
     # the model's dimensions read m1 … m4 both as X's columns and as the W's rows
     assert [cells[0] for cells in table_under(tables, "Wq").rows] == ["m1", "m2", "m3", "m4"]
@@ -195,7 +229,9 @@ def test_markdown_streams_a_block_of_rows_at_a_time():
     scenario = loads(f"random: {{seed: 1, T: {T}, d_k: 2}}\nloss: {{grad: {[[1.0, -1.0]] * T}}}\n")
     pieces = list(markdown_chunks(scenario))
     rows = [piece.count("\n|") for piece in pieces if piece.lstrip("\n").startswith("|")]
-    assert len(rows) > 20 and max(rows) <= ROWS_AT_A_TIME, max(rows)  # (the walk of a row is one piece)
+    assert len(rows) > 20 and max(rows) <= ROWS_AT_A_TIME, max(
+        rows
+    )  # (the walk of a row is one piece)
     document = "".join(pieces)
     tables = [block for block in document.split("\n\n") if block.startswith("| query ↓ · key →")]
     assert len(tables) >= 6  # scores, scaled, masked, weights and the backward pass's dP and dS

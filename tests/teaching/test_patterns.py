@@ -28,8 +28,8 @@ def test_a_sink_head_puts_everything_on_the_first_token():
     weights[:, 0] = 1.0
     scores = pattern_scores(weights)
     assert scores["first"] == 1.0 and scores["self"] == 0.0
-    assert scores["previous"] == pytest.approx(1 / 9)   # only row 1's previous is the first
-    assert scores["local"] == pytest.approx(3 / 9)      # rows 1, 2, 3 are within 3 of it
+    assert scores["previous"] == pytest.approx(1 / 9)  # only row 1's previous is the first
+    assert scores["local"] == pytest.approx(3 / 9)  # rows 1, 2, 3 are within 3 of it
 
 
 def test_uniform_causal_weights_score_by_counting():

@@ -7,15 +7,18 @@ import numpy as np
 
 from attn_tui.core import loads
 from attn_tui.core.editing.lesson_player import LessonPlayer
-from attn_tui.core.teaching.predictions import CLOSE_ENOUGH, UNKNOWN, prediction_lines
 from attn_tui.core.editing.session import Session
 from attn_tui.core.engine.views import stage_window
+from attn_tui.core.teaching.predictions import CLOSE_ENOUGH, UNKNOWN, prediction_lines
 from tests.conftest import SCENARIOS
 
-LESSON = (SCENARIOS / "cat_sat.yaml").read_text() + """lesson:
+LESSON = (
+    (SCENARIOS / "cat_sat.yaml").read_text()
+    + """lesson:
   - {step: softmax, row: sat}
   - {edit: {matrix: Q, row: sat, col: 1, to: 10}, predict: row}
 """
+)
 SAT = 2
 
 
@@ -30,18 +33,24 @@ def test_guesses_made_after_a_beats_edit_are_judged_against_that_beats_numbers()
     before = session.attention.values("softmax", 0, range(SAT, SAT + 1), range(3))[0].copy()
     player.go(1)
     after = session.attention.values("softmax", 0, range(SAT, SAT + 1), range(3))[0].copy()
-    assert not np.allclose(before, after, atol=0.05)  # the edit moved the weights past a guess's slack
+    assert not np.allclose(
+        before, after, atol=0.05
+    )  # the edit moved the weights past a guess's slack
     predictions = session.predictions
     for col, value in enumerate(np.round(after, 3)):
         predictions.guess("softmax", 0, SAT, col, float(value), session.attention)
     predictions.reveal("softmax", 0, SAT, session.attention)
     assert predictions.score() == (3, 3)
-    assert (stage_window(session, "softmax", 0, range(SAT, SAT + 1), range(3)).verdict == CLOSE_ENOUGH).all()
+    assert (
+        stage_window(session, "softmax", 0, range(SAT, SAT + 1), range(3)).verdict == CLOSE_ENOUGH
+    ).all()
     player.go(0)  # back: the edit undone, the numbers are beat 1's
     assert predictions.score() == (3, 3)  # still judged against the numbers they were about
     window = stage_window(session, "softmax", 0, range(SAT, SAT + 1), range(3))
     assert (window.verdict == UNKNOWN).all()  # no ✗ beside numbers the guesses were not about
-    text = "\n".join(line.plain() for line in prediction_lines(predictions, "softmax", 0, SAT, session.attention))
+    text = "\n".join(
+        line.plain() for line in prediction_lines(predictions, "softmax", 0, SAT, session.attention)
+    )
     assert "was predicted when its numbers were different" in text and "3 close" in text
     assert "✗" not in text
 
@@ -73,22 +82,29 @@ def test_a_lesson_on_many_tokens_keeps_only_the_rows_guessed():
     assert peak < 20 << 20, peak
     assert session.predictions.guesses_of("softmax", 0).written() == [4]
     window = session.predictions.guesses_of("softmax", 0).block(range(3, 6), range(0, 3))
-    assert np.isnan(window[[0, 2]]).all() and np.isnan(window[1, [0, 2]]).all() and window[1, 1] == 0.5
+    assert (
+        np.isnan(window[[0, 2]]).all() and np.isnan(window[1, [0, 2]]).all() and window[1, 1] == 0.5
+    )
 
 
 def test_the_score_counts_every_beats_guesses_once():
     # the attack on #29: after beat 2's reveal the score so far forgot beat 1's guesses of the
     # same row; a row guessed outside the lesson (predict:) counts too
-    text = (SCENARIOS / "cat_sat.yaml").read_text() + """predict: [weights]
+    text = (
+        (SCENARIOS / "cat_sat.yaml").read_text()
+        + """predict: [weights]
 lesson:
   - {step: softmax, row: sat, predict: row}
   - {step: softmax, row: sat, edit: {matrix: Q, row: sat, col: 1, to: 10}, predict: row}
   - {step: softmax, row: sat}
 """
+    )
     session = Session(loads(text, "l.yaml"), keep_recovery=False)
     player = LessonPlayer(session, session.scenario.lesson)
     predictions = session.predictions
-    predictions.guess("softmax", 0, SAT, 0, 0.9, session.attention)  # outside the lesson: 0.9 vs 0.248
+    predictions.guess(
+        "softmax", 0, SAT, 0, 0.9, session.attention
+    )  # outside the lesson: 0.9 vs 0.248
     player.go(0)
     predictions.guess("softmax", 0, SAT, 0, 0.25, session.attention)  # by hand: 0.248, close
     predictions.reveal("softmax", 0, SAT, session.attention)
@@ -105,8 +121,13 @@ lesson:
 
 def test_masked_cells_are_not_counted_as_cells_to_guess():
     # the attack on #29: "3 of 6 cells guessed" where 3 cells were masked (known: weight 0)
-    session = Session(loads((SCENARIOS / "cat_sat.yaml").read_text() + "predict: [weights]\n", "p.yaml"),
-                      keep_recovery=False)
-    text = " ".join(span.text for line in prediction_lines(session.predictions, "softmax", 0, 0, session.attention)
-                    for span in line.spans)
+    session = Session(
+        loads((SCENARIOS / "cat_sat.yaml").read_text() + "predict: [weights]\n", "p.yaml"),
+        keep_recovery=False,
+    )
+    text = " ".join(
+        span.text
+        for line in prediction_lines(session.predictions, "softmax", 0, 0, session.attention)
+        for span in line.spans
+    )
     assert "0 of 1 cells guessed" in text  # "the" sees only itself under the causal mask

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from attn_tui.core import load
-from attn_tui.core import loads
+from attn_tui.core import load, loads
 from attn_tui.core.outputs.markdown import BLANK, to_markdown
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT, SCENARIOS
@@ -35,7 +34,9 @@ def test_predict_chooses_the_blanks_and_what_they_would_give_away():
     by_heading = {table.heading.split(":")[0]: table for table in assert_well_formed(worksheet)}
     assert by_heading["Step 2 — Scale"].row("sat") == ["0.707", "0.707", "1.414"]
     assert by_heading["Step 4 — Softmax"].row("sat") == [BLANK] * 5
-    assert by_heading["Step 5 — Weighted sum"].row("sat") == [BLANK] * 2  # weights·V gives them away
+    assert (
+        by_heading["Step 5 — Weighted sum"].row("sat") == [BLANK] * 2
+    )  # weights·V gives them away
     assert "8.169" not in worksheet and "exp(1.414)" not in worksheet
 
 
@@ -84,15 +85,28 @@ def test_no_extras_leaves_max_and_entropy_out_of_the_worksheet_and_its_key(capsy
     two keys, "sat" three; with --no-extras those 3 + 2 + 1 weights are the only blanks."""
     assert main(["markdown", "--worksheet", "--no-extras", "cat_sat"]) == 0
     worksheet = capsys.readouterr().out
-    softmax = {t.heading.split(":")[0]: t for t in assert_well_formed(worksheet)}["Step 4 — Softmax"]
+    softmax = {t.heading.split(":")[0]: t for t in assert_well_formed(worksheet)}[
+        "Step 4 — Softmax"
+    ]
     assert softmax.head == ["query ↓ · key →", "the", "cat", "sat"]
     assert [softmax.row(token) for token in ("the", "cat", "sat")] == [
-        [BLANK, "0.000", "0.000"], [BLANK, BLANK, "0.000"], [BLANK, BLANK, BLANK]]
+        [BLANK, "0.000", "0.000"],
+        [BLANK, BLANK, "0.000"],
+        [BLANK, BLANK, BLANK],
+    ]
     assert "entropy" not in worksheet and "max =" not in worksheet
     assert main(["markdown", "--answers", "--no-extras", "cat_sat"]) == 0
-    key = {t.heading.split(":")[0]: t for t in assert_well_formed(capsys.readouterr().out)}["Step 4 — Softmax"]
-    assert key.head == softmax.head and key.row("sat") == ["0.248", "0.248", "0.503"]  # the chapter's
-    assert main(["markdown", "--worksheet", "cat_sat"]) == 0  # without it: as before, max and H asked
+    key = {t.heading.split(":")[0]: t for t in assert_well_formed(capsys.readouterr().out)}[
+        "Step 4 — Softmax"
+    ]
+    assert key.head == softmax.head and key.row("sat") == [
+        "0.248",
+        "0.248",
+        "0.503",
+    ]  # the chapter's
+    assert (
+        main(["markdown", "--worksheet", "cat_sat"]) == 0
+    )  # without it: as before, max and H asked
     with_extras = {t.heading.split(":")[0]: t for t in assert_well_formed(capsys.readouterr().out)}
     assert with_extras["Step 4 — Softmax"].head[-2:] == ["max", "H"]
 
@@ -102,6 +116,9 @@ def test_no_extras_is_refused_with_a_lesson_handout_and_documented(capsys):
 
     with pytest.raises(SystemExit) as exited:
         main(["markdown", "--lesson", "--no-extras", "cat_sat_lesson"])
-    assert exited.value.code == 2 and "--no-extras goes with the walk-through" in capsys.readouterr().err
+    assert (
+        exited.value.code == 2
+        and "--no-extras goes with the walk-through" in capsys.readouterr().err
+    )
     for page in ("cli.md", "classroom.md"):
         assert "--no-extras" in (ROOT / "docs" / page).read_text(encoding="utf-8"), page

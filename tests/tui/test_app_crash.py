@@ -39,8 +39,13 @@ def boom(self) -> None:
 
 def crash_in_process(monkeypatch, path, *flags: str) -> int:
     monkeypatch.setattr(DebuggerScreen, "action_toggle_causal", boom)
-    monkeypatch.setattr(AttnApp, "run", functools.partialmethod(
-        AttnApp.run, headless=True, size=(120, 40), auto_pilot=edit_then_toggle_causal))
+    monkeypatch.setattr(
+        AttnApp,
+        "run",
+        functools.partialmethod(
+            AttnApp.run, headless=True, size=(120, 40), auto_pilot=edit_then_toggle_causal
+        ),
+    )
     return main([str(path), *flags])
 
 
@@ -50,8 +55,10 @@ def test_a_crash_is_exit_3_one_line_and_the_edits_are_kept(tmp_path, capsys, mon
     assert crash_in_process(monkeypatch, path) == 3
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
-    assert err.startswith("attn-tui: internal error: RuntimeError: boom (this is a bug; --debug shows "
-                          "the traceback); your unsaved edits are kept in ")
+    assert err.startswith(
+        "attn-tui: internal error: RuntimeError: boom (this is a bug; --debug shows "
+        "the traceback); your unsaved edits are kept in "
+    )
     with open(recovery.recovery_path(str(path))) as file:
         kept = json.load(file)
     assert kept["edits"][0]["cell"] == ["Q", 0, 0] and kept["edits"][0]["value"] == 7.0
@@ -108,8 +115,11 @@ def test_a_real_process_in_a_terminal_exits_3_with_one_line(tmp_path):
     os.close(fd)
     assert pressed, output[-500:]
     assert os.waitstatus_to_exitcode(status) == 3
-    after = output.rsplit(b"\x1b[?1049l", 1)[-1].decode("utf-8", "replace")  # after leaving the app's screen
+    after = output.rsplit(b"\x1b[?1049l", 1)[-1].decode(
+        "utf-8", "replace"
+    )  # after leaving the app's screen
     after = re.sub(r"\x1b\[\?[0-9;]*[hl]", "", after)  # Textual switching terminal modes back off
     lines = [line for line in after.replace("\r", "").split("\n") if line.strip()]
-    assert lines == ["attn-tui: internal error: RuntimeError: boom (this is a bug; --debug shows the "
-                     "traceback)"], after
+    assert lines == [
+        "attn-tui: internal error: RuntimeError: boom (this is a bug; --debug shows the traceback)"
+    ], after

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from attn_tui.core import load
-from attn_tui.core.engine.trace import compute
 from attn_tui.core.editing.session import Session
+from attn_tui.core.engine.trace import compute
 from tests.tui_helpers import debugger, explanation, matrix, running
 
 BIASED = """tokens: [a, b, c]
@@ -49,7 +49,9 @@ def test_a_bias_from_a_data_file_is_saved_to_a_new_one(tmp_path):
     session.set_cell("bias", 1, 1, 7.0)
     again = load(session.save())
     assert again.inputs["bias"][1, 1] == 7.0
-    assert np.load(tmp_path / "bias.npy")[1, 1] == 0.4  # the student's own file is never overwritten
+    assert (
+        np.load(tmp_path / "bias.npy")[1, 1] == 0.4
+    )  # the student's own file is never overwritten
 
 
 def test_an_edit_that_would_overflow_the_biased_scores_is_refused():

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from textual import events
 
 from attn_tui.core import load
@@ -18,8 +19,27 @@ from tests.tui_helpers import matrix, post
 
 TEXTS = st.one_of(
     st.text(max_size=80),
-    st.sampled_from(["", " ", "1e999", "nan", "-0", "1_000", "٣", "１", "0x10", "-1e-320", "1e308",
-                     "\x00\x07", "9" * 400, " 2.5 ", "+.5", "1,5", "--1"]),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "1e999",
+            "nan",
+            "-0",
+            "1_000",
+            "٣",
+            "１",
+            "0x10",
+            "-1e-320",
+            "1e308",
+            "\x00\x07",
+            "9" * 400,
+            " 2.5 ",
+            "+.5",
+            "1,5",
+            "--1",
+        ]
+    ),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
 )
 
@@ -44,7 +64,7 @@ async def type_into_cell(texts: list[str]) -> list[tuple[str, float, float, bool
             results.append((text, before, after, refused, subtitle))
         session = app.screen.session
     session.journal.discard()  # (after the app, which keeps a last copy as it closes): the next
-    return results              # example starts afresh, not at "restore?"
+    return results  # example starts afresh, not at "restore?"
 
 
 @pytest.mark.slow

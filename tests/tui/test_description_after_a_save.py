@@ -8,8 +8,8 @@ import pytest
 from tests.conftest import SCENARIOS
 from tests.tui_helpers import debugger, running
 
-
 # ---- the description after toggling causal and saving ------------------------------------------
+
 
 @pytest.fixture
 def cat_sat(tmp_path):
@@ -44,6 +44,9 @@ async def test_a_file_saved_so_says_it_when_opened_again(cat_sat):
         await pilot.pause()
     text = cat_sat.read_text()
     # the comment reads as what the old value meant, and says so of that value
-    assert "causal: false     # if true: a token may not look at the tokens after it (a language model)\n" in text
+    assert (
+        "causal: false     # if true: a token may not look at the tokens after it (a language model)\n"
+        in text
+    )
     async with running(cat_sat) as (app, pilot):  # another day: the file alone tells
         assert "(written for causal on; now causal off)" in description_text(app)

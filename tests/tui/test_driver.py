@@ -16,7 +16,7 @@ from attn_tui.tui.app import AttnApp
 from attn_tui.tui.driver import IDLE_WAIT, Driver, PasteTracker, wait_for
 from tests.conftest import ROOT
 
-KEYS_APP = r'''
+KEYS_APP = r"""
 from textual.app import App
 from textual.widgets import Static
 from attn_tui.tui.driver import Driver
@@ -34,7 +34,7 @@ class Keys(App):
         self.seen.append("paste:" + event.text)
         self.query_one("#s").update("keys: " + " ".join(self.seen) + " .")
 Keys(driver_class=Driver).run()
-'''
+"""
 
 
 def read_until(fd: int, output: bytearray, wanted: bytes, seconds: float = 30) -> None:
@@ -88,9 +88,11 @@ def test_a_paste_or_a_sequence_that_arrives_in_pieces_is_still_read_whole(termin
     Textual's (an attack found pastes whose markers were split by 20 ms read as keys, or
     swallowing every key after them)."""
     fd, output = terminal
-    for pieces, seen in (([b"\x1b[200~hello\x1b", b"[201~abc"], b"keys: paste:hello a b c ."),
-                         ([b"\x1b[2", b"00~quit\x1b[201~"], b"paste:hello a b c paste:quit ."),
-                         ([b"\x1b[", b"A"], b"paste:quit up .")):
+    for pieces, seen in (
+        ([b"\x1b[200~hello\x1b", b"[201~abc"], b"keys: paste:hello a b c ."),
+        ([b"\x1b[2", b"00~quit\x1b[201~"], b"paste:hello a b c paste:quit ."),
+        ([b"\x1b[", b"A"], b"paste:quit up ."),
+    ):
         for piece in pieces:
             os.write(fd, piece)
             time.sleep(0.03)
@@ -135,7 +137,14 @@ def test_the_app_drives_a_terminal_with_it_and_a_browser_with_textuals(monkeypat
 
 def test_the_paste_markers_are_followed_across_reads():
     paste = PasteTracker()
-    for data, open_after in (("ab", False), ("\x1b[20", False), ("0~hel", True), ("lo\x1b[2", True),
-                             ("01~", False), ("\x1b[200~x\x1b[201~\x1b[200~", True), ("\x1b[201~", False)):
+    for data, open_after in (
+        ("ab", False),
+        ("\x1b[20", False),
+        ("0~hel", True),
+        ("lo\x1b[2", True),
+        ("01~", False),
+        ("\x1b[200~x\x1b[201~\x1b[200~", True),
+        ("\x1b[201~", False),
+    ):
         paste.feed(data)
         assert paste.open is open_after, data

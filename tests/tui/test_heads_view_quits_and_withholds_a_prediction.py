@@ -9,7 +9,6 @@ from attn_tui.tui.screens.choice import ChoiceScreen
 from tests.conftest import SCENARIOS
 from tests.tui_helpers import debugger_below, running
 
-
 TWO_HEADS = SCENARIOS / "two_heads.yaml"
 
 

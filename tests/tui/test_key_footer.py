@@ -57,7 +57,9 @@ async def test_the_keys_follow_the_focus_and_the_width():
         assert footer_line(app).startswith(" ⏎ Edit/commit")
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
-        assert "? Help ^s Save q Quit" in footer_line(app) and "^p palette" in footer_line(app)  # compact
+        assert "? Help ^s Save q Quit" in footer_line(app) and "^p palette" in footer_line(
+            app
+        )  # compact
         await pilot.resize_terminal(40, 24)
         await pilot.pause()
         assert "^p palette" not in footer_line(app)

@@ -26,6 +26,7 @@ async def running(path, size):
         await pilot.pause()
         yield app, pilot
 
+
 SAID = {
     "t": "t: this scenario has no training (add a `train:` section",
     "v": "v: this scenario has no loss to check a gradient of (add a `loss: {target: …}` section)",
@@ -59,9 +60,16 @@ async def test_each_meaningless_key_says_why_and_does_nothing(size, pane):
             await pilot.press(key)
             await pilot.pause()
             assert len(said(app)) == 1 and said(app)[0].startswith(sentence), (key, said(app))
-            assert "this scenario" in screen_text(app) or "not following" in screen_text(app)  # on screen
-            assert (screen.step, screen.row, screen.head, app.screen,
-                    screen.session.history.can_undo) == before, key  # and nothing else happened
+            assert "this scenario" in screen_text(app) or "not following" in screen_text(
+                app
+            )  # on screen
+            assert (
+                screen.step,
+                screen.row,
+                screen.head,
+                app.screen,
+                screen.session.history.can_undo,
+            ) == before, key  # and nothing else happened
 
 
 async def test_m_away_from_the_mask_step_names_the_step_and_where_it_works():

@@ -29,17 +29,22 @@ async def test_the_header_shows_every_option_and_the_shape(size):
         assert "The cat sat — cat_sat.yaml" in text or "The cat sat — " in text
         assert "causal on · ÷√2 = 1.414 · mask −∞ · T=3 d_k=2 d_v=2" in text  # whole, not "T=3 d_…"
         header = debugger(app).header
-        assert header.region.height == (2 if size[0] == 80 else 1)  # two lines only where one is too few
+        assert header.region.height == (
+            2 if size[0] == 80 else 1
+        )  # two lines only where one is too few
 
 
 async def test_a_long_header_breaks_between_options_not_inside_one():
     async with running(LEARNING, size=(80, 24)) as (app, _):
         header = debugger(app).header
-        lines = lines_of(app)[header.region.y:header.region.bottom]
-        assert lines[0].strip().startswith("Learning to attend — ") and lines[0].strip().endswith(".yaml")
+        lines = lines_of(app)[header.region.y : header.region.bottom]
+        assert lines[0].strip().startswith("Learning to attend — ") and lines[0].strip().endswith(
+            ".yaml"
+        )
         assert [line.strip() for line in lines[1:]] == [
             "causal on · ÷√8 = 2.828 · mask −∞",
-            "loss ½·Σ(output − target)² · training Wq, Wk (sgd, lr 0.1) · T=5 d_k=8 d_v=8"]
+            "loss ½·Σ(output − target)² · training Wq, Wk (sgd, lr 0.1) · T=5 d_k=8 d_v=8",
+        ]
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -60,11 +65,15 @@ async def test_q_k_and_v_are_in_view_whole(size):
 async def test_a_formula_and_its_words_are_not_cut_mid_phrase(size):
     async with running(CAT_SAT, size=size) as (app, _):
         why = debugger(app).why
-        drawn = [why.render_line(y).text.rstrip() for y in range(why.scrollable_content_region.height)]
+        drawn = [
+            why.render_line(y).text.rstrip() for y in range(why.scrollable_content_region.height)
+        ]
         # (by hand: q3 = [1, 1], k1 = [1, 0]) the formula is one line, whole, at either size
-        formula = 'q3 · k1 = (1 × 1) + (1 × 0) = 1'
+        formula = "q3 · k1 = (1 × 1) + (1 × 0) = 1"
         assert any(line.strip().startswith(formula) for line in drawn), drawn
-        assert any(line.strip() == 'how relevant is "the" to "sat"?' for line in drawn) == (size[0] == 80)
+        assert any(line.strip() == 'how relevant is "the" to "sat"?' for line in drawn) == (
+            size[0] == 80
+        )
 
 
 def test_long_sums_are_cut_between_their_terms():
@@ -72,8 +81,11 @@ def test_long_sums_are_cut_between_their_terms():
     cuts = [0, *wrap_offsets(text, 40), len(text)]
     pieces = [text[a:b] for a, b in pairwise(cuts)]
     # (the greedy wrap cut "(0.046 ×⏎0.580)": the last space within 40 cells is inside a term)
-    assert pieces == ["q5 · k1 = (1.607 × −0.857) ", "+ (0.046 × 0.580) + (1.565 × −0.310) ",
-                      "+ (−1.974 × −0.802)"]
+    assert pieces == [
+        "q5 · k1 = (1.607 × −0.857) ",
+        "+ (0.046 × 0.580) + (1.565 × −0.310) ",
+        "+ (−1.974 × −0.802)",
+    ]
     cuts = [0, *wrap_offsets("weights = [2.028/8.169, 2.028/8.169, 4.113/8.169]", 40)]
     assert cuts == [0, 37]  # after the list's ", ", not inside "4.113/8.169"
     assert wrap_offsets("abcdefgh", 3) == [3, 6]  # a word longer than the line: cut mid-word
@@ -106,13 +118,14 @@ async def test_an_eight_column_wq_shows_its_eight_columns_at_120():
     async with running(LEARNING, size=(120, 36)) as (app, _):
         for name in ("X", "Wq", "Wk"):
             header = drawn_lines(matrix(app, name))[0]
-            assert header.split() == [f"{letter}{n}" for n in range(1, 9)
-                                      for letter in (["m"] if name == "X" else ["d"])], (name, header)
+            assert header.split() == [
+                f"{letter}{n}" for n in range(1, 9) for letter in (["m"] if name == "X" else ["d"])
+            ], (name, header)
 
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_a_refusal_the_border_cuts_is_whole_in_the_why_pane(size):
-    """"Errors cut off": X's border showed "✗ the score (t1, t1) overflows float64 (nan); use
+    """ "Errors cut off": X's border showed "✗ the score (t1, t1) overflows float64 (nan); use
     smaller numb…"; the Why pane says it whole while the refused text waits in the cell."""
     async with running(LEARNING, size=size) as (app, pilot):
         await pilot.press("tab", "enter", "ctrl+u", *"1e200", "enter")

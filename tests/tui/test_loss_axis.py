@@ -43,7 +43,9 @@ async def test_the_axis_tops_at_a_spike_that_a_column_draws(size):
         train = app.screen
         assert isinstance(train, TrainScreen)
         scaled, unscaled = train.query(LossPlot)
-        assert round(unscaled.top, 3) == 31.224 and round(scaled.top, 3) == 31.224  # one shared axis
+        assert (
+            round(unscaled.top, 3) == 31.224 and round(scaled.top, 3) == 31.224
+        )  # one shared axis
         top_row = plot_rows(unscaled)[0]
         assert top_row.startswith("31.224 │") and "█" in top_row  # the axis's top is drawn
         await pilot.press("space")  # two steps: scaled's loss spikes to 27.010
@@ -75,8 +77,14 @@ def sgd(scale: bool, steps: int):
         dP = dO @ X.T
         dS = P * (dP - (dP * P).sum(1, keepdims=True)) * c
         gq, gk = X.T @ (dS @ K), X.T @ (dS.T @ Q)
-        found.append((0.5 * float((dO ** 2).sum()), float(np.sqrt((gq ** 2).sum() + (gk ** 2).sum())),
-                      float(np.sqrt((Wq ** 2).sum() + (Wk ** 2).sum())), P.max(1)))
+        found.append(
+            (
+                0.5 * float((dO**2).sum()),
+                float(np.sqrt((gq**2).sum() + (gk**2).sum())),
+                float(np.sqrt((Wq**2).sum() + (Wk**2).sum())),
+                P.max(1),
+            )
+        )
         Wq, Wk = Wq - 0.1 * gq, Wk - 0.1 * gk
     return found
 
@@ -87,14 +95,28 @@ def test_the_docs_numbers_are_an_independent_sgds():
     assert losses[:6] == [10.699, 9.897, 27.01, 15.315, 5.998, 0.159] and losses[200] == 0.001
     assert max(losses) == losses[2]
     assert [round(step[0], 3) for step in unscaled[:3]] == [13.31, 31.224, 14.761]
-    assert round(unscaled[200][0], 3) == 14.761 and max(step[0] for step in unscaled) == unscaled[1][0]
-    assert (round(scaled[0][1], 1), round(scaled[0][2], 1), round(unscaled[0][1], 1)) == (22.6, 4.0, 64.5)
-    assert unscaled[1][3].min() > 0.998  # every row's largest weight after the first step (t4: 0.9986)
+    assert (
+        round(unscaled[200][0], 3) == 14.761 and max(step[0] for step in unscaled) == unscaled[1][0]
+    )
+    assert (round(scaled[0][1], 1), round(scaled[0][2], 1), round(unscaled[0][1], 1)) == (
+        22.6,
+        4.0,
+        64.5,
+    )
+    assert (
+        unscaled[1][3].min() > 0.998
+    )  # every row's largest weight after the first step (t4: 0.9986)
     from tests.conftest import ROOT
 
     page = " ".join((ROOT / "docs" / "scenarios.md").read_text(encoding="utf-8").split())
-    for said in ("falls from 10.699 to 0.001", "the gradient's norm is 22.6, the weights' 4.0",
-                 "spikes to 27.010 at step 2", "(0.159 by step 5)", "a gradient of norm 64.5",
-                 "jumps to 31.224 at step 1", "every row's largest weight is above 0.998",
-                 "climbs to 14.761 and stalls"):
+    for said in (
+        "falls from 10.699 to 0.001",
+        "the gradient's norm is 22.6, the weights' 4.0",
+        "spikes to 27.010 at step 2",
+        "(0.159 by step 5)",
+        "a gradient of norm 64.5",
+        "jumps to 31.224 at step 1",
+        "every row's largest weight is above 0.998",
+        "climbs to 14.761 and stalls",
+    ):
         assert said in page, said

@@ -13,13 +13,18 @@ async def test_matrix_labels_keep_the_numbers_aligned_and_clusters_whole(tmp_pat
     family = "👨\u200d👩\u200d👧"
     tokens = ["日本語テキストです", family * 8, "e\u0301" * 14, "x"]
     path = tmp_path / "wide.yaml"
-    path.write_text("tokens: [" + ", ".join(f'"{t}"' for t in tokens) + "]\n"
-                    "Q: [[1, 0], [0, 1], [1, 1], [0, 0]]\nK: [[1, 0], [0, 1], [1, 1], [0, 0]]\n"
-                    "V: [[1, 0], [0, 1], [1, 1], [0, 0]]\n", encoding="utf-8")
+    path.write_text(
+        "tokens: [" + ", ".join(f'"{t}"' for t in tokens) + "]\n"
+        "Q: [[1, 0], [0, 1], [1, 1], [0, 0]]\nK: [[1, 0], [0, 1], [1, 1], [0, 0]]\n"
+        "V: [[1, 0], [0, 1], [1, 1], [0, 0]]\n",
+        encoding="utf-8",
+    )
     async with running(path) as (app, pilot):
         lines = drawn_lines(stage_view(app))
         header, rows = lines[0], [line for line in lines[1:5]]
-        starts = {cells(line[:next(i for i, c in enumerate(line) if c.isdigit())]) for line in rows}
+        starts = {
+            cells(line[: next(i for i, c in enumerate(line) if c.isdigit())]) for line in rows
+        }
         assert len(starts) == 1, "\n".join(lines[:5])  # every row's numbers begin in one column
         for line in rows:
             label = line.split(" ")[0]

@@ -78,7 +78,9 @@ async def test_arrows_choose_enter_opens_the_head_and_esc_comes_back(index):
         screen = app.screen
         await pilot.press("down", "right", "right")
         assert screen.chosen == (1, 2)
-        assert [(v.grid_row, v.head) for v in screen.query(HeadMap) if v.has_class("-chosen")] == [(1, 2)]
+        assert [(v.grid_row, v.head) for v in screen.query(HeadMap) if v.has_class("-chosen")] == [
+            (1, 2)
+        ]
         await pilot.press("right", "right", "right")  # stops at the last head
         assert screen.chosen == (1, 3)
         await pilot.press("left", "enter")
@@ -119,7 +121,9 @@ async def test_the_layer_opened_last_is_kept_where_it_was_left_until_its_edits_a
         assert again is not first and not again.session.modified and again.step == 0
 
 
-async def test_the_kept_layer_is_restyled_on_enter_only_when_the_theme_or_palette_changed(index, monkeypatch):
+async def test_the_kept_layer_is_restyled_on_enter_only_when_the_theme_or_palette_changed(
+    index, monkeypatch
+):
     """Enter on the kept layer does not work out its widgets' styles again (Textual does on every
     push: most of Enter's time) unless something they depend on changed while the grid was up."""
     app = AttnApp(index=index, remember=False)
@@ -132,8 +136,14 @@ async def test_the_kept_layer_is_restyled_on_enter_only_when_the_theme_or_palett
         await pilot.pause()
         restyled = []
         update_styles = app.update_styles
-        monkeypatch.setattr(app, "update_styles", lambda node, animate=True: (
-            restyled.append(node), update_styles(node, animate=animate)))
+        monkeypatch.setattr(
+            app,
+            "update_styles",
+            lambda node, animate=True: (
+                restyled.append(node),
+                update_styles(node, animate=animate),
+            ),
+        )
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen is layer and layer not in restyled
@@ -190,8 +200,10 @@ async def test_s_keeps_the_20_second_rule_and_says_so(index, monkeypatch):
         await pilot.pause()
         assert screen.scores is None
         said = [notice.message for notice in app._notifications]
-        assert any(m.startswith("s: ") and "the 2 layers would take about" in m and "--layers" in m
-                   for m in said), said
+        assert any(
+            m.startswith("s: ") and "the 2 layers would take about" in m and "--layers" in m
+            for m in said
+        ), said
         assert "s colour: off" in screen_text(app)
 
 
@@ -214,7 +226,11 @@ async def test_an_index_that_names_each_layers_heads_opens_without_reading_them_
     """capture writes heads: into the index; the grid is laid out from it, and a file that
     turns out broken when its maps are computed is told, its cells marked."""
     path = two_layer_index(tmp_path)
-    path.write_text(path.read_text().replace(".yaml}", ".yaml, heads: 4}").replace('.yaml"}', '.yaml", heads: 4}'))
+    path.write_text(
+        path.read_text()
+        .replace(".yaml}", ".yaml, heads: 4}")
+        .replace('.yaml"}', '.yaml", heads: 4}')
+    )
     (tmp_path / "second.yaml").write_text("title: [broken\n", encoding="utf-8")
     index = read_index(str(path))
     assert [entry.heads for entry in index.layers] == [4, 4]
@@ -233,15 +249,24 @@ async def test_an_index_that_names_each_layers_heads_opens_without_reading_them_
 async def test_only_the_layers_in_view_are_computed_and_moving_brings_the_rest(tmp_path):
     two_layer_index(tmp_path)
     path = tmp_path / "deep.yaml"
-    path.write_text("model_index: 1\nlayers:\n" + "".join(
-        f"  - {{layer: {n}, scenario: tiny_gpt2_l1.yaml, heads: 4}}\n" for n in range(10)), encoding="utf-8")
+    path.write_text(
+        "model_index: 1\nlayers:\n"
+        + "".join(
+            f"  - {{layer: {n}, scenario: tiny_gpt2_l1.yaml, heads: 4}}\n" for n in range(10)
+        ),
+        encoding="utf-8",
+    )
     app = AttnApp(index=read_index(str(path)), remember=False)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.screen
-        await wait_for(pilot, lambda: screen.in_view_maps and screen.maps_done >= screen.in_view_maps)
+        await wait_for(
+            pilot, lambda: screen.in_view_maps and screen.maps_done >= screen.in_view_maps
+        )
         await pilot.pause(0.3)
         first = screen.maps_done
-        assert screen.rows_fit == 5 and len(list(screen.query(HeadMap))) == 5 * 4  # a window, not 40
+        assert (
+            screen.rows_fit == 5 and len(list(screen.query(HeadMap))) == 5 * 4
+        )  # a window, not 40
         assert first == screen.in_view_maps + 4 < 40  # one layer ahead; the others below wait
         assert (9, 0) not in screen._cache
         for _ in range(9):
@@ -260,8 +285,13 @@ async def test_only_the_layers_in_view_are_computed_and_moving_brings_the_rest(t
 async def test_a_model_wider_than_the_screen_shows_a_window_of_its_heads(tmp_path):
     two_layer_index(tmp_path)
     path = tmp_path / "wide.yaml"
-    path.write_text("model_index: 1\nlayers:\n" + "".join(
-        f"  - {{layer: {n}, scenario: tiny_gpt2_l1.yaml, heads: 64}}\n" for n in range(80)), encoding="utf-8")
+    path.write_text(
+        "model_index: 1\nlayers:\n"
+        + "".join(
+            f"  - {{layer: {n}, scenario: tiny_gpt2_l1.yaml, heads: 64}}\n" for n in range(80)
+        ),
+        encoding="utf-8",
+    )
     app = AttnApp(index=read_index(str(path)), remember=False)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.screen
@@ -274,8 +304,12 @@ async def test_a_model_wider_than_the_screen_shows_a_window_of_its_heads(tmp_pat
 
 async def test_the_hint_counts_in_the_singular_too(tmp_path):
     # the check of #29: "1024 layers × 1 heads"
-    (tmp_path / "one.yaml").write_text("tokens: [a, b]\nQ: [[1], [0]]\nK: [[1], [0]]\nV: [[1], [0]]\n")
-    (tmp_path / "idx.yaml").write_text("model_index: 1\nlayers:\n  - {layer: 0, scenario: one.yaml}\n")
+    (tmp_path / "one.yaml").write_text(
+        "tokens: [a, b]\nQ: [[1], [0]]\nK: [[1], [0]]\nV: [[1], [0]]\n"
+    )
+    (tmp_path / "idx.yaml").write_text(
+        "model_index: 1\nlayers:\n  - {layer: 0, scenario: one.yaml}\n"
+    )
     app = AttnApp(index=read_index(str(tmp_path / "idx.yaml")), remember=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -287,26 +321,37 @@ async def test_each_head_is_titled_as_its_layer_names_it(tmp_path):
     scenario written by hand (its heads count from 1). Once a layer is read, its maps are titled
     as it names its heads: a capture's "head 0" is h0, a hand-written "head 1" is h1, any other
     name as written (made visible, cut with …)."""
-    hand = "tokens: [a, b, c]\nheads: 2\nQ: [[[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]]]\n" \
-           "K: [[[1, 0], [0, 1], [1, 1]], [[0, 1], [1, 0], [1, 1]]]\nV: [[[1, 0], [0, 1], [1, 1]], " \
-           "[[1, 0], [0, 1], [1, 1]]]\n"
+    hand = (
+        "tokens: [a, b, c]\nheads: 2\nQ: [[[1, 0], [0, 1], [1, 1]], [[1, 0], [0, 1], [1, 1]]]\n"
+        "K: [[[1, 0], [0, 1], [1, 1]], [[0, 1], [1, 0], [1, 1]]]\nV: [[[1, 0], [0, 1], [1, 1]], "
+        "[[1, 0], [0, 1], [1, 1]]]\n"
+    )
     (tmp_path / "hand.yaml").write_text(hand, encoding="utf-8")
-    (tmp_path / "named.yaml").write_text(hand + 'head_names: [syntax, "a very long name\\e[31m"]\n',
-                                         encoding="utf-8")
+    (tmp_path / "named.yaml").write_text(
+        hand + 'head_names: [syntax, "a very long name\\e[31m"]\n', encoding="utf-8"
+    )
     path = tmp_path / "model_layers.yaml"
-    path.write_text('model_index: 1\ntitle: "by hand"\nlayers:\n  - {layer: 0, scenario: hand.yaml}\n'
-                    "  - {layer: 1, scenario: named.yaml}\n", encoding="utf-8")
+    path.write_text(
+        'model_index: 1\ntitle: "by hand"\nlayers:\n  - {layer: 0, scenario: hand.yaml}\n'
+        "  - {layer: 1, scenario: named.yaml}\n",
+        encoding="utf-8",
+    )
     app = AttnApp(index=read_index(str(path)), remember=False)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.screen
         await wait_for(pilot, lambda: screen.maps_done == 4)
         await pilot.pause()
-        titles = {(view.grid_row, view.head): str(view.border_title) for view in screen.query(HeadMap)
-                  if view.styles.visibility == "visible"}
+        titles = {
+            (view.grid_row, view.head): str(view.border_title)
+            for view in screen.query(HeadMap)
+            if view.styles.visibility == "visible"
+        }
     assert titles == {(0, 0): "h1", (0, 1): "h2", (1, 0): "syntax", (1, 1): "a very long…"}
 
 
-async def test_the_first_frame_does_not_wait_for_the_layers_files_and_q_still_quits(tmp_path, monkeypatch):
+async def test_the_first_frame_does_not_wait_for_the_layers_files_and_q_still_quits(
+    tmp_path, monkeypatch
+):
     """Issue 47, attack 9: 1,024 layers naming a 3.3 MB YAML file (no heads: in the index) gave a
     blank screen for minutes, q and ctrl+c unheard: every file was parsed before the first frame.
     Here reading a file blocks until the test lets it: the grid and its hint are drawn meanwhile,

@@ -34,15 +34,27 @@ pytestmark = pytest.mark.slow
 KEYS_PER_SCENARIO = 3000 if os.environ.get("ATTN_TUI_LONG") else 200
 KEYS = monkey_keys() + list("0123456789.-") * 2
 TEXT = list("abcxyz_ ,;/éß٣１∞−") + ["1e999", "nan", "-0", "1_000", "9" * 40, "[/x]", "\x1b[2J"]
-NAMES = {"-": "minus", ".": "full_stop", " ": "space", ",": "comma", ";": "semicolon",
-         "/": "slash", "_": "underscore", "+": "plus", "[": "left_square_bracket",
-         "]": "right_square_bracket", "\x1b": "escape"}
+NAMES = {
+    "-": "minus",
+    ".": "full_stop",
+    " ": "space",
+    ",": "comma",
+    ";": "semicolon",
+    "/": "slash",
+    "_": "underscore",
+    "+": "plus",
+    "[": "left_square_bracket",
+    "]": "right_square_bracket",
+    "\x1b": "escape",
+}
 
 
 def key_event(key: str) -> events.Key:
     """The event a terminal driver posts for a key name or a typed character."""
     if len(key) == 1:
-        return events.Key(key if key.isalnum() else NAMES.get(key, key), key if key.isprintable() else None)
+        return events.Key(
+            key if key.isalnum() else NAMES.get(key, key), key if key.isprintable() else None
+        )
     return events.Key(key, "\r" if key == "enter" else None)
 
 
@@ -63,10 +75,16 @@ def assert_view_matches_a_fresh_computation(screen: DebuggerScreen) -> None:
     stage = screen.described
     values = fresh.values(stage.name, screen.head, window.rows, window.cols)
     if stage.name == "mask" and screen.mask_rule is not None:  # one rule alone: what it would hide
-        hidden = fresh.visibility.hidden_by(screen.mask_rule, np.arange(window.rows.start, window.rows.stop),
-                                            np.arange(window.cols.start, window.cols.stop))
-        values = np.where(hidden, fresh.options.mask_value,
-                          fresh.head(screen.head).values("scale", window.rows, window.cols))
+        hidden = fresh.visibility.hidden_by(
+            screen.mask_rule,
+            np.arange(window.rows.start, window.rows.stop),
+            np.arange(window.cols.start, window.cols.stop),
+        )
+        values = np.where(
+            hidden,
+            fresh.options.mask_value,
+            fresh.head(screen.head).values("scale", window.rows, window.cols),
+        )
     for i, row in enumerate(window.rows):
         texts = [view.texts[i][j] for j in range(len(window.cols))]
         assert not any("nan" in text for text in texts), texts
@@ -74,12 +92,18 @@ def assert_view_matches_a_fresh_computation(screen: DebuggerScreen) -> None:
             continue
         for j, col in enumerate(window.cols):
             shown = texts[j].rstrip("✓✗")
-            if window.blocked is not None and window.blocked[i, j]:  # masked, or skipped (a tile, the cache)
-                assert shown == (stage.skipped_text if stage.skipped is not None
-                                 else mask_text(session.attention.options.mask_value))
+            if (
+                window.blocked is not None and window.blocked[i, j]
+            ):  # masked, or skipped (a tile, the cache)
+                assert shown == (
+                    stage.skipped_text
+                    if stage.skipped is not None
+                    else mask_text(session.attention.options.mask_value)
+                )
             else:
-                assert shown == fixed(float(values[i, j]), fresh.stage_decimals(stage.name, screen.head),
-                                      stage.tiny), (stage.name, row, col)
+                assert shown == fixed(
+                    float(values[i, j]), fresh.stage_decimals(stage.name, screen.head), stage.tiny
+                ), (stage.name, row, col)
 
 
 @pytest.mark.parametrize("name", [b.name for b in builtins()])
@@ -110,7 +134,9 @@ async def test_the_app_survives_a_monkey(name):
                     await pilot.pause()
                     app.post_message(key_event("escape"))
                     await settle(app)
-            refused = [view for view in screen.query("InputMatrix") if view.editing and view.editor[2]]
+            refused = [
+                view for view in screen.query("InputMatrix") if view.editing and view.editor[2]
+            ]
             if refused and rng.random() < 0.5:  # a person gives up on text the cell refuses
                 app.post_message(key_event("escape"))
                 await settle(app)
@@ -134,5 +160,7 @@ async def test_the_app_survives_a_monkey(name):
         assert session.scenario.same_numbers(scenario)
         back, fresh = trace(session.attention), trace(Attention(scenario))
         for stage in ("scores", "weights", "output"):
-            assert np.array_equal(getattr(back, stage).view(np.int64), getattr(fresh, stage).view(np.int64))
+            assert np.array_equal(
+                getattr(back, stage).view(np.int64), getattr(fresh, stage).view(np.int64)
+            )
         assert not any(math.isnan(v) for v in back.row_sum)

@@ -41,8 +41,12 @@ def test_a_map_computed_in_bigger_blocks_is_the_whole_weights_shrunk():
     rng = np.random.default_rng(7)
     T, d = 300, 8
     Q, K, V = (rng.standard_normal((T, d)) for _ in range(3))
-    text = "tokens: [" + ", ".join(f"t{i}" for i in range(T)) + "]\n" + "".join(
-        f"{name}: {matrix.tolist()}\n" for name, matrix in (("Q", Q), ("K", K), ("V", V)))
+    text = (
+        "tokens: ["
+        + ", ".join(f"t{i}" for i in range(T))
+        + "]\n"
+        + "".join(f"{name}: {matrix.tolist()}\n" for name, matrix in (("Q", Q), ("K", K), ("V", V)))
+    )
     scenario = loads(text)
     scores = Q @ K.T / np.sqrt(d)
     scores[np.triu_indices(T, 1)] = -np.inf

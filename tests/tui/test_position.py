@@ -28,11 +28,17 @@ async def test_a_position_out_of_range_is_clamped_where_it_is_set():
     async with running(SCENARIOS / "two_heads.yaml") as (app, pilot):
         screen = debugger(app)
         last = len(screen.stages) - 1
-        screen.position = DebuggerPosition(step=last + 5, row=tokens + 3, column=tokens + 9, head=heads + 4,
-                                           stage_column=99)
+        screen.position = DebuggerPosition(
+            step=last + 5, row=tokens + 3, column=tokens + 9, head=heads + 4, stage_column=99
+        )
         await pilot.pause()
         where = screen.position
-        assert (where.step, where.row, where.column, where.head) == (last, tokens - 1, tokens - 1, heads - 1)
+        assert (where.step, where.row, where.column, where.head) == (
+            last,
+            tokens - 1,
+            tokens - 1,
+            heads - 1,
+        )
         assert where.stage_column == screen.described.column_count(screen.session.scenario) - 1
         screen.move(step=-2, row=-7, column=-1, head=-3)  # below: the first of each
         await pilot.pause()
@@ -60,14 +66,28 @@ async def test_at_a_stage_whose_columns_are_keys_the_stage_column_is_the_keys():
     async with running(SCENARIOS / "cat_sat.yaml") as (app, pilot):
         screen = debugger(app)
         keyed = next(index for index, stage in enumerate(screen.stages) if stage.columns == "keys")
-        screen.move(step=keyed, column=tokens - 1, stage_column=0)  # a stage column that disagrees: not taken
+        screen.move(
+            step=keyed, column=tokens - 1, stage_column=0
+        )  # a stage column that disagrees: not taken
         await pilot.pause()
         assert screen.stage_column == tokens - 1
         assert screen.stage_view.cursor == (screen.row, tokens - 1)
 
 
-KEYS = ["left", "right", "up", "down", "left_square_bracket", "right_square_bracket", "home", "end",
-        "h", "pageup", "pagedown", *"123456789"]
+KEYS = [
+    "left",
+    "right",
+    "up",
+    "down",
+    "left_square_bracket",
+    "right_square_bracket",
+    "home",
+    "end",
+    "h",
+    "pageup",
+    "pagedown",
+    *"123456789",
+]
 
 
 def agrees(screen) -> None:
@@ -77,8 +97,9 @@ def agrees(screen) -> None:
     assert screen.validate_position(where) == where
     if screen.keyed:
         span = screen.described.span(screen.session.scenario) if screen.described.span else 1
-        assert where.stage_column == min(where.column // span,
-                                         screen.described.column_count(screen.session.scenario) - 1)
+        assert where.stage_column == min(
+            where.column // span, screen.described.column_count(screen.session.scenario) - 1
+        )
 
 
 @pytest.mark.parametrize("name", ["two_heads.yaml", "cat_sat.yaml", "projections.yaml"])

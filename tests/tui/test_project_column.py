@@ -37,7 +37,9 @@ async def test_brackets_choose_the_output_column_project_explains(size):
         assert "o2 = " in explanation(app) and screen.stage_view.cursor == (screen.row, 1)
         await pilot.press("left_square_bracket")
         assert "o1 = " in explanation(app) and "o2 = " not in explanation(app)
-        await pilot.press("4")  # at Softmax the columns are keys: [ and ] are "Key" there, as before
+        await pilot.press(
+            "4"
+        )  # at Softmax the columns are keys: [ and ] are "Key" there, as before
         assert "[] Key" in screen_text(app).splitlines()[-1]
         column = screen.column
         await pilot.press("left_square_bracket")

@@ -47,8 +47,10 @@ async def test_present_at_start_opens_projector_mode_over_the_debugger():
 async def test_projector_mode_keeps_a_hidden_cell_s_words_on_one_line(tmp_path, size):
     """Issue 47: "? (predict it)" wrapped mid-phrase ("? (predict" / "it)") in a cell 12 wide."""
     path = tmp_path / "predict.yaml"
-    path.write_text((SCENARIOS / "cat_sat.yaml").read_text(encoding="utf-8") + "predict: [weights]\n",
-                    encoding="utf-8")
+    path.write_text(
+        (SCENARIOS / "cat_sat.yaml").read_text(encoding="utf-8") + "predict: [weights]\n",
+        encoding="utf-8",
+    )
     async with running(path, size=size) as (app, pilot):
         await pilot.press("4")
         await pilot.press("p")
@@ -65,8 +67,11 @@ async def test_projector_mode_never_draws_a_tiny_score_as_zero(tmp_path):
     from textual.widgets import Digits
 
     path = tmp_path / "tiny.yaml"
-    path.write_text("tokens: [a, b]\nQ: [[1, 0.00001], [1, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 2], [3, 4]]\n"
-                    "causal: false\n", encoding="utf-8")
+    path.write_text(
+        "tokens: [a, b]\nQ: [[1, 0.00001], [1, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 2], [3, 4]]\n"
+        "causal: false\n",
+        encoding="utf-8",
+    )
     async with running(path) as (app, pilot):
         await pilot.press("1", "up", "p")
         await pilot.pause()
@@ -85,7 +90,9 @@ async def test_projector_mode_says_which_columns_it_shows_when_not_all_fit():
         await pilot.press("4", "p")
         await pilot.pause()
         title = screen_text(app).splitlines()[1]
-        assert title.strip() == f'Step 4 · Softmax — row "sat" · 1–{fits} of 3 ([ ] for more)'  # (one line)
+        assert (
+            title.strip() == f'Step 4 · Softmax — row "sat" · 1–{fits} of 3 ([ ] for more)'
+        )  # (one line)
     async with running(size=(120, 30)) as (app, pilot):
         await pilot.press("4", "p")
         await pilot.pause()
@@ -96,8 +103,10 @@ async def test_projector_mode_cuts_a_long_token_with_an_ellipsis(tmp_path):
     """Issue 47 (attacked): "extraordinarily…" was cut to "extraordinaril", no sign of the rest."""
     token = "extraordinarily_long_token_name"
     path = tmp_path / "long.yaml"
-    path.write_text(f"tokens: [a, {token}]\nQ: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n",
-                    encoding="utf-8")
+    path.write_text(
+        f"tokens: [a, {token}]\nQ: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n",
+        encoding="utf-8",
+    )
     async with running(path) as (app, pilot):
         await pilot.press("p")
         await pilot.pause()

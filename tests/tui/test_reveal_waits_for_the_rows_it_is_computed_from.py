@@ -39,7 +39,9 @@ async def test_r_on_weights_waits_for_the_scores_row_they_are_computed_from(tmp_
         await pilot.pause()
         assert not predictions.is_revealed("softmax", 0, row)
         said = [notice.message for notice in app._notifications]
-        assert any(m.startswith("r: predict and reveal this row of Score first") for m in said), said
+        assert any(m.startswith("r: predict and reveal this row of Score first") for m in said), (
+            said
+        )
         assert "actual" not in explanation(app)
         # the scores' row guessed and revealed first, r on the weights then reveals them
         await step_to(pilot, screen, "score")

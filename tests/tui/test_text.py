@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from attn_tui.core.text import quoted, visible
 
@@ -30,7 +31,16 @@ def test_one_line_unless_multiline():
 
 
 def test_ordinary_text_is_untouched():
-    for text in ("the cat sat", "[/INST]", "<|endoftext|>", "Ġcat", "日本語", "مرحبا", "e\u0301", "👩‍👩‍👧"):
+    for text in (
+        "the cat sat",
+        "[/INST]",
+        "<|endoftext|>",
+        "Ġcat",
+        "日本語",
+        "مرحبا",
+        "e\u0301",
+        "👩‍👩‍👧",
+    ):
         assert visible(text) == text
     assert quoted("[CLS]") == '"[CLS]"'
 

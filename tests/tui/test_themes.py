@@ -9,13 +9,13 @@ import subprocess
 import sys
 
 import pytest
+from textual.color import Color
 
 from attn_tui.core import load
 from attn_tui.tui.app import AttnApp
-from attn_tui.tui.settings import PALETTES, Settings, load_settings, settings_path
 from attn_tui.tui.heat_colours import LEVELS, contrast
+from attn_tui.tui.settings import PALETTES, Settings, load_settings, settings_path
 from attn_tui.tui.widgets.matrix import MatrixView
-from textual.color import Color
 from tests.conftest import ROOT, SCENARIOS
 
 WCAG_AA = 4.5
@@ -25,7 +25,9 @@ def cell_contrasts(view: MatrixView) -> list[float]:
     ratios = []
     for palette in ("weights", "diverging"):
         for style in view.lines.palette(palette):
-            ratios.append(contrast(Color.from_rich_color(style.color), Color.from_rich_color(style.bgcolor)))
+            ratios.append(
+                contrast(Color.from_rich_color(style.color), Color.from_rich_color(style.bgcolor))
+            )
     return ratios
 
 
@@ -39,7 +41,10 @@ async def test_numbers_on_heat_map_cells_read_in_every_theme_and_palette():
         assert len(themes) > 10 and "textual-light" in themes
         # every theme with its own colours; the colour-blind-safe palette's are fixed, so one
         # light and one dark theme show it
-        for palette, names in ((PALETTES[0], themes), (PALETTES[1], ["textual-light", "textual-dark"])):
+        for palette, names in (
+            (PALETTES[0], themes),
+            (PALETTES[1], ["textual-light", "textual-dark"]),
+        ):
             app.use_palette(palette)
             for theme in names:
                 app.theme = theme
@@ -61,7 +66,10 @@ async def test_a_light_theme_gives_light_cells_and_the_palette_changes_them():
         assert zero.brightness > 0.7  # 0 weight on the light surface, not a dark cell
         app.use_palette("colour-blind safe")
         await pilot.pause()
-        assert Color.from_rich_color(view.lines.palette("weights")[-1].bgcolor).hex.upper() == "#FDE725"
+        assert (
+            Color.from_rich_color(view.lines.palette("weights")[-1].bgcolor).hex.upper()
+            == "#FDE725"
+        )
 
 
 async def test_the_theme_and_palette_are_remembered_across_starts():
@@ -86,13 +94,28 @@ def write_settings(data: bytes) -> None:
         file.write(data)
 
 
-@pytest.mark.parametrize("data", [b"not json", b'{"theme": 5}', b'["a"]', b"\x00" * 10, b"\xff\xfe{}",
-                                  b'{"theme": "x" , "palette": "neon"}', b"{" + b" " * 10_000 + b"}",
-                                  b"[" * 1_500 + b"]" * 1_500, b'{"theme": ' * 1_000 + b"1" + b"}" * 1_000])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"not json",
+        b'{"theme": 5}',
+        b'["a"]',
+        b"\x00" * 10,
+        b"\xff\xfe{}",
+        b'{"theme": "x" , "palette": "neon"}',
+        b"{" + b" " * 10_000 + b"}",
+        b"[" * 1_500 + b"]" * 1_500,
+        b'{"theme": ' * 1_000 + b"1" + b"}" * 1_000,
+    ],
+)
 def test_a_settings_file_not_ours_is_set_aside_with_a_notice_and_kept(data):
     write_settings(data)
     settings = load_settings()
-    assert settings.values == {} and settings.notice and "using the default settings" in settings.notice
+    assert (
+        settings.values == {}
+        and settings.notice
+        and "using the default settings" in settings.notice
+    )
     assert not os.path.lexists(settings_path())  # set aside, so that saving cannot overwrite it
     aside = [name for name in os.listdir(os.path.dirname(settings_path())) if ".set-aside-" in name]
     assert len(aside) == 1 and aside[0] in settings.notice
@@ -106,7 +129,9 @@ def test_what_attn_tui_wrote_is_read_and_an_unknown_key_does_not_matter():
 
 
 async def test_the_app_opens_past_a_damaged_settings_file_and_says_so_once():
-    write_settings(b"[" * 1_500 + b"]" * 1_500)  # 3,000 bytes: a RecursionError in json.loads (it was exit 3)
+    write_settings(
+        b"[" * 1_500 + b"]" * 1_500
+    )  # 3,000 bytes: a RecursionError in json.loads (it was exit 3)
     app = AttnApp(load(SCENARIOS / "cat_sat.yaml"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -121,9 +146,18 @@ async def test_the_app_opens_past_a_damaged_settings_file_and_says_so_once():
 def test_a_fifo_as_the_settings_file_does_not_hold_the_app(tmp_path):
     os.makedirs(os.path.dirname(settings_path()), exist_ok=True)
     os.mkfifo(settings_path())  # nobody writes to it: an open() without O_NONBLOCK waits for ever
-    done = subprocess.run([sys.executable, "-c", "from attn_tui.tui.settings import load_settings; "
-                           "print(load_settings().notice)"], capture_output=True, text=True, timeout=30,
-                          cwd=ROOT, env={**os.environ})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from attn_tui.tui.settings import load_settings; print(load_settings().notice)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=ROOT,
+        env={**os.environ},
+    )
     assert "is not a regular file" in done.stdout, done.stderr
     assert not os.path.lexists(settings_path())
 

@@ -5,15 +5,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attn_tui.core import Scenario
-from attn_tui.core import compute
-from attn_tui.core import load
+from attn_tui.core import Scenario, compute, load
 from attn_tui.core.numbers import fixed
 from attn_tui.tui.controllers.panes import UNFOLDED
 from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.overview import OverviewMap
-from tests.tui_helpers import (current, debugger, drawn_lines, explanation, matrix, post, running,
-                               screen_text, stage_view)
+from tests.tui_helpers import (
+    current,
+    debugger,
+    drawn_lines,
+    explanation,
+    matrix,
+    post,
+    running,
+    screen_text,
+    stage_view,
+)
 
 T, D = 512, 64
 
@@ -55,8 +62,13 @@ async def test_scroll_to_the_last_row_and_edit_a_cell_there(big_scenario):
         scenario = load(big_scenario)
         edited_Q = scenario.Q.copy()
         edited_Q[T - 1, D - 1] = 3.5
-        expected = compute(Scenario(title="by hand", tokens=scenario.tokens,
-                                    inputs={"Q": edited_Q, "K": scenario.K, "V": scenario.V}))
+        expected = compute(
+            Scenario(
+                title="by hand",
+                tokens=scenario.tokens,
+                inputs={"Q": edited_Q, "K": scenario.K, "V": scenario.V},
+            )
+        )
         assert np.allclose(current(app).weights[T - 1], expected.weights[T - 1], rtol=0, atol=1e-12)
         await pilot.press("shift+tab")
         texts = stage_view(app).row_texts(T - 1)
@@ -115,8 +127,11 @@ async def test_long_sums_fold_and_x_unfolds_them(big_scenario):
 
 async def test_the_focus_row_is_in_view_from_the_start(big_scenario, tmp_path):
     path = tmp_path / "last.yaml"
-    path.write_text(big_scenario.read_text().replace("focus: 1", f"focus: {T}").replace(
-        "npz: head.npz", f"npz: {big_scenario.parent / 'head.npz'}"))
+    path.write_text(
+        big_scenario.read_text()
+        .replace("focus: 1", f"focus: {T}")
+        .replace("npz: head.npz", f"npz: {big_scenario.parent / 'head.npz'}")
+    )
     async with running(path) as (app, pilot):
         await pilot.pause()
         rows, _ = stage_view(app).visible_window()
@@ -131,7 +146,10 @@ async def test_the_overview_gives_way_under_100_columns(big_scenario):
 
 def _painted(app) -> list[list[tuple[str, object]]]:
     """The screen as the compositor has it now: each widget's kept lines, styles included."""
-    return [[(segment.text, segment.style) for segment in strip] for strip in app.screen._compositor.render_strips()]
+    return [
+        [(segment.text, segment.style) for segment in strip]
+        for strip in app.screen._compositor.render_strips()
+    ]
 
 
 async def test_partial_repaints_leave_the_screen_as_a_full_repaint_would(big_scenario):
@@ -140,16 +158,39 @@ async def test_partial_repaints_leave_the_screen_as_a_full_repaint_would(big_sce
     spans more lines of the map than the ◀ that moves with it)."""
     async with running(big_scenario, size=(160, 70)) as (app, pilot):
         await workers_done(app)
-        for keys in (["4"], ["pagedown", "pagedown"], ["right_square_bracket"] * 30, ["1"], ["end"],
-                     ["g", *"400", "enter"], ["left"], ["pageup"]):
+        for keys in (
+            ["4"],
+            ["pagedown", "pagedown"],
+            ["right_square_bracket"] * 30,
+            ["1"],
+            ["end"],
+            ["g", *"400", "enter"],
+            ["left"],
+            ["pageup"],
+        ):
             await post(app, *keys)
             await map_arrived(app, pilot)  # else the map may arrive between the two paintings
-            for view in (stage_view(app), app.screen.query_one(ExplanationView)):  # bars fit their view
+            for view in (
+                stage_view(app),
+                app.screen.query_one(ExplanationView),
+            ):  # bars fit their view
                 width, height = view.container_size
                 for bar, virtual, room in (
-                        (view.vertical_scrollbar, view.virtual_size.height, height - view.scrollbar_size_horizontal),
-                        (view.horizontal_scrollbar, view.virtual_size.width, width - view.scrollbar_size_vertical)):
-                    assert (bar.window_virtual_size, bar.window_size) == (virtual, room) or not bar.display, keys
+                    (
+                        view.vertical_scrollbar,
+                        view.virtual_size.height,
+                        height - view.scrollbar_size_horizontal,
+                    ),
+                    (
+                        view.horizontal_scrollbar,
+                        view.virtual_size.width,
+                        width - view.scrollbar_size_vertical,
+                    ),
+                ):
+                    assert (bar.window_virtual_size, bar.window_size) == (
+                        virtual,
+                        room,
+                    ) or not bar.display, keys
             kept = _painted(app)
             for widget in app.screen.walk_children():
                 widget.refresh()

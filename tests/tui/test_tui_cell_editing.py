@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attn_tui.core import Scenario
-from attn_tui.core import compute
+from attn_tui.core import Scenario, compute
 from attn_tui.core.numbers import fixed
 from tests.conftest import SCENARIOS
 from tests.tui_helpers import current, debugger, matrix, running, screen_text, stage_view
@@ -27,13 +26,22 @@ async def test_editing_q_sat_2_to_5_recomputes_every_stage_and_shows_it():
         assert not q.editing
         session = debugger(app).session
         assert session.scenario.Q[SAT, 1] == 5.0
-        expected = compute(Scenario(title="by hand", tokens=("the", "cat", "sat"), inputs={
-            "Q": np.array([[1, 0], [0, 1], [1, 5]], float),
-            "K": np.array([[1, 0], [0, 1], [1, 1]], float),
-            "V": np.array([[1, 0], [0, 1], [0.5, 0.5]], float)}))
+        expected = compute(
+            Scenario(
+                title="by hand",
+                tokens=("the", "cat", "sat"),
+                inputs={
+                    "Q": np.array([[1, 0], [0, 1], [1, 5]], float),
+                    "K": np.array([[1, 0], [0, 1], [1, 1]], float),
+                    "V": np.array([[1, 0], [0, 1], [0.5, 0.5]], float),
+                },
+            )
+        )
         assert np.array_equal(current(app).weights, expected.weights)
         await pilot.press("shift+tab")  # back to the stage view, at Softmax
-        assert stage_view(app).row_texts(SAT) == [fixed(w, 3, tiny=False) for w in expected.weights[SAT]]
+        assert stage_view(app).row_texts(SAT) == [
+            fixed(w, 3, tiny=False) for w in expected.weights[SAT]
+        ]
         assert "0.019  0.324  0.657" in screen_text(app)
         assert "● modified" in screen_text(app)
         # the cells the edit changed are underlined: sat's row, nothing else
@@ -76,7 +84,9 @@ async def test_a_number_that_would_overflow_is_refused_as_such_not_as_not_a_numb
             await pilot.press(*move, "enter", *["backspace"] * 3, *"1.7e308", "enter")
         assert q.editing and q.editor_text == "1.7e308"  # the second: q·k of sat overflows
         note = app._notifications
-        assert [n.title for n in note] == ["Number refused"] and "overflows float64" in list(note)[0].message
+        assert [n.title for n in note] == ["Number refused"] and "overflows float64" in list(note)[
+            0
+        ].message
         assert debugger(app).session.scenario.Q[SAT, 1] == 1.0  # kept as it was
         await pilot.press("escape", "enter", *["backspace"] * 3, *"abc", "enter")
         assert [n.title for n in app._notifications][-1] == "Not a number"
@@ -95,9 +105,13 @@ async def test_undo_and_redo_restore_exactly():
     async with running() as (app, pilot):
         session = debugger(app).session
         start = session.scenario
-        await pilot.press("tab", "down", "down", "right", "7", "enter", "plus", "shift+tab", "c", "s")
+        await pilot.press(
+            "tab", "down", "down", "right", "7", "enter", "plus", "shift+tab", "c", "s"
+        )
         edited = session.scenario
-        assert edited.Q[SAT, 1] == 7.1 and not edited.options.causal and edited.options.scale is False
+        assert (
+            edited.Q[SAT, 1] == 7.1 and not edited.options.causal and edited.options.scale is False
+        )
         await pilot.press("u", "u", "ctrl+z", "u")
         assert session.scenario.same_numbers(start)
         assert "● modified" not in screen_text(app)
@@ -112,11 +126,15 @@ async def test_a_projection_scenario_edits_x_and_the_ws():
         await pilot.press("9", "enter")
         session = debugger(app).session
         assert session.scenario.inputs["X"][0, 0] == 9.0
-        assert session.scenario.Q[0].tolist() == (session.scenario.inputs["X"][0] @ session.scenario.inputs["Wq"]).tolist()
+        assert (
+            session.scenario.Q[0].tolist()
+            == (session.scenario.inputs["X"][0] @ session.scenario.inputs["Wq"]).tolist()
+        )
 
 
 async def test_keys_typed_quickly_after_enter_are_taken_in_order():
     from textual import events
+
     async with running() as (app, pilot):
         await pilot.press("tab")
         q = matrix(app, "Q")

@@ -31,7 +31,7 @@ async def test_f_writes_the_step_beside_the_scenario(tmp_path):
     root = ET.fromstring(figures[0].read_bytes())
     texts = [t.text for t in root.iter(SVG + "text")]
     at = texts.index("sat")
-    assert texts[at + 1:at + 4] == ["0.248", "0.248", "0.503"]  # seeds/ch24
+    assert texts[at + 1 : at + 4] == ["0.248", "0.248", "0.503"]  # seeds/ch24
 
 
 async def test_f_after_an_edit_draws_the_edited_numbers(tmp_path):
@@ -41,7 +41,7 @@ async def test_f_after_an_edit_draws_the_edited_numbers(tmp_path):
     (figure,) = tmp_path.glob("mine-scores-*.svg")
     texts = [t.text for t in ET.fromstring(figure.read_bytes()).iter(SVG + "text")]
     at = texts.index("sat")
-    assert texts[at + 1:at + 4] == ["1", "1", "2"]
+    assert texts[at + 1 : at + 4] == ["1", "1", "2"]
 
 
 async def test_f_gives_no_prediction_away(tmp_path):
@@ -60,7 +60,9 @@ async def test_f_on_an_input_matrix_draws_that_matrix(tmp_path):
         (figure,) = tmp_path.glob("mine-V-*.svg")
         assert f"Figure saved: {figure}" in said(app)
     root = ET.fromstring(figure.read_bytes())
-    values = [float(r.get("data-value")) for r in root.iter(SVG + "rect") if r.get("class") == "cell"]
+    values = [
+        float(r.get("data-value")) for r in root.iter(SVG + "rect") if r.get("class") == "cell"
+    ]
     assert values == [1.0, 0.0, 0.0, 1.0, 0.5, 0.5]  # scenarios/cat_sat.yaml's V, row by row
     assert [t.text for t in root.iter(SVG + "text")][0] == "V"
 
@@ -93,7 +95,7 @@ async def test_f_in_a_served_app_hands_the_figure_to_the_browser(tmp_path, monke
     assert name.startswith("cat_sat-weights-") and name.endswith(".svg") and mime == "image/svg+xml"
     texts = [t.text for t in ET.fromstring(data).iter(SVG + "text")]
     at = texts.index("sat")
-    assert texts[at + 1:at + 4] == ["0.248", "0.248", "0.503"]  # seeds/ch24
+    assert texts[at + 1 : at + 4] == ["0.248", "0.248", "0.503"]  # seeds/ch24
     assert list(root.iterdir()) == []
 
 
@@ -110,6 +112,9 @@ async def test_f_on_a_per_head_input_draws_the_head_its_pane_shows(tmp_path):
         await pilot.press("h", "tab", "tab", "F")  # the second query head, K's pane
         await pilot.pause()
         (figure,) = tmp_path.glob("gqa-K-*.svg")
-    values = [float(r.get("data-value")) for r in ET.fromstring(figure.read_bytes()).iter(SVG + "rect")
-              if r.get("class") == "cell"]
+    values = [
+        float(r.get("data-value"))
+        for r in ET.fromstring(figure.read_bytes()).iter(SVG + "rect")
+        if r.get("class") == "cell"
+    ]
     assert values == np.array(K[0]).ravel().tolist()

@@ -86,7 +86,10 @@ async def test_a_beat_shows_the_guesses_typed_under_predict_and_r_scores_what_is
         assert view.row_texts(C) == ["0.100?", "0.200?", "0.300?"]
         assert typed_said(explanation(app)) == 3
         await press(app, pilot, "N")  # no guess at beat 2: beat 1 shows what the Why pane counts
-        assert view.row_texts(C) == ["0.100?", "0.200?", "0.300?"] and typed_said(explanation(app)) == 3
+        assert (
+            view.row_texts(C) == ["0.100?", "0.200?", "0.300?"]
+            and typed_said(explanation(app)) == 3
+        )
         await press(app, pilot, "n 0.4⇥0.5⇥0.6⏎ N")
         assert view.row_texts(C) == ["0.400?", "0.500?", "0.600?"]
         await press(app, pilot, "r")
@@ -187,8 +190,10 @@ class Rule:
             return ["?" if g is None else f"{g:.3f}?" for g in entry["guesses"]]
         actual = weights([state, 1])
         here = self.shown == state  # marks only beside the numbers the guesses were about
-        return [f"{w:.3f}" + ("" if g is None or not here else marks([g], [w])[0])
-                for g, w in zip(entry["guesses"], actual)]
+        return [
+            f"{w:.3f}" + ("" if g is None or not here else marks([g], [w])[0])
+            for g, w in zip(entry["guesses"], actual)
+        ]
 
     def score(self) -> tuple[int, int]:
         close = judged = 0

@@ -18,8 +18,16 @@ async def test_help_lists_every_key():
         assert isinstance(app.screen, HelpScreen)
         shown = app.screen.query_one("#keys").render()
         text = shown.plain if hasattr(shown, "plain") else str(shown)
-        for key in ("ctrl+s", "undo", "toggle the causal mask", "nudge", "projector mode",
-                    "the next head", "Enter  e", "A cell being edited"):
+        for key in (
+            "ctrl+s",
+            "undo",
+            "toggle the causal mask",
+            "nudge",
+            "projector mode",
+            "the next head",
+            "Enter  e",
+            "A cell being edited",
+        ):
             assert key in text, key
         assert "ctrl+s" in screen_text(app)  # and the first keys are on screen
         await pilot.press("escape")

@@ -27,7 +27,12 @@ heads:
     V: [[1, 0], [0, 1], [1, 1], [1, 0], [0, 1], [1, 1]]
 variants: [{name: "[/v]\e[1m"}, {name: plain, scale: false}]
 """
-RAW = [chr(c) for c in range(32) if c != 10] + ["\x7f"] + [chr(c) for c in range(0x80, 0xA0)] + ["\u202e"]
+RAW = (
+    [chr(c) for c in range(32) if c != 10]
+    + ["\x7f"]
+    + [chr(c) for c in range(0x80, 0xA0)]
+    + ["\u202e"]
+)
 
 
 def assert_inert(text: str) -> None:
@@ -44,9 +49,27 @@ async def test_hostile_text_is_shown_as_written_on_every_screen():
         await pilot.pause()
         assert isinstance(app.screen, DebuggerScreen)
         seen = []
-        for keys in ([], ["3"], ["4"], ["5"], ["6"], ["7"], ["h"], ["up", "up"], ["tab", "enter", "x", "y", "enter"],
-                     ["escape", "escape"], ["a"], ["escape"], ["question_mark"], ["escape"], ["p"], ["p"],
-                     ["ctrl+p"], list("show"), ["escape"]):
+        for keys in (
+            [],
+            ["3"],
+            ["4"],
+            ["5"],
+            ["6"],
+            ["7"],
+            ["h"],
+            ["up", "up"],
+            ["tab", "enter", "x", "y", "enter"],
+            ["escape", "escape"],
+            ["a"],
+            ["escape"],
+            ["question_mark"],
+            ["escape"],
+            ["p"],
+            ["p"],
+            ["ctrl+p"],
+            list("show"),
+            ["escape"],
+        ):
             await pilot.press(*keys)
             await pilot.pause()
             text = screen_text(app)
@@ -55,5 +78,5 @@ async def test_hostile_text_is_shown_as_written_on_every_screen():
         assert isinstance(app.screen, DebuggerScreen) and app.is_running  # no link quit the app
         everything = "\n".join(seen)
         assert "[/INST]" in everything and "[b]x[/b]" in everything  # markup shown as written
-        assert "a␛]0;pwned␇" in everything                           # ESC and BEL made visible
-        assert "[/h]␛[31m" in everything                              # a head's name too
+        assert "a␛]0;pwned␇" in everything  # ESC and BEL made visible
+        assert "[/h]␛[31m" in everything  # a head's name too

@@ -56,7 +56,11 @@ async def test_a_students_values_are_marked_and_the_bug_named(tmp_path):
         await pilot.press("4")
         texts = stage_view(app).row_texts(SAT)
         assert texts == ["0.248✗", "0.248✗", "0.503✗"]
-        assert stage_view(app).row_texts(0) == ["1.000✓", "0.000✓", "0.000✓"]  # row 1 is right either way
+        assert stage_view(app).row_texts(0) == [
+            "1.000✓",
+            "0.000✓",
+            "0.000✓",
+        ]  # row 1 is right either way
         text = explanation(app)
         assert "Likely bug: the scores were not divided by √d_k" in text
         assert "The mistaken way, for this row:" in text
@@ -90,8 +94,10 @@ async def test_nothing_else_gives_a_hidden_prediction_away(tmp_path):
 
 
 async def test_keeping_predictions_merges_into_an_existing_expect(tmp_path):
-    path = with_lines(tmp_path, "expect:\n  weights: [[1, 0, 0], [0.33, 0.67, 0], [~, ~, ~]]\n"
-                                "predict: [weights]\n")
+    path = with_lines(
+        tmp_path,
+        "expect:\n  weights: [[1, 0, 0], [0.33, 0.67, 0], [~, ~, ~]]\npredict: [weights]\n",
+    )
     async with running(path) as (app, pilot):
         await pilot.press("4", "enter", *"0.3", "enter")
         app.screen.action_keep_predictions()
@@ -111,13 +117,16 @@ async def test_predictions_kept_without_an_expect_are_checked_within_0_05(tmp_pa
         await pilot.press("ctrl+s")
         await pilot.pause()
     from attn_tui.tui.cli import main
+
     assert load(path).expect_tolerance == 0.05
     assert main(["--check", str(path)]) == 0  # the ✓ the app gave, --check gives too
 
 
 async def test_y_shows_the_students_own_values(tmp_path):
-    path = with_lines(tmp_path, "expect:\n  weights: [[1, 0, 0], [0.4, 0.6, 0], [~, ~, ~]]\n"
-                                "expect_tolerance: 1e-3\n")
+    path = with_lines(
+        tmp_path,
+        "expect:\n  weights: [[1, 0, 0], [0.4, 0.6, 0], [~, ~, ~]]\nexpect_tolerance: 1e-3\n",
+    )
     async with running(path) as (app, pilot):
         await pilot.press("4")
         view = stage_view(app)

@@ -7,11 +7,14 @@ from attn_tui.tui.screens.choice import ChoiceScreen
 from tests.conftest import SCENARIOS
 from tests.tui_helpers import debugger, drawn_lines, explanation, post, running
 
-LESSON = (SCENARIOS / "cat_sat.yaml").read_text() + """lesson:
+LESSON = (
+    (SCENARIOS / "cat_sat.yaml").read_text()
+    + """lesson:
   - {step: softmax, row: sat, predict: row}
   - {ask: Why does "sat" look at itself most?, answer: Its query matches its own key best.}
   - {edit: {matrix: Q, row: sat, col: 1, to: 5}, say: A louder query.}
 """
+)
 
 
 def lesson_file(folder):
@@ -28,7 +31,9 @@ async def test_an_ask_beat_offers_its_answer_not_a_guess(tmp_path):
         await pilot.press("n")  # beat 2: a question
         assert screen.stage_view.border_subtitle == "r reveals the beat's answer"
         why = explanation(app)
-        assert "revealed without a guess" not in why and "Softmax" in why  # the arithmetic, not the guessing
+        assert (
+            "revealed without a guess" not in why and "Softmax" in why
+        )  # the arithmetic, not the guessing
         await pilot.press("r")
         assert screen.lessons.player.beat in screen.lessons.player.answered
         assert "guesses" not in screen.stage_view.border_subtitle  # nothing is left to guess here
@@ -73,13 +78,18 @@ async def test_a_key_at_its_end_rings_the_bell_and_undo_with_nothing_says_so():
         await pilot.press("up", "up", "up")  # "sat" is row 3: two moves, then the top
         assert len(rang) == 3
         await pilot.press("u")
-        assert len(rang) == 4 and any("Nothing to undo" in note.message for note in app._notifications)
+        assert len(rang) == 4 and any(
+            "Nothing to undo" in note.message for note in app._notifications
+        )
 
 
-TWICE = (SCENARIOS / "cat_sat.yaml").read_text() + """lesson:
+TWICE = (
+    (SCENARIOS / "cat_sat.yaml").read_text()
+    + """lesson:
   - {step: softmax, row: sat, predict: row}
   - {edit: {matrix: Q, row: sat, col: 1, to: 5}, predict: row, say: Guess again.}
 """
+)
 
 
 async def test_a_beats_prediction_is_asked_until_its_row_is_revealed_at_that_beat(tmp_path):
@@ -96,7 +106,9 @@ async def test_a_beats_prediction_is_asked_until_its_row_is_revealed_at_that_bea
 
         await pilot.press("r", "n")  # revealed at beat 1; beat 2 asks again
         assert screen.lessons.player.beat == 1 and not revealed()
-        await pilot.press("N", "r", "n")  # back, revealed at beat 1 again, on to beat 2 (not guessed)
+        await pilot.press(
+            "N", "r", "n"
+        )  # back, revealed at beat 1 again, on to beat 2 (not guessed)
         assert screen.lessons.player.beat == 1 and not revealed()
         await pilot.press("r", "N", "n")  # revealed at beat 2: it stays so, back and forth
         assert screen.lessons.player.beat == 1 and revealed()
@@ -140,7 +152,9 @@ async def test_two_beats_that_predict_one_row_keep_their_own_guesses(tmp_path):
         assert view.row_texts(3) == ["0.000✓", "0.999✓", "0.001✓", "0.000✓"]
         await keys(app, pilot, "N")
         assert view.border_subtitle == "4/8 close"
-        assert view.row_texts(3) == ["0.250✗"] * 4  # beat 1 as it was left, its marks beside its numbers
+        assert (
+            view.row_texts(3) == ["0.250✗"] * 4
+        )  # beat 1 as it was left, its marks beside its numbers
         await keys(app, pilot, "n")
         assert view.row_texts(3) == ["0.000✓", "0.999✓", "0.001✓", "0.000✓"]
 
@@ -206,11 +220,15 @@ async def test_saving_and_the_recovery_copy_leave_the_lessons_own_edits_out(tmp_
         await pilot.pause()
         screen.session.journal.flush()
         found = Session(load(path)).journal.pending()
-        assert [(edit.matrix, edit.row, edit.col, edit.value) for edit in found.edits] == [("Q", 0, 0, 1.1)]
+        assert [(edit.matrix, edit.row, edit.col, edit.value) for edit in found.edits] == [
+            ("Q", 0, 0, 1.1)
+        ]
         await pilot.press("escape", "ctrl+s")
         await pilot.pause()
         saved = load(path)
-        assert saved.inputs["Q"][0, 0] == 1.1 and saved.inputs["Q"][2, 0] == 1  # the file's own 1, not 5
+        assert (
+            saved.inputs["Q"][0, 0] == 1.1 and saved.inputs["Q"][2, 0] == 1
+        )  # the file's own 1, not 5
         assert saved.lesson is not None and len(saved.lesson) == 3
         assert screen.session.scenario.inputs["Q"][2, 0] == 5  # still beat 3's, on screen
         assert "modified" not in str(screen.header.render())
@@ -223,15 +241,19 @@ async def test_y_is_not_offered_where_the_stage_shows_the_guesses(tmp_path):
     from tests.tui_helpers import screen_text
 
     path = tmp_path / "cy.yaml"
-    path.write_text((SCENARIOS / "cat_sat.yaml").read_text()
-                    + "predict: [weights]\nexpect: {weights: [[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.2, 0.6]]}\n"
-                    + "expect_tolerance: 0.01\n")
+    path.write_text(
+        (SCENARIOS / "cat_sat.yaml").read_text()
+        + "predict: [weights]\nexpect: {weights: [[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.2, 0.6]]}\n"
+        + "expect_tolerance: 0.01\n"
+    )
     async with running(path) as (app, pilot):
         await pilot.press("4", "r")
         await pilot.pause()
         assert "Yours/ours" not in screen_text(app)
-    path.write_text((SCENARIOS / "cat_sat.yaml").read_text()
-                    + "expect: {weights: [[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.2, 0.6]]}\n")
+    path.write_text(
+        (SCENARIOS / "cat_sat.yaml").read_text()
+        + "expect: {weights: [[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.2, 0.6]]}\n"
+    )
     async with running(path) as (app, pilot):  # without predict:, y shows them
         await pilot.press("4")
         await pilot.pause()

@@ -30,10 +30,14 @@ def where(app) -> tuple[str, int]:
 async def test_the_chapters_lesson_beat_by_beat_forth_and_back():
     async with running(SCENARIOS / "cat_sat_lesson.yaml", read_only=True) as (app, pilot):
         assert where(app) == ("score", SAT) and "beat 1/9" in narration(app)
-        assert "raw scores are [1, 1, 2]" in narration(app) and "raw scores: [1, 1, 2]" in explanation(app)
+        assert "raw scores are [1, 1, 2]" in narration(
+            app
+        ) and "raw scores: [1, 1, 2]" in explanation(app)
         await pilot.press("n")
         assert where(app) == ("scale", SAT)
-        assert "Question: Why divide by √d_k?" in narration(app) and "r shows the answer" in narration(app)
+        assert "Question: Why divide by √d_k?" in narration(
+            app
+        ) and "r shows the answer" in narration(app)
         await pilot.press("r")
         assert "Answer: With larger d_k" in narration(app)
         await pilot.press("n")
@@ -41,7 +45,11 @@ async def test_the_chapters_lesson_beat_by_beat_forth_and_back():
         await pilot.press("n")  # beat 4 asks for a prediction of "sat"'s weights
         assert where(app) == ("softmax", SAT)
         assert stage_view(app).row_texts(SAT) == ["?", "?", "?"]
-        assert stage_view(app).row_texts(CAT) == ["0.330", "0.670", "0.000"]  # only the asked row hides
+        assert stage_view(app).row_texts(CAT) == [
+            "0.330",
+            "0.670",
+            "0.000",
+        ]  # only the asked row hides
         await pilot.press("n")  # not before the guess is revealed
         assert "beat 4/9" in narration(app) and "Your turn" in narration(app)
         await pilot.press("enter", *"0.25", "tab", *"0.25", "tab", *"0.4", "enter", "r")
@@ -52,7 +60,9 @@ async def test_the_chapters_lesson_beat_by_beat_forth_and_back():
             await pilot.press("n")
         assert where(app) == ("softmax", THE) and "beat 9/9" in narration(app)
         assert not debugger(app).session.scenario.options.causal  # the last beat turns the mask off
-        assert "causal off" in screen_text(app) and "Beat 9/9" in screen_text(app)  # the footer counts
+        assert "causal off" in screen_text(app) and "Beat 9/9" in screen_text(
+            app
+        )  # the footer counts
         # by hand: q1 = [1, 0] scores [1, 0, 1] ÷ √2; exp 2.028, 1, 2.028; sum 5.056
         assert stage_view(app).row_texts(THE) == ["0.401", "0.198", "0.401"]
         for _ in range(8):
@@ -86,7 +96,9 @@ async def test_the_scaling_lesson_edits_the_query_and_undo_takes_an_edit_back():
 async def test_free_exploration_then_n_returns_to_the_script():
     async with running(SCENARIOS / "cat_sat_lesson.yaml", read_only=True) as (app, pilot):
         await pilot.press("n")  # beat 2: Scale, "sat"
-        await pilot.press("right", "right", "up", "c", "s")  # off the script, and changes of one's own
+        await pilot.press(
+            "right", "right", "up", "c", "s"
+        )  # off the script, and changes of one's own
         assert where(app) == ("softmax", CAT)
         await pilot.press("n")
         assert where(app) == ("mask", CAT) and "beat 3/9" in narration(app)
@@ -97,9 +109,11 @@ async def test_free_exploration_then_n_returns_to_the_script():
 
 async def test_a_hostile_lesson_is_shown_inert(tmp_path):
     path = tmp_path / "hostile.yaml"
-    path.write_text((SCENARIOS / "cat_sat.yaml").read_text() + 'lesson:\n'
-                    '  - say: "[bold red]x[/] [@click=app.quit]quit[/] \\e]52;c;AAAA\\a \\e[2J"\n'
-                    '    ask: "[/INST]"\n    answer: "\\u202eevil"\n')
+    path.write_text(
+        (SCENARIOS / "cat_sat.yaml").read_text() + "lesson:\n"
+        '  - say: "[bold red]x[/] [@click=app.quit]quit[/] \\e]52;c;AAAA\\a \\e[2J"\n'
+        '    ask: "[/INST]"\n    answer: "\\u202eevil"\n'
+    )
     async with running(path) as (app, pilot):
         text = narration(app)
         assert "[bold red]x[/] [@click=app.quit]quit[/] ␛]52;c;AAAA␇ ␛[2J" in text
@@ -137,18 +151,22 @@ async def test_a_recorded_lesson_is_written_into_the_file_and_plays_back(tmp_pat
         assert where(app) == ("softmax", SAT) and "beat 1/4" in narration(app)
         assert session.scenario.inputs["Q"][SAT, 0] == 1.0 and not session.modified
         await pilot.press("n", "n")
-        assert session.scenario.inputs["Q"][SAT, 0] == 1.2 and matrix(app, "Q").row_texts(SAT) == ["1.2", "1.0"]
+        assert session.scenario.inputs["Q"][SAT, 0] == 1.2 and matrix(app, "Q").row_texts(SAT) == [
+            "1.2",
+            "1.0",
+        ]
         await pilot.press("N", "N")
         assert not session.modified  # (so no recovery copy is offered below)
     text = path.read_text()
     assert text.startswith(original)
-    assert text[len(original):] == (
+    assert text[len(original) :] == (
         "lesson:\n"
         "  # recorded with ctrl+r: add say: (and ask:, answer:) to each beat\n"
         "  - step: softmax\n"
-        "  - row: \"cat\"\n"
-        "  - edit: {matrix: Q, row: \"sat\", col: 1, to: 1.2}\n"
-        "  - set: {causal: false}\n")
+        '  - row: "cat"\n'
+        '  - edit: {matrix: Q, row: "sat", col: 1, to: 1.2}\n'
+        "  - set: {causal: false}\n"
+    )
     assert load(path).inputs["Q"][SAT, 0] == 1.0
     async with running(path) as (app, pilot):  # and it plays: beat 1 is the recorded Softmax
         assert where(app) == ("softmax", SAT)
@@ -171,7 +189,12 @@ async def test_recording_refuses_to_start_on_numbers_of_ones_own(tmp_path):
 @pytest.mark.parametrize("key", ["n", "N", "f"])
 async def test_lesson_keys_are_off_without_a_lesson(key):
     async with running() as (app, pilot):
-        assert debugger(app).check_action({"n": "next_beat", "N": "previous_beat", "f": "follow"}[key], ()) is False
+        assert (
+            debugger(app).check_action(
+                {"n": "next_beat", "N": "previous_beat", "f": "follow"}[key], ()
+            )
+            is False
+        )
         await pilot.press(key)
         assert narration(app) == "" and where(app) == ("score", SAT)
 
@@ -205,8 +228,10 @@ async def test_a_lesson_recorded_on_a_built_in_goes_into_a_copy(tmp_path, monkey
 async def test_a_long_say_is_cut_short_before_it_hides_the_question(tmp_path):
     words = " ".join(f"w{n}" for n in range(400))  # some fifteen lines at this width
     path = tmp_path / "long.yaml"
-    path.write_text(open(SCENARIOS / "cat_sat.yaml").read()
-                    + f"lesson:\n  - say: {words}\n    ask: What is the last weight?\n    answer: 0.5\n")
+    path.write_text(
+        open(SCENARIOS / "cat_sat.yaml").read()
+        + f"lesson:\n  - say: {words}\n    ask: What is the last weight?\n    answer: 0.5\n"
+    )
     async with running(path) as (app, pilot):
         await pilot.pause()
         bar = app.screen.query_one("#narration")

@@ -18,17 +18,26 @@ async def test_the_why_pane_walks_as_far_as_the_bar_says():
         assert "output = acc / l" not in why and "1 to come" in why
         await pilot.press("right_square_bracket")
         why = explanation(app)
-        assert "tile 2 of 2" in why and "correction = exp(m_old − m_new)" in why and "output = acc / l" in why
+        assert (
+            "tile 2 of 2" in why
+            and "correction = exp(m_old − m_new)" in why
+            and "output = acc / l" in why
+        )
 
 
 async def test_a_tile_ahead_that_the_bar_marks_skipped_is_skipped_in_the_why_pane_too():
     """The check of #29: on a row whose second tile is hidden, the bar read "■·" while the Why
     pane said "tile 2: □ to come"."""
     async with running(SCENARIOS / "online_softmax.yaml") as (app, pilot):
-        await pilot.press("6", "right_square_bracket", "up", "up", "up", "up", "left_square_bracket")
+        await pilot.press(
+            "6", "right_square_bracket", "up", "up", "up", "up", "left_square_bracket"
+        )
         why = explanation(app)
         assert "key tiles: ■·" in why and "tile 1 of 2" in why
-        assert "tile 2 (keys 5–8): · to be skipped" in why and "□ to come" not in why.split("tile 2 (keys")[1]
+        assert (
+            "tile 2 (keys 5–8): · to be skipped" in why
+            and "□ to come" not in why.split("tile 2 (keys")[1]
+        )
 
 
 async def test_the_title_is_whole_and_the_footer_names_the_tile_and_decode_keys():

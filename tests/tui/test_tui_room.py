@@ -32,7 +32,7 @@ async def test_a_wide_stage_takes_the_width_and_the_inputs_what_is_left(tmp_path
     async with running(tmp_path / "l.yaml") as (app, pilot):
         await pilot.pause()
         view = stage_view(app)
-        (first, last), = [view.visible_window()[1]]
+        ((first, last),) = [view.visible_window()[1]]
         assert last - first >= 10  # of 13 keys (5 with the inputs at 40%)
         assert app.screen.query_one("#inputs").outer_size.width <= 32
 
@@ -56,13 +56,15 @@ async def test_a_cell_is_as_wide_as_its_widest_text_and_one_gap(tmp_path):
         assert view.cell_width == len("token16") + 1
         header = drawn_lines(view)[0]
         assert " token09 token10" in header  # one gap between labels
-        (first, last), = [view.visible_window()[1]]
+        ((first, last),) = [view.visible_window()[1]]
         assert last - first >= 10
 
 
 async def test_a_score_that_reads_0_001_leaves_no_room_for_an_exponent(tmp_path):
     # 0.000998 is written 0.001 (fixed() rounds it); a cell kept room for "−4.000e−4" all the same
-    (tmp_path / "t.yaml").write_text("title: tiny\ntokens: [a]\nQ: [[0.000998]]\nK: [[1]]\nV: [[1]]\n")
+    (tmp_path / "t.yaml").write_text(
+        "title: tiny\ntokens: [a]\nQ: [[0.000998]]\nK: [[1]]\nV: [[1]]\n"
+    )
     async with running(tmp_path / "t.yaml") as (app, pilot):
         view = stage_view(app)
         assert view.texts[0][0] == "0.001"
@@ -75,12 +77,12 @@ async def test_z_gives_the_stage_the_width_and_tab_brings_the_inputs_back(tmp_pa
         await pilot.pause()
         view = stage_view(app)
         inputs = app.screen.query_one("#inputs")
-        (first, last), = [view.visible_window()[1]]
+        ((first, last),) = [view.visible_window()[1]]
         shown_before = last - first
         await pilot.press("z")
         await pilot.pause()
         assert not inputs.display and view.outer_size.width == 120
-        (first, last), = [view.visible_window()[1]]
+        ((first, last),) = [view.visible_window()[1]]
         assert last - first == 16 - first or last - first >= shown_before + 3
         assert "z Zoom" in screen_text(app)
         await pilot.press("tab")
@@ -105,7 +107,7 @@ async def test_help_wraps_every_line_under_itself_at_any_width():
             await pilot.pause()
             text = app.screen.query_one("#keys").render()
             lines = str(text).splitlines()
-            reading = lines[lines.index("Reading the screen") + 1:]
+            reading = lines[lines.index("Reading the screen") + 1 :]
             assert reading and all(line.startswith("  ") for line in reading), reading
             assert " ".join(line.strip() for line in reading) == READING  # whole words, all of them
             box = app.screen.query_one("#keys").content_region.width
@@ -122,14 +124,16 @@ async def test_the_key_column_stays_in_view_when_the_step_changes(tmp_path):
         for step in ("4", "1", "3"):
             await pilot.press(step)
             await pilot.pause()
-            (first, last), = [view.visible_window()[1]]
+            ((first, last),) = [view.visible_window()[1]]
             assert view.cursor == (29, 29) and first <= 29 < last, (step, first, last)
 
 
 async def test_a_tiny_score_with_a_two_digit_exponent_fits_its_cell(tmp_path):
     # the attack on #29: −1.0e−11 was one character wider than the room kept for "−4.000e−4"
-    (tmp_path / "t.yaml").write_text("title: tiny\ntokens: [a, b]\nQ: [[1.0e-5, 0], [1, 1]]\n"
-                                     "K: [[-1.0e-6, 0], [1, 1]]\nV: [[1, 0], [0, 1]]\ncausal: false\n")
+    (tmp_path / "t.yaml").write_text(
+        "title: tiny\ntokens: [a, b]\nQ: [[1.0e-5, 0], [1, 1]]\n"
+        "K: [[-1.0e-6, 0], [1, 1]]\nV: [[1, 0], [0, 1]]\ncausal: false\n"
+    )
     async with running(tmp_path / "t.yaml") as (app, pilot):
         view = stage_view(app)
         assert view.texts[0][0] == "−1.0e−11"  # by hand: 1e-5 × −1e-6
@@ -145,8 +149,11 @@ async def test_the_first_push_does_not_restyle_what_mounting_styled(monkeypatch)
 
     calls = []
     update = DebuggerScreen.update_node_styles
-    monkeypatch.setattr(DebuggerScreen, "update_node_styles",
-                        lambda self, *a, **k: (self.is_mounted and calls.append(self), update(self, *a, **k))[1])
+    monkeypatch.setattr(
+        DebuggerScreen,
+        "update_node_styles",
+        lambda self, *a, **k: (self.is_mounted and calls.append(self), update(self, *a, **k))[1],
+    )
     async with running() as (app, pilot):
         await pilot.pause()
         assert calls == []

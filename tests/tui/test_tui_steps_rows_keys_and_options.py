@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from attn_tui.core.numbers import fixed
 from tests.conftest import SCENARIOS
-from tests.tui_helpers import current, debugger, explanation, matrix, running, screen_text, stage_view
+from tests.tui_helpers import (
+    current,
+    debugger,
+    explanation,
+    matrix,
+    running,
+    screen_text,
+    stage_view,
+)
 
 SAT = 2
 
@@ -21,7 +29,9 @@ async def test_arrows_step_through_the_stages_and_the_explanation_follows():
         await pilot.press("right", "right")
         assert screen.stage == "softmax"
         assert "sum        = 8.169" in explanation(app)
-        assert '"sat" pays 25% attention to "the", 25% to "cat", and 50% to itself.' in explanation(app)
+        assert '"sat" pays 25% attention to "the", 25% to "cat", and 50% to itself.' in explanation(
+            app
+        )
         assert "Step 4 · Softmax" in screen_text(app)
         await pilot.press("right", "right")
         assert screen.stage == "weighted_sum"  # stops at the last stage
@@ -31,8 +41,10 @@ async def test_arrows_step_through_the_stages_and_the_explanation_follows():
         assert screen.stage == "score"
         await pilot.press("end")
         assert screen.stage == "weighted_sum"
-        assert "0.248 × [1.0, 0.0] + 0.248 × [0.0, 1.0] + 0.503 × [0.5, 0.5] = [0.500, 0.500]" \
+        assert (
+            "0.248 × [1.0, 0.0] + 0.248 × [0.0, 1.0] + 0.503 × [0.5, 0.5] = [0.500, 0.500]"
             in explanation(app)
+        )
         await pilot.press("3")
         assert screen.stage == "mask"
         await pilot.press("1")
@@ -45,8 +57,10 @@ async def test_up_and_down_choose_the_query_row():
         assert screen.row == SAT  # the scenario's focus
         await pilot.press("4", "up")
         assert screen.row == 1
-        assert '"cat" pays 33% attention to "the" and 67% to itself, and 0% to the future.' \
+        assert (
+            '"cat" pays 33% attention to "the" and 67% to itself, and 0% to the future.'
             in explanation(app)
+        )
         assert stage_view(app).cursor[0] == 1 and stage_view(app).marked_rows == {1}
         await pilot.press("up", "up", "up")
         assert screen.row == 0
@@ -59,8 +73,11 @@ async def test_brackets_choose_the_key_and_score_marks_the_q_and_k_rows():
         await pilot.press("right_square_bracket")
         assert debugger(app).column == 1
         assert matrix(app, "Q").marked_rows == {SAT} and matrix(app, "K").marked_rows == {1}
-        selected = [line for line in app.screen.query_one("ExplanationView").explanation.lines
-                    if line.selected]
+        selected = [
+            line
+            for line in app.screen.query_one("ExplanationView").explanation.lines
+            if line.selected
+        ]
         assert [line.plain().split(" =")[0] for line in selected] == ["q3 · k2"]
         await pilot.press("5")
         assert matrix(app, "V").marked_rows == {0, 1, 2} and not matrix(app, "Q").marked_rows
@@ -93,7 +110,7 @@ async def test_variants_are_shown_side_by_side():
         for name, setting in (("scaled", "÷√8 = 2.828"), ("unscaled", "none")):
             weights = current(app, name).weights[4][:3]
             line = next(line for line in lines if line.split()[:1] == [name])
-            assert line.split()[1:][:len(setting.split())] == setting.split()
+            assert line.split()[1:][: len(setting.split())] == setting.split()
             assert " ".join(fixed(w, 3, tiny=False) for w in weights) in line
 
 
@@ -114,5 +131,7 @@ async def test_the_description_says_when_options_no_longer_match_it():
         assert "written for" not in str(description.render())
         await pilot.press("s", "tab", "plus")  # unscaled, and a number of Q nudged
         await pilot.pause()
-        assert ("(written for scale ÷√2 = 1.414; now scale none; the numbers have been changed since)"
-                in str(description.render()))
+        assert (
+            "(written for scale ÷√2 = 1.414; now scale none; the numbers have been changed since)"
+            in str(description.render())
+        )

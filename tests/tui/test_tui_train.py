@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
 import numpy as np
+import pytest
 
 from attn_tui.core import load
 from attn_tui.core.engine.backward import finite_difference, gradients
@@ -17,16 +17,20 @@ from tests.tui_helpers import debugger, drawn_lines, explanation, matrix, post, 
 LEARNING = SCENARIOS / "learning_to_attend.yaml"
 
 
-THREE_VARIANTS = ("variants: [{name: scaled, scale: true}, {name: unscaled, scale: false}, "
-                  "{name: bidirectional, causal: false}]\n")
+THREE_VARIANTS = (
+    "variants: [{name: scaled, scale: true}, {name: unscaled, scale: false}, "
+    "{name: bidirectional, causal: false}]\n"
+)
 
 
 def training_runs(tmp_path, T: int, d: int, lr: float, variants: str):
     """A random scenario of T tokens learning Q and K towards a random target, with variants."""
     path = tmp_path / "runs.yaml"
     np.save(tmp_path / "target.npy", np.random.default_rng(1).normal(size=(T, d)))
-    path.write_text(f"random: {{seed: 0, T: {T}, d_k: {d}}}\nloss: {{target: {{npy: target.npy}}}}\n"
-                    f"train: {{learn: [Q, K], lr: {lr}, steps: 200}}\n" + variants)
+    path.write_text(
+        f"random: {{seed: 0, T: {T}, d_k: {d}}}\nloss: {{target: {{npy: target.npy}}}}\n"
+        f"train: {{learn: [Q, K], lr: {lr}, steps: 200}}\n" + variants
+    )
     return path
 
 
@@ -43,10 +47,20 @@ async def run_then_pause(pilot, train, steps: int) -> None:
 @pytest.mark.slow
 async def test_the_backward_steps_follow_the_forward_ones_and_recompute_after_an_edit(tmp_path):
     path = tmp_path / "s.yaml"
-    path.write_text((SCENARIOS / "cat_sat.yaml").read_text() + "\nloss:\n  target: [[1, 0], [1, 0], [1, 0]]\n")
+    path.write_text(
+        (SCENARIOS / "cat_sat.yaml").read_text() + "\nloss:\n  target: [[1, 0], [1, 0], [1, 0]]\n"
+    )
     async with running(path) as (app, pilot):
         screen = debugger(app)
-        assert [stage.title for stage in screen.stages][5:] == ["dO", "dV", "dP", "dS", "dScores", "dQ", "dK"]
+        assert [stage.title for stage in screen.stages][5:] == [
+            "dO",
+            "dV",
+            "dP",
+            "dS",
+            "dScores",
+            "dQ",
+            "dK",
+        ]
         await pilot.press("up", "9")  # dS, row "cat"
         assert screen.stage == "d_scores"
         assert "0.330 × (−0.670 − 0.227) = −0.296" in explanation(app)
@@ -55,9 +69,13 @@ async def test_the_backward_steps_follow_the_forward_ones_and_recompute_after_an
         assert screen.session.scenario.inputs["Q"][1, 0] == 2.0
         after = screen.session.attention.backward.d_scores(0, range(1, 2), range(3))[0]
         assert not np.allclose(before, after)
-        assert np.allclose(after, gradients(screen.session.scenario).heads[0].d_scores[1], rtol=1e-15)
+        assert np.allclose(
+            after, gradients(screen.session.scenario).heads[0].d_scores[1], rtol=1e-15
+        )
         await pilot.press("7")  # dV: its rows are the keys
-        assert "Step 7 · dV" in screen_text(app) and "how the loss changes with \"cat\"'s value vector" in explanation(app)
+        assert "Step 7 · dV" in screen_text(
+            app
+        ) and 'how the loss changes with "cat"\'s value vector' in explanation(app)
 
 
 async def test_v_checks_the_cell_under_the_cursor_by_finite_differences():
@@ -77,7 +95,9 @@ async def test_v_checks_the_cell_under_the_cursor_by_finite_differences():
 async def test_t_is_off_without_train_and_v_without_a_target():
     async with running() as (app, pilot):
         screen = debugger(app)
-        assert not screen.check_action("train", ()) and not screen.check_action("check_gradient", ())
+        assert not screen.check_action("train", ()) and not screen.check_action(
+            "check_gradient", ()
+        )
         await pilot.press("t", "v")
         assert not isinstance(app.screen, TrainScreen)
         assert "Gradient check" not in explanation(app)
@@ -91,7 +111,10 @@ async def test_the_train_view_steps_runs_undoes_and_keeps():
         await pilot.press("t")
         train = app.screen
         assert isinstance(train, TrainScreen)
-        assert [run.name for run in train.runs] == ["scaled", "unscaled"]  # the variants side by side
+        assert [run.name for run in train.runs] == [
+            "scaled",
+            "unscaled",
+        ]  # the variants side by side
         await pilot.press("space", "space")
         assert [run.state.step for run in train.runs] == [2, 2]
         expected = runs(load(LEARNING))[1]
@@ -104,10 +127,14 @@ async def test_the_train_view_steps_runs_undoes_and_keeps():
             await pilot.pause(0.05)
             if not train.running:
                 break
-        await pilot.pause(0.1)  # (the last tick's frame: its words are laid out before they are read)
+        await pilot.pause(
+            0.1
+        )  # (the last tick's frame: its words are laid out before they are read)
         assert [run.state.step for run in train.runs] == [200, 200]
         scaled, unscaled = train.runs
-        assert scaled.losses[-1] < scaled.losses[0] / 1000 and unscaled.losses[-1] > unscaled.losses[0]
+        assert (
+            scaled.losses[-1] < scaled.losses[0] / 1000 and unscaled.losses[-1] > unscaled.losses[0]
+        )
         text = screen_text(app)
         assert "scaled" in text and "step 200/200 · done" in text and "learning stalls" in text
         plot = train.query(LossPlot).first()
@@ -141,27 +168,40 @@ async def test_space_shows_the_step_worked_out_while_the_last_one_was_read():
         for _ in range(2):
             await pilot.pause(0.3)
             worked = {number: pending.result() for number, (_, pending) in train._ahead.items()}
-            assert sorted(worked) == [0, 1] and all(worked[n].base is run.state for n, run in enumerate(train.runs))
+            assert sorted(worked) == [0, 1] and all(
+                worked[n].base is run.state for n, run in enumerate(train.runs)
+            )
             await pilot.press("space")
-            assert all(run.state is worked[n].state for n, run in enumerate(train.runs))  # taken, not redone
+            assert all(
+                run.state is worked[n].state for n, run in enumerate(train.runs)
+            )  # taken, not redone
         expected = runs(load(LEARNING))[1]
         expected.run(2)
         assert np.array_equal(train.runs[0].scenario.inputs["Wq"], expected.scenario.inputs["Wq"])
         await pilot.press("u")
         await pilot.pause(0.3)
-        assert all(train._ahead[n][1].result().base is run.state for n, run in enumerate(train.runs))
+        assert all(
+            train._ahead[n][1].result().base is run.state for n, run in enumerate(train.runs)
+        )
         await pilot.press("escape")
         assert train._pool is None and not train._ahead
         train._look_ahead()  # (one queued before it left, run after)
         assert train._pool is None and not train._ahead
 
 
-async def test_running_works_the_steps_out_on_the_thread_and_a_pause_stops_every_run_in_step(tmp_path):
+async def test_running_works_the_steps_out_on_the_thread_and_a_pause_stops_every_run_in_step(
+    tmp_path,
+):
     """r runs the steps on a thread (issue 49: the key that pauses waited for ~33 ms of steps on
     the app's own thread, then ~28 ms of words): each run's losses are those of the same steps
     taken one by one, a pause leaves the runs at one step, and the thread stops after it."""
-    path = training_runs(tmp_path, 128, 8, 0.01, "variants: [{name: scaled, scale: true}, "
-                                                  "{name: unscaled, scale: false}]\n")
+    path = training_runs(
+        tmp_path,
+        128,
+        8,
+        0.01,
+        "variants: [{name: scaled, scale: true}, {name: unscaled, scale: false}]\n",
+    )
     async with running(path) as (app, pilot):
         await pilot.press("t")
         train = app.screen
@@ -195,8 +235,9 @@ async def test_a_pause_says_so_at_once_and_every_run_then_shows_the_step_it_paus
         states = [box.query_one(".run-state").render() for box in train.query(".run")]
         assert all(str(text).endswith("· paused") for text in states), states
         await pilot.pause(0.2)  # (the matrices left behind are drawn once the pause's frame is out)
-        for box, run, scale, causal in zip(train.query(".run"), train.runs, (True, False, True),
-                                           (True, True, False)):
+        for box, run, scale, causal in zip(
+            train.query(".run"), train.runs, (True, False, True), (True, True, False)
+        ):
             Q, K = run.scenario.inputs["Q"], run.scenario.inputs["K"]
             scores = Q @ K.T / (2.0 if scale else 1.0)
             if causal:
@@ -206,12 +247,20 @@ async def test_a_pause_says_so_at_once_and_every_run_then_shows_the_step_it_paus
             for row in (0, 3, 7):
                 label, *cells = lines[1 + row].split()
                 assert label == f"t{row + 1}" and len(cells) >= 4
-                assert np.allclose([float(cell) for cell in cells], weights[row, :len(cells)], atol=6e-4), \
-                    (run.name, row, cells, weights[row])
+                assert np.allclose(
+                    [float(cell) for cell in cells], weights[row, : len(cells)], atol=6e-4
+                ), (run.name, row, cells, weights[row])
 
 
-@pytest.mark.parametrize("keys", [["r", "r", "escape"], ["r", "r", "enter"], ["r", "r", "u", "r", "r", "space"],
-                                  ["r", "r", "r", "r", "r", "escape"]])
+@pytest.mark.parametrize(
+    "keys",
+    [
+        ["r", "r", "escape"],
+        ["r", "r", "enter"],
+        ["r", "r", "u", "r", "r", "space"],
+        ["r", "r", "r", "r", "r", "escape"],
+    ],
+)
 async def test_keys_in_a_burst_after_a_pause_leave_the_view_whole(tmp_path, keys):
     """A pause draws the runs left behind once its frame is out: a key that leaves, keeps, undoes
     or steps before that must find no half-drawn view and raise nothing (issue 49)."""

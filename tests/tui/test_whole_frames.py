@@ -10,10 +10,13 @@ from attn_tui.tui.whole_frames import collect_refreshes
 from tests.conftest import SCENARIOS
 from tests.tui_helpers import debugger, running, screen_text, stage_view
 
-LESSON = (SCENARIOS / "cat_sat.yaml").read_text() + """lesson:
+LESSON = (
+    (SCENARIOS / "cat_sat.yaml").read_text()
+    + """lesson:
   - {step: softmax, row: cat}
   - {step: weighted_sum, row: sat, edit: {matrix: Q, row: sat, col: 1, to: 3.5}, say: A louder query.}
 """
+)
 
 
 def record_frames(screen) -> list[set[str]]:
@@ -41,7 +44,9 @@ async def test_a_beat_is_drawn_in_one_frame(tmp_path):
             assert screen.lessons.player.beat == beat
             drawn = [frame for frame in frames if "StageView" in frame]
             assert len(drawn) == 1, frames  # the stage once…
-            assert "NarrationBar" in drawn[0] and "ExplanationView" in drawn[0], frames  # …with the words
+            assert "NarrationBar" in drawn[0] and "ExplanationView" in drawn[0], (
+                frames
+            )  # …with the words
 
 
 async def test_refreshes_asked_for_are_collected_at_once():

@@ -15,7 +15,9 @@ from attn_tui.core.engine.backward import gradient_check
 from tests.conftest import SCENARIOS
 from tests.tui_helpers import debugger, explanation, matrix, running
 
-WITH_LOSS = (SCENARIOS / "cat_sat.yaml").read_text(encoding="utf-8") + "\nloss:\n  target: [[1, 0], [1, 0], [1, 0]]\n"
+WITH_LOSS = (SCENARIOS / "cat_sat.yaml").read_text(
+    encoding="utf-8"
+) + "\nloss:\n  target: [[1, 0], [1, 0], [1, 0]]\n"
 
 
 def test_a_zero_gradient_is_told_in_words():

@@ -15,11 +15,27 @@ from __future__ import annotations
 import gc
 import sys
 
-from attn_tui.tui.cli.parser import DEFAULT_MAX_APPS, OWN_PARSERS, CommandLine, Parser, build_parser, read
-from attn_tui.tui.cli.streams import (EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, OutputError, flush_out, quiet_stdout,
-                                      report_internal_error, say, write_out)
 from attn_tui.tui.cli import app as _open
 from attn_tui.tui.cli.app import one_blas_thread, start_app
+from attn_tui.tui.cli.parser import (
+    DEFAULT_MAX_APPS,
+    OWN_PARSERS,
+    CommandLine,
+    Parser,
+    build_parser,
+    read,
+)
+from attn_tui.tui.cli.streams import (
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_USAGE,
+    OutputError,
+    flush_out,
+    quiet_stdout,
+    report_internal_error,
+    say,
+    write_out,
+)
 from attn_tui.tui.cli.views import scenario_path, select_rows, with_views
 
 
@@ -68,12 +84,16 @@ def _action(line: CommandLine):
             from attn_tui.tui.cli import figure
 
             args = figure.build_parser(Parser).parse_args(rest)
-            return lambda: figure.figure(args, write_out, say, scenario_path, select_rows), args.debug
+            return lambda: figure.figure(
+                args, write_out, say, scenario_path, select_rows
+            ), args.debug
         from attn_tui.capture import command
 
         args = command.build_parser().parse_args(rest)
         return lambda: command.capture(args), args.debug
-    args = build_parser().parse_args(rest if name is None else [name, *rest])  # (None: --version, --help)
+    args = build_parser().parse_args(
+        rest if name is None else [name, *rest]
+    )  # (None: --version, --help)
     if name == "open":
         from attn_tui.tui.cli.app import open_app as run
     elif name == "serve":
@@ -92,8 +112,18 @@ def _action(line: CommandLine):
     return lambda: run(args.parser, args), args.debug  # (its errors show the command's usage)
 
 
-__all__ = ["DEFAULT_MAX_APPS", "EXIT_USAGE", "build_parser", "main", "one_blas_thread", "say", "scenario_path",
-           "select_rows", "start_app", "with_views"]
+__all__ = [
+    "DEFAULT_MAX_APPS",
+    "EXIT_USAGE",
+    "build_parser",
+    "main",
+    "one_blas_thread",
+    "say",
+    "scenario_path",
+    "select_rows",
+    "start_app",
+    "with_views",
+]
 
 
 if __name__ == "__main__":

@@ -31,10 +31,14 @@ def open_app(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         index = index_or_none(path)
         if index is not None:  # every layer of a capture, as the model view
             if args.present:
-                parser.error("a model index lists one scenario per layer: the app opens them as the "
-                             "model view; give one layer's scenario for --present")
+                parser.error(
+                    "a model index lists one scenario per layer: the app opens them as the "
+                    "model view; give one layer's scenario for --present"
+                )
             return start_app(None, debug=args.debug, index=index)
-        scenario = with_views(parser, args, load(path))  # before the terminal is taken: an error is one line
+        scenario = with_views(
+            parser, args, load(path)
+        )  # before the terminal is taken: an error is one line
         if args.lesson and scenario.lesson is None:
             raise ScenarioError("has no lesson: (see docs/classroom.md: lessons)", path=path)
     except ScenarioError as error:
@@ -48,8 +52,13 @@ def open_app(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if classroom is None:
             return EXIT_USAGE
     # a built-in, by name or by path, is opened read-only: saving asks where
-    return start_app(scenario, read_only=catalog.is_builtin(path), present=args.present, debug=args.debug,
-                     classroom=classroom)
+    return start_app(
+        scenario,
+        read_only=catalog.is_builtin(path),
+        present=args.present,
+        debug=args.debug,
+        classroom=classroom,
+    )
 
 
 def one_blas_thread() -> None:
@@ -62,8 +71,16 @@ def one_blas_thread() -> None:
             os.environ.setdefault(name, "1")
 
 
-def start_app(scenario, read_only: bool = False, present: bool = False, save_root=None,
-              debug: bool = False, classroom=None, index=None, start=None) -> int:
+def start_app(
+    scenario,
+    read_only: bool = False,
+    present: bool = False,
+    save_root=None,
+    debug: bool = False,
+    classroom=None,
+    index=None,
+    start=None,
+) -> int:
     """The app; a crash of it (a bug) is one line and exit 3, naming where the unsaved edits
     were kept."""
     import time
@@ -73,11 +90,22 @@ def start_app(scenario, read_only: bool = False, present: bool = False, save_roo
 
     started = time.time()
     try:
-        return run_app(scenario, read_only, save_root=save_root, present=present, classroom=classroom,
-                       index=index, start=start)
+        return run_app(
+            scenario,
+            read_only,
+            save_root=save_root,
+            present=present,
+            classroom=classroom,
+            index=index,
+            start=start,
+        )
     except Exception as crash:
         kept = recovery.copies_since(started)
-        note = (f"your unsaved edits are kept in {recovery.folder()}: open the file again to restore "
-                "them" if kept else "")
+        note = (
+            f"your unsaved edits are kept in {recovery.folder()}: open the file again to restore "
+            "them"
+            if kept
+            else ""
+        )
         report_internal_error(crash, debug, note)
         return EXIT_INTERNAL

@@ -28,31 +28,59 @@ def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParse
     parser = parser_class(
         prog="attn-tui figure",
         description="Write one stage of a scenario as a figure for slides and papers: a heat map with "
-                    "the tokens on both axes, each cell's value, masked cells hatched and a colour scale "
-                    "(the app's colour-blind-safe palettes), or with --row R one row's bar chart.",
-        epilog="Exit status: 0 written, 2 a file that cannot be read or a figure that cannot be made.")
-    parser.add_argument("file", metavar="SCENARIO", help="a scenario file or a built-in's name "
-                                                        "(with --model-view, a model index too)")
-    parser.add_argument("--stage", metavar="NAME",
-                        help="the stage by its expect:/--json key: weights (default), scores, d_scores, …; "
-                             "or an input: Q, K, V, X, Wq, …")
-    parser.add_argument("--head", metavar="H", help="the head as the scenario names it: 2 or 'head 2' "
-                        "(a written scenario's heads are head 1, head 2, …; a captured layer's head 0, …); "
-                        "default the first")
-    parser.add_argument("--row", metavar="R", help="a row (a number from 1 or a token) as a bar chart; "
-                                                   "all (the default): the heat map of every row")
+        "the tokens on both axes, each cell's value, masked cells hatched and a colour scale "
+        "(the app's colour-blind-safe palettes), or with --row R one row's bar chart.",
+        epilog="Exit status: 0 written, 2 a file that cannot be read or a figure that cannot be made.",
+    )
+    parser.add_argument(
+        "file",
+        metavar="SCENARIO",
+        help="a scenario file or a built-in's name (with --model-view, a model index too)",
+    )
+    parser.add_argument(
+        "--stage",
+        metavar="NAME",
+        help="the stage by its expect:/--json key: weights (default), scores, d_scores, …; "
+        "or an input: Q, K, V, X, Wq, …",
+    )
+    parser.add_argument(
+        "--head",
+        metavar="H",
+        help="the head as the scenario names it: 2 or 'head 2' "
+        "(a written scenario's heads are head 1, head 2, …; a captured layer's head 0, …); "
+        "default the first",
+    )
+    parser.add_argument(
+        "--row",
+        metavar="R",
+        help="a row (a number from 1 or a token) as a bar chart; "
+        "all (the default): the heat map of every row",
+    )
     parser.add_argument("--variant", metavar="V", help="the scenario's variant of that name")
-    parser.add_argument("--train", action="store_true",
-                        help="the loss curves of the scenario's training runs (train:; each variant beside "
-                             "the others), instead of a stage")
-    parser.add_argument("--model-view", action="store_true",
-                        help="every head of a model index (attn-tui capture --layer all), or of the scenario, "
-                             "as thumbnails of its weights with the pattern it scores highest")
-    parser.add_argument("--layers", metavar="LIST",
-                        help="with --model-view of an index, only these layers (by number: 0-16, 0-3,8); "
-                             "what would take more than about 20 s is refused, naming the layers that fit")
-    parser.add_argument("-o", "--output", metavar="FILE", help="the file to write (default: SVG on standard output)")
-    parser.add_argument("--format", choices=FORMATS, help="svg, png or pdf (default: from -o's suffix, else svg)")
+    parser.add_argument(
+        "--train",
+        action="store_true",
+        help="the loss curves of the scenario's training runs (train:; each variant beside "
+        "the others), instead of a stage",
+    )
+    parser.add_argument(
+        "--model-view",
+        action="store_true",
+        help="every head of a model index (attn-tui capture --layer all), or of the scenario, "
+        "as thumbnails of its weights with the pattern it scores highest",
+    )
+    parser.add_argument(
+        "--layers",
+        metavar="LIST",
+        help="with --model-view of an index, only these layers (by number: 0-16, 0-3,8); "
+        "what would take more than about 20 s is refused, naming the layers that fit",
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="the file to write (default: SVG on standard output)"
+    )
+    parser.add_argument(
+        "--format", choices=FORMATS, help="svg, png or pdf (default: from -o's suffix, else svg)"
+    )
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return parser
 
@@ -67,17 +95,32 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
         say("attn-tui figure: --train or --model-view, not both")
         return 2
     if args.layers is not None and not args.model_view:
-        say("attn-tui figure: --layers goes with --model-view (the layers of a model index it draws)")
+        say(
+            "attn-tui figure: --layers goes with --model-view (the layers of a model index it draws)"
+        )
         return 2
     if whole:
-        given = [f"--{name}" for name in ("stage", "head", "row", "variant") if getattr(args, name) is not None]
+        given = [
+            f"--{name}"
+            for name in ("stage", "head", "row", "variant")
+            if getattr(args, name) is not None
+        ]
         if given:
-            say(f"attn-tui figure: {', '.join(given)} go{'es' if len(given) == 1 else ''} with a stage's "
-                f"figure, not with {whole} (which draws every {'run' if args.train else 'head'})")
+            say(
+                f"attn-tui figure: {', '.join(given)} go{'es' if len(given) == 1 else ''} with a stage's "
+                f"figure, not with {whole} (which draws every {'run' if args.train else 'head'})"
+            )
             return 2
     stage, head = args.stage or "weights", args.head
-    if args.output and args.format is None and _suffix(args.output) and _suffix_format(args.output) is None:
-        say(f"attn-tui figure: {visible(args.output)}: a figure is .svg, .png or .pdf (or give --format)")
+    if (
+        args.output
+        and args.format is None
+        and _suffix(args.output)
+        and _suffix_format(args.output) is None
+    ):
+        say(
+            f"attn-tui figure: {visible(args.output)}: a figure is .svg, .png or .pdf (or give --format)"
+        )
         return 2
     form = args.format or _suffix_format(args.output) or "svg"
     if form != "svg" and not args.output:
@@ -86,8 +129,10 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
     if form != "svg" and _converter() is None:
         from attn_tui.capture.install import install_command
 
-        say(f"attn-tui figure: {form.upper()} needs the extra 'figures' (cairosvg and the system's libcairo): "
-            f"{install_command('figures')}")
+        say(
+            f"attn-tui figure: {form.upper()} needs the extra 'figures' (cairosvg and the system's libcairo): "
+            f"{install_command('figures')}"
+        )
         return 2
     try:
         path = scenario_path(args.file)
@@ -120,7 +165,9 @@ def _model_view(path: str, layers: str | None) -> str:
     return model_view_figure(index if layers is None else selected(index, layers))
 
 
-def _stage_or_runs(args: argparse.Namespace, scenario, stage: str, given: str | None, select_rows) -> str:
+def _stage_or_runs(
+    args: argparse.Namespace, scenario, stage: str, given: str | None, select_rows
+) -> str:
     """A stage's heat map or a row's bars (of the scenario or its variant), or the runs' losses."""
     from attn_tui.core.engine.attention import Attention
     from attn_tui.core.outputs.figures.bars import bar_chart
@@ -166,7 +213,9 @@ def write_file(path: str, data: bytes) -> None:
     """``data`` into ``path`` through a temporary file beside it, so a file there is never left half
     written; a FIFO or a device there is refused, not replaced by a file."""
     if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
-        raise OSError(errno.EINVAL, "not a regular file (a FIFO or a device): a figure is written to a file")
+        raise OSError(
+            errno.EINVAL, "not a regular file (a FIFO or a device): a figure is written to a file"
+        )
     folder = os.path.dirname(os.path.abspath(path))
     temporary = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
     try:
@@ -197,4 +246,5 @@ def _converter():
     def convert(text: str, form: str) -> bytes:
         make = cairosvg.svg2png if form == "png" else cairosvg.svg2pdf
         return make(bytestring=text.encode("utf-8"))
+
     return convert

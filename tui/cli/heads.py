@@ -23,20 +23,30 @@ def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParse
     parser = parser_class(
         prog="attn-tui heads",
         description="Score every head of a scenario, or of every layer of a model index "
-                    "(attn-tui capture --layer all), for the standard attention patterns: "
-                    + "; ".join(f"{name}: {what}" for name, what in DESCRIPTIONS.items()) + ".",
+        "(attn-tui capture --layer all), for the standard attention patterns: "
+        + "; ".join(f"{name}: {what}" for name, what in DESCRIPTIONS.items())
+        + ".",
         epilog="Each score is a mean weight over the query rows (the first row, which under a "
-               "causal mask can only see itself, is left out): 1 means all of every row's "
-               "attention goes there. '—': the pattern does not apply (nothing repeats; "
-               "cross-attention). Exit status: 0 printed, 2 a file that cannot be read.")
-    parser.add_argument("file", metavar="FILE_OR_INDEX",
-                        help="a scenario file, a built-in's name, or a model index")
-    parser.add_argument("--sort", choices=PATTERNS, metavar="NAME",
-                        help=f"the heads with the highest NAME first ({', '.join(PATTERNS)})")
+        "causal mask can only see itself, is left out): 1 means all of every row's "
+        "attention goes there. '—': the pattern does not apply (nothing repeats; "
+        "cross-attention). Exit status: 0 printed, 2 a file that cannot be read.",
+    )
+    parser.add_argument(
+        "file", metavar="FILE_OR_INDEX", help="a scenario file, a built-in's name, or a model index"
+    )
+    parser.add_argument(
+        "--sort",
+        choices=PATTERNS,
+        metavar="NAME",
+        help=f"the heads with the highest NAME first ({', '.join(PATTERNS)})",
+    )
     parser.add_argument("--json", action="store_true", help="print the scores as one JSON object")
-    parser.add_argument("--layers", metavar="LIST",
-                        help="of an index, score only these layers (by number: 0-16, 0-3,8); what "
-                             "would take more than about 20 s is refused, naming the layers that fit")
+    parser.add_argument(
+        "--layers",
+        metavar="LIST",
+        help="of an index, score only these layers (by number: 0-16, 0-3,8); what "
+        "would take more than about 20 s is refused, naming the layers that fit",
+    )
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return parser
 
@@ -53,7 +63,9 @@ def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
         found = []
         if index is None:
             if args.layers is not None:
-                say(f"attn-tui heads: --layers goes with a model index; {visible(path)} is one scenario")
+                say(
+                    f"attn-tui heads: --layers goes with a model index; {visible(path)} is one scenario"
+                )
                 return 2
             from attn_tui.core.loading.work_estimate import check_scenario_work
 
@@ -69,7 +81,9 @@ def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
                     say(f"attn-tui heads: {visible(str(error))}")
                     return 2
             estimate = check_work(index)
-            tell = estimate.seconds * RATE > PROGRESS_FROM  # long work says how far it has got, on stderr
+            tell = (
+                estimate.seconds * RATE > PROGRESS_FROM
+            )  # long work says how far it has got, on stderr
             for number, entry in enumerate(index.layers, 1):
                 if tell:
                     say(f"attn-tui heads: layer {entry.layer} ({number} of {len(index.layers)})")
@@ -78,11 +92,18 @@ def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
         say(str(error))
         return 2
     if args.sort:
-        found.sort(key=lambda head: (head.scores[args.sort] is None, -(head.scores[args.sort] or 0.0)))
+        found.sort(
+            key=lambda head: (head.scores[args.sort] is None, -(head.scores[args.sort] or 0.0))
+        )
     if args.json:
-        document = {"file": path, "patterns": DESCRIPTIONS,
-                    "heads": [{"layer": head.layer, "head": head.head, "name": head.name,
-                               **head.scores} for head in found]}
+        document = {
+            "file": path,
+            "patterns": DESCRIPTIONS,
+            "heads": [
+                {"layer": head.layer, "head": head.head, "name": head.name, **head.scores}
+                for head in found
+            ],
+        }
         write_out(json.dumps(document, indent=1, allow_nan=False) + "\n")
         return 0
     write_out(table(found))
@@ -96,12 +117,14 @@ def table(found) -> str:
     lines = [f"{'layer':>5}  {'head':<{width}}  " + "  ".join(f"{name:>9}" for name in PATTERNS)]
     for head, name in zip(found, names):
         layer = "" if head.layer is None else str(head.layer)
-        cells = "  ".join(f"{'—' if value is None else f'{value:.3f}':>9}"
-                          for value in (head.scores[name_] for name_ in PATTERNS))
+        cells = "  ".join(
+            f"{'—' if value is None else f'{value:.3f}':>9}"
+            for value in (head.scores[name_] for name_ in PATTERNS)
+        )
         lines.append(f"{layer:>5}  {name:<{width}}  {cells}")
     return "\n".join(lines) + "\n"
 
 
 def _shown(name: str) -> str:
     name = visible(name)
-    return name if len(name) <= NAME_WIDTH else name[:NAME_WIDTH - 1] + "…"
+    return name if len(name) <= NAME_WIDTH else name[: NAME_WIDTH - 1] + "…"

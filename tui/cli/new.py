@@ -30,9 +30,14 @@ def new_scenario(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
         say(f"{args.file}: cannot write: {exc.strerror or exc}")
         return EXIT_USAGE
     tokens = len(args.tokens.split())
-    write_out(visible(f"Wrote {args.file}: {tokens} tokens, d_k = {args.d_k}, d_v = {args.d_v or args.d_k}"
-                      f"{'' if args.random is None else f', random numbers from seed {args.random}'}. "
-                      f"Edit it, then: attn-tui {args.file}") + "\n")
+    write_out(
+        visible(
+            f"Wrote {args.file}: {tokens} tokens, d_k = {args.d_k}, d_v = {args.d_v or args.d_k}"
+            f"{'' if args.random is None else f', random numbers from seed {args.random}'}. "
+            f"Edit it, then: attn-tui {args.file}"
+        )
+        + "\n"
+    )
     return EXIT_OK
 
 
@@ -43,8 +48,10 @@ def _new_file_refusal(path: str, force: bool) -> str | None:
     try:
         mode = os.stat(path).st_mode  # (through a link, the file it points to)
     except FileNotFoundError:
-        return (f"is a symbolic link to {os.readlink(path)}, which does not exist; new does not "
-                "create files through links: give the file's own path")
+        return (
+            f"is a symbolic link to {os.readlink(path)}, which does not exist; new does not "
+            "create files through links: give the file's own path"
+        )
     except OSError as exc:
         return f"cannot be used: {exc.strerror or exc}"
     if stat.S_ISDIR(mode):

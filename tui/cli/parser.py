@@ -31,15 +31,23 @@ DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
 DEFAULT_MAX_APPS = 40
 
 # The modes' flags of the command line before it had subcommands: each is its command's.
-FLAGS = {"--json": "json", "--print": "print", "--markdown": "markdown", "--check": "check",
-         "--list": "list", "--serve": "serve"}
+FLAGS = {
+    "--json": "json",
+    "--print": "print",
+    "--markdown": "markdown",
+    "--check": "check",
+    "--list": "list",
+    "--serve": "serve",
+}
 # The commands whose parsers live with their work (capture's and heads' modules): main hands
 # them the rest of the line.
-OWN_PARSERS = {"capture": "write one layer of a real Hugging Face model as a scenario (see "
-                          "'attn-tui capture --help')",
-               "heads": "score every head for the standard attention patterns (see 'attn-tui heads --help')",
-               "figure": "write one stage as an SVG (PNG, PDF) figure for slides and papers (see "
-                         "'attn-tui figure --help')"}
+OWN_PARSERS = {
+    "capture": "write one layer of a real Hugging Face model as a scenario (see "
+    "'attn-tui capture --help')",
+    "heads": "score every head for the standard attention patterns (see 'attn-tui heads --help')",
+    "figure": "write one stage as an SVG (PNG, PDF) figure for slides and papers (see "
+    "'attn-tui figure --help')",
+}
 
 
 class Parser(argparse.ArgumentParser):
@@ -60,16 +68,24 @@ class Parser(argparse.ArgumentParser):
 def _unrecognized(extras: list[str], argv: list[str]) -> str:
     """What argparse's "unrecognized arguments" means: an option of another mode says which
     modes take it (an argument after ``--`` is not an option)."""
-    after = argv[argv.index("--") + 1:] if "--" in argv else []
-    options = [word.split("=", 1)[0] for word in extras if word.startswith("--") and word not in after]
+    after = argv[argv.index("--") + 1 :] if "--" in argv else []
+    options = [
+        word.split("=", 1)[0] for word in extras if word.startswith("--") and word not in after
+    ]
     option = options[0] if options else None
-    modes = [name for name, taken in {**options_of(build_parser()).of, **_own_options()}.items() if option in taken]
+    modes = [
+        name
+        for name, taken in {**options_of(build_parser()).of, **_own_options()}.items()
+        if option in taken
+    ]
     if option in HIDDEN:
         return f"{option} is how --serve starts each app, not an option to give"
     if not modes:
         return "unrecognized arguments: " + " ".join(extras)
     others = [word for word in extras if word.split("=", 1)[0] != option]
-    told = f"{option} goes with {' or '.join(_shown(name) for name in modes)}" + HINTS.get(option, "")
+    told = f"{option} goes with {' or '.join(_shown(name) for name in modes)}" + HINTS.get(
+        option, ""
+    )
     return told + (f" (and unrecognized: {' '.join(others)})" if len(others) > 1 else "")
 
 
@@ -78,9 +94,15 @@ def _own_options() -> dict[str, set[str]]:
     from attn_tui.capture import command as capture
     from attn_tui.tui.cli import figure, heads
 
-    return {name: {option for action in own._actions for option in action.option_strings} - {"-h", "--help"}
-            for name, own in (("heads", heads.build_parser()), ("capture", capture.build_parser()),
-                              ("figure", figure.build_parser()))}
+    return {
+        name: {option for action in own._actions for option in action.option_strings}
+        - {"-h", "--help"}
+        for name, own in (
+            ("heads", heads.build_parser()),
+            ("capture", capture.build_parser()),
+            ("figure", figure.build_parser()),
+        )
+    }
 
 
 def _shown(command: str) -> str:
@@ -92,8 +114,11 @@ def _shown(command: str) -> str:
 # following the teacher's beats on the channel at PATH (see tui.follow), and keeping its
 # recovery copies in its browser's folder (see core.editing.recovery_slots)
 HIDDEN = ("--save-root", "--follow-from", "--recovery-dir", "--ask-name")
-HINTS = {"--worksheet": ": attn-tui --markdown --worksheet FILE", "--answers": ": attn-tui --markdown --answers FILE",
-         "--follow": ": attn-tui --serve FILE --follow"}
+HINTS = {
+    "--worksheet": ": attn-tui --markdown --worksheet FILE",
+    "--answers": ": attn-tui --markdown --answers FILE",
+    "--follow": ": attn-tui --serve FILE --follow",
+}
 
 
 class Options(NamedTuple):
@@ -106,11 +131,23 @@ class Options(NamedTuple):
 
 def options_of(parser: argparse.ArgumentParser) -> Options:
     """The options of the commands of a parser just built (read off it when needed, never kept)."""
-    commands = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
-    return Options({name: {option for action in sub._actions for option in action.option_strings}
-                    for name, sub in commands.choices.items() if name not in OWN_PARSERS},
-                   {option for sub in commands.choices.values() for action in sub._actions
-                    if action.nargs != 0 for option in action.option_strings})
+    commands = next(
+        action for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+    )
+    return Options(
+        {
+            name: {option for action in sub._actions for option in action.option_strings}
+            for name, sub in commands.choices.items()
+            if name not in OWN_PARSERS
+        },
+        {
+            option
+            for sub in commands.choices.values()
+            for action in sub._actions
+            if action.nargs != 0
+            for option in action.option_strings
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -141,20 +178,31 @@ def read(argv: list[str]) -> CommandLine:
     head, tail = argv[:end], argv[end:]
     if "--version" in head:
         return CommandLine(None, ("--version",))
-    if head[:1] and (head[0] in OWN_PARSERS or head[0] == "grade"):  # (grade's --json is its own format)
+    if head[:1] and (
+        head[0] in OWN_PARSERS or head[0] == "grade"
+    ):  # (grade's --json is its own format)
         return CommandLine(head[0], tuple(argv[1:]))
     debug = [word for word in head if word == "--debug"]
     head = [word for word in head if word != "--debug"]
     command = head[0] if head[:1] and head[0] in COMMANDS else None
     words = head[1:] if command else head
-    options = options_of(build_parser(toggles=False)) if any(_may_be_a_mode(word) for word in words) else None
-    if options is not None and any(word.startswith("-") and word not in set(FLAGS).union(*options.of.values())
-                                   for word in words):
+    options = (
+        options_of(build_parser(toggles=False))
+        if any(_may_be_a_mode(word) for word in words)
+        else None
+    )
+    if options is not None and any(
+        word.startswith("-") and word not in set(FLAGS).union(*options.of.values())
+        for word in words
+    ):
         options = options_of(build_parser())
     modes, rest, value_next = [], [], False
     for word in words:
-        flag = None if options is None or value_next or word in options.of.get(command, ()) \
-            else _mode_flag(word, options)  # (responses' --json is its own)
+        flag = (
+            None
+            if options is None or value_next or word in options.of.get(command, ())
+            else _mode_flag(word, options)
+        )  # (responses' --json is its own)
         if flag is not None:
             modes.append(flag)
             continue
@@ -162,8 +210,10 @@ def read(argv: list[str]) -> CommandLine:
         value_next = options is not None and not value_next and word in options.taking_values
     named = list(dict.fromkeys([*([command] if command else []), *(FLAGS[flag] for flag in modes)]))
     if len(named) > 1:
-        shown = [f"attn-tui {name}" if name == command else next(f for f in modes if FLAGS[f] == name)
-                 for name in named]
+        shown = [
+            f"attn-tui {name}" if name == command else next(f for f in modes if FLAGS[f] == name)
+            for name in named
+        ]
         build_parser().error(f"give one mode: {' and '.join(shown)} are two")
     if not named and rest[:1] in (["-h"], ["--help"]):
         return CommandLine(None, tuple(argv))
@@ -172,8 +222,12 @@ def read(argv: list[str]) -> CommandLine:
 
 def _may_be_a_mode(word: str) -> bool:
     """Whether a word is a mode's flag, or may be a prefix of one (as argparse reads a prefix)."""
-    return word.startswith("--") and "=" not in word and len(word) > 2 \
+    return (
+        word.startswith("--")
+        and "=" not in word
+        and len(word) > 2
         and any(flag.startswith(word) for flag in FLAGS)
+    )
 
 
 def _mode_flag(word: str, options: Options) -> str | None:
@@ -205,22 +259,38 @@ def add_toggles(parser: argparse.ArgumentParser) -> None:
 
 
 def _scenario(parser: argparse.ArgumentParser, optional: bool = False, what: str = "") -> None:
-    parser.add_argument("scenario", nargs="?" if optional else None,
-                        help="a scenario file (YAML), or the name of a built-in such as cat_sat" + what)
+    parser.add_argument(
+        "scenario",
+        nargs="?" if optional else None,
+        help="a scenario file (YAML), or the name of a built-in such as cat_sat" + what,
+    )
 
 
 def _row(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--row", metavar="ROW", help="the query row(s) to explain: a token, a 1-based number, "
-                                                     "or 'all' (default: the scenario's focus)")
+    parser.add_argument(
+        "--row",
+        metavar="ROW",
+        help="the query row(s) to explain: a token, a 1-based number, "
+        "or 'all' (default: the scenario's focus)",
+    )
 
 
 def _student_code(parser: argparse.ArgumentParser) -> None:
     """The options of running students' code (check --impl, grade): not a sandbox, limits."""
-    parser.add_argument("--backward", metavar="NAME",
-                        help="the student's backward function (default attention_backward, when defined)")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="time limit a submission (default 10)")
-    parser.add_argument("--memory", type=float, metavar="GB", help="memory limit a submission (default 2)")
-    parser.add_argument("--verbose", action="store_true", help="show what the student's code printed (escaped)")
+    parser.add_argument(
+        "--backward",
+        metavar="NAME",
+        help="the student's backward function (default attention_backward, when defined)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, metavar="SECONDS", help="time limit a submission (default 10)"
+    )
+    parser.add_argument(
+        "--memory", type=float, metavar="GB", help="memory limit a submission (default 2)"
+    )
+    parser.add_argument(
+        "--verbose", action="store_true", help="show what the student's code printed (escaped)"
+    )
 
 
 def build_parser(toggles: bool = True) -> argparse.ArgumentParser:
@@ -232,32 +302,47 @@ def build_parser(toggles: bool = True) -> argparse.ArgumentParser:
     parser = Parser(
         prog="attn-tui",
         description="Step through scaled dot-product attention, stage by stage, "
-                    "and see why every number is what it is.",
+        "and see why every number is what it is.",
         epilog="'attn-tui FILE' opens the app ('attn-tui' alone offers the built-ins); each command "
-               "has its own --help. The modes' flags work as before, anywhere on the line: "
-               "'attn-tui --json FILE' is 'attn-tui json FILE', and so are --print, --markdown, "
-               "--check, --list and --serve; --debug (tracebacks of internal errors) goes with every "
-               "command. Exit status: 0 ok, 1 the student's values (expect:) differ, 2 scenario or "
-               "usage error, 3 internal error.")
+        "has its own --help. The modes' flags work as before, anywhere on the line: "
+        "'attn-tui --json FILE' is 'attn-tui json FILE', and so are --print, --markdown, "
+        "--check, --list and --serve; --debug (tracebacks of internal errors) goes with every "
+        "command. Exit status: 0 ok, 1 the student's values (expect:) differ, 2 scenario or "
+        "usage error, 3 internal error.",
+    )
     parser.add_argument("--version", action="version", version=f"attn-tui {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     def command(name: str, help: str) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".",
-                                  parents=[common])
+        sub = commands.add_parser(
+            name, help=help, description=help[0].upper() + help[1:] + ".", parents=[common]
+        )
         sub.set_defaults(parser=sub)
         return sub
 
     app = command("open", "open the scenario in the terminal app (the default)")
     _scenario(app, optional=True, what=" (none: the app offers the built-ins)")
-    app.add_argument("--lesson", action="store_true", help="the scenario's lesson (the app opens at its beat 1 "
-                                                           "anyway; this checks there is one)")
-    app.add_argument("--present", action="store_true", help="start in projector mode: the focus row large, "
-                                                            "for a class")
-    app.add_argument("--join", nargs="?", const="", metavar="CHANNEL",
-                     help="follow the class a teacher leads on this machine (serve LESSON --follow), in this "
-                          "terminal: its beats, and your answers to it (CHANNEL: when it leads more than one)")
-    app.add_argument("--name", help="with --join, in a class with --names: the first name the teacher sees")
+    app.add_argument(
+        "--lesson",
+        action="store_true",
+        help="the scenario's lesson (the app opens at its beat 1 anyway; this checks there is one)",
+    )
+    app.add_argument(
+        "--present",
+        action="store_true",
+        help="start in projector mode: the focus row large, for a class",
+    )
+    app.add_argument(
+        "--join",
+        nargs="?",
+        const="",
+        metavar="CHANNEL",
+        help="follow the class a teacher leads on this machine (serve LESSON --follow), in this "
+        "terminal: its beats, and your answers to it (CHANNEL: when it leads more than one)",
+    )
+    app.add_argument(
+        "--name", help="with --join, in a class with --names: the first name the teacher sees"
+    )
     if toggles:
         add_toggles(app)
     for option in HIDDEN:
@@ -270,77 +355,145 @@ def build_parser(toggles: bool = True) -> argparse.ArgumentParser:
     handout = command("markdown", "print the walk-through as Markdown, for a handout")
     _scenario(handout)
     _row(handout)
-    handout.add_argument("--worksheet", action="store_true",
-                         help="a worksheet: the predicted stages (or all after Score) left as blanks to fill in")
-    handout.add_argument("--answers", action="store_true",
-                         help="the worksheet's answer key (with --worksheet or not)")
-    handout.add_argument("--no-extras", action="store_true",
-                         help="leave out the columns beside a stage's table (softmax's max and entropy): "
-                              "a worksheet that asks for the weights alone")
-    handout.add_argument("--lesson", action="store_true",
-                         help="the scenario's lesson as a handout (--answers: filled in)")
+    handout.add_argument(
+        "--worksheet",
+        action="store_true",
+        help="a worksheet: the predicted stages (or all after Score) left as blanks to fill in",
+    )
+    handout.add_argument(
+        "--answers",
+        action="store_true",
+        help="the worksheet's answer key (with --worksheet or not)",
+    )
+    handout.add_argument(
+        "--no-extras",
+        action="store_true",
+        help="leave out the columns beside a stage's table (softmax's max and entropy): "
+        "a worksheet that asks for the weights alone",
+    )
+    handout.add_argument(
+        "--lesson",
+        action="store_true",
+        help="the scenario's lesson as a handout (--answers: filled in)",
+    )
     checking = command("check", "validate the scenario; with expect:, compare the student's values")
     _scenario(checking)
     _student_code(checking)
-    checking.add_argument("--impl", metavar="FILE.py[:NAME]",
-                          help="run the student's own attention (NAME, default attention) on the scenario "
-                               "and compare it stage by stage (docs/classroom.md: students' own code)")
-    checking.add_argument("--cases", action="store_true", help="with --impl: the whole battery of cases too")
-    checking.add_argument("--open", action="store_true",
-                          help="with --impl: open the app with the student's numbers as expect:, at the first "
-                               "wrong stage, row and cell")
+    checking.add_argument(
+        "--impl",
+        metavar="FILE.py[:NAME]",
+        help="run the student's own attention (NAME, default attention) on the scenario "
+        "and compare it stage by stage (docs/classroom.md: students' own code)",
+    )
+    checking.add_argument(
+        "--cases", action="store_true", help="with --impl: the whole battery of cases too"
+    )
+    checking.add_argument(
+        "--open",
+        action="store_true",
+        help="with --impl: open the app with the student's numbers as expect:, at the first "
+        "wrong stage, row and cell",
+    )
     for name in ("json", "print", "markdown", "check"):
         if toggles:
             add_toggles(commands.choices[name])
     command("list", "list the built-in scenarios")
 
-    serving = command("serve", "serve the app to web browsers, one app per browser, for a class "
-                               "(needs: pip install 'attn-tui[serve]')")
+    serving = command(
+        "serve",
+        "serve the app to web browsers, one app per browser, for a class "
+        "(needs: pip install 'attn-tui[serve]')",
+    )
     _scenario(serving, optional=True, what=" (none: every browser gets the chooser of built-ins)")
-    serving.add_argument("--lesson", action="store_true", help="every browser plays the scenario's lesson")
-    serving.add_argument("--follow", action="store_true",
-                         help="this terminal plays the lesson and leads, and every browser moves to its beat "
-                              "(f in a browser leaves and rejoins)")
-    serving.add_argument("--host", help=f"the address to listen on (default {DEFAULT_HOST}: this "
-                                        "machine only; any other lets every machine that reaches it in)")
+    serving.add_argument(
+        "--lesson", action="store_true", help="every browser plays the scenario's lesson"
+    )
+    serving.add_argument(
+        "--follow",
+        action="store_true",
+        help="this terminal plays the lesson and leads, and every browser moves to its beat "
+        "(f in a browser leaves and rejoins)",
+    )
+    serving.add_argument(
+        "--host",
+        help=f"the address to listen on (default {DEFAULT_HOST}: this "
+        "machine only; any other lets every machine that reaches it in)",
+    )
     serving.add_argument("--port", type=int, help=f"the port to listen on (default {DEFAULT_PORT})")
-    serving.add_argument("--serve-dir", metavar="DIR",
-                         help="the one folder served apps save in (default: a new temporary folder)")
+    serving.add_argument(
+        "--serve-dir",
+        metavar="DIR",
+        help="the one folder served apps save in (default: a new temporary folder)",
+    )
     # (the server a teacher's terminal starts, attn-tui serve FILE --follow: see tui.lead)
     serving.add_argument("--follow-from", help=argparse.SUPPRESS)
-    serving.add_argument("--responses", metavar="FILE.jsonl",
-                         help="with --follow: append every student's answer at a predict beat to FILE, a JSON "
-                              "object a line (attn-tui responses sums it up)")
-    serving.add_argument("--names", action="store_true",
-                         help="with --follow: each student may type a first name, shown on this terminal only "
-                              "(default: anonymous, a random id per browser)")
-    serving.add_argument("--max-apps", type=int, metavar="N",
-                         help=f"at most N apps at once, one per browser (default {DEFAULT_MAX_APPS}); "
-                              "the next browser is told the class is full")
+    serving.add_argument(
+        "--responses",
+        metavar="FILE.jsonl",
+        help="with --follow: append every student's answer at a predict beat to FILE, a JSON "
+        "object a line (attn-tui responses sums it up)",
+    )
+    serving.add_argument(
+        "--names",
+        action="store_true",
+        help="with --follow: each student may type a first name, shown on this terminal only "
+        "(default: anonymous, a random id per browser)",
+    )
+    serving.add_argument(
+        "--max-apps",
+        type=int,
+        metavar="N",
+        help=f"at most N apps at once, one per browser (default {DEFAULT_MAX_APPS}); "
+        "the next browser is told the class is full",
+    )
 
-    answers = command("responses", "sum up a class's answers: the log of serve --follow --responses, per predict beat")
+    answers = command(
+        "responses",
+        "sum up a class's answers: the log of serve --follow --responses, per predict beat",
+    )
     _scenario(answers)
     answers.add_argument("log", metavar="FILE.jsonl", help="the log --responses wrote")
     answers.add_argument("--json", action="store_true", help="as one JSON object")
-    answers.add_argument("--markdown", action="store_true", help="as Markdown, for the course notes")
+    answers.add_argument(
+        "--markdown", action="store_true", help="as Markdown, for the course notes"
+    )
 
     new = command("new", "write a new scenario file, commented and ready to edit; opens nothing")
     new.add_argument("file", help="the scenario file to write")
     new.add_argument("--tokens", required=True, help='the tokens, e.g. "the cat sat on the mat"')
     new.add_argument("--d-k", type=int, required=True, help="the width of the queries and keys")
     new.add_argument("--d-v", type=int, help="the width of the values (default: d_k)")
-    new.add_argument("--random", type=int, metavar="SEED",
-                     help="fill Q, K, V from np.random.seed(SEED) instead of zeros")
+    new.add_argument(
+        "--random",
+        type=int,
+        metavar="SEED",
+        help="fill Q, K, V from np.random.seed(SEED) instead of zeros",
+    )
     new.add_argument("--force", action="store_true", help="replace the file if it exists")
-    grading = command("grade", "check every student's attention on the same cases: a table per student "
-                               "and a class summary (docs/classroom.md)")
-    grading.add_argument("submissions", nargs="+", metavar="FOLDER_OR_FILE",
-                         help="the students' .py files, or folders of them")
-    grading.add_argument("--scenario", action="append", metavar="S",
-                         help="a scenario to check on as well as the default cases (again for more)")
-    grading.add_argument("--name", default="attention", help="the function to call (default attention)")
+    grading = command(
+        "grade",
+        "check every student's attention on the same cases: a table per student "
+        "and a class summary (docs/classroom.md)",
+    )
+    grading.add_argument(
+        "submissions",
+        nargs="+",
+        metavar="FOLDER_OR_FILE",
+        help="the students' .py files, or folders of them",
+    )
+    grading.add_argument(
+        "--scenario",
+        action="append",
+        metavar="S",
+        help="a scenario to check on as well as the default cases (again for more)",
+    )
+    grading.add_argument(
+        "--name", default="attention", help="the function to call (default attention)"
+    )
     grading.add_argument("--json", action="store_true", help="the results as one JSON object")
-    grading.add_argument("--markdown", action="store_true", help="the results as Markdown, for the course page")
+    grading.add_argument(
+        "--markdown", action="store_true", help="the results as Markdown, for the course page"
+    )
     _student_code(grading)
     for name, help in OWN_PARSERS.items():
         commands.add_parser(name, help=help, add_help=False)
@@ -355,4 +508,16 @@ def options() -> set[str]:
     return set().union(top, *options_of(parser).of.values(), *_own_options().values(), FLAGS)
 
 
-COMMANDS = ("open", "json", "print", "markdown", "check", "list", "serve", "new", "grade", "responses", *OWN_PARSERS)
+COMMANDS = (
+    "open",
+    "json",
+    "print",
+    "markdown",
+    "check",
+    "list",
+    "serve",
+    "new",
+    "grade",
+    "responses",
+    *OWN_PARSERS,
+)

@@ -60,14 +60,21 @@ def open_log(path: str):
 def as_text(summary: dict) -> str:
     lines = []
     for beat in summary["beats"]:
-        lines.append(f"beat {beat['beat']} ({beat['stage']}, row {beat['row']}): {beat['answered']} answered, "
-                     f"{beat['right']} right")
+        lines.append(
+            f"beat {beat['beat']} ({beat['stage']}, row {beat['row']}): {beat['answered']} answered, "
+            f"{beat['right']} right"
+        )
         lines += [f"  {item['count']} {visible(item['words'])}" for item in beat["mistakes"]]
         medians = ", ".join("—" if value is None else f"{value:.3f}" for value in beat["median"])
         lines.append(f"  median guess: [{medians}]")
     if not summary["beats"]:
         lines.append("the lesson has no predict beat")
-    lines.append(f"skipped: {summary['skipped']}"
-                 + (f" ({'; '.join(f'{n} {why}' for why, n in summary['skipped_why'].items())})"
-                    if summary["skipped"] else ""))
+    lines.append(
+        f"skipped: {summary['skipped']}"
+        + (
+            f" ({'; '.join(f'{n} {why}' for why, n in summary['skipped_why'].items())})"
+            if summary["skipped"]
+            else ""
+        )
+    )
     return "\n".join(lines) + "\n"

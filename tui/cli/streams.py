@@ -27,8 +27,10 @@ def report_internal_error(exc: Exception, debug: bool, note: str = "") -> None:
         if note:
             say(f"attn-tui: {note}")
     else:
-        say(f"attn-tui: internal error: {type(exc).__name__}: {exc} "
-            f"(this is a bug; --debug shows the traceback){'; ' + note if note else ''}")
+        say(
+            f"attn-tui: internal error: {type(exc).__name__}: {exc} "
+            f"(this is a bug; --debug shows the traceback){'; ' + note if note else ''}"
+        )
 
 
 def say(message: str) -> None:

@@ -9,8 +9,16 @@ import os
 import sys
 
 from attn_tui.core.text import visible
-from attn_tui.tui.cli.streams import (EXIT_DIFFERS, EXIT_OK, EXIT_USAGE, OutputError, flush_out, say_problems,
-                                      write_all, write_out)
+from attn_tui.tui.cli.streams import (
+    EXIT_DIFFERS,
+    EXIT_OK,
+    EXIT_USAGE,
+    OutputError,
+    flush_out,
+    say_problems,
+    write_all,
+    write_out,
+)
 
 
 def headless(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -32,8 +40,9 @@ def headless(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if sys.stdout is None:  # before the work: a closed output would otherwise pass unnoticed
         raise OutputError("standard output is closed")
     try:
-        return {"json": write_json, "print": write_walk, "markdown": write_walk,
-                "check": check}[args.command](parser, args, scenario)
+        return {"json": write_json, "print": write_walk, "markdown": write_walk, "check": check}[
+            args.command
+        ](parser, args, scenario)
     except ScenarioError as error:  # found while working (a training step that overflows)
         say_problems(error)
         return EXIT_USAGE
@@ -80,8 +89,10 @@ def write_walk(parser, args, scenario) -> int:
         if args.row:
             parser.error("--row goes with the walk-through; a lesson's beats name their own rows")
         if args.no_extras:
-            parser.error("--no-extras goes with the walk-through and worksheets; a lesson's handout has no "
-                         "max or entropy columns to leave out")
+            parser.error(
+                "--no-extras goes with the walk-through and worksheets; a lesson's handout has no "
+                "max or entropy columns to leave out"
+            )
         from attn_tui.core.outputs.lesson_handout import lesson_markdown
 
         write_out(lesson_markdown(scenario, answers=sheet == "answers"))
@@ -105,7 +116,9 @@ def check(parser, args, scenario) -> int:
     if loss(scenario) is not None and loss(scenario).train is not None:
         from attn_tui.core.engine.training import train
 
-        for attention in attentions_of(scenario).values():  # (a learning rate that overflows is told here too)
+        for attention in attentions_of(
+            scenario
+        ).values():  # (a learning rate that overflows is told here too)
             train(scenario, attention.options)
     comparison = _comparison(scenario)
     if comparison is None:
@@ -128,10 +141,15 @@ def lesson_line(lesson) -> str:
     beats = len(lesson.beats)
     predict = sum(beat.predict for beat in lesson.beats)
     asked = sum(bool(beat.ask) for beat in lesson.beats)
-    parts = [f"{predict} to predict" if predict else "", f"{asked} with a question" if asked else ""]
+    parts = [
+        f"{predict} to predict" if predict else "",
+        f"{asked} with a question" if asked else "",
+    ]
     kinds = ", ".join(part for part in parts if part)
-    return (f"lesson: {beats} beat{'s' * (beats != 1)}{f' ({kinds})' if kinds else ''}, read fine: every "
-            "beat's step, row, head and edits are this scenario's (n plays it in the app)")
+    return (
+        f"lesson: {beats} beat{'s' * (beats != 1)}{f' ({kinds})' if kinds else ''}, read fine: every "
+        "beat's step, row, head and edits are this scenario's (n plays it in the app)"
+    )
 
 
 def check_impl(parser, args, scenario) -> int:
@@ -153,9 +171,11 @@ def check_impl(parser, args, scenario) -> int:
 def list_index(parser, args, index) -> int:
     """A model index: ``json`` lists its layers; the other modes need one layer's scenario."""
     if args.command != "json":
-        parser.error("a model index lists one scenario per layer: --json lists them, "
-                     "'attn-tui heads FILE' scores their heads, and the app opens them as the model "
-                     "view; give one layer's scenario for --print, --markdown, --check or --present")
+        parser.error(
+            "a model index lists one scenario per layer: --json lists them, "
+            "'attn-tui heads FILE' scores their heads, and the app opens them as the model "
+            "view; give one layer's scenario for --print, --markdown, --check or --present"
+        )
     import json
 
     from attn_tui.core.loading.model_index import to_json
@@ -194,8 +214,11 @@ def with_views(parser: argparse.ArgumentParser, args: argparse.Namespace, scenar
         except ValueError as problem:  # (NotApplicable is one)
             shown = toggle.option if toggle.value is None else f"{toggle.option} {given!r}"
             parser.error(f"{shown}: {problem}")
-    changed = {name: own.get(name) for name in {*own, *scenario.stage_settings}
-               if own.get(name) != scenario.stage_settings.get(name)}
+    changed = {
+        name: own.get(name)
+        for name in {*own, *scenario.stage_settings}
+        if own.get(name) != scenario.stage_settings.get(name)
+    }
     return dataclasses.replace(scenario, file_settings=changed) if changed else scenario
 
 
@@ -212,8 +235,9 @@ def scenario_path(name: str) -> str:
     if os.sep in name or name.endswith((".yaml", ".yml")):
         raise ScenarioError("no such file", path=name)
     known = ", ".join(b.name for b in catalog.builtins())
-    raise ScenarioError(f"no such file, and no built-in scenario of that name (built-ins: {known})",
-                        path=name)
+    raise ScenarioError(
+        f"no such file, and no built-in scenario of that name (built-ins: {known})", path=name
+    )
 
 
 def select_rows(row: str | None, tokens: tuple[str, ...]) -> list[int] | None:
@@ -226,17 +250,28 @@ def select_rows(row: str | None, tokens: tuple[str, ...]) -> list[int] | None:
         return [int(row) - 1]
     if tokens.count(row) > 1:
         rows = ", ".join(str(i + 1) for i, token in enumerate(tokens) if token == row)
-        raise ValueError(f"--row {row!r} is ambiguous: rows {rows} are all {row!r}; give the number")
+        raise ValueError(
+            f"--row {row!r} is ambiguous: rows {rows} are all {row!r}; give the number"
+        )
     if row in tokens:
         return [tokens.index(row)]
     shown = " ".join(tokens[:8]) + (f" … ({len(tokens) - 8:,} more)" if len(tokens) > 8 else "")
-    raise ValueError(f"--row {row!r}: not 'all', a number from 1 to {len(tokens)}, or a token "
-                     f"({shown})")
+    raise ValueError(
+        f"--row {row!r}: not 'all', a number from 1 to {len(tokens)}, or a token ({shown})"
+    )
 
 
 def summary(scenario) -> str:
-    tokens = f"T = {scenario.T}" if not scenario.cross else f"{scenario.T} queries × {scenario.T_k} keys"
-    parts = [visible(scenario.title), tokens, f"d_k = {scenario.d_k}", f"d_v = {scenario.d_v}", scenario.describe()]
+    tokens = (
+        f"T = {scenario.T}" if not scenario.cross else f"{scenario.T} queries × {scenario.T_k} keys"
+    )
+    parts = [
+        visible(scenario.title),
+        tokens,
+        f"d_k = {scenario.d_k}",
+        f"d_v = {scenario.d_v}",
+        scenario.describe(),
+    ]
     if scenario.multi_head:
         parts.append(f"{scenario.heads} head{'s' if scenario.heads != 1 else ''}")
     if scenario.variants:

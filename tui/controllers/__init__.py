@@ -10,6 +10,7 @@ def delegate(controller: str, method: str):
     """A screen's action whose work is one of its controllers' methods: in the screen's class,
     ``action_next_beat = delegate("lessons", "next")`` calls ``self.lessons.next()``, with the
     key's parameters (``toggle('decode')``) passed on."""
+
     def action(self, *parameters):
         return getattr(getattr(self, controller), method)(*parameters)
 

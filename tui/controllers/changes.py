@@ -55,7 +55,9 @@ class Changes:
             edit = self.session.set_cell(matrix.matrix_name, row, col, value, matrix.head)
         except NumericError as error:
             matrix.set_cursor((row, col))
-            matrix.refuse(text, str(error), title="Number refused")  # (a number: what it would do is the matter)
+            matrix.refuse(
+                text, str(error), title="Number refused"
+            )  # (a number: what it would do is the matter)
             return
         if edit is not None:
             self.screen.after_change(edited(edit))
@@ -87,8 +89,10 @@ class Changes:
         if self.screen.stage_view.editing:
             return
         history = self.session.history
-        for keys, able, action in (("u,ctrl+z", history.can_undo, self.undo),
-                                   ("U,ctrl+y", history.can_redo, self.redo)):
+        for keys, able, action in (
+            ("u,ctrl+z", history.can_undo, self.undo),
+            ("U,ctrl+y", history.can_redo, self.redo),
+        ):
             if event.key in keys.split(",") and not able:
                 event.stop()
                 action()
@@ -97,7 +101,9 @@ class Changes:
         if why is not None:
             event.stop()
             now, told = time.monotonic(), self.__dict__.setdefault("_told", {})
-            if now - told.get(why, -math.inf) > 4:  # (a burst of keys: each sentence once while shown)
+            if (
+                now - told.get(why, -math.inf) > 4
+            ):  # (a burst of keys: each sentence once while shown)
                 told[why] = now
                 tell(self.screen, why, timeout=4)
 
@@ -107,8 +113,12 @@ class Changes:
             tell(self.screen, "No predictions to keep yet", timeout=3)
             return
         tolerance = self.session.scenario.expect_tolerance
-        tell(self.screen, f"Predictions kept in expect: (checked within {tolerance:g}; values already "
-                          "there stay where you made no guess) — ctrl+s writes them", timeout=6)
+        tell(
+            self.screen,
+            f"Predictions kept in expect: (checked within {tolerance:g}; values already "
+            "there stay where you made no guess) — ctrl+s writes them",
+            timeout=6,
+        )
 
     def redo(self) -> None:
         if self.make(self.session.redo) is None:
@@ -138,7 +148,12 @@ class Changes:
         error = self.session.journal.error
         if error and error != self._told_recovery_error:
             self._told_recovery_error = error  # once per problem, not at every edit
-            tell(self.screen, f"Unsaved edits are not protected: {error}", severity="warning", timeout=8)
+            tell(
+                self.screen,
+                f"Unsaved edits are not protected: {error}",
+                severity="warning",
+                timeout=8,
+            )
 
     def warn_of_leaks(self) -> None:
         """Say once if a finite mask value lets hidden keys take weight (the lesson of a leaky
@@ -147,22 +162,29 @@ class Changes:
         if any(math.isfinite(attention.options.mask_value) for attention in attentions.values()):
             # a press of c starts another scan: this one stops (a scan is O(T²))
             now, version = dict(attentions), self.session.version
-            self.screen.run_worker(lambda: self._find_leaks(now, version), thread=True, exclusive=True,
-                                   group="leaks")
+            self.screen.run_worker(
+                lambda: self._find_leaks(now, version), thread=True, exclusive=True, group="leaks"
+            )
 
     def _find_leaks(self, attentions, version: int) -> None:
         from textual.worker import get_current_worker
 
         worker = get_current_worker()
-        warnings = leak_warnings(attentions, cancelled=self.screen.app.after_keys(lambda: worker.is_cancelled))
+        warnings = leak_warnings(
+            attentions, cancelled=self.screen.app.after_keys(lambda: worker.is_cancelled)
+        )
         if warnings and not worker.is_cancelled:
             self.screen.app.call_from_thread(self._tell_leaks, warnings, version)
 
     def _tell_leaks(self, warnings: list[str], version: int) -> None:
         if version == self.session.version and warnings != self._leaks_told:
             self._leaks_told = warnings
-            tell(self.screen, "\n".join(warning.removeprefix("warning: ") for warning in warnings),
-                 severity="warning", timeout=12)
+            tell(
+                self.screen,
+                "\n".join(warning.removeprefix("warning: ") for warning in warnings),
+                severity="warning",
+                timeout=12,
+            )
 
 
 def edited(edit) -> tuple[str, ...] | None:

@@ -27,7 +27,9 @@ class Guesses:
         screen = self.screen
         if not screen.predicting:  # (the step moved on while the guess was being typed)
             return
-        screen.session.predictions.guess(screen.stage, screen.head, row, col, value, screen.session.attention)
+        screen.session.predictions.guess(
+            screen.stage, screen.head, row, col, value, screen.session.attention
+        )
         screen.after_guess()
 
     def follow_editor(self, moved: object = None) -> None:
@@ -55,7 +57,11 @@ class Guesses:
         if stage_view.editing:  # (keys sent at once, queued for this matrix before the focus moved)
             stage_view.edit_key(event)
             return True
-        if not (self.screen.revealable() and event.character is not None and event.character in START_KEYS):
+        if not (
+            self.screen.revealable()
+            and event.character is not None
+            and event.character in START_KEYS
+        ):
             return False
         self.screen.set_focus(stage_view)  # (now: focus() would wait for the next idle moment)
         return stage_view.open_guess(event.character)
@@ -63,5 +69,7 @@ class Guesses:
     def reveal(self) -> None:
         """r on a row still hidden (``screen.revealable()``): its values shown."""
         screen = self.screen
-        screen.session.predictions.reveal(screen.stage, screen.head, screen.row, screen.session.attention)
+        screen.session.predictions.reveal(
+            screen.stage, screen.head, screen.row, screen.session.attention
+        )
         screen.after_reveal()

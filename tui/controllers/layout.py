@@ -28,8 +28,11 @@ def fit(screen: DebuggerScreen) -> None:
         return
     want_inputs = max(view.natural_size[0] for view in views) + 1
     stage_view = screen.query_one("#stage", MatrixView)
-    overview = sum(map_.outer_size.width or map_.styles.width.cells or 0
-                   for map_ in screen.query(OverviewMap) if map_.display)
+    overview = sum(
+        map_.outer_size.width or map_.styles.width.cells or 0
+        for map_ in screen.query(OverviewMap)
+        if map_.display
+    )
     want_stage = stage_view.natural_size[0] + overview
     # the stage's column first: all it needs (a stage of 13 keys showed 5 of them at 120
     # columns while the inputs kept 40%), and at least WHY_WIDTH for the Why pane beside a

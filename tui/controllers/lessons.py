@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from attn_tui.core.errors import NumericError, SaveError
 from attn_tui.core.editing.lesson_player import LessonPlayer, follow_line, narration
+from attn_tui.core.errors import NumericError, SaveError
 from attn_tui.tui.classroom import Classroom
 from attn_tui.tui.keys import relabel
 from attn_tui.tui.text import tell
 
 if TYPE_CHECKING:
-    from attn_tui.tui.follow import Follower
     from attn_tui.core.editing.lesson_recording import Recorder
     from attn_tui.tui.class_answers import AnswerSender, LeadAnswers
+    from attn_tui.tui.follow import Follower
     from attn_tui.tui.screens.debugger import DebuggerScreen
 
 
@@ -30,7 +30,7 @@ class Lessons:
         self.follower: Follower | None = None
         self.following = False
         self.teacher_beat: int | None = None
-        self.lead: LeadAnswers | None = None      # the class's answers, on the teacher's screen
+        self.lead: LeadAnswers | None = None  # the class's answers, on the teacher's screen
         self.answers: AnswerSender | None = None  # this student's, to the teacher
         self._fed = None  # the last edit given to the recorder
 
@@ -46,13 +46,17 @@ class Lessons:
         screen, lesson = self.screen, self.session.scenario.lesson
         if lesson is not None and self.classroom.play:
             self.player = LessonPlayer(self.session, lesson)
-            self.session.journal.lesson = self.player  # the file has the lesson's edits: not the student's
+            self.session.journal.lesson = (
+                self.player
+            )  # the file has the lesson's edits: not the student's
             try:
                 where = self.player.go(0)
             except NumericError as error:  # (a recovery copy restored before it, say)
                 tell(screen, str(error), severity="error", timeout=8)
             else:
-                screen.place(where, stage_column=where.column)  # (nothing shown yet: the key's column)
+                screen.place(
+                    where, stage_column=where.column
+                )  # (nothing shown yet: the key's column)
         leader = self.classroom.leader
         if leader is not None:
             leader.changed = lambda: screen.app.call_later(self.show)
@@ -60,7 +64,9 @@ class Lessons:
             if self.player is not None and self.player.beat is not None:
                 leader.publish(self.player.beat + 1)
             if self.player is not None:
-                from attn_tui.tui.class_answers import LeadAnswers  # (only in a class: tui.class_keys)
+                from attn_tui.tui.class_answers import (
+                    LeadAnswers,  # (only in a class: tui.class_keys)
+                )
 
                 self.lead = LeadAnswers(self)
         if self.classroom.follow is not None and self.player is not None:
@@ -69,14 +75,20 @@ class Lessons:
             self.answers = AnswerSender(self)
             from attn_tui.tui.follow import Follower  # (a class's channel: only when following)
 
-            self.follower = Follower(self.classroom.follow, len(self.player), self._teacher_moved,
-                                     self._channel_lost, self.show, self.classroom.student, self.answers.revealed)
+            self.follower = Follower(
+                self.classroom.follow,
+                len(self.player),
+                self._teacher_moved,
+                self._channel_lost,
+                self.show,
+                self.classroom.student,
+                self.answers.revealed,
+            )
             self.following = True
             self.answers.start()
             screen.run_worker(self.follower.run(), group="follow", exit_on_error=False)
         screen.watch(screen, "position", self.moved, init=False)
         self.show()
-
 
     # ---- playing ----------------------------------------------------------------------------
 
@@ -110,8 +122,12 @@ class Lessons:
         try:
             where = player.go(index)
         except NumericError as error:
-            tell(screen, f"Beat {index + 1} cannot be shown with your own edits: {error}", severity="error",
-                 timeout=8)
+            tell(
+                screen,
+                f"Beat {index + 1} cannot be shown with your own edits: {error}",
+                severity="error",
+                timeout=8,
+            )
             if self.session.version != before:
                 screen.after_change()
             return
@@ -121,7 +137,9 @@ class Lessons:
             if changed or where.head != head_before:
                 screen.place(where)
                 self._fed = self.session.last_edit  # fed below, each of them
-                screen.after_change(None if where.head != head_before else _matrices(player.applied))
+                screen.after_change(
+                    None if where.head != head_before else _matrices(player.applied)
+                )
             else:
                 screen.move_to(where)
         if self.recorder is not None:
@@ -153,21 +171,33 @@ class Lessons:
     # ---- recording --------------------------------------------------------------------------
 
     def record(self) -> None:
-        from attn_tui.core.editing.lesson_recording import Recorder, recording_refusal, recording_start  # (ctrl+r alone)
+        from attn_tui.core.editing.lesson_recording import (  # (ctrl+r alone)
+            Recorder,
+            recording_refusal,
+            recording_start,
+        )
 
         screen = self.screen
         if self.recorder is None:
             refusal = recording_refusal(self.session)
-            if self.classroom.leader is not None:  # the class's apps read the lesson when they started
-                refusal = ("not while leading a class: the students' apps have the lesson as it was when they "
-                           "opened, and would stop following at a beat they do not have")
+            if (
+                self.classroom.leader is not None
+            ):  # the class's apps read the lesson when they started
+                refusal = (
+                    "not while leading a class: the students' apps have the lesson as it was when they "
+                    "opened, and would stop following at a beat they do not have"
+                )
             if refusal:
                 tell(screen, f"Cannot record now: {refusal}", severity="warning", timeout=8)
                 return
             self.recorder = Recorder(self.screen.lesson_position, recording_start(self.session))
             self._fed = self.session.last_edit
-            tell(screen, "Recording: steps, rows, heads, edits and options become beats (a pause starts the "
-                         "next); ctrl+r writes them into the file's lesson:", timeout=6)
+            tell(
+                screen,
+                "Recording: steps, rows, heads, edits and options become beats (a pause starts the "
+                "next); ctrl+r writes them into the file's lesson:",
+                timeout=6,
+            )
             self.show()
             return
         beats = self.recorder.finish()
@@ -185,15 +215,25 @@ class Lessons:
 
             text = write_lesson(self.session.scenario, beats)
         except SaveError as error:
-            self.recorder = Recorder(self.screen.lesson_position, self.screen.lesson_position, beats=beats)  # ctrl+r tries again
-            tell(screen, f"{error} (still recording: ctrl+r tries again)", severity="error", timeout=10)
+            self.recorder = Recorder(
+                self.screen.lesson_position, self.screen.lesson_position, beats=beats
+            )  # ctrl+r tries again
+            tell(
+                screen,
+                f"{error} (still recording: ctrl+r tries again)",
+                severity="error",
+                timeout=10,
+            )
             return
         self.session.lesson_written(text)
         self.recorder = None
         self._replay()
-        tell(screen, f"{len(beats)} beat{'' if len(beats) == 1 else 's'} written into "
-                     f"{screen.file_name}'s lesson: (add say: lines to them); back at beat 1, n plays them",
-             timeout=8)
+        tell(
+            screen,
+            f"{len(beats)} beat{'' if len(beats) == 1 else 's'} written into "
+            f"{screen.file_name}'s lesson: (add say: lines to them); back at beat 1, n plays them",
+            timeout=8,
+        )
 
     def _write_elsewhere(self, beats) -> None:
         """A built-in (or a served file) is never overwritten: the lesson goes into a copy."""
@@ -209,22 +249,37 @@ class Lessons:
 
         def chosen(target: str | None) -> None:
             if not target:
-                tell(screen, "Still recording: ctrl+r asks again where to write the lesson", timeout=6)
-                self.recorder = Recorder(self.screen.lesson_position, self.screen.lesson_position, beats=beats)
+                tell(
+                    screen,
+                    "Still recording: ctrl+r asks again where to write the lesson",
+                    timeout=6,
+                )
+                self.recorder = Recorder(
+                    self.screen.lesson_position, self.screen.lesson_position, beats=beats
+                )
                 self.show()
                 return
             try:
                 if os.path.exists(target) and self.session.save_root is None:
                     raise SaveError(f"{target} already exists; give a new name")
-                write_lesson(self.session.saved, beats, target, self.session.save_root,
-                             self.session.scenario.stage_settings)  # (d, the tiles: their keys too)
+                write_lesson(
+                    self.session.saved,
+                    beats,
+                    target,
+                    self.session.save_root,
+                    self.session.scenario.stage_settings,
+                )  # (d, the tiles: their keys too)
             except SaveError as error:
                 tell(screen, str(error), severity="error", timeout=10)
                 chosen(None)
                 return
             self.recorder = None
-            tell(screen, f"The lesson is written into a copy: {target} (the numbers of {stem}, with "
-                         f"{len(beats)} recorded beats); open it to play it", timeout=10)
+            tell(
+                screen,
+                f"The lesson is written into a copy: {target} (the numbers of {stem}, with "
+                f"{len(beats)} recorded beats); open it to play it",
+                timeout=10,
+            )
             self.show()
 
         screen.app.push_screen(SaveAsScreen(f"{stem}_lesson.yaml"), chosen)
@@ -239,8 +294,12 @@ class Lessons:
     def moved(self, before, now) -> None:
         """The screen's position changed: a move the recorder keeps (the stage's cursor column
         alone, where the columns are not keys, is no lesson's)."""
-        if self.recorder is not None and (before.step, before.row, before.column, before.head) \
-                != (now.step, now.row, now.column, now.head):
+        if self.recorder is not None and (before.step, before.row, before.column, before.head) != (
+            now.step,
+            now.row,
+            now.column,
+            now.head,
+        ):
             self.recorder.moved(self.screen.lesson_position)
             self.show()
 
@@ -286,7 +345,11 @@ class Lessons:
         line = None
         if leader is not None:
             line = follow_line(True, True, True, None, leader.followers, self.classroom.address)
-        elif self.follower is not None or self.classroom.follow is not None and self.player is not None:
+        elif (
+            self.follower is not None
+            or self.classroom.follow is not None
+            and self.player is not None
+        ):
             connected = self.follower is not None and self.follower.connected
             line = follow_line(False, connected, self.following, self.teacher_beat)
         recording = len(self.recorder) if self.recorder is not None else None

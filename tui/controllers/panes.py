@@ -12,14 +12,14 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from attn_tui.core.engine.explanation import FOLD, Line, Span, explain
+from attn_tui.core.engine.stages import ALL, KEY, ROW, highlights
+from attn_tui.core.engine.views import mask_rules
 from attn_tui.core.model.labels import ROLES, dims, input_labels, token_labels
 from attn_tui.core.numbers import decimals_needed
 from attn_tui.core.teaching.overview import weights_overview
 from attn_tui.core.teaching.predictions import hidden_lines, prediction_lines
-from attn_tui.core.engine.stages import ALL, KEY, ROW, highlights
-from attn_tui.core.engine.views import mask_rules
-from attn_tui.tui.text import plain, set_titles, tell
 from attn_tui.tui.controllers.layout import fit
+from attn_tui.tui.text import plain, set_titles, tell
 from attn_tui.tui.widgets.grid import DenseGrid
 from attn_tui.tui.widgets.input_matrix import InputMatrix
 from attn_tui.tui.widgets.matrix import MatrixView
@@ -59,15 +59,19 @@ class Panes:
         if small and not screen.has_class("-too-small"):
             self._focus_before_small = screen.focused  # hiding the panes takes the focus away…
         elif not small and screen.has_class("-too-small"):
-            screen.call_after_refresh(screen.set_focus, self._focus_before_small
-                                      or screen.query_one("#stage"))  # …so give it back
+            screen.call_after_refresh(
+                screen.set_focus, self._focus_before_small or screen.query_one("#stage")
+            )  # …so give it back
         screen.set_class(small, "-too-small")
         if not small:  # the focused matrix may have moved out of view in the new layout
-            screen.call_after_refresh(lambda: screen.focused is not None and screen.focused.scroll_visible())
+            screen.call_after_refresh(
+                lambda: screen.focused is not None and screen.focused.scroll_visible()
+            )
         if small:
             screen.query_one("#too-small", Static).update(
                 f"This window is {width}×{height}: too small to draw attention in. Enlarge it to at "
-                f"least {screen.MIN_SIZE[0]}×{screen.MIN_SIZE[1]}; nothing is lost meanwhile.")
+                f"least {screen.MIN_SIZE[0]}×{screen.MIN_SIZE[1]}; nothing is lost meanwhile."
+            )
         else:
             screen.call_after_refresh(self.fit)
 
@@ -93,7 +97,9 @@ class Panes:
         """[ and ]: the key to the left or right; at a stage whose columns are tiles of keys, the tile."""
         screen = self.screen
         span, column = screen.span, screen.column
-        screen.move(column=column - column % span + delta * span)  # (kept to the keys: the position's)
+        screen.move(
+            column=column - column % span + delta * span
+        )  # (kept to the keys: the position's)
 
     def out_column(self, delta: int) -> None:
         """[ and ] at a stage whose columns are not keys (the Weighted sum's, Project's outputs, a
@@ -115,7 +121,9 @@ class Panes:
         """Whether some line of an input matrix is (or, the scroll being laid out, is about to
         be) in the inputs pane's window, give or take a line."""
         pane = self.screen.inputs_pane
-        window = Region(0, int(pane.scroll_y), *pane.scrollable_content_region.size).grow((1, 0, 1, 0))
+        window = Region(0, int(pane.scroll_y), *pane.scrollable_content_region.size).grow(
+            (1, 0, 1, 0)
+        )
         return view.virtual_region.overlaps(window)
 
     def fit(self) -> None:
@@ -138,7 +146,9 @@ class Panes:
         screen = self.screen
         session = screen.session
         scenario = session.scenario
-        modified = session.modified and not session.journal.only_unkept()  # (a lesson's own edits: no)
+        modified = (
+            session.modified and not session.journal.only_unkept()
+        )  # (a lesson's own edits: no)
         screen.header.show(scenario, screen.file_name, modified, scenario.head_names[screen.head])
         screen.steps.show([stage.title for stage in screen.stages], screen.step)
 
@@ -154,19 +164,30 @@ class Panes:
             if view.has_class("derived"):
                 if names is not None and not self._in_view(view):
                     continue  # scrolled out of view: shown when it comes back (see on_inputs_scrolled)
-                values = {"Q": session.inputs.Q_before_rotation, "K": session.inputs.K_before_rotation,
-                          "V": session.inputs.V}[name](screen.head)
+                values = {
+                    "Q": session.inputs.Q_before_rotation,
+                    "K": session.inputs.K_before_rotation,
+                    "V": session.inputs.V,
+                }[name](screen.head)
                 rows = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
                 columns = dims(values.shape[1])
-                set_titles(view, f"{name} = X·W{name.lower()} ({values.shape[0]}×{values.shape[1]})")
+                set_titles(
+                    view, f"{name} = X·W{name.lower()} ({values.shape[0]}×{values.shape[1]})"
+                )
             else:
                 rows, columns = input_labels(scenario, name)
                 values = scenario.inputs[name]
                 head = getattr(view, "head", None)
                 if values.ndim == 3:
-                    head = view.head = min(screen.head * values.shape[0] // scenario.heads, values.shape[0] - 1)
+                    head = view.head = min(
+                        screen.head * values.shape[0] // scenario.heads, values.shape[0] - 1
+                    )
                     values = values[head]
-                which = f", {_head_label(scenario, name, head)}" if head is not None and scenario.inputs[name].ndim == 3 else ""
+                which = (
+                    f", {_head_label(scenario, name, head)}"
+                    if head is not None and scenario.inputs[name].ndim == 3
+                    else ""
+                )
                 set_titles(view, f"{name} ({values.shape[0]}×{values.shape[1]}{which})")
             if view.tooltip is None:
                 view.tooltip = ROLES.get(name, name)
@@ -175,9 +196,18 @@ class Panes:
             if getattr(view, "_shown_values", None) == shown:  # another head, the same matrix
                 continue
             view._shown_values = shown
-            view.show(DenseGrid(rows, columns, decimals_needed(values, p), tiny=True,
-                                key=(name, getattr(view, "head", None)), kin=name, version=session.version,
-                                values=values))
+            view.show(
+                DenseGrid(
+                    rows,
+                    columns,
+                    decimals_needed(values, p),
+                    tiny=True,
+                    key=(name, getattr(view, "head", None)),
+                    kin=name,
+                    version=session.version,
+                    values=values,
+                )
+            )
         text = scenario.description.strip() + session.description_note
         if self.description_shown != text:  # an update lays the screen out again
             self.description_shown = text
@@ -191,7 +221,11 @@ class Panes:
         described = screen.described
         stage_view = screen.stage_view
         heading = described.heading(session.scenario, session.attention.options)
-        which = f" · {session.scenario.head_names[screen.head]}" if described.per_head and session.scenario.heads > 1 else ""
+        which = (
+            f" · {session.scenario.head_names[screen.head]}"
+            if described.per_head and session.scenario.heads > 1
+            else ""
+        )
         set_titles(stage_view, f"Step {screen.step + 1} · {described.title}{which} · {heading}")
         stage_view.predicting = screen.predicting
         stage_view.show(StageGrid(session, described, screen.head, screen.theirs, screen.mask_rule))
@@ -204,13 +238,22 @@ class Panes:
         if screen.predicting:
             close, judged = session.predictions.score(session.attention)
             pending = not session.predictions.is_revealed(screen.stage, screen.head, screen.row)
-            subtitle = " · ".join(part for part in ("type a guess, Tab the next, r reveals the row" if pending else "",
-                                                    f"{close}/{judged} close" if judged else "") if part)
+            subtitle = " · ".join(
+                part
+                for part in (
+                    "type a guess, Tab the next, r reveals the row" if pending else "",
+                    f"{close}/{judged} close" if judged else "",
+                )
+                if part
+            )
         elif screen.answer_first():
             subtitle = "r reveals the beat's answer"
         elif screen.comparing:
-            subtitle = ("showing YOUR values · ✗ differs from attention · y: attention's" if screen.theirs
-                        else "showing attention's values · ✗ yours differs · y: yours")
+            subtitle = (
+                "showing YOUR values · ✗ differs from attention · y: attention's"
+                if screen.theirs
+                else "showing attention's values · ✗ yours differs · y: yours"
+            )
         elif screen.described.masks and len(mask_rules(session)) > 1:
             subtitle = f"showing: {screen.mask_rule or 'every rule'} · m: next"
         else:
@@ -225,21 +268,33 @@ class Panes:
         stage = screen.stage
         row, column = screen.row, screen.column
         stage_view = screen.stage_view
-        if not stage_view.editing:  # (an open guess keeps its cell; the Moved it posts moves the position)
+        if (
+            not stage_view.editing
+        ):  # (an open guess keeps its cell; the Moved it posts moves the position)
             stage_view.set_cursor((row, screen.stage_column))
         stage_view.set_marks(rows=frozenset({row}))
         reads = highlights(stage, screen.stages)
-        shown = {ROW: frozenset({row}), KEY: frozenset({column}),
-                 ALL: frozenset(range(min(screen.session.scenario.T_k, 4096)))}
+        shown = {
+            ROW: frozenset({row}),
+            KEY: frozenset({column}),
+            ALL: frozenset(range(min(screen.session.scenario.T_k, 4096))),
+        }
         context = screen.described.context
         for name in ("Q", "K", "V"):
             if name in screen.input_views:
                 view = screen.input_views[name]
                 view.set_marks(rows=shown[reads[name]] if name in reads else frozenset())
-                if context is not None and name in ("K", "V"):  # a decode step: the cache, the new row marked
+                if context is not None and name in (
+                    "K",
+                    "V",
+                ):  # a decode step: the cache, the new row marked
                     view.set_marks(rows=frozenset({row}))
                     view.scroll_to_cell(row, 0)
-                view.set_context(context(screen.session.scenario, row) if context is not None and name != "Q" else None)
+                view.set_context(
+                    context(screen.session.scenario, row)
+                    if context is not None and name != "Q"
+                    else None
+                )
         self.show_why()
         self.show_variants()
         self.show_window()
@@ -254,29 +309,61 @@ class Panes:
         extra: list[Line] = []
         explanation = None
         if not hidden:
-            explanation = explain(session.attention, stage, row, col,
-                                  fold=UNFOLDED if screen.expanded else FOLD, head=head)
+            explanation = explain(
+                session.attention,
+                stage,
+                row,
+                col,
+                fold=UNFOLDED if screen.expanded else FOLD,
+                head=head,
+            )
         if screen.predicting:
             extra = prediction_lines(predictions, stage, head, row, session.attention)
         elif hidden:
             extra = hidden_lines(predictions, stage, head, row, session.scenario)
         elif session.comparison is not None and screen.described.predictable:
-            from attn_tui.core.teaching.compare import comparison_lines  # (a scenario with expect: alone)
+            from attn_tui.core.teaching.compare import (
+                comparison_lines,  # (a scenario with expect: alone)
+            )
 
-            extra = comparison_lines(session.comparison, session.scenario, screen.described.key, row, col,
-                                     screen.compared_head)
-        refused = [("guess" if view is screen.stage_view else view.id.removeprefix("input-"), view.refused_reason)
-                   for view in (*screen.input_views.values(), screen.stage_view)
-                   if getattr(view, "refused_reason", "")]  # (whole here: a pane's border cuts it)
-        extra = [*(Line((Span(f"✗ {name}: {reason}", "masked"),)) for name, reason in refused), *extra]
+            extra = comparison_lines(
+                session.comparison,
+                session.scenario,
+                screen.described.key,
+                row,
+                col,
+                screen.compared_head,
+            )
+        refused = [
+            (
+                "guess" if view is screen.stage_view else view.id.removeprefix("input-"),
+                view.refused_reason,
+            )
+            for view in (*screen.input_views.values(), screen.stage_view)
+            if getattr(view, "refused_reason", "")
+        ]  # (whole here: a pane's border cuts it)
+        extra = [
+            *(Line((Span(f"✗ {name}: {reason}", "masked"),)) for name, reason in refused),
+            *extra,
+        ]
         check = screen.gradient_check
         if check is not None and check[0] == session.version:
             extra = [*check[1], *extra]
         if screen.described.masks and screen.mask_rule is not None:
             from attn_tui.core.model.masks import WHY
 
-            extra = [Line((Span(f"The matrix shows only the keys {WHY[screen.mask_rule]} (m: next view); "
-                                "the lines above are for every rule together.", "note"),)), *extra]
+            extra = [
+                Line(
+                    (
+                        Span(
+                            f"The matrix shows only the keys {WHY[screen.mask_rule]} (m: next view); "
+                            "the lines above are for every rule together.",
+                            "note",
+                        ),
+                    )
+                ),
+                *extra,
+            ]
         screen.why.show(explanation, extra, screen.described.title)
 
     def refused(self, event) -> None:
@@ -292,8 +379,13 @@ class Panes:
         if longest <= FOLD:
             tell(screen, f"Nothing to unfold: every sum here has at most {FOLD} terms", timeout=3)
         elif screen.expanded:
-            tell(screen, f"Sums shown in full (up to {UNFOLDED} terms and keys; --print shows every one)"
-                 if longest > UNFOLDED else "Sums shown in full", timeout=3)
+            tell(
+                screen,
+                f"Sums shown in full (up to {UNFOLDED} terms and keys; --print shows every one)"
+                if longest > UNFOLDED
+                else "Sums shown in full",
+                timeout=3,
+            )
         else:
             tell(screen, "Long sums folded", timeout=2)
 
@@ -310,7 +402,12 @@ class Panes:
         lines = gradient_check(screen.session.attention, view.matrix_name, row, col, view.head)
         screen.gradient_check = (screen.session.version, lines)
         self.show_why()
-        tell(screen, "\n".join(line.plain().strip() for line in lines[1:]), title=lines[0].plain(), timeout=8)
+        tell(
+            screen,
+            "\n".join(line.plain().strip() for line in lines[1:]),
+            title=lines[0].plain(),
+            timeout=8,
+        )
 
     def show_variants(self) -> None:
         screen = self.screen
@@ -332,20 +429,36 @@ class Panes:
         screen = self.screen
         for overview in screen.overviews:
             predictions = screen.session.predictions
-            withheld = predictions is not None and predictions.hidden_rows(self.overview_stage, screen.head).any()
+            withheld = (
+                predictions is not None
+                and predictions.hidden_rows(self.overview_stage, screen.head).any()
+            )
             overview.set_class(withheld, "-withheld")
             overview.show(None, overview.shape, stale=True)
             if self._overview_timer is not None:
                 self._overview_timer.stop()
-            self._overview_timer = screen.set_timer(OVERVIEW_DELAY, lambda overview=overview: screen.run_worker(
-                partial(self._compute_overview, screen.session.attention, screen.head,
-                        screen.session.version, *overview.wanted),
-                thread=True, exclusive=True, group="overview"))
+            self._overview_timer = screen.set_timer(
+                OVERVIEW_DELAY,
+                lambda overview=overview: screen.run_worker(
+                    partial(
+                        self._compute_overview,
+                        screen.session.attention,
+                        screen.head,
+                        screen.session.version,
+                        *overview.wanted,
+                    ),
+                    thread=True,
+                    exclusive=True,
+                    group="overview",
+                ),
+            )
 
     def _compute_overview(self, attention, head: int, version: int, rows: int, cols: int) -> None:
         screen = self.screen
         worker = get_current_worker()
-        stale = screen.app.after_keys(lambda: worker.is_cancelled or version != screen.session.version)
+        stale = screen.app.after_keys(
+            lambda: worker.is_cancelled or version != screen.session.version
+        )
         small = weights_overview(attention, head, rows, cols, cancelled=stale)
         if small is not None and not worker.is_cancelled:
             screen.app.call_from_thread(self._overview_ready, small, version, head)
@@ -359,14 +472,13 @@ class Panes:
             overview.show(small, (scenario.T, scenario.T_k), stale=False)
 
 
-
 def _head_label(scenario, name: str, head: int) -> str:
     """Whose matrix an input pane shows: a query head's name, or for K and V shared by several
     query heads (grouped-query attention), the key/value head and the heads that read it."""
     if name not in ("K", "V") or scenario.kv_heads == scenario.heads:
         return scenario.head_names[head]
     group = scenario.heads // scenario.kv_heads
-    readers = scenario.head_names[head * group:(head + 1) * group]
+    readers = scenario.head_names[head * group : (head + 1) * group]
     first = 0 if scenario.head_names[0] == "head 0" else 1  # count as the heads are counted
     if all(name.startswith("head ") for name in readers):
         readers = ["heads " + ", ".join(name.removeprefix("head ") for name in readers)]

@@ -8,9 +8,9 @@ import os
 import time
 from typing import TYPE_CHECKING
 
-from attn_tui.core.errors import ScenarioError
 from attn_tui.core.editing.recovery import UnreadableCopy
 from attn_tui.core.editing.session import DiskChanged, NeedsRewrite, SaveError
+from attn_tui.core.errors import ScenarioError
 from attn_tui.tui.text import tell
 
 if TYPE_CHECKING:
@@ -44,26 +44,40 @@ class Saving:
         if not self.screen.commit_editing():
             return
         path = self.session.scenario.path
-        suggestion = os.path.basename(path) if path and self.session.read_only else (path or "scenario.yaml")
+        suggestion = (
+            os.path.basename(path) if path and self.session.read_only else (path or "scenario.yaml")
+        )
 
         def chosen(target: str | None) -> None:
             if target:
                 self._save(target, False, then)
 
-        from attn_tui.tui.screens.save_as import SaveAsScreen  # (when asked: the first frame needs none of it, #30)
+        from attn_tui.tui.screens.save_as import (
+            SaveAsScreen,  # (when asked: the first frame needs none of it, #30)
+        )
 
         self.screen.app.push_screen(SaveAsScreen(suggestion), chosen)
 
     def _save(self, path: str | None, force: bool, then=None, rewrite: bool = False) -> None:
         try:
-            written = self.session.save(path, force=force, rewrite=rewrite, leave_out=self.session.journal.left_out())
+            written = self.session.save(
+                path, force=force, rewrite=rewrite, leave_out=self.session.journal.left_out()
+            )
         except NeedsRewrite as layout:
-            self._ask(f"{layout}.\nWrite the file whole (every number kept)?", ("rewrite", "Rewrite"),
-                      lambda: self._save(path, force, then, rewrite=True), then)
+            self._ask(
+                f"{layout}.\nWrite the file whole (every number kept)?",
+                ("rewrite", "Rewrite"),
+                lambda: self._save(path, force, then, rewrite=True),
+                then,
+            )
             return
         except DiskChanged as conflict:
-            self._ask(f"{conflict}.\nOverwrite it with your version?", ("overwrite", "Overwrite"),
-                      lambda: self._save(path, True, then, rewrite), then)
+            self._ask(
+                f"{conflict}.\nOverwrite it with your version?",
+                ("overwrite", "Overwrite"),
+                lambda: self._save(path, True, then, rewrite),
+                then,
+            )
             return
         except (SaveError, ScenarioError) as error:
             tell(self.screen, str(error), title="Not saved", severity="error", timeout=10)
@@ -76,29 +90,43 @@ class Saving:
 
     def _ask(self, question: str, go_ahead: tuple[str, str], then_go_ahead, then=None) -> None:
         """Ask before a save that would lose something: go ahead, Save as…, or Cancel (the default)."""
+
         def decided(choice: str | None) -> None:
             if choice == go_ahead[0]:
                 then_go_ahead()
             elif choice == "save_as":
                 self.save_as(then)
 
-        from attn_tui.tui.screens.choice import ChoiceScreen  # (when asked: the first frame needs none of it, #30)
+        from attn_tui.tui.screens.choice import (
+            ChoiceScreen,  # (when asked: the first frame needs none of it, #30)
+        )
 
-        self.screen.app.push_screen(ChoiceScreen(question, [go_ahead, ("save_as", "Save as…"), ("cancel", "Cancel")],
-                                                 default="cancel"), decided)
+        self.screen.app.push_screen(
+            ChoiceScreen(
+                question,
+                [go_ahead, ("save_as", "Save as…"), ("cancel", "Cancel")],
+                default="cancel",
+            ),
+            decided,
+        )
 
     def offer_recovery(self) -> None:
         """If an earlier session left unsaved edits for this scenario, offer them back."""
         try:
             found = self.session.journal.pending()
-        except UnreadableCopy as refused:  # planted or damaged: said, left alone, and the app goes on
+        except (
+            UnreadableCopy
+        ) as refused:  # planted or damaged: said, left alone, and the app goes on
             tell(self.screen, str(refused), severity="warning", timeout=10)
             return
         if found is None or not found.edits:
             return
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(found.saved_at))
-        changed = ("\nThe file has changed since; the edits set their values again on top of it."
-                   if found.file_changed else "")
+        changed = (
+            "\nThe file has changed since; the edits set their values again on top of it."
+            if found.file_changed
+            else ""
+        )
         count = found.count
 
         def decided(choice: str | None) -> None:
@@ -106,23 +134,38 @@ class Saving:
                 self.session.journal.discard()
                 tell(self.screen, "Unsaved edits from the earlier session discarded", timeout=3)
                 return
-            skipped = self.session.journal.restore(found)  # Esc restores too: it loses nothing, and u undoes
+            skipped = self.session.journal.restore(
+                found
+            )  # Esc restores too: it loses nothing, and u undoes
             self.screen.after_change()
             if not skipped:
-                tell(self.screen, f"Restored {count} unsaved edit{'s' if count > 1 else ''} (u undoes them)",
-                     timeout=4)
+                tell(
+                    self.screen,
+                    f"Restored {count} unsaved edit{'s' if count > 1 else ''} (u undoes them)",
+                    timeout=4,
+                )
                 return
             # the reasons quote the copy, which may hold anything: tell() shows them as plain text
-            tell(self.screen, f"Restored {count - len(skipped)} of {count} unsaved edits; skipped, as they "
-                              "do not fit the file now: " + "; ".join(skipped), severity="warning", timeout=15)
+            tell(
+                self.screen,
+                f"Restored {count - len(skipped)} of {count} unsaved edits; skipped, as they "
+                "do not fit the file now: " + "; ".join(skipped),
+                severity="warning",
+                timeout=15,
+            )
 
         from attn_tui.tui.screens.choice import ChoiceScreen
 
-        self.screen.app.push_screen(ChoiceScreen(
-            f"{self.screen.file_name} has {count} unsaved edit{'s' if count > 1 else ''} from {when}, kept "
-            f"when attn-tui last stopped without saving.{changed}\nRestore them?",
-            [("restore", "Restore"), ("discard", "Discard")], settle=RECOVERY_SETTLE, escape="restores too"), decided)
-
+        self.screen.app.push_screen(
+            ChoiceScreen(
+                f"{self.screen.file_name} has {count} unsaved edit{'s' if count > 1 else ''} from {when}, kept "
+                f"when attn-tui last stopped without saving.{changed}\nRestore them?",
+                [("restore", "Restore"), ("discard", "Discard")],
+                settle=RECOVERY_SETTLE,
+                escape="restores too",
+            ),
+            decided,
+        )
 
     def screenshot(self) -> None:
         """Save what the screen shows as SVG: beside the scenario, or (a built-in, or a folder that
@@ -131,7 +174,9 @@ class Saving:
         screen = self.screen
         session = screen.session
         path = session.scenario.path
-        folder = os.getcwd() if session.read_only or not path else os.path.dirname(os.path.abspath(path))
+        folder = (
+            os.getcwd() if session.read_only or not path else os.path.dirname(os.path.abspath(path))
+        )
         stem = os.path.splitext(os.path.basename(path or "scenario"))[0]
         name = f"{stem}-step{screen.step + 1}-{time.strftime('%Y%m%d-%H%M%S')}.svg"
         if screen.app.is_web:  # the student's own machine gets it; nothing is written here
@@ -142,8 +187,12 @@ class Saving:
         try:
             written = screen.app.save_screenshot(filename=name, path=folder)
         except OSError as error:
-            tell(screen, f"Cannot write the screenshot in {folder}: {error.strerror or error}",
-                 severity="error", timeout=8)
+            tell(
+                screen,
+                f"Cannot write the screenshot in {folder}: {error.strerror or error}",
+                severity="error",
+                timeout=8,
+            )
             return
         tell(screen, f"Screenshot saved: {written}", timeout=6)
 
@@ -162,27 +211,45 @@ class Saving:
         session = screen.session
         stage = screen.described
         head = screen.head if stage.per_head else 0
-        shown = next((name for name, view in screen.input_views.items() if view is screen.focused), None)
+        shown = next(
+            (name for name, view in screen.input_views.items() if view is screen.focused), None
+        )
         predictions = session.predictions
-        if shown is None and predictions is not None and predictions.hidden_rows(stage.name, head).any():
-            tell(screen, "No figure of this step yet: it would give a prediction away (reveal it first)",
-                 severity="warning", timeout=8)
+        if (
+            shown is None
+            and predictions is not None
+            and predictions.hidden_rows(stage.name, head).any()
+        ):
+            tell(
+                screen,
+                "No figure of this step yet: it would give a prediction away (reveal it first)",
+                severity="warning",
+                timeout=8,
+            )
             return
         try:
-            if shown is not None:  # (of a per-head input, the head its pane shows: panes.show_inputs)
-                text = input_map(session.scenario, shown, getattr(screen.focused, "head", None) or 0)
+            if (
+                shown is not None
+            ):  # (of a per-head input, the head its pane shows: panes.show_inputs)
+                text = input_map(
+                    session.scenario, shown, getattr(screen.focused, "head", None) or 0
+                )
             else:
                 text = heat_map(session.attention, stage.key, head)
         except FigureError as error:
             tell(screen, f"No figure of this step: {error}", severity="warning", timeout=8)
             return
         path = session.scenario.path
-        folder = os.getcwd() if session.read_only or not path else os.path.dirname(os.path.abspath(path))
+        folder = (
+            os.getcwd() if session.read_only or not path else os.path.dirname(os.path.abspath(path))
+        )
         stem = os.path.splitext(os.path.basename(path or "scenario"))[0]
         name = f"{stem}-{shown or stage.key}-{time.strftime('%Y%m%d-%H%M%S')}.svg"
         data = text.encode("utf-8")
         if screen.app.is_web:  # as the screenshot: the student's own machine gets it
-            screen.app.deliver_binary(io.BytesIO(data), save_filename=name, mime_type="image/svg+xml")
+            screen.app.deliver_binary(
+                io.BytesIO(data), save_filename=name, mime_type="image/svg+xml"
+            )
             tell(screen, f"Figure sent to this browser's downloads: {name}", timeout=6)
             return
         if session.save_root is not None:
@@ -195,8 +262,12 @@ class Saving:
         try:
             write_file(written, data)
         except OSError as error:
-            tell(screen, f"Cannot write the figure in {folder}: {error.strerror or error}",
-                 severity="error", timeout=8)
+            tell(
+                screen,
+                f"Cannot write the figure in {folder}: {error.strerror or error}",
+                severity="error",
+                timeout=8,
+            )
             return
         tell(screen, f"Figure saved: {written}", timeout=6)
 
@@ -211,8 +282,13 @@ def file_name(session) -> str:
         from attn_tui.core.loading.catalog import is_builtin
 
         # (read-only and neither: check --impl --open's scenario, holding the student's numbers)
-        kind = ("served" if session.save_root is not None else "built-in" if is_builtin(path)
-                else "read-only")
+        kind = (
+            "served"
+            if session.save_root is not None
+            else "built-in"
+            if is_builtin(path)
+            else "read-only"
+        )
         return f"{os.path.splitext(os.path.basename(path))[0]} ({kind})"
     relative = os.path.relpath(path)
     return relative if not relative.startswith("..") else path

@@ -10,7 +10,6 @@ from textual.widgets import Button, Static
 
 from attn_tui.tui.text import plain
 
-
 HINT = "←/→ choose · Enter confirms · a letter picks · Esc {escape}"
 
 
@@ -48,8 +47,14 @@ class ChoiceScreen(ModalScreen[str]):
         Binding("right", "move(1)", "Next", show=False),
     ]
 
-    def __init__(self, question: str, answers: list[tuple[str, str]], default: str | None = None,
-                 settle: float = 0.0, escape: str = "cancels") -> None:
+    def __init__(
+        self,
+        question: str,
+        answers: list[tuple[str, str]],
+        default: str | None = None,
+        settle: float = 0.0,
+        escape: str = "cancels",
+    ) -> None:
         super().__init__()
         self.question = question
         self.answers = answers
@@ -64,8 +69,15 @@ class ChoiceScreen(ModalScreen[str]):
             with Horizontal():
                 for key, label in self.answers:
                     variant = "primary" if key == self.default else "default"
-                    yield Button(f"[u]{label[0]}[/u]{label[1:]}", id=f"answer-{key}", variant=variant)
-            yield Static(self.hint if self.armed else "(a moment: keys typed as this came up are not answers)", id="hint")
+                    yield Button(
+                        f"[u]{label[0]}[/u]{label[1:]}", id=f"answer-{key}", variant=variant
+                    )
+            yield Static(
+                self.hint
+                if self.armed
+                else "(a moment: keys typed as this came up are not answers)",
+                id="hint",
+            )
 
     def on_mount(self) -> None:
         if self.armed:

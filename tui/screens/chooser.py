@@ -9,8 +9,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from attn_tui.core.loading import catalog
 from attn_tui.core import load
+from attn_tui.core.loading import catalog
 
 
 class ChooserScreen(Screen[None]):
@@ -24,8 +24,10 @@ class ChooserScreen(Screen[None]):
     BINDINGS = [Binding("q", "app.quit", "Quit")]
 
     def compose(self) -> ComposeResult:
-        yield Static("attn-tui — choose a scenario to step through   (↑↓ choose · Enter open · "
-                     "q quit)", id="chooser-title")
+        yield Static(
+            "attn-tui — choose a scenario to step through   (↑↓ choose · Enter open · q quit)",
+            id="chooser-title",
+        )
         options = []
         for builtin in catalog.builtins():
             scenario = load(builtin.path)

@@ -5,13 +5,14 @@ answer is revealed (R, here or on the teacher's screen)."""
 
 from __future__ import annotations
 
-from attn_tui.tui.screens.present import PresentScreen
-from attn_tui.tui.widgets.class_answers import ClassAnswers
-from attn_tui.tui.widgets.explanation import ExplanationView
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
+
+from attn_tui.tui.screens.present import PresentScreen
+from attn_tui.tui.widgets.class_answers import ClassAnswers
+from attn_tui.tui.widgets.explanation import ExplanationView
 
 
 class ClassPresentScreen(PresentScreen):

@@ -24,10 +24,10 @@ from attn_tui.core.editing.session import Session
 from attn_tui.core.engine.stages import stages_for
 from attn_tui.core.engine.views import mask_rules
 from attn_tui.core.model.scenario import Scenario
+from attn_tui.tui.class_keys import ClassKeys
 from attn_tui.tui.controllers import delegate
 from attn_tui.tui.controllers.changes import Changes
 from attn_tui.tui.controllers.guesses import Guesses
-from attn_tui.tui.class_keys import ClassKeys
 from attn_tui.tui.controllers.lessons import Lessons
 from attn_tui.tui.controllers.panes import Panes
 from attn_tui.tui.controllers.saving import Saving, file_name
@@ -50,7 +50,9 @@ from attn_tui.tui.widgets.variants import VariantsView
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 
 
-class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_bindings=False):  # its own, in the footer's order (tui/keys.py)
+class DebuggerScreen(
+    Positioned, ClassKeys, WholeFrames, Screen, inherit_bindings=False
+):  # its own, in the footer's order (tui/keys.py)
     """The step-debugger for one scenario."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide")]
@@ -61,16 +63,27 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
     # repaint=False: a change tells the widgets that show it; repainting the whole screen
     # (a reactive's default) would cost every key a full frame. The position: Positioned's.
     expanded: reactive[bool] = reactive(False, init=False, repaint=False)  # long sums in full
-    theirs: reactive[bool] = reactive(False, init=False, repaint=False)  # the student's values (expect:)
-    mask_rule: reactive[str | None] = reactive(None, init=False, repaint=False)  # one mask rule alone
+    theirs: reactive[bool] = reactive(
+        False, init=False, repaint=False
+    )  # the student's values (expect:)
+    mask_rule: reactive[str | None] = reactive(
+        None, init=False, repaint=False
+    )  # one mask rule alone
 
-    def __init__(self, scenario: Scenario, read_only: bool = False,
-                 save_root: SaveRoot | None = None, classroom=None) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        read_only: bool = False,
+        save_root: SaveRoot | None = None,
+        classroom=None,
+    ) -> None:
         """``classroom`` (``tui.classroom.Classroom``): whether to play the scenario's lesson, and
         the class this app follows or leads."""
         super().__init__()
         # the classes known now, not at mount or at the first Resize: each change restyles it all
-        self.add_class(*self._get_breakpoint_classes(self.app.size.width, self.HORIZONTAL_BREAKPOINTS))
+        self.add_class(
+            *self._get_breakpoint_classes(self.app.size.width, self.HORIZONTAL_BREAKPOINTS)
+        )
         self.set_class(scenario.T > OVERVIEW_FROM, "-big")
         self.session = Session(scenario, read_only, save_root=save_root)
         self.session.journal.deferred = True  # written after the frame, off the key's path
@@ -82,7 +95,9 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
         self.stages = stages_for(scenario)
         self.put(DebuggerPosition(row=scenario.focus))
         self._keys_state: tuple = ()
-        self.last_input: InputMatrix | None = None  # the input matrix focused last (v checks its cell)
+        self.last_input: InputMatrix | None = (
+            None  # the input matrix focused last (v checks its cell)
+        )
         self.gradient_check: tuple[int, list] | None = None  # (version, lines) of the last v
 
     # ---- layout -----------------------------------------------------------------------------
@@ -107,7 +122,9 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
                 inputs.can_focus = False  # Tab goes from matrix to matrix, not to the pane
                 if scenario.description:
                     self.panes.description_shown = scenario.description.strip()
-                    yield Static(plain(self.panes.description_shown, multiline=True), id="description")
+                    yield Static(
+                        plain(self.panes.description_shown, multiline=True), id="description"
+                    )
                 for name in scenario.editable:
                     if scenario.inputs[name].ndim == 3:
                         yield InputMatrix(name, head=0, id=f"input-{name}", classes="input")
@@ -125,8 +142,13 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
         self.why = self.query_one(ExplanationView)
         self.overviews = list(self.query(OverviewMap))
         self.variants = list(self.query(VariantsView))
-        self.input_views = {view.id.removeprefix("input-"): view for view in self.query(".input").results(MatrixView)}
-        self.guesses.take_keys_of(self.query(InputMatrix))  # a digit there while a guess waits is its
+        self.input_views = {
+            view.id.removeprefix("input-"): view
+            for view in self.query(".input").results(MatrixView)
+        }
+        self.guesses.take_keys_of(
+            self.query(InputMatrix)
+        )  # a digit there while a guess waits is its
         self.inputs_pane = self.query_one("#inputs")
         self.watch(self.inputs_pane, "scroll_y", self.panes.inputs_scrolled, init=False)
         self.header, self.steps = self.query_one(ScenarioHeader), self.query_one(StepStrip)
@@ -135,13 +157,20 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
         self.panes.show_all()
         self.panes.fit()  # the first frame laid out as it stays; once laid out: the focus row in
         # view, the width shared again (with real sizes), what was unsaved offered
-        for then in (self.panes.show_marks, self.panes.fit, self.saving.offer_recovery, self.changes.warn_of_leaks):
+        for then in (
+            self.panes.show_marks,
+            self.panes.fit,
+            self.saving.offer_recovery,
+            self.changes.warn_of_leaks,
+        ):
             self.call_after_refresh(then)
 
     on_resize = delegate("panes", "resize")
 
     def _on_screen_resume(self, event) -> None:
-        event.refresh_styles &= self.stack_updates > 0  # first push: styled at mount, __init__'s classes (13 ms)
+        event.refresh_styles &= (
+            self.stack_updates > 0
+        )  # first push: styled at mount, __init__'s classes (13 ms)
         super()._on_screen_resume(event)
 
     def after_change(self, edited: tuple[str, ...] | None = None) -> None:
@@ -152,7 +181,9 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
         if steps != self.stages:  # a step came (tiles, decoding) or went: stay on the same stage
             current, self.stages = self.stage, steps
             names = [stage.name for stage in steps]
-            self.put(replace(self.position, step=names.index(current) if current in names else self.step))
+            self.put(
+                replace(self.position, step=names.index(current) if current in names else self.step)
+            )
         else:  # (the numbers of rows and columns may have changed)
             self.put(self.position)
         self.panes.show_all(edited)
@@ -197,8 +228,15 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
         """Refresh the footer only when the set of keys that work changed."""
         history = self.session.history
         # the keys the footer shows (the stage's own hidden keys are checked when pressed)
-        state = (history.can_undo, history.can_redo, self.comparing, self.revealable(),
-                 self.lessons.reveal_pending(), self.keyed, self.column_count > 1)  # ([ ]: Key or Column)
+        state = (
+            history.can_undo,
+            history.can_redo,
+            self.comparing,
+            self.revealable(),
+            self.lessons.reveal_pending(),
+            self.keyed,
+            self.column_count > 1,
+        )  # ([ ]: Key or Column)
         if state != self._keys_state:
             self._keys_state = state
             self.refresh_bindings()
@@ -278,14 +316,21 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
             from attn_tui.tui.text import tell
 
             titles = " and ".join(stage_named(name).title for name in first)
-            tell(self, f"r: predict and reveal this row of {titles} first: {self.described.title} is "
-                       "computed from it, so showing it would give that away", severity="warning")
+            tell(
+                self,
+                f"r: predict and reveal this row of {titles} first: {self.described.title} is "
+                "computed from it, so showing it would give that away",
+                severity="warning",
+            )
         else:
             self.lessons.reveal_answer()
             self.update_keys()
 
     def action_go_to(self) -> None:
-        from attn_tui.tui.screens.goto import go_to  # (when asked: the first frame needs none of it, #30)
+        from attn_tui.tui.screens.goto import (
+            go_to,  # (when asked: the first frame needs none of it, #30)
+        )
+
         go_to(self)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     from attn_tui.tui.screens.debugger import DebuggerScreen
 
 
-def parse_target(text: str, rows: list[str], columns: list[str],
-                 tokens: list[str] | None = None) -> tuple[int, int | None]:
+def parse_target(
+    text: str, rows: list[str], columns: list[str], tokens: list[str] | None = None
+) -> tuple[int, int | None]:
     """``"sat"``, ``"3"``, ``"sat, the"`` or ``"512 7"`` as 0-based (row, column or None).
 
     A part is a label as shown (``the₅``), a token (``the``, when only one row holds it) or a
@@ -33,12 +34,18 @@ def parse_target(text: str, rows: list[str], columns: list[str],
     def find(part: str, labels: list[str], what: str) -> int:
         if part in labels:
             return labels.index(part)
-        same = [i for i, token in enumerate(tokens or ()) if token == part] if len(labels) == len(tokens or ()) else []
+        same = (
+            [i for i, token in enumerate(tokens or ()) if token == part]
+            if len(labels) == len(tokens or ())
+            else []
+        )
         if len(same) == 1:
             return same[0]
         if len(same) > 1:
             which = ", ".join(f"{labels[i]} (row {i + 1})" for i in same)
-            raise ValueError(f"{part!r} is more than one {what}: {which}; type one of those or its number")
+            raise ValueError(
+                f"{part!r} is more than one {what}: {which}; type one of those or its number"
+            )
         if part.isascii() and part.isdigit() and 1 <= int(part) <= len(labels):
             return int(part) - 1
         raise ValueError(f"{part!r} is not a {what} (a label, or a number from 1 to {len(labels)})")
@@ -76,8 +83,13 @@ class GoToScreen(ModalScreen[tuple | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, rows: list[str], columns: list[str], tokens: list[str] | None = None,
-                 steps: list[tuple[str, str]] | None = None) -> None:
+    def __init__(
+        self,
+        rows: list[str],
+        columns: list[str],
+        tokens: list[str] | None = None,
+        steps: list[tuple[str, str]] | None = None,
+    ) -> None:
         super().__init__()
         self.rows = rows
         self.columns = columns
@@ -87,8 +99,10 @@ class GoToScreen(ModalScreen[tuple | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             if self.steps:
-                yield Static("Go to a row, or a row and a column (a token or a number), or a step "
-                             "(its name, or 'step N'):")
+                yield Static(
+                    "Go to a row, or a row and a column (a token or a number), or a step "
+                    "(its name, or 'step N'):"
+                )
                 yield Input(placeholder="e.g. sat  or  512, 7  or  softmax", id="target")
             else:
                 yield Static("Go to a row, or a row and a column (a token or a number):")
@@ -129,9 +143,16 @@ def go_to(debugger: DebuggerScreen) -> None:
             debugger.move(step=target[1])
         elif target is not None:
             keyed = target[1] is not None and debugger.keyed
-            debugger.move(row=target[0], column=target[1] * debugger.span if keyed else debugger.column)
+            debugger.move(
+                row=target[0], column=target[1] * debugger.span if keyed else debugger.column
+            )
 
-    debugger.app.push_screen(GoToScreen(list(token_labels(scenario.row_tokens)),
-                                        list(column_labels(scenario, debugger.described)),
-                                        list(scenario.row_tokens),
-                                        [(stage.name, stage.title) for stage in debugger.stages]), chosen_stage)
+    debugger.app.push_screen(
+        GoToScreen(
+            list(token_labels(scenario.row_tokens)),
+            list(column_labels(scenario, debugger.described)),
+            list(scenario.row_tokens),
+            [(stage.name, stage.title) for stage in debugger.stages],
+        ),
+        chosen_stage,
+    )

@@ -4,11 +4,6 @@ path, a head at a time."""
 
 from __future__ import annotations
 
-from attn_tui.core.engine.stages import stages_for
-from attn_tui.core.model.labels import token_labels
-from attn_tui.core.teaching.overview import weights_overview
-from attn_tui.tui.text import plain
-from attn_tui.tui.widgets.overview import OverviewMap
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,6 +12,12 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 from textual.worker import get_current_worker
+
+from attn_tui.core.engine.stages import stages_for
+from attn_tui.core.model.labels import token_labels
+from attn_tui.core.teaching.overview import weights_overview
+from attn_tui.tui.text import plain
+from attn_tui.tui.widgets.overview import OverviewMap
 
 
 class HeadsScreen(ModalScreen[int | None]):
@@ -31,11 +32,16 @@ class HeadsScreen(ModalScreen[int | None]):
     HeadsScreen #hint { height: auto; color: $text-muted; }
     """
 
-    BINDINGS = [Binding("left", "move(-1)", "Head ←"), Binding("right", "move(1)", "Head →"),
-                Binding("up", "move(-4)", show=False), Binding("down", "move(4)", show=False),
-                Binding("enter", "pick", "Open"), Binding("escape,a", "cancel", "Back"),
-                # a modal screen shuts out the app's own q: quit here as everywhere (asking first)
-                Binding("q", "app.quit", "Quit")]
+    BINDINGS = [
+        Binding("left", "move(-1)", "Head ←"),
+        Binding("right", "move(1)", "Head →"),
+        Binding("up", "move(-4)", show=False),
+        Binding("down", "move(4)", show=False),
+        Binding("enter", "pick", "Open"),
+        Binding("escape,a", "cancel", "Back"),
+        # a modal screen shuts out the app's own q: quit here as everywhere (asking first)
+        Binding("q", "app.quit", "Quit"),
+    ]
 
     def __init__(self, session, row: int, head: int) -> None:
         super().__init__()
@@ -47,8 +53,13 @@ class HeadsScreen(ModalScreen[int | None]):
         scenario = self.session.scenario
         label = token_labels(scenario.row_tokens)[self.row]
         with Vertical():
-            yield Static(Content(f'Every head\'s weights; ◀ marks "{label}". ←/→ choose, Enter opens, '
-                                 "Esc goes back, q quits."), id="hint")
+            yield Static(
+                Content(
+                    f'Every head\'s weights; ◀ marks "{label}". ←/→ choose, Enter opens, '
+                    "Esc goes back, q quits."
+                ),
+                id="hint",
+            )
             with Grid():
                 for h, name in enumerate(scenario.head_names):
                     view = OverviewMap(id=f"head-{h}")
@@ -74,7 +85,9 @@ class HeadsScreen(ModalScreen[int | None]):
         for h in range(scenario.heads):
             if self.withheld(h):
                 continue
-            small = weights_overview(attention, h, rows, cols, cancelled=lambda: worker.is_cancelled)
+            small = weights_overview(
+                attention, h, rows, cols, cancelled=lambda: worker.is_cancelled
+            )
             if small is None:
                 return
             self.app.call_from_thread(self._ready, h, small)

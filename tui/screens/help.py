@@ -13,10 +13,12 @@ from textual.widgets import Static
 
 from attn_tui.tui.keys import help_text
 
-READING = ("Heat map: weights from the theme's low colour (0) to its high colour (1); scores and inputs "
-           "one colour below 0 and another above. −∞ marks a masked cell, — a row that can see no key. "
-           "Underlined cells changed since the matrix was last shown; a highlighted label marks the rows "
-           "the current step reads from.")
+READING = (
+    "Heat map: weights from the theme's low colour (0) to its high colour (1); scores and inputs "
+    "one colour below 0 and another above. −∞ marks a masked cell, — a row that can see no key. "
+    "Underlined cells changed since the matrix was last shown; a highlighted label marks the rows "
+    "the current step reads from."
+)
 
 
 def help_content(width: int = 84) -> Content:
@@ -28,12 +30,16 @@ def help_content(width: int = 84) -> Content:
         shown_width = max(len(shown) for shown, _ in keys)
         indent = " " * (shown_width + 4)
         for shown, does in keys:
-            lines = textwrap.wrap(does, max(8, width - len(indent))) or [""]  # (20 split words at 40 columns)
+            lines = textwrap.wrap(does, max(8, width - len(indent))) or [
+                ""
+            ]  # (20 split words at 40 columns)
             parts.append(Content(f"  {shown:<{shown_width}}  {lines[0]}"))
             parts += [Content(indent + line) for line in lines[1:]]
         parts.append(Content(""))
     parts.append(Content.styled("Reading the screen", "bold"))
-    parts += [Content("  " + line) for line in textwrap.wrap(READING, max(8, width - 2))]  # (as the keys)
+    parts += [
+        Content("  " + line) for line in textwrap.wrap(READING, max(8, width - 2))
+    ]  # (as the keys)
     return Content("\n").join(parts)
 
 

@@ -17,7 +17,9 @@ class LayerDebugger(DebuggerScreen):
     def __init__(self, scenario, head: int) -> None:
         super().__init__(scenario)
         self.put(replace(self.position, head=head))
-        self._styled_as: tuple | None = None  # what its styles were worked out from, when it was left
+        self._styled_as: tuple | None = (
+            None  # what its styles were worked out from, when it was left
+        )
 
     def action_back_to_model(self) -> None:
         self.app._unless_unsaved(self.app.pop_screen)

@@ -28,17 +28,17 @@ from attn_tui.tui.keys import model_view_bindings
 from attn_tui.tui.screens.layer_debugger import LayerDebugger
 from attn_tui.tui.screens.model_view_colours import PatternColours
 from attn_tui.tui.text import tell
+from attn_tui.tui.whole_frames import WholeFrames
 from attn_tui.tui.widgets.head_map import HeadMap, short_head_name
 from attn_tui.tui.widgets.key_footer import KeyFooter
 from attn_tui.tui.widgets.overview import OverviewMap
-from attn_tui.tui.whole_frames import WholeFrames
 
-ROW_HEIGHT = 7              # lines of the grid a layer takes at least (grid-rows below)
-TALLEST_ROW = 24            # and at most: a model of few layers fills the screen with larger maps
-LABEL_WIDTH = 9             # the column of layer names
-MAP_WIDTH = 10              # the narrowest map the window makes room for
-CHROME = 4                  # lines of the screen that are not the grid: title, hint, footer
-MAP_ROWS_AT_A_TIME = 128    # query rows a map is computed from at a time (fewer, bigger steps)
+ROW_HEIGHT = 7  # lines of the grid a layer takes at least (grid-rows below)
+TALLEST_ROW = 24  # and at most: a model of few layers fills the screen with larger maps
+LABEL_WIDTH = 9  # the column of layer names
+MAP_WIDTH = 10  # the narrowest map the window makes room for
+CHROME = 4  # lines of the screen that are not the grid: title, hint, footer
+MAP_ROWS_AT_A_TIME = 128  # query rows a map is computed from at a time (fewer, bigger steps)
 
 
 class ModelViewScreen(PatternColours, WholeFrames, Screen):
@@ -59,8 +59,9 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
     }
     """
 
-    BINDINGS = model_view_bindings("move(0,-1)", "move(0,1)", "move(-1,0)", "move(1,0)", "open",
-                                   "next_score")
+    BINDINGS = model_view_bindings(
+        "move(0,-1)", "move(0,1)", "move(-1,0)", "move(1,0)", "open", "next_score"
+    )
 
     def __init__(self, index: ModelIndex) -> None:
         super().__init__()
@@ -79,13 +80,17 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
         self.scores: dict[tuple[int, int], dict] | None = None  # (row, head) → that head's scores
         self.maps_done = 0  # how many maps have been computed (tests and benchmarks wait on it)
         self.in_view_maps = 0  # how many the first window shows (they are computed first)
-        self._cache: dict[tuple[int, int], tuple] = {}  # (row, head) → (map, T, T_k, focus, its name)
+        self._cache: dict[
+            tuple[int, int], tuple
+        ] = {}  # (row, head) → (map, T, T_k, focus, its name)
         self._wanted: tuple[int, int] | None = None  # the size of map computed
         self._resize_timer = None
-        self._queued: set[int] = set()   # rows computed, being computed or asked for
-        self._pending: list[int] = []    # rows asked for, in order
+        self._queued: set[int] = set()  # rows computed, being computed or asked for
+        self._pending: list[int] = []  # rows asked for, in order
         self._worker = None
-        self._kept: tuple[int, LayerDebugger] | None = None  # the layer opened last (see action_open)
+        self._kept: tuple[int, LayerDebugger] | None = (
+            None  # the layer opened last (see action_open)
+        )
 
     def _fits(self) -> tuple[int, int]:
         width, height = self.app.size
@@ -111,13 +116,19 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
         if self.rows_fit < len(self.listed) or self.cols_fit < self.heads:
             last_row = min(len(self.listed), self.top + self.rows_fit) - 1
             last_head = min(self.heads, self.left + self.cols_fit) - 1
-            shown = (f" (here layers {self.listed[self.top][0]}–{self.listed[last_row][0]}, "
-                     f"heads {self.left}–{last_head})")
+            shown = (
+                f" (here layers {self.listed[self.top][0]}–{self.listed[last_row][0]}, "
+                f"heads {self.left}–{last_head})"
+            )
         if self.listing:
-            return (f"{count(len(self.listed), 'layer')}: reading their files to count their heads… "
-                    "Arrows choose, Enter opens, q quits.")
-        return (f"{count(len(self.listed), 'layer')} × {count(self.heads, 'head')}{shown}, each a map of its weights, "
-                f"◀ the focus row. Arrows choose, Enter opens. s colour: {score}")
+            return (
+                f"{count(len(self.listed), 'layer')}: reading their files to count their heads… "
+                "Arrows choose, Enter opens, q quits."
+            )
+        return (
+            f"{count(len(self.listed), 'layer')} × {count(self.heads, 'head')}{shown}, each a map of its weights, "
+            f"◀ the focus row. Arrows choose, Enter opens. s colour: {score}"
+        )
 
     def on_mount(self) -> None:
         grid = self.query_one("#model-grid", Grid)
@@ -160,7 +171,9 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
         if not self.is_mounted:
             return
         if self._fits() == (self.rows_fit, self.cols_fit) and self._row_height() != self._rows_tall:
-            self._rows_tall = self._row_height()  # (the same maps, taller or shorter: drawn anew at their size)
+            self._rows_tall = (
+                self._row_height()
+            )  # (the same maps, taller or shorter: drawn anew at their size)
             self.query_one("#model-grid", Grid).styles.grid_rows = str(self._rows_tall)
             return
         if self._fits() != (self.rows_fit, self.cols_fit):
@@ -181,14 +194,17 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
             for i in range(self.rows_fit):
                 row = self.top + i
                 label = self.query_one(f"#label-{i}", Static)
-                label.update(Content(f"layer {self.listed[row][0]}" if row < len(self.listed) else ""))
+                label.update(
+                    Content(f"layer {self.listed[row][0]}" if row < len(self.listed) else "")
+                )
             for view in self._cells():
                 i, j = view.id.removeprefix("cell-").split("-")
                 row, head = self.top + int(i), self.left + int(j)
                 view.grid_row, view.head = row, head
                 problem = self.listed[row][2] if row < len(self.listed) else None
-                real = row < len(self.listed) and (head < self.listed[row][1]
-                                                   or (head == 0 and problem is not None))
+                real = row < len(self.listed) and (
+                    head < self.listed[row][1] or (head == 0 and problem is not None)
+                )
                 view.styles.visibility = "visible" if real else "hidden"
                 if problem is not None:
                     view.score_text = "unreadable"
@@ -237,9 +253,11 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
             if self._worker is not None:
                 self._worker.cancel()
                 self._worker = None
-            self.in_view_maps = sum(self.listed[row][1]
-                                    for row in range(self.top, self.top + self.rows_fit)
-                                    if row < len(self.listed) and self.listed[row][2] is None)
+            self.in_view_maps = sum(
+                self.listed[row][1]
+                for row in range(self.top, self.top + self.rows_fit)
+                if row < len(self.listed) and self.listed[row][2] is None
+            )
             self._assign()
             self._request()
 
@@ -268,8 +286,8 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
 
     @work(thread=True, group="maps")
     def _maps(self, rows: int, cols: int) -> None:
-        from attn_tui.core.loading.model_index import load_layer
         from attn_tui.core.engine.attention import Attention
+        from attn_tui.core.loading.model_index import load_layer
         from attn_tui.core.teaching.overview import weights_overview
 
         worker = get_current_worker()
@@ -287,14 +305,27 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
             attention = Attention(scenario, block=MAP_ROWS_AT_A_TIME)
             maps = []
             for h in range(scenario.heads):
-                small = weights_overview(attention, h, rows, cols, band=MAP_ROWS_AT_A_TIME,
-                                         cancelled=lambda: worker.is_cancelled)
+                small = weights_overview(
+                    attention,
+                    h,
+                    rows,
+                    cols,
+                    band=MAP_ROWS_AT_A_TIME,
+                    cancelled=lambda: worker.is_cancelled,
+                )
                 if small is None:
                     return
                 maps.append(small)
             # one call a layer: the worker waits for the app each time it hands maps over
-            self.app.call_from_thread(self._layer_ready, row, maps, scenario.T, scenario.T_k,
-                                      scenario.focus, scenario.head_names)
+            self.app.call_from_thread(
+                self._layer_ready,
+                row,
+                maps,
+                scenario.T,
+                scenario.T_k,
+                scenario.focus,
+                scenario.head_names,
+            )
 
     def _layer_failed(self, row: int, problem: str) -> None:
         layer, heads, _ = self.listed[row]
@@ -306,7 +337,9 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
                 view.small = None
                 view.refresh()
 
-    def _layer_ready(self, row: int, maps: list, T: int, T_k: int, focus: int, names: tuple) -> None:
+    def _layer_ready(
+        self, row: int, maps: list, T: int, T_k: int, focus: int, names: tuple
+    ) -> None:
         with self.app.batch_update():
             for h, small in enumerate(maps):
                 self._cache[(row, h)] = (small, T, T_k, focus, names[h])
@@ -335,6 +368,7 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
 
     def action_open(self) -> None:
         from attn_tui.core.loading.model_index import load_layer
+
         row, head = self.chosen
         layer, heads, problem = self.listed[row]
         if problem is not None:
@@ -342,7 +376,9 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
             return
         if self._kept is not None and self._kept[0] == row:  # kept, unless its edits were dropped:
             debugger = self._kept[1]  # Enter on it again switches screens, back where it was
-            debugger.move(head=head)  # (a head it does not have: its last, as the position keeps to them)
+            debugger.move(
+                head=head
+            )  # (a head it does not have: its last, as the position keeps to them)
         else:
             try:
                 scenario = load_layer(self.index.layers[row])
@@ -351,7 +387,9 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
                 return
             debugger = LayerDebugger(scenario, min(head, scenario.heads - 1))
             self._forget_kept()
-            self.app.install_screen(debugger, f"layer-{id(debugger)}")  # (installed: popping keeps it)
+            self.app.install_screen(
+                debugger, f"layer-{id(debugger)}"
+            )  # (installed: popping keeps it)
             self._kept = (row, debugger)
         self.app.push_screen(debugger)
 

@@ -16,7 +16,7 @@ from attn_tui.tui.text import tell
 from attn_tui.tui.widgets.head_map import HeadMap
 
 SCORES = (None, *PATTERNS)  # what ``s`` cycles through: no colouring, then each pattern
-LEVELS = 5                  # border colours by a score's fifth: -score-0 … -score-4
+LEVELS = 5  # border colours by a score's fifth: -score-0 … -score-4
 
 
 class PatternColours:
@@ -32,9 +32,8 @@ class PatternColours:
     @work(thread=True, exclusive=True, group="scores")
     def _scores(self) -> None:
         from attn_tui.core.loading.model_index import load_layer
-        from attn_tui.core.teaching.patterns import scenario_scores
-
         from attn_tui.core.loading.work_estimate import check_index_work
+        from attn_tui.core.teaching.patterns import scenario_scores
 
         worker = get_current_worker()
         try:  # the 20 s rule of heads and figure --model-view holds for s too (issue 47, attacked)
@@ -59,8 +58,12 @@ class PatternColours:
         """The scores would take too long: say so, and go back to no colouring."""
         self.score = None
         self._colour()
-        tell(self.app, f"s: {problem} (attn-tui heads INDEX --layers … scores fewer)", severity="warning",
-             timeout=12)
+        tell(
+            self.app,
+            f"s: {problem} (attn-tui heads INDEX --layers … scores fewer)",
+            severity="warning",
+            timeout=12,
+        )
 
     def _scores_ready(self, found: dict) -> None:
         self.scores = found
@@ -73,11 +76,16 @@ class PatternColours:
         self.query_one("#model-hint", Static).update(Content(self._hint()))
 
     def _colour_one(self, view: HeadMap) -> None:
-        value = None if self.score is None or self.scores is None else \
-            self.scores.get((view.grid_row, view.head), {}).get(self.score)
+        value = (
+            None
+            if self.score is None or self.scores is None
+            else self.scores.get((view.grid_row, view.head), {}).get(self.score)
+        )
         for level in range(1, LEVELS):
-            view.set_class(value is not None and min(LEVELS - 1, int(value * LEVELS)) == level,
-                           f"-score-{level}")
+            view.set_class(
+                value is not None and min(LEVELS - 1, int(value * LEVELS)) == level,
+                f"-score-{level}",
+            )
         if view.score_text == "unreadable" and view.small is None:
             return
         if self.score is None:
@@ -86,4 +94,3 @@ class PatternColours:
             view.score_text = "scoring…"
         else:
             view.score_text = f"{self.score[:4]} {'—' if value is None else f'{value:.2f}'}"
-

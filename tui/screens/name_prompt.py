@@ -3,13 +3,14 @@ only the teacher's screen shows it. Esc stays anonymous."""
 
 from __future__ import annotations
 
-from attn_tui.core.classroom.wire import MAX_NAME, clean_name
-from attn_tui.tui.text import plain
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
+
+from attn_tui.core.classroom.wire import MAX_NAME, clean_name
+from attn_tui.tui.text import plain
 
 
 class NamePromptScreen(ModalScreen[str | None]):
@@ -36,7 +37,10 @@ class NamePromptScreen(ModalScreen[str | None]):
         name = clean_name(event.value)
         if name is None:
             self.query_one("#problem", Static).update(
-                plain(f"A first name is letters (spaces, - or ' between them), up to {MAX_NAME}; Esc stays anonymous"))
+                plain(
+                    f"A first name is letters (spaces, - or ' between them), up to {MAX_NAME}; Esc stays anonymous"
+                )
+            )
             return
         self.dismiss(name)
 

@@ -54,9 +54,13 @@ def valid(where: DebuggerPosition, stages: list[Stage], scenario) -> DebuggerPos
     stage = stages[step]
     column = _clamp(where.column, scenario.T_k)
     stage_column = column // span(stage, scenario) if keyed(stage) else where.stage_column
-    return DebuggerPosition(step, _clamp(where.row, stage.row_count(scenario)), column,
-                            _clamp(where.head, scenario.heads),
-                            _clamp(stage_column, stage.column_count(scenario)))
+    return DebuggerPosition(
+        step,
+        _clamp(where.row, stage.row_count(scenario)),
+        column,
+        _clamp(where.head, scenario.heads),
+        _clamp(stage_column, stage.column_count(scenario)),
+    )
 
 
 class Positioned:
@@ -87,8 +91,15 @@ class Positioned:
         step = self.step_of(where.step)
         if step != self.step:
             self.set_reactive(type(self).mask_rule, None)  # (as a step does: see watch_position)
-        self.put(DebuggerPosition(step, where.row, where.column, where.head,
-                                  self.stage_column if stage_column is None else stage_column))
+        self.put(
+            DebuggerPosition(
+                step,
+                where.row,
+                where.column,
+                where.head,
+                self.stage_column if stage_column is None else stage_column,
+            )
+        )
 
     def move_to(self, where: Position) -> None:
         """Go to ``where`` (same head, same numbers): the step's redraw if it changed, else the marks."""
@@ -162,7 +173,9 @@ class Positioned:
         """Whether the current stage is one the scenario asks the student to predict (and the
         lesson's beat does not ask its question first)."""
         predictions = self.session.predictions
-        return predictions is not None and predictions.predicts(self.stage) and not self.answer_first()
+        return (
+            predictions is not None and predictions.predicts(self.stage) and not self.answer_first()
+        )
 
     def answer_first(self) -> bool:
         """Whether r shows the lesson's beat's answer before anything else (``Lessons.answer_first``)."""
@@ -171,7 +184,9 @@ class Positioned:
     def revealable(self) -> bool:
         """Whether r has a row to reveal here (a predicted stage, the row still hidden), so that
         typing guesses it; r itself waits for ``reveal_first``."""
-        return self.predicting and not self.session.predictions.is_revealed(self.stage, self.head, self.row)
+        return self.predicting and not self.session.predictions.is_revealed(
+            self.stage, self.head, self.row
+        )
 
     def reveal_first(self) -> list[str]:
         """The earlier predicted stages whose unrevealed row hides this stage's row, by name: r
@@ -190,7 +205,10 @@ class Positioned:
         if predictions is not None and predictions.predicts(self.stage):
             return False
         comparison = self.session.comparison
-        return comparison is not None and comparison.stage(self.described.key, self.compared_head) is not None
+        return (
+            comparison is not None
+            and comparison.stage(self.described.key, self.compared_head) is not None
+        )
 
     @property
     def compared_head(self) -> int | None:

@@ -14,12 +14,12 @@ from textual.widgets import Digits, Footer, Static
 
 from attn_tui.core.engine.explanation import explain
 from attn_tui.core.engine.stages import column_labels, row_labels
+from attn_tui.core.engine.views import stage_window
 from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.text import clip
-from attn_tui.core.engine.views import stage_window
 from attn_tui.tui.keys import step_bindings
-from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.whole_frames import WholeFrames
+from attn_tui.tui.widgets.explanation import ExplanationView
 
 CELL_WIDTH = 20  # columns a value in big digits takes, label and gap included
 
@@ -37,12 +37,16 @@ class PresentScreen(WholeFrames, Screen[None]):
     PresentScreen ExplanationView { height: 1fr; margin-top: 1; }
     """
 
-    BINDINGS = [Binding("left", "step(-1)", "Step", show=False), Binding("right", "step(1)", "Step"),
-                *step_bindings(shown=True),
-                Binding("up", "row(-1)", "Row", show=False), Binding("down", "row(1)", "Row"),
-                Binding("left_square_bracket", "column(-1)", "Key ←"),
-                Binding("right_square_bracket", "column(1)", "Key →"),
-                Binding("p,escape", "leave", "Leave projector mode")]
+    BINDINGS = [
+        Binding("left", "step(-1)", "Step", show=False),
+        Binding("right", "step(1)", "Step"),
+        *step_bindings(shown=True),
+        Binding("up", "row(-1)", "Row", show=False),
+        Binding("down", "row(1)", "Row"),
+        Binding("left_square_bracket", "column(-1)", "Key ←"),
+        Binding("right_square_bracket", "column(1)", "Key →"),
+        Binding("p,escape", "leave", "Leave projector mode"),
+    ]
 
     def __init__(self, debugger) -> None:
         super().__init__()
@@ -74,10 +78,17 @@ class PresentScreen(WholeFrames, Screen[None]):
         first = max(0, min(centre - fits // 2, len(columns) - fits))
         cols = range(first, min(len(columns), first + fits))
         # what is left out is said, never silently gone (issue 47: at 61 columns "c" was not there)
-        shown = "" if len(cols) == len(columns) else (
-            f" · {cols.start + 1}–{cols.stop} of {len(columns)}" + (" ([ ] for more)" if keyed else ""))
+        shown = (
+            ""
+            if len(cols) == len(columns)
+            else (
+                f" · {cols.start + 1}–{cols.stop} of {len(columns)}"
+                + (" ([ ] for more)" if keyed else "")
+            )
+        )
         self.query_one("#present-title", Static).update(
-            Content(f'Step {debugger.step + 1} · {stage.title} — row "{label}"{shown}'))
+            Content(f'Step {debugger.step + 1} · {stage.title} — row "{label}"{shown}')
+        )
         window = stage_window(session, stage.name, head, range(row, row + 1), cols)
         cells = self.query_one("#cells", Horizontal)
         cells.remove_children()
@@ -88,17 +99,27 @@ class PresentScreen(WholeFrames, Screen[None]):
                 text = "? (predict it)"
             elif window.empty is not None and window.empty[0]:
                 big, text = None, "nothing to attend to"
-            elif window.blocked is not None and window.blocked[0, j]:  # masked, or left out (a skipped tile)
-                big, text = None, (stage.skipped_text if stage.skipped is not None
-                                   else f"{mask_text(scenario.options.mask_value)} masked")
+            elif (
+                window.blocked is not None and window.blocked[0, j]
+            ):  # masked, or left out (a skipped tile)
+                big, text = (
+                    None,
+                    (
+                        stage.skipped_text
+                        if stage.skipped is not None
+                        else f"{mask_text(scenario.options.mask_value)} masked"
+                    ),
+                )
             else:
                 big, text = big_number(float(window.values[0, j]), p, stage.tiny), ""
             # the cell is as wide as what it shows (12 at least, as .cell's min-width): a longer
             # token is cut there with "…", not silently by the cell's edge
             width = max(12, len(text) if big is None else DigitsRenderable.get_width(big))
-            cell = Vertical(Static(Content(clip(columns[col], width)), classes="label"),
-                            Digits(big) if big is not None else Static(Content(text), classes="masked"),
-                            classes="cell" + (" -cursor" if keyed and col == debugger.stage_column else ""))
+            cell = Vertical(
+                Static(Content(clip(columns[col], width)), classes="label"),
+                Digits(big) if big is not None else Static(Content(text), classes="masked"),
+                classes="cell" + (" -cursor" if keyed and col == debugger.stage_column else ""),
+            )
             cells.mount(cell)
         predictions = session.predictions
         why = self.query_one(ExplanationView)
@@ -116,7 +137,9 @@ class PresentScreen(WholeFrames, Screen[None]):
         self.show()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return self.debugger.check_action(action, parameters) if action in ("goto", "column") else True
+        return (
+            self.debugger.check_action(action, parameters) if action in ("goto", "column") else True
+        )
 
     def action_row(self, delta: int) -> None:
         self.debugger.action_row(delta)

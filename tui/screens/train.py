@@ -23,22 +23,21 @@ from textual.widgets import Footer, Static
 
 from attn_tui.core.engine.attention import Attention
 from attn_tui.core.engine.backward import sizes_compared
-from attn_tui.core.model.edits import SetInputs
-from attn_tui.core.model.labels import input_labels, token_labels
-from attn_tui.core.engine.stages import column_labels
-from attn_tui.core.numbers import decimals_needed, fixed
-from attn_tui.core.engine.stages import stage_named
-from attn_tui.core.text import visible
+from attn_tui.core.engine.stages import column_labels, stage_named
 from attn_tui.core.engine.training import Ahead, Run, State, compared_runs
 from attn_tui.core.engine.views import Window
+from attn_tui.core.model.edits import SetInputs
+from attn_tui.core.model.labels import input_labels, token_labels
+from attn_tui.core.numbers import decimals_needed, fixed
+from attn_tui.core.text import visible
 from attn_tui.tui.keys import train_view_bindings
 from attn_tui.tui.text import set_titles, tell
+from attn_tui.tui.whole_frames import WholeFrames
 from attn_tui.tui.widgets.grid import DenseGrid, Grid
 from attn_tui.tui.widgets.loss_plot import LossPlot
 from attn_tui.tui.widgets.matrix import MatrixView
-from attn_tui.tui.whole_frames import WholeFrames
 
-FRAME = 1 / 30      # run: a tick this often
+FRAME = 1 / 30  # run: a tick this often
 TICK_BUDGET = 0.03  # seconds of steps the thread works out between two frames while running
 # Work that waits until the frame is on the terminal: after a refresh is too soon, as Textual's
 # writer thread needs the GIL to send the frame (a pause with three runs at T = 512 showed after
@@ -52,10 +51,16 @@ class WeightsGrid(Grid):
     def __init__(self, attention: Attention, head: int, version: int) -> None:
         scenario = attention.scenario
         stage = stage_named("softmax")
-        super().__init__(rows=token_labels(scenario.row_tokens), columns=column_labels(scenario, stage),
-                         decimals=scenario.precision, palette="weights", tiny=stage.tiny,
-                         key=("train-weights", head),
-                         kin="train-weights", version=version)
+        super().__init__(
+            rows=token_labels(scenario.row_tokens),
+            columns=column_labels(scenario, stage),
+            decimals=scenario.precision,
+            palette="weights",
+            tiny=stage.tiny,
+            key=("train-weights", head),
+            kin="train-weights",
+            version=version,
+        )
         self.attention, self.head = attention, head
 
     def window(self, rows: range, cols: range) -> Window:
@@ -91,10 +96,16 @@ class TrainScreen(WholeFrames, Screen[None]):
         self._timer = None
         self.version = 0
         self._pool: ThreadPoolExecutor | None = None
-        self._ahead: dict[int, tuple[State, Future]] = {}  # run's number → (its state, its next step)
-        self._running_ahead: tuple[threading.Event, Future] | None = None  # while running: the steps ahead
+        self._ahead: dict[
+            int, tuple[State, Future]
+        ] = {}  # run's number → (its state, its next step)
+        self._running_ahead: tuple[threading.Event, Future] | None = (
+            None  # while running: the steps ahead
+        )
         self._left = False
-        self._drawn: list[tuple] = [((), ())] * len(self.runs)  # each run: (state, top) of its loss drawn, (state, head) of its matrices
+        self._drawn: list[tuple] = [((), ())] * len(
+            self.runs
+        )  # each run: (state, top) of its loss drawn, (state, head) of its matrices
 
     @property
     def setting(self):
@@ -103,8 +114,13 @@ class TrainScreen(WholeFrames, Screen[None]):
     def compose(self) -> ComposeResult:
         setting = self.setting
         optimizer = "Adam" if setting.optimizer == "adam" else "gradient descent"
-        yield Static(Content(f"Training {', '.join(setting.learn)} · {optimizer}, lr {setting.lr:g} · "
-                             f"{setting.steps} steps · L = ½·Σ(output − target)²"), id="train-title")
+        yield Static(
+            Content(
+                f"Training {', '.join(setting.learn)} · {optimizer}, lr {setting.lr:g} · "
+                f"{setting.steps} steps · L = ½·Σ(output − target)²"
+            ),
+            id="train-title",
+        )
         yield Static("", id="train-words")
         with VerticalScroll(id="runs-scroll"):
             with Horizontal(id="runs"):
@@ -138,7 +154,10 @@ class TrainScreen(WholeFrames, Screen[None]):
             self._timer = self.set_interval(FRAME, self._tick)
             self._run_ahead()
         else:
-            tell(self, f"every run has taken its {self.setting.steps} steps: u undoes one, Esc goes back")
+            tell(
+                self,
+                f"every run has taken its {self.setting.steps} steps: u undoes one, Esc goes back",
+            )
         self.show()
 
     def action_undo_step(self) -> None:
@@ -163,8 +182,13 @@ class TrainScreen(WholeFrames, Screen[None]):
         session = self.debugger.session
         learned = run.learned()
         old = {name: session.scenario.inputs[name] for name in learned}
-        edit = session.apply(SetInputs(learned, old, f"learned in {run.state.step} steps"
-                                                     + (f" ({run.name})" if run.name else "")))
+        edit = session.apply(
+            SetInputs(
+                learned,
+                old,
+                f"learned in {run.state.step} steps" + (f" ({run.name})" if run.name else ""),
+            )
+        )
         self.debugger.after_change()
         self.app.pop_screen()
         tell(self.debugger, f"kept: {edit.describe(session.scenario)}; u undoes it")
@@ -231,8 +255,11 @@ class TrainScreen(WholeFrames, Screen[None]):
                 if ahead.error is not None:
                     return steps
                 states[number] = ahead.state
-            if stop.is_set() or time.perf_counter() - started >= TICK_BUDGET \
-                    or all(state is None or state.step >= total for state in states):
+            if (
+                stop.is_set()
+                or time.perf_counter() - started >= TICK_BUDGET
+                or all(state is None or state.step >= total for state in states)
+            ):
                 return steps
 
     def _tick(self) -> None:
@@ -286,7 +313,8 @@ class TrainScreen(WholeFrames, Screen[None]):
             # the whole box, and a pause of three runs at T = 512 showed ~25 ms later for it)
             state = "done" if run.done else "running" if self.running else "paused"
             box.query_one(".run-state", Static).update(
-                Content(f"step {run.state.step}/{setting.steps} · {state}"), layout=False)
+                Content(f"step {run.state.step}/{setting.steps} · {state}"), layout=False
+            )
             # (the state itself is held, not its id: an undone state's id may come back)
             loss_drawn, matrices_drawn = self._drawn[number]
             if not _same(loss_drawn, (run.state, top)):
@@ -318,8 +346,10 @@ class TrainScreen(WholeFrames, Screen[None]):
         else:
             change = f"{fixed(ratio, 3, True)} times higher"
         # (one line, as before: no layout of the screen to redo, ~40 ms of every step)
-        box.query_one(".run-status", Static).update(Content(
-            f"loss {fixed(losses[0], p, True)} → {fixed(losses[-1], p, True)} ({change})"), layout=False)
+        box.query_one(".run-status", Static).update(
+            Content(f"loss {fixed(losses[0], p, True)} → {fixed(losses[-1], p, True)} ({change})"),
+            layout=False,
+        )
         box.query_one(LossPlot).show(losses, top, self.setting.steps)
 
     def _show_matrices(self, box: Vertical, number: int, run: Run, head: int, p: int) -> None:
@@ -333,9 +363,18 @@ class TrainScreen(WholeFrames, Screen[None]):
                 values = values[min(head, len(values) - 1)]
             rows, columns = input_labels(run.scenario, name)
             set_titles(view, f"{name} ({values.shape[0]}×{values.shape[1]}), learning")
-            view.show(DenseGrid(rows, columns, decimals_needed(values, p), tiny=True,
-                                key=("train", number, name), kin=("train", name), version=self.version,
-                                values=values))
+            view.show(
+                DenseGrid(
+                    rows,
+                    columns,
+                    decimals_needed(values, p),
+                    tiny=True,
+                    key=("train", number, name),
+                    kin=("train", name),
+                    version=self.version,
+                    values=values,
+                )
+            )
 
     def _catch_up(self) -> None:
         if not self._left:

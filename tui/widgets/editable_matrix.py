@@ -27,7 +27,9 @@ class EditableMatrix(MatrixView):
     cursor goes; a committed value goes up as :class:`CellEdited`."""
 
     _selected = False  # the editor's text is selected: the next key typed replaces it
-    refused_reason = ""  # why the editor's text was refused, until it closes (the Why pane says it whole)
+    refused_reason = (
+        ""  # why the editor's text was refused, until it closes (the Why pane says it whole)
+    )
 
     class Refused(Message):
         """The editor's text was refused for ``reason``, or (``reason`` empty) the editor that
@@ -45,7 +47,9 @@ class EditableMatrix(MatrixView):
     class CellEdited(Message):
         """The user committed ``value`` (typed as ``text``) into a cell."""
 
-        def __init__(self, matrix: EditableMatrix, row: int, col: int, value: float, text: str) -> None:
+        def __init__(
+            self, matrix: EditableMatrix, row: int, col: int, value: float, text: str
+        ) -> None:
             super().__init__()
             self.matrix = matrix
             self.row = row
@@ -144,10 +148,14 @@ class EditableMatrix(MatrixView):
         elif key == "backspace":
             self._set_editor(text[: max(0, caret - 1)] + text[caret:], max(0, caret - 1))
         elif key == "delete":
-            self._set_editor(text[:caret] + text[caret + 1:], caret)
+            self._set_editor(text[:caret] + text[caret + 1 :], caret)
         elif key in ("left", "right", "home", "end"):
-            caret = {"left": max(0, caret - 1), "right": min(len(text), caret + 1),
-                     "home": 0, "end": len(text)}[key]
+            caret = {
+                "left": max(0, caret - 1),
+                "right": min(len(text), caret + 1),
+                "home": 0,
+                "end": len(text),
+            }[key]
             self._set_editor(text, caret)
         elif key == "ctrl+u":
             self._set_editor("", 0)
@@ -167,8 +175,11 @@ class EditableMatrix(MatrixView):
             return super().editor_segments(room)
         text = self.editor[0][: room - 2]
         style = self.get_component_rich_style("matrix--editing")
-        return [Segment(" ", style), Segment(text, style + Style(reverse=True)),
-                Segment(" " * (room - 1 - len(text)), style)]
+        return [
+            Segment(" ", style),
+            Segment(text, style + Style(reverse=True)),
+            Segment(" " * (room - 1 - len(text)), style),
+        ]
 
     def on_paste(self, event: events.Paste) -> None:
         if self.editing:

@@ -31,9 +31,12 @@ def wrap_offsets(text: str, width: int) -> list[int]:
     while len(text) - start > width:
         end = start + width + 1
         cut = text.rfind(" ", start, end)
-        inside = depth + _depth(text, start, cut) > 0 or text[cut - 1:cut] in ("+", "−", "×")
-        terms = max(text.rfind(" + ", start, end + 2), text.rfind(" − ", start, end + 2),
-                    text.rfind(", ", start, end) + 1)  # (the space they are cut at fits the line)
+        inside = depth + _depth(text, start, cut) > 0 or text[cut - 1 : cut] in ("+", "−", "×")
+        terms = max(
+            text.rfind(" + ", start, end + 2),
+            text.rfind(" − ", start, end + 2),
+            text.rfind(", ", start, end) + 1,
+        )  # (the space they are cut at fits the line)
         if inside and terms > start + width // 2:
             cut = terms
         cut = start + width if cut <= start else cut + 1
@@ -81,7 +84,9 @@ class ExplanationView(ScrollView, can_focus=False):
         self._wrapped: list[Content] | None = None
         self._selected_at: int | None = None  # the first wrapped line of the cursor's line
 
-    def show(self, explanation: Explanation | None, extra: list[Line] = (), title: str = "") -> None:
+    def show(
+        self, explanation: Explanation | None, extra: list[Line] = (), title: str = ""
+    ) -> None:
         """Show an explanation (or, with None, only ``extra``: e.g. before a predicted row is
         revealed) followed by ``extra`` lines (a student's values against ours)."""
         self.explanation = explanation
@@ -104,22 +109,39 @@ class ExplanationView(ScrollView, can_focus=False):
         after a formula: "how relevant is "the" to "sat"?") starts (0: none)."""
         style = {role: self.get_visual_style(f"why--{role}") for role in ROLES}
         explanation = self.explanation
-        lines = [(Content.styled(visible(explanation.title if explanation else self._title),
-                                 self.get_visual_style("why--title")), False, 0)]
+        lines = [
+            (
+                Content.styled(
+                    visible(explanation.title if explanation else self._title),
+                    self.get_visual_style("why--title"),
+                ),
+                False,
+                0,
+            )
+        ]
         for line in [*(explanation.lines if explanation else ()), *self.extra]:
             texts = [visible(span.text) for span in line.spans]
-            content = Content.assemble(*((text, style.get(span.role, style["text"]))
-                                         for text, span in zip(texts, line.spans)))
+            content = Content.assemble(
+                *(
+                    (text, style.get(span.role, style["text"]))
+                    for text, span in zip(texts, line.spans)
+                )
+            )
             # (a note set apart by two spaces or more: a gloss, not the rest of a sentence)
-            note = len(line.spans) - 1 if line.spans and line.spans[-1].role == "note" \
-                and texts[-1].startswith("  ") else 0
+            note = (
+                len(line.spans) - 1
+                if line.spans and line.spans[-1].role == "note" and texts[-1].startswith("  ")
+                else 0
+            )
             lines.append((content, line.selected, sum(map(len, texts[:note])) if note else 0))
         return lines
 
     def _lay_out(self) -> None:
         """Wrap the lines to the width there is, and make that the scrollable size."""
         width = self.scrollable_content_region.width
-        if width <= 0:  # not laid out yet: wrapped to one column, the first frame showed no word whole
+        if (
+            width <= 0
+        ):  # not laid out yet: wrapped to one column, the first frame showed no word whole
             self._wrapped = None  # (render_line wraps them to the width it draws)
             return
         selected_style = self.get_visual_style("why--selected", partial=True)  # the background only
@@ -153,8 +175,11 @@ class ExplanationView(ScrollView, can_focus=False):
                 if old.plain != new.plain or old.spans != new.spans:
                     self.refresh_line(y)
         height = self.scrollable_content_region.height
-        if self._selected_at is not None and height and not (
-                self.scroll_y <= self._selected_at < self.scroll_y + height):
+        if (
+            self._selected_at is not None
+            and height
+            and not (self.scroll_y <= self._selected_at < self.scroll_y + height)
+        ):
             # keep the cursor's line in view (long sums unfolded run to a thousand lines)
             self.scroll_to(y=max(0, self._selected_at - 3), animate=False, immediate=True)
 
@@ -177,4 +202,3 @@ class ExplanationView(ScrollView, can_focus=False):
     def plain(self) -> str:
         lines = [self.explanation.plain()] if self.explanation else []
         return "\n".join(lines + [line.plain() for line in self.extra])
-

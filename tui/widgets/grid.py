@@ -9,8 +9,8 @@ from typing import Hashable, Sequence
 
 import numpy as np
 
-from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.engine.views import Window
+from attn_tui.core.numbers import fixed, mask_text
 
 EMPTY = "—"  # a row that can see no key: nothing to attend to
 
@@ -24,8 +24,8 @@ class Grid:
     rows: Sequence[str]
     columns: Sequence[str]
     decimals: int
-    palette: str = "diverging"       # "weights" (0 to 1) or "diverging" (blue, neutral, red)
-    tiny: bool = True                # a non-zero value that rounds to 0 gets an exponent
+    palette: str = "diverging"  # "weights" (0 to 1) or "diverging" (blue, neutral, red)
+    tiny: bool = True  # a non-zero value that rounds to 0 gets an exponent
     mask_value: float = -math.inf
     blocked_text: str | None = None  # what a blocked cell reads, when not the mask value ("skip")
     key: Hashable = None
@@ -49,7 +49,9 @@ class DenseGrid(Grid):
     def window(self, rows: range, cols: range) -> Window:
         # a copy: the session edits its working matrix in place, and the view compares the
         # window it drew with the next one to repaint only the lines that changed
-        return Window(rows, cols, self.values[rows.start:rows.stop, cols.start:cols.stop].copy())
+        return Window(
+            rows, cols, self.values[rows.start : rows.stop, cols.start : cols.stop].copy()
+        )
 
 
 def cell_text(window: Window, grid: Grid, i: int, j: int) -> str:
@@ -73,11 +75,17 @@ def changed_cells(before: Window, after: Window) -> set[tuple[int, int]]:
     cols = range(max(before.cols.start, after.cols.start), min(before.cols.stop, after.cols.stop))
     if not (len(rows) and len(cols)):
         return set()
-    old = before.values[rows.start - before.rows.start:rows.stop - before.rows.start,
-                        cols.start - before.cols.start:cols.stop - before.cols.start]
-    new = after.values[rows.start - after.rows.start:rows.stop - after.rows.start,
-                       cols.start - after.cols.start:cols.stop - after.cols.start]
-    moved = np.argwhere(np.ascontiguousarray(old).view(np.int64) != np.ascontiguousarray(new).view(np.int64))
+    old = before.values[
+        rows.start - before.rows.start : rows.stop - before.rows.start,
+        cols.start - before.cols.start : cols.stop - before.cols.start,
+    ]
+    new = after.values[
+        rows.start - after.rows.start : rows.stop - after.rows.start,
+        cols.start - after.cols.start : cols.stop - after.cols.start,
+    ]
+    moved = np.argwhere(
+        np.ascontiguousarray(old).view(np.int64) != np.ascontiguousarray(new).view(np.int64)
+    )
     return {(rows.start + int(i), cols.start + int(j)) for i, j in moved}
 
 
@@ -85,12 +93,16 @@ def row_differs(before: Window, after: Window, row: int) -> bool:
     """Whether one row of two windows over the same cells reads or looks different."""
     i = row - before.rows.start
     j = row - after.rows.start
-    if np.ascontiguousarray(before.values[i]).view(np.int64).tolist() != \
-            np.ascontiguousarray(after.values[j]).view(np.int64).tolist():
+    if (
+        np.ascontiguousarray(before.values[i]).view(np.int64).tolist()
+        != np.ascontiguousarray(after.values[j]).view(np.int64).tolist()
+    ):
         return True
     for name in ("blocked", "hidden", "guesses", "verdict"):
         a, b = getattr(before, name), getattr(after, name)
-        if (a is None) != (b is None) or (a is not None and not np.array_equal(a[i], b[j], equal_nan=name == "guesses")):
+        if (a is None) != (b is None) or (
+            a is not None and not np.array_equal(a[i], b[j], equal_nan=name == "guesses")
+        ):
             return True
     a, b = before.empty, after.empty
     return (a is None) != (b is None) or (a is not None and bool(a[i]) != bool(b[j]))

@@ -20,7 +20,7 @@ def short_head_name(name: str) -> str:
     if number != name and number.isdigit():
         return f"h{number}"
     shown = visible(name)
-    return shown if len(shown) <= NAME_WIDTH else shown[:NAME_WIDTH - 1] + "…"
+    return shown if len(shown) <= NAME_WIDTH else shown[: NAME_WIDTH - 1] + "…"
 
 
 class HeadMap(OverviewMap):
@@ -43,5 +43,6 @@ class HeadMap(OverviewMap):
             return super().render_line(y)
         width = self.content_size.width
         text = self.score_text if self.small is not None or self.score_text == "unreadable" else "…"
-        return Strip([Segment(text[:width].rjust(width),
-                              self.get_component_rich_style("overview--status"))])
+        return Strip(
+            [Segment(text[:width].rjust(width), self.get_component_rich_style("overview--status"))]
+        )

@@ -14,8 +14,8 @@ from attn_tui.core.numbers import mask_text
 from attn_tui.core.text import visible
 
 if TYPE_CHECKING:
-    from attn_tui.core.model.scenario import Scenario
     from attn_tui.core.loading.scenario_file import Checked
+    from attn_tui.core.model.scenario import Scenario
 
 
 MAX_LINES = 3  # the header's most: below that, nothing of it is cut at 80 columns
@@ -24,8 +24,15 @@ MAX_LINES = 3  # the header's most: below that, nothing of it is cut at 80 colum
 class ScenarioHeader(Static):
     """``● modified The cat sat — cat_sat.yaml   causal on · ÷√2 = 1.414 · mask −∞ · T=3 …``."""
 
-    COMPONENT_CLASSES = {"header--modified", "header--title", "header--where", "header--causal-on",
-                         "header--causal-off", "header--scale", "header--shape"}
+    COMPONENT_CLASSES = {
+        "header--modified",
+        "header--title",
+        "header--where",
+        "header--causal-on",
+        "header--causal-off",
+        "header--scale",
+        "header--shape",
+    }
 
     DEFAULT_CSS = """
     ScenarioHeader {
@@ -46,7 +53,9 @@ class ScenarioHeader(Static):
     ScenarioHeader > .header--shape { color: $text-muted; }
     """
 
-    def show(self, scenario: Scenario | Checked, where: str, modified: bool, head: str = "") -> None:
+    def show(
+        self, scenario: Scenario | Checked, where: str, modified: bool, head: str = ""
+    ) -> None:
         options = scenario.options
         key = (id(scenario), scenario.title, where, modified, head, options)
         if key == getattr(self, "_key", None):  # nothing it shows changed
@@ -54,23 +63,41 @@ class ScenarioHeader(Static):
         self._key = key
 
         def style(name: str):
-            return self.get_visual_style(f"header--{name}", partial=True)  # on the header's own background
+            return self.get_visual_style(
+                f"header--{name}", partial=True
+            )  # on the header's own background
 
         parts: list = []
         if modified:  # first, so a narrow terminal never cuts it off
             parts.append(("● modified ", style("modified")))
-        parts += [(visible(scenario.title), style("title")), (f" — {visible(where)}", style("where"))]
-        facts: list = [("causal on", style("causal-on")) if options.causal else ("causal off", style("causal-off"))]
+        parts += [
+            (visible(scenario.title), style("title")),
+            (f" — {visible(where)}", style("where")),
+        ]
+        facts: list = [
+            ("causal on", style("causal-on"))
+            if options.causal
+            else ("causal off", style("causal-off"))
+        ]
         scale = options.scale_text(scenario.d_k)
-        facts += [("no scaling" if scale == "none" else scale, style("scale")), f"mask {mask_text(options.mask_value)}"]
-        rules = [f"window {scenario.window}" if getattr(scenario, "window", None) else "",
-                 "padding" if getattr(scenario, "padding", None) else "",
-                 "explicit mask" if getattr(scenario, "mask", None) is not None else "",
-                 "RoPE" if getattr(scenario, "rope", None) else "",
-                 *(setting.describe() for setting in getattr(scenario, "stage_settings", {}).values())]
+        facts += [
+            ("no scaling" if scale == "none" else scale, style("scale")),
+            f"mask {mask_text(options.mask_value)}",
+        ]
+        rules = [
+            f"window {scenario.window}" if getattr(scenario, "window", None) else "",
+            "padding" if getattr(scenario, "padding", None) else "",
+            "explicit mask" if getattr(scenario, "mask", None) is not None else "",
+            "RoPE" if getattr(scenario, "rope", None) else "",
+            *(setting.describe() for setting in getattr(scenario, "stage_settings", {}).values()),
+        ]
         facts += [rule for rule in rules if rule]
         query_tokens = getattr(scenario, "query_tokens", None)
-        rows = f"T={scenario.T}" if query_tokens is None else f"T_q={len(query_tokens)} T_k={len(scenario.tokens)}"
+        rows = (
+            f"T={scenario.T}"
+            if query_tokens is None
+            else f"T_q={len(query_tokens)} T_k={len(scenario.tokens)}"
+        )
         shape = f"{rows} d_k={scenario.d_k} d_v={scenario.d_v}"
         heads = getattr(scenario, "heads", 1)
         if heads > 1:

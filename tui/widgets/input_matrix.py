@@ -19,13 +19,18 @@ from attn_tui.tui.widgets.editable_matrix import EditableMatrix
 from attn_tui.tui.widgets.matrix import MatrixView
 
 NAVIGATION = {
-    "up": lambda m: m.action_move(-1, 0), "down": lambda m: m.action_move(1, 0),
-    "left": lambda m: m.action_move(0, -1), "right": lambda m: m.action_move(0, 1),
-    "pageup": lambda m: m.action_move(-m.page_rows, 0), "pagedown": lambda m: m.action_move(m.page_rows, 0),
-    "home": lambda m: m.action_move(0, -m.shape[1]), "end": lambda m: m.action_move(0, m.shape[1]),
+    "up": lambda m: m.action_move(-1, 0),
+    "down": lambda m: m.action_move(1, 0),
+    "left": lambda m: m.action_move(0, -1),
+    "right": lambda m: m.action_move(0, 1),
+    "pageup": lambda m: m.action_move(-m.page_rows, 0),
+    "pagedown": lambda m: m.action_move(m.page_rows, 0),
+    "home": lambda m: m.action_move(0, -m.shape[1]),
+    "end": lambda m: m.action_move(0, m.shape[1]),
     "ctrl+home": lambda m: m.action_move(-m.shape[0], -m.shape[1]),
     "ctrl+end": lambda m: m.action_move(m.shape[0], m.shape[1]),
-    "plus": lambda m: m.action_nudge(1), "minus": lambda m: m.action_nudge(-1),
+    "plus": lambda m: m.action_nudge(1),
+    "minus": lambda m: m.action_nudge(-1),
 }
 
 
@@ -82,7 +87,9 @@ class InputMatrix(EditableMatrix, can_focus=True):
     def action_move(self, rows: int, columns: int) -> None:
         total_rows, total_columns = self.shape
         row, col = self.cursor
-        self.set_cursor((max(0, min(total_rows - 1, row + rows)), max(0, min(total_columns - 1, col + columns))))
+        self.set_cursor(
+            (max(0, min(total_rows - 1, row + rows)), max(0, min(total_columns - 1, col + columns)))
+        )
 
     def action_enter(self) -> None:
         if self.editing:

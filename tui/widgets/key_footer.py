@@ -31,6 +31,7 @@ COMPACT_BELOW, PALETTE_FROM = 100, 50
 @dataclass(frozen=True)
 class Entry:
     """One entry of the footer: a key (or a group's keys) and what it does."""
+
     keys: tuple[tuple[str, str], ...]  # (key, how it is shown), one each, or a group's
     description: str
     enabled: bool
@@ -91,15 +92,24 @@ class KeyFooter(Widget):
         for group, members in groupby(by_action.values(), lambda bindings: bindings[0][0].group):
             firsts = [bindings[0] for bindings in members]
             if group is not None and len(firsts) > 1:
-                entries.append(Entry(tuple((b.key, self.app.get_key_display(b)) for b, _ in firsts),
-                                     group.description, all(enabled for _, enabled in firsts)))
+                entries.append(
+                    Entry(
+                        tuple((b.key, self.app.get_key_display(b)) for b, _ in firsts),
+                        group.description,
+                        all(enabled for _, enabled in firsts),
+                    )
+                )
             else:
-                entries += [Entry(((b.key, self.app.get_key_display(b)),), b.description, enabled)
-                            for b, enabled in firsts]
+                entries += [
+                    Entry(((b.key, self.app.get_key_display(b)),), b.description, enabled)
+                    for b, enabled in firsts
+                ]
         palette = None
         if self.app.ENABLE_COMMAND_PALETTE and self.app.COMMAND_PALETTE_BINDING in active:
             _node, binding, enabled, _tooltip = active[self.app.COMMAND_PALETTE_BINDING]
-            palette = Entry(((binding.key, self.app.get_key_display(binding)),), binding.description, enabled)
+            palette = Entry(
+                ((binding.key, self.app.get_key_display(binding)),), binding.description, enabled
+            )
         return tuple(entries), palette
 
     def render(self) -> Text:
@@ -110,17 +120,24 @@ class KeyFooter(Widget):
 
         def drawn(entry: Entry) -> Text:
             keys = "".join(shown for _, shown in entry.keys)
-            text = Text.assemble((keys if compact else f" {keys} ", key_style),
-                                 (f" {entry.description}" if compact else f"{entry.description} ",
-                                  description_style))
+            text = Text.assemble(
+                (keys if compact else f" {keys} ", key_style),
+                (
+                    f" {entry.description}" if compact else f"{entry.description} ",
+                    description_style,
+                ),
+            )
             if not entry.enabled:
                 text.stylize("dim")
             return text
 
         tail = Text()
         if self.palette is not None and width >= PALETTE_FROM:
-            tail = Text.assemble(("▏", self.get_component_rich_style("key-footer--palette")),
-                                 drawn(self.palette), " " if compact else "")
+            tail = Text.assemble(
+                ("▏", self.get_component_rich_style("key-footer--palette")),
+                drawn(self.palette),
+                " " if compact else "",
+            )
         line, self._spans = Text(), []
         gap = " " if compact else ""
         for entry in self.entries:

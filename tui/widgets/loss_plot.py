@@ -48,10 +48,14 @@ class LossPlot(Widget):
         end = -1
         for c in range(width):
             start, end = end + 1, round(c * self.steps / max(1, width - 1))
-            span = self.losses[min(start, end):end + 1]
+            span = self.losses[min(start, end) : end + 1]
             # (NaN, a loss that overflowed, is left out of a span's largest: max() would keep
             # it or not by where it stands)
-            found.append(max((loss for loss in span if not math.isnan(loss)), default=0.0) / self.top if span else None)
+            found.append(
+                max((loss for loss in span if not math.isnan(loss)), default=0.0) / self.top
+                if span
+                else None
+            )
         return found
 
     def labels(self) -> tuple[str, str]:
@@ -60,7 +64,9 @@ class LossPlot(Widget):
 
     def render_line(self, y: int) -> Strip:
         width, height = self.size.width, self.size.height
-        area, axis = (self.get_component_rich_style(f"loss-plot--{name}") for name in ("area", "axis"))
+        area, axis = (
+            self.get_component_rich_style(f"loss-plot--{name}") for name in ("area", "axis")
+        )
         top_label, half_label = self.labels()
         margin = max(len(top_label), len(half_label), 3) + 2  # the labels and the axis itself
         plot = max(1, width - margin)

@@ -21,13 +21,13 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from attn_tui.core.engine.views import Window
 from attn_tui.core.numbers import LARGE, fixed, mask_text
 from attn_tui.core.text import cells
-from attn_tui.core.engine.views import Window
 from attn_tui.tui.heat_colours import levels
 from attn_tui.tui.scrolling import set_virtual_size
-from attn_tui.tui.widgets.matrix_lines import MatrixLines
 from attn_tui.tui.widgets.grid import Grid, cell_text, changed_cells, row_differs
+from attn_tui.tui.widgets.matrix_lines import MatrixLines
 
 MAX_LABEL = 12
 
@@ -36,11 +36,21 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
     """A matrix with token labels, drawn line by line; the cursor and marks come from outside."""
 
     COMPONENT_CLASSES = {
-        "matrix--label", "matrix--label-marked", "matrix--masked", "matrix--hidden",
-        "matrix--cursor", "matrix--editing", "matrix--refused",
-        "matrix--low", "matrix--middle", "matrix--high",          # weights: 0 … 1
-        "matrix--negative", "matrix--zero", "matrix--positive",   # scores, inputs
-        "matrix--text-dark", "matrix--text-light",                # numbers on a cell
+        "matrix--label",
+        "matrix--label-marked",
+        "matrix--masked",
+        "matrix--hidden",
+        "matrix--cursor",
+        "matrix--editing",
+        "matrix--refused",
+        "matrix--low",
+        "matrix--middle",
+        "matrix--high",  # weights: 0 … 1
+        "matrix--negative",
+        "matrix--zero",
+        "matrix--positive",  # scores, inputs
+        "matrix--text-dark",
+        "matrix--text-light",  # numbers on a cell
     }
 
     DEFAULT_CSS = """
@@ -94,12 +104,12 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         self.editor: tuple[str, int, bool] | None = None  # text, caret, refused
         self.label_width = 1
         self.cell_width = 3
-        self._largest = 0.0          # the colour scale of a diverging palette, as seen so far
+        self._largest = 0.0  # the colour scale of a diverging palette, as seen so far
         self._window: Window | None = None
         self.underlined: set[tuple[int, int]] = set()
         self._seen: dict[Hashable, tuple[int, Window]] = {}  # key → (version, last window drawn)
         self.lines = MatrixLines(self)
-        self.texts: list[list[str]] = []   # the current window's cells, formatted once
+        self.texts: list[list[str]] = []  # the current window's cells, formatted once
         self.levels: np.ndarray | None = None  # and their colour buckets
 
     # ---- data down --------------------------------------------------------------------------
@@ -122,22 +132,32 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         self._window = None
         self.label_width = min(MAX_LABEL, _longest(grid.rows)) + 1
         width_before = self.cell_width
-        self.cell_width = max(self.cell_width, min(8, _longest(grid.columns)) + 1)  # + the gap after it
+        self.cell_width = max(
+            self.cell_width, min(8, _longest(grid.columns)) + 1
+        )  # + the gap after it
         rows, columns = grid.shape
         if self.cursor is not None:
-            self.cursor = (max(0, min(self.cursor[0], rows - 1)), max(0, min(self.cursor[1], columns - 1)))
+            self.cursor = (
+                max(0, min(self.cursor[0], rows - 1)),
+                max(0, min(self.cursor[1], columns - 1)),
+            )
         self._resize_virtual()
         if same and old_window is not None and old_grid.shape == grid.shape and self.is_mounted:
             window = self.current_window()  # the new numbers in view, and what moved
-            if self.cell_width == width_before and window.rows == old_window.rows \
-                    and window.cols == old_window.cols:
+            if (
+                self.cell_width == width_before
+                and window.rows == old_window.rows
+                and window.cols == old_window.cols
+            ):
                 lines = {row for row, _ in self.underlined | old_changed}
                 lines |= {row for row in window.rows if row_differs(old_window, window, row)}
                 self._refresh_rows(lines)
                 return
         if self.is_mounted and self.size:
             self.current_window()  # the cells' width now, not at render: one layout, not two
-        elif self.is_attached:  # not laid out yet: the widths of the window it will open on (top left)
+        elif (
+            self.is_attached
+        ):  # not laid out yet: the widths of the window it will open on (top left)
             width, height = self.app.size
             self._measure(grid.window(range(min(rows, height)), range(min(columns, width // 3))))
         self.refresh()
@@ -163,7 +183,9 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         if cell is not None:
             self.scroll_to_cell(*cell)
 
-    def set_marks(self, rows: frozenset[int] = frozenset(), columns: frozenset[int] = frozenset()) -> None:
+    def set_marks(
+        self, rows: frozenset[int] = frozenset(), columns: frozenset[int] = frozenset()
+    ) -> None:
         """Emphasise the rows and columns a computation reads from."""
         if (rows, columns) != (self.marked_rows, self.marked_columns):
             old_rows, old_columns = self.marked_rows, self.marked_columns
@@ -182,8 +204,12 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         if rows is None or old is None:
             self.refresh()
             return
-        self._refresh_rows([*range(min(old.start, rows.start), max(old.start, rows.start)),
-                            *range(min(old.stop, rows.stop), max(old.stop, rows.stop))])
+        self._refresh_rows(
+            [
+                *range(min(old.start, rows.start), max(old.start, rows.start)),
+                *range(min(old.stop, rows.stop), max(old.stop, rows.stop)),
+            ]
+        )
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -287,8 +313,10 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 self.scroll_to_cell(*self.cursor)
         self._window = window
         self._note_changes(window)
-        self.texts = [[cell_text(window, self.grid, i, j) for j in range(len(window.cols))]
-                       for i in range(len(window.rows))]
+        self.texts = [
+            [cell_text(window, self.grid, i, j) for j in range(len(window.cols))]
+            for i in range(len(window.rows))
+        ]
         self.levels = levels(window.values, self.grid.palette, self._largest)
         return window
 
@@ -303,15 +331,25 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 finite = values[np.isfinite(values) & ~window.blocked]
             if finite.size:
                 low, high = float(finite.min()), float(finite.max())
-                samples += [fixed(low, grid.decimals, grid.tiny), fixed(high, grid.decimals, grid.tiny)]
+                samples += [
+                    fixed(low, grid.decimals, grid.tiny),
+                    fixed(high, grid.decimals, grid.tiny),
+                ]
                 self._largest = max(self._largest, abs(low), abs(high))
                 if max(abs(low), abs(high)) >= LARGE:  # the widest written out, below 1e7
                     ordinary = finite[np.abs(finite) < LARGE]
                     if ordinary.size:
-                        samples += [fixed(float(ordinary.min()), grid.decimals), fixed(float(ordinary.max()), grid.decimals)]
+                        samples += [
+                            fixed(float(ordinary.min()), grid.decimals),
+                            fixed(float(ordinary.max()), grid.decimals),
+                        ]
                 tiny = np.abs(finite[finite != 0])
-                tiny = tiny[tiny < 0.5 * 10.0 ** -grid.decimals]  # (as fixed() decides: 0.000998 reads 0.001)
-                if grid.tiny and tiny.size:  # the widest: negative, with the longest exponent (e−11)
+                tiny = tiny[
+                    tiny < 0.5 * 10.0**-grid.decimals
+                ]  # (as fixed() decides: 0.000998 reads 0.001)
+                if (
+                    grid.tiny and tiny.size
+                ):  # the widest: negative, with the longest exponent (e−11)
                     samples.append(fixed(-float(tiny.min()), grid.decimals, True))
             if window.blocked is not None and window.blocked.any():
                 samples.append(grid.blocked_text or mask_text(grid.mask_value))
@@ -319,8 +357,10 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
             samples = [text + "?" for text in samples]
             if window.guesses is not None and np.isfinite(window.guesses).any():
                 guesses = window.guesses[np.isfinite(window.guesses)]
-                samples += [fixed(float(guesses.min()), grid.decimals, True) + "?",
-                            fixed(float(guesses.max()), grid.decimals, True) + "?"]
+                samples += [
+                    fixed(float(guesses.min()), grid.decimals, True) + "?",
+                    fixed(float(guesses.max()), grid.decimals, True) + "?",
+                ]
         width = max([len(text) for text in samples] + [1]) + 2
         if width > self.cell_width:
             self.cell_width = width
@@ -381,7 +421,9 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
             self.post_message(self.CellClicked(self, row, col))
 
 
-_MEASURED: dict[int, tuple[tuple[str, ...], int]] = {}  # id → (the labels, kept: the id stays theirs; width)
+_MEASURED: dict[
+    int, tuple[tuple[str, ...], int]
+] = {}  # id → (the labels, kept: the id stays theirs; width)
 
 
 def _longest(labels: Sequence[str]) -> int:

@@ -39,7 +39,9 @@ class MatrixLines:
         out anew (walking the DOM for the background) at every ask, four times a line."""
         style = self._components.get((name, partial))
         if style is None:
-            style = self._components[name, partial] = self.view.get_component_rich_style(name, partial=partial)
+            style = self._components[name, partial] = self.view.get_component_rich_style(
+                name, partial=partial
+            )
         return style
 
     @property
@@ -69,8 +71,12 @@ class MatrixLines:
         row = scroll_y + y - 1
         if row >= view.shape[0] or row not in window.rows:
             return Strip.blank(width, base)
-        label = fit(view.grid.rows[row], view.label_width - 1, left=True)  # whole clusters, in cells
-        label_style = self.component_style("matrix--label-marked" if row in view.marked_rows else "matrix--label")
+        label = fit(
+            view.grid.rows[row], view.label_width - 1, left=True
+        )  # whole clusters, in cells
+        label_style = self.component_style(
+            "matrix--label-marked" if row in view.marked_rows else "matrix--label"
+        )
         segments = [Segment(label, label_style), Segment(" ", base)]
         cells = self._cells(window, row, scroll_x, width - view.label_width)
         return Strip(segments + cells).extend_cell_length(width, base).crop(0, width)
@@ -92,7 +98,9 @@ class MatrixLines:
             text = fit(grid.columns[col], cell_width - 1) + " "
             segments.append(Segment(text, marked if col in view.marked_columns else plain))
         cells = Strip(segments).crop(offset, offset + data_width)
-        return Strip([Segment(" " * view.label_width, plain), *cells]).extend_cell_length(width, self.base_style)
+        return Strip([Segment(" " * view.label_width, plain), *cells]).extend_cell_length(
+            width, self.base_style
+        )
 
     def _cells(self, window: Window, row: int, scroll_x: int, width: int) -> list[Segment]:
         view = self.view
@@ -147,13 +155,17 @@ class MatrixLines:
         text, caret, refused = self.view.editor
         room -= 1
         start = max(0, caret - room + 1)
-        visible = (text + " ")[start:start + room].ljust(room)
+        visible = (text + " ")[start : start + room].ljust(room)
         index = caret - start
-        style = self.view.get_component_rich_style("matrix--refused" if refused else "matrix--editing")
+        style = self.view.get_component_rich_style(
+            "matrix--refused" if refused else "matrix--editing"
+        )
         # the caret is drawn by hand (reversed), so nothing blinks and snapshots stay stable
-        return [Segment(" " + visible[:index], style),
-                Segment(visible[index], style + Style(reverse=True)),
-                Segment(visible[index + 1:], style)]
+        return [
+            Segment(" " + visible[:index], style),
+            Segment(visible[index], style + Style(reverse=True)),
+            Segment(visible[index + 1 :], style),
+        ]
 
     def _visible_columns(self, scroll_x: int, width: int) -> tuple[int, int, int]:
         view = self.view

@@ -13,8 +13,13 @@ from attn_tui.core.text import visible
 
 class NarrationBar(Static):
     LINES = 8  # at most; a say: too long for them is cut short before its question is
-    COMPONENT_CLASSES = {"narration--beat", "narration--say", "narration--ask", "narration--answer",
-                         "narration--note"}
+    COMPONENT_CLASSES = {
+        "narration--beat",
+        "narration--say",
+        "narration--ask",
+        "narration--answer",
+        "narration--note",
+    }
 
     DEFAULT_CSS = """
     NarrationBar {
@@ -49,7 +54,8 @@ class NarrationBar(Static):
             style = self.get_visual_style(f"narration--{kind}", partial=True)
             separator = "  " if index == 1 and lines[0][0] == "beat" else "\n" if index else ""
             (head if kind in ("beat", "say") and not tail else tail).extend(
-                [separator, (visible(text, multiline=True), style)])
+                [separator, (visible(text, multiline=True), style)]
+            )
         content = Content.assemble(*head, *tail)
         width = self.content_region.width
         height = content.get_height(self.styles, width) if width else None
@@ -59,7 +65,7 @@ class NarrationBar(Static):
             room = max(1, self.LINES - below)
             if len(said) > room:
                 last = said[room - 1].truncate(width - 2) + " …"
-                content = Content("\n").join([*said[:room - 1], last]) + Content.assemble(*tail)
+                content = Content("\n").join([*said[: room - 1], last]) + Content.assemble(*tail)
                 height = content.get_height(self.styles, width)
         # the same number of lines: no need to lay the screen out again (a beat's cost)
         same = height is not None and height == getattr(self, "_height", None) and self.display

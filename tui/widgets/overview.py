@@ -16,8 +16,8 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.color import Color, Gradient
-from textual.message import Message
 from textual.geometry import Region
+from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -30,8 +30,13 @@ _DIM = 0.45  # outside the visible window, colours fade
 class OverviewMap(Widget):
     """A shrunk weights map; ``show`` gives it, ``set_window`` says what is in view."""
 
-    COMPONENT_CLASSES = {"overview--low", "overview--middle", "overview--high", "overview--marker",
-                         "overview--status"}
+    COMPONENT_CLASSES = {
+        "overview--low",
+        "overview--middle",
+        "overview--high",
+        "overview--marker",
+        "overview--status",
+    }
 
     DEFAULT_CSS = """
     OverviewMap {
@@ -90,7 +95,9 @@ class OverviewMap(Widget):
             self.stale = stale
             self.refresh(Region(0, 0, self.size.width, 1))  # the status line alone
 
-    def set_window(self, rows: tuple[int, int], columns: tuple[int, int], selected_row: int) -> None:
+    def set_window(
+        self, rows: tuple[int, int], columns: tuple[int, int], selected_row: int
+    ) -> None:
         window = (*rows, *columns)
         # only the lines the old or the new window crosses look different (outside both, every
         # block stays dimmed), and the lines of the old and new ◀
@@ -109,7 +116,11 @@ class OverviewMap(Widget):
             return set()
         row_edges = self._edges()[0]
         blocks = ((y2, self._block(y2)) for y2 in range(2 * (self.content_size.height - 1)))
-        return {1 + y2 // 2 for y2, block in blocks if row_edges[block] < window[1] and row_edges[block + 1] > window[0]}
+        return {
+            1 + y2 // 2
+            for y2, block in blocks
+            if row_edges[block] < window[1] and row_edges[block + 1] > window[0]
+        }
 
     def _line_of(self, row: int) -> int | None:
         """The line (status line included) where the map shows query ``row``."""
@@ -129,16 +140,20 @@ class OverviewMap(Widget):
 
     def _palette(self) -> list[Color]:
         if self._colours is None:
-            stops = [Color.from_rich_color(self.get_component_rich_style(f"overview--{name}").bgcolor)
-                     for name in ("low", "middle", "high")]
+            stops = [
+                Color.from_rich_color(self.get_component_rich_style(f"overview--{name}").bgcolor)
+                for name in ("low", "middle", "high")
+            ]
             gradient = Gradient((0.0, stops[0]), (0.5, stops[1]), (1.0, stops[2]), quality=LEVELS)
             bright = [gradient.get_color(level / (LEVELS - 1)) for level in range(LEVELS)]
             self._colours = (bright, [colour.darken(_DIM) for colour in bright])
         return self._colours
 
     def _edges(self) -> tuple[np.ndarray, np.ndarray]:
-        return (block_edges(self.shape[0], self.small.shape[0]),
-                block_edges(self.shape[1], self.small.shape[1]))
+        return (
+            block_edges(self.shape[0], self.small.shape[0]),
+            block_edges(self.shape[1], self.small.shape[1]),
+        )
 
     def _cell(self, x: int, y2: int) -> tuple[int, int]:
         """The block under column ``x`` and half-line ``y2`` of the map (below the status line):
@@ -161,7 +176,14 @@ class OverviewMap(Widget):
                 status = f"{self.shape[0]}×{self.shape[1]} in {self.small.shape[0]}×{self.small.shape[1]} blocks"
             else:
                 status = "up to date"
-            return Strip([Segment(status.rjust(width - 1) + " ", self.get_component_rich_style("overview--status"))])
+            return Strip(
+                [
+                    Segment(
+                        status.rjust(width - 1) + " ",
+                        self.get_component_rich_style("overview--status"),
+                    )
+                ]
+            )
         y -= 1
         height -= 1
         if self.small is None or self.small.shape[0] == 0 or y >= height:
@@ -176,8 +198,12 @@ class OverviewMap(Widget):
         halves = []
         for y2 in (2 * y, 2 * y + 1):
             block = self._block(y2)
-            levels = np.rint(np.clip(self.small[block, columns], 0.0, 1.0) * (LEVELS - 1)).astype(int)
-            inside = columns_in & bool(row_edges[block] < last_row and row_edges[block + 1] > first_row)
+            levels = np.rint(np.clip(self.small[block, columns], 0.0, 1.0) * (LEVELS - 1)).astype(
+                int
+            )
+            inside = columns_in & bool(
+                row_edges[block] < last_row and row_edges[block + 1] > first_row
+            )
             halves.append((block, levels.tolist(), inside.tolist()))
         (upper_block, upper, upper_in), (lower_block, lower, lower_in) = halves
         styles = self._half_blocks
@@ -191,9 +217,13 @@ class OverviewMap(Widget):
                 bottom = colours[key[2]] if key[3] else dimmed[key[2]]
                 style = styles[key] = Style(color=top.rich_color, bgcolor=bottom.rich_color)
             segments.append(Segment("▀" * sum(1 for _ in run), style))
-        marked = any(row_edges[block] <= self.selected_row < row_edges[block + 1]
-                     for block in (upper_block, lower_block))
-        segments.append(Segment("◀" if marked else " ", self.get_component_rich_style("overview--marker")))
+        marked = any(
+            row_edges[block] <= self.selected_row < row_edges[block + 1]
+            for block in (upper_block, lower_block)
+        )
+        segments.append(
+            Segment("◀" if marked else " ", self.get_component_rich_style("overview--marker"))
+        )
         return Strip(segments).extend_cell_length(width)
 
     def _pick(self, x: int, y: int) -> None:

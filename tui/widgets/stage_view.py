@@ -18,8 +18,8 @@ from textual import events
 from textual.message import Message
 
 from attn_tui.core.engine.stages import column_labels, row_labels
-from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.engine.views import stage_window
+from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.tui.widgets.editable_matrix import START_KEYS, EditableMatrix
 from attn_tui.tui.widgets.grid import Grid
 
@@ -27,20 +27,30 @@ from attn_tui.tui.widgets.grid import Grid
 class StageGrid(Grid):
     """A stage of the session's attention, as the stage view draws it (windows from core)."""
 
-    def __init__(self, session, stage, head: int, theirs: bool = False, rule: str | None = None) -> None:
+    def __init__(
+        self, session, stage, head: int, theirs: bool = False, rule: str | None = None
+    ) -> None:
         scenario = session.scenario
         decimals = session.attention.stage_decimals(stage.name, head)
-        super().__init__(rows=row_labels(scenario, stage), columns=column_labels(scenario, stage),
-                         decimals=decimals, palette=stage.palette, tiny=stage.tiny,
-                         mask_value=session.attention.options.mask_value,
-                         blocked_text=stage.skipped_text if stage.skipped is not None else None,
-                         key=(stage.name, head, theirs, rule), kin=(stage.name, theirs, rule),
-                         version=session.version)
+        super().__init__(
+            rows=row_labels(scenario, stage),
+            columns=column_labels(scenario, stage),
+            decimals=decimals,
+            palette=stage.palette,
+            tiny=stage.tiny,
+            mask_value=session.attention.options.mask_value,
+            blocked_text=stage.skipped_text if stage.skipped is not None else None,
+            key=(stage.name, head, theirs, rule),
+            kin=(stage.name, theirs, rule),
+            version=session.version,
+        )
         self.session, self.stage, self.head = session, stage, head
         self.theirs, self.rule = theirs, rule
 
     def window(self, rows: range, cols: range):
-        return stage_window(self.session, self.stage.name, self.head, rows, cols, self.theirs, self.rule)
+        return stage_window(
+            self.session, self.stage.name, self.head, rows, cols, self.theirs, self.rule
+        )
 
 
 GUESS_KEYS = START_KEYS | {"-"}  # the characters that start a guess (a score may be negative)
@@ -70,7 +80,9 @@ class StageView(EditableMatrix, can_focus=True):
         if opened:
             self.swallow(event)
 
-    def open_guess(self, typed: str | None = None, only_here: bool = False, direction: int = 0) -> bool:
+    def open_guess(
+        self, typed: str | None = None, only_here: bool = False, direction: int = 0
+    ) -> bool:
         """Open the guess editor in the cursor's row: on the cursor's cell if it takes a guess
         (with ``direction``, the next one that does that way; else, unless ``only_here``, the
         row's first), with ``typed`` as its text or the guess already made, selected. False if

@@ -25,11 +25,16 @@ class StepStrip(Static):
 
     def show(self, titles: list[str], step: int) -> None:
         width = self.size.width - 2 if self.size.width else 10_000
-        if (titles, step, width) == getattr(self, "_shown", None):  # one line: redraw it when it changes
+        if (titles, step, width) == getattr(
+            self, "_shown", None
+        ):  # one line: redraw it when it changes
             return
         named = named_steps(titles, step, width)
         whole = len(named) == len(titles)
-        parts = [_label(index, title, index == step, index in named) for index, title in enumerate(titles)]
+        parts = [
+            _label(index, title, index == step, index in named)
+            for index, title in enumerate(titles)
+        ]
         self._shown = (titles, step, width)
         self.update(Content(" · " if whole else "·").join(parts), layout=False)
 

@@ -43,7 +43,9 @@ if TYPE_CHECKING:
 # heads' value dimensions side by side, or the output projection's.
 KEYS, DIMS, VALUES, CONCAT, OUT = "keys", "dims", "values", "concat", "out"
 MODEL = "model"  # X's columns (d_model): dL/dX
-TILES = "tiles"  # a run of keys each (online softmax's key tiles): ``[``/``]`` move a tile at a time
+TILES = (
+    "tiles"  # a run of keys each (online softmax's key tiles): ``[``/``]`` move a tile at a time
+)
 # In ``reads``: the stage just before this one among the scenario's steps (of a head's stages
 # when this one is a head's, else the last of them), whichever that is.
 PREVIOUS = "previous"
@@ -56,9 +58,9 @@ class Summary:
     """One number per query row that a stage adds to its tables (``--print``, ``--markdown``)
     and to ``--json``'s ``diagnostics``: softmax's largest weight and entropy."""
 
-    label: str      # its column in a table: "max"
-    name: str       # its name in --json's diagnostics: "max_weight"
-    meaning: str    # said under the table's title: "largest weight"
+    label: str  # its column in a table: "max"
+    name: str  # its name in --json's diagnostics: "max_weight"
+    meaning: str  # said under the table's title: "largest weight"
     values: Callable[[Head, range], np.ndarray]
 
 
@@ -68,9 +70,9 @@ class Extra:
     before its own values: softmax's row maxima, the bias itself, online softmax's output."""
 
     name: str
-    values: Callable[..., np.ndarray]   # (head, rows): those rows, every column
+    values: Callable[..., np.ndarray]  # (head, rows): those rows, every column
     per_row: bool = False
-    empty_rows: bool = False            # a row that sees no key has none (null)
+    empty_rows: bool = False  # a row that sees no key has none (null)
 
 
 @dataclass(frozen=True)
@@ -79,35 +81,35 @@ class Toggle:
     option, a key in the app (if it has one) and the command palette's entries, all made from
     this. Each sets the stage's setting through ``switch``, as the file's own key would."""
 
-    option: str     # the command line's option: "--tiles"
-    help: str       # what --help says of it
+    option: str  # the command line's option: "--tiles"
+    help: str  # what --help says of it
     # (scenario, the setting to turn on, or None: off) → the edit (NotApplicable where it cannot be)
     switch: Callable[[Scenario, Any], Edit]
     # the palette's entries for this scenario: (title, what it does, the setting, or None: off)
     offers: Callable[[Scenario], tuple[tuple[str, str, Any], ...]]
-    value: str | None = None    # the option's value as --help shows it ("Br,Bc"); None: a switch
+    value: str | None = None  # the option's value as --help shows it ("Br,Bc"); None: a switch
     # the option's value → the setting (ValueError says what is wrong); a switch turns ``on`` on
     parse: Callable[[str], Any] | None = None
     on: Callable[[Scenario], Any] | None = None  # the setting its key (or its switch) turns on
-    key: str | None = None      # its key in the app: on, and again off
-    does: str = ""              # the key's line in help
-    footer: str = ""            # the key's word in the footer
+    key: str | None = None  # its key in the app: on, and again off
+    does: str = ""  # the key's line in help
+    footer: str = ""  # the key's word in the footer
     # why the stage cannot be turned on in this scenario (its key dims), or None
     unavailable: Callable[[Scenario], str | None] = lambda scenario: None
 
 
 @dataclass(frozen=True)
 class Stage:
-    name: str           # "weighted_sum": how a program names it, everywhere (lessons, g, tests)
-    title: str          # "Weighted sum": how the step strip and the headings name it
-    key: str            # "output": its name in expect:, predict: and --json
-    reads: tuple[str, ...]   # the stages and inputs (INPUTS) it is computed from; PREVIOUS
-    changes: str        # how one changed input cell changes it, in words
-    columns: str        # KEYS, DIMS, VALUES, CONCAT or OUT
-    palette: str        # "weights" (0 to 1) or "diverging" (blue below 0, red above)
+    name: str  # "weighted_sum": how a program names it, everywhere (lessons, g, tests)
+    title: str  # "Weighted sum": how the step strip and the headings name it
+    key: str  # "output": its name in expect:, predict: and --json
+    reads: tuple[str, ...]  # the stages and inputs (INPUTS) it is computed from; PREVIOUS
+    changes: str  # how one changed input cell changes it, in words
+    columns: str  # KEYS, DIMS, VALUES, CONCAT or OUT
+    palette: str  # "weights" (0 to 1) or "diverging" (blue below 0, red above)
     heading: Callable[[Scenario, Options], str]
-    compute: Callable[[Window], np.ndarray]   # its values in a window, from what it reads
-    explain: Callable[[Writer], str]          # the arithmetic of one row; returns the title
+    compute: Callable[[Window], np.ndarray]  # its values in a window, from what it reads
+    explain: Callable[[Writer], str]  # the arithmetic of one row; returns the title
     # Required (None: refused when made, naming the stage): its gradient (a ChainRule, the
     # GradientSteps that work it out, or NoGradient(why)) and its effect on the scores' range
     # (Adds, Multiplies, Caps, Keeps, or Outside(why)): see core.engine.stages.contract.
@@ -127,20 +129,24 @@ class Stage:
     # Per-row numbers it needs of whole rows before it can give any cell (softmax: the row's
     # largest score and its sum of exps), kept per block like ``whole_rows``.
     statistics: Callable[[Window], dict[str, np.ndarray]] | None = None
-    empty_rows: bool = False    # a row that sees no key has none of its values
-    masks: bool = False         # its cells a mask hides are drawn as the mask value (null in --json)
+    empty_rows: bool = False  # a row that sees no key has none of its values
+    masks: bool = False  # its cells a mask hides are drawn as the mask value (null in --json)
     # Cells it leaves out (online softmax's skipped tiles), drawn as ``skipped_text``.
     skipped: Callable[[Attention, int, range, range], np.ndarray] | None = None
     skipped_text: str = "skip"
     masked_given: bool = False  # its cells a mask hides are known without working out (−∞, a
-                                # weight of 0): a worksheet prints them, a prediction never asks
-    decimals: Callable[[Attention, int], int] | None = None  # (attention, head) → decimals; else precision
-    predictable: bool = True    # whether a student may give (expect:) or guess (predict:) it
-    key_a_noun: bool = False    # its key reads as the name of its numbers ("weights"; "scaled" does not)
+    # weight of 0): a worksheet prints them, a prediction never asks
+    decimals: Callable[[Attention, int], int] | None = (
+        None  # (attention, head) → decimals; else precision
+    )
+    predictable: bool = True  # whether a student may give (expect:) or guess (predict:) it
+    key_a_noun: bool = (
+        False  # its key reads as the name of its numbers ("weights"; "scaled" does not)
+    )
     # Another way to compute what an earlier stage computes (online softmax, a decode step):
     # no later stage reads it as the one before it.
     branch: bool = False
-    overview: bool = False      # the stage the overview and the all-heads maps draw, small
+    overview: bool = False  # the stage the overview and the all-heads maps draw, small
     summaries: tuple[Summary, ...] = ()
     extras: tuple[Extra, ...] = ()
     # Its columns' labels when they are none of the kinds above (online softmax's key tiles).
@@ -201,9 +207,14 @@ class Stage:
         """Its number of columns (``scenario`` has T_k, d_k, d_v, heads, d_out)."""
         if self.labels is not None:
             return len(self.labels(scenario))
-        return {KEYS: scenario.T_k, DIMS: scenario.d_k, VALUES: scenario.d_v,
-                CONCAT: scenario.heads * scenario.d_v, OUT: scenario.d_out,
-                MODEL: _d_model(scenario)}[self.columns]
+        return {
+            KEYS: scenario.T_k,
+            DIMS: scenario.d_k,
+            VALUES: scenario.d_v,
+            CONCAT: scenario.heads * scenario.d_v,
+            OUT: scenario.d_out,
+            MODEL: _d_model(scenario),
+        }[self.columns]
 
     def shape(self, scenario: Any) -> tuple[int, ...]:
         """The shape of a student's values of it: one matrix per head for a stage of each head
@@ -218,15 +229,53 @@ def _d_model(scenario: Any) -> int:
 
 
 def _registry() -> tuple[Stage, ...]:
-    from attn_tui.core.engine.stages import (back_inputs, back_keys, back_output, back_queries, back_scores,
-                                      back_softmax, back_values, back_weights, bias, concat, decode, mask,
-                                      online, project, rotate, scale, score, softcap, softmax, weighted_sum)
+    from attn_tui.core.engine.stages import (
+        back_inputs,
+        back_keys,
+        back_output,
+        back_queries,
+        back_scores,
+        back_softmax,
+        back_values,
+        back_weights,
+        bias,
+        concat,
+        decode,
+        mask,
+        online,
+        project,
+        rotate,
+        scale,
+        score,
+        softcap,
+        softmax,
+        weighted_sum,
+    )
 
-    registry = (rotate.STAGE, score.STAGE, scale.STAGE, bias.STAGE, softcap.STAGE, mask.STAGE, softmax.STAGE,
-                weighted_sum.STAGE, online.STAGE, decode.STAGE, concat.STAGE, project.STAGE,
-                # the backward pass, from the output back to the inputs
-                back_output.STAGE, back_output.HEAD_STAGE, back_values.STAGE, back_weights.STAGE,
-                back_softmax.STAGE, back_scores.STAGE, back_queries.STAGE, back_keys.STAGE, back_inputs.STAGE)
+    registry = (
+        rotate.STAGE,
+        score.STAGE,
+        scale.STAGE,
+        bias.STAGE,
+        softcap.STAGE,
+        mask.STAGE,
+        softmax.STAGE,
+        weighted_sum.STAGE,
+        online.STAGE,
+        decode.STAGE,
+        concat.STAGE,
+        project.STAGE,
+        # the backward pass, from the output back to the inputs
+        back_output.STAGE,
+        back_output.HEAD_STAGE,
+        back_values.STAGE,
+        back_weights.STAGE,
+        back_softmax.STAGE,
+        back_scores.STAGE,
+        back_queries.STAGE,
+        back_keys.STAGE,
+        back_inputs.STAGE,
+    )
     check_registry(registry)
     return registry
 
@@ -239,7 +288,11 @@ def _index() -> tuple[dict[str, Stage], dict[str, Stage]]:
     global _indexed
     if _indexed is None or _indexed[0] is not REGISTRY:
         check_registry(REGISTRY)  # (a registry put in place is held to what the one built here is)
-        _indexed = (REGISTRY, {stage.name: stage for stage in REGISTRY}, {stage.key: stage for stage in REGISTRY})
+        _indexed = (
+            REGISTRY,
+            {stage.name: stage for stage in REGISTRY},
+            {stage.key: stage for stage in REGISTRY},
+        )
     return _indexed[1], _indexed[2]
 
 
@@ -251,8 +304,14 @@ def stages_for(scenario: Any) -> tuple[Stage, ...]:
 
 def needing_causal(scenario: Any) -> Stage | None:
     """The stage turned on in ``scenario`` that holds only under the causal mask, if one is."""
-    return next((stage for stage in REGISTRY
-                 if stage.needs_causal is not None and stage.name in scenario.stage_settings), None)
+    return next(
+        (
+            stage
+            for stage in REGISTRY
+            if stage.needs_causal is not None and stage.name in scenario.stage_settings
+        ),
+        None,
+    )
 
 
 def stage_named(name: str) -> Stage:
@@ -282,7 +341,7 @@ def step_number(scenario: Any, name: str) -> int:
 def step_keys() -> tuple[str, ...]:
     """The keys that jump to steps 1, 2, …: 1 … 9 then 0, for as many steps as the registry
     has stages (a scenario with more reaches the rest with g or the palette)."""
-    return tuple("1234567890"[:len(REGISTRY)])
+    return tuple("1234567890"[: len(REGISTRY)])
 
 
 def summary(name: str) -> Summary:
@@ -302,6 +361,7 @@ def scenario_keys() -> dict[str, Stage]:
 
 # ---- what reads what, in one scenario's steps ---------------------------------------------------
 
+
 def reads(stage: Stage, steps: tuple[Stage, ...]) -> tuple[str, ...]:
     """What ``stage`` reads among ``steps`` (a scenario's), PREVIOUS resolved and stages the
     scenario does not have left out."""
@@ -309,8 +369,11 @@ def reads(stage: Stage, steps: tuple[Stage, ...]) -> tuple[str, ...]:
     found = []
     for name in stage.reads:
         if name == PREVIOUS:
-            before = [step for step in steps[:steps.index(stage)]
-                      if (step.per_head or not stage.per_head) and not step.branch]
+            before = [
+                step
+                for step in steps[: steps.index(stage)]
+                if (step.per_head or not stage.per_head) and not step.branch
+            ]
             if before:
                 found.append(before[-1].name)
         elif name in INPUTS or name in names:
@@ -363,6 +426,7 @@ def highlights(name: str, steps: tuple[Stage, ...]) -> dict[str, str]:
                     visit(by_name[read])
             elif read in ("Q", "K", "V"):
                 found[read] = ALL if stage.row_wide else ROW if read == "Q" else KEY
+
     visit(by_name[name])
     return found
 
@@ -380,11 +444,18 @@ def column_labels(scenario, stage) -> tuple[str, ...]:
     """The column labels of a stage's matrix ."""
     if stage.labels is not None:
         return stage.labels(scenario)
-    return {KEYS: lambda: token_labels(scenario.tokens), DIMS: lambda: dims(scenario.d_k),
-            VALUES: lambda: dims(scenario.d_v), CONCAT: lambda: concat_dims(scenario.heads, scenario.d_v),
-            OUT: lambda: dims(scenario.d_out, "o") if "Wo" in scenario.inputs
-            else concat_dims(scenario.heads, scenario.d_v),
-            MODEL: lambda: dims(stage.column_count(scenario), "m")}[stage.columns]()
+    return {
+        KEYS: lambda: token_labels(scenario.tokens),
+        DIMS: lambda: dims(scenario.d_k),
+        VALUES: lambda: dims(scenario.d_v),
+        CONCAT: lambda: concat_dims(scenario.heads, scenario.d_v),
+        OUT: lambda: (
+            dims(scenario.d_out, "o")
+            if "Wo" in scenario.inputs
+            else concat_dims(scenario.heads, scenario.d_v)
+        ),
+        MODEL: lambda: dims(stage.column_count(scenario), "m"),
+    }[stage.columns]()
 
 
 def expected_shape(scenario: Any, key: str) -> tuple[int, ...] | None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_tui.core.numbers import fixed
 from attn_tui.core.engine.stages import DIMS, KEYS, Stage
-from attn_tui.core.engine.stages.contract import OF_THE_BACKWARD, OF_THE_BACKWARD_PASS
 from attn_tui.core.engine.stages.back_output import has_loss
+from attn_tui.core.engine.stages.contract import OF_THE_BACKWARD, OF_THE_BACKWARD_PASS
+from attn_tui.core.numbers import fixed
 
 
 def heading(scenario, options) -> str:
@@ -17,7 +17,9 @@ def heading(scenario, options) -> str:
 
 
 def compute(w) -> np.ndarray:
-    return w.attention.backward.head(w.head)["dK"][w.rows.start:w.rows.stop, w.cols.start:w.cols.stop]
+    return w.attention.backward.head(w.head)["dK"][
+        w.rows.start : w.rows.stop, w.cols.start : w.cols.stop
+    ]
 
 
 def explain(w) -> str:
@@ -30,20 +32,40 @@ def explain(w) -> str:
         if isinstance(i, str):
             w.note(i)
             continue
-        w.add((f"  dScore[{w.query_labels[i]}, {label}] × q{i + 1} = ", "token"),
-              (f"{fixed(raw[i], p, True)} × {w.vector(Q[i], p, True, nested=True)}", "number"))
+        w.add(
+            (f"  dScore[{w.query_labels[i]}, {label}] × q{i + 1} = ", "token"),
+            (f"{fixed(raw[i], p, True)} × {w.vector(Q[i], p, True, nested=True)}", "number"),
+        )
     if a.scenario.rope is not None:
-        w.add(("Σ = dK as RoPE left it: ", ""), (w.vector(back.head(h)["dK_turned"][j], p, True), "number"))
+        w.add(
+            ("Σ = dK as RoPE left it: ", ""),
+            (w.vector(back.head(h)["dK_turned"][j], p, True), "number"),
+        )
         w.note("RoPE turned k by its position's angle; its gradient turns back by the same angle.")
     w.add((f"dk{j + 1} = ", ""), (w.vector(w.r.own, p, True), "result"))
     if a.scenario.heads != a.scenario.kv_heads:
-        w.note(f"Heads share this K (grouped-query attention): dL/dK adds up the "
-               f"{a.scenario.heads // a.scenario.kv_heads} heads' dK.")
+        w.note(
+            f"Heads share this K (grouped-query attention): dL/dK adds up the "
+            f"{a.scenario.heads // a.scenario.kv_heads} heads' dK."
+        )
     return f'how the loss changes with "{label}"\'s key'
 
 
 STAGE = Stage(
-    name="d_keys", title="dK", key="d_keys", reads=("d_raw_scores", "Q"),
-    changes="every edit changes it", columns=DIMS, palette="diverging", heading=heading, compute=compute,
-    explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
-    backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD, rows=KEYS)
+    name="d_keys",
+    title="dK",
+    key="d_keys",
+    reads=("d_raw_scores", "Q"),
+    changes="every edit changes it",
+    columns=DIMS,
+    palette="diverging",
+    heading=heading,
+    compute=compute,
+    explain=explain,
+    applies=lambda scenario: has_loss(scenario),
+    row_wide=True,
+    backward=True,
+    gradient=OF_THE_BACKWARD_PASS,
+    score_range=OF_THE_BACKWARD,
+    rows=KEYS,
+)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_tui.core.numbers import fixed
 from attn_tui.core.engine.stages import DIMS, Stage
-from attn_tui.core.engine.stages.contract import OF_THE_BACKWARD, OF_THE_BACKWARD_PASS
 from attn_tui.core.engine.stages.back_output import has_loss
+from attn_tui.core.engine.stages.contract import OF_THE_BACKWARD, OF_THE_BACKWARD_PASS
+from attn_tui.core.numbers import fixed
 
 
 def heading(scenario, options) -> str:
@@ -17,7 +17,9 @@ def heading(scenario, options) -> str:
 
 
 def compute(w) -> np.ndarray:
-    return w.attention.backward.head(w.head)["dQ"][w.rows.start:w.rows.stop, w.cols.start:w.cols.stop]
+    return w.attention.backward.head(w.head)["dQ"][
+        w.rows.start : w.rows.stop, w.cols.start : w.cols.stop
+    ]
 
 
 def explain(w) -> str:
@@ -29,12 +31,18 @@ def explain(w) -> str:
         if isinstance(k, str):
             w.note(k)
             continue
-        w.add((f"  dScore[{w.query}, {w.keys_labels[k]}] × k{k + 1} = ", "token"),
-              (f"{fixed(raw[k], p, True)} × {w.vector(K[k], p, True, nested=True)}", "number"))
+        w.add(
+            (f"  dScore[{w.query}, {w.keys_labels[k]}] × k{k + 1} = ", "token"),
+            (f"{fixed(raw[k], p, True)} × {w.vector(K[k], p, True, nested=True)}", "number"),
+        )
     found = back.head(h)
     if a.scenario.rope is not None:
-        w.add(("Σ = dQ as RoPE left it: ", ""), (w.vector(found["dQ_turned"][i], p, True), "number"))
-        w.note("RoPE turned q by its position's angle; its gradient turns back by the same angle (Rᵀ = R⁻¹).")
+        w.add(
+            ("Σ = dQ as RoPE left it: ", ""), (w.vector(found["dQ_turned"][i], p, True), "number")
+        )
+        w.note(
+            "RoPE turned q by its position's angle; its gradient turns back by the same angle (Rᵀ = R⁻¹)."
+        )
     w.add((f"dq{i + 1} = ", ""), (w.vector(w.r.own, p, True), "result"))
     if a.scenario.kind == "projection":
         w.note("With projections, dWq = Xᵀ·dQ and dQ·Wqᵀ flows on into dX.")
@@ -42,7 +50,19 @@ def explain(w) -> str:
 
 
 STAGE = Stage(
-    name="d_queries", title="dQ", key="d_queries", reads=("d_raw_scores", "K"),
-    changes="every edit changes it", columns=DIMS, palette="diverging", heading=heading, compute=compute,
-    explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
-    backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD)
+    name="d_queries",
+    title="dQ",
+    key="d_queries",
+    reads=("d_raw_scores", "K"),
+    changes="every edit changes it",
+    columns=DIMS,
+    palette="diverging",
+    heading=heading,
+    compute=compute,
+    explain=explain,
+    applies=lambda scenario: has_loss(scenario),
+    row_wide=True,
+    backward=True,
+    gradient=OF_THE_BACKWARD_PASS,
+    score_range=OF_THE_BACKWARD,
+)

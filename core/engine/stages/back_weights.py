@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_tui.core.numbers import fixed
 from attn_tui.core.engine.stages import KEYS, Stage
-from attn_tui.core.engine.stages.contract import OF_THE_BACKWARD, OF_THE_BACKWARD_PASS
 from attn_tui.core.engine.stages.back_output import has_loss
+from attn_tui.core.engine.stages.contract import OF_THE_BACKWARD, OF_THE_BACKWARD_PASS
+from attn_tui.core.numbers import fixed
 
 
 def heading(scenario, options) -> str:
@@ -30,15 +30,36 @@ def explain(w) -> str:
         if isinstance(k, str):
             w.note(k)
             continue
-        terms = w.fold_lazy(len(dO), lambda c, k=k: f"({fixed(dO[c], p, True)} × {fixed(V[k, c], p, True)})", " + ")
-        w.add((f"dP[{w.query}, {w.keys_labels[k]}] = dO · v{k + 1} = ", ""), (terms, "number"), (" = ", ""),
-              (fixed(own[k], p, True), "result"), selected=k == w.col)
-    w.note("More weight on a key whose value points along dO would raise the loss; against dO, lower it.")
+        terms = w.fold_lazy(
+            len(dO), lambda c, k=k: f"({fixed(dO[c], p, True)} × {fixed(V[k, c], p, True)})", " + "
+        )
+        w.add(
+            (f"dP[{w.query}, {w.keys_labels[k]}] = dO · v{k + 1} = ", ""),
+            (terms, "number"),
+            (" = ", ""),
+            (fixed(own[k], p, True), "result"),
+            selected=k == w.col,
+        )
+    w.note(
+        "More weight on a key whose value points along dO would raise the loss; against dO, lower it."
+    )
     return f"how the loss changes with each of {w.query_quoted}'s weights"
 
 
 STAGE = Stage(
-    name="d_weights", title="dP", key="d_weights", reads=("d_head_output", "d_output", "V"),
-    changes="every edit changes it", columns=KEYS, palette="diverging", heading=heading, compute=compute,
-    explain=explain, applies=lambda scenario: has_loss(scenario), row_wide=True,
-    backward=True, gradient=OF_THE_BACKWARD_PASS, score_range=OF_THE_BACKWARD)
+    name="d_weights",
+    title="dP",
+    key="d_weights",
+    reads=("d_head_output", "d_output", "V"),
+    changes="every edit changes it",
+    columns=KEYS,
+    palette="diverging",
+    heading=heading,
+    compute=compute,
+    explain=explain,
+    applies=lambda scenario: has_loss(scenario),
+    row_wide=True,
+    backward=True,
+    gradient=OF_THE_BACKWARD_PASS,
+    score_range=OF_THE_BACKWARD,
+)

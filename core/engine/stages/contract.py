@@ -30,6 +30,7 @@ def _silent(w: Writer) -> str | None:
 
 # ---- its gradient ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class ChainRule:
     """The gradient of a stage computed cell by cell from the one before it: ``back`` gives
@@ -38,12 +39,14 @@ class ChainRule:
     the words and for the tests, which check the two agree). The rest says how the dScores step
     writes it."""
 
-    back: Callable[[Window, np.ndarray], np.ndarray]     # (window, dL/d its values) → dL/d what it reads
-    derivative: Callable[[Window], np.ndarray | float]   # the scale's: 1 / divisor; a bias's: 1.0
-    heading: Callable[[Scenario, Options], str]         # its term in dScores' heading: " ∘ softcap′"
-    factor: Callable[[Writer, float], str]              # its factor of one cell in a row: " × 0.9993"
-    before: Callable[[Writer], str | None] = _silent    # what dScores says of it, before the row
-    after: Callable[[Writer], str | None] = _silent     # and after it
+    back: Callable[
+        [Window, np.ndarray], np.ndarray
+    ]  # (window, dL/d its values) → dL/d what it reads
+    derivative: Callable[[Window], np.ndarray | float]  # the scale's: 1 / divisor; a bias's: 1.0
+    heading: Callable[[Scenario, Options], str]  # its term in dScores' heading: " ∘ softcap′"
+    factor: Callable[[Writer, float], str]  # its factor of one cell in a row: " × 0.9993"
+    before: Callable[[Writer], str | None] = _silent  # what dScores says of it, before the row
+    after: Callable[[Writer], str | None] = _silent  # and after it
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,9 @@ class NoGradient:
     why: str
 
 
-BRANCH = NoGradient("a branch: it computes again, another way, what the stages before it did; no later stage reads it")
+BRANCH = NoGradient(
+    "a branch: it computes again, another way, what the stages before it did; no later stage reads it"
+)
 OF_THE_BACKWARD_PASS = NoGradient("a step of the backward pass: itself a gradient")
 
 Gradient = ChainRule | GradientSteps | NoGradient
@@ -69,14 +74,15 @@ Gradient = ChainRule | GradientSteps | NoGradient
 
 # ---- its effect on the range of the scores --------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Grows:
     """What a range rule that can make a score larger says when one overflows float64."""
 
-    what: str                                       # its values in a sentence: "scaled score"
-    detail: Callable[[Scenario, Options], str]      # its part of the numbers: "divided by 1.414"
+    what: str  # its values in a sentence: "scaled score"
+    detail: Callable[[Scenario, Options], str]  # its part of the numbers: "divided by 1.414"
     advice: str = "use smaller numbers"
-    keys: tuple[str, ...] = ()                      # the scenario keys to point at first ("scale")
+    keys: tuple[str, ...] = ()  # the scenario keys to point at first ("scale")
 
 
 @dataclass(frozen=True)
@@ -92,7 +98,9 @@ class Adds:
     # checked by ``edited`` (scenario, inputs, row, col, head, option sets: NumericError if it
     # leaves its range), and dL/d it is dL/d the stage's values (it adds: the derivative is 1).
     input: str | None = None
-    edited: Callable[[Scenario, HeadInputs, int, int, int | None, list[Options]], None] | None = None
+    edited: Callable[[Scenario, HeadInputs, int, int, int | None, list[Options]], None] | None = (
+        None
+    )
 
     def bound(self, before, scenario: Scenario, options: Options):
         return before + self.largest(scenario)
@@ -160,7 +168,7 @@ class Outside:
 AFTER_THE_MASK = Outside("after the mask: its numbers are not scores")
 OF_THE_BACKWARD = Outside("a step of the backward pass: a gradient, not a score")
 
-ScoreRange = Adds | Multiplies | Caps | Keeps   # a rule a stage on the scores' way declares
+ScoreRange = Adds | Multiplies | Caps | Keeps  # a rule a stage on the scores' way declares
 RangeRule = Adds | Multiplies | Caps | Keeps | Outside
 
 GRADIENTS = (ChainRule, GradientSteps, NoGradient)
@@ -171,13 +179,16 @@ def check_stage(stage) -> None:
     """TypeError, naming the stage and the part, if it declares no gradient or no range rule
     (or one of a kind this module does not know)."""
     for part, kinds, example in (
-            ("gradient", GRADIENTS, "ChainRule(...), GradientSteps((...)) or NoGradient(why)"),
-            ("score_range", RANGES, "Adds, Multiplies, Caps, Keeps or Outside(why)")):
+        ("gradient", GRADIENTS, "ChainRule(...), GradientSteps((...)) or NoGradient(why)"),
+        ("score_range", RANGES, "Adds, Multiplies, Caps, Keeps or Outside(why)"),
+    ):
         value = getattr(stage, part)
         if not isinstance(value, kinds):
             said = "declares no" if value is None else f"declares {value!r} as its"
-            raise TypeError(f"stage {stage.name!r} {said} {part}: every stage must declare one ({example}; "
-                            "see core/engine/stages/contract.py)")
+            raise TypeError(
+                f"stage {stage.name!r} {said} {part}: every stage must declare one ({example}; "
+                "see core/engine/stages/contract.py)"
+            )
 
 
 def between_scores_and_mask(steps) -> list:
@@ -185,7 +196,7 @@ def between_scores_and_mask(steps) -> list:
     cell from the one before it, crossed by the backward pass by its ChainRule and bounded by
     its range rule."""
     names = [stage.name for stage in steps]
-    return list(steps[names.index("score") + 1:names.index("mask")])
+    return list(steps[names.index("score") + 1 : names.index("mask")])
 
 
 def check_registry(registry) -> None:
@@ -201,21 +212,33 @@ def check_registry(registry) -> None:
         where = f"stage {stage.name!r}"
         if stage.name in on_the_scores:
             if not isinstance(stage.gradient, ChainRule):
-                raise TypeError(f"{where} lies between the scores and the mask, which the backward pass crosses "
-                                f"cell by cell: its gradient must be a ChainRule, not {stage.gradient!r}")
+                raise TypeError(
+                    f"{where} lies between the scores and the mask, which the backward pass crosses "
+                    f"cell by cell: its gradient must be a ChainRule, not {stage.gradient!r}"
+                )
             if isinstance(stage.score_range, Outside):
-                raise TypeError(f"{where} lies between the scores and the mask: its score_range must say how it "
-                                "changes the scores' range (Adds, Multiplies, Caps or Keeps), not Outside")
+                raise TypeError(
+                    f"{where} lies between the scores and the mask: its score_range must say how it "
+                    "changes the scores' range (Adds, Multiplies, Caps or Keeps), not Outside"
+                )
         elif isinstance(stage.gradient, ChainRule):
-            raise TypeError(f"{where} declares a ChainRule, which the backward pass uses only between the scores "
-                            "and the mask: say GradientSteps((...)) or NoGradient(why)")
+            raise TypeError(
+                f"{where} declares a ChainRule, which the backward pass uses only between the scores "
+                "and the mask: say GradientSteps((...)) or NoGradient(why)"
+            )
         elif isinstance(stage.score_range, (Adds, Multiplies, Caps)):
-            raise TypeError(f"{where} declares a range rule on the scores but is not between the scores and the "
-                            "mask, where the checks ask it")
+            raise TypeError(
+                f"{where} declares a range rule on the scores but is not between the scores and the "
+                "mask, where the checks ask it"
+            )
         if (stage.branch or stage.backward) and not isinstance(stage.gradient, NoGradient):
-            raise TypeError(f"{where} is a {'branch' if stage.branch else 'backward step'}: the backward pass never "
-                            "crosses it, so its gradient is NoGradient(why)")
+            raise TypeError(
+                f"{where} is a {'branch' if stage.branch else 'backward step'}: the backward pass never "
+                "crosses it, so its gradient is NoGradient(why)"
+            )
         if isinstance(stage.gradient, GradientSteps):
             for name in stage.gradient.steps:
                 if name not in by_name or not by_name[name].backward:
-                    raise TypeError(f"{where}'s gradient names {name!r}, which is not a step of the backward pass")
+                    raise TypeError(
+                        f"{where}'s gradient names {name!r}, which is not a step of the backward pass"
+                    )

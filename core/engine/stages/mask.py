@@ -7,14 +7,18 @@ import math
 
 import numpy as np
 
-from attn_tui.core.model.masks import CAUSAL, WHY
-from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
 from attn_tui.core.engine.stages.contract import GradientSteps, Keeps
 from attn_tui.core.engine.stages.softmax import softmax
+from attn_tui.core.model.masks import CAUSAL, WHY
+from attn_tui.core.numbers import fixed, mask_text
 
-RULE_NAMES = {"causal": "the causal mask", "window": "the window", "padding": "padding",
-              "mask": "the explicit mask"}
+RULE_NAMES = {
+    "causal": "the causal mask",
+    "window": "the window",
+    "padding": "padding",
+    "mask": "the explicit mask",
+}
 
 
 def heading(scenario, options) -> str:
@@ -63,8 +67,13 @@ def cannot_leak(attention) -> bool:
 
     scenario, inputs = attention.scenario, attention.inputs
     with np.errstate(over="ignore", invalid="ignore"):
-        norms = [float(np.sqrt(np.square(inputs.Q(h)).sum(axis=1).max()) * np.sqrt(np.square(inputs.K(h)).sum(axis=1).max()))
-                 for h in range(scenario.heads)]
+        norms = [
+            float(
+                np.sqrt(np.square(inputs.Q(h)).sum(axis=1).max())
+                * np.sqrt(np.square(inputs.K(h)).sum(axis=1).max())
+            )
+            for h in range(scenario.heads)
+        ]
         bound = score_bound(scenario, max(norms), attention.options)
     return bool(attention.options.mask_value + bound < -746.0)
 
@@ -83,10 +92,14 @@ def leak_warnings(attentions: dict, cancelled=lambda: False) -> list[str]:
             continue
         share, h, row = worst
         scenario = attention.scenario
-        where = (f" of {scenario.head_names[h]}" if scenario.heads > 1 else "") + (f" (variant {name})" if name else "")
-        found.append(f"warning: mask_value {mask_text(attention.options.mask_value)} lets hidden keys take weight: "
-                     f"{percent(share)} of row {row + 1} (\"{token_labels(scenario.row_tokens)[row]}\"){where}; "
-                     "a mask value must be far below every score: use -.inf")
+        where = (f" of {scenario.head_names[h]}" if scenario.heads > 1 else "") + (
+            f" (variant {name})" if name else ""
+        )
+        found.append(
+            f"warning: mask_value {mask_text(attention.options.mask_value)} lets hidden keys take weight: "
+            f'{percent(share)} of row {row + 1} ("{token_labels(scenario.row_tokens)[row]}"){where}; '
+            "a mask value must be far below every score: use -.inf"
+        )
     return found
 
 
@@ -99,10 +112,14 @@ def explain(w) -> str:
     visibility = w.attention.visibility
     rules = visibility.rules
     if not rules and w.attention.scenario.cross:
-        w.note("no mask: every query sees every key of the other sequence (the whole source is known)")
+        w.note(
+            "no mask: every query sees every key of the other sequence (the whole source is known)"
+        )
     elif not rules:
-        w.note("no mask: every token sees every other token, the future included "
-               "(bidirectional, like BERT)")
+        w.note(
+            "no mask: every token sees every other token, the future included "
+            "(bidirectional, like BERT)"
+        )
     keys = [k for k in w.keys() if isinstance(k, int)]
     reasons = dict(zip(keys, visibility.reasons(i, np.array(keys, dtype=np.intp)))) if keys else {}
     for k in w.keys():
@@ -112,48 +129,98 @@ def explain(w) -> str:
         cell = f"({w.query}, {w.keys_labels[k]})"
         if r.blocked[k]:
             why = " and ".join(WHY[rule] for rule in reasons[k])
-            w.add((cell, "token"), (f" is {why}: ", ""),
-                  (mask_text(w.options.mask_value), "masked"), selected=k == w.col)
+            w.add(
+                (cell, "token"),
+                (f" is {why}: ", ""),
+                (mask_text(w.options.mask_value), "masked"),
+                selected=k == w.col,
+            )
         else:
             where = "is itself, visible" if w.is_self(k) else "is visible"
-            w.add((cell, "token"), (f" {where}: ", ""), (fixed(r.own[k], w.p), "result"),
-                  selected=k == w.col)
+            w.add(
+                (cell, "token"),
+                (f" {where}: ", ""),
+                (fixed(r.own[k], w.p), "result"),
+                selected=k == w.col,
+            )
     w.add(("masked row: ", ""), (w.vector(r.own, w.p), "result"))
     if not rules:
         return "none (every key is visible)"
     hidden = int(r.blocked.sum())
     if r.empty:
-        w.add((f"{w.query_quoted} can see no key at all: it has nothing to attend to, and its "
-               "weights and output are left empty.", "masked"))
+        w.add(
+            (
+                f"{w.query_quoted} can see no key at all: it has nothing to attend to, and its "
+                "weights and output are left empty.",
+                "masked",
+            )
+        )
     elif rules == (CAUSAL,) and w.attention.scenario.cross:  # positions lined up, not one sequence
-        later = "no key is" if hidden == 0 else f"{hidden} key{'s' if hidden > 1 else ''} at later positions {'are' if hidden > 1 else 'is'}"
+        later = (
+            "no key is"
+            if hidden == 0
+            else f"{hidden} key{'s' if hidden > 1 else ''} at later positions {'are' if hidden > 1 else 'is'}"
+        )
         w.note(f"{w.query_quoted} sees the keys up to its own position ({i + 1}); {later} hidden.")
     elif rules == (CAUSAL,):
-        future = "nothing is" if hidden == 0 else f"{hidden} future token{'s are' if hidden > 1 else ' is'}"
+        future = (
+            "nothing is"
+            if hidden == 0
+            else f"{hidden} future token{'s are' if hidden > 1 else ' is'}"
+        )
         sees = "only itself" if i == 0 else "itself and what came before"
         w.note(f"{w.query_quoted} sees {sees}; {future} hidden.")
     else:
         every_key = np.arange(w.scenario.T_k)
-        by_rule = {rule: int(visibility.hidden_by(rule, np.array([i]), every_key).sum()) for rule in rules}
+        by_rule = {
+            rule: int(visibility.hidden_by(rule, np.array([i]), every_key).sum()) for rule in rules
+        }
         counted = ", ".join(f"{count} {WHY[rule]}" for rule, count in by_rule.items() if count)
-        overlap = " (a key may be hidden by more than one rule)" if sum(by_rule.values()) > hidden else ""
-        w.note(f"{w.query_quoted} sees {len(r.blocked) - hidden} of {len(r.blocked)} keys"
-               + (f"; {hidden} hidden: {counted}{overlap}." if hidden else "; none is hidden."))
+        overlap = (
+            " (a key may be hidden by more than one rule)" if sum(by_rule.values()) > hidden else ""
+        )
+        w.note(
+            f"{w.query_quoted} sees {len(r.blocked) - hidden} of {len(r.blocked)} keys"
+            + (f"; {hidden} hidden: {counted}{overlap}." if hidden else "; none is hidden.")
+        )
     leak = float(softmax(r.own[None])[0][r.blocked].max(initial=0.0)) if not r.empty else 0.0
     if leak > 0:
-        advice = "use -.inf" if w.options.mask_value <= -1e9 else "use -.inf, or a value far below every score such as -1e9"
-        w.add((f"mask_value {mask_text(w.options.mask_value)} is not negative enough: a hidden "
-               f"key still gets weight up to {leak:.3g}; {advice}.", "masked"))
+        advice = (
+            "use -.inf"
+            if w.options.mask_value <= -1e9
+            else "use -.inf, or a value far below every score such as -1e9"
+        )
+        w.add(
+            (
+                f"mask_value {mask_text(w.options.mask_value)} is not negative enough: a hidden "
+                f"key still gets weight up to {leak:.3g}; {advice}.",
+                "masked",
+            )
+        )
     elif hidden and not r.empty:
         w.note("Softmax turns a masked score into exactly 0 weight.")
     return f"{w.query_quoted} may not look at {'the future' if rules == (CAUSAL,) else 'the hidden keys'}"
 
 
 STAGE = Stage(
-    name="mask", title="Mask", key="masked", reads=(PREVIOUS,),
-    changes="as the scores; the mask itself depends on positions only", columns=KEYS,
-    palette="diverging", heading=heading, compute=compute, explain=explain, predictable=False,
-    masks=True, masked_given=True,
-    gradient=GradientSteps(("d_scores",)),  # dS is 0 where a key is hidden: the mask value is a constant
-    score_range=Keeps("a visible key's score passes unchanged; a hidden one becomes the mask value, which "
-                      "leak() weighs against the scores' bound"))
+    name="mask",
+    title="Mask",
+    key="masked",
+    reads=(PREVIOUS,),
+    changes="as the scores; the mask itself depends on positions only",
+    columns=KEYS,
+    palette="diverging",
+    heading=heading,
+    compute=compute,
+    explain=explain,
+    predictable=False,
+    masks=True,
+    masked_given=True,
+    gradient=GradientSteps(
+        ("d_scores",)
+    ),  # dS is 0 where a key is hidden: the mask value is a constant
+    score_range=Keeps(
+        "a visible key's score passes unchanged; a hidden one becomes the mask value, which "
+        "leak() weighs against the scores' bound"
+    ),
+)

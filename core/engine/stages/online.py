@@ -21,22 +21,24 @@ import math
 
 import numpy as np
 
+from attn_tui.core.engine.stages import PREVIOUS, TILES, Extra, Stage, Toggle
+from attn_tui.core.engine.stages import softmax as softmax_stage
+from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, BRANCH
 from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.reading import tiles as reader
-from attn_tui.core.engine.stages import PREVIOUS, TILES, Extra, Stage, Toggle
-from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, BRANCH
-from attn_tui.core.engine.stages import softmax as softmax_stage
 
 
 def switch(scenario, setting: reader.TilesSetting | None):
     """The edit that walks the keys in these tiles (None: off); ``NotApplicable`` for tiles too
     small for the scenario's keys or beyond what a file may say (a lesson that shows the step
     keeps it: ``Session.apply`` refuses turning it off)."""
-    from attn_tui.core.model.edits import SetStageSetting
     from attn_tui.core.errors import NotApplicable
+    from attn_tui.core.model.edits import SetStageSetting
 
     if setting is not None:
-        problem = reader.out_of_bounds(setting.queries, setting.keys) or reader.tiles_for(scenario.T_k, setting.keys)
+        problem = reader.out_of_bounds(setting.queries, setting.keys) or reader.tiles_for(
+            scenario.T_k, setting.keys
+        )
         if problem:
             raise NotApplicable(problem[0].upper() + problem[1:])
     return SetStageSetting(STAGE.name, setting, scenario.stage_settings.get(STAGE.name))
@@ -50,23 +52,32 @@ def tiled(scenario, queries: int | None, keys: int | None = None):
 def parse(text: str) -> reader.TilesSetting:
     """``--tiles Br,Bc`` (or ``Br×Bc``) as tiles; ValueError says the form."""
     sizes = text.replace("×", ",").replace("x", ",").split(",")
-    if len(sizes) != 2 or not all(size.strip().isascii() and size.strip().isdigit() and int(size) > 0
-                                  for size in sizes):
-        raise ValueError("give two whole numbers, Br,Bc (query rows a pass, keys a tile), e.g. --tiles 2,4")
+    if len(sizes) != 2 or not all(
+        size.strip().isascii() and size.strip().isdigit() and int(size) > 0 for size in sizes
+    ):
+        raise ValueError(
+            "give two whole numbers, Br,Bc (query rows a pass, keys a tile), e.g. --tiles 2,4"
+        )
     return reader.TilesSetting(int(sizes[0]), int(sizes[1]))
 
 
 def tile_sizes(T_k: int) -> list[int]:
     """Tile sizes to offer: powers of two below the number of keys, as few as make the walk
     visible (a class's T = 8 gets 2 and 4; a long sequence 64 and 128, FlashAttention's)."""
-    sizes = [2 ** n for n in range(1, 8) if 2 ** n < T_k and reader.tiles_for(T_k, 2 ** n) is None]
+    sizes = [2**n for n in range(1, 8) if 2**n < T_k and reader.tiles_for(T_k, 2**n) is None]
     return sizes[-4:] or [1]
 
 
 def offers(scenario) -> tuple[tuple[str, str, reader.TilesSetting | None], ...]:
     """The palette's entries: tiles of each size worth seeing, and off when the step is on."""
-    found = tuple((f"Online softmax: tiles of {size}", f"FlashAttention's walk, {size} keys a tile and {size} "
-                   "query rows a pass", reader.TilesSetting(size, size)) for size in tile_sizes(scenario.T_k))
+    found = tuple(
+        (
+            f"Online softmax: tiles of {size}",
+            f"FlashAttention's walk, {size} keys a tile and {size} query rows a pass",
+            reader.TilesSetting(size, size),
+        )
+        for size in tile_sizes(scenario.T_k)
+    )
     if STAGE.name in scenario.stage_settings:
         found += (("Online softmax off", "the step goes", None),)
     return found
@@ -83,8 +94,10 @@ def tile_count(scenario) -> int:
 def labels(scenario) -> tuple[str, ...]:
     """``k1–4``, ``k5–8``, …: the keys of each tile (``k9`` for a tile of one)."""
     Bc, T_k = setting(scenario).keys, scenario.T_k
-    return tuple(f"k{start + 1}" + (f"–{min(T_k, start + Bc)}" if min(T_k, start + Bc) > start + 1 else "")
-                 for start in range(0, T_k, Bc))
+    return tuple(
+        f"k{start + 1}" + (f"–{min(T_k, start + Bc)}" if min(T_k, start + Bc) > start + 1 else "")
+        for start in range(0, T_k, Bc)
+    )
 
 
 def skipped(attention, h: int, rows: range, cols: range) -> np.ndarray:
@@ -100,13 +113,15 @@ def skipped(attention, h: int, rows: range, cols: range) -> np.ndarray:
         tile_rows = range(first, min(first + Br, scenario.T))
         unseen = ~attention.visibility.seen_by_any(tile_rows, scenario.T_k)
         padded = np.pad(unseen, (0, -scenario.T_k % Bc), constant_values=True)
-        hidden = padded.reshape(-1, Bc).all(axis=1)[cols.start:cols.stop]
+        hidden = padded.reshape(-1, Bc).all(axis=1)[cols.start : cols.stop]
         inside = range(max(first, rows.start), min(first + Br, rows.stop))
-        out[inside.start - rows.start:inside.stop - rows.start] = hidden
+        out[inside.start - rows.start : inside.stop - rows.start] = hidden
     return out
 
 
-def walk(masked: np.ndarray, V: np.ndarray, Bc: int, skip: np.ndarray, with_acc: bool = False) -> dict:
+def walk(
+    masked: np.ndarray, V: np.ndarray, Bc: int, skip: np.ndarray, with_acc: bool = False
+) -> dict:
     """The online softmax of rows of masked scores (−∞ where hidden) over V, tile by tile, as
     the recurrence runs: each row's tile max, and m, l, correction (NaN where there is none: a
     skipped tile, one it sees nothing of, the first it sees anything of) after every tile; acc
@@ -122,7 +137,7 @@ def walk(masked: np.ndarray, V: np.ndarray, Bc: int, skip: np.ndarray, with_acc:
         for t in range(count):
             keys = slice(t * Bc, min(T_k, (t + 1) * Bc))
             s = masked[:, keys]
-            seen = np.isfinite(s) & ~skip[:, t:t + 1]
+            seen = np.isfinite(s) & ~skip[:, t : t + 1]
             sees = seen.any(axis=1)
             tile_max = np.where(seen, s, -np.inf).max(axis=1)
             m_new = np.where(sees, np.maximum(m, tile_max), m)
@@ -160,7 +175,7 @@ def statistics(w) -> dict[str, np.ndarray]:
 
 def compute(w) -> np.ndarray:
     """Each row's running max m after each tile (−∞ before its first visible key)."""
-    return w.statistics()["m"][:, w.cols.start:w.cols.stop].copy()
+    return w.statistics()["m"][:, w.cols.start : w.cols.stop].copy()
 
 
 def json_rows(head, rows: range) -> list:
@@ -176,16 +191,29 @@ def json_rows(head, rows: range) -> list:
     def number(value) -> float | None:
         return None if not np.isfinite(value) else float(value)
 
-    return [[{"keys": [t * Bc, min(scenario.T_k, (t + 1) * Bc)], "skipped": bool(skip[i, t]),
-              "tile_max": number(found["tile_max"][i, t]), "m": number(found["m"][i, t]),
-              "l": float(found["l"][i, t]), "correction": number(found["correction"][i, t]),
-              "acc": found["acc"][i, t].tolist()} for t in range(skip.shape[1])] for i in range(len(rows))]
+    return [
+        [
+            {
+                "keys": [t * Bc, min(scenario.T_k, (t + 1) * Bc)],
+                "skipped": bool(skip[i, t]),
+                "tile_max": number(found["tile_max"][i, t]),
+                "m": number(found["m"][i, t]),
+                "l": float(found["l"][i, t]),
+                "correction": number(found["correction"][i, t]),
+                "acc": found["acc"][i, t].tolist(),
+            }
+            for t in range(skip.shape[1])
+        ]
+        for i in range(len(rows))
+    ]
 
 
 def heading(scenario, options) -> str:
     tiles = setting(scenario)
-    return (f"m after each tile of {tiles.keys} keys ({tiles.queries} query row"
-            f"{'s' if tiles.queries > 1 else ''} a pass)")
+    return (
+        f"m after each tile of {tiles.keys} keys ({tiles.queries} query row"
+        f"{'s' if tiles.queries > 1 else ''} a pass)"
+    )
 
 
 BAR = 48  # tiles the bar of the Why pane shows at once
@@ -198,7 +226,9 @@ def explain(w) -> str:
     count = tile_count(scenario)
     title = f"walk {w.query_quoted}'s keys a tile at a time"
     rows = range(i, i + 1)
-    masked = w.attention.values(w.attention.previous(softmax_stage.STAGE.name), w.h, rows, range(scenario.T_k))
+    masked = w.attention.values(
+        w.attention.previous(softmax_stage.STAGE.name), w.h, rows, range(scenario.T_k)
+    )
     skip = skipped(w.attention, w.h, rows, range(count))
     V = w.attention.inputs.V(w.h)
     found = walk(masked, V, Bc, skip, with_acc=True)
@@ -208,100 +238,224 @@ def explain(w) -> str:
     # (folded as every list of the Why pane is: a pass of 16,384 rows, or a tile of 16,384 keys,
     # took the app a second a key to write out)
     names = w.fold_lazy(len(sharing), lambda k: f'"{w.query_labels[sharing.start + k]}"', ", ")
-    w.add((f"query tile {i // Br + 1} of {math.ceil(scenario.T / Br)}: ", "note"),
-          (f"rows {sharing.start + 1}–{sharing.stop}" if len(sharing) > 1 else f"row {sharing.start + 1}", "token"),
-          (f" ({names}) share this pass: each key tile of K and V is read once for all of them." if len(sharing) > 1
-           else f" ({names}) has this pass to itself: each key tile of K and V is read for it alone.", "note"))
+    w.add(
+        (f"query tile {i // Br + 1} of {math.ceil(scenario.T / Br)}: ", "note"),
+        (
+            f"rows {sharing.start + 1}–{sharing.stop}"
+            if len(sharing) > 1
+            else f"row {sharing.start + 1}",
+            "token",
+        ),
+        (
+            f" ({names}) share this pass: each key tile of K and V is read once for all of them."
+            if len(sharing) > 1
+            else f" ({names}) has this pass to itself: each key tile of K and V is read for it alone.",
+            "note",
+        ),
+    )
     # in the app a line's worth of the bar, around the current tile (1,024 tiles wrapped over a
     # dozen lines); --print, which folds nothing, the whole bar
     start = 0 if w.fold is None else max(0, min(current - BAR // 2, count - BAR))
     shown = range(start, count if w.fold is None else min(count, start + BAR))
-    bar = ("…" if shown.start else "") + "".join("·" if skip[0, t] else "■" if t <= current else "□" for t in shown) \
+    bar = (
+        ("…" if shown.start else "")
+        + "".join("·" if skip[0, t] else "■" if t <= current else "□" for t in shown)
         + ("…" if shown.stop < count else "")
-    w.add(("key tiles: ", ""), (bar, "bar"), (f"  tile {current + 1} of {count}: ■ done, □ to come, · skipped", "note"))
+    )
+    w.add(
+        ("key tiles: ", ""),
+        (bar, "bar"),
+        (f"  tile {current + 1} of {count}: ■ done, □ to come, · skipped", "note"),
+    )
     decimals = max(p, 3)
     for t in w.fold_around(count, current, "tile"):
         if isinstance(t, str):
             w.note(t)
             continue
         keys = range(t * Bc, min(scenario.T_k, (t + 1) * Bc))
-        which = f"tile {t + 1} (keys {keys.start + 1}–{keys.stop})" if len(keys) > 1 else f"tile {t + 1} (key {keys.start + 1})"
+        which = (
+            f"tile {t + 1} (keys {keys.start + 1}–{keys.stop})"
+            if len(keys) > 1
+            else f"tile {t + 1} (key {keys.start + 1})"
+        )
         selected = t == current
         if t > current:  # the walk so far: what the bar calls done, no further
             if skip[0, t]:  # (known before the walk reads anything: the bar marks it already)
-                w.add((which, "token"), (": · to be skipped — every key in it is hidden from every row of the "
-                                         "pass, so the walk will not read it", "masked"))
+                w.add(
+                    (which, "token"),
+                    (
+                        ": · to be skipped — every key in it is hidden from every row of the "
+                        "pass, so the walk will not read it",
+                        "masked",
+                    ),
+                )
             else:
                 w.add((which, "token"), (": □ to come (] walks on to it)", "note"))
             continue
         if skip[0, t]:
-            w.add((which, "token"), (": skipped — every key in it is hidden from every row of the pass, so it is "
-                                     "never read; m, l and acc stay as they were", "masked"), selected=selected)
+            w.add(
+                (which, "token"),
+                (
+                    ": skipped — every key in it is hidden from every row of the pass, so it is "
+                    "never read; m, l and acc stay as they were",
+                    "masked",
+                ),
+                selected=selected,
+            )
             continue
         if math.isnan(found["tile_max"][0, t]):
-            w.add((which, "token"), (f": nothing in it is visible to {w.query_quoted}: m, l and acc stay as "
-                                     "they were", "masked"), selected=selected)
+            w.add(
+                (which, "token"),
+                (
+                    f": nothing in it is visible to {w.query_quoted}: m, l and acc stay as "
+                    "they were",
+                    "masked",
+                ),
+                selected=selected,
+            )
             continue
-        s = masked[0, keys.start:keys.stop]
+        s = masked[0, keys.start : keys.stop]
         m_old = found["m"][0, t - 1] if t else -math.inf
         l_old = found["l"][0, t - 1] if t else 0.0
         m_new, l_new = found["m"][0, t], found["l"][0, t]
         correction = found["correction"][0, t]
-        scores = w.fold_lazy(len(s), lambda k: mask_text(s[k]) if math.isinf(s[k]) else fixed(float(s[k]), p), ", ")
-        w.add((which, "token"), (f": scores [{scores}], tile max {fixed(float(found['tile_max'][0, t]), p)}", "number"),
-              selected=selected)
+        scores = w.fold_lazy(
+            len(s), lambda k: mask_text(s[k]) if math.isinf(s[k]) else fixed(float(s[k]), p), ", "
+        )
+        w.add(
+            (which, "token"),
+            (f": scores [{scores}], tile max {fixed(float(found['tile_max'][0, t]), p)}", "number"),
+            selected=selected,
+        )
         if math.isnan(correction):  # the first tile it sees anything of
-            w.add(("  m = ", ""), (fixed(float(m_new), p), "result"), (" (the first visible keys: nothing to correct)", "note"),
-                  selected=selected)
-            w.add(("  l = Σ exp(s − m) = ", ""), (fixed(float(l_new), decimals, True), "result"), selected=selected)
+            w.add(
+                ("  m = ", ""),
+                (fixed(float(m_new), p), "result"),
+                (" (the first visible keys: nothing to correct)", "note"),
+                selected=selected,
+            )
+            w.add(
+                ("  l = Σ exp(s − m) = ", ""),
+                (fixed(float(l_new), decimals, True), "result"),
+                selected=selected,
+            )
         else:
-            w.add(("  m = max(", ""), (f"{fixed(float(m_old), p)}, {fixed(float(found['tile_max'][0, t]), p)}", "number"),
-                  (") = ", ""), (fixed(float(m_new), p), "result"), selected=selected)
-            w.add(("  correction = exp(m_old − m_new) = ", ""),
-                  (f"exp({fixed(float(m_old), p)} − {fixed(float(m_new), p)})", "number"), (" = ", ""),
-                  (fixed(float(correction), decimals, True), "result"), selected=selected)
-            w.add(("  l = l_old·correction + Σ exp(s − m) = ", ""),
-                  (f"{fixed(float(l_old), decimals, True)} × {fixed(float(correction), decimals, True)} + "
-                   f"{fixed(float(l_new - l_old * correction), decimals, True)}", "number"), (" = ", ""),
-                  (fixed(float(l_new), decimals, True), "result"), selected=selected)
-        w.add(("  acc = ", ""), (w.vector(found["acc"][0, t], decimals, True), "result"), selected=selected)
+            w.add(
+                ("  m = max(", ""),
+                (f"{fixed(float(m_old), p)}, {fixed(float(found['tile_max'][0, t]), p)}", "number"),
+                (") = ", ""),
+                (fixed(float(m_new), p), "result"),
+                selected=selected,
+            )
+            w.add(
+                ("  correction = exp(m_old − m_new) = ", ""),
+                (f"exp({fixed(float(m_old), p)} − {fixed(float(m_new), p)})", "number"),
+                (" = ", ""),
+                (fixed(float(correction), decimals, True), "result"),
+                selected=selected,
+            )
+            w.add(
+                ("  l = l_old·correction + Σ exp(s − m) = ", ""),
+                (
+                    f"{fixed(float(l_old), decimals, True)} × {fixed(float(correction), decimals, True)} + "
+                    f"{fixed(float(l_new - l_old * correction), decimals, True)}",
+                    "number",
+                ),
+                (" = ", ""),
+                (fixed(float(l_new), decimals, True), "result"),
+                selected=selected,
+            )
+        w.add(
+            ("  acc = ", ""),
+            (w.vector(found["acc"][0, t], decimals, True), "result"),
+            selected=selected,
+        )
     if current < count - 1:
-        w.add((f"output: acc / l once the last tile is read ({count - current - 1} to come; ] walks on)",
-               "note"))
+        w.add(
+            (
+                f"output: acc / l once the last tile is read ({count - current - 1} to come; ] walks on)",
+                "note",
+            )
+        )
     elif math.isnan(found["output"][0, 0]):
-        w.add((f"{w.query_quoted} sees no key at all: l stays 0, and there is no output (nothing to attend to).",
-               "masked"))
+        w.add(
+            (
+                f"{w.query_quoted} sees no key at all: l stays 0, and there is no output (nothing to attend to).",
+                "masked",
+            )
+        )
     elif w.attention.empty(rows)[0]:  # a finite mask value: the walk read the hidden keys' scores
-        w.add((f"{w.query_quoted} sees no key at all: every key is hidden, so attention gives it no output "
-               f"(nothing to attend to). The walk above took the mask value {mask_text(w.options.mask_value)} "
-               "for a score, as a kernel would: its acc / l only averages the values of hidden keys.", "masked"))
+        w.add(
+            (
+                f"{w.query_quoted} sees no key at all: every key is hidden, so attention gives it no output "
+                f"(nothing to attend to). The walk above took the mask value {mask_text(w.options.mask_value)} "
+                "for a score, as a kernel would: its acc / l only averages the values of hidden keys.",
+                "masked",
+            )
+        )
     else:
         output = found["output"][0]
-        standard = w.attention.values(w.attention.previous(STAGE.name), w.h, rows, range(scenario.d_v))[0]
+        standard = w.attention.values(
+            w.attention.previous(STAGE.name), w.h, rows, range(scenario.d_v)
+        )[0]
         w.add(("output = acc / l = ", ""), (w.vector(output, p), "result"))
-        w.add(("the Weighted sum's row:  ", ""), (w.vector(standard, p), "number"),
-              (f"   largest difference {float(np.abs(output - standard).max()):.1e}", "note"))
+        w.add(
+            ("the Weighted sum's row:  ", ""),
+            (w.vector(standard, p), "number"),
+            (f"   largest difference {float(np.abs(output - standard).max()):.1e}", "note"),
+        )
     held = scenario.T * scenario.T_k
     tile = Br * Bc + Br * (2 + scenario.d_v)
     read = Br * scenario.d_k + Bc * (scenario.d_k + scenario.d_v)
     at_scale = 16_384 * 16_384
-    w.note(f"Memory: the standard path holds every score at once, T_q × T_k = {held:,} numbers here "
-           f"({at_scale:,} at T = 16,384); the online path holds one tile, Br × Bc = {Br * Bc:,} scores, and "
-           f"m, l and acc for the pass's rows, Br × (2 + d_v) = {Br * (2 + scenario.d_v):,}: {tile:,} numbers, "
-           f"whatever T is, beside the tiles of Q, K and V it reads, Br × d_k + Bc × (d_k + d_v) = {read:,}.")
+    w.note(
+        f"Memory: the standard path holds every score at once, T_q × T_k = {held:,} numbers here "
+        f"({at_scale:,} at T = 16,384); the online path holds one tile, Br × Bc = {Br * Bc:,} scores, and "
+        f"m, l and acc for the pass's rows, Br × (2 + d_v) = {Br * (2 + scenario.d_v):,}: {tile:,} numbers, "
+        f"whatever T is, beside the tiles of Q, K and V it reads, Br × d_k + Bc × (d_k + d_v) = {read:,}."
+    )
     return title
 
 
 STAGE = Stage(
-    name="online", title="Online softmax", key="online", reads=(PREVIOUS, "V"),
-    changes="a Q row changes that row; a K or V row every row that sees it", columns=TILES,
-    palette="diverging", heading=heading, compute=compute, explain=explain, row_wide=True,
-    statistics=statistics, empty_rows=True, predictable=False, branch=True,
+    name="online",
+    title="Online softmax",
+    key="online",
+    reads=(PREVIOUS, "V"),
+    changes="a Q row changes that row; a K or V row every row that sees it",
+    columns=TILES,
+    palette="diverging",
+    heading=heading,
+    compute=compute,
+    explain=explain,
+    row_wide=True,
+    statistics=statistics,
+    empty_rows=True,
+    predictable=False,
+    branch=True,
     skipped=lambda attention, h, rows, cols: skipped(attention, h, rows, cols),
-    labels=labels, span=lambda scenario: setting(scenario).keys, json_rows=json_rows,
-    extras=(Extra("online_output", lambda head, rows: head.statistics(STAGE.name, rows)["output"], empty_rows=True),),
+    labels=labels,
+    span=lambda scenario: setting(scenario).keys,
+    json_rows=json_rows,
+    extras=(
+        Extra(
+            "online_output",
+            lambda head, rows: head.statistics(STAGE.name, rows)["output"],
+            empty_rows=True,
+        ),
+    ),
     applies=lambda scenario: STAGE.name in scenario.stage_settings,
-    scenario_keys=reader.KEYS, read=reader.read, gradient=BRANCH, score_range=AFTER_THE_MASK,
-    toggle=Toggle("--tiles", "add the Online softmax step: FlashAttention's walk, Bc keys a tile and Br query "
-                             "rows a pass (as the scenario's tiles: {queries: Br, keys: Bc})",
-                  switch=switch, offers=offers, value="Br,Bc", parse=parse))
+    scenario_keys=reader.KEYS,
+    read=reader.read,
+    gradient=BRANCH,
+    score_range=AFTER_THE_MASK,
+    toggle=Toggle(
+        "--tiles",
+        "add the Online softmax step: FlashAttention's walk, Bc keys a tile and Br query "
+        "rows a pass (as the scenario's tiles: {queries: Br, keys: Bc})",
+        switch=switch,
+        offers=offers,
+        value="Br,Bc",
+        parse=parse,
+    ),
+)

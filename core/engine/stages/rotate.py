@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_tui.core.numbers import fixed
 from attn_tui.core.engine.stages import DIMS, Stage
 from attn_tui.core.engine.stages.contract import GradientSteps, Outside
+from attn_tui.core.numbers import fixed
 
 
 def heading(scenario, options) -> str:
@@ -18,7 +18,7 @@ def heading(scenario, options) -> str:
 
 def compute(w) -> np.ndarray:
     """The queries as the scores read them, turned (``core.model.heads`` rotates them tile by tile)."""
-    return np.array(w.input("Q")[w.rows.start:w.rows.stop, w.cols.start:w.cols.stop])
+    return np.array(w.input("Q")[w.rows.start : w.rows.stop, w.cols.start : w.cols.stop])
 
 
 def explain(w) -> str:
@@ -32,16 +32,22 @@ def explain(w) -> str:
     joins = ", ".join(f"d{a[k] + 1} with d{b[k] + 1}" for k in range(min(2, len(a))))
     w.projected_query()
     r = rope.turned(d)
-    w.note(f"Each pair of dimensions turns by its own angle: pair k (k = 1 … {len(a)}) turns by "
-           f"θk = position × {rope.base:g}^(−2(k−1)/{r}); the pairs join {joins}"
-           + (", …" if len(a) > 2 else "."))
+    w.note(
+        f"Each pair of dimensions turns by its own angle: pair k (k = 1 … {len(a)}) turns by "
+        f"θk = position × {rope.base:g}^(−2(k−1)/{r}); the pairs join {joins}"
+        + (", …" if len(a) > 2 else ".")
+    )
     if r < d:
-        w.note(f"Only the first {r} of the {d} dimensions turn (partial rotary, as GPT-NeoX's); "
-               f"d{r + 1} … d{d} pass through unchanged.")
+        w.note(
+            f"Only the first {r} of the {d} dimensions turn (partial rotary, as GPT-NeoX's); "
+            f"d{r + 1} … d{d} pass through unchanged."
+        )
     vectors = [("q", i, before_q, after_q, w.query)]
     if w.col is not None and w.col < scenario.T_k:
         k = w.col
-        vectors.append(("k", k, inputs.K_before_rotation(w.h)[k], inputs.K(w.h)[k], w.keys_labels[k]))
+        vectors.append(
+            ("k", k, inputs.K_before_rotation(w.h)[k], inputs.K(w.h)[k], w.keys_labels[k])
+        )
     for letter, position, before, after, label in vectors:
         w.add((f"{letter}{position + 1} ({label}), position {position}:", "token"))
         for pair in w.fold_pairs(len(a)):
@@ -51,12 +57,17 @@ def explain(w) -> str:
             theta = position * frequencies[pair]
             x, y = _factor(before[a[pair]], p), _factor(before[b[pair]], p)
             c, s = _factor(np.cos(theta), p), _factor(np.sin(theta), p)
-            w.add((f"  θ{pair + 1} = {fixed(theta, p)}: ", "note"),
-                  (f"({x}·{c} − {y}·{s}, {y}·{c} + {x}·{s})", "number"), (" = ", ""),
-                  (f"({fixed(after[a[pair]], p)}, {fixed(after[b[pair]], p)})", "result"))
-    w.note("Scores read the rotated vectors: q·k then depends on the angle between positions, "
-           "i.e. on how far apart the two tokens are.")
-    key = f" and key \"{vectors[1][4]}\"'s" if len(vectors) > 1 else ""
+            w.add(
+                (f"  θ{pair + 1} = {fixed(theta, p)}: ", "note"),
+                (f"({x}·{c} − {y}·{s}, {y}·{c} + {x}·{s})", "number"),
+                (" = ", ""),
+                (f"({fixed(after[a[pair]], p)}, {fixed(after[b[pair]], p)})", "result"),
+            )
+    w.note(
+        "Scores read the rotated vectors: q·k then depends on the angle between positions, "
+        "i.e. on how far apart the two tokens are."
+    )
+    key = f' and key "{vectors[1][4]}"\'s' if len(vectors) > 1 else ""
     return f"rotate {w.query_quoted}'s query{key} by position"
 
 
@@ -67,9 +78,18 @@ def _factor(value: float, decimals: int) -> str:
 
 
 STAGE = Stage(
-    name="rotate", title="Rotate", key="rotated", reads=("Q",),
-    changes="a Q or K row changes only its own rotated row", columns=DIMS, palette="diverging",
-    heading=heading, compute=compute, explain=explain, applies=lambda scenario: scenario.rope is not None,
+    name="rotate",
+    title="Rotate",
+    key="rotated",
+    reads=("Q",),
+    changes="a Q or K row changes only its own rotated row",
+    columns=DIMS,
+    palette="diverging",
+    heading=heading,
+    compute=compute,
+    explain=explain,
+    applies=lambda scenario: scenario.rope is not None,
     predictable=False,
     gradient=GradientSteps(("d_queries", "d_keys")),  # (each turned back by −θ)
-    score_range=Outside("before the scores: it turns the queries and keys and keeps their lengths"))
+    score_range=Outside("before the scores: it turns the queries and keys and keeps their lengths"),
+)

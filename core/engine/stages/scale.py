@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from attn_tui.core.model.options import Options
-from attn_tui.core.numbers import fixed
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
 from attn_tui.core.engine.stages.contract import ChainRule, Grows, Multiplies
+from attn_tui.core.model.options import Options
+from attn_tui.core.numbers import fixed
 
 
 def heading(scenario, options) -> str:
@@ -41,21 +41,42 @@ def explain(w) -> str:
             w.note(k)
             continue
         score = fixed(before[k], s_dec, tiny)
-        formula = f"{score} / √{d_k} = {score}/{shown_divisor}" if scale is True else f"{score} / {shown_divisor}"
-        w.add((f"({w.query}, {w.keys_labels[k]}): ", "token"), (formula, "number"),
-              (" = ", ""), (fixed(after[k], w.p), "result"), selected=k == w.col)
-    fractions = w.fold_lazy(len(before), lambda k: f"{fixed(before[k], s_dec, tiny)}/{shown_divisor}", ", ")
-    w.add(("scaled scores: ", ""), ("[" + fractions + "]", "number"),
-          (" = ", ""), (w.vector(after, w.p), "result"))
+        formula = (
+            f"{score} / √{d_k} = {score}/{shown_divisor}"
+            if scale is True
+            else f"{score} / {shown_divisor}"
+        )
+        w.add(
+            (f"({w.query}, {w.keys_labels[k]}): ", "token"),
+            (formula, "number"),
+            (" = ", ""),
+            (fixed(after[k], w.p), "result"),
+            selected=k == w.col,
+        )
+    fractions = w.fold_lazy(
+        len(before), lambda k: f"{fixed(before[k], s_dec, tiny)}/{shown_divisor}", ", "
+    )
+    w.add(
+        ("scaled scores: ", ""),
+        ("[" + fractions + "]", "number"),
+        (" = ", ""),
+        (w.vector(after, w.p), "result"),
+    )
     if scale is True:
-        w.note("Why divide? With larger d_k, dot products grow just from having more terms; "
-               "big scores make softmax spiky. Dividing by √d_k keeps them well-behaved.")
+        w.note(
+            "Why divide? With larger d_k, dot products grow just from having more terms; "
+            "big scores make softmax spiky. Dividing by √d_k keeps them well-behaved."
+        )
     return title
 
 
 def back_heading(scenario, options) -> str:
     """Its term in dScores' heading: the gradient is divided as the scores were."""
-    return " scaling is off: ÷ 1" if options.scale is False else f" ÷ {fixed(options.divisor(scenario.d_k), 3)}"
+    return (
+        " scaling is off: ÷ 1"
+        if options.scale is False
+        else f" ÷ {fixed(options.divisor(scenario.d_k), 3)}"
+    )
 
 
 def shown_divisor(w) -> str:
@@ -65,18 +86,38 @@ def shown_divisor(w) -> str:
 def back_after(w) -> str:
     if w.attention.options.scale is False:
         return "Scaling is off: the divisor is 1, so nothing here shrinks the gradient — nor the scores."
-    return (f"Dividing the scores by {shown_divisor(w)} on the way forward divides their gradient by "
-            f"{shown_divisor(w)} on the way back.")
+    return (
+        f"Dividing the scores by {shown_divisor(w)} on the way forward divides their gradient by "
+        f"{shown_divisor(w)} on the way back."
+    )
 
 
 STAGE = Stage(
-    name="scale", title="Scale", key="scaled", reads=(PREVIOUS,),
-    changes="as the scores: a Q row changes that row, a K row that column", columns=KEYS,
-    palette="diverging", heading=heading, compute=compute, explain=explain,
-    gradient=ChainRule(back=lambda w, gradient: gradient / w.attention.divisor,
-                       derivative=lambda w: 1.0 / w.attention.divisor, heading=back_heading,
-                       factor=lambda w, value: f" / {shown_divisor(w)}", after=back_after),
-    score_range=Multiplies(lambda scenario, options: 1.0 / options.divisor(scenario.d_k),
-                           Grows("scaled score", lambda scenario, options: f"divided by {options.divisor(scenario.d_k):g}",
-                                 advice="use a larger scale", keys=("scale",)),
-                           reachable=(Options(scale=True), Options(scale=False))))
+    name="scale",
+    title="Scale",
+    key="scaled",
+    reads=(PREVIOUS,),
+    changes="as the scores: a Q row changes that row, a K row that column",
+    columns=KEYS,
+    palette="diverging",
+    heading=heading,
+    compute=compute,
+    explain=explain,
+    gradient=ChainRule(
+        back=lambda w, gradient: gradient / w.attention.divisor,
+        derivative=lambda w: 1.0 / w.attention.divisor,
+        heading=back_heading,
+        factor=lambda w, value: f" / {shown_divisor(w)}",
+        after=back_after,
+    ),
+    score_range=Multiplies(
+        lambda scenario, options: 1.0 / options.divisor(scenario.d_k),
+        Grows(
+            "scaled score",
+            lambda scenario, options: f"divided by {options.divisor(scenario.d_k):g}",
+            advice="use a larger scale",
+            keys=("scale",),
+        ),
+        reachable=(Options(scale=True), Options(scale=False)),
+    ),
+)

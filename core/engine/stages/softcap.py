@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_tui.core.numbers import fixed
-from attn_tui.core.reading import softcap as reader
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
 from attn_tui.core.engine.stages.contract import Caps, ChainRule
+from attn_tui.core.numbers import fixed
+from attn_tui.core.reading import softcap as reader
 
 
 def cap(scenario) -> float:
@@ -46,27 +46,52 @@ def explain(w) -> str:
         if isinstance(k, str):
             w.note(k)
             continue
-        w.add((f"({w.query}, {w.keys_labels[k]}): ", "token"),
-              (f"{shown} × tanh({fixed(before[k], p)} / {shown}) = {shown} × tanh({fixed(inside[k], max(p, 4))})",
-               "number"), (" = ", ""), (fixed(after[k], p), "result"), selected=k == w.col)
+        w.add(
+            (f"({w.query}, {w.keys_labels[k]}): ", "token"),
+            (
+                f"{shown} × tanh({fixed(before[k], p)} / {shown}) = {shown} × tanh({fixed(inside[k], max(p, 4))})",
+                "number",
+            ),
+            (" = ", ""),
+            (fixed(after[k], p), "result"),
+            selected=k == w.col,
+        )
     w.add(("capped scores: ", ""), (w.vector(after, p), "result"))
     squeezed = float(np.max(np.abs(before - after), initial=0.0))
-    w.note(f"A score well inside ±{shown} passes almost unchanged (tanh u ≈ u); here the most any score "
-           f"moved is {fixed(squeezed, max(p, 4))}.")
+    w.note(
+        f"A score well inside ±{shown} passes almost unchanged (tanh u ≈ u); here the most any score "
+        f"moved is {fixed(squeezed, max(p, 4))}."
+    )
     return f"keep {w.query_quoted}'s scores inside ±{shown}"
 
 
 def back_before(w) -> str:
-    return (f"Softcap c·tanh(x/c) has slope 1 − tanh²(x/c): near 1 for a score far inside ±{cap(w.scenario):g}, "
-            "near 0 for one pressed against the cap.")
+    return (
+        f"Softcap c·tanh(x/c) has slope 1 − tanh²(x/c): near 1 for a score far inside ±{cap(w.scenario):g}, "
+        "near 0 for one pressed against the cap."
+    )
 
 
 STAGE = Stage(
-    name="softcap", title="Softcap", key="capped", reads=(PREVIOUS,),
-    changes="as the scores: a Q row changes that row, a K row that column", columns=KEYS,
-    palette="diverging", heading=heading, compute=compute, explain=explain,
+    name="softcap",
+    title="Softcap",
+    key="capped",
+    reads=(PREVIOUS,),
+    changes="as the scores: a Q row changes that row, a K row that column",
+    columns=KEYS,
+    palette="diverging",
+    heading=heading,
+    compute=compute,
+    explain=explain,
     applies=lambda scenario: STAGE.name in scenario.stage_settings,
-    gradient=ChainRule(back=lambda w, gradient: gradient * slope(w), derivative=slope,
-                       heading=lambda scenario, options: " ∘ softcap′",
-                       factor=lambda w, value: f" × {fixed(value, max(w.p, 4))}", before=back_before),
-    score_range=Caps(cap), scenario_keys=reader.KEYS, read=reader.read)
+    gradient=ChainRule(
+        back=lambda w, gradient: gradient * slope(w),
+        derivative=slope,
+        heading=lambda scenario, options: " ∘ softcap′",
+        factor=lambda w, value: f" × {fixed(value, max(w.p, 4))}",
+        before=back_before,
+    ),
+    score_range=Caps(cap),
+    scenario_keys=reader.KEYS,
+    read=reader.read,
+)

@@ -7,14 +7,14 @@ import math
 import numpy as np
 
 from attn_tui.core.engine.explanation import FOLD, percent, quoted_key
-from attn_tui.core.model.labels import token_labels
-from attn_tui.core.numbers import fixed, mask_text, signed_shift
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Extra, Stage, Summary
 from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, GradientSteps
+from attn_tui.core.model.labels import token_labels
+from attn_tui.core.numbers import fixed, mask_text, signed_shift
 
 READABLE_EXP = 30.0  # up to here exp(score) prints readably; beyond, show exp(score − max)
-EXP_OVERFLOWS = math.log(np.finfo(np.float64).max)     # ≈ 709.78
-EXP_UNDERFLOWS = math.log(np.finfo(np.float64).tiny)   # ≈ -708.4
+EXP_OVERFLOWS = math.log(np.finfo(np.float64).max)  # ≈ 709.78
+EXP_UNDERFLOWS = math.log(np.finfo(np.float64).tiny)  # ≈ -708.4
 
 
 def heading(scenario, options) -> str:
@@ -38,12 +38,16 @@ def _statistics(masked: np.ndarray, empty: np.ndarray) -> dict[str, np.ndarray]:
     masked key) gives exactly 0."""
     safe = np.where(empty[:, None], 0.0, masked)  # a row that sees nothing: no NaN
     row_max = safe.max(axis=1)
-    with np.errstate(over="ignore"):  # a mask value near −1.8e308 minus a positive max: −∞, weight 0
+    with np.errstate(
+        over="ignore"
+    ):  # a mask value near −1.8e308 minus a positive max: −∞, weight 0
         row_sum = np.exp(safe - row_max[:, None]).sum(axis=1)
     return {"row_max": row_max, "row_sum": row_sum}
 
 
-def _weights(masked: np.ndarray, row_max: np.ndarray, row_sum: np.ndarray, empty: np.ndarray) -> np.ndarray:
+def _weights(
+    masked: np.ndarray, row_max: np.ndarray, row_sum: np.ndarray, empty: np.ndarray
+) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         weights = np.exp(masked - row_max[:, None]) / row_sum[:, None]
     weights[empty] = 0.0
@@ -87,8 +91,13 @@ def explain(w) -> str:
     r, p = w.r, w.p
     title = f"turn {w.query_quoted}'s scores into percentages"
     if r.empty:
-        w.add((f"{w.query_quoted} can see no key: there is nothing to share its attention "
-               "between, so it has no weights.", "masked"))
+        w.add(
+            (
+                f"{w.query_quoted} can see no key: there is nothing to share its attention "
+                "between, so it has no weights.",
+                "masked",
+            )
+        )
         return title
     masked, weights = r.previous, r.own
     found = r.statistics()
@@ -111,44 +120,67 @@ def explain(w) -> str:
         if isinstance(k, str):
             w.note(k)
             continue
-        w.add((label(k).ljust(width), "number"), (" = ", ""),
-              (fixed(exps[k], p, True).rjust(value_width), "masked" if r.blocked[k] else "result"),
-              (f"   {w.keys_labels[k]}", "token"), selected=k == w.col)
+        w.add(
+            (label(k).ljust(width), "number"),
+            (" = ", ""),
+            (fixed(exps[k], p, True).rjust(value_width), "masked" if r.blocked[k] else "result"),
+            (f"   {w.keys_labels[k]}", "token"),
+            selected=k == w.col,
+        )
     w.add((" " * (width + 3) + "-" * value_width, ""))
     w.add(("sum".ljust(width), ""), (" = ", ""), (fixed(total, p, True), "result"))
-    quotients = w.fold_lazy(len(masked), lambda k: f"{fixed(exps[k], p, True)}/{fixed(total, p, True)}", ", ")
+    quotients = w.fold_lazy(
+        len(masked), lambda k: f"{fixed(exps[k], p, True)}/{fixed(total, p, True)}", ", "
+    )
     w.add(("weights = ", ""), ("[" + quotients + "]", "number"))
-    w.add(("        = ", ""), (w.vector(weights, p, tiny=False), "result"), (f"  ({sums_note(weights, p)})", "note"))
+    w.add(
+        ("        = ", ""),
+        (w.vector(weights, p, tiny=False), "result"),
+        (f"  ({sums_note(weights, p)})", "note"),
+    )
     w.add((sentence(w.attention, w.row, w.h), "token"))
     hidden = float(weights[r.blocked].sum())
-    if hidden >= 10.0 ** -p:  # a finite mask value above the visible scores: the mask leaked
+    if hidden >= 10.0**-p:  # a finite mask value above the visible scores: the mask leaked
         best_visible = float(masked[~r.blocked].max()) if (~r.blocked).any() else float("-inf")
-        w.add((f"The hidden keys take {percent(hidden)} of {w.query_quoted}'s weight: the mask value "
-               f"{mask_text(w.options.mask_value)} is not far below its visible scores (the largest "
-               f"{fixed(best_visible, p, tiny=False)}), so hiding a key did not take its weight away. A mask value must be "
-               "far below every score: use -.inf.", "masked"))
+        w.add(
+            (
+                f"The hidden keys take {percent(hidden)} of {w.query_quoted}'s weight: the mask value "
+                f"{mask_text(w.options.mask_value)} is not far below its visible scores (the largest "
+                f"{fixed(best_visible, p, tiny=False)}), so hiding a key did not take its weight away. A mask value must be "
+                "far below every score: use -.inf.",
+                "masked",
+            )
+        )
     w.weight_bars(weights)
     shift = fixed(row_max, p)
     if raw:
         # a largest score that reads 0.000 is still subtracted: "x − 0.000", never "x + 0.000"
         minus_max = f"− {shift}" if not shift.strip("0.") else signed_shift(-row_max, p)
-        w.note(f"For stability the code computes exp(x {minus_max}), subtracting the "
-               f"row's largest score: every exp and the sum shrink by the same factor "
-               f"e^{shift}, so the weights are the same.")
+        w.note(
+            f"For stability the code computes exp(x {minus_max}), subtracting the "
+            f"row's largest score: every exp and the sum shrink by the same factor "
+            f"e^{shift}, so the weights are the same."
+        )
     elif row_max > EXP_OVERFLOWS:
-        w.note(f"The row's largest score, {shift}, is subtracted before exp: exp({shift}) would "
-               "overflow float64, and the weights do not change.")
+        w.note(
+            f"The row's largest score, {shift}, is subtracted before exp: exp({shift}) would "
+            "overflow float64, and the weights do not change."
+        )
     elif row_max < EXP_UNDERFLOWS:
-        w.note(f"The row's largest score, {shift}, is subtracted before exp: exp({shift}) would "
-               "underflow to 0 (and 0/0 is no weight), and the weights do not change.")
+        w.note(
+            f"The row's largest score, {shift}, is subtracted before exp: exp({shift}) would "
+            "underflow to 0 (and 0/0 is no weight), and the weights do not change."
+        )
     else:
-        w.note(f"The row's largest score, {shift}, is subtracted before exp, as the code always "
-               "does: the exps stay between 0 and 1 and the weights do not change.")
+        w.note(
+            f"The row's largest score, {shift}, is subtracted before exp, as the code always "
+            "does: the exps stay between 0 and 1 and the weights do not change."
+        )
     return title
 
 
 def sums_note(weights: np.ndarray, precision: int) -> str:
-    """"sums to 1", and a word on rounding when the weights as shown do not add up to 1."""
+    """ "sums to 1", and a word on rounding when the weights as shown do not add up to 1."""
     exact = f"sums to {fixed(float(weights.sum()), 1)}"
     if len(weights) > 64:  # too many to add up by eye: rounding is not the reader's question
         return exact
@@ -174,14 +206,20 @@ def sentence(attention, row: int, head: int = 0) -> str:
     blocked = attention.blocked(rows, keys)[0]
     visible_keys = np.flatnonzero(~blocked)
     many = len(visible_keys) > FOLD
-    shown = visible_keys[np.argsort(-weights[visible_keys], kind="stable")[:3]] if many else visible_keys
+    shown = (
+        visible_keys[np.argsort(-weights[visible_keys], kind="stable")[:3]]
+        if many
+        else visible_keys
+    )
     phrases = [(percent(weights[k]), quoted_key(scenario, k, row)) for k in shown]
     first = f"{phrases[0][0]} attention to {phrases[0][1]}"
     rest = [f"{share} to {who}" for share, who in phrases[1:]]
     if many:
         others = float(weights[visible_keys].sum() - weights[shown].sum())
-        text = ", ".join([first, *rest]) + f" (its {len(shown)} largest), and {percent(others)} " \
+        text = (
+            ", ".join([first, *rest]) + f" (its {len(shown)} largest), and {percent(others)} "
             f"to the other {len(visible_keys) - len(shown)} keys"
+        )
     elif not rest:
         text = first
     elif len(rest) == 1:
@@ -198,15 +236,37 @@ def sentence(attention, row: int, head: int = 0) -> str:
 
 
 STAGE = Stage(
-    name="softmax", title="Softmax", key="weights", key_a_noun=True, reads=(PREVIOUS,),
-    changes="a Q row changes that row; a K row every row that can see it", columns=KEYS,
-    palette="weights", heading=heading, compute=compute, explain=explain, row_wide=True,
-    statistics=statistics, empty_rows=True, masked_given=True, overview=True,
-    summaries=(Summary("max", "max_weight", "largest weight", max_weight),
-               Summary("H", "entropy", "entropy in nats", entropy)),
-    extras=(Extra("row_max", lambda head, rows: head.statistics(STAGE.name, rows)["row_max"], per_row=True),
-            # of exp(masked − row_max): weights × row_sum gives exp
-            Extra("row_sum", lambda head, rows: head.statistics(STAGE.name, rows)["row_sum"], per_row=True)),
-    gradient=GradientSteps(("d_scores",)), score_range=AFTER_THE_MASK)
+    name="softmax",
+    title="Softmax",
+    key="weights",
+    key_a_noun=True,
+    reads=(PREVIOUS,),
+    changes="a Q row changes that row; a K row every row that can see it",
+    columns=KEYS,
+    palette="weights",
+    heading=heading,
+    compute=compute,
+    explain=explain,
+    row_wide=True,
+    statistics=statistics,
+    empty_rows=True,
+    masked_given=True,
+    overview=True,
+    summaries=(
+        Summary("max", "max_weight", "largest weight", max_weight),
+        Summary("H", "entropy", "entropy in nats", entropy),
+    ),
+    extras=(
+        Extra(
+            "row_max", lambda head, rows: head.statistics(STAGE.name, rows)["row_max"], per_row=True
+        ),
+        # of exp(masked − row_max): weights × row_sum gives exp
+        Extra(
+            "row_sum", lambda head, rows: head.statistics(STAGE.name, rows)["row_sum"], per_row=True
+        ),
+    ),
+    gradient=GradientSteps(("d_scores",)),
+    score_range=AFTER_THE_MASK,
+)
 
 __all__ = ["STAGE", "entropy_rows", "percent", "sentence", "softmax", "sums_note"]

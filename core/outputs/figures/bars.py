@@ -5,6 +5,7 @@ of 0). Signed values (scores, gradients) hang below a zero line."""
 from __future__ import annotations
 
 import numpy as np
+
 from attn_tui.core.engine.attention import Attention
 from attn_tui.core.engine.stages import KEYS
 from attn_tui.core.numbers import fixed
@@ -12,7 +13,7 @@ from attn_tui.core.outputs.figures import colour_maps
 from attn_tui.core.outputs.figures.heat_map import FigureError, find_stage, stage_labels
 from attn_tui.core.outputs.figures.svg import Svg
 
-MAX_BARS = 512   # a row of more columns is refused: a bar chart of it would not read
+MAX_BARS = 512  # a row of more columns is refused: a bar chart of it would not read
 PLOT_HEIGHT = 240.0
 
 
@@ -22,17 +23,23 @@ def bar_chart(attention: Attention, key: str, row: int, head: int = 0) -> str:
     stage = find_stage(attention, key)
     n_rows, n_cols = stage.row_count(scenario), stage.column_count(scenario)
     if stage.json_rows is not None:
-        raise FigureError(f"{stage.key} is a walk, not a matrix: no bar chart of it (try another stage)")
+        raise FigureError(
+            f"{stage.key} is a walk, not a matrix: no bar chart of it (try another stage)"
+        )
     if not 0 <= row < n_rows:
         raise FigureError(f"there is no row {row + 1}: {stage.key} has {n_rows}")
     if n_cols > MAX_BARS:
-        raise FigureError(f"a row of {n_cols:,} columns is too many bars to read (at most {MAX_BARS}); "
-                          "draw the heat map instead (--row all)")
+        raise FigureError(
+            f"a row of {n_cols:,} columns is too many bars to read (at most {MAX_BARS}); "
+            "draw the heat map instead (--row all)"
+        )
     if not 0 <= head < scenario.heads:
         raise FigureError(f"there is no head {head + 1}: the scenario has {scenario.heads}")
     h = head if stage.per_head else None
     cols = range(n_cols)
-    values = np.asarray(attention.values(stage.name, h, range(row, row + 1), cols, keep=False), dtype=np.float64)[0]
+    values = np.asarray(
+        attention.values(stage.name, h, range(row, row + 1), cols, keep=False), dtype=np.float64
+    )[0]
     masked = np.isnan(values)
     if stage.columns == KEYS and stage.rows != KEYS and (stage.masks or stage.masked_given):
         masked |= attention.blocked(range(row, row + 1), cols)[0]
@@ -52,12 +59,26 @@ def bar_chart(attention: Attention, key: str, row: int, head: int = 0) -> str:
     span = PLOT_HEIGHT / 2 if signed else PLOT_HEIGHT
     title = f"{stage.title} ({stage.key}) of row {row + 1}, {rows[row]!s}"
     svg = Svg(max(left + bar * n_cols + 40, 560.0), top + PLOT_HEIGHT + 120, title)
-    svg.raw('<defs><pattern id="masked" width="6" height="6" patternUnits="userSpaceOnUse" '
-            f'patternTransform="rotate(45)"><rect width="6" height="6" fill="{colour_maps.MASKED}"/>'
-            f'<line x1="0" y1="0" x2="0" y2="6" stroke="{colour_maps.HATCH}" stroke-width="2"/></pattern></defs>')
-    svg.text(12, 24, f"{stage.title} ({stage.key}) of row {row + 1}: {rows[row]}", size=18, longest=120,
-             font_weight="bold")
-    svg.text(12, 44, f"{scenario.title}: {stage.heading(scenario, attention.options)}", size=12, longest=200)
+    svg.raw(
+        '<defs><pattern id="masked" width="6" height="6" patternUnits="userSpaceOnUse" '
+        f'patternTransform="rotate(45)"><rect width="6" height="6" fill="{colour_maps.MASKED}"/>'
+        f'<line x1="0" y1="0" x2="0" y2="6" stroke="{colour_maps.HATCH}" stroke-width="2"/></pattern></defs>'
+    )
+    svg.text(
+        12,
+        24,
+        f"{stage.title} ({stage.key}) of row {row + 1}: {rows[row]}",
+        size=18,
+        longest=120,
+        font_weight="bold",
+    )
+    svg.text(
+        12,
+        44,
+        f"{scenario.title}: {stage.heading(scenario, attention.options)}",
+        size=12,
+        longest=200,
+    )
     fills = colour_maps.colours(colour_maps.positions(shown, palette, largest), palette)
     numbers = bar >= 24
     for j in range(n_cols):
@@ -67,18 +88,40 @@ def bar_chart(attention: Attention, key: str, row: int, head: int = 0) -> str:
             continue
         length = abs(shown[j]) / top_value * span
         y = zero - length if shown[j] >= 0 else zero
-        svg.rect(x + 1, y, bar - 2, length, str(fills[j]), class_="bar", data_value=repr(float(values[j])),
-                 stroke="#000000", stroke_width="0.5")
+        svg.rect(
+            x + 1,
+            y,
+            bar - 2,
+            length,
+            str(fills[j]),
+            class_="bar",
+            data_value=repr(float(values[j])),
+            stroke="#000000",
+            stroke_width="0.5",
+        )
         if numbers:
             above = y - 4 if shown[j] >= 0 else y + length + 12
-            svg.text(x + bar / 2, above, fixed(float(values[j]), decimals, stage.tiny), size=10,
-                     anchor="middle", mono=True)
+            svg.text(
+                x + bar / 2,
+                above,
+                fixed(float(values[j]), decimals, stage.tiny),
+                size=10,
+                anchor="middle",
+                mono=True,
+            )
     svg.line(left, zero, left + bar * n_cols, zero, "#000000")
     svg.text(left - 6, top + 8, fixed(top_value, decimals), size=10, anchor="end", mono=True)
     if bar >= 10:
         for j in range(n_cols):
-            svg.text(left + j * bar + bar / 2, top + PLOT_HEIGHT + 14, labels[j], size=10, rotate=-45,
-                     anchor="end", longest=18)
+            svg.text(
+                left + j * bar + bar / 2,
+                top + PLOT_HEIGHT + 14,
+                labels[j],
+                size=10,
+                rotate=-45,
+                anchor="end",
+                longest=18,
+            )
     notes = [] if numbers else ["bars too narrow for their numbers: the numbers are left out"]
     if masked.any():
         notes.append("hatched: masked (no weight; not a bar of 0)")

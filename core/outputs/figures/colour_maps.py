@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-WEIGHTS = ("#440154", "#21918c", "#fde725")      # matrix--low, --middle, --high
-DIVERGING = ("#0072b2", "#3b3b3b", "#e69f00")    # matrix--negative, --zero, --positive
-MASKED = "#ffffff"   # a masked cell: white, hatched in grey (never the colour of 0)
+WEIGHTS = ("#440154", "#21918c", "#fde725")  # matrix--low, --middle, --high
+DIVERGING = ("#0072b2", "#3b3b3b", "#e69f00")  # matrix--negative, --zero, --positive
+MASKED = "#ffffff"  # a masked cell: white, hatched in grey (never the colour of 0)
 HATCH = "#8c8c8c"
-LEVELS = 33          # as the app's gradient (tui.heat_colours.LEVELS)
+LEVELS = 33  # as the app's gradient (tui.heat_colours.LEVELS)
 
 
 def _rgb(hex_colour: str) -> np.ndarray:
-    return np.array([int(hex_colour[k:k + 2], 16) for k in (1, 3, 5)], dtype=np.float64)
+    return np.array([int(hex_colour[k : k + 2], 16) for k in (1, 3, 5)], dtype=np.float64)
 
 
 def positions(values: np.ndarray, palette: str, largest: float) -> np.ndarray:
@@ -41,8 +41,12 @@ def colours(position: np.ndarray, palette: str) -> np.ndarray:
     step = np.rint(np.asarray(position, dtype=np.float64) * (LEVELS - 1)) / (LEVELS - 1)
     low = step < 0.5
     t = np.where(low, step * 2.0, (step - 0.5) * 2.0)[..., None]
-    rgb = np.where(low[..., None], stops[0] + (stops[1] - stops[0]) * t, stops[1] + (stops[2] - stops[1]) * t)
-    table = np.array([f"#{r:02x}{g:02x}{b:02x}" for r, g, b in np.rint(rgb.reshape(-1, 3)).astype(int)])
+    rgb = np.where(
+        low[..., None], stops[0] + (stops[1] - stops[0]) * t, stops[1] + (stops[2] - stops[1]) * t
+    )
+    table = np.array(
+        [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in np.rint(rgb.reshape(-1, 3)).astype(int)]
+    )
     return table.reshape(np.shape(position))
 
 

@@ -13,17 +13,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from attn_tui.core.engine.attention import BLOCK, Attention
 from attn_tui.core.engine.stages import KEYS, Stage
 from attn_tui.core.numbers import fixed
-from attn_tui.core.text import visible
 from attn_tui.core.outputs.figures import colour_maps
 from attn_tui.core.outputs.figures.svg import Svg
+from attn_tui.core.text import visible
 
-MAX_CELLS = 96        # cells a side before the map is drawn in blocks
-READABLE = 28.0       # a cell's width in user units below which its number is left out
-MAP_SIDE = 560.0      # the map's largest side in user units
-LABELS_FROM = 48      # rows or columns beyond this: every n-th label only
+MAX_CELLS = 96  # cells a side before the map is drawn in blocks
+READABLE = 28.0  # a cell's width in user units below which its number is left out
+MAP_SIDE = 560.0  # the map's largest side in user units
+LABELS_FROM = 48  # rows or columns beyond this: every n-th label only
 # Blocks of this many engine row blocks (of 16 rows) or more read one of them each, a sample
 SAMPLE_FROM = 2
 
@@ -61,7 +62,9 @@ def find_stage(attention: Attention, key: str) -> Stage:
             return stage
     keys = ", ".join(stage.key for stage in attention.steps)
     inputs = ", ".join(attention.scenario.inputs)
-    raise FigureError(f"this scenario has no stage {key!r}; its stages are {keys}; its inputs {inputs}")
+    raise FigureError(
+        f"this scenario has no stage {key!r}; its stages are {keys}; its inputs {inputs}"
+    )
 
 
 def stage_labels(attention: Attention, stage: Stage) -> tuple[list[str], list[str]]:
@@ -89,19 +92,26 @@ def stage_grid(attention: Attention, stage: Stage, h: int | None, factor: int):
     masks = stage.columns == KEYS and stage.rows != KEYS and (stage.masks or stage.masked_given)
     col_starts = np.arange(0, n_cols, factor)
     for first, rows in _row_runs(attention, n_rows, factor):
-        values = np.asarray(attention.values(stage.name, h, rows, cols, keep=False), dtype=np.float64)
-        seen = ~np.isnan(values)  # an overflowed ±∞ is a value (drawn at the scale's end), not masked
+        values = np.asarray(
+            attention.values(stage.name, h, rows, cols, keep=False), dtype=np.float64
+        )
+        seen = ~np.isnan(
+            values
+        )  # an overflowed ±∞ is a value (drawn at the scale's end), not masked
         if masks:
             seen &= ~attention.blocked(rows, cols)
         if stage.empty_rows and stage.rows != KEYS:
             seen &= ~np.asarray(attention.empty(rows, keep=False))[:, None]
         values = np.where(seen, values, 0.0)
         row_starts = np.arange(0, len(rows), factor)
-        block_sums = np.add.reduceat(np.add.reduceat(values, row_starts, axis=0), col_starts, axis=1)
-        block_counts = np.add.reduceat(np.add.reduceat(seen.astype(np.float64), row_starts, axis=0),
-                                       col_starts, axis=1)
-        sums[first:first + len(row_starts)] = block_sums
-        counts[first:first + len(row_starts)] = block_counts
+        block_sums = np.add.reduceat(
+            np.add.reduceat(values, row_starts, axis=0), col_starts, axis=1
+        )
+        block_counts = np.add.reduceat(
+            np.add.reduceat(seen.astype(np.float64), row_starts, axis=0), col_starts, axis=1
+        )
+        sums[first : first + len(row_starts)] = block_sums
+        counts[first : first + len(row_starts)] = block_counts
     masked = counts == 0
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.where(masked, 0.0, sums / np.where(masked, 1.0, counts))
@@ -137,7 +147,9 @@ def heat_map(attention: Attention, key: str, head: int = 0) -> str:
     scenario = attention.scenario
     stage = find_stage(attention, key)
     if stage.json_rows is not None:
-        raise FigureError(f"{stage.key} is a walk, not a matrix: no heat map of it (try another stage)")
+        raise FigureError(
+            f"{stage.key} is a walk, not a matrix: no heat map of it (try another stage)"
+        )
     if not 0 <= head < scenario.heads:
         raise FigureError(f"there is no head {head + 1}: the scenario has {scenario.heads}")
     h = head if stage.per_head else None
@@ -153,13 +165,20 @@ def heat_map(attention: Attention, key: str, head: int = 0) -> str:
     shown = values[~masked]
     largest = float(np.max(np.abs(shown[np.isfinite(shown)]), initial=0.0))
     heads = scenario.heads > 1 and stage.per_head
-    title = f"{stage.title} ({stage.key})" + (f", {head_title(scenario.head_names[head])}" if heads else "")
+    title = f"{stage.title} ({stage.key})" + (
+        f", {head_title(scenario.head_names[head])}" if heads else ""
+    )
     caption = [f"{scenario.title}: {stage.heading(scenario, attention.options)}"]
     if factor > 1:
-        rows_read = (f"of {attention.block} of its rows (a sample) over its {factor} columns"
-                     if sampled(attention, factor) else "of its cells")
-        caption.append(f"T = {n_rows:,}: drawn in blocks of {factor} × {factor} cells, each the mean "
-                       f"{rows_read}, masked cells left out")
+        rows_read = (
+            f"of {attention.block} of its rows (a sample) over its {factor} columns"
+            if sampled(attention, factor)
+            else "of its cells"
+        )
+        caption.append(
+            f"T = {n_rows:,}: drawn in blocks of {factor} × {factor} cells, each the mean "
+            f"{rows_read}, masked cells left out"
+        )
     return draw(title, caption, rows, cols, values, masked, palette, largest, decimals, stage.tiny)
 
 
@@ -171,9 +190,11 @@ def draw(title, caption, rows, cols, values, masked, palette, largest, decimals,
     width = left + cell * n_cols + 140
     height = top + cell * n_rows + 110
     svg = Svg(width, height, title)
-    svg.raw('<defs><pattern id="masked" width="6" height="6" patternUnits="userSpaceOnUse" '
-            f'patternTransform="rotate(45)"><rect width="6" height="6" fill="{colour_maps.MASKED}"/>'
-            f'<line x1="0" y1="0" x2="0" y2="6" stroke="{colour_maps.HATCH}" stroke-width="2"/></pattern></defs>')
+    svg.raw(
+        '<defs><pattern id="masked" width="6" height="6" patternUnits="userSpaceOnUse" '
+        f'patternTransform="rotate(45)"><rect width="6" height="6" fill="{colour_maps.MASKED}"/>'
+        f'<line x1="0" y1="0" x2="0" y2="6" stroke="{colour_maps.HATCH}" stroke-width="2"/></pattern></defs>'
+    )
     svg.text(12, 24, title, size=18, longest=200, font_weight="bold")
     for k, line in enumerate(caption):
         svg.text(12, 44 + 16 * k, line, size=12, longest=200)
@@ -185,7 +206,14 @@ def draw(title, caption, rows, cols, values, masked, palette, largest, decimals,
     for i in range(n_rows):
         y = top + i * cell
         if i % every_row == 0:
-            svg.text(left - 6, y + cell / 2 + label_size / 3, rows[i], size=label_size, anchor="end", longest=18)
+            svg.text(
+                left - 6,
+                y + cell / 2 + label_size / 3,
+                rows[i],
+                size=label_size,
+                anchor="end",
+                longest=18,
+            )
         for j in range(n_cols):
             x = left + j * cell
             if masked[i, j]:
@@ -194,15 +222,24 @@ def draw(title, caption, rows, cols, values, masked, palette, largest, decimals,
             fill = str(fills[i, j])
             svg.rect(x, y, cell, cell, fill, class_="cell", data_value=repr(float(values[i, j])))
             if numbers:
-                svg.text(x + cell / 2, y + cell / 2 + 4, fixed(float(values[i, j]), decimals, tiny),
-                         size=min(11.0, cell / 4), anchor="middle", fill=colour_maps.text_colour(fill), mono=True)
+                svg.text(
+                    x + cell / 2,
+                    y + cell / 2 + 4,
+                    fixed(float(values[i, j]), decimals, tiny),
+                    size=min(11.0, cell / 4),
+                    anchor="middle",
+                    fill=colour_maps.text_colour(fill),
+                    mono=True,
+                )
     for j in range(0, n_cols, every_col):
         x = left + j * cell + cell / 2
         svg.text(x, top - 6, cols[j], size=label_size, rotate=-45, longest=18)
     _legend(svg, left + cell * n_cols + 24, top, cell * n_rows, palette, largest, decimals, tiny)
     notes = []
     if not numbers:
-        notes.append("cells too small for their numbers: the numbers are left out (see --json for them)")
+        notes.append(
+            "cells too small for their numbers: the numbers are left out (see --json for them)"
+        )
     if masked.any():
         notes.append("hatched: masked (no weight; not the colour of 0)")
     for k, note in enumerate(notes):

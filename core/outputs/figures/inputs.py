@@ -18,7 +18,9 @@ from attn_tui.core.teaching.overview import downsample
 def input_map(scenario: Scenario, name: str, head: int = 0) -> str:
     """The SVG document of input ``name`` (of head ``head``, 0-based, for a per-head input)."""
     if name not in scenario.inputs:
-        raise FigureError(f"this scenario has no input {name!r}; its inputs are {', '.join(scenario.inputs)}")
+        raise FigureError(
+            f"this scenario has no input {name!r}; its inputs are {', '.join(scenario.inputs)}"
+        )
     values = np.asarray(scenario.inputs[name], dtype=np.float64)
     per_head = values.ndim == 3
     if per_head:
@@ -33,12 +35,22 @@ def input_map(scenario: Scenario, name: str, head: int = 0) -> str:
     caption = [f"{scenario.title}: {name}, {ROLES.get(name, 'an input')} ({n_rows}×{n_cols})"]
     if factor > 1:
         values = downsample(values, -(-n_rows // factor), -(-n_cols // factor))
-        rows = [f"{rows[k]}…" for k in range(0, n_rows, factor)][:len(values)]
-        cols = [f"{cols[k]}…" for k in range(0, n_cols, factor)][:values.shape[1]]
+        rows = [f"{rows[k]}…" for k in range(0, n_rows, factor)][: len(values)]
+        cols = [f"{cols[k]}…" for k in range(0, n_cols, factor)][: values.shape[1]]
         caption.append(f"drawn in blocks of {factor} × {factor} cells, each the mean of its cells")
     which = f", {head_title(scenario.head_names[head])}" if per_head and scenario.heads > 1 else ""
     finite = values[np.isfinite(values)]
     largest = float(np.max(np.abs(finite), initial=0.0))
     decimals = decimals_needed(values, scenario.precision)
-    return draw(f"{name}{which}", caption, rows, cols, values, np.zeros(values.shape, dtype=bool),
-                "diverging", largest, decimals, True)
+    return draw(
+        f"{name}{which}",
+        caption,
+        rows,
+        cols,
+        values,
+        np.zeros(values.shape, dtype=bool),
+        "diverging",
+        largest,
+        decimals,
+        True,
+    )

@@ -24,7 +24,7 @@ from attn_tui.core.outputs.figures.svg import Svg
 # that differ in grey too (solid first: the scenario's own, or its first variant).
 LINE_COLOURS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")
 DASHES = ("", "8 4", "2 3", "8 3 2 3", "12 4 2 4 2 4", "4 4")
-LOG_FROM = 100.0       # a log axis when the largest loss is this many times the smallest (> 0)
+LOG_FROM = 100.0  # a log axis when the largest loss is this many times the smallest (> 0)
 WIDTH, PLOT_H = 720.0, 320.0
 LEFT, TOP = 80.0, 70.0
 
@@ -59,7 +59,9 @@ def loss_curves(scenario: Scenario) -> str:
 
     def y_of(loss: float) -> float:
         if log:
-            share = (math.log10(loss) - math.log10(low_loss)) / ((math.log10(top_loss) - math.log10(low_loss)) or 1.0)
+            share = (math.log10(loss) - math.log10(low_loss)) / (
+                (math.log10(top_loss) - math.log10(low_loss)) or 1.0
+            )
         else:
             share = loss / top_loss
         return TOP + PLOT_H * (1.0 - share)
@@ -72,8 +74,14 @@ def loss_curves(scenario: Scenario) -> str:
     height = TOP + PLOT_H + 70 + 18 * len(shown)
     svg = Svg(WIDTH, height, title)
     svg.text(12, 24, title, size=18, longest=100, font_weight="bold")
-    svg.text(12, 44, f"L = ½·Σ(output − target)² · learning {', '.join(setting.learn)} · {optimizer}, "
-                     f"lr {setting.lr:g} · {setting.steps} steps", size=12, longest=200)
+    svg.text(
+        12,
+        44,
+        f"L = ½·Σ(output − target)² · learning {', '.join(setting.learn)} · {optimizer}, "
+        f"lr {setting.lr:g} · {setting.steps} steps",
+        size=12,
+        longest=200,
+    )
     right = WIDTH - 30
     svg.line(LEFT, TOP, LEFT, TOP + PLOT_H, "#000000")
     svg.line(LEFT, TOP + PLOT_H, right, TOP + PLOT_H, "#000000")
@@ -81,29 +89,56 @@ def loss_curves(scenario: Scenario) -> str:
     for value in ticks:
         y = y_of(value)
         svg.line(LEFT - 4, y, right, y, "#d9d9d9", 0.5)
-        svg.text(LEFT - 6, y + 4, f"{value:g}" if log else fixed(value, p, True), size=10, anchor="end",
-                 mono=True, class_="tick")
+        svg.text(
+            LEFT - 6,
+            y + 4,
+            f"{value:g}" if log else fixed(value, p, True),
+            size=10,
+            anchor="end",
+            mono=True,
+            class_="tick",
+        )
     for step in sorted({0, setting.steps // 2, setting.steps}):
         svg.text(x_of(step), TOP + PLOT_H + 16, str(step), size=10, anchor="middle", mono=True)
     svg.text((LEFT + right) / 2, TOP + PLOT_H + 34, "step", size=12, anchor="middle")
-    svg.text(16, TOP + PLOT_H / 2, "loss (log scale)" if log else "loss", size=12, anchor="middle", rotate=-90)
+    svg.text(
+        16,
+        TOP + PLOT_H / 2,
+        "loss (log scale)" if log else "loss",
+        size=12,
+        anchor="middle",
+        rotate=-90,
+    )
     for number, run in enumerate(shown):
         colour, dash = LINE_COLOURS[number % len(LINE_COLOURS)], DASHES[number % len(DASHES)]
-        points = " ".join(f"{x_of(step):.2f},{y_of(loss):.2f}" for step, loss in enumerate(run.losses)
-                          if math.isfinite(loss) and (loss > 0 or not log))
+        points = " ".join(
+            f"{x_of(step):.2f},{y_of(loss):.2f}"
+            for step, loss in enumerate(run.losses)
+            if math.isfinite(loss) and (loss > 0 or not log)
+        )
         dashed = f' stroke-dasharray="{dash}"' if dash else ""
-        svg.raw(f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dashed} points="{points}" '
-                f'class="curve" data-first="{run.losses[0]!r}" data-last="{run.losses[-1]!r}"/>')
+        svg.raw(
+            f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dashed} points="{points}" '
+            f'class="curve" data-first="{run.losses[0]!r}" data-last="{run.losses[-1]!r}"/>'
+        )
         y = TOP + PLOT_H + 58 + 18 * number
-        svg.raw(f'<line x1="{LEFT:g}" y1="{y - 4:g}" x2="{LEFT + 36:g}" y2="{y - 4:g}" stroke="{colour}" '
-                f'stroke-width="2"{dashed}/>')
+        svg.raw(
+            f'<line x1="{LEFT:g}" y1="{y - 4:g}" x2="{LEFT + 36:g}" y2="{y - 4:g}" stroke="{colour}" '
+            f'stroke-width="2"{dashed}/>'
+        )
         name = run.name or "this scenario"
-        svg.text(LEFT + 44, y, f"{name}: loss {fixed(run.losses[0], p, True)} → {fixed(run.losses[-1], p, True)}"
-                               f" (highest {fixed(max(run.losses), p, True)})", size=12, longest=120)
+        svg.text(
+            LEFT + 44,
+            y,
+            f"{name}: loss {fixed(run.losses[0], p, True)} → {fixed(run.losses[-1], p, True)}"
+            f" (highest {fixed(max(run.losses), p, True)})",
+            size=12,
+            longest=120,
+        )
     return svg.document()
 
 
 def _log_ticks(low: float, high: float) -> list[float]:
     """The powers of ten between ``low`` and ``high`` (a log axis spans two at least)."""
     first, last = math.ceil(math.log10(low)), math.floor(math.log10(high))
-    return [10.0 ** k for k in range(first, last + 1)]
+    return [10.0**k for k in range(first, last + 1)]

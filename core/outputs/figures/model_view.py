@@ -20,12 +20,12 @@ from attn_tui.core.outputs.figures.svg import Svg
 from attn_tui.core.teaching.overview import BlockMeans
 from attn_tui.core.teaching.patterns import PATTERNS, scenario_scores
 
-THUMB = 24              # blocks a side of a thumbnail, at most
-CELLS = 40_000          # blocks in the whole figure, at most (THUMB shrinks to keep to it)
-SIDE = 96.0             # a thumbnail's side, in user units
+THUMB = 24  # blocks a side of a thumbnail, at most
+CELLS = 40_000  # blocks in the whole figure, at most (THUMB shrinks to keep to it)
+SIDE = 96.0  # a thumbnail's side, in user units
 GAP, LABEL = 14.0, 70.0
-MIN_WIDTH = 640         # the figure's width at least (its title and caption fit it)
-LOCAL_MORE = 0.2        # how much more "local" must score than the best one-key pattern to be named
+MIN_WIDTH = 640  # the figure's width at least (its title and caption fit it)
+LOCAL_MORE = 0.2  # how much more "local" must score than the best one-key pattern to be named
 
 
 def model_view_figure(index: ModelIndex | None, scenario: Scenario | None = None) -> str:
@@ -37,10 +37,18 @@ def model_view_figure(index: ModelIndex | None, scenario: Scenario | None = None
     else:
         layers = [(None, lambda: scenario)]
         title = f"Heads: {scenario.title}"
-    svg = Svg(0, 0, title)  # (its size once every layer is drawn: a layer is loaded, drawn and let go)
+    svg = Svg(
+        0, 0, title
+    )  # (its size once every layer is drawn: a layer is loaded, drawn and let go)
     svg.text(12, 24, title, size=18, longest=MIN_WIDTH // 11, font_weight="bold")
-    svg.text(12, 44, "each head: its weights in blocks (query rows down, keys across), dark 0 … yellow 1; "
-                     "under it, the pattern it follows most", size=10, longest=200)
+    svg.text(
+        12,
+        44,
+        "each head: its weights in blocks (query rows down, keys across), dark 0 … yellow 1; "
+        "under it, the pattern it follows most",
+        size=10,
+        longest=200,
+    )
     widest = 1
     for number, (layer, load) in enumerate(layers):
         found = load()
@@ -48,8 +56,12 @@ def model_view_figure(index: ModelIndex | None, scenario: Scenario | None = None
         blocks = max(4, min(THUMB, int(math.sqrt(CELLS / (len(layers) * found.heads)))))
         attention = Attention(found)
         thumbs = [BlockMeans(found.T, found.T_k, blocks, blocks) for _ in range(found.heads)]
-        scores = scenario_scores(found, layer, attention,  # (one pass over the weights: both)
-                                 also=lambda h, start, weights: thumbs[h].add(start, weights))
+        scores = scenario_scores(
+            found,
+            layer,
+            attention,  # (one pass over the weights: both)
+            also=lambda h, start, weights: thumbs[h].add(start, weights),
+        )
         y = 70 + number * (SIDE + GAP + 18)
         svg.text(12, y + SIDE / 2 + 4, "layer —" if layer is None else f"layer {layer}", size=12)
         for h in range(found.heads):
@@ -61,14 +73,36 @@ def model_view_figure(index: ModelIndex | None, scenario: Scenario | None = None
             svg.raw('<g shape-rendering="crispEdges">')  # (no seams between a thumbnail's cells)
             for i in range(rows):
                 for j in range(cols):
-                    svg.rect(x + j * cell_w, y + i * cell_h, cell_w + 0.05, cell_h + 0.05, str(fills[i, j]))
+                    svg.rect(
+                        x + j * cell_w,
+                        y + i * cell_h,
+                        cell_w + 0.05,
+                        cell_h + 0.05,
+                        str(fills[i, j]),
+                    )
             svg.raw("</g>")
-            svg.rect(x, y, SIDE, SIDE, "none", stroke="#000000", stroke_width="0.5", class_="head",
-                     data_layer="" if layer is None else str(layer), data_head=str(h))
+            svg.rect(
+                x,
+                y,
+                SIDE,
+                SIDE,
+                "none",
+                stroke="#000000",
+                stroke_width="0.5",
+                class_="head",
+                data_layer="" if layer is None else str(layer),
+                data_head=str(h),
+            )
             svg.text(x, y - 3, found.head_names[h], size=10, longest=18)
             best = _best(scores[h].scores)
-            svg.text(x, y + SIDE + 13, "—" if best is None else f"{best[0]} {best[1]:.3f}", size=10,
-                     mono=True, class_="score")
+            svg.text(
+                x,
+                y + SIDE + 13,
+                "—" if best is None else f"{best[0]} {best[1]:.3f}",
+                size=10,
+                mono=True,
+                class_="score",
+            )
     svg.width = max(MIN_WIDTH, LABEL + widest * (SIDE + GAP) + 20)
     svg.height = 70 + len(layers) * (SIDE + GAP + 18) + 20
     return svg.document()
@@ -79,7 +113,9 @@ def _best(scores: dict[str, float | None]) -> tuple[str, float] | None:
     (previous, first, self, induction; the first of equals); "local", which holds previous and
     self within it, only when it is higher than all of them by more than LOCAL_MORE (weight spread
     over the nearby keys, not on one). None when no pattern applies."""
-    given = [(name, scores[name]) for name in PATTERNS if name != "local" and scores[name] is not None]
+    given = [
+        (name, scores[name]) for name in PATTERNS if name != "local" and scores[name] is not None
+    ]
     best = max(given, key=lambda pair: pair[1]) if given else None
     local = scores.get("local")
     if local is not None and (best is None or local > best[1] + LOCAL_MORE):
