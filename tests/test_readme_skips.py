@@ -28,7 +28,7 @@ def test_each_kind_of_skip_is_named_with_what_it_needs():
         p
         for p, text in TESTS.items()
         if p.parent.name == "capture"
-        and re.search(r'^pytest\.importorskip\("(torch|huggingface_hub)"', text, re.MULTILINE)
+        and re.search(r'^pytest\.importorskip\(\s*"(torch|huggingface_hub)"', text, re.MULTILINE)
     ]
     assert len(capture) == 6 and "capture's six files" in README
     root = [p for p, text in TESTS.items() if re.search(r"needs root|geteuid\(\) != 0", text)]
