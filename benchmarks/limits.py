@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from attn_tui.core.limits import MAX_FILE_BYTES, MAX_NUMBERS  # noqa: E402  (no NumPy: see measure)
+from attn_tui.core.limits import MAX_FILE_BYTES, MAX_NUMBERS  # (no NumPy: see measure)
 
 
 def column(value: str, rows: int) -> str:

@@ -22,10 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from attn_tui.core.loading.scenario_file import load  # noqa: E402
-from attn_tui.core.teaching.patterns import scenario_scores  # noqa: E402
+from attn_tui.core.loading.scenario_file import load
+from attn_tui.core.teaching.patterns import scenario_scores
 
 TRIES = 3
 

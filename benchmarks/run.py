@@ -40,8 +40,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.tmux import INSTALLED, SCRATCH, ServerGone, Tmux, rss_mb  # noqa: E402
-from benchmarks.workloads import (  # noqa: E402
+from benchmarks.tmux import INSTALLED, SCRATCH, ServerGone, Tmux, rss_mb
+from benchmarks.workloads import (
     make_backward,
     make_capture_shaped,
     make_lesson,

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.chromium import Chromium, end_group, group_members  # noqa: E402
+from tests.chromium import Chromium, end_group, group_members
 
 SCORES = "sat    1    1    2"  # cat_sat's Score row for "sat", on screen once the app is up
 
