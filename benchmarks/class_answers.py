@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from attn_tui.core.classroom import wire
-from benchmarks.run import BARE_APP
+from benchmarks.pane_measurements import BARE_APP
 from benchmarks.serve import free_port
 from benchmarks.tmux import FRAMES_GAP, SCRATCH, Tmux
 

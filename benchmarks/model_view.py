@@ -188,7 +188,8 @@ def draw(index: Path) -> None:
 
 
 def key_rows(index: Path, n: int) -> list[dict]:
-    from benchmarks.run import key_row, keys
+    from benchmarks.pane_measurements import keys
+    from benchmarks.results_table import key_row
     from benchmarks.tmux import Tmux
 
     tmux = Tmux()

@@ -26,21 +26,20 @@ Scenarios are one head with random Q, K, V of d = 64 in an .npz, at T = 16 … 1
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.tmux import INSTALLED, SCRATCH, ServerGone, Tmux, rss_mb
+from benchmarks.pane_measurements import keys, memory_and_overview, quit_times, startup
+from benchmarks.process_measurements import json_dumps_baseline, json_run, print_time, walk_run
+from benchmarks.results_table import key_row, report, row
+from benchmarks.tmux import INSTALLED, SCRATCH, ServerGone, Tmux
 from benchmarks.workloads import (
     make_backward,
     make_capture_shaped,
@@ -50,19 +49,6 @@ from benchmarks.workloads import (
     make_small_index,
     make_walked,
 )
-
-BARE_APP = r"""
-from textual.app import App
-from textual.widgets import Static
-class Floor(App):
-    def compose(self):
-        self.n = 0
-        yield Static("bare ready 0", id="s")
-    def on_key(self, event):
-        self.n += 1
-        self.query_one("#s", Static).update(f"bare ready {self.n}")
-Floor().run()
-"""
 
 
 def lesson_rows(tmux: Tmux, folder: Path, sizes: list[int], n: int) -> list[dict]:
@@ -76,233 +62,6 @@ def lesson_rows(tmux: Tmux, folder: Path, sizes: list[int], n: int) -> list[dict
             20,
         )
     return rows
-
-
-BARE_QUITTING = BARE_APP.replace(
-    "class Floor(App):", "class Floor(App):\n    BINDINGS = [('q', 'quit', 'Quit')]"
-)
-
-
-def quit_times(
-    tmux: Tmux, scenario: Path, ready: str, runs: int
-) -> tuple[list[float], list[float]]:
-    """Seconds from q until the terminal shows what was there before the app (the app gone),
-    beside the same for a bare Textual app that quits on q (its driver's own shutdown, ~0.2 s
-    here, is the floor), interleaved: each run a fresh app."""
-    bare_file = Path(tempfile.mkdtemp(dir=SCRATCH)) / "bare.py"
-    bare_file.write_text(BARE_QUITTING)
-    ours, bare = [], []
-    for run in range(runs):
-        tmux.start("quit", app_command(scenario))
-        tmux.wait("quit", lambda text: ready in text)
-        ours.append(tmux.key("quit", "q"))
-        tmux.kill("quit")
-        tmux.start("bare", f"{sys.executable} {bare_file}")
-        tmux.wait("bare", lambda text: "bare ready" in text)
-        bare.append(tmux.key("bare", "q"))
-        tmux.kill("bare")
-    return ours, bare
-
-
-def app_command(path: Path | str, *flags: str) -> str:
-    return " ".join([sys.executable, "-m", "attn_tui", *flags, str(path)])
-
-
-# ---- measurements ---------------------------------------------------------------------------------
-
-
-def startup(
-    tmux: Tmux, scenario: Path, marker: str, runs: int
-) -> tuple[list[float], list[float], list[float]]:
-    """Seconds to the whole debugger (``marker``: text of the first stage's explanation), to the
-    bare app's first line, and to the first line of the bare app importing NumPy and PyYAML
-    first (what the debugger's first frame cannot do without), interleaved."""
-    folder = Path(tempfile.mkdtemp(dir=SCRATCH))
-    (folder / "bare.py").write_text(BARE_APP)
-    (folder / "libs.py").write_text("import numpy, yaml\n" + BARE_APP)
-    ours, bare, libs = [], [], []
-    for run in range(runs + 1):  # the first of each warms the disk cache
-        for which, command, text, times in (
-            ("bare", f"{sys.executable} {folder / 'bare.py'}", "bare ready 0", bare),
-            ("libs", f"{sys.executable} {folder / 'libs.py'}", "bare ready 0", libs),
-            ("ours", app_command(scenario), marker, ours),
-        ):
-            name = f"start-{which}-{run}"
-            started = tmux.start(name, command)
-            tmux.wait(name, lambda screen: text in screen)
-            if run:
-                times.append(tmux.changed_at - started)  # (when the output that showed it arrived)
-            tmux.kill(name)
-            time.sleep(0.2)
-    return ours, bare, libs
-
-
-def keys(
-    tmux: Tmux, scenario: Path, ready: str, setup: list[str], cycle: list[str], n: int
-) -> tuple[list[float], list[float]]:
-    """Seconds per key for attn-tui and for the bare app, interleaved; ``cycle`` is repeated
-    (each key must change the screen: e.g. Up then Down). The bare app is sent x each time, as
-    keylatency.py's floor: its Esc would wait for Textual's input thread to wake (0.1 s), which
-    attn-tui's driver does not (tui/driver.py)."""
-    bare_file = Path(tempfile.mkdtemp(dir=SCRATCH)) / "bare.py"
-    bare_file.write_text(BARE_APP)
-    tmux.start("ours", app_command(scenario))
-    tmux.start("bare", f"{sys.executable} {bare_file}")
-    tmux.wait("ours", lambda text: ready in text)
-    tmux.wait("bare", lambda text: "bare ready" in text)
-    for key in setup:
-        tmux("send-keys", "-t", "ours", key)
-        tmux.settle("ours")
-    ours, bare = [], []
-    for i in range(n):
-        key = cycle[i % len(cycle)]
-        ours.append(tmux.key("ours", key))
-        bare.append(tmux.key("bare", "x"))
-    tmux.kill("ours")
-    tmux.kill("bare")
-    return ours, bare
-
-
-def memory_and_overview(tmux: Tmux, scenario: Path, edits: int) -> dict[str, float]:
-    """RSS after opening and after ``edits`` edits, and seconds from an edit until the overview
-    shows the new numbers (its "updating…" mark gone)."""
-    started = tmux.start("mem", app_command(scenario))
-    tmux.wait("mem", lambda text: "how well does" in text, timeout=120)
-    opened_s = tmux.changed_at - started
-    tmux.wait("mem", lambda text: "updating" not in text, timeout=120)
-    pid = tmux.pid("mem")
-    opened = rss_mb(pid)
-    tmux("send-keys", "-t", "mem", "Tab")
-    for i in range(edits):
-        tmux("send-keys", "-t", "mem", "+" if i % 2 else "-")
-        time.sleep(0.01)
-    tmux.settle("mem")
-    start = time.perf_counter()
-    tmux("send-keys", "-t", "mem", "+")
-    tmux.wait("mem", lambda text: "updating" in text, timeout=30)
-    tmux.wait("mem", lambda text: "updating" not in text, timeout=120)
-    overview = tmux.changed_at - start
-    after = rss_mb(pid)
-    tmux.kill("mem")
-    return {"open_s": opened_s, "rss_open": opened, "rss_after": after, "overview_s": overview}
-
-
-def json_run(scenario: Path) -> tuple[float, float]:
-    """Seconds and peak RSS (MB) of ``attn-tui --json`` writing to /dev/null."""
-    start = time.perf_counter()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import resource, sys\n"
-            "from attn_tui.tui.cli import main\n"
-            "code = main(['--json', sys.argv[1]])\n"
-            "sys.stderr.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
-            "sys.exit(code)",
-            str(scenario),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-        env=INSTALLED,
-    )
-    elapsed = time.perf_counter() - start
-    if done.returncode:
-        raise RuntimeError(done.stderr)
-    return elapsed, int(done.stderr.strip().splitlines()[-1]) / 1024
-
-
-def json_dumps_baseline(scenario: Path) -> float:
-    """Seconds for a plain script to load the arrays, compute every stage with NumPy and
-    json.dumps them: the same numbers --json writes, the cheapest way Python writes them."""
-    code = f"""
-import json, sys, time, numpy as np
-data = np.load({str(scenario.with_suffix(".npz"))!r})
-Q, K, V = data['Q'], data['K'], data['V']
-T = len(Q)
-scores = Q @ K.T
-scaled = scores / 8.0
-blocked = np.triu(np.ones((T, T), bool), 1)
-masked = np.where(blocked, -np.inf, scaled)
-row_max = masked.max(1)
-exp = np.exp(masked - row_max[:, None])
-row_sum = exp.sum(1)
-weights = exp / row_sum[:, None]
-output = weights @ V
-doc = dict(Q=Q.tolist(), K=K.tolist(), V=V.tolist(), scores=scores.tolist(), scaled=scaled.tolist(),
-           masked=np.where(blocked, None, masked).tolist(), row_max=row_max.tolist(),
-           row_sum=row_sum.tolist(), weights=weights.tolist(), output=output.tolist())
-sys.stdout.write(json.dumps(doc))
-"""
-    start = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-c", code], stdout=subprocess.DEVNULL, check=True, env=INSTALLED
-    )
-    return time.perf_counter() - start
-
-
-def walk_run(command: str, scenario: Path) -> tuple[float, float]:
-    """Seconds and peak RSS (MB) of ``attn-tui print`` or ``markdown`` writing to /dev/null (the
-    child's own peak, read by wait4: this process never grows by NumPy)."""
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "attn_tui", command, str(scenario)],
-        cwd=ROOT,
-        env=INSTALLED,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    _, status, usage = os.wait4(process.pid, 0)
-    if os.waitstatus_to_exitcode(status):
-        raise RuntimeError(process.stderr.read().decode(errors="replace"))
-    process.stderr.close()
-    return time.perf_counter() - start, usage.ru_maxrss / 1024
-
-
-def print_time(scenario: Path) -> float:
-    start = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "attn_tui", "--print", str(scenario)],
-        stdout=subprocess.DEVNULL,
-        check=True,
-        cwd=ROOT,
-        env=INSTALLED,
-    )
-    return time.perf_counter() - start
-
-
-# ---- the table ------------------------------------------------------------------------------------
-
-
-def row(what: str, values: list[float], target: float | None, unit: str, note: str = "") -> dict:
-    median = statistics.median(values)
-    return {
-        "what": what,
-        "median": median,
-        "min": min(values),
-        "max": max(values),
-        "unit": unit,
-        "target": target,
-        "ok": None if target is None else median <= target,
-        "n": len(values),
-        "note": note,
-    }
-
-
-def key_row(what: str, ours: list[float], bare: list[float], allowance_ms: float) -> list[dict]:
-    """attn-tui's key, as floor + what it adds; the target is floor + ``allowance_ms``."""
-    floor = statistics.median(bare) * 1000
-    added = [o * 1000 - floor for o in ours]
-    return [
-        row(
-            f"{what}: added to the floor",
-            added,
-            allowance_ms,
-            "ms",
-            f"floor {floor:.1f} ms, attn-tui {statistics.median(ours) * 1000:.1f} ms",
-        )
-    ]
 
 
 def main() -> None:
@@ -372,8 +131,10 @@ def main() -> None:
                     ratios,
                     1.25,
                     "×",
-                    f"attn-tui {statistics.median(ours):.2f} s, that bare app {statistics.median(libs):.2f} s; "
-                    f"a bare app alone {statistics.median(bare):.2f} s (the libraries add {floor:.2f}×)",
+                    f"attn-tui {statistics.median(ours):.2f} s, "
+                    f"that bare app {statistics.median(libs):.2f} s; "
+                    f"a bare app alone {statistics.median(bare):.2f} s "
+                    f"(the libraries add {floor:.2f}×)",
                 )
             )
         for T in sizes:
@@ -557,24 +318,6 @@ def main() -> None:
     finally:
         tmux.stop()
         report(rows, args.json)  # (what was measured before a failure is still worth seeing)
-
-
-def report(rows: list[dict], json_file: str | None) -> None:
-    print(
-        f"attn-tui benchmarks, {time.strftime('%Y-%m-%d')}, {platform.node() or 'machine'}: "
-        f"{os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.machine()}"
-    )
-    print(f"{'what':<62}{'median':>9}{'min':>9}{'max':>9}{'target':>11}")
-    for item in rows:
-        target = "" if item["target"] is None else f"≤ {item['target']:g} {item['unit']}"
-        verdict = "" if item["ok"] is None else ("ok" if item["ok"] else "MISSED")
-        print(
-            f"{item['what']:<62}{item['median']:9.2f}{item['min']:9.2f}{item['max']:9.2f}{target:>11}  {verdict}"
-        )
-        if item["note"]:
-            print(f"    ({item['note']})")
-    if json_file:
-        Path(json_file).write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":

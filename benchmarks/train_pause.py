@@ -24,7 +24,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.run import BARE_APP, app_command, key_row
+from benchmarks.pane_measurements import BARE_APP, app_command
+from benchmarks.results_table import key_row
 from benchmarks.tmux import SCRATCH, Tmux
 
 T, D = 512, 8
