@@ -12,8 +12,9 @@ the real wire format, as a student's app does when its student presses r. A roun
 answering within one second (25 ms apart), each a distinct guess: 39 right, or, the next
 round, 39 forgetting √d_k, so the screen's "40 answered of 40 following · N right" shows the
 round's N only once its last answer is counted (the 40th answers "other" every round, so the
-line of mistakes is always there: the counts never change the height of what is below them). Times are when the output that showed it
-reached the terminal (a tmux control-mode client hears each output: benchmarks/tmux.py).
+line of mistakes is always there: the counts never change the height of what is below them).
+Times are when the output that showed it reached the terminal (a tmux control-mode client
+hears each output: benchmarks/tmux.py).
 
 Keys: ↑/↓ (the row) and ]/[ (the key column) on the teacher's screen, pressed while rounds of
 answers arrive without a pause, each timed from the key to the last frame that changed the
@@ -192,7 +193,8 @@ KEYS = {"↑/↓ (row)": ("Up", "Down"), "]/[ (key column)": ("]", "[")}
 
 
 def presses(tmux: Tmux, n: int) -> tuple[dict[str, list[float]], list[float]]:
-    """Seconds per press of each of KEYS on the teacher's screen, interleaved with the bare app's."""
+    """Seconds per press of each of KEYS on the teacher's screen, interleaved with the bare
+    app's."""
     ours: dict[str, list[float]] = {label: [] for label in KEYS}
     bare: list[float] = []
     for i in range(n):
@@ -264,7 +266,8 @@ def main() -> None:
     answers = len(log.read_text().splitlines()) if log.exists() else 0
     print(
         f"# the teacher's screen, {STUDENTS} simulated followers answering within a second "
-        f"(2-core host shared with other work: loaded){' — with a flood and a hung half-line' * args.hostile}"
+        f"(2-core host shared with other work: loaded)"
+        f"{' — with a flood and a hung half-line' * args.hostile}"
     )
     late = max(shown)
     print(

@@ -96,7 +96,8 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [] if args.model_view_only else args.t or [4096, 16384]
     print(
-        f"attn-tui figure, whole process; host: {os.cpu_count()} cores, shared (loaded: other work ran)"
+        f"attn-tui figure, whole process; host: {os.cpu_count()} cores, "
+        "shared (loaded: other work ran)"
     )
     print(f"{'T':>7} {'stage':>8} {'seconds':>8} {'peak MB':>8} {'SVG KB':>8}")
     with tempfile.TemporaryDirectory() as name:
@@ -111,7 +112,8 @@ def main() -> None:
             seconds, peak, size = model_view(T, Path(name))
             verdict = "✓" if seconds <= 2 and size <= 20 * 2**20 else "✗ missed"
             print(
-                f"{T:>7,} {'12×12 model view':>8} {seconds:>8.2f} {peak:>8.0f} {size / 1024:>8.0f}  "
+                f"{T:>7,} {'12×12 model view':>8} {seconds:>8.2f} {peak:>8.0f} "
+                f"{size / 1024:>8.0f}  "
                 f"(target ≤ ~2 s, ≤ ~20 MB: {verdict})",
                 flush=True,
             )

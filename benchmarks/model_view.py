@@ -234,7 +234,8 @@ def main() -> None:
             f"{statistics.median(theirs):8.2f} {min(theirs):8.2f} {max(theirs):8.2f}"
         )
         print(
-            f"{'  ratio (target ≤ 2×)':<74} {statistics.median(ratio):8.2f} {min(ratio):8.2f} {max(ratio):8.2f}"
+            f"{'  ratio (target ≤ 2×)':<74} "
+            f"{statistics.median(ratio):8.2f} {min(ratio):8.2f} {max(ratio):8.2f}"
         )
         whole = processes(model, text, index, args.runs)
         for name, what in (

@@ -7,8 +7,9 @@ The lesson is the chapter's "the cat sat" with four predict beats (scores, scale
 output of "sat"); the log is made here, line by line: every valid line a DISTINCT guess (the
 right row, the unscaled one, the mask-after-softmax one or a random one, each moved by its own
 small amount, so no judgement can be reused), students drawn from as many ids as lines (so
-most answers are a student's latest, each judged; some change their minds), and one line in fifty not a valid answer (not JSON, NaN, a beat that does
-not predict, the wrong length, too long). Each run is a whole ``python -m attn_tui responses
+most answers are a student's latest, each judged; some change their minds), and one line in
+fifty not a valid answer (not JSON, NaN, a beat that does not predict, the wrong length, too
+long). Each run is a whole ``python -m attn_tui responses
 LESSON LOG --json`` process, timed from start to exit. ``--profile`` runs the summary once in
 this process under cProfile and prints the 25 costliest functions.
 """
@@ -50,11 +51,12 @@ BEATS = {
 }
 INVALID = [
     "this is not JSON",
-    '{"time": "t", "student": "x", "beat": 4, "stage": "weights", "row": 2, "guess": [NaN, 0.2, 0.3]}',
+    '{"time": "t", "student": "x", "beat": 4, "stage": "weights", "row": 2, '
+    '"guess": [NaN, 0.2, 0.3]}',
     '{"time": "t", "student": "x", "beat": 3, "stage": "masked", "row": 2, "guess": [1, 2, 3]}',
     '{"time": "t", "student": "x", "beat": 4, "stage": "weights", "row": 2, "guess": [0.2, 0.3]}',
-    '{"time": "t", "student": "x", "beat": 4, "stage": "weights", "row": 2, "guess": [0.2, 0.3, 0.5]}'
-    + " " * 5000,
+    '{"time": "t", "student": "x", "beat": 4, "stage": "weights", "row": 2, '
+    '"guess": [0.2, 0.3, 0.5]}' + " " * 5000,
     "\x1b[2J[/INST]",
 ]
 
@@ -130,8 +132,10 @@ def main() -> None:
     ok = max(times) <= 20
     print(
         f"attn-tui responses, {args.lines:,} lines ({valid:,} valid, {args.lines - valid:,} not; "
-        f"{size / 1e6:.1f} MB) over {len(summary['beats'])} beats, {answered:,} latest answers judged: "
-        f"median {statistics.median(times):.2f} s (min {min(times):.2f}, max {max(times):.2f}; {args.runs} runs) "
+        f"{size / 1e6:.1f} MB) over {len(summary['beats'])} beats, "
+        f"{answered:,} latest answers judged: "
+        f"median {statistics.median(times):.2f} s "
+        f"(min {min(times):.2f}, max {max(times):.2f}; {args.runs} runs) "
         f"{'✓' if ok else 'missed'} ≤ 20 s  [2-core host shared with other work: loaded]"
     )
     print(f"skipped: {summary['skipped']} ({summary['skipped_why']})")

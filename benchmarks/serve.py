@@ -147,7 +147,8 @@ async def main() -> None:
     print(
         f"per app: RSS median {statistics.median(rss) / 1024:.1f} MiB "
         f"(min {min(rss) / 1024:.1f}, max {max(rss) / 1024:.1f}); "
-        f"PSS median {statistics.median(pss) / 1024:.1f} MiB, all apps together {sum(pss) / 1024:.0f} MiB"
+        f"PSS median {statistics.median(pss) / 1024:.1f} MiB, "
+        f"all apps together {sum(pss) / 1024:.0f} MiB"
     )
     print(f"the server itself: RSS {memory['server'][0] / 1024:.1f} MiB")
 

@@ -32,7 +32,7 @@ INSTALLED = {
 }
 
 
-# ---- a tmux of our own ----------------------------------------------------------------------------
+# ---- a tmux of our own ---------------------------------------------------------------------------
 
 
 class Watch:
@@ -81,7 +81,8 @@ class Watch:
         return arrived
 
     def send_keys(self, key: str) -> float:
-        """Send ``key`` to the pane through this client (no tmux process to start); the time it was sent."""
+        """Send ``key`` to the pane through this client (no tmux process to start); the time it
+        was sent."""
         self.output(timeout=0)  # (what came before is not the key's)
         sent = time.perf_counter()
         self.process.stdin.write(f"send-keys -t {self.name} {key}\n".encode())

@@ -109,7 +109,8 @@ def main() -> None:
                 verdict = "✓" if found["ok"] else "✗ missed"
                 print(
                     f"{found['what']}: {found['median']:+.1f} ms (min {found['min']:+.1f} .. "
-                    f"max {found['max']:+.1f}, n={found['n']}; {found['note']}) target ≤ +20 ms {verdict}"
+                    f"max {found['max']:+.1f}, n={found['n']}; {found['note']}) "
+                    f"target ≤ +20 ms {verdict}"
                 )
     finally:
         tmux.stop()
