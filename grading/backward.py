@@ -18,7 +18,8 @@ from attn_tui.core.engine.backward import Backward
 from attn_tui.core.engine.trace import trace
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.grading.calling import CAUSAL_NAMES
-from attn_tui.grading.runner import Submission, exception_verdict
+from attn_tui.grading.failures import exception_verdict
+from attn_tui.grading.runner import Submission
 
 TOLERANCE = 1e-6
 FD_TOLERANCE = (

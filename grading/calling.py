@@ -17,7 +17,8 @@ import numpy as np
 from attn_tui.core.teaching.judgement import Judgement
 from attn_tui.grading.cases import Case
 from attn_tui.grading.empty_rows import reading
-from attn_tui.grading.runner import Submission, exception_verdict
+from attn_tui.grading.failures import exception_verdict
+from attn_tui.grading.runner import Submission
 
 CAUSAL_NAMES = ("causal", "is_causal", "use_mask", "masked", "autoregressive", "decoder")
 MASK_NAMES = ("mask", "attn_mask", "attention_mask")

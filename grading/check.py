@@ -12,8 +12,10 @@ import re
 from attn_tui.core.text import visible
 from attn_tui.grading import cases as battery
 from attn_tui.grading.calling import CaseResult, run_case
+from attn_tui.grading.failures import SubmissionFailed
 from attn_tui.grading.report import case_line, first_wrong_place, read_as, with_expect
-from attn_tui.grading.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT, Submission, SubmissionFailed
+from attn_tui.grading.runner import Submission
+from attn_tui.grading.worker_limits import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 
 EXIT_OK, EXIT_DIFFERS, EXIT_USAGE = 0, 1, 2
 NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)?")

@@ -22,8 +22,8 @@ from attn_tui.grading.check import (
     run_cases,
     submission_of,
 )
+from attn_tui.grading.failures import SubmissionFailed
 from attn_tui.grading.report import case_line
-from attn_tui.grading.runner import SubmissionFailed
 
 MAX_SUBMISSIONS = 2000
 

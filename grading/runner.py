@@ -30,93 +30,34 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attn_tui.core.text import visible
+from attn_tui.grading.failures import (
+    Failure,
+    SubmissionFailed,
+    exception_verdict,
+    failed_import,
+    why_it_stopped,
+)
+from attn_tui.grading.worker_limits import (
+    DEFAULT_MEMORY,
+    DEFAULT_TIMEOUT,
+    process_limit,
+    rlimits,
+    set_in_child,
+    worker_user,
+)
 
 if TYPE_CHECKING:
     from typing import Self
 
 WORKER = Path(__file__).with_name("worker.py")
-DEFAULT_TIMEOUT = 10.0  # seconds, a whole submission
-DEFAULT_MEMORY = 2 * 2**30  # bytes of address space
 MAX_OUTPUT = 64 * 2**10  # of the student's printed output kept
-MAX_FILE = 64 * 2**20  # the largest file the student's code may write
 MAX_ANSWER = 256 * 2**20
 PIPE_CHUNK = 1 << 16
-MORE_PROCESSES = 64  # threads and processes the worker may add to its user's
-NOBODY = 65534
-
-
-@dataclass(frozen=True)
-class Failure:
-    """Why a submission could not answer: ``kind`` is syntax, exception, timeout, memory, exit,
-    processes (a fork bomb), missing or protocol; ``verdict`` the one line a teacher reads."""
-
-    kind: str
-    verdict: str
-    line: int | None = None
-    column: int | None = None
-    error_type: str = ""
-
-
-class SubmissionFailed(Exception):
-    def __init__(self, failure: Failure) -> None:
-        super().__init__(failure.verdict)
-        self.failure = failure
-
-
-def _limits(seconds: float, memory: int, processes: int) -> dict[int, tuple[int, int]]:
-    cpu = max(1, int(seconds) + 1)
-    return {
-        resource.RLIMIT_CPU: (cpu, cpu + 1),
-        resource.RLIMIT_AS: (memory, memory),
-        resource.RLIMIT_FSIZE: (MAX_FILE, MAX_FILE),
-        resource.RLIMIT_CORE: (0, 0),
-        resource.RLIMIT_NPROC: (processes, processes),
-    }
-
-
-def _set_in_child(limits: dict[int, tuple[int, int]]):
-    """Where there is no prlimit (macOS): the limits set in the child between fork and exec."""
-
-    def apply() -> None:
-        for which, values in limits.items():
-            resource.setrlimit(which, values)
-
-    return apply
-
-
-def worker_user() -> tuple[int, int] | None:
-    """The uid and gid the worker runs the student's code as: nobody's when we are root (whom
-    RLIMIT_NPROC does not hold), else None (our own)."""
-    if os.geteuid() != 0:
-        return None
-    try:
-        import pwd
-
-        nobody = pwd.getpwnam("nobody")
-        return nobody.pw_uid, nobody.pw_gid
-    except (ImportError, KeyError):
-        return NOBODY, NOBODY
-
-
-def _process_limit(uid: int) -> int:
-    """RLIMIT_NPROC counts every thread of the user: the user's count now and a few more (the
-    worker's own threads, and what the student's code may start)."""
-    user, count = str(uid), 0
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            text = status.read_text()
-        except OSError:
-            continue
-        if f"\nUid:\t{user}\t" in text:
-            count += int(text.split("\nThreads:\t", 1)[1].split("\n", 1)[0])
-    return count + MORE_PROCESSES
 
 
 class Submission:
@@ -171,9 +112,7 @@ class Submission:
             "MKL_NUM_THREADS": "1",
         }
         self._waited = 0.0
-        limits = _limits(
-            self.timeout, self.memory, _process_limit(user[0] if user else os.getuid())
-        )
+        limits = rlimits(self.timeout, self.memory, process_limit(user[0] if user else os.getuid()))
         # the limits are set on the worker once it runs (prlimit), before it is sent the file to
         # import: a preexec_fn runs Python between fork and exec, unsafe in a process with threads
         later = hasattr(resource, "prlimit")
@@ -188,7 +127,7 @@ class Submission:
                 stderr=subprocess.STDOUT,
                 pass_fds=(requests_read, answers_write),
                 start_new_session=True,
-                preexec_fn=None if later else _set_in_child(limits),
+                preexec_fn=None if later else set_in_child(limits),
             )  # noqa: PLW1509 (without prlimit only)
         finally:
             os.close(requests_read)
@@ -275,7 +214,8 @@ class Submission:
         }
         answer, found = self._ask(meta, arrays)
         if answer.get("type") == "BlockingIOError" and "fork" in answer.get("text", ""):
-            # a fork bomb's children, left behind, would fight over the pipes: it ends here, in one line
+            # a fork bomb's children, left behind, would fight over the pipes:
+            # it ends here, in one line
             self._fail(
                 Failure(
                     "processes",
@@ -291,9 +231,9 @@ class Submission:
             self._write(_message(meta, arrays))
             answer, found = self._receive()
         except (BrokenPipeError, EOFError, ValueError, OSError) as problem:
-            self._fail(self._why_it_stopped(problem))
+            self._fail(why_it_stopped(problem, self._process, self.timeout))
         if meta.get("file") and not answer.get("ok"):
-            self._fail(self._failed_import(answer))
+            self._fail(failed_import(answer, self.path, self.memory))
         return answer, found
 
     def _receive(self) -> tuple[dict, dict]:
@@ -349,85 +289,6 @@ class Submission:
                 os.killpg(self._process.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-
-    def _why_it_stopped(self, problem: Exception) -> Failure:
-        process = self._process
-        if isinstance(problem, TimeoutError):
-            return Failure(
-                "timeout", f"timed out: no answer within {self.timeout:g} s (an endless loop?)"
-            )
-        try:
-            code = process.wait(timeout=2) if process is not None else None
-        except subprocess.TimeoutExpired:  # alive, but what it sent was not an answer
-            return Failure(
-                "protocol", "its answer was garbled (did it write to the worker's own pipe?)"
-            )
-        if code is not None and code < 0:
-            sig = signal.Signals(-code)
-            if sig == signal.SIGXCPU:
-                return Failure("timeout", f"timed out: used more than {self.timeout:g} s of CPU")
-            if sig == signal.SIGXFSZ:
-                return Failure("exit", f"wrote a file over the limit ({MAX_FILE // 2**20} MB)")
-            return Failure("exit", f"killed by {sig.name} before answering")
-        if code is not None:
-            return Failure("exit", f"exited with status {code} before answering (os._exit?)")
-        return Failure("protocol", f"stopped answering ({type(problem).__name__})")
-
-    def _failed_import(self, answer: dict) -> Failure:
-        name = os.path.basename(self.path)
-        kind = answer.get("type", "")
-        line, column = answer.get("line"), answer.get("column")
-        where = f"{name}:{line}" + (f":{column}" if column else "") if line else name
-        if kind == "SyntaxError":
-            return Failure(
-                "syntax", f"{where}: syntax error: {answer.get('message')}", line, column, kind
-            )
-        if kind == "MemoryError":
-            return memory_failure(self.memory, where)
-        if kind == "SystemExit":
-            return Failure("exit", f"{name}: {answer.get('message')}", None, None, kind)
-        if kind == "OSError" and "[Errno 27]" in str(answer.get("message")):  # EFBIG: RLIMIT_FSIZE
-            return Failure(
-                "output",
-                f"{where}: printed or wrote more than the limit ({MAX_FILE // 2**20} MB) "
-                "while importing",
-                line,
-                None,
-                kind,
-            )
-        return Failure(
-            "exception",
-            f"{where}: {kind} while importing: {answer.get('message')}",
-            line,
-            None,
-            kind,
-        )
-
-
-def memory_failure(memory: int, where: str) -> Failure:
-    return Failure(
-        "memory",
-        f"{where}: went over the memory limit ({memory / 2**30:g} GB)",
-        error_type="MemoryError",
-    )
-
-
-def exception_verdict(answer: dict, path: str, memory: int = DEFAULT_MEMORY) -> str:
-    """One line for an exception the student's function raised: its type, message and line (a
-    MemoryError is the memory limit), made visible (its message is the student's text)."""
-    where = (
-        f"{os.path.basename(path)}:{answer['line']}"
-        if answer.get("line")
-        else os.path.basename(path)
-    )
-    if answer.get("type") == "MemoryError":
-        return memory_failure(memory, where).verdict
-    text = f" ({answer['text'].strip()})" if answer.get("text") else ""
-    if answer.get("type") == "BlockingIOError" and "fork" in answer.get("text", ""):
-        text += (
-            f": over the limit of processes ({MORE_PROCESSES} more than its user had; a fork bomb?)"
-        )
-    return visible(f"{where}: {answer.get('type')}: {answer.get('message')}{text}")
 
 
 def _message(meta: dict, arrays: dict) -> bytes:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from attn_tui.core.teaching.mistakes import MISTAKE_NAMED
-from attn_tui.grading.runner import Submission, exception_verdict
+from attn_tui.grading.failures import exception_verdict
+from attn_tui.grading.runner import Submission
 
 ROWS = np.array(
     [[1.0, 2.0, 3.0], [0.5, 0.5, -1.0], [1000.0, 1001.0, 1002.0], [-1000.0, -1001.0, -999.0]]

@@ -14,7 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attn_tui.grading.runner import MORE_PROCESSES, Submission, SubmissionFailed
+from attn_tui.grading.failures import SubmissionFailed
+from attn_tui.grading.runner import Submission
+from attn_tui.grading.worker_limits import MORE_PROCESSES
 from attn_tui.tui.cli import main
 
 HOSTILE = Path(__file__).with_name("hostile")
