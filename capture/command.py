@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import os
 import shlex
 import sys
@@ -18,11 +17,16 @@ from dataclasses import replace
 
 from attn_tui.capture import demo_model
 from attn_tui.capture.errors import CaptureError
-from attn_tui.capture.install import install_command
+from attn_tui.capture.model_loading import (
+    INSTALL,
+    import_models_extra,
+    load_pretrained,
+    quiet_transformers,
+)
+from attn_tui.capture.output_files import check_output, output_paths, write_layer, write_text
 from attn_tui.core.text import quoted, visible
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
-INSTALL = install_command()
 ALL = "all"
 
 
@@ -125,6 +129,7 @@ def _capture(args: argparse.Namespace) -> int:
     if args.pad_to is not None and args.pad_to < 1:
         raise CaptureError(f"--pad-to {args.pad_to}: give a number of tokens, 1 or more")
     every = args.layer == ALL
+    layer = None if every else args.layer  # (None: every layer, and an index of them)
     if args.output is not None:  # before the seconds PyTorch takes to import
         check_output(args.output, args.force, with_npz=not every)
     elif (
@@ -132,11 +137,10 @@ def _capture(args: argparse.Namespace) -> int:
         and not os.path.exists(args.model)
         and (every or 0 <= args.layer < demo_model.LAYERS)
     ):  # (out of range: said with the depth)
-        _outputs(
-            args, demo_model.NAME, None, demo_model.LAYERS
-        )  # its names are known before it is built
+        # its names are known before it is built
+        output_paths(args.output, args.force, layer, demo_model.NAME, None, demo_model.LAYERS)
     torch, transformers = import_models_extra()
-    _quiet(transformers)
+    quiet_transformers(transformers)
 
     from attn_tui.capture.agreement import agreement
     from attn_tui.capture.model_run import forward, prepare
@@ -162,7 +166,7 @@ def _capture(args: argparse.Namespace) -> int:
             f"attn-tui capture: {name} is not in the local Hugging Face cache; downloading it",
             file=sys.stderr,
         )
-    config = _load(
+    config = load_pretrained(
         f"cannot read the configuration of {name}",
         transformers.AutoConfig,
         source.location,
@@ -188,8 +192,10 @@ def _capture(args: argparse.Namespace) -> int:
             f"--layer {args.layer} is out of range: {name} has {depth} layers, "
             f"numbered 0 to {depth - 1}"
         )
-    index_path, numbers, yaml_paths, npz_paths = _outputs(args, source.label, shown_part, depth)
-    tokenizer = _load(
+    index_path, numbers, yaml_paths, npz_paths = output_paths(
+        args.output, args.force, layer, source.label, shown_part, depth
+    )
+    tokenizer = load_pretrained(
         f"cannot load the tokenizer of {name}",
         transformers.AutoTokenizer,
         source.location,
@@ -207,7 +213,7 @@ def _capture(args: argparse.Namespace) -> int:
                 f"the {what} is {len(ids)} tokens long, longer than {name}'s "
                 f"context of {context} tokens"
             )
-    model = _load(
+    model = load_pretrained(
         f"cannot load the model {name}",
         transformers.AutoModel,
         source.location,
@@ -260,7 +266,7 @@ def _capture(args: argparse.Namespace) -> int:
         numbers, recorded, checks, yaml_paths, npz_paths
     ):
         captured = family.layer(model, number, record, run)
-        _write(captured, replace(about, layer=number), check, yaml_path, npz_path)
+        write_layer(captured, replace(about, layer=number), check, yaml_path, npz_path)
         written.append(captured)
     captured = written[-1]
     heads = f"{captured.heads} heads"
@@ -283,7 +289,7 @@ def _capture(args: argparse.Namespace) -> int:
             f"model's own weights within {max(c.weights for c in checks):.1e}."
         )
         text = index_yaml(title, description, list(zip(numbers, yaml_paths)), captured.heads)
-        _write_text(index_path, text)
+        write_text(index_path, text)
         worst = max(check.weights for check in checks)
         print(
             f"Wrote {visible(index_path)} and {depth} scenarios beside it "
@@ -317,33 +323,6 @@ def _depth(config, part: str) -> int:
     return config.num_hidden_layers
 
 
-def _write(captured, about, check, yaml_path: str, npz_path: str) -> None:
-    from attn_tui.capture.write_scenario import npz_bytes, scenario_yaml, write_files
-
-    try:
-        write_files(
-            yaml_path,
-            scenario_yaml(captured, about, check, os.path.basename(npz_path)),
-            npz_path,
-            npz_bytes(captured),
-        )
-    except OSError as exc:
-        raise CaptureError(
-            f"cannot write {quoted(exc.filename or yaml_path)}: {exc.strerror or exc}"
-        ) from None
-
-
-def _write_text(path: str, text: str) -> None:
-    from attn_tui.core.files.atomic_write import write_atomic
-
-    try:
-        write_atomic(path, text)
-    except OSError as exc:
-        raise CaptureError(
-            f"cannot write {quoted(exc.filename or path)}: {exc.strerror or exc}"
-        ) from None
-
-
 def check_text(text: str, option: str = "--text") -> str:
     if text == "":
         raise CaptureError(f"{option} is empty: give the text to run the model on")
@@ -352,82 +331,6 @@ def check_text(text: str, option: str = "--text") -> str:
     except UnicodeEncodeError:  # bytes that were not UTF-8 in the argument (surrogate escapes)
         raise CaptureError(f"{option} is not valid UTF-8") from None
     return text
-
-
-def default_output(model: str, layer: int | None, part: str | None = None) -> str:
-    from attn_tui.capture.write_scenario import default_name
-
-    return default_name(model, layer, part)
-
-
-def _outputs(args: argparse.Namespace, label: str, part: str | None, depth: int):
-    """Where a capture of ``depth`` layers writes (the index, or None; the layers' numbers; their
-    .yaml and .npz files), each checked to be writable (:func:`check_output`)."""
-    from attn_tui.capture.write_scenario import layer_path_for
-
-    index_path = None
-    if args.layer == ALL:
-        index_path = args.output or default_output(label, None, part)
-        numbers = list(range(depth))
-        yaml_paths = [layer_path_for(index_path, n) for n in numbers]
-        check_output(index_path, args.force, with_npz=False)
-    else:
-        numbers = [args.layer]
-        yaml_paths = [args.output or default_output(label, args.layer, part)]
-    return index_path, numbers, yaml_paths, [check_output(path, args.force) for path in yaml_paths]
-
-
-def check_yaml_name(yaml_path: str) -> None:
-    if not yaml_path.endswith((".yaml", ".yml")):
-        raise CaptureError(
-            f"-o {quoted(yaml_path)}: give a name ending in .yaml, such as "
-            "gpt2_l3.yaml (the matrices go to gpt2_l3.npz beside it)"
-        )
-
-
-def check_output(yaml_path: str, force: bool, with_npz: bool = True) -> str:
-    """The .npz path beside ``yaml_path``, once both may be written."""
-    from attn_tui.capture.write_scenario import npz_path_for
-
-    check_yaml_name(yaml_path)
-    folder = os.path.dirname(yaml_path) or "."
-    if not os.path.isdir(folder):
-        raise CaptureError(f"-o {quoted(yaml_path)}: no such folder {quoted(folder)}")
-    npz_path = npz_path_for(yaml_path)
-    for path in (yaml_path, npz_path) if with_npz else (yaml_path,):
-        if os.path.isdir(path):
-            raise CaptureError(f"{quoted(path)} is a folder")
-        if os.path.exists(path) and not force:
-            raise CaptureError(f"{quoted(path)} already exists; add --force to replace it")
-    return npz_path
-
-
-def import_models_extra():
-    """torch and transformers, or a one-line :class:`CaptureError` saying what to install.
-
-    Both are looked for before either is imported, so a missing one is named at once rather
-    than after the seconds PyTorch takes to import.
-    """
-    missing = [name for name in ("torch", "transformers") if not _installed(name)]
-    try:
-        if not missing:
-            import torch
-            import transformers
-
-            return torch, transformers
-    except ImportError as exc:
-        missing = [exc.name or "torch or transformers"]
-    raise CaptureError(
-        f"capture needs PyTorch and transformers ({' and '.join(missing)} "
-        f"{'is' if len(missing) == 1 else 'are'} not installed): {INSTALL}"
-    )
-
-
-def _installed(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def shown_tokens(tokenizer, ids: list[int]) -> list[str]:
@@ -442,21 +345,3 @@ def shown_tokens(tokenizer, ids: list[int]) -> list[str]:
         shown(piece, spelling, literal=token in literal)
         for token, piece in zip(ids, tokenizer.convert_ids_to_tokens(ids))
     ]
-
-
-def _load(failure: str, loader, location: str, **kwargs):
-    """``loader.from_pretrained``; a failure (a missing or broken file) as one line."""
-    try:
-        return loader.from_pretrained(location, **kwargs)
-    except Exception as exc:  # whatever a broken model folder raises, the user can fix it
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise CaptureError(f"{failure}: {visible(reason)}") from None
-
-
-def _quiet(transformers) -> None:
-    """No progress bars or load reports: the command's output is its one line."""
-    transformers.utils.logging.set_verbosity_error()
-    transformers.utils.logging.disable_progress_bar()
-    from huggingface_hub.utils import disable_progress_bars
-
-    disable_progress_bars()
