@@ -1,6 +1,6 @@
 """How to install an extra (``models``: PyTorch and transformers; ``figures``: cairosvg), said
-in the form that works where this attn-tui came from. The standard library only: capture's help says it before
-either is imported."""
+in the form that works where this attn-tui came from. The standard library only: capture's help
+says it before either is imported."""
 
 from __future__ import annotations
 

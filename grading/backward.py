@@ -49,7 +49,8 @@ def reference(scenario: Scenario, dO: np.ndarray) -> dict[str, np.ndarray]:
     a = Attention(scenario).inputs
     Q, K, V = a.Q(0), a.K(0), a.V(0)
     text = (
-        f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\ncausal: {str(bool(scenario.options.causal)).lower()}\n"
+        f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\n"
+        f"causal: {str(bool(scenario.options.causal)).lower()}\n"
         f"loss:\n  grad: {rows(dO)}\n"
     )
     head = Backward(Attention(loads(text))).head(0)
@@ -143,7 +144,8 @@ def check_backward(submission: Submission, scenario: Scenario) -> BackwardResult
             [
                 (
                     f"{title} ✗ returned {shapes}; expected dQ, dK, dV "
-                    f"({'×'.join(map(str, ours['dQ'].shape))}, {'×'.join(map(str, ours['dK'].shape))}, "
+                    f"({'×'.join(map(str, ours['dQ'].shape))}, "
+                    f"{'×'.join(map(str, ours['dK'].shape))}, "
                     f"{'×'.join(map(str, ours['dV'].shape))})"
                 )
             ],
@@ -155,7 +157,8 @@ def check_backward(submission: Submission, scenario: Scenario) -> BackwardResult
         fd = float(np.max(np.abs(ours[key] - differences[key])))
         if off <= TOLERANCE:
             lines.append(
-                f"  {key}: ✓ matches our backward pass (and finite differences, within {max(fd, 1e-12):.0e})"
+                f"  {key}: ✓ matches our backward pass "
+                f"(and finite differences, within {max(fd, 1e-12):.0e})"
             )
             continue
         named = next(
@@ -169,6 +172,7 @@ def check_backward(submission: Submission, scenario: Scenario) -> BackwardResult
         wrong[key] = named or "other"
         said = f" — {named}" if named else ""
         lines.append(
-            f"  {key}: ✗ off by up to {off:.3g} from our backward pass and from finite differences{said}"
+            f"  {key}: ✗ off by up to {off:.3g} from our backward pass "
+            f"and from finite differences{said}"
         )
     return BackwardResult(not wrong, lines, wrong)

@@ -38,7 +38,8 @@ def check_file(path: str) -> None:
         raise UsageError(f"{visible(path)}: no such file")
     if os.path.isdir(path):
         raise UsageError(
-            f"{visible(path)}: is a folder; give the student's .py file (attn-tui grade takes folders)"
+            f"{visible(path)}: is a folder; give the student's .py file "
+            "(attn-tui grade takes folders)"
         )
     if not os.path.isfile(path):
         raise UsageError(
@@ -146,7 +147,8 @@ def check_impl(args, scenario, write, say) -> int:
             write(case_line(result) + "\n")
         if len(results) < len(cases):
             write(
-                f"(the other {len(cases) - len(results)} not run: the code went over the memory limit)\n"
+                f"(the other {len(cases) - len(results)} not run: "
+                "the code went over the memory limit)\n"
             )
         status = status if passed == run else EXIT_DIFFERS
     if own_softmax is not None:

@@ -68,7 +68,8 @@ def reading(
     case, mask_given: str, weights: np.ndarray | None, output: np.ndarray, tolerance: float
 ) -> tuple[str | None, str | None]:
     """The convention every fully masked row of the case was read as (one for all of them), or
-    None and the line saying what is wrong at the first row none explains. No such row: both None."""
+    None and the line saying what is wrong at the first row none explains. No such row: both
+    None."""
     empty = ~case.allowed().any(axis=1)
     read = None
     for row in np.flatnonzero(empty):
@@ -94,6 +95,7 @@ def _wrong(case, row: int, weights, output, conventions) -> str:
     shown = ", ".join(number(value) for value in values[:6]) + (", …" if len(values) > 6 else "")
     what = "weights" if weights is not None else "output"
     return (
-        f"{label} sees no key (the mask hides all {case.scenario.T_k}): yours {shown} ({what}), none of "
+        f"{label} sees no key (the mask hides all {case.scenario.T_k}): "
+        f"yours {shown} ({what}), none of "
         "what a convention gives there: " + ", ".join(BRIEFLY[name] for name in conventions)
     )

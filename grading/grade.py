@@ -67,7 +67,8 @@ def grade_one(args, path: Path, cases: list) -> dict:
         record.update(
             status="unreadable",
             words="not a regular file",
-            verdict=f"{visible(path.name)}: not a regular file (a FIFO or a device is not a student's code)",
+            verdict=f"{visible(path.name)}: not a regular file "
+            "(a FIFO or a device is not a student's code)",
         )
         return record
     submission = submission_of(args, str(path), args.name)
@@ -98,7 +99,8 @@ def grade_one(args, path: Path, cases: list) -> dict:
             record["printed"] = submission.output()
     passed, not_run = counted(results)
     backward_ok = backward is None or backward.ok
-    # (cases not run after a memory bomb are not passed; a case the code cannot be given is not counted)
+    # (cases not run after a memory bomb are not passed; a case the code cannot be given is not
+    # counted)
     softmax_ok = own_softmax is None or own_softmax[0]
     ok = passed == len(cases) - not_run and backward_ok and softmax_ok
     record.update(
@@ -243,7 +245,8 @@ def _bar(done: int, total: int, name: str) -> None:
     width = 24
     filled = width * done // total
     sys.stderr.write(
-        f"\rgrading [{'█' * filled}{' ' * (width - filled)}] {done}/{total} {visible(name)[:30]}\x1b[K"
+        f"\rgrading [{'█' * filled}{' ' * (width - filled)}] {done}/{total} "
+        f"{visible(name)[:30]}\x1b[K"
     )
     sys.stderr.flush()
 
@@ -255,7 +258,8 @@ def text(records: list[dict], summary: dict) -> str:
         name = visible(Path(record["file"]).name)
         mark = "✓" if record["ok"] else "✗"
         lines.append(
-            f"{mark} {name:<{width}}  {record['passed']:>2}/{record['cases']}  {visible(record['words'])}"
+            f"{mark} {name:<{width}}  {record['passed']:>2}/{record['cases']}  "
+            f"{visible(record['words'])}"
         )
         if record["verdict"]:
             lines.append(f"    {visible(record['verdict'])}")
@@ -283,8 +287,8 @@ def markdown(records: list[dict], summary: dict) -> str:
         "| --- | --- | --- | --- |",
     ]
     lines += [
-        f"| {cell(Path(r['file']).name)} | {r['passed']}/{r['cases']} | {cell(r['verdict'] or r['words'])} "
-        f"| {softmax(r)} |"
+        f"| {cell(Path(r['file']).name)} | {r['passed']}/{r['cases']} "
+        f"| {cell(r['verdict'] or r['words'])} | {softmax(r)} |"
         for r in records
     ]
     lines += ["", "| mistake | students |", "| --- | --- |"]

@@ -81,7 +81,8 @@ def first_cell(scenario: Scenario, wrong) -> str:
     rows = token_labels(scenario.row_tokens)
     columns = column_labels(scenario, stage_keyed(wrong.stage))
     return (
-        f"{wrong.stage} ({visible(rows[i])}, {visible(columns[j])}): yours {number(compared.yours[i, j])}, "
+        f"{wrong.stage} ({visible(rows[i])}, {visible(columns[j])}): "
+        f"yours {number(compared.yours[i, j])}, "
         f"attention {number(compared.correct[i, j])}"
     )
 

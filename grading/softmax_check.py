@@ -46,7 +46,10 @@ def check_softmax(submission: Submission) -> tuple[bool, str, str]:
         return True, "softmax: ✓ matches, scores of ~1,000 included", "right"
     if good[:2].all():
         nan = "NaN" if np.isnan(yours[2:]).any() else "wrong numbers"
-        line = f"softmax: ✗ overflows on scores of ~1,000 (yours gives {nan}): subtract each row's max before exp"
+        line = (
+            f"softmax: ✗ overflows on scores of ~1,000 (yours gives {nan}): "
+            "subtract each row's max before exp"
+        )
         return False, line, MISTAKE_NAMED["softmax_overflow"].words
     if np.allclose(
         yours.sum(axis=0), 1, atol=tolerance

@@ -2,9 +2,10 @@
 attn-tui itself): it imports the file, then answers calls until its requests end, so that every
 case of one submission costs one process start.
 
-It imports nothing of attn-tui. Requests come on the file descriptor its first argument names and answers go on its second, each a
-length-prefixed ``.npz`` (``allow_pickle=False``: a student's objects never reach the parent,
-only arrays and one JSON header); the student's own printing goes to a file the runner reads.
+It imports nothing of attn-tui. Requests come on the file descriptor its first argument names
+and answers go on its second, each a length-prefixed ``.npz`` (``allow_pickle=False``: a
+student's objects never reach the parent, only arrays and one JSON header); the student's own
+printing goes to a file the runner reads.
 """
 
 from __future__ import annotations
@@ -203,7 +204,8 @@ def call(student: Student, name: str, meta: dict, arrays: dict) -> tuple[dict, d
                 "type": "too large",
                 "line": None,
                 "text": "",
-                "message": f"returned a {'×'.join(map(str, array.shape))} array ({round(array.nbytes / 2**20)} MB); "
+                "message": f"returned a {'×'.join(map(str, array.shape))} array "
+                f"({round(array.nbytes / 2**20)} MB); "
                 f"an answer may be {MAX_RETURNED // 2**20} MB",
             }, {}
         dtypes.append(str(array.dtype).replace("torch.", ""))
@@ -292,8 +294,8 @@ def main(requests: int, answers: int, user: str = "") -> int:
                     "type": "PermissionError",
                     "line": None,
                     "text": "",
-                    "message": f"started as root, it could not become uid {uid} (nobody), which the "
-                    "process limit holds: grade as an ordinary user",
+                    "message": f"started as root, it could not become uid {uid} (nobody), "
+                    "which the process limit holds: grade as an ordinary user",
                 },
             )
             return 0
