@@ -53,7 +53,10 @@ def run_to_attention(
     record: dict[str, torch.nn.Module],
 ) -> Recorded:
     """Run a decoder ``model`` on one sequence until ``attention`` has run."""
-    forward = lambda: model(input_ids=torch.tensor([input_ids]), use_cache=False)  # noqa: E731
+
+    def forward():
+        return model(input_ids=torch.tensor([input_ids]), use_cache=False)
+
     return run_to_sites(forward, [Site(attention, record)])[0]
 
 
