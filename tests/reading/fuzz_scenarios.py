@@ -9,9 +9,8 @@ import re
 from hypothesis import strategies as st
 
 from tests.reading.fuzz_property import SHIPPED
+from tests.reading.fuzz_words import FILE_NAMES, ODD_SCALARS
 from tests.reading.fuzz_yaml import (
-    FILE_NAMES,
-    ODD_SCALARS,
     block_scalars,
     float_forms,
     rarely,

@@ -11,7 +11,7 @@ from attn_tui.core import ScenarioError, compute_all, loads
 from attn_tui.core.engine.stages import scenario_keys as stage_keys
 from attn_tui.core.loading import scenario_file
 from tests.reading.fuzz_property import finite_parts
-from tests.reading.fuzz_yaml import KEY_TEXTS, SCENARIO_KEYS
+from tests.reading.fuzz_words import KEY_TEXTS, SCENARIO_KEYS
 
 
 def test_the_finiteness_check_covers_every_stage_the_registry_gives_a_scenario():
