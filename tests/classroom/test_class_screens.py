@@ -115,7 +115,8 @@ async def test_a_students_r_sends_the_row():
             await until(lambda: desk.counts(4).answered == 1)
             assert desk.tallies[4].latest == {"00000abc": (0.212, 0.212, 0.576)}
             assert desk.counts(4).mistakes[0][0] == "unscaled"
-            # their own marks, as before: |0.212 − 0.248| = 0.036 is within 0.05, |0.576 − 0.503| = 0.073 is not
+            # their own marks, as before: |0.212 − 0.248| = 0.036 is within 0.05,
+            # |0.576 − 0.503| = 0.073 is not
             assert stage_view(app).row_texts(SAT) == ["0.248✓", "0.248✓", "0.503✗"]
     finally:
         leader.close()

@@ -50,7 +50,8 @@ HAND_MADE = [
     "this is not JSON",
     line("g", [0.25, 0.25, 0.5], beat=3),  # a beat that does not predict
     line("g", [0.25, 0.25]),  # the wrong length
-    '{"time": "t", "student": "h", "beat": 4, "stage": "weights", "row": 2, "guess": [NaN, 0.2, 0.3]}',
+    '{"time": "t", "student": "h", "beat": 4, "stage": "weights", "row": 2, '
+    '"guess": [NaN, 0.2, 0.3]}',
     line("i", [0.25, 0.25, 0.5], stage="scores"),
     line("j", [0.25, 0.25, 0.5], row=1),
     line("k", [0.25, 0.25, 0.5]) + " " * 5000,  # too long
@@ -80,8 +81,9 @@ def test_the_summary_counts_a_hand_made_log(tmp_path):
     )
     assert [(m["mistake"], m["count"]) for m in beat["mistakes"]] == [("unscaled", 2), ("other", 1)]
     assert "√d_k" in beat["mistakes"][0]["words"]
-    # medians of a, b, c, d, e and f's latest, by hand: "the" sorted 0.21 0.212 0.248 0.25 0.25 0.9 →
-    # (0.248 + 0.25)/2; "cat" 0.05 0.21 0.212 0.248 0.25 0.25 → (0.212 + 0.248)/2; "sat" 0.05 0.5 0.5 0.503 …
+    # medians of a, b, c, d, e and f's latest, by hand: "the" sorted 0.21 0.212 0.248 0.25 0.25
+    # 0.9 → (0.248 + 0.25)/2; "cat" 0.05 0.21 0.212 0.248 0.25 0.25 → (0.212 + 0.248)/2; "sat"
+    # 0.05 0.5 0.5 0.503 …
     assert beat["median"] == pytest.approx([0.249, 0.230, 0.5015])
     assert beat["correct"] == pytest.approx([0.248, 0.248, 0.503], abs=5e-4)
     assert found["skipped"] == 13
@@ -150,7 +152,8 @@ def test_hostile_lines_in_a_log_are_each_skipped_and_counted(tmp_path):
     good = line("p", [0.25, 0.25, 0.5])
     hostile = [
         line("h", [1e400, 0.2, 0.3]).replace("Infinity", "1e400"),  # json reads 1e400 as inf
-        '{"time": "t", "student": "h", "beat": 4, "stage": "weights", "row": 2, "guess": [NaN, 0.2, 0.3]}',
+        '{"time": "t", "student": "h", "beat": 4, "stage": "weights", "row": 2, '
+        '"guess": [NaN, 0.2, 0.3]}',
         '{"time": "t", "student": "h", "beat": 4, "stage": "weights", "row": 2, "guess": ['
         + "0.1, " * 2_000_000
         + "0.1]}",  # 10 MB

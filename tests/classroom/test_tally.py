@@ -9,7 +9,8 @@ from tests.conftest import SCENARIOS
 
 
 def test_a_share_of_attention_is_drawn_from_0_to_1():
-    # correct 0.503; bins of 1/8 from 0: 0.1 → bin 0, 0.5 and 0.576 → bin 4, the correct value in bin 4
+    # correct 0.503; bins of 1/8 from 0: 0.1 → bin 0, 0.5 and 0.576 → bin 4, the correct value in
+    # bin 4
     found = spread(np.array([0.576, 0.5, 0.1, np.nan]), 0.503, (0.0, 1.0))
     assert (found.low, found.high) == (0.0, 1.0)
     assert found.counts == (1, 0, 0, 0, 2, 0, 0, 0) and found.correct_bin == 4
@@ -25,7 +26,8 @@ def test_the_class_is_counted_by_mistake_in_words():
         if b.key == "weights"
     )
     tally = BeatTally(beat)
-    # "sat" scores [1, 1, 2]: ÷√2 and softmax give [0.248, 0.248, 0.503]; without ÷√2, [0.212, 0.212, 0.576]
+    # "sat" scores [1, 1, 2]: ÷√2 and softmax give [0.248, 0.248, 0.503]; without ÷√2,
+    # [0.212, 0.212, 0.576]
     tally.add("a", (0.248, 0.248, 0.503))
     tally.add("b", (0.212, 0.212, 0.576))
     tally.add("c", (0.21, 0.21, 0.58))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import subprocess
 import sys
@@ -196,9 +195,12 @@ def test_version_and_help(capsys):
 def test_a_real_process_exits_with_the_documented_status(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("Q: [[1, 2]]\nK: [[1]]\nV: [[1]]\n")
-    run = lambda *args: subprocess.run(
-        [sys.executable, "-m", "attn_tui", *args], cwd=ROOT, capture_output=True, text=True
-    )
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "attn_tui", *args], cwd=ROOT, capture_output=True, text=True
+        )
+
     ok = run("--json", "cat_sat")
     assert ok.returncode == 0 and strict_json(ok.stdout)["title"] == "The cat sat"
     failed = run("--check", str(bad))
@@ -308,162 +310,6 @@ def test_row_by_a_token_that_appears_twice_is_ambiguous(write, capsys):
     with pytest.raises(SystemExit) as caught:
         main(["--print", str(path), "--row", "the"])
     assert caught.value.code == 2 and "ambiguous" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize("given, expected", [(None, "1"), ("2", "2")])
-def test_the_app_asks_blas_for_one_thread_unless_the_user_chose(given, expected):
-    """Before NumPy loads (it reads the setting once); a user's own setting stands."""
-    env = {
-        key: value
-        for key, value in __import__("os").environ.items()
-        if key not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-    }
-    if given is not None:
-        env["OPENBLAS_NUM_THREADS"] = given
-    code = (
-        "import os\nfrom attn_tui.tui import cli\ncli.one_blas_thread()\nimport numpy\n"
-        "print(os.environ['OPENBLAS_NUM_THREADS'])"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, check=True
-    )
-    assert done.stdout.strip() == expected
-
-
-@pytest.mark.parametrize(
-    "argv, threads, collecting, started",
-    [
-        (["cat_sat"], "1", False, [False]),
-        (["open", "--debug", "cat_sat"], "1", False, [False]),
-        (["--print", "cat_sat"], None, True, []),
-        (["--json", "cat_sat"], None, True, []),
-        (["--js", "cat_sat"], None, True, []),
-        (["check", "cat_sat"], None, True, []),
-        (["--serve", "cat_sat"], "1", False, [True]),
-        (["serve", "cat_sat"], "1", False, [True]),
-        (["--debug", "serve", "cat_sat"], "1", False, [True]),
-    ],
-)
-def test_only_the_app_asks_for_one_blas_thread_and_no_collection_before_numpy_loads(
-    argv, threads, collecting, started
-):
-    """The settings as they stood when NumPy was first imported by the command as run (the
-    parser's stage options load it): --json at T = 4096 and the like may use every core; the
-    app's keys are small products. The garbage collector waits while the app starts (#30), but
-    not in a class's server, which runs for hours (``started``: whether it collected when the
-    app, or the server, was started)."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-    }
-    code = (
-        "import gc, importlib.abc, os, sys\n"
-        "seen, started = [], []\n"
-        "class Watch(importlib.abc.MetaPathFinder):\n"
-        "    def find_spec(self, name, path, target=None):\n"
-        "        if name == 'numpy' and not seen:\n"
-        "            seen.append((os.environ.get('OPENBLAS_NUM_THREADS'), gc.isenabled()))\n"
-        "sys.meta_path.insert(0, Watch())\n"
-        "from attn_tui.tui.cli import app, main, serving\n"
-        "app.start_app = lambda *args, **kwargs: started.append(gc.isenabled()) or 0\n"
-        "serving.serve = lambda *args, **kwargs: started.append(gc.isenabled()) or 0\n"
-        f"main({argv!r})\n"
-        "print(repr(seen), repr(started), gc.isenabled(), file=sys.stderr)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, check=True
-    )
-    expected = f"{[(threads, collecting)]!r} {started!r} True"  # (and on again after, whatever ran)
-    assert done.stderr.strip().splitlines()[-1] == expected
-
-
-@pytest.mark.parametrize(
-    "old, new",
-    [
-        (["--json", "cat_sat"], ["json", "cat_sat"]),
-        (["cat_sat", "--print", "--row", "sat"], ["print", "cat_sat", "--row", "sat"]),
-        (["--markdown", "--worksheet", "cat_sat"], ["markdown", "cat_sat", "--worksheet"]),
-    ],
-)
-def test_the_modes_flags_and_their_subcommands_are_the_same_command(capsys, old, new):
-    assert main(old) == 0
-    before = capsys.readouterr()
-    assert main(new) == 0
-    assert capsys.readouterr() == before and before.out
-
-
-@pytest.mark.parametrize(
-    "argv, message",
-    [
-        (["--json", "cat_sat", "--row", "sat"], "--row goes with --print or --markdown"),
-        (["--check", "cat_sat", "--worksheet"], "--worksheet goes with --markdown"),
-        (["--json", "--print", "cat_sat"], "give one mode: --json and --print are two"),
-        (["cat_sat", "--tokens", "a"], "--tokens goes with attn-tui new"),
-    ],
-)
-def test_an_option_of_another_mode_is_told_which_mode_it_goes_with(capsys, argv, message):
-    with pytest.raises(SystemExit) as caught:
-        main(argv)
-    assert caught.value.code == 2 and message in capsys.readouterr().err
-
-
-@pytest.mark.parametrize(
-    "argv", [["cat_sat", "--version"], ["--debug", "--version"], ["--json", "--version"]]
-)
-def test_version_anywhere_on_the_line_as_before(capsys, argv):
-    with pytest.raises(SystemExit) as caught:
-        main(argv)
-    assert caught.value.code == 0 and capsys.readouterr().out.startswith("attn-tui ")
-
-
-@pytest.mark.parametrize(
-    "short, whole",
-    [
-        (["--js", "cat_sat"], ["json", "cat_sat"]),
-        (["cat_sat", "--mark"], ["markdown", "cat_sat"]),
-        (["--li"], ["list"]),
-        (["--debug", "json", "cat_sat"], ["json", "cat_sat"]),
-        (["json", "--json", "cat_sat"], ["json", "cat_sat"]),
-    ],
-)
-def test_a_modes_flag_shortened_or_repeated_and_debug_before_the_command(capsys, short, whole):
-    """argparse took a prefix of an option before the command line had subcommands (--js for
-    --json); --debug goes anywhere; the old flag beside its own command is the same command."""
-    assert main(short) == 0
-    out = capsys.readouterr().out
-    assert main(whole) == 0 and capsys.readouterr().out == out and out
-
-
-@pytest.mark.parametrize(
-    "argv, message",
-    [
-        (["--ser", "cat_sat"], "ambiguous option: --ser could match --serve, --serve-dir"),
-        (["serve", "--json", "cat_sat"], "give one mode: attn-tui serve and --json are two"),
-        (["--print", "cat_sat", "--row", "--json"], "argument --row: expected one argument"),
-        (["--json", "cat_sat", "--force"], "--force goes with attn-tui new or attn-tui capture"),
-        (
-            ["--json", "cat_sat", "extra", "--row", "1"],
-            "--row goes with --print or --markdown or attn-tui figure (and unrecognized: extra 1)",
-        ),
-        (["--json", "cat_sat", "x --row"], "unrecognized arguments: x --row"),
-        (
-            ["--check", "cat_sat", "--worksheet"],
-            "--worksheet goes with --markdown: attn-tui --markdown --worksheet FILE",
-        ),
-    ],
-)
-def test_what_the_old_command_line_read_is_read_the_same_or_told_better(capsys, argv, message):
-    with pytest.raises(SystemExit) as caught:
-        main(argv)
-    err = capsys.readouterr().err
-    assert caught.value.code == 2 and err.splitlines()[-1].endswith(message), err
-
-
-def test_an_option_of_another_mode_shows_the_usage_of_the_mode_given(capsys):
-    with pytest.raises(SystemExit):
-        main(["--json", "cat_sat", "--row", "sat"])
-    assert capsys.readouterr().err.startswith("usage: attn-tui json ")
 
 
 def test_a_learning_rate_that_overflows_is_refused_by_json_and_check_and_said_by_print_and_markdown(

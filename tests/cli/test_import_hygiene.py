@@ -46,7 +46,8 @@ def test_checking_a_yaml_scenario_needs_no_numpy():
 
 
 def test_every_export_of_core_is_what_it_says_even_after_its_modules_are_imported():
-    """A module named like a function it exports (a module load in core/ beside a function load) would shadow it."""
+    """A module named like a function it exports (a module load in core/ beside a function load)
+    would shadow it."""
     import importlib
     import types
 

@@ -87,8 +87,9 @@ def test_the_layer_check_sees_an_upward_import(tmp_path):
     one importing the lessons for a type only."""
     path = tmp_path / "scenario.py"
     path.write_text(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from attn_tui.core.lessons.lesson "
-        "import start_position\ndef f():\n    from attn_tui.core.engine.stages import REGISTRY\n"
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from attn_tui.core.lessons.lesson import start_position\ndef f():\n"
+        "    from attn_tui.core.engine.stages import REGISTRY\n"
     )
     module = "attn_tui.core.model.scenario"
     assert sorted(layer_of(name) for _, name in imports(path, module)) == [

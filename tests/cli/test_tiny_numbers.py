@@ -32,7 +32,10 @@ def test_markdown_writes_a_tiny_input_with_an_exponent() -> None:
 # Attacked after the first fix: every stage but the weights, and the explanations, kept reading
 # 0.000. By hand, with V's a row [1e-5, 2] and the causal mask: Scale (a, b) = 1e-5 / √2 =
 # 7.071e−6; the weights of a are [1, 0], so its output is v_a = [1e-5, 2] exactly.
-CAUSAL = "tokens: [a, b]\nQ: [[1, 0.00001], [1, 1]]\nK: [[1, 0], [0, 1]]\nV: [[0.00001, 2], [3, 4]]\ncausal: true\n"
+CAUSAL = (
+    "tokens: [a, b]\nQ: [[1, 0.00001], [1, 1]]\nK: [[1, 0], [0, 1]]\nV: [[0.00001, 2], [3, 4]]\n"
+    "causal: true\n"
+)
 
 
 def table(text: str, step: str) -> list[list[str]]:
@@ -51,7 +54,8 @@ def test_print_writes_no_non_zero_number_of_any_stage_as_zero() -> None:
 
 def test_weights_keep_the_chapter_s_three_decimals() -> None:
     """A weight is a share of its row: the chapter's "nearly one-hot (0.999, 0.000, 0.000)". Row
-    b's scores [20, 0] / √2 give b itself a weight of 1 / (1 + e^(20/√2)) = 7.2e−7: 0.000, not 7.2e−7."""
+    b's scores [20, 0] / √2 give b itself a weight of 1 / (1 + e^(20/√2)) = 7.2e−7: 0.000, not
+    7.2e−7."""
     import math
 
     text = "".join(

@@ -1,1 +1,2 @@
-"""Keeping a user's edits: saving, its safety, the served root, recovery copies, the state folders."""
+"""Keeping a user's edits: saving, its safety, the served root, recovery copies, the state
+folders."""

@@ -326,7 +326,8 @@ def test_the_mark_older_versions_wrote_goes_when_the_value_comes_back(tmp_path):
 def test_only_a_mark_of_a_value_the_option_can_take_is_read(tmp_path, comment, causal):
     path = tmp_path / "cat.yaml"
     path.write_text(
-        f"Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\ncausal: false   # {comment}\n"
+        "Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 0], [0, 1]]\n"
+        f"causal: false   # {comment}\n"
     )
     assert Session(load(path)).description_options.causal is causal
 

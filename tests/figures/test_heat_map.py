@@ -101,7 +101,8 @@ V: [[1], [2], [3], [4]]
 
 
 def test_hostile_tokens_stay_text():
-    # (a scenario's token is at most 256 characters: the loader refuses 10,000, naming line and column)
+    # (a scenario's token is at most 256 characters: the loader refuses 10,000, naming line and
+    # column)
     text = heat_map(Attention(loads(HOSTILE.replace("{long}", "w" * 256))), "scores")
     root = ET.fromstring(text.encode())  # well-formed
     assert not list(root.iter(SVG + "script"))

@@ -20,7 +20,8 @@ LR, STEPS = 0.2, 30
 
 def scenario(tmp_path, variants=True, name="scaled"):
     text = (
-        f"title: Two runs\ntokens: [the, cat, sat]\nQ: {Q.tolist()}\nK: {K.tolist()}\nV: {V.tolist()}\n"
+        "title: Two runs\ntokens: [the, cat, sat]\n"
+        f"Q: {Q.tolist()}\nK: {K.tolist()}\nV: {V.tolist()}\n"
         f"loss: {{target: {TARGET.tolist()}}}\ntrain: {{learn: [V], lr: {LR}, steps: {STEPS}}}\n"
     )
     if variants:
@@ -59,7 +60,8 @@ def test_each_run_s_curve_is_its_losses_from_step_0_to_the_last(tmp_path, capsys
         assert len(points) == STEPS + 1
         xs, ys = zip(*points)
         assert list(xs) == sorted(xs)  # step by step, left to right
-        # a higher loss is drawn higher (a smaller y): the order of the ys is the order of the losses
+        # a higher loss is drawn higher (a smaller y): the order of the ys is the order of the
+        # losses
         assert np.array_equal(
             np.argsort(ys, kind="stable"), np.argsort(-np.array(expected), kind="stable")
         )

@@ -67,7 +67,8 @@ def test_every_head_with_the_pattern_it_scores_highest(tmp_path, capsys):
 
 
 def test_a_thumbnail_is_brightest_where_the_head_looks(tmp_path, capsys):
-    """The self head's thumbnail: its diagonal cells are the palette's top (yellow), the rest dark."""
+    """The self head's thumbnail: its diagonal cells are the palette's top (yellow), the rest
+    dark."""
     assert main(["figure", str(index(tmp_path)), "--model-view"]) == 0
     root = ET.fromstring(capsys.readouterr().out.encode())
     rects = list(root.iter(SVG + "rect"))

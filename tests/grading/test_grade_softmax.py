@@ -1,6 +1,7 @@
 """grade checks the student's own softmax too, when the file defines one, as check --impl does:
 in the per-student table, the Markdown and --json. The expected softmax is its formula's
-(softmax([1, 2, 3]) = 0.090, 0.245, 0.665); what each file does wrong is what it was written to do."""
+(softmax([1, 2, 3]) = 0.090, 0.245, 0.665); what each file does wrong is what it was written to
+do."""
 
 from __future__ import annotations
 

@@ -34,8 +34,8 @@ def verdict(capsys, name, *extra):
         (
             "no_function",
             (
-                "no_function.py: ✗ no attention (a function, or a class with forward or __call__) in "
-                "no_function.py; what it defines: atention"
+                "no_function.py: ✗ no attention (a function, or a class with forward or "
+                "__call__) in no_function.py; what it defines: atention"
             ),
         ),
         ("raises", "raises.py on "),

@@ -1,1 +1,2 @@
-"""Reading a scenario: the format, its errors, hostile and oversized files, .npy/.npz inputs, the template, model indexes."""
+"""Reading a scenario: the format, its errors, hostile and oversized files, .npy/.npz inputs, the
+template, model indexes."""

@@ -4,8 +4,10 @@
 * a ScenarioError that carries a line number.
 
 What must be finite is derived from the stage registry (``finite_parts``), so that a new stage
-is checked the day it lands. The strategies are tests/reading/fuzz_yaml.py's and
-tests/reading/fuzz_scenarios.py's; the tests, tests/reading/test_loader_never_crashes.py.
+is checked the day it lands. The strategies are tests/reading/fuzz_yaml.py's (with the words of
+tests/reading/fuzz_words.py), tests/reading/fuzz_scenarios.py's,
+tests/reading/fuzz_float64_edges.py's and tests/reading/fuzz_mutated_shipped.py's; the tests,
+tests/reading/test_loader_never_crashes.py.
 """
 
 from __future__ import annotations

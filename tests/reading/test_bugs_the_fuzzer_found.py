@@ -1,5 +1,6 @@
 """The bugs a long fuzz run found (tests/reading/test_loader_never_crashes.py), fixed and pinned:
-each input is a located error now, where it once escaped as another exception, hung or overflowed."""
+each input is a located error now, where it once escaped as another exception, hung or
+overflowed."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from attn_tui.core import ScenarioError, loads
 from tests.conftest import ROOT
 
-# ---- bugs a long run found, fixed and pinned ------------------------------------------------------
+# ---- bugs a long run found, fixed and pinned ---------------------------------------------------
 
 YAML_INT_FLOAT_CRASHES = {
     "Q-cell-int-empty": "Q: [[!!int '']]\nK: [[1]]\nV: [[1]]\n",  # IndexError
@@ -18,7 +19,8 @@ YAML_INT_FLOAT_CRASHES = {
     "Q-cell-float-empty": "Q: [[!!float '']]\nK: [[1]]\nV: [[1]]\n",  # IndexError
     "scale-float-empty": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nscale: !!float ''\n",
     "mask-int-empty": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nmask_value: !!int ''\n",
-    "mask-a-list": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nmask_value: [-1]\n",  # AttributeError (issue 46's run)
+    # AttributeError (issue 46's run)
+    "mask-a-list": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nmask_value: [-1]\n",
     "precision-0b_": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nprecision: 0b_\n",  # ValueError
     "precision-0x_": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nprecision: 0x_\n",
     "precision-int-tag-text": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nprecision: !!int abc\n",

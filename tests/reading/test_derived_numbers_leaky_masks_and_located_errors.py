@@ -54,8 +54,8 @@ def test_what_attention_derives_counts_against_the_limit(tmp_path):
         )
         assert result.returncode == 2, result.stderr
         assert (
-            "bomb.yaml:2:1: too many numbers: the inputs (28,672) and what attention derives from them "
-            "(Q, K, V = X·W of 64 heads (201,326,592))" in result.stderr
+            "bomb.yaml:2:1: too many numbers: the inputs (28,672) and what attention derives "
+            "from them (Q, K, V = X·W of 64 heads (201,326,592))" in result.stderr
         )
 
 
@@ -85,8 +85,8 @@ def test_a_leaky_mask_value_is_said_and_tiny_exps_read_with_their_exponent():
     assert "exp(−70.711) = 1.953e−31" in text  # not 0.000
     assert "weights = [1.953e−31/9.080e−5, 4.540e−5/9.080e−5, 4.540e−5/9.080e−5]" in text
     assert (
-        'The hidden keys take 100% of "a"\'s weight: the mask value −10 is not far below its visible '
-        "scores (the largest −70.711)"
+        'The hidden keys take 100% of "a"\'s weight: the mask value −10 is not far below its '
+        "visible scores (the largest −70.711)"
     ) in text
     assert "0.000/0.000" not in text and "0.000/1.000" not in text
 

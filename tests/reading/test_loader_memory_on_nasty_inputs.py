@@ -64,7 +64,8 @@ NASTY = {
     "many-anchors": "Q: [[" + ", ".join(f"&a{i} 1" for i in range(20_000)) + "]]\n"
     "K: [[" + ", ".join(f"*a{i}" for i in range(20_000)) + "]]\nV: [[1]]\n",
     "many-documents": "---\n{}\n" * 10_000,
-    "T-4096-plain": f"Q: {_rows('1', 4096, 1)}\nK: {_rows('1', 4096, 1)}\nV: {_rows('1', 4096, 1)}\n",
+    "T-4096-plain": f"Q: {_rows('1', 4096, 1)}\nK: {_rows('1', 4096, 1)}\n"
+    f"V: {_rows('1', 4096, 1)}\n",
     "unknown-key-long": "Qq" * 50_000 + ": 1\n",
 }
 # Inputs within the documented limits that the loader cannot read in 1 s / 200 MB today.
@@ -90,7 +91,8 @@ NASTY_ONCE_SLOW = {
 
 
 def assert_well_behaved(name: str, text: str) -> None:
-    """A scenario or a located error, within 200 MB (their time: ``python benchmarks/limits.py``)."""
+    """A scenario or a located error, within 200 MB (their time:
+    ``python benchmarks/limits.py``)."""
     gc.collect()
     tracemalloc.start()
     try:

@@ -26,12 +26,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from attn_tui.core import ScenarioError, load, loads
+from tests.reading.fuzz_float64_edges import valid_scenario_documents
+from tests.reading.fuzz_mutated_shipped import mutated_shipped
 from tests.reading.fuzz_property import FUZZ, SHIPPED, check_bytes, check_text
-from tests.reading.fuzz_scenarios import (
-    mutated_shipped,
-    scenario_documents,
-    valid_scenario_documents,
-)
+from tests.reading.fuzz_scenarios import scenario_documents
 from tests.reading.fuzz_yaml import alias_bombs, nested_documents, random_documents
 
 # ---- the fuzz tests ----------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""A model index (core.loading.model_index): read as carefully as a scenario, listed by --json, scored by
-``attn-tui heads``; no NumPy needed to read one."""
+"""A model index (core.loading.model_index): read as carefully as a scenario, listed by --json,
+scored by ``attn-tui heads``; no NumPy needed to read one."""
 
 from __future__ import annotations
 
@@ -83,7 +83,8 @@ def test_an_index_lists_its_layers_in_the_folder_of_the_index(tmp_path):
         ),
         ("model_index: 1\nlayers:\n  - {layer: 0, scenario: a.txt}\n", "3:26", "ending in .yaml"),
         (
-            "model_index: 1\nlayers:\n  - {layer: 0, scenario: a.yaml}\n  - {layer: 0, scenario: b.yaml}\n",
+            "model_index: 1\nlayers:\n  - {layer: 0, scenario: a.yaml}\n"
+            "  - {layer: 0, scenario: b.yaml}\n",
             "4:13",
             "layer 0 is listed twice (first on line 3)",
         ),
@@ -117,7 +118,8 @@ def test_reading_an_index_needs_no_numpy(tmp_path):
         f"import sys\nfrom attn_tui.core.loading.model_index import read_index\n"
         f"index = read_index({str(index)!r})\n"
         "assert [entry.layer for entry in index.layers] == [0, 1], index\n"
-        "print(sorted(name for name in sys.modules if name.split('.')[0] in ('numpy', 'textual', 'rich')))"
+        "print(sorted(name for name in sys.modules "
+        "if name.split('.')[0] in ('numpy', 'textual', 'rich')))"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

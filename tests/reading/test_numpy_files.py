@@ -60,8 +60,8 @@ def test_integer_arrays_become_float64(folder):
         (
             lambda f: np.save(f / "missing.npy", RNG.randn(2, 3, 4, 5)),
             1,
-            "Q: missing.npy holds a 4-dimensional array (shape (2, 3, 4, 5)); it should be a matrix "
-            "(2 dimensions) or one matrix per head (3 dimensions)",
+            "Q: missing.npy holds a 4-dimensional array (shape (2, 3, 4, 5)); it should be a "
+            "matrix (2 dimensions) or one matrix per head (3 dimensions)",
         ),
         (
             lambda f: np.save(f / "missing.npy", RNG.randn(5, 4) + 1j),
@@ -188,7 +188,7 @@ def test_save_as_elsewhere_keeps_the_data_files_reachable(folder, tmp_path_facto
     assert np.array_equal(copy.Q, Q) and copy.options.causal is False
 
 
-# ---- every .npy header NumPy can write, and crafted ones (issue 10, item 8) --------------------------------
+# ---- every .npy header NumPy can write, and crafted ones (issue 10, item 8) --------------------
 
 
 def _npy_with_header(path, header: dict) -> None:

@@ -11,7 +11,7 @@ from attn_tui.core import ScenarioError, compute_all, loads
 from attn_tui.core.engine.stages import scenario_keys as stage_keys
 from attn_tui.core.loading import scenario_file
 from tests.reading.fuzz_property import finite_parts
-from tests.reading.fuzz_yaml import KEY_TEXTS, SCENARIO_KEYS
+from tests.reading.fuzz_words import KEY_TEXTS, SCENARIO_KEYS
 
 
 def test_the_finiteness_check_covers_every_stage_the_registry_gives_a_scenario():
@@ -37,7 +37,8 @@ def test_the_finiteness_check_covers_every_stage_the_registry_gives_a_scenario()
 def test_the_fuzzer_draws_the_loaders_own_keys():
     """The fuzzer's keys are every key the loader knows (as its error for an unknown key lists
     them) and no other: its own list of 19 had drifted behind the loader's 41, so that no random
-    document ever reached bias, softcap, alibi, rope, heads, mask, tiles, decode, lesson or expect."""
+    document ever reached bias, softcap, alibi, rope, heads, mask, tiles, decode, lesson or
+    expect."""
     with pytest.raises(ScenarioError) as error:
         loads("not_a_key: 1\n")
     known = re.search(r"\(known keys: ([^)]*)\)", str(error.value)).group(1).split(", ")

@@ -234,9 +234,9 @@ def test_a_serve_dir_that_is_a_file_says_so(capsys, tmp_path):
         capsys, "--serve", "cat_sat", "--port", str(free_port()), "--serve-dir", str(named)
     )
     assert status == 2 and out == ""
-    assert (
-        err
-        == f"attn-tui: --serve-dir {named} is a file, not a folder; give a folder (it is made if missing)\n"
+    assert err == (
+        f"attn-tui: --serve-dir {named} is a file, not a folder; "
+        "give a folder (it is made if missing)\n"
     )
     assert named.read_text() == "a lecturer's notes\n"
 

@@ -1,1 +1,2 @@
-"""What a student reads: lessons, predictions, worksheets and handouts, explanations, pattern scores, check my implementation."""
+"""What a student reads: lessons, predictions, worksheets and handouts, explanations, pattern
+scores, check my implementation."""

@@ -114,9 +114,10 @@ def test_check_exit_statuses_and_the_message(tmp_path, capsys):
     path = tmp_path / "s.yaml"
     stages = student("unscaled")
     scenario_with(stages)  # (validates the text)
-    rows = lambda m: (
-        "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in r) + "]" for r in m) + "]"
-    )
+
+    def rows(m):
+        return "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in r) + "]" for r in m) + "]"
+
     path.write_text(
         f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\nexpect:\n  weights: {rows(stages['weights'])}\n"
     )
@@ -125,7 +126,8 @@ def test_check_exit_statuses_and_the_message(tmp_path, capsys):
     assert "weights: ✗" in out and "the scores were not divided by √d_k" in out
     assert "Fix: divide the scores by np.sqrt(d_k) before the softmax." in out
     path.write_text(
-        f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\nexpect:\n  weights: {rows(student()['weights'])}\n"
+        f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\n"
+        f"expect:\n  weights: {rows(student()['weights'])}\n"
     )
     assert main(["--check", str(path)]) == 0
     assert "weights: ✓ matches" in capsys.readouterr().out
@@ -140,9 +142,10 @@ def test_json_adds_the_comparison(tmp_path, capsys):
         weights=student("no_mask")["weights"],
         output=student("no_mask")["output"],
     )
-    rows = lambda m: (
-        "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in r) + "]" for r in m) + "]"
-    )
+
+    def rows(m):
+        return "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in r) + "]" for r in m) + "]"
+
     path = tmp_path / "s.yaml"
     path.write_text(
         f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\nexpect_npz: mine.npz\nexpect_tolerance: 1e-9\n"

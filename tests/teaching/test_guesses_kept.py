@@ -1,7 +1,7 @@
 """Guesses are not lost (issue 47, item 2): undo or redo across a lesson's edit keeps the
 guesses made in the other state; guesses typed under the scenario's own ``predict:`` are the
-ones a beat predicting the same row shows, in the same state; a beat that puts the student's edited cells
-back to the lesson's values says so in the narration bar."""
+ones a beat predicting the same row shows, in the same state; a beat that puts the student's
+edited cells back to the lesson's values says so in the narration bar."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ SAT = 2
 
 
 def test_undo_and_redo_across_a_lessons_edit_keep_the_guesses_of_each_state():
-    text = (
-        CAT
-        + "lesson:\n  - {step: softmax, row: sat, edit: {matrix: Q, row: sat, col: 1, to: 10}, predict: row}\n"
+    text = CAT + (
+        "lesson:\n  - {step: softmax, row: sat, edit: {matrix: Q, row: sat, col: 1, to: 10}, "
+        "predict: row}\n"
     )
     session = Session(loads(text, "l.yaml"), keep_recovery=False)
     player = LessonPlayer(session, session.scenario.lesson)

@@ -112,9 +112,10 @@ def test_a_reused_judge_judges_each_pattern_of_cells_as_a_fresh_one_does():
     # in any order, must each be judged as if first). "sat" unscaled by hand: e, e, e² over 2e + e².
     unscaled = softmax([1.0, 1.0, 2.0])
     right = softmax(np.array([1.0, 1.0, 2.0]) / math.sqrt(2))
-    # "the" with the mask applied after the softmax, by hand: scaled [0.707, 0, 0.707] → e^0.707 = 2.028,
-    # 1, 2.028 over 5.056 → 0.401 on itself, the future zeroed: a mistake that moves "the"'s own cell
-    # only (its other cells are 0 either way), so a row giving only cell 1 must not hide it later
+    # "the" with the mask applied after the softmax, by hand: scaled [0.707, 0, 0.707] →
+    # e^0.707 = 2.028, 1, 2.028 over 5.056 → 0.401 on itself, the future zeroed: a mistake that
+    # moves "the"'s own cell only (its other cells are 0 either way), so a row giving only cell 1
+    # must not hide it later
     after = 2.028 / 5.056
     rows = [
         (0, [np.nan, 0.5, np.nan]),

@@ -38,7 +38,8 @@ WALK = """\
     row: 2
   - {say: A louder query, edit: {matrix: Q, row: sat, col: 1, to: 5}}
   - {set: {causal: false}, step: weighted_sum}
-  - {edit: [{matrix: Q, row: 3, col: d2, to: 2.5}, {matrix: V, row: the, col: 1, to: -1}], set: {scale: none}}
+  - {edit: [{matrix: Q, row: 3, col: d2, to: 2.5}, {matrix: V, row: the, col: 1, to: -1}], \
+set: {scale: none}}
 """
 
 
@@ -173,7 +174,8 @@ def test_heads_are_named_or_numbered():
 def test_an_edit_that_would_overflow_float64_is_refused_with_its_beat():
     beats = (
         "  - {step: score}\n"
-        "  - {edit: [{matrix: Q, row: sat, col: 1, to: 1e200}, {matrix: K, row: sat, col: 1, to: 1e200}]}\n"
+        "  - {edit: [{matrix: Q, row: sat, col: 1, to: 1e200}, "
+        "{matrix: K, row: sat, col: 1, to: 1e200}]}\n"
     )
     error = refused(beats)
     assert error.startswith(f"lesson.yaml:{LINES + 3}:6: lesson beat 2: with this beat, "), error
@@ -182,7 +184,8 @@ def test_an_edit_that_would_overflow_float64_is_refused_with_its_beat():
     # back keeps the lesson playable
     with_lesson(
         "  - {edit: {matrix: Q, row: sat, col: 1, to: 1e200}}\n"
-        "  - {edit: [{matrix: Q, row: sat, col: 1, to: 1}, {matrix: K, row: sat, col: 1, to: 1e200}]}\n"
+        "  - {edit: [{matrix: Q, row: sat, col: 1, to: 1}, "
+        "{matrix: K, row: sat, col: 1, to: 1e200}]}\n"
     )
 
 
@@ -190,7 +193,10 @@ def test_unscaling_is_checked_too():
     # a score of 1.7e308 is a number, divided by √2 too; unscaled, the row's softmax is still
     # finite, so only a value that cannot be a score at all is refused
     big = 1.3e154
-    beats = f"  - {{edit: [{{matrix: Q, row: sat, col: 1, to: {big}}}, {{matrix: K, row: sat, col: 1, to: {big}}}]}}\n"
+    beats = (
+        f"  - {{edit: [{{matrix: Q, row: sat, col: 1, to: {big}}}, "
+        f"{{matrix: K, row: sat, col: 1, to: {big}}}]}}\n"
+    )
     with_lesson(beats)
     assert big * big < 1.8e308
 
@@ -288,7 +294,9 @@ def test_a_students_own_edits_elsewhere_stay_and_a_lesson_cell_is_set_again():
 
 def test_a_prediction_beat_hides_only_its_row_from_that_beat_until_revealed():
     session, play = player(
-        "  - {step: softmax}\n  - {step: softmax, row: cat, predict: row}\n  - {step: weighted_sum}\n"
+        "  - {step: softmax}\n"
+        "  - {step: softmax, row: cat, predict: row}\n"
+        "  - {step: weighted_sum}\n"
     )
     predictions = session.predictions
     play.go(0)

@@ -100,7 +100,8 @@ lesson:
   - {step: weighted_sum, row: 2, predict: row, edit: {matrix: V, head: 1, row: 2, col: 2, to: -3}}
   - {step: softmax, row: 3, predict: row, edit: {matrix: K, head: 1, row: 1, col: 1, to: -2}}
   - {step: softmax, row: 3, predict: row, set: {scale: none}}
-  - {step: softmax, row: 3, head: 2, predict: row, edit: {matrix: K, head: 2, row: 3, col: 2, to: 5}}
+  - {step: softmax, row: 3, head: 2, predict: row, edit: {matrix: K, head: 2, row: 3, col: 2, \
+to: 5}}
 """
 
 

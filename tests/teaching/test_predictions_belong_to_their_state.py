@@ -71,7 +71,10 @@ def test_a_lesson_on_many_tokens_keeps_only_the_rows_guessed():
     # opened, 4 GB and 10 s before its first beat showed; here T = 4,096 would be 268 MB
     import tracemalloc
 
-    text = "title: big\nrandom: {seed: 0, T: 4096, d_k: 2}\nlesson:\n  - {step: softmax, row: 5, predict: row}\n"
+    text = (
+        "title: big\nrandom: {seed: 0, T: 4096, d_k: 2}\n"
+        "lesson:\n  - {step: softmax, row: 5, predict: row}\n"
+    )
     session = Session(loads(text, "big.yaml"), keep_recovery=False)
     tracemalloc.start()
     player = LessonPlayer(session, session.scenario.lesson)

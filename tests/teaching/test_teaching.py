@@ -30,7 +30,7 @@ def cat_sat(extra: str = "") -> Scenario:
     return loads((SCENARIOS / "cat_sat.yaml").read_text() + extra, "lesson.yaml")
 
 
-# ---- predict, then reveal -------------------------------------------------------------------------
+# ---- predict, then reveal ----------------------------------------------------------------------
 
 
 def test_a_hidden_prediction_hides_everything_computed_from_it_in_core():
@@ -60,7 +60,7 @@ async def test_the_app_hides_the_weighted_sum_of_unrevealed_rows(tmp_path):
         assert 'Hidden until you predict and reveal "cat"' in text and "''" not in text
 
 
-# ---- percentages ----------------------------------------------------------------------------------
+# ---- percentages -------------------------------------------------------------------------------
 
 
 def test_equal_weights_read_equal_percentages():
@@ -257,7 +257,7 @@ def test_cell_lines_show_both_values():
     assert "(cat, the): yours 0.500, attention 0.330" in text
 
 
-# ---- repeated tokens ------------------------------------------------------------------------------
+# ---- repeated tokens ---------------------------------------------------------------------------
 
 MAT = """
 title: The mat
@@ -348,8 +348,14 @@ def test_each_head_derives_its_query_from_its_own_columns_of_wq():
         rng.randint(-2, 3, (6, 4)),
         rng.randint(-2, 3, (6, 4)),
     )
-    rows = lambda m: "[" + ", ".join("[" + ", ".join(str(v) for v in row) + "]" for row in m) + "]"  # noqa: E731
-    text = f"tokens: [a, b, c, d]\nheads: 2\nX: {rows(X)}\nWq: {rows(Wq)}\nWk: {rows(Wk)}\nWv: {rows(Wv)}\n"
+
+    def rows(m):
+        return "[" + ", ".join("[" + ", ".join(str(v) for v in row) + "]" for row in m) + "]"
+
+    text = (
+        "tokens: [a, b, c, d]\nheads: 2\n"
+        f"X: {rows(X)}\nWq: {rows(Wq)}\nWk: {rows(Wk)}\nWv: {rows(Wv)}\n"
+    )
     for rope in ("", "rope: {base: 10000}\n"):
         attention = Attention(loads(text + rope))
         why = explain(attention, "rotate" if rope else "score", 1, fold=None, head=1).plain()

@@ -1,1 +1,2 @@
-"""The app in a terminal, driven by keys (Textual's Pilot): screens, lessons, editing cells, themes, snapshots, text widths."""
+"""The app in a terminal, driven by keys (Textual's Pilot): screens, lessons, editing cells, themes,
+snapshots, text widths."""

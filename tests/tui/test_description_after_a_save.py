@@ -45,8 +45,8 @@ async def test_a_file_saved_so_says_it_when_opened_again(cat_sat):
     text = cat_sat.read_text()
     # the comment reads as what the old value meant, and says so of that value
     assert (
-        "causal: false     # if true: a token may not look at the tokens after it (a language model)\n"
-        in text
+        "causal: false     # if true: a token may not look at the tokens after it "
+        "(a language model)\n" in text
     )
     async with running(cat_sat) as (app, pilot):  # another day: the file alone tells
         assert "(written for causal on; now causal off)" in description_text(app)

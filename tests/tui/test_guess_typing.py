@@ -110,7 +110,8 @@ async def test_once_revealed_the_digits_jump_to_steps_again(tmp_path):
 
 
 async def test_a_digit_on_a_masked_cell_opens_the_rows_first_guess(tmp_path):
-    """'cat' at the softmax: its weight on 'sat' is masked (0, known), the other two take guesses."""
+    """'cat' at the softmax: its weight on 'sat' is masked (0, known), the other two take
+    guesses."""
     path = tmp_path / "mine.yaml"
     path.write_text((SCENARIOS / "cat_sat.yaml").read_text() + "predict: [weights]\n")
     async with running(path) as (app, pilot):

@@ -22,7 +22,8 @@ LEARNING = SCENARIOS / "learning_to_attend.yaml"
 
 def test_a_column_draws_the_largest_loss_of_its_span_of_steps():
     plot = LossPlot()
-    # 8 steps over 4 columns: they end at steps round(c·8/3) = 0, 3, 5, 8, so spans {0}, {1,2,3}, {4,5}, {6,7,8}
+    # 8 steps over 4 columns: they end at steps round(c·8/3) = 0, 3, 5, 8, so spans {0}, {1,2,3},
+    # {4,5}, {6,7,8}
     plot.show([1.0, 5.0, 2.0, 2.0, 2.5, 1.0, 0.5, 0.5, 0.0], 5.0, 8)
     assert plot.heights(4) == [0.2, 1.0, 0.5, 0.1]
     plot.show([1.0, 5.0], 5.0, 8)  # only step 1 taken: the second column shows it

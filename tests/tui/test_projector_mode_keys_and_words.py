@@ -63,7 +63,8 @@ async def test_projector_mode_keeps_a_hidden_cell_s_words_on_one_line(tmp_path, 
 
 async def test_projector_mode_never_draws_a_tiny_score_as_zero(tmp_path):
     """Issue 47 (attacked): a score of 1e−5 was drawn as big 0.000. Q·Kᵀ here is worked out by
-    hand: q_a = [1, 1e-5], k_b = [0, 1], so score (a, b) = 1e-5 exactly, and weights stay 3-decimal."""
+    hand: q_a = [1, 1e-5], k_b = [0, 1], so score (a, b) = 1e-5 exactly, and weights stay
+    3-decimal."""
     from textual.widgets import Digits
 
     path = tmp_path / "tiny.yaml"

@@ -98,7 +98,8 @@ async def test_z_gives_the_stage_the_width_and_tab_brings_the_inputs_back(tmp_pa
 
 
 async def test_help_wraps_every_line_under_itself_at_any_width():
-    # the check of #29: "Reading the screen" ran on at column 0 and split words ("a row tha" / "t can")
+    # the check of #29: "Reading the screen" ran on at column 0 and split words ("a row tha" /
+    # "t can")
     from attn_tui.tui.screens.help import READING
 
     for width in (40, 80, 120):  # (at 40 the keys' descriptions split words too)

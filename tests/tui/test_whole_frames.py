@@ -14,7 +14,8 @@ LESSON = (
     (SCENARIOS / "cat_sat.yaml").read_text()
     + """lesson:
   - {step: softmax, row: cat}
-  - {step: weighted_sum, row: sat, edit: {matrix: Q, row: sat, col: 1, to: 3.5}, say: A louder query.}
+  - {step: weighted_sum, row: sat, edit: {matrix: Q, row: sat, col: 1, to: 3.5}, \
+say: A louder query.}
 """
 )
 
