@@ -397,7 +397,7 @@ class Panes:
         if view is None:
             view = next(iter(v for v in screen.input_views.values() if isinstance(v, InputMatrix)))
         row, col = view.cursor
-        from attn_tui.core.engine.backward import gradient_check  # (only when asked for)
+        from attn_tui.core.engine.gradient_check import gradient_check  # (only when asked for)
 
         lines = gradient_check(screen.session.attention, view.matrix_name, row, col, view.head)
         screen.gradient_check = (screen.session.version, lines)
