@@ -17,7 +17,7 @@ from attn_tui.core.engine.views import mask_rules
 from attn_tui.core.model.labels import ROLES, dims, input_labels, token_labels
 from attn_tui.core.numbers import decimals_needed
 from attn_tui.core.teaching.overview import weights_overview
-from attn_tui.core.teaching.predictions import hidden_lines, prediction_lines
+from attn_tui.core.teaching.prediction_lines import hidden_lines, prediction_lines
 from attn_tui.tui.controllers.layout import fit
 from attn_tui.tui.text import plain, set_titles, tell
 from attn_tui.tui.widgets.grid import DenseGrid
