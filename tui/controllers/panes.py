@@ -322,7 +322,7 @@ class Panes:
         elif hidden:
             extra = hidden_lines(predictions, stage, head, row, session.scenario)
         elif session.comparison is not None and screen.described.predictable:
-            from attn_tui.core.teaching.compare import (
+            from attn_tui.core.teaching.comparison_report import (
                 comparison_lines,  # (a scenario with expect: alone)
             )
 
