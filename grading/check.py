@@ -79,7 +79,8 @@ def counted(results: list[CaseResult]) -> tuple[int, int]:
 
 def check_impl(args, scenario, write, say) -> int:
     """The command's work: ``write`` takes the report, ``say`` the usage errors."""
-    from attn_tui.core.teaching.compare import compare, summary
+    from attn_tui.core.teaching.compare import compare
+    from attn_tui.core.teaching.comparison_report import summary
 
     try:
         path, name = split_impl(args.impl)

@@ -242,7 +242,8 @@ def test_bank_sees_river_only_without_the_mask():
 
 
 def test_the_expect_example_is_diagnosed_as_the_guide_says():
-    from attn_tui.core.teaching.compare import compare, summary
+    from attn_tui.core.teaching.compare import compare
+    from attn_tui.core.teaching.comparison_report import summary
 
     text = guide()
     snippet = re.search(r"<!-- expect-example -->\n```yaml\n(.*?)```\n", text, flags=re.S).group(1)

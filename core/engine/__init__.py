@@ -1,1 +1,2 @@
-"""The computation: the stage registry, attention by blocks, the backward pass, training, float64's range."""
+"""The computation: the stage registry, attention by blocks, the backward pass, training,
+float64's range."""

@@ -11,7 +11,8 @@ and sum of exps), until an edit makes them stale. Nothing here holds a T×T arra
 
 :class:`Attention` is one scenario under one set of options (the scenario's own, or a
 variant's); variants share one :class:`~attn_tui.core.model.heads.HeadInputs`.
-``core.engine.trace`` assembles every stage of one head as dense arrays, for small scenarios and tests.
+``core.engine.trace`` assembles every stage of one head as dense arrays, for small scenarios and
+tests.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ class Attention:
 
     @property
     def backward(self):
-        """The backward pass (``core.engine.backward``), for a scenario with a ``loss:``; an edit drops it."""
+        """The backward pass (``core.engine.backward``), for a scenario with a ``loss:``; an edit
+        drops it."""
         if self._backward is None:
             from attn_tui.core.engine.backward import Backward
 

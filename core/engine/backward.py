@@ -14,12 +14,13 @@ then GQA's dK and dV summed over the query heads that share them, and the projec
 dW = Xᵀ·dQ, dX = dQ·Wᵀ (summed over Q, K and V). :class:`Backward` computes the query-row
 matrices (dP, dS, dRaw) for the window a view asks, and the rest in one pass over the query rows a
 block at a time (never a T×T array), kept until an edit; :func:`gradients` gathers everything
-for one scenario as dense arrays, for ``--json``, training and the tests.
+for one scenario as dense arrays, for ``--json``, training and the tests. The gradient measured
+by finite differences is ``core.engine.gradient_check``'s; how much of it reaches each variant's
+scores, in words, ``core.engine.gradient_sizes``'s.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +34,8 @@ TINY = np.finfo(np.float64).tiny
 
 
 class Backward:
-    """One :class:`~attn_tui.core.engine.attention.Attention`'s backward pass, computed on demand."""
+    """One :class:`~attn_tui.core.engine.attention.Attention`'s backward pass, computed on
+    demand."""
 
     def __init__(self, attention) -> None:
         self.attention = attention
@@ -329,118 +331,7 @@ def gradients(scenario, options=None) -> Gradients:
     return Gradients(back.loss(), back.d_output(), back.inputs(), tuple(heads))
 
 
-def loss_of(scenario, options=None) -> float:
-    """L for ``scenario`` as it is (the finite-difference check moves one input and asks again)."""
-    from attn_tui.core.engine.attention import Attention
-
-    return Attention(scenario, options).backward.loss()
-
-
-def finite_difference(
-    scenario, name: str, index: tuple[int, ...], options=None, eps: float = 1e-6
-) -> float:
-    """(L(x + ε) − L(x − ε)) / 2ε for the input cell ``name[index]``: the gradient measured, not derived."""
-    if loss_setting(scenario).target is None:
-        raise ValueError(
-            "a finite difference needs loss: {target: …}: with grad: given, L is not known"
-        )
-    value = float(scenario.inputs[name][index])
-    step = nudge(value, eps)
-    head = index[0] if len(index) == 3 else None
-    row, col = index[-2], index[-1]
-    up = loss_of(scenario.with_cell(name, row, col, value + step, head), options)
-    down = loss_of(scenario.with_cell(name, row, col, value - step, head), options)
-    return (up - down) / (2 * step)
-
-
-def nudge(value: float, eps: float) -> float:
-    """The ε a finite difference moves ``value`` by: relative for a large value, else ``eps``."""
-    return eps * max(1.0, abs(value))
-
-
 def row_sizes(attention, h: int = 0) -> np.ndarray:
     """‖dS‖ of each query row: how much gradient reaches that row's scores (the seeds' point:
     without ÷√d_k, a peaky softmax passes almost none)."""
     return attention.backward.head(h)["row_sizes"]
-
-
-def sizes_compared(attentions: dict, names: list[str], h: int = 0, p: int = 3) -> str:
-    """In words, with the numbers: how much gradient reaches each variant's scores (‖dS‖ over
-    every row), and, when one gets far less, why (its softmax is near one-hot)."""
-    from attn_tui.core.engine.stages import summary
-    from attn_tui.core.numbers import fixed
-    from attn_tui.core.text import visible
-
-    total = {name: float(np.linalg.norm(row_sizes(attentions[name], h))) for name in names}
-    told = ", ".join(f"{visible(name)} {fixed(total[name], p, True)}" for name in names)
-    most, least = max(names, key=total.get), min(names, key=total.get)
-    if len(names) < 2 or total[least] * 10 > total[most]:
-        return f"‖dS‖ over every row: {told}."
-    rows = range(attentions[least].T)
-    peak = float(np.max(summary("max_weight").values(attentions[least].head(h), rows)))
-    ratio = total[most] / total[least] if total[least] > 0 else math.inf
-    times = (
-        "no" if math.isinf(ratio) else f"{fixed(ratio, 0, True)}× less"
-    )  # (1.717e33×, not 33 digits)
-    return (
-        f"‖dS‖ over every row: {told}. {times} gradient reaches {visible(least)}'s scores: its softmax is near "
-        f"one-hot (largest weight {fixed(peak, p)}), so every p(1 − p) is near 0 — near-zero gradients, "
-        "learning stalls."
-    )
-
-
-def gradient_check(
-    attention, name: str, row: int, col: int, head: int | None = None, eps: float = 1e-6
-) -> list:
-    """The Why pane's lines for the finite-difference check of one input cell: the analytic
-    dL/dx beside (L(x + ε) − L(x − ε)) / 2ε, and how closely they agree."""
-    from attn_tui.core.engine.explanation import Line, Span
-    from attn_tui.core.model.labels import input_labels
-    from attn_tui.core.numbers import fixed
-
-    scenario = attention.scenario
-    index = (row, col) if head is None else (head, row, col)
-    analytic = float(attention.backward.inputs()[name][index])
-    measured = finite_difference(scenario, name, index, attention.options, eps)
-    rows, columns = input_labels(scenario, name)
-    step = nudge(float(scenario.inputs[name][index]), eps)
-    which = f"{name}[{rows[row]}, {columns[col]}]" + (
-        "" if head is None else f" of head {head + 1}"
-    )
-    gap = abs(analytic - measured)
-    size = max(abs(analytic), abs(measured))
-    p = max(scenario.precision, 6)
-    verdict = (
-        "they agree"
-        if gap <= 1e-6 * max(1.0, size)
-        else "they differ: the loss is not smooth here, or ε is too large for its curvature"
-    )
-    if size == 0:  # (a relative difference of two zeros is 0/0: said in words, not "0.0e+00 of it")
-        said = (
-            "  both are exactly 0, so they agree (there is no relative difference of two zeros): "
-            "the loss does not move with this cell here"
-        )
-    else:
-        said = f"  difference {gap:.1e} ({gap / size:.1e} of it): {verdict}"
-    return [
-        Line(
-            (
-                Span("Gradient check of ", "note"),
-                Span(which, "token"),
-                Span(f" (v), ε = {step:.0e}:", "note"),
-            )
-        ),
-        Line(
-            (
-                Span("  dL/dx, from the backward pass       = ", ""),
-                Span(fixed(analytic, p, True), "result"),
-            )
-        ),
-        Line(
-            (
-                Span("  (L(x+ε) − L(x−ε)) / 2ε, measured    = ", ""),
-                Span(fixed(measured, p, True), "result"),
-            )
-        ),
-        Line((Span(said, "note"),)),
-    ]

@@ -3,8 +3,9 @@
 An Explanation is structured text: lines of spans, each span tagged with a role (a token, a
 number, the result, a masked value, a note, a bar) so a view can colour it, and lines tagged
 ``selected`` when they explain the cell under the cursor. ``plain()`` gives the text itself.
-Each stage writes its own lines (``explain`` in its module under ``core/engine/stages/``); this module
-holds what they share: the row being explained, folding of long sums, vectors, bars, percents.
+Each stage writes its own lines (``explain`` in its module under ``core/engine/stages/``); this
+module holds what they share: the row being explained, folding of long sums, vectors, bars,
+percents.
 
 Long sums and rows are folded to ``fold`` terms ("… 60 more terms …"); ``fold=None`` shows all.
 """
@@ -219,7 +220,8 @@ class Writer:
             (fixed(entry, attention.decimals("Q", h), True), "result"),
         )
         self.note(
-            f"  (each entry of q{i + 1}: x{i + 1} times one column of Wq; k and v come from Wk, Wv alike)"
+            f"  (each entry of q{i + 1}: x{i + 1} times one "
+            "column of Wq; k and v come from Wk, Wv alike)"
         )
 
     def weight_bars(self, weights: np.ndarray) -> None:

@@ -74,7 +74,8 @@ def check_range(scenario: Scenario, inputs: HeadInputs | None = None) -> None:
         with np.errstate(over="ignore", invalid="ignore"):
             for start in range(0, len(Q) if not largest else 0, ROWS_AT_A_TIME):
                 block = Q[start : start + ROWS_AT_A_TIME] @ K.T
-                # (a NaN, from products that overflow and cancel, would be lost by max(): asked first)
+                # (a NaN, from products that overflow and cancel, would be lost by max(): asked
+                # first)
                 if not np.isfinite(block).all():
                     i, j = np.argwhere(~np.isfinite(block))[0]
                     raise NumericError(
@@ -98,7 +99,8 @@ def check_range(scenario: Scenario, inputs: HeadInputs | None = None) -> None:
                         )
                         raise NumericError(
                             f"a {grows.what}{which} overflows float64 (scores up to {largest:.3e}, "
-                            f"{details}{', as the app s key can set it' if number >= given else ''}); "
+                            f"{details}"
+                            f"{', as the app s key can set it' if number >= given else ''}); "
                             f"{grows.advice}",
                             (*grows.keys, "Q", "Wq", "X"),
                         )
@@ -117,7 +119,8 @@ def check_range(scenario: Scenario, inputs: HeadInputs | None = None) -> None:
 
 
 def on_the_scores(scenario: Scenario) -> list[Stage]:
-    """The scenario's stages from the scores to the mask (both excluded), each with its range rule."""
+    """The scenario's stages from the scores to the mask (both excluded), each with its range
+    rule."""
     return between_scores_and_mask(stages_for(scenario))
 
 
@@ -319,8 +322,8 @@ def require_finite_cell(
     options: list[Options],
 ) -> None:
     """``NumericError`` if one edited input cell (already written into ``scenario`` and
-    ``inputs``, whose ``changes`` it made) takes a stage, the backward pass or an input a stage adds out of
-    float64's range under any of ``options``."""
+    ``inputs``, whose ``changes`` it made) takes a stage, the backward pass or an input a stage
+    adds out of float64's range under any of ``options``."""
     require_finite(scenario, inputs, changes, options)
     check_backward_range(scenario, inputs, options)
     for stage in on_the_scores(scenario):  # an input a stage adds: its rule checks an edit of it

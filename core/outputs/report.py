@@ -308,7 +308,8 @@ def _variants(scenario: Scenario, attentions: dict[str, Attention]) -> Iterator[
         from attn_tui.core.engine.stages.back_output import has_loss
 
         if has_loss(scenario):  # the backward pass: how much gradient reaches the scores
-            from attn_tui.core.engine.backward import row_sizes, sizes_compared
+            from attn_tui.core.engine.backward import row_sizes
+            from attn_tui.core.engine.gradient_sizes import sizes_compared
 
             lines += [
                 "",

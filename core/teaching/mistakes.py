@@ -188,8 +188,8 @@ MISTAKES = (
     ),
     Mistake(
         "softmax_overflow",
-        "the softmax does not subtract each row's largest score first, so exp "
-        "overflows (to inf, and inf / inf is NaN) when the scores are large (~1,000; ~90 in float32)",
+        "the softmax does not subtract each row's largest score first, so exp overflows "
+        "(to inf, and inf / inf is NaN) when the scores are large (~1,000; ~90 in float32)",
         "subtract the row's max before exp: e = np.exp(x - x.max(axis=-1, keepdims=True))",
         lambda scenario, correct: True,
         _unstable_softmax,

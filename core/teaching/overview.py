@@ -37,8 +37,9 @@ def weights_overview(
     T×T at once); None if ``cancelled()`` turns true on the way (an edit made it stale).
 
     It keeps nothing in the attention's cache (each band's scores in a scratch dict of its own,
-    computed once), so it may run in a thread beside the app. ``band``: query rows computed at a time (the attention's block unless
-    given; the model view, drawing 144 maps at once, takes more rows at a time for fewer steps).
+    computed once), so it may run in a thread beside the app. ``band``: query rows computed at a
+    time (the attention's block unless given; the model view, drawing 144 maps at once, takes more
+    rows at a time for fewer steps).
     """
     from attn_tui.core.engine.attention import BLOCK
 

@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attn_tui.core.engine.attention import Attention
-from attn_tui.core.engine.backward import finite_difference, gradients, row_sizes
+from attn_tui.core.engine.backward import gradients, row_sizes
 from attn_tui.core.engine.explanation import explain
+from attn_tui.core.engine.gradient_check import finite_difference
 from attn_tui.core.engine.stages import stages_for
 from attn_tui.core.engine.training import Run, runs, train
 from attn_tui.core.errors import ScenarioError

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from attn_tui.core.editing.session import Session
-from attn_tui.core.engine.backward import sizes_compared
+from attn_tui.core.engine.gradient_sizes import sizes_compared
 from attn_tui.core.engine.training import Run
 from attn_tui.core.errors import NumericError, ScenarioError
 from attn_tui.core.loading.scenario_file import loads

@@ -25,7 +25,8 @@ import pytest
 
 import attn_tui.core.engine.stages as stages
 from attn_tui.core.engine.attention import Attention, Window
-from attn_tui.core.engine.backward import finite_difference, gradients
+from attn_tui.core.engine.backward import gradients
+from attn_tui.core.engine.gradient_check import finite_difference
 from attn_tui.core.engine.overflow import check_range
 from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage, stages_for
 from attn_tui.core.engine.stages.contract import (

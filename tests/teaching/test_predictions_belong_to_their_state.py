@@ -9,7 +9,8 @@ from attn_tui.core import loads
 from attn_tui.core.editing.lesson_player import LessonPlayer
 from attn_tui.core.editing.session import Session
 from attn_tui.core.engine.views import stage_window
-from attn_tui.core.teaching.predictions import CLOSE_ENOUGH, UNKNOWN, prediction_lines
+from attn_tui.core.teaching.prediction_lines import prediction_lines
+from attn_tui.core.teaching.predictions import CLOSE_ENOUGH, UNKNOWN
 from tests.conftest import SCENARIOS
 
 LESSON = (

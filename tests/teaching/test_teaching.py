@@ -18,7 +18,8 @@ from attn_tui.core.model.options import Options
 from attn_tui.core.numbers import MINUS
 from attn_tui.core.outputs.markdown import to_markdown
 from attn_tui.core.outputs.report import to_text
-from attn_tui.core.teaching.compare import compare, summary
+from attn_tui.core.teaching.compare import compare
+from attn_tui.core.teaching.comparison_report import summary
 from tests.conftest import SCENARIOS
 from tests.reference import softmax
 from tests.tui_helpers import debugger, explanation, matrix, running, stage_view

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from attn_tui.core import load
-from attn_tui.core.engine.backward import finite_difference, gradients
+from attn_tui.core.engine.backward import gradients
+from attn_tui.core.engine.gradient_check import finite_difference
 from attn_tui.core.engine.training import runs
 from attn_tui.tui.screens.train import TrainScreen
 from attn_tui.tui.widgets.loss_plot import LossPlot

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from attn_tui.core import loads
-from attn_tui.core.engine.backward import gradient_check
+from attn_tui.core.engine.gradient_check import gradient_check
 from tests.conftest import SCENARIOS
 from tests.tui_helpers import debugger, explanation, matrix, running
 

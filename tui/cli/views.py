@@ -62,7 +62,7 @@ def write_json(parser, args, scenario) -> int:
     comparison = _comparison(scenario)
     document = None
     if comparison is not None:
-        from attn_tui.core.teaching.compare import to_json
+        from attn_tui.core.teaching.comparison_report import to_json
 
         document = to_json(comparison)
     write_all(json_chunks(scenario, document))
@@ -124,7 +124,7 @@ def check(parser, args, scenario) -> int:
     if comparison is None:
         write_out(visible(f"{scenario.display_name}: ok: {summary(scenario)}") + "\n")
     else:
-        from attn_tui.core.teaching.compare import summary as comparison_summary
+        from attn_tui.core.teaching.comparison_report import summary as comparison_summary
 
         verdict = "your values match" if comparison.ok else "your values differ"
         write_out(visible(f"{scenario.display_name}: {verdict}: {summary(scenario)}") + "\n")

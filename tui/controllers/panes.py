@@ -17,7 +17,7 @@ from attn_tui.core.engine.views import mask_rules
 from attn_tui.core.model.labels import ROLES, dims, input_labels, token_labels
 from attn_tui.core.numbers import decimals_needed
 from attn_tui.core.teaching.overview import weights_overview
-from attn_tui.core.teaching.predictions import hidden_lines, prediction_lines
+from attn_tui.core.teaching.prediction_lines import hidden_lines, prediction_lines
 from attn_tui.tui.controllers.layout import fit
 from attn_tui.tui.text import plain, set_titles, tell
 from attn_tui.tui.widgets.grid import DenseGrid
@@ -322,7 +322,7 @@ class Panes:
         elif hidden:
             extra = hidden_lines(predictions, stage, head, row, session.scenario)
         elif session.comparison is not None and screen.described.predictable:
-            from attn_tui.core.teaching.compare import (
+            from attn_tui.core.teaching.comparison_report import (
                 comparison_lines,  # (a scenario with expect: alone)
             )
 
@@ -397,7 +397,7 @@ class Panes:
         if view is None:
             view = next(iter(v for v in screen.input_views.values() if isinstance(v, InputMatrix)))
         row, col = view.cursor
-        from attn_tui.core.engine.backward import gradient_check  # (only when asked for)
+        from attn_tui.core.engine.gradient_check import gradient_check  # (only when asked for)
 
         lines = gradient_check(screen.session.attention, view.matrix_name, row, col, view.head)
         screen.gradient_check = (screen.session.version, lines)

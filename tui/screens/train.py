@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from attn_tui.core.engine.attention import Attention
-from attn_tui.core.engine.backward import sizes_compared
+from attn_tui.core.engine.gradient_sizes import sizes_compared
 from attn_tui.core.engine.stages import column_labels, stage_named
 from attn_tui.core.engine.training import Ahead, Run, State, compared_runs
 from attn_tui.core.engine.views import Window

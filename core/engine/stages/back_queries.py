@@ -41,7 +41,8 @@ def explain(w) -> str:
             ("Σ = dQ as RoPE left it: ", ""), (w.vector(found["dQ_turned"][i], p, True), "number")
         )
         w.note(
-            "RoPE turned q by its position's angle; its gradient turns back by the same angle (Rᵀ = R⁻¹)."
+            "RoPE turned q by its position's angle; its "
+            "gradient turns back by the same angle (Rᵀ = R⁻¹)."
         )
     w.add((f"dq{i + 1} = ", ""), (w.vector(w.r.own, p, True), "result"))
     if a.scenario.kind == "projection":

@@ -43,7 +43,8 @@ def explain(w) -> str:
     if w.r.empty:
         w.add(
             (
-                f"{w.query_quoted} sees no key: no weights, so no gradient reaches its scores (dS = 0).",
+                f"{w.query_quoted} sees no key: no weights, "
+                "so no gradient reaches its scores (dS = 0).",
                 "masked",
             )
         )
@@ -115,14 +116,16 @@ def explain(w) -> str:
         ("‖dS‖ of this row = ", ""),
         (fixed(size, p, True), "result"),
         (
-            f"   largest weight {fixed(largest, p, tiny=False)}, largest p(1 − p) {fixed(float(factors.max()), p, True)}",
+            f"   largest weight {fixed(largest, p, tiny=False)}, "
+            f"largest p(1 − p) {fixed(float(factors.max()), p, True)}",
             "note",
         ),
     )
     if largest > PEAKY:
         w.note(
-            f"One weight holds {largest:.1%} of the row: every p(1 − p) is near 0, so almost no gradient "
-            "reaches these scores — learning stalls, as the seeds warn (scaling by √d_k prevents it)."
+            f"One weight holds {largest:.1%} of the row: every p(1 − p) is "
+            "near 0, so almost no gradient reaches these scores — learning "
+            "stalls, as the seeds warn (scaling by √d_k prevents it)."
         )
     else:
         w.note(

@@ -41,7 +41,8 @@ def explain(w) -> str:
             selected=k == w.col,
         )
     w.note(
-        "More weight on a key whose value points along dO would raise the loss; against dO, lower it."
+        "More weight on a key whose value points along "
+        "dO would raise the loss; against dO, lower it."
     )
     return f"how the loss changes with each of {w.query_quoted}'s weights"
 

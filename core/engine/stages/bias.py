@@ -87,8 +87,9 @@ def explain(w) -> str:
         if slope * farthest < SMALL:
             w.note(
                 f"A slope of {m} moves no score of this row by more than "
-                f"{fixed(slope * farthest, max(p, 4), tiny=True)}: too small to matter at T = {scenario.T_k}. The paper's "
-                "slopes are made for thousands of tokens; alibi: {slope: 1} shows the effect in a short one."
+                f"{fixed(slope * farthest, max(p, 4), tiny=True)}: too small to matter "
+                f"at T = {scenario.T_k}. The paper's slopes are made for thousands "
+                "of tokens; alibi: {slope: 1} shows the effect in a short one."
             )
     for k in w.keys():
         if isinstance(k, str):
@@ -151,7 +152,10 @@ def check_edit(scenario, inputs, row: int, col: int, head: int | None, option_se
 
 
 def back_before(w) -> str | None:
-    return "The bias is added to the scores: d(score + bias)/d score = 1, so dS passes through unchanged."
+    return (
+        "The bias is added to the scores: d(score + bias)/d score = 1, "
+        "so dS passes through unchanged."
+    )
 
 
 STAGE = Stage(
@@ -159,7 +163,9 @@ STAGE = Stage(
     title="Bias",
     key="biased",
     reads=(PREVIOUS,),
-    changes="as the scores: a Q row changes that row, a K row that column; the bias itself is fixed",
+    changes=(
+        "as the scores: a Q row changes that row, a K row that column; the bias itself is fixed"
+    ),
     columns=KEYS,
     palette="diverging",
     heading=heading,

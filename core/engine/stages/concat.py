@@ -29,7 +29,8 @@ def explain(w) -> str:
     if w.r.empty:  # the masks are the heads' own, the same for every head
         w.add(
             (
-                f"{w.query_quoted} has nothing to attend to in any head: no outputs to put side by side.",
+                f"{w.query_quoted} has nothing to attend to "
+                "in any head: no outputs to put side by side.",
                 "masked",
             )
         )

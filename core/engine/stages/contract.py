@@ -65,7 +65,8 @@ class NoGradient:
 
 
 BRANCH = NoGradient(
-    "a branch: it computes again, another way, what the stages before it did; no later stage reads it"
+    "a branch: it computes again, another way, what "
+    "the stages before it did; no later stage reads it"
 )
 OF_THE_BACKWARD_PASS = NoGradient("a step of the backward pass: itself a gradient")
 
@@ -213,32 +214,34 @@ def check_registry(registry) -> None:
         if stage.name in on_the_scores:
             if not isinstance(stage.gradient, ChainRule):
                 raise TypeError(
-                    f"{where} lies between the scores and the mask, which the backward pass crosses "
-                    f"cell by cell: its gradient must be a ChainRule, not {stage.gradient!r}"
+                    f"{where} lies between the scores and the mask, "
+                    "which the backward pass crosses cell by cell: its "
+                    f"gradient must be a ChainRule, not {stage.gradient!r}"
                 )
             if isinstance(stage.score_range, Outside):
                 raise TypeError(
-                    f"{where} lies between the scores and the mask: its score_range must say how it "
-                    "changes the scores' range (Adds, Multiplies, Caps or Keeps), not Outside"
+                    f"{where} lies between the scores and the mask: its score_range must say how "
+                    "it changes the scores' range (Adds, Multiplies, Caps or Keeps), not Outside"
                 )
         elif isinstance(stage.gradient, ChainRule):
             raise TypeError(
-                f"{where} declares a ChainRule, which the backward pass uses only between the scores "
-                "and the mask: say GradientSteps((...)) or NoGradient(why)"
+                f"{where} declares a ChainRule, which the backward pass uses only between "
+                "the scores and the mask: say GradientSteps((...)) or NoGradient(why)"
             )
         elif isinstance(stage.score_range, (Adds, Multiplies, Caps)):
             raise TypeError(
-                f"{where} declares a range rule on the scores but is not between the scores and the "
-                "mask, where the checks ask it"
+                f"{where} declares a range rule on the scores but is not "
+                "between the scores and the mask, where the checks ask it"
             )
         if (stage.branch or stage.backward) and not isinstance(stage.gradient, NoGradient):
             raise TypeError(
-                f"{where} is a {'branch' if stage.branch else 'backward step'}: the backward pass never "
-                "crosses it, so its gradient is NoGradient(why)"
+                f"{where} is a {'branch' if stage.branch else 'backward step'}: the "
+                "backward pass never crosses it, so its gradient is NoGradient(why)"
             )
         if isinstance(stage.gradient, GradientSteps):
             for name in stage.gradient.steps:
                 if name not in by_name or not by_name[name].backward:
                     raise TypeError(
-                        f"{where}'s gradient names {name!r}, which is not a step of the backward pass"
+                        f"{where}'s gradient names {name!r}, "
+                        "which is not a step of the backward pass"
                     )

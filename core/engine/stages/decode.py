@@ -159,8 +159,8 @@ def explain(w) -> str:
     )
     if scenario.window is not None and cached.start > 0:
         w.note(
-            f"With a window of {scenario.window}, the cache keeps only the last {scenario.window} rows: a "
-            f"rolling buffer (as Mistral's), positions 1…{cached.start} already dropped."
+            f"With a window of {scenario.window}, the cache keeps only the last {scenario.window} "
+            f"rows: a rolling buffer (as Mistral's), positions 1…{cached.start} already dropped."
         )
     masked = attention.values(
         attention.previous(softmax_stage.STAGE.name), w.h, range(t, t + 1), cached
@@ -191,8 +191,8 @@ def explain(w) -> str:
     if output is None:
         w.add(
             (
-                f'"{new}" sees no key in the cache: nothing to attend to, so no weights and no output (its row '
-                "of the whole computation has none either).",
+                f'"{new}" sees no key in the cache: nothing to attend to, so no weights '
+                "and no output (its row of the whole computation has none either).",
                 "masked",
             )
         )
@@ -212,16 +212,17 @@ def explain(w) -> str:
     if differs > 1e-9 and math.isfinite(w.options.mask_value):  # the mask is on, but leaks
         w.add(
             (
-                f"They differ: the mask value {mask_text(w.options.mask_value)} lets the hidden keys take weight in "
-                "the whole computation, and a decoder never has the tokens it has not generated yet.",
+                f"They differ: the mask value {mask_text(w.options.mask_value)} "
+                "lets the hidden keys take weight in the whole computation, "
+                "and a decoder never has the tokens it has not generated yet.",
                 "masked",
             )
         )
     elif differs > 1e-9:
         w.add(
             (
-                "They differ: without the causal mask, row t of the whole computation sees tokens a decoder has "
-                "not generated yet.",
+                "They differ: without the causal mask, row t of the whole "
+                "computation sees tokens a decoder has not generated yet.",
                 "masked",
             )
         )
@@ -235,14 +236,15 @@ def _cache_size(w, n: int) -> None:
     G, H = scenario.kv_heads, scenario.heads
     numbers = n * G * (scenario.d_k + scenario.d_v)
     w.note(
-        f"The cache at this step: K and V of {n} position{'s' if n > 1 else ''} × {G} key/value head"
-        f"{'s' if G > 1 else ''} × (d_k + d_v = {scenario.d_k + scenario.d_v}) = {numbers:,} numbers: "
-        f"{_bytes(8 * numbers)} in float64, {_bytes(2 * numbers)} in float16."
+        f"The cache at this step: K and V of {n} position{'s' if n > 1 else ''} × {G} key/value "
+        f"head{'s' if G > 1 else ''} × (d_k + d_v = {scenario.d_k + scenario.d_v}) = {numbers:,} "
+        f"numbers: {_bytes(8 * numbers)} in float64, {_bytes(2 * numbers)} in float16."
     )
     if G < H:
         w.note(
-            f"Grouped-query attention: {H} query heads share {G} key/value heads; with one per query head the "
-            f"cache would be {_bytes(8 * numbers * H // G)} in float64 — {H // G}× what it is."
+            f"Grouped-query attention: {H} query heads share {G} "
+            "key/value heads; with one per query head the cache would be "
+            f"{_bytes(8 * numbers * H // G)} in float64 — {H // G}× what it is."
         )
 
 

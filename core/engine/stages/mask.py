@@ -96,8 +96,9 @@ def leak_warnings(attentions: dict, cancelled=lambda: False) -> list[str]:
             f" (variant {name})" if name else ""
         )
         found.append(
-            f"warning: mask_value {mask_text(attention.options.mask_value)} lets hidden keys take weight: "
-            f'{percent(share)} of row {row + 1} ("{token_labels(scenario.row_tokens)[row]}"){where}; '
+            f"warning: mask_value {mask_text(attention.options.mask_value)} "
+            f"lets hidden keys take weight: {percent(share)} of row "
+            f'{row + 1} ("{token_labels(scenario.row_tokens)[row]}"){where}; '
             "a mask value must be far below every score: use -.inf"
         )
     return found
@@ -159,7 +160,8 @@ def explain(w) -> str:
         later = (
             "no key is"
             if hidden == 0
-            else f"{hidden} key{'s' if hidden > 1 else ''} at later positions {'are' if hidden > 1 else 'is'}"
+            else f"{hidden} key{'s' if hidden > 1 else ''} at later positions "
+            f"{'are' if hidden > 1 else 'is'}"
         )
         w.note(f"{w.query_quoted} sees the keys up to its own position ({i + 1}); {later} hidden.")
     elif rules == (CAUSAL,):
@@ -199,7 +201,10 @@ def explain(w) -> str:
         )
     elif hidden and not r.empty:
         w.note("Softmax turns a masked score into exactly 0 weight.")
-    return f"{w.query_quoted} may not look at {'the future' if rules == (CAUSAL,) else 'the hidden keys'}"
+    return (
+        f"{w.query_quoted} may not look at "
+        f"{'the future' if rules == (CAUSAL,) else 'the hidden keys'}"
+    )
 
 
 STAGE = Stage(

@@ -60,8 +60,8 @@ def explain(w) -> str:
     by_hand += round(float(bias[column]), p) if bias is not None else 0.0
     if len(concat) <= 64 and round(by_hand, p) != round(float(output[column]), p):
         w.note(
-            f"Multiplied out by hand, the rounded numbers give {fixed(by_hand, p)}: o{column + 1} is "
-            f"computed from the exact values, then rounded to {p} decimals."
+            f"Multiplied out by hand, the rounded numbers give {fixed(by_hand, p)}: "
+            f"o{column + 1} is computed from the exact values, then rounded to {p} decimals."
         )
     w.note(
         "Wo mixes what the heads found: every output number reads every head's numbers, "

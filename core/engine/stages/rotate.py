@@ -17,7 +17,8 @@ def heading(scenario, options) -> str:
 
 
 def compute(w) -> np.ndarray:
-    """The queries as the scores read them, turned (``core.model.heads`` rotates them tile by tile)."""
+    """The queries as the scores read them, turned (``core.model.heads`` rotates them tile by
+    tile)."""
     return np.array(w.input("Q")[w.rows.start : w.rows.stop, w.cols.start : w.cols.stop])
 
 

@@ -85,7 +85,10 @@ def shown_divisor(w) -> str:
 
 def back_after(w) -> str:
     if w.attention.options.scale is False:
-        return "Scaling is off: the divisor is 1, so nothing here shrinks the gradient — nor the scores."
+        return (
+            "Scaling is off: the divisor is 1, so nothing here shrinks the gradient — nor the "
+            "scores."
+        )
     return (
         f"Dividing the scores by {shown_divisor(w)} on the way forward divides their gradient by "
         f"{shown_divisor(w)} on the way back."

@@ -20,7 +20,10 @@ def cap(scenario) -> float:
 
 
 def heading(scenario, options) -> str:
-    return f"{cap(scenario):g}·tanh(score / {cap(scenario):g}): every score kept inside ±{cap(scenario):g}"
+    return (
+        f"{cap(scenario):g}·tanh(score / {cap(scenario):g}): "
+        f"every score kept inside ±{cap(scenario):g}"
+    )
 
 
 def compute(w) -> np.ndarray:
@@ -49,7 +52,8 @@ def explain(w) -> str:
         w.add(
             (f"({w.query}, {w.keys_labels[k]}): ", "token"),
             (
-                f"{shown} × tanh({fixed(before[k], p)} / {shown}) = {shown} × tanh({fixed(inside[k], max(p, 4))})",
+                f"{shown} × tanh({fixed(before[k], p)} / {shown}) "
+                f"= {shown} × tanh({fixed(inside[k], max(p, 4))})",
                 "number",
             ),
             (" = ", ""),
@@ -59,16 +63,16 @@ def explain(w) -> str:
     w.add(("capped scores: ", ""), (w.vector(after, p), "result"))
     squeezed = float(np.max(np.abs(before - after), initial=0.0))
     w.note(
-        f"A score well inside ±{shown} passes almost unchanged (tanh u ≈ u); here the most any score "
-        f"moved is {fixed(squeezed, max(p, 4))}."
+        f"A score well inside ±{shown} passes almost unchanged (tanh u ≈ u); here the most "
+        f"any score moved is {fixed(squeezed, max(p, 4))}."
     )
     return f"keep {w.query_quoted}'s scores inside ±{shown}"
 
 
 def back_before(w) -> str:
     return (
-        f"Softcap c·tanh(x/c) has slope 1 − tanh²(x/c): near 1 for a score far inside ±{cap(w.scenario):g}, "
-        "near 0 for one pressed against the cap."
+        "Softcap c·tanh(x/c) has slope 1 − tanh²(x/c): near 1 for a score far "
+        f"inside ±{cap(w.scenario):g}, near 0 for one pressed against the cap."
     )
 
 

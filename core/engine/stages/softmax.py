@@ -144,10 +144,10 @@ def explain(w) -> str:
         best_visible = float(masked[~r.blocked].max()) if (~r.blocked).any() else float("-inf")
         w.add(
             (
-                f"The hidden keys take {percent(hidden)} of {w.query_quoted}'s weight: the mask value "
-                f"{mask_text(w.options.mask_value)} is not far below its visible scores (the largest "
-                f"{fixed(best_visible, p, tiny=False)}), so hiding a key did not take its weight away. A mask value must be "
-                "far below every score: use -.inf.",
+                f"The hidden keys take {percent(hidden)} of {w.query_quoted}'s weight: the mask "
+                f"value {mask_text(w.options.mask_value)} is not far below its visible scores "
+                f"(the largest {fixed(best_visible, p, tiny=False)}), so hiding a key did not "
+                "take its weight away. A mask value must be far below every score: use -.inf.",
                 "masked",
             )
         )
