@@ -88,7 +88,8 @@ def as_markdown(summary: dict, scenario: Scenario, label: str) -> str:
         lines += ["| column | median guess | correct |", "| --- | --- | --- |"]
         for name, median, correct in zip(columns, beat["median"], beat["correct"]):
             lines.append(
-                f"| {_md(name)} | {'—' if median is None else fixed(median, p)} | {fixed(correct, p)} |"
+                f"| {_md(name)} | {'—' if median is None else fixed(median, p)} "
+                f"| {fixed(correct, p)} |"
             )
         lines.append("")
     if summary["skipped"]:

@@ -75,7 +75,8 @@ def answer_line(beat: int, row: int, guess) -> bytes:
 
 
 def _short(value: float) -> str:
-    """The value in at most 12 significant digits (what a student types has fewer), as _NUMBER reads."""
+    """The value in at most 12 significant digits (what a student types has fewer), as _NUMBER
+    reads."""
     text = f"{value:.12g}"
     if "e" in text:
         mantissa, _, exponent = text.partition("e")

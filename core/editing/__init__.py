@@ -1,1 +1,2 @@
-"""A session of edits: undo, saving into the author's own text, recovery copies, recording lessons."""
+"""A session of edits: undo, saving into the author's own text, recovery copies, recording
+lessons."""

@@ -30,7 +30,8 @@ def data_file(target: str, name: str) -> str:
 
 
 def _written_for(path: str, target: str) -> bool:
-    """Whether attn-tui wrote ``path`` for the scenario at ``target``, and nobody changed it since."""
+    """Whether attn-tui wrote ``path`` for the scenario at ``target``, and nobody changed it
+    since."""
     entry = _records().get(os.path.realpath(path))
     if not entry or entry.get("for") != os.path.realpath(target):
         return False

@@ -62,7 +62,8 @@ class Journal:
         return skipped
 
     def left_out(self, edits: list | None = None) -> list:
-        """Of the net edits (or ``edits``), the lesson's own at its beat: not to be kept or saved."""
+        """Of the net edits (or ``edits``), the lesson's own at its beat: not to be kept or
+        saved."""
         if self.lesson is None or not self.session.modified:
             return []
         return self.lesson.its_own(self.session.net_edits() if edits is None else edits)

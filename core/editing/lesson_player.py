@@ -267,13 +267,17 @@ def _put_back_line(edits: list[Edit]) -> str:
     """The narration's notice that a beat set cells (or options) the student had changed back
     to the lesson's values. Rows, columns and heads from 1, as a lesson's ``edit:`` names them."""
     names = [
-        f"{edit.matrix}{'' if edit.head is None else f' head {edit.head + 1}'} row {edit.row + 1} col {edit.col + 1}"
+        f"{edit.matrix}{'' if edit.head is None else f' head {edit.head + 1}'} "
+        f"row {edit.row + 1} col {edit.col + 1}"
         if isinstance(edit, SetCell)
         else edit.name
         for edit in edits
     ]
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    return f"This beat put {shown} back to the lesson's values (your edits there are undone; u brings them back)"
+    return (
+        f"This beat put {shown} back to the lesson's values "
+        "(your edits there are undone; u brings them back)"
+    )
 
 
 def follow_line(
@@ -287,7 +291,10 @@ def follow_line(
     """The narration bar's sentence on a class that follows a teacher (``--serve --follow``)."""
     if leading:
         where = f" · students open {address}" if address else ""
-        return f"Leading the class: {followers} app{'' if followers == 1 else 's'} following your beats{where}"
+        return (
+            f"Leading the class: {followers} app{'' if followers == 1 else 's'} "
+            f"following your beats{where}"
+        )
     if not following:
         at = f" at beat {teacher_beat}" if teacher_beat is not None else ""
         return f"On your own · f rejoins the teacher{at}"

@@ -69,7 +69,10 @@ def _edit(edit, scenario: Scenario) -> str:
     }.get(edit.matrix)
     row = _token(rows, edit.row) if rows is not None else str(edit.row + 1)
     head = f"head: {edit.head + 1}, " if edit.head is not None else ""
-    return f"{{matrix: {edit.matrix}, {head}row: {row}, col: {edit.col + 1}, to: {yaml_number(float(edit.value))}}}"
+    return (
+        f"{{matrix: {edit.matrix}, {head}row: {row}, col: {edit.col + 1}, "
+        f"to: {yaml_number(float(edit.value))}}}"
+    )
 
 
 def _option(value: bool | float) -> str:
@@ -88,7 +91,8 @@ def with_beats(scenario: Scenario, beats: tuple[Beat, ...], settings: dict | Non
     root = deref(document.root)
     if not isinstance(root, Mapping) or root.flow:
         raise SaveError(
-            "the file is written as one flow mapping ({…}); write it in block style to record into it"
+            "the file is written as one flow mapping ({…}); "
+            "write it in block style to record into it"
         )
     top = entries(root, "the scenario")
     keys = _step_keys(scenario, beats, scenario.stage_settings if settings is None else settings)
@@ -247,7 +251,8 @@ def write_lesson(
 
 
 def rendered_lesson(scenario: Scenario) -> str:
-    """The scenario's lesson as a ``lesson:`` block, for a file written whole (``core.editing.render.render``)."""
+    """The scenario's lesson as a ``lesson:`` block, for a file written whole
+    (``core.editing.render.render``)."""
     if scenario.lesson is None:
         return ""
     return (

@@ -106,4 +106,7 @@ def differences(written: Options, now: Options, d_k: int) -> str:
     ]
     if not names:
         return ""
-    return f"{', '.join(said(written, n) for n in names)}; now {', '.join(said(now, n) for n in names)}"
+    return (
+        f"{', '.join(said(written, n) for n in names)}; "
+        f"now {', '.join(said(now, n) for n in names)}"
+    )

@@ -216,8 +216,9 @@ def _fitting_option(edit: SetOption, scenario: Scenario) -> Edit | str:
         return f"{describe(edit)}: {rule}"
     if edit.name == "causal" and value and len(scenario.row_tokens) != len(scenario.tokens):
         return (
-            f"{describe(edit)}: causal needs as many queries as keys ({len(scenario.row_tokens)} queries, "
-            f"{len(scenario.tokens)} keys), as the file itself would"
+            f"{describe(edit)}: causal needs as many queries as keys "
+            f"({len(scenario.row_tokens)} queries, {len(scenario.tokens)} keys), "
+            "as the file itself would"
         )
     value = value if isinstance(value, bool) else float(value)
     return SetOption(edit.name, value, getattr(scenario.options, edit.name))

@@ -135,7 +135,8 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
     if scenario.rope is not None:
         dims = "" if scenario.rope.dims is None else f", dims: {scenario.rope.dims}"
         out.append(
-            f"rope: {{base: {yaml_number(float(scenario.rope.base))}, pairs: {scenario.rope.pairs}{dims}}}\n"
+            f"rope: {{base: {yaml_number(float(scenario.rope.base))}, "
+            f"pairs: {scenario.rope.pairs}{dims}}}\n"
         )
     out += [setting.yaml(matrix) for name, setting in scenario.stage_settings.items()]
     out.append(f"focus: {scenario.focus + 1}\nprecision: {scenario.precision}\n")

@@ -12,8 +12,8 @@ def write_atomic(path: str, data: str | bytes, durable: bool = True) -> None:
     """Write ``data`` (text as UTF-8, line endings untouched) to ``path`` atomically.
 
     It goes to a temporary file beside ``path``, is flushed to disk (unless not ``durable``: a
-    file that must only outlive the process, not the machine, skips the slow fsync), takes the old file's
-    mode, owner and group, and is renamed over ``path`` in one step; on any failure the
+    file that must only outlive the process, not the machine, skips the slow fsync), takes the
+    old file's mode, owner and group, and is renamed over ``path`` in one step; on any failure the
     temporary file is removed and ``path`` is as it was. Through a symbolic link, the file it
     points to is replaced (the link stays a link); a new file gets the usual permissions
     (0666 less umask).

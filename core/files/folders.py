@@ -21,10 +21,12 @@ def _xdg(variable: str, *default: str) -> str:
 
 
 def state_folder() -> str:
-    """attn-tui's state folder: ``$XDG_STATE_HOME/attn-tui``, by default ``~/.local/state/attn-tui``."""
+    """attn-tui's state folder: ``$XDG_STATE_HOME/attn-tui``, by default
+    ``~/.local/state/attn-tui``."""
     return os.path.join(_xdg("XDG_STATE_HOME", ".local", "state"), "attn-tui")
 
 
 def config_folder() -> str:
-    """attn-tui's config folder: ``$XDG_CONFIG_HOME/attn-tui``, by default ``~/.config/attn-tui``."""
+    """attn-tui's config folder: ``$XDG_CONFIG_HOME/attn-tui``, by default
+    ``~/.config/attn-tui``."""
     return os.path.join(_xdg("XDG_CONFIG_HOME", ".config"), "attn-tui")

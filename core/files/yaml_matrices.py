@@ -23,7 +23,8 @@ EXAMPLE = "[[1, 0], [0, 1]]"
 
 
 def depth(node: Node) -> int:
-    """How deeply a YAML value nests lists: a number 0, a vector 1, a matrix 2, a matrix per head 3."""
+    """How deeply a YAML value nests lists: a number 0, a vector 1, a matrix 2, a matrix per
+    head 3."""
     found = 0
     node = deref(node)
     while isinstance(node, Sequence) and node.items:

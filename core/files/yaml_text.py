@@ -50,7 +50,8 @@ def yaml_decimal(value: float, places: int) -> str:
 
 def yaml_quoted(text: str) -> str:
     """A YAML double-quoted scalar that reads back as exactly ``text``: unprintable characters
-    and line breaks as escapes, so it stays on one line (a token also names its row in a comment)."""
+    and line breaks as escapes, so it stays on one line (a token also names its row in a
+    comment)."""
 
     def char(ch: str) -> str:
         if ch in '"\\':

@@ -4,7 +4,8 @@ Every beat is checked against the scenario it belongs to, once the scenario is b
 by the registry's names for this scenario, a row or column by token or number, a head by name
 or number, an edit's matrix, cell and value, and the options a beat sets. Then the state of
 every beat that changes numbers is checked for overflow, as the loader checks the file's own
-numbers, so a lesson that loads can be played to its end.
+numbers, so a lesson that loads can be played to its end (those two checks, which play the beats
+in order, are ``core.lessons.played_in_order``).
 
 Text (``say:``, ``ask:``, ``answer:``) is kept as written; views make it visible and never
 read it as markup.
@@ -15,7 +16,7 @@ from __future__ import annotations
 import difflib
 
 from attn_tui.core.engine.stages import needing_causal, stages_for
-from attn_tui.core.errors import NumericError, ScenarioError
+from attn_tui.core.errors import ScenarioError
 from attn_tui.core.files.yaml_numbers import (
     TAG,
     boolean,
@@ -30,6 +31,7 @@ from attn_tui.core.files.yaml_numbers import (
     whole_number,
 )
 from attn_tui.core.files.yaml_source import Mapping, Node, Scalar, Sequence, deref
+from attn_tui.core.lessons.played_in_order import check_numbers_in_range, check_predictions
 from attn_tui.core.model.labels import input_labels, token_labels
 from attn_tui.core.model.lesson import (
     MAX_BEATS,
@@ -68,8 +70,8 @@ def read_lesson(entry: Entry | None, scenario: Scenario) -> Lesson | None:
     reader = _BeatReader(scenario)
     beats = tuple(reader.beat(item, number) for number, item in enumerate(node.items, 1))
     lesson = Lesson(beats)
-    reader.check_predictions(lesson, node.items)
-    _check_range(lesson, scenario, node.items)
+    check_predictions(lesson, scenario, node.items)
+    check_numbers_in_range(lesson, scenario, node.items)
     return lesson
 
 
@@ -180,7 +182,8 @@ class _BeatReader:
         return matches[0]
 
     def head(self, node: Node, what: str) -> int:
-        """A head by its name, or by number: ``head N`` where the heads are named so, else the N-th."""
+        """A head by its name, or by number: ``head N`` where the heads are named so, else the
+        N-th."""
         scenario = self.scenario
         names = scenario.head_names
         node = deref(node)
@@ -346,83 +349,10 @@ class _BeatReader:
             value, f"{what}: predict takes row (the student guesses the row shown), not {shown}"
         )
 
-    def check_predictions(self, lesson: Lesson, nodes: list[Node]) -> None:
-        """A beat that asks for a prediction shows a stage a student can predict."""
-        from attn_tui.core.engine.stages import stage_named
-        from attn_tui.core.lessons.lesson import start_position
-
-        start = start_position(self.scenario)
-        for index, (beat, node) in enumerate(zip(lesson.beats, nodes)):
-            if not beat.predict:
-                continue
-            stage = stage_named(lesson.position(index, start).step)
-            if not stage.predictable:
-                predictable = [s.name for s in self.stages if s.predictable]
-                found = entries(node, "a beat")
-                how = (
-                    "give one of them as its step:"
-                    if "step" in found
-                    else f"it is at step {stage.name} from an earlier beat: give one of them as its step:"
-                )
-                raise located(
-                    found["predict"].key,
-                    f"lesson beat {index + 1}: the {stage.name} stage is not one to predict "
-                    f"(predict a row of {', '.join(predictable)}); {how}",
-                )
-
-
-def _check_range(lesson: Lesson, scenario: Scenario, nodes: list[Node]) -> None:
-    """Every beat's numbers and options stay within float64, as the file's own must: the beats
-    played in order, each edited cell checked for what it changes, as the app checks a person's
-    edit (a whole-matrix pass per beat made 1,000 beats at T = 16,384 take minutes)."""
-    import dataclasses
-
-    from attn_tui.core.engine.overflow import (
-        check_range,
-        divides_less,
-        option_sets,
-        require_finite_cell,
-    )
-    from attn_tui.core.model.heads import HeadInputs
-    from attn_tui.core.model.scenario import working_copy
-
-    inputs, working = HeadInputs(scenario), {}
-    for index, (beat, node) in enumerate(zip(lesson.beats, nodes)):
-        if not beat.changes:
-            continue
-        try:  # forward, beat after beat: what changes is this beat's own edits and options
-            for edit in beat.edits:
-                if edit.matrix not in working:  # a copy of its own, written in place
-                    working[edit.matrix], view = working_copy(scenario.inputs[edit.matrix])
-                    scenario = dataclasses.replace(
-                        scenario, inputs={**scenario.inputs, edit.matrix: view}
-                    )
-                at = (edit.row, edit.col) if edit.head is None else (edit.head, edit.row, edit.col)
-                working[edit.matrix][at] = edit.value
-                changes = inputs.update(scenario, edit.matrix, edit.row, edit.col, edit.head)
-                require_finite_cell(
-                    scenario,
-                    inputs,
-                    changes,
-                    edit.matrix,
-                    edit.row,
-                    edit.col,
-                    edit.head,
-                    option_sets(scenario),
-                )
-            for name, value in beat.options:
-                before = scenario
-                scenario = scenario.with_options(**{name: value})
-                if name == "scale" and divides_less(scenario, before):
-                    check_range(scenario, inputs)
-        except NumericError as error:
-            found = entries(node, "a beat")
-            where = found["edit"].key if "edit" in found else found["set"].key
-            raise located(where, f"lesson beat {index + 1}: with this beat, {error}") from None
-
 
 def with_lesson(scenario: Scenario, entry: Entry | None) -> Scenario:
-    """``scenario`` with its lesson read (unchanged without ``lesson:``); the error names its file."""
+    """``scenario`` with its lesson read (unchanged without ``lesson:``); the error names its
+    file."""
     if entry is None:
         return scenario
     import dataclasses

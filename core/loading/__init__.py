@@ -1,1 +1,2 @@
-"""A scenario file read whole, its lesson and expectations included; model indexes; the built-ins."""
+"""A scenario file read whole, its lesson and expectations included; model indexes; the
+built-ins."""

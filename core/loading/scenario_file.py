@@ -9,34 +9,36 @@ numbers (``expect``) — and a stage's own keys (``bias:``, …) to the reader i
 
 :func:`check` does all of it without NumPy for a scenario written in YAML with none of a
 stage's own keys, ``expect:`` or ``predict:`` (the classroom server checks a file before its
-apps start); :func:`load` builds the Scenario with its arrays.
+apps start); :func:`load` builds the Scenario with its arrays. What a check tells is
+``core.loading.checked_scenario``; the building, ``core.loading.scenario_arrays``; the search for
+unknown keys, ``core.loading.unknown_keys``.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from attn_tui.core.errors import NumericError, ScenarioError
-from attn_tui.core.files.yaml_matrices import largest as largest_of
+from attn_tui.core.errors import ScenarioError
 from attn_tui.core.files.yaml_numbers import TAG, kind_of, located, scalar_text
 from attn_tui.core.files.yaml_source import (
     Document,
     Mapping,
     Scalar,
-    Sequence,
     deref,
     line_col,
     parse,
 )
 from attn_tui.core.limits import MAX_DESCRIPTION_LENGTH, MAX_NUMBERS
 from attn_tui.core.loading import expect
-from attn_tui.core.model.options import INPUT_SETS, Options, Variant
+from attn_tui.core.loading.checked_scenario import Checked, Plan
+from attn_tui.core.loading.scenario_arrays import build, surely_finite
+from attn_tui.core.loading.unknown_keys import check_unknown_keys
+from attn_tui.core.model.options import INPUT_SETS, Options
 from attn_tui.core.reading import inputs, labels, masks, rope
 from attn_tui.core.reading import options as option_reader
 from attn_tui.core.reading.files import Files
-from attn_tui.core.reading.keys import Entry, check_keys, entries, unknown_key_error, unknown_keys
+from attn_tui.core.reading.keys import Entry, check_keys, entries
 from attn_tui.core.reading.text import decode, read_text  # noqa: F401 (read from here by the app)
 
 if TYPE_CHECKING:
@@ -67,53 +69,6 @@ KEYS = (
 )
 
 
-@dataclass(frozen=True)
-class Checked:
-    """What checking a scenario file tells before anything is built: enough to draw the app's
-    header, and the promise that :func:`load` will succeed on the same text."""
-
-    title: str
-    description: str
-    tokens: tuple[str, ...]
-    options: Options
-    variants: tuple[Variant, ...]
-    kind: str
-    editable: tuple[str, ...]
-    T: int
-    d_k: int
-    d_v: int
-    path: str
-    heads: int = 1
-    query_tokens: tuple[str, ...] | None = None
-    stage_settings: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What is known of a scenario once its inputs are read, before any array is built: its
-    layout, what its steps depend on (see ``Stage.applies``) and how many numbers it holds."""
-
-    T: int
-    T_k: int
-    d_k: int
-    d_v: int
-    heads: int
-    kv_heads: int
-    d_out: int
-    inputs: frozenset[str]
-    cross: bool
-    numbers: int
-    rope: Any = None
-    causal: bool = False
-    window: int | None = None
-    variants: tuple = ()  # the file's variants: (core.model.options.Variant, its node)
-    stage_settings: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def multi_head(self) -> bool:
-        return self.heads > 1 or "Wo" in self.inputs
-
-
 def load(path: str | os.PathLike[str]) -> Scenario:
     """Read and check the scenario at ``path``; ``ScenarioError`` names what is wrong and where."""
     name = os.fspath(path)
@@ -123,7 +78,7 @@ def load(path: str | os.PathLike[str]) -> Scenario:
 def loads(text: str, path: str = "<scenario>") -> Scenario:
     """Check a scenario given as YAML text and build it; ``path`` names it (and is where its
     data files are looked for)."""
-    return _build(_read(text, path))
+    return build(_read(text, path))
 
 
 def read_document(path: str | os.PathLike[str]) -> Document:
@@ -153,7 +108,7 @@ def load_document(document: Document, path: str) -> Scenario:
         found = fields(document, path)
     except ScenarioError as error:
         raise error.located(path) from None
-    return _build(found)
+    return build(found)
 
 
 def check(path: str | os.PathLike[str]) -> Checked:
@@ -164,8 +119,8 @@ def check(path: str | os.PathLike[str]) -> Checked:
 
 def check_text(text: str, path: str = "<scenario>") -> Checked:
     found = _read(text, path)
-    if not _surely_finite(found) or found["lesson"]:  # a doubtful scenario (or a lesson's
-        _build(found)  # beats) is built and computed to make sure
+    if not surely_finite(found) or found["lesson"]:  # a doubtful scenario (or a lesson's
+        build(found)  # beats) is built and computed to make sure
     layout = found["layout"]
     kind = "projection" if "X" in found["shapes"] else "qkv"
     editable = [name for name in INPUT_SETS[kind]] + [
@@ -233,7 +188,7 @@ def _top(document: Document, path: str) -> tuple[dict[str, Entry], Files, dict, 
     files = Files(path)
     archived = files.npz(top.get("npz"))  # a stage's own array may come from the archive too
     stage_keys = _stage_keys([*top, *archived])
-    _every_unknown_key(top, KEYS + tuple(stage_keys))
+    check_unknown_keys(top, KEYS + tuple(stage_keys))
     return top, files, archived, stage_keys
 
 
@@ -254,9 +209,8 @@ def fields(document: Document, path: str) -> dict[str, Any]:
         query_tokens = labels.tokens(top["query_tokens"], layout["T"], query_rows, "query_tokens")
     row_tokens = query_tokens if query_tokens is not None else tokens
     cross = query_tokens is not None
-    scenario_options = option_reader.options(
-        top, Options(causal=not cross)
-    )  # cross: no mask unless asked
+    # cross: no mask unless asked
+    scenario_options = option_reader.options(top, Options(causal=not cross))
     variants = option_reader.variants(top.get("variants"), scenario_options)
     masks.check_causal(top, scenario_options, variants, layout)
     rotation = rope.rope(top.get("rope"), layout)
@@ -324,33 +278,6 @@ def fields(document: Document, path: str) -> dict[str, Any]:
     )
 
 
-# The mappings inside a scenario whose keys are known before anything is read: each unknown key
-# of the file is reported at once, each at its line (a typo in a variant is not found only after
-# the typo at the top is fixed).
-_NESTED = {
-    "variants": (True, option_reader.VARIANT_KEYS, "variant"),
-    "heads": (True, inputs.HEAD_KEYS, "head"),
-    "rope": (False, rope.ROPE_KEYS, "rope"),
-    "random": (False, inputs.RANDOM_KEYS, "random"),
-}
-
-
-def _every_unknown_key(top: dict[str, Entry], known: tuple[str, ...]) -> None:
-    problems = unknown_keys(top, known, "the scenario")
-    for name, (listed, keys, what) in _NESTED.items():
-        node = deref(top[name].value) if name in top else None
-        if node is None or listed != isinstance(node, Sequence):
-            continue  # not there, or written wrong: its reader says so
-        for number, item in enumerate(node.items if listed else [node], 1):
-            label = f"{what} {number}" if listed else what
-            try:
-                problems += unknown_keys(entries(item, label), keys, label)
-            except ScenarioError:
-                continue
-    if problems:
-        raise unknown_key_error(problems)
-
-
 def _check_derived(plan: Plan, projected: bool, top: dict[str, Entry]) -> int:
     """Memory is bounded by what attention holds whole, not only by what the file holds: the
     projected Q, K, V of every head (X·W) and, under RoPE, their turned copies count against
@@ -397,110 +324,9 @@ def _size(shape: tuple[int, ...]) -> int:
     return size
 
 
-def _build(found: dict[str, Any]) -> Scenario:
-    """The Scenario, with its arrays, from checked fields (this is where NumPy comes in)."""
-    import numpy as np
-
-    from attn_tui.core.engine.overflow import check_backward_range, check_range
-    from attn_tui.core.lessons.reader import with_lesson
-    from attn_tui.core.model.scenario import Scenario
-
-    values = found["random"].generate() if found["random"] is not None else dict(found["inputs"])
-    if "bo" in values:  # a bias is a vector; kept as one row, to add to every row of concat·Wo
-        values["bo"] = np.asarray(values["bo"], dtype=np.float64).reshape(1, -1)
-    files = dict(found["files"])
-    explicit = found["stage_settings"].get("bias")
-    if (
-        explicit is not None and not explicit.alibi
-    ):  # an input like the others: edited, undone, saved
-        values["bias"] = explicit.matrix
-        if explicit.source is not None:
-            files["bias"] = explicit.source
-    layout = found["layout"]
-    mask = None if found["mask"] is None else np.array(found["mask"], dtype=bool)
-    scenario = Scenario(
-        inputs=values,
-        heads=layout["heads"],
-        kv_heads=layout["kv_heads"],
-        mask=mask,
-        files=files,
-        **{
-            key: found[key]
-            for key in (
-                "title",
-                "description",
-                "tokens",
-                "options",
-                "focus",
-                "precision",
-                "variants",
-                "random",
-                "path",
-                "source",
-                "expect",
-                "expect_tolerance",
-                "predict",
-                "query_tokens",
-                "head_names",
-                "window",
-                "padding",
-                "rope",
-                "stage_settings",
-                "heads_written",
-            )
-        },
-    )
-    try:
-        check_range(scenario)
-        from attn_tui.core.engine.stages.back_output import has_loss
-
-        if has_loss(scenario):
-            from attn_tui.core.model.heads import HeadInputs
-
-            check_backward_range(scenario, HeadInputs(scenario))
-    except NumericError as exc:
-        top = found[
-            "top"
-        ]  # the error at the key it names (V's, not Q's), or the archive's, the heads'
-        named = [top[name].key for name in (*exc.inputs, "npz", "heads") if name in top]
-        where = named[0] if named else found["first_input"]
-        raise ScenarioError(str(exc), where.line, where.col, found["path"]) from None
-    return with_lesson(scenario, found["lesson"])
-
-
-def _surely_finite(found: dict[str, Any]) -> bool:
-    """Whether no stage can overflow, by a bound from the largest |value| of each input (a
-    random scenario's are at most about 6; 10 is taken, with a wide margin on the result)."""
-    layout = found["layout"]
-    if found["random"] is not None:
-        largest = {name: 10.0 for name in ("Q", "K", "V")}
-    else:
-        largest = {name: largest_of(values) for name, values in found["inputs"].items()}
-        if "X" in largest:
-            d_model = found["shapes"]["X"][1]
-            x = max(largest["X"], largest.get("X_q", 0.0))
-            largest.update({name: d_model * x * largest["W" + name.lower()] for name in "QKV"})
-    d_k = layout["d_k"]
-    bound = d_k * largest["Q"] * largest["K"]
-    option_sets = [found["options"], *(v.options(found["options"]) for v in found["variants"])]
-    if found[
-        "stage_settings"
-    ]:  # a bias on the scaled scores: every scale the app's s key can set (core.engine.overflow)
-        option_sets += [Options(scale=True), Options(scale=False)]
-    if "Wo" in largest:
-        projected = layout["heads"] * layout["d_v"] * largest["V"] * largest["Wo"] + largest.get(
-            "bo", 0.0
-        )
-        if not projected < 1e290:
-            return False
-    return largest["V"] < 1e290 and all(bound / o.divisor(d_k) < 1e290 for o in option_sets)
-
-
 __all__ = [
-    "Checked",
     "Entry",
     "KEYS",
-    "Plan",
     "check",
     "check_keys",
     "check_text",

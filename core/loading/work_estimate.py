@@ -177,13 +177,15 @@ def check_index_work(index) -> Estimate:
         else "score a layer's own scenario, or a smaller one"
     )
     parts = (
-        f"reading their files {_seconds(estimate.read)}, every head's weights {_seconds(estimate.score)}"
+        f"reading their files {_seconds(estimate.read)}, "
+        f"every head's weights {_seconds(estimate.score)}"
         if estimate.score or estimate.complete
         else f"reading their files alone, from their sizes: {_seconds(estimate.read)}"
     )
     raise ScenarioError(
         f"the {len(index.layers):,} layer{'s' if len(index.layers) != 1 else ''} would take about "
-        f"{_took(estimate)} to score{'' if estimate.complete else ', or more'} ({parts}); at most about {LIMIT:.0f} seconds: "
+        f"{_took(estimate)} to score{'' if estimate.complete else ', or more'} ({parts}); "
+        f"at most about {LIMIT:.0f} seconds: "
         f"{fewer}",
         1,
         1,

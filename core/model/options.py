@@ -90,7 +90,8 @@ class RandomSpec:
     d_v: int
 
     def generate(self) -> dict[str, np.ndarray]:
-        """Q, K, V exactly as ``np.random.seed(seed); randn(T, d_k); randn(T, d_k); randn(T, d_v)``."""
+        """Q, K, V exactly as
+        ``np.random.seed(seed); randn(T, d_k); randn(T, d_k); randn(T, d_v)``."""
         import numpy as np
 
         state = np.random.RandomState(self.seed)  # the legacy stream np.random.seed uses

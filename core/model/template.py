@@ -85,9 +85,10 @@ def scenario_template(
     if seed is not None:
         out += [
             f"# The numbers below are np.random.seed({seed}); Q = randn({T}, {d_k});",
-            f"# K = randn({T}, {d_k}); V = randn({T}, {d_v}), rounded to {RANDOM_DECIMALS} decimals. For the",
-            f"# unrounded numbers replace Q, K and V by: random: {{seed: {seed}, T: {T}, d_k: {d_k}, "
-            f"d_v: {d_v}}}",
+            f"# K = randn({T}, {d_k}); V = randn({T}, {d_v}), "
+            f"rounded to {RANDOM_DECIMALS} decimals. For the",
+            "# unrounded numbers replace Q, K and V by: "
+            f"random: {{seed: {seed}, T: {T}, d_k: {d_k}, d_v: {d_v}}}",
             "",
         ]
     roles = {
@@ -99,7 +100,8 @@ def scenario_template(
         out += [roles[name], f"{name}:", *_rows(matrices[name], written)]
     out += [
         "",
-        "causal: true      # true (default): a token never sees the tokens after it, as in a language",
+        "causal: true      # true (default): a token never sees the tokens after it, "
+        "as in a language",
         "                  # model; false: every token sees every token (bidirectional, like BERT)",
         "scale: true       # true (default): divide the scores by sqrt(d_k); false: no scaling;",
         "                  # a positive number such as 4: divide by that",

@@ -167,7 +167,8 @@ def _head_fields(head: Head, nested: bool = True) -> Iterator[str]:
 
 
 def _head_backward(head: Head) -> Iterator[str]:
-    """A head's backward steps that --json writes (Stage.in_json), each under its key, without braces."""
+    """A head's backward steps that --json writes (Stage.in_json), each under its key, without
+    braces."""
     attention = head.attention
     first = True
     for stage in attention.steps:
@@ -214,7 +215,8 @@ def _trained(scenario: Scenario, options):
 
 
 def _training(found) -> Iterator[str]:
-    """``training``: the loss before any step and after each, and every learned matrix at the end."""
+    """``training``: the loss before any step and after each, and every learned matrix at the
+    end."""
     if found is None:
         return
     yield ', "training": {"loss": ' + json.dumps(found.losses, allow_nan=False) + ', "learned": {'
@@ -228,7 +230,8 @@ def _whole(values: np.ndarray) -> str:
 
 
 def _stage_matrix(attention: Attention, stage, h: int | None) -> Iterator[str]:
-    """A stage's matrix: a masked cell null (whatever the mask value), a row that sees nothing null."""
+    """A stage's matrix: a masked cell null (whatever the mask value), a row that sees nothing
+    null."""
     cols = range(stage.column_count(attention.scenario))
 
     def rows_of(rows: range):

@@ -4,8 +4,8 @@ The inputs as the lesson starts, then each beat: the stage and row it shows, wha
 the teacher's words, a row to predict (blanks) and a question with room for the answer. With
 ``answers``, the same handout filled in: each predicted row's values at that beat (computed
 from the beat's own numbers and options) and each answer. The student's copy prints no number
-the lesson asks for. Text from the file goes through the Markdown pieces of ``core.outputs.markdown``:
-made visible, escaped, never read as Markdown.
+the lesson asks for. Text from the file goes through the Markdown pieces of
+``core.outputs.markdown_syntax``: made visible, escaped, never read as Markdown.
 """
 
 from __future__ import annotations
@@ -18,15 +18,8 @@ from attn_tui.core.model.labels import input_labels, token_labels
 from attn_tui.core.model.lesson import Beat
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.numbers import fixed
-from attn_tui.core.outputs.markdown import (
-    BLANK,
-    _escape,
-    _grid,
-    _heading,
-    _paragraphs,
-    _quoted,
-    input_tables,
-)
+from attn_tui.core.outputs.markdown import input_tables
+from attn_tui.core.outputs.markdown_syntax import BLANK, escape, grid, heading, paragraphs, quoted
 from attn_tui.core.outputs.report import summary_line
 from attn_tui.core.text import visible
 
@@ -48,30 +41,31 @@ def shown_columns(count: int, column: int, most: int = HANDOUT_COLUMNS) -> range
 
 
 def lesson_markdown(scenario: Scenario, answers: bool = False) -> str:
-    """The handout of ``scenario``'s lesson (``ValueError`` if it has none); ``answers`` fills it in."""
+    """The handout of ``scenario``'s lesson (``ValueError`` if it has none); ``answers`` fills it
+    in."""
     lesson = scenario.lesson
     if lesson is None:
         raise ValueError("the scenario has no lesson: (see docs/classroom.md: lessons)")
     title = visible(scenario.title).strip() or "Untitled scenario"
-    blocks = [_heading(1, title + (" — lesson, with answers" if answers else " — lesson"))]
+    blocks = [heading(1, title + (" — lesson, with answers" if answers else " — lesson"))]
     if not answers:
         blocks.append(
-            _escape(
+            escape(
                 "Go through the beats in order, in the app (attn-tui FILE, n for the next beat) "
                 "or on paper. Name: " + "_" * 20 + "  Date: " + "_" * 12
             )
         )
     if scenario.description.strip():
-        blocks.append(_paragraphs(visible(scenario.description.strip(), multiline=True)))
+        blocks.append(paragraphs(visible(scenario.description.strip(), multiline=True)))
     labels = token_labels(scenario.tokens)
-    keys = ", ".join(_quoted(token) for token in labels[:HANDOUT_TOKENS])
+    keys = ", ".join(quoted(token) for token in labels[:HANDOUT_TOKENS])
     if len(labels) > HANDOUT_TOKENS:
-        keys += _escape(f", … ({len(labels) - HANDOUT_TOKENS:,} more)")
+        keys += escape(f", … ({len(labels) - HANDOUT_TOKENS:,} more)")
     blocks.append(
         f"Tokens ({scenario.T_k:,}): {keys} · "
-        + _escape(summary_line(scenario, with_file=False).split(" · ", 1)[1])
+        + escape(summary_line(scenario, with_file=False).split(" · ", 1)[1])
     )
-    blocks.append(_heading(2, "Inputs, as the lesson starts"))
+    blocks.append(heading(2, "Inputs, as the lesson starts"))
     blocks += input_tables(scenario, most=HANDOUT_NUMBERS)
     start = start_position(scenario)
     at_beats = lesson.scenarios(scenario)
@@ -94,7 +88,7 @@ def _beat(
         else ""
     )
     blocks = [
-        _heading(
+        heading(
             2,
             f"Beat {index + 1} · Step {step_number(scenario, stage.name)} {stage.title}"
             f'{head} · row "{label}"',
@@ -104,15 +98,15 @@ def _beat(
         _option(scenario, name, value) for name, value in beat.options
     ]
     if changes:
-        blocks.append("\n".join(f"- {_escape(change)}" for change in changes))
+        blocks.append("\n".join(f"- {escape(change)}" for change in changes))
     if beat.say:
-        blocks.append(_paragraphs(visible(beat.say, multiline=True)))
+        blocks.append(paragraphs(visible(beat.say, multiline=True)))
     if beat.predict:
         labels = column_labels(scenario, stage)
         keys = shown_columns(len(labels), where.column)
         columns = [labels[k] for k in keys]
         blocks.append(
-            _escape(
+            escape(
                 f'Predict the {stage.numbers} of "{label}" before you look:'
                 if not answers
                 else f'The {stage.numbers} of "{label}" at this beat (check your prediction):'
@@ -134,25 +128,23 @@ def _beat(
             answers and stage.empty_rows and attention.empty(rows)[0]
         ):  # nothing to attend to: no weights, not 0s
             cells = ["—"] * len(columns)
-        blocks.append(_grid(["row", *columns], [[label, *cells]], numeric_from=1))
+        blocks.append(grid(["row", *columns], [[label, *cells]], numeric_from=1))
         if len(keys) < len(labels):
             blocks.append(
-                _escape(
+                escape(
                     f"(columns {keys.start + 1}–{keys.stop} of {len(labels):,}: "
                     "the app shows the whole row)"
                 )
             )
         if not answers:
-            blocks.append(_escape("Write your prediction down before you read on."))
+            blocks.append(escape("Write your prediction down before you read on."))
     if beat.ask:
-        blocks.append("**Question:** " + _paragraphs(visible(beat.ask, multiline=True)))
+        blocks.append("**Question:** " + paragraphs(visible(beat.ask, multiline=True)))
         if answers and beat.answer:
-            blocks.append("**Answer:** " + _paragraphs(visible(beat.answer, multiline=True)))
+            blocks.append("**Answer:** " + paragraphs(visible(beat.answer, multiline=True)))
         elif not answers:
             blocks.append(
-                "\n".join(
-                    ["Answer: " + _escape("_" * 60)] + [_escape("_" * 68)] * (ANSWER_LINES - 1)
-                )
+                "\n".join(["Answer: " + escape("_" * 60)] + [escape("_" * 68)] * (ANSWER_LINES - 1))
             )
     return blocks
 
@@ -160,7 +152,10 @@ def _beat(
 def _change(scenario: Scenario, edit) -> str:
     rows, columns = input_labels(scenario, edit.matrix)
     which = "" if edit.head is None else f" (head {edit.head + 1})"
-    return f"{edit.matrix}{which}[{rows[edit.row]}, {columns[edit.col]}] is set to {yaml_number(edit.value)}"
+    return (
+        f"{edit.matrix}{which}[{rows[edit.row]}, {columns[edit.col]}] "
+        f"is set to {yaml_number(edit.value)}"
+    )
 
 
 def _option(scenario: Scenario, name: str, value) -> str:

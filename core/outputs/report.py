@@ -88,7 +88,10 @@ def text_chunks(
         if row < scenario.T:
             heading = f'Row {row + 1}, "{token_labels(scenario.row_tokens)[row]}", step by step'
         else:
-            heading = f'Key {row + 1}, "{token_labels(scenario.tokens)[row]}": the backward steps whose rows are keys'
+            heading = (
+                f'Key {row + 1}, "{token_labels(scenario.tokens)[row]}": '
+                "the backward steps whose rows are keys"
+            )
         yield f"\n{heading}\n{'-' * len(heading)}\n"
         for stage in steps:
             for h in range(scenario.heads) if stage.per_head else [0]:

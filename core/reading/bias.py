@@ -72,8 +72,8 @@ class BiasSetting:
             return NotImplemented
         if self.alibi or other.alibi:
             return (self.alibi, self.slopes) == (other.alibi, other.slopes)
-        # (the numbers of an explicit bias are the scenario's input "bias", compared with the inputs:
-        # an edited one is the same setting)
+        # (the numbers of an explicit bias are the scenario's input "bias", compared with the
+        # inputs: an edited one is the same setting)
         return self.per_head == other.per_head and self.matrix.shape == other.matrix.shape
 
     __hash__ = None  # equal by value, and holds an array

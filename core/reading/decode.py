@@ -28,13 +28,13 @@ def refusal(cross: bool, T: int, T_k: int, causal: bool, window: int | None) -> 
     """Why a scenario cannot be decoded token by token, or None."""
     if cross or T != T_k:
         return (
-            "decoding replays one sequence as a decoder generates it, a query and its key at each step: "
-            "it needs self-attention, not cross-attention"
+            "decoding replays one sequence as a decoder generates it, a query and its key at "
+            "each step: it needs self-attention, not cross-attention"
         )
     if not causal and window is None:
         return (
-            "a decoder never sees the tokens after the one it generates: decoding needs the causal mask "
-            "(causal: true) or a window"
+            "a decoder never sees the tokens after the one it generates: decoding needs the "
+            "causal mask (causal: true) or a window"
         )
     return None
 

@@ -99,7 +99,10 @@ class LossSetting:
     def describe(self) -> str:
         told = "loss ½·Σ(output − target)²" if self.target is not None else "dL/d(output) given"
         if self.train is not None:
-            told += f" · training {', '.join(self.train.learn)} ({self.train.optimizer}, lr {self.train.lr:g})"
+            told += (
+                f" · training {', '.join(self.train.learn)} "
+                f"({self.train.optimizer}, lr {self.train.lr:g})"
+            )
         return told
 
     def yaml(self, matrix) -> str:
@@ -246,7 +249,8 @@ def _train(entry: Entry, plan) -> TrainSetting:
         allowed = int(MAX_WORK // (runs * per_step))
         where = found["steps"].value if "steps" in found else node
         asked = (
-            f"train asks for {steps:,} step{'s' if steps > 1 else ''} × {runs} run{'s' if runs > 1 else ''} "
+            f"train asks for {steps:,} step{'s' if steps > 1 else ''} "
+            f"× {runs} run{'s' if runs > 1 else ''} "
             f"(the scenario's own{' and each variant' if runs > 1 else ''}) at T = {plan.T}: about "
             f"{_duration(steps * runs * per_step)} of work, and attn-tui trains for at most "
             f"{_duration(MAX_WORK)}; "

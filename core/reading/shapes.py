@@ -126,8 +126,8 @@ def layout_of(
     if kv_heads > heads or heads % kv_heads:
         fail(
             "kv_heads" if "kv_heads" in top else "K",
-            f"{count(heads, 'query head')} cannot share {count(kv_heads, 'key/value head')} evenly: kv_heads must "
-            "divide heads",
+            f"{count(heads, 'query head')} cannot share {count(kv_heads, 'key/value head')} "
+            "evenly: kv_heads must divide heads",
         )
     if "X_q" in shapes and kind == "qkv":
         fail(
@@ -168,8 +168,8 @@ def layout_of(
         if shapes["bo"][-1] != d_out:
             fail(
                 "bo",
-                f"bo has {count(shapes['bo'][-1], 'number')} but Wo gives {count(d_out, 'output')}: "
-                "one bias each",
+                f"bo has {count(shapes['bo'][-1], 'number')} "
+                f"but Wo gives {count(d_out, 'output')}: one bias each",
             )
     for rows, name in ((T, query_name), (T_k, "K" if kind == "qkv" else "X")):
         if rows > MAX_T:

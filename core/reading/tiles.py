@@ -39,8 +39,8 @@ def tiles_for(T_k: int, keys: int) -> str | None:
     count = math.ceil(T_k / keys)
     if count > MAX_TILES:
         return (
-            f"{T_k:,} keys in tiles of {keys} make {count:,} tiles; at most {MAX_TILES:,} (tiles of at "
-            f"least {math.ceil(T_k / MAX_TILES)} keys)"
+            f"{T_k:,} keys in tiles of {keys} make {count:,} tiles; at most {MAX_TILES:,} "
+            f"(tiles of at least {math.ceil(T_k / MAX_TILES)} keys)"
         )
     return None
 
@@ -57,10 +57,12 @@ def out_of_bounds(queries: int, keys: int) -> str | None:
 def read(files, top: dict[str, Entry], plan) -> TilesSetting:
     node = top["tiles"].value
     if not isinstance(deref(node), Mapping):
+        value = deref(node)
+        shown = describe_scalar(value) if isinstance(value, Scalar) else kind_of(value)
         raise located(
             node,
             f"tiles must be a mapping {{queries: Br, keys: Bc}} (Br query rows share a pass, "
-            f"which reads the keys Bc at a time), not {describe_scalar(deref(node)) if isinstance(deref(node), Scalar) else kind_of(deref(node))}; e.g. tiles: {{queries: 2, keys: 4}}",
+            f"which reads the keys Bc at a time), not {shown}; e.g. tiles: {{queries: 2, keys: 4}}",
         )
     found = entries(node, "tiles")
     check_keys(found, TILE_KEYS, "tiles")

@@ -223,7 +223,8 @@ def test_markdown_streams_a_block_of_rows_at_a_time():
     tables now come a block of rows at a time, as ``print``'s do: no piece holds more than
     ROWS_AT_A_TIME rows of a table, and the pieces joined are the document."""
     from attn_tui.core.loading.scenario_file import loads
-    from attn_tui.core.outputs.markdown import ROWS_AT_A_TIME, markdown_chunks
+    from attn_tui.core.outputs.markdown import markdown_chunks
+    from attn_tui.core.outputs.markdown_syntax import ROWS_AT_A_TIME
 
     T = 3 * ROWS_AT_A_TIME + 5
     scenario = loads(f"random: {{seed: 1, T: {T}, d_k: 2}}\nloss: {{grad: {[[1.0, -1.0]] * T}}}\n")

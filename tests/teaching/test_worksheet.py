@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from attn_tui.core import load, loads
-from attn_tui.core.outputs.markdown import BLANK, to_markdown
+from attn_tui.core.outputs.markdown import to_markdown
+from attn_tui.core.outputs.markdown_syntax import BLANK
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT, SCENARIOS
 from tests.markdown_tables import assert_well_formed

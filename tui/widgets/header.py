@@ -14,7 +14,7 @@ from attn_tui.core.numbers import mask_text
 from attn_tui.core.text import visible
 
 if TYPE_CHECKING:
-    from attn_tui.core.loading.scenario_file import Checked
+    from attn_tui.core.loading.checked_scenario import Checked
     from attn_tui.core.model.scenario import Scenario
 
 

@@ -62,7 +62,8 @@ def bar_chart(attention: Attention, key: str, row: int, head: int = 0) -> str:
     svg.raw(
         '<defs><pattern id="masked" width="6" height="6" patternUnits="userSpaceOnUse" '
         f'patternTransform="rotate(45)"><rect width="6" height="6" fill="{colour_maps.MASKED}"/>'
-        f'<line x1="0" y1="0" x2="0" y2="6" stroke="{colour_maps.HATCH}" stroke-width="2"/></pattern></defs>'
+        f'<line x1="0" y1="0" x2="0" y2="6" stroke="{colour_maps.HATCH}" stroke-width="2"/>'
+        "</pattern></defs>"
     )
     svg.text(
         12,

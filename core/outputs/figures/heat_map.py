@@ -51,7 +51,8 @@ def head_named(scenario, given: str | None) -> int:
 
 
 def head_title(name: str) -> str:
-    """A head's name in a title: "head 2", and "head q0" for one named "q0" (never "head head 2")."""
+    """A head's name in a title: "head 2", and "head q0" for one named "q0" (never
+    "head head 2")."""
     return visible(name) if name.casefold().startswith("head") else f"head {visible(name)}"
 
 
@@ -193,7 +194,8 @@ def draw(title, caption, rows, cols, values, masked, palette, largest, decimals,
     svg.raw(
         '<defs><pattern id="masked" width="6" height="6" patternUnits="userSpaceOnUse" '
         f'patternTransform="rotate(45)"><rect width="6" height="6" fill="{colour_maps.MASKED}"/>'
-        f'<line x1="0" y1="0" x2="0" y2="6" stroke="{colour_maps.HATCH}" stroke-width="2"/></pattern></defs>'
+        f'<line x1="0" y1="0" x2="0" y2="6" stroke="{colour_maps.HATCH}" stroke-width="2"/>'
+        "</pattern></defs>"
     )
     svg.text(12, 24, title, size=18, longest=200, font_weight="bold")
     for k, line in enumerate(caption):

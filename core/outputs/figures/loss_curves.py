@@ -123,8 +123,8 @@ def loss_curves(scenario: Scenario) -> str:
         )
         y = TOP + PLOT_H + 58 + 18 * number
         svg.raw(
-            f'<line x1="{LEFT:g}" y1="{y - 4:g}" x2="{LEFT + 36:g}" y2="{y - 4:g}" stroke="{colour}" '
-            f'stroke-width="2"{dashed}/>'
+            f'<line x1="{LEFT:g}" y1="{y - 4:g}" x2="{LEFT + 36:g}" y2="{y - 4:g}" '
+            f'stroke="{colour}" stroke-width="2"{dashed}/>'
         )
         name = run.name or "this scenario"
         svg.text(

@@ -3,9 +3,9 @@ weights (block means, as the app's model view draws them) with the pattern that 
 under it ("previous 0.965"), so a slide shows where the previous-token and induction heads are.
 
 The work is the ``heads`` command's (every head's weights, a band of rows at a time, once for
-the scores and the thumbnails both), refused up front by the index's work estimate when it would take more than about 20 s; each thumbnail is
-at most THUMB × THUMB blocks, fewer when the grid is large, so that the file stays small (a
-grid of 12 × 12 heads is about 20,000 cells).
+the scores and the thumbnails both), refused up front by the index's work estimate when it would
+take more than about 20 s; each thumbnail is at most THUMB × THUMB blocks, fewer when the grid
+is large, so that the file stays small (a grid of 12 × 12 heads is about 20,000 cells).
 """
 
 from __future__ import annotations

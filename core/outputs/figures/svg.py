@@ -69,13 +69,15 @@ class Svg:
         )
 
     def raw(self, element: str) -> None:
-        """An element the caller wrote itself, from numbers and constants only (a pattern, a gradient)."""
+        """An element the caller wrote itself, from numbers and constants only (a pattern, a
+        gradient)."""
         self.parts.append(element)
 
     def document(self) -> str:
         head = (
             f'<?xml version="1.0" encoding="UTF-8"?>\n'
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width:g}" height="{self.height:g}" '
+            '<svg xmlns="http://www.w3.org/2000/svg" '
+            f'width="{self.width:g}" height="{self.height:g}" '
             f'viewBox="0 0 {self.width:g} {self.height:g}">\n<title>{escape(self.title)}</title>\n'
             f'<rect x="0" y="0" width="{self.width:g}" height="{self.height:g}" fill="#ffffff"/>\n'
         )
