@@ -254,7 +254,7 @@ async def test_a_step_to_a_stage_of_other_widths_lays_the_screen_out_once(tmp_pa
 async def test_labels_are_measured_once_not_at_every_step(big_scenario, monkeypatch):
     # #30: a step between two stages of other labels (tokens × tokens, tokens × d1…) measured
     # every label of both again (8,192 of them at T = 16,384), twice a key
-    import attn_tui.tui.widgets.matrix as matrix_module
+    import attn_tui.tui.widgets.matrix_widths as matrix_module
 
     measured = []
     cells = matrix_module.cells

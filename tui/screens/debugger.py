@@ -3,9 +3,10 @@
 The screen composes the panes, keeps the one position (step, row, column, head: ``position``,
 made valid where it is set: ``tui.screens.position``) and routes keys to its controllers
 (``tui.controllers``), which tell it what they did and never call each other: ``panes`` tells
-the widgets what is new, ``changes`` edits the numbers through the core Session, ``guesses``
-predicts and reveals, ``lessons`` plays, records and follows, ``saving`` writes files. The numbers, the arithmetic and
-the policy (what a prediction hides, what a student's values look like) all come from core.
+the widgets what is new, ``moves`` steps, rows and heads, ``changes`` edits the numbers through
+the core Session, ``guesses`` predicts and reveals, ``lessons`` plays, records and follows,
+``saving`` writes files. The numbers, the arithmetic and the policy (what a prediction hides,
+what a student's values look like) all come from core.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from attn_tui.tui.controllers import delegate
 from attn_tui.tui.controllers.changes import Changes
 from attn_tui.tui.controllers.guesses import Guesses
 from attn_tui.tui.controllers.lessons import Lessons
+from attn_tui.tui.controllers.moves import Moves
 from attn_tui.tui.controllers.panes import Panes
 from attn_tui.tui.controllers.saving import Saving, file_name
 from attn_tui.tui.keys import available, screen_bindings
@@ -50,9 +52,8 @@ from attn_tui.tui.widgets.variants import VariantsView
 OVERVIEW_FROM = 16  # more tokens than this, and the weights get an overview map
 
 
-class DebuggerScreen(
-    Positioned, ClassKeys, WholeFrames, Screen, inherit_bindings=False
-):  # its own, in the footer's order (tui/keys.py)
+# inherit_bindings=False: its own, in the footer's order (tui/keys.py)
+class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_bindings=False):
     """The step-debugger for one scenario."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-stacked"), (70, "-narrow"), (100, "-wide")]
@@ -63,12 +64,10 @@ class DebuggerScreen(
     # repaint=False: a change tells the widgets that show it; repainting the whole screen
     # (a reactive's default) would cost every key a full frame. The position: Positioned's.
     expanded: reactive[bool] = reactive(False, init=False, repaint=False)  # long sums in full
-    theirs: reactive[bool] = reactive(
-        False, init=False, repaint=False
-    )  # the student's values (expect:)
-    mask_rule: reactive[str | None] = reactive(
-        None, init=False, repaint=False
-    )  # one mask rule alone
+    # the student's values (expect:)
+    theirs: reactive[bool] = reactive(False, init=False, repaint=False)
+    # one mask rule alone
+    mask_rule: reactive[str | None] = reactive(None, init=False, repaint=False)
 
     def __init__(
         self,
@@ -88,6 +87,7 @@ class DebuggerScreen(
         self.session = Session(scenario, read_only, save_root=save_root)
         self.session.journal.deferred = True  # written after the frame, off the key's path
         self.panes = Panes(self)
+        self.moves = Moves(self)
         self.changes = Changes(self)
         self.guesses = Guesses(self)
         self.lessons = Lessons(self, classroom)
@@ -95,9 +95,8 @@ class DebuggerScreen(
         self.stages = stages_for(scenario)
         self.put(DebuggerPosition(row=scenario.focus))
         self._keys_state: tuple = ()
-        self.last_input: InputMatrix | None = (
-            None  # the input matrix focused last (v checks its cell)
-        )
+        # the input matrix focused last (v checks its cell)
+        self.last_input: InputMatrix | None = None
         self.gradient_check: tuple[int, list] | None = None  # (version, lines) of the last v
 
     # ---- layout -----------------------------------------------------------------------------
@@ -146,9 +145,8 @@ class DebuggerScreen(
             view.id.removeprefix("input-"): view
             for view in self.query(".input").results(MatrixView)
         }
-        self.guesses.take_keys_of(
-            self.query(InputMatrix)
-        )  # a digit there while a guess waits is its
+        # a digit there while a guess waits is its
+        self.guesses.take_keys_of(self.query(InputMatrix))
         self.inputs_pane = self.query_one("#inputs")
         self.watch(self.inputs_pane, "scroll_y", self.panes.inputs_scrolled, init=False)
         self.header, self.steps = self.query_one(ScenarioHeader), self.query_one(StepStrip)
@@ -168,9 +166,8 @@ class DebuggerScreen(
     on_resize = delegate("panes", "resize")
 
     def _on_screen_resume(self, event) -> None:
-        event.refresh_styles &= (
-            self.stack_updates > 0
-        )  # first push: styled at mount, __init__'s classes (13 ms)
+        # first push: styled at mount, __init__'s classes (13 ms)
+        event.refresh_styles &= self.stack_updates > 0
         super()._on_screen_resume(event)
 
     def after_change(self, edited: tuple[str, ...] | None = None) -> None:
@@ -200,7 +197,8 @@ class DebuggerScreen(
         self.lessons.guessed()
 
     def after_reveal(self) -> None:
-        """After a row was revealed: what shows it, the keys, the lesson's bar, a class's teacher."""
+        """After a row was revealed: what shows it, the keys, the lesson's bar, a class's
+        teacher."""
         self.panes.show_stage()
         self.panes.show_marks()
         self.panes.show_overview()
@@ -209,11 +207,13 @@ class DebuggerScreen(
         self.lessons.guessed()
 
     def after_lesson_shown(self) -> None:
-        """The lesson's bar changed (a beat, a recording, a teacher): so may the stage's subtitle."""
+        """The lesson's bar changed (a beat, a recording, a teacher): so may the stage's
+        subtitle."""
         self.panes.show_subtitle()
 
     def commit_editing(self) -> bool:
-        """Commit a cell still being typed in (before saving or quitting); False if it is no number."""
+        """Commit a cell still being typed in (before saving or quitting); False if it is no
+        number."""
         return self.changes.flush_editor()
 
     @property
@@ -292,6 +292,14 @@ class DebuggerScreen(
     action_check_gradient = delegate("panes", "check_gradient")
     action_column = delegate("panes", "column")
     action_out_column = delegate("panes", "out_column")
+    action_step = delegate("moves", "step")
+    action_goto = delegate("moves", "goto")
+    action_last_step = delegate("moves", "last_step")
+    action_row = delegate("moves", "row")
+    action_page = delegate("moves", "page")
+    action_next_head = delegate("moves", "next_head")
+    action_all_heads = delegate("moves", "all_heads")
+    action_go_to = delegate("moves", "go_to")
     action_toggle = delegate("changes", "toggle")
     action_undo = delegate("changes", "undo")
     action_redo = delegate("changes", "redo")
@@ -326,50 +334,8 @@ class DebuggerScreen(
             self.lessons.reveal_answer()
             self.update_keys()
 
-    def action_go_to(self) -> None:
-        from attn_tui.tui.screens.goto import (
-            go_to,  # (when asked: the first frame needs none of it, #30)
-        )
-
-        go_to(self)
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return available(self, action, parameters)
-
-    def action_step(self, delta: int) -> None:
-        step = self.step
-        self.move(step=step + delta)
-        if self.step == step:  # past the first or the last step: a bell, as an editor at its end
-            self.app.bell()
-
-    def action_goto(self, number: int) -> None:
-        self.move(step=number - 1)
-
-    def action_last_step(self) -> None:
-        self.move(step=len(self.stages) - 1)
-
-    def action_row(self, delta: int) -> None:
-        """The row above or below: a query, or at a step whose rows are keys (dK, dV), a key."""
-        row = self.row
-        self.move(row=row + delta)
-        if self.row == row:
-            self.app.bell()
-
-    def action_page(self, direction: int) -> None:
-        page = max(1, self.stage_view.scrollable_content_region.height - 2)
-        self.action_row(direction * page)
-
-    def action_next_head(self) -> None:
-        self.move(head=(self.head + 1) % self.session.scenario.heads)
-
-    def action_all_heads(self) -> None:
-        from attn_tui.tui.screens.heads import HeadsScreen
-
-        def chosen(head: int | None) -> None:
-            if head is not None:
-                self.move(head=head)
-
-        self.app.push_screen(HeadsScreen(self.session, self.row, self.head), chosen)
 
     def action_cycle_mask(self) -> None:
         rules = mask_rules(self.session)

@@ -1,4 +1,5 @@
-"""LayerDebugger: the debugger on one layer opened from the model view; Esc goes back to the grid."""
+"""LayerDebugger: the debugger on one layer opened from the model view; Esc goes back to the
+grid."""
 
 from __future__ import annotations
 

@@ -1,13 +1,15 @@
 """ModelViewScreen: a model index as a grid of layers × heads, each head's weights a small heat
 map with the focus row marked (as BertViz's model view). Arrows choose a head, Enter opens that
 layer and head in the debugger (Esc there comes back), ``s`` colours every head by a pattern
-score (core.teaching.patterns). The maps and the scores are computed off the key path, in a worker, a
-layer at a time; the screen holds no arithmetic.
+score (core.teaching.patterns). The maps and the scores are computed off the key path, in a
+worker, a layer at a time (``model_view_maps.py``, ``model_view_colours.py``); the screen holds
+no arithmetic.
 
 The grid is a window on the model: as many layers and heads as the terminal has room for, a
 fixed set of map widgets that show whichever layers and heads are in the window (a widget per
 head of an 80-layer, 64-head model took 28 s to mount and a second a key). Moving past its edge
-moves the window; a map, once computed, is kept; only the window's layers and the next are computed.
+moves the window; a map, once computed, is kept; only the window's layers and the next are
+computed.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from attn_tui.core.text import visible
 from attn_tui.tui.keys import model_view_bindings
 from attn_tui.tui.screens.layer_debugger import LayerDebugger
 from attn_tui.tui.screens.model_view_colours import PatternColours
+from attn_tui.tui.screens.model_view_maps import HeadMaps
 from attn_tui.tui.text import tell
 from attn_tui.tui.whole_frames import WholeFrames
 from attn_tui.tui.widgets.head_map import HeadMap, short_head_name
@@ -38,10 +41,9 @@ TALLEST_ROW = 24  # and at most: a model of few layers fills the screen with lar
 LABEL_WIDTH = 9  # the column of layer names
 MAP_WIDTH = 10  # the narrowest map the window makes room for
 CHROME = 4  # lines of the screen that are not the grid: title, hint, footer
-MAP_ROWS_AT_A_TIME = 128  # query rows a map is computed from at a time (fewer, bigger steps)
 
 
-class ModelViewScreen(PatternColours, WholeFrames, Screen):
+class ModelViewScreen(HeadMaps, PatternColours, WholeFrames, Screen):
     DEFAULT_CSS = """
     ModelViewScreen #model-title { height: auto; padding: 0 1; text-style: bold; }
     ModelViewScreen #model-hint { height: auto; padding: 0 1; color: $text-muted; }
@@ -80,17 +82,15 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
         self.scores: dict[tuple[int, int], dict] | None = None  # (row, head) → that head's scores
         self.maps_done = 0  # how many maps have been computed (tests and benchmarks wait on it)
         self.in_view_maps = 0  # how many the first window shows (they are computed first)
-        self._cache: dict[
-            tuple[int, int], tuple
-        ] = {}  # (row, head) → (map, T, T_k, focus, its name)
+        # (row, head) → (map, T, T_k, focus, its name)
+        self._cache: dict[tuple[int, int], tuple] = {}
         self._wanted: tuple[int, int] | None = None  # the size of map computed
         self._resize_timer = None
         self._queued: set[int] = set()  # rows computed, being computed or asked for
         self._pending: list[int] = []  # rows asked for, in order
         self._worker = None
-        self._kept: tuple[int, LayerDebugger] | None = (
-            None  # the layer opened last (see action_open)
-        )
+        # the layer opened last (see action_open)
+        self._kept: tuple[int, LayerDebugger] | None = None
 
     def _fits(self) -> tuple[int, int]:
         width, height = self.app.size
@@ -126,7 +126,8 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
                 "Arrows choose, Enter opens, q quits."
             )
         return (
-            f"{count(len(self.listed), 'layer')} × {count(self.heads, 'head')}{shown}, each a map of its weights, "
+            f"{count(len(self.listed), 'layer')} × {count(self.heads, 'head')}{shown}, "
+            "each a map of its weights, "
             f"◀ the focus row. Arrows choose, Enter opens. s colour: {score}"
         )
 
@@ -181,6 +182,12 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
             self._follow()
             await self.recompose()
             self.on_mount()
+
+    @on(OverviewMap.Resized)
+    def _resized(self) -> None:
+        if self._resize_timer is not None:
+            self._resize_timer.stop()
+        self._resize_timer = self.set_timer(0.2, self._compute)
 
     # ---- the window -----------------------------------------------------------------------------
 
@@ -237,118 +244,6 @@ class ModelViewScreen(PatternColours, WholeFrames, Screen):
         if 0 <= i < self.rows_fit and 0 <= j < self.cols_fit:
             return next(self.query(f"#cell-{i}-{j}").results(HeadMap), None)
         return None
-
-    # ---- maps and scores, off the key path ------------------------------------------------------
-
-    def _compute(self) -> None:
-        if self.listing:  # (laid out again, and computed, once the layers' files are read)
-            return
-        found = list(self._cells())
-        if found and found[0].wanted != self._wanted:  # (every map asks when first laid out)
-            self._wanted = found[0].wanted
-            self.maps_done = 0
-            self._cache.clear()
-            self._queued.clear()
-            self._pending.clear()
-            if self._worker is not None:
-                self._worker.cancel()
-                self._worker = None
-            self.in_view_maps = sum(
-                self.listed[row][1]
-                for row in range(self.top, self.top + self.rows_fit)
-                if row < len(self.listed) and self.listed[row][2] is None
-            )
-            self._assign()
-            self._request()
-
-    @on(OverviewMap.Resized)
-    def _resized(self) -> None:
-        if self._resize_timer is not None:
-            self._resize_timer.stop()
-        self._resize_timer = self.set_timer(0.2, self._compute)
-
-    def _request(self) -> None:
-        """Ask for the rows of the window (and the one below) that have no maps yet."""
-        if self._wanted is None:
-            return
-        for row in range(self.top, min(len(self.listed), self.top + self.rows_fit + 1)):
-            if row not in self._queued:
-                self._queued.add(row)
-                self._pending.append(row)
-        if self._pending and (self._worker is None or self._worker.is_finished):
-            self._worker = self._maps(*self._wanted)
-
-    def _next_row(self) -> int | None:
-        if self._pending:
-            return self._pending.pop(0)
-        self._worker = None
-        return None
-
-    @work(thread=True, group="maps")
-    def _maps(self, rows: int, cols: int) -> None:
-        from attn_tui.core.engine.attention import Attention
-        from attn_tui.core.loading.model_index import load_layer
-        from attn_tui.core.teaching.overview import weights_overview
-
-        worker = get_current_worker()
-        while not worker.is_cancelled:
-            row = self.app.call_from_thread(self._next_row)
-            if row is None:
-                return
-            if self.listed[row][2] is not None:
-                continue
-            try:
-                scenario = load_layer(self.index.layers[row])
-            except ScenarioError as error:
-                self.app.call_from_thread(self._layer_failed, row, str(error))
-                continue
-            attention = Attention(scenario, block=MAP_ROWS_AT_A_TIME)
-            maps = []
-            for h in range(scenario.heads):
-                small = weights_overview(
-                    attention,
-                    h,
-                    rows,
-                    cols,
-                    band=MAP_ROWS_AT_A_TIME,
-                    cancelled=lambda: worker.is_cancelled,
-                )
-                if small is None:
-                    return
-                maps.append(small)
-            # one call a layer: the worker waits for the app each time it hands maps over
-            self.app.call_from_thread(
-                self._layer_ready,
-                row,
-                maps,
-                scenario.T,
-                scenario.T_k,
-                scenario.focus,
-                scenario.head_names,
-            )
-
-    def _layer_failed(self, row: int, problem: str) -> None:
-        layer, heads, _ = self.listed[row]
-        self.listed[row] = (layer, heads, problem)
-        tell(self.app, problem, severity="error")
-        for view in self._cells():
-            if view.grid_row == row:
-                view.score_text = "unreadable"
-                view.small = None
-                view.refresh()
-
-    def _layer_ready(
-        self, row: int, maps: list, T: int, T_k: int, focus: int, names: tuple
-    ) -> None:
-        with self.app.batch_update():
-            for h, small in enumerate(maps):
-                self._cache[(row, h)] = (small, T, T_k, focus, names[h])
-                self.maps_done += 1
-                view = self._map(row, h)
-                if view is not None:
-                    view.border_title = short_head_name(names[h])
-                    view.show(small, (T, T_k), stale=False)
-                    view.set_window((0, T), (0, T_k), focus)
 
     # ---- keys -----------------------------------------------------------------------------------
 

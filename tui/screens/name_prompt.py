@@ -38,7 +38,8 @@ class NamePromptScreen(ModalScreen[str | None]):
         if name is None:
             self.query_one("#problem", Static).update(
                 plain(
-                    f"A first name is letters (spaces, - or ' between them), up to {MAX_NAME}; Esc stays anonymous"
+                    f"A first name is letters (spaces, - or ' between them), up to {MAX_NAME}; "
+                    "Esc stays anonymous"
                 )
             )
             return

@@ -102,7 +102,8 @@ class Positioned:
         )
 
     def move_to(self, where: Position) -> None:
-        """Go to ``where`` (same head, same numbers): the step's redraw if it changed, else the marks."""
+        """Go to ``where`` (same head, same numbers): the step's redraw if it changed, else the
+        marks."""
         before = self.position
         self.move(step=self.step_of(where.step), row=where.row, column=where.column)
         if self.position == before:  # (nothing moved: the marks all the same, as a beat shows them)
@@ -114,7 +115,8 @@ class Positioned:
 
     @property
     def lesson_position(self) -> Position:
-        """The position as a lesson says it: the step by its stage's name, the row, the column, the head."""
+        """The position as a lesson says it: the step by its stage's name, the row, the column,
+        the head."""
         return Position(self.stage, self.row, self.column, self.head)
 
     # ---- its parts, read --------------------------------------------------------------------
@@ -154,7 +156,8 @@ class Positioned:
 
     @property
     def keyed(self) -> bool:
-        """Whether the current stage's columns are keys (or tiles of keys): [ and ] move along them."""
+        """Whether the current stage's columns are keys (or tiles of keys): [ and ] move along
+        them."""
         return keyed(self.described)
 
     @property
@@ -178,7 +181,8 @@ class Positioned:
         )
 
     def answer_first(self) -> bool:
-        """Whether r shows the lesson's beat's answer before anything else (``Lessons.answer_first``)."""
+        """Whether r shows the lesson's beat's answer before anything else
+        (``Lessons.answer_first``)."""
         return self.lessons.answer_first()
 
     def revealable(self) -> bool:

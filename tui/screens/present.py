@@ -1,6 +1,7 @@
 """PresentScreen (projector mode): one thing, large — the current stage's focus row in big digits,
 its tokens above and its arithmetic below, the rest hidden. ←/→ or a digit step, ↑/↓ move the
-row, [ ] the keys shown; p or Esc goes back; the footer says so. Readable from the back of a room at 100×30."""
+row, [ ] the keys shown; p or Esc goes back; the footer says so. Readable from the back of a room
+at 100×30."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ class PresentScreen(WholeFrames, Screen[None]):
     PresentScreen #cells { height: auto; }
     PresentScreen .cell { width: auto; min-width: 12; height: auto; margin-right: 2; }
     PresentScreen .label { color: $text-accent; text-style: bold; height: 1; }
-    PresentScreen .masked { color: $text-muted; width: auto; height: 3; content-align: left middle; }
+    PresentScreen .masked { color: $text-muted; width: auto; height: 3;
+                            content-align: left middle; }
     PresentScreen Digits { width: auto; }
     PresentScreen .cell.-cursor Digits { color: $text-warning; }
     PresentScreen ExplanationView { height: 1fr; margin-top: 1; }

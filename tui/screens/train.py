@@ -4,15 +4,14 @@ Every run side by side — the scenario's own, or each variant from the same sta
 unscaled, say) — with its loss curve on one shared axis, its weights and the matrices it learns
 changing as it goes. Space takes one step, r runs or pauses, u undoes a step, ←/→ choose a run
 and Enter keeps what it learned in the scenario (one edit: u in the debugger undoes it, Ctrl+S
-saves it); Esc goes back without keeping. The arithmetic is core's (``core.engine.training``); the next
-step is worked out on a thread while the user reads this one, so that Space only shows it (a
-step at T = 1024 is ~60 ms of arithmetic).
+saves it); Esc goes back without keeping. The arithmetic is core's (``core.engine.training``);
+the next step is worked out on a thread while the user reads this one, so that Space only shows
+it (a step at T = 1024 is ~60 ms of arithmetic: ``tui/screens/train_ahead.py``).
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from textual.app import ComposeResult
@@ -24,13 +23,14 @@ from textual.widgets import Footer, Static
 from attn_tui.core.engine.attention import Attention
 from attn_tui.core.engine.gradient_sizes import sizes_compared
 from attn_tui.core.engine.stages import column_labels, stage_named
-from attn_tui.core.engine.training import Ahead, Run, State, compared_runs
+from attn_tui.core.engine.training import Run, State, compared_runs
 from attn_tui.core.engine.views import Window
 from attn_tui.core.model.edits import SetInputs
 from attn_tui.core.model.labels import input_labels, token_labels
 from attn_tui.core.numbers import decimals_needed, fixed
 from attn_tui.core.text import visible
 from attn_tui.tui.keys import train_view_bindings
+from attn_tui.tui.screens.train_ahead import StepsAhead
 from attn_tui.tui.text import set_titles, tell
 from attn_tui.tui.whole_frames import WholeFrames
 from attn_tui.tui.widgets.grid import DenseGrid, Grid
@@ -38,7 +38,6 @@ from attn_tui.tui.widgets.loss_plot import LossPlot
 from attn_tui.tui.widgets.matrix import MatrixView
 
 FRAME = 1 / 30  # run: a tick this often
-TICK_BUDGET = 0.03  # seconds of steps the thread works out between two frames while running
 # Work that waits until the frame is on the terminal: after a refresh is too soon, as Textual's
 # writer thread needs the GIL to send the frame (a pause with three runs at T = 512 showed after
 # the words and the look ahead had run: floor + 45 ms; waiting 50 ms, floor + 17 ms).
@@ -72,7 +71,7 @@ def _same(drawn: tuple, now: tuple) -> bool:
     return bool(drawn) and drawn[0] is now[0] and drawn[1] == now[1]
 
 
-class TrainScreen(WholeFrames, Screen[None]):
+class TrainScreen(StepsAhead, WholeFrames, Screen[None]):
     DEFAULT_CSS = """
     TrainScreen { layout: vertical; }
     TrainScreen #train-title { height: auto; padding: 0 1; text-style: bold; }
@@ -96,16 +95,13 @@ class TrainScreen(WholeFrames, Screen[None]):
         self._timer = None
         self.version = 0
         self._pool: ThreadPoolExecutor | None = None
-        self._ahead: dict[
-            int, tuple[State, Future]
-        ] = {}  # run's number → (its state, its next step)
-        self._running_ahead: tuple[threading.Event, Future] | None = (
-            None  # while running: the steps ahead
-        )
+        # run's number → (its state, its next step)
+        self._ahead: dict[int, tuple[State, Future]] = {}
+        # while running: the steps ahead
+        self._running_ahead: tuple[threading.Event, Future] | None = None
         self._left = False
-        self._drawn: list[tuple] = [((), ())] * len(
-            self.runs
-        )  # each run: (state, top) of its loss drawn, (state, head) of its matrices
+        # each run: (state, top) of its loss drawn, (state, head) of its matrices
+        self._drawn: list[tuple] = [((), ())] * len(self.runs)
 
     @property
     def setting(self):
@@ -204,101 +200,14 @@ class TrainScreen(WholeFrames, Screen[None]):
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool, self._ahead = None, {}
 
-    # ---- running ------------------------------------------------------------------------------
-
-    def _unfinished(self) -> list[Run]:
-        return [run for run in self.runs if not run.done]
-
-    def _step_all(self) -> bool:
-        """One step of every run not yet at its last; False when a step was refused."""
-        for number, run in enumerate(self.runs):
-            if run.done:
-                continue
-            base, pending = self._ahead.pop(number, (None, None))
-            try:
-                if base is run.state:
-                    run.take(pending.result())  # (worked out, or being: no longer than anew)
-                else:
-                    if pending is not None:
-                        pending.cancel()
-                    run.step()
-            except ArithmeticError as error:
-                self._pause()
-                tell(self, f"{visible(run.name) or 'the run'}: {error}")
-                return False
-        self.version += 1
-        return True
-
-    def _run_ahead(self) -> None:
-        """While running: the next steps of every run, worked out on the thread for a tick's
-        time (the key that pauses is handled at once, not after the steps: a step of three runs
-        at T = 512 is ~33 ms)."""
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="train-ahead")
-        stop = threading.Event()
-        states = [None if run.done else run.state for run in self.runs]
-        self._running_ahead = (stop, self._pool.submit(self._steps_ahead, states, stop))
-
-    def _steps_ahead(self, states: list[State | None], stop: threading.Event) -> list[list[Ahead]]:
-        """(On the thread.) The steps after ``states``, every run in step, for TICK_BUDGET or
-        until ``stop`` or a refusal; at least one step."""
-        started = time.perf_counter()
-        steps: list[list[Ahead]] = [[] for _ in states]
-        total = self.setting.steps
-        while True:
-            for number, run in enumerate(self.runs):
-                state = states[number]
-                if state is None or state.step >= total:
-                    continue
-                ahead = run.ahead(state)
-                steps[number].append(ahead)
-                if ahead.error is not None:
-                    return steps
-                states[number] = ahead.state
-            if (
-                stop.is_set()
-                or time.perf_counter() - started >= TICK_BUDGET
-                or all(state is None or state.step >= total for state in states)
-            ):
-                return steps
-
-    def _tick(self) -> None:
-        """While running: take the steps the thread has worked out, if it has, and show them."""
-        if self._running_ahead is None or not self._running_ahead[1].done():
-            return  # (paused since, or the thread still at it)
-        pending = self._running_ahead[1]
-        for run, steps in zip(self.runs, pending.result()):
-            for ahead in steps:
-                try:
-                    run.take(ahead)
-                except ArithmeticError as error:
-                    self._pause()
-                    tell(self, f"{visible(run.name) or 'the run'}: {error}")
-                    break
-        self.version += 1
-        if not self._unfinished():
-            self._pause()
-        if self.running:
-            self._run_ahead()
-        self.show()
-
-    def _pause(self) -> None:
-        self.running = False
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        if self._running_ahead is not None:  # (steps being worked out stop after the one at hand)
-            self._running_ahead[0].set()
-            self._running_ahead = None
-
     # ---- showing ----------------------------------------------------------------------------
 
     def show(self, later: bool = False) -> None:
-        """Every run's step and state, and what it shows where its numbers changed since they were drawn.
-        Running, every frame redraws each run's loss and the matrices of one run in turn (three
-        runs' matrices at T = 512 are ~18 ms of a frame's drawing, and a key pressed mid-frame
-        waits for it); the others catch up in later frames, and all of them once it pauses
-        (``later``: once the frame that says so is out)."""
+        """Every run's step and state, and what it shows where its numbers changed since they were
+        drawn. Running, every frame redraws each run's loss and the matrices of one run in turn
+        (three runs' matrices at T = 512 are ~18 ms of a frame's drawing, and a key pressed
+        mid-frame waits for it); the others catch up in later frames, and all of them once it
+        pauses (``later``: once the frame that says so is out)."""
         setting = self.setting
         top = max(max(run.losses) for run in self.runs)
         head = min(self.debugger.head, self.runs[0].scenario.heads - 1)
@@ -388,24 +297,13 @@ class TrainScreen(WholeFrames, Screen[None]):
             self._words_shown = words
             self.query_one("#train-words", Static).update(Content(words))
 
-    def _look_ahead(self) -> None:
-        """Work out each run's next step on a thread, once this frame is drawn."""
-        if self._left:
-            return
-        for number, run in enumerate(self.runs):
-            base, pending = self._ahead.get(number, (None, None))
-            if base is run.state or run.done or self.running:
-                continue
-            if pending is not None:
-                pending.cancel()
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(1, thread_name_prefix="train-ahead")
-            self._ahead[number] = (run.state, self._pool.submit(run.ahead, run.state))
-
     def _words(self) -> str:
         """What the runs show, in words: which learns, which stalls, and the gradient's size."""
         if len(self.runs) < 2:
-            return "Space: one step · r: run/pause · u: undo a step · Enter: keep what was learned · Esc: back"
+            return (
+                "Space: one step · r: run/pause · u: undo a step · Enter: keep what was learned · "
+                "Esc: back"
+            )
         if self.running:
             return "running: the words come when it pauses"
         attentions = {run.name: run.attention for run in self.runs}

@@ -78,7 +78,8 @@ def answer_lines(
             [
                 (
                     "note",
-                    f"  … and {len(counts.spreads) - len(shown)} more columns (attn-tui responses has them all)",
+                    f"  … and {len(counts.spreads) - len(shown)} more columns "
+                    "(attn-tui responses has them all)",
                 )
             ]
         )

@@ -1,17 +1,18 @@
 """MatrixView: a heat-map grid that asks its data for the window on screen, and draws only that.
 
-The data is a :class:`~attn_tui.tui.widgets.grid.Grid`: labels, a shape, and a ``window(rows, cols)`` method; a stage of a
-16,384-token scenario is never materialised, only the few hundred cells in view. Row and column
-labels stay in view while the cells scroll. Column widths and the colour scale follow the values
-seen (they grow, and reset when another matrix is shown, as VisiData's columns do). Cells whose
-value changed since this matrix was last drawn are underlined. Every colour comes from the
-theme, through the component classes below (see app.tcss), so light themes and the
-colour-blind-safe palette just work.
+The data is a :class:`~attn_tui.tui.widgets.grid.Grid`: labels, a shape, and a
+``window(rows, cols)`` method; a stage of a 16,384-token scenario is never materialised, only the
+few hundred cells in view. Row and column labels stay in view while the cells scroll. Column
+widths and the colour scale follow the values seen (they grow, and reset when another matrix is
+shown, as VisiData's columns do; measured in ``matrix_widths.py``). Cells whose value changed
+since this matrix was last drawn are underlined. Every colour comes from the theme, through the
+component classes below (see app.tcss), so light themes and the colour-blind-safe palette just
+work.
 """
 
 from __future__ import annotations
 
-from typing import Hashable, Sequence
+from typing import Hashable
 
 import numpy as np
 from rich.segment import Segment
@@ -22,12 +23,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from attn_tui.core.engine.views import Window
-from attn_tui.core.numbers import LARGE, fixed, mask_text
-from attn_tui.core.text import cells
 from attn_tui.tui.heat_colours import levels
 from attn_tui.tui.scrolling import set_virtual_size
 from attn_tui.tui.widgets.grid import Grid, cell_text, changed_cells, row_differs
 from attn_tui.tui.widgets.matrix_lines import MatrixLines
+from attn_tui.tui.widgets.matrix_widths import cell_width, longest
 
 MAX_LABEL = 12
 
@@ -130,11 +130,10 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
             self.underlined = set()
         self.grid = grid
         self._window = None
-        self.label_width = min(MAX_LABEL, _longest(grid.rows)) + 1
+        self.label_width = min(MAX_LABEL, longest(grid.rows)) + 1
         width_before = self.cell_width
-        self.cell_width = max(
-            self.cell_width, min(8, _longest(grid.columns)) + 1
-        )  # + the gap after it
+        # + the gap after it
+        self.cell_width = max(self.cell_width, min(8, longest(grid.columns)) + 1)
         rows, columns = grid.shape
         if self.cursor is not None:
             self.cursor = (
@@ -155,9 +154,8 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
                 return
         if self.is_mounted and self.size:
             self.current_window()  # the cells' width now, not at render: one layout, not two
-        elif (
-            self.is_attached
-        ):  # not laid out yet: the widths of the window it will open on (top left)
+        elif self.is_attached:
+            # not laid out yet: the widths of the window it will open on (top left)
             width, height = self.app.size
             self._measure(grid.window(range(min(rows, height)), range(min(columns, width // 3))))
         self.refresh()
@@ -322,46 +320,8 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
 
     def _measure(self, window: Window) -> bool:
         """Grow the cell width and the colour scale to fit the window; True if the width grew."""
-        grid = self.grid
-        values = window.values
-        samples: list[str] = []
-        if values.size:
-            finite = values[np.isfinite(values)]
-            if window.blocked is not None:
-                finite = values[np.isfinite(values) & ~window.blocked]
-            if finite.size:
-                low, high = float(finite.min()), float(finite.max())
-                samples += [
-                    fixed(low, grid.decimals, grid.tiny),
-                    fixed(high, grid.decimals, grid.tiny),
-                ]
-                self._largest = max(self._largest, abs(low), abs(high))
-                if max(abs(low), abs(high)) >= LARGE:  # the widest written out, below 1e7
-                    ordinary = finite[np.abs(finite) < LARGE]
-                    if ordinary.size:
-                        samples += [
-                            fixed(float(ordinary.min()), grid.decimals),
-                            fixed(float(ordinary.max()), grid.decimals),
-                        ]
-                tiny = np.abs(finite[finite != 0])
-                tiny = tiny[
-                    tiny < 0.5 * 10.0**-grid.decimals
-                ]  # (as fixed() decides: 0.000998 reads 0.001)
-                if (
-                    grid.tiny and tiny.size
-                ):  # the widest: negative, with the longest exponent (e−11)
-                    samples.append(fixed(-float(tiny.min()), grid.decimals, True))
-            if window.blocked is not None and window.blocked.any():
-                samples.append(grid.blocked_text or mask_text(grid.mask_value))
-        if window.verdict is not None or window.hidden is not None:  # room for ✓, ✗ or ?
-            samples = [text + "?" for text in samples]
-            if window.guesses is not None and np.isfinite(window.guesses).any():
-                guesses = window.guesses[np.isfinite(window.guesses)]
-                samples += [
-                    fixed(float(guesses.min()), grid.decimals, True) + "?",
-                    fixed(float(guesses.max()), grid.decimals, True) + "?",
-                ]
-        width = max([len(text) for text in samples] + [1]) + 2
+        width, largest = cell_width(window, self.grid)
+        self._largest = max(self._largest, largest)
         if width > self.cell_width:
             self.cell_width = width
             self._resize_virtual()
@@ -419,24 +379,3 @@ class MatrixView(ScrollView, can_focus=False, inherit_bindings=False):
         rows, columns = self.shape
         if row < rows and col < columns:
             self.post_message(self.CellClicked(self, row, col))
-
-
-_MEASURED: dict[
-    int, tuple[tuple[str, ...], int]
-] = {}  # id → (the labels, kept: the id stays theirs; width)
-
-
-def _longest(labels: Sequence[str]) -> int:
-    """The widest label's cells (a sample, for very long lists: labels rarely vary much),
-    measured once per list: labels are shared tuples, and a step between two stages of other
-    labels measured 8,192 of them twice a key (#30)."""
-    known = _MEASURED.get(id(labels))
-    if known is not None and known[0] is labels:
-        return known[1]
-    sample = list(labels[:2048]) + list(labels[-2048:]) if len(labels) > 4096 else labels
-    width = max((cells(label) for label in sample), default=1)
-    if isinstance(labels, tuple):  # (a list could change under the same id)
-        if len(_MEASURED) >= 16:
-            _MEASURED.pop(next(iter(_MEASURED)))
-        _MEASURED[id(labels)] = (labels, width)
-    return width

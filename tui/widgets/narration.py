@@ -1,7 +1,7 @@
 """NarrationBar: what the lesson says at this beat — its number, the teacher's words, the
 question and (once shown) its answer — and whether a lesson is being recorded or a class
-followed. The lines come from ``core.editing.lesson_player.narration``; every text is the file's, shown
-literally (made visible, never markup)."""
+followed. The lines come from ``core.editing.lesson_player.narration``; every text is the file's,
+shown literally (made visible, never markup)."""
 
 from __future__ import annotations
 

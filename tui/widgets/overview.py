@@ -173,7 +173,10 @@ class OverviewMap(Widget):
             if self.stale or self.small is None:
                 status = "updating…"
             elif self.small.shape != tuple(self.shape):  # blocks of cells, each its mean
-                status = f"{self.shape[0]}×{self.shape[1]} in {self.small.shape[0]}×{self.small.shape[1]} blocks"
+                status = (
+                    f"{self.shape[0]}×{self.shape[1]} in "
+                    f"{self.small.shape[0]}×{self.small.shape[1]} blocks"
+                )
             else:
                 status = "up to date"
             return Strip(

@@ -1,5 +1,6 @@
 """StepStrip: ``1 Score · 2 Scale · 3 Mask · 4 Softmax · 5 Weighted sum``, the current one lit
-(where not all fit: ``1·2·3 Mask·4 Softmax·5 Weighted sum·6·7``, the current one and its neighbours named).
+(where not all fit: ``1·2·3 Mask·4 Softmax·5 Weighted sum·6·7``, the current one and its
+neighbours named).
 
 The steps come from the stage registry (``core.engine.stages``): a scenario with RoPE has a Rotate
 step, a multi-head one Concat and Project."""
