@@ -58,9 +58,9 @@ def check_training(c: dict, seed, optimizer: str, rng, learn=None) -> bool:
         if all(math.isfinite(x) for x in losses) and max(losses) <= 10 * losses[0] + 1:
             break
         lr /= 10
-    text = (
-        with_loss(c)
-        + f"train: {{learn: [{', '.join(learn)}], lr: {lr!r}, steps: {steps}, optimizer: {optimizer}}}\n"
+    text = with_loss(c) + (
+        f"train: {{learn: [{', '.join(learn)}], lr: {lr!r}, steps: {steps}, "
+        f"optimizer: {optimizer}}}\n"
     )
     scenario = loads(text)
     got = train(scenario)
