@@ -25,7 +25,7 @@ from attn_tui.core.engine.attention import Attention  # noqa: E402
 from attn_tui.core.loading.scenario_file import loads  # noqa: E402
 from attn_tui.core.model.options import Options  # noqa: E402
 from tests import torch_attention as ref  # noqa: E402
-from tests.reference import yaml_matrix  # noqa: E402
+from tests.random_scenarios import yaml_matrix  # noqa: E402
 
 pytestmark = pytest.mark.models
 
