@@ -13,7 +13,9 @@ settings.load_profile("default")
 # Checks that several test modules share live in modules of their own: pytest rewrites their
 # asserts too, so that a failed check shows its values as it did inside a test module.
 pytest.register_assert_rewrite(
-    "tests.engine.stage_contract_checks", "tests.capture.family_attention"
+    "tests.engine.stage_contract_checks",
+    "tests.engine.float64_tolerance",
+    "tests.capture.family_attention",
 )
 
 ROOT = Path(__file__).resolve().parent.parent
