@@ -1,1 +1,2 @@
-"""The tests of attn-tui: run them from the repository root with ``python -m pytest`` (or ``pytest``)."""
+"""The tests of attn-tui: run them from the repository root with ``python -m pytest`` (or
+``pytest``)."""

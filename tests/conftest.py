@@ -10,6 +10,14 @@ from hypothesis import settings
 settings.register_profile("default", deadline=None, print_blob=True)
 settings.load_profile("default")
 
+# Checks that several test modules share live in modules of their own: pytest rewrites their
+# asserts too, so that a failed check shows its values as it did inside a test module.
+pytest.register_assert_rewrite(
+    "tests.engine.stage_contract_checks",
+    "tests.engine.float64_tolerance",
+    "tests.capture.family_attention",
+)
+
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
 

@@ -68,7 +68,8 @@ ROWS = [  # as benchmarks/run.py --json writes them (its row()), by hand
 def test_the_performance_generator_marks_met_and_missed_targets():
     made = performance_page().render(ROWS, "2026-12-03, test")
     lines = made.split("\n")
-    # 10.5 ≤ 20 met; 2.65 > 2.0 missed; 1.5 ≤ 1.5 met (at the target is within it); no target: no mark
+    # 10.5 ≤ 20 met; 2.65 > 2.0 missed; 1.5 ≤ 1.5 met (at the target is within it); no target:
+    # no mark
     assert lines[0] == "`benchmarks/run.py`, 2026-12-03, test: 2 of 3 targets met."
     assert lines[2:4] == [
         "| row | figure (median; min–max) | target | met |",

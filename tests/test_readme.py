@@ -49,7 +49,8 @@ def test_readme_is_a_short_tour():
 
 
 def test_the_test_command_is_where_ci_reads_it():
-    """.ci/run takes the fenced block right after <!-- test-command -->; the commands are as before."""
+    """.ci/run takes the fenced block right after <!-- test-command -->; the commands are as
+    before."""
     block = README.split("<!-- test-command -->\n", 1)[1]
     assert block.startswith("```sh\npython -m pip install '.[test]' && python -m pytest\n```\n")
     assert "```sh\npython -m pip install . && attn-tui scenarios/cat_sat.yaml\n```" in README
@@ -295,7 +296,8 @@ def test_the_gradients_section_shows_the_programs_own_walk_and_training():
     told = f"scaled loss falls from {scaled.losses[0]:.3f} to {scaled.losses[-1]:.3f}"
     assert told in " ".join(text.split())
     assert f"climbs to {unscaled.losses[-1]:.3f} and stalls" in " ".join(text.split())
-    # (issue 50: the page said "falls" where the loss spikes first; the spikes, at the steps they are)
+    # (issue 50: the page said "falls" where the loss spikes first; the spikes, at the steps they
+    # are)
     assert (
         f"spikes to {max(scaled.losses):.3f} at step {scaled.losses.index(max(scaled.losses))}"
         in " ".join(text.split())

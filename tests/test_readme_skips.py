@@ -30,7 +30,7 @@ def test_each_kind_of_skip_is_named_with_what_it_needs():
         if p.parent.name == "capture"
         and re.search(r'^pytest\.importorskip\(\s*"(torch|huggingface_hub)"', text, re.MULTILINE)
     ]
-    assert len(capture) == 6 and "capture's six files" in README
+    assert len(capture) == 7 and "capture's seven files" in README
     root = [p for p, text in TESTS.items() if re.search(r"needs root|geteuid\(\) != 0", text)]
     assert (
         len(root) == 3 and "root (three tests that hand a file or folder to another user" in README

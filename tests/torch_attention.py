@@ -4,8 +4,8 @@ It reads only a loaded Scenario's raw data (its input arrays, heads, kv_heads, t
 RoPE's settings, the bias/softcap settings' numbers, the options) and computes everything itself
 with torch tensors, then lets autograd differentiate: none of attn_tui's arithmetic is used.
 
-The forward, as core/ defines it (read from core/model/heads.py, core/model/rope.py, core/model/masks.py and
-core/engine/stages/*.py, written again here from the formulas):
+The forward, as core/ defines it (read from core/model/heads.py, core/model/rope.py,
+core/model/masks.py and core/engine/stages/*.py, written again here from the formulas):
 
 * per query head h (kv head g = h // (heads / kv_heads)): q, k, v read directly (3-D inputs per
   head; a 2-D K/V is shared by every head) or projected, q = X·Wq[:, h·d_k:(h+1)·d_k] (X_q in

@@ -31,7 +31,8 @@ def debugger(app: AttnApp) -> DebuggerScreen:
 
 
 def debugger_below(app: AttnApp) -> DebuggerScreen:
-    """The debugger under whatever screen is on top (the all-heads view, projector mode, a dialog)."""
+    """The debugger under whatever screen is on top (the all-heads view, projector mode, a
+    dialog)."""
     return next(
         screen for screen in reversed(app.screen_stack) if isinstance(screen, DebuggerScreen)
     )

@@ -1,1 +1,2 @@
-"""attn-tui capture: real (tiny) Hugging Face models' attention as scenarios, and what capture does without them."""
+"""attn-tui capture: real (tiny) Hugging Face models' attention as scenarios, and what capture
+does without them."""

@@ -6,8 +6,9 @@ scale, the Bias stage (an npz ``bias`` or ALiBi), softcap, the mask (causal, win
 partial rotary, cross-attention (T_q ≠ T_k). Its weights must equal the model's own attention
 probabilities (``output_attentions=True``, eager attention: ``attentions``,
 ``encoder_attentions``, ``decoder_attentions``, ``cross_attentions``) and its output the
-attention output before the residual, taken by a hook of this file's own, within 1e-5, for
-every head.
+attention output before the residual, taken by a hook (tests/capture/family_attention.py),
+within 1e-5, for every head. attn-tui's own loader and core reading the same captures:
+tests/capture/test_attn_tui_reads_each_familys_capture_as_the_model_computed_it.py.
 """
 
 from __future__ import annotations
@@ -28,136 +29,22 @@ pytest.importorskip("torch", reason=NEEDS_MODELS)
 pytest.importorskip("transformers", reason=NEEDS_MODELS)
 
 import torch  # noqa: E402
-import yaml  # noqa: E402
 from transformers import AutoModel, AutoTokenizer  # noqa: E402
 
 from attn_tui.tui.cli import main  # noqa: E402
-from tests.reference import scenario_attention  # noqa: E402
-from tests.tiny_models import save_family  # noqa: E402
-
-pytestmark = pytest.mark.models
-
-TOLERANCE = 1e-5
-TEXT = "The cat sat on the mat, the dog sat on the log"
-TARGET = "the dog sat on the mat"
-ENCODER_DECODERS = ("t5", "bart", "marian")
-FAMILIES = (
-    "mistral",
-    "qwen2",
-    "gemma",
-    "gemma2",
-    "phi3",
-    "gpt_neox",
-    "bloom",
-    "bert",
-    "roberta",
-    "distilbert",
-    *ENCODER_DECODERS,
+from tests.capture.family_attention import (  # noqa: E402
+    ENCODER_DECODERS,
+    FAMILIES,
+    TARGET,
+    TEXT,
+    TOLERANCE,
+    capture,
+    model_attention,
+    read_scenario,
+    reference,
 )
 
-
-# ---- the independent reference -----------------------------------------------------------------
-
-
-def read_scenario(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
-    scenario = yaml.safe_load(path.read_text(encoding="utf-8"))
-    with np.load(path.parent / scenario["npz"], allow_pickle=False) as archive:
-        return scenario, {name: archive[name] for name in archive.files}
-
-
-def reference(scenario: dict, arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Every head's weights and the output, by the one reference (tests/reference.py)."""
-    H, T_q, _ = arrays["Q"].shape
-    G, T_k, _ = arrays["K"].shape
-    assert scenario["heads"] == H and scenario.get("kv_heads", H) == G
-    assert (
-        len(scenario["tokens"]) == T_k
-        and len(scenario.get("query_tokens", scenario["tokens"])) == T_q
-    )
-    return scenario_attention(scenario, arrays)
-
-
-# ---- the model's own numbers -------------------------------------------------------------------
-
-
-def output_module(model, family: str, part: str, layer: int):
-    """Where this family's attention output before the residual comes out (and whether the
-    module returns a tuple)."""
-    if family == "bloom":
-        return model.h[layer].self_attention.dense, False
-    if family in ("bert", "roberta"):
-        return model.encoder.layer[layer].attention.output.dense, False
-    if family == "distilbert":
-        return model.transformer.layer[layer].attention, True
-    if family == "gpt_neox":
-        return model.layers[layer].attention, True
-    if family == "t5":
-        block = (model.encoder if part == "encoder" else model.decoder).block[layer]
-        return (
-            block.layer[1].EncDecAttention if part == "cross" else block.layer[0].SelfAttention
-        ), True
-    if family in ("bart", "marian"):
-        block = (model.encoder if part == "encoder" else model.decoder).layers[layer]
-        return (block.encoder_attn if part == "cross" else block.self_attn), True
-    return model.layers[layer].self_attn, True
-
-
-def model_attention(
-    folder: Path,
-    family: str,
-    layer: int,
-    part: str = "encoder",
-    texts=(TEXT,),
-    target: str | None = None,
-    pad_to: int | None = None,
-):
-    """The model's own probabilities (H, T_q, T_k) at ``layer`` and its attention output."""
-    tokenizer = AutoTokenizer.from_pretrained(folder)
-    options = {} if pad_to is None else {"padding": "max_length", "max_length": pad_to}
-    encoded = tokenizer(
-        *texts, return_tensors="pt", return_token_type_ids=len(texts) > 1, **options
-    )
-    model = AutoModel.from_pretrained(folder, attn_implementation="eager")
-    inputs = {"input_ids": encoded["input_ids"]}
-    if family in ("bert", "roberta", "distilbert", *ENCODER_DECODERS):
-        inputs["attention_mask"] = encoded["attention_mask"]
-    if family in ("bert", "roberta") and len(texts) > 1:
-        inputs["token_type_ids"] = encoded["token_type_ids"]
-    if family in ENCODER_DECODERS:
-        decoder = [
-            model.config.decoder_start_token_id,
-            *tokenizer(text_target=target or TARGET)["input_ids"],
-        ]
-        inputs["decoder_input_ids"] = torch.tensor([decoder])
-    module, returns_tuple = output_module(model, family, part, layer)
-    outputs = {}
-    handle = module.register_forward_hook(
-        lambda m, args, out: outputs.update(out=out[0] if returns_tuple else out)
-    )
-    try:
-        with torch.no_grad():
-            run = model(
-                **inputs,
-                output_attentions=True,
-                **({} if family in ("bert", "roberta", "distilbert") else {"use_cache": False}),
-            )
-    finally:
-        handle.remove()
-    if family in ENCODER_DECODERS:
-        attentions = {
-            "encoder": run.encoder_attentions,
-            "decoder": run.decoder_attentions,
-            "cross": run.cross_attentions,
-        }[part]
-    else:
-        attentions = run.attentions
-    return attentions[layer][0].double().numpy(), outputs["out"][0].double().numpy()
-
-
-def capture(folder: Path, out: Path, layer: int = 1, *extra: str, text: str = TEXT) -> int:
-    return main(
-        ["capture", str(folder), "--text", text, "--layer", str(layer), "-o", str(out), *extra]
-    )
+pytestmark = pytest.mark.models
 
 
 def assert_reproduces(scenario_path: Path, model_weights, model_output) -> dict:
@@ -171,20 +58,6 @@ def assert_reproduces(scenario_path: Path, model_weights, model_output) -> dict:
     assert np.abs(weights - model_weights).max() < TOLERANCE
     assert np.abs(output - model_output).max() < TOLERANCE
     return scenario
-
-
-@pytest.fixture(scope="module")
-def models(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("families")
-    made = {}
-
-    def model(family: str, **config) -> Path:
-        key = (family, tuple(sorted(config.items())))
-        if key not in made:
-            made[key] = save_family(family, folder / f"tiny-{family}-{len(made)}", **config)
-        return made[key]
-
-    return model
 
 
 # ---- every family, its default part ------------------------------------------------------------
@@ -445,78 +318,3 @@ def test_parts_and_texts_that_do_not_fit_the_family(models, tmp_path, capsys):
         out,
     ) == (f'--layer 2 is out of range: "{t5}" has 2 layers, numbered 0 to 1')
     assert list(tmp_path.iterdir()) == []
-
-
-# ---- read back by attn-tui itself --------------------------------------------------------------
-
-
-def core_attention(path: Path):
-    """The scenario as attn-tui's own loader and core compute it: every head's weights and the
-    projected output."""
-    from attn_tui.core import load
-    from attn_tui.core.engine.attention import Attention
-
-    scenario = load(path)
-    attention = Attention(scenario)
-    rows, keys = range(scenario.T), range(scenario.T_k)
-    weights = np.stack(
-        [attention.head(h).values("softmax", rows, keys) for h in range(scenario.heads)]
-    )
-    return weights, attention.values("project", None, rows, range(scenario.d_out))
-
-
-@pytest.mark.parametrize(
-    "family, config, layer, part",
-    [
-        *((family, {}, 1, None) for family in FAMILIES),
-        *((family, {}, 1, part) for family in ENCODER_DECODERS for part in ("decoder", "cross")),
-        ("mistral", {"sliding_window": 3}, 1, None),
-        ("gemma2", {"sliding_window": 3, "attn_logit_softcapping": 2.0}, 0, None),
-        ("phi3", {"partial_rotary_factor": 0.5}, 1, None),
-        ("bloom", {"heads": 6, "hidden": 48}, 1, None),
-    ],
-    ids=lambda value: value if isinstance(value, str) else None,
-)
-def test_attn_tui_reads_each_capture_as_the_model_computed_it(
-    family, config, layer, part, models, tmp_path
-):
-    """The loader and core, not this file's reference: Bias (T5's, ALiBi), windows, padding,
-    cross-attention, softcap and partial rotary, against the model itself."""
-    folder = models(family, **config)
-    out = tmp_path / "layer.yaml"
-    extra = ("--part", part, "--target-text", TARGET) if part else ()
-    assert capture(folder, out, layer, *extra) == 0
-    weights, output = core_attention(out)
-    model_weights, model_output = model_attention(folder, family, layer, part or "encoder")
-    assert np.abs(weights - model_weights).max() < TOLERANCE
-    assert np.abs(output - model_output).max() < TOLERANCE
-
-
-def test_attn_tui_reads_a_padded_pair_as_bert_computed_it(models, tmp_path):
-    folder = models("bert")
-    out = tmp_path / "pair.yaml"
-    assert (
-        main(
-            [
-                "capture",
-                str(folder),
-                "--text",
-                "The cat sat",
-                "--text",
-                "the dog",
-                "--pad-to",
-                "12",
-                "--layer",
-                "1",
-                "-o",
-                str(out),
-            ]
-        )
-        == 0
-    )
-    weights, output = core_attention(out)
-    model_weights, model_output = model_attention(
-        folder, "bert", 1, texts=("The cat sat", "the dog"), pad_to=12
-    )
-    assert np.abs(weights - model_weights).max() < TOLERANCE
-    assert np.abs(output - model_output).max() < TOLERANCE

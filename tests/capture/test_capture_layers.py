@@ -22,9 +22,9 @@ import yaml  # noqa: E402
 
 from attn_tui.core.loading.model_index import read_index  # noqa: E402
 from attn_tui.tui.cli import main  # noqa: E402
+from tests.capture.family_attention import model_attention as family_attention  # noqa: E402
+from tests.capture.family_attention import reference as family_reference  # noqa: E402
 from tests.capture.test_capture import model_attention, read_scenario, reference  # noqa: E402
-from tests.capture.test_capture_families import model_attention as family_attention  # noqa: E402
-from tests.capture.test_capture_families import reference as family_reference  # noqa: E402
 from tests.tiny_models import save_family, save_gpt2  # noqa: E402
 
 pytestmark = pytest.mark.models

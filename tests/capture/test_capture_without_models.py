@@ -174,7 +174,8 @@ def test_capture_without_the_extra_says_what_to_install_in_one_line(hidden, tmp_
     for name in {"torch", "transformers"} - set(hidden):
         if importlib.util.find_spec(name) is None:  # the message would name it too
             pytest.skip(
-                f"hides {' and '.join(hidden)} alone, and {name} is not installed either: {NEEDS_MODELS}"
+                f"hides {' and '.join(hidden)} alone, and {name} is not installed either: "
+                f"{NEEDS_MODELS}"
             )
     result = _run(f"""
 import sys
@@ -204,7 +205,8 @@ sys.exit(main(['capture', {str(tmp_path)!r}, '--text', 'the cat', '--layer', '0'
 def test_the_demos_default_output_that_exists_is_refused_before_pytorch_is_imported(
     tmp_path, layer, existing
 ):
-    """Issue 29: without -o, capture demo said "already exists" after ~5.6 s of building the model."""
+    """Issue 29: without -o, capture demo said "already exists" after ~5.6 s of building the
+    model."""
     (tmp_path / existing).write_text("kept")
     result = subprocess.run(
         [
@@ -235,7 +237,8 @@ def test_an_output_that_exists_is_refused_before_pytorch_is_imported(tmp_path):
     result = _run(f"""
 import sys
 from attn_tui.tui.cli import main
-code = main(['capture', {str(tmp_path)!r}, '--text', 'the cat', '--layer', '0', '-o', {str(tmp_path / "out.yaml")!r}])
+code = main(['capture', {str(tmp_path)!r}, '--text', 'the cat', '--layer', '0',
+             '-o', {str(tmp_path / "out.yaml")!r}])
 assert 'torch' not in sys.modules, 'torch was imported'
 sys.exit(code)
 """)

@@ -1,1 +1,2 @@
-"""The arithmetic: every stage's numbers, forward and backward, online and incremental, against independent references."""
+"""The arithmetic: every stage's numbers, forward and backward, online and incremental, against
+independent references."""

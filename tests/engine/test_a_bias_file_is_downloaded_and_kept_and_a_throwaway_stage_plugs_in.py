@@ -12,7 +12,10 @@ import numpy as np
 from attn_tui.core import load
 from tests.conftest import ROOT
 
-QKV = "tokens: [a, b, c]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\nV: [[1, 0], [0, 1], [1, 1]]\n"
+QKV = (
+    "tokens: [a, b, c]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\n"
+    "V: [[1, 0], [0, 1], [1, 1]]\n"
+)
 
 
 # ---- the classroom server ---------------------------------------------------------------------
@@ -51,7 +54,7 @@ async def test_a_download_takes_every_data_file_the_scenario_names(tmp_path, mon
     assert sorted(delivered) == ["b.npy", "m.npy", "q.npy", "s.yaml", "w.npy"]
 
 
-# ---- left for the lead, since mended -------------------------------------------------------------------
+# ---- left for the lead, since mended ------------------------------------------------------------
 
 
 def test_a_file_written_whole_refers_to_the_bias_file_it_came_from(tmp_path):
@@ -84,16 +87,19 @@ class Shift:  # its setting, as core.model.settings.StageSetting asks of every s
 
 
 assert isinstance(Shift(1.0), StageSetting)
-SHIFT = Stage(name="shift", title="Shift", key="shifted", reads=(PREVIOUS,), changes="as the scores",
-              columns=KEYS, palette="diverging", heading=lambda scenario, options: "scores + c",
+SHIFT = Stage(name="shift", title="Shift", key="shifted", reads=(PREVIOUS,),
+              changes="as the scores", columns=KEYS, palette="diverging",
+              heading=lambda scenario, options: "scores + c",
               compute=lambda w: w.previous() + w.scenario.stage_settings["shift"].by,
-              explain=lambda w: "shift", applies=lambda scenario: "shift" in scenario.stage_settings,
+              explain=lambda w: "shift",
+              applies=lambda scenario: "shift" in scenario.stage_settings,
               gradient=ChainRule(back=lambda w, gradient: gradient, derivative=lambda w: 1.0,
                                  heading=lambda scenario, options: "",
                                  factor=lambda w, value: ""),
               score_range=Adds(lambda scenario: abs(scenario.stage_settings["shift"].by),
                                Grows("shifted score", lambda scenario, options: "shifted")),
-              scenario_keys=("shift",), read=lambda files, top, plan: Shift(number(top["shift"].value, "shift")))
+              scenario_keys=("shift",),
+              read=lambda files, top, plan: Shift(number(top["shift"].value, "shift")))
 registry = list(stages.REGISTRY)
 registry.insert(3, SHIFT)
 stages.REGISTRY = tuple(registry)

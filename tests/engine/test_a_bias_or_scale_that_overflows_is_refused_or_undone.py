@@ -20,7 +20,8 @@ EDGE = "1.3407807929942596e154"  # its square is float64's largest number but on
 
 def test_a_scaled_score_plus_a_bias_that_overflows_is_refused_when_read(write):
     """Q·K = 1.798e308 is a finite score, and a bias of 1e299 is below the limit: their sum is
-    infinite, and the row's weight NaN. Before: --check said ok, --json died as an internal error."""
+    infinite, and the row's weight NaN. Before: --check said ok, --json died as an internal
+    error."""
     path = write(
         f"tokens: [a]\nQ: [[{EDGE}]]\nK: [[{EDGE}]]\nV: [[1]]\nscale: false\nbias: [[1e299]]\n"
     )
@@ -132,8 +133,8 @@ def test_a_recovery_copys_causal_mask_between_two_sequences_is_skipped(write):
     """The loader refuses causal: true with 2 queries and 3 keys; a copy could set it, and then
     Save said the file's layout could not take the edit."""
     path = write(
-        "tokens: [a, b, c]\nquery_tokens: [x, y]\nQ: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\n"
-        "V: [[1, 0], [0, 1], [1, 1]]\n"
+        "tokens: [a, b, c]\nquery_tokens: [x, y]\nQ: [[1, 0], [0, 1]]\n"
+        "K: [[1, 0], [0, 1], [1, 1]]\nV: [[1, 0], [0, 1], [1, 1]]\n"
     )
     crafted_copy(path, [{"option": "causal", "value": True, "old": False}])
     session = Session(load(path))

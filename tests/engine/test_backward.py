@@ -157,7 +157,8 @@ def test_plain_gradient_descent_moves_by_minus_lr_times_the_gradient():
 
 
 def test_adam_first_step_moves_each_cell_by_about_lr():
-    """Adam's first step is lr·g/(|g| + ε'): about lr against the gradient's sign, wherever g ≠ 0."""
+    """Adam's first step is lr·g/(|g| + ε'): about lr against the gradient's sign, wherever
+    g ≠ 0."""
     scenario = loads(CAT_SAT + "train: {learn: [V], lr: 0.01, steps: 1, optimizer: adam}\n")
     g = gradients(scenario).inputs["V"]
     moved = train(scenario).learned["V"] - scenario.inputs["V"]

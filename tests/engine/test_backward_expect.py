@@ -1,9 +1,9 @@
-"""Every backward ``expect:`` key is checked as a forward one is (issue 49: ``expect: {d_output: …}``
-was reported to exit 3 with ``KeyError: 'd_output'``): the right numbers give ✓ and exit 0, one
-wrong cell gives ✗, that cell and exit 1, on one head, one head with Wo, and two heads. The right
-numbers come from the backward pass written here from its formulas, not from the program:
-dO = O − target, dV = Pᵀ·dO, dP = dO·Vᵀ, dS = P ∘ (dP − rowsum(dP ∘ P)), dQ = dS·K/√d_k,
-dK = dSᵀ·Q/√d_k."""
+"""Every backward ``expect:`` key is checked as a forward one is (issue 49:
+``expect: {d_output: …}`` was reported to exit 3 with ``KeyError: 'd_output'``): the right numbers
+give ✓ and exit 0, one wrong cell gives ✗, that cell and exit 1, on one head, one head with Wo,
+and two heads. The right numbers come from the backward pass written here from its formulas, not
+from the program: dO = O − target, dV = Pᵀ·dO, dP = dO·Vᵀ, dS = P ∘ (dP − rowsum(dP ∘ P)),
+dQ = dS·K/√d_k, dK = dSᵀ·Q/√d_k."""
 
 from __future__ import annotations
 
@@ -69,7 +69,8 @@ def two_heads():
     second, _ = backward(Q, K, 2 * V, d_output[:, 2:])
     text = (
         "tokens: [the, cat, sat]\nheads: 2\ncausal: true\n"
-        f"Q: {[Q.tolist(), Q.tolist()]}\nK: {[K.tolist(), K.tolist()]}\nV: {[V.tolist(), (2 * V).tolist()]}\n"
+        f"Q: {[Q.tolist(), Q.tolist()]}\nK: {[K.tolist(), K.tolist()]}\n"
+        f"V: {[V.tolist(), (2 * V).tolist()]}\n"
         f"loss: {{target: {target.tolist()}}}\n"
     )
     return text, {

@@ -140,8 +140,9 @@ def test_a_runs_undo_history_is_bounded_and_its_losses_complete():
 
 def test_print_of_every_row_walks_the_keys_past_the_last_query_too():
     cross = (
-        "query_tokens: [q1, q2]\ntokens: [k1, k2, k3]\nQ: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\n"
-        "V: [[1, 0], [0, 1], [1, 1]]\nloss: {target: [[1, 0], [0, 1]]}\n"
+        "query_tokens: [q1, q2]\ntokens: [k1, k2, k3]\nQ: [[1, 0], [0, 1]]\n"
+        "K: [[1, 0], [0, 1], [1, 1]]\nV: [[1, 0], [0, 1], [1, 1]]\n"
+        "loss: {target: [[1, 0], [0, 1]]}\n"
     )
     scenario = loads(cross)
     text = to_text(scenario, rows=[0, 1])
@@ -152,8 +153,9 @@ def test_print_of_every_row_walks_the_keys_past_the_last_query_too():
 async def test_the_row_cursor_reaches_every_key_at_a_step_whose_rows_are_keys(tmp_path):
     path = tmp_path / "cross.yaml"
     path.write_text(
-        "query_tokens: [q1, q2]\ntokens: [k1, k2, k3]\nQ: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\n"
-        "V: [[1, 0], [0, 1], [1, 1]]\nloss: {target: [[1, 0], [0, 1]]}\n"
+        "query_tokens: [q1, q2]\ntokens: [k1, k2, k3]\nQ: [[1, 0], [0, 1]]\n"
+        "K: [[1, 0], [0, 1], [1, 1]]\nV: [[1, 0], [0, 1], [1, 1]]\n"
+        "loss: {target: [[1, 0], [0, 1]]}\n"
     )
     async with running(path) as (app, pilot):
         screen = debugger(app)

@@ -198,7 +198,8 @@ def test_an_explicit_bias_by_hand():
         ),
         (ALIBI.replace("alibi: true", "alibi: maybe"), (12, 8), "alibi must be true or false"),
         (
-            "tokens: [a, b]\nquery_tokens: [x]\nQ: [[1]]\nK: [[1], [1]]\nV: [[1], [1]]\nalibi: true\n",
+            "tokens: [a, b]\nquery_tokens: [x]\nQ: [[1]]\nK: [[1], [1]]\nV: [[1], [1]]\n"
+            "alibi: true\n",
             (6, 1),
             "it needs self-attention",
         ),

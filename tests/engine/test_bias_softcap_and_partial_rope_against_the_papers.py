@@ -14,7 +14,7 @@ from attn_tui.core import load
 from attn_tui.core.engine.attention import Attention
 from attn_tui.core.outputs.json_export import to_json
 from attn_tui.tui.cli import main
-from tests.reference import random_scenario
+from tests.random_scenarios import random_scenario
 
 
 def written(tmp_path, seed):

@@ -196,9 +196,12 @@ def test_an_edit_remeasures_the_decimals_of_what_it_changed():
 
 def _projected_session(rope: str = "") -> Session:
     rng = np.random.RandomState(11)
-    rows = lambda m: (
-        "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in m) + "]"
-    )  # noqa: E731
+
+    def rows(m):
+        return (
+            "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in m) + "]"
+        )
+
     X, Wq, Wk, Wv = rng.randn(70, 4), rng.randn(4, 4), rng.randn(4, 4), rng.randn(4, 4)
     from attn_tui.core import loads
 

@@ -93,9 +93,14 @@ def test_check_compares_each_head_and_names_the_mistake(tmp_path, capsys):
         attention.head(0).values("softmax", range(3), range(3)),
         unscaled.head(1).values("softmax", range(3), range(3)),
     ]
-    rows = lambda matrix: (
-        "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in matrix) + "]"
-    )  # noqa: E731
+
+    def rows(matrix):
+        return (
+            "["
+            + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in matrix)
+            + "]"
+        )
+
     path = tmp_path / "student.yaml"
     path.write_text(THREE_D + f"expect:\n  weights: [{rows(weights[0])}, {rows(weights[1])}]\n")
     assert main(["--check", str(path)]) == 1
@@ -112,8 +117,8 @@ def test_print_and_markdown_walk_through_every_head_then_concat_and_projection(c
     printed = capsys.readouterr().out
     for head in ("[head 1]", "[head 2]"):
         assert (
-            f"Step 4 — Softmax: weights, each row sums to 1 (max = largest weight, H = entropy in nats) {head}"
-            in printed
+            "Step 4 — Softmax: weights, each row sums to 1 "
+            f"(max = largest weight, H = entropy in nats) {head}" in printed
         )
     assert "Step 6 — Concat" in printed and "Step 7 — Project: output = concat·Wo" in printed
     assert main(["--markdown", str(SCENARIOS / "cross_attention.yaml")]) == 0
@@ -192,9 +197,14 @@ def test_the_diagnosis_is_the_first_reported_stages(tmp_path):
         weights[0] @ scenario.inputs["K"][0],
         right.head(1).values("weighted_sum", range(3), range(2)),
     ]
-    rows = lambda matrix: (
-        "[" + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in matrix) + "]"
-    )  # noqa: E731
+
+    def rows(matrix):
+        return (
+            "["
+            + ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in matrix)
+            + "]"
+        )
+
     path = tmp_path / "student.yaml"
     path.write_text(
         THREE_D + f"expect:\n  weights: [{rows(weights[0])}, {rows(weights[1])}]\n"

@@ -68,16 +68,19 @@ def test_projections_split_by_columns_as_pytorch_does():
             "2 query heads cannot share 3 key/value heads",
         ),
         (
-            "X: [[1, 0]]\nWq: [[1, 0, 1], [0, 1, 0]]\nWk: [[1, 0, 1], [0, 1, 0]]\nWv: [[1], [0]]\nheads: 2\n",
+            "X: [[1, 0]]\nWq: [[1, 0, 1], [0, 1, 0]]\nWk: [[1, 0, 1], [0, 1, 0]]\nWv: [[1], [0]]\n"
+            "heads: 2\n",
             "3 columns cannot be split among 2 heads",
         ),
         (
-            "query_tokens: [x, y]\ntokens: [a, b, c]\nQ: [[1], [2]]\nK: [[1], [2], [3]]\nV: [[1], [2], [3]]\n"
+            "query_tokens: [x, y]\ntokens: [a, b, c]\nQ: [[1], [2]]\nK: [[1], [2], [3]]\n"
+            "V: [[1], [2], [3]]\n"
             "causal: true\n",
             "causal: true needs as many queries as keys (2 queries, 3 keys); for cross-attention",
         ),
         (
-            "query_tokens: [x, y]\ntokens: [a, b, c]\nQ: [[1], [2]]\nK: [[1], [2], [3]]\nV: [[1], [2], [3]]\n"
+            "query_tokens: [x, y]\ntokens: [a, b, c]\nQ: [[1], [2]]\nK: [[1], [2], [3]]\n"
+            "V: [[1], [2], [3]]\n"
             "window: 2\n",
             "window needs as many queries as keys",
         ),
@@ -112,12 +115,14 @@ def test_projections_split_by_columns_as_pytorch_does():
         ),
         ("X: [[1]]\nWq: [[[1]]]\nWk: [[1]]\nWv: [[1]]\n", "Wq must be one matrix"),
         (
-            "heads: [{name: a, Q: [[1]], K: [[1]], V: [[1]]}, {name: a, Q: [[1]], K: [[1]], V: [[1]]}]\n",
+            "heads: [{name: a, Q: [[1]], K: [[1]], V: [[1]]}, "
+            "{name: a, Q: [[1]], K: [[1]], V: [[1]]}]\n",
             "heads 1 and 2 are both named 'a'",
         ),
         ("tokens: [a]\nQ: [[1]]\nK: [[1]]\nV: [[1]]\nexpect: {concat: [[1]]}\n", "no Concat step"),
         (
-            "heads: 2\nQ: [[[1]], [[1]]]\nK: [[[1]], [[1]]]\nV: [[[1]], [[1]]]\nexpect: {weights: [[1]]}\n",
+            "heads: 2\nQ: [[[1]], [[1]]]\nK: [[[1]], [[1]]]\nV: [[[1]], [[1]]]\n"
+            "expect: {weights: [[1]]}\n",
             "expect weights is 1×1 but that stage is 2 heads × 1×1",
         ),
     ],
@@ -169,7 +174,8 @@ def test_a_rewritten_file_keeps_heads_masks_and_rope(tmp_path):
     text = (
         "query_tokens: [x, y]\ntokens: [a, b, c]\nheads: 2\nhead_names: [one, two]\n"
         "Q: [[[1, 0], [0, 1]], [[2, 0], [0, 2]]]\nK: [[[1, 0], [0, 1], [1, 1]]]\n"
-        "V: [[[1, 0], [0, 1], [1, 1]]]\nkv_heads: 1\npadding: [0, 0, 1]\nmask: [[1, 1, 0], [0, 1, 1]]\n"
+        "V: [[[1, 0], [0, 1], [1, 1]]]\nkv_heads: 1\npadding: [0, 0, 1]\n"
+        "mask: [[1, 1, 0], [0, 1, 1]]\n"
         "rope: {base: 500, pairs: interleaved}\n"
     )
     scenario = loads(text, str(tmp_path / "s.yaml"))

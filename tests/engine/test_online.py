@@ -1,9 +1,9 @@
 """How attention really runs (issue 20): FlashAttention's online softmax, tile by tile, and
 decoding with a KV cache. Every tile's m, l and acc and every decode step are checked against
 references written from the papers (Dao et al. 2022, Algorithm 1, in tests/reference.py; a
-decoder's loop, here), in plain Python, not from attn_tui.core, over random layouts (T_q ≠ T_k, tiles that do and do not
-divide T, causal, window, padding, an explicit mask, rows with nothing visible, heads, GQA); and
-both outputs against the standard path to 1e-12."""
+decoder's loop, here), in plain Python, not from attn_tui.core, over random layouts (T_q ≠ T_k,
+tiles that do and do not divide T, causal, window, padding, an explicit mask, rows with nothing
+visible, heads, GQA); and both outputs against the standard path to 1e-12."""
 
 from __future__ import annotations
 
@@ -144,14 +144,14 @@ def test_the_built_in_walks_slept_as_the_chapter_of_flashattention_would():
     assert "correction = exp(m_old − m_new) = exp(2.121 − 4.243) = 0.120" in text
     assert "tile 2 (keys 5–8): skipped" in to_text(scenario, rows=[1])
     assert (
-        "Memory: the standard path holds every score at once, T_q × T_k = 64 numbers here (268,435,456 "
-        "at T = 16,384)" in text
+        "Memory: the standard path holds every score at once, T_q × T_k = 64 numbers here "
+        "(268,435,456 at T = 16,384)" in text
     )
     # d_k = d_v = 2: one tile's scores 2 × 4 and m, l, acc 2 × (2 + 2), besides the tiles read,
     # 2 × 2 of Q and 4 × (2 + 2) of K and V
     assert (
-        "16 numbers, whatever T is, beside the tiles of Q, K and V it reads, Br × d_k + Bc × (d_k + d_v) = 20."
-        in text
+        "16 numbers, whatever T is, beside the tiles of Q, K and V it reads, "
+        "Br × d_k + Bc × (d_k + d_v) = 20." in text
     )
 
 

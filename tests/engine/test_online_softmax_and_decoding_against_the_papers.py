@@ -27,8 +27,8 @@ from attn_tui.tui.cli import main
 from tests.reference import attention, online_walk, skipped_tiles, softmax
 
 BASE = (
-    "tokens: [a, b, c, d]\nQ: [[1, 0], [0, 1], [1, 1], [2, 0]]\nK: [[1, 0], [0, 1], [1, 1], [0, 2]]\n"
-    "V: [[1, 0], [0, 1], [3, 3], [5, -1]]\ncausal: true\n"
+    "tokens: [a, b, c, d]\nQ: [[1, 0], [0, 1], [1, 1], [2, 0]]\n"
+    "K: [[1, 0], [0, 1], [1, 1], [0, 2]]\nV: [[1, 0], [0, 1], [3, 3], [5, -1]]\ncausal: true\n"
 )
 
 

@@ -138,7 +138,8 @@ def test_large_yaml_layers_are_not_parsed_when_a_small_one_is_past_the_limit(tmp
 
 def test_a_scenario_given_directly_is_bounded_as_a_layer_is(tmp_path, monkeypatch):
     """Attack 10 (s.yaml): refused as a one-layer index was, by heads and figure --model-view,
-    before any head is scored. Patched to 1 s a head: 4 heads of T = 64 are 4 s, past a 2 s limit."""
+    before any head is scored. Patched to 1 s a head: 4 heads of T = 64 are 4 s, past a 2 s
+    limit."""
     rng = np.random.default_rng(0)
     np.savez(tmp_path / "s.npz", **{name: rng.standard_normal((4, 64, 1)) for name in "QKV"})
     (tmp_path / "s.yaml").write_text("npz: s.npz\nheads: 4\n")

@@ -33,10 +33,12 @@ def explain(w):
     return "twice the scores"
 
 
-DOUBLED = Stage(name="doubled", title="Doubled", key="doubled", reads=(PREVIOUS,), changes="as the scores",
-                columns=KEYS, palette="diverging", heading=lambda scenario, options: "2 × scores",
+DOUBLED = Stage(name="doubled", title="Doubled", key="doubled", reads=(PREVIOUS,),
+                changes="as the scores", columns=KEYS, palette="diverging",
+                heading=lambda scenario, options: "2 × scores",
                 compute=compute, explain=explain,
-                gradient=ChainRule(back=lambda w, gradient: 2.0 * gradient, derivative=lambda w: 2.0,
+                gradient=ChainRule(back=lambda w, gradient: 2.0 * gradient,
+                                   derivative=lambda w: 2.0,
                                    heading=lambda scenario, options: " × 2",
                                    factor=lambda w, value: " × 2"),
                 score_range=Multiplies(lambda scenario, options: 2.0,
@@ -65,7 +67,9 @@ text = open(path).read()
 doubled = [[2 * value for value in row] for row in [[1, 0, 1], [0, 1, 1], [1, 1, 2]]]
 found["expect_ok"] = compare(loads(text + f"expect: {{doubled: {doubled}}}\n")).ok
 doubled[2][2] = 5
-found["expect_first"] = compare(loads(text + f"expect: {{doubled: {doubled}}}\n")).first_difference.stage
+found["expect_first"] = compare(
+    loads(text + f"expect: {{doubled: {doubled}}}\n")
+).first_difference.stage
 found["predict"] = loads(text + "predict: [doubled]\n").predict
 found["help"] = [shown for _, keys in help_text() for shown, _ in keys]
 
@@ -179,11 +183,13 @@ def switch(scenario, setting):
     return SetStageSetting("halved", setting, scenario.stage_settings.get("halved"))
 
 
-HALVED = Stage(name="halved", title="Halved", key="halved", reads=(PREVIOUS,), changes="as the output",
-               columns=stages.VALUES, palette="diverging", heading=lambda scenario, options: "output ÷ by",
+HALVED = Stage(name="halved", title="Halved", key="halved", reads=(PREVIOUS,),
+               changes="as the output", columns=stages.VALUES, palette="diverging",
+               heading=lambda scenario, options: "output ÷ by",
                compute=lambda w: w.previous() / w.scenario.stage_settings["halved"].by,
                explain=lambda w: "the output halved",
-               gradient=NoGradient("a test's stage, never given a loss:"), score_range=AFTER_THE_MASK,
+               gradient=NoGradient("a test's stage, never given a loss:"),
+               score_range=AFTER_THE_MASK,
                applies=lambda scenario: "halved" in scenario.stage_settings,
                toggle=Toggle("--halved", "add the Halved step", switch=switch, value="BY",
                              parse=lambda text: Halved(int(text)), on=lambda scenario: Halved(),
@@ -212,7 +218,8 @@ async def drive():
     app = AttnApp(load(sys.argv[1]), remember=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("w")
-        found["after_z"] = (app.screen.stage, app.screen.session.scenario.stage_settings["halved"].by)
+        found["after_z"] = (app.screen.stage,
+                            app.screen.session.scenario.stage_settings["halved"].by)
         found["palette"] = [command.title for command in app.get_system_commands(app.screen)]
         await pilot.press("w")
         found["after_zz"] = "halved" in app.screen.session.scenario.stage_settings

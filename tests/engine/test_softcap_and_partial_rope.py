@@ -21,9 +21,12 @@ from tests.reference import causal_softmax, rotate_half
 def random_scenario(seed: int, T: int = 6, d: int = 8, extra: str = "") -> tuple[str, dict]:
     rng = np.random.default_rng(seed)
     Q, K, V = (rng.normal(scale=3.0, size=(T, d)) for _ in range(3))
-    rows = lambda a: (
-        "[" + ", ".join("[" + ", ".join(repr(float(x)) for x in row) + "]" for row in a) + "]"
-    )  # noqa: E731
+
+    def rows(a):
+        return (
+            "[" + ", ".join("[" + ", ".join(repr(float(x)) for x in row) + "]" for row in a) + "]"
+        )
+
     text = f"Q: {rows(Q)}\nK: {rows(K)}\nV: {rows(V)}\n{extra}"
     return text, dict(Q=Q, K=K, V=V)
 
@@ -107,8 +110,8 @@ def test_partial_rotary_says_which_dimensions_turn(tmp_path):
     printed = to_text(scenario)
     assert "the first 4 of 8 dimensions" in printed
     assert (
-        "Only the first 4 of the 8 dimensions turn (partial rotary, as GPT-NeoX's); d5 … d8 pass through"
-        in printed
+        "Only the first 4 of the 8 dimensions turn (partial rotary, as GPT-NeoX's); "
+        "d5 … d8 pass through" in printed
     )
     again = loads(render(scenario, str(tmp_path / "w.yaml")).text, str(tmp_path / "w.yaml"))
     assert again.rope == scenario.rope

@@ -16,7 +16,10 @@ from attn_tui.core.outputs.markdown import to_markdown
 from attn_tui.core.outputs.report import to_text
 from tests.engine.test_bias_softcap_and_partial_rope_against_the_papers import written
 
-QKV = "tokens: [a, b, c]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\nV: [[1, 0], [0, 1], [1, 1]]\n"
+QKV = (
+    "tokens: [a, b, c]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\n"
+    "V: [[1, 0], [0, 1], [1, 1]]\n"
+)
 
 
 # ---- softcap, rope, the bias's array ---------------------------------------------------------

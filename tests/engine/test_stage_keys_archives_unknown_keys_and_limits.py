@@ -10,7 +10,10 @@ import pytest
 from attn_tui.core import ScenarioError, load, loads
 from attn_tui.core.engine.attention import Attention
 
-QKV = "tokens: [a, b, c]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\nV: [[1, 0], [0, 1], [1, 1]]\n"
+QKV = (
+    "tokens: [a, b, c]\nQ: [[1, 0], [0, 1], [1, 1]]\nK: [[1, 0], [0, 1], [1, 1]]\n"
+    "V: [[1, 0], [0, 1], [1, 1]]\n"
+)
 
 
 # ---- the archive and the stage keys ----------------------------------------------------------

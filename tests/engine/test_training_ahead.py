@@ -11,7 +11,7 @@ import pytest
 
 from attn_tui.core.engine.training import Run
 from attn_tui.core.loading.scenario_file import loads
-from tests.reference import yaml_matrix
+from tests.random_scenarios import yaml_matrix
 
 T, D_MODEL, HEADS, KV_HEADS, D = 300, 8, 4, 2, 4  # more rows than a block of the engine (16, 128)
 

@@ -1,7 +1,8 @@
 """The engine's training (core.engine.training) against the float64 PyTorch reference's
 (tests/torch_attention.py: torch.optim's SGD and Adam), every step's loss and what was learned,
-on the random scenarios of tests/engine/test_backward_exact.py (whose gradients are checked
-there): with each feature, and Wo and bo learned with Q, K and V given."""
+on the random scenarios of tests/engine/random_gradient_scenarios.py (whose gradients are
+checked in tests/engine/test_backward_exact.py): with each feature, and Wo and bo learned with
+Q, K and V given."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ torch = pytest.importorskip(
 
 from attn_tui.core.loading.scenario_file import loads  # noqa: E402
 from tests import torch_attention as ref  # noqa: E402
-from tests.engine.test_backward_exact import FEATURES, assert_close, cases, with_loss  # noqa: E402
+from tests.engine.float64_tolerance import assert_close  # noqa: E402
+from tests.engine.random_gradient_scenarios import FEATURES, cases, with_loss  # noqa: E402
 
 pytestmark = pytest.mark.models
 
@@ -58,9 +60,9 @@ def check_training(c: dict, seed, optimizer: str, rng, learn=None) -> bool:
         if all(math.isfinite(x) for x in losses) and max(losses) <= 10 * losses[0] + 1:
             break
         lr /= 10
-    text = (
-        with_loss(c)
-        + f"train: {{learn: [{', '.join(learn)}], lr: {lr!r}, steps: {steps}, optimizer: {optimizer}}}\n"
+    text = with_loss(c) + (
+        f"train: {{learn: [{', '.join(learn)}], lr: {lr!r}, steps: {steps}, "
+        f"optimizer: {optimizer}}}\n"
     )
     scenario = loads(text)
     got = train(scenario)
