@@ -347,7 +347,8 @@ def step_bindings(shown: bool = False) -> list[Binding]:
     ]
 
 
-# after Help: what a narrow footer must not cut (KeyFooter): saving, quitting, and in a lesson its beat
+# after Help: what a narrow footer must not cut (KeyFooter): saving, quitting, and in a lesson its
+# beat
 FOOTER_FIRST = ("save", "app.quit", "next_beat")
 
 
@@ -530,25 +531,30 @@ def available(screen: DebuggerScreen, action: str, parameters: tuple[object, ...
     return True
 
 
-# Why a key is off in this scenario, said in the bar when it is pressed (issue 50: they did nothing,
-# silently). The footer hides such a key (``available`` returns False, which also stops its binding):
-# the key then reaches the screen's on_key, which says the sentence (``why_off``).
+# Why a key is off in this scenario, said in the bar when it is pressed (issue 50: they did
+# nothing, silently). The footer hides such a key (``available`` returns False, which also stops
+# its binding): the key then reaches the screen's on_key, which says the sentence (``why_off``).
 OFF_BECAUSE = {
-    "no_loss": "v: this scenario has no loss to check a gradient of (add a `loss: {target: …}` section)",
-    "no_train": "t: this scenario has no training (add a `train:` section, with a `loss:` to learn from)",
+    "no_loss": "v: this scenario has no loss to check a gradient of "
+    "(add a `loss: {target: …}` section)",
+    "no_train": "t: this scenario has no training "
+    "(add a `train:` section, with a `loss:` to learn from)",
     "one_head_h": "h: this scenario has one head: there is no other to switch to",
     "one_head_a": "a: this scenario has one head: there are no heads to lay side by side",
-    "no_lesson": "{key}: this scenario has no lesson (add a `lesson:` section, or open a built-in one)",
+    "no_lesson": "{key}: this scenario has no lesson "
+    "(add a `lesson:` section, or open a built-in one)",
     "not_following": "f: not following a teacher (attn-tui SCENARIO --join follows a class)",
     "no_mask": "m: this scenario masks nothing: there are no mask rules to cycle",
     "one_rule": "m: this scenario's mask has one rule ({rule}): there is nothing to cycle",
-    "not_mask_step": "m: cycles the mask's rules at a step that draws the mask (Mask): this step is {step}",
+    "not_mask_step": "m: cycles the mask's rules at a step that draws the mask (Mask): "
+    "this step is {step}",
 }
 
 
 def why_off(screen: DebuggerScreen, key: str) -> str | None:
     """The sentence for ``key`` pressed where its action is off here (``available`` is False),
-    or None: the key works, is not one of the debugger's, or is off for a reason the footer shows."""
+    or None: the key works, is not one of the debugger's, or is off for a reason the footer
+    shows."""
     found = next(
         (
             entry

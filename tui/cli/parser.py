@@ -303,8 +303,8 @@ def build_parser(toggles: bool = True) -> argparse.ArgumentParser:
         prog="attn-tui",
         description="Step through scaled dot-product attention, stage by stage, "
         "and see why every number is what it is.",
-        epilog="'attn-tui FILE' opens the app ('attn-tui' alone offers the built-ins); each command "
-        "has its own --help. The modes' flags work as before, anywhere on the line: "
+        epilog="'attn-tui FILE' opens the app ('attn-tui' alone offers the built-ins); each "
+        "command has its own --help. The modes' flags work as before, anywhere on the line: "
         "'attn-tui --json FILE' is 'attn-tui json FILE', and so are --print, --markdown, "
         "--check, --list and --serve; --debug (tracebacks of internal errors) goes with every "
         "command. Exit status: 0 ok, 1 the student's values (expect:) differ, 2 scenario or "

@@ -1,7 +1,8 @@
 """The changes of one debugger screen to its numbers: a cell typed or nudged, an option or a
 stage switched, undo and redo, the guesses kept as ``expect:``. Each goes through the core
 Session; what shows the numbers is then told (``DebuggerScreen.after_change``), and a change
-refused is said with its reason and moves nothing. After a change, off the key's path: the recovery copy, and a leaky mask's warning."""
+refused is said with its reason and moves nothing. After a change, off the key's path: the
+recovery copy, and a leaky mask's warning."""
 
 from __future__ import annotations
 
@@ -50,7 +51,8 @@ class Changes:
         return edit
 
     def cell(self, matrix: InputMatrix, row: int, col: int, value: float, text: str) -> None:
-        """A number typed into an input matrix; one that cannot stand stays in its editor, refused."""
+        """A number typed into an input matrix; one that cannot stand stays in its editor,
+        refused."""
         try:
             edit = self.session.set_cell(matrix.matrix_name, row, col, value, matrix.head)
         except NumericError as error:

@@ -69,8 +69,9 @@ class Panes:
             )
         if small:
             screen.query_one("#too-small", Static).update(
-                f"This window is {width}×{height}: too small to draw attention in. Enlarge it to at "
-                f"least {screen.MIN_SIZE[0]}×{screen.MIN_SIZE[1]}; nothing is lost meanwhile."
+                f"This window is {width}×{height}: too small to draw attention in. "
+                f"Enlarge it to at least {screen.MIN_SIZE[0]}×{screen.MIN_SIZE[1]}; "
+                "nothing is lost meanwhile."
             )
         else:
             screen.call_after_refresh(self.fit)
@@ -94,7 +95,8 @@ class Panes:
             move()
 
     def column(self, delta: int) -> None:
-        """[ and ]: the key to the left or right; at a stage whose columns are tiles of keys, the tile."""
+        """[ and ]: the key to the left or right; at a stage whose columns are tiles of keys, the
+        tile."""
         screen = self.screen
         span, column = screen.span, screen.column
         screen.move(
@@ -163,7 +165,8 @@ class Panes:
                 continue
             if view.has_class("derived"):
                 if names is not None and not self._in_view(view):
-                    continue  # scrolled out of view: shown when it comes back (see on_inputs_scrolled)
+                    # scrolled out of view: shown when it comes back (see on_inputs_scrolled)
+                    continue
                 values = {
                     "Q": session.inputs.Q_before_rotation,
                     "K": session.inputs.K_before_rotation,
@@ -356,8 +359,8 @@ class Panes:
                 Line(
                     (
                         Span(
-                            f"The matrix shows only the keys {WHY[screen.mask_rule]} (m: next view); "
-                            "the lines above are for every rule together.",
+                            f"The matrix shows only the keys {WHY[screen.mask_rule]} "
+                            "(m: next view); the lines above are for every rule together.",
                             "note",
                         ),
                     )
