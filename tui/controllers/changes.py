@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from attn_tui.core.engine.stages import stage_named
 from attn_tui.core.engine.stages.mask import leak_warnings
 from attn_tui.core.errors import NotApplicable, NumericError
-from attn_tui.tui.keys import why_off
+from attn_tui.tui.key_availability import why_off
 from attn_tui.tui.text import tell
 from attn_tui.tui.widgets.input_matrix import InputMatrix
 
@@ -87,7 +87,7 @@ class Changes:
     def unable(self, event) -> None:
         """A key whose binding is off here (the footer hides it): u or U with nothing to undo or
         redo say so, as editors do; t, v, h, a, n, N, f and m say why they mean nothing in this
-        scenario (the sentences are tui/keys.py's ``OFF_BECAUSE``)."""
+        scenario (the sentences are tui/key_availability.py's ``OFF_BECAUSE``)."""
         if self.screen.stage_view.editing:
             return
         history = self.session.history

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from attn_tui.core.editing.lesson_player import LessonPlayer, follow_line, narration
 from attn_tui.core.errors import NumericError, SaveError
 from attn_tui.tui.classroom import Classroom
-from attn_tui.tui.keys import relabel
+from attn_tui.tui.key_bindings import relabel
 from attn_tui.tui.text import tell
 
 if TYPE_CHECKING:
