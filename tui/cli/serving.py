@@ -7,7 +7,7 @@ import argparse
 import os
 
 from attn_tui.core.text import visible
-from attn_tui.tui.cli.parser import DEFAULT_HOST, DEFAULT_MAX_APPS, DEFAULT_PORT
+from attn_tui.tui.cli.arguments import DEFAULT_HOST, DEFAULT_MAX_APPS, DEFAULT_PORT
 from attn_tui.tui.cli.streams import EXIT_OK, EXIT_USAGE, say, say_problems
 
 
