@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from attn_tui.core.loading.catalog import builtins
-from attn_tui.tui.keys import markdown_table
+from attn_tui.tui.key_lists import markdown_table
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")

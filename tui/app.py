@@ -63,9 +63,9 @@ class AttnApp(App[int]):
     ) -> None:
         """Open ``scenario`` (or, without one, the chooser of built-ins; or a model ``index``,
         as the model view). ``save_root`` confines saving to a folder (a served app: see
-        ``core.editing.save_root``); ``present`` starts in projector mode; ``remember`` reads and writes
-        the settings file (tests turn it off); ``classroom`` says whether the scenario's lesson
-        is played and the class it follows or leads; ``start`` is where the scenario opens
+        ``core.editing.save_root``); ``present`` starts in projector mode; ``remember`` reads and
+        writes the settings file (tests turn it off); ``classroom`` says whether the scenario's
+        lesson is played and the class it follows or leads; ``start`` is where the scenario opens
         (``check --impl --open``: the first wrong stage, row and cell), else at step 1."""
         super().__init__()
         self.classroom = classroom

@@ -93,7 +93,8 @@ class AnswerSender:
             self.sent = line
 
     def revealed(self, beat: int) -> None:
-        """The teacher revealed ``beat``'s row to everyone: shown here too, if this app is at that beat."""
+        """The teacher revealed ``beat``'s row to everyone: shown here too, if this app is at that
+        beat."""
         found = _predict_place(self.lessons)
         if found is None or found[0] != beat:
             return
@@ -155,15 +156,16 @@ class LeadAnswers:
         notes = []
         if not predict.collected:
             notes.append(
-                f"this row has {predict.columns} columns, more than the {wire.MAX_CELLS} the class's "
-                "apps send: no answers are collected here"
+                f"this row has {predict.columns} columns, more than the {wire.MAX_CELLS} the "
+                "class's apps send: no answers are collected here"
             )
         if self.desk.log_problem and not projector:
             notes.append(f"--responses: {self.desk.log_problem} (answers still counted here)")
         refused = self.desk.refused + self.lessons.classroom.leader.dropped
         if refused and not projector:
             notes.append(
-                f"{refused} message{'' if refused == 1 else 's'} refused (last: {self.desk.last_refusal or 'too fast or too long'})"
+                f"{refused} message{'' if refused == 1 else 's'} refused "
+                f"(last: {self.desk.last_refusal or 'too fast or too long'})"
             )
         mark = not projector or beat in self.projected or self._revealed_here(predict)
         return answer_lines(

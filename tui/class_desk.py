@@ -96,7 +96,8 @@ class ClassDesk:
         return None if tally is None else tally.counts()
 
     def named(self, beat: int) -> list[tuple[str, str]]:
-        """With --names: (first name, verdict words) of each named student who answered at ``beat``."""
+        """With --names: (first name, verdict words) of each named student who answered at
+        ``beat``."""
         tally = self.tallies.get(beat)
         if tally is None or not self.asks_names:
             return []

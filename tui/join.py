@@ -59,7 +59,8 @@ def joined_classroom(parser, args, scenario) -> Classroom | None:
         )
     if scenario.lesson is None:
         say(
-            f"attn-tui: {visible(scenario.path or 'this scenario')}: has no lesson: (--join follows a lesson)"
+            f"attn-tui: {visible(scenario.path or 'this scenario')}: has no lesson: "
+            "(--join follows a lesson)"
         )
         return None
     name = None
@@ -67,8 +68,8 @@ def joined_classroom(parser, args, scenario) -> Classroom | None:
         name = clean_name(args.name)
         if name is None:
             parser.error(
-                f"--name {visible(args.name)}: a first name is letters (and spaces, - or ' between), "
-                "up to 24"
+                f"--name {visible(args.name)}: a first name is letters "
+                "(and spaces, - or ' between), up to 24"
             )
     if args.join:
         channel = args.join
@@ -79,8 +80,8 @@ def joined_classroom(parser, args, scenario) -> Classroom | None:
         channels = led_here()
         if not channels:
             say(
-                "attn-tui: --join: no class is led on this machine by this user now; start one with "
-                "attn-tui serve LESSON --follow (docs/classroom.md: who can join)"
+                "attn-tui: --join: no class is led on this machine by this user now; start one "
+                "with attn-tui serve LESSON --follow (docs/classroom.md: who can join)"
             )
             return None
         if len(channels) > 1:

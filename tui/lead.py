@@ -91,7 +91,8 @@ def lead_class(
         if banner is None:
             said = _read(log.name).strip().splitlines()
             say(
-                f"attn-tui: the class's server did not start: {said[-1] if said else 'it said nothing'}"
+                "attn-tui: the class's server did not start: "
+                f"{said[-1] if said else 'it said nothing'}"
             )
             return EXIT_USAGE
         classroom = Classroom(

@@ -3,10 +3,10 @@
 textual-serve (the Textual project's own server) starts one app process per browser that
 connects, so every student has their own app and their own edits. Each of those apps is
 started with ``--save-root FOLDER``: it saves only inside that folder, never over a file it did
-not write itself (see ``core.editing.save_root``), and keeps its recovery copies there too, in a folder
-of its browser's own named by a cookie the page sets (``--recovery-dir``, ``core.editing.recovery_slots``),
-so that a Ctrl+C on the server loses no student's edits and a student who comes back in the same
-browser is offered theirs.
+not write itself (see ``core.editing.save_root``), and keeps its recovery copies there too, in a
+folder of its browser's own named by a cookie the page sets (``--recovery-dir``,
+``core.editing.recovery_slots``), so that a Ctrl+C on the server loses no student's edits and a
+student who comes back in the same browser is offered theirs.
 
 What is added to textual-serve's server: the page tells the browser to connect back to the
 address the browser used, so that a server listening on every address (0.0.0.0) works from
@@ -98,7 +98,8 @@ class ClassServer(Server):
         if not re.fullmatch(r"[0-9a-f]{32}", token):
             token = secrets.token_hex(16)  # copies kept all the same, but for this app alone
         name = hashlib.sha256(token.encode()).hexdigest()[:32]
-        return f"{self._command} --recovery-dir {shlex.quote(os.path.join(self.folder, RECOVERY_FOLDER, name))}"
+        folder = os.path.join(self.folder, RECOVERY_FOLDER, name)
+        return f"{self._command} --recovery-dir {shlex.quote(folder)}"
 
     def initialize_logging(self) -> None:
         super().initialize_logging()
@@ -169,8 +170,9 @@ class ClassServer(Server):
         if len(self.connections) >= self.max_apps:
             log.warning("refused a browser: the class is full (%s)", self.running())
             raise web.HTTPServiceUnavailable(
-                text=f"attn-tui: the class is full: {len(self.connections)} apps are running, the most this "
-                f"server starts (--max-apps {self.max_apps}). Try again when someone leaves.\n",
+                text=f"attn-tui: the class is full: {len(self.connections)} apps are running, "
+                f"the most this server starts (--max-apps {self.max_apps}). "
+                "Try again when someone leaves.\n",
                 headers={"Retry-After": "30"},
             )
 
@@ -268,8 +270,8 @@ def banner(label: str, host: str, port: int, folder: str, note: str = "") -> str
     lines = [
         f"attn-tui: serving {visible(label)} at {where}",
         f"  every browser that opens it gets its own app; saves go to {visible(folder)}",
-        f"  a browser's page stays blank for its first {FIRST_SECONDS} seconds or so while its app starts: "
-        "wait rather than reload",
+        f"  a browser's page stays blank for its first {FIRST_SECONDS} seconds or so "
+        "while its app starts: wait rather than reload",
     ]
     if note:
         lines.append(f"  {note}")
@@ -316,7 +318,8 @@ def serve(
     folder = serve_folder(folder)
     before = set(os.listdir(folder))
     note = (
-        "every browser follows the beats of the teacher's terminal (f in a browser leaves and rejoins)"
+        "every browser follows the beats of the teacher's terminal "
+        "(f in a browser leaves and rejoins)"
         if follow
         else "every browser plays the lesson, at its own pace"
         if lesson
@@ -344,8 +347,8 @@ def serve(
         print(
             f"  {kept} browser{' has' if kept == 1 else 's have'} unsaved edits, kept in "
             f"{visible(os.path.join(folder, RECOVERY_FOLDER))}: serve again with --serve-dir "
-            f"{visible(shlex.quote(folder))} and each student who opens the page in the same browser is "
-            "offered theirs",
+            f"{visible(shlex.quote(folder))} and each student who opens the page in the same "
+            "browser is offered theirs",
             flush=True,
         )
 

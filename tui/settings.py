@@ -54,7 +54,8 @@ def load_settings() -> Settings:
         )
     except OSError as error:
         return Settings(
-            notice=f"cannot read {visible(path)} ({error.strerror or error}); using the default settings"
+            notice=f"cannot read {visible(path)} ({error.strerror or error}); "
+            "using the default settings"
         )
 
 
@@ -66,7 +67,10 @@ def save_settings(**changes: str) -> str | None:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write_atomic(path, json.dumps(settings, indent=1) + "\n")
     except OSError as error:
-        return f"cannot remember settings in {visible(os.path.dirname(path))}: {error.strerror or error}"
+        return (
+            f"cannot remember settings in {visible(os.path.dirname(path))}: "
+            f"{error.strerror or error}"
+        )
     return None
 
 

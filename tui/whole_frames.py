@@ -14,7 +14,8 @@ from textual.widget import Widget
 
 
 class WholeFrames:
-    """A Screen mixin (before ``Screen`` in the bases): its frames hold every refresh asked so far."""
+    """A Screen mixin (before ``Screen`` in the bases): its frames hold every refresh asked so
+    far."""
 
     def on_idle(self) -> None:
         collect_refreshes(self)

@@ -54,7 +54,7 @@ from attn_tui.core.outputs.json_export import to_json
 from attn_tui.core.outputs.markdown import to_markdown
 from attn_tui.core.outputs.report import to_text
 from attn_tui.tui.app import AttnApp
-from attn_tui.tui.keys import help_text
+from attn_tui.tui.key_lists import help_text
 from tests.tui_helpers import explanation, matrix, screen_text
 
 path = sys.argv[1]

@@ -13,7 +13,7 @@ import pytest
 
 from attn_tui.core import load
 from attn_tui.tui.app import AttnApp
-from attn_tui.tui.keys import OFF_BECAUSE
+from attn_tui.tui.key_availability import OFF_BECAUSE
 from tests.conftest import SCENARIOS
 from tests.tui_helpers import debugger, screen_text
 

@@ -25,7 +25,7 @@ from attn_tui.core.engine.trace import trace
 from attn_tui.core.loading.catalog import builtins
 from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.tui.app import AttnApp
-from attn_tui.tui.keys import monkey_keys
+from attn_tui.tui.key_lists import monkey_keys
 from attn_tui.tui.screens.debugger import DebuggerScreen
 from attn_tui.tui.screens.heads import HeadsScreen
 

@@ -7,7 +7,7 @@ import pytest
 
 from attn_tui.core import Scenario, compute, load
 from attn_tui.core.numbers import fixed
-from attn_tui.tui.controllers.panes import UNFOLDED
+from attn_tui.tui.controllers.why_pane import UNFOLDED
 from attn_tui.tui.widgets.explanation import ExplanationView
 from attn_tui.tui.widgets.overview import OverviewMap
 from tests.tui_helpers import (

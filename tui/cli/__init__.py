@@ -5,9 +5,10 @@ Exit status: 0 ok; 1 the student's values (``expect:``) differ from attention's;
 or usage error, or output that cannot be written; 3 an unexpected internal error (one line;
 the traceback with --debug).
 
-``parser`` has the command line, ``streams`` what it writes (every message made visible);
-each command's work is in a module of its own: ``app`` (open), ``views`` (the headless modes
-and list), ``serving``, ``new``, ``heads``, and capture's own package.
+``parser`` has the command line (``arguments``: what each command takes), ``streams`` what it
+writes (every message made visible); each command's work is in a module of its own: ``app``
+(open), ``views`` (the headless modes and list), ``serving``, ``new``, ``heads``, and capture's
+own package.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import sys
 
 from attn_tui.tui.cli import app as _open
 from attn_tui.tui.cli.app import one_blas_thread, start_app
+from attn_tui.tui.cli.arguments import DEFAULT_MAX_APPS
 from attn_tui.tui.cli.parser import (
-    DEFAULT_MAX_APPS,
     OWN_PARSERS,
     CommandLine,
     Parser,

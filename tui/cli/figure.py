@@ -27,10 +27,11 @@ FORMATS = ("svg", "png", "pdf")
 def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser = parser_class(
         prog="attn-tui figure",
-        description="Write one stage of a scenario as a figure for slides and papers: a heat map with "
-        "the tokens on both axes, each cell's value, masked cells hatched and a colour scale "
+        description="Write one stage of a scenario as a figure for slides and papers: a heat map "
+        "with the tokens on both axes, each cell's value, masked cells hatched and a colour scale "
         "(the app's colour-blind-safe palettes), or with --row R one row's bar chart.",
-        epilog="Exit status: 0 written, 2 a file that cannot be read or a figure that cannot be made.",
+        epilog="Exit status: 0 written, 2 a file that cannot be read or a figure that cannot be "
+        "made.",
     )
     parser.add_argument(
         "file",
@@ -96,7 +97,8 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
         return 2
     if args.layers is not None and not args.model_view:
         say(
-            "attn-tui figure: --layers goes with --model-view (the layers of a model index it draws)"
+            "attn-tui figure: --layers goes with --model-view "
+            "(the layers of a model index it draws)"
         )
         return 2
     if whole:
@@ -107,8 +109,9 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
         ]
         if given:
             say(
-                f"attn-tui figure: {', '.join(given)} go{'es' if len(given) == 1 else ''} with a stage's "
-                f"figure, not with {whole} (which draws every {'run' if args.train else 'head'})"
+                f"attn-tui figure: {', '.join(given)} go{'es' if len(given) == 1 else ''} with a "
+                f"stage's figure, not with {whole} "
+                f"(which draws every {'run' if args.train else 'head'})"
             )
             return 2
     stage, head = args.stage or "weights", args.head
@@ -119,7 +122,8 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
         and _suffix_format(args.output) is None
     ):
         say(
-            f"attn-tui figure: {visible(args.output)}: a figure is .svg, .png or .pdf (or give --format)"
+            f"attn-tui figure: {visible(args.output)}: a figure is .svg, .png or .pdf "
+            "(or give --format)"
         )
         return 2
     form = args.format or _suffix_format(args.output) or "svg"
@@ -130,7 +134,8 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
         from attn_tui.capture.install import install_command
 
         say(
-            f"attn-tui figure: {form.upper()} needs the extra 'figures' (cairosvg and the system's libcairo): "
+            f"attn-tui figure: {form.upper()} needs the extra 'figures' "
+            "(cairosvg and the system's libcairo): "
             f"{install_command('figures')}"
         )
         return 2

@@ -16,7 +16,8 @@ from attn_tui.core.teaching.patterns import DESCRIPTIONS, PATTERNS
 from attn_tui.core.text import visible
 
 NAME_WIDTH = 24
-PROGRESS_FROM = 2e9  # model_index.work's units (half-ns): past about a second of work, a line per layer on stderr
+# model_index.work's units (half-ns): past about a second of work, a line per layer on stderr
+PROGRESS_FROM = 2e9
 
 
 def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -64,7 +65,8 @@ def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
         if index is None:
             if args.layers is not None:
                 say(
-                    f"attn-tui heads: --layers goes with a model index; {visible(path)} is one scenario"
+                    "attn-tui heads: --layers goes with a model index; "
+                    f"{visible(path)} is one scenario"
                 )
                 return 2
             from attn_tui.core.loading.work_estimate import check_scenario_work

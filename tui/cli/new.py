@@ -12,7 +12,8 @@ from attn_tui.tui.cli.streams import EXIT_OK, EXIT_USAGE, say, write_out
 
 def new_scenario(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``attn-tui new FILE …``: write a commented template. Only ever creates a file, or (with
-    --force) replaces a regular file: never a device, a pipe, a folder, or a link's missing target."""
+    --force) replaces a regular file: never a device, a pipe, a folder, or a link's missing
+    target."""
     from attn_tui.core.files.atomic_write import write_atomic
     from attn_tui.core.model.template import scenario_template
 
@@ -57,7 +58,10 @@ def _new_file_refusal(path: str, force: bool) -> str | None:
     if stat.S_ISDIR(mode):
         return f"is a folder; give a file name such as {os.path.join(path, 'scenario.yaml')}"
     if not stat.S_ISREG(mode):
-        return "is not a regular file (a device, a pipe or a socket); new only creates or replaces files"
+        return (
+            "is not a regular file (a device, a pipe or a socket); "
+            "new only creates or replaces files"
+        )
     if not force:
         return "already exists; add --force to replace it"
     return None

@@ -8,10 +8,10 @@ the rules of which option goes with which are argparse's structure, not checks a
 The line is read once, by :func:`read`: its result says which command it asks for (the app:
 ``open``) and the words that command's parser is given. Today's flags still work: ``attn-tui
 --json FILE`` is ``attn-tui json FILE``, and an option given to a mode it does not go with is
-told which do. Each command's options are argparse's (and so are their prefixes: ``--ro``);
-the modes' flags, which come before any command is known, are matched by :func:`_mode_flag`
-alone: argparse (3.10 to 3.13) looks a subcommand up by its whole name, ``allow_abbrev`` being
-for the options within one parser.
+told which do. Each command's options (declared in ``tui.cli.arguments``) are argparse's (and so
+are their prefixes: ``--ro``); the modes' flags, which come before any command is known, are
+matched by :func:`_mode_flag` alone: argparse (3.10 to 3.13) looks a subcommand up by its whole
+name, ``allow_abbrev`` being for the options within one parser.
 """
 
 from __future__ import annotations
@@ -22,13 +22,19 @@ from typing import NamedTuple
 
 from attn_tui import __version__
 from attn_tui.core.text import visible
-
-DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8000
-# A served app is a process of about 60 MB (40 MB counting shared pages once; docs, performance):
-# 40 of them take 1.6-2.4 GB, what a lecturer's laptop can spare, and cover a class of 30 with
-# room for reloaded pages, whose old app lingers until its connection times out. Without a cap,
-# a page reloaded in a loop (or one script) starts apps until the machine runs out of memory.
-DEFAULT_MAX_APPS = 40
+from attn_tui.tui.cli.arguments import (
+    HIDDEN,
+    add_check_arguments,
+    add_grade_arguments,
+    add_markdown_arguments,
+    add_new_arguments,
+    add_open_arguments,
+    add_responses_arguments,
+    add_row,
+    add_scenario,
+    add_serve_arguments,
+    add_toggles,
+)
 
 # The modes' flags of the command line before it had subcommands: each is its command's.
 FLAGS = {
@@ -110,10 +116,6 @@ def _shown(command: str) -> str:
     return "the app (attn-tui FILE)" if command == "open" else flag or f"attn-tui {command}"
 
 
-# how --serve starts each browser's app: saving only inside DIR (see core.editing.save_root),
-# following the teacher's beats on the channel at PATH (see tui.follow), and keeping its
-# recovery copies in its browser's folder (see core.editing.recovery_slots)
-HIDDEN = ("--save-root", "--follow-from", "--recovery-dir", "--ask-name")
 HINTS = {
     "--worksheet": ": attn-tui --markdown --worksheet FILE",
     "--answers": ": attn-tui --markdown --answers FILE",
@@ -246,53 +248,6 @@ def _mode_flag(word: str, options: Options) -> str | None:
     return matches[0] if matches and matches[0] in FLAGS else None
 
 
-def add_toggles(parser: argparse.ArgumentParser) -> None:
-    """The options that turn a stage on (each stage's ``toggle``: --tiles, --decode)."""
-    from attn_tui.core.engine.stages import toggled
-
-    for stage in toggled():
-        toggle = stage.toggle
-        if toggle.value is None:
-            parser.add_argument(toggle.option, action="store_true", help=toggle.help)
-        else:
-            parser.add_argument(toggle.option, metavar=toggle.value, help=toggle.help)
-
-
-def _scenario(parser: argparse.ArgumentParser, optional: bool = False, what: str = "") -> None:
-    parser.add_argument(
-        "scenario",
-        nargs="?" if optional else None,
-        help="a scenario file (YAML), or the name of a built-in such as cat_sat" + what,
-    )
-
-
-def _row(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--row",
-        metavar="ROW",
-        help="the query row(s) to explain: a token, a 1-based number, "
-        "or 'all' (default: the scenario's focus)",
-    )
-
-
-def _student_code(parser: argparse.ArgumentParser) -> None:
-    """The options of running students' code (check --impl, grade): not a sandbox, limits."""
-    parser.add_argument(
-        "--backward",
-        metavar="NAME",
-        help="the student's backward function (default attention_backward, when defined)",
-    )
-    parser.add_argument(
-        "--timeout", type=float, metavar="SECONDS", help="time limit a submission (default 10)"
-    )
-    parser.add_argument(
-        "--memory", type=float, metavar="GB", help="memory limit a submission (default 2)"
-    )
-    parser.add_argument(
-        "--verbose", action="store_true", help="show what the student's code printed (escaped)"
-    )
-
-
 def build_parser(toggles: bool = True) -> argparse.ArgumentParser:
     """The command line's parser: a subcommand a mode. Without ``toggles``, the stages' options
     (--tiles, --decode) left out: they load NumPy, which :func:`read` must not before it knows
@@ -303,8 +258,8 @@ def build_parser(toggles: bool = True) -> argparse.ArgumentParser:
         prog="attn-tui",
         description="Step through scaled dot-product attention, stage by stage, "
         "and see why every number is what it is.",
-        epilog="'attn-tui FILE' opens the app ('attn-tui' alone offers the built-ins); each command "
-        "has its own --help. The modes' flags work as before, anywhere on the line: "
+        epilog="'attn-tui FILE' opens the app ('attn-tui' alone offers the built-ins); each "
+        "command has its own --help. The modes' flags work as before, anywhere on the line: "
         "'attn-tui --json FILE' is 'attn-tui json FILE', and so are --print, --markdown, "
         "--check, --list and --serve; --debug (tracebacks of internal errors) goes with every "
         "command. Exit status: 0 ok, 1 the student's values (expect:) differ, 2 scenario or "
@@ -320,181 +275,43 @@ def build_parser(toggles: bool = True) -> argparse.ArgumentParser:
         sub.set_defaults(parser=sub)
         return sub
 
-    app = command("open", "open the scenario in the terminal app (the default)")
-    _scenario(app, optional=True, what=" (none: the app offers the built-ins)")
-    app.add_argument(
-        "--lesson",
-        action="store_true",
-        help="the scenario's lesson (the app opens at its beat 1 anyway; this checks there is one)",
-    )
-    app.add_argument(
-        "--present",
-        action="store_true",
-        help="start in projector mode: the focus row large, for a class",
-    )
-    app.add_argument(
-        "--join",
-        nargs="?",
-        const="",
-        metavar="CHANNEL",
-        help="follow the class a teacher leads on this machine (serve LESSON --follow), in this "
-        "terminal: its beats, and your answers to it (CHANNEL: when it leads more than one)",
-    )
-    app.add_argument(
-        "--name", help="with --join, in a class with --names: the first name the teacher sees"
-    )
-    if toggles:
-        add_toggles(app)
-    for option in HIDDEN:
-        app.add_argument(option, help=argparse.SUPPRESS)
-
-    _scenario(command("json", "print every stage as one JSON object"))
+    open_app = command("open", "open the scenario in the terminal app (the default)")
+    add_open_arguments(open_app, toggles)
+    add_scenario(command("json", "print every stage as one JSON object"))
     walk = command("print", "print the step-by-step walk-through as text")
-    _scenario(walk)
-    _row(walk)
-    handout = command("markdown", "print the walk-through as Markdown, for a handout")
-    _scenario(handout)
-    _row(handout)
-    handout.add_argument(
-        "--worksheet",
-        action="store_true",
-        help="a worksheet: the predicted stages (or all after Score) left as blanks to fill in",
-    )
-    handout.add_argument(
-        "--answers",
-        action="store_true",
-        help="the worksheet's answer key (with --worksheet or not)",
-    )
-    handout.add_argument(
-        "--no-extras",
-        action="store_true",
-        help="leave out the columns beside a stage's table (softmax's max and entropy): "
-        "a worksheet that asks for the weights alone",
-    )
-    handout.add_argument(
-        "--lesson",
-        action="store_true",
-        help="the scenario's lesson as a handout (--answers: filled in)",
-    )
-    checking = command("check", "validate the scenario; with expect:, compare the student's values")
-    _scenario(checking)
-    _student_code(checking)
-    checking.add_argument(
-        "--impl",
-        metavar="FILE.py[:NAME]",
-        help="run the student's own attention (NAME, default attention) on the scenario "
-        "and compare it stage by stage (docs/classroom.md: students' own code)",
-    )
-    checking.add_argument(
-        "--cases", action="store_true", help="with --impl: the whole battery of cases too"
-    )
-    checking.add_argument(
-        "--open",
-        action="store_true",
-        help="with --impl: open the app with the student's numbers as expect:, at the first "
-        "wrong stage, row and cell",
+    add_scenario(walk)
+    add_row(walk)
+    add_markdown_arguments(command("markdown", "print the walk-through as Markdown, for a handout"))
+    add_check_arguments(
+        command("check", "validate the scenario; with expect:, compare the student's values")
     )
     for name in ("json", "print", "markdown", "check"):
         if toggles:
             add_toggles(commands.choices[name])
     command("list", "list the built-in scenarios")
-
-    serving = command(
-        "serve",
-        "serve the app to web browsers, one app per browser, for a class "
-        "(needs: pip install 'attn-tui[serve]')",
+    add_serve_arguments(
+        command(
+            "serve",
+            "serve the app to web browsers, one app per browser, for a class "
+            "(needs: pip install 'attn-tui[serve]')",
+        )
     )
-    _scenario(serving, optional=True, what=" (none: every browser gets the chooser of built-ins)")
-    serving.add_argument(
-        "--lesson", action="store_true", help="every browser plays the scenario's lesson"
+    add_responses_arguments(
+        command(
+            "responses",
+            "sum up a class's answers: the log of serve --follow --responses, per predict beat",
+        )
     )
-    serving.add_argument(
-        "--follow",
-        action="store_true",
-        help="this terminal plays the lesson and leads, and every browser moves to its beat "
-        "(f in a browser leaves and rejoins)",
+    add_new_arguments(
+        command("new", "write a new scenario file, commented and ready to edit; opens nothing")
     )
-    serving.add_argument(
-        "--host",
-        help=f"the address to listen on (default {DEFAULT_HOST}: this "
-        "machine only; any other lets every machine that reaches it in)",
+    add_grade_arguments(
+        command(
+            "grade",
+            "check every student's attention on the same cases: a table per student "
+            "and a class summary (docs/classroom.md)",
+        )
     )
-    serving.add_argument("--port", type=int, help=f"the port to listen on (default {DEFAULT_PORT})")
-    serving.add_argument(
-        "--serve-dir",
-        metavar="DIR",
-        help="the one folder served apps save in (default: a new temporary folder)",
-    )
-    # (the server a teacher's terminal starts, attn-tui serve FILE --follow: see tui.lead)
-    serving.add_argument("--follow-from", help=argparse.SUPPRESS)
-    serving.add_argument(
-        "--responses",
-        metavar="FILE.jsonl",
-        help="with --follow: append every student's answer at a predict beat to FILE, a JSON "
-        "object a line (attn-tui responses sums it up)",
-    )
-    serving.add_argument(
-        "--names",
-        action="store_true",
-        help="with --follow: each student may type a first name, shown on this terminal only "
-        "(default: anonymous, a random id per browser)",
-    )
-    serving.add_argument(
-        "--max-apps",
-        type=int,
-        metavar="N",
-        help=f"at most N apps at once, one per browser (default {DEFAULT_MAX_APPS}); "
-        "the next browser is told the class is full",
-    )
-
-    answers = command(
-        "responses",
-        "sum up a class's answers: the log of serve --follow --responses, per predict beat",
-    )
-    _scenario(answers)
-    answers.add_argument("log", metavar="FILE.jsonl", help="the log --responses wrote")
-    answers.add_argument("--json", action="store_true", help="as one JSON object")
-    answers.add_argument(
-        "--markdown", action="store_true", help="as Markdown, for the course notes"
-    )
-
-    new = command("new", "write a new scenario file, commented and ready to edit; opens nothing")
-    new.add_argument("file", help="the scenario file to write")
-    new.add_argument("--tokens", required=True, help='the tokens, e.g. "the cat sat on the mat"')
-    new.add_argument("--d-k", type=int, required=True, help="the width of the queries and keys")
-    new.add_argument("--d-v", type=int, help="the width of the values (default: d_k)")
-    new.add_argument(
-        "--random",
-        type=int,
-        metavar="SEED",
-        help="fill Q, K, V from np.random.seed(SEED) instead of zeros",
-    )
-    new.add_argument("--force", action="store_true", help="replace the file if it exists")
-    grading = command(
-        "grade",
-        "check every student's attention on the same cases: a table per student "
-        "and a class summary (docs/classroom.md)",
-    )
-    grading.add_argument(
-        "submissions",
-        nargs="+",
-        metavar="FOLDER_OR_FILE",
-        help="the students' .py files, or folders of them",
-    )
-    grading.add_argument(
-        "--scenario",
-        action="append",
-        metavar="S",
-        help="a scenario to check on as well as the default cases (again for more)",
-    )
-    grading.add_argument(
-        "--name", default="attention", help="the function to call (default attention)"
-    )
-    grading.add_argument("--json", action="store_true", help="the results as one JSON object")
-    grading.add_argument(
-        "--markdown", action="store_true", help="the results as Markdown, for the course page"
-    )
-    _student_code(grading)
     for name, help in OWN_PARSERS.items():
         commands.add_parser(name, help=help, add_help=False)
     return parser

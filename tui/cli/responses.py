@@ -61,8 +61,8 @@ def as_text(summary: dict) -> str:
     lines = []
     for beat in summary["beats"]:
         lines.append(
-            f"beat {beat['beat']} ({beat['stage']}, row {beat['row']}): {beat['answered']} answered, "
-            f"{beat['right']} right"
+            f"beat {beat['beat']} ({beat['stage']}, row {beat['row']}): "
+            f"{beat['answered']} answered, {beat['right']} right"
         )
         lines += [f"  {item['count']} {visible(item['words'])}" for item in beat["mistakes"]]
         medians = ", ".join("—" if value is None else f"{value:.3f}" for value in beat["median"])

@@ -7,7 +7,7 @@ import argparse
 import os
 
 from attn_tui.core.text import visible
-from attn_tui.tui.cli.parser import DEFAULT_HOST, DEFAULT_MAX_APPS, DEFAULT_PORT
+from attn_tui.tui.cli.arguments import DEFAULT_HOST, DEFAULT_MAX_APPS, DEFAULT_PORT
 from attn_tui.tui.cli.streams import EXIT_OK, EXIT_USAGE, say, say_problems
 
 
@@ -46,8 +46,9 @@ def serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     lesson = args.lesson or args.follow or bool(args.follow_from)
     if args.responses and not args.follow or args.names and not (args.follow or args.follow_from):
         parser.error(
-            f"{'--responses' if args.responses else '--names'} goes with --follow: the class's answers "
-            "reach the teacher's terminal (attn-tui serve LESSON --follow --responses FILE.jsonl)"
+            f"{'--responses' if args.responses else '--names'} goes with --follow: the class's "
+            "answers reach the teacher's terminal "
+            "(attn-tui serve LESSON --follow --responses FILE.jsonl)"
         )
     try:
         path, scenario = _scenario_of(parser, args, lesson, whole=lesson)

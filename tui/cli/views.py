@@ -147,8 +147,8 @@ def lesson_line(lesson) -> str:
     ]
     kinds = ", ".join(part for part in parts if part)
     return (
-        f"lesson: {beats} beat{'s' * (beats != 1)}{f' ({kinds})' if kinds else ''}, read fine: every "
-        "beat's step, row, head and edits are this scenario's (n plays it in the app)"
+        f"lesson: {beats} beat{'s' * (beats != 1)}{f' ({kinds})' if kinds else ''}, read fine: "
+        "every beat's step, row, head and edits are this scenario's (n plays it in the app)"
     )
 
 

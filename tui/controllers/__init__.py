@@ -1,9 +1,10 @@
-"""The debugger screen's controllers, one concern each: what the panes show (``panes``), the keys
-that move the position (``moves``), the changes made to the numbers (``changes``), the student's
-guesses (``guesses``), the lesson keys (``lessons``) and the files (``saving``). Each holds the
-screen it works for; the screen composes the widgets, keeps the one position (step, row, column,
-head) and routes keys to them; a controller tells the screen what it did (``after_change``,
-``after_guess``), never another controller."""
+"""The debugger screen's controllers, one concern each: what the panes show (``panes``, with the
+Why pane's ``why_pane`` and the overview's ``overview_pane``), the keys that move the position
+(``moves``), the changes made to the numbers (``changes``), the student's guesses (``guesses``),
+the lesson keys (``lessons``) and the files (``saving``). Each holds the screen it works for; the
+screen composes the widgets, keeps the one position (step, row, column, head) and routes keys to
+them; a controller tells the screen what it did (``after_change``, ``after_guess``), never another
+controller."""
 
 
 def delegate(controller: str, method: str):

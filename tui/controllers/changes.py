@@ -1,7 +1,8 @@
 """The changes of one debugger screen to its numbers: a cell typed or nudged, an option or a
 stage switched, undo and redo, the guesses kept as ``expect:``. Each goes through the core
 Session; what shows the numbers is then told (``DebuggerScreen.after_change``), and a change
-refused is said with its reason and moves nothing. After a change, off the key's path: the recovery copy, and a leaky mask's warning."""
+refused is said with its reason and moves nothing. After a change, off the key's path: the
+recovery copy, and a leaky mask's warning."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING
 from attn_tui.core.engine.stages import stage_named
 from attn_tui.core.engine.stages.mask import leak_warnings
 from attn_tui.core.errors import NotApplicable, NumericError
-from attn_tui.tui.keys import why_off
+from attn_tui.tui.key_availability import why_off
 from attn_tui.tui.text import tell
 from attn_tui.tui.widgets.input_matrix import InputMatrix
 
@@ -50,7 +51,8 @@ class Changes:
         return edit
 
     def cell(self, matrix: InputMatrix, row: int, col: int, value: float, text: str) -> None:
-        """A number typed into an input matrix; one that cannot stand stays in its editor, refused."""
+        """A number typed into an input matrix; one that cannot stand stays in its editor,
+        refused."""
         try:
             edit = self.session.set_cell(matrix.matrix_name, row, col, value, matrix.head)
         except NumericError as error:
@@ -85,7 +87,7 @@ class Changes:
     def unable(self, event) -> None:
         """A key whose binding is off here (the footer hides it): u or U with nothing to undo or
         redo say so, as editors do; t, v, h, a, n, N, f and m say why they mean nothing in this
-        scenario (the sentences are tui/keys.py's ``OFF_BECAUSE``)."""
+        scenario (the sentences are tui/key_availability.py's ``OFF_BECAUSE``)."""
         if self.screen.stage_view.editing:
             return
         history = self.session.history

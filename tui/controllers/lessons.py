@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from attn_tui.core.editing.lesson_player import LessonPlayer, follow_line, narration
 from attn_tui.core.errors import NumericError, SaveError
 from attn_tui.tui.classroom import Classroom
-from attn_tui.tui.keys import relabel
+from attn_tui.tui.key_bindings import relabel
 from attn_tui.tui.text import tell
 
 if TYPE_CHECKING:
@@ -131,7 +131,8 @@ class Lessons:
             if self.session.version != before:
                 screen.after_change()
             return
-        # (a predict beat brings its own guesses back: the stage shows them, even where no number moved)
+        # (a predict beat brings its own guesses back: the stage shows them, even where no number
+        # moved)
         changed = self.session.version != before or player.current.predict
         with screen.app.batch_update():
             if changed or where.head != head_before:
@@ -160,7 +161,8 @@ class Lessons:
         return self.player is not None and self.player.answer_pending()
 
     def guessed(self) -> None:
-        """After a guess or a reveal: a follower's answer goes to the teacher (tui.class_answers)."""
+        """After a guess or a reveal: a follower's answer goes to the teacher
+        (tui.class_answers)."""
         if self.answers is not None:
             self.answers.changed()
 
@@ -184,8 +186,8 @@ class Lessons:
                 self.classroom.leader is not None
             ):  # the class's apps read the lesson when they started
                 refusal = (
-                    "not while leading a class: the students' apps have the lesson as it was when they "
-                    "opened, and would stop following at a beat they do not have"
+                    "not while leading a class: the students' apps have the lesson as it was "
+                    "when they opened, and would stop following at a beat they do not have"
                 )
             if refusal:
                 tell(screen, f"Cannot record now: {refusal}", severity="warning", timeout=8)

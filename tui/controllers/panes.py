@@ -1,56 +1,41 @@
 """What each pane of the debugger shows, and how the panes share the terminal: the part of
 :class:`~attn_tui.tui.screens.debugger.DebuggerScreen` that tells its widgets what is new after
-a step, a row, a head or an edit changed (everything they show comes from core)."""
+a step, a row, a head or an edit changed (everything they show comes from core). What the Why
+pane says is :class:`~attn_tui.tui.controllers.why_pane.WhyPane`'s, the weights overview
+:class:`~attn_tui.tui.controllers.overview_pane.OverviewPane`'s; ``Panes`` is both."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.geometry import Region
 from textual.widgets import Static
-from textual.worker import get_current_worker
 
-from attn_tui.core.engine.explanation import FOLD, Line, Span, explain
 from attn_tui.core.engine.stages import ALL, KEY, ROW, highlights
 from attn_tui.core.engine.views import mask_rules
 from attn_tui.core.model.labels import ROLES, dims, input_labels, token_labels
 from attn_tui.core.numbers import decimals_needed
-from attn_tui.core.teaching.overview import weights_overview
-from attn_tui.core.teaching.prediction_lines import hidden_lines, prediction_lines
 from attn_tui.tui.controllers.layout import fit
-from attn_tui.tui.text import plain, set_titles, tell
+from attn_tui.tui.controllers.overview_pane import OverviewPane
+from attn_tui.tui.controllers.why_pane import WhyPane
+from attn_tui.tui.text import plain, set_titles
 from attn_tui.tui.widgets.grid import DenseGrid
-from attn_tui.tui.widgets.input_matrix import InputMatrix
 from attn_tui.tui.widgets.matrix import MatrixView
 from attn_tui.tui.widgets.stage_view import StageGrid
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
     from textual.widget import Widget
 
     from attn_tui.tui.screens.debugger import DebuggerScreen
 
-# x unfolds sums and lists of keys to this many terms: whole at any size a class uses, and at
-# T = 1024, d = 64 still a key's worth of work (every term of every key would take 0.2 s to
-# write and more to wrap); --print writes them all
-UNFOLDED = 64
-OVERVIEW_DELAY = 0.2  # seconds of quiet before the overview is computed again
 
-
-class Panes:
+class Panes(WhyPane, OverviewPane):
     """The debugger screen's panes: sized to the terminal, and shown anew when something changed."""
 
     def __init__(self, screen: DebuggerScreen) -> None:
         self.screen = screen
-        self._overview_timer: Timer | None = None
         self.description_shown: str | None = None
         self._focus_before_small: Widget | None = None
-
-    @property
-    def overview_stage(self) -> str:
-        """The stage the overview map draws small."""
-        return next(stage.name for stage in self.screen.stages if stage.overview)
 
     def resize(self, event) -> None:
         screen = self.screen
@@ -69,8 +54,9 @@ class Panes:
             )
         if small:
             screen.query_one("#too-small", Static).update(
-                f"This window is {width}×{height}: too small to draw attention in. Enlarge it to at "
-                f"least {screen.MIN_SIZE[0]}×{screen.MIN_SIZE[1]}; nothing is lost meanwhile."
+                f"This window is {width}×{height}: too small to draw attention in. "
+                f"Enlarge it to at least {screen.MIN_SIZE[0]}×{screen.MIN_SIZE[1]}; "
+                "nothing is lost meanwhile."
             )
         else:
             screen.call_after_refresh(self.fit)
@@ -94,7 +80,8 @@ class Panes:
             move()
 
     def column(self, delta: int) -> None:
-        """[ and ]: the key to the left or right; at a stage whose columns are tiles of keys, the tile."""
+        """[ and ]: the key to the left or right; at a stage whose columns are tiles of keys, the
+        tile."""
         screen = self.screen
         span, column = screen.span, screen.column
         screen.move(
@@ -163,7 +150,8 @@ class Panes:
                 continue
             if view.has_class("derived"):
                 if names is not None and not self._in_view(view):
-                    continue  # scrolled out of view: shown when it comes back (see on_inputs_scrolled)
+                    # scrolled out of view: shown when it comes back (see on_inputs_scrolled)
+                    continue
                 values = {
                     "Q": session.inputs.Q_before_rotation,
                     "K": session.inputs.K_before_rotation,
@@ -299,177 +287,10 @@ class Panes:
         self.show_variants()
         self.show_window()
 
-    def show_why(self) -> None:
-        screen = self.screen
-        session = screen.session
-        stage, row, head = screen.stage, screen.row, screen.head
-        col = screen.stage_column
-        predictions = session.predictions
-        hidden = predictions is not None and predictions.hidden_rows(stage, head)[row]
-        extra: list[Line] = []
-        explanation = None
-        if not hidden:
-            explanation = explain(
-                session.attention,
-                stage,
-                row,
-                col,
-                fold=UNFOLDED if screen.expanded else FOLD,
-                head=head,
-            )
-        if screen.predicting:
-            extra = prediction_lines(predictions, stage, head, row, session.attention)
-        elif hidden:
-            extra = hidden_lines(predictions, stage, head, row, session.scenario)
-        elif session.comparison is not None and screen.described.predictable:
-            from attn_tui.core.teaching.comparison_report import (
-                comparison_lines,  # (a scenario with expect: alone)
-            )
-
-            extra = comparison_lines(
-                session.comparison,
-                session.scenario,
-                screen.described.key,
-                row,
-                col,
-                screen.compared_head,
-            )
-        refused = [
-            (
-                "guess" if view is screen.stage_view else view.id.removeprefix("input-"),
-                view.refused_reason,
-            )
-            for view in (*screen.input_views.values(), screen.stage_view)
-            if getattr(view, "refused_reason", "")
-        ]  # (whole here: a pane's border cuts it)
-        extra = [
-            *(Line((Span(f"✗ {name}: {reason}", "masked"),)) for name, reason in refused),
-            *extra,
-        ]
-        check = screen.gradient_check
-        if check is not None and check[0] == session.version:
-            extra = [*check[1], *extra]
-        if screen.described.masks and screen.mask_rule is not None:
-            from attn_tui.core.model.masks import WHY
-
-            extra = [
-                Line(
-                    (
-                        Span(
-                            f"The matrix shows only the keys {WHY[screen.mask_rule]} (m: next view); "
-                            "the lines above are for every rule together.",
-                            "note",
-                        ),
-                    )
-                ),
-                *extra,
-            ]
-        screen.why.show(explanation, extra, screen.described.title)
-
-    def refused(self, event) -> None:
-        """A cell's text was refused, or its editor closed: the Why pane says it, or no more."""
-        self.show_why()
-
-    def expand(self) -> None:
-        """x: long sums in full in the Why pane, or folded again."""
-        screen = self.screen
-        screen.expanded = not screen.expanded
-        scenario = screen.session.scenario
-        longest = max(scenario.T_k, scenario.d_k, scenario.d_v, scenario.heads * scenario.d_v)
-        if longest <= FOLD:
-            tell(screen, f"Nothing to unfold: every sum here has at most {FOLD} terms", timeout=3)
-        elif screen.expanded:
-            tell(
-                screen,
-                f"Sums shown in full (up to {UNFOLDED} terms and keys; --print shows every one)"
-                if longest > UNFOLDED
-                else "Sums shown in full",
-                timeout=3,
-            )
-        else:
-            tell(screen, "Long sums folded", timeout=2)
-
-    def check_gradient(self) -> None:
-        """v: the finite-difference check of the input cell under the cursor (of the input
-        matrix focused, or focused last, or the first), in the Why pane until the next change."""
-        screen = self.screen
-        view = screen.focused if isinstance(screen.focused, InputMatrix) else screen.last_input
-        if view is None:
-            view = next(iter(v for v in screen.input_views.values() if isinstance(v, InputMatrix)))
-        row, col = view.cursor
-        from attn_tui.core.engine.gradient_check import gradient_check  # (only when asked for)
-
-        lines = gradient_check(screen.session.attention, view.matrix_name, row, col, view.head)
-        screen.gradient_check = (screen.session.version, lines)
-        self.show_why()
-        tell(
-            screen,
-            "\n".join(line.plain().strip() for line in lines[1:]),
-            title=lines[0].plain(),
-            timeout=8,
-        )
-
     def show_variants(self) -> None:
         screen = self.screen
         for view in screen.variants:
             view.show(screen.session, screen.described, screen.head, screen.row)
-
-    def show_window(self) -> None:
-        """Mark on the overview what the stage view shows."""
-        screen = self.screen
-        for overview in screen.overviews:
-            rows, columns = screen.stage_view.visible_window()
-            if screen.described.columns != "keys":
-                columns = (0, screen.session.scenario.T_k)
-            overview.set_window(rows, columns, screen.row)
-
-    def show_overview(self) -> None:
-        """Mark the weights overview as updating, and compute it for the current numbers off
-        the key path, once the keys pause (a run of edits starts one computation, not many)."""
-        screen = self.screen
-        for overview in screen.overviews:
-            predictions = screen.session.predictions
-            withheld = (
-                predictions is not None
-                and predictions.hidden_rows(self.overview_stage, screen.head).any()
-            )
-            overview.set_class(withheld, "-withheld")
-            overview.show(None, overview.shape, stale=True)
-            if self._overview_timer is not None:
-                self._overview_timer.stop()
-            self._overview_timer = screen.set_timer(
-                OVERVIEW_DELAY,
-                lambda overview=overview: screen.run_worker(
-                    partial(
-                        self._compute_overview,
-                        screen.session.attention,
-                        screen.head,
-                        screen.session.version,
-                        *overview.wanted,
-                    ),
-                    thread=True,
-                    exclusive=True,
-                    group="overview",
-                ),
-            )
-
-    def _compute_overview(self, attention, head: int, version: int, rows: int, cols: int) -> None:
-        screen = self.screen
-        worker = get_current_worker()
-        stale = screen.app.after_keys(
-            lambda: worker.is_cancelled or version != screen.session.version
-        )
-        small = weights_overview(attention, head, rows, cols, cancelled=stale)
-        if small is not None and not worker.is_cancelled:
-            screen.app.call_from_thread(self._overview_ready, small, version, head)
-
-    def _overview_ready(self, small, version: int, head: int) -> None:
-        screen = self.screen
-        if version != screen.session.version or head != screen.head:
-            return
-        scenario = screen.session.scenario
-        for overview in screen.overviews:
-            overview.show(small, (scenario.T, scenario.T_k), stale=False)
 
 
 def _head_label(scenario, name: str, head: int) -> str:

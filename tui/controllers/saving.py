@@ -89,7 +89,8 @@ class Saving:
             then()
 
     def _ask(self, question: str, go_ahead: tuple[str, str], then_go_ahead, then=None) -> None:
-        """Ask before a save that would lose something: go ahead, Save as…, or Cancel (the default)."""
+        """Ask before a save that would lose something: go ahead, Save as…, or Cancel (the
+        default)."""
 
         def decided(choice: str | None) -> None:
             if choice == go_ahead[0]:
@@ -158,7 +159,8 @@ class Saving:
 
         self.screen.app.push_screen(
             ChoiceScreen(
-                f"{self.screen.file_name} has {count} unsaved edit{'s' if count > 1 else ''} from {when}, kept "
+                f"{self.screen.file_name} has {count} unsaved "
+                f"edit{'s' if count > 1 else ''} from {when}, kept "
                 f"when attn-tui last stopped without saving.{changed}\nRestore them?",
                 [("restore", "Restore"), ("discard", "Discard")],
                 settle=RECOVERY_SETTLE,

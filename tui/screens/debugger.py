@@ -33,7 +33,8 @@ from attn_tui.tui.controllers.lessons import Lessons
 from attn_tui.tui.controllers.moves import Moves
 from attn_tui.tui.controllers.panes import Panes
 from attn_tui.tui.controllers.saving import Saving, file_name
-from attn_tui.tui.keys import available, screen_bindings
+from attn_tui.tui.key_availability import available
+from attn_tui.tui.key_bindings import screen_bindings
 from attn_tui.tui.screens.position import DebuggerPosition, Positioned
 from attn_tui.tui.text import plain
 from attn_tui.tui.whole_frames import WholeFrames

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from attn_tui.tui.keys import help_text
+from attn_tui.tui.key_lists import help_text
 
 READING = (
     "Heat map: weights from the theme's low colour (0) to its high colour (1); scores and inputs "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from attn_tui.tui.keys import model_view_bindings
+from attn_tui.tui.key_bindings import model_view_bindings
 from attn_tui.tui.screens.debugger import DebuggerScreen
 
 

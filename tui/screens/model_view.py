@@ -26,7 +26,7 @@ from attn_tui.core.errors import ScenarioError
 from attn_tui.core.files.yaml_numbers import count
 from attn_tui.core.loading.model_index import ModelIndex
 from attn_tui.core.text import visible
-from attn_tui.tui.keys import model_view_bindings
+from attn_tui.tui.key_bindings import model_view_bindings
 from attn_tui.tui.screens.layer_debugger import LayerDebugger
 from attn_tui.tui.screens.model_view_colours import PatternColours
 from attn_tui.tui.screens.model_view_maps import HeadMaps

@@ -18,7 +18,7 @@ from attn_tui.core.engine.stages import column_labels, row_labels
 from attn_tui.core.engine.views import stage_window
 from attn_tui.core.numbers import fixed, mask_text
 from attn_tui.core.text import clip
-from attn_tui.tui.keys import step_bindings
+from attn_tui.tui.key_bindings import step_bindings
 from attn_tui.tui.whole_frames import WholeFrames
 from attn_tui.tui.widgets.explanation import ExplanationView
 

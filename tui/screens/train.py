@@ -29,7 +29,7 @@ from attn_tui.core.model.edits import SetInputs
 from attn_tui.core.model.labels import input_labels, token_labels
 from attn_tui.core.numbers import decimals_needed, fixed
 from attn_tui.core.text import visible
-from attn_tui.tui.keys import train_view_bindings
+from attn_tui.tui.key_bindings import train_view_bindings
 from attn_tui.tui.screens.train_ahead import StepsAhead
 from attn_tui.tui.text import set_titles, tell
 from attn_tui.tui.whole_frames import WholeFrames

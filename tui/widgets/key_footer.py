@@ -8,7 +8,8 @@ works out its line from the same bindings (the same order, groups, labels and th
 palette's key at the right) and draws it.
 
 The keys are the screen's bindings in their order, and a narrow terminal leaves out the ones at
-the end, whole: the debugger puts Help, Save and Quit first (``tui.keys.screen_bindings``).
+the end, whole: the debugger puts Help, Save and Quit first
+(``tui.key_bindings.screen_bindings``).
 Under 100 columns the footer is compact (less space between keys); under 50, ctrl+p's entry goes
 too (the key still works, and help lists it), which leaves room for those three at 30 columns.
 A click on a key presses it; a key that does not work now is dim, and a click on it rings.
