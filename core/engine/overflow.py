@@ -89,18 +89,18 @@ def check_range(scenario: Scenario, inputs: HeadInputs | None = None) -> None:
                 for place, stage in enumerate(chain):
                     value = stage.score_range.bound(value, scenario, o)
                     if not math.isfinite(value):
-                        grows = (
-                            stage.score_range.grows
-                        )  # (only a rule that grows a score makes it infinite)
+                        # only a rule that grows a score makes it infinite
+                        grows = stage.score_range.grows
                         details = ", ".join(
                             step.score_range.grows.detail(scenario, o)
                             for step in chain[: place + 1]
                             if isinstance(step.score_range, (Adds, Multiplies))
                         )
+                        reached = ", as the app's s key can set it" if number >= given else ""
                         raise NumericError(
                             f"a {grows.what}{which} overflows float64 (scores up to {largest:.3e}, "
                             f"{details}"
-                            f"{', as the app s key can set it' if number >= given else ''}); "
+                            f"{reached}); "
                             f"{grows.advice}",
                             (*grows.keys, "Q", "Wq", "X"),
                         )

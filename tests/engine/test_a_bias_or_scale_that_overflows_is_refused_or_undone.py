@@ -38,7 +38,7 @@ def test_a_bias_that_would_overflow_once_s_changes_the_scale_is_refused_by_check
         f"tokens: [a]\nQ: [[{EDGE}]]\nK: [[{EDGE}]]\nV: [[1]]\nscale: 1e200\nbias: [[1e299]]\n"
     )
     for read in (load, check):
-        with pytest.raises(ScenarioError, match="as the app s key can set it"):
+        with pytest.raises(ScenarioError, match="as the app's s key can set it"):
             read(path)
 
 
