@@ -22,9 +22,8 @@ import traceback
 import numpy as np
 
 MAX_MESSAGE = 512 * 2**20
-MAX_RETURNED = (
-    128 * 2**20
-)  # bytes of one array returned (the parent takes at most 256 MB an answer)
+# bytes of one array returned (the parent takes at most 256 MB an answer)
+MAX_RETURNED = 128 * 2**20
 
 
 def read_message(fd: int) -> tuple[dict, dict] | None:

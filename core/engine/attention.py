@@ -55,9 +55,8 @@ class Attention:
         self.steps = stages_for(scenario)
         self._stages, self._reads, self._depends = _wiring(self.steps)
         self.heads = [Head(self, h) for h in range(scenario.heads)]
-        self._kept: OrderedDict[tuple, object] = (
-            OrderedDict()
-        )  # (head, block, stage, what) → values
+        # (head, block, stage, what) → values
+        self._kept: OrderedDict[tuple, object] = OrderedDict()
         self._bytes = 0
         self._decimals: dict[tuple[str, int], int] = {}
         self._backward = None

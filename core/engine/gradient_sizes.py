@@ -26,9 +26,8 @@ def sizes_compared(attentions: dict, names: list[str], h: int = 0, p: int = 3) -
     rows = range(attentions[least].T)
     peak = float(np.max(summary("max_weight").values(attentions[least].head(h), rows)))
     ratio = total[most] / total[least] if total[least] > 0 else math.inf
-    times = (
-        "no" if math.isinf(ratio) else f"{fixed(ratio, 0, True)}× less"
-    )  # (1.717e33×, not 33 digits)
+    # 1.717e33×, not 33 digits
+    times = "no" if math.isinf(ratio) else f"{fixed(ratio, 0, True)}× less"
     return (
         f"‖dS‖ over every row: {told}. {times} gradient reaches {visible(least)}'s "
         f"scores: its softmax is near one-hot (largest weight {fixed(peak, p)}), "

@@ -22,9 +22,8 @@ _TAG = "tag:yaml.org,2002:"
 _DATA_TAGS = {_TAG + name for name in ("str", "int", "float", "bool", "null", "seq", "map")}
 _STR = _TAG + "str"
 _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_IMPLICIT = (
-    Resolver.yaml_implicit_resolvers
-)  # YAML 1.1's rules for plain scalars, by first character
+# YAML 1.1's rules for plain scalars, by first character
+_IMPLICIT = Resolver.yaml_implicit_resolvers
 _CACHED_TAGS = 4096  # plain scalars such as 0, 1, 0.5 recur: their tag is looked up once
 
 

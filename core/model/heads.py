@@ -166,9 +166,8 @@ class HeadInputs:
         else:
             with np.errstate(over="ignore", invalid="ignore"):
                 fresh = self._project(kind, which, rows)
-            aliased = (
-                kind in ("q", "k") and self.scenario.rope is None
-            )  # self.q holds q_raw's arrays too
+            # self.q holds q_raw's arrays too
+            aliased = kind in ("q", "k") and self.scenario.rope is None
             _write_rows(target, which, rows, fresh, aliases=int(aliased))
         if kind in ("q", "k") and self.scenario.rope is not None:
             rotated = {"q": self.q, "k": self.k}[kind]

@@ -50,9 +50,8 @@ def json_chunks(
         head_fields["query_tokens"] = list(scenario.query_tokens)
     head_fields.update(focus=scenario.row_tokens[scenario.focus], precision=scenario.precision)
     yield json.dumps(head_fields)[:-1]
-    per_head = (
-        scenario.multi_head or scenario.heads_written
-    )  # a file that says heads: is read per head
+    # a file that says heads: is read per head
+    per_head = scenario.multi_head or scenario.heads_written
     if per_head:
         yield from _heads_and_after(attention)
         yield ', "inputs": '

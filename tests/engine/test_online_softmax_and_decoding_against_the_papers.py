@@ -162,9 +162,8 @@ def reference(layout: dict, arrays: dict) -> list[dict]:
                 if math.isinf(mask_value)
                 else [False] * -(-T_k // Bc)
             )
-            counted = (
-                visible[i] if math.isinf(mask_value) else [True] * T_k
-            )  # a finite mask value leaks
+            # a finite mask value leaks
+            counted = visible[i] if math.isinf(mask_value) else [True] * T_k
             walk = online_walk(masked[i], counted, v, Bc, skipped)
             walks.append(
                 [dict(tile, m=None if tile["m"] == -math.inf else tile["m"]) for tile in walk]

@@ -146,9 +146,8 @@ def test_a_sampled_block_is_the_mean_of_its_first_engine_rows():
     text = heat_map(Attention(scenario), "weights")
     assert "blocks of 34 × 34" in text and "16 of its rows (a sample)" in text
     Q, K = scenario.inputs["Q"], scenario.inputs["K"]
-    scores = (
-        Q[80:96] @ K.T / np.sqrt(2)
-    )  # block row 2 starts at 68: its first engine block is 80-95
+    # block row 2 starts at 68: its first engine block is 80-95
+    scores = Q[80:96] @ K.T / np.sqrt(2)
     if scenario.options.causal:
         scores = np.where(np.arange(3200)[None, :] > np.arange(80, 96)[:, None], -np.inf, scores)
     weights = softmax(scores)

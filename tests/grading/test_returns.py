@@ -31,9 +31,8 @@ def test_an_answer_far_too_large_is_said_to_be(capsys):
 
 
 def test_wrong_shapes_are_reported_before_another_conventions_exception(capsys, tmp_path):
-    student = (
-        tmp_path / "rows.py"
-    )  # (Q, K, V) unbatched only: the batched call raises; the plain one misfits
+    # (Q, K, V) unbatched only: the batched call raises; the plain one misfits
+    student = tmp_path / "rows.py"
     student.write_text(
         "import numpy as np\ndef attention(Q, K, V, causal=True):\n    s = Q @ K.T\n    return s\n"
     )

@@ -83,9 +83,8 @@ def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
                     say(f"attn-tui heads: {visible(str(error))}")
                     return 2
             estimate = check_work(index)
-            tell = (
-                estimate.seconds * RATE > PROGRESS_FROM
-            )  # long work says how far it has got, on stderr
+            # long work says how far it has got, on stderr
+            tell = estimate.seconds * RATE > PROGRESS_FROM
             for number, entry in enumerate(index.layers, 1):
                 if tell:
                     say(f"attn-tui heads: layer {entry.layer} ({number} of {len(index.layers)})")

@@ -46,9 +46,8 @@ class Lessons:
         screen, lesson = self.screen, self.session.scenario.lesson
         if lesson is not None and self.classroom.play:
             self.player = LessonPlayer(self.session, lesson)
-            self.session.journal.lesson = (
-                self.player
-            )  # the file has the lesson's edits: not the student's
+            # the file has the lesson's edits: not the student's
+            self.session.journal.lesson = self.player
             try:
                 where = self.player.go(0)
             except NumericError as error:  # (a recovery copy restored before it, say)

@@ -133,9 +133,8 @@ class Panes(WhyPane, OverviewPane):
         screen = self.screen
         session = screen.session
         scenario = session.scenario
-        modified = (
-            session.modified and not session.journal.only_unkept()
-        )  # (a lesson's own edits: no)
+        # a lesson's own edits: no
+        modified = session.modified and not session.journal.only_unkept()
         screen.header.show(scenario, screen.file_name, modified, scenario.head_names[screen.head])
         screen.steps.show([stage.title for stage in screen.stages], screen.step)
 

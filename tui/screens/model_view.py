@@ -172,9 +172,8 @@ class ModelViewScreen(HeadMaps, PatternColours, WholeFrames, Screen):
         if not self.is_mounted:
             return
         if self._fits() == (self.rows_fit, self.cols_fit) and self._row_height() != self._rows_tall:
-            self._rows_tall = (
-                self._row_height()
-            )  # (the same maps, taller or shorter: drawn anew at their size)
+            # the same maps, taller or shorter: drawn anew at their size
+            self._rows_tall = self._row_height()
             self.query_one("#model-grid", Grid).styles.grid_rows = str(self._rows_tall)
             return
         if self._fits() != (self.rows_fit, self.cols_fit):

@@ -99,9 +99,8 @@ def json_rows(head, rows: range) -> list:
     found = []
     for t in rows:
         cached, weights, output = _step(head.attention, head.h, t)
-        seen = (
-            output is not None
-        )  # (a step that sees nothing: null, as its row of weights and output)
+        # a step that sees nothing: null, as its row of weights and output
+        seen = output is not None
         found.append(
             {
                 "t": t,
