@@ -17,7 +17,7 @@ def performance_page():
     return load_script(ROOT / "benchmarks" / "performance_page.py")
 
 
-ROWS = [  # as benchmarks/run.py --json writes them (its row()), by hand
+ROWS = [  # as benchmarks/run.py --json writes them (benchmarks/results_table.py row()), by hand
     {
         "what": "edit a Q cell (+), T = 16: added to the floor",
         "median": 10.5,
