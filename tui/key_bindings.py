@@ -23,6 +23,18 @@ GROUPS = {
 }
 
 
+def key_binding(key) -> Binding:
+    """A key of ``KEYS`` as Textual binds it: in the footer when it has a footer label, under its
+    group's one entry when it shares one."""
+    return Binding(
+        key.keys,
+        key.action,
+        key.footer or key.does,
+        show=bool(key.footer),
+        group=GROUPS.get(key.group),
+    )
+
+
 def step_bindings(shown: bool = False) -> list[Binding]:
     """The digit keys that jump to a step (``goto_key`` in ``KEYS``), for the debugger and
     projector mode alike; ``shown``: one footer entry for them all."""
@@ -50,15 +62,7 @@ def screen_bindings() -> list[Binding]:
         if key.action == "goto_key":
             bindings += step_bindings()
             continue
-        bindings.append(
-            Binding(
-                key.keys,
-                key.action,
-                key.footer or key.does,
-                show=bool(key.footer),
-                group=GROUPS.get(key.group),
-            )
-        )
+        bindings.append(key_binding(key))
     return bindings + [
         Binding("shift+tab", "next_pane(-1)", "Focus previous", show=False),
         Binding("ctrl+c,super+c", "screen.copy_text", "Copy selected text", show=False),
@@ -90,29 +94,13 @@ def relabel(screen, action: str, description: str) -> None:
 
 def train_view_bindings() -> list[Binding]:
     """The Train view's bindings, from ``KEYS``."""
-    return [
-        Binding(
-            key.keys,
-            key.action,
-            key.footer or key.does,
-            show=bool(key.footer),
-            group=GROUPS.get(key.group),
-        )
-        for key in KEYS
-        if key.where == TRAIN_VIEW
-    ]
+    return [key_binding(key) for key in KEYS if key.where == TRAIN_VIEW]
 
 
 def model_view_bindings(*actions: str) -> list[Binding]:
     """The bindings of the model view's keys with these actions (all when none are named)."""
     return [
-        Binding(
-            key.keys,
-            key.action,
-            key.footer or key.does,
-            show=bool(key.footer),
-            group=GROUPS.get(key.group),
-        )
+        key_binding(key)
         for key in KEYS
         if key.where == MODEL_VIEW and (not actions or key.action in actions)
     ]
