@@ -53,7 +53,12 @@ def submission_of(args, path: str, name: str) -> Submission:
     if not timeout > 0 or not memory > 0:
         raise UsageError("--timeout and --memory must be positive")
     return Submission(
-        path, name, backward=args.backward or "attention_backward", timeout=timeout, memory=memory
+        path,
+        name,
+        backward=args.backward or "attention_backward",
+        folder=os.path.dirname(os.path.abspath(path)),
+        timeout=timeout,
+        memory=memory,
     )
 
 

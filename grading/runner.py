@@ -69,10 +69,14 @@ class Submission:
         name: str = "attention",
         *,
         backward: str = "",
+        folder: str | os.PathLike[str] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         memory: int = DEFAULT_MEMORY,
     ) -> None:
         self.path = os.path.abspath(path)
+        # the student's own folder, the only one the worker imports from beside the file
+        # (their helper modules); None: the file alone, as in a flat export of a whole class
+        self.folder = os.path.abspath(folder) if folder is not None else None
         self.name, self.backward = name, backward
         self.timeout, self.memory = timeout, memory
         self.info: dict = {}
@@ -136,7 +140,13 @@ class Submission:
             for which, values in limits.items():
                 resource.prlimit(self._process.pid, which, values)
         self.info = self._ask(
-            {"file": self.path, "name": self.name, "backward": self.backward}, {}
+            {
+                "file": self.path,
+                "folder": self.folder,
+                "name": self.name,
+                "backward": self.backward,
+            },
+            {},
         )[0]
         if not self.info.get("found"):
             names = ", ".join(self.info.get("names", [])) or "none"

@@ -18,12 +18,13 @@ import sys
 class Student:
     """The student's module and the function (or method) it was asked for."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, folder: str | None = None) -> None:
         self.path = os.path.realpath(path)
         spec = importlib.util.spec_from_file_location("student", self.path)
         self.module = importlib.util.module_from_spec(spec)
         sys.modules["student"] = self.module
-        sys.path.insert(0, os.path.dirname(self.path))
+        if folder:  # (their helper modules, as they imported them)
+            sys.path.insert(0, os.path.realpath(folder))
         spec.loader.exec_module(self.module)
 
     def find(self, name: str) -> tuple[object | None, str]:

@@ -227,7 +227,7 @@ def main(requests: int, answers: int, user: str = "") -> int:
     meta, _ = request
     path = os.path.realpath(meta["file"])
     try:
-        student = Student(path)
+        student = Student(path, meta.get("folder"))
         answer = describe(student, meta["name"], meta.get("backward", ""))
         answer["ok"] = True
     except SystemExit as exc:
