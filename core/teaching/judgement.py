@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attn_tui.core.engine.attention import Attention
-from attn_tui.core.engine.stages import expect_keys, stage_keyed
+from attn_tui.core.engine.stages import expect_keys, mask, softmax, stage_keyed, weighted_sum
 from attn_tui.core.engine.trace import Trace, trace
 from attn_tui.core.model.options import Expected
 from attn_tui.core.model.scenario import Scenario
@@ -29,7 +29,7 @@ from attn_tui.core.teaching.compare import (
     _nice,
     head_scenario,
 )
-from attn_tui.core.teaching.mistakes import MISTAKE_NAMED, MISTAKES, TELL_APART
+from attn_tui.core.teaching.mistakes import MISTAKE_NAMED, MISTAKES, TELL_APART, _weighted
 
 MAX_RECOMPUTED = (
     256  # tokens: above this a mistake's recomputation (a whole trace each) is not done
@@ -71,6 +71,7 @@ class Judge:
             self._heads[0] = (scenario, correct)
         self._mistaken: dict[tuple[int, str], dict | None] = {}
         self._stages: tuple[str, ...] | None = None
+        self._filled: dict[tuple[int, str, str], list[np.ndarray]] = {}  # _readings, once each
         self._shapes: dict[str, tuple[int, int]] = {}
         self._moved: dict[
             tuple, bool
@@ -175,7 +176,14 @@ class Judge:
                 mistake.key, stage, head, theirs, right, given
             ):
                 continue  # a mistake that changes nothing here cannot be told apart from attention
-            candidates.append((_distance(values, theirs, given), mistake.key, theirs))
+            distance, theirs = min(
+                (
+                    (_distance(values, reading, given), reading)
+                    for reading in self._readings(mistake.key, stage, head)
+                ),
+                key=lambda found: found[0],
+            )
+            candidates.append((distance, mistake.key, theirs))
         if not candidates:
             return None
         off_right = _distance(values, right, given)
@@ -196,6 +204,49 @@ class Judge:
             None if best_distance <= tolerance else _nice(best_distance),
             suggestion,
         )
+
+    def _readings(self, key: str, stage: str, head: int) -> list[np.ndarray]:
+        """Mistake ``key``'s ``stage`` as each way of masking gives it (worked out once). Where
+        the mistake's mask leaves a query seeing no key (off by one, k=0 hides the first token's
+        only key), −∞ then a softmax gives NaN, but code that masks with a finite value gives
+        numbers: −1e9 put in place of the scores, uniform weights and V's mean; −1e9 added to
+        every score, the row as if unmasked (a constant added to a whole row does not change its
+        softmax); PyTorch's scaled_dot_product_attention, 0. The same mistake, written another
+        way, is named the same."""
+        memo = (head, key, stage)
+        if memo in self._filled:
+            return self._filled[memo]
+        mistaken = self.mistaken(key, head)
+        theirs = mistaken[stage]
+        readings = [theirs]
+        # (only a mistake that is attention under another mask leaves rows empty; NaN rows of
+        # another, an overflowing softmax's, are its numbers)
+        if "attention" in mistaken and stage in (softmax.STAGE.key, weighted_sum.STAGE.key):
+            empty = mistaken["attention"].empty(range(theirs.shape[0]))
+            if empty.any():
+                readings += self._filled_rows(stage, theirs, empty, head)
+        self._filled[memo] = readings
+        return readings
+
+    def _filled_rows(
+        self, stage: str, theirs: np.ndarray, empty: np.ndarray, head: int
+    ) -> list[np.ndarray]:
+        """``theirs`` with its ``empty`` rows as uniform weights, the rows unmasked, and 0."""
+        correct = self.head(head)[1]
+        named = [step.name for step in correct.steps]
+        scores = correct.before(mask.STAGE.name if mask.STAGE.name in named else softmax.STAGE.name)
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            unmasked = e / e.sum(axis=-1, keepdims=True)
+        T_k = scores.shape[1]
+        filled = []
+        for weights in (np.full(T_k, 1.0 / T_k), unmasked, np.zeros(T_k)):
+            as_weights = np.broadcast_to(weights, scores.shape)
+            found = as_weights if stage == softmax.STAGE.key else _weighted(as_weights, correct.V)
+            reading = np.array(theirs, dtype=np.float64)
+            reading[empty] = found[empty]
+            filled.append(reading)
+        return filled
 
     def _changes(
         self,

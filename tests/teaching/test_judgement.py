@@ -107,6 +107,30 @@ def test_masking_with_zero_is_named():
     assert found.mistake == "mask_zero" and found.words == "masked with 0, not −∞"
 
 
+@pytest.mark.parametrize("written", ["in place of the scores", "added to the scores"])
+def test_the_mask_off_by_one_written_with_a_finite_value_is_named(written):
+    # np.triu(…, k=0) hides the diagonal too: the first token sees nothing. With −∞ its row is
+    # NaN; with −1e9 in place of the scores it is uniform, with −1e9 added it is as if unmasked
+    rng = np.random.RandomState(7)
+    Q, K, V = rng.randn(4, 3), rng.randn(4, 3), rng.randn(4, 2)
+    judge = Judge(_scenario(Q, K, V))
+    scores = Q @ K.T / math.sqrt(3)
+    hidden = np.triu(np.ones((4, 4)), k=0)
+    if written == "in place of the scores":
+        scores = np.where(hidden == 1, -1e9, scores)
+    else:
+        scores = scores + hidden * -1e9
+    weights = softmax(scores)
+    first = (
+        np.full(4, 0.25) if written == "in place of the scores" else softmax(Q[0] @ K.T / 3**0.5)
+    )
+    assert np.allclose(weights[0], first)
+    for stage, values in (("weights", weights), ("output", weights @ V)):
+        found = judge(stage, values, given=True)
+        assert found.mistake == "mask_hides_self", (stage, found.words)
+        assert "the mask is off by one" in found.diagnosis.what
+
+
 def test_a_reused_judge_judges_each_pattern_of_cells_as_a_fresh_one_does():
     # (#44: a Judge remembers which mistakes move which given cells; rows giving different cells,
     # in any order, must each be judged as if first). "sat" unscaled by hand: e, e, e² over 2e + e².
