@@ -5,7 +5,9 @@ True = may attend, 1 = blocked to be added ×−1e9, or 0/−∞ to be added), b
 (…, T, d), takes NumPy arrays or PyTorch tensors, and returns (out, weights), out alone or
 (weights, out). A correct student is never marked wrong for a convention: each is tried in
 turn, and the first under which the numbers agree is the one read (and said). When none agrees,
-the first that ran and returned the right shapes is judged, and its mistake named.
+the first that ran and returned the right shapes is judged, and its mistake named. On a case
+without a mask, a mask argument with a default is left to it (``mask=None``); one without a
+default is given a mask that blocks nothing, in each of its conventions.
 """
 
 from __future__ import annotations
@@ -84,7 +86,10 @@ def ways(info: dict, causal: bool, torch_first: bool) -> list[Way]:
     if any(name in named for name in CAUSAL_NAMES):
         masks = ["flag"]
     elif any(name in named for name in MASK_NAMES):
-        masks = ["allowed", "blocked", "additive"] if causal else ["none_given"]
+        mask_default = next(named[name][1] for name in MASK_NAMES if name in named)
+        # a mask the function requires is given as "nothing blocked" in its own convention:
+        # None, where it has no default, is not a mask it was written to take
+        masks = ["allowed", "blocked", "additive"] if causal or not mask_default else ["none_given"]
     elif len(positional) >= 4 and not parameters[3][2] or variadic:
         masks = ["flag_positional"]
     else:

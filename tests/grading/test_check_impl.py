@@ -34,6 +34,8 @@ def test_the_chapters_code_matches(capsys):
         ("softmax_axis", "wrong axis"),
         ("no_mask", "causal mask was not applied"),
         ("mask_zero", "set to 0 instead of −∞"),
+        # np.triu(…, k=0) with −1e9: the first token's row is uniform, not NaN as with −∞
+        ("mask_hides_self_finite", "the mask is off by one: a token cannot see itself"),
     ],
 )
 def test_each_mistake_is_named(capsys, student, said):
@@ -86,6 +88,13 @@ def test_the_chapters_softmax_is_checked_too(capsys):
         (
             "additive_mask",
             "NumPy arrays (1, T, d), mask: 0 or −∞, added to the scores; returns out",
+            "18 of 18 pass\n",
+        ),
+        # attention(q, k, v, mask) with no default: "nothing blocked" (all True) where a case
+        # has no mask, never None (np.where(None, …) would hide every key)
+        (
+            "required_mask",
+            "mask: bool, True = may attend; returns (out, weights)",
             "18 of 18 pass\n",
         ),
         # a causal flag cannot say the fully masked row's mask: that case is not given to it
