@@ -174,29 +174,17 @@ def _stage_or_runs(
     args: argparse.Namespace, scenario, stage: str, given: str | None, select_rows
 ) -> str:
     """A stage's heat map or a row's bars (of the scenario or its variant), or the runs' losses."""
-    from attn_tui.core.engine.attention import Attention
-    from attn_tui.core.outputs.figures.bars import bar_chart
-    from attn_tui.core.outputs.figures.heat_map import FigureError, head_named, heat_map
-    from attn_tui.core.outputs.figures.inputs import input_map
-    from attn_tui.core.outputs.figures.loss_curves import loss_curves
+    from attn_tui.core.outputs.figures.stage_figure import stage_figure
 
-    options = None
-    if args.variant is not None:
-        found = [v for v in scenario.variants if v.name == args.variant]
-        if not found:
-            names = ", ".join(v.name for v in scenario.variants) or "none"
-            raise FigureError(f"no variant {args.variant!r} (its variants: {names})")
-        options = found[0].options(scenario.options)
-    if args.train:
-        return loss_curves(scenario)
-    head = head_named(scenario, given)
-    if stage in scenario.inputs and args.row in (None, "all") and args.variant is None:
-        return input_map(scenario, stage, head)
-    attention = Attention(scenario, options)
-    if args.row in (None, "all"):
-        return heat_map(attention, stage, head)
-    rows = select_rows(args.row, scenario.row_tokens)
-    return bar_chart(attention, stage, rows[0], head)
+    rows = None if args.row in (None, "all") else select_rows(args.row, scenario.row_tokens)
+    return stage_figure(
+        scenario,
+        stage,
+        head=given,
+        row=None if rows is None else rows[0],
+        variant=args.variant,
+        train=args.train,
+    )
 
 
 def _written(text: str, form: str, args: argparse.Namespace, write_out, say) -> int:
