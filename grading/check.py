@@ -8,12 +8,20 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from dataclasses import dataclass
 
+from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.text import visible
 from attn_tui.grading import cases as battery
 from attn_tui.grading.calling import CaseResult, run_case
 from attn_tui.grading.failures import SubmissionFailed
-from attn_tui.grading.report import case_line, first_wrong_place, read_as, with_expect
+from attn_tui.grading.report import (
+    case_line,
+    chosen_line,
+    first_wrong_place,
+    read_as,
+    with_expect,
+)
 from attn_tui.grading.runner import Submission
 from attn_tui.grading.worker_limits import DEFAULT_MEMORY, DEFAULT_TIMEOUT
 
@@ -75,18 +83,137 @@ def run_cases(submission: Submission, cases: list) -> list[CaseResult]:
     return results
 
 
-def counted(results: list[CaseResult]) -> tuple[int, int]:
-    """How many cases passed, and how many could not be given to the code (not counted)."""
-    return sum(result.ok for result in results), sum(
-        result.not_run is not None for result in results
+@dataclass(frozen=True)
+class Count:
+    """A submission's cases counted: ``passed`` of ``of``, where ``of`` is the same for every
+    submission of a run whatever it wrote and however it failed (an import failure, a wrong
+    answer, a time out): the cases any attention can be given. A case with a mask of its own
+    (a fully masked row) can be given only to a function that takes a mask; it is told on its
+    own line, like the own softmax, and a wrong answer there fails the submission, but it is
+    not in the count, so that a causal flag is never counted down for its convention."""
+
+    passed: int
+    of: int
+    masked: tuple[CaseResult, ...] = ()  # the cases with a mask of their own, as given (or not)
+
+    @property
+    def masked_ok(self) -> bool:
+        return all(result.ok or result.not_run is not None for result in self.masked)
+
+    @property
+    def ok(self) -> bool:
+        return self.passed == self.of and self.masked_ok
+
+    def line(self) -> str:
+        """``Cases: 17 of 17 pass`` and what became of the cases beyond the count."""
+        text = f"Cases: {self.passed} of {self.of} pass"
+        if self.masked:
+            given = [result for result in self.masked if result.not_run is None]
+            n = len(self.masked)
+            what = (
+                f"{n} case{'s' if n > 1 else ''} with a mask of {'their' if n > 1 else 'its'} own"
+            )
+            if not given:
+                text += f" ({what}: not run, the function takes no mask)"
+            else:
+                wrong = sum(not result.ok for result in given)
+                text += f" ({what}: " + (f"{wrong} wrong" if wrong else "right") + ")"
+        return text
+
+
+def counted(results: list[CaseResult], cases: list) -> Count:
+    """``results`` (those run: the first cases, when a memory bomb stopped it) of ``cases``."""
+    return Count(
+        sum(result.ok for result in results if not result.case.explicit),
+        sum(not case.explicit for case in cases),
+        tuple(result for result in results if result.case.explicit),
     )
+
+
+@dataclass
+class Checked:
+    """What ``check --impl`` (and ``attn_tui.check`` in a notebook) found: the scenario's own
+    result, the battery's (with ``--cases``), the own softmax's and the backward's."""
+
+    scenario: Scenario
+    main: CaseResult
+    cases: list
+    results: list[CaseResult]
+    own_softmax: tuple[bool, str, str] | None
+    backward: object | None  # grading.backward.BackwardResult
+
+    @property
+    def count(self) -> Count:
+        return counted(self.results, self.cases)
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.main.ok
+            and (not self.cases or self.count.ok)
+            and (self.own_softmax is None or self.own_softmax[0])
+            and (self.backward is None or self.backward.ok)
+        )
+
+
+def run_check(submission, scenario: Scenario, with_cases: bool) -> Checked:
+    """Every check of a started submission (a worker's or one in this process). Raises
+    SubmissionFailed when a worker cannot answer."""
+    main = run_case(submission, battery.of_scenario(scenario))
+    cases = battery.battery() if with_cases else []
+    results = run_cases(submission, cases) if cases else []
+    own_softmax = None
+    if submission.info.get("softmax"):
+        from attn_tui.grading.softmax_check import check_softmax
+
+        own_softmax = check_softmax(submission)
+    backward = None
+    if submission.info.get("backward"):
+        from attn_tui.grading.backward import check_backward
+
+        backward = check_backward(submission, scenario)
+    return Checked(scenario, main, cases, results, own_softmax, backward)
+
+
+def told(checked: Checked, shown: str) -> list[str]:
+    """The report as lines: the scenario's verdict and stages, the cases, the softmax, the
+    backward. ``shown`` names the code (its file, or the function), made visible."""
+    from attn_tui.core.teaching.compare import compare
+    from attn_tui.core.teaching.comparison_report import summary
+
+    main, scenario = checked.main, checked.scenario
+    on = f"{shown} on {visible(scenario.display_name)}"
+    lines = []
+    if main.error is not None:
+        lines.append(f"{on}: ✗ {visible(main.error)}")
+    else:
+        judged = with_expect(main)
+        comparison = compare(judged)
+        verdict = "your values match" if comparison.ok else "your values differ"
+        lines.append(f"{on}: {verdict} ({read_as(main)})")
+        lines += summary(comparison, judged).splitlines()
+        if comparison.ok and not checked.cases:  # (an overflowing softmax matches small scores)
+            lines.append(
+                "That is this scenario only: --cases also tries T = 1, d_k = 1, random T up to "
+                "64, scores of ~1,000 and a fully masked row."
+            )
+    if checked.results:
+        lines.append(checked.count.line())
+        lines += [case_line(result) for result in checked.results]
+        if len(checked.results) < len(checked.cases):
+            lines.append(
+                f"(the other {len(checked.cases) - len(checked.results)} not run: "
+                "the code went over the memory limit)"
+            )
+    if checked.own_softmax is not None:
+        lines.append(checked.own_softmax[1])
+    if checked.backward is not None:
+        lines += checked.backward.lines
+    return lines
 
 
 def check_impl(args, scenario, write, say) -> int:
     """The command's work: ``write`` takes the report, ``say`` the usage errors."""
-    from attn_tui.core.teaching.compare import compare
-    from attn_tui.core.teaching.comparison_report import summary
-
     try:
         path, name = split_impl(args.impl)
         check_file(path)
@@ -104,67 +231,28 @@ def check_impl(args, scenario, write, say) -> int:
     with submission:
         try:
             submission.start()
-            main = run_case(submission, battery.of_scenario(scenario))
-            cases = battery.battery() if args.cases else []
-            results = run_cases(submission, cases) if cases else []
-            own_softmax = None
-            if submission.info.get("softmax"):
-                from attn_tui.grading.softmax_check import check_softmax
-
-                own_softmax = check_softmax(submission)
-            backward = None
-            if submission.info.get("backward"):
-                from attn_tui.grading.backward import check_backward
-
-                backward = check_backward(submission, scenario)
+            checked = run_check(submission, scenario, args.cases)
         except SubmissionFailed as failed:
             write(f"{shown}: ✗ {visible(failed.failure.verdict)}\n")
             _printed(args, submission, write)
             return EXIT_DIFFERS
         _printed(args, submission, write)
-    status = EXIT_OK if main.ok else EXIT_DIFFERS
-    if main.error is not None:
-        write(f"{shown} on {visible(scenario.display_name)}: ✗ {visible(main.error)}\n")
-    else:
-        judged = with_expect(main)
-        comparison = compare(judged)
-        verdict = "your values match" if comparison.ok else "your values differ"
-        write(f"{shown} on {visible(scenario.display_name)}: {verdict} ({read_as(main)})\n")
-        write(summary(comparison, judged) + "\n")
-        if comparison.ok and not args.cases:  # (a softmax that overflows matches at small scores)
-            write(
-                "That is this scenario only: --cases also tries T = 1, d_k = 1, random T up to 64, "
-                "scores of ~1,000 and a fully masked row.\n"
-            )
-        if getattr(args, "open", False):  # the app opens at the first wrong stage, row and cell
-            args.opened_at = first_wrong_place(comparison)
-            args.opened = (
-                judged
-                if args.opened_at is None
-                else dataclasses.replace(judged, focus=args.opened_at.row)
-            )
-    if results:
-        passed, not_run = counted(results)
-        run = len(cases) - not_run
-        write(
-            f"Cases: {passed} of {run} pass" + (f" ({not_run} not run)" if not_run else "") + "\n"
+    chosen = chosen_line(submission.info, name)
+    if chosen:
+        write(chosen + "\n")
+    write("".join(line + "\n" for line in told(checked, shown)))
+    if getattr(args, "open", False) and checked.main.error is None:
+        # the app opens at the first wrong stage, row and cell
+        from attn_tui.core.teaching.compare import compare
+
+        judged = with_expect(checked.main)
+        args.opened_at = first_wrong_place(compare(judged))
+        args.opened = (
+            judged
+            if args.opened_at is None
+            else dataclasses.replace(judged, focus=args.opened_at.row)
         )
-        for result in results:
-            write(case_line(result) + "\n")
-        if len(results) < len(cases):
-            write(
-                f"(the other {len(cases) - len(results)} not run: "
-                "the code went over the memory limit)\n"
-            )
-        status = status if passed == run else EXIT_DIFFERS
-    if own_softmax is not None:
-        write(own_softmax[1] + "\n")
-        status = status if own_softmax[0] else EXIT_DIFFERS
-    if backward is not None:
-        for line in backward.lines:
-            write(line + "\n")
-        status = status if backward.ok else EXIT_DIFFERS
-    return status
+    return EXIT_OK if checked.ok else EXIT_DIFFERS
 
 
 def _printed(args, submission: Submission, write) -> None:

@@ -23,7 +23,7 @@ from attn_tui.grading.check import (
     submission_of,
 )
 from attn_tui.grading.failures import SubmissionFailed
-from attn_tui.grading.report import case_line
+from attn_tui.grading.report import case_line, chosen_line
 
 MAX_SUBMISSIONS = 2000
 
@@ -55,7 +55,7 @@ def grade_one(args, path: Path, cases: list) -> dict:
         "ok": False,
         "status": "",
         "passed": 0,
-        "cases": len(cases),
+        "cases": counted([], cases).of,  # the same however it fails
         "diagnosis": None,
         "words": "",
         "verdict": "",
@@ -97,17 +97,17 @@ def grade_one(args, path: Path, cases: list) -> dict:
             return record
         if args.verbose:
             record["printed"] = submission.output()
-    passed, not_run = counted(results)
+    count = counted(results, cases)
     backward_ok = backward is None or backward.ok
-    # (cases not run after a memory bomb are not passed; a case the code cannot be given is not
-    # counted)
+    # (cases not run after a memory bomb are not passed)
     softmax_ok = own_softmax is None or own_softmax[0]
-    ok = passed == len(cases) - not_run and backward_ok and softmax_ok
+    ok = count.ok and backward_ok and softmax_ok
     record.update(
-        passed=passed,
+        passed=count.passed,
         ok=ok,
         status="ok" if ok else "differs",
-        cases=len(cases) - not_run,
+        chosen=submission.info.get("chosen"),
+        asked=args.name,
         not_run=[result.case.name for result in results if result.not_run is not None],
         results=[
             {"case": result.case.name, "ok": result.ok, "line": case_line(result)}
@@ -190,7 +190,7 @@ def grade(parser, args) -> int:
                     "ok": False,
                     "status": "usage",
                     "passed": 0,
-                    "cases": len(cases),
+                    "cases": counted([], cases).of,
                     "diagnosis": None,
                     "words": "could not run",
                     "verdict": str(problem),
@@ -261,6 +261,8 @@ def text(records: list[dict], summary: dict) -> str:
             f"{mark} {name:<{width}}  {record['passed']:>2}/{record['cases']}  "
             f"{visible(record['words'])}"
         )
+        if record.get("chosen"):
+            lines.append("    " + chosen_line(record, record.get("asked", ""), "--name NAME"))
         if record["verdict"]:
             lines.append(f"    {visible(record['verdict'])}")
         own = record.get("softmax")

@@ -83,25 +83,25 @@ def test_the_chapters_softmax_is_checked_too(capsys):
         (
             "batched_mask",
             "mask: bool, True = may attend; returns (out, weights)",
-            "18 of 18 pass\n",
+            "17 of 17 pass (1 case with a mask of its own: right)\n",
         ),
         (
             "additive_mask",
             "NumPy arrays (1, T, d), mask: 0 or −∞, added to the scores; returns out",
-            "18 of 18 pass\n",
+            "17 of 17 pass (1 case with a mask of its own: right)\n",
         ),
         # attention(q, k, v, mask) with no default: "nothing blocked" (all True) where a case
         # has no mask, never None (np.where(None, …) would hide every key)
         (
             "required_mask",
             "mask: bool, True = may attend; returns (out, weights)",
-            "18 of 18 pass\n",
+            "17 of 17 pass (1 case with a mask of its own: right)\n",
         ),
         # a causal flag cannot say the fully masked row's mask: that case is not given to it
         (
             "float32_causal",
             "float32 results, judged at float32's tolerance 0.0001",
-            "17 of 17 pass (1 not run)\n",
+            "17 of 17 pass (1 case with a mask of its own: not run, the function takes no mask)\n",
         ),
     ],
 )

@@ -100,7 +100,10 @@ def test_a_function_without_a_mask_argument_is_not_given_the_case(capsys):
     assert status == 0, out
     line = next(line for line in out.splitlines() if NAME in line)
     assert line.startswith("–") and "takes no mask" in line
-    assert "Cases: 17 of 17 pass (1 not run)" in out
+    assert (
+        "Cases: 17 of 17 pass (1 case with a mask of its own: not run, the function takes no mask)"
+        in out
+    )
 
 
 def test_the_report_says_how_the_row_was_read(capsys):
@@ -111,7 +114,7 @@ def test_the_report_says_how_the_row_was_read(capsys):
     assert status == 0, out
     line = next(line for line in out.splitlines() if NAME in line)
     assert line.startswith("✓") and "uniform weights" in line
-    assert "Cases: 18 of 18 pass" in out
+    assert "Cases: 17 of 17 pass (1 case with a mask of its own: right)" in out
 
 
 def test_grade_counts_the_case_for_those_given_it(capsys):
@@ -124,7 +127,30 @@ def test_grade_counts_the_case_for_those_given_it(capsys):
     assert main(["grade", *files, "--json"]) == 1
     found = {Path(s["file"]).name: s for s in json.loads(capsys.readouterr().out)["submissions"]}
     assert found["chapter.py"]["ok"] and found["chapter.py"]["not_run"] == [NAME]
-    assert found["masked_fill_finite.py"]["ok"] and found["masked_fill_finite.py"]["cases"] == 18
+    assert found["masked_fill_finite.py"]["ok"] and found["masked_fill_finite.py"]["cases"] == 17
     wrong = found["masked_sees_itself.py"]
-    assert not wrong["ok"] and (wrong["passed"], wrong["cases"]) == (17, 18)
+    assert not wrong["ok"] and (wrong["passed"], wrong["cases"]) == (17, 17)
     assert wrong["words"] == "a fully masked row wrong" and "t2 sees no key" in wrong["verdict"]
+
+
+def test_of_n_is_the_same_however_a_submission_fails(capsys, tmp_path):
+    # a causal flag (the masked row not run), a mask (run), a wrong answer, a syntax error, no
+    # function and a time out: one "of N" for all, the cases any attention can be given
+    hostile = STUDENTS.parent / "hostile"
+    files = [STUDENTS / "chapter.py", STUDENTS / "masked_fill_finite.py", STUDENTS / "unscaled.py"]
+    files += [hostile / "syntax_error.py", hostile / "no_function.py", hostile / "hang.py"]
+    import json
+
+    main(["grade", *map(str, files), "--json", "--timeout", "6"])
+    report = json.loads(capsys.readouterr().out)
+    without_a_mask = len([name for name in report["cases"] if name != NAME])
+    assert without_a_mask == len(report["cases"]) - 1
+    counts = {Path(s["file"]).name: (s["status"], s["cases"]) for s in report["submissions"]}
+    assert counts == {
+        "chapter.py": ("ok", without_a_mask),
+        "masked_fill_finite.py": ("ok", without_a_mask),
+        "unscaled.py": ("differs", without_a_mask),
+        "syntax_error.py": ("syntax", without_a_mask),
+        "no_function.py": ("missing", without_a_mask),
+        "hang.py": ("timeout", without_a_mask),
+    }, counts
