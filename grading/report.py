@@ -54,6 +54,19 @@ def read_as(result: CaseResult) -> str:
     return text
 
 
+def chosen_line(info: dict, name: str, choose: str = "--impl FILE.py:NAME") -> str | None:
+    """When no function had the asked ``name`` and the one function that takes (Q, K, V) was
+    graded instead (the worker's ``chosen``), the sentence that says so, and how to choose;
+    None otherwise."""
+    chosen = info.get("chosen")
+    if not chosen:
+        return None
+    return (
+        f"No {visible(name)} in it: graded {visible(str(chosen))}, the one function that takes "
+        f"(Q, K, V) ({choose} chooses another)."
+    )
+
+
 def case_line(result: CaseResult) -> str:
     """✓, ✗ with the first difference and the mistake, or – for a case not run."""
     name = visible(result.case.name)
