@@ -141,6 +141,11 @@ class Checked:
     results: list[CaseResult]
     own_softmax: tuple[bool, str, str] | None
     backward: object | None  # grading.backward.BackwardResult
+    label: str = ""  # the scenario as the user named it ("cat_sat"), else its file
+
+    @property
+    def scenario_name(self) -> str:
+        return self.label or self.scenario.display_name
 
     @property
     def count(self) -> Count:
@@ -175,14 +180,15 @@ def run_check(submission, scenario: Scenario, with_cases: bool) -> Checked:
     return Checked(scenario, main, cases, results, own_softmax, backward)
 
 
-def told(checked: Checked, shown: str) -> list[str]:
+def told(checked: Checked, shown: str, more: str = "--cases") -> list[str]:
     """The report as lines: the scenario's verdict and stages, the cases, the softmax, the
-    backward. ``shown`` names the code (its file, or the function), made visible."""
+    backward. ``shown`` names the code (its file, or the function), made visible; ``more`` how
+    to ask for the battery."""
     from attn_tui.core.teaching.compare import compare
     from attn_tui.core.teaching.comparison_report import summary
 
-    main, scenario = checked.main, checked.scenario
-    on = f"{shown} on {visible(scenario.display_name)}"
+    main = checked.main
+    on = f"{shown} on {visible(checked.scenario_name)}"
     lines = []
     if main.error is not None:
         lines.append(f"{on}: ✗ {visible(main.error)}")
@@ -194,7 +200,7 @@ def told(checked: Checked, shown: str) -> list[str]:
         lines += summary(comparison, judged).splitlines()
         if comparison.ok and not checked.cases:  # (an overflowing softmax matches small scores)
             lines.append(
-                "That is this scenario only: --cases also tries T = 1, d_k = 1, random T up to "
+                f"That is this scenario only: {more} also tries T = 1, d_k = 1, random T up to "
                 "64, scores of ~1,000 and a fully masked row."
             )
     if checked.results:

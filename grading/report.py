@@ -86,18 +86,20 @@ def case_line(result: CaseResult) -> str:
 
 
 def first_cell(scenario: Scenario, wrong) -> str:
-    compared = wrong.comparison
-    cells = np.argwhere(compared.differs)
-    if not len(cells):
-        return wrong.stage
-    i, j = cells[0]
+    cells = differing_cells(scenario, wrong.comparison, 1)
+    return f"{wrong.stage} {cells[0]}" if cells else wrong.stage
+
+
+def differing_cells(scenario: Scenario, compared, limit: int) -> list[str]:
+    """The first ``limit`` differing cells of a stage's comparison, each as "(row, column): yours
+    …, attention …" with the scenario's labels (made visible)."""
     rows = token_labels(scenario.row_tokens)
-    columns = column_labels(scenario, stage_keyed(wrong.stage))
-    return (
-        f"{wrong.stage} ({visible(rows[i])}, {visible(columns[j])}): "
-        f"yours {number(compared.yours[i, j])}, "
-        f"attention {number(compared.correct[i, j])}"
-    )
+    columns = column_labels(scenario, stage_keyed(compared.stage))
+    return [
+        f"({visible(rows[i])}, {visible(columns[j])}): "
+        f"yours {number(compared.yours[i, j])}, attention {number(compared.correct[i, j])}"
+        for i, j in np.argwhere(compared.differs)[:limit]
+    ]
 
 
 def mistake_words(wrong) -> str:
