@@ -71,7 +71,7 @@ class Judge:
             self._heads[0] = (scenario, correct)
         self._mistaken: dict[tuple[int, str], dict | None] = {}
         self._stages: tuple[str, ...] | None = None
-        self._filled: dict[tuple[int, str, str], list[np.ndarray]] = {}  # _readings, once each
+        self._filled: dict[tuple, tuple] = {}  # (head, mistake, stage): _readings, worked out once
         self._shapes: dict[str, tuple[int, int]] = {}
         self._moved: dict[
             tuple, bool
@@ -176,11 +176,16 @@ class Judge:
                 mistake.key, stage, head, theirs, right, given
             ):
                 continue  # a mistake that changes nothing here cannot be told apart from attention
+            readings, empty = self._readings(mistake.key, stage, head)
+            if empty is not None and not self._changes(
+                mistake.key, stage, head, theirs, right, given & ~empty[:, None]
+            ):
+                # a row that sees nothing under the mistake, filled as a finite value fills
+                # it, is evidence only beside rows the mistake changes (a predicted first row of
+                # 1/3s alone is not a mask off by one)
+                readings = readings[:1]
             distance, theirs = min(
-                (
-                    (_distance(values, reading, given), reading)
-                    for reading in self._readings(mistake.key, stage, head)
-                ),
+                ((_distance(values, reading, given), reading) for reading in readings),
                 key=lambda found: found[0],
             )
             candidates.append((distance, mistake.key, theirs))
@@ -205,28 +210,33 @@ class Judge:
             suggestion,
         )
 
-    def _readings(self, key: str, stage: str, head: int) -> list[np.ndarray]:
+    def _readings(
+        self, key: str, stage: str, head: int
+    ) -> tuple[list[np.ndarray], np.ndarray | None]:
         """Mistake ``key``'s ``stage`` as each way of masking gives it (worked out once). Where
         the mistake's mask leaves a query seeing no key (off by one, k=0 hides the first token's
         only key), −∞ then a softmax gives NaN, but code that masks with a finite value gives
         numbers: −1e9 put in place of the scores, uniform weights and V's mean; −1e9 added to
         every score, the row as if unmasked (a constant added to a whole row does not change its
         softmax); PyTorch's scaled_dot_product_attention, 0. The same mistake, written another
-        way, is named the same."""
+        way, is named the same. With the readings, the rows that see nothing (None: no such
+        row)."""
         memo = (head, key, stage)
         if memo in self._filled:
             return self._filled[memo]
         mistaken = self.mistaken(key, head)
         theirs = mistaken[stage]
-        readings = [theirs]
+        readings, empty = [theirs], None
         # (only a mistake that is attention under another mask leaves rows empty; NaN rows of
         # another, an overflowing softmax's, are its numbers)
         if "attention" in mistaken and stage in (softmax.STAGE.key, weighted_sum.STAGE.key):
             empty = mistaken["attention"].empty(range(theirs.shape[0]))
             if empty.any():
                 readings += self._filled_rows(stage, theirs, empty, head)
-        self._filled[memo] = readings
-        return readings
+            else:
+                empty = None
+        self._filled[memo] = readings, empty
+        return readings, empty
 
     def _filled_rows(
         self, stage: str, theirs: np.ndarray, empty: np.ndarray, head: int

@@ -131,6 +131,15 @@ def test_the_mask_off_by_one_written_with_a_finite_value_is_named(written):
         assert "the mask is off by one" in found.diagnosis.what
 
 
+def test_a_first_row_of_uniform_weights_alone_is_not_named_a_mask_off_by_one(judge):
+    # "the" sees only itself: 1, 0, 0. A guess of 1/3 each for that row alone is no evidence of
+    # k=0 (which would leave "the" a row of −1e9s): only the other rows it changes are
+    guess = np.full((3, 3), np.nan)
+    guess[0] = 1 / 3
+    found = judge("weights", guess)
+    assert not found.right and found.mistake != "mask_hides_self"
+
+
 def test_a_reused_judge_judges_each_pattern_of_cells_as_a_fresh_one_does():
     # (#44: a Judge remembers which mistakes move which given cells; rows giving different cells,
     # in any order, must each be judged as if first). "sat" unscaled by hand: e, e, e² over 2e + e².
