@@ -1,7 +1,7 @@
 """Measure ``attn_tui.check(attention)`` in a real Jupyter kernel (the target: ≤ 1 s on the
 2-core machine), as a student meets it: a fresh kernel per run, the cell ``from attn_tui import
-check`` (the import, paid once a kernel, NumPy already imported), then ``check(attention)`` on cat_sat and rendered as
-the notebook renders it (``_repr_html_``), then ``check(attention, cases=True)``.
+check`` (the import, paid once a kernel, NumPy already imported), then ``check(attention)`` on
+cat_sat, rendered as the notebook renders it (``_repr_html_``), then with ``cases=True``.
 
     python benchmarks/self_check.py            # 3 kernels
     python benchmarks/self_check.py --runs 1
