@@ -60,6 +60,7 @@ def reading(result) -> tuple:
         ("mask_hides_self_finite", "attention"),
         ("naive_softmax", "attention"),
         ("torch_module", "Attention"),
+        ("torch_sdpa", "attention"),
     ],
 )
 def test_each_student_is_read_in_process_as_the_worker_reads_the_file(student, name):
