@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from pathlib import Path
 
 from attn_tui.core.text import visible
 from attn_tui.grading import cases as battery
@@ -47,7 +48,9 @@ def check_file(path: str) -> None:
         )
 
 
-def submission_of(args, path: str, name: str) -> Submission:
+def submission_of(args, path: str, name: str, folder: str | os.PathLike | None = "") -> Submission:
+    """The submission of ``path``, importing from ``folder`` (default: the file's own; None:
+    the file alone, as in a flat export of a whole class)."""
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
     memory = DEFAULT_MEMORY if args.memory is None else int(args.memory * 2**30)
     if not timeout > 0 or not memory > 0:
@@ -56,7 +59,7 @@ def submission_of(args, path: str, name: str) -> Submission:
         path,
         name,
         backward=args.backward or "attention_backward",
-        folder=os.path.dirname(os.path.abspath(path)),
+        folder=os.path.dirname(os.path.abspath(path)) if folder == "" else folder,
         timeout=timeout,
         memory=memory,
     )
@@ -101,6 +104,13 @@ def check_impl(args, scenario, write, say) -> int:
         say(f"attn-tui: {problem}")
         return EXIT_USAGE
     shown = visible(os.path.basename(path))
+    if path.lower().endswith(".ipynb"):
+        from attn_tui.grading.grade import notebook_problem
+
+        problem = notebook_problem(Path(path))
+        if problem:
+            write(f"{shown}: ✗ {problem}\n")
+            return EXIT_DIFFERS
     with submission:
         try:
             submission.start()
@@ -119,17 +129,20 @@ def check_impl(args, scenario, write, say) -> int:
                 backward = check_backward(submission, scenario)
         except SubmissionFailed as failed:
             write(f"{shown}: ✗ {visible(failed.failure.verdict)}\n")
+            _notes(submission.info, write)
             _printed(args, submission, write)
             return EXIT_DIFFERS
         _printed(args, submission, write)
     status = EXIT_OK if main.ok else EXIT_DIFFERS
     if main.error is not None:
         write(f"{shown} on {visible(scenario.display_name)}: ✗ {visible(main.error)}\n")
+        _notes(submission.info, write)
     else:
         judged = with_expect(main)
         comparison = compare(judged)
         verdict = "your values match" if comparison.ok else "your values differ"
         write(f"{shown} on {visible(scenario.display_name)}: {verdict} ({read_as(main)})\n")
+        _notes(submission.info, write)
         write(summary(comparison, judged) + "\n")
         if comparison.ok and not args.cases:  # (a softmax that overflows matches at small scores)
             write(
@@ -176,3 +189,15 @@ def _printed(args, submission: Submission, write) -> None:
                 + visible(text, multiline=True)
                 + ("" if text.endswith("\n") else "\n")
             )
+
+
+def _notes(info: dict, write) -> None:
+    """How the code was read, where it matters: the function taken in the asked one's place,
+    and each note its loading left (a cell that raised, IPython syntax passed over), a line each."""
+    from attn_tui.grading.grade import how_read
+
+    read = how_read(info)
+    if read["chosen"]:
+        write(f"graded {visible(read['chosen'])}: no function had the name asked\n")
+    for note in read["notes"]:
+        write(f"note: {note.text()}\n")

@@ -73,7 +73,7 @@ def code_cells(data: bytes) -> list[tuple[int, str]]:
     except RecursionError:
         raise NotANotebook("not a notebook: its JSON nests too deep") from None
     except json.JSONDecodeError as exc:
-        ends = exc.pos >= len(text.rstrip())
+        ends = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
         raise NotANotebook(
             "not a notebook: "
             + (
@@ -230,18 +230,30 @@ class Student:
         self._more_notes = 0
         self._cells: dict[str, int] = {}  # a cell's code file name → its cell number
         self._flags = 0  # the __future__ features the student's code turned on
+        self._unbound: dict[str, dict] = {}  # a name a failed statement bound → its note
         self.module = types.ModuleType("student")
         self.module.__file__ = self.path
         sys.modules["student"] = self.module
         if folder:  # (their helper modules, as they imported them)
-            sys.path.insert(0, os.path.realpath(folder))
+            folder = os.path.realpath(folder)
+            sys.path.insert(0, folder)
+            own = os.path.dirname(self.path)
+            if own != folder and own.startswith(folder + os.sep):  # (src/attention.py)
+                sys.path.insert(0, own)
         if self.kind == "ipynb":
             # Jupyter runs a notebook in its own folder, '' on sys.path: what a %%writefile
             # cell wrote there imports (here: the worker's own working folder)
-            sys.path.insert(1 if folder else 0, os.getcwd())
+            sys.path.append(os.getcwd())
             self._run_notebook()
         else:
             self._run_file()
+        self.notes.sort(key=lambda note: (note["cell"] or 0, note["line"] or 0))
+        for note in self.notes:
+            later = note.pop("later", 0)
+            if later:
+                note["message"] += (
+                    f"; then {later} more statement{'s' * (later > 1)} that needed it failed"
+                )
         if self._more_notes:
             self.notes.append(
                 {
@@ -312,9 +324,22 @@ class Student:
             except OSError as exc:
                 if exc.errno == errno.EFBIG:  # (past the file-size limit: a verdict too)
                     raise
-                self._note_exception(exc)
+                self._failed(statement, exc)
             except Exception as exc:  # noqa: BLE001 (whatever their code raises is theirs)
-                self._note_exception(exc)
+                self._failed(statement, exc)
+
+    def _failed(self, statement: ast.stmt, exc: Exception) -> None:
+        """A statement that raised: a note, unless it only used a name an earlier failed
+        statement should have bound (``plt`` after ``import matplotlib.pyplot as plt``
+        failed): then it is counted on that statement's note, one line, not one per use."""
+        name = getattr(exc, "name", None) if isinstance(exc, NameError) else None
+        if name in self._unbound:
+            self._unbound[name]["later"] += 1
+            return
+        self._note_exception(exc)
+        if self.notes and not self._more_notes:
+            for bound in _bound_names(statement):
+                self._unbound.setdefault(bound, self.notes[-1])
 
     def _cell_magic(self, number: int, magic: str, source: str) -> None:
         lines = source.splitlines(keepends=True)
@@ -393,7 +418,9 @@ class Student:
         if len(self.notes) >= MAX_NOTES - 1:
             self._more_notes += 1
             return
-        self.notes.append({"cell": cell, "line": line, "type": kind, "message": message})
+        self.notes.append(
+            {"cell": cell, "line": line, "type": kind, "message": message, "later": 0}
+        )
 
     # ---- finding the function ----------------------------------------------------------------
 
@@ -467,6 +494,24 @@ class Student:
         return taking
 
 
+def _bound_names(statement: ast.stmt) -> list[str]:
+    """The names a top-level statement binds (imports, assignments, definitions)."""
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return [(alias.asname or alias.name).split(".")[0] for alias in statement.names]
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [statement.name]
+    targets = (
+        statement.targets
+        if isinstance(statement, ast.Assign)
+        else [statement.target]
+        if isinstance(statement, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor))
+        else []
+    )
+    return [
+        node.id for target in targets for node in ast.walk(target) if isinstance(node, ast.Name)
+    ]
+
+
 def _short(text: str, limit: int = 80) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -499,7 +544,9 @@ def describe(student: Student, name: str, backward: str) -> dict:
                 + ", ".join(taking[:5])
                 + "; the teacher names one with --name",
             )
-    info["notes"] = student.notes
+    info["notes"] = [
+        {key: note[key] for key in ("cell", "line", "type", "message")} for note in student.notes
+    ]
     if function is not None:
         info["parameters"] = _parameters(function)
     back, back_as = student.find(backward, fallback=False) if backward else (None, "")
