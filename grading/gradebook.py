@@ -310,7 +310,9 @@ def as_gradescope(
                 )
             )
     results = {
-        "score": _rounded(sum(test["score"] for test in tests)),
+        "score": _rounded(
+            each * sum(test["status"] == "passed" and test["max_score"] > 0 for test in tests)
+        ),
         "execution_time": max(0, math.ceil(record.seconds)),
         "output": _overall(record),
         "output_format": "md",
