@@ -215,7 +215,8 @@ def grade(parser, args) -> int:
             raise UsageError("give --json or --markdown, not both")
         if args.points is not None and not (0 < args.points < 1e9):
             raise UsageError("--points must be a positive number")
-        discovery = discover(args.submissions, args.name)
+        # a results.json is one submission's: a folder given with it is one student's
+        discovery = discover(args.submissions, args.name, one=bool(args.gradescope))
         if args.gradescope and len(discovery.found) != 1:
             raise UsageError(
                 f"--gradescope writes one submission's results.json; found "

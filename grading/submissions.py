@@ -68,9 +68,14 @@ class Discovery:
         self.passed_over.append((str(path), why))
 
 
-def discover(given: list[str], name: str = "attention") -> Discovery:
-    """Every submission in the files and folders ``given``."""
+def discover(given: list[str], name: str = "attention", one: bool = False) -> Discovery:
+    """Every submission in the files and folders ``given``; with ``one``, a folder given alone is
+    one student's (Gradescope's autograder: /autograder/submission)."""
     discovery = Discovery()
+    if one and len(given) == 1 and Path(given[0]).is_dir():
+        folder = Path(given[0])
+        discovery.found.append(_student_folder(discovery, folder, folder.name, "submission", name))
+        return discovery
     for text in given:
         path = Path(text)
         if path.is_dir() and not path.is_symlink():

@@ -262,3 +262,27 @@ def add_grade_arguments(grading: argparse.ArgumentParser) -> None:
         help="what every case passed is worth in --csv and --gradescope (default: a point a case)",
     )
     add_student_code(grading)
+
+
+def add_autograder_arguments(autograder: argparse.ArgumentParser) -> None:
+    """autograder's: the platform, the zip to write, and what its grading checks."""
+    autograder.add_argument("platform", choices=["gradescope"], help="where it is uploaded")
+    autograder.add_argument(
+        "-o", "--output", required=True, metavar="ZIP", help="the zip to write (autograder.zip)"
+    )
+    autograder.add_argument(
+        "--scenario",
+        action="append",
+        metavar="S",
+        help="a scenario to check on as well as the default cases (again for more; a file is "
+        "put in the zip)",
+    )
+    autograder.add_argument(
+        "--points",
+        type=float,
+        metavar="N",
+        help="what every case passed is worth in all (default: a point a case)",
+    )
+    autograder.add_argument(
+        "--name", default="attention", help="the function to call (default attention)"
+    )
