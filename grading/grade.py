@@ -27,9 +27,9 @@ from attn_tui.grading.check import (
     submission_of,
 )
 from attn_tui.grading.failures import SubmissionFailed
+from attn_tui.grading.notebook_code import MAX_NOTEBOOK, NotANotebook, code_cells
 from attn_tui.grading.record import Check, Diagnosis, Graded, Note, Outcome
 from attn_tui.grading.report import case_line
-from attn_tui.grading.student_code import MAX_NOTEBOOK, NotANotebook, code_cells
 from attn_tui.grading.submissions import Found, discover
 
 

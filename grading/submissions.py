@@ -27,13 +27,8 @@ from pathlib import Path
 
 from attn_tui.core.text import visible
 from attn_tui.grading.check import UsageError
-from attn_tui.grading.student_code import (
-    MAX_NOTEBOOK,
-    MAX_SOURCE,
-    NotANotebook,
-    as_python,
-    code_cells,
-)
+from attn_tui.grading.notebook_code import MAX_NOTEBOOK, NotANotebook, as_python, code_cells
+from attn_tui.grading.student_code import MAX_SOURCE
 
 MAX_SUBMISSIONS = 2000
 MAX_ENTRIES = 50_000  # files and folders looked at in all
@@ -156,13 +151,16 @@ def _folder(discovery: Discovery, root: Path, name: str) -> None:
         for folder in folders:
             export, label = labels[folder]
             discovery.found.append(_student_folder(discovery, folder, label, export, name))
-    canvas = bool(code) and all(CANVAS.fullmatch(entry.name) for entry in code)
+    if code and all(CANVAS.fullmatch(entry.name) for entry in code):
+        # Canvas names each file of a student's after them: their files are one submission
+        students: dict[str, list[Path]] = {}
+        for entry in code:
+            students.setdefault(CANVAS.fullmatch(entry.name).group("name"), []).append(entry)
+        for label, files in students.items():
+            discovery.found.append(_choose(files, name, label, None, "canvas", root))
+        return
     for entry in code:
-        if canvas:
-            match = CANVAS.fullmatch(entry.name)
-            discovery.found.append(Found(match.group("name"), entry, None, "canvas"))
-        else:
-            discovery.found.append(Found(entry.name, entry, None, "folder"))
+        discovery.found.append(Found(entry.name, entry, None, "folder"))
 
 
 def _folder_labels(folders: list[Path]) -> dict[Path, tuple[str, str]]:
@@ -251,12 +249,20 @@ def _student_folder(
             + (f" and {len(others) - 3} more" if len(others) > 3 else "")
         )
         return Found(label, None, folder, export, what, "empty")
+    return _choose(files, name, label, folder, export, folder)
+
+
+def _choose(
+    files: list[Path], name: str, label: str, folder: Path | None, export: str, base: Path
+) -> Found:
+    """One student's submission among their files: the one, or the one that defines ``name``,
+    or the one whose only function takes (Q, K, V); else a row saying why none was chosen."""
     if len(files) == 1:
         return Found(label, files[0], folder, export)
     defining = [path for path in files if defines(path, name)]
     if len(defining) == 1:
         return Found(label, defining[0], folder, export)
-    shown = " and ".join(visible(str(path.relative_to(folder))) for path in (defining or files)[:4])
+    shown = " and ".join(visible(str(path.relative_to(base))) for path in (defining or files)[:4])
     if defining:
         return Found(
             label,
@@ -270,12 +276,7 @@ def _student_folder(
     if len(taking) == 1:
         return Found(label, taking[0], folder, export)
     return Found(
-        label,
-        None,
-        folder,
-        export,
-        f"no file defines {visible(name)}: {shown}",
-        "missing",
+        label, None, folder, export, f"no file defines {visible(name)}: {shown}", "missing"
     )
 
 

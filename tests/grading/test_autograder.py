@@ -112,6 +112,7 @@ def test_the_wheel_has_every_file_its_dependencies_and_true_hashes(autograder, t
         "attn_tui/__init__.py",
         "attn_tui/grading/worker.py",
         "attn_tui/grading/student_code.py",
+        "attn_tui/grading/notebook_code.py",
         "attn_tui/core/engine/stages/scale.py",
         "attn_tui/scenarios/cat_sat.yaml",
         "attn_tui/tui/app.tcss",

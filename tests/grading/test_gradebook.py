@@ -232,5 +232,5 @@ def test_gradescope_takes_one_submission(tmp_path, capsys):
     (tmp_path / "a.py").write_text("x = 1\n")
     (tmp_path / "b.py").write_text("x = 1\n")
     with pytest.raises(SystemExit):
-        main(["grade", str(tmp_path), "--gradescope", str(tmp_path / "r.json")])
+        main(["grade", str(tmp_path / "a.py"), str(tmp_path / "b.py"), "--gradescope", "r.json"])
     assert "--gradescope writes one submission's results.json; found 2" in capsys.readouterr().err

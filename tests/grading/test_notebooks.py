@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from attn_tui.grading.student_code import NotANotebook, as_python, code_cells
+from attn_tui.grading.notebook_code import NotANotebook, as_python, code_cells
 from attn_tui.tui.cli import main
 
 NOTEBOOKS = Path(__file__).with_name("notebooks")
@@ -304,3 +304,31 @@ def test_two_functions_taking_q_k_v_are_not_guessed_between(capsys, tmp_path):
     status, out, _ = check(capsys, path)
     assert status == 1 and out.startswith("two.py: ✗ no attention")
     assert "note: no attention, and 2 functions take (Q, K, V): attn_a, attn_b" in out
+
+
+def test_the_workers_files_alone_read_a_notebook(tmp_path):
+    """The worker's own files (runner.WORKER_FILES), copied alone to a folder, read a notebook:
+    they import nothing of attn-tui, so a sandbox that shows the worker only them works."""
+    import shutil
+    import subprocess
+    import sys
+
+    from attn_tui.grading import runner
+
+    for name in runner.WORKER_FILES:
+        shutil.copy(Path(runner.__file__).with_name(name), tmp_path / name)
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from student_code import Student, describe\n"
+        "info = describe(Student(sys.argv[2]), 'attention', '')\n"
+        "assert info['found'] and info['kind'] == 'ipynb', info\n"
+        "assert not [m for m in sys.modules if m.startswith('attn_tui')]\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", script, str(tmp_path), str(NOTEBOOKS / "jupyter_lab.ipynb")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr

@@ -100,11 +100,15 @@ def test_a_canvas_download_is_flat_and_labelled_by_the_student_part(tmp_path):
     write(tmp_path / "lovelaceada_12345_67890_attention.py")
     write(tmp_path / "turingalan_LATE_12346_67891_attention-1.py")
     write(tmp_path / "hopper_12347_67892_homework.ipynb", "{}")
+    # a student's two files (Canvas renames both after them): the one defining attention
+    write(tmp_path / "liskov_12348_67893_utils.py", "def softmax(x):\n    return x\n")
+    write(tmp_path / "liskov_12348_67894_hw.ipynb", json.dumps(_notebook(CHAPTER)))
     found = discover([str(tmp_path)])
     assert rows(found) == {
         "lovelaceada": ("lovelaceada_12345_67890_attention.py", "canvas", ""),
         "turingalan": ("turingalan_LATE_12346_67891_attention-1.py", "canvas", ""),
         "hopper": ("hopper_12347_67892_homework.ipynb", "canvas", ""),
+        "liskov": ("liskov_12348_67894_hw.ipynb", "canvas", ""),
     }
     assert all(f.folder is None for f in found.found)  # (a classmate's file is never importable)
 
