@@ -19,7 +19,6 @@ no link out of the folder.
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from pathlib import Path
 
 from attn_tui.core.text import visible
 from attn_tui.grading.check import UsageError
-from attn_tui.grading.notebook_code import MAX_NOTEBOOK, NotANotebook, as_python, code_cells
+from attn_tui.grading.defined_names import defines, takes_qkv
 from attn_tui.grading.student_code import MAX_SOURCE
 
 MAX_SUBMISSIONS = 2000
@@ -144,8 +143,23 @@ def _folder(discovery: Discovery, root: Path, name: str) -> None:
     files = [entry for entry in entries if entry not in folders]
     code = [entry for entry in files if entry.suffix.lower() in CODE]
     for entry in files:
-        if entry not in code:
+        if entry.is_symlink() and entry.is_dir():
+            discovery.pass_over(entry, "a link to a folder: not followed")
+        elif entry not in code:
             discovery.pass_over(entry, "not a .py or .ipynb file")
+    outside = [entry for entry in code if _links_out(entry, root)]
+    for entry in outside:  # (a row still: the student is there, their file is not read)
+        discovery.found.append(
+            Found(
+                entry.name,
+                None,
+                None,
+                "folder",
+                "a link out of the folder: not followed",
+                "unreadable",
+            )
+        )
+    code = [entry for entry in code if entry not in outside]
     if folders:
         labels = _folder_labels(folders)
         for folder in folders:
@@ -161,6 +175,15 @@ def _folder(discovery: Discovery, root: Path, name: str) -> None:
         return
     for entry in code:
         discovery.found.append(Found(entry.name, entry, None, "folder"))
+
+
+def _links_out(entry: Path, root: Path) -> bool:
+    """A link to a regular file outside ``root`` (a link to a device or a FIFO is graded as
+    "not a regular file", in its own row)."""
+    if not entry.is_symlink():
+        return False
+    target = entry.resolve()
+    return target.is_file() and root.resolve() not in target.parents
 
 
 def _folder_labels(folders: list[Path]) -> dict[Path, tuple[str, str]]:
@@ -300,74 +323,6 @@ def _walk(
             files.append(entry)
         else:
             others.append(entry)
-
-
-# ---- what a file defines, without running it ---------------------------------------------------
-
-
-def top_level(path: Path) -> list[ast.stmt]:
-    """The top-level statements of a .py file or of a notebook's code cells (those that parse),
-    including those inside top-level if/try/with blocks; [] when unreadable."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read((MAX_NOTEBOOK if path.suffix.lower() == ".ipynb" else MAX_SOURCE) + 1)
-    except OSError:
-        return []
-    sources: list[str] = []
-    if path.suffix.lower() == ".ipynb":
-        try:
-            sources = [as_python(source)[0] for _, source in code_cells(data)]
-        except NotANotebook:
-            return []
-    else:
-        sources = [data.decode("utf-8", "replace")]
-    statements: list[ast.stmt] = []
-    for source in sources:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            continue
-        pending = list(tree.body)
-        while pending:
-            statement = pending.pop(0)
-            statements.append(statement)
-            for block in ("body", "orelse", "finalbody", "handlers"):
-                if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    pending += [
-                        node
-                        for node in getattr(statement, block, [])
-                        if isinstance(node, (ast.stmt, ast.excepthandler))
-                    ]
-    return statements
-
-
-def defines(path: Path, name: str) -> bool:
-    """Whether the file defines ``name`` (its first part, any case) at its top level."""
-    wanted = name.partition(".")[0].lower()
-    for statement in top_level(path):
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if statement.name.lower() == wanted:
-                return True
-        elif isinstance(statement, ast.Assign):
-            if any(isinstance(t, ast.Name) and t.id.lower() == wanted for t in statement.targets):
-                return True
-    return False
-
-
-def takes_qkv(path: Path) -> bool:
-    """Whether exactly one function of the file takes (Q, K, V) first."""
-    return (
-        sum(
-            isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and len(statement.args.args) >= 3
-            and all(
-                argument.arg.lower().startswith(letter)
-                for argument, letter in zip(statement.args.args, "qkv", strict=False)
-            )
-            for statement in top_level(path)
-        )
-        == 1
-    )
 
 
 def _distinct_labels(found: list[Found]) -> list[Found]:

@@ -205,3 +205,17 @@ def test_grade_an_export_every_student_a_row_labelled_by_name(tmp_path, capsys):
     assert "Class: 2 of 3 pass every case" in out
     assert "Passed over: 1 (not students' code)" in out
     assert f"  {export / 'notes.txt'}: not a submission's folder" in out
+
+
+def test_links_in_a_flat_folder_a_row_each_never_followed_out(tmp_path):
+    outside = write(tmp_path / "elsewhere" / "secret.py", "SECRET = 1\n")
+    flat = tmp_path / "flat"
+    write(flat / "ada.py")
+    os.symlink(outside, flat / "alan.py")
+    os.symlink(tmp_path / "elsewhere", flat / "more")
+    found = discover([str(flat)])
+    assert rows(found) == {
+        "ada.py": ("ada.py", "folder", ""),
+        "alan.py": (None, "folder", "a link out of the folder: not followed"),
+    }
+    assert found.passed_over == [(str(flat / "more"), "a link to a folder: not followed")]
