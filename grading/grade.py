@@ -44,7 +44,11 @@ def grade_one(args, found: Found, cases: list) -> Graded:
         "cases": len(cases),
     }
     if found.file is None:
-        words = {"empty": "nothing handed in", "ambiguous": "two files define it"}
+        words = {
+            "empty": "nothing handed in",
+            "ambiguous": "two files define it",
+            "unreadable": "not read (a link out of the folder)",
+        }
         return Graded(
             **base,
             status=found.status,

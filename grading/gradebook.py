@@ -36,7 +36,7 @@ def text(records: list[Graded], passed_over: list[tuple[str, str]] = ()) -> str:
         lines.append(
             f"{mark} {name:<{width}}  {record.passed:>2}/{record.cases}  {visible(record.words)}"
         )
-        if record.verdict:
+        if record.verdict and record.verdict != record.words:
             lines.append(f"    {visible(record.verdict)}")
         if record.chosen:
             lines.append(f"    graded {visible(record.chosen)}: no function had the name asked")

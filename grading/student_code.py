@@ -20,7 +20,7 @@ How the code is run, as the student ran it:
 """
 
 from __future__ import annotations
-import __future__
+import __future__  # (the features a student's own __future__ import turns on, for their file)
 
 import ast
 import errno
@@ -212,7 +212,10 @@ class Student:
 
     def where(self, exc: BaseException) -> dict:
         """Where in the student's own code ``exc`` happened: ``cell`` (a notebook's, else None),
-        ``line`` (in that cell, or in the file) and ``text``; the deepest of their frames."""
+        ``line`` (in that cell, or in the file) and ``text``; the deepest of their frames. The
+        worker's error replies take their ``cell``, ``line`` and ``text`` from here: a notebook's
+        cells are compiled under names of their own (``<homework.ipynb cell 3>``), which the
+        notebook's path does not match."""
         if isinstance(exc, SyntaxError) and (
             exc.filename in self._cells or exc.filename == self.path
         ):
@@ -365,17 +368,11 @@ def describe(student: Student, name: str, backward: str) -> dict:
         "kind": student.kind,
         "chosen": student.chosen,
     }
-    if function is None:
-        taking = student.taking_qkv()
-        if len(taking) > 1 and "." not in name:
-            student._note(
-                None,
-                None,
-                "name",
-                f"no {name}, and {len(taking)} functions take (Q, K, V): "
-                + ", ".join(taking[:5])
-                + "; the teacher names one with --name",
-            )
+    taking = student.taking_qkv() if function is None and "." not in name else []
+    if len(taking) > 1:
+        names = ", ".join(taking[:5])
+        said = f"no {name}, and {len(taking)} functions take (Q, K, V): {names}"
+        student._note(None, None, "name", said + "; the teacher names one with --name")
     info["notes"] = [
         {key: note[key] for key in ("cell", "line", "type", "message")} for note in student.notes
     ]
