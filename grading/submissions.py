@@ -125,7 +125,8 @@ def _entries(discovery: Discovery, folder: Path) -> list[Path]:
 
 def _folder(discovery: Discovery, root: Path, name: str) -> None:
     entries = _entries(discovery, root)
-    # an export unpacked into a folder of its own: go down to where the students are
+    # an export unpacked into a folder of its own: go down to where the students are (not into
+    # a folder with code of its own: that is one student's, the only one)
     depth = 0
     while (
         len(entries) == 1
@@ -133,6 +134,7 @@ def _folder(discovery: Discovery, root: Path, name: str) -> None:
         and not entries[0].is_symlink()
         and depth < 3
         and not (root / METADATA).is_file()
+        and not any(path.suffix.lower() in CODE for path in entries[0].iterdir())
     ):
         root, depth = entries[0], depth + 1
         entries = _entries(discovery, root)

@@ -332,3 +332,33 @@ def test_the_workers_files_alone_read_a_notebook(tmp_path):
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_grade_shows_how_each_notebook_was_read(capsys, tmp_path):
+    status = main(
+        [
+            "grade",
+            str(NOTEBOOKS / "jupyter_lab.ipynb"),
+            str(NOTEBOOKS / "truncated.ipynb"),
+            "--json",
+        ]
+    )
+    assert status == 1
+    by_file = {Path(s["file"]).name: s for s in json.loads(capsys.readouterr().out)["submissions"]}
+    lab = by_file["jupyter_lab.ipynb"]
+    assert lab["ok"] and lab["kind"] == "ipynb" and lab["function"] == "attention"
+    assert lab["returns"] == "(out, weights)" and "causal=… as a keyword" in lab["convention"]
+    assert [(note["cell"], note["line"], note["type"]) for note in lab["notes"]] == [
+        (2, 1, "IPython"),
+        (2, 3, "ModuleNotFoundError"),
+        (7, 3, "AssertionError"),
+    ]
+    broken = by_file["truncated.ipynb"]
+    assert (broken["status"], broken["words"]) == ("unreadable", "not a notebook")
+    main(["grade", str(NOTEBOOKS / "jupyter_lab.ipynb")])
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].startswith("✓ jupyter_lab.ipynb")
+    assert table[2] == (
+        "    note: cell 2, line 3: ModuleNotFoundError: No module named 'matplotlib' "
+        "(import matplotlib.pyplot as plt); then 3 more statements that needed it failed"
+    )

@@ -219,3 +219,10 @@ def test_links_in_a_flat_folder_a_row_each_never_followed_out(tmp_path):
         "alan.py": (None, "folder", "a link out of the folder: not followed"),
     }
     assert found.passed_over == [(str(flat / "more"), "a link to a folder: not followed")]
+
+
+def test_a_folder_holding_one_students_folder_is_that_student(tmp_path):
+    write(tmp_path / "class" / "ada" / "homework.ipynb", json.dumps(_notebook(CHAPTER)))
+    write(tmp_path / "class" / "ada" / "utils.py", "def softmax(x):\n    return x\n")
+    found = discover([str(tmp_path / "class")])
+    assert rows(found) == {"ada": ("homework.ipynb", "folder", "")}
