@@ -9,6 +9,7 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.text import visible
@@ -55,7 +56,9 @@ def check_file(path: str) -> None:
         )
 
 
-def submission_of(args, path: str, name: str) -> Submission:
+def submission_of(args, path: str, name: str, folder: str | os.PathLike | None = "") -> Submission:
+    """The submission of ``path``, importing from ``folder`` (default: the file's own; None:
+    the file alone, as in a flat export of a whole class)."""
     timeout = DEFAULT_TIMEOUT if args.timeout is None else args.timeout
     memory = DEFAULT_MEMORY if args.memory is None else int(args.memory * 2**30)
     if not timeout > 0 or not memory > 0:
@@ -64,7 +67,7 @@ def submission_of(args, path: str, name: str) -> Submission:
         path,
         name,
         backward=args.backward or "attention_backward",
-        folder=os.path.dirname(os.path.abspath(path)),
+        folder=os.path.dirname(os.path.abspath(path)) if folder == "" else folder,
         timeout=timeout,
         memory=memory,
     )
@@ -234,19 +237,30 @@ def check_impl(args, scenario, write, say) -> int:
         say(f"attn-tui: {problem}")
         return EXIT_USAGE
     shown = visible(os.path.basename(path))
+    if path.lower().endswith(".ipynb"):
+        from attn_tui.grading.grade import notebook_problem
+
+        problem = notebook_problem(Path(path))
+        if problem:
+            write(f"{shown}: ✗ {problem}\n")
+            return EXIT_DIFFERS
     with submission:
         try:
             submission.start()
             checked = run_check(submission, scenario, args.cases)
         except SubmissionFailed as failed:
             write(f"{shown}: ✗ {visible(failed.failure.verdict)}\n")
+            _notes(submission.info, write)
             _printed(args, submission, write)
             return EXIT_DIFFERS
         _printed(args, submission, write)
     chosen = chosen_line(submission.info, name)
     if chosen:
         write(chosen + "\n")
-    write("".join(line + "\n" for line in told(checked, shown)))
+    lines = told(checked, shown)
+    write(lines[0] + "\n")
+    _notes(submission.info, write)  # how the code was read, under the verdict it explains
+    write("".join(line + "\n" for line in lines[1:]))
     if getattr(args, "open", False) and checked.main.error is None:
         # the app opens at the first wrong stage, row and cell
         from attn_tui.core.teaching.compare import compare
@@ -270,3 +284,13 @@ def _printed(args, submission: Submission, write) -> None:
                 + visible(text, multiline=True)
                 + ("" if text.endswith("\n") else "\n")
             )
+
+
+def _notes(info: dict, write) -> None:
+    """Each note the code's loading left (a cell that raised, IPython syntax passed over), a line
+    each (the function taken in the asked one's place is chosen_line's)."""
+    from attn_tui.grading.grade import how_read
+
+    read = how_read(info)
+    for note in read["notes"]:
+        write(f"note: {note.text()}\n")

@@ -1,19 +1,23 @@
-"""``attn-tui grade FOLDER_OR_FILES…``: every submission checked on the same cases, each in its
-own worker (one bad submission never stops the others): a line per student (cases passed, the
-first mistake named) and a class summary (how many made each mistake), as text, ``--json`` or
-``--markdown``. A progress line on a terminal's standard error once it takes over a second."""
+"""``attn-tui grade FOLDER_OR_FILES…``: every submission (a .py file or a notebook; an LMS's
+export found by grading/submissions.py) checked on the same cases, each in its own worker (one
+bad submission never stops the others), into one record per student (grading/record.py): a line
+per student (cases passed, the first mistake named) and a class summary (how many made each
+mistake), as text, ``--json`` or ``--markdown``, and the gradebooks --csv, --junit and
+--gradescope write (grading/gradebook.py). A progress line on a terminal's standard error once it
+takes over a second."""
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import sys
+import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
 from attn_tui.core.text import visible
 from attn_tui.grading import cases as battery
+from attn_tui.grading import gradebook
 from attn_tui.grading.check import (
     EXIT_DIFFERS,
     EXIT_OK,
@@ -23,55 +27,51 @@ from attn_tui.grading.check import (
     submission_of,
 )
 from attn_tui.grading.failures import SubmissionFailed
-from attn_tui.grading.report import case_line, chosen_line
-
-MAX_SUBMISSIONS = 2000
-
-
-def submissions(given: list[str]) -> list[Path]:
-    """The .py files named, and those in the folders named (sorted; not their sub-folders). One
-    that is not a regular file (a FIFO, a link to a device) is kept, to be reported as such in
-    its own line: a submission left out would be a student silently not graded."""
-    found: list[Path] = []
-    for name in given:
-        path = Path(name)
-        if path.is_dir():
-            found += sorted(p for p in path.glob("*.py") if not p.is_dir())
-        elif path.exists() or path.is_symlink():
-            found.append(path)
-        else:
-            raise UsageError(f"{visible(name)}: no such file or folder")
-    if not found:
-        raise UsageError("no .py files in " + ", ".join(visible(name) for name in given))
-    if len(found) > MAX_SUBMISSIONS:
-        raise UsageError(f"{len(found)} files: at most {MAX_SUBMISSIONS} at once")
-    return list(dict.fromkeys(found))
+from attn_tui.grading.notebook_code import MAX_NOTEBOOK, NotANotebook, code_cells
+from attn_tui.grading.record import Check, Diagnosis, Graded, Note, Outcome
+from attn_tui.grading.report import case_line
+from attn_tui.grading.submissions import Found, discover
 
 
-def grade_one(args, path: Path, cases: list) -> dict:
-    """One submission's record: file, ok, status, passed, cases, diagnosis, and its case lines."""
-    record = {
-        "file": str(path),
-        "ok": False,
-        "status": "",
-        "passed": 0,
+def grade_one(args, found: Found, cases: list) -> Graded:
+    """One student's record: how their code was read, and each case."""
+    started = time.monotonic()
+    base = {
+        "student": found.student,
+        "file": str(found.file) if found.file is not None else "",
+        "folder": str(found.folder) if found.folder is not None else None,
+        "export": found.export,
         "cases": counted([], cases).of,  # the same however it fails
-        "diagnosis": None,
-        "words": "",
-        "verdict": "",
-        "results": [],
-        "not_run": [],
-        "softmax": None,
     }
+    if found.file is None:
+        words = {
+            "empty": "nothing handed in",
+            "ambiguous": "two files define it",
+            "unreadable": "not read (a link out of the folder)",
+        }
+        return Graded(
+            **base,
+            status=found.status,
+            words=words.get(found.status, "no attention function"),
+            verdict=found.problem,
+        )
+    path = found.file
+    base["kind"] = "ipynb" if path.suffix.lower() == ".ipynb" else "py"
     if not path.is_file():
-        record.update(
+        return Graded(
+            **base,
             status="unreadable",
             words="not a regular file",
             verdict=f"{visible(path.name)}: not a regular file "
             "(a FIFO or a device is not a student's code)",
         )
-        return record
-    submission = submission_of(args, str(path), args.name)
+    if base["kind"] == "ipynb":
+        problem = notebook_problem(path)
+        if problem:
+            return Graded(**base, status="unreadable", words="not a notebook", verdict=problem)
+    folder = found.folder if found.export != "file" else path.parent
+    submission = submission_of(args, str(path), args.name, folder)
+    printed = None
     with submission:
         try:
             submission.start()
@@ -87,38 +87,43 @@ def grade_one(args, path: Path, cases: list) -> dict:
 
                 backward = check_backward(submission, cases[0].scenario)
         except SubmissionFailed as failed:
-            record.update(
+            return Graded(
+                **base,
+                **how_read(submission.info),
                 status=failed.failure.kind,
                 verdict=visible(failed.failure.verdict),
                 words=_failure_words(failed.failure.kind),
+                printed=submission.output() if args.verbose else None,
+                seconds=time.monotonic() - started,
             )
-            if args.verbose:
-                record["printed"] = submission.output()
-            return record
         if args.verbose:
-            record["printed"] = submission.output()
+            printed = submission.output()
     count = counted(results, cases)
     backward_ok = backward is None or backward.ok
     # (cases not run after a memory bomb are not passed)
     softmax_ok = own_softmax is None or own_softmax[0]
     ok = count.ok and backward_ok and softmax_ok
-    record.update(
-        passed=count.passed,
-        ok=ok,
-        status="ok" if ok else "differs",
-        chosen=submission.info.get("chosen"),
-        asked=args.name,
-        not_run=[result.case.name for result in results if result.not_run is not None],
-        results=[
-            {"case": result.case.name, "ok": result.ok, "line": case_line(result)}
-            for result in results
-        ],
+    read = next((result for result in results if result.ok), None) or next(
+        (result for result in results if result.way is not None), None
     )
-    record["softmax"] = (
-        None if own_softmax is None else {"ok": own_softmax[0], "line": own_softmax[1]}
-    )
-    if backward is not None:
-        record["backward"] = {"ok": backward.ok, "wrong": backward.wrong, "lines": backward.lines}
+    record = {
+        **base,
+        **how_read(submission.info),
+        "ok": ok,
+        "status": "ok" if ok else "differs",
+        "passed": count.passed,
+        "cases": count.of,
+        "not_run": tuple(result.case.name for result in results if result.not_run is not None),
+        "outcomes": tuple(outcome_of(result) for result in results),
+        "softmax": None if own_softmax is None else Check(own_softmax[0], (own_softmax[1],)),
+        "backward": None
+        if backward is None
+        else Check(backward.ok, tuple(backward.lines), tuple(backward.wrong.items())),
+        "printed": printed,
+        "convention": read.way.describe() if read is not None else "",
+        "returns": read.returns if read is not None else "",
+        "seconds": time.monotonic() - started,
+    }
     wrong = next((result for result in results if not result.ok and result.not_run is None), None)
     if wrong is None:
         record["words"] = (
@@ -130,7 +135,7 @@ def grade_one(args, path: Path, cases: list) -> dict:
             )
         elif not softmax_ok:
             record["words"], record["verdict"] = own_softmax[2], own_softmax[1]
-        return record
+        return Graded(**record)
     record["verdict"] = case_line(wrong)
     judged = wrong.first_wrong
     if wrong.error is not None:
@@ -142,17 +147,56 @@ def grade_one(args, path: Path, cases: list) -> dict:
     elif wrong.masked_row is not None:
         record["words"] = "a fully masked row wrong"
     elif judged is not None and judged.diagnosis is not None:
-        record["diagnosis"] = {
-            "mistake": judged.mistake,
-            "what": judged.diagnosis.what,
-            "fix": judged.diagnosis.fix,
-            "case": wrong.case.name,
-            "stage": judged.stage,
-        }
+        record["diagnosis"] = Diagnosis(
+            judged.mistake,
+            judged.diagnosis.what,
+            judged.diagnosis.fix,
+            wrong.case.name,
+            judged.stage,
+        )
         record["words"] = judged.words
     else:
         record["words"] = "other"
-    return record
+    return Graded(**record)
+
+
+def how_read(info: dict) -> dict:
+    """What the worker said of how it read the code: the function, the one chosen in its place,
+    the kind of file and the notes its loading left."""
+    notes = info.get("notes")
+    return {
+        "function": str(info.get("as") or ""),
+        "chosen": info.get("chosen") if isinstance(info.get("chosen"), str) else None,
+        "notes": tuple(Note.of(note) for note in notes if isinstance(note, dict))
+        if isinstance(notes, list)
+        else (),
+    }
+
+
+def outcome_of(result) -> Outcome:
+    judged = result.first_wrong
+    diagnosis = judged.diagnosis if judged is not None and not result.ok else None
+    return Outcome(
+        result.case.name,
+        result.ok,
+        case_line(result),
+        not_run=result.not_run is not None,
+        mistake=judged.mistake if diagnosis is not None else None,
+        what=diagnosis.what if diagnosis is not None else "",
+        fix=diagnosis.fix if diagnosis is not None else "",
+    )
+
+
+def notebook_problem(path: Path) -> str:
+    """The one line saying why a file named .ipynb is not a notebook we read, or ""."""
+    try:
+        with open(path, "rb") as file:
+            code_cells(file.read(MAX_NOTEBOOK + 1))
+    except NotANotebook as problem:
+        return f"{visible(path.name)}: {visible(str(problem))}"
+    except OSError as problem:
+        return f"{visible(path.name)}: could not be read ({visible(problem.strerror or '')})"
+    return ""
 
 
 def _failure_words(kind: str) -> str:
@@ -170,60 +214,80 @@ def _failure_words(kind: str) -> str:
 
 def grade(parser, args) -> int:
     try:
-        files = submissions(args.submissions)
         if args.json and args.markdown:
             raise UsageError("give --json or --markdown, not both")
+        if args.points is not None and not (0 < args.points < 1e9):
+            raise UsageError("--points must be a positive number")
+        # a results.json is one submission's: a folder given with it is one student's
+        discovery = discover(args.submissions, args.name, one=bool(args.gradescope))
+        if args.gradescope and len(discovery.found) != 1:
+            raise UsageError(
+                f"--gradescope writes one submission's results.json; found "
+                f"{len(discovery.found)}: grade one student's folder or file"
+            )
         cases = battery.battery() + [_scenario_case(name) for name in args.scenario or []]
     except UsageError as problem:
         parser.error(str(problem))
     records, started = [], time.monotonic()
     progress = sys.stderr is not None and sys.stderr.isatty()
-    for i, path in enumerate(files):
+    for i, found in enumerate(discovery.found):
         if progress and time.monotonic() - started > 1.0:
-            _bar(i, len(files), path.name)
+            _bar(i, len(discovery.found), found.student)
         try:
-            records.append(grade_one(args, path, cases))
+            records.append(grade_one(args, found, cases))
         except UsageError as problem:
             records.append(
-                {
-                    "file": str(path),
-                    "ok": False,
-                    "status": "usage",
-                    "passed": 0,
-                    "cases": counted([], cases).of,
-                    "diagnosis": None,
-                    "words": "could not run",
-                    "verdict": str(problem),
-                    "results": [],
-                    "not_run": [],
-                    "softmax": None,
-                }
+                Graded(
+                    student=found.student,
+                    file=str(found.file or ""),
+                    cases=counted([], cases).of,
+                    folder=str(found.folder) if found.folder is not None else None,
+                    export=found.export,
+                    status="usage",
+                    words="could not run",
+                    verdict=str(problem),
+                )
             )
     if progress and time.monotonic() - started > 1.0:
         sys.stderr.write("\r\x1b[K")
         sys.stderr.flush()
-    summary = dict(Counter(record["words"] for record in records).most_common())
     from attn_tui.tui.cli.streams import write_out
 
+    names = [case.name for case in cases]
+    passed_over = discovery.passed_over
+    written = [
+        (args.csv, lambda: gradebook.as_csv(records, args.points)),
+        (args.junit, lambda: gradebook.as_junit(records, names)),
+        (args.gradescope, lambda: gradebook.as_gradescope(records[0], names, args.points)),
+    ]
+    for target, view in written:
+        if target:
+            try:
+                write_file(target, view())
+            except OSError as problem:
+                parser.error(f"{visible(target)}: could not be written ({problem.strerror})")
     if args.json:
-        write_out(
-            json.dumps(
-                {
-                    "cases": [case.name for case in cases],
-                    "submissions": records,
-                    "summary": summary,
-                },
-                indent=1,
-                allow_nan=False,
-                ensure_ascii=False,
-            )
-            + "\n"
-        )
+        write_out(gradebook.as_json(records, names, passed_over))
     elif args.markdown:
-        write_out(markdown(records, summary))
+        write_out(gradebook.markdown(records, passed_over))
     else:
-        write_out(text(records, summary))
-    return EXIT_OK if all(record["ok"] for record in records) else EXIT_DIFFERS
+        write_out(gradebook.text(records, passed_over))
+    return EXIT_OK if all(record.ok for record in records) else EXIT_DIFFERS
+
+
+def write_file(target: str, content: str) -> None:
+    """A gradebook file, written whole or not at all (a half-written results.json would be read
+    as a grade): to a temporary file beside it, then renamed over it."""
+    folder = os.path.dirname(os.path.abspath(target))
+    handle, temporary = tempfile.mkstemp(prefix=".attn-tui-", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
+            file.write(content)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def _scenario_case(name: str):
@@ -249,50 +313,3 @@ def _bar(done: int, total: int, name: str) -> None:
         f"{visible(name)[:30]}\x1b[K"
     )
     sys.stderr.flush()
-
-
-def text(records: list[dict], summary: dict) -> str:
-    width = max(len(visible(Path(record["file"]).name)) for record in records)
-    lines = []
-    for record in records:
-        name = visible(Path(record["file"]).name)
-        mark = "✓" if record["ok"] else "✗"
-        lines.append(
-            f"{mark} {name:<{width}}  {record['passed']:>2}/{record['cases']}  "
-            f"{visible(record['words'])}"
-        )
-        if record.get("chosen"):
-            lines.append("    " + chosen_line(record, record.get("asked", ""), "--name NAME"))
-        if record["verdict"]:
-            lines.append(f"    {visible(record['verdict'])}")
-        own = record.get("softmax")
-        if own and not own["ok"] and own["line"] != record["verdict"]:
-            lines.append(f"    {visible(own['line'])}")
-        if record.get("printed"):
-            lines.append("    printed: " + visible(record["printed"][:500]))
-    lines.append("")
-    lines.append(f"Class: {sum(r['ok'] for r in records)} of {len(records)} pass every case")
-    lines += [f"  {count:>3}  {visible(words)}" for words, count in summary.items()]
-    return "\n".join(lines) + "\n"
-
-
-def markdown(records: list[dict], summary: dict) -> str:
-    def cell(value: str) -> str:
-        return visible(value).replace("|", "\\|")
-
-    def softmax(record: dict) -> str:
-        own = record.get("softmax")
-        return "—" if not own else cell(own["line"].removeprefix("softmax: "))
-
-    lines = [
-        "| student | cases passed | first mistake | own softmax |",
-        "| --- | --- | --- | --- |",
-    ]
-    lines += [
-        f"| {cell(Path(r['file']).name)} | {r['passed']}/{r['cases']} "
-        f"| {cell(r['verdict'] or r['words'])} | {softmax(r)} |"
-        for r in records
-    ]
-    lines += ["", "| mistake | students |", "| --- | --- |"]
-    lines += [f"| {cell(words)} | {count} |" for words, count in summary.items()]
-    return "\n".join(lines) + "\n"

@@ -55,6 +55,8 @@ if TYPE_CHECKING:
     from typing import Self
 
 WORKER = Path(__file__).with_name("worker.py")
+# what the worker imports from its own folder (a sandbox shows it these, no other of attn-tui)
+WORKER_FILES = ("worker.py", "student_code.py", "notebook_code.py")
 MAX_OUTPUT = 64 * 2**10  # of the student's printed output kept
 MAX_ANSWER = 256 * 2**20
 PIPE_CHUNK = 1 << 16

@@ -106,6 +106,8 @@ def _action(line: CommandLine):
         from attn_tui.tui.cli.responses import responses as run
     elif name == "grade":
         from attn_tui.grading.grade import grade as run
+    elif name == "autograder":
+        from attn_tui.grading.autograder import autograder as run
     elif name == "list":
         from attn_tui.tui.cli.views import list_builtins as run
     else:

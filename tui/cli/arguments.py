@@ -228,7 +228,8 @@ def add_grade_arguments(grading: argparse.ArgumentParser) -> None:
         "submissions",
         nargs="+",
         metavar="FOLDER_OR_FILE",
-        help="the students' .py files, or folders of them",
+        help="the students' .py files or notebooks, folders of them, or an LMS's export "
+        "(Gradescope, Canvas, Moodle, GitHub Classroom: a folder per student)",
     )
     grading.add_argument(
         "--scenario",
@@ -243,4 +244,45 @@ def add_grade_arguments(grading: argparse.ArgumentParser) -> None:
     grading.add_argument(
         "--markdown", action="store_true", help="the results as Markdown, for the course page"
     )
+    grading.add_argument(
+        "--csv", metavar="FILE", help="write a gradebook's CSV: a row per student, with a score"
+    )
+    grading.add_argument(
+        "--junit", metavar="FILE", help="write JUnit XML: a testsuite per student, a test a case"
+    )
+    grading.add_argument(
+        "--gradescope",
+        metavar="FILE",
+        help="write Gradescope's results.json for the one submission graded",
+    )
+    grading.add_argument(
+        "--points",
+        type=float,
+        metavar="N",
+        help="what every case passed is worth in --csv and --gradescope (default: a point a case)",
+    )
     add_student_code(grading)
+
+
+def add_autograder_arguments(autograder: argparse.ArgumentParser) -> None:
+    """autograder's: the platform, the zip to write, and what its grading checks."""
+    autograder.add_argument("platform", choices=["gradescope"], help="where it is uploaded")
+    autograder.add_argument(
+        "-o", "--output", required=True, metavar="ZIP", help="the zip to write (autograder.zip)"
+    )
+    autograder.add_argument(
+        "--scenario",
+        action="append",
+        metavar="S",
+        help="a scenario to check on as well as the default cases (again for more; a file is "
+        "put in the zip)",
+    )
+    autograder.add_argument(
+        "--points",
+        type=float,
+        metavar="N",
+        help="what every case passed is worth in all (default: a point a case)",
+    )
+    autograder.add_argument(
+        "--name", default="attention", help="the function to call (default attention)"
+    )

@@ -24,6 +24,7 @@ from attn_tui import __version__
 from attn_tui.core.text import visible
 from attn_tui.tui.cli.arguments import (
     HIDDEN,
+    add_autograder_arguments,
     add_check_arguments,
     add_grade_arguments,
     add_markdown_arguments,
@@ -312,6 +313,12 @@ def build_parser(toggles: bool = True) -> argparse.ArgumentParser:
             "and a class summary (docs/classroom.md)",
         )
     )
+    add_autograder_arguments(
+        command(
+            "autograder",
+            "write the zip a teacher uploads as a Gradescope autograder (docs/classroom.md)",
+        )
+    )
     for name, help in OWN_PARSERS.items():
         commands.add_parser(name, help=help, add_help=False)
     return parser
@@ -335,6 +342,7 @@ COMMANDS = (
     "serve",
     "new",
     "grade",
+    "autograder",
     "responses",
     *OWN_PARSERS,
 )
