@@ -1,6 +1,6 @@
 """What a layer costs to READ, per MB of its files, and to score, per weight: the constants of
-core/loading/work_estimate.py (issue 47: ``heads`` on 1,024 layers naming one 3.3 MB YAML file
-was estimated at nothing and ran ~35 minutes).
+core/loading/work_estimate.py, which must count reading: ``heads`` on 1,024 layers naming one
+3.3 MB YAML file spends ~35 minutes reading where scoring costs nothing.
 
     python benchmarks/read_costs.py
 

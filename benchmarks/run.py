@@ -111,7 +111,7 @@ def main() -> None:
             rows.extend(key_row(label, *measured, 20))
 
     try:
-        # (#47) against its real floor: a bare Textual app that imports NumPy and PyYAML first,
+        # the start against its real floor: a bare Textual app that imports NumPy and PyYAML first,
         # which the debugger's first frame, numbers computed, cannot do without
         label = (
             "start to the whole debugger of cat_sat ÷ bare Textual app importing NumPy and PyYAML"

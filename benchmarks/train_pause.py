@@ -1,4 +1,4 @@
-"""Pausing a run in the Train view (issue 49): ms from ``r`` while every run is running until the
+"""Pausing a run in the Train view: ms from ``r`` while every run is running until the
 frame that says "paused" reaches the terminal, beside the bare Textual app's key, interleaved.
 
     python benchmarks/train_pause.py           # 9 pauses of each workload

@@ -101,7 +101,8 @@ def make_small_index(folder: Path, layers: int = 12, heads: int = 4, T: int = 32
 
 
 def make_walked(folder: Path, T: int, extra: str, name: str) -> Path:
-    """The one-head scenario of ``T`` tokens with a step of issue 20 (tiles, decoding)."""
+    """The one-head scenario of ``T`` tokens with a branch step turned on by ``extra`` (online
+    softmax's tiles, decoding)."""
     path = folder / f"{name}_{T}.yaml"
     path.write_text(f"title: {name}, T = {T}\nnpz: head_{T}.npz\n{extra}")
     return path

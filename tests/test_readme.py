@@ -1,6 +1,6 @@
 """README.md and the pages of docs/ say what the program does: their tables are the program's
 own lists, their commands and options exist, their numbers are the program's, and every link
-leads to a file that is there. README is the short tour; the rest moved to docs/ (issue 28), and
+leads to a file that is there. README is the short tour; the rest moved to docs/, and
 each claim is checked on the page it moved to."""
 
 from __future__ import annotations
@@ -251,7 +251,7 @@ def test_the_print_example_is_what_print_writes():
 
 
 def test_what_a_newcomer_tripped_over_is_in_the_docs():
-    """Issue 23's newcomer's list: the lighter PyTorch, the offline switch, the browser test's
+    """What a newcomer looks for: the lighter PyTorch, the offline switch, the browser test's
     Chromium, the answer key's command, the class's cap (each as the program has it)."""
     from attn_tui.tui.cli import DEFAULT_MAX_APPS
 
@@ -305,8 +305,7 @@ def test_the_gradients_section_shows_the_programs_own_walk_and_training():
     told = f"scaled loss falls from {scaled.losses[0]:.3f} to {scaled.losses[-1]:.3f}"
     assert told in " ".join(text.split())
     assert f"climbs to {unscaled.losses[-1]:.3f} and stalls" in " ".join(text.split())
-    # (issue 50: the page said "falls" where the loss spikes first; the spikes, at the steps they
-    # are)
+    # (not "falls", where the loss spikes first: the spikes, at the steps they are)
     assert (
         f"spikes to {max(scaled.losses):.3f} at step {scaled.losses.index(max(scaled.losses))}"
         in " ".join(text.split())
@@ -319,7 +318,7 @@ def test_the_gradients_section_shows_the_programs_own_walk_and_training():
 
 def test_the_programs_messages_point_at_pages_that_are_there():
     """A message that sends a reader to the docs names a page that exists, and holds the section
-    it names (issue 28: README no longer holds them)."""
+    it names (README is the short tour: most sections are in docs/)."""
     pointers = {}
     for folder in ("core", "tui", "capture"):
         for source in (ROOT / folder).rglob("*.py"):

@@ -1,5 +1,5 @@
-"""README says which tests a local run skips that CI runs, and what each needs (issue 50, item
-8: it called its test command "exactly what CI runs" while a run without PyTorch skipped 14)."""
+"""README says which tests a local run skips that CI runs, and what each needs: a run without
+PyTorch skips some, so its test command is not "exactly what CI runs"."""
 
 from __future__ import annotations
 

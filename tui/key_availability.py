@@ -58,8 +58,8 @@ def available(screen: DebuggerScreen, action: str, parameters: tuple[object, ...
     return True
 
 
-# Why a key is off in this scenario, said in the bar when it is pressed (issue 50: they did
-# nothing, silently). The footer hides such a key (``available`` returns False, which also stops
+# Why a key is off in this scenario, said in the bar when it is pressed: a key that does nothing
+# silently looks broken. The footer hides such a key (``available`` returns False, which also stops
 # its binding): the key then reaches the screen's on_key, which says the sentence (``why_off``).
 OFF_BECAUSE = {
     "no_loss": "v: this scenario has no loss to check a gradient of "

@@ -35,7 +35,6 @@ from attn_tui.core.model.edits import (
     SetExpect,
     SetInputs,
     SetOption,
-    SetStageSetting,
     nudged,
     scale_cycle,
 )
@@ -192,70 +191,9 @@ class Session(SessionFile):
         return self.apply(SetOption("scale", scale_cycle(self.scenario, self.original), scale))
 
     def apply(self, edit: Edit, record: bool = True) -> Edit:
-        """Apply an edit and forget what it made stale; ``NumericError`` changes nothing."""
-        before = self.scenario
-        if isinstance(edit, SetCell):
-            scenario = self._written(edit, edit.value)
-            unsaved = dict(self._unsaved) if len(self._unsaved) < 64 else None
-            self._note_unsaved(edit)
-            changes = self.inputs.update(scenario, edit.matrix, edit.row, edit.col, edit.head)
-            try:
-                require_finite_cell(
-                    scenario,
-                    self.inputs,
-                    changes,
-                    edit.matrix,
-                    edit.row,
-                    edit.col,
-                    edit.head,
-                    [a.options for a in self.attentions.values()],
-                )
-            except NumericError:
-                before = self._written(edit, edit.old)
-                self.inputs.update(before, edit.matrix, edit.row, edit.col, edit.head)
-                if unsaved is not None:
-                    self._unsaved = unsaved
-                else:
-                    self._note_unsaved(edit.inverse())
-                raise
-            for attention in self.attentions.values():
-                attention.invalidate(scenario, changes, edit.matrix)
-        elif isinstance(edit, SetInputs):
-            scenario = edit.apply(before)
-            for name, values in edit.values.items():
-                self._working.pop(name, None)
-                old = before.inputs[name]
-                for index in zip(*np.nonzero(values.view(np.int64) != old.view(np.int64))):
-                    index = tuple(int(i) for i in index)
-                    head = index[0] if len(index) == 3 else None
-                    self._note_unsaved(
-                        SetCell(
-                            name,
-                            index[-2],
-                            index[-1],
-                            float(values[index]),
-                            float(old[index]),
-                            head,
-                        )
-                    )
-            self.inputs = HeadInputs(scenario)
-            self.attentions = self._attentions(scenario)
-        else:
-            if isinstance(edit, SetStageSetting) and edit.value is None:
-                stays_for_the_lesson(
-                    before, stage_named(edit.name)
-                )  # NotApplicable: a beat shows it
-            scenario = edit.apply(before)
-            if (
-                isinstance(edit, SetOption)
-                and edit.name == "scale"
-                and divides_less(scenario, before)
-            ):
-                check_range(scenario, self.inputs)  # NumericError: nothing changed
-            if isinstance(edit, (SetOption, SetStageSetting)):  # other options, or other steps
-                self.attentions = self._attentions(scenario)
-            if isinstance(edit, SetStageSetting) and self.predictions is not None:
-                self.predictions.follow(scenario)
+        """Apply an edit and forget what it made stale; ``NumericError`` changes nothing. The
+        edit does its own part (``apply_in``), asking this session for what it needs."""
+        scenario = edit.apply_in(self)
         self.scenario, self.last_edit = scenario, edit
         if self.predictions is not None:  # each row shows its guesses of the state it is in now
             self.predictions.sync(self.attention)
@@ -266,6 +204,69 @@ class Session(SessionFile):
             self.history.push(edit)
         self.journal.changed()
         return edit
+
+    # ---- what an edit asks of the session (core.model.edits.Workspace) ---------------------
+
+    def cell_written(self, edit: SetCell) -> Scenario:
+        scenario = self._written(edit, edit.value)
+        # the unsaved marks, put back if the value is refused: copied while few, and past that
+        # restored by noting the inverse, so a key never copies a large dict
+        unsaved = dict(self._unsaved) if len(self._unsaved) < 64 else None
+        self._note_unsaved(edit)
+        changes = self.inputs.update(scenario, edit.matrix, edit.row, edit.col, edit.head)
+        try:
+            require_finite_cell(
+                scenario,
+                self.inputs,
+                changes,
+                edit.matrix,
+                edit.row,
+                edit.col,
+                edit.head,
+                [a.options for a in self.attentions.values()],
+            )
+        except NumericError:
+            before = self._written(edit, edit.old)
+            self.inputs.update(before, edit.matrix, edit.row, edit.col, edit.head)
+            if unsaved is not None:
+                self._unsaved = unsaved
+            else:
+                self._note_unsaved(edit.inverse())
+            raise
+        for attention in self.attentions.values():
+            attention.invalidate(scenario, changes, edit.matrix)
+        return scenario
+
+    def inputs_replaced(self, edit: SetInputs, scenario: Scenario) -> None:
+        before = self.scenario
+        for name, values in edit.values.items():
+            self._working.pop(name, None)
+            old = before.inputs[name]
+            for index in zip(*np.nonzero(values.view(np.int64) != old.view(np.int64))):
+                index = tuple(int(i) for i in index)
+                head = index[0] if len(index) == 3 else None
+                self._note_unsaved(
+                    SetCell(
+                        name, index[-2], index[-1], float(values[index]), float(old[index]), head
+                    )
+                )
+        self.inputs = HeadInputs(scenario)
+        self.attentions = self._attentions(scenario)
+
+    def check_scores_fit(self, scenario: Scenario) -> None:
+        if divides_less(scenario, self.scenario):
+            check_range(scenario, self.inputs)
+
+    def check_lesson_keeps(self, stage: str) -> None:
+        stays_for_the_lesson(self.scenario, stage_named(stage))
+
+    def options_changed(self, scenario: Scenario) -> None:
+        self.attentions = self._attentions(scenario)
+
+    def steps_changed(self, scenario: Scenario) -> None:
+        self.attentions = self._attentions(scenario)
+        if self.predictions is not None:
+            self.predictions.follow(scenario)
 
     def _written(self, edit: SetCell, value: float) -> Scenario:
         """The scenario with one cell set. The edited matrix is the session's own copy (made at

@@ -40,7 +40,7 @@ def is_builtin(path: str | Path) -> bool:
 
 def _folder() -> Path:
     """The scenarios package's folder (as importlib.resources.files finds it, without loading
-    importlib.resources: ~3 ms of every start, #30)."""
+    importlib.resources: ~3 ms of every start)."""
     return Path(import_module("attn_tui.scenarios").__file__).parent
 
 

@@ -2,8 +2,8 @@
 of a model index (``attn-tui heads``, ``figure --model-view``). Work past about 20 s in all is
 refused at once, with the estimate and, for an index, the layers that would fit (``--layers``).
 
-The estimate counts what a layer costs to READ as well as to score (issue 47: 1,024 layers
-naming one 3.3 MB YAML file were estimated at nothing, as their T was 2, and ran ~35 minutes):
+The estimate counts what a layer costs to READ as well as to score: reading can cost far more
+than the scores (1,024 layers of T = 2 naming one 3.3 MB YAML file take ~35 minutes to read):
 
 - its YAML text, parsed and checked: YAML_SECONDS_PER_MB of the file's size;
 - the arrays of the data files it names (``npz:``, ``{npy: …}``): ARRAY_SECONDS_PER_MB of their

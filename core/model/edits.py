@@ -1,11 +1,12 @@
 """Edits as small values: set one input cell, or change an option. Each knows its inverse,
-so the undo history is a list of edits and undoing restores the old value exactly."""
+so the undo history is a list of edits and undoing restores the old value exactly, and its own
+part of being made in a session (``apply_in``)."""
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Union
+from typing import Protocol, Union
 
 from attn_tui.core.files.yaml_text import yaml_number
 from attn_tui.core.model.labels import input_labels
@@ -13,6 +14,40 @@ from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.text import visible
 
 NUDGE = 0.1
+
+
+class Workspace(Protocol):
+    """What an edit asks of the session it is made in (``core.editing.session.Session``). The
+    session owns the edited arrays, the engine and the checks, which core/model may not import;
+    each edit says which of them it needs. Every method sees ``scenario`` as it was before the
+    edit, and one that raises has changed nothing."""
+
+    scenario: Scenario
+
+    def cell_written(self, edit: SetCell) -> Scenario:
+        """The scenario with the cell set in the session's own copy, its tiles updated and what
+        it made stale forgotten; ``NumericError`` (a value too large) puts the cell back."""
+        ...
+
+    def inputs_replaced(self, edit: SetInputs, scenario: Scenario) -> None:
+        """Whole matrices replaced by ``scenario``'s: the heads' inputs and attention rebuilt."""
+        ...
+
+    def check_scores_fit(self, scenario: Scenario) -> None:
+        """``NumericError`` if ``scenario``'s scaling would let a score overflow."""
+        ...
+
+    def check_lesson_keeps(self, stage: str) -> None:
+        """``NotApplicable`` if the scenario's lesson shows ``stage``."""
+        ...
+
+    def options_changed(self, scenario: Scenario) -> None:
+        """Every attention computed afresh under ``scenario``'s options."""
+        ...
+
+    def steps_changed(self, scenario: Scenario) -> None:
+        """A step came or went: attention computed afresh, predictions following the steps."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -31,6 +66,10 @@ class SetCell:
 
     def inverse(self) -> SetCell:
         return SetCell(self.matrix, self.row, self.col, self.old, self.value, self.head)
+
+    def apply_in(self, session: Workspace) -> Scenario:
+        """Written in place, not copied: one key's edit must not cost a copy of the matrix."""
+        return session.cell_written(self)
 
     def describe(self, scenario: Scenario) -> str:
         rows, columns = input_labels(scenario, self.matrix)
@@ -60,6 +99,14 @@ class SetOption:
     def inverse(self) -> SetOption:
         return SetOption(self.name, self.old, self.value)
 
+    def apply_in(self, session: Workspace) -> Scenario:
+        """A smaller divisor can make a finite score overflow: the scale is checked first."""
+        scenario = self.apply(session.scenario)
+        if self.name == "scale":
+            session.check_scores_fit(scenario)
+        session.options_changed(scenario)
+        return scenario
+
     def describe(self, scenario: Scenario) -> str:
         if self.name == "causal":
             return "causal mask on" if self.value else "causal mask off"
@@ -88,6 +135,14 @@ class SetStageSetting:
     def inverse(self) -> SetStageSetting:
         return SetStageSetting(self.name, self.old, self.value)
 
+    def apply_in(self, session: Workspace) -> Scenario:
+        """A step the lesson shows stays on; one that comes or goes changes the steps."""
+        if self.value is None:
+            session.check_lesson_keeps(self.name)
+        scenario = self.apply(session.scenario)
+        session.steps_changed(scenario)
+        return scenario
+
     def describe(self, scenario: Scenario) -> str:
         return (
             f"{self.value.describe()} on"
@@ -111,6 +166,10 @@ class SetExpect:
     def inverse(self) -> SetExpect:
         return SetExpect(self.old, self.value, self.old_tolerance, self.tolerance)
 
+    def apply_in(self, session: Workspace) -> Scenario:
+        """The student's values change no number attention computes: nothing goes stale."""
+        return self.apply(session.scenario)
+
     def describe(self, scenario: Scenario) -> str:
         return "predictions kept as expect:"
 
@@ -129,6 +188,12 @@ class SetInputs:
 
     def inverse(self) -> SetInputs:
         return SetInputs(self.old, self.values, f"{self.why}, undone")
+
+    def apply_in(self, session: Workspace) -> Scenario:
+        """Whole matrices change: everything computed from the inputs is made afresh."""
+        scenario = self.apply(session.scenario)
+        session.inputs_replaced(self, scenario)
+        return scenario
 
     def describe(self, scenario: Scenario) -> str:
         return f"{', '.join(self.values)} {self.why}"

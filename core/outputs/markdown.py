@@ -91,7 +91,7 @@ def markdown_chunks(
     (``____``; a masked weight is 0 and is printed), with no number anywhere that gives one
     away; ``sheet="answers"`` is the matching answer key: the same sections, filled in.
     ``extras=False`` leaves out the columns a stage's table adds beside its matrix (softmax's
-    max and entropy), so that a worksheet asks for the weights alone (issue 50).
+    max and entropy), so that a worksheet asks for the weights alone.
     """
     shown_rows = list(rows) if rows is not None else [scenario.focus]
     for row in shown_rows:

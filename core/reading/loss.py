@@ -33,7 +33,7 @@ OPTIMIZERS = ("sgd", "adam")
 MAX_STEPS = 100_000
 # The work a train: may ask for, in units of half a nanosecond here (2e9 a second). A step costs
 # T·T_k·(PER_WEIGHT + PER_WIDTH·(d_k + d_v)) a head, and STEP_FLOOR for the program's own
-# bookkeeping. Measured (issue 49; 2 cores, NumPy's OpenBLAS): 34–67 ns a weight at d_k = d_v = 1
+# bookkeeping. Measured (2 cores, NumPy's OpenBLAS): 34–67 ns a weight at d_k = d_v = 1
 # (the exps, the softmax's backward and the updates, which multiply-adds alone missed: T = 16,384
 # took ~18 s a step where 2.7 s was estimated), about 1–2.5 ns more per unit of d_k + d_v, and
 # 0.5 ms a step at T = 2. The constants are near the slow end of those. At most ~20 s of training.

@@ -1,5 +1,5 @@
-"""Judge many sets of numbers against one scenario: a class's live answers (#44), a student's own
-code run on a case (#43) and ``check``'s ``expect:`` all ask the same question — are these a
+"""Judge many sets of numbers against one scenario: a class's live answers, a student's own
+code run on a case and ``check``'s ``expect:`` all ask the same question — are these a
 stage's numbers, and if not, which known mistake gives them?
 
 A :class:`Judge` works out the correct attention and each mistake's recomputation once, the

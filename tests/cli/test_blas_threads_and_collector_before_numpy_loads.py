@@ -52,7 +52,7 @@ def test_only_the_app_asks_for_one_blas_thread_and_no_collection_before_numpy_lo
 ):
     """The settings as they stood when NumPy was first imported by the command as run (the
     parser's stage options load it): --json at T = 4096 and the like may use every core; the
-    app's keys are small products. The garbage collector waits while the app starts (#30), but
+    app's keys are small products. The garbage collector waits while the app starts, but
     not in a class's server, which runs for hours (``started``: whether it collected when the
     app, or the server, was started)."""
     env = {

@@ -1,4 +1,4 @@
-"""``check`` tells of a file's lesson (issue 50, item 8): that it has one and that it was read
+"""``check`` tells of a file's lesson: that it has one and that it was read
 fine, or, where a beat is wrong, the file, line and column and what is wrong."""
 
 from __future__ import annotations

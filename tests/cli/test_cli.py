@@ -315,7 +315,7 @@ def test_row_by_a_token_that_appears_twice_is_ambiguous(write, capsys):
 def test_a_learning_rate_that_overflows_is_refused_by_json_and_check_and_said_by_print_and_markdown(
     write, capsys
 ):
-    """Issue 49: print and markdown show a scenario before any training step, so a learning rate
+    """print and markdown show a scenario before any training step, so a learning rate
     whose first step overflows does not stop them; they say the steps are not taken (json and
     check take them and refuse it, with the lr's position)."""
     path = write(

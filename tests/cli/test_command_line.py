@@ -1,4 +1,4 @@
-"""The command line is read once (issue 46): ``read`` says which command a line asks for and
+"""The command line is read once: ``read`` says which command a line asks for and
 the words its parser gets, before NumPy loads for an app's line, and building the parser fills
 no table of the module's.
 

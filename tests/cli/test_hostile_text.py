@@ -1,4 +1,4 @@
-"""Hostile text in every field, through every headless mode and every message (issue 10, 1–2).
+"""Hostile text in every field, through every headless mode and every message.
 
 Text from a file or an argument — title, description, tokens, variant names, file names, npz
 member names, focus, --row — reaches the terminal with every control character made visible:

@@ -79,8 +79,8 @@ asyncio.run(main())
 
 
 def test_the_debugger_opens_before_the_dialogs_modules_are_imported(tmp_path):
-    # #30: help, Save As, go-to and the questions are imported when first asked for, not
-    # before the first frame; #47: a class's answers (their tally and judging), its channel
+    # help, Save As, go-to and the questions are imported when first asked for, not
+    # before the first frame; a class's answers (their tally and judging), its channel
     # (tui.follow, its wire format) only in a class, and the backward pass only when it is asked for
     environment = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
     result = subprocess.run(

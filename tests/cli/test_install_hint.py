@@ -1,4 +1,4 @@
-"""capture's install hint is the form that works where attn-tui came from (issue 50, item 8):
+"""capture's install hint is the form that works where attn-tui came from:
 a clone ('.[models]' in its folder, as docs/capture.md installs), installed from a clone with
 ``pip install .`` (pip's PEP 610 record names the folder), a wheel file, or an index."""
 

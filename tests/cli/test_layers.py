@@ -1,8 +1,8 @@
 """core/ is layered: each sub-package imports only the layers below it (and itself), so a
-reader can learn it bottom up. Every import counts, inside functions and under ``if
-TYPE_CHECKING:`` too (issue 47: a type named from a layer above is a dependency on it all the
-same, which a reader meets in the annotations). And every package on disk is
-one that pyproject.toml installs, so a new sub-package cannot be forgotten."""
+reader can learn it bottom up; capture/ imports only core and itself. Every import counts,
+inside functions and under ``if TYPE_CHECKING:`` too: a type named from a layer above is a
+dependency on it all the same, which a reader meets in the annotations. And every package on
+disk is one that pyproject.toml installs, so a new sub-package cannot be forgotten."""
 
 import ast
 from pathlib import Path
@@ -27,6 +27,10 @@ LAYERS = [
 ]
 FOUNDATION = {"text", "numbers", "errors", "limits"}
 
+# What a top-level package beside core may import of the project: capture (PyTorch's side) reads
+# a model and writes what core reads, and never needs the app.
+MAY_IMPORT = {"capture": ("attn_tui.core", "attn_tui.capture")}
+
 
 def layer_of(module: str) -> int:
     """The layer of ``attn_tui.core.<…>`` (``core/__init__.py``, the lazy facade, is above all)."""
@@ -40,6 +44,16 @@ def layer_of(module: str) -> int:
 
 
 def imports(path: Path, module: str) -> list[tuple[int, str]]:
+    """The modules of core that ``path`` (the module ``module``) imports, with their lines."""
+    return [
+        (line, name)
+        for line, name in project_imports(path, module)
+        if name.startswith("attn_tui.core.")
+    ]
+
+
+def project_imports(path: Path, module: str) -> list[tuple[int, str]]:
+    """Every module of the project (``attn_tui`` and below) that ``path`` imports."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = []
@@ -57,14 +71,24 @@ def imports(path: Path, module: str) -> list[tuple[int, str]]:
             found += [(node.lineno, name) for name in names]
         elif isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
-    return [(line, name) for line, name in found if name.startswith("attn_tui.core.")]
+    return [
+        (line, name) for line, name in found if name == "attn_tui" or name.startswith("attn_tui.")
+    ]
 
 
-def modules():
-    for path in sorted((ROOT / "core").rglob("*.py")):
-        relative = path.relative_to(ROOT / "core").with_suffix("")
+def modules(folder: str = "core"):
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        relative = path.relative_to(ROOT / folder).with_suffix("")
         parts = [part for part in relative.parts if part != "__init__"]
-        yield path, ".".join(["attn_tui", "core", *parts])
+        yield path, ".".join(["attn_tui", folder, *parts])
+
+
+def outside(name: str, allowed: tuple[str, ...]) -> bool:
+    """Whether ``name`` is in none of the ``allowed`` packages. ``attn_tui`` alone, the package
+    itself (capture's install hint reads its __path__), imports nothing of the project."""
+    if name == "attn_tui":
+        return False
+    return not any(name == package or name.startswith(package + ".") for package in allowed)
 
 
 def test_each_layer_imports_only_the_layers_below_it():
@@ -97,6 +121,34 @@ def test_the_layer_check_sees_an_upward_import(tmp_path):
         LAYERS.index("lessons"),
     ]
     assert layer_of(module) == LAYERS.index("model")
+
+
+def test_capture_imports_only_core_and_itself():
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: imports {name}"
+        for folder, allowed in MAY_IMPORT.items()
+        for path, module in modules(folder)
+        for line, name in project_imports(path, module)
+        if outside(name, allowed)
+    ]
+    assert len(list(modules("capture"))) > 20  # (the folder was found)
+    assert found == []
+
+
+def test_the_package_check_sees_the_app_imported_from_capture(tmp_path):
+    """The check can fail: capture importing the app inside a function, relatively too, is seen;
+    core and capture's own modules are not."""
+    path = tmp_path / "command.py"
+    path.write_text(
+        "from attn_tui.core.text import visible\nfrom . import families\n"
+        "from .tokens import shown\ndef f():\n    from attn_tui.tui.cli.streams import write_out\n"
+        "    from ..tui import app\n"
+    )
+    names = [name for _, name in project_imports(path, "attn_tui.capture.command")]
+    assert [name for name in names if outside(name, MAY_IMPORT["capture"])] == [
+        "attn_tui.tui.cli.streams",
+        "attn_tui.tui",
+    ]
 
 
 def test_every_package_on_disk_is_installed():

@@ -1,4 +1,4 @@
-"""Every module path the docstrings, comments and docs name is true (issue 46): a dotted
+"""Every module path the docstrings, comments and docs name is true: a dotted
 ``core.reading.softcap`` (or ``attn_tui.core…``, ``tui.…``, ``grading.…``, ``capture.…``) is a
 module or a module's attribute, and a file path such as ``core/reading/softcap.py`` exists.
 Modules move between sub-packages; a sentence pointing at the old place sends a reader nowhere."""

@@ -1,46 +1,43 @@
-"""No module of the project over 400 lines (issue 28), its tests included (issue 46): past that,
-a module has usually grown a second concern, and a reader can no longer hold it at once. Counted
-as ``wc -l`` does."""
+"""No module of the project over 1,000 lines, its tests included: past that no reader holds a
+module at once. Below it the sizes are a report (benchmarks/module_sizes.py lists the largest),
+not a gate: a module is split where its ideas part, not where a count falls. Counted as
+``wc -l`` does."""
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, load_script
 
-LIMIT = 400
-FOLDERS = ("core", "tui", "capture", "grading", "benchmarks", "attn_tui", "docs", ".ci", "tests")
-
-
-def line_counts(root, folders) -> dict[str, int]:
-    """Each ``.py`` file's line count under ``root``'s ``folders``, by its path from ``root``."""
-    return {
-        path.relative_to(root).as_posix(): path.read_bytes().count(b"\n")
-        for folder in folders
-        for path in (root / folder).rglob("*.py")
-    }
+SIZES = load_script(ROOT / "benchmarks" / "module_sizes.py")
 
 
-def over_the_limit(found: dict[str, int]) -> str:
-    """What the test says when modules are over: each one, longest first, with its lines."""
-    over = sorted(((lines, path) for path, lines in found.items() if lines > LIMIT), reverse=True)
-    return "".join(f"\n  {path}: {lines} lines" for lines, path in over)
-
-
-def test_no_module_is_over_400_lines():
-    found = line_counts(ROOT, FOLDERS)
+def test_no_module_is_over_1000_lines():
+    found = SIZES.line_counts(ROOT, SIZES.FOLDERS)
     assert len(found) > 300  # (the folders were found: the tests' 200 among them)
-    over = over_the_limit(found)
-    assert not over, f"over {LIMIT} lines, split by what they hold:{over}"
+    too_long = "".join(f"\n  {path}: {lines} lines" for path, lines in SIZES.over(found, 1000))
+    assert not too_long, f"over 1,000 lines, split by what they hold:{too_long}"
 
 
-def test_the_message_names_each_module_over_and_no_other(tmp_path):
+def made_up(tmp_path, sizes: dict[str, int]) -> dict[str, int]:
     # made-up folders: a made-up path under core/ or tests/ would fail test_module_paths
-    for name, lines in (
-        ("alpha/deep/long.py", LIMIT + 1),
-        ("alpha/ok.py", LIMIT),
-        ("beta/longer.py", LIMIT + 50),
-    ):
+    for name, lines in sizes.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x = 1\n" * lines)
-    message = over_the_limit(line_counts(tmp_path, ("alpha", "beta")))
-    assert (
-        message
-        == f"\n  beta/longer.py: {LIMIT + 50} lines\n  alpha/deep/long.py: {LIMIT + 1} lines"
+    return SIZES.line_counts(tmp_path, ("alpha", "beta"))
+
+
+def test_the_files_over_a_limit_are_each_named_longest_first(tmp_path):
+    found = made_up(
+        tmp_path, {"alpha/deep/long.py": 1001, "alpha/ok.py": 1000, "beta/longer.py": 1050}
+    )
+    assert SIZES.over(found, 1000) == [("beta/longer.py", 1050), ("alpha/deep/long.py", 1001)]
+
+
+def test_the_report_counts_and_lists_the_largest(tmp_path):
+    found = made_up(
+        tmp_path,
+        {"alpha/a.py": 12, "alpha/b.py": 401, "beta/c.py": 1200, "beta/d.py": 400, "beta/e.py": 3},
+    )
+    assert SIZES.report(found, 3) == (
+        "5 files; 2 over 400 lines, 1 over 1,000\n"
+        "  1200  beta/c.py\n"
+        "   401  alpha/b.py\n"
+        "   400  beta/d.py"
     )

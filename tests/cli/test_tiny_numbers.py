@@ -1,4 +1,4 @@
-"""Issue 47 (1): ``print`` and ``markdown`` never write a non-zero value as 0. A table whose
+"""``print`` and ``markdown`` never write a non-zero value as 0. A table whose
 other numbers are integers needs no decimals; 1e-5 in it reads 1.0e−5, as the app's grid
 shows it (the expected text is written by hand from the scenario below)."""
 

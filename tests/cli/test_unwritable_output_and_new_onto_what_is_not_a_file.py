@@ -1,4 +1,4 @@
-"""The command line at its edges: output that cannot be written (issue 10, item 11) and
+"""The command line at its edges: output that cannot be written and
 ``new`` pointed at things that are not files (item 10)."""
 
 from __future__ import annotations

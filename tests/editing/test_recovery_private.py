@@ -1,4 +1,4 @@
-"""Recovery copies are private and never written or read through a link (issue 23, items 1-2):
+"""Recovery copies are private and never written or read through a link:
 the state folder is 0700 and ours, its files 0600, created under a fresh name and renamed over
 the entry itself; reading one is guarded like reading a scenario (regular files only, opened
 non-blocking, bounded)."""

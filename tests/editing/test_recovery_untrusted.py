@@ -1,4 +1,4 @@
-"""A recovery copy is untrusted input (issue 10, item 4): every edit in it is checked against
+"""A recovery copy is untrusted input: every edit in it is checked against
 the file as it is now and by the loader's rules; what does not fit is skipped and reported,
 never applied, never a crash."""
 

@@ -279,8 +279,8 @@ def test_an_overflow_after_an_edit_names_the_right_cell():
 
 
 def test_a_comment_on_a_changed_option_is_marked_as_said_of_the_old_value(tmp_path):
-    """Issue 12: after c, s, ctrl+s the file said `causal: false  # a token may not look at the
-    tokens after it`. Such a comment is marked; changed back, the mark goes; a comment that
+    """After c, s, ctrl+s the file must not say `causal: false  # a token may not look at the
+    tokens after it` unmarked. Such a comment is marked; changed back, the mark goes; a comment that
     speaks of the new value (as `attn-tui new` writes them) stays as it is."""
     path = tmp_path / "cat.yaml"
     path.write_text(

@@ -1,8 +1,7 @@
 """Saving never harms what it did not write, and always has a way to keep the edits.
 
-Issue 10: a user's data file beside the scenario was replaced (item 5); some layouts could be
-saved nowhere (item 6); a read-only file was replaced and a file's owner and group were lost
-(item 9).
+A user's data file beside the scenario is never replaced; every layout can be saved somewhere;
+a read-only file is not replaced, and a file keeps its owner and group.
 """
 
 from __future__ import annotations

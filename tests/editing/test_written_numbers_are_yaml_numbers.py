@@ -1,4 +1,4 @@
-"""Every number in every YAML file the app writes is a number to any YAML reader (issue 46).
+"""Every number in every YAML file the app writes is a number to any YAML reader.
 
 PyYAML (YAML 1.1) reads ``1e-05`` as the STRING "1e-05": it wants a decimal point before the
 exponent. The app's own reader takes either, so a file it wrote looked right to it and was

@@ -1,6 +1,6 @@
 """YAML 1.1 reads a plain ``1:30`` as the base-60 number 90 (PyYAML's safe loader keeps it); a
-scenario, a lesson or an index that writes one is refused where it is written, saying so
-(issue 49: it was read silently as 90)."""
+scenario, a lesson or an index that writes one is refused where it is written, saying so,
+never read silently as 90."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ YAML_INT_FLOAT_CRASHES = {
     "Q-cell-float-empty": "Q: [[!!float '']]\nK: [[1]]\nV: [[1]]\n",  # IndexError
     "scale-float-empty": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nscale: !!float ''\n",
     "mask-int-empty": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nmask_value: !!int ''\n",
-    # AttributeError (issue 46's run)
+    # AttributeError
     "mask-a-list": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nmask_value: [-1]\n",
     "precision-0b_": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nprecision: 0b_\n",  # ValueError
     "precision-0x_": "Q: [[1]]\nK: [[1]]\nV: [[1]]\nprecision: 0x_\n",

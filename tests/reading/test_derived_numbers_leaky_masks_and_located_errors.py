@@ -1,4 +1,4 @@
-"""What people tripped over (issue 23), at the edges of the format and of the arithmetic: each
+"""What people tripped over, at the edges of the format and of the arithmetic: each
 test failed before its fix. Derived numbers count against the limit; --print --row computes
 one row; a leaky finite mask value is said (app, --print, --check) and tiny exponentials read
 in scientific notation; masks take 1.0/0.0; every unknown key is reported; a file that says

@@ -268,7 +268,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_a_title_that_wraps_onto_a_line_starting_model_index_is_still_a_scenario(tmp_path):
-    path = tmp_path / "s.yaml"  # issue 49: it was read as an index ("unknown key 'Q' in the index")
+    path = tmp_path / "s.yaml"  # not an index ("unknown key 'Q' in the index")
     path.write_text(
         'title: "Attention, and why a\nmodel_index: is not the same"\n'
         "Q: [[1, 0], [0, 1]]\nK: [[1, 0], [0, 1]]\nV: [[1, 2], [3, 4]]\n"

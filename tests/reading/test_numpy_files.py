@@ -188,7 +188,7 @@ def test_save_as_elsewhere_keeps_the_data_files_reachable(folder, tmp_path_facto
     assert np.array_equal(copy.Q, Q) and copy.options.causal is False
 
 
-# ---- every .npy header NumPy can write, and crafted ones (issue 10, item 8) --------------------
+# ---- every .npy header NumPy can write, and crafted ones -----------------------------------------
 
 
 def _npy_with_header(path, header: dict) -> None:

@@ -1,4 +1,4 @@
-"""Guesses are not lost (issue 47, item 2): undo or redo across a lesson's edit keeps the
+"""Guesses are not lost: undo or redo across a lesson's edit keeps the
 guesses made in the other state; guesses typed under the scenario's own ``predict:`` are the
 ones a beat predicting the same row shows, in the same state; a beat that puts the student's
 edited cells back to the lesson's values says so in the narration bar."""
@@ -39,8 +39,8 @@ def test_undo_and_redo_across_a_lessons_edit_keep_the_guesses_of_each_state():
 
 
 def test_a_beat_predicting_a_row_of_the_scenarios_predict_shows_the_guesses_typed_there():
-    # the attack on #47 (item 4): beat 1 set the guesses typed under predict: aside and started
-    # empty; back at the other beat, the row shown was not the row r scored
+    # beat 1 must not set the guesses typed under predict: aside and start empty: back at the
+    # other beat, the row shown is the row r scores
     text = (
         CAT
         + """predict: [weights]
@@ -98,7 +98,7 @@ def test_a_beat_putting_a_students_cell_back_says_so():
 
 
 def test_the_put_back_notice_goes_when_undo_takes_the_put_back_away():
-    # the attack on #47 (item 6): after u the bar still said "put … back" beside the student's value
+    # after u the bar must not still say "put … back" beside the student's value
     text = (
         CAT
         + """lesson:

@@ -1,4 +1,4 @@
-"""The shared judgement (#43, #44): one Judge per scenario judges many sets of numbers; the
+"""The shared judgement: one Judge per scenario judges many sets of numbers; the
 expected numbers are the chapter's (cat sat: "sat" pays 25%, 25%, 50%) or tests/reference.py's."""
 
 from __future__ import annotations
@@ -141,8 +141,8 @@ def test_a_first_row_of_uniform_weights_alone_is_not_named_a_mask_off_by_one(jud
 
 
 def test_a_reused_judge_judges_each_pattern_of_cells_as_a_fresh_one_does():
-    # (#44: a Judge remembers which mistakes move which given cells; rows giving different cells,
-    # in any order, must each be judged as if first). "sat" unscaled by hand: e, e, e² over 2e + e².
+    # (a Judge remembers which mistakes move which given cells; rows giving different cells, in
+    # any order, must each be judged as if first). "sat" unscaled by hand: e, e, e² over 2e + e².
     unscaled = softmax([1.0, 1.0, 2.0])
     right = softmax(np.array([1.0, 1.0, 2.0]) / math.sqrt(2))
     # "the" with the mask applied after the softmax, by hand: scaled [0.707, 0, 0.707] →

@@ -71,7 +71,7 @@ def test_the_scaling_lesson_edits_the_query_until_softmax_saturates():
 
 
 def test_the_learning_lessons_answer_tells_the_losses_the_runs_have():
-    """Issue 50: the answer said the loss "falls almost to zero" while it spikes first; its numbers
+    """The answer must not say the loss "falls almost to zero" while it spikes first; its numbers
     are the runs' own (and the runs' are an independent SGD's: tests/tui/test_loss_axis.py)."""
     from attn_tui.core.engine.training import runs
 

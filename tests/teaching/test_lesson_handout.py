@@ -188,7 +188,7 @@ def test_a_row_near_the_end_shows_the_last_32_columns():
 
 
 def test_a_predicted_stage_is_named_by_a_noun(tmp_path):
-    # the attack on #29: "The scaled of "t3"" and "The projected of "sat""
+    # not "The scaled of "t3"" nor "The projected of "sat""
     path = tmp_path / "l.yaml"
     path.write_text(
         (SCENARIOS / "cat_sat.yaml").read_text()
@@ -201,7 +201,7 @@ def test_a_predicted_stage_is_named_by_a_noun(tmp_path):
 
 
 def test_a_masked_cell_is_given_not_asked(tmp_path):
-    # the attack on #29: the handout left blanks in cells the causal mask hides (the app gives them)
+    # no blanks in cells the causal mask hides (the app gives them)
     path = tmp_path / "l.yaml"
     path.write_text(
         (SCENARIOS / "cat_sat.yaml").read_text()

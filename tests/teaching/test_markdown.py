@@ -219,8 +219,8 @@ def test_a_finite_mask_value_is_shown_as_written():
 
 
 def test_markdown_streams_a_block_of_rows_at_a_time():
-    """Issue 49: with a loss at T = 8,192 ``markdown`` died at 3.6 GB having written nothing. Its
-    tables now come a block of rows at a time, as ``print``'s do: no piece holds more than
+    """With a loss at T = 8,192 a whole ``markdown`` at once would need 3.6 GB before writing
+    anything. Its tables come a block of rows at a time, as ``print``'s do: no piece holds more than
     ROWS_AT_A_TIME rows of a table, and the pieces joined are the document."""
     from attn_tui.core.loading.scenario_file import loads
     from attn_tui.core.outputs.markdown import markdown_chunks

@@ -1,5 +1,5 @@
-"""A guess belongs to the numbers it was made about (issue 29: a lesson's guesses at beat 4,
-after its edit, were marked ✗ against beat 3's numbers once the teacher went back)."""
+"""A guess belongs to the numbers it was made about: a lesson's guesses at beat 4, after its
+edit, are not marked ✗ against beat 3's numbers once the teacher goes back."""
 
 from __future__ import annotations
 
@@ -68,8 +68,8 @@ def test_a_guess_in_another_state_starts_the_row_afresh():
 
 
 def test_a_lesson_on_many_tokens_keeps_only_the_rows_guessed():
-    # the check of #29: T = 16,384 made two dense T × T matrices of guesses as the lesson
-    # opened, 4 GB and 10 s before its first beat showed; here T = 4,096 would be 268 MB
+    # two dense T × T matrices of guesses at T = 16,384 would be 4 GB and 10 s before the first
+    # beat showed; here T = 4,096 would be 268 MB
     import tracemalloc
 
     text = (
@@ -92,8 +92,8 @@ def test_a_lesson_on_many_tokens_keeps_only_the_rows_guessed():
 
 
 def test_the_score_counts_every_beats_guesses_once():
-    # the attack on #29: after beat 2's reveal the score so far forgot beat 1's guesses of the
-    # same row; a row guessed outside the lesson (predict:) counts too
+    # after beat 2's reveal the score so far keeps beat 1's guesses of the same row; a row
+    # guessed outside the lesson (predict:) counts too
     text = (
         (SCENARIOS / "cat_sat.yaml").read_text()
         + """predict: [weights]
@@ -124,7 +124,7 @@ lesson:
 
 
 def test_masked_cells_are_not_counted_as_cells_to_guess():
-    # the attack on #29: "3 of 6 cells guessed" where 3 cells were masked (known: weight 0)
+    # not "3 of 6 cells guessed" where 3 cells are masked (known: weight 0)
     session = Session(
         loads((SCENARIOS / "cat_sat.yaml").read_text() + "predict: [weights]\n", "p.yaml"),
         keep_recovery=False,

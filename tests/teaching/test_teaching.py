@@ -1,6 +1,6 @@
 """What a student reads around the numbers tells the truth: predictions stay hidden, percentages
 match their weights, --check names the right mistake, repeated tokens are told apart, negative
-numbers can be typed, and labels agree everywhere (issue 12, each item a test)."""
+numbers can be typed, and labels agree everywhere."""
 
 from __future__ import annotations
 
@@ -134,7 +134,7 @@ def test_overflow_is_said_only_when_exp_would_overflow_and_no_minus_is_doubled()
         and "+ 1.000e9" in negative
     )
     # the largest score subtracted: "x − 1.000", "x + 0.500", and "x − 0.000" for one that is 0;
-    # −0.0001 is not zero, so it reads −1.000e−4 (issue 47), and x − (−0.0001) is x + 1.000e−4
+    # −0.0001 is not zero, so it reads −1.000e−4, and x − (−0.0001) is x + 1.000e−4
     assert "exp(x − 1.000)" in softmax_text([1.0, 0.0])
     assert "exp(x + 0.500)" in softmax_text([-0.5, -0.75])
     assert "exp(x + 1.000e−4)" in softmax_text(

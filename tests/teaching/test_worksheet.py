@@ -81,7 +81,7 @@ def test_worksheet_answers_is_the_answer_key_as_readme_says(capsys):
 
 
 def test_no_extras_leaves_max_and_entropy_out_of_the_worksheet_and_its_key(capsys):
-    """Issue 50: a worksheet asked for each row's max and entropy beside the weights. cat_sat's
+    """A worksheet asks for the weights, not each row's max and entropy beside them. cat_sat's
     Softmax table by hand: "the" sees itself alone (a blank, then two masked 0.000), "cat" sees
     two keys, "sat" three; with --no-extras those 3 + 2 + 1 weights are the only blanks."""
     assert main(["markdown", "--worksheet", "--no-extras", "cat_sat"]) == 0

@@ -1,5 +1,5 @@
-"""An explicit bias is an input matrix like Q, K and V (issue 29: it could be neither seen nor
-edited): Tab reaches it, an edit recomputes the stages after it, undo restores it, a save
+"""An explicit bias is an input matrix like Q, K and V, seen and edited as they are: Tab reaches
+it, an edit recomputes the stages after it, undo restores it, a save
 writes it (comments kept; one read from .npy goes to a new file beside the scenario)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The description after toggling causal and saving (issue 23): it still says it was written for
+"""The description after toggling causal and saving: it still says it was written for
 other options, and a file saved so says it when opened again."""
 
 from __future__ import annotations

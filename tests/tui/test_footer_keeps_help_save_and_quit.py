@@ -1,5 +1,5 @@
-"""The footer keeps ? Help, ^s Save and q Quit at every terminal size, 80×24 and smaller
-(issue 23), with one head or two, after an edit."""
+"""The footer keeps ? Help, ^s Save and q Quit at every terminal size, 80×24 and smaller, with
+one head or two, after an edit."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Typing a guess at a predict beat as a student does (issue 50): a digit opens the guess, Tab
+"""Typing a guess at a predict beat as a student does: a digit opens the guess, Tab
 moves on, keys sent all at once stay in the guess, and nothing typed for a guess edits Q.
 
 The lesson is the shipped "the cat sat" lesson; its fourth beat asks for the weights of "sat",

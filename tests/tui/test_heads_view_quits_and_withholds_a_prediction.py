@@ -1,4 +1,4 @@
-"""The all-heads view (issue 23): q there quits as everywhere, asking first with unsaved edits;
+"""The all-heads view: q there quits as everywhere, asking first with unsaved edits;
 and a head with a prediction still to reveal is withheld."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ async def test_q_in_the_all_heads_view_asks_first_with_unsaved_edits():
 
 
 async def test_the_all_heads_view_withholds_a_head_with_a_prediction_to_reveal(tmp_path):
-    # the attack on #29: a predicted row not yet revealed was drawn in every head's map
+    # a predicted row not yet revealed must not be drawn in any head's map
     from tests.tui.test_model_view import wait_for
 
     path = tmp_path / "p.yaml"

@@ -1,4 +1,4 @@
-"""A key that means nothing for a scenario says why when pressed (issue 50, item 4).
+"""A key that means nothing for a scenario says why when pressed.
 
 cat_sat.yaml has no loss (so no training), one head, no lesson, no teacher to follow and one mask
 rule (causal): t, v, h, a, n, N, f and m are hidden from its footer (the footer tells the truth)

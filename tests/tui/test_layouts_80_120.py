@@ -1,4 +1,4 @@
-"""What a teacher saw at 80×24 and 120×36 (issue 50, item 5): the header cut ("T=3 d_…"), V out
+"""What a teacher saw at 80×24 and 120×36: the header cut ("T=3 d_…"), V out
 of view below the description, the Why pane's lines cut mid-phrase; with 13 steps the step bar
 naming only the current one, an 8-column Wq showing 5 of its columns."""
 

@@ -1,4 +1,4 @@
-"""The loss plot's y axis follows the curves it draws (issue 50, item 3).
+"""The loss plot's y axis follows the curves it draws.
 
 learning_to_attend's losses, worked out by an independent NumPy SGD (½·Σ(PV − target)², lr 0.1 on
 Wq and Wk, causal softmax of XWq·(XWk)ᵀ, ÷√8 or not): scaled 10.699, 9.897, 27.010, 15.315, 5.998

@@ -1,4 +1,4 @@
-"""The app's matrices measure labels as the terminal draws them (issue 23): the numbers stay
+"""The app's matrices measure labels as the terminal draws them: the numbers stay
 aligned and character clusters whole."""
 
 from __future__ import annotations

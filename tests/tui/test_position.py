@@ -1,4 +1,4 @@
-"""The debugger's one position (issue 46): made valid in one place, whoever sets it, and the
+"""The debugger's one position: made valid in one place, whoever sets it, and the
 stage view's cursor follows it, so that after any keys the two cannot disagree.
 
 The bounds are the scenario's own sizes, read from its file (tokens, heads), not from the screen."""

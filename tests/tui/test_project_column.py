@@ -1,4 +1,4 @@
-"""The Project step explains the output column the cursor is on (issue 50, item 6): [ and ] move
+"""The Project step explains the output column the cursor is on: [ and ] move
 along the columns of a stage whose columns are not keys, and the footer calls them "Column".
 
 two_heads.yaml by hand, "sat" (scaled by √4 = 2; causal: it sees the, cat, sat): head 1's scores

@@ -1,4 +1,4 @@
-"""--print's tables and bars measured as the terminal draws them (issue 23): wide characters,
+"""--print's tables and bars measured as the terminal draws them: wide characters,
 joined emoji and combining marks keep the columns aligned, and one 200-character token no
 longer makes every column 200 wide (its header is clipped; the walk names it whole)."""
 

@@ -1,7 +1,7 @@
-"""r on a row of a predicted stage whose row of an earlier predicted stage is still hidden (the
-second attack on issue 47): the weights of "c" were scored and told in the Why pane, actual
-values and all, while the grid kept them hidden behind the unrevealed scores of "c". Now r says
-which row to reveal first, reveals nothing, and gives nothing away."""
+"""r on a row of a predicted stage whose row of an earlier predicted stage is still hidden: the
+weights of "c" must not be scored and told in the Why pane, actual values and all, while the
+grid keeps them hidden behind the unrevealed scores of "c". r says which row to reveal first,
+reveals nothing, and gives nothing away."""
 
 from __future__ import annotations
 

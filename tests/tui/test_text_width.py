@@ -1,4 +1,4 @@
-"""Text measured as the terminal draws it (issue 23): zero-width characters made visible, and
+"""Text measured as the terminal draws it: zero-width characters made visible, and
 grapheme clusters (ZWJ emoji, flags, combining marks, wide CJK) measured and clipped whole, so
 that columns stay aligned and no label is cut mid-cluster. core.text is checked here against
 Rich's own measure (core may not import Rich; a test may), at Python's Unicode version."""
@@ -148,7 +148,7 @@ def test_every_character_is_as_wide_as_rich_says():
 
 async def test_the_why_pane_is_never_wrapped_before_it_has_a_width(monkeypatch):
     # the first frame of the app showed the Why pane wrapped to one column (it was given its
-    # text at mount, before layout); the words came a frame later (#30: ~25 ms of the start)
+    # text at mount, before layout); the words came a frame later (~25 ms of the start)
     from attn_tui.tui.widgets.explanation import ExplanationView
     from tests.tui_helpers import explanation, running
 

@@ -224,9 +224,9 @@ async def workers_done(app) -> None:
 
 
 async def test_a_step_to_a_stage_of_other_widths_lays_the_screen_out_once(tmp_path, monkeypatch):
-    # #30: a step from Weighted sum (T × d_v) back to Softmax (T × T) laid the screen out four
-    # times over 130 ms: the stage's cells were measured only as it was drawn, so their width
-    # grew after the first layout, and the scrollbars and the Why pane followed one layout each
+    # a step from Weighted sum (T × d_v) back to Softmax (T × T) must lay the screen out once:
+    # cells measured only as they are drawn grow after the first layout, and the scrollbars and
+    # the Why pane follow one layout each (four layouts, 130 ms)
     from textual.screen import Screen
 
     (tmp_path / "wide.yaml").write_text("title: wide\nrandom: {seed: 1, T: 16, d_k: 64}\n")
@@ -252,7 +252,7 @@ async def test_a_step_to_a_stage_of_other_widths_lays_the_screen_out_once(tmp_pa
 
 
 async def test_labels_are_measured_once_not_at_every_step(big_scenario, monkeypatch):
-    # #30: a step between two stages of other labels (tokens × tokens, tokens × d1…) measured
+    # a step between two stages of other labels (tokens × tokens, tokens × d1…) must not measure
     # every label of both again (8,192 of them at T = 16,384), twice a key
     import attn_tui.tui.widgets.matrix_widths as matrix_module
 
@@ -276,8 +276,8 @@ async def test_labels_are_measured_once_not_at_every_step(big_scenario, monkeypa
 
 
 async def test_the_overview_waits_while_keys_come_and_arrives_when_they_stop(big_scenario):
-    # #30: computed in a thread beside the keys, the map of a large T shared the processor with
-    # each key's frame; it now waits while keys come (until INPUT_QUIET after the last)
+    # computed in a thread beside the keys, the map of a large T would share the processor with
+    # each key's frame: it waits while keys come (until INPUT_QUIET after the last)
     from attn_tui.tui.app import INPUT_QUIET
 
     async with running(big_scenario) as (app, pilot):

@@ -1,4 +1,4 @@
-"""The guesses shown are the guesses scored (the attack on issue 47, items 4-6): a guess belongs
+"""The guesses shown are the guesses scored: a guess belongs
 to the numbers it was made against and to its row; a beat predicting a row of the scenario's
 ``predict:`` shows the guesses typed there; undo and redo show the guesses and the reveal of the
 state they go to; a beat's "put … back" notice goes when u takes the put-back away."""

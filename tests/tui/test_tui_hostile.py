@@ -1,4 +1,4 @@
-"""Text from a scenario in the app (issue 10, items 1 and 2): a token such as ``[/INST]`` is shown
+"""Text from a scenario in the app: a token such as ``[/INST]`` is shown
 as written, never parsed as markup, and no control character reaches the terminal; every screen
 the keys lead to is drawn, and what it draws holds no raw control character."""
 

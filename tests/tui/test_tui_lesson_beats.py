@@ -1,5 +1,5 @@
-"""What a lesson's beats show and ask (issue 29: an ask-only beat offered to guess a cell, and
-quitting asked to save the lesson's own edits)."""
+"""What a lesson's beats show and ask: an ask-only beat offers no cell to guess, and quitting
+does not ask to save the lesson's own edits."""
 
 from __future__ import annotations
 
@@ -93,8 +93,8 @@ TWICE = (
 
 
 async def test_a_beats_prediction_is_asked_until_its_row_is_revealed_at_that_beat(tmp_path):
-    """The check of #29: revealing "sat" at beat 1 on a second pass showed beat 2's row (other
-    numbers) with no guess asked, because beat 2 had been asked for once already."""
+    """Revealing "sat" at beat 1 on a second pass must not show beat 2's row (other numbers)
+    with no guess asked because beat 2 had been asked for once already."""
     path = tmp_path / "twice.yaml"
     path.write_text(TWICE)
     async with running(path) as (app, pilot):
@@ -132,8 +132,8 @@ lesson:
 
 
 async def test_two_beats_that_predict_one_row_keep_their_own_guesses(tmp_path):
-    # the check of #29: beat 1's guesses showed at beat 2 as its own ("4 of 4 cells guessed") and
-    # its r judged nothing; back at beat 1, beat 2's "2/4 close" stood on the border
+    # beat 1's guesses must not show at beat 2 as its own ("4 of 4 cells guessed") with its r
+    # judging nothing, nor beat 2's "2/4 close" stand on the border back at beat 1
     path = tmp_path / "two.yaml"
     path.write_text(TWO_STATES)
     async with running(path) as (app, pilot):
@@ -163,8 +163,8 @@ SAME_STATE = TWO_STATES.replace("edit: {matrix: Q, row: d, col: 2, to: 20}, ", "
 
 
 async def test_a_predict_beat_in_the_same_state_shows_its_own_row_not_the_last_beats():
-    # the attack on #29: with no edit between, beat 2 showed beat 1's revealed numbers (the
-    # answer) while it asked for a guess, and back at beat 1 beat 2's typed guess
+    # with no edit between, beat 2 must not show beat 1's revealed numbers (the answer) while it
+    # asks for a guess, nor beat 1 beat 2's typed guess
     import tempfile
     from pathlib import Path
 
@@ -185,8 +185,8 @@ async def test_a_predict_beat_in_the_same_state_shows_its_own_row_not_the_last_b
 
 
 async def test_the_lessons_own_edits_are_not_unsaved_work(tmp_path):
-    # the check of #29: beat 3's edit put "● modified" in the title and into the recovery copy,
-    # which the next start offered to restore (and quitting then asked to save)
+    # beat 3's edit must not put "● modified" in the title nor into the recovery copy (which the
+    # next start would offer to restore, and quitting ask to save)
     from attn_tui.core import load
     from attn_tui.core.editing.session import Session
 
@@ -206,9 +206,9 @@ async def test_the_lessons_own_edits_are_not_unsaved_work(tmp_path):
 
 
 async def test_saving_and_the_recovery_copy_leave_the_lessons_own_edits_out(tmp_path):
-    # the attack on #29: ctrl+s at beat 3 wrote its edit (Q[sat, d1] = 5) into the teacher's
-    # file, and the recovery copy kept it beside the student's own edit, so that restoring it at
-    # beat 1 showed beat 3's numbers there
+    # ctrl+s at beat 3 must not write its edit (Q[sat, d1] = 5) into the teacher's file, nor the
+    # recovery copy keep it beside the student's own edit (restoring it at beat 1 would show
+    # beat 3's numbers there)
     from attn_tui.core import load
     from attn_tui.core.editing.session import Session
 
@@ -237,7 +237,7 @@ async def test_saving_and_the_recovery_copy_leave_the_lessons_own_edits_out(tmp_
 
 
 async def test_y_is_not_offered_where_the_stage_shows_the_guesses(tmp_path):
-    # the attack on #29: a stage to predict with expect: offered "y Yours/ours", which did nothing
+    # a stage to predict with expect: must not offer "y Yours/ours", which would do nothing
     from tests.tui_helpers import screen_text
 
     path = tmp_path / "cy.yaml"

@@ -111,8 +111,8 @@ async def test_the_quit_dialog_fits_a_small_window():
 
 
 async def test_quit_then_save_saves_the_file_and_quits(tmp_path):
-    # the attack on #29 found it: Save in the quit question crashed the app (exit 3, "unexpected
-    # keyword argument 'then'") since the save key became a controller's
+    # Save in the quit question goes through the saving controller: a wrong call there crashes
+    # the app (exit 3, "unexpected keyword argument 'then'")
     path = tmp_path / "cs.yaml"
     path.write_text((SCENARIOS / "cat_sat.yaml").read_text())
     async with running(path) as (app, pilot):

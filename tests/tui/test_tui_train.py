@@ -161,7 +161,7 @@ def test_the_loss_plot_draws_its_axes_and_the_fall():
 
 
 async def test_space_shows_the_step_worked_out_while_the_last_one_was_read():
-    """The next step of each run is worked out on a thread once a step is drawn (issue 30: a
+    """The next step of each run is worked out on a thread once a step is drawn (a
     step at T = 1024 is ~60 ms of arithmetic); Space takes it, the same step as one taken anew."""
     async with running(LEARNING) as (app, pilot):
         await pilot.press("t")
@@ -193,8 +193,8 @@ async def test_space_shows_the_step_worked_out_while_the_last_one_was_read():
 async def test_running_works_the_steps_out_on_the_thread_and_a_pause_stops_every_run_in_step(
     tmp_path,
 ):
-    """r runs the steps on a thread (issue 49: the key that pauses waited for ~33 ms of steps on
-    the app's own thread, then ~28 ms of words): each run's losses are those of the same steps
+    """r runs the steps on a thread (on the app's own thread the key that pauses would wait for
+    ~33 ms of steps, then ~28 ms of words): each run's losses are those of the same steps
     taken one by one, a pause leaves the runs at one step, and the thread stops after it."""
     path = training_runs(
         tmp_path,
@@ -223,8 +223,8 @@ async def test_running_works_the_steps_out_on_the_thread_and_a_pause_stops_every
 
 
 async def test_a_pause_says_so_at_once_and_every_run_then_shows_the_step_it_paused_at(tmp_path):
-    """Running, a frame redraws one run's matrices in turn (issue 49: three runs' matrices were
-    ~18 ms of every frame, and a pause waited for them); a pause shows "paused" in each run's
+    """Running, a frame redraws one run's matrices in turn (three runs' matrices would be ~18 ms
+    of every frame, and a pause would wait for them); a pause shows "paused" in each run's
     own line, and then every run's weights are those of its own last step, worked out here
     from its Q and K (scaled, unscaled, both ways)."""
     T = 64
@@ -264,7 +264,7 @@ async def test_a_pause_says_so_at_once_and_every_run_then_shows_the_step_it_paus
 )
 async def test_keys_in_a_burst_after_a_pause_leave_the_view_whole(tmp_path, keys):
     """A pause draws the runs left behind once its frame is out: a key that leaves, keeps, undoes
-    or steps before that must find no half-drawn view and raise nothing (issue 49)."""
+    or steps before that must find no half-drawn view and raise nothing."""
     path = training_runs(tmp_path, 64, 4, 0.05, THREE_VARIANTS)
     async with running(path) as (app, pilot):
         await pilot.press("t")

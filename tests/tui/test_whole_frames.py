@@ -1,4 +1,4 @@
-"""One key, one frame (issue 30): a key's changes are drawn together. Textual drew a beat's
+"""One key, one frame: a key's changes are drawn together. Textual drew a beat's
 narration bar a frame (~40 ms) after the rest of the beat, and a user saw the step move before
 the lesson said why."""
 

@@ -1,5 +1,5 @@
-"""v on a gradient that is exactly 0 says so in words (issue 50, item 8: it showed "0.0e+00
-(0.0e+00 of it)", a relative difference of two zeros).
+"""v on a gradient that is exactly 0 says so in words, not "0.0e+00 (0.0e+00 of it)", a relative
+difference of two zeros.
 
 By hand: under the causal mask "the" sees itself alone, so its weights are [1, 0, 0] whatever its
 query is: dS of its row is 1·(dP − dP) = 0, so dL/dQ[the, ·] = 0, and L(x ± ε) is the same loss

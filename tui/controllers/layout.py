@@ -37,7 +37,7 @@ def fit(screen: DebuggerScreen) -> None:
     # the stage's column first: all it needs (a stage of 13 keys showed 5 of them at 120
     # columns while the inputs kept 40%), and at least WHY_WIDTH for the Why pane beside a
     # narrow stage; the inputs take what is left, down to 30 columns (Tab scrolls them).
-    # (60% of the width for the Why pane showed an 8-column Wq 5 columns at 120: issue 50.)
+    # (A fixed 60% for the Why pane would show an 8-column Wq 5 columns at 120.)
     fitted = max(30, min(want_inputs, width - max(want_stage, WHY_WIDTH)))
     if inputs.styles.width is None or inputs.styles.width.cells != fitted:
         inputs.styles.width = fitted
@@ -61,7 +61,7 @@ def heights(views: list[MatrixView], room: int) -> list[int]:
 
 def place_description(screen: DebuggerScreen, views: list[MatrixView], body: int) -> int:
     """The scenario's description above the input matrices, or after them where that alone
-    brings them all into view (issue 50: at 80×24 it pushed V out of view); the lines it takes
+    brings them all into view (above them at 80×24 it pushes V out of view); the lines it takes
     above them."""
     found = list(screen.query("#description"))
     if not found:

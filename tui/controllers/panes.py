@@ -91,7 +91,7 @@ class Panes(WhyPane, OverviewPane):
     def out_column(self, delta: int) -> None:
         """[ and ] at a stage whose columns are not keys (the Weighted sum's, Project's outputs, a
         gradient's): the stage's cursor moves along its columns, and the Why pane explains the
-        column it is on (issue 50: Project explained its first output column only)."""
+        column it is on, not always the first."""
         screen = self.screen
         column = screen.stage_column
         screen.move(stage_column=column + delta)  # (the stage's cursor follows: show_marks)

@@ -194,8 +194,8 @@ class Positioned:
 
     def reveal_first(self) -> list[str]:
         """The earlier predicted stages whose unrevealed row hides this stage's row, by name: r
-        waits for them (revealing weights over scores still hidden gave the weights away in the
-        Why pane while the grid kept them hidden, issue 47)."""
+        waits for them (revealing weights over scores still hidden would give the weights away
+        in the Why pane while the grid kept them hidden)."""
         if not self.predicting:
             return []
         hiding = self.session.predictions.hiding(self.stage, self.head, self.row)

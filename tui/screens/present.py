@@ -79,7 +79,7 @@ class PresentScreen(WholeFrames, Screen[None]):
         centre = debugger.stage_column if keyed else 0
         first = max(0, min(centre - fits // 2, len(columns) - fits))
         cols = range(first, min(len(columns), first + fits))
-        # what is left out is said, never silently gone (issue 47: at 61 columns "c" was not there)
+        # what is left out is said, never silently gone (at 61 columns not every key fits)
         shown = (
             ""
             if len(cols) == len(columns)

@@ -93,7 +93,7 @@ class EditableMatrix(MatrixView):
         self.editor = (text, len(text), True)
         self._selected = False
         set_titles(self, subtitle=f"✗ {message}")
-        # the border may cut the reason off (a 60-column pane, issue 50): the Why pane says it
+        # the border may cut the reason off (a 60-column pane does): the Why pane says it
         # whole until the editor closes, and the bar for a moment
         self.refused_reason = message
         self.post_message(self.Refused(self, message))

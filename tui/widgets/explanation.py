@@ -22,10 +22,9 @@ ROLES = ("text", "token", "number", "result", "masked", "note", "bar")
 def wrap_offsets(text: str, width: int) -> list[int]:
     """Where to cut ``text`` into lines of at most ``width`` cells: after the last space that
     fits (the greedy wrap every editor does), or mid-word when a word is longer than a line; but
-    where that space is inside a term of a sum or a list, "(1.006 ×⏎0.399)" (issue 50), or after
-    an operator, between
-    two terms instead (before " + " or " − ", after ", ") where one falls in the line's second
-    half. One pass over the text, far less than wrapping styled text."""
+    where that space is inside a term of a sum or a list ("(1.006 ×⏎0.399)" reads badly), or
+    after an operator, between two terms instead (before " + " or " − ", after ", ") where one
+    falls in the line's second half. One pass over the text, far less than wrapping styled text."""
     offsets = []
     start = depth = 0  # depth: the brackets open where the line starts
     while len(text) - start > width:
@@ -158,7 +157,7 @@ class ExplanationView(ScrollView, can_focus=False):
             elif cell_len(plain) == len(plain):  # one cell a character: the quick greedy wrap
                 if len(plain) > width and note:
                     # too long: the note goes on a line of its own (indented by its own spaces),
-                    # not cut mid-phrase with the formula's end (issue 50)
+                    # not cut mid-phrase with the formula's end
                     formula, words = content.divide([note])
                     wrapped += formula.divide(wrap_offsets(formula.plain, width))
                     wrapped += words.divide(wrap_offsets(words.plain, width))

@@ -1,7 +1,7 @@
 """ScenarioHeader: the title, the file, the options in force and the modified marker: one line
 where they fit, else the title and then the options on as many as hold them (at most three),
-broken between two options, so that a narrow terminal cuts none of them off (issue 50: at 80
-columns "T=3 d_…")."""
+broken between two options, so that a narrow terminal cuts none of them off (on one line,
+80 columns would cut them to "T=3 d_…")."""
 
 from __future__ import annotations
 

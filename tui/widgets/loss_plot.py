@@ -1,8 +1,8 @@
 """LossPlot: a training run's loss against its steps, with axes, drawn line by line.
 
 An area chart in eighths of a cell (▁ … █), one column of the plot a span of steps drawn at the
-largest loss in its span (a spike of one step is drawn, not stepped over: issue 50, where the
-axis topped at a step-1 loss that no column showed): the y axis from 0 to ``top`` (runs side by
+largest loss in its span (a spike of one step is drawn, not stepped over, so the axis never
+tops at a loss no column shows): the y axis from 0 to ``top`` (runs side by
 side share it, so their heights compare), the x axis from step 0 to the run's last step. No
 plotting library: a chart this size is forty lines of our own, and textual-plotext would be a
 fourth runtime dependency for one view (Textual's Sparkline has no axes, and a loss means little

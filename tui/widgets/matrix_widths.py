@@ -21,7 +21,7 @@ _MEASURED: dict[int, tuple[tuple[str, ...], int]] = {}
 def longest(labels: Sequence[str]) -> int:
     """The widest label's cells (a sample, for very long lists: labels rarely vary much),
     measured once per list: labels are shared tuples, and a step between two stages of other
-    labels measured 8,192 of them twice a key (#30)."""
+    labels would measure 8,192 of them twice a key."""
     known = _MEASURED.get(id(labels))
     if known is not None and known[0] is labels:
         return known[1]

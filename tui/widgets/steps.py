@@ -49,7 +49,7 @@ def named_steps(titles: list[str], step: int, width: int) -> set[int]:
     """The steps named in ``width`` cells: every one where all fit (joined by " · "); where not,
     every step by its number (joined by "·", so that none drops off a narrow terminal) and as
     many named as fit, the current step first, then the others nearest first, after before
-    before (issue 50: at 120 columns 13 steps named the current one alone)."""
+    before (so that 13 steps at 120 columns name more than the current one)."""
     if sum(len(title) + 4 for title in titles) + 3 * (len(titles) - 1) <= width:
         return set(range(len(titles)))
     used = sum(len(str(index + 1)) + 2 for index in range(len(titles))) + len(titles) - 1
