@@ -59,6 +59,7 @@ def submission_of(args, path: str, name: str) -> Submission:
         folder=os.path.dirname(os.path.abspath(path)),
         timeout=timeout,
         memory=memory,
+        forbid=tuple(getattr(args, "forbid", None) or ()),
     )
 
 

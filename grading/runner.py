@@ -144,8 +144,6 @@ class Submission:
             "LANG": "C.UTF-8",
             "USER": "student",
             "LOGNAME": "student",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONNOUSERSITE": "1",
             "OPENBLAS_NUM_THREADS": "1",
             "OMP_NUM_THREADS": "1",
             "MKL_NUM_THREADS": "1",
@@ -166,7 +164,7 @@ class Submission:
         script = str(HERE / "worker.py")
         if self.sandboxed:
             script = f"{sandbox.GRADER}/worker.py"
-        worker = [sys.executable, "-I", "-u", script, str(requests_read), str(answers_write)]
+        worker = [sys.executable, "-I", "-B", "-u", script, str(requests_read), str(answers_write)]
         worker += [f"{user[0]}:{user[1]}" if user is not None else "-", as_argument(limits)]
         file, folder = self.path, self.folder
         if self.sandboxed:
@@ -319,7 +317,7 @@ class Submission:
         if top == sandbox.HIDDEN_PACKAGE and self.sandboxed:
             why = "attn-tui is hidden from students' code: it holds the reference"
         elif top in self.forbid and self.sandboxed:
-            why = f"{top} is hidden from students' code here (--forbid {top})"
+            why = f"{top} is hidden from students' code here, by --forbid {top}"
         else:
             return answer
         return {**answer, "message": f"{message} ({why})"}
