@@ -25,6 +25,9 @@ MAX_HEADER = 256 * 2**10  # bytes of the JSON header
 MAX_DEPTH = 6  # of nested lists and objects in it (the schema needs 3)
 MAX_TEXT = 2000  # characters of one string; longer ones are cut
 MAX_ARRAYS = 4
+# values of all the arrays of one reply: each becomes a float64 here, so a reply of bytes (bool,
+# int8) must not grow eightfold in the teacher's process past what the worker may send
+MAX_VALUES = 2**25
 MAX_DIMENSIONS = 8
 MAX_NPY_HEADER = 4096
 PARAMETER_KINDS = frozenset(
@@ -40,7 +43,17 @@ class UnreadableReply(Exception):
 
 def read_reply(data: bytes, *, start: bool) -> tuple[dict, list[np.ndarray]]:
     """The checked header and the arrays (float64) of one reply: to the start request (the
-    description of the student's code) when ``start``, else to a call."""
+    description of the student's code) when ``start``, else to a call. Raises UnreadableReply,
+    never anything else."""
+    try:
+        return _read(data, start)
+    except UnreadableReply:
+        raise
+    except Exception as problem:  # (zipfile's NotImplementedError for a forged version, …)
+        raise UnreadableReply(f"{type(problem).__name__}: {str(problem)[:200]}") from problem
+
+
+def _read(data: bytes, start: bool) -> tuple[dict, list[np.ndarray]]:
     members = _members(data)
     if "__meta__.npy" not in members:
         raise UnreadableReply("no header")
@@ -87,6 +100,7 @@ def _members(data: bytes) -> dict[str, np.ndarray]:
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, struct.error) as problem:
         raise UnreadableReply("not a zip") from problem
     found: dict[str, np.ndarray] = {}
+    values = 0
     with archive:
         infos = archive.infolist()
         if len(infos) > MAX_ARRAYS + 1:
@@ -98,8 +112,12 @@ def _members(data: bytes) -> dict[str, np.ndarray]:
             if info.compress_type != zipfile.ZIP_STORED or info.file_size > len(data):
                 raise UnreadableReply("a compressed member")
             try:
+                header = info.filename == "__meta__.npy"
+                most = MAX_HEADER if header else MAX_VALUES - values
                 with archive.open(info) as member:
-                    found[info.filename] = _array(member, info.file_size)
+                    found[info.filename] = _array(member, info.file_size, most, header)
+                if not header:
+                    values += found[info.filename].size
             except UnreadableReply:
                 raise
             except (zipfile.BadZipFile, ValueError, OSError, EOFError, struct.error) as problem:
@@ -107,9 +125,9 @@ def _members(data: bytes) -> dict[str, np.ndarray]:
     return found
 
 
-def _array(member, size: int) -> np.ndarray:
-    """One ``.npy`` member: its header parsed, its shape and item size checked against the bytes
-    it holds, and only then its data read."""
+def _array(member, size: int, most: int, header: bool = False) -> np.ndarray:
+    """One ``.npy`` member of at most ``most`` values: its header parsed, its shape and item size
+    checked against the bytes it holds, and only then its data read."""
     major, _ = npy.read_magic(member)
     if major == 1:
         shape, fortran, dtype = npy.read_array_header_1_0(member, max_header_size=MAX_NPY_HEADER)
@@ -130,6 +148,12 @@ def _array(member, size: int) -> np.ndarray:
     if count * dtype.itemsize != size - header_size:
         raise UnreadableReply(
             f"an array that claims {count:,} values in {size - header_size:,} bytes"
+        )
+    if count > most:
+        raise UnreadableReply(
+            f"a header of {count:,} bytes"
+            if header
+            else f"arrays of more than {MAX_VALUES:,} values"
         )
     raw = member.read(count * dtype.itemsize)
     if len(raw) != count * dtype.itemsize:

@@ -304,7 +304,12 @@ class Submission:
         (size,) = struct.unpack("<Q", head)
         if size > MAX_ANSWER:
             raise UnreadableReply(f"{size:,} bytes, more than {MAX_ANSWER // 2**20} MB")
-        return read_reply(self._read(size), start=start)
+        data = self._read(size)
+        started = time.monotonic()  # (reading a reply counts in its time: a flood of large ones)
+        try:
+            return read_reply(data, start=start)
+        finally:
+            self._waited += time.monotonic() - started
 
     def _reached_for(self, answer: dict) -> dict:
         """An error that is the code reaching for what grading hides (attn-tui, a module the

@@ -260,13 +260,17 @@ def problem() -> str | None:
     return None
 
 
-NOT_ENFORCED = (
-    "each submission runs with its time, memory, file-size and process limits only: its code "
-    "can import attn-tui's reference and read what this user can (a classmate's file too), use "
-    "the network, write outside its folder (/tmp, /dev/shm), and a child it starts in a session "
-    "of its own can outlive it"
-)
-
-
 def without_sandbox_notice(reason: str) -> str:
-    return f"attn-tui: grading without a sandbox ({reason}): {NOT_ENFORCED}."
+    """The one line that says grading runs without a sandbox, and what is then not enforced."""
+    if os.geteuid() == 0:  # (a uid of its own: its processes and files are found and ended)
+        loose = "read any file (a classmate's too), and use the network"
+    else:
+        loose = (
+            "read what you can (a classmate's file too), use the network, write outside its "
+            "folder (/tmp, /dev/shm), and a child it starts in a session of its own can outlive it"
+        )
+    return (
+        f"attn-tui: grading without a sandbox ({reason}): each submission runs with its time, "
+        f"memory, file-size and process limits only; its code can import attn-tui's reference, "
+        f"{loose}."
+    )

@@ -212,3 +212,16 @@ def test_any_bytes_are_a_reply_or_unreadable_never_another_exception(data, start
         read_reply(data, start=start)
     except UnreadableReply:
         pass
+
+
+def test_a_reply_of_more_values_than_the_bound_is_refused_before_it_becomes_float64(monkeypatch):
+    from attn_tui.grading import reply as module
+
+    monkeypatch.setattr(module, "MAX_VALUES", 10)
+    data = reply({**CALL, "count": 2}, r0=np.ones(6, dtype=bool), r1=np.ones(5, dtype=bool))
+    with pytest.raises(UnreadableReply, match="arrays of more than 10 values"):
+        read_reply(data, start=False)
+    meta, arrays = read_reply(
+        reply({**CALL, "count": 2}, r0=np.ones(6), r1=np.ones(4)), start=False
+    )
+    assert [a.size for a in arrays] == [6, 4]
