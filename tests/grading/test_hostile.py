@@ -14,7 +14,7 @@ import pytest
 
 from attn_tui.grading.runner import Submission
 from attn_tui.tui.cli import main
-from tests.grading.leftovers import alive_pids
+from tests.grading.leftovers import descendants
 
 HOSTILE = Path(__file__).with_name("hostile")
 STUDENTS = Path(__file__).with_name("students")
@@ -83,7 +83,7 @@ def test_writing_to_home_stays_in_the_temporary_folder(capsys):
 
 
 def test_a_forked_child_goes_with_the_worker():
-    before = alive_pids()
+    before = descendants()
     with Submission(HOSTILE / "forks.py") as submission:
         submission.start()
         Q = np.eye(2)
@@ -91,7 +91,7 @@ def test_a_forked_child_goes_with_the_worker():
         assert answer["type"] == "RuntimeError"
         time.sleep(0.2)
         assert re.search(r"child (\d+)", submission.output())  # (it did fork)
-    assert alive_pids() - before == set()
+    assert descendants() - before == set()
 
 
 def test_stdin_is_closed_and_cwd_and_home_are_a_new_folder(tmp_path):
