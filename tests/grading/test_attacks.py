@@ -32,8 +32,12 @@ ATTACKS = {
     "forges_header_complex": ("its reply could not be read (returned complex values)", False),
     "returns_complex": ("TypeError: returned complex values", False),
     "fork_bomb": ("over the limit of processes", False),
+    # (the shocker escape: refused by the worker's seccomp filter wherever it keeps a capability)
+    "opens_by_handle": ("opened -1, errno 1", False),
     "imports_reference": ("attn-tui is hidden from students' code: it holds the reference", True),
     "reads_reference": ("RuntimeError: found 0 []", True),
+    # (root in a user namespace of its own, it still cannot unmount what hides attn-tui)
+    "unhides": ("unmounted 0 of", True),
     "kills_classmates": (None, True),
     "writes_outside": (None, True),
 }
