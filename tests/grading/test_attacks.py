@@ -84,7 +84,11 @@ def assert_nothing_left(before: set[int]) -> None:
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
 def test_an_attack_beside_two_honest_classmates(attack, mode, tmp_path, capsys):
     if not holds(attack, mode):
-        pytest.skip("without a sandbox, as an ordinary user, this attack is not stopped (said)")
+        pytest.skip(
+            "without a sandbox this attack is not stopped"
+            + ("" if os.geteuid() == 0 else " as an ordinary user")
+            + " (the line grading says then names it)"
+        )
     folder = class_folder(tmp_path, attack)
     before = descendants()
     status = main(["grade", str(folder), "--json"])
