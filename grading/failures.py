@@ -57,9 +57,15 @@ def exception_verdict(answer: dict, path: str, memory: int = DEFAULT_MEMORY) -> 
     return visible(f"{where}: {answer.get('type')}: {answer.get('message')}{text}")
 
 
-def why_it_stopped(problem: Exception, process: subprocess.Popen | None, timeout: float) -> Failure:
+def why_it_stopped(
+    problem: Exception,
+    process: subprocess.Popen | None,
+    timeout: float,
+    sandboxed: bool = False,
+) -> Failure:
     """What a worker that stopped answering did (timed out, was killed, exited, garbled its
-    answer), from the problem its pipe raised and the process's exit."""
+    answer), from the problem its pipe raised and the process's exit (``sandboxed``: bwrap's,
+    which exits 128 + N when the worker was killed by signal N)."""
     if isinstance(problem, TimeoutError):
         return Failure("timeout", f"timed out: no answer within {timeout:g} s (an endless loop?)")
     try:
@@ -68,6 +74,8 @@ def why_it_stopped(problem: Exception, process: subprocess.Popen | None, timeout
         return Failure(
             "protocol", "its answer was garbled (did it write to the worker's own pipe?)"
         )
+    if sandboxed and code is not None and 128 < code < 128 + signal.NSIG:
+        code = 128 - code  # (an os._exit(137) reads as SIGKILL too: bwrap tells them apart no more)
     if code is not None and code < 0:
         sig = signal.Signals(-code)
         if sig == signal.SIGXCPU:

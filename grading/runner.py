@@ -284,7 +284,7 @@ class Submission:
             self._write(_message(meta, arrays))
             answer, found = self._receive(start)
         except (BrokenPipeError, EOFError, OSError) as problem:
-            failure = why_it_stopped(problem, self._process, self.timeout)
+            failure = why_it_stopped(problem, self._process, self.timeout, self.sandboxed)
             said = self.output() if self.sandboxed and failure.kind == "exit" else ""
             if said.startswith("bwrap:"):  # (the sandbox, not the student's code)
                 failure = Failure("protocol", f"its sandbox could not start: {said.strip()[:300]}")

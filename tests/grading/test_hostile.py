@@ -32,6 +32,7 @@ def verdict(capsys, name, *extra):
         ("syntax_error", "syntax_error.py: ✗ syntax_error.py:4:36: syntax error: expected ':'"),
         ("exits", "exits.py: ✗ exits.py: the file called sys.exit(0) while it was imported"),
         ("hard_exit", "hard_exit.py: ✗ exited with status 3 before answering (os._exit?)"),
+        ("kills_itself", "kills_itself.py: ✗ killed by SIGKILL before answering"),
         (
             "no_function",
             (
