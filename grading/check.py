@@ -70,6 +70,7 @@ def submission_of(args, path: str, name: str, folder: str | os.PathLike | None =
         folder=os.path.dirname(os.path.abspath(path)) if folder == "" else folder,
         timeout=timeout,
         memory=memory,
+        forbid=tuple(getattr(args, "forbid", None) or ()),
     )
 
 

@@ -42,11 +42,13 @@ def memory_failure(memory: int, where: str) -> Failure:
 def exception_verdict(answer: dict, path: str, memory: int = DEFAULT_MEMORY) -> str:
     """One line for an exception the student's function raised: its type, message and line (a
     MemoryError is the memory limit), made visible (its message is the student's text)."""
-    where = (
-        f"{os.path.basename(path)}:{answer['line']}"
-        if answer.get("line")
-        else os.path.basename(path)
-    )
+    where = os.path.basename(path)
+    if answer.get("cell") is not None:  # a notebook's: its cell, and the line within it
+        where += f", cell {answer['cell']}" + (
+            f", line {answer['line']}" if answer.get("line") else ""
+        )
+    elif answer.get("line"):
+        where += f":{answer['line']}"
     if answer.get("type") == "MemoryError":
         return memory_failure(memory, where).verdict
     text = f" ({answer['text'].strip()})" if answer.get("text") else ""
@@ -57,9 +59,15 @@ def exception_verdict(answer: dict, path: str, memory: int = DEFAULT_MEMORY) -> 
     return visible(f"{where}: {answer.get('type')}: {answer.get('message')}{text}")
 
 
-def why_it_stopped(problem: Exception, process: subprocess.Popen | None, timeout: float) -> Failure:
+def why_it_stopped(
+    problem: Exception,
+    process: subprocess.Popen | None,
+    timeout: float,
+    sandboxed: bool = False,
+) -> Failure:
     """What a worker that stopped answering did (timed out, was killed, exited, garbled its
-    answer), from the problem its pipe raised and the process's exit."""
+    answer), from the problem its pipe raised and the process's exit (``sandboxed``: bwrap's,
+    which exits 128 + N when the worker was killed by signal N)."""
     if isinstance(problem, TimeoutError):
         return Failure("timeout", f"timed out: no answer within {timeout:g} s (an endless loop?)")
     try:
@@ -68,6 +76,8 @@ def why_it_stopped(problem: Exception, process: subprocess.Popen | None, timeout
         return Failure(
             "protocol", "its answer was garbled (did it write to the worker's own pipe?)"
         )
+    if sandboxed and code is not None and 128 < code < 128 + signal.NSIG:
+        code = 128 - code  # (an os._exit(137) reads as SIGKILL too: bwrap tells them apart no more)
     if code is not None and code < 0:
         sig = signal.Signals(-code)
         if sig == signal.SIGXCPU:

@@ -69,7 +69,8 @@ def grade_one(args, found: Found, cases: list) -> Graded:
         problem = notebook_problem(path)
         if problem:
             return Graded(**base, status="unreadable", words="not a notebook", verdict=problem)
-    folder = found.folder if found.export != "file" else path.parent
+    # a file named alone is seen alone: `grade *.py` names a whole class in one folder
+    folder = found.folder
     submission = submission_of(args, str(path), args.name, folder)
     printed = None
     with submission:
@@ -236,16 +237,17 @@ def grade(parser, args) -> int:
         try:
             records.append(grade_one(args, found, cases))
         except UsageError as problem:
+            records.append(_not_graded(found, cases, "usage", "could not run", str(problem)))
+        except Exception as problem:  # noqa: BLE001 (one student's row never ends the class's table)
             records.append(
-                Graded(
-                    student=found.student,
-                    file=str(found.file or ""),
-                    cases=counted([], cases).of,
-                    folder=str(found.folder) if found.folder is not None else None,
-                    export=found.export,
-                    status="usage",
-                    words="could not run",
-                    verdict=str(problem),
+                _not_graded(
+                    found,
+                    cases,
+                    "error",
+                    "could not be graded",
+                    visible(f"attn-tui could not grade it: {type(problem).__name__}: {problem}")[
+                        :500
+                    ],
                 )
             )
     if progress and time.monotonic() - started > 1.0:
@@ -303,6 +305,19 @@ def _scenario_case(name: str):
             f"{visible(name)}: grading calls attention(Q, K, V, causal); this scenario has more"
         )
     return battery.of_scenario(scenario, os.path.basename(name))
+
+
+def _not_graded(found: Found, cases: list, status: str, words: str, verdict: str) -> Graded:
+    return Graded(
+        student=found.student,
+        file=str(found.file or ""),
+        cases=counted([], cases).of,
+        folder=str(found.folder) if found.folder is not None else None,
+        export=found.export,
+        status=status,
+        words=words,
+        verdict=verdict,
+    )
 
 
 def _bar(done: int, total: int, name: str) -> None:

@@ -93,7 +93,11 @@ def to_array(value) -> np.ndarray:
             value = value.float()
         value = value.numpy()
     array = np.asarray(value)
-    if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
+    if np.iscomplexobj(array):  # (its imaginary part would be lost, the answer passed as real)
+        raise TypeError("returned complex values")
+    if array.dtype.fields is not None or not (
+        np.issubdtype(array.dtype, np.number) or array.dtype == bool
+    ):
         raise TypeError(f"returned a {type(value).__name__}, not an array of numbers")
     return array
 
@@ -115,7 +119,7 @@ def call(student: Student, name: str, meta: dict, arrays: dict) -> tuple[dict, d
         list(result)
         if isinstance(result, tuple) or isinstance(result, list) and not _a_matrix(result)
         else [result]
-    )
+    ) or [result]  # (an empty tuple is one empty array)
     found = {}
     dtypes = []
     for i, part in enumerate(parts[:4]):
@@ -132,7 +136,7 @@ def call(student: Student, name: str, meta: dict, arrays: dict) -> tuple[dict, d
             }, {}
         dtypes.append(str(array.dtype).replace("torch.", ""))
         found[f"r{i}"] = array.astype(np.float64)
-    return {"ok": True, "count": len(parts), "dtypes": dtypes, "kind": type(result).__name__}, found
+    return {"ok": True, "count": len(found), "dtypes": dtypes, "kind": type(result).__name__}, found
 
 
 def _a_matrix(value: list) -> bool:
@@ -142,8 +146,9 @@ def _a_matrix(value: list) -> bool:
     return isinstance(first, (list, tuple)) and all(isinstance(x, (int, float)) for x in first)
 
 
-def error_of(exc: BaseException, path: str) -> dict:
-    """The exception as the student should read it: its type, message and their own line."""
+def error_of(exc: BaseException, path: str, student: Student | None = None) -> dict:
+    """The exception as the student should read it: its type, message and their own line (and,
+    in a notebook, cell: the loaded ``student`` knows the names its cells were compiled under)."""
     if isinstance(exc, SyntaxError) and (exc.filename or "").endswith(os.path.basename(path)):
         return {
             "ok": False,
@@ -152,6 +157,16 @@ def error_of(exc: BaseException, path: str) -> dict:
             "line": exc.lineno,
             "column": exc.offset,
             "text": (exc.text or "").rstrip("\n"),
+        }
+    if student is not None:
+        place = student.where(exc)
+        return {
+            "ok": False,
+            "type": type(exc).__name__,
+            "message": str(exc)[:500],
+            "line": place["line"],
+            "text": place["text"],
+            "cell": place["cell"],
         }
     line, text = None, ""
     for frame in traceback.extract_tb(exc.__traceback__):
@@ -167,16 +182,78 @@ def error_of(exc: BaseException, path: str) -> dict:
 
 
 CAP_DAC_READ_SEARCH = 2  # (linux/capability.h) read any file and search any folder
-PR_SET_KEEPCAPS, PR_SET_NO_NEW_PRIVS = 8, 38
+PR_SET_KEEPCAPS, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 8, 38, 22
+SECCOMP_MODE_FILTER = 2
 CAPABILITY_VERSION_3 = 0x20080522
+# open_by_handle_at, the one call by which the right to read any file reaches files outside the
+# folders bound into a sandbox (a mount's file handles name any file of its file system): its
+# number on each architecture the worker may run on, by the audit architecture of the call
+FILE_HANDLE_CALLS = {
+    0xC000003E: (304,),  # x86_64
+    0x40000003: (342,),  # i386, which a 64-bit x86 process can call too
+    0xC00000B7: (265,),  # aarch64
+    0x40000028: (371,),  # arm
+}
+X32_CALLS = 0x40000000  # x86_64's x32 calls: none is needed, all refused
+
+
+def apply_limits(limits: dict[str, list[int]]) -> None:
+    """Set the worker's own limits (time, memory, file size, processes) before it imports
+    anything of the student's: inside a sandbox the runner cannot reach this process to set
+    them. A hard limit is never raised (an ordinary user may not)."""
+    import resource
+
+    for name, (soft, hard) in limits.items():
+        which = getattr(resource, name)
+        _, current = resource.getrlimit(which)
+        if current != resource.RLIM_INFINITY:
+            hard = min(hard, current)
+        resource.setrlimit(which, (min(soft, hard), hard))
+
+
+def refuse_file_handles() -> bool:
+    """A seccomp filter that refuses open_by_handle_at (EPERM) in this process and all it starts,
+    for good; False where it could not be set (another architecture)."""
+    import ctypes
+    import struct as packing
+
+    load, jump_equal, jump_at_least, give = 0x20, 0x15, 0x35, 0x06
+    allow, refuse = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+    program: list[tuple[int, int, int, int]] = []
+    for architecture, calls in FILE_HANDLE_CALLS.items():
+        body = [(load, 0, 0, 0)]  # the call's number
+        tests = [(jump_equal, call) for call in calls]
+        if architecture == 0xC000003E:
+            tests.append((jump_at_least, X32_CALLS))
+        deny = len(body) + len(tests) + 1  # (index of the refusal within the body)
+        for code, value in tests:
+            body.append((code, deny - len(body) - 1, 0, value))
+        body += [(give, 0, 0, allow), (give, 0, 0, refuse)]
+        program += [(load, 0, 0, 4), (jump_equal, 0, len(body), architecture), *body]
+    program.append((give, 0, 0, allow))
+    raw = b"".join(packing.pack("=HBBI", *instruction) for instruction in program)
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            return False
+        filters = Program(len(program), raw)
+        return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(filters), 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def drop_root(uid: int, gid: int) -> bool:
-    """Become ``uid``/``gid`` (nobody) for good, before the student's file is imported, when the
-    worker was started as root, whom the kernel holds to no RLIMIT_NPROC: then the process limit
-    holds, the code writes only where nobody may (its folder), and it cannot become root again.
-    It keeps one capability, to read any file (Python's own files may lie in a folder only root
-    may enter, /root/.pyenv; the student's file too). False if the system refused any of it."""
+    """Become ``uid``/``gid`` for good, before the student's file is imported, when the worker
+    was started as root, whom the kernel holds to no RLIMIT_NPROC: then the process limit holds,
+    the code writes only where that user may, and it cannot become root again. It keeps one
+    capability, to read any file (Python's own files may lie in a folder only root may enter,
+    /root/.pyenv; the student's file in a folder only root may read), and only once
+    open_by_handle_at is refused (:func:`refuse_file_handles`): with it that right would read any
+    file of a file system, outside a sandbox's view too. False if the system refused any of it."""
     import ctypes
 
     class Header(ctypes.Structure):
@@ -189,6 +266,7 @@ def drop_root(uid: int, gid: int) -> bool:
             ("inheritable", ctypes.c_uint32),
         ]
 
+    keep_reading = refuse_file_handles()
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0:
@@ -197,7 +275,8 @@ def drop_root(uid: int, gid: int) -> bool:
         os.setresgid(gid, gid, gid)
         os.setresuid(uid, uid, uid)
         kept = (Data * 2)()
-        kept[0].effective = kept[0].permitted = 1 << CAP_DAC_READ_SEARCH
+        if keep_reading:
+            kept[0].effective = kept[0].permitted = 1 << CAP_DAC_READ_SEARCH
         libc.capset(ctypes.byref(Header(CAPABILITY_VERSION_3, 0)), kept)  # (else: none kept)
         libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # no set-user-ID program makes it root again
     except (OSError, AttributeError):
@@ -205,8 +284,10 @@ def drop_root(uid: int, gid: int) -> bool:
     return os.getresuid() == (uid, uid, uid)
 
 
-def main(requests: int, answers: int, user: str = "") -> int:
-    if user and os.geteuid() == 0:
+def main(requests: int, answers: int, user: str = "", limits: str = "") -> int:
+    if limits:
+        apply_limits(json.loads(limits))
+    if user and user != "-" and os.geteuid() == 0:
         uid, gid = (int(part) for part in user.split(":"))
         if not drop_root(uid, gid):
             write_message(
@@ -216,7 +297,7 @@ def main(requests: int, answers: int, user: str = "") -> int:
                     "type": "PermissionError",
                     "line": None,
                     "text": "",
-                    "message": f"started as root, it could not become uid {uid} (nobody), "
+                    "message": f"started as root, it could not become uid {uid}, "
                     "which the process limit holds: grade as an ordinary user",
                 },
             )
@@ -262,11 +343,11 @@ def main(requests: int, answers: int, user: str = "") -> int:
                 {},
             )
         except BaseException as exc:  # noqa: BLE001 (theirs to read, as at import)
-            answer, found = error_of(exc, path), {}
+            answer, found = error_of(exc, path, student), {}
         write_message(answers, answer, found)
     return 0
 
 
 if __name__ == "__main__":
     sys.stdin = None  # (its descriptor 0 is /dev/null too)
-    sys.exit(main(int(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:4]))
+    sys.exit(main(int(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:5]))

@@ -1,18 +1,19 @@
 """The limits a grading worker runs under (grading/runner.py sets them): its time, memory, file
-size and number of processes, and the user it runs the student's code as (nobody's, when we are
-root, whom RLIMIT_NPROC does not hold)."""
+size and number of processes, and the user it runs the student's code as (a uid of its own, when
+we are root, whom RLIMIT_NPROC does not hold)."""
 
 from __future__ import annotations
 
+import json
 import os
 import resource
+import secrets
 from pathlib import Path
 
 DEFAULT_TIMEOUT = 10.0  # seconds, a whole submission
 DEFAULT_MEMORY = 2 * 2**30  # bytes of address space
 MAX_FILE = 64 * 2**20  # the largest file the student's code may write
 MORE_PROCESSES = 64  # threads and processes the worker may add to its user's
-NOBODY = 65534
 
 
 def rlimits(seconds: float, memory: int, processes: int) -> dict[int, tuple[int, int]]:
@@ -26,28 +27,40 @@ def rlimits(seconds: float, memory: int, processes: int) -> dict[int, tuple[int,
     }
 
 
-def set_in_child(limits: dict[int, tuple[int, int]]):
-    """Where there is no prlimit (macOS): the limits set in the child between fork and exec."""
+def as_argument(limits: dict[int, tuple[int, int]]) -> str:
+    """The limits as the worker takes them (its argument: names, since numbers differ between
+    systems), to set on itself before it imports the student's file."""
+    names = {getattr(resource, name): name for name in dir(resource) if name.startswith("RLIMIT_")}
+    return json.dumps({names[which]: list(values) for which, values in limits.items()})
 
-    def apply() -> None:
-        for which, values in limits.items():
-            resource.setrlimit(which, values)
 
-    return apply
+# the first of the uids a worker started as root runs as, each a uid of its own, no user's:
+# then RLIMIT_NPROC counts its processes alone, and no worker can signal another
+FIRST_UID = 1_900_000_000
+UIDS = 1_000_000
 
 
 def worker_user() -> tuple[int, int] | None:
-    """The uid and gid the worker runs the student's code as: nobody's when we are root (whom
-    RLIMIT_NPROC does not hold), else None (our own)."""
+    """The uid and gid the worker runs the student's code as when we are root (whom RLIMIT_NPROC
+    does not hold): one of its own, that no process has now; else None (our own)."""
     if os.geteuid() != 0:
         return None
-    try:
-        import pwd
+    busy = _uids_running()
+    while True:
+        uid = FIRST_UID + secrets.randbelow(UIDS)
+        if uid not in busy:
+            return uid, uid
 
-        nobody = pwd.getpwnam("nobody")
-        return nobody.pw_uid, nobody.pw_gid
-    except (ImportError, KeyError):
-        return NOBODY, NOBODY
+
+def _uids_running() -> set[int]:
+    found = set()
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        found.add(int(text.split("\nUid:\t", 1)[1].split("\t", 1)[0]))
+    return found
 
 
 def process_limit(uid: int) -> int:

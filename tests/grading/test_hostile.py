@@ -14,6 +14,7 @@ import pytest
 
 from attn_tui.grading.runner import Submission
 from attn_tui.tui.cli import main
+from tests.grading.leftovers import descendants
 
 HOSTILE = Path(__file__).with_name("hostile")
 STUDENTS = Path(__file__).with_name("students")
@@ -31,6 +32,7 @@ def verdict(capsys, name, *extra):
         ("syntax_error", "syntax_error.py: ✗ syntax_error.py:4:36: syntax error: expected ':'"),
         ("exits", "exits.py: ✗ exits.py: the file called sys.exit(0) while it was imported"),
         ("hard_exit", "hard_exit.py: ✗ exited with status 3 before answering (os._exit?)"),
+        ("kills_itself", "kills_itself.py: ✗ killed by SIGKILL before answering"),
         (
             "no_function",
             (
@@ -82,16 +84,15 @@ def test_writing_to_home_stays_in_the_temporary_folder(capsys):
 
 
 def test_a_forked_child_goes_with_the_worker():
+    before = descendants()
     with Submission(HOSTILE / "forks.py") as submission:
         submission.start()
         Q = np.eye(2)
         answer, _ = submission.call({"Q": Q, "K": Q, "V": Q}, positional=["Q", "K", "V"])
         assert answer["type"] == "RuntimeError"
         time.sleep(0.2)
-        child = int(re.search(r"child (\d+)", submission.output()).group(1))
-    time.sleep(0.2)
-    state = Path(f"/proc/{child}/status")
-    assert not state.exists() or "\nState:\tZ" in state.read_text()
+        assert re.search(r"child (\d+)", submission.output())  # (it did fork)
+    assert descendants() - before == set()
 
 
 def test_stdin_is_closed_and_cwd_and_home_are_a_new_folder(tmp_path):
@@ -101,8 +102,8 @@ def test_stdin_is_closed_and_cwd_and_home_are_a_new_folder(tmp_path):
         "def attention(Q, K, V):\n"
         "    import numpy as np\n"
         "    assert sys.stdin is None or sys.stdin.read() == ''\n"
-        "    assert os.environ['HOME'] == os.getcwd()\n"
-        "    assert 'attn-tui-student-' in os.getcwd()\n"
+        "    assert os.environ['HOME'] == os.environ['TMPDIR'] == os.getcwd()\n"
+        "    assert 'attn-tui-student' in os.getcwd()\n"
         "    raise RuntimeError('looked')\n"
     )
     with Submission(student) as submission:
@@ -154,7 +155,7 @@ def test_grade_as_text_and_markdown(capsys):
 
 def test_bytes_written_into_the_workers_pipe_are_a_garbled_answer(capsys):
     status, out = verdict(capsys, "garbles")
-    assert status == 1 and out.startswith("garbles.py: ✗ its answer was garbled")
+    assert status == 1 and out.startswith("garbles.py: ✗ its reply could not be read")
 
 
 def test_a_fifo_an_empty_file_and_a_name_with_escapes(capsys, tmp_path):
@@ -211,3 +212,45 @@ def test_a_fifo_a_device_and_a_flood_of_output_are_each_a_line_and_the_others_ar
     )  # named: graded too
     out = capsys.readouterr().out
     assert "✓ a_ok.py" in out and "not a regular file" in out
+
+
+def test_a_failure_of_attn_tui_itself_on_one_student_is_that_students_row(capsys, monkeypatch):
+    """Whatever goes wrong while one submission is judged (here a judge that raises for one
+    student), the others keep their verdicts and the table and its JSON are still printed."""
+    from attn_tui.grading import grade
+
+    real = grade.run_cases
+
+    def breaks_on_unscaled(submission, cases):
+        if submission.path.endswith("unscaled.py"):
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(submission, cases)
+
+    monkeypatch.setattr(grade, "run_cases", breaks_on_unscaled)
+    files = [str(STUDENTS / "chapter.py"), str(STUDENTS / "unscaled.py")]
+    status = main(["grade", *files, "--json"])
+    found = json.loads(capsys.readouterr().out)
+    assert status == 1
+    by_file = {Path(s["file"]).name: s for s in found["submissions"]}
+    assert by_file["chapter.py"]["status"] == "ok"
+    assert by_file["unscaled.py"]["status"] == "error"
+    assert "RecursionError" in by_file["unscaled.py"]["verdict"]
+
+
+def test_files_named_alone_cannot_import_a_classmate_beside_them(capsys, tmp_path):
+    """`grade *.py` in a class's folder: each file is seen alone, so copying a classmate's
+    function by importing their file fails."""
+    (tmp_path / "honest.py").write_text((STUDENTS / "chapter.py").read_text(), encoding="utf-8")
+    (tmp_path / "copier.py").write_text(
+        "from honest import attention  # a classmate's file in the same folder\n",
+        encoding="utf-8",
+    )
+    status = main(["grade", str(tmp_path / "honest.py"), str(tmp_path / "copier.py"), "--json"])
+    found = json.loads(capsys.readouterr().out)
+    assert status == 1
+    by_file = {Path(s["file"]).name: s for s in found["submissions"]}
+    assert by_file["honest.py"]["ok"]
+    copier = by_file["copier.py"]
+    assert not copier["ok"] and copier["status"] == "missing"
+    assert [note["type"] for note in copier["notes"]] == ["ModuleNotFoundError"]
+    assert "honest" in copier["notes"][0]["message"]

@@ -245,6 +245,31 @@ def test_an_error_while_a_notebooks_function_runs_names_its_cell_and_line(tmp_pa
     assert note["message"].endswith("(return x @ x # not square)")
 
 
+def test_a_notebooks_function_that_raises_while_graded_is_told_by_cell_and_line(capsys, tmp_path):
+    """The worker's error reply takes its place from the loaded notebook: the cells are compiled
+    under names of their own, which the notebook's path never matches."""
+    notebook = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": "# hw"},
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": "import numpy as np\n\ndef attention(Q, K, V):\n"
+                "    raise ValueError('not yet')\n",
+            },
+        ],
+    }
+    path = tmp_path / "raises.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    status, out, _ = check(capsys, path)
+    assert status == 1
+    # cell 2 (the markdown cell is cell 1), line 4 of it: the raise
+    assert "raises.ipynb, cell 2, line 4: ValueError: not yet" in out
+
+
 # ---- a .py file's top-level code --------------------------------------------------------------
 
 

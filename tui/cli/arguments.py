@@ -51,7 +51,7 @@ def add_row(parser: argparse.ArgumentParser) -> None:
 
 
 def add_student_code(parser: argparse.ArgumentParser) -> None:
-    """The options of running students' code (check --impl, grade): not a sandbox, limits."""
+    """The options of running students' code (check --impl, grade): limits, modules hidden."""
     parser.add_argument(
         "--backward",
         metavar="NAME",
@@ -65,6 +65,13 @@ def add_student_code(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--verbose", action="store_true", help="show what the student's code printed (escaped)"
+    )
+    parser.add_argument(
+        "--forbid",
+        action="append",
+        metavar="MODULE",
+        help="a module the student's code may not import (repeatable; e.g. torch): hidden in the "
+        "sandbox, as attn-tui is",
     )
 
 

@@ -1,0 +1,142 @@
+"""Each attack on grading as a student file, graded beside two honest classmates (the chapter's
+correct code and an unscaled one): both keep their verdicts, the attack does not pass, no process
+of the run is alive afterwards, nothing it wrote outside its folder remains, and grade and
+check --impl end with their table or line and exit 1. In the sandbox, and without it (bwrap made
+unavailable), where what is promised there holds."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from attn_tui.grading import runner, sandbox
+from attn_tui.tui.cli import main
+from tests.grading.leftovers import descendants, named_leftovers, written_outside
+
+HOSTILE = Path(__file__).with_name("hostile")
+STUDENTS = Path(__file__).with_name("students")
+NEEDS_SANDBOX = "bubblewrap (bwrap) cannot run here: " + str(sandbox.problem())
+
+# attack → what its verdict says (None: any failing verdict), whether only the sandbox holds it
+ATTACKS = {
+    "forges_parameters": ("its reply could not be read (parameters: ", False),
+    "forges_dtypes": ("its reply could not be read (dtypes: ", False),
+    "forges_header_list": ("its reply could not be read (a header that is not an object)", False),
+    "forges_header_deep": ("its reply could not be read (a header of 400,000 bytes)", False),
+    "forges_header_huge": ("claims 10,000,000,000,000 values in 8 bytes", False),
+    "forges_header_complex": ("its reply could not be read (returned complex values)", False),
+    "returns_complex": ("TypeError: returned complex values", False),
+    "fork_bomb": ("over the limit of processes", False),
+    # (the shocker escape: refused by the worker's seccomp filter wherever it keeps a capability)
+    "opens_by_handle": ("opened -1, errno 1", False),
+    "imports_reference": ("attn-tui is hidden from students' code: it holds the reference", True),
+    "reads_reference": ("RuntimeError: found 0 []", True),
+    # (root in a user namespace of its own, it still cannot unmount what hides attn-tui)
+    "unhides": ("unmounted 0 of", True),
+    "kills_classmates": (None, True),
+    "writes_outside": (None, True),
+}
+
+
+@pytest.fixture(params=["sandbox", "no sandbox"])
+def mode(request, monkeypatch):
+    if request.param == "sandbox":
+        if sandbox.problem() is not None:
+            pytest.skip(NEEDS_SANDBOX)
+    else:
+        monkeypatch.setattr(sandbox, "problem", lambda: "made unavailable by a test")
+        monkeypatch.setattr(runner, "_said_without_sandbox", False)
+    return request.param
+
+
+def holds(attack: str, mode: str) -> bool:
+    """Whether what the attack tries is stopped in this mode: without a sandbox, the processes
+    and files of a worker of its own uid are ended only when grading runs as root."""
+    _, sandbox_only = ATTACKS[attack]
+    if mode == "sandbox" or not sandbox_only:
+        return True
+    return attack in ("kills_classmates", "writes_outside") and os.geteuid() == 0
+
+
+def class_folder(tmp_path: Path, attack: str) -> Path:
+    folder = tmp_path / "class"
+    folder.mkdir()
+    shutil.copy(HOSTILE / f"{attack}.py", folder / f"a_{attack}.py")  # (graded first)
+    shutil.copy(STUDENTS / "chapter.py", folder / "b_chapter.py")
+    shutil.copy(STUDENTS / "unscaled.py", folder / "c_unscaled.py")
+    return folder
+
+
+def assert_nothing_left(before: set[int]) -> None:
+    deadline = time.monotonic() + 3  # (a killed process's exit is the kernel's, a moment later)
+    while time.monotonic() < deadline and (named_leftovers() or descendants() - before):
+        time.sleep(0.05)
+    assert named_leftovers() == []
+    assert descendants() - before == set()
+    assert written_outside() == []
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_an_attack_beside_two_honest_classmates(attack, mode, tmp_path, capsys):
+    if not holds(attack, mode):
+        pytest.skip(
+            "without a sandbox this attack is not stopped"
+            + ("" if os.geteuid() == 0 else " as an ordinary user")
+            + " (the line grading says then names it)"
+        )
+    folder = class_folder(tmp_path, attack)
+    before = descendants()
+    status = main(["grade", str(folder), "--json"])
+    out, err = capsys.readouterr()
+    assert status == 1
+    records = {Path(r["file"]).name: r for r in json.loads(out)["submissions"]}
+    assert records["b_chapter.py"]["status"] == "ok", records["b_chapter.py"]
+    assert records["c_unscaled.py"]["status"] == "differs"
+    assert records["c_unscaled.py"]["diagnosis"]["mistake"] == "unscaled"
+    attacker = records[f"a_{attack}.py"]
+    assert not attacker["ok"]
+    expected, _ = ATTACKS[attack]
+    if expected is not None:
+        assert expected in attacker["verdict"], attacker
+    assert_nothing_left(before)
+    if mode == "no sandbox":
+        assert err.count("grading without a sandbox (made unavailable by a test)") == 1
+
+    status = main(["check", "cat_sat", "--impl", str(folder / f"a_{attack}.py"), "--cases"])
+    out, _ = capsys.readouterr()
+    assert status == 1
+    assert "✗" in out
+    if expected is not None:
+        assert expected in out
+    assert_nothing_left(before)
+
+
+@pytest.mark.parametrize("attack", ["deep_folders"])
+def test_a_correct_submission_that_leaves_3000_nested_folders_passes_and_they_go(
+    attack, mode, tmp_path, capsys
+):
+    folder = class_folder(tmp_path, attack)
+    made = []
+    real = runner.tempfile.mkdtemp
+
+    def remembered(*args, **kwargs):
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    runner_mkdtemp = pytest.MonkeyPatch()
+    runner_mkdtemp.setattr(runner.tempfile, "mkdtemp", remembered)
+    try:
+        status = main(["grade", str(folder), "--json"])
+    finally:
+        runner_mkdtemp.undo()
+    records = {Path(r["file"]).name: r for r in json.loads(capsys.readouterr().out)["submissions"]}
+    assert status == 1  # (the unscaled classmate)
+    assert records["a_deep_folders.py"]["status"] == "ok"
+    assert records["b_chapter.py"]["status"] == "ok"
+    assert made == [] if mode == "sandbox" else len(made) == 3  # (in the sandbox: a tmpfs)
+    assert not any(os.path.exists(path) for path in made)
