@@ -297,6 +297,13 @@ class Submission:
             answer = self._reached_for(answer)
         if start and not answer["ok"]:
             self._fail(failed_import(answer, self.path, self.memory))
+        if start:
+            # a file's top-level code that raises is a note and loading goes on, but reaching
+            # for what grading hides is the verdict, whether or not a function was defined
+            for note in answer.get("notes", ()):
+                reached = self._reached_for({**note, "ok": False, "text": ""})
+                if reached["message"] != note["message"]:
+                    self._fail(failed_import(reached, self.path, self.memory))
         return answer, found
 
     def _receive(self, start: bool) -> tuple[dict, list]:
