@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attn_tui.core.engine.attention import Window
-from attn_tui.core.engine.stages.back_output import loss as loss_setting
+from attn_tui.core.engine.stages.backward_steps import loss as loss_setting
 from attn_tui.core.engine.stages.contract import Adds, between_scores_and_mask
 
 BLOCK = 128  # query rows per block of the pass over the rows
@@ -59,7 +59,7 @@ class Backward:
         a = self.attention
         stage = last_forward(a.steps)
         rows, cols = range(a.T), range(stage.column_count(a.scenario))
-        return a.values(stage.name, None if not stage.per_head else 0, rows, cols)
+        return a.values(stage.name, None if not stage.arithmetic.per_head else 0, rows, cols)
 
     def loss(self) -> float | None:
         """L = ½·Σ(output − target)², or None when the scenario gives dL/d output itself."""
@@ -283,7 +283,9 @@ class Backward:
 
 def last_forward(steps) -> object:
     """The stage whose values are the layer's output: the last of the forward pass."""
-    return [stage for stage in steps if not stage.branch and not stage.backward][-1]
+    return [
+        stage for stage in steps if not stage.arithmetic.branch and not stage.arithmetic.backward
+    ][-1]
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ def explain(
     """How ``stage`` computes query ``row`` of ``head`` (and, where it matters, column ``col``)."""
     described = attention.stage(stage)
     writer = Writer(attention, head, row, col, fold, stage)
-    title = described.explain(writer)
+    title = described.display.explain(writer)
     number = attention.steps.index(described) + 1
     return Explanation(stage, f"Step {number} — {described.title}: {title}", tuple(writer.lines))
 

@@ -253,7 +253,7 @@ def check_backward_range(
     ≤ ½·T·d_out·dO², |dP| ≤ d_v·|dO|·max|V|, |dS| ≤ 2|dP| (each P is at most 1), |dScores| ≤
     |dS| × the steepest the stages to the mask can be (each range rule's ``steepest``: ÷ the
     divisor, × 1 for what adds), then dQ, dK, dV and the projections by the sums they are."""
-    from attn_tui.core.engine.stages.back_output import loss
+    from attn_tui.core.engine.stages.backward_steps import loss
 
     setting = loss(scenario)
     if setting is None:

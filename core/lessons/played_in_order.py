@@ -24,7 +24,7 @@ def check_predictions(lesson: Lesson, scenario: Scenario, nodes: list[Node]) -> 
         if not beat.predict:
             continue
         stage = stage_named(lesson.position(index, start).step)
-        if not stage.predictable:
+        if not stage.teaching.predictable:
             predictable = [s.name for s in stages_for(scenario) if s.predictable]
             found = entries(node, "a beat")
             how = (

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
+from attn_tui.core.engine.stages import KEYS, PREVIOUS, Arithmetic, Display, Stage, Teaching
 from attn_tui.core.engine.stages.contract import GradientSteps, Keeps
 from attn_tui.core.engine.stages.softmax import softmax
 from attn_tui.core.model.masks import CAUSAL, WHY
@@ -211,19 +211,24 @@ STAGE = Stage(
     name="mask",
     title="Mask",
     key="masked",
-    reads=(PREVIOUS,),
-    changes="as the scores; the mask itself depends on positions only",
-    columns=KEYS,
-    palette="diverging",
-    heading=heading,
-    compute=compute,
-    explain=explain,
-    predictable=False,
-    masks=True,
-    masked_given=True,
-    gradient=GradientSteps(
-        ("d_scores",)
-    ),  # dS is 0 where a key is hidden: the mask value is a constant
+    arithmetic=Arithmetic(
+        compute=compute,
+        reads=(PREVIOUS,),
+        columns=KEYS,
+        masks=True,
+    ),
+    display=Display(
+        heading=heading,
+        explain=explain,
+        palette="diverging",
+        changes="as the scores; the mask itself depends on positions only",
+    ),
+    teaching=Teaching(
+        predictable=False,
+        masked_given=True,
+    ),
+    # dS is 0 where a key is hidden: the mask value is a constant
+    gradient=GradientSteps(("d_scores",)),
     score_range=Keeps(
         "a visible key's score passes unchanged; a hidden one becomes the mask value, which "
         "leak() weighs against the scores' bound"

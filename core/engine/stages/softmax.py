@@ -7,7 +7,17 @@ import math
 import numpy as np
 
 from attn_tui.core.engine.explanation import FOLD, percent, quoted_key
-from attn_tui.core.engine.stages import KEYS, PREVIOUS, Extra, Stage, Summary
+from attn_tui.core.engine.stages import (
+    KEYS,
+    PREVIOUS,
+    Arithmetic,
+    Display,
+    Extra,
+    Reported,
+    Stage,
+    Summary,
+    Teaching,
+)
 from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, GradientSteps
 from attn_tui.core.model.labels import token_labels
 from attn_tui.core.numbers import fixed, mask_text, signed_shift
@@ -239,31 +249,43 @@ STAGE = Stage(
     name="softmax",
     title="Softmax",
     key="weights",
-    key_a_noun=True,
-    reads=(PREVIOUS,),
-    changes="a Q row changes that row; a K row every row that can see it",
-    columns=KEYS,
-    palette="weights",
-    heading=heading,
-    compute=compute,
-    explain=explain,
-    row_wide=True,
-    statistics=statistics,
-    empty_rows=True,
-    masked_given=True,
-    overview=True,
-    summaries=(
-        Summary("max", "max_weight", "largest weight", max_weight),
-        Summary("H", "entropy", "entropy in nats", entropy),
+    arithmetic=Arithmetic(
+        compute=compute,
+        reads=(PREVIOUS,),
+        columns=KEYS,
+        row_wide=True,
+        statistics=statistics,
+        empty_rows=True,
     ),
-    extras=(
-        Extra(
-            "row_max", lambda head, rows: head.statistics(STAGE.name, rows)["row_max"], per_row=True
+    display=Display(
+        heading=heading,
+        explain=explain,
+        palette="weights",
+        changes="a Q row changes that row; a K row every row that can see it",
+        overview=True,
+    ),
+    reported=Reported(
+        summaries=(
+            Summary("max", "max_weight", "largest weight", max_weight),
+            Summary("H", "entropy", "entropy in nats", entropy),
         ),
-        # of exp(masked − row_max): weights × row_sum gives exp
-        Extra(
-            "row_sum", lambda head, rows: head.statistics(STAGE.name, rows)["row_sum"], per_row=True
+        extras=(
+            Extra(
+                "row_max",
+                lambda head, rows: head.statistics(STAGE.name, rows)["row_max"],
+                per_row=True,
+            ),
+            # of exp(masked − row_max): weights × row_sum gives exp
+            Extra(
+                "row_sum",
+                lambda head, rows: head.statistics(STAGE.name, rows)["row_sum"],
+                per_row=True,
+            ),
         ),
+    ),
+    teaching=Teaching(
+        masked_given=True,
+        key_a_noun=True,
     ),
     gradient=GradientSteps(("d_scores",)),
     score_range=AFTER_THE_MASK,
