@@ -171,6 +171,18 @@ def main() -> None:
             key(
                 f"a decode step and back (up, down), T = {T}", decoded, ready, ["6"], ["Up", "Down"]
             )
+            if T == 4096:  # the stages of the 2025 models' attention, each at T = 4,096
+                normed = make_walked(folder, T, "qk_norm: {style: qwen3}\n", "qk_norm")
+                bounded = "whatever x is"  # (its first step is QK-norm, whose Why pane says so)
+                key(f"QK-norm: edit a Q cell (+), T = {T}", normed, bounded, ["Tab"], ["+"])
+                key(f"QK-norm: edit a K cell (+), T = {T}", normed, bounded, ["Tab"] * 2, ["+"])
+                key(
+                    f"QK-norm: step to the next stage and back, T = {T}",
+                    normed,
+                    bounded,
+                    [],
+                    ["Right", "Left"],
+                )
         if any(wanted(f"next beat and back (n, N: a step and a Q edit), T = {T}") for T in sizes):
             rows.extend(lesson_rows(tmux, folder, sizes, n))
         for T in [size for size in sizes if size in (256, 1024)]:

@@ -194,7 +194,7 @@ class Writer:
         x = scenario.inputs[source][i]
         first = h * scenario.d_k  # this head's first column of Wq
         column = scenario.inputs["Wq"][:, first]
-        entry = attention.inputs.Q_before_rotation(h)[i, 0]
+        entry = attention.inputs.Q_projected(h)[i, 0]
         x_dec, w_dec = attention.decimals(source), attention.decimals("Wq")
         terms = self.fold_lazy(
             len(x),

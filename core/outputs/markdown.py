@@ -158,8 +158,8 @@ def _blocks(
     if scenario.kind == "projection":
         for h in range(scenario.heads):
             for name, values in (
-                ("Q", attention.inputs.Q_before_rotation(h)),
-                ("K", attention.inputs.K_before_rotation(h)),
+                ("Q", attention.inputs.Q_projected(h)),
+                ("K", attention.inputs.K_projected(h)),
                 ("V", attention.head(h).V),
             ):
                 which = f" of {visible(scenario.head_names[h])}" if scenario.heads > 1 else ""

@@ -58,8 +58,8 @@ def text_chunks(
         for h in range(scenario.heads):
             head = attention.head(h)
             for name, values in (
-                ("Q", attention.inputs.Q_before_rotation(h)),
-                ("K", attention.inputs.K_before_rotation(h)),
+                ("Q", attention.inputs.Q_projected(h)),
+                ("K", attention.inputs.K_projected(h)),
                 ("V", head.V),
             ):
                 labels = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)

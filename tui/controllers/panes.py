@@ -152,8 +152,8 @@ class Panes(WhyPane, OverviewPane):
                     # scrolled out of view: shown when it comes back (see on_inputs_scrolled)
                     continue
                 values = {
-                    "Q": session.inputs.Q_before_rotation,
-                    "K": session.inputs.K_before_rotation,
+                    "Q": session.inputs.Q_projected,
+                    "K": session.inputs.K_projected,
                     "V": session.inputs.V,
                 }[name](screen.head)
                 rows = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)

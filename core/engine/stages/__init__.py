@@ -62,6 +62,7 @@ def _registry() -> tuple[Stage, ...]:
         mask,
         online,
         project,
+        qk_norm,
         rotate,
         scale,
         score,
@@ -71,6 +72,7 @@ def _registry() -> tuple[Stage, ...]:
     )
 
     registry = (
+        qk_norm.STAGE,
         rotate.STAGE,
         score.STAGE,
         scale.STAGE,

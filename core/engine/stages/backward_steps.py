@@ -103,7 +103,8 @@ def of_head(name: str) -> Callable:
 
 
 def _turned(scenario) -> str:
-    return ", turned back by RoPE" if scenario.rope is not None else ""
+    turned = ", turned back by RoPE" if scenario.rope is not None else ""
+    return turned + (", back through QK-norm" if "qk_norm" in scenario.stage_settings else "")
 
 
 def _d_output_heading(scenario, options) -> str:

@@ -69,10 +69,27 @@ def d_queries(w) -> str:
             "RoPE turned q by its position's angle; its "
             "gradient turns back by the same angle (Rᵀ = R⁻¹)."
         )
+    _back_through_the_norm(w, "q", i, found["dQ_normed"][i])
     w.add((f"dq{i + 1} = ", ""), (w.vector(w.r.own, p, True), "result"))
     if a.scenario.kind == "projection":
         w.note("With projections, dWq = Xᵀ·dQ and dQ·Wqᵀ flows on into dX.")
     return f"how the loss changes with {w.query_quoted}'s query"
+
+
+def _back_through_the_norm(w, letter: str, row: int, d_normed) -> None:
+    """What QK-norm does to the gradient on its way back, when the scenario norms q and k."""
+    norm = w.scenario.stage_settings.get("qk_norm")
+    if norm is None:
+        return
+    w.add(
+        (f"d{letter} of the normed {letter}{row + 1}: ", ""),
+        (w.vector(d_normed, w.p, True), "number"),
+    )
+    w.note(
+        f"Back through QK-norm ({letter} ÷ rms(x) × gain): each entry × gain ÷ rms, less the "
+        f"part along {letter} itself — a longer {letter} would be normed back to the same size, "
+        "so that direction gets no gradient."
+    )
 
 
 def d_keys(w) -> str:
@@ -95,6 +112,7 @@ def d_keys(w) -> str:
             (w.vector(back.head(h)["dK_turned"][j], p, True), "number"),
         )
         w.note("RoPE turned k by its position's angle; its gradient turns back by the same angle.")
+    _back_through_the_norm(w, "k", j, back.head(h)["dK_normed"][j])
     w.add((f"dk{j + 1} = ", ""), (w.vector(w.r.own, p, True), "result"))
     if a.scenario.heads != a.scenario.kv_heads:
         w.note(
