@@ -183,6 +183,15 @@ def main() -> None:
                     [],
                     ["Right", "Left"],
                 )
+                sinks = make_walked(folder, T, "sinks: 1.0\n", "sinks")
+                key(f"learned sinks: edit a Q cell (+), T = {T}", sinks, ready, ["Tab"], ["+"])
+                key(
+                    f"learned sinks: softmax to the weighted sum and back, T = {T}",
+                    sinks,
+                    ready,
+                    ["4"],
+                    ["Right", "Left"],
+                )
         if any(wanted(f"next beat and back (n, N: a step and a Q edit), T = {T}") for T in sizes):
             rows.extend(lesson_rows(tmux, folder, sizes, n))
         for T in [size for size in sizes if size in (256, 1024)]:

@@ -136,6 +136,8 @@ def _head_fields(head: Head, nested: bool = True) -> Iterator[str]:
     ]
     for stage in steps:
         for extra in stage.reported.extras:
+            if not extra.applies(scenario):
+                continue
             yield f', "{extra.name}": '
             if extra.per_row:
                 yield from _vector(
@@ -185,6 +187,8 @@ def _head_backward(head: Head) -> Iterator[str]:
         ):
             continue
         for extra in stage.reported.extras:
+            if not extra.applies(attention.scenario):
+                continue
             yield ("" if first else ", ") + f'"{extra.name}": '
             yield from _vector(
                 lambda rows, extra=extra: extra.values(head, rows),

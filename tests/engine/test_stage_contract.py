@@ -56,6 +56,8 @@ SCENARIOS = (
     f"tokens: [a, b, c]\nheads: 2\nkv_heads: 1\nX: {matrix(3, 3)}\nWq: {matrix(3, 4)}\n"
     f"Wk: {matrix(3, 2)}\nWv: {matrix(3, 2)}\nloss: {{target: {matrix(3, 4)}}}\n"
     "qk_norm: {style: qwen3, k_weight: [1.5, 0.5]}\n",
+    # learned sinks (gpt-oss): the sink's column in softmax's sum, each head its own
+    projected("sinks: [1.5, -0.5]\n"),
 )
 
 

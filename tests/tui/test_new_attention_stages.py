@@ -25,3 +25,17 @@ async def test_qk_norm_opens_steps_and_keeps_the_weights_when_x_grows():
         assert screen.session.scenario.inputs["X"][2, :2].tolist() == [1000.0, 1000.0]
         assert screen.stage == "softmax"
         assert current(app).weights[2] == pytest.approx(weights[2], abs=1e-9)
+
+
+async def test_sinks_open_step_and_the_why_pane_says_the_sinks_share():
+    async with running(SCENARIOS / "attention_sinks.yaml") as (app, pilot):
+        screen = debugger(app)
+        await pilot.press("4")
+        assert screen.stage == "softmax"
+        why = explanation(app)
+        assert "the sink (s1 = 2.000, learned)" in why and "0.602 (60%)" in why
+        assert "60% goes to the sink, nowhere" in why
+        await pilot.press("h")  # head 2: a low sink
+        assert "the sink (s2 = −2.000, learned)" in explanation(app)
+        await pilot.press("right")
+        assert screen.stage == "weighted_sum"

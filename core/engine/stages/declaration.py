@@ -61,6 +61,8 @@ class Extra:
     values: Callable[..., np.ndarray]  # (head, rows): those rows, every column
     per_row: bool = False
     empty_rows: bool = False  # a row that sees no key has none (null)
+    # whether a scenario has it (the weight given to a learned sink: with sinks only)
+    applies: Callable[[Any], bool] = lambda scenario: True
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,9 @@ from attn_tui.core.engine.stages.online_explanation import explain
 from attn_tui.core.engine.stages.online_walk import NAME, setting, skipped, tile_count, walk
 from attn_tui.core.reading import tiles as reader
 
+# (its running max and sum start from no column: a learned sink would be one more)
+NO_SINKS = "the online softmax here has no sink column: not with learned sinks (sinks:)"
+
 
 def switch(scenario, setting: reader.TilesSetting | None):
     """The edit that walks the keys in these tiles (None: off); ``NotApplicable`` for tiles too
@@ -47,8 +50,11 @@ def switch(scenario, setting: reader.TilesSetting | None):
     from attn_tui.core.model.edits import SetStageSetting
 
     if setting is not None:
-        problem = reader.out_of_bounds(setting.queries, setting.keys) or reader.tiles_for(
-            scenario.T_k, setting.keys
+        problem = (
+            NO_SINKS
+            if "softmax" in scenario.stage_settings
+            else reader.out_of_bounds(setting.queries, setting.keys)
+            or reader.tiles_for(scenario.T_k, setting.keys)
         )
         if problem:
             raise NotApplicable(problem[0].upper() + problem[1:])
