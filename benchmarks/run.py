@@ -183,6 +183,15 @@ def main() -> None:
                     [],
                     ["Right", "Left"],
                 )
+                chunked = make_walked(folder, T, "chunk: 128\n", "chunk")
+                key(f"chunked: edit a K cell (+), T = {T}", chunked, ready, ["Tab"] * 2, ["+"])
+                key(
+                    f"chunked: mask to softmax and back, T = {T}",
+                    chunked,
+                    ready,
+                    ["3"],
+                    ["Right", "Left"],
+                )
                 sinks = make_walked(folder, T, "sinks: 1.0\n", "sinks")
                 key(f"learned sinks: edit a Q cell (+), T = {T}", sinks, ready, ["Tab"], ["+"])
                 key(

@@ -58,6 +58,8 @@ SCENARIOS = (
     "qk_norm: {style: qwen3, k_weight: [1.5, 0.5]}\n",
     # learned sinks (gpt-oss): the sink's column in softmax's sum, each head its own
     projected("sinks: [1.5, -0.5]\n"),
+    # chunked attention (Llama 4): the mask's dS is 0 on another chunk's keys
+    qkv("chunk: 2\n", T=5),
 )
 
 

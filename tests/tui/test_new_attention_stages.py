@@ -39,3 +39,14 @@ async def test_sinks_open_step_and_the_why_pane_says_the_sinks_share():
         assert "the sink (s2 = −2.000, learned)" in explanation(app)
         await pilot.press("right")
         assert screen.stage == "weighted_sum"
+
+
+async def test_chunked_attention_opens_steps_and_says_a_key_is_in_another_chunk():
+    async with running(SCENARIOS / "chunked_attention.yaml") as (app, pilot):
+        screen = debugger(app)
+        await pilot.press("3")
+        assert screen.stage == "mask"
+        why = explanation(app)
+        assert "(mat, sat) is in another chunk" in why and "(mat, on) is visible" in why
+        await pilot.press("right")
+        assert screen.stage == "softmax" and "chunks of 3" in screen_text(app)

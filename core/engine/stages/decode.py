@@ -47,6 +47,8 @@ def unavailable(scenario) -> str | None:
     """Why a decoder could not replay this scenario (nor its variants), or None."""
     if "softmax" in scenario.stage_settings:
         return "the decoder here has no sink column: not with learned sinks (sinks:)"
+    if "mask" in scenario.stage_settings:
+        return "the decoder here keeps one cache, not one a chunk: not with chunk:"
     problem = reader.refusal(
         scenario.cross, scenario.T, scenario.T_k, scenario.options.causal, scenario.window
     )
