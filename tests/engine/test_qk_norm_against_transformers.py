@@ -25,6 +25,7 @@ from attn_tui.core.engine.attention import Attention
 from attn_tui.core.errors import ScenarioError
 from attn_tui.core.loading.scenario_file import loads
 from tests.conftest import SCENARIOS
+from tests.reference import causal_softmax, rotate_half
 
 RNG = np.random.default_rng(64)
 EPS = 1e-6
@@ -37,23 +38,13 @@ def rms_norm(x, weight, eps=EPS):
 
 
 def rope(x, base=10000.0):
-    """transformers' rotate_half RoPE (``apply_rotary_pos_emb``, pairs i and i + d/2), positions
-    0 … T − 1."""
-    T, d = x.shape
-    inv = 1.0 / base ** (np.arange(0, d, 2) / d)
-    angles = np.outer(np.arange(T), inv)
-    cos, sin = np.cos(np.hstack([angles, angles])), np.sin(np.hstack([angles, angles]))
-    half = np.hstack([-x[:, d // 2 :], x[:, : d // 2]])
-    return x * cos + half * sin
+    """transformers' rotate_half RoPE (``apply_rotary_pos_emb``), positions 0 … T − 1."""
+    return rotate_half(x, base)
 
 
-def attention_weights(Q, K, causal=True):
-    scores = Q @ K.T / np.sqrt(Q.shape[1])
-    if causal:
-        scores = np.where(np.tril(np.ones(scores.shape, bool)), scores, -np.inf)
-    scores = scores - scores.max(axis=1, keepdims=True)
-    e = np.exp(scores)
-    return e / e.sum(axis=1, keepdims=True)
+def attention_weights(Q, K):
+    """Causal, ÷√d_k: the one reference's softmax (tests/reference.py)."""
+    return causal_softmax(Q @ K.T / np.sqrt(Q.shape[1]))
 
 
 def text(style: str, X, Wq, Wk, Wv, heads: int, weights: str = "", extra: str = "") -> str:

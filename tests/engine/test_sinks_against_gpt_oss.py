@@ -25,6 +25,7 @@ from attn_tui.core.errors import ScenarioError
 from attn_tui.core.loading.scenario_file import loads
 from attn_tui.core.outputs.json_export import to_json
 from tests.conftest import SCENARIOS
+from tests.reference import softmax
 
 RNG = np.random.default_rng(64)
 
@@ -33,10 +34,9 @@ def gpt_oss_attention(Q, K, V, sink, causal=True):
     logits = Q @ K.T / np.sqrt(Q.shape[1])
     if causal:
         logits = logits + np.where(np.tril(np.ones(logits.shape, bool)), 0.0, -np.inf)
-    combined = np.hstack([logits, np.full((len(Q), 1), sink)])
-    combined = combined - combined.max(axis=1, keepdims=True)
-    probs = np.exp(combined) / np.exp(combined).sum(axis=1, keepdims=True)
-    weights = probs[:, :-1]
+    combined = np.hstack([logits, np.full((len(Q), 1), sink)])  # torch.cat([..., sinks])
+    probs = softmax(combined)  # (the one reference's: shifted by the row's largest, as gpt-oss)
+    weights = probs[:, :-1]  # the sink dropped
     return weights, weights @ V, probs[:, -1]
 
 

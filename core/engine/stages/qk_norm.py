@@ -68,11 +68,12 @@ def _one(w, letter: str, i: int, label: str, raw: np.ndarray, normed: np.ndarray
         (f"{found.eps:g}) = ", ""),
         (fixed(rms, max(p, 4), True), "result"),
     )
-    said = "1 + w" if found.style == "gemma3" else "w" if found.q_weight or found.k_weight else "1"
-    if found.style == "llama4":
-        said = "1 (no weight)"
+    weight = found.q_weight if kind == "q" else found.k_weight
+    said = {"gemma3": "1 + w", "llama4": "none: 1"}.get(
+        found.style, "1, no weight given" if weight is None else "w"
+    )
     w.add(
-        (f"  {letter}{i + 1} / rms × gain ({said}) = ", ""),
+        (f"  {letter}{i + 1} / rms × gain [{said}] = ", ""),
         (f"{w.vector(raw / rms, p, True)} × {w.vector(gain, p, True, nested=True)}", "number"),
         (" = ", ""),
         (w.vector(normed, p), "result"),
