@@ -171,6 +171,36 @@ def main() -> None:
             key(
                 f"a decode step and back (up, down), T = {T}", decoded, ready, ["6"], ["Up", "Down"]
             )
+            if T == 4096:  # the stages of the 2025 models' attention, each at T = 4,096
+                normed = make_walked(folder, T, "qk_norm: {style: qwen3}\n", "qk_norm")
+                bounded = "whatever x is"  # (its first step is QK-norm, whose Why pane says so)
+                key(f"QK-norm: edit a Q cell (+), T = {T}", normed, bounded, ["Tab"], ["+"])
+                key(f"QK-norm: edit a K cell (+), T = {T}", normed, bounded, ["Tab"] * 2, ["+"])
+                key(
+                    f"QK-norm: step to the next stage and back, T = {T}",
+                    normed,
+                    bounded,
+                    [],
+                    ["Right", "Left"],
+                )
+                chunked = make_walked(folder, T, "chunk: 128\n", "chunk")
+                key(f"chunked: edit a K cell (+), T = {T}", chunked, ready, ["Tab"] * 2, ["+"])
+                key(
+                    f"chunked: mask to softmax and back, T = {T}",
+                    chunked,
+                    ready,
+                    ["3"],
+                    ["Right", "Left"],
+                )
+                sinks = make_walked(folder, T, "sinks: 1.0\n", "sinks")
+                key(f"learned sinks: edit a Q cell (+), T = {T}", sinks, ready, ["Tab"], ["+"])
+                key(
+                    f"learned sinks: softmax to the weighted sum and back, T = {T}",
+                    sinks,
+                    ready,
+                    ["4"],
+                    ["Right", "Left"],
+                )
         if any(wanted(f"next beat and back (n, N: a step and a Q edit), T = {T}") for T in sizes):
             rows.extend(lesson_rows(tmux, folder, sizes, n))
         for T in [size for size in sizes if size in (256, 1024)]:

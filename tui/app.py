@@ -284,7 +284,9 @@ class AttnApp(App[int]):
             for number, stage in enumerate(debugger.stages, 1):
                 yield SystemCommand(
                     f"Step to {number} {stage.title}",
-                    stage.heading(debugger.session.scenario, debugger.session.attention.options),
+                    stage.display.heading(
+                        debugger.session.scenario, debugger.session.attention.options
+                    ),
                     lambda n=number: debugger.action_goto(n),
                 )
             for h, name in enumerate(
@@ -314,8 +316,10 @@ class AttnApp(App[int]):
             for stage in toggled():  # the stages a person turns on and off (their keys take a name)
                 if not debugger.check_action("toggle", (stage.name,)):
                     continue
-                hint = f"; key: {stage.toggle.key}" if stage.toggle.key else ""
-                for title, does, setting in stage.toggle.offers(debugger.session.scenario):
+                hint = f"; key: {stage.turned_on.toggle.key}" if stage.turned_on.toggle.key else ""
+                for title, does, setting in stage.turned_on.toggle.offers(
+                    debugger.session.scenario
+                ):
                     yield SystemCommand(
                         title,
                         does + hint,

@@ -39,7 +39,7 @@ def available(screen: DebuggerScreen, action: str, parameters: tuple[object, ...
     if action in ("next_head", "all_heads"):
         return session.scenario.heads > 1
     if action == "cycle_mask":
-        return screen.described.masks and len(mask_rules(session)) > 1
+        return screen.described.arithmetic.masks and len(mask_rules(session)) > 1
     if action == "goto":
         return parameters[0] <= len(screen.stages) if parameters else True
     if (
@@ -47,9 +47,9 @@ def available(screen: DebuggerScreen, action: str, parameters: tuple[object, ...
     ):  # a stage's key, dimmed where the stage cannot be on (the key says why not)
         stage = stage_named(parameters[0])
         on = stage.name in session.scenario.stage_settings
-        return True if on or not stage.toggle.unavailable(session.scenario) else None
+        return True if on or not stage.turned_on.toggle.unavailable(session.scenario) else None
     if action in ("train", "check_gradient"):
-        from attn_tui.core.engine.stages.back_output import loss
+        from attn_tui.core.engine.stages.backward_steps import loss
 
         setting = loss(session.scenario)
         return setting is not None and (

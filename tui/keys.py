@@ -107,15 +107,15 @@ KEYS: tuple[Key, ...] = (
     Key("m", "m", "cycle the mask shown: all rules, then each rule alone", STAGE, "cycle_mask"),
     *(
         Key(
-            stage.toggle.key,
-            stage.toggle.key,
-            stage.toggle.does,
+            stage.turned_on.toggle.key,
+            stage.turned_on.toggle.key,
+            stage.turned_on.toggle.does,
             STAGE,
             f"toggle({stage.name!r})",
-            stage.toggle.footer,
+            stage.turned_on.toggle.footer,
         )
         for stage in toggled()
-        if stage.toggle.key
+        if stage.turned_on.toggle.key
     ),
     Key(
         "p",

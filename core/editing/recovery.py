@@ -203,7 +203,7 @@ def _fitting_option(edit: SetOption, scenario: Scenario) -> Edit | str:
         if needing is not None:
             fits, rule = (
                 False,
-                f"the file now {needing.needs_causal[0]}, which needs the causal mask",
+                f"the file now {needing.turned_on.needs_causal[0]}, which needs the causal mask",
             )
     elif edit.name == "scale":
         fits = isinstance(value, bool) or (number and math.isfinite(value) and value > 0)

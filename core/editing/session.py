@@ -176,7 +176,7 @@ class Session(SessionFile):
 
         needing = needing_causal(scenario) if causal else None
         if needing is not None:  # (it would not load, nor save, again)
-            _, doing, why = needing.needs_causal
+            _, doing, why = needing.turned_on.needs_causal
             raise NotApplicable(f"{doing} needs the causal mask: {why} (turn {doing} off first)")
         if not causal and scenario.cross:
             raise NotApplicable(

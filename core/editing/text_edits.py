@@ -144,7 +144,7 @@ class TextEdits:
             return
         from attn_tui.core.engine.stages import stage_named
 
-        written = [key for key in stage_named(name).scenario_keys if key in top]
+        written = [key for key in stage_named(name).turned_on.keys if key in top]
         if new is not None:
             text = new.yaml(_no_matrix).rstrip("\n")
             key, _, value = text.partition(": ")

@@ -104,7 +104,11 @@ class Attention:
     def stage_decimals(self, name: str, h: int = 0) -> int:
         """The decimals a stage's numbers are shown with."""
         stage = self._stages[name]
-        return stage.decimals(self, h) if stage.decimals is not None else self.scenario.precision
+        return (
+            stage.display.decimals(self, h)
+            if stage.display.decimals is not None
+            else self.scenario.precision
+        )
 
     # ---- computing ----------------------------------------------------------------------------
 
@@ -113,10 +117,10 @@ class Attention:
         heads). ``keep=False`` computes without keeping anything; a dict keeps what the
         computation makes there instead (a thread beside the app: see ``_kept_or``)."""
         stage = self.stage(name)
-        if not stage.per_head:
+        if not stage.arithmetic.per_head:
             h = None
-        if not stage.whole_rows:
-            return stage.compute(Window(self, stage, h, rows, cols, keep))
+        if not stage.arithmetic.whole_rows:
+            return stage.arithmetic.compute(Window(self, stage, h, rows, cols, keep))
         every = range(stage.column_count(self.scenario))
         c = slice(cols.start, cols.stop)
         return self._gather(
@@ -132,7 +136,7 @@ class Attention:
             found = self._kept_or(
                 (h, b, name, "statistics"),
                 keep,
-                lambda b=b: stage.statistics(
+                lambda b=b: stage.arithmetic.statistics(
                     Window(self, stage, h, self._block_rows(b), every, keep)
                 ),
             )
@@ -163,7 +167,9 @@ class Attention:
         return self._kept_or(
             (h, b, stage.name, "values"),
             keep,
-            lambda: stage.compute(Window(self, stage, h, self._block_rows(b), every, keep)),
+            lambda: stage.arithmetic.compute(
+                Window(self, stage, h, self._block_rows(b), every, keep)
+            ),
         )
 
     def _kept_or(self, key: tuple, keep, make):

@@ -8,7 +8,8 @@ Read from the end back, as autograd does (the names are FlashAttention-2's):
     dS = P ∘ (dP − D)               softmax's backward: 0 where a key is hidden
     dRaw = dS ∘ f′ ∘ …              back through each stage between the scores and the mask, by
                                     its declared ChainRule (each cell × its derivative)
-    dQ = dRaw·K                     dK = dRawᵀ·Q          (each turned back by RoPE)
+    dQ = dRaw·K                     dK = dRawᵀ·Q          (each turned back by RoPE, then back
+                                    through QK-norm: core.model.qk_norm.normed_back)
 
 then GQA's dK and dV summed over the query heads that share them, and the projections:
 dW = Xᵀ·dQ, dX = dQ·Wᵀ (summed over Q, K and V). :class:`Backward` computes the query-row
@@ -26,8 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from attn_tui.core.engine.attention import Window
-from attn_tui.core.engine.stages.back_output import loss as loss_setting
+from attn_tui.core.engine.stages.backward_steps import loss as loss_setting
 from attn_tui.core.engine.stages.contract import Adds, between_scores_and_mask
+from attn_tui.core.model.qk_norm import normed_back
 
 BLOCK = 128  # query rows per block of the pass over the rows
 TINY = np.finfo(np.float64).tiny
@@ -59,7 +61,7 @@ class Backward:
         a = self.attention
         stage = last_forward(a.steps)
         rows, cols = range(a.T), range(stage.column_count(a.scenario))
-        return a.values(stage.name, None if not stage.per_head else 0, rows, cols)
+        return a.values(stage.name, None if not stage.arithmetic.per_head else 0, rows, cols)
 
     def loss(self) -> float | None:
         """L = ½·Σ(output − target)², or None when the scenario gives dL/d output itself."""
@@ -172,9 +174,37 @@ class Backward:
     # ---- the pass over every query row -------------------------------------------------------
 
     def head(self, h: int) -> dict[str, np.ndarray]:
-        """Head ``h``'s dQ (rotated back), dK and dV (this head's share, before GQA sums them), and
-        dQ, dK as RoPE left them (``dQ_turned``, ``dK_turned``)."""
-        return self._keep(("head", h), lambda: self._head(h))
+        """Head ``h``'s dQ (rotated back, and back through QK-norm), dK and dV (this head's share,
+        before GQA sums them), dQ, dK as RoPE left them (``dQ_turned``, ``dK_turned``) and as
+        the norm left them (``dQ_normed``, ``dK_normed``: the gradient of the normed ones)."""
+        return self._keep(("head", h), lambda: self._through_the_norm(h))
+
+    def _turned_back(self, h: int) -> dict[str, np.ndarray]:
+        return self._keep(("turned back", h), lambda: self._head(h))
+
+    def _through_the_norm(self, h: int) -> dict[str, np.ndarray]:
+        """dQ and dK of the queries and keys as projected, from those of the normed ones: per
+        head, or (over the whole projection) from every head's at once."""
+        found = dict(self._turned_back(h))
+        norm = self.scenario.stage_settings.get("qk_norm")
+        if norm is None:
+            found.update(dQ=found["dQ_normed"], dK=found["dK_normed"])
+            return found
+        inputs, d_k = self.attention.inputs, self.scenario.d_k
+        for name, kind, projected in (("dQ", "q", inputs.q_raw), ("dK", "k", inputs.k_raw)):
+            if norm.whole:  # (every head has its own keys: heads = kv_heads)
+                x = np.hstack(projected)
+                dy = np.hstack(
+                    [self._turned_back(g)[name + "_normed"] for g in range(len(projected))]
+                )
+                whole = normed_back(x, norm.gain(kind, x.shape[1]), norm.eps, dy)
+                found[name] = whole[:, h * d_k : (h + 1) * d_k]
+            else:
+                x = projected[h if kind == "q" else inputs.kv(h)]
+                found[name] = normed_back(
+                    x, norm.gain(kind, d_k), norm.eps, found[name + "_normed"]
+                )
+        return found
 
     def _head(self, h: int) -> dict[str, np.ndarray]:
         a = self.attention
@@ -209,10 +239,11 @@ class Backward:
         found.update({("added", name): gradient for name, gradient in added.items()})
         rope = scenario.rope
         if rope is None:
-            found.update(dQ=dQ, dK=dK)
+            found.update(dQ_normed=dQ, dK_normed=dK)
         else:  # a rotation's transpose turns back: the same pairs by −θ
             found.update(
-                dQ=rope.rotate(dQ, -np.arange(a.T)), dK=rope.rotate(dK, -np.arange(scenario.T_k))
+                dQ_normed=rope.rotate(dQ, -np.arange(a.T)),
+                dK_normed=rope.rotate(dK, -np.arange(scenario.T_k)),
             )
         return found
 
@@ -283,7 +314,9 @@ class Backward:
 
 def last_forward(steps) -> object:
     """The stage whose values are the layer's output: the last of the forward pass."""
-    return [stage for stage in steps if not stage.branch and not stage.backward][-1]
+    return [
+        stage for stage in steps if not stage.arithmetic.branch and not stage.arithmetic.backward
+    ][-1]
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ def explain(
     """How ``stage`` computes query ``row`` of ``head`` (and, where it matters, column ``col``)."""
     described = attention.stage(stage)
     writer = Writer(attention, head, row, col, fold, stage)
-    title = described.explain(writer)
+    title = described.display.explain(writer)
     number = attention.steps.index(described) + 1
     return Explanation(stage, f"Step {number} — {described.title}: {title}", tuple(writer.lines))
 
@@ -194,7 +194,7 @@ class Writer:
         x = scenario.inputs[source][i]
         first = h * scenario.d_k  # this head's first column of Wq
         column = scenario.inputs["Wq"][:, first]
-        entry = attention.inputs.Q_before_rotation(h)[i, 0]
+        entry = attention.inputs.Q_projected(h)[i, 0]
         x_dec, w_dec = attention.decimals(source), attention.decimals("Wq")
         terms = self.fold_lazy(
             len(x),

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from attn_tui.core.engine.stages.back_output import loss as loss_setting
+from attn_tui.core.engine.stages.backward_steps import loss as loss_setting
 
 
 def loss_of(scenario, options=None) -> float:

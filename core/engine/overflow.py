@@ -44,7 +44,7 @@ def check_range(scenario: Scenario, inputs: HeadInputs | None = None) -> None:
     )  # a score a stage makes larger: under what the app's keys can set too
     for h in range(scenario.heads):
         which = f" of {scenario.head_names[h]}" if many else ""
-        Q, K, V = inputs.Q_before_rotation(h), inputs.K_before_rotation(h), inputs.V(h)
+        Q, K, V = inputs.Q_projected(h), inputs.K_projected(h), inputs.V(h)
         for name, values in (("Q", Q), ("K", K), ("V", V)):
             if not np.isfinite(values).all():
                 raise NumericError(
@@ -59,7 +59,9 @@ def check_range(scenario: Scenario, inputs: HeadInputs | None = None) -> None:
                 ("V", "Wv", "X"),
             )
         # |q·k| ≤ ‖q‖·‖k‖ (Cauchy–Schwarz), exact when d_k = 1; norms taken of Q and K divided by
-        # their largest |value| first, so that squaring cannot overflow
+        # their largest |value| first, so that squaring cannot overflow; of Q and K as normed,
+        # when QK-norm norms them (the rotation keeps their lengths)
+        Q, K = inputs.Q_before_rotation(h), inputs.K_before_rotation(h)
         q_unit, k_unit = float(np.abs(Q).max()) or 1.0, float(np.abs(K).max()) or 1.0
         bound = (
             q_unit
@@ -253,7 +255,7 @@ def check_backward_range(
     ≤ ½·T·d_out·dO², |dP| ≤ d_v·|dO|·max|V|, |dS| ≤ 2|dP| (each P is at most 1), |dScores| ≤
     |dS| × the steepest the stages to the mask can be (each range rule's ``steepest``: ÷ the
     divisor, × 1 for what adds), then dQ, dK, dV and the projections by the sums they are."""
-    from attn_tui.core.engine.stages.back_output import loss
+    from attn_tui.core.engine.stages.backward_steps import loss
 
     setting = loss(scenario)
     if setting is None:
@@ -283,10 +285,20 @@ def check_backward_range(
         for options in option_sets
     )
     d_raw = 2 * scenario.d_v * d_concat * V * steepest
+    # back through QK-norm: |dx| ≤ 2·max|gain|·|dy| / rms(x), and rms(x) ≥ √ε
+    norm = scenario.stage_settings.get("qk_norm")
+    through_norm = 1.0
+    if norm is not None:
+        whole = scenario.d_k * scenario.heads
+        gains = (
+            norm.gain("q", whole if norm.whole else scenario.d_k),
+            norm.gain("k", whole if norm.whole else scenario.d_k),
+        )
+        through_norm = 2 * max(largest(gain) for gain in gains) / math.sqrt(norm.eps) * whole
     bounds = {
         "the loss": 0.5 * scenario.T * scenario.d_out * d_output * d_output,
-        "dQ": scenario.T_k * d_raw * K,
-        "dK": scenario.T * d_raw * Q,
+        "dQ": scenario.T_k * d_raw * K * through_norm,
+        "dK": scenario.T * d_raw * Q * through_norm,
         "dV": scenario.T * d_concat,
     }
     if "Wo" in given:

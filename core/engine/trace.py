@@ -59,7 +59,7 @@ class Trace:
 
     def before(self, name: str) -> np.ndarray:
         """The matrix of the head's stage just before ``name``."""
-        names = [step.name for step in self.steps if step.per_head]
+        names = [step.name for step in self.steps if step.arithmetic.per_head]
         return self.stage(names[names.index(name) - 1])
 
 
@@ -68,7 +68,7 @@ def trace(attention: Attention, h: int = 0) -> Trace:
     head = attention.head(h)
     scenario = attention.scenario
     rows, keys = range(attention.T), range(scenario.T_k)
-    steps = tuple(step for step in attention.steps if step.per_head)
+    steps = tuple(step for step in attention.steps if step.arithmetic.per_head)
     values = {
         step.name: head.values(
             step.name, range(step.row_count(scenario)), range(step.column_count(scenario))
@@ -77,9 +77,9 @@ def trace(attention: Attention, h: int = 0) -> Trace:
     }
     statistics: dict[str, np.ndarray] = {}
     for step in steps:
-        if step.statistics is not None:
+        if step.arithmetic.statistics is not None:
             statistics.update(head.statistics(step.name, rows))
-        for summary in step.summaries:
+        for summary in step.reported.summaries:
             statistics[summary.name] = summary.values(head, rows)
     return Trace(
         tokens=scenario.row_tokens,

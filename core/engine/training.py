@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attn_tui.core.engine.attention import Attention
-from attn_tui.core.engine.stages.back_output import loss
+from attn_tui.core.engine.stages.backward_steps import loss
 from attn_tui.core.model.options import Options
 from attn_tui.core.model.scenario import Scenario
 

@@ -49,7 +49,7 @@ def stage_window(
     stage = attention.stage(stage_name)
     values = attention.values(stage.name, head, rows, cols)
     window = Window(rows, cols, values)
-    if stage.masks:
+    if stage.arithmetic.masks:
         if rule is None:
             window.blocked = attention.blocked(rows, cols)
         else:
@@ -61,11 +61,11 @@ def stage_window(
                 attention.options.mask_value,
                 attention.values(attention.previous(stage.name), head, rows, cols),
             )
-    if stage.skipped is not None:
-        skipped = stage.skipped(attention, head, rows, cols)
+    if stage.arithmetic.skipped is not None:
+        skipped = stage.arithmetic.skipped(attention, head, rows, cols)
         if skipped.any():
             window.blocked = skipped
-    if stage.empty_rows:
+    if stage.arithmetic.empty_rows:
         empty = attention.empty(rows)
         if empty.any():
             window.empty = empty
@@ -74,7 +74,7 @@ def stage_window(
         hidden_rows = predictions.hidden_rows(stage.name, head)[rows.start : rows.stop]
         if hidden_rows.any():
             hidden = np.repeat(hidden_rows[:, None], len(cols), axis=1)
-            if stage.masked_given:  # a masked cell is known (a weight of 0): no guess
+            if stage.teaching.masked_given:  # a masked cell is known (a weight of 0): no guess
                 hidden &= ~attention.blocked(rows, cols)
             window.hidden = hidden
         if predictions.predicts(stage.name):
@@ -82,9 +82,11 @@ def stage_window(
             window.verdict = predictions.verdict(stage.name, head, rows, cols, values)
             return window
     comparison = session.comparison
-    which = head if stage.per_head and session.scenario.heads > 1 else None
+    which = head if stage.arithmetic.per_head and session.scenario.heads > 1 else None
     compared = (
-        comparison.stage(stage.key, which) if comparison is not None and stage.predictable else None
+        comparison.stage(stage.key, which)
+        if comparison is not None and stage.teaching.predictable
+        else None
     )
     if compared is not None:
         given = compared.given[rows.start : rows.stop, cols.start : cols.stop]

@@ -24,8 +24,8 @@ def check_predictions(lesson: Lesson, scenario: Scenario, nodes: list[Node]) -> 
         if not beat.predict:
             continue
         stage = stage_named(lesson.position(index, start).step)
-        if not stage.predictable:
-            predictable = [s.name for s in stages_for(scenario) if s.predictable]
+        if not stage.teaching.predictable:
+            predictable = [s.name for s in stages_for(scenario) if s.teaching.predictable]
             found = entries(node, "a beat")
             how = (
                 "give one of them as its step:"

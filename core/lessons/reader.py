@@ -319,7 +319,7 @@ class _BeatReader:
                 )
             needing = None if causal else needing_causal(scenario)
             if needing is not None:
-                does, _, why = needing.needs_causal
+                does, _, why = needing.turned_on.needs_causal
                 raise located(
                     found["causal"].value,
                     f"{what}: the scenario {does}, which needs the causal mask: {why}",

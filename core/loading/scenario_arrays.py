@@ -69,7 +69,7 @@ def build(found: dict[str, Any]) -> Scenario:
     )
     try:
         check_range(scenario)
-        from attn_tui.core.engine.stages.back_output import has_loss
+        from attn_tui.core.engine.stages.backward_steps import has_loss
 
         if has_loss(scenario):
             from attn_tui.core.model.heads import HeadInputs

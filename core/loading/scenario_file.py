@@ -232,7 +232,7 @@ def fields(document: Document, path: str) -> dict[str, Any]:
     for stage in dict.fromkeys(
         stage for key, stage in stage_keys.items() if key in top or key in archived
     ):
-        setting = stage.read(files, top, plan)
+        setting = stage.turned_on.read(files, top, plan)
         if setting is not None:
             settings[stage.name] = setting
     plan = Plan(**{**plan.__dict__, "stage_settings": settings})

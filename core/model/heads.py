@@ -3,9 +3,10 @@
 A scenario gives Q, K, V directly (one head as matrices, several as 3-D arrays: query head
 ``h`` reads key/value head ``h // (heads / kv_heads)``, Hugging Face's ``repeat_kv``), or gives
 X with projections (head ``h`` uses columns ``h·d_k … (h+1)·d_k − 1`` of ``X·Wq``, PyTorch's
-split), optionally rotated by RoPE. Projections are computed in tiles of ``ROWS`` rows × one
-head's columns, always the same tiles, so an edit recomputes only the tiles it touches and the
-result is bit for bit what a fresh computation gives.
+split), optionally normed (QK-norm: ``core.model.qk_norm``) and rotated by RoPE. Projections
+are computed in tiles of ``ROWS`` rows × one head's columns, always the same tiles, so an edit
+recomputes only the tiles it touches and the result is bit for bit what a fresh computation
+gives.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attn_tui.core.model import qk_norm
 from attn_tui.core.model.scenario import Scenario
 
 ROWS = 32  # rows per projection tile (an X edit recomputes one tile of every head's Q, K, V)
@@ -50,7 +52,8 @@ class Changed:
 
 
 class HeadInputs:
-    """Q (rotated, if the scenario rotates), K (likewise) and V of every head."""
+    """Q (normed and rotated, if the scenario norms and rotates), K (likewise) and V of every
+    head; and Q and K as projected (``Q_projected``) and as normed, before the rotation."""
 
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
@@ -63,8 +66,13 @@ class HeadInputs:
             self.q_raw = [_read_only(self._project("q", h)) for h in range(self.heads)]
             self.k_raw = [_read_only(self._project("k", g)) for g in range(scenario.kv_heads)]
             self.v = [_read_only(self._project("v", g)) for g in range(scenario.kv_heads)]
-        self.q = [self._rotate(q) for q in self.q_raw]
-        self.k = [self._rotate(k) for k in self.k_raw]
+        # QK-norm's setting (core.reading.qk_norm), or None: Q and K as projected are the normed
+        # ones, the same list
+        self.norm = scenario.stage_settings.get("qk_norm")
+        self.q_normed = self._normed_heads("q")
+        self.k_normed = self._normed_heads("k")
+        self.q = [self._rotate(q) for q in self.q_normed]
+        self.k = [self._rotate(k) for k in self.k_normed]
         # each row's largest |value| of a head's Q, K or V, kept up to date row by row: the
         # range checks of an edit read the largest of a 16,384-row matrix in O(T), not O(T·d)
         self._row_largest: dict[tuple[str, int], np.ndarray] = {}
@@ -97,11 +105,19 @@ class HeadInputs:
                 rows = self._row_largest[name, which] = np.abs(values).max(axis=1, initial=0.0)
         return rows
 
-    def Q_before_rotation(self, head: int) -> np.ndarray:
+    def Q_projected(self, head: int) -> np.ndarray:
+        """Q as the scenario gives it or X·Wq makes it: before the norm and the rotation."""
         return self.q_raw[head]
 
-    def K_before_rotation(self, head: int) -> np.ndarray:
+    def K_projected(self, head: int) -> np.ndarray:
         return self.k_raw[self.kv(head)]
+
+    def Q_before_rotation(self, head: int) -> np.ndarray:
+        """Q normed (QK-norm), not yet rotated: what RoPE turns."""
+        return self.q_normed[head]
+
+    def K_before_rotation(self, head: int) -> np.ndarray:
+        return self.k_normed[self.kv(head)]
 
     # ---- updating -----------------------------------------------------------------------------
 
@@ -140,7 +156,10 @@ class HeadInputs:
         return changes
 
     def _readers(self, kind: str, which: int) -> range:
-        """The query heads that read head ``which`` of Q (itself) or of K, V (its group)."""
+        """The query heads that read head ``which`` of Q (itself) or of K, V (its group); every
+        head, for Q or K normed over the whole projection."""
+        if kind in ("q", "k") and self._whole_norm:
+            return range(self.heads)
         return (
             range(which, which + 1)
             if kind == "q"
@@ -167,20 +186,36 @@ class HeadInputs:
             with np.errstate(over="ignore", invalid="ignore"):
                 fresh = self._project(kind, which, rows)
             # self.q holds q_raw's arrays too
-            aliased = kind in ("q", "k") and self.scenario.rope is None
+            aliased = kind in ("q", "k") and self.scenario.rope is None and self.norm is None
             _write_rows(target, which, rows, fresh, aliases=int(aliased))
-        if kind in ("q", "k") and self.scenario.rope is not None:
-            rotated = {"q": self.q, "k": self.k}[kind]
-            _write_rows(rotated, which, rows, self._rotate(fresh, rows.start or 0))
-        elif kind in ("q", "k"):
-            {"q": self.q, "k": self.k}[kind][which] = target[which]
-        kept = self._row_largest.get((kind.upper(), which))
-        if kept is not None:  # the rows set, measured again
-            values = {"q": self.q, "k": self.k, "v": self.v}[kind][which]
-            kept = kept.copy()
-            with np.errstate(invalid="ignore"):
-                kept[rows] = np.abs(values[rows]).max(axis=1, initial=0.0)
-            self._row_largest[kind.upper(), which] = kept
+        changed = [which]
+        if kind in ("q", "k"):
+            changed = self._renorm(kind, which, rows)
+        for which in changed:
+            kept = self._row_largest.get((kind.upper(), which))
+            if kept is not None:  # the rows set, measured again
+                values = {"q": self.q, "k": self.k, "v": self.v}[kind][which]
+                kept = kept.copy()
+                with np.errstate(invalid="ignore"):
+                    kept[rows] = np.abs(values[rows]).max(axis=1, initial=0.0)
+                self._row_largest[kind.upper(), which] = kept
+
+    def _renorm(self, kind: str, which: int, rows: slice) -> list[int]:
+        """Norm and rotate again ``rows`` of head ``which``'s Q or K (of every head, when the
+        norm is over the whole projection); returns the heads changed."""
+        normed = self.q_normed if kind == "q" else self.k_normed
+        rotated = self.q if kind == "q" else self.k
+        rope = self.scenario.rope
+        changed = list(range(len(normed))) if self._whole_norm else [which]
+        for head in changed:
+            if self.norm is not None:  # (else normed is the projections' list itself)
+                fresh = self._norm_rows(kind, head, rows)
+                _write_rows(normed, head, rows, fresh, aliases=int(rope is None))
+            if rope is not None:
+                _write_rows(rotated, head, rows, self._rotate(normed[head][rows], rows.start or 0))
+            else:
+                rotated[head] = normed[head]
+        return changed
 
     # ---- computing ----------------------------------------------------------------------------
 
@@ -207,6 +242,29 @@ class HeadInputs:
         start, stop, _ = rows.indices(len(X))
         tiles = [X[first : first + ROWS] @ columns for first in range(start, stop, ROWS)]
         return np.vstack(tiles) if tiles else np.zeros((0, width))
+
+    @property
+    def _whole_norm(self) -> bool:
+        return self.norm is not None and self.norm.whole
+
+    def _normed_heads(self, kind: str) -> list:
+        """Every head's Q or K normed: the projections' own list when nothing norms them."""
+        raw = self.q_raw if kind == "q" else self.k_raw
+        if self.norm is None:
+            return raw
+        return [_read_only(self._norm_rows(kind, which, slice(None))) for which in range(len(raw))]
+
+    def _norm_rows(self, kind: str, which: int, rows: slice) -> np.ndarray:
+        """Rows of head ``which``'s Q or K normed: over the head's own columns, or over every
+        head's at once (then cut to the head's)."""
+        raw = self.q_raw if kind == "q" else self.k_raw
+        norm, d_k = self.norm, self.scenario.d_k
+        with np.errstate(over="ignore", invalid="ignore"):
+            if norm.whole:
+                whole = np.hstack([values[rows] for values in raw])
+                found = qk_norm.normed(whole, norm.gain(kind, whole.shape[1]), norm.eps)
+                return np.ascontiguousarray(found[:, which * d_k : (which + 1) * d_k])
+            return qk_norm.normed(raw[which][rows], norm.gain(kind, d_k), norm.eps)
 
     def _rotate(self, values: np.ndarray, first: int = 0) -> np.ndarray:
         """``values`` (rows at positions ``first``, ``first + 1``, …) turned by RoPE, if any."""

@@ -2,8 +2,9 @@
 hid a cell.
 
 The rules are the causal mask (a query never sees a later key), a sliding window (a query sees
-only the ``w`` most recent positions, itself included), padding (some keys are never seen) and
-an explicit 0/1 matrix. A cell is visible only if every rule allows it. Everything here works on
+only the ``w`` most recent positions, itself included), chunks (Llama 4: a query sees only the
+keys of its own block of ``C`` positions), padding (some keys are never seen) and an explicit 0/1
+matrix. A cell is visible only if every rule allows it. Everything here works on
 a window of rows and columns, so a 16,384-token scenario never builds a T×T mask.
 """
 
@@ -13,12 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-CAUSAL, WINDOW, PADDING, EXPLICIT = "causal", "window", "padding", "mask"
+CAUSAL, WINDOW, CHUNK, PADDING, EXPLICIT = "causal", "window", "chunk", "padding", "mask"
 SEEN_ROWS = 64  # rows of an explicit mask read at a time (Visibility.seen_by_any)
-RULES = (CAUSAL, WINDOW, PADDING, EXPLICIT)
+RULES = (CAUSAL, WINDOW, CHUNK, PADDING, EXPLICIT)
 WHY = {
     CAUSAL: "in the future",
     WINDOW: "outside the window",
+    CHUNK: "in another chunk",
     PADDING: "padding",
     EXPLICIT: "hidden by the mask",
 }
@@ -34,6 +36,9 @@ class Visibility:
     padding: np.ndarray | None = None  # bool per key: True = padding, never attended
     explicit: np.ndarray | None = None  # bool T_q × T_k: True = may attend
     causal_offset: int = 1
+    chunk: int | None = None  # C: a query sees only the keys of its own block of C positions
+    # where the first chunk starts: after the left padding, as transformers' chunked_overlay
+    chunk_start: int = 0
 
     @property
     def rules(self) -> tuple[str, ...]:
@@ -41,6 +46,7 @@ class Visibility:
         present = {
             CAUSAL: self.causal,
             WINDOW: self.window is not None,
+            CHUNK: self.chunk is not None,
             PADDING: self.padding is not None,
             EXPLICIT: self.explicit is not None,
         }
@@ -52,6 +58,9 @@ class Visibility:
             return cols[None, :] >= rows[:, None] + self.causal_offset
         if rule == WINDOW:
             return (cols[None, :] <= rows[:, None] - self.window) | (cols[None, :] > rows[:, None])
+        if rule == CHUNK:
+            first = self.chunk_start
+            return (cols[None, :] - first) // self.chunk != (rows[:, None] - first) // self.chunk
         if rule == PADDING:
             return np.broadcast_to(self.padding[cols][None, :], (len(rows), len(cols)))
         return ~self.explicit[np.ix_(rows, cols)]
@@ -76,6 +85,10 @@ class Visibility:
         if self.window is not None:  # j ≤ i < j + w
             lowest = np.maximum(lowest, keys)
             highest = np.minimum(highest, keys + self.window - 1)
+        if self.chunk is not None:  # i in j's chunk: j − j mod C ≤ i < j − j mod C + C
+            first = keys - (keys - self.chunk_start) % self.chunk
+            lowest = np.maximum(lowest, first)
+            highest = np.minimum(highest, first + self.chunk - 1)
         seen = lowest <= highest
         if self.padding is not None:
             seen &= ~self.padding[:T_k]

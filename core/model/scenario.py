@@ -208,12 +208,17 @@ class Scenario:
         """The mask rules in force under ``options`` (default: the scenario's own)."""
         options = options or self.options
         padding = None if self.padding is None else np.array(self.padding, dtype=bool)
+        chunked = self.stage_settings.get("mask")  # (chunk: C, core.reading.chunk)
+        # the chunks start at the first token after the left padding
+        start = 0 if padding is None or padding.all() else int(np.argmin(padding))
         return Visibility(
             causal=options.causal,
             window=self.window,
             padding=padding,
             explicit=self.mask,
             causal_offset=causal_offset,
+            chunk=None if chunked is None else chunked.size,
+            chunk_start=start,
         )
 
     @property

@@ -17,7 +17,7 @@ from typing import Iterator
 import numpy as np
 
 from attn_tui.core.engine.attention import BLOCK, Attention, Head
-from attn_tui.core.engine.stages.back_output import has_loss, loss
+from attn_tui.core.engine.stages.backward_steps import has_loss, loss
 from attn_tui.core.model.scenario import Scenario
 
 _NULL_MARK = -math.inf  # blocked cells become -inf, which is then written as null
@@ -96,7 +96,11 @@ def _heads_and_after(attention: Attention, first: bool = False) -> Iterator[str]
         yield from _head_fields(attention.head(h))
         yield "}"
     yield "]"
-    after = [stage for stage in attention.steps if not stage.per_head and not stage.backward]
+    after = [
+        stage
+        for stage in attention.steps
+        if not stage.arithmetic.per_head and not stage.arithmetic.backward
+    ]
     for stage in after:
         yield f', "{stage.key}": '
         yield from _stage_matrix(attention, stage, None)
@@ -125,9 +129,15 @@ def _head_fields(head: Head, nested: bool = True) -> Iterator[str]:
             "V": head.V.tolist(),
         }
     )[1:-1]
-    steps = [stage for stage in attention.steps if stage.per_head and not stage.backward]
+    steps = [
+        stage
+        for stage in attention.steps
+        if stage.arithmetic.per_head and not stage.arithmetic.backward
+    ]
     for stage in steps:
-        for extra in stage.extras:
+        for extra in stage.reported.extras:
+            if not extra.applies(scenario):
+                continue
             yield f', "{extra.name}": '
             if extra.per_row:
                 yield from _vector(
@@ -140,15 +150,15 @@ def _head_fields(head: Head, nested: bool = True) -> Iterator[str]:
                     empty=attention.empty if extra.empty_rows else None,
                 )
         yield f', "{stage.key}": '
-        if stage.json_rows is not None:
-            yield from _rows(lambda rows, stage=stage: stage.json_rows(head, rows), T)
+        if stage.reported.json_rows is not None:
+            yield from _rows(lambda rows, stage=stage: stage.reported.json_rows(head, rows), T)
         else:
             yield from _stage_matrix(attention, stage, head.h)
     if nested and has_loss(scenario):
         yield ', "backward": {'
         yield from _head_backward(head)
         yield "}"
-    summaries = [summary for stage in steps for summary in stage.summaries]
+    summaries = [summary for stage in steps for summary in stage.reported.summaries]
     if not summaries:
         return
     yield ', "diagnostics": ['
@@ -171,9 +181,14 @@ def _head_backward(head: Head) -> Iterator[str]:
     attention = head.attention
     first = True
     for stage in attention.steps:
-        if not (stage.per_head and stage.backward) or not stage.in_json:
+        if (
+            not (stage.arithmetic.per_head and stage.arithmetic.backward)
+            or not stage.reported.in_json
+        ):
             continue
-        for extra in stage.extras:
+        for extra in stage.reported.extras:
+            if not extra.applies(attention.scenario):
+                continue
             yield ("" if first else ", ") + f'"{extra.name}": '
             yield from _vector(
                 lambda rows, extra=extra: extra.values(head, rows),
@@ -236,13 +251,15 @@ def _stage_matrix(attention: Attention, stage, h: int | None) -> Iterator[str]:
     def rows_of(rows: range):
         values = attention.values(stage.name, h, rows, cols)
         return (
-            np.where(attention.blocked(rows, cols), _NULL_MARK, values) if stage.masks else values
+            np.where(attention.blocked(rows, cols), _NULL_MARK, values)
+            if stage.arithmetic.masks
+            else values
         )
 
     yield from _matrix(
         rows_of,
         stage.row_count(attention.scenario),
-        empty=attention.empty if stage.empty_rows else None,
+        empty=attention.empty if stage.arithmetic.empty_rows else None,
     )
 
 

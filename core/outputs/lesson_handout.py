@@ -84,7 +84,7 @@ def _beat(
     label = token_labels(scenario.row_tokens)[where.row]
     head = (
         f" · {visible(scenario.head_names[where.head])}"
-        if scenario.heads > 1 and stage.per_head
+        if scenario.heads > 1 and stage.arithmetic.per_head
         else ""
     )
     blocks = [
@@ -115,7 +115,9 @@ def _beat(
         attention = Attention(at, block=1)  # one row is asked for, not its block of 16
         rows = range(where.row, where.row + 1)
         # a masked cell is given (−∞, a weight of 0), not asked, as the app shows it
-        given = attention.blocked(rows, keys)[0] if stage.masked_given else [False] * len(keys)
+        given = (
+            attention.blocked(rows, keys)[0] if stage.teaching.masked_given else [False] * len(keys)
+        )
         if answers or any(given):
             values = attention.values(stage.name, where.head, rows, keys)[0]
             cells = [
@@ -125,7 +127,7 @@ def _beat(
         else:
             cells = [BLANK] * len(columns)
         if (
-            answers and stage.empty_rows and attention.empty(rows)[0]
+            answers and stage.arithmetic.empty_rows and attention.empty(rows)[0]
         ):  # nothing to attend to: no weights, not 0s
             cells = ["—"] * len(columns)
         blocks.append(grid(["row", *columns], [[label, *cells]], numeric_from=1))

@@ -51,7 +51,7 @@ def worksheet_blanks(scenario: Scenario) -> set[str]:
     none, every stage after the first a student could give — after Score), and every stage
     computed from them, which would give them away."""
     stages = stages_for(scenario)
-    first = next(n for n, stage in enumerate(stages) if stage.predictable)
+    first = next(n for n, stage in enumerate(stages) if stage.teaching.predictable)
     predicted = {stage_keyed(key).name for key in scenario.predict} or {
         stage.name for stage in stages[first + 1 :]
     }
@@ -158,8 +158,8 @@ def _blocks(
     if scenario.kind == "projection":
         for h in range(scenario.heads):
             for name, values in (
-                ("Q", attention.inputs.Q_before_rotation(h)),
-                ("K", attention.inputs.K_before_rotation(h)),
+                ("Q", attention.inputs.Q_projected(h)),
+                ("K", attention.inputs.K_projected(h)),
                 ("V", attention.head(h).V),
             ):
                 which = f" of {visible(scenario.head_names[h])}" if scenario.heads > 1 else ""
@@ -177,9 +177,9 @@ def _blocks(
                 )
 
     for number, stage in enumerate(attention.steps, 1):
-        for h in range(scenario.heads) if stage.per_head else [0]:
+        for h in range(scenario.heads) if stage.arithmetic.per_head else [0]:
             title = stage_title(stage, scenario, number, attention.options, summaries=extras)
-            if stage.per_head and scenario.heads > 1:
+            if stage.arithmetic.per_head and scenario.heads > 1:
                 title += f" [{visible(scenario.head_names[h])}]"
             yield heading(2, title)
             yield _stage_table(attention, stage, h, stage.name in hide, extras)
@@ -187,18 +187,18 @@ def _blocks(
     for row in shown_rows:
         yield heading(2, f'Row {row + 1}, "{labels[row]}", step by step')
         for stage in attention.steps:
-            for h in range(scenario.heads) if stage.per_head else [0]:
+            for h in range(scenario.heads) if stage.arithmetic.per_head else [0]:
                 explanation = explain(attention, stage.name, row, fold=None, head=h)
                 prefix = (
                     f"[{visible(scenario.head_names[h])}] "
-                    if stage.per_head and scenario.heads > 1
+                    if stage.arithmetic.per_head and scenario.heads > 1
                     else ""
                 )
                 if stage.name in hide:  # its arithmetic would give the answer away
                     hidden_title = (
                         explanation.title.split(":")[0]
                         + ": "
-                        + stage.heading(scenario, attention.options)
+                        + stage.display.heading(scenario, attention.options)
                     )
                     yield heading(3, prefix + hidden_title)
                     yield escape(
@@ -209,7 +209,7 @@ def _blocks(
                 yield code_block([visible(line.plain()) for line in explanation.lines])
 
     largest_weight = summary("max_weight")
-    owner = next(stage for stage in attention.steps if largest_weight in stage.summaries)
+    owner = next(stage for stage in attention.steps if largest_weight in stage.reported.summaries)
     if scenario.variants and owner.name not in hide:  # the variants' largest weights would tell
         yield from _variant_blocks(scenario, attentions, largest_weight)
 
@@ -223,18 +223,26 @@ def _stage_table(
     head = attention.head(h)
     columns = column_labels(scenario, stage)
     cols = range(len(columns))
-    blocked = (lambda r: attention.blocked(r, cols)) if stage.masks or stage.masked_given else None
+    blocked = (
+        (lambda r: attention.blocked(r, cols))
+        if stage.arithmetic.masks or stage.teaching.masked_given
+        else None
+    )
     blank = None
     if hidden:
         blank = (
             (lambda r: ~blocked(r))
-            if stage.masked_given
+            if stage.teaching.masked_given
             else (lambda r: np.ones((len(r), len(cols)), bool))
         )
     shown_blocked = (
         blocked
-        if stage.masks
-        else ((lambda r: stage.skipped(attention, h, r, cols)) if stage.skipped else None)
+        if stage.arithmetic.masks
+        else (
+            (lambda r: stage.arithmetic.skipped(attention, h, r, cols))
+            if stage.arithmetic.skipped
+            else None
+        )
     )
     return matrix_table(
         lambda r: attention.values(stage.name, h, r, cols),
@@ -243,14 +251,14 @@ def _stage_table(
         columns,
         attention.stage_decimals(stage.name, h),
         blocked=shown_blocked,
-        blocked_text=stage.skipped_text if stage.skipped else None,
+        blocked_text=stage.display.skipped_text if stage.arithmetic.skipped else None,
         mask_value=attention.options.mask_value,
         extra=tuple(
             (item.label, lambda r, item=item: item.values(head, r))
-            for item in (stage.summaries if extras else ())
+            for item in (stage.reported.summaries if extras else ())
         ),
-        corner=QUERY_KEY_HEAD if stage.columns == KEYS else "token",
-        empty=attention.empty if stage.empty_rows else None,
+        corner=QUERY_KEY_HEAD if stage.arithmetic.columns == KEYS else "token",
+        empty=attention.empty if stage.arithmetic.empty_rows else None,
         blank=blank,
         tiny=stage.tiny,
     )

@@ -13,7 +13,7 @@ import numpy as np
 from attn_tui.core.engine.attention import BLOCK, Attention
 from attn_tui.core.engine.explanation import explain
 from attn_tui.core.engine.stages import Stage, column_labels, row_labels, summary
-from attn_tui.core.engine.stages.back_output import loss
+from attn_tui.core.engine.stages.backward_steps import loss
 from attn_tui.core.model.heads import HeadInputs
 from attn_tui.core.model.labels import ROLES, dims, input_labels, token_labels
 from attn_tui.core.model.scenario import Scenario
@@ -58,8 +58,8 @@ def text_chunks(
         for h in range(scenario.heads):
             head = attention.head(h)
             for name, values in (
-                ("Q", attention.inputs.Q_before_rotation(h)),
-                ("K", attention.inputs.K_before_rotation(h)),
+                ("Q", attention.inputs.Q_projected(h)),
+                ("K", attention.inputs.K_projected(h)),
                 ("V", head.V),
             ):
                 labels = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
@@ -76,13 +76,13 @@ def text_chunks(
                 )
 
     for number, stage in enumerate(attention.steps, 1):  # with --row, only those rows: T × T never
-        for h in range(scenario.heads) if stage.per_head else [0]:
+        for h in range(scenario.heads) if stage.arithmetic.per_head else [0]:
             yield from _stage_table(attention, stage, number, h, rows)
 
     walked = rows if rows is not None else [scenario.focus]
     keys_after = []  # with every row asked for, the keys past the last query (cross-attention) too
     if rows is not None and len(rows) == scenario.T and scenario.T_k > scenario.T:
-        keys_after = [stage for stage in attention.steps if stage.rows == "keys"]
+        keys_after = [stage for stage in attention.steps if stage.arithmetic.rows == "keys"]
     for row in [*walked, *range(scenario.T, scenario.T_k if keys_after else scenario.T)]:
         steps = attention.steps if row < scenario.T else keys_after
         if row < scenario.T:
@@ -94,11 +94,11 @@ def text_chunks(
             )
         yield f"\n{heading}\n{'-' * len(heading)}\n"
         for stage in steps:
-            for h in range(scenario.heads) if stage.per_head else [0]:
+            for h in range(scenario.heads) if stage.arithmetic.per_head else [0]:
                 explanation = explain(attention, stage.name, row, fold=None, head=h)
                 prefix = (
                     f"[{visible(scenario.head_names[h])}] "
-                    if stage.per_head and scenario.heads > 1
+                    if stage.arithmetic.per_head and scenario.heads > 1
                     else ""
                 )
                 # (every line made visible again: an explanation quotes names from the file)
@@ -146,11 +146,13 @@ def stage_title(
     stage: Stage, scenario: Scenario, number: int, options, summaries: bool = True
 ) -> str:
     """A stage's heading, with what its summary columns mean (unless they are left out)."""
-    text = f"Step {number} — {stage.title}: {stage.heading(scenario, options)}"
-    if stage.summaries and summaries:
+    text = f"Step {number} — {stage.title}: {stage.display.heading(scenario, options)}"
+    if stage.reported.summaries and summaries:
         text += (
             " ("
-            + ", ".join(f"{summary.label} = {summary.meaning}" for summary in stage.summaries)
+            + ", ".join(
+                f"{summary.label} = {summary.meaning}" for summary in stage.reported.summaries
+            )
             + ")"
         )
     return text
@@ -183,16 +185,16 @@ def _stage_table(
     cols = range(len(columns))
     decimals = attention.stage_decimals(stage.name, h)
     title = stage_title(stage, scenario, number, attention.options)
-    if stage.per_head and scenario.heads > 1:
+    if stage.arithmetic.per_head and scenario.heads > 1:
         title = f"{title} [{visible(scenario.head_names[h])}]"
-    blocked = (lambda r: attention.blocked(r, cols)) if stage.masks else None
-    if stage.skipped is not None:
-        blocked = lambda r: stage.skipped(attention, h, r, cols)  # noqa: E731
+    blocked = (lambda r: attention.blocked(r, cols)) if stage.arithmetic.masks else None
+    if stage.arithmetic.skipped is not None:
+        blocked = lambda r: stage.arithmetic.skipped(attention, h, r, cols)  # noqa: E731
     extra = tuple(
         (summary.label, lambda r, summary=summary: summary.values(head, r))
-        for summary in stage.summaries
+        for summary in stage.reported.summaries
     )
-    empty = attention.empty if stage.empty_rows else None
+    empty = attention.empty if stage.arithmetic.empty_rows else None
     yield from _table(
         title,
         lambda r: attention.values(stage.name, h, r, cols),
@@ -205,7 +207,7 @@ def _stage_table(
         extra,
         empty,
         only,
-        stage.skipped_text if stage.skipped is not None else None,
+        stage.display.skipped_text if stage.arithmetic.skipped is not None else None,
         stage.tiny,
     )
 
@@ -308,7 +310,7 @@ def _variants(scenario: Scenario, attentions: dict[str, Attention]) -> Iterator[
                 f"  {fit(label, label_width)}"
                 + "".join(f"  {fixed(float(largest[name][i]), p):>{width}}" for name in names)
             )
-        from attn_tui.core.engine.stages.back_output import has_loss
+        from attn_tui.core.engine.stages.backward_steps import has_loss
 
         if has_loss(scenario):  # the backward pass: how much gradient reaches the scores
             from attn_tui.core.engine.backward import row_sizes

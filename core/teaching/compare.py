@@ -117,7 +117,7 @@ def compare(scenario: Scenario, attention: Attention | None = None) -> Compariso
         expect = {
             key: _of_head(expected, h, scenario.heads)
             for key, expected in scenario.expect.items()
-            if stage_keyed(key).per_head and not stage_keyed(key).backward
+            if stage_keyed(key).arithmetic.per_head and not stage_keyed(key).arithmetic.backward
         }
         if not expect:
             continue
@@ -132,7 +132,7 @@ def compare(scenario: Scenario, attention: Attention | None = None) -> Compariso
     rows = range(scenario.T)
     empty = attention.empty(rows)
     for stage in attention.steps:  # a head's backward steps need the layer's loss: read whole
-        if stage.backward and stage.per_head and stage.key in scenario.expect:
+        if stage.arithmetic.backward and stage.arithmetic.per_head and stage.key in scenario.expect:
             rows_of, cols = range(stage.row_count(scenario)), range(stage.column_count(scenario))
             for h in range(scenario.heads):
                 found = _compare(
@@ -149,7 +149,7 @@ def compare(scenario: Scenario, attention: Attention | None = None) -> Compariso
                     )
                 )
     for stage in attention.steps:
-        if not stage.per_head and stage.key in scenario.expect:
+        if not stage.arithmetic.per_head and stage.key in scenario.expect:
             correct = attention.values(stage.name, None, rows, range(stage.column_count(scenario)))
             expected = _without_empty_rows(scenario.expect[stage.key], empty, stage.key)
             stages.append(_compare(stage.key, expected, correct, scenario.expect_tolerance))
@@ -159,7 +159,7 @@ def compare(scenario: Scenario, attention: Attention | None = None) -> Compariso
     # the diagnosis is the one of the stage reported first (its head's own recomputation)
     diagnosed = (
         per_head.get(first.head or 0)
-        if first is not None and stage_keyed(first.stage).per_head
+        if first is not None and stage_keyed(first.stage).arithmetic.per_head
         else None
     )
     if diagnosed is None:
@@ -208,7 +208,7 @@ def head_scenario(
 def _without_empty_rows(expected: Expected, empty: np.ndarray, name: str) -> Expected:
     """A row that sees no key has no weights and no output: whatever a student wrote there (a
     naive softmax's NaN, the uniform weights a finite mask gives) is not compared."""
-    if not stage_keyed(name).empty_rows:
+    if not stage_keyed(name).arithmetic.empty_rows:
         return expected
     return Expected(expected.values, expected.given & ~empty[:, None])
 

@@ -91,7 +91,7 @@ class Judge:
             self._stages = tuple(
                 key
                 for key in expect_keys(self.scenario)
-                if stage_keyed(key).per_head and not stage_keyed(key).backward
+                if stage_keyed(key).arithmetic.per_head and not stage_keyed(key).arithmetic.backward
             )
         return self._stages
 
@@ -148,7 +148,7 @@ class Judge:
             if given is None
             else np.broadcast_to(np.asarray(given, bool), values.shape).copy()
         )
-        if stage_keyed(stage).empty_rows and correct.empty.any():
+        if stage_keyed(stage).arithmetic.empty_rows and correct.empty.any():
             given &= ~correct.empty[:, None]
         compared = _compare(stage, Expected(values, given), correct[stage], self.tolerance)
         if compared.matches:

@@ -55,7 +55,9 @@ def _traced(attention: Attention) -> dict | None:
         for stage in other.steps:
             values = other[stage.key]
             found[stage.key] = (
-                np.where(other.empty[:, None], np.nan, values) if stage.empty_rows else values
+                np.where(other.empty[:, None], np.nan, values)
+                if stage.arithmetic.empty_rows
+                else values
             )
     return found
 

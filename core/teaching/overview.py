@@ -47,7 +47,7 @@ def weights_overview(
 
     scenario = attention.scenario
     T, T_k = scenario.T, scenario.T_k
-    stage = next(step for step in attention.steps if step.overview)
+    stage = next(step for step in attention.steps if step.display.overview)
     means = BlockMeans(T, T_k, rows, cols)
     for start in range(0, T, band_rows):
         if cancelled():

@@ -58,7 +58,7 @@ def prediction_lines(
     if not predictions.is_revealed(stage, head, row):
         typed = int((~np.isnan(guesses)).sum())
         guessable = len(guesses)  # a masked cell is known (a weight of 0), not guessed
-        if described.masked_given:
+        if described.teaching.masked_given:
             guessable -= int(attention.blocked(range(row, row + 1), range(len(guesses))).sum())
         return [
             Line(

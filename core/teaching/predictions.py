@@ -105,7 +105,7 @@ class Predictions:
         self.owner: dict[Place, object] = {}  # the beat whose guesses a row of a beat's stage shows
         for key in scenario.predict:
             stage = stage_keyed(key)
-            for head in range(scenario.heads) if stage.per_head else (None,):
+            for head in range(scenario.heads) if stage.arithmetic.per_head else (None,):
                 shape = (scenario.T, stage.column_count(scenario))
                 self.guesses[(stage.name, head)] = Rows(shape)
                 self.answers[(stage.name, head)] = Rows(shape)
@@ -138,7 +138,7 @@ class Predictions:
         return stage in self.stages
 
     def _head(self, stage: str, head: int) -> int | None:
-        return head if self.by_name[stage].per_head else None
+        return head if self.by_name[stage].arithmetic.per_head else None
 
     def hidden_rows(self, stage: str, head: int = 0) -> np.ndarray:
         """Per query row: whether showing ``stage`` (of ``head``) would give an unrevealed
@@ -146,7 +146,9 @@ class Predictions:
         hidden = np.zeros(self.scenario.T, bool)
         reads = gives_away(stage, self.steps)
         for (name, h), revealed in self.revealed.items():
-            if name in reads and (h is None or h == head or not self.by_name[stage].per_head):
+            if name in reads and (
+                h is None or h == head or not self.by_name[stage].arithmetic.per_head
+            ):
                 hidden |= ~revealed
         return hidden
 
@@ -157,7 +159,7 @@ class Predictions:
             name
             for (name, h), revealed in self.revealed.items()
             if name in reads
-            and (h is None or h == head or not self.by_name[stage].per_head)
+            and (h is None or h == head or not self.by_name[stage].arithmetic.per_head)
             and not revealed[row]
         ]
 
@@ -294,7 +296,9 @@ class Predictions:
             stacked = np.stack([self.guesses[key].dense() for key in heads])
             if np.isnan(stacked).all():
                 continue
-            values = stacked if stage.per_head and self.scenario.heads > 1 else stacked[0]
+            values = (
+                stacked if stage.arithmetic.per_head and self.scenario.heads > 1 else stacked[0]
+            )
             found[stage.key] = Expected(np.nan_to_num(values, nan=0.0), ~np.isnan(values))
         return found
 

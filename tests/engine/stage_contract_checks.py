@@ -70,8 +70,8 @@ def check_chain_rule(scenario, stage: Stage, eps: float = 1e-6) -> None:
         up[i, j] += eps
         down[i, j] -= eps
         measured = (
-            np.sum(G * stage.compute(Fed(attention, stage, up)))
-            - np.sum(G * stage.compute(Fed(attention, stage, down)))
+            np.sum(G * stage.arithmetic.compute(Fed(attention, stage, up)))
+            - np.sum(G * stage.arithmetic.compute(Fed(attention, stage, down)))
         ) / (2 * eps)
         assert measured == pytest.approx(derived[i, j], abs=1e-7, rel=1e-6), (stage.name, i, j)
 
@@ -98,9 +98,11 @@ def check_range_rule(scenario, stage: Stage) -> None:
     for size in (1e-3, 1.0, 30.0, 1e3):
         X = RNG.normal(scale=size, size=(scenario.T, scenario.T_k))
         window = Fed(attention, stage, X)
-        after = stage.compute(window)
+        after = stage.arithmetic.compute(window)
         shown = (
-            ~attention.blocked(window.rows, window.cols) if stage.masks else np.ones(X.shape, bool)
+            ~attention.blocked(window.rows, window.cols)
+            if stage.arithmetic.masks
+            else np.ones(X.shape, bool)
         )
         promised = rule.bound(float(np.abs(X).max()), scenario, attention.options)
         assert float(np.abs(after[shown]).max()) <= promised * (1 + 1e-12), (stage.name, size)

@@ -68,7 +68,7 @@ def test_a_file_written_whole_refers_to_the_bias_file_it_came_from(tmp_path):
 
 THROWAWAY = r"""
 import attn_tui.core.engine.stages as stages
-from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
+from attn_tui.core.engine.stages import KEYS, PREVIOUS, Arithmetic, Display, Stage, TurnedOn
 from attn_tui.core.engine.stages.contract import Adds, ChainRule, Grows
 from attn_tui.core.files.yaml_numbers import number
 
@@ -87,19 +87,22 @@ class Shift:  # its setting, as core.model.settings.StageSetting asks of every s
 
 
 assert isinstance(Shift(1.0), StageSetting)
-SHIFT = Stage(name="shift", title="Shift", key="shifted", reads=(PREVIOUS,),
-              changes="as the scores", columns=KEYS, palette="diverging",
-              heading=lambda scenario, options: "scores + c",
-              compute=lambda w: w.previous() + w.scenario.stage_settings["shift"].by,
-              explain=lambda w: "shift",
+SHIFT = Stage(name="shift", title="Shift", key="shifted",
+              arithmetic=Arithmetic(
+                  compute=lambda w: w.previous() + w.scenario.stage_settings["shift"].by,
+                  reads=(PREVIOUS,), columns=KEYS),
+              display=Display(heading=lambda scenario, options: "scores + c",
+                              explain=lambda w: "shift", palette="diverging",
+                              changes="as the scores"),
               applies=lambda scenario: "shift" in scenario.stage_settings,
               gradient=ChainRule(back=lambda w, gradient: gradient, derivative=lambda w: 1.0,
                                  heading=lambda scenario, options: "",
                                  factor=lambda w, value: ""),
               score_range=Adds(lambda scenario: abs(scenario.stage_settings["shift"].by),
                                Grows("shifted score", lambda scenario, options: "shifted")),
-              scenario_keys=("shift",),
-              read=lambda files, top, plan: Shift(number(top["shift"].value, "shift")))
+              turned_on=TurnedOn(
+                  keys=("shift",),
+                  read=lambda files, top, plan: Shift(number(top["shift"].value, "shift"))))
 registry = list(stages.REGISTRY)
 registry.insert(3, SHIFT)
 stages.REGISTRY = tuple(registry)

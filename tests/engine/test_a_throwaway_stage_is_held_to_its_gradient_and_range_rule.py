@@ -17,7 +17,7 @@ import pytest
 import attn_tui.core.engine.stages as stages
 from attn_tui.core.engine.attention import Attention
 from attn_tui.core.engine.overflow import check_range
-from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage, stages_for
+from attn_tui.core.engine.stages import KEYS, PREVIOUS, Arithmetic, Display, Stage, stages_for
 from attn_tui.core.engine.stages.contract import (
     ChainRule,
     Grows,
@@ -72,13 +72,15 @@ def temperature_stage(gradient="right", score_range="right") -> Stage:
         name="temperature",
         title="Temperature",
         key="tempered",
-        reads=(PREVIOUS,),
-        changes="as the scores",
-        columns=KEYS,
-        palette="diverging",
-        heading=lambda scenario, options: "scores ÷ t",
-        compute=lambda w: w.previous() / t(w.scenario),
-        explain=lambda w: "÷ t",
+        arithmetic=Arithmetic(
+            compute=lambda w: w.previous() / t(w.scenario), reads=(PREVIOUS,), columns=KEYS
+        ),
+        display=Display(
+            heading=lambda scenario, options: "scores ÷ t",
+            explain=lambda w: "÷ t",
+            palette="diverging",
+            changes="as the scores",
+        ),
         applies=lambda scenario: "temperature" in scenario.stage_settings,
         gradient=rules.get(gradient, gradient),
         score_range=ranges.get(score_range, score_range),
@@ -132,12 +134,12 @@ def test_a_stage_without_a_required_part_is_refused_naming_the_stage_and_the_par
 def test_a_module_whose_stage_lacks_its_gradient_fails_at_import(tmp_path, monkeypatch):
     """As a stage module is written: Stage(...) at its top level, so importing it fails."""
     (tmp_path / "forgot.py").write_text(
-        "from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage\n"
+        "from attn_tui.core.engine.stages import KEYS, PREVIOUS, Arithmetic, Display, Stage\n"
         "from attn_tui.core.engine.stages.contract import Keeps\n"
-        "STAGE = Stage(name='forgot', title='Forgot', key='forgot', reads=(PREVIOUS,),\n"
-        "              changes='-', columns=KEYS, palette='diverging',\n"
-        "              heading=lambda s, o: '', compute=lambda w: w.previous(),\n"
-        "              explain=lambda w: '', score_range=Keeps('it changes nothing'))\n"
+        "STAGE = Stage(name='forgot', title='Forgot', key='forgot',\n"
+        "              arithmetic=Arithmetic(lambda w: w.previous(), (PREVIOUS,), KEYS),\n"
+        "              display=Display(lambda s, o: '', lambda w: '', 'diverging', '-'),\n"
+        "              score_range=Keeps('it changes nothing'))\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(TypeError, match="stage 'forgot' declares no gradient"):

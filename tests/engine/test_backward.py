@@ -211,7 +211,7 @@ def test_expect_accepts_the_backward_keys():
 def test_each_backward_step_explains_the_focus_row_with_its_own_numbers():
     scenario = loads(CAT_SAT)
     attention = Attention(scenario)
-    names = [stage.name for stage in stages_for(scenario) if stage.backward]
+    names = [stage.name for stage in stages_for(scenario) if stage.arithmetic.backward]
     assert names == [
         "d_output",
         "d_values",

@@ -24,6 +24,7 @@ from attn_tui.core.engine.attention import Attention
 from attn_tui.core.engine.trace import trace
 from attn_tui.core.model.heads import HeadInputs
 from attn_tui.core.model.scenario import Options, bits_equal
+from attn_tui.core.reading.qk_norm import QKNormSetting
 from tests.conftest import SCENARIOS
 
 finite = st.floats(-20, 20, allow_nan=False)
@@ -57,6 +58,14 @@ def sessions_and_edits(draw):
         scale=draw(st.sampled_from([True, False, 3.0])),
         mask_value=draw(st.sampled_from([-math.inf, -1e9])),
     )
+    # QK-norm: per head, or over the whole projection (every head changes with one head's edit)
+    style = draw(st.sampled_from([None, None, "qwen3", "gemma3", "llama4", "olmo2"]))
+    settings_ = {}
+    if style is not None and (style != "olmo2" or heads == kv_heads):
+        width = d_k * heads if style == "olmo2" else d_k
+        gains = st.lists(finite, min_size=width, max_size=width).map(tuple)
+        weights = (None, None) if style == "llama4" else (draw(gains), draw(gains))
+        settings_["qk_norm"] = QKNormSetting(style, *weights)
     scenario = Scenario(
         title="edits",
         tokens=tuple(f"t{i}" for i in range(T)),
@@ -64,6 +73,7 @@ def sessions_and_edits(draw):
         options=options,
         heads=heads,
         kv_heads=kv_heads,
+        stage_settings=settings_,
     )
     edits = []
     for _ in range(draw(st.integers(1, 12))):
@@ -94,6 +104,8 @@ def assert_matches_fresh(session: Session) -> None:
                 getattr(got, name).view(np.int64), getattr(fresh, name).view(np.int64)
             ), (h, name)
     got = trace(session.attention)
+    if "qk_norm" in session.scenario.stage_settings:
+        return
     dense = session.scenario.Q @ session.scenario.K.T
     size = max(1.0, float(np.abs(dense).max()))
     assert np.allclose(got.scores, dense, rtol=1e-12, atol=1e-12 * size)

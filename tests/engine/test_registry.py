@@ -20,7 +20,7 @@ from tests.conftest import ROOT, SCENARIOS
 PROGRAM = r"""
 import asyncio, json, sys
 import attn_tui.core.engine.stages as stages
-from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
+from attn_tui.core.engine.stages import KEYS, PREVIOUS, Arithmetic, Display, Stage
 from attn_tui.core.engine.stages.contract import ChainRule, Grows, Multiplies
 
 
@@ -33,10 +33,10 @@ def explain(w):
     return "twice the scores"
 
 
-DOUBLED = Stage(name="doubled", title="Doubled", key="doubled", reads=(PREVIOUS,),
-                changes="as the scores", columns=KEYS, palette="diverging",
-                heading=lambda scenario, options: "2 × scores",
-                compute=compute, explain=explain,
+DOUBLED = Stage(name="doubled", title="Doubled", key="doubled",
+                arithmetic=Arithmetic(compute=compute, reads=(PREVIOUS,), columns=KEYS),
+                display=Display(heading=lambda scenario, options: "2 × scores", explain=explain,
+                                palette="diverging", changes="as the scores"),
                 gradient=ChainRule(back=lambda w, gradient: 2.0 * gradient,
                                    derivative=lambda w: 2.0,
                                    heading=lambda scenario, options: " × 2",
@@ -159,7 +159,7 @@ TOGGLED = r"""
 import asyncio, contextlib, io, json, sys
 from dataclasses import dataclass
 import attn_tui.core.engine.stages as stages
-from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage, Toggle
+from attn_tui.core.engine.stages import KEYS, PREVIOUS, Arithmetic, Display, Stage, Toggle, TurnedOn
 from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, NoGradient
 from attn_tui.core.model.edits import SetStageSetting
 
@@ -183,18 +183,21 @@ def switch(scenario, setting):
     return SetStageSetting("halved", setting, scenario.stage_settings.get("halved"))
 
 
-HALVED = Stage(name="halved", title="Halved", key="halved", reads=(PREVIOUS,),
-               changes="as the output", columns=stages.VALUES, palette="diverging",
-               heading=lambda scenario, options: "output ÷ by",
-               compute=lambda w: w.previous() / w.scenario.stage_settings["halved"].by,
-               explain=lambda w: "the output halved",
+HALVED = Stage(name="halved", title="Halved", key="halved",
+               arithmetic=Arithmetic(
+                   compute=lambda w: w.previous() / w.scenario.stage_settings["halved"].by,
+                   reads=(PREVIOUS,), columns=stages.VALUES),
+               display=Display(heading=lambda scenario, options: "output ÷ by",
+                               explain=lambda w: "the output halved", palette="diverging",
+                               changes="as the output"),
                gradient=NoGradient("a test's stage, never given a loss:"),
                score_range=AFTER_THE_MASK,
                applies=lambda scenario: "halved" in scenario.stage_settings,
-               toggle=Toggle("--halved", "add the Halved step", switch=switch, value="BY",
+               turned_on=TurnedOn(toggle=Toggle(
+                             "--halved", "add the Halved step", switch=switch, value="BY",
                              parse=lambda text: Halved(int(text)), on=lambda scenario: Halved(),
                              offers=lambda scenario: (("Halve by 4", "a quarter", Halved(4)),),
-                             key="w", does="halve the weights (again: off)", footer="Halve"))
+                             key="w", does="halve the weights (again: off)", footer="Halve")))
 registry = list(stages.REGISTRY)
 registry.insert([stage.name for stage in registry].index("weighted_sum") + 1, HALVED)
 stages.REGISTRY = tuple(registry)

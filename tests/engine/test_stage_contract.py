@@ -47,6 +47,19 @@ SCENARIOS = (
     qkv("tiles: {queries: 2, keys: 2}\n"),
     qkv("decode: true\n"),
     projected(),
+    # QK-norm in every style, before and after RoPE, per head with grouped keys and over the whole
+    # projection: the gradient back through the norm is checked end to end in each
+    projected("qk_norm: {style: qwen3, q_weight: [0.5, 1.5], k_weight: [1.2, -0.8]}\nrope: {}\n"),
+    qkv("qk_norm: {style: gemma3, q_weight: [0.3, -0.2], k_weight: [0.1, 0.4]}\n"),
+    projected("qk_norm: {style: olmo2, q_weight: [1, 0.5, 2, 1], k_weight: [0.7, 1, 1, 1.3]}\n"),
+    qkv("rope: {base: 10}\nqk_norm: {style: llama4}\n"),
+    f"tokens: [a, b, c]\nheads: 2\nkv_heads: 1\nX: {matrix(3, 3)}\nWq: {matrix(3, 4)}\n"
+    f"Wk: {matrix(3, 2)}\nWv: {matrix(3, 2)}\nloss: {{target: {matrix(3, 4)}}}\n"
+    "qk_norm: {style: qwen3, k_weight: [1.5, 0.5]}\n",
+    # learned sinks (gpt-oss): the sink's column in softmax's sum, each head its own
+    projected("sinks: [1.5, -0.5]\n"),
+    # chunked attention (Llama 4): the mask's dS is 0 on another chunk's keys
+    qkv("chunk: 2\n", T=5),
 )
 
 

@@ -84,12 +84,14 @@ def check_scenario(scenario: Scenario) -> None:
             if not np.isfinite(values).all():
                 raise NonFiniteStage(f"{label}: {stage} is not finite: {values}", stage)
         for step in trace.steps:  # a cell a mask hides is the mask value (−∞ may be), never NaN
-            if step.masks and np.isnan(trace[step.key][trace.blocked]).any():
+            if step.arithmetic.masks and np.isnan(trace[step.key][trace.blocked]).any():
                 raise NonFiniteStage(f"{label}: a masked cell is NaN", step.key)
         # a row that sees no key (full padding, an explicit mask) has no weights at all
         assert np.array_equal(trace.empty, trace.blocked.all(axis=1)), label
+        # every row's weights sum to 1, less what a learned sink (sinks:) took of it
+        to_sink = trace.statistics.get("sink", 0.0)
         assert np.allclose(
-            trace.weights.sum(axis=1), np.where(trace.empty, 0.0, 1.0), rtol=0, atol=1e-9
+            trace.weights.sum(axis=1), np.where(trace.empty, 0.0, 1.0 - to_sink), rtol=0, atol=1e-9
         ), label
 
 
@@ -107,17 +109,22 @@ def finite_parts(scenario: Scenario, trace) -> dict[str, np.ndarray]:
     parts = {}
     for step in trace.steps:
         values = trace[step.key]
-        shown = ~trace.blocked if step.masks else np.ones(values.shape, dtype=bool)
-        if step.skipped is not None:
-            shown = shown & ~step.skipped(
+        shown = ~trace.blocked if step.arithmetic.masks else np.ones(values.shape, dtype=bool)
+        if step.arithmetic.skipped is not None:
+            shown = shown & ~step.arithmetic.skipped(
                 attention, 0, range(values.shape[0]), range(values.shape[1])
             )
-        parts[step.key + (" (shown cells)" if step.masks or step.skipped else "")] = values[shown]
-        if step.statistics is not None:
+        parts[
+            step.key
+            + (" (shown cells)" if step.arithmetic.masks or step.arithmetic.skipped else "")
+        ] = values[shown]
+        if step.arithmetic.statistics is not None:
             for name, statistic in attention.statistics(step.name, 0, rows).items():
                 statistic = statistic[shown] if statistic.shape == shown.shape else statistic
-                parts[name] = statistic[~np.isnan(statistic)] if step.branch else statistic
-        for summary in step.summaries:
+                parts[name] = (
+                    statistic[~np.isnan(statistic)] if step.arithmetic.branch else statistic
+                )
+        for summary in step.reported.summaries:
             parts[summary.name] = trace.statistics[summary.name]
     return parts
 

@@ -23,6 +23,7 @@ NESTED_KEYS = (
     + rope.ROPE_KEYS
     + tiles.TILE_KEYS
     + ("slope", "slopes", "npy")
+    + ("style", "q_weight", "k_weight", "eps", "qwen3", "olmo2", "llama4")  # qk_norm:
     + lesson_reader.BEAT_KEYS
     + lesson_reader.EDIT_KEYS
     + lesson_reader.SET_KEYS

@@ -25,11 +25,11 @@ def test_the_finiteness_check_covers_every_stage_the_registry_gives_a_scenario()
     )
     parts = finite_parts(scenario, compute_all(scenario)[""])
     shown = {
-        stage.key + (" (shown cells)" if stage.masks or stage.skipped else "")
+        stage.key + (" (shown cells)" if stage.arithmetic.masks or stage.arithmetic.skipped else "")
         for stage in REGISTRY
-        if stage.per_head and stage.applies(scenario)
+        if stage.arithmetic.per_head and stage.applies(scenario)
     }
-    summaries = {summary.name for stage in REGISTRY for summary in stage.summaries}
+    summaries = {summary.name for stage in REGISTRY for summary in stage.reported.summaries}
     assert shown | summaries | {"row_max", "row_sum", "tile_max"} <= set(parts)
     assert {"biased", "capped", "online (shown cells)", "d_raw_scores"} <= set(parts)
 

@@ -19,8 +19,15 @@ LESSONS = [builtin.name for builtin in builtins() if load(builtin.path).lesson i
 NUMBER = re.compile(r"\d+\.\d+(?:e\d+)?%?|\d+%|\[[\d, ]+\]")
 
 
-def test_there_are_three_built_in_lessons():
-    assert LESSONS == ["cat_sat_lesson", "scaling_lesson", "learning_to_attend"]
+def test_the_built_in_lessons_are_these():
+    assert LESSONS == [
+        "cat_sat_lesson",
+        "scaling_lesson",
+        "attention_sinks",
+        "chunked_attention",
+        "learning_to_attend",
+        "qk_norm",
+    ]
 
 
 @pytest.mark.parametrize("name", LESSONS)
@@ -31,16 +38,16 @@ def test_every_number_a_beat_says_is_the_apps_own_at_that_beat(name):
     for index, beat in enumerate(session.scenario.lesson.beats):
         where = player.go(index)
         shown = "\n".join(
-            explain(session.attention, stage.name, where.row, where.column).plain()
+            explain(session.attention, stage.name, where.row, where.column, head=where.head).plain()
             for stage in stages_for(session.scenario)
         )
         found = set(NUMBER.findall(shown.replace("−", "-")))
         for number in NUMBER.findall(beat.say):
             assert number in found, (index + 1, number)
             checked += 1
-    assert checked >= {"learning_to_attend": 7}.get(
-        name, 31
-    )  # the two chapter lessons say many more
+    # the two chapter lessons say many more
+    shorter = {"learning_to_attend": 7, "attention_sinks": 10, "chunked_attention": 1, "qk_norm": 8}
+    assert checked >= shorter.get(name, 31)
 
 
 def test_the_chapter_lesson_walks_the_chapters_stages_and_asks_its_questions():

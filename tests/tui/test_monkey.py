@@ -96,8 +96,8 @@ def assert_view_matches_a_fresh_computation(screen: DebuggerScreen) -> None:
                 window.blocked is not None and window.blocked[i, j]
             ):  # masked, or skipped (a tile, the cache)
                 assert shown == (
-                    stage.skipped_text
-                    if stage.skipped is not None
+                    stage.display.skipped_text
+                    if stage.arithmetic.skipped is not None
                     else mask_text(session.attention.options.mask_value)
                 )
             else:

@@ -65,7 +65,9 @@ async def test_at_a_stage_whose_columns_are_keys_the_stage_column_is_the_keys():
     tokens, _ = sizes("cat_sat.yaml")
     async with running(SCENARIOS / "cat_sat.yaml") as (app, pilot):
         screen = debugger(app)
-        keyed = next(index for index, stage in enumerate(screen.stages) if stage.columns == "keys")
+        keyed = next(
+            index for index, stage in enumerate(screen.stages) if stage.arithmetic.columns == "keys"
+        )
         screen.move(
             step=keyed, column=tokens - 1, stage_column=0
         )  # a stage column that disagrees: not taken
@@ -96,7 +98,11 @@ def agrees(screen) -> None:
     assert screen.stage_view.cursor == (where.row, where.stage_column), where
     assert screen.validate_position(where) == where
     if screen.keyed:
-        span = screen.described.span(screen.session.scenario) if screen.described.span else 1
+        span = (
+            screen.described.arithmetic.span(screen.session.scenario)
+            if screen.described.arithmetic.span
+            else 1
+        )
         assert where.stage_column == min(
             where.column // span, screen.described.column_count(screen.session.scenario) - 1
         )

@@ -26,7 +26,7 @@ def add_toggles(parser: argparse.ArgumentParser) -> None:
     from attn_tui.core.engine.stages import toggled
 
     for stage in toggled():
-        toggle = stage.toggle
+        toggle = stage.turned_on.toggle
         if toggle.value is None:
             parser.add_argument(toggle.option, action="store_true", help=toggle.help)
         else:

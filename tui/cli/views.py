@@ -109,7 +109,7 @@ def check(parser, args, scenario) -> int:
     for option in ("cases", "open", "backward", "timeout", "memory", "verbose"):
         if getattr(args, option, None) not in (None, False):
             parser.error(f"--{option} goes with --impl FILE.py (the student's own code)")
-    from attn_tui.core.engine.stages.back_output import loss
+    from attn_tui.core.engine.stages.backward_steps import loss
     from attn_tui.core.engine.stages.mask import leak_warnings
     from attn_tui.core.outputs.report import attentions_of
 
@@ -203,7 +203,7 @@ def with_views(parser: argparse.ArgumentParser, args: argparse.Namespace, scenar
 
     own = dict(scenario.stage_settings)
     for stage in toggled():
-        toggle = stage.toggle
+        toggle = stage.turned_on.toggle
         given = getattr(args, toggle.option.lstrip("-").replace("-", "_"), None)
         if given in (None, False):
             continue

@@ -135,7 +135,7 @@ class Changes:
     def switch_stage(self, name: str, setting) -> None:
         """A stage on with ``setting``, or off (None): the command palette's entries."""
         stage = stage_named(name)
-        self._switched(name, lambda: stage.toggle.switch(self.session.scenario, setting))
+        self._switched(name, lambda: stage.turned_on.toggle.switch(self.session.scenario, setting))
 
     def _switched(self, name: str, switch) -> None:
         edit = self.make(lambda: self.session.apply(switch()))

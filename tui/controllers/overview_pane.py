@@ -30,14 +30,14 @@ class OverviewPane:
     @property
     def overview_stage(self) -> str:
         """The stage the overview map draws small."""
-        return next(stage.name for stage in self.screen.stages if stage.overview)
+        return next(stage.name for stage in self.screen.stages if stage.display.overview)
 
     def show_window(self) -> None:
         """Mark on the overview what the stage view shows."""
         screen = self.screen
         for overview in screen.overviews:
             rows, columns = screen.stage_view.visible_window()
-            if screen.described.columns != "keys":
+            if screen.described.arithmetic.columns != "keys":
                 columns = (0, screen.session.scenario.T_k)
             overview.set_window(rows, columns, screen.row)
 

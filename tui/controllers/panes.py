@@ -152,8 +152,8 @@ class Panes(WhyPane, OverviewPane):
                     # scrolled out of view: shown when it comes back (see on_inputs_scrolled)
                     continue
                 values = {
-                    "Q": session.inputs.Q_before_rotation,
-                    "K": session.inputs.K_before_rotation,
+                    "Q": session.inputs.Q_projected,
+                    "K": session.inputs.K_projected,
                     "V": session.inputs.V,
                 }[name](screen.head)
                 rows = token_labels(scenario.row_tokens if name == "Q" else scenario.tokens)
@@ -207,10 +207,10 @@ class Panes(WhyPane, OverviewPane):
         session = screen.session
         described = screen.described
         stage_view = screen.stage_view
-        heading = described.heading(session.scenario, session.attention.options)
+        heading = described.display.heading(session.scenario, session.attention.options)
         which = (
             f" · {session.scenario.head_names[screen.head]}"
-            if described.per_head and session.scenario.heads > 1
+            if described.arithmetic.per_head and session.scenario.heads > 1
             else ""
         )
         set_titles(stage_view, f"Step {screen.step + 1} · {described.title}{which} · {heading}")
@@ -241,7 +241,7 @@ class Panes(WhyPane, OverviewPane):
                 if screen.theirs
                 else "showing attention's values · ✗ yours differs · y: yours"
             )
-        elif screen.described.masks and len(mask_rules(session)) > 1:
+        elif screen.described.arithmetic.masks and len(mask_rules(session)) > 1:
             subtitle = f"showing: {screen.mask_rule or 'every rule'} · m: next"
         else:
             subtitle = ""
@@ -266,7 +266,7 @@ class Panes(WhyPane, OverviewPane):
             KEY: frozenset({column}),
             ALL: frozenset(range(min(screen.session.scenario.T_k, 4096))),
         }
-        context = screen.described.context
+        context = screen.described.arithmetic.context
         for name in ("Q", "K", "V"):
             if name in screen.input_views:
                 view = screen.input_views[name]

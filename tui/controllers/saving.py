@@ -212,7 +212,7 @@ class Saving:
         screen = self.screen
         session = screen.session
         stage = screen.described
-        head = screen.head if stage.per_head else 0
+        head = screen.head if stage.arithmetic.per_head else 0
         shown = next(
             (name for name, view in screen.input_views.items() if view is screen.focused), None
         )

@@ -50,7 +50,7 @@ class WhyPane:
             extra = prediction_lines(predictions, stage, head, row, session.attention)
         elif hidden:
             extra = hidden_lines(predictions, stage, head, row, session.scenario)
-        elif session.comparison is not None and screen.described.predictable:
+        elif session.comparison is not None and screen.described.teaching.predictable:
             from attn_tui.core.teaching.comparison_report import (
                 comparison_lines,  # (a scenario with expect: alone)
             )
@@ -78,7 +78,7 @@ class WhyPane:
         check = screen.gradient_check
         if check is not None and check[0] == session.version:
             extra = [*check[1], *extra]
-        if screen.described.masks and screen.mask_rule is not None:
+        if screen.described.arithmetic.masks and screen.mask_rule is not None:
             from attn_tui.core.model.masks import WHY
 
             extra = [

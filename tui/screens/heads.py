@@ -107,7 +107,9 @@ class HeadsScreen(ModalScreen[int | None]):
         predictions = self.session.predictions
         if predictions is None:
             return False
-        drawn = next(stage.name for stage in stages_for(self.session.scenario) if stage.overview)
+        drawn = next(
+            stage.name for stage in stages_for(self.session.scenario) if stage.display.overview
+        )
         return predictions.hidden_rows(drawn, head).any()
 
     def _highlight(self) -> None:

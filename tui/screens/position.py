@@ -37,12 +37,12 @@ def _clamp(value: int, count: int) -> int:
 
 def keyed(stage: Stage) -> bool:
     """Whether a stage's columns are keys (or tiles of keys): [ and ] move along them."""
-    return stage.columns in (KEYS, TILES)
+    return stage.arithmetic.columns in (KEYS, TILES)
 
 
 def span(stage: Stage, scenario) -> int:
     """How many keys one of a stage's columns holds (a tile's; else 1)."""
-    return stage.span(scenario) if stage.span is not None else 1
+    return stage.arithmetic.span(scenario) if stage.arithmetic.span is not None else 1
 
 
 def valid(where: DebuggerPosition, stages: list[Stage], scenario) -> DebuggerPosition:
@@ -217,4 +217,8 @@ class Positioned:
     @property
     def compared_head(self) -> int | None:
         """The head a student's values of the current stage belong to (None: the only one)."""
-        return self.head if self.described.per_head and self.session.scenario.heads > 1 else None
+        return (
+            self.head
+            if self.described.arithmetic.per_head and self.session.scenario.heads > 1
+            else None
+        )

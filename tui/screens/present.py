@@ -107,8 +107,8 @@ class PresentScreen(WholeFrames, Screen[None]):
                 big, text = (
                     None,
                     (
-                        stage.skipped_text
-                        if stage.skipped is not None
+                        stage.display.skipped_text
+                        if stage.arithmetic.skipped is not None
                         else f"{mask_text(scenario.options.mask_value)} masked"
                     ),
                 )

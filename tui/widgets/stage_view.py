@@ -36,10 +36,12 @@ class StageGrid(Grid):
             rows=row_labels(scenario, stage),
             columns=column_labels(scenario, stage),
             decimals=decimals,
-            palette=stage.palette,
+            palette=stage.display.palette,
             tiny=stage.tiny,
             mask_value=session.attention.options.mask_value,
-            blocked_text=stage.skipped_text if stage.skipped is not None else None,
+            blocked_text=stage.display.skipped_text
+            if stage.arithmetic.skipped is not None
+            else None,
             key=(stage.name, head, theirs, rule),
             kin=(stage.name, theirs, rule),
             version=session.version,

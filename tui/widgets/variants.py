@@ -56,7 +56,9 @@ class VariantsView(Static):
         hidden_here = predictions.hidden_rows(stage.name, head) if predictions else None
         largest_weight = summary("max_weight")
         owner = next(
-            step.name for step in session.attention.steps if largest_weight in step.summaries
+            step.name
+            for step in session.attention.steps
+            if largest_weight in step.reported.summaries
         )
         hidden_weights = predictions.hidden_rows(owner, head) if predictions else None
         columns = [visible(name) for name in names]
@@ -88,7 +90,11 @@ class VariantsView(Static):
                 cells = "? (predict first)"
             else:
                 values = attention.values(stage.name, head, range(row, row + 1), cols)[0]
-                blocked = attention.blocked(range(row, row + 1), cols)[0] if stage.masks else None
+                blocked = (
+                    attention.blocked(range(row, row + 1), cols)[0]
+                    if stage.arithmetic.masks
+                    else None
+                )
                 cells = (
                     " ".join(
                         mask_text(attention.options.mask_value)

@@ -41,29 +41,28 @@ from attn_tui.core.engine.stages.declaration import (
 # What a stage's module is written with is declared in ``declaration`` and given here, beside
 # the registry of the stages made with it: every stage imports it from this package (``from
 # attn_tui.core.engine.stages import PREVIOUS, Stage``), as a stage plugged in from outside does.
-# This package uses the names above itself; these three it only gives (so the redundant aliases).
+# This package uses the names above itself; these it only gives (so the redundant aliases).
 from attn_tui.core.engine.stages.declaration import TILES as TILES
+from attn_tui.core.engine.stages.declaration import Arithmetic as Arithmetic
+from attn_tui.core.engine.stages.declaration import Display as Display
 from attn_tui.core.engine.stages.declaration import Extra as Extra
+from attn_tui.core.engine.stages.declaration import Reported as Reported
+from attn_tui.core.engine.stages.declaration import Teaching as Teaching
 from attn_tui.core.engine.stages.declaration import Toggle as Toggle
+from attn_tui.core.engine.stages.declaration import TurnedOn as TurnedOn
 from attn_tui.core.model.labels import concat_dims, dims, token_labels
 
 
 def _registry() -> tuple[Stage, ...]:
     from attn_tui.core.engine.stages import (
-        back_inputs,
-        back_keys,
-        back_output,
-        back_queries,
-        back_scores,
-        back_softmax,
-        back_values,
-        back_weights,
+        backward_steps,
         bias,
         concat,
         decode,
         mask,
         online,
         project,
+        qk_norm,
         rotate,
         scale,
         score,
@@ -73,6 +72,7 @@ def _registry() -> tuple[Stage, ...]:
     )
 
     registry = (
+        qk_norm.STAGE,
         rotate.STAGE,
         score.STAGE,
         scale.STAGE,
@@ -85,16 +85,7 @@ def _registry() -> tuple[Stage, ...]:
         decode.STAGE,
         concat.STAGE,
         project.STAGE,
-        # the backward pass, from the output back to the inputs
-        back_output.STAGE,
-        back_output.HEAD_STAGE,
-        back_values.STAGE,
-        back_weights.STAGE,
-        back_softmax.STAGE,
-        back_scores.STAGE,
-        back_queries.STAGE,
-        back_keys.STAGE,
-        back_inputs.STAGE,
+        *backward_steps.STAGES,  # the backward pass, from the output back to the inputs
     )
     check_registry(registry)
     return registry
@@ -128,7 +119,7 @@ def needing_causal(scenario: Any) -> Stage | None:
         (
             stage
             for stage in REGISTRY
-            if stage.needs_causal is not None and stage.name in scenario.stage_settings
+            if stage.turned_on.needs_causal is not None and stage.name in scenario.stage_settings
         ),
         None,
     )
@@ -150,7 +141,7 @@ def expect_keys(scenario: Any = None) -> tuple[str, ...]:
     """The names a student may write under ``expect:`` and ``predict:``, in step order: of
     every stage, or of those ``scenario`` has."""
     stages = REGISTRY if scenario is None else stages_for(scenario)
-    return tuple(stage.key for stage in stages if stage.predictable)
+    return tuple(stage.key for stage in stages if stage.teaching.predictable)
 
 
 def step_number(scenario: Any, name: str) -> int:
@@ -166,17 +157,19 @@ def step_keys() -> tuple[str, ...]:
 
 def summary(name: str) -> Summary:
     """A per-row summary by its name (``max_weight``: the variants compare each row's)."""
-    return next(found for stage in REGISTRY for found in stage.summaries if found.name == name)
+    return next(
+        found for stage in REGISTRY for found in stage.reported.summaries if found.name == name
+    )
 
 
 def toggled() -> tuple[Stage, ...]:
     """The stages a person may turn on and off (a command-line option, a key, the palette)."""
-    return tuple(stage for stage in REGISTRY if stage.toggle is not None)
+    return tuple(stage for stage in REGISTRY if stage.turned_on.toggle is not None)
 
 
 def scenario_keys() -> dict[str, Stage]:
     """Every scenario key a stage declares, with its stage."""
-    return {key: stage for stage in REGISTRY for key in stage.scenario_keys}
+    return {key: stage for stage in REGISTRY for key in stage.turned_on.keys}
 
 
 # ---- what reads what, in one scenario's steps ---------------------------------------------------
@@ -187,12 +180,13 @@ def reads(stage: Stage, steps: tuple[Stage, ...]) -> tuple[str, ...]:
     scenario does not have left out."""
     names = {step.name for step in steps}
     found = []
-    for name in stage.reads:
+    for name in stage.arithmetic.reads:
         if name == PREVIOUS:
             before = [
                 step
                 for step in steps[: steps.index(stage)]
-                if (step.per_head or not stage.per_head) and not step.branch
+                if (step.arithmetic.per_head or not stage.arithmetic.per_head)
+                and not step.arithmetic.branch
             ]
             if before:
                 found.append(before[-1].name)
@@ -242,10 +236,10 @@ def highlights(name: str, steps: tuple[Stage, ...]) -> dict[str, str]:
     def visit(stage: Stage) -> None:
         for read in reads(stage, steps):
             if read in by_name:
-                if not stage.row_wide and not by_name[read].row_wide:
+                if not stage.arithmetic.row_wide and not by_name[read].arithmetic.row_wide:
                     visit(by_name[read])
             elif read in ("Q", "K", "V"):
-                found[read] = ALL if stage.row_wide else ROW if read == "Q" else KEY
+                found[read] = ALL if stage.arithmetic.row_wide else ROW if read == "Q" else KEY
 
     visit(by_name[name])
     return found
@@ -258,13 +252,13 @@ REGISTRY: tuple[Stage, ...] = _registry()
 
 def row_labels(scenario, stage) -> tuple[str, ...]:
     """The row labels of a stage's matrix: the query tokens, or the keys' (dK, dV)."""
-    return token_labels(scenario.tokens if stage.rows == "keys" else scenario.row_tokens)
+    return token_labels(scenario.tokens if stage.arithmetic.rows == "keys" else scenario.row_tokens)
 
 
 def column_labels(scenario, stage) -> tuple[str, ...]:
     """The column labels of a stage's matrix ."""
-    if stage.labels is not None:
-        return stage.labels(scenario)
+    if stage.arithmetic.labels is not None:
+        return stage.arithmetic.labels(scenario)
     return {
         KEYS: lambda: token_labels(scenario.tokens),
         DIMS: lambda: dims(scenario.d_k),
@@ -276,7 +270,7 @@ def column_labels(scenario, stage) -> tuple[str, ...]:
             else concat_dims(scenario.heads, scenario.d_v)
         ),
         MODEL: lambda: dims(stage.column_count(scenario), "m"),
-    }[stage.columns]()
+    }[stage.arithmetic.columns]()
 
 
 def expected_shape(scenario: Any, key: str) -> tuple[int, ...] | None:

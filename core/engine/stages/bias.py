@@ -14,7 +14,16 @@ import math
 
 import numpy as np
 
-from attn_tui.core.engine.stages import KEYS, PREVIOUS, Extra, Stage
+from attn_tui.core.engine.stages import (
+    KEYS,
+    PREVIOUS,
+    Arithmetic,
+    Display,
+    Extra,
+    Reported,
+    Stage,
+    TurnedOn,
+)
 from attn_tui.core.engine.stages.contract import Adds, ChainRule, Grows
 from attn_tui.core.numbers import fixed
 from attn_tui.core.reading import bias as reader
@@ -162,21 +171,30 @@ STAGE = Stage(
     name="bias",
     title="Bias",
     key="biased",
-    reads=(PREVIOUS,),
-    changes=(
-        "as the scores: a Q row changes that row, a K row that column; the bias itself is fixed"
+    arithmetic=Arithmetic(
+        compute=compute,
+        reads=(PREVIOUS,),
+        columns=KEYS,
     ),
-    columns=KEYS,
-    palette="diverging",
-    heading=heading,
-    compute=compute,
-    explain=explain,
-    applies=lambda scenario: STAGE.name in scenario.stage_settings,
-    extras=(
-        Extra(
-            "bias",
-            lambda head, rows: bias(
-                head.attention.scenario, head.h, rows, range(head.attention.scenario.T_k)
+    display=Display(
+        heading=heading,
+        explain=explain,
+        palette="diverging",
+        changes=(
+            "as the scores: a Q row changes that row, a K row that column; the bias itself is fixed"
+        ),
+    ),
+    turned_on=TurnedOn(
+        keys=reader.KEYS,
+        read=reader.read,
+    ),
+    reported=Reported(
+        extras=(
+            Extra(
+                "bias",
+                lambda head, rows: bias(
+                    head.attention.scenario, head.h, rows, range(head.attention.scenario.T_k)
+                ),
             ),
         ),
     ),
@@ -196,6 +214,5 @@ STAGE = Stage(
         input="bias",
         edited=check_edit,
     ),
-    scenario_keys=reader.KEYS,
-    read=reader.read,
+    applies=lambda scenario: STAGE.name in scenario.stage_settings,
 )

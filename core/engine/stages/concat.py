@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_tui.core.engine.stages import CONCAT, PREVIOUS, Stage
+from attn_tui.core.engine.stages import CONCAT, PREVIOUS, Arithmetic, Display, Stage
 from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, GradientSteps
 from attn_tui.core.text import visible
 
@@ -58,16 +58,20 @@ STAGE = Stage(
     name="concat",
     title="Concat",
     key="concat",
-    reads=(PREVIOUS,),
-    changes="a head's output row changes its part of that row",
-    columns=CONCAT,
-    palette="diverging",
-    heading=heading,
-    compute=compute,
-    explain=explain,
-    applies=lambda scenario: scenario.multi_head,
-    per_head=False,
-    empty_rows=True,
+    arithmetic=Arithmetic(
+        compute=compute,
+        reads=(PREVIOUS,),
+        columns=CONCAT,
+        per_head=False,
+        empty_rows=True,
+    ),
+    display=Display(
+        heading=heading,
+        explain=explain,
+        palette="diverging",
+        changes="a head's output row changes its part of that row",
+    ),
     gradient=GradientSteps(("d_head_output",)),
     score_range=AFTER_THE_MASK,
+    applies=lambda scenario: scenario.multi_head,
 )

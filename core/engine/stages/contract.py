@@ -233,14 +233,16 @@ def check_registry(registry) -> None:
                 f"{where} declares a range rule on the scores but is not "
                 "between the scores and the mask, where the checks ask it"
             )
-        if (stage.branch or stage.backward) and not isinstance(stage.gradient, NoGradient):
+        if (stage.arithmetic.branch or stage.arithmetic.backward) and not isinstance(
+            stage.gradient, NoGradient
+        ):
             raise TypeError(
-                f"{where} is a {'branch' if stage.branch else 'backward step'}: the "
+                f"{where} is a {'branch' if stage.arithmetic.branch else 'backward step'}: the "
                 "backward pass never crosses it, so its gradient is NoGradient(why)"
             )
         if isinstance(stage.gradient, GradientSteps):
             for name in stage.gradient.steps:
-                if name not in by_name or not by_name[name].backward:
+                if name not in by_name or not by_name[name].arithmetic.backward:
                     raise TypeError(
                         f"{where}'s gradient names {name!r}, "
                         "which is not a step of the backward pass"

@@ -13,7 +13,17 @@ import math
 
 import numpy as np
 
-from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage, Toggle
+from attn_tui.core.engine.stages import (
+    KEYS,
+    PREVIOUS,
+    Arithmetic,
+    Display,
+    Reported,
+    Stage,
+    Teaching,
+    Toggle,
+    TurnedOn,
+)
 from attn_tui.core.engine.stages import softmax as softmax_stage
 from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, BRANCH
 from attn_tui.core.numbers import fixed, mask_text
@@ -35,6 +45,10 @@ def switch(scenario, setting):
 
 def unavailable(scenario) -> str | None:
     """Why a decoder could not replay this scenario (nor its variants), or None."""
+    if "softmax" in scenario.stage_settings:
+        return "the decoder here has no sink column: not with learned sinks (sinks:)"
+    if "mask" in scenario.stage_settings:
+        return "the decoder here keeps one cache, not one a chunk: not with chunk:"
     problem = reader.refusal(
         scenario.cross, scenario.T, scenario.T_k, scenario.options.causal, scenario.window
     )
@@ -251,41 +265,51 @@ STAGE = Stage(
     name="decode",
     title="Decode",
     key="decode",
-    reads=(PREVIOUS, "V"),
-    changes="a Q row changes that step; a K or V row every later step whose cache holds it",
-    columns=KEYS,
-    palette="weights",
-    heading=heading,
-    compute=compute,
-    explain=explain,
-    whole_rows=True,
-    row_wide=True,
-    empty_rows=True,
-    predictable=False,
-    branch=True,
-    json_rows=json_rows,
-    context=context,
-    skipped=outside,
-    skipped_text="·",
-    applies=lambda scenario: STAGE.name in scenario.stage_settings,
-    scenario_keys=reader.KEYS,
-    read=reader.read,
+    arithmetic=Arithmetic(
+        compute=compute,
+        reads=(PREVIOUS, "V"),
+        columns=KEYS,
+        whole_rows=True,
+        row_wide=True,
+        empty_rows=True,
+        skipped=outside,
+        branch=True,
+        context=context,
+    ),
+    display=Display(
+        heading=heading,
+        explain=explain,
+        palette="weights",
+        changes="a Q row changes that step; a K or V row every later step whose cache holds it",
+        skipped_text="·",
+    ),
+    turned_on=TurnedOn(
+        keys=reader.KEYS,
+        read=reader.read,
+        needs_causal=(
+            "decodes (decode: true)",
+            "decoding",
+            "a decoder never sees the tokens after the one it generates",
+        ),
+        toggle=Toggle(
+            "--decode",
+            "add the Decode step: one query at a time against a growing KV cache",
+            switch=switch,
+            offers=offers,
+            on=lambda scenario: reader.DecodeSetting(),
+            key="d",
+            does="decode with a KV cache: one query at a time, K and V growing (again: off)",
+            footer="Decode",
+            unavailable=unavailable,
+        ),
+    ),
+    reported=Reported(
+        json_rows=json_rows,
+    ),
+    teaching=Teaching(
+        predictable=False,
+    ),
     gradient=BRANCH,
     score_range=AFTER_THE_MASK,
-    needs_causal=(
-        "decodes (decode: true)",
-        "decoding",
-        "a decoder never sees the tokens after the one it generates",
-    ),
-    toggle=Toggle(
-        "--decode",
-        "add the Decode step: one query at a time against a growing KV cache",
-        switch=switch,
-        offers=offers,
-        on=lambda scenario: reader.DecodeSetting(),
-        key="d",
-        does="decode with a KV cache: one query at a time, K and V growing (again: off)",
-        footer="Decode",
-        unavailable=unavailable,
-    ),
+    applies=lambda scenario: STAGE.name in scenario.stage_settings,
 )

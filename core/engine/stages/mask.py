@@ -1,5 +1,6 @@
 """Step: Mask — hide the keys a query may not see: their scores become the mask value (−∞), so
-softmax gives them exactly 0 weight. The rules: causal, a window, padding, an explicit mask."""
+softmax gives them exactly 0 weight. The rules: causal, a window, chunks (``chunk: C``, read by
+``core.reading.chunk``), padding, an explicit mask."""
 
 from __future__ import annotations
 
@@ -7,15 +8,25 @@ import math
 
 import numpy as np
 
-from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
+from attn_tui.core.engine.stages import (
+    KEYS,
+    PREVIOUS,
+    Arithmetic,
+    Display,
+    Stage,
+    Teaching,
+    TurnedOn,
+)
 from attn_tui.core.engine.stages.contract import GradientSteps, Keeps
 from attn_tui.core.engine.stages.softmax import softmax
 from attn_tui.core.model.masks import CAUSAL, WHY
 from attn_tui.core.numbers import fixed, mask_text
+from attn_tui.core.reading import chunk as reader
 
 RULE_NAMES = {
     "causal": "the causal mask",
     "window": "the window",
+    "chunk": "the chunks",
     "padding": "padding",
     "mask": "the explicit mask",
 }
@@ -211,19 +222,25 @@ STAGE = Stage(
     name="mask",
     title="Mask",
     key="masked",
-    reads=(PREVIOUS,),
-    changes="as the scores; the mask itself depends on positions only",
-    columns=KEYS,
-    palette="diverging",
-    heading=heading,
-    compute=compute,
-    explain=explain,
-    predictable=False,
-    masks=True,
-    masked_given=True,
-    gradient=GradientSteps(
-        ("d_scores",)
-    ),  # dS is 0 where a key is hidden: the mask value is a constant
+    arithmetic=Arithmetic(
+        compute=compute,
+        reads=(PREVIOUS,),
+        columns=KEYS,
+        masks=True,
+    ),
+    display=Display(
+        heading=heading,
+        explain=explain,
+        palette="diverging",
+        changes="as the scores; the mask itself depends on positions only",
+    ),
+    teaching=Teaching(
+        predictable=False,
+        masked_given=True,
+    ),
+    turned_on=TurnedOn(keys=reader.KEYS, read=reader.read),
+    # dS is 0 where a key is hidden: the mask value is a constant
+    gradient=GradientSteps(("d_scores",)),
     score_range=Keeps(
         "a visible key's score passes unchanged; a hidden one becomes the mask value, which "
         "leak() weighs against the scores' bound"

@@ -20,12 +20,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_tui.core.engine.stages import PREVIOUS, TILES, Extra, Stage, Toggle
+from attn_tui.core.engine.stages import (
+    PREVIOUS,
+    TILES,
+    Arithmetic,
+    Display,
+    Extra,
+    Reported,
+    Stage,
+    Teaching,
+    Toggle,
+    TurnedOn,
+)
 from attn_tui.core.engine.stages import softmax as softmax_stage
 from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, BRANCH
 from attn_tui.core.engine.stages.online_explanation import explain
 from attn_tui.core.engine.stages.online_walk import NAME, setting, skipped, tile_count, walk
 from attn_tui.core.reading import tiles as reader
+
+# (its running max and sum start from no column: a learned sink would be one more)
+NO_SINKS = "the online softmax here has no sink column: not with learned sinks (sinks:)"
 
 
 def switch(scenario, setting: reader.TilesSetting | None):
@@ -36,8 +50,11 @@ def switch(scenario, setting: reader.TilesSetting | None):
     from attn_tui.core.model.edits import SetStageSetting
 
     if setting is not None:
-        problem = reader.out_of_bounds(setting.queries, setting.keys) or reader.tiles_for(
-            scenario.T_k, setting.keys
+        problem = (
+            NO_SINKS
+            if "softmax" in scenario.stage_settings
+            else reader.out_of_bounds(setting.queries, setting.keys)
+            or reader.tiles_for(scenario.T_k, setting.keys)
         )
         if problem:
             raise NotApplicable(problem[0].upper() + problem[1:])
@@ -152,41 +169,51 @@ STAGE = Stage(
     name=NAME,
     title="Online softmax",
     key="online",
-    reads=(PREVIOUS, "V"),
-    changes="a Q row changes that row; a K or V row every row that sees it",
-    columns=TILES,
-    palette="diverging",
-    heading=heading,
-    compute=compute,
-    explain=explain,
-    row_wide=True,
-    statistics=statistics,
-    empty_rows=True,
-    predictable=False,
-    branch=True,
-    skipped=lambda attention, h, rows, cols: skipped(attention, h, rows, cols),
-    labels=labels,
-    span=lambda scenario: setting(scenario).keys,
-    json_rows=json_rows,
-    extras=(
-        Extra(
-            "online_output",
-            lambda head, rows: head.statistics(STAGE.name, rows)["output"],
-            empty_rows=True,
+    arithmetic=Arithmetic(
+        compute=compute,
+        reads=(PREVIOUS, "V"),
+        columns=TILES,
+        row_wide=True,
+        statistics=statistics,
+        empty_rows=True,
+        skipped=lambda attention, h, rows, cols: skipped(attention, h, rows, cols),
+        branch=True,
+        labels=labels,
+        span=lambda scenario: setting(scenario).keys,
+    ),
+    display=Display(
+        heading=heading,
+        explain=explain,
+        palette="diverging",
+        changes="a Q row changes that row; a K or V row every row that sees it",
+    ),
+    turned_on=TurnedOn(
+        keys=reader.KEYS,
+        read=reader.read,
+        toggle=Toggle(
+            "--tiles",
+            "add the Online softmax step: FlashAttention's walk, Bc keys a tile and Br query "
+            "rows a pass (as the scenario's tiles: {queries: Br, keys: Bc})",
+            switch=switch,
+            offers=offers,
+            value="Br,Bc",
+            parse=parse,
         ),
     ),
-    applies=lambda scenario: STAGE.name in scenario.stage_settings,
-    scenario_keys=reader.KEYS,
-    read=reader.read,
+    reported=Reported(
+        extras=(
+            Extra(
+                "online_output",
+                lambda head, rows: head.statistics(STAGE.name, rows)["output"],
+                empty_rows=True,
+            ),
+        ),
+        json_rows=json_rows,
+    ),
+    teaching=Teaching(
+        predictable=False,
+    ),
     gradient=BRANCH,
     score_range=AFTER_THE_MASK,
-    toggle=Toggle(
-        "--tiles",
-        "add the Online softmax step: FlashAttention's walk, Bc keys a tile and Br query "
-        "rows a pass (as the scenario's tiles: {queries: Br, keys: Bc})",
-        switch=switch,
-        offers=offers,
-        value="Br,Bc",
-        parse=parse,
-    ),
+    applies=lambda scenario: STAGE.name in scenario.stage_settings,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_tui.core.engine.stages import OUT, PREVIOUS, Stage
+from attn_tui.core.engine.stages import OUT, PREVIOUS, Arithmetic, Display, Stage
 from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, GradientSteps
 from attn_tui.core.numbers import fixed
 
@@ -74,18 +74,22 @@ STAGE = Stage(
     name="project",
     title="Project",
     key="projected",
-    reads=(PREVIOUS, "Wo", "bo"),
-    changes="a concat row changes that output row; a Wo cell changes one output column",
-    columns=OUT,
-    palette="diverging",
-    heading=heading,
-    compute=compute,
-    explain=explain,
-    applies=lambda scenario: "Wo" in scenario.inputs,
-    per_head=False,
-    whole_rows=True,
-    row_wide=True,
-    empty_rows=True,
+    arithmetic=Arithmetic(
+        compute=compute,
+        reads=(PREVIOUS, "Wo", "bo"),
+        columns=OUT,
+        per_head=False,
+        whole_rows=True,
+        row_wide=True,
+        empty_rows=True,
+    ),
+    display=Display(
+        heading=heading,
+        explain=explain,
+        palette="diverging",
+        changes="a concat row changes that output row; a Wo cell changes one output column",
+    ),
     gradient=GradientSteps(("d_head_output",)),
     score_range=AFTER_THE_MASK,
+    applies=lambda scenario: "Wo" in scenario.inputs,
 )

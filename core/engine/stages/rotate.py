@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_tui.core.engine.stages import DIMS, Stage
+from attn_tui.core.engine.stages import DIMS, Arithmetic, Display, Stage, Teaching
 from attn_tui.core.engine.stages.contract import GradientSteps, Outside
 from attn_tui.core.numbers import fixed
 
@@ -82,15 +82,21 @@ STAGE = Stage(
     name="rotate",
     title="Rotate",
     key="rotated",
-    reads=("Q",),
-    changes="a Q or K row changes only its own rotated row",
-    columns=DIMS,
-    palette="diverging",
-    heading=heading,
-    compute=compute,
-    explain=explain,
-    applies=lambda scenario: scenario.rope is not None,
-    predictable=False,
+    arithmetic=Arithmetic(
+        compute=compute,
+        reads=("Q",),
+        columns=DIMS,
+    ),
+    display=Display(
+        heading=heading,
+        explain=explain,
+        palette="diverging",
+        changes="a Q or K row changes only its own rotated row",
+    ),
+    teaching=Teaching(
+        predictable=False,
+    ),
     gradient=GradientSteps(("d_queries", "d_keys")),  # (each turned back by −θ)
     score_range=Outside("before the scores: it turns the queries and keys and keeps their lengths"),
+    applies=lambda scenario: scenario.rope is not None,
 )

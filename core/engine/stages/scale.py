@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
+from attn_tui.core.engine.stages import KEYS, PREVIOUS, Arithmetic, Display, Stage
 from attn_tui.core.engine.stages.contract import ChainRule, Grows, Multiplies
 from attn_tui.core.model.options import Options
 from attn_tui.core.numbers import fixed
@@ -99,13 +99,17 @@ STAGE = Stage(
     name="scale",
     title="Scale",
     key="scaled",
-    reads=(PREVIOUS,),
-    changes="as the scores: a Q row changes that row, a K row that column",
-    columns=KEYS,
-    palette="diverging",
-    heading=heading,
-    compute=compute,
-    explain=explain,
+    arithmetic=Arithmetic(
+        compute=compute,
+        reads=(PREVIOUS,),
+        columns=KEYS,
+    ),
+    display=Display(
+        heading=heading,
+        explain=explain,
+        palette="diverging",
+        changes="as the scores: a Q row changes that row, a K row that column",
+    ),
     gradient=ChainRule(
         back=lambda w, gradient: gradient / w.attention.divisor,
         derivative=lambda w: 1.0 / w.attention.divisor,

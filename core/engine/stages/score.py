@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_tui.core.engine.stages import KEYS, Stage
+from attn_tui.core.engine.stages import KEYS, Arithmetic, Display, Stage, Teaching
 from attn_tui.core.engine.stages.contract import GradientSteps, Outside
 from attn_tui.core.numbers import fixed, fixed_row
 
@@ -70,16 +70,22 @@ STAGE = Stage(
     name="score",
     title="Score",
     key="scores",
-    key_a_noun=True,
-    reads=("Q", "K", "rotate"),
-    changes="a Q row changes that row; a K row changes that column",
-    columns=KEYS,
-    palette="diverging",
-    heading=heading,
-    compute=compute,
-    explain=explain,
-    whole_rows=True,
-    decimals=decimals,
+    arithmetic=Arithmetic(
+        compute=compute,
+        reads=("Q", "K", "rotate"),
+        columns=KEYS,
+        whole_rows=True,
+    ),
+    display=Display(
+        heading=heading,
+        explain=explain,
+        palette="diverging",
+        changes="a Q row changes that row; a K row changes that column",
+        decimals=decimals,
+    ),
+    teaching=Teaching(
+        key_a_noun=True,
+    ),
     gradient=GradientSteps(("d_queries", "d_keys")),
     score_range=Outside("it makes the scores: |q·k| ≤ ‖q‖·‖k‖, the bound the checks start from"),
 )

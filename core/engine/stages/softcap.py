@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_tui.core.engine.stages import KEYS, PREVIOUS, Stage
+from attn_tui.core.engine.stages import KEYS, PREVIOUS, Arithmetic, Display, Stage, TurnedOn
 from attn_tui.core.engine.stages.contract import Caps, ChainRule
 from attn_tui.core.numbers import fixed
 from attn_tui.core.reading import softcap as reader
@@ -80,14 +80,21 @@ STAGE = Stage(
     name="softcap",
     title="Softcap",
     key="capped",
-    reads=(PREVIOUS,),
-    changes="as the scores: a Q row changes that row, a K row that column",
-    columns=KEYS,
-    palette="diverging",
-    heading=heading,
-    compute=compute,
-    explain=explain,
-    applies=lambda scenario: STAGE.name in scenario.stage_settings,
+    arithmetic=Arithmetic(
+        compute=compute,
+        reads=(PREVIOUS,),
+        columns=KEYS,
+    ),
+    display=Display(
+        heading=heading,
+        explain=explain,
+        palette="diverging",
+        changes="as the scores: a Q row changes that row, a K row that column",
+    ),
+    turned_on=TurnedOn(
+        keys=reader.KEYS,
+        read=reader.read,
+    ),
     gradient=ChainRule(
         back=lambda w, gradient: gradient * slope(w),
         derivative=slope,
@@ -96,6 +103,5 @@ STAGE = Stage(
         before=back_before,
     ),
     score_range=Caps(cap),
-    scenario_keys=reader.KEYS,
-    read=reader.read,
+    applies=lambda scenario: STAGE.name in scenario.stage_settings,
 )

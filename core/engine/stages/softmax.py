@@ -1,4 +1,7 @@
-"""Step: Softmax — turn each row of masked scores into weights that sum to 1."""
+"""Step: Softmax — turn each row of masked scores into weights that sum to 1; with learned sinks
+(``sinks:``, gpt-oss), each head's sink logit is one more column, softmaxed with the row and
+dropped, so that the row's weights sum to less than 1. Its key is read by
+``core.reading.sinks``."""
 
 from __future__ import annotations
 
@@ -7,17 +10,37 @@ import math
 import numpy as np
 
 from attn_tui.core.engine.explanation import FOLD, percent, quoted_key
-from attn_tui.core.engine.stages import KEYS, PREVIOUS, Extra, Stage, Summary
+from attn_tui.core.engine.stages import (
+    KEYS,
+    PREVIOUS,
+    Arithmetic,
+    Display,
+    Extra,
+    Reported,
+    Stage,
+    Summary,
+    Teaching,
+    TurnedOn,
+)
 from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, GradientSteps
 from attn_tui.core.model.labels import token_labels
 from attn_tui.core.numbers import fixed, mask_text, signed_shift
+from attn_tui.core.reading import sinks as reader
 
 READABLE_EXP = 30.0  # up to here exp(score) prints readably; beyond, show exp(score − max)
 EXP_OVERFLOWS = math.log(np.finfo(np.float64).max)  # ≈ 709.78
 EXP_UNDERFLOWS = math.log(np.finfo(np.float64).tiny)  # ≈ -708.4
 
 
+def sink(scenario, h: int) -> float | None:
+    """Head ``h``'s learned sink logit, or None."""
+    setting = scenario.stage_settings.get("softmax")
+    return None if setting is None else setting.logits[h]
+
+
 def heading(scenario, options) -> str:
+    if "softmax" in scenario.stage_settings:
+        return "weights, with each head's sink as one more column, dropped: rows sum to less than 1"
     if scenario.padding is not None or scenario.mask is not None:  # a row may see no key at all
         return "weights, each row that sees a key sums to 1"
     return "weights, each row sums to 1"
@@ -32,17 +55,26 @@ def softmax(masked: np.ndarray, empty: np.ndarray | None = None) -> np.ndarray:
     return _weights(masked, found["row_max"], found["row_sum"], empty)
 
 
-def _statistics(masked: np.ndarray, empty: np.ndarray) -> dict[str, np.ndarray]:
+def _statistics(
+    masked: np.ndarray, empty: np.ndarray, sink: float | None = None
+) -> dict[str, np.ndarray]:
     """Each row's largest score and the sum of ``exp(score − largest)``: subtracting the
     largest keeps every exp in [0, 1], so scores of 1e4 give a finite one-hot row, and −∞ (a
-    masked key) gives exactly 0."""
+    masked key) gives exactly 0. A sink logit is one more score of every row: in the largest,
+    in the sum, and its own share (``sink``), the weight that goes nowhere."""
     safe = np.where(empty[:, None], 0.0, masked)  # a row that sees nothing: no NaN
     row_max = safe.max(axis=1)
+    if sink is not None:
+        row_max = np.maximum(row_max, sink)
     with np.errstate(
         over="ignore"
     ):  # a mask value near −1.8e308 minus a positive max: −∞, weight 0
         row_sum = np.exp(safe - row_max[:, None]).sum(axis=1)
-    return {"row_max": row_max, "row_sum": row_sum}
+    if sink is None:
+        return {"row_max": row_max, "row_sum": row_sum}
+    sink_exp = np.exp(sink - row_max)
+    row_sum = row_sum + sink_exp
+    return {"row_max": row_max, "row_sum": row_sum, "sink": sink_exp / row_sum}
 
 
 def _weights(
@@ -56,7 +88,7 @@ def _weights(
 
 def statistics(w) -> dict[str, np.ndarray]:
     """A block's rows, whole: what every window of them needs."""
-    return _statistics(w.previous(), w.empty())
+    return _statistics(w.previous(), w.empty(), sink(w.scenario, w.head))
 
 
 def compute(w) -> np.ndarray:
@@ -77,7 +109,11 @@ def entropy_rows(weights: np.ndarray) -> np.ndarray:
 
 
 def max_weight(head, rows: range) -> np.ndarray:
-    """Each row's largest weight, 1 / Σexp (the largest exp is exp(0) = 1); 0 if it sees nothing."""
+    """Each row's largest weight, 1 / Σexp (the largest exp is exp(0) = 1); 0 if it sees nothing.
+    With a sink the largest exp may be the sink's: the largest of the weights themselves."""
+    if sink(head.attention.scenario, head.h) is not None:
+        weights = head.values(STAGE.name, rows, range(head.attention.scenario.T_k))
+        return np.where(head.empty(rows), 0.0, weights.max(axis=1, initial=0.0))
     with np.errstate(divide="ignore"):
         return np.where(head.empty(rows), 0.0, 1.0 / head.statistics(STAGE.name, rows)["row_sum"])
 
@@ -104,18 +140,21 @@ def explain(w) -> str:
     row_max = found["row_max"]
     raw = abs(row_max) <= READABLE_EXP
     exps = numerators(masked, 0.0 if raw else row_max)
-    total = float(exps.sum()) if raw else found["row_sum"]
+    s_h = sink(w.scenario, w.h)
+    sink_exp = 0.0 if s_h is None else float(numerators(np.array(s_h), 0.0 if raw else row_max))
+    total = float(exps.sum()) + sink_exp if raw else found["row_sum"]
 
-    def label(k: int) -> str:
+    def label(k: int | None) -> str:
         shift = "" if raw else f" {signed_shift(-row_max, p)}"
-        return f"exp({w.masked_text(masked[k])}{shift})"
+        value = fixed(s_h, p) if k is None else w.masked_text(masked[k])
+        return f"exp({value}{shift})"
 
     keys = w.keys()
-    shown = [k for k in keys if isinstance(k, int)]
+    shown = [k for k in keys if isinstance(k, int)] + ([None] if s_h is not None else [])
     width = max(len(label(k)) for k in shown)
     # an exp too small for the precision is written with its exponent (2.0e−31), never as a
     # 0.000 that is not 0: a weight of 0.000/1.000 would say nothing
-    value_width = max(len(fixed(exps[k], p, True)) for k in shown)
+    value_width = max(len(fixed(sink_exp if k is None else exps[k], p, True)) for k in shown)
     for k in keys:
         if isinstance(k, str):
             w.note(k)
@@ -127,17 +166,41 @@ def explain(w) -> str:
             (f"   {w.keys_labels[k]}", "token"),
             selected=k == w.col,
         )
+    if s_h is not None:
+        w.add(
+            (label(None).ljust(width), "number"),
+            (" = ", ""),
+            (fixed(sink_exp, p, True).rjust(value_width), "result"),
+            (f"   the sink (s{w.h + 1} = {fixed(s_h, p)}, learned)", "token"),
+        )
     w.add((" " * (width + 3) + "-" * value_width, ""))
     w.add(("sum".ljust(width), ""), (" = ", ""), (fixed(total, p, True), "result"))
     quotients = w.fold_lazy(
         len(masked), lambda k: f"{fixed(exps[k], p, True)}/{fixed(total, p, True)}", ", "
     )
     w.add(("weights = ", ""), ("[" + quotients + "]", "number"))
-    w.add(
-        ("        = ", ""),
-        (w.vector(weights, p, tiny=False), "result"),
-        (f"  ({sums_note(weights, p)})", "note"),
-    )
+    if s_h is None:
+        w.add(
+            ("        = ", ""),
+            (w.vector(weights, p, tiny=False), "result"),
+            (f"  ({sums_note(weights, p)})", "note"),
+        )
+    else:
+        given = float(found["sink"])
+        w.add(
+            ("        = ", ""),
+            (w.vector(weights, p, tiny=False), "result"),
+            (f"  (sums to {fixed(float(weights.sum()), p, tiny=False)})", "note"),
+        )
+        w.add(
+            (f"the sink takes {fixed(sink_exp, p, True)}/{fixed(total, p, True)} = ", ""),
+            (fixed(given, p, tiny=False), "result"),
+            (
+                f" ({percent(given)}) of {w.query_quoted}'s attention and is dropped: that share "
+                "blends no value, so the output is the other weights' blend alone",
+                "note",
+            ),
+        )
     w.add((sentence(w.attention, w.row, w.h), "token"))
     hidden = float(weights[r.blocked].sum())
     if hidden >= 10.0**-p:  # a finite mask value above the visible scores: the mask leaked
@@ -232,6 +295,9 @@ def sentence(attention, row: int, head: int = 0) -> str:
         text += f", and {percent(hidden)} to {where}"
         if hidden > 0:
             text += f" (the mask value {mask_text(attention.options.mask_value)} lets it through)"
+    if sink(scenario, head) is not None:
+        given = float(attention.statistics(STAGE.name, head, rows)["sink"][0])
+        text += f"; {percent(given)} goes to the sink, nowhere"
     return f'"{query}" pays {text}.'
 
 
@@ -239,32 +305,52 @@ STAGE = Stage(
     name="softmax",
     title="Softmax",
     key="weights",
-    key_a_noun=True,
-    reads=(PREVIOUS,),
-    changes="a Q row changes that row; a K row every row that can see it",
-    columns=KEYS,
-    palette="weights",
-    heading=heading,
-    compute=compute,
-    explain=explain,
-    row_wide=True,
-    statistics=statistics,
-    empty_rows=True,
-    masked_given=True,
-    overview=True,
-    summaries=(
-        Summary("max", "max_weight", "largest weight", max_weight),
-        Summary("H", "entropy", "entropy in nats", entropy),
+    arithmetic=Arithmetic(
+        compute=compute,
+        reads=(PREVIOUS,),
+        columns=KEYS,
+        row_wide=True,
+        statistics=statistics,
+        empty_rows=True,
     ),
-    extras=(
-        Extra(
-            "row_max", lambda head, rows: head.statistics(STAGE.name, rows)["row_max"], per_row=True
+    display=Display(
+        heading=heading,
+        explain=explain,
+        palette="weights",
+        changes="a Q row changes that row; a K row every row that can see it",
+        overview=True,
+    ),
+    reported=Reported(
+        summaries=(
+            Summary("max", "max_weight", "largest weight", max_weight),
+            Summary("H", "entropy", "entropy in nats", entropy),
         ),
-        # of exp(masked − row_max): weights × row_sum gives exp
-        Extra(
-            "row_sum", lambda head, rows: head.statistics(STAGE.name, rows)["row_sum"], per_row=True
+        extras=(
+            Extra(
+                "row_max",
+                lambda head, rows: head.statistics(STAGE.name, rows)["row_max"],
+                per_row=True,
+            ),
+            # of exp(masked − row_max): weights × row_sum gives exp
+            Extra(
+                "row_sum",
+                lambda head, rows: head.statistics(STAGE.name, rows)["row_sum"],
+                per_row=True,
+            ),
+            # the weight each row gave its head's sink (with sinks: only)
+            Extra(
+                "sink",
+                lambda head, rows: head.statistics(STAGE.name, rows)["sink"],
+                per_row=True,
+                applies=lambda scenario: "softmax" in scenario.stage_settings,
+            ),
         ),
     ),
+    teaching=Teaching(
+        masked_given=True,
+        key_a_noun=True,
+    ),
+    turned_on=TurnedOn(keys=reader.KEYS, read=reader.read),
     gradient=GradientSteps(("d_scores",)),
     score_range=AFTER_THE_MASK,
 )

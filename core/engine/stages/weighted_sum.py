@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_tui.core.engine.stages import PREVIOUS, VALUES, Stage
+from attn_tui.core.engine.stages import PREVIOUS, VALUES, Arithmetic, Display, Stage, Teaching
 from attn_tui.core.engine.stages.contract import AFTER_THE_MASK, GradientSteps
 from attn_tui.core.numbers import fixed
 
@@ -76,18 +76,24 @@ STAGE = Stage(
     name="weighted_sum",
     title="Weighted sum",
     key="output",
-    key_a_noun=True,
-    reads=(PREVIOUS, "V"),
-    changes="a changed weight row changes that output row; a V cell changes every output row "
-    "that gives its key weight",
-    columns=VALUES,
-    palette="diverging",
-    heading=heading,
-    compute=compute,
-    explain=explain,
-    whole_rows=True,
-    row_wide=True,
-    empty_rows=True,
+    arithmetic=Arithmetic(
+        compute=compute,
+        reads=(PREVIOUS, "V"),
+        columns=VALUES,
+        whole_rows=True,
+        row_wide=True,
+        empty_rows=True,
+    ),
+    display=Display(
+        heading=heading,
+        explain=explain,
+        palette="diverging",
+        changes="a changed weight row changes that output row; a V cell changes every output row "
+        "that gives its key weight",
+    ),
+    teaching=Teaching(
+        key_a_noun=True,
+    ),
     gradient=GradientSteps(("d_weights", "d_values")),
     score_range=AFTER_THE_MASK,
 )

@@ -22,7 +22,7 @@ def bar_chart(attention: Attention, key: str, row: int, head: int = 0) -> str:
     scenario = attention.scenario
     stage = find_stage(attention, key)
     n_rows, n_cols = stage.row_count(scenario), stage.column_count(scenario)
-    if stage.json_rows is not None:
+    if stage.reported.json_rows is not None:
         raise FigureError(
             f"{stage.key} is a walk, not a matrix: no bar chart of it (try another stage)"
         )
@@ -35,19 +35,23 @@ def bar_chart(attention: Attention, key: str, row: int, head: int = 0) -> str:
         )
     if not 0 <= head < scenario.heads:
         raise FigureError(f"there is no head {head + 1}: the scenario has {scenario.heads}")
-    h = head if stage.per_head else None
+    h = head if stage.arithmetic.per_head else None
     cols = range(n_cols)
     values = np.asarray(
         attention.values(stage.name, h, range(row, row + 1), cols, keep=False), dtype=np.float64
     )[0]
     masked = np.isnan(values)
-    if stage.columns == KEYS and stage.rows != KEYS and (stage.masks or stage.masked_given):
+    if (
+        stage.arithmetic.columns == KEYS
+        and stage.arithmetic.rows != KEYS
+        and (stage.arithmetic.masks or stage.teaching.masked_given)
+    ):
         masked |= attention.blocked(range(row, row + 1), cols)[0]
-    if stage.empty_rows and attention.empty(range(row, row + 1), keep=False)[0]:
+    if stage.arithmetic.empty_rows and attention.empty(range(row, row + 1), keep=False)[0]:
         masked[:] = True
     rows, labels = stage_labels(attention, stage)
-    decimals = attention.stage_decimals(stage.name, head if stage.per_head else 0)
-    palette = "weights" if stage.palette == "weights" else "diverging"
+    decimals = attention.stage_decimals(stage.name, head if stage.arithmetic.per_head else 0)
+    palette = "weights" if stage.display.palette == "weights" else "diverging"
     shown = np.where(masked, 0.0, values)
     largest = float(np.max(np.abs(shown[np.isfinite(shown)]), initial=0.0)) or 1.0
     shown = np.clip(shown, -largest, largest)  # an overflowed ±∞ is drawn as the longest bar
@@ -76,7 +80,7 @@ def bar_chart(attention: Attention, key: str, row: int, head: int = 0) -> str:
     svg.text(
         12,
         44,
-        f"{scenario.title}: {stage.heading(scenario, attention.options)}",
+        f"{scenario.title}: {stage.display.heading(scenario, attention.options)}",
         size=12,
         longest=200,
     )

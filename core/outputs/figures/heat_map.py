@@ -71,13 +71,15 @@ def find_stage(attention: Attention, key: str) -> Stage:
 def stage_labels(attention: Attention, stage: Stage) -> tuple[list[str], list[str]]:
     """The labels of the stage's rows and columns."""
     scenario = attention.scenario
-    rows = list(scenario.tokens if stage.rows == KEYS else scenario.row_tokens)
-    if stage.columns == KEYS:
+    rows = list(scenario.tokens if stage.arithmetic.rows == KEYS else scenario.row_tokens)
+    if stage.arithmetic.columns == KEYS:
         cols = list(scenario.tokens)
-    elif stage.labels is not None:
-        cols = list(stage.labels(scenario))
+    elif stage.arithmetic.labels is not None:
+        cols = list(stage.arithmetic.labels(scenario))
     else:
-        cols = [f"{stage.columns[:1]}{j + 1}" for j in range(stage.column_count(scenario))]
+        cols = [
+            f"{stage.arithmetic.columns[:1]}{j + 1}" for j in range(stage.column_count(scenario))
+        ]
     return rows, cols
 
 
@@ -90,7 +92,11 @@ def stage_grid(attention: Attention, stage: Stage, h: int | None, factor: int):
     out_rows, out_cols = -(-n_rows // factor), -(-n_cols // factor)
     sums = np.zeros((out_rows, out_cols))
     counts = np.zeros((out_rows, out_cols))
-    masks = stage.columns == KEYS and stage.rows != KEYS and (stage.masks or stage.masked_given)
+    masks = (
+        stage.arithmetic.columns == KEYS
+        and stage.arithmetic.rows != KEYS
+        and (stage.arithmetic.masks or stage.teaching.masked_given)
+    )
     col_starts = np.arange(0, n_cols, factor)
     for first, rows in _row_runs(attention, n_rows, factor):
         values = np.asarray(
@@ -101,7 +107,7 @@ def stage_grid(attention: Attention, stage: Stage, h: int | None, factor: int):
         )  # an overflowed ±∞ is a value (drawn at the scale's end), not masked
         if masks:
             seen &= ~attention.blocked(rows, cols)
-        if stage.empty_rows and stage.rows != KEYS:
+        if stage.arithmetic.empty_rows and stage.arithmetic.rows != KEYS:
             seen &= ~np.asarray(attention.empty(rows, keep=False))[:, None]
         values = np.where(seen, values, 0.0)
         row_starts = np.arange(0, len(rows), factor)
@@ -147,13 +153,13 @@ def heat_map(attention: Attention, key: str, head: int = 0) -> str:
     """The SVG document of stage ``key`` (an ``expect:`` key) of head ``head`` (0-based)."""
     scenario = attention.scenario
     stage = find_stage(attention, key)
-    if stage.json_rows is not None:
+    if stage.reported.json_rows is not None:
         raise FigureError(
             f"{stage.key} is a walk, not a matrix: no heat map of it (try another stage)"
         )
     if not 0 <= head < scenario.heads:
         raise FigureError(f"there is no head {head + 1}: the scenario has {scenario.heads}")
-    h = head if stage.per_head else None
+    h = head if stage.arithmetic.per_head else None
     n_rows, n_cols = stage.row_count(scenario), stage.column_count(scenario)
     factor = max(1, math.ceil(max(n_rows, n_cols) / MAX_CELLS))
     values, masked = stage_grid(attention, stage, h, factor)
@@ -161,15 +167,15 @@ def heat_map(attention: Attention, key: str, head: int = 0) -> str:
     if factor > 1:
         rows = [f"{rows[k]}…" for k in range(0, n_rows, factor)]
         cols = [f"{cols[k]}…" for k in range(0, n_cols, factor)]
-    decimals = attention.stage_decimals(stage.name, head if stage.per_head else 0)
-    palette = stage.palette if stage.palette == "weights" else "diverging"
+    decimals = attention.stage_decimals(stage.name, head if stage.arithmetic.per_head else 0)
+    palette = stage.display.palette if stage.display.palette == "weights" else "diverging"
     shown = values[~masked]
     largest = float(np.max(np.abs(shown[np.isfinite(shown)]), initial=0.0))
-    heads = scenario.heads > 1 and stage.per_head
+    heads = scenario.heads > 1 and stage.arithmetic.per_head
     title = f"{stage.title} ({stage.key})" + (
         f", {head_title(scenario.head_names[head])}" if heads else ""
     )
-    caption = [f"{scenario.title}: {stage.heading(scenario, attention.options)}"]
+    caption = [f"{scenario.title}: {stage.display.heading(scenario, attention.options)}"]
     if factor > 1:
         rows_read = (
             f"of {attention.block} of its rows (a sample) over its {factor} columns"
