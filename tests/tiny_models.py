@@ -97,15 +97,20 @@ def save_family(
     heads: int = 4,
     positions: int = 64,
     seed: int = 0,
+    causal_lm: bool = False,
     **config,
 ) -> Path:
     """A tiny model of ``family`` (a model_type capture knows, other than gpt2 and llama) with a
-    tokenizer of its kind, saved to ``folder``; ``config`` overrides the defaults below."""
+    tokenizer of its kind, saved to ``folder``; ``config`` overrides the defaults below;
+    ``causal_lm``: a decoder with its language-model head (``…ForCausalLM``), which generates."""
     build = _FAMILIES[family]
     tokenizer = build["tokenizer"]()
     settings = build["config"](len(tokenizer), layers, hidden, heads, positions, tokenizer)
     settings.update(config)
-    model = getattr(transformers, build["model"])(getattr(transformers, build["class"])(**settings))
+    name = build["model"]
+    if causal_lm:
+        name = name.removesuffix("Model") + "ForCausalLM"
+    model = getattr(transformers, name)(getattr(transformers, build["class"])(**settings))
     _spread_out(model, seed)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
