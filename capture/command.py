@@ -311,7 +311,7 @@ def _capture(args: argparse.Namespace) -> int:
     if captured.kv_heads < captured.heads:
         heads += f" sharing {captured.kv_heads} key/value heads"
     if every:
-        from attn_tui.capture.write_index import index_yaml
+        from attn_tui.capture.write_index import index_yaml, layer_kind
 
         title = (
             f"{source.label} · all {depth} "
@@ -326,7 +326,13 @@ def _capture(args: argparse.Namespace) -> int:
             + f", captured in one forward pass; each layer's scenario reproduces the "
             f"model's own weights within {max(c.weights for c in checks):.1e}."
         )
-        text = index_yaml(title, description, list(zip(numbers, yaml_paths)), captured.heads)
+        text = index_yaml(
+            title,
+            description,
+            list(zip(numbers, yaml_paths)),
+            captured.heads,
+            [layer_kind(layer) for layer in written],
+        )
         write_text(index_path, text)
         worst = max(check.weights for check in checks)
         print(

@@ -57,6 +57,7 @@ def with_rope(captured: CapturedLayer, recorded: Recorded, config, rotary_emb) -
     Q_rotated = rotate_half_pairs(captured.Q, cos, sin)
     K_rotated = rotate_half_pairs(captured.K, cos, sin)
     R = cos.shape[-1]
+    captured.position = "rope"
     base, unusual = plain_rope_base(config, rotary_emb)
     if base is not None and not _angles_are(cos, sin, base, R):
         base, unusual = None, "RoPE whose angles are not position · base^(−2j/R)"
