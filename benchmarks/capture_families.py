@@ -49,6 +49,7 @@ FAMILIES = (
     "gemma3_text",
     "olmo2",
     "smollm3",
+    "deepseek_v3",
     "gpt_neox",
     "bloom",
     "bert",

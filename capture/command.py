@@ -335,10 +335,16 @@ def _capture(args: argparse.Namespace) -> int:
         )
         write_text(index_path, text)
         worst = max(check.weights for check in checks)
+        chosen = ""
+        if generated is not None:
+            chosen = (
+                f" ({len(generated.ids)} of them chosen by the model; every row it computed "
+                f"while generating is within {max(c.cache for c in checks):.1e})"
+            )
         print(
             f"Wrote {visible(index_path)} and {depth} scenarios beside it "
             f"({visible(os.path.basename(yaml_paths[0]))} … "
-            f"{visible(os.path.basename(yaml_paths[-1]))}): {name}, {captured.T} tokens, "
+            f"{visible(os.path.basename(yaml_paths[-1]))}): {name}, {captured.T} tokens{chosen}, "
             f"{heads} a layer, d_k = {captured.d_k}; every layer's weights match the model's "
             f"within {worst:.1e}. Open the model view: attn-tui "
             f"{shlex.quote(visible(index_path))}"

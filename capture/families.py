@@ -52,6 +52,7 @@ FAMILIES: dict[str, Family] = {
     "gemma3_text": _family("gemma3"),
     "olmo2": _family("olmo2"),
     "smollm3": _family("smollm3"),
+    "deepseek_v3": _family("deepseek_v3"),
     "gpt_neox": _family("gpt_neox"),
     "bloom": _family("bloom"),
     "bert": _family("bert", ENCODER),

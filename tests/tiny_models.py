@@ -109,7 +109,7 @@ def save_family(
     settings.update(config)
     name = build["model"]
     if causal_lm:
-        name = name.removesuffix("Model") + "ForCausalLM"
+        name = build.get("causal_lm", name.removesuffix("Model") + "ForCausalLM")
     model = getattr(transformers, name)(getattr(transformers, build["class"])(**settings))
     _spread_out(model, seed, gains=build.get("gains"))
     model.save_pretrained(folder)
@@ -205,6 +205,7 @@ _FAMILIES = {
         "tokenizer": _SENTENCEPIECE,
         "class": "Gemma3TextConfig",
         "model": "Gemma3TextModel",
+        "causal_lm": "Gemma3ForCausalLM",
         # a sliding (local) layer, then a full (global) one, each with its own RoPE base
         "config": lambda *a: dict(
             _decoder(*a),
@@ -233,6 +234,28 @@ _FAMILIES = {
         "model": "SmolLM3Model",
         # layer 0 turns Q and K by RoPE, layer 1 has no position at all (NoPE)
         "config": lambda *a: dict(_decoder(*a), no_rope_layers=[1, 0]),
+    },
+    "deepseek_v3": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "DeepseekV3Config",
+        "model": "DeepseekV3Model",
+        # multi-head latent attention, small: a low-rank query path, a latent of 16, a shared
+        # k_rope of 4, d_v ≠ d_k; one dense layer, then one of 4 experts
+        "config": lambda *a: dict(
+            _decoder(*a, kv_heads=a[3]),
+            q_lora_rank=24,
+            kv_lora_rank=16,
+            qk_rope_head_dim=4,
+            qk_nope_head_dim=8,
+            v_head_dim=6,
+            moe_intermediate_size=16,
+            n_routed_experts=4,
+            num_experts_per_tok=2,
+            n_group=1,
+            topk_group=1,
+            first_k_dense_replace=1,
+        ),
+        "gains": 0.5,
     },
     "gpt_neox": {
         "tokenizer": _SENTENCEPIECE,

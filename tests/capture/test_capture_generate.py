@@ -47,6 +47,11 @@ def folders(tmp_path_factory):
         "gpt2": save_gpt2(root / "gpt2", positions=32),
         # a sliding window of 3, shorter than the text: the cache's rows hold fewer keys
         "mistral": save_family("mistral", root / "mistral", causal_lm=True, sliding_window=3),
+        # QK-norm and a sliding first layer; multi-head latent attention, its cache the latents
+        "gemma3_text": save_family("gemma3_text", root / "gemma3", causal_lm=True),
+        "deepseek_v3": save_family(
+            "deepseek_v3", root / "deepseek", causal_lm=True, seed=1
+        ),  # (seed 0 ends its text after 3 tokens)
         "mistral-base": save_family("mistral", root / "mistral-base"),
         "bert": save_family("bert", root / "bert"),
     }
@@ -107,9 +112,10 @@ def capture(folder: Path, out: Path, *extra: str) -> int:
     )
 
 
-@pytest.mark.parametrize("family", ["llama", "gpt2", "mistral"])
+@pytest.mark.parametrize("family", ["llama", "gpt2", "mistral", "gemma3_text", "deepseek_v3"])
 def test_the_generated_tokens_probabilities_and_rows_are_the_models_own(family, folders, tmp_path):
-    folder, layer = folders[family], 1
+    folder = folders[family]
+    layer = 0 if family == "gemma3_text" else 1  # (Gemma 3's sliding layer)
     out = tmp_path / "generated.yaml"
     assert capture(folder, out, "--layer", str(layer)) == 0
     scenario, arrays = read_scenario(out)
@@ -141,8 +147,8 @@ def test_the_generated_tokens_probabilities_and_rows_are_the_models_own(family, 
         assert np.abs(weights[:, row, row + 1 :]).max() == 0  # nothing after the token
     first_rows = cache_rows[0]
     assert np.abs(weights[:, len(prompt) - 1, : len(prompt)] - first_rows).max() < TOLERANCE
-    if family == "mistral":
-        assert scenario["window"] == 3 and cache_rows[-1].shape[-1] < len(sequence) - 1
+    if family in ("mistral", "gemma3_text"):
+        assert scenario["window"] == 3
 
 
 def test_every_layer_of_a_generation_and_its_index(folders, tmp_path):
@@ -209,3 +215,16 @@ def test_what_cannot_generate_is_one_line(folders, tmp_path, capsys):
         "context of 32 tokens"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_model_that_ends_its_text_early_gives_the_tokens_it_chose(tmp_path):
+    """This tiny DeepSeek-V3 (seed 0) chooses its end-of-text token third: the scenario holds
+    the three tokens, as model.generate returns them, the last one </s>."""
+    folder = save_family("deepseek_v3", tmp_path / "deepseek", causal_lm=True, seed=0)
+    out = tmp_path / "early.yaml"
+    assert capture(folder, out, "--layer", "0") == 0
+    scenario, _ = read_scenario(out)
+    _, prompt, sequence, _, _, _ = the_models_own(folder, 0)
+    assert len(sequence) == len(prompt) + 3
+    assert len(scenario["tokens"]) == len(sequence) and scenario["tokens"][-1] == "</s>"
+    assert len(scenario["generated"]["p"]) == 3
