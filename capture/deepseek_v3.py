@@ -1,9 +1,10 @@
 """DeepSeek-V3: multi-head latent attention (MLA).
 
 Keys and values come from one small latent per token: ``kv_a_proj_with_mqa`` projects x to
-c_kv (``kv_lora_rank`` numbers, then RMSNorm ``kv_a_layernorm``) and one k_rope (``qk_rope_head_dim``
-numbers) that every head shares; ``kv_b_proj`` lifts c_kv to each head's k_nope and v. A query
-is [q_nope; q_rope], from ``q_proj`` or the low-rank path ``q_b_proj(q_a_layernorm(q_a_proj(x)))``.
+c_kv (``kv_lora_rank`` numbers, then RMSNorm ``kv_a_layernorm``) and one k_rope
+(``qk_rope_head_dim`` numbers) that every head shares; ``kv_b_proj`` lifts c_kv to each head's
+k_nope and v. A query is [q_nope; q_rope], from ``q_proj`` or the low-rank path
+``q_b_proj(q_a_layernorm(q_a_proj(x)))``.
 RoPE turns q_rope and k_rope only, in interleaved pairs (``rope_interleave``) or rotate-half
 pairs; a head's key is [k_nope; turned k_rope]; the scores are multiplied by the module's own
 ``scaling`` (1/√(qk_nope + qk_rope), times yarn's mscale² when the config asks), and v has a
