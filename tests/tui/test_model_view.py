@@ -4,8 +4,6 @@ the debugger, Esc comes back, s colours by a pattern score."""
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 
@@ -392,28 +390,3 @@ async def test_the_first_frame_does_not_wait_for_the_layers_files_and_q_still_qu
             assert app.return_code == 0  # q heard while the files are still being read
     finally:
         release.set()
-
-
-async def test_each_layer_is_labelled_with_its_kind_when_the_index_gives_it(tmp_path):
-    path = two_layer_index(tmp_path)
-    path.write_text(
-        path.read_text(encoding="utf-8")
-        .replace(
-            "scenario: tiny_gpt2_l1.yaml}",
-            "scenario: tiny_gpt2_l1.yaml, kind: {attention: sliding, window: 3, position: rope, "
-            "rope_base: 10000}}",
-        )
-        .replace(
-            'scenario: "second.yaml"}',
-            'scenario: "second.yaml", kind: {attention: full, position: nope}}',
-        ),
-        encoding="utf-8",
-    )
-    app = AttnApp(index=read_index(str(path)), remember=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        lines = screen_text(app).splitlines()
-        label = [re.split("[┃│┏┗╭╰]", line, maxsplit=1)[0].strip() for line in lines]
-        first, second = label.index("layer 0"), label.index("layer 1")
-        assert label[first + 1 : first + 3] == ["sliding 3", "RoPE 10000"]
-        assert label[second + 1 : second + 3] == ["full", "NoPE"]
