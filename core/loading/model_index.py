@@ -241,11 +241,9 @@ def _kind(entry) -> LayerKind:
         raise located(entry.key, "kind needs attention: (full, sliding or chunked)")
     attention = _one_of(found["attention"].value, "attention", ATTENTION_KINDS)
     needs = {"sliding": "window", "chunked": "chunk"}.get(attention)
-    for key in ("window", "chunk"):
+    for key, kind in (("window", "sliding"), ("chunk", "chunked")):
         if key in found and key != needs:
-            raise located(
-                found[key].key, f"{key}: goes with attention: {_SPAN_OF[key]}, not {attention}"
-            )
+            raise located(found[key].key, f"{key}: goes with attention: {kind}, not {attention}")
     if needs is not None and needs not in found:
         raise located(found["attention"].value, f"attention: {attention} needs its {needs}:")
     span = None if needs is None else whole_number(found[needs].value, needs, 1, 10**9)
@@ -264,9 +262,6 @@ def _kind(entry) -> LayerKind:
                 found["rope_base"].value, f"rope_base must be positive, not {rope_base:g}"
             )
     return LayerKind(attention, span, position, rope_base)
-
-
-_SPAN_OF = {"window": "sliding", "chunk": "chunked"}
 
 
 def _one_of(node, what: str, choices: tuple[str, ...]) -> str:
@@ -375,6 +370,8 @@ def to_json(index: ModelIndex) -> dict:
     layers = []
     for entry in index.layers:
         listed = {"layer": entry.layer, "scenario": entry.name}
+        if entry.kind is not None:
+            listed["kind"] = entry.kind.as_json()
         try:
             checked = check_layer(entry)
         except ScenarioError as error:

@@ -14,7 +14,7 @@ import pytest
 
 from attn_tui.core import ScenarioError, load
 from attn_tui.core.engine.attention import Attention
-from attn_tui.core.loading.model_index import loads_index, read_index
+from attn_tui.core.loading.model_index import loads_index, read_index, to_json
 from attn_tui.core.teaching.patterns import PATTERNS, pattern_scores
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT
@@ -354,11 +354,13 @@ def index_with_kind(folder: Path, kind: str) -> str:
     ],
 )
 def test_a_layers_kind_is_read_as_written(tmp_path, kind, lines, as_json):
-    found = read_index(index_with_kind(tmp_path, kind)).layers[0].kind
+    index = read_index(index_with_kind(tmp_path, kind))
+    found = index.layers[0].kind
     assert found.lines() == lines
     assert found.describe() == " · ".join(lines)
     if as_json is not None:
         assert found.as_json() == as_json
+        assert to_json(index)["layers"][0]["kind"] == as_json  # attn-tui --json INDEX
 
 
 def test_an_index_without_kinds_has_none(tmp_path):
