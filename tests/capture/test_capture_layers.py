@@ -247,3 +247,8 @@ def test_the_index_records_each_layers_kind_as_the_config_makes_it(
         attention, span, position, base = expected[int(line.split()[0])]
         words = f"{attention}{'' if span is None else f' {span}'} · {shown[position]}"
         assert line.endswith(words + ("" if base is None else f" {base:g}"))
+    assert main(["heads", str(index_path), "--json"]) == 0
+    for head in json.loads(capsys.readouterr().out)["heads"]:
+        attention, span, position, base = expected[head["layer"]]
+        assert head["kind"]["attention"] == attention and head["kind"]["position"] == position
+        assert head["kind"].get("window") == span and head["kind"].get("rope_base") == base
