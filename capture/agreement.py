@@ -30,10 +30,18 @@ class Agreement:
     output: float  # attention output (before the residual), relative to its size
     weights_exact_angles: float | None = None  # with exact RoPE angles, as the scenario has them
     mask_cells: int = 0  # cells where the declared mask and the model's own differ
+    # generated tokens: the rows the model computed with its KV cache, step by step, against
+    # the same rows of the one pass over the whole text the scenario holds
+    cache: float | None = None
 
     @property
     def ok(self) -> bool:
-        return self.weights <= TOLERANCE and self.output <= TOLERANCE and self.mask_cells == 0
+        return (
+            self.weights <= TOLERANCE
+            and self.output <= TOLERANCE
+            and self.mask_cells == 0
+            and (self.cache is None or self.cache <= TOLERANCE)
+        )
 
     def describe(self) -> str:
         """One sentence for the YAML's header and the command's report."""
@@ -46,6 +54,11 @@ class Agreement:
             text += (
                 f"; with RoPE's exact angles (the model rounds them to float32) the weights "
                 f"are within {self.weights_exact_angles:.1e}"
+            )
+        if self.cache is not None:
+            text += (
+                f"; each row the model computed while generating, with its KV cache, is "
+                f"within {self.cache:.1e} of the same row here"
             )
         return text
 

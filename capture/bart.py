@@ -55,5 +55,6 @@ def layer(model, number: int, recorded, run: Run):
         causal=run.part == "decoder",
         padding=run.padding if run.part != "decoder" else None,
         cross=run.part == "cross",
+        position="sinusoidal" if model.config.model_type == "marian" else "learned",
         inputs=f"Q, K and V are {where}.",
     )

@@ -44,6 +44,7 @@ def layer(model, number: int, recorded, run: Run):
         mask=projections.given_mask(recorded),
         causal=False,
         padding=run.padding,
+        position="learned",
         inputs=(
             "Q, K and V are the layer's own projections query, key and value (biases "
             "included) of its input: token, position and segment embeddings after "

@@ -45,6 +45,7 @@ def layer(model, number: int, recorded, run: Run):
         divisor=1.0 / attention.inv_norm_factor,
         mask=projections.given_mask(recorded),
         alibi=True,
+        position="alibi",
         inputs=(
             "Q, K and V are the layer's own fused projection query_key_value (biases "
             "included) of its input, the residual stream after LayerNorm, each head's "

@@ -49,6 +49,10 @@ class CapturedLayer:
     cross: bool = False  # the queries come from another sequence than the keys (T_q ≠ T_k)
     # which keys the model's own mask let each query see (T_q × T_k), where the model gave one
     model_visible: np.ndarray | None = None
+    # how position reaches this layer's attention, as the index records it: "rope", "nope" (no
+    # position at all), "learned" or "sinusoidal" (added to the embeddings before layer 0),
+    # "alibi", "relative" (a bias on the scores); None: not said
+    position: str | None = None
     notes: list[str] = field(default_factory=list)  # sentences for the description
     inputs: str = ""  # one sentence: where Q, K and V come from in this model
 

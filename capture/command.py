@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from attn_tui.capture import demo_model
 from attn_tui.capture.errors import CaptureError
+from attn_tui.capture.families import DECODER
 from attn_tui.capture.model_loading import (
     INSTALL,
     import_models_extra,
@@ -28,6 +29,7 @@ from attn_tui.core.text import quoted, visible
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
 ALL = "all"
+MAX_GENERATED = 1024  # tokens --generate chooses at most: a screenful of steps many times over
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,6 +90,16 @@ def build_parser() -> argparse.ArgumentParser:
         "padding hidden by the attention mask (the Padding rule)",
     )
     parser.add_argument(
+        "--generate",
+        type=int,
+        metavar="N",
+        help="a decoder: choose N more tokens after the text, greedily, as "
+        "model.generate(do_sample=False) does (with its KV cache), and capture the "
+        "layer over the text and those tokens: the scenario keeps which tokens the model "
+        "chose and the probability it gave each (generated:), stepped through by the "
+        "app's decode view",
+    )
+    parser.add_argument(
         "-o",
         "--output",
         metavar="FILE.yaml",
@@ -128,6 +140,8 @@ def _capture(args: argparse.Namespace) -> int:
     target = None if args.target_text is None else check_text(args.target_text, "--target-text")
     if args.pad_to is not None and args.pad_to < 1:
         raise CaptureError(f"--pad-to {args.pad_to}: give a number of tokens, 1 or more")
+    if args.generate is not None and not 1 <= args.generate <= MAX_GENERATED:
+        raise CaptureError(f"--generate {args.generate}: give from 1 to {MAX_GENERATED} tokens")
     every = args.layer == ALL
     layer = None if every else args.layer  # (None: every layer, and an index of them)
     if args.output is not None:  # before the seconds PyTorch takes to import
@@ -142,7 +156,7 @@ def _capture(args: argparse.Namespace) -> int:
     torch, transformers = import_models_extra()
     quiet_transformers(transformers)
 
-    from attn_tui.capture.agreement import agreement
+    from attn_tui.capture.agreement import TOLERANCE, agreement
     from attn_tui.capture.model_run import forward, prepare
     from attn_tui.capture.model_source import locate
     from attn_tui.capture.projections import Run
@@ -202,31 +216,52 @@ def _capture(args: argparse.Namespace) -> int:
         **source.kwargs,
     )
     prepared = prepare(tokenizer, config, known.kind, part, texts, target, args.pad_to)
+    if args.generate is not None and known.kind != DECODER:
+        raise CaptureError(
+            f"--generate: {name} is {_kind_phrase(known.kind)}; only a decoder (gpt2, "
+            "llama, …) generates its text token by token"
+        )
     context = getattr(config, "max_position_embeddings", None) or getattr(
         config, "n_positions", None
     )
     for ids, what in ((prepared.ids, "text"), (prepared.target_ids, "target text")):
         if ids is not None and not ids:
             raise CaptureError(f"the {what} gives no tokens")
-        if ids is not None and context is not None and len(ids) > context:
+        more = args.generate if what == "text" and args.generate else 0
+        if ids is not None and context is not None and len(ids) + more > context:
+            and_more = f" with the {more} to generate" if more else ""
             raise CaptureError(
-                f"the {what} is {len(ids)} tokens long, longer than {name}'s "
+                f"the {what} is {len(ids)} tokens long{and_more}, longer than {name}'s "
                 f"context of {context} tokens"
             )
-    model = load_pretrained(
+    loader = transformers.AutoModel
+    if args.generate is not None:
+        loader = transformers.AutoModelForCausalLM
+    loaded = load_pretrained(
         f"cannot load the model {name}",
-        transformers.AutoModel,
+        loader,
         source.location,
         attn_implementation="eager",
         dtype=torch.float32,
+        output_loading_info=True,
         **source.kwargs,
     )
+    model, generated = loaded[0], None
+    if args.generate is not None:
+        from attn_tui.capture.generation import generate_from
+
+        generated = generate_from(loaded, name, prepared.ids, args.generate, family, numbers)
+        model = loaded[0].base_model
+        prepared = replace(prepared, ids=prepared.ids + generated.ids)
     sites = family.sites(model, part)
     run = Run(part=part, padding=prepared.padding)
     recorded = run_to_sites(forward(model, known.kind, part, prepared), [sites[n] for n in numbers])
     checks = []
     for number, record in zip(numbers, recorded):  # all checked before anything is written
-        check = agreement(family.layer(model, number, record, run))
+        captured = family.layer(model, number, record, run)
+        check = agreement(captured)
+        if generated is not None:
+            check = generated.checked(check, captured, number)
         if not check.ok:
             at = f" at layer {number}" if every else ""
             mask = (
@@ -234,6 +269,8 @@ def _capture(args: argparse.Namespace) -> int:
                 if check.mask_cells
                 else ""
             )
+            if check.cache is not None and check.cache > TOLERANCE:
+                mask += f", and the KV cache's rows from the whole text's by {check.cache:.2g}"
             print(
                 f"attn-tui capture: the captured arrays do not reproduce {name}'s attention"
                 f"{at} (weights differ by up to {check.weights:.2g}, output by "
@@ -251,6 +288,7 @@ def _capture(args: argparse.Namespace) -> int:
         tokens=[],
         part=shown_part,
         target=target,
+        generation=None if generated is None else generated.about(),
     )
     source_tokens = shown_tokens(tokenizer, prepared.ids)
     target_tokens = (
@@ -273,7 +311,7 @@ def _capture(args: argparse.Namespace) -> int:
     if captured.kv_heads < captured.heads:
         heads += f" sharing {captured.kv_heads} key/value heads"
     if every:
-        from attn_tui.capture.write_index import index_yaml
+        from attn_tui.capture.write_index import index_yaml, layer_kind
 
         title = (
             f"{source.label} · all {depth} "
@@ -288,13 +326,25 @@ def _capture(args: argparse.Namespace) -> int:
             + f", captured in one forward pass; each layer's scenario reproduces the "
             f"model's own weights within {max(c.weights for c in checks):.1e}."
         )
-        text = index_yaml(title, description, list(zip(numbers, yaml_paths)), captured.heads)
+        text = index_yaml(
+            title,
+            description,
+            list(zip(numbers, yaml_paths)),
+            captured.heads,
+            [layer_kind(layer) for layer in written],
+        )
         write_text(index_path, text)
         worst = max(check.weights for check in checks)
+        chosen = ""
+        if generated is not None:
+            chosen = (
+                f" ({len(generated.ids)} of them chosen by the model; every row it computed "
+                f"while generating is within {max(c.cache for c in checks):.1e})"
+            )
         print(
             f"Wrote {visible(index_path)} and {depth} scenarios beside it "
             f"({visible(os.path.basename(yaml_paths[0]))} … "
-            f"{visible(os.path.basename(yaml_paths[-1]))}): {name}, {captured.T} tokens, "
+            f"{visible(os.path.basename(yaml_paths[-1]))}): {name}, {captured.T} tokens{chosen}, "
             f"{heads} a layer, d_k = {captured.d_k}; every layer's weights match the model's "
             f"within {worst:.1e}. Open the model view: attn-tui "
             f"{shlex.quote(visible(index_path))}"

@@ -35,6 +35,7 @@ def layer(model, number: int, recorded, run: Run):
         mask=projections.given_mask(recorded),
         causal=False,
         padding=run.padding,
+        position="sinusoidal" if model.config.sinusoidal_pos_embds else "learned",
         inputs=(
             "Q, K and V are the layer's own projections q_lin, k_lin and v_lin (biases "
             "included) of its input: token and position embeddings after LayerNorm for "

@@ -48,6 +48,7 @@ def layer(model: torch.nn.Module, number: int, recorded: Recorded, run: Run) -> 
         model_weights=weights_of(recorded),
         model_output=as_numpy(recorded.attention_output),
         model_visible=visible_from_mask(given_mask(recorded)),
+        position="learned",
         inputs=(
             "Q, K and V are the layer's own fused projection c_attn (biases included) of its "
             "input, the residual stream after LayerNorm ln_1; learned position embeddings "

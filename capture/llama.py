@@ -52,8 +52,12 @@ def decoder_layer(
     window: int | None = None,
     softcap: float | None = None,
     inputs: str = INPUTS,
+    rope: bool = True,
+    layer_type: str | None = None,
 ) -> CapturedLayer:
-    """A RoPE decoder's layer ``number``: Q, K, V from q_proj, k_proj, v_proj unless given."""
+    """A RoPE decoder's layer ``number``: Q, K, V from q_proj, k_proj, v_proj unless given;
+    ``rope`` False for a layer the model leaves unrotated (NoPE); ``layer_type``, the config's
+    name of the layer's type where the RoPE parameters differ by type (Gemma 3's two bases)."""
     attention = model.layers[number].self_attn
     if Q is None:
         Q, K, V = projections.separate(recorded, attention.head_dim)
@@ -70,7 +74,15 @@ def decoder_layer(
         window=window,
         softcap=softcap,
     )
-    with_rope(captured, recorded, model.config, model.rotary_emb)
+    if rope:
+        with_rope(captured, recorded, model.config, model.rotary_emb, layer_type)
+    else:
+        captured.position = "nope"
+        captured.notes.append(
+            "This layer has no position information at all (NoPE): the model leaves its "
+            "rotary embedding out here, so Q and K are the projections themselves and a "
+            "token tells the others apart only by what earlier layers wrote into them."
+        )
     grouped_note(captured)
     if window is not None:
         captured.notes.append(

@@ -28,25 +28,36 @@ def rotate_half_pairs(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.nda
     return np.concatenate([turning * cos + turned * sin, passing], axis=-1)
 
 
-def plain_rope_base(config, rotary_emb) -> tuple[float | None, str]:
+def plain_rope_base(config, rotary_emb, layer_type: str | None = None) -> tuple[float | None, str]:
     """RoPE's base when the model's rotary embedding is the plain one that ``rope: {base}``
-    describes; otherwise None and what it is instead."""
+    describes; otherwise None and what it is instead. ``layer_type``: the parameters of that
+    type of layer, where the config gives them by type (Gemma 3's local and global bases)."""
     parameters = getattr(config, "rope_parameters", None) or {}
     scaling = getattr(config, "rope_scaling", None) or {}  # transformers 4's spelling
+    attention_scaling = getattr(rotary_emb, "attention_scaling", 1.0)
+    if layer_type is not None and isinstance(parameters.get(layer_type), dict):
+        parameters = parameters[layer_type]
+        attention_scaling = getattr(rotary_emb, f"{layer_type}_attention_scaling", 1.0)
     kind = (
         parameters.get("rope_type") or scaling.get("rope_type") or scaling.get("type") or "default"
     )
     base = parameters.get("rope_theta", getattr(config, "rope_theta", None))
     if kind != "default":
         return None, f"scaled RoPE (rope_type {kind!r})"
-    if getattr(rotary_emb, "attention_scaling", 1.0) != 1.0:
-        return None, f"RoPE with its cos and sin multiplied by {rotary_emb.attention_scaling:g}"
+    if attention_scaling != 1.0:
+        return None, f"RoPE with its cos and sin multiplied by {attention_scaling:g}"
     if base is None:
         return None, "RoPE of unknown base"
     return float(base), ""
 
 
-def with_rope(captured: CapturedLayer, recorded: Recorded, config, rotary_emb) -> CapturedLayer:
+def with_rope(
+    captured: CapturedLayer,
+    recorded: Recorded,
+    config,
+    rotary_emb,
+    layer_type: str | None = None,
+) -> CapturedLayer:
     """``captured`` (Q and K before rotation) with the model's rotation: as ``rope:`` when it is
     plain RoPE whose angles are the model's, else Q and K turned as the model turned them."""
     if "position_embeddings" not in recorded.attention_inputs:
@@ -57,7 +68,8 @@ def with_rope(captured: CapturedLayer, recorded: Recorded, config, rotary_emb) -
     Q_rotated = rotate_half_pairs(captured.Q, cos, sin)
     K_rotated = rotate_half_pairs(captured.K, cos, sin)
     R = cos.shape[-1]
-    base, unusual = plain_rope_base(config, rotary_emb)
+    captured.position = "rope"
+    base, unusual = plain_rope_base(config, rotary_emb, layer_type)
     if base is not None and not _angles_are(cos, sin, base, R):
         base, unusual = None, "RoPE whose angles are not position · base^(−2j/R)"
     if base is not None:

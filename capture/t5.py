@@ -53,6 +53,7 @@ def layer(model, number: int, recorded, run: Run):
         padding=run.padding if run.part != "decoder" else None,
         cross=run.part == "cross",
         bias=bias if np.any(bias) else None,
+        position="relative" if np.any(bias) else None,
         inputs=_inputs(run.part),
     )
     captured.notes.append(

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from attn_tui.core.text import visible
+
 SPACE = "\u2423"  # ␣
 SENTENCEPIECE_SPACE = "\u2581"  # ▁
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
@@ -87,7 +89,14 @@ def shown(piece: str, spelling: Spelling, *, literal: bool = False) -> str:
         data = bytes([int(match.group(1), 16)]) if match else text.encode("utf-8", "surrogatepass")
     text = data.decode("utf-8", errors="surrogateescape")
     text = _UNDECODED_BYTE.sub(lambda undecoded: f"<0x{ord(undecoded.group()) - 0xDC00:02X}>", text)
-    return text.replace(" ", SPACE)
+    text = text.replace(" ", SPACE)
+    if not text.strip():  # a scenario reads a label of only a line feed, a tab, … as empty:
+        # the control characters as the views show them (␊, ␉), any other space as its code
+        text = "".join(
+            f"<U+{ord(character):04X}>" if character.isspace() else character
+            for character in visible(text)
+        )
+    return text
 
 
 @cache

@@ -39,6 +39,8 @@ class About:
     query_tokens: list[str] | None = None  # cross-attention: the queries' (the target's)
     part: str | None = None  # an encoder-decoder's part: "encoder", "decoder" or "cross"
     target: str | None = None  # an encoder-decoder's target text (--target-text)
+    # --generate: the prompt's number of tokens, and the probability of each token chosen after it
+    generation: tuple[int, tuple[float, ...]] | None = None
 
 
 def scenario_yaml(
@@ -158,6 +160,20 @@ def scenario_yaml(
                 f"dims: {captured.rope_dims}}}",
             ]
     lines += [_focus_line(captured, about)]
+    if about.generation is not None:
+        prompt, chances = about.generation
+        lines += [
+            f"# generated: the model chose every token from token {prompt + 1} on itself, one "
+            "at a time,",
+            "# greedily (model.generate with do_sample=False); p: the probability it gave each",
+            "generated:",
+            _keyed(f"  prompt: {prompt}", f"tokens 1 to {prompt} are the prompt"),
+            "  p:",
+        ]
+        lines += [
+            _keyed(f"    - {yaml_number(chance)}", f"token {prompt + step}")
+            for step, chance in enumerate(chances, 1)
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -260,6 +276,13 @@ def _description(captured: CapturedLayer, about: About) -> str:
             f"on the target text {_quoted_text(about.target or '')} ({captured.T} tokens with "
             f"the decoder's start token), written from the source text "
             f"{_quoted_text(about.text)}"
+        )
+    elif about.generation is not None:
+        prompt, chances = about.generation
+        run = (
+            f"on the prompt {_quoted_text(about.text)} ({prompt} tokens) and the {len(chances)} "
+            f"token{'s' if len(chances) > 1 else ''} the model then chose itself, one at a "
+            "time, greedily (the decode view steps through them)"
         )
     else:
         run = f"on the text {_quoted_text(about.text)} ({captured.T} tokens)"

@@ -97,16 +97,21 @@ def save_family(
     heads: int = 4,
     positions: int = 64,
     seed: int = 0,
+    causal_lm: bool = False,
     **config,
 ) -> Path:
     """A tiny model of ``family`` (a model_type capture knows, other than gpt2 and llama) with a
-    tokenizer of its kind, saved to ``folder``; ``config`` overrides the defaults below."""
+    tokenizer of its kind, saved to ``folder``; ``config`` overrides the defaults below;
+    ``causal_lm``: a decoder with its language-model head (``…ForCausalLM``), which generates."""
     build = _FAMILIES[family]
     tokenizer = build["tokenizer"]()
     settings = build["config"](len(tokenizer), layers, hidden, heads, positions, tokenizer)
     settings.update(config)
-    model = getattr(transformers, build["model"])(getattr(transformers, build["class"])(**settings))
-    _spread_out(model, seed)
+    name = build["model"]
+    if causal_lm:
+        name = build.get("causal_lm", name.removesuffix("Model") + "ForCausalLM")
+    model = getattr(transformers, name)(getattr(transformers, build["class"])(**settings))
+    _spread_out(model, seed, gains=build.get("gains"))
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
@@ -189,6 +194,69 @@ _FAMILIES = {
         "model": "Phi3Model",
         "config": _decoder,
     },
+    "qwen3": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "Qwen3Config",
+        "model": "Qwen3Model",
+        "config": lambda *a: dict(_decoder(*a), head_dim=8),
+        "gains": 0.5,
+    },
+    "gemma3_text": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "Gemma3TextConfig",
+        "model": "Gemma3TextModel",
+        "causal_lm": "Gemma3ForCausalLM",
+        # a sliding (local) layer, then a full (global) one, each with its own RoPE base
+        "config": lambda *a: dict(
+            _decoder(*a),
+            head_dim=12,
+            query_pre_attn_scalar=20,
+            sliding_window=3,
+            layer_types=["sliding_attention", "full_attention"],
+            rope_parameters={
+                "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+                "full_attention": {"rope_type": "default", "rope_theta": 1_000_000.0},
+            },
+        ),
+        "gains": 0.5,
+    },
+    "olmo2": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "Olmo2Config",
+        "model": "Olmo2Model",
+        "config": _decoder,
+        # its norm spreads each vector over every head: larger gains keep the heads uneven
+        "gains": 1.5,
+    },
+    "smollm3": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "SmolLM3Config",
+        "model": "SmolLM3Model",
+        # layer 0 turns Q and K by RoPE, layer 1 has no position at all (NoPE)
+        "config": lambda *a: dict(_decoder(*a), no_rope_layers=[1, 0]),
+    },
+    "deepseek_v3": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "DeepseekV3Config",
+        "model": "DeepseekV3Model",
+        # multi-head latent attention, small: a low-rank query path, a latent of 16, a shared
+        # k_rope of 4, d_v ≠ d_k; one dense layer, then one of 4 experts
+        "config": lambda *a: dict(
+            _decoder(*a, kv_heads=a[3]),
+            q_lora_rank=24,
+            kv_lora_rank=16,
+            qk_rope_head_dim=4,
+            qk_nope_head_dim=8,
+            v_head_dim=6,
+            moe_intermediate_size=16,
+            n_routed_experts=4,
+            num_experts_per_tok=2,
+            n_group=1,
+            topk_group=1,
+            first_k_dense_replace=1,
+        ),
+        "gains": 0.5,
+    },
     "gpt_neox": {
         "tokenizer": _SENTENCEPIECE,
         "class": "GPTNeoXConfig",
@@ -263,13 +331,15 @@ _FAMILIES = {
 }
 
 
-def _spread_out(model: torch.nn.Module, seed: int) -> None:
+def _spread_out(model: torch.nn.Module, seed: int, gains: float | None = None) -> None:
     """Draw the weights afresh, large enough that attention is far from uniform.
 
     At the usual initialisation (std 0.02) a tiny model's scores are all near 0 and every head
     attends almost evenly, which would let a wrong mask, scale or head order pass a test. Drawn
     from ``seed`` in the order of the parameters' names, the weights depend on nothing but the
     names, the shapes and PyTorch's generator, not on how a transformers release initialises.
+    ``gains``: the norms' gains drawn too, around that value, where a norm is part of
+    attention (QK-norm), so that a gain left out would show.
     """
     torch.manual_seed(seed)
     with torch.no_grad():
@@ -278,3 +348,5 @@ def _spread_out(model: torch.nn.Module, seed: int) -> None:
                 parameter.normal_(0.0, 0.2)
             elif name.endswith("bias"):
                 parameter.normal_(0.0, 0.2)
+            elif gains is not None:
+                parameter.normal_(gains, 0.3)

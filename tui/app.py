@@ -144,6 +144,16 @@ class AttnApp(App[int]):
             from attn_tui.tui.screens.model_view import ModelViewScreen
 
             self.push_screen(ModelViewScreen(self.index))
+        elif (
+            self.initial is not None
+            and self.initial.generated is not None
+            and self.classroom is None
+            and self.start is None
+            and not self.present
+        ):  # the tokens a model generated: stepped through first, each row a key away
+            from attn_tui.tui.screens.decode_view import DecodeViewScreen
+
+            self.push_screen(DecodeViewScreen(self.initial))
         elif self.initial is not None:
             from attn_tui.tui.screens.debugger import DebuggerScreen
 

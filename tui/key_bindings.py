@@ -9,7 +9,14 @@ import dataclasses
 
 from textual.binding import Binding
 
-from attn_tui.tui.keys import KEYS, MODEL_VIEW, OTHER_SCREENS, STEP_KEYS, TRAIN_VIEW
+from attn_tui.tui.keys import (
+    DECODE_VIEW,
+    KEYS,
+    MODEL_VIEW,
+    OTHER_SCREENS,
+    STEP_KEYS,
+    TRAIN_VIEW,
+)
 
 GROUPS = {
     "step": Binding.Group("Step", compact=True),
@@ -103,4 +110,13 @@ def model_view_bindings(*actions: str) -> list[Binding]:
         key_binding(key)
         for key in KEYS
         if key.where == MODEL_VIEW and (not actions or key.action in actions)
+    ]
+
+
+def decode_view_bindings(*actions: str) -> list[Binding]:
+    """The bindings of the decode view's keys with these actions (all when none are named)."""
+    return [
+        key_binding(key)
+        for key in KEYS
+        if key.where == DECODE_VIEW and (not actions or key.action in actions)
     ]

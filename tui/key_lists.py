@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from attn_tui.tui.keys import (
     ANYWHERE,
+    DECODE_VIEW,
     EDITOR,
     INPUT,
     KEYS,
@@ -14,7 +15,8 @@ from attn_tui.tui.keys import (
     TRAIN_VIEW,
 )
 
-HELP_ORDER = (ANYWHERE, STAGE, INPUT, EDITOR, TRAIN_VIEW, MODEL_VIEW)  # what works everywhere first
+# what works everywhere first
+HELP_ORDER = (ANYWHERE, STAGE, INPUT, EDITOR, TRAIN_VIEW, MODEL_VIEW, DECODE_VIEW)
 
 
 def help_text() -> list[tuple[str, list[tuple[str, str]]]]:

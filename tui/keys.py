@@ -17,7 +17,8 @@ from attn_tui.core.engine.stages import step_keys, toggled
 STAGE, INPUT, EDITOR, ANYWHERE = "stage view", "input matrix", "a cell being edited", "anywhere"
 MODEL_VIEW = "model view"  # the grid of layers × heads an index opens: its own screen's keys
 TRAIN_VIEW = "train view"  # attention learning its weights (t): its own screen's keys
-OTHER_SCREENS = (MODEL_VIEW, TRAIN_VIEW)  # keys of screens of their own, not the debugger's
+DECODE_VIEW = "decode view"  # the tokens a model generated (generated:): its own screen's keys
+OTHER_SCREENS = (MODEL_VIEW, TRAIN_VIEW, DECODE_VIEW)  # screens of their own, not the debugger's
 
 
 @dataclass(frozen=True)
@@ -316,4 +317,23 @@ KEYS: tuple[Key, ...] = (
         "Keep",
     ),
     Key("escape", "Esc", "back to the debugger, keeping nothing", TRAIN_VIEW, "leave", "Back"),
+    Key("left", "←", "the step before: the token chosen before", DECODE_VIEW, "step(-1)", "Step"),
+    Key("right", "→", "the next step: the next token chosen", DECODE_VIEW, "step(1)", "Step"),
+    Key("h", "h", "the next head", DECODE_VIEW, "next_head", "Head"),
+    Key(
+        "enter",
+        "Enter",
+        "open the row that chose this step's token in the debugger",
+        DECODE_VIEW,
+        "open",
+        "Open",
+    ),
+    Key(
+        "escape",
+        "Esc",
+        "in the debugger opened from the decode view: back to the steps",
+        DECODE_VIEW,
+        "back_to_decode",
+        "Decode view",
+    ),
 )

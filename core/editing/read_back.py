@@ -49,6 +49,7 @@ def _same_layout(a: Scenario, b: Scenario) -> bool:
         "stage_settings",
         "heads_written",
         "lesson",
+        "generated",
     )
     return all(getattr(a, name) == getattr(b, name) for name in fields) and (
         (a.mask is None and b.mask is None)

@@ -140,6 +140,8 @@ def render(scenario: Scenario, target: str | None = None) -> SavePlan:
         )
     out += [setting.yaml(matrix) for name, setting in scenario.stage_settings.items()]
     out.append(f"focus: {scenario.focus + 1}\nprecision: {scenario.precision}\n")
+    if scenario.generated is not None:
+        out.append(scenario.generated.yaml())
     if scenario.variants:
         out.append("variants:\n")
         for variant in scenario.variants:

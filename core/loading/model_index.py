@@ -12,7 +12,16 @@ The format (YAML)::
       - {layer: 1, scenario: "gpt2_layers_l1.yaml", heads: 12}
 
 ``heads`` is optional: the model view lays out its grid from it without reading every layer's
-file first (the file, when read, has the last word).
+file first (the file, when read, has the last word). So is ``kind``, what sort of attention the
+layer is (capture writes it; the model view and ``attn-tui heads`` show it)::
+
+      - {layer: 0, scenario: "l0.yaml", kind: {attention: sliding, window: 512, position: rope,
+         rope_base: 10000}}
+
+``attention`` is ``full``, ``sliding`` (with its ``window``) or ``chunked`` (with its
+``chunk``); ``position`` how position reaches the layer: ``rope`` (with ``rope_base`` when the
+rotation is plain RoPE), ``nope`` (none: a NoPE layer), ``learned`` or ``sinusoidal``
+(embeddings added before layer 0), ``alibi`` or ``relative`` (a bias on the scores).
 
 A scenario is named by its file name alone, in the index's own folder: no folder part, no
 ``..``, so an index someone sent can never make the app read a file elsewhere.
@@ -24,7 +33,14 @@ import os
 from dataclasses import dataclass
 
 from attn_tui.core.errors import ScenarioError
-from attn_tui.core.files.yaml_numbers import kind_of, located, named, scalar_text, whole_number
+from attn_tui.core.files.yaml_numbers import (
+    kind_of,
+    located,
+    named,
+    number,
+    scalar_text,
+    whole_number,
+)
 from attn_tui.core.files.yaml_source import Document, Mapping, Sequence, deref, parse
 from attn_tui.core.limits import MAX_DESCRIPTION_LENGTH, MAX_HEADS
 from attn_tui.core.reading.keys import check_keys, entries
@@ -33,8 +49,51 @@ from attn_tui.core.reading.text import read_text
 VERSION = 1
 MAX_LAYERS = 1024
 KEYS = ("model_index", "title", "description", "layers")
-LAYER_KEYS = ("layer", "scenario", "heads")
+LAYER_KEYS = ("layer", "scenario", "heads", "kind")
+KIND_KEYS = ("attention", "window", "chunk", "position", "rope_base")
+ATTENTION_KINDS = ("full", "sliding", "chunked")
+POSITIONS = {  # as a layer's kind says it, and as the model view and heads show it
+    "rope": "RoPE",
+    "nope": "NoPE",
+    "learned": "learned positions",
+    "sinusoidal": "sinusoidal positions",
+    "alibi": "ALiBi",
+    "relative": "relative bias",
+}
 REQUIRED_LAYER_KEYS = ("layer", "scenario")
+
+
+@dataclass(frozen=True)
+class LayerKind:
+    """What sort of attention a layer is (see the module's docstring)."""
+
+    attention: str  # "full", "sliding" or "chunked"
+    span: int | None = None  # the sliding window's or the chunk's size, in tokens
+    position: str | None = None  # a key of POSITIONS
+    rope_base: float | None = None
+
+    def lines(self) -> tuple[str, ...]:
+        """The kind in short lines, as the model view shows it: ("sliding 512", "RoPE 10000")."""
+        attention = self.attention if self.span is None else f"{self.attention} {self.span}"
+        if self.position is None:
+            return (attention,)
+        position = POSITIONS[self.position]
+        if self.rope_base is not None:
+            position += f" {self.rope_base:g}"
+        return attention, position
+
+    def describe(self) -> str:
+        return " · ".join(self.lines())
+
+    def as_json(self) -> dict:
+        found = {"attention": self.attention}
+        if self.span is not None:
+            found["chunk" if self.attention == "chunked" else "window"] = self.span
+        if self.position is not None:
+            found["position"] = self.position
+        if self.rope_base is not None:
+            found["rope_base"] = self.rope_base
+        return found
 
 
 @dataclass(frozen=True)
@@ -44,6 +103,7 @@ class IndexedLayer:
     path: str  # that file, in the index's folder
     heads: int | None = None  # as the index says (None: not said)
     where: tuple[str, int, int] = ("<index>", 1, 1)  # the index's file, line and column naming it
+    kind: LayerKind | None = None  # as the index says (None: not said)
 
 
 @dataclass(frozen=True)
@@ -138,9 +198,10 @@ def _read(document: Document, path: str) -> ModelIndex:
             whole_number(found["heads"].value, "heads", 1, MAX_HEADS) if "heads" in found else None
         )
         node = deref(found["scenario"].value)
+        kind = _kind(found["kind"]) if "kind" in found else None
         layers.append(
             IndexedLayer(
-                number, name, os.path.join(folder, name), heads, (path, node.line, node.col)
+                number, name, os.path.join(folder, name), heads, (path, node.line, node.col), kind
             )
         )
     return ModelIndex(path, title, description, tuple(layers))
@@ -171,6 +232,43 @@ def placed(read, entry: IndexedLayer):
         path, line, col = entry.where
         first = ScenarioError(error.message, error.line, error.col, error.path or entry.path)
         raise ScenarioError(f"layer {entry.layer}: {first}", line, col, path, error.also) from None
+
+
+def _kind(entry) -> LayerKind:
+    found = entries(entry.value, "a layer's kind")
+    check_keys(found, KIND_KEYS, "a layer's kind")
+    if "attention" not in found:
+        raise located(entry.key, "kind needs attention: (full, sliding or chunked)")
+    attention = _one_of(found["attention"].value, "attention", ATTENTION_KINDS)
+    needs = {"sliding": "window", "chunked": "chunk"}.get(attention)
+    for key, kind in (("window", "sliding"), ("chunk", "chunked")):
+        if key in found and key != needs:
+            raise located(found[key].key, f"{key}: goes with attention: {kind}, not {attention}")
+    if needs is not None and needs not in found:
+        raise located(found["attention"].value, f"attention: {attention} needs its {needs}:")
+    span = None if needs is None else whole_number(found[needs].value, needs, 1, 10**9)
+    position = (
+        _one_of(found["position"].value, "position", tuple(POSITIONS))
+        if "position" in found
+        else None
+    )
+    rope_base = None
+    if "rope_base" in found:
+        if position != "rope":
+            raise located(found["rope_base"].key, "rope_base: goes with position: rope")
+        rope_base = number(found["rope_base"].value, "rope_base")
+        if not rope_base > 0:
+            raise located(
+                found["rope_base"].value, f"rope_base must be positive, not {rope_base:g}"
+            )
+    return LayerKind(attention, span, position, rope_base)
+
+
+def _one_of(node, what: str, choices: tuple[str, ...]) -> str:
+    text = scalar_text(node, what)
+    if text not in choices:
+        raise located(node, f"{what} must be one of {', '.join(choices)}, not {named(text)}")
+    return text
 
 
 def _check_name(name: str, node) -> None:
@@ -272,6 +370,8 @@ def to_json(index: ModelIndex) -> dict:
     layers = []
     for entry in index.layers:
         listed = {"layer": entry.layer, "scenario": entry.name}
+        if entry.kind is not None:
+            listed["kind"] = entry.kind.as_json()
         try:
             checked = check_layer(entry)
         except ScenarioError as error:

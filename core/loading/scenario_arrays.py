@@ -64,6 +64,7 @@ def build(found: dict[str, Any]) -> Scenario:
                 "rope",
                 "stage_settings",
                 "heads_written",
+                "generated",
             )
         },
     )

@@ -38,6 +38,7 @@ from attn_tui.core.model.options import INPUT_SETS, Options
 from attn_tui.core.reading import inputs, labels, masks, rope
 from attn_tui.core.reading import options as option_reader
 from attn_tui.core.reading.files import Files
+from attn_tui.core.reading.generated import generated
 from attn_tui.core.reading.keys import Entry, check_keys, entries
 from attn_tui.core.reading.text import decode, read_text  # noqa: F401 (read from here by the app)
 
@@ -65,6 +66,7 @@ KEYS = (
     "precision",
     "variants",
     *expect.KEYS,
+    "generated",
     "lesson",
 )
 
@@ -274,6 +276,7 @@ def fields(document: Document, path: str) -> dict[str, Any]:
         expect=expect.expectations(files, top, plan),
         expect_tolerance=expect.tolerance(top.get("expect_tolerance")),
         predict=expect.predict(top.get("predict"), plan),
+        generated=generated(top.get("generated"), layout["T"], layout["T_k"]),
         lesson=top.get("lesson"),  # read once the scenario is built: see core.lessons.reader
     )
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from attn_tui.core.files.numpy_files import ArrayRef
 from attn_tui.core.files.yaml_source import Document
+from attn_tui.core.model.generation import Generation
 from attn_tui.core.model.lesson import Lesson
 from attn_tui.core.model.masks import Visibility
 from attn_tui.core.model.options import INPUT_SETS, Expected, Options, RandomSpec, Variant  # noqa: F401 (re-exported)
@@ -60,6 +61,7 @@ class Scenario:
         False  # the file says heads: (then --json is per head, whatever the count)
     )
     lesson: Lesson | None = None  # a teacher's beats (core.model.lesson)
+    generated: Generation | None = None  # the tokens a model chose itself, and how surely
 
     def __post_init__(self) -> None:
         frozen = {}

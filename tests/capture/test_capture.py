@@ -31,6 +31,7 @@ import torch  # noqa: E402
 import yaml  # noqa: E402
 from transformers import AutoModel  # noqa: E402
 
+from attn_tui.core.loading.scenario_file import load  # noqa: E402
 from attn_tui.tui.cli import main  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 from tests.reference import rotate_half, scenario_attention, softmax  # noqa: E402
@@ -265,7 +266,15 @@ HOSTILE = 'He said: "yes" #1 ~ {a: b} ☃ é\tx\x1b[31m\u2028z'
 
 
 def spelled(tokens: list[str]) -> str:
-    """The text the shown tokens spell: ␣ as a space, runs of <0xNN> as the bytes they are."""
+    """The text the shown tokens spell: ␣ as a space, runs of <0xNN> as the bytes they are, and
+    a token of only control characters (which a scenario would read as an empty label) as the
+    characters their pictures U+2400 … U+241F stand for."""
+    tokens = [
+        re.sub("[\u2400-\u241f]", lambda picture: chr(ord(picture.group()) - 0x2400), token)
+        if re.fullmatch("[\u2400-\u241f]+", token)
+        else token
+        for token in tokens
+    ]
     text = "".join(tokens).replace("␣", " ")
     return re.sub(
         r"(?:<0x[0-9A-F]{2}>)+",
@@ -285,6 +294,7 @@ def test_any_text_comes_back_token_by_token(family, request, tmp_path):
         assert tokens[0] == "<s>" and tokens[1].startswith("␣")
         tokens = [tokens[1][1:], *tokens[2:]]
     assert spelled(tokens) == HOSTILE
+    assert load(out).tokens == tuple(scenario["tokens"])  # attn-tui reads every token back
     assert HOSTILE in scenario["description"]
     assert scenario["focus"] == len(scenario["tokens"])
     text = out.read_text(encoding="utf-8")

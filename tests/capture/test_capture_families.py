@@ -135,6 +135,9 @@ def test_encoder_decoders_decoder_and_cross_attention(family, part, models, tmp_
         ),
         ("gpt_neox", {}, 1, {"rope": {"base": 10000.0, "pairs": "half", "dims": 2}}),
         ("bloom", {"heads": 6, "hidden": 48}, 1, {"alibi": True}),
+        # MLA with rotate-half pairs and a full-rank query (the tiny model's defaults are the
+        # interleaved pairs and the low-rank path)
+        ("deepseek_v3", {"rope_interleave": False, "q_lora_rank": None}, 1, {}),
     ],
     ids=[
         "mistral-window",
@@ -145,6 +148,7 @@ def test_encoder_decoders_decoder_and_cross_attention(family, part, models, tmp_
         "phi3-partial-rotary",
         "gpt-neox-rotary-pct",
         "bloom-6-heads",
+        "deepseek-v3-rotate-half-full-rank-query",
     ],
 )
 def test_windows_softcaps_partial_rotary_and_alibi_are_written_and_reproduced(

@@ -186,3 +186,69 @@ def test_the_capture_pages_heads_table_is_the_programs_own(tmp_path, capsys):
     capsys.readouterr()
     assert main(["heads", str(index)]) == 0
     assert capsys.readouterr().out == shown
+
+
+@pytest.mark.parametrize(
+    "family, config",
+    [
+        ("gemma2", {"sliding_window": 3}),
+        ("qwen2", {"use_sliding_window": True, "sliding_window": 3, "max_window_layers": 1}),
+        ("bloom", {}),
+        ("t5", {}),
+        ("gemma3_text", {}),  # a sliding layer (local base), then a full one (global base)
+        ("smollm3", {}),  # a RoPE layer, then a NoPE one
+    ],
+)
+def test_the_index_records_each_layers_kind_as_the_config_makes_it(
+    family, config, tmp_path, capsys
+):
+    """Each layer's kind, from the config written here (layer_types, rope_theta by layer type,
+    no_rope_layers), not from what capture worked out: sliding (and its window) or full; RoPE
+    and its base, NoPE, ALiBi, T5's relative bias. attn-tui heads shows it in its last
+    column."""
+    folder = save_family(family, tmp_path / family, **config)
+    index_path = tmp_path / "x.yaml"
+    argv = ["capture", str(folder), "--text", TEXT, "--layer", "all", "-o", str(index_path)]
+    assert main(argv) == 0
+    model_config = yaml.safe_load((folder / "config.json").read_text(encoding="utf-8"))
+    expected = []
+    for layer in range(2):
+        if family == "bloom":
+            expected.append(("full", None, "alibi", None))
+        elif family == "t5":
+            expected.append(("full", None, "relative", None))
+        elif family == "smollm3" and not model_config["no_rope_layers"][layer]:
+            expected.append(("full", None, "nope", None))
+        else:
+            layer_type = model_config["layer_types"][layer]
+            sliding = layer_type == "sliding_attention"
+            rope = model_config["rope_parameters"]
+            rope = rope.get(layer_type, rope)  # Gemma 3: a base for each type of layer
+            expected.append(
+                (
+                    "sliding" if sliding else "full",
+                    3 if sliding else None,
+                    "rope",
+                    rope["rope_theta"],
+                )
+            )
+    kinds = [entry.kind for entry in read_index(str(index_path)).layers]
+    assert [(k.attention, k.span, k.position, k.rope_base) for k in kinds] == expected
+    if family in ("gemma2", "qwen2", "gemma3_text"):
+        assert len({kind.attention for kind in kinds}) == 2
+    if family in ("gemma3_text", "smollm3"):
+        assert len({(kind.position, kind.rope_base) for kind in kinds}) == 2
+    capsys.readouterr()
+    assert main(["heads", str(index_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("  kind")
+    shown = {"alibi": "ALiBi", "relative": "relative bias", "rope": "RoPE", "nope": "NoPE"}
+    for line in lines[1:]:
+        attention, span, position, base = expected[int(line.split()[0])]
+        words = f"{attention}{'' if span is None else f' {span}'} · {shown[position]}"
+        assert line.endswith(words + ("" if base is None else f" {base:g}"))
+    assert main(["heads", str(index_path), "--json"]) == 0
+    for head in json.loads(capsys.readouterr().out)["heads"]:
+        attention, span, position, base = expected[head["layer"]]
+        assert head["kind"]["attention"] == attention and head["kind"]["position"] == position
+        assert head["kind"].get("window") == span and head["kind"].get("rope_base") == base

@@ -14,7 +14,7 @@ import pytest
 
 from attn_tui.core import ScenarioError, load
 from attn_tui.core.engine.attention import Attention
-from attn_tui.core.loading.model_index import loads_index, read_index
+from attn_tui.core.loading.model_index import loads_index, read_index, to_json
 from attn_tui.core.teaching.patterns import PATTERNS, pattern_scores
 from attn_tui.tui.cli import main
 from tests.conftest import ROOT
@@ -325,3 +325,62 @@ def test_a_layer_file_that_cannot_be_read_is_placed_where_the_index_names_it(tmp
         said = done.stderr if args == ("heads",) else json.loads(done.stdout)["layers"][0]["error"]
         assert said.startswith(where), said  # (an error inside the file: that file's place)
         assert why in said, said
+
+
+def index_with_kind(folder: Path, kind: str) -> str:
+    path = folder / "kinds.yaml"
+    path.write_text(
+        f"model_index: 1\nlayers:\n  - {{layer: 0, scenario: a.yaml, kind: {kind}}}\n",
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "kind, lines, as_json",
+    [
+        (
+            "{attention: sliding, window: 512, position: rope, rope_base: 10000}",
+            ("sliding 512", "RoPE 10000"),
+            {"attention": "sliding", "window": 512, "position": "rope", "rope_base": 10000.0},
+        ),
+        (
+            "{attention: chunked, chunk: 8192, position: rope}",
+            ("chunked 8192", "RoPE"),
+            {"attention": "chunked", "chunk": 8192, "position": "rope"},
+        ),
+        ("{attention: full, position: nope}", ("full", "NoPE"), None),
+        ("{attention: full}", ("full",), {"attention": "full"}),
+    ],
+)
+def test_a_layers_kind_is_read_as_written(tmp_path, kind, lines, as_json):
+    index = read_index(index_with_kind(tmp_path, kind))
+    found = index.layers[0].kind
+    assert found.lines() == lines
+    assert found.describe() == " · ".join(lines)
+    if as_json is not None:
+        assert found.as_json() == as_json
+        assert to_json(index)["layers"][0]["kind"] == as_json  # attn-tui --json INDEX
+
+
+def test_an_index_without_kinds_has_none(tmp_path):
+    assert read_index(str(two_layer_index(tmp_path))).layers[0].kind is None
+
+
+@pytest.mark.parametrize(
+    "kind, message",
+    [
+        ("{attention: sliding}", "attention: sliding needs its window:"),
+        ("{attention: full, window: 3}", "window: goes with attention: sliding, not full"),
+        ("{attention: windowed}", "attention must be one of full, sliding, chunked"),
+        ("{attention: full, position: rope, rope_base: -1}", "rope_base must be positive"),
+        ("{attention: full, position: nope, rope_base: 10}", "rope_base: goes with position: rope"),
+        ("{attention: full, position: sinus}", "position must be one of rope, nope, learned"),
+        ("{position: rope}", "kind needs attention:"),
+        ("{attention: full, temperature: 1}", "unknown key 'temperature'"),
+    ],
+)
+def test_a_kind_that_is_not_one_is_refused_at_its_line(tmp_path, kind, message):
+    with pytest.raises(ScenarioError) as error:
+        read_index(index_with_kind(tmp_path, kind))
+    assert message in str(error.value) and "kinds.yaml:3:" in str(error.value)

@@ -62,6 +62,7 @@ def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
         path = scenario_path(args.file)
         index = index_or_none(path)
         found = []
+        kinds = {}  # layer → its kind, where the index says it
         if index is None:
             if args.layers is not None:
                 say(
@@ -89,6 +90,8 @@ def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
                 if tell:
                     say(f"attn-tui heads: layer {entry.layer} ({number} of {len(index.layers)})")
                 found += scenario_scores(load_layer(entry), entry.layer)
+                if entry.kind is not None:
+                    kinds[entry.layer] = entry.kind
     except ScenarioError as error:
         say(str(error))
         return 2
@@ -101,28 +104,42 @@ def heads(args: argparse.Namespace, write_out, say, scenario_path) -> int:
             "file": path,
             "patterns": DESCRIPTIONS,
             "heads": [
-                {"layer": head.layer, "head": head.head, "name": head.name, **head.scores}
+                {
+                    "layer": head.layer,
+                    "head": head.head,
+                    "name": head.name,
+                    **head.scores,
+                    **({"kind": kinds[head.layer].as_json()} if head.layer in kinds else {}),
+                }
                 for head in found
             ],
         }
         write_out(json.dumps(document, indent=1, allow_nan=False) + "\n")
         return 0
-    write_out(table(found))
+    write_out(table(found, kinds))
     return 0
 
 
-def table(found) -> str:
-    """The scores as aligned text, one line per head; names made visible and shortened."""
+def table(found, kinds=None) -> str:
+    """The scores as aligned text, one line per head; names made visible and shortened;
+    ``kinds`` (layer → its kind), a last column saying what sort of attention each layer is."""
+    kinds = kinds or {}
     names = [_shown(head.name) for head in found]
     width = max([len("head"), *map(len, names)])
     lines = [f"{'layer':>5}  {'head':<{width}}  " + "  ".join(f"{name:>9}" for name in PATTERNS)]
+    if kinds:
+        lines[0] += "  kind"
     for head, name in zip(found, names):
         layer = "" if head.layer is None else str(head.layer)
         cells = "  ".join(
             f"{'—' if value is None else f'{value:.3f}':>9}"
             for value in (head.scores[name_] for name_ in PATTERNS)
         )
-        lines.append(f"{layer:>5}  {name:<{width}}  {cells}")
+        kind = kinds.get(head.layer)
+        lines.append(
+            f"{layer:>5}  {name:<{width}}  {cells}"
+            + ("" if kind is None else f"  {kind.describe()}")
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -38,7 +38,7 @@ from attn_tui.tui.widgets.overview import OverviewMap
 
 ROW_HEIGHT = 7  # lines of the grid a layer takes at least (grid-rows below)
 TALLEST_ROW = 24  # and at most: a model of few layers fills the screen with larger maps
-LABEL_WIDTH = 9  # the column of layer names
+LABEL_WIDTH = 9  # the column of layer names (wider for the layers' kinds, when the index has them)
 MAP_WIDTH = 10  # the narrowest map the window makes room for
 CHROME = 4  # lines of the screen that are not the grid: title, hint, footer
 
@@ -72,6 +72,9 @@ class ModelViewScreen(HeadMaps, PatternColours, WholeFrames, Screen):
         # until its file is read, off the key path (_list: a 3 MB YAML file takes ~1.5 s to parse,
         # and 1,024 layers naming it left the screen blank, q unheard, for minutes)
         self.listed = [(entry.layer, entry.heads or 1, None) for entry in index.layers]
+        # each layer's kind, under its name ("sliding 512", "RoPE 10000"), as the index says it
+        self.kinds = [() if entry.kind is None else entry.kind.lines() for entry in index.layers]
+        self.label_width = max([LABEL_WIDTH, *(len(line) + 2 for k in self.kinds for line in k)])
         self.listing = any(entry.heads is None for entry in index.layers)
         self._lister = None
         self.heads = max([1, *(heads for _, heads, _ in self.listed)])
@@ -95,7 +98,7 @@ class ModelViewScreen(HeadMaps, PatternColours, WholeFrames, Screen):
     def _fits(self) -> tuple[int, int]:
         width, height = self.app.size
         rows = max(1, min(len(self.listed), (height - CHROME) // ROW_HEIGHT))
-        return rows, max(1, min(self.heads, (width - LABEL_WIDTH - 2) // MAP_WIDTH))
+        return rows, max(1, min(self.heads, (width - self.label_width - 2) // MAP_WIDTH))
 
     def _row_height(self) -> int:
         """The lines a layer's row takes: the screen's height shared among the rows shown."""
@@ -136,7 +139,7 @@ class ModelViewScreen(HeadMaps, PatternColours, WholeFrames, Screen):
         self._rows_tall = self._row_height()
         grid.styles.grid_rows = str(self._rows_tall)
         grid.styles.grid_size_columns = self.cols_fit + 1
-        grid.styles.grid_columns = f"{LABEL_WIDTH} {' '.join(['1fr'] * self.cols_fit)}"
+        grid.styles.grid_columns = f"{self.label_width} {' '.join(['1fr'] * self.cols_fit)}"
         self._assign()
         if self.listing:  # the maps wait for the layers' files to be read
             if self._lister is None:
@@ -201,7 +204,11 @@ class ModelViewScreen(HeadMaps, PatternColours, WholeFrames, Screen):
                 row = self.top + i
                 label = self.query_one(f"#label-{i}", Static)
                 label.update(
-                    Content(f"layer {self.listed[row][0]}" if row < len(self.listed) else "")
+                    Content(
+                        "\n".join((f"layer {self.listed[row][0]}", *self.kinds[row]))
+                        if row < len(self.listed)
+                        else ""
+                    )
                 )
             for view in self._cells():
                 i, j = view.id.removeprefix("cell-").split("-")
