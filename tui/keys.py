@@ -120,7 +120,7 @@ KEYS: tuple[Key, ...] = (
     Key(
         "p",
         "p",
-        "projector mode: the focus row large; p or Esc leaves",
+        "projector mode: the focus row large (n and N move through a lesson there); p or Esc leaves",
         STAGE,
         "present",
         "Projector",
@@ -228,7 +228,8 @@ KEYS: tuple[Key, ...] = (
     Key(
         "D",
         "D",
-        "leading a class, at a predict beat: the class's answers on the projector (p's view)",
+        "leading a class, at a predict beat: the class's answers on the projector (p's view, "
+        "where n and N lead on); D again leaves",
         ANYWHERE,
         "class_projector",
         "Class answers",

@@ -14,6 +14,7 @@ from attn_tui.tui.class_desk import ClassDesk
 from attn_tui.tui.classroom import Classroom
 from attn_tui.tui.follow import Follower, Leader, channel_socket
 from attn_tui.tui.screens.class_present import ClassPresentScreen
+from attn_tui.tui.screens.debugger import DebuggerScreen
 from tests.conftest import SCENARIOS
 from tests.serve.test_follow import until
 from tests.tui_helpers import stage_view
@@ -138,5 +139,29 @@ async def test_the_teachers_reveal_shows_the_row_of_a_student_who_had_not():
             await until(lambda: app.screen.session.predictions.is_revealed("softmax", 0, SAT))
             await pilot.pause()
             assert stage_view(app).row_texts(SAT) == ["0.248", "0.248", "0.503"]
+    finally:
+        leader.close()
+
+
+async def test_on_the_projector_d_goes_back_and_n_and_n_lead_the_class():
+    listener, path = channel_socket()
+    leader = Leader(listener, path)
+    app = AttnApp(load(LESSON), read_only=True, remember=False, classroom=Classroom(leader=leader))
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("n", "n", "n")
+            assert leader.beat == 4
+            await pilot.press("D")
+            assert isinstance(app.screen, ClassPresentScreen)
+            await pilot.press("D")  # D again: back to the teacher's screen
+            assert isinstance(app.screen, DebuggerScreen)
+            await pilot.press("D", "R", "n")  # revealed, so n does not wait for a prediction
+            assert isinstance(app.screen, ClassPresentScreen) and leader.beat == 5
+            assert not app.screen.class_answers.display  # beat 5 predicts nothing
+            await pilot.press("n")  # beat 6: the row of "cat", on the projector and for the class
+            assert leader.beat == 6
+            assert 'row "cat"' in str(app.screen.query_one("#present-title").render())
+            await pilot.press("N")
+            assert leader.beat == 5 and isinstance(app.screen, ClassPresentScreen)
     finally:
         leader.close()
