@@ -120,7 +120,7 @@ KEYS: tuple[Key, ...] = (
     Key(
         "p",
         "p",
-        "projector mode: the focus row large (n and N move through a lesson there); p or Esc leaves",
+        "projector mode: the focus row large (n, N: the lesson's beats); p or Esc leaves",
         STAGE,
         "present",
         "Projector",

@@ -210,16 +210,17 @@ def app_command(
     lesson: bool = False,
     follow: str | None = None,
     names: bool = False,
+    record_names: bool = False,
 ) -> str:
     """The shell command that starts one browser's app (textual-serve runs it with a shell):
     playing the scenario's lesson with ``lesson``, following the channel at ``follow``, asking
-    the student's first name with ``names``."""
+    the student's first name with ``names`` (saying it is recorded with ``record_names``)."""
     # the same Python and the same attn_tui as this server (-m, from the same working folder)
     words = [sys.executable, "-m", "attn_tui", "open", "--save-root", folder]
     words += (
         ["--lesson"] * lesson
         + (["--follow-from", follow] if follow else [])
-        + ["--ask-name", "yes"] * names
+        + (["--ask-name", "recorded" if record_names else "yes"] if names else [])
     )
     return shlex.join(words + ([scenario] if scenario else []))
 
@@ -310,6 +311,7 @@ def serve(
     lesson: bool = False,
     follow: str | None = None,
     names: bool = False,
+    record_names: bool = False,
 ) -> None:
     """Serve the app on ``host:port`` until Ctrl+C, at most ``max_apps`` at once, its apps
     saving in ``folder`` (default: a new temporary folder), playing the scenario's lesson with
@@ -326,7 +328,7 @@ def serve(
         else ""
     )
     server = ClassServer(
-        app_command(scenario, folder, lesson, follow, names),
+        app_command(scenario, folder, lesson, follow, names, record_names),
         host,
         port,
         banner(label, host, port, folder, note),

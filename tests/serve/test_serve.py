@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import socket
+import subprocess
 import sys
 
 import pytest
@@ -366,4 +367,64 @@ def test_the_banner_says_a_page_is_blank_for_its_first_seconds():
     assert (
         f"stays blank for its first {FIRST_SECONDS} seconds" in text
         and "rather than reload" in text
+    )
+
+
+# ---- the class's log of answers ------------------------------------------------------------------
+
+
+def serve_follow(*args: str) -> subprocess.CompletedProcess:
+    """``attn-tui serve cat_sat_lesson --follow …`` in a process of its own (its terminal none)."""
+    return subprocess.run(
+        [sys.executable, "-m", "attn_tui", "serve", "cat_sat_lesson", "--follow", *args],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=30,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_responses_log_that_is_not_a_regular_file_is_refused_before_the_class(tmp_path, kind):
+    """A FIFO held serve --follow up before the app appeared, saying nothing (opening one to
+    write waits for a reader); a device would swallow the answers."""
+    target = {"fifo": tmp_path / "class.jsonl", "device": "/dev/null", "folder": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(target)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    done = serve_follow("--responses", str(target), "--port", str(port))
+    assert done.returncode == 2 and done.stdout == ""
+    reason = "Is a directory" if kind == "folder" else "not a regular file"
+    assert done.stderr == f"attn-tui: --responses {target}: {reason}" + (
+        " (answers are appended to a file)\n" if kind != "folder" else "\n"
+    ), done.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--record-names"],
+        ["--record-names", "--names"],
+        ["--record-names", "--responses", "class.jsonl"],
+    ],
+)
+def test_record_names_needs_names_and_a_log(capsys, args):
+    status, _, err = run_cli(capsys, "serve", "cat_sat_lesson", "--follow", *args)
+    assert status == 2 and "--record-names goes with --names and --responses" in err, err
+
+
+def test_each_app_is_told_whether_its_name_is_recorded():
+    from attn_tui.tui.serve import app_command
+
+    def asked(names, record):
+        words = shlex.split(app_command("x.yaml", "/c", True, "/f", names, record))
+        return words[words.index("--ask-name") + 1] if "--ask-name" in words else None
+
+    assert (asked(False, False), asked(True, False), asked(True, True)) == (
+        None,
+        "yes",
+        "recorded",
     )
