@@ -20,7 +20,6 @@ what a lecturer needs (the address, the folder, a line per browser), not every r
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import errno
 import hashlib
 import ipaddress
@@ -33,7 +32,8 @@ import socket
 import sys
 import tempfile
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
+from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
 from attn_tui.core.editing.save_root import RECOVERY_FOLDER
@@ -52,11 +52,53 @@ class ServeError(Exception):
     """The server cannot start; the message is one line saying why."""
 
 
+# The largest terminal a browser may ask its app for: a 4K screen at a small font is about
+# 400 × 120 cells. A page may ask for anything (3000 × 3000 made an app take 239 MB and send
+# 29.5 MB in 15 s), so what it asks is held within these.
+MAX_COLUMNS, MAX_ROWS = 400, 150
+MIN_COLUMNS, MIN_ROWS = 20, 6
+APP_EXIT_SECONDS = 5  # an app told to quit that has not ended by then is killed
+
+
+def terminal_size(width: object, height: object) -> tuple[int, int]:
+    """The size a browser asked for (any JSON or query text), as an app is given it: whole
+    cells, within MIN_… and MAX_… (80 × 24 for what is not a number)."""
+    return (
+        _within(width, 80, MIN_COLUMNS, MAX_COLUMNS),
+        _within(height, 24, MIN_ROWS, MAX_ROWS),
+    )
+
+
+def _within(value: object, default: int, low: int, high: int) -> int:
+    if isinstance(value, bool):
+        return default
+    try:
+        number = int(float(value))  # (the page sends whole cells; a query, text)
+    except (TypeError, ValueError, OverflowError):
+        return default
+    return min(high, max(low, number))
+
+
+class ServedApp(AppService):
+    """textual-serve's AppService, its app started as the shell's own process (exec) and waited
+    for to its end: a browser's slot in the class is free only once its app has gone."""
+
+    async def ended(self) -> None:
+        process = self._process
+        if process is None:
+            return
+        try:
+            await asyncio.wait_for(process.wait(), APP_EXIT_SECONDS)
+        except asyncio.TimeoutError:
+            try:
+                process.kill()
+            except ProcessLookupError:
+                pass
+            await process.wait()
+
+
 COOKIE = "attn-tui-browser"  # a random name for the browser: its apps' recovery copies go by it
 COOKIE_DAYS = 30
-# textual-serve starts each app with ``self.command``, read while it serves the browser's
-# websocket; set per connection here, so that each browser's app gets its own recovery folder
-_browser_command: contextvars.ContextVar[str] = contextvars.ContextVar("browser_command")
 
 
 class ClassServer(Server):
@@ -79,27 +121,21 @@ class ClassServer(Server):
         self.folder = folder
         self.loopback_only = is_loopback(host)
         self.connections: set[asyncio.Task] = set()  # one per browser, each running its app
-
-    @property
-    def command(self) -> str:
-        """The command an app is started with: the current browser's, while one is served."""
-        return _browser_command.get(self._command)
-
-    @command.setter
-    def command(self, command: str) -> None:
-        self._command = command
+        # apps started and not yet ended: taken as a browser is let in, given back only once
+        # its app's process has exited (a reconnect storm had run 46 apps against 40)
+        self.apps = 0
 
     def command_for(self, request: web.Request) -> str:
         """The command that starts this browser's app: with its recovery folder, named after
         the digest of its cookie, or (without a cookie this server made) a folder of its own."""
         if self.folder is None:
-            return self._command
+            return self.command
         token = request.cookies.get(COOKIE, "")
         if not re.fullmatch(r"[0-9a-f]{32}", token):
             token = secrets.token_hex(16)  # copies kept all the same, but for this app alone
         name = hashlib.sha256(token.encode()).hexdigest()[:32]
         folder = os.path.join(self.folder, RECOVERY_FOLDER, name)
-        return f"{self._command} --recovery-dir {shlex.quote(folder)}"
+        return f"{self.command} --recovery-dir {shlex.quote(folder)}"
 
     def initialize_logging(self) -> None:
         super().initialize_logging()
@@ -149,28 +185,75 @@ class ClassServer(Server):
         return page
 
     async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        """textual-serve's, with the checks above, the terminal's size held within bounds, and
+        the browser's slot held until its app has exited."""
         self.refuse_foreign(request)
         self.refuse_past_max()  # (a page loaded before the class filled); counted at once, below
+        self.apps += 1  # (no await since the check: no other browser between them)
         connection = asyncio.current_task()
         self.connections.add(connection)
-        _browser_command.set(self.command_for(request))  # for this connection's task alone
+        command = self.command_for(request)
         log.info("a browser connected from %s: %s", visible(request.remote or "?"), self.running())
+        websocket = web.WebSocketResponse(heartbeat=15)
+        width, height = terminal_size(request.query.get("width"), request.query.get("height"))
+        app: ServedApp | None = None
         try:
-            return await super().handle_websocket(request)
+            await websocket.prepare(request)
+            app = ServedApp(
+                f"exec {command}",  # the app is the process: it is the one waited for, or killed
+                write_bytes=websocket.send_bytes,
+                write_str=websocket.send_str,
+                close=websocket.close,
+                download_manager=self.download_manager,
+                debug=self.debug,
+            )
+            await app.start(width, height)
+            await self._process_messages(websocket, app)
+        except asyncio.CancelledError:
+            await websocket.close()
+        except Exception as error:
+            log.exception(error)
         finally:
-            self.connections.discard(connection)
-            log.info("a browser left: %s", self.running())
+            try:
+                if app is not None:
+                    await app.stop()
+                    await app.ended()
+            finally:
+                self.connections.discard(connection)
+                self.apps -= 1
+                log.info("a browser left: %s", self.running())
+        return websocket
+
+    async def _process_messages(self, websocket: web.WebSocketResponse, app: AppService) -> None:
+        """textual-serve's, reading each message as the hostile input it is: a size within
+        bounds, anything that is not one of its messages ignored."""
+        async for message in websocket:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                kind, data = message.json()
+            except (ValueError, TypeError):
+                continue
+            if kind == "stdin" and isinstance(data, str):
+                await app.send_bytes(data.encode("utf-8"))
+            elif kind == "resize" and isinstance(data, dict):
+                await app.set_terminal_size(*terminal_size(data.get("width"), data.get("height")))
+            elif kind == "ping" and isinstance(data, (str, int, float)):
+                await websocket.send_json(["pong", data])
+            elif kind == "blur":
+                await app.blur()
+            elif kind == "focus":
+                await app.focus()
 
     def running(self) -> str:
-        count = len(self.connections)
-        return f"{count} app{'' if count == 1 else 's'} running"
+        return f"{self.apps} app{'' if self.apps == 1 else 's'} running"
 
     def refuse_past_max(self) -> None:
         """503 and a plain page once ``max_apps`` apps are running."""
-        if len(self.connections) >= self.max_apps:
+        if self.apps >= self.max_apps:
             log.warning("refused a browser: the class is full (%s)", self.running())
             raise web.HTTPServiceUnavailable(
-                text=f"attn-tui: the class is full: {len(self.connections)} apps are running, "
+                text=f"attn-tui: the class is full: {self.apps} apps are running, "
                 f"the most this server starts (--max-apps {self.max_apps}). "
                 "Try again when someone leaves.\n",
                 headers={"Retry-After": "30"},
