@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 # seconds: a row's guesses typed in a burst after r go as one message, and never more often
 # than the teacher's app reads a follower's messages (past that, it drops the follower)
 SEND_DELAY = 1 / RATE
-SHOW_DELAY = 0.1  # seconds: 40 answers in a burst are one repaint
+# seconds: 40 answers in a burst are one repaint, and a storm of them four a second
+SHOW_DELAY = 0.25
 
 
 def _predict_place(lessons: Lessons):

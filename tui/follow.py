@@ -37,6 +37,7 @@ RATE, BURST = 2.0, 6  # messages a second a follower may send, and how many at o
 # new connections a second, and how many at once: a whole class (--max-apps, 40 by default)
 # joining together, as when the teacher's app starts after its students' apps
 JOIN_RATE, JOIN_BURST = 10.0, 64
+CHANGED_DELAY = 0.25  # seconds: the class's size is told at most this often
 
 
 _BEAT = re.compile(rb"[0-9]{1,6}\n")
@@ -63,7 +64,9 @@ class Leader:
         self.path = path
         self.beat: int | None = None
         self.writers: set[asyncio.StreamWriter] = set()
-        self.changed: Callable[[], None] = lambda: None  # called when the class grows or shrinks
+        # called when the class grows or shrinks, at most once each CHANGED_DELAY (a storm of
+        # joins and leaves is one repaint of the teacher's screen, not one each)
+        self.changed: Callable[[], None] = lambda: None
         # called with each follower's messages: (the connection, a wire message), on the loop
         self.heard: Callable[[object, wire.Message], None] = lambda connection, message: None
         # called with why, each time a line or a connection is not read (the screen says the last)
@@ -71,6 +74,7 @@ class Leader:
         self.max_followers: int | None = None  # more connections than this are closed at once
         self.dropped = 0  # lines or connections unread: too long, too fast, past max_followers
         self._accepting: asyncio.Task | None = None
+        self._change_due: asyncio.TimerHandle | None = None
         self._connections: set[asyncio.Task] = set()
 
     async def start(self) -> None:
@@ -105,6 +109,16 @@ class Leader:
             self._connections.add(task)
             task.add_done_callback(self._connections.discard)
 
+    def _changed(self) -> None:
+        if self._change_due is None:
+            self._change_due = asyncio.get_running_loop().call_later(
+                CHANGED_DELAY, self._tell_changed
+            )
+
+    def _tell_changed(self) -> None:
+        self._change_due = None
+        self.changed()
+
     def _refuse(self, why: str) -> None:
         self.dropped += 1
         self.refused(why)
@@ -115,7 +129,7 @@ class Leader:
             self._refuse(f"a connection past the class's {self.max_followers} (closed unread)")
             return
         self.writers.add(writer)
-        self.changed()
+        self._changed()
         if self.beat is not None:
             self._send(writer, self.beat)
         try:
@@ -126,7 +140,7 @@ class Leader:
             self.writers.discard(writer)
             writer.close()
             self.heard(writer, None)  # (gone)
-            self.changed()
+            self._changed()
 
     async def _read(self, reader: asyncio.StreamReader, connection: object) -> None:
         """A follower's lines until it leaves, or is dropped: for a line longer than a message
@@ -177,6 +191,8 @@ class Leader:
     def close(self) -> None:
         if self._accepting is not None:
             self._accepting.cancel()
+        if self._change_due is not None:
+            self._change_due.cancel()
         self.listener.close()
         for writer in self.writers:  # (each connection's task then ends as when its app leaves)
             writer.close()

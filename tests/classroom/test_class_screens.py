@@ -226,3 +226,17 @@ def test_the_teacher_is_told_where_the_names_go():
     assert "written into class.jsonl with each answer" in told(
         Classroom(names=True, responses="class.jsonl", record_names=True)
     )
+
+
+async def test_the_stage_says_what_to_do_with_the_row_the_cursor_moves_to():
+    """At a predict beat the stage's bottom line asks for a guess of the hidden row only: moving
+    off it (↑) said so until something else repainted the screen (a class joining, a timer)."""
+    app = AttnApp(load(LESSON), read_only=True, remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("n", "n", "n")
+        view = app.screen.stage_view
+        assert "r reveals the row" in str(view.border_subtitle)  # "sat", to predict
+        await pilot.press("up")
+        assert "r reveals the row" not in str(view.border_subtitle)  # "cat", shown
+        await pilot.press("down")
+        assert "r reveals the row" in str(view.border_subtitle)
