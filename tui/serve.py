@@ -13,8 +13,10 @@ address the browser used, so that a server listening on every address (0.0.0.0) 
 other machines; an app is started only for a page of this server: a web page from elsewhere,
 open in the lecturer's browser, cannot start one (browsers let any page open a websocket to
 127.0.0.1), nor can one reached under a borrowed name (DNS rebinding); the page loads nothing
-from outside this machine; Ctrl+C ends every browser's app at once; and the console says
-what a lecturer needs (the address, the folder, a line per browser), not every request.
+from outside this machine; Ctrl+C ends every browser's app at once; at most ``max_apps`` apps
+run, counted until each app's process has ended; each browser's websocket is read as hostile
+input (``tui.browser_sockets``: a terminal size within bounds); and the console says what a
+lecturer needs (the address, the folder, a line per browser), not every request.
 """
 
 from __future__ import annotations
@@ -32,12 +34,12 @@ import socket
 import sys
 import tempfile
 
-from aiohttp import WSMsgType, web
-from textual_serve.app_service import AppService
+from aiohttp import web
 from textual_serve.server import Server
 
 from attn_tui.core.editing.save_root import RECOVERY_FOLDER
 from attn_tui.core.text import visible
+from attn_tui.tui.browser_sockets import run_app
 
 log = logging.getLogger("attn-tui")
 WILDCARDS = ("0.0.0.0", "::", "")  # every address of this machine
@@ -50,51 +52,6 @@ LOCAL_FONT = (
 
 class ServeError(Exception):
     """The server cannot start; the message is one line saying why."""
-
-
-# The largest terminal a browser may ask its app for: a 4K screen at a small font is about
-# 400 × 120 cells. A page may ask for anything (3000 × 3000 made an app take 239 MB and send
-# 29.5 MB in 15 s), so what it asks is held within these.
-MAX_COLUMNS, MAX_ROWS = 400, 150
-MIN_COLUMNS, MIN_ROWS = 20, 6
-APP_EXIT_SECONDS = 5  # an app told to quit that has not ended by then is killed
-
-
-def terminal_size(width: object, height: object) -> tuple[int, int]:
-    """The size a browser asked for (any JSON or query text), as an app is given it: whole
-    cells, within MIN_… and MAX_… (80 × 24 for what is not a number)."""
-    return (
-        _within(width, 80, MIN_COLUMNS, MAX_COLUMNS),
-        _within(height, 24, MIN_ROWS, MAX_ROWS),
-    )
-
-
-def _within(value: object, default: int, low: int, high: int) -> int:
-    if isinstance(value, bool):
-        return default
-    try:
-        number = int(float(value))  # (the page sends whole cells; a query, text)
-    except (TypeError, ValueError, OverflowError):
-        return default
-    return min(high, max(low, number))
-
-
-class ServedApp(AppService):
-    """textual-serve's AppService, its app started as the shell's own process (exec) and waited
-    for to its end: a browser's slot in the class is free only once its app has gone."""
-
-    async def ended(self) -> None:
-        process = self._process
-        if process is None:
-            return
-        try:
-            await asyncio.wait_for(process.wait(), APP_EXIT_SECONDS)
-        except asyncio.TimeoutError:
-            try:
-                process.kill()
-            except ProcessLookupError:
-                pass
-            await process.wait()
 
 
 COOKIE = "attn-tui-browser"  # a random name for the browser: its apps' recovery copies go by it
@@ -194,56 +151,12 @@ class ClassServer(Server):
         self.connections.add(connection)
         command = self.command_for(request)
         log.info("a browser connected from %s: %s", visible(request.remote or "?"), self.running())
-        websocket = web.WebSocketResponse(heartbeat=15)
-        width, height = terminal_size(request.query.get("width"), request.query.get("height"))
-        app: ServedApp | None = None
         try:
-            await websocket.prepare(request)
-            app = ServedApp(
-                f"exec {command}",  # the app is the process: it is the one waited for, or killed
-                write_bytes=websocket.send_bytes,
-                write_str=websocket.send_str,
-                close=websocket.close,
-                download_manager=self.download_manager,
-                debug=self.debug,
-            )
-            await app.start(width, height)
-            await self._process_messages(websocket, app)
-        except asyncio.CancelledError:
-            await websocket.close()
-        except Exception as error:
-            log.exception(error)
+            return await run_app(request, command, self.download_manager, self.debug)
         finally:
-            try:
-                if app is not None:
-                    await app.stop()
-                    await app.ended()
-            finally:
-                self.connections.discard(connection)
-                self.apps -= 1
-                log.info("a browser left: %s", self.running())
-        return websocket
-
-    async def _process_messages(self, websocket: web.WebSocketResponse, app: AppService) -> None:
-        """textual-serve's, reading each message as the hostile input it is: a size within
-        bounds, anything that is not one of its messages ignored."""
-        async for message in websocket:
-            if message.type != WSMsgType.TEXT:
-                continue
-            try:
-                kind, data = message.json()
-            except (ValueError, TypeError):
-                continue
-            if kind == "stdin" and isinstance(data, str):
-                await app.send_bytes(data.encode("utf-8"))
-            elif kind == "resize" and isinstance(data, dict):
-                await app.set_terminal_size(*terminal_size(data.get("width"), data.get("height")))
-            elif kind == "ping" and isinstance(data, (str, int, float)):
-                await websocket.send_json(["pong", data])
-            elif kind == "blur":
-                await app.blur()
-            elif kind == "focus":
-                await app.focus()
+            self.connections.discard(connection)
+            self.apps -= 1
+            log.info("a browser left: %s", self.running())
 
     def running(self) -> str:
         return f"{self.apps} app{'' if self.apps == 1 else 's'} running"
