@@ -75,7 +75,7 @@ class Leader:
         self.dropped = 0  # lines or connections unread: too long, too fast, past max_followers
         self._accepting: asyncio.Task | None = None
         self._change_due: asyncio.TimerHandle | None = None
-        self._connections: set[asyncio.Task] = set()
+        self._connections: set[asyncio.Task] = set()  # (held: the loop keeps tasks weakly)
 
     async def start(self) -> None:
         self._accepting = asyncio.get_running_loop().create_task(self._accept())
