@@ -3,6 +3,8 @@ screen within 1 s of the last answer, and every key within floor + 20 ms while a
 
     python benchmarks/class_answers.py                 # 8 rounds of answers, 12 presses of each key
     python benchmarks/class_answers.py --rounds 4 --keys 6 --hostile
+    python benchmarks/class_answers.py --flooders 40   # and 40 connections flooding answers
+    python benchmarks/class_answers.py --storm 20      # and 20 s of reconnects with fresh ids
 
 The teacher's app is the real one, ``python -m attn_tui serve cat_sat_lesson --follow
 --responses LOG`` (its class's server beside it), in a tmux pane (120×40), taken to the predict
@@ -24,6 +26,16 @@ floor). An answer's frame that came in the same read as the key's is counted in 
 the figures err high, never low. ``--hostile``: the same, with a 41st connection flooding the
 channel with hostile lines as fast as it can (NaN, an ESC byte, '[/INST]', a beat that
 predicts nothing, a number too large) and a 42nd that half-writes a line and hangs.
+
+``--flooders N`` (the attack of a teacher's week): N more connections, from a process of their
+own, each saying hello with a fresh id and then flooding valid answers as fast as the channel
+takes them, and connecting again with another fresh id as soon as the teacher's app drops it
+(it does, after a burst over 2 a second); the keys are timed while they flood (``--max-apps``
+lets them all in). ``--storm S``: for S seconds one client connects, says hello with a fresh id,
+answers, reads the beat and leaves, again and again (3,000 times took ~13 s on its own before the
+teacher's app took at most 10 connections a second); the screen's "N answered of M following"
+is read all the while and N must never pass M (it had said "3006 answered of 0 following").
+Every connection is to 127.0.0.1's Unix-domain socket the app made: nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -34,6 +46,7 @@ import glob
 import random
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -44,6 +57,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from attn_tui.core.classroom import wire
+from benchmarks.class_attacks import flood, storm
 from benchmarks.pane_measurements import BARE_APP
 from benchmarks.serve import free_port
 from benchmarks.tmux import FRAMES_GAP, SCRATCH, Tmux
@@ -223,7 +237,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--keys", type=int, default=12)
     parser.add_argument("--hostile", action="store_true")
+    parser.add_argument("--flooders", type=int, default=0, metavar="N")
+    parser.add_argument("--storm", type=float, default=0, metavar="SECONDS")
+    parser.add_argument("--flood", nargs=3, help=argparse.SUPPRESS)  # (the flooders' process)
     args = parser.parse_args()
+    if args.flood:
+        kind, channel, size = args.flood
+        flood(channel, int(size), 60) if kind == "flood" else storm(channel, float(size))
+        return
     folder = Path(tempfile.mkdtemp(prefix="class-", dir=SCRATCH))
     channels = folder / "tmp"
     channels.mkdir(mode=0o700)
@@ -235,7 +256,7 @@ def main() -> None:
         tmux.start(
             "lead",
             f"TMPDIR={channels} {sys.executable} -m attn_tui serve cat_sat_lesson --follow "
-            f"--port {free_port()} --max-apps {STUDENTS + 2} --responses {log}",
+            f"--port {free_port()} --max-apps {STUDENTS + 2 + args.flooders} --responses {log}",
         )
         tmux.start("bare", f"{sys.executable} {folder / 'bare.py'}")
         tmux.wait("lead", lambda text: "Leading the class" in text)
@@ -255,6 +276,26 @@ def main() -> None:
         done = crowd.rounds_in_background()
         time.sleep(1)
         ours, bare = presses(tmux, args.keys)
+        attack = attack_said = None
+        over: list[str] = []
+        if args.flooders or args.storm:
+            kind, size = ("flood", args.flooders) if args.flooders else ("storm", args.storm)
+            attacker = subprocess.Popen(
+                [sys.executable, __file__, "--flood", kind, channel, str(size)],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            time.sleep(1)
+            if args.flooders:
+                attack = presses(tmux, args.keys)
+            else:
+                while attacker.poll() is None:  # the counts, read all the while
+                    found = COUNTS.search(tmux.screen("lead"))
+                    if found and int(found[1]) > int(found[2]):
+                        over.append(found.group(0))
+                    time.sleep(0.05)
+            attacker.terminate()
+            attack_said = attacker.communicate(timeout=30)[0].strip()
         done.set()
         time.sleep(1.2)
         flooded = crowd.flooded
@@ -276,6 +317,19 @@ def main() -> None:
     )
     key_lines("keys while 40 answer (a round a second, without a pause)", ours, bare)
     key_lines("the same keys with no answer arriving (the app's own)", quiet, quiet_bare)
+    if attack is not None:
+        key_lines(
+            f"the same keys while {args.flooders} followers flood answers (each dropped and back)",
+            *attack,
+        )
+    if args.storm:
+        print(
+            f"a storm of fresh ids for {args.storm:g} s: the screen's answered passed its "
+            f"following {len(over)} times{': ' + over[0] if over else ''} "
+            f"{'✓' if not over else 'missed'} never"
+        )
+    if attack_said:
+        print(attack_said)
     print(f"answers logged: {answers}; hostile lines sent: {flooded}")
     found = COUNTS.search(screen)
     print(f"the screen at the end: {found.group(0) if found else '(no counts)'}")

@@ -16,14 +16,18 @@ from attn_tui.core.classroom import wire
 from attn_tui.core.engine.stages import column_labels, stage_named
 from attn_tui.core.model.labels import token_labels
 from attn_tui.tui.class_desk import ClassDesk
+from attn_tui.tui.follow import RATE
 from attn_tui.tui.text import tell
 from attn_tui.tui.widgets.class_answers import ClassAnswers, answer_lines
 
 if TYPE_CHECKING:
     from attn_tui.tui.controllers.lessons import Lessons
 
-SEND_DELAY = 0.3  # seconds: a row's guesses typed in a burst after r go as one message
-SHOW_DELAY = 0.1  # seconds: 40 answers in a burst are one repaint
+# seconds: a row's guesses typed in a burst after r go as one message, and never more often
+# than the teacher's app reads a follower's messages (past that, it drops the follower)
+SEND_DELAY = 1 / RATE
+# seconds: 40 answers in a burst are one repaint, and a storm of them four a second
+SHOW_DELAY = 0.25
 
 
 def _predict_place(lessons: Lessons):
@@ -32,6 +36,18 @@ def _predict_place(lessons: Lessons):
     if player is None or player.beat is None or not player.current.predict:
         return None
     return player.beat + 1, player.position()
+
+
+def names_said(classroom) -> str:
+    """What the teacher is told as a class with --names starts: where the names go."""
+    where = (
+        f"and written into {classroom.responses} with each answer (--record-names)"
+        if classroom.record_names
+        else "not written into the log of answers (--record-names would)"
+        if classroom.responses
+        else "and kept nowhere"
+    )
+    return f"First names: each student may give one; shown on this screen only, {where}"
 
 
 class AnswerSender:
@@ -50,7 +66,9 @@ class AnswerSender:
         elif classroom.names:
             from attn_tui.tui.screens.name_prompt import NamePromptScreen
 
-            self.lessons.screen.app.push_screen(NamePromptScreen(), self._named)
+            self.lessons.screen.app.push_screen(
+                NamePromptScreen(recorded=classroom.record_names), self._named
+            )
 
     def _named(self, name: str | None) -> None:
         follower = self.lessons.follower
@@ -126,14 +144,27 @@ class LeadAnswers:
         self.lessons = lessons
         classroom = lessons.classroom
         self.desk = ClassDesk(
-            lessons.session.scenario, classroom.responses, classroom.names, self._arrived
+            lessons.session.scenario,
+            classroom.responses,
+            classroom.names,
+            self._arrived,
+            record_names=classroom.record_names,
         )
         classroom.leader.heard = self.desk.heard
+        # what the channel itself refuses (a flood, a line too long, the class full) is counted
+        # with what the desk refuses, so that "last:" is the latest of them all
+        classroom.leader.refused = self._refused
         self.panel = ClassAnswers(id="class-answers")
+        if classroom.names:  # said once, as the class starts: where the names go
+            tell(lessons.screen, names_said(classroom), timeout=12)
         self.projected: set[int] = set()  # beats whose answer the teacher revealed to everyone
         self._timer = None
         screen = lessons.screen
         screen.mount(self.panel, after=screen.narration)
+
+    def _refused(self, why: str) -> None:
+        self.desk.refuse(why)
+        self._arrived()
 
     def _arrived(self) -> None:
         if self._timer is None:
@@ -161,11 +192,11 @@ class LeadAnswers:
             )
         if self.desk.log_problem and not projector:
             notes.append(f"--responses: {self.desk.log_problem} (answers still counted here)")
-        refused = self.desk.refused + self.lessons.classroom.leader.dropped
+        refused = self.desk.refused
         if refused and not projector:
             notes.append(
                 f"{refused} message{'' if refused == 1 else 's'} refused "
-                f"(last: {self.desk.last_refusal or 'too fast or too long'})"
+                f"(last: {self.desk.last_refusal})"
             )
         mark = not projector or beat in self.projected or self._revealed_here(predict)
         return answer_lines(

@@ -22,6 +22,8 @@ class Classroom:
     address: str = ""  # where the students open the class
     student: str = ""  # the id this app's answers go by (a served app: its browser's)
     names: bool = False  # the class asks each student's first name (--names)
+    # --record-names: the teacher's log keeps the first names (a student's box says so)
+    record_names: bool = False
     responses: str | None = None  # the teacher's log of answers (--responses FILE.jsonl)
     channel: str = ""  # the teacher's: the channel's path, which a terminal may --join
     name: str | None = None  # the first name this app sends (--names: asked; --join --name)

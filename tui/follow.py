@@ -11,10 +11,13 @@ from 1 to the lesson's length, keeps only the latest one (a flood is one move), 
 following at anything else.
 
 The other way, a student's app sends its guesses at a predict beat (``core.classroom.wire``).
-The teacher's app reads them as hostile input: at most ``wire.MAX_LINE`` bytes a line (a
-longer one ends that connection), at most ``RATE`` messages a second a connection (the rest
-dropped), at most ``max_followers`` connections; each connection is read by a task of its own,
-so that one that floods or stalls holds up no other.
+The teacher's app reads them as hostile input: at most ``wire.MAX_LINE`` bytes a line, at most
+``RATE`` messages a second a connection after a burst of ``BURST`` (a longer line, or one more,
+closes that connection: a flood costs the teacher's app a few lines, never a loop of reading and
+dropping), at most ``max_followers`` connections, and at most ``JOIN_RATE`` new connections a
+second after a burst of ``JOIN_BURST`` (a client that reconnects as fast as it can waits in the
+kernel's queue, and costs nothing here); each connection is read by a task of its own, so that
+one that floods or stalls holds up no other.
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ from attn_tui.core.classroom import wire
 
 MAX_LINE = 16
 RATE, BURST = 2.0, 6  # messages a second a follower may send, and how many at once
+# new connections a second, and how many at once: a whole class (--max-apps, 40 by default)
+# joining together, as when the teacher's app starts after its students' apps
+JOIN_RATE, JOIN_BURST = 10.0, 64
+CHANGED_DELAY = 0.25  # seconds: the class's size is told at most this often
 
 
 _BEAT = re.compile(rb"[0-9]{1,6}\n")
@@ -57,25 +64,72 @@ class Leader:
         self.path = path
         self.beat: int | None = None
         self.writers: set[asyncio.StreamWriter] = set()
-        self.changed: Callable[[], None] = lambda: None  # called when the class grows or shrinks
+        # called when the class grows or shrinks, at most once each CHANGED_DELAY (a storm of
+        # joins and leaves is one repaint of the teacher's screen, not one each)
+        self.changed: Callable[[], None] = lambda: None
         # called with each follower's messages: (the connection, a wire message), on the loop
         self.heard: Callable[[object, wire.Message], None] = lambda connection, message: None
+        # called with why, each time a line or a connection is not read (the screen says the last)
+        self.refused: Callable[[str], None] = lambda why: None
         self.max_followers: int | None = None  # more connections than this are closed at once
-        self.dropped = 0  # lines unread: too long, too fast, or from a follower past max_followers
-        self._server: asyncio.base_events.Server | None = None
+        self.dropped = 0  # lines or connections unread: too long, too fast, past max_followers
+        self._accepting: asyncio.Task | None = None
+        self._change_due: asyncio.TimerHandle | None = None
+        self._connections: set[asyncio.Task] = set()  # (held: the loop keeps tasks weakly)
 
     async def start(self) -> None:
-        self._server = await asyncio.start_unix_server(
-            self._joined, sock=self.listener, limit=wire.MAX_LINE
-        )
+        self._accepting = asyncio.get_running_loop().create_task(self._accept())
+
+    async def _accept(self) -> None:
+        """Take new connections, at most JOIN_RATE a second after a burst of JOIN_BURST."""
+        loop = asyncio.get_running_loop()
+        allowance, then = float(JOIN_BURST), loop.time()
+        while True:
+            now = loop.time()
+            allowance, then = min(float(JOIN_BURST), allowance + (now - then) * JOIN_RATE), now
+            if allowance < 1:
+                await asyncio.sleep((1 - allowance) / JOIN_RATE)
+                continue
+            try:
+                connection, _ = await loop.sock_accept(self.listener)
+            except OSError:  # (out of file descriptors, or closed): wait, as a full class does
+                await asyncio.sleep(1 / JOIN_RATE)
+                continue
+            allowance -= 1
+            reader = asyncio.StreamReader(limit=wire.MAX_LINE, loop=loop)
+            try:
+                transport, protocol = await loop.connect_accepted_socket(
+                    lambda: asyncio.StreamReaderProtocol(reader, loop=loop), connection
+                )
+            except OSError:
+                connection.close()
+                continue
+            writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+            task = loop.create_task(self._joined(reader, writer))
+            self._connections.add(task)
+            task.add_done_callback(self._connections.discard)
+
+    def _changed(self) -> None:
+        if self._change_due is None:
+            self._change_due = asyncio.get_running_loop().call_later(
+                CHANGED_DELAY, self._tell_changed
+            )
+
+    def _tell_changed(self) -> None:
+        self._change_due = None
+        self.changed()
+
+    def _refuse(self, why: str) -> None:
+        self.dropped += 1
+        self.refused(why)
 
     async def _joined(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self.max_followers is not None and len(self.writers) >= self.max_followers:
             writer.close()  # the class is full: this one is not read at all
-            self.dropped += 1
+            self._refuse(f"a connection past the class's {self.max_followers} (closed unread)")
             return
         self.writers.add(writer)
-        self.changed()
+        self._changed()
         if self.beat is not None:
             self._send(writer, self.beat)
         try:
@@ -86,29 +140,32 @@ class Leader:
             self.writers.discard(writer)
             writer.close()
             self.heard(writer, None)  # (gone)
-            self.changed()
+            self._changed()
 
     async def _read(self, reader: asyncio.StreamReader, connection: object) -> None:
-        """A follower's lines until it leaves or sends one longer than a message can be."""
+        """A follower's lines until it leaves, or is dropped: for a line longer than a message
+        can be, or one more than RATE a second allows after a burst of BURST."""
         loop = asyncio.get_running_loop()
         tokens, then = float(BURST), loop.time()
         while True:
             try:
                 line = await reader.readline()
             except ValueError:  # longer than wire.MAX_LINE: no message of ours; the follower goes
-                self.dropped += 1
+                self._refuse(
+                    f"a line of more than {wire.MAX_LINE} bytes (the follower was dropped)"
+                )
                 return
             if not line:
                 return
             now = loop.time()
             tokens, then = min(float(BURST), tokens + (now - then) * RATE), now
-            if tokens < 1:  # a flood: dropped, the follower kept
-                self.dropped += 1
-                continue
+            if tokens < 1:
+                self._refuse(
+                    f"more than {RATE:g} messages a second (a flood: the follower was dropped)"
+                )
+                return
             tokens -= 1
-            self.heard(
-                connection, wire.parse(line)
-            )  # (a line that is no message: the listener refuses it)
+            self.heard(connection, wire.parse(line))  # (a line that is no message: refused there)
 
     def reveal(self, beat: int) -> None:
         """Tell every follower to show the answer at ``beat`` (from 1)."""
@@ -132,9 +189,12 @@ class Leader:
         return len(self.writers)
 
     def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-        for writer in self.writers:
+        if self._accepting is not None:
+            self._accepting.cancel()
+        if self._change_due is not None:
+            self._change_due.cancel()
+        self.listener.close()
+        for writer in self.writers:  # (each connection's task then ends as when its app leaves)
             writer.close()
         try:
             os.unlink(self.path)

@@ -121,7 +121,7 @@ KEYS: tuple[Key, ...] = (
     Key(
         "p",
         "p",
-        "projector mode: the focus row large; p or Esc leaves",
+        "projector mode: the focus row large (n, N: the lesson's beats); p or Esc leaves",
         STAGE,
         "present",
         "Projector",
@@ -229,7 +229,8 @@ KEYS: tuple[Key, ...] = (
     Key(
         "D",
         "D",
-        "leading a class, at a predict beat: the class's answers on the projector (p's view)",
+        "leading a class, at a predict beat: the class's answers on the projector (p's view, "
+        "where n and N lead on); D again leaves",
         ANYWHERE,
         "class_projector",
         "Class answers",

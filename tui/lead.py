@@ -42,6 +42,7 @@ def lead_class(
     debug: bool,
     responses: str | None = None,
     names: bool = False,
+    record_names: bool = False,
 ) -> int:
     from attn_tui.tui.cli import EXIT_USAGE, say, start_app
 
@@ -78,6 +79,7 @@ def lead_class(
         ]
         + (["--serve-dir", folder] if folder else [])
         + ["--names"] * names
+        + ["--record-names"] * record_names
     )
     server = subprocess.Popen(
         command,
@@ -100,6 +102,7 @@ def lead_class(
             leader=leader,
             address=public_address(host, port),
             names=names,
+            record_names=record_names,
             responses=responses,
             channel=channel,
         )

@@ -13,14 +13,15 @@ address the browser used, so that a server listening on every address (0.0.0.0) 
 other machines; an app is started only for a page of this server: a web page from elsewhere,
 open in the lecturer's browser, cannot start one (browsers let any page open a websocket to
 127.0.0.1), nor can one reached under a borrowed name (DNS rebinding); the page loads nothing
-from outside this machine; Ctrl+C ends every browser's app at once; and the console says
-what a lecturer needs (the address, the folder, a line per browser), not every request.
+from outside this machine; Ctrl+C ends every browser's app at once; at most ``max_apps`` apps
+run, counted until each app's process has ended; each browser's websocket is read as hostile
+input (``tui.browser_sockets``: a terminal size within bounds); and the console says what a
+lecturer needs (the address, the folder, a line per browser), not every request.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import errno
 import hashlib
 import ipaddress
@@ -38,6 +39,7 @@ from textual_serve.server import Server
 
 from attn_tui.core.editing.save_root import RECOVERY_FOLDER
 from attn_tui.core.text import visible
+from attn_tui.tui.browser_sockets import run_app
 
 log = logging.getLogger("attn-tui")
 WILDCARDS = ("0.0.0.0", "::", "")  # every address of this machine
@@ -54,9 +56,6 @@ class ServeError(Exception):
 
 COOKIE = "attn-tui-browser"  # a random name for the browser: its apps' recovery copies go by it
 COOKIE_DAYS = 30
-# textual-serve starts each app with ``self.command``, read while it serves the browser's
-# websocket; set per connection here, so that each browser's app gets its own recovery folder
-_browser_command: contextvars.ContextVar[str] = contextvars.ContextVar("browser_command")
 
 
 class ClassServer(Server):
@@ -79,27 +78,21 @@ class ClassServer(Server):
         self.folder = folder
         self.loopback_only = is_loopback(host)
         self.connections: set[asyncio.Task] = set()  # one per browser, each running its app
-
-    @property
-    def command(self) -> str:
-        """The command an app is started with: the current browser's, while one is served."""
-        return _browser_command.get(self._command)
-
-    @command.setter
-    def command(self, command: str) -> None:
-        self._command = command
+        # apps started and not yet ended: taken as a browser is let in, given back only once
+        # its app's process has exited (a reconnect storm had run 46 apps against 40)
+        self.apps = 0
 
     def command_for(self, request: web.Request) -> str:
         """The command that starts this browser's app: with its recovery folder, named after
         the digest of its cookie, or (without a cookie this server made) a folder of its own."""
         if self.folder is None:
-            return self._command
+            return self.command
         token = request.cookies.get(COOKIE, "")
         if not re.fullmatch(r"[0-9a-f]{32}", token):
             token = secrets.token_hex(16)  # copies kept all the same, but for this app alone
         name = hashlib.sha256(token.encode()).hexdigest()[:32]
         folder = os.path.join(self.folder, RECOVERY_FOLDER, name)
-        return f"{self._command} --recovery-dir {shlex.quote(folder)}"
+        return f"{self.command} --recovery-dir {shlex.quote(folder)}"
 
     def initialize_logging(self) -> None:
         super().initialize_logging()
@@ -149,28 +142,31 @@ class ClassServer(Server):
         return page
 
     async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        """textual-serve's, with the checks above, the terminal's size held within bounds, and
+        the browser's slot held until its app has exited."""
         self.refuse_foreign(request)
         self.refuse_past_max()  # (a page loaded before the class filled); counted at once, below
+        self.apps += 1  # (no await since the check: no other browser between them)
         connection = asyncio.current_task()
         self.connections.add(connection)
-        _browser_command.set(self.command_for(request))  # for this connection's task alone
+        command = self.command_for(request)
         log.info("a browser connected from %s: %s", visible(request.remote or "?"), self.running())
         try:
-            return await super().handle_websocket(request)
+            return await run_app(request, command, self.download_manager, self.debug)
         finally:
             self.connections.discard(connection)
+            self.apps -= 1
             log.info("a browser left: %s", self.running())
 
     def running(self) -> str:
-        count = len(self.connections)
-        return f"{count} app{'' if count == 1 else 's'} running"
+        return f"{self.apps} app{'' if self.apps == 1 else 's'} running"
 
     def refuse_past_max(self) -> None:
         """503 and a plain page once ``max_apps`` apps are running."""
-        if len(self.connections) >= self.max_apps:
+        if self.apps >= self.max_apps:
             log.warning("refused a browser: the class is full (%s)", self.running())
             raise web.HTTPServiceUnavailable(
-                text=f"attn-tui: the class is full: {len(self.connections)} apps are running, "
+                text=f"attn-tui: the class is full: {self.apps} apps are running, "
                 f"the most this server starts (--max-apps {self.max_apps}). "
                 "Try again when someone leaves.\n",
                 headers={"Retry-After": "30"},
@@ -210,16 +206,17 @@ def app_command(
     lesson: bool = False,
     follow: str | None = None,
     names: bool = False,
+    record_names: bool = False,
 ) -> str:
     """The shell command that starts one browser's app (textual-serve runs it with a shell):
     playing the scenario's lesson with ``lesson``, following the channel at ``follow``, asking
-    the student's first name with ``names``."""
+    the student's first name with ``names`` (saying it is recorded with ``record_names``)."""
     # the same Python and the same attn_tui as this server (-m, from the same working folder)
     words = [sys.executable, "-m", "attn_tui", "open", "--save-root", folder]
     words += (
         ["--lesson"] * lesson
         + (["--follow-from", follow] if follow else [])
-        + ["--ask-name", "yes"] * names
+        + (["--ask-name", "recorded" if record_names else "yes"] if names else [])
     )
     return shlex.join(words + ([scenario] if scenario else []))
 
@@ -310,6 +307,7 @@ def serve(
     lesson: bool = False,
     follow: str | None = None,
     names: bool = False,
+    record_names: bool = False,
 ) -> None:
     """Serve the app on ``host:port`` until Ctrl+C, at most ``max_apps`` at once, its apps
     saving in ``folder`` (default: a new temporary folder), playing the scenario's lesson with
@@ -326,7 +324,7 @@ def serve(
         else ""
     )
     server = ClassServer(
-        app_command(scenario, folder, lesson, follow, names),
+        app_command(scenario, folder, lesson, follow, names, record_names),
         host,
         port,
         banner(label, host, port, folder, note),

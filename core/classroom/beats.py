@@ -12,7 +12,9 @@ import numpy as np
 from attn_tui.core.classroom.wire import MAX_CELLS, Answer
 from attn_tui.core.engine.stages import stage_named
 from attn_tui.core.lessons.lesson import start_position
+from attn_tui.core.model.labels import token_labels
 from attn_tui.core.model.scenario import Scenario
+from attn_tui.core.text import visible
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,10 @@ def refusal(beats: dict[int, PredictBeat], answer: Answer) -> str | None:
     beat = beats.get(answer.beat)
     if beat is None:
         return f"beat {answer.beat} asks for no prediction"
-    if answer.row != beat.row:
-        return f"beat {answer.beat} asks for row {beat.row}, not row {answer.row}"
+    if answer.row != beat.row:  # (said as people count rows: from 1, the token named)
+        tokens = beat.scenario.row_tokens
+        asked = f'row {beat.row + 1} ("{visible(token_labels(tokens)[beat.row])}")'
+        return f"beat {answer.beat} asks for {asked}, not row {answer.row + 1}"
     if len(answer.guess) != beat.columns:
         return f"beat {answer.beat}'s row has {beat.columns} columns, not {len(answer.guess)}"
     return None

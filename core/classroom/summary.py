@@ -17,11 +17,15 @@ from attn_tui.core.text import visible
 
 def summarise(scenario: Scenario, stream: BinaryIO) -> dict:
     """The summary as JSON-ready data, from a log read line by line (a line longer than
-    ``MAX_LOG_LINE`` is skipped without being held whole)."""
+    ``MAX_LOG_LINE`` is skipped without being held whole). Its ``row`` is the query row counted
+    from 0, as in the log; ``named``, each student whose lines carry a first name
+    (--record-names) and the beats they answered."""
     beats = predict_beats(scenario)
     tallies = {number: BeatTally(beat) for number, beat in beats.items()}
     skipped = 0
     reasons: dict[str, int] = {}
+    names: dict[str, str] = {}  # student id → the first name its lines carry (--record-names)
+    answered: dict[str, set[int]] = {}  # a named student id → the beats it answered
     while True:
         line = stream.readline(MAX_LOG_LINE + 1)
         if not line:
@@ -36,6 +40,9 @@ def summarise(scenario: Scenario, stream: BinaryIO) -> dict:
             found = read_line(line, beats)
             if not isinstance(found, str):
                 tallies[found.answer.beat].add(found.student, found.answer.guess)
+                if found.name is not None:
+                    names[found.student] = found.name
+                    answered.setdefault(found.student, set()).add(found.answer.beat)
                 continue
             why = found
         skipped += 1
@@ -44,6 +51,10 @@ def summarise(scenario: Scenario, stream: BinaryIO) -> dict:
         "beats": [_beat(tallies[number].counts(), beats[number]) for number in sorted(tallies)],
         "skipped": skipped,
         "skipped_why": dict(sorted(reasons.items(), key=lambda item: -item[1])),
+        "named": [
+            {"name": names[student], "student": student, "beats": sorted(answered[student])}
+            for student in sorted(names, key=lambda student: (names[student], student))
+        ],
     }
 
 
@@ -92,6 +103,10 @@ def as_markdown(summary: dict, scenario: Scenario, label: str) -> str:
                 f"| {fixed(correct, p)} |"
             )
         lines.append("")
+    if summary["named"]:
+        lines += ["## Who answered, by name", ""]
+        lines += [f"- {_md(item['name'])}: {_beats(item['beats'])}" for item in summary["named"]]
+        lines.append("")
     if summary["skipped"]:
         why = "; ".join(f"{count} {reason}" for reason, count in summary["skipped_why"].items())
         lines += [
@@ -99,6 +114,48 @@ def as_markdown(summary: dict, scenario: Scenario, label: str) -> str:
             "",
         ]
     return "\n".join(lines)
+
+
+def query_row(scenario: Scenario, row: int) -> str:
+    """A query row as a person reads it: counted from 1, and its token ("row 3, \"sat\"")."""
+    from attn_tui.core.model.labels import token_labels
+
+    return f'row {row + 1}, "{visible(token_labels(scenario.row_tokens)[row])}"'
+
+
+def _beats(beats: list[int]) -> str:
+    return f"beat{'s' if len(beats) > 1 else ''} " + ", ".join(str(beat) for beat in beats)
+
+
+def as_text(summary: dict, scenario: Scenario) -> str:
+    """The summary for a terminal: a beat's query row counted from 1 and named by its token."""
+    lines = []
+    for beat in summary["beats"]:
+        lines.append(
+            f"beat {beat['beat']} ({beat['stage']}, {query_row(scenario, beat['row'])}): "
+            f"{beat['answered']} answered, {beat['right']} right"
+        )
+        lines += [f"  {item['count']} {visible(item['words'])}" for item in beat["mistakes"]]
+        medians = ", ".join("—" if value is None else f"{value:.3f}" for value in beat["median"])
+        lines.append(f"  median guess: [{medians}]")
+    if not summary["beats"]:
+        lines.append("the lesson has no predict beat")
+    if summary["named"]:
+        lines.append(
+            "answered, by name: "
+            + "; ".join(
+                f"{visible(item['name'])} ({_beats(item['beats'])})" for item in summary["named"]
+            )
+        )
+    lines.append(
+        f"skipped: {summary['skipped']}"
+        + (
+            f" ({'; '.join(f'{n} {why}' for why, n in summary['skipped_why'].items())})"
+            if summary["skipped"]
+            else ""
+        )
+    )
+    return "\n".join(lines) + "\n"
 
 
 def _md(text: str) -> str:

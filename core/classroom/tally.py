@@ -5,6 +5,7 @@ the one that counts."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,10 +79,17 @@ class BeatTally:
     def verdict(self, student: str) -> Verdict:
         return self.judge(self.latest[student])
 
-    def counts(self) -> Counts:
+    def counts(self, among: Collection[str] | None = None) -> Counts:
+        """The counts of every student's latest answer, or of those ``among`` these students
+        (the teacher's screen: those following now)."""
+        latest = (
+            self.latest
+            if among is None
+            else {student: guess for student, guess in self.latest.items() if student in among}
+        )
         right = 0
         grouped: dict[tuple[str, str], int] = {}
-        for guess in self.latest.values():
+        for guess in latest.values():
             verdict = self.judge(guess)
             if verdict.right:
                 right += 1
@@ -92,16 +100,13 @@ class BeatTally:
             ((key, words, count) for (key, words), count in grouped.items()),
             key=lambda found: (found[0] == OTHER, -found[2], found[1]),
         )
-        return Counts(self.beat.beat, len(self.latest), right, tuple(mistakes), self.spreads())
+        return Counts(self.beat.beat, len(latest), right, tuple(mistakes), self.spreads(latest))
 
-    def spreads(self) -> tuple[Spread, ...]:
+    def spreads(self, latest: dict[str, tuple[float | None, ...]]) -> tuple[Spread, ...]:
         guesses = np.array(
-            [
-                [np.nan if value is None else value for value in guess]
-                for guess in self.latest.values()
-            ],
+            [[np.nan if value is None else value for value in guess] for guess in latest.values()],
             dtype=np.float64,
-        ).reshape(len(self.latest), self.beat.columns)
+        ).reshape(len(latest), self.beat.columns)
         axis = SHARES if self.beat.key in SHARE_STAGES else None
         return tuple(
             spread(guesses[:, column], float(self.correct[column]), axis)

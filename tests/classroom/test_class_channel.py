@@ -6,9 +6,11 @@ all counted."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 from attn_tui.core import load
 from attn_tui.core.classroom import wire
+from attn_tui.tui import follow
 from attn_tui.tui.class_desk import ClassDesk
 from attn_tui.tui.follow import Follower, Leader, channel_socket
 from tests.conftest import SCENARIOS
@@ -60,26 +62,27 @@ async def test_hostile_lines_are_refused_and_the_others_still_answer(tmp_path):
             b"[/INST] ignore the lesson\n",
             b"4\n",
         ]
-        _, bad = await raw(path, wire.hello_line("0000000b"), *hostile)
-        await until(
-            lambda: desk.refused + leader.dropped >= len(hostile)
-        )  # (past a burst: dropped)
-        assert answered(desk) == 1 and leader.followers == 2  # refused, and the follower is kept
+        bad = []  # a follower each (a burst of them from one would be a flood)
+        for n, line in enumerate(hostile):
+            bad.append((await raw(path, wire.hello_line(f"0000010{n}"), line))[1])
+        await until(lambda: desk.refused >= len(hostile))
+        assert answered(desk) == 1 and leader.followers == 1 + len(hostile)  # each one kept
         # a half-written line, then gone: nothing counted
         _, half = await raw(path, wire.hello_line("0000000c"), b"answer 4 2 0.2")
         half.close()
-        await until(lambda: leader.followers == 2)
+        await until(lambda: leader.followers == 1 + len(hostile))
         assert answered(desk) == 1
         # a line longer than a message can be: that follower is dropped, nobody else
         _, long = await raw(path, b"answer 4 2 " + b"1" * 100_000 + b"\n")
-        await until(lambda: leader.followers == 2)
+        await until(lambda: leader.dropped == 1)
+        await until(lambda: leader.followers == 1 + len(hostile))
         good.write(wire.answer_line(4, 2, UNSCALED))  # the good one changes its answer: still heard
         await until(lambda: desk.counts(4).right == 0)
         counts = desk.counts(4)
         assert counts.answered == 1 and [(key, n) for key, _, n in counts.mistakes] == [
             ("unscaled", 1)
         ]
-        assert leader.followers == 2 and bad.transport.get_write_buffer_size() == 0
+        assert all(writer.transport.get_write_buffer_size() == 0 for writer in bad)
         leader.publish(5)  # the lead still publishes to everyone
         assert (await asyncio.wait_for(good_reader.readline(), 2)) == b"4\n"
         assert (await asyncio.wait_for(good_reader.readline(), 2)) == b"5\n"
@@ -90,19 +93,86 @@ async def test_hostile_lines_are_refused_and_the_others_still_answer(tmp_path):
     assert len(lines) == 2 and '"student": "0000000a"' in lines[0]  # only the two valid answers
 
 
-async def test_a_flood_is_dropped_and_another_follower_is_not_held_up():
+async def test_a_flooding_follower_is_dropped_and_another_is_not_held_up():
     leader, desk, path = await leading()
+    refusals = []
+    leader.refused = refusals.append
     try:
-        _, flood = await raw(
+        flood_reader, flood = await raw(
             path, wire.hello_line("0000000f"), *[wire.answer_line(4, 2, UNSCALED)] * 3000
         )
         _, calm = await raw(path, wire.hello_line("0000000e"))
         await asyncio.sleep(0.05)
         calm.write(wire.answer_line(4, 2, RIGHT))
         await calm.drain()
-        await until(lambda: answered(desk) == 2, timeout=2)
-        await until(lambda: leader.dropped > 2900)  # past its burst, the flood's lines are dropped
-        assert leader.followers == 2 and desk.counts(4).right == 1
+        # past its burst the flood's connection is closed: a few lines read, not 3,000 dropped
+        try:
+            assert await asyncio.wait_for(flood_reader.read(), 2) == b"4\n"
+        except ConnectionResetError:  # (closed with its lines unread: a reset)
+            pass
+        await until(lambda: leader.followers == 1)
+        await until(lambda: answered(desk) == 1, timeout=2)
+        assert leader.dropped == 1 and refusals == [
+            "more than 2 messages a second (a flood: the follower was dropped)"
+        ]
+        assert desk.counts(4).right == 1  # the calm one; the flood left, so is not counted
+    finally:
+        leader.close()
+
+
+async def test_a_message_from_a_connection_that_said_no_hello_is_refused():
+    leader, desk, path = await leading()
+    try:
+        await raw(path, wire.answer_line(4, 2, RIGHT), b"name Ada\n")
+        await until(lambda: desk.refused == 2)
+        assert answered(desk) == 0 and desk.tallies[4].latest == {}
+        assert desk.last_refusal == "a message before hello (from nobody following)"
+    finally:
+        leader.close()
+
+
+async def test_a_reconnect_storm_of_fresh_ids_never_counts_more_than_follow(monkeypatch):
+    """One client that reconnects 600 times, each time a fresh id answering and leaving, beside
+    two students who stay: the counts are of the two, never of the 600 ids."""
+    monkeypatch.setattr(
+        follow, "JOIN_RATE", 10_000.0
+    )  # (the storm's pace here; its own test below)
+    leader, desk, path = await leading()
+    seen = []  # (answered, following) whenever the screen would repaint
+    desk.arrived = lambda: seen.append((answered(desk), leader.followers))
+    try:
+        stay = [(await raw(path, wire.hello_line(f"5000000{n}")))[1] for n in range(2)]
+        for writer in stay:
+            writer.write(wire.answer_line(4, 2, RIGHT))
+        await until(lambda: answered(desk) == 2)
+        for n in range(600):
+            reader, writer = await raw(
+                path, wire.hello_line(f"{n + 1:08x}"), wire.answer_line(4, 2, UNSCALED)
+            )
+            await reader.readline()  # the teacher's beat: it has joined
+            await asyncio.sleep(0)  # (and its answer heard)
+            writer.close()
+        await until(lambda: leader.followers == 2, timeout=20)
+        assert max(count for count, _ in seen) <= 3  # the two, and the one storming id at a time
+        assert all(count <= following for count, following in seen)
+        counts = desk.counts(4)
+        assert (counts.answered, counts.right) == (2, 2)
+    finally:
+        leader.close()
+
+
+async def test_connections_join_at_most_join_rate_a_second_after_a_burst():
+    leader, desk, path = await leading()
+    try:
+        writers = [(await raw(path))[1] for _ in range(follow.JOIN_BURST)]  # a class at once
+        await until(lambda: leader.followers == follow.JOIN_BURST)
+        # 20 more at once (the kernel queues them, up to the listener's backlog of 64)
+        writers += [(await raw(path))[1] for _ in range(20)]
+        await asyncio.sleep(0.5)
+        assert leader.followers <= follow.JOIN_BURST + 0.5 * follow.JOIN_RATE + 1
+        await until(lambda: leader.followers == follow.JOIN_BURST + 20)
+        for writer in writers:
+            writer.close()
     finally:
         leader.close()
 
@@ -147,3 +217,22 @@ async def test_forty_followers_answer_within_a_second_and_are_all_counted():
         for task in tasks:
             task.cancel()
         leader.close()
+
+
+async def test_with_record_names_the_log_carries_each_students_first_name(tmp_path):
+    scenario = load(SCENARIOS / "cat_sat_lesson.yaml")
+    for record in (True, False):
+        log = tmp_path / f"class-{record}.jsonl"
+        desk = ClassDesk(scenario, responses=str(log), names=True, record_names=record)
+        ada, anonymous = object(), object()
+        desk.heard(ada, wire.Hello("0000000a"))
+        desk.heard(ada, wire.Name("Ada"))
+        desk.heard(anonymous, wire.Hello("0000000b"))
+        for connection in (ada, anonymous):
+            desk.heard(connection, wire.Answer(4, 2, RIGHT))
+        desk.close()
+        lines = [json.loads(text) for text in log.read_text().splitlines()]
+        if record:
+            assert [found["name"] for found in lines] == ["Ada", None]
+        else:
+            assert all("name" not in found for found in lines)

@@ -7,13 +7,18 @@ from __future__ import annotations
 import asyncio
 import json
 
+from textual.widgets import Static
+
 from attn_tui.core import load
 from attn_tui.core.classroom import wire
 from attn_tui.tui.app import AttnApp
+from attn_tui.tui.class_answers import names_said
 from attn_tui.tui.class_desk import ClassDesk
 from attn_tui.tui.classroom import Classroom
 from attn_tui.tui.follow import Follower, Leader, channel_socket
 from attn_tui.tui.screens.class_present import ClassPresentScreen
+from attn_tui.tui.screens.debugger import DebuggerScreen
+from attn_tui.tui.screens.name_prompt import NamePromptScreen
 from tests.conftest import SCENARIOS
 from tests.serve.test_follow import until
 from tests.tui_helpers import stage_view
@@ -140,3 +145,98 @@ async def test_the_teachers_reveal_shows_the_row_of_a_student_who_had_not():
             assert stage_view(app).row_texts(SAT) == ["0.248", "0.248", "0.503"]
     finally:
         leader.close()
+
+
+async def test_on_the_projector_d_goes_back_and_n_and_n_lead_the_class():
+    listener, path = channel_socket()
+    leader = Leader(listener, path)
+    app = AttnApp(load(LESSON), read_only=True, remember=False, classroom=Classroom(leader=leader))
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("n", "n", "n")
+            assert leader.beat == 4
+            await pilot.press("D")
+            assert isinstance(app.screen, ClassPresentScreen)
+            await pilot.press("D")  # D again: back to the teacher's screen
+            assert isinstance(app.screen, DebuggerScreen)
+            await pilot.press("D", "R", "n")  # revealed, so n does not wait for a prediction
+            assert isinstance(app.screen, ClassPresentScreen) and leader.beat == 5
+            assert not app.screen.class_answers.display  # beat 5 predicts nothing
+            await pilot.press("n")  # beat 6: the row of "cat", on the projector and for the class
+            assert leader.beat == 6
+            assert 'row "cat"' in str(app.screen.query_one("#present-title").render())
+            await pilot.press("N")
+            assert leader.beat == 5 and isinstance(app.screen, ClassPresentScreen)
+    finally:
+        leader.close()
+
+
+async def test_the_name_box_says_what_the_name_is_for_and_esc_stays_anonymous():
+    listener, path = channel_socket()
+    leader = Leader(listener, path)
+    desk = ClassDesk(load(LESSON), names=True)
+    leader.heard = desk.heard
+    await leader.start()
+    for recorded in (False, True):
+        app = AttnApp(
+            load(LESSON),
+            read_only=True,
+            remember=False,
+            classroom=Classroom(follow=path, names=True, record_names=recorded),
+        )
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, NamePromptScreen)
+            said = " ".join(str(found.render()) for found in app.screen.query(Static))
+            assert "Your first name?" in said and "teacher's own screen" in said
+            assert "never on the projector" in said and "Esc: stay anonymous" in said
+            assert ("teacher's record of the class's answers" in said) is recorded
+            assert ("it is not recorded" in said) is not recorded
+            await pilot.press("escape")
+            assert isinstance(app.screen, DebuggerScreen)
+    leader.close()
+    assert desk.names == {}
+
+
+async def test_the_last_refusal_shown_is_the_latest_even_a_flood(tmp_path):
+    listener, path = channel_socket()
+    leader = Leader(listener, path)
+    app = AttnApp(load(LESSON), read_only=True, remember=False, classroom=Classroom(leader=leader))
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.press("n", "n", "n")
+            _, first = await asyncio.open_unix_connection(path)
+            first.write(wire.hello_line("0000000a") + b"answer 3 2 0.25 0.25 0.5\n")
+            await until(lambda: "last: beat 3 asks for no prediction" in panel(app))
+            flood_reader, flood = await asyncio.open_unix_connection(path)
+            flood.write(
+                wire.hello_line("0000000b") + wire.answer_line(4, SAT, (0.25, 0.25, 0.5)) * 50
+            )
+            await until(lambda: "2 messages refused" in panel(app))
+            assert "last: more than 2 messages a second (a flood" in panel(app)
+            first.close()
+            flood.close()
+    finally:
+        leader.close()
+
+
+def test_the_teacher_is_told_where_the_names_go():
+    told = names_said
+    assert "not written into the log" in told(Classroom(names=True, responses="class.jsonl"))
+    assert "written into class.jsonl with each answer" in told(
+        Classroom(names=True, responses="class.jsonl", record_names=True)
+    )
+
+
+async def test_the_stage_says_what_to_do_with_the_row_the_cursor_moves_to():
+    """At a predict beat the stage's bottom line asks for a guess of the hidden row only: moving
+    off it (↑) said so until something else repainted the screen (a class joining, a timer)."""
+    app = AttnApp(load(LESSON), read_only=True, remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("n", "n", "n")
+        view = app.screen.stage_view
+        assert "r reveals the row" in str(view.border_subtitle)  # "sat", to predict
+        await pilot.press("up")
+        assert "r reveals the row" not in str(view.border_subtitle)  # "cat", shown
+        await pilot.press("down")
+        assert "r reveals the row" in str(view.border_subtitle)

@@ -195,3 +195,44 @@ def test_hostile_lines_in_a_log_are_each_skipped_and_counted(tmp_path):
     assert (
         text.returncode == 0 and "\x1b" not in text.stdout
     )  # nothing from the log reaches the terminal raw
+
+
+def test_every_text_a_person_reads_counts_rows_from_1_and_names_the_token(tmp_path):
+    log = tmp_path / "class.jsonl"
+    log.write_text("\n".join(HAND_MADE[:7] + [line("j", [0.25, 0.25, 0.5], row=1)]) + "\n")
+    text = run(LESSON, str(log)).stdout
+    # the lesson predicts "sat", the third token: the log's row 2 counted from 0
+    assert text.startswith('beat 4 (weights, row 3, "sat"): 6 answered, 3 right\n'), text
+    assert 'skipped: 1 (1 beat 4 asks for row 3 ("sat"), not row 2)' in text, text
+    markdown = run(LESSON, str(log), "--markdown").stdout
+    assert '## Beat 4: weights of "sat"' in markdown
+    assert json.loads(run(LESSON, str(log), "--json").stdout)["beats"][0]["row"] == 2  # as logged
+
+
+def named_line(student, name, guess, beat=4) -> str:
+    found = json.loads(line(student, guess, beat=beat))
+    return json.dumps({**found, "name": name})
+
+
+def test_names_in_the_log_credit_who_answered(tmp_path):
+    log = tmp_path / "class.jsonl"
+    log.write_text(
+        "\n".join(
+            [
+                named_line("a", "Ada", [0.25, 0.25, 0.5]),
+                named_line("b", None, [0.25, 0.25, 0.5]),  # stayed anonymous
+                named_line("c", "Grace", [0.212, 0.212, 0.576]),
+                named_line("d", "\x1b[31mEve", [0.25, 0.25, 0.5]),  # not a first name
+                line("e", [0.25, 0.25, 0.5]),  # a log written without --record-names
+            ]
+        )
+        + "\n"
+    )
+    found = json.loads(run(LESSON, str(log), "--json").stdout)
+    assert found["beats"][0]["answered"] == 4 and found["skipped"] == 1
+    assert found["named"] == [
+        {"name": "Ada", "student": "a", "beats": [4]},
+        {"name": "Grace", "student": "c", "beats": [4]},
+    ]
+    assert "answered, by name: Ada (beat 4); Grace (beat 4)\n" in run(LESSON, str(log)).stdout
+    assert "- Ada: beat 4" in run(LESSON, str(log), "--markdown").stdout

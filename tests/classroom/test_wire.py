@@ -83,6 +83,9 @@ def test_an_answer_must_fit_a_predict_beat_of_the_lesson():
     ]
     assert refusal(beats, wire.Answer(4, 2, (0.25, 0.25, 0.5))) is None
     assert "asks for no prediction" in refusal(beats, wire.Answer(3, 2, (0.25, 0.25, 0.5)))
-    assert "row 2, not row 1" in refusal(beats, wire.Answer(4, 1, (0.25, 0.25, 0.5)))
+    # said as a person counts rows (from 1) and names them: "sat" is the third token
+    assert refusal(beats, wire.Answer(4, 1, (0.25, 0.25, 0.5))) == (
+        'beat 4 asks for row 3 ("sat"), not row 2'
+    )
     assert "3 columns, not 2" in refusal(beats, wire.Answer(4, 2, (0.25, 0.25)))
     assert "3 columns, not 4" in refusal(beats, wire.Answer(4, 2, (0.25, 0.25, 0.5, 0.0)))

@@ -72,7 +72,10 @@ def test_a_modes_flag_shortened_or_repeated_and_debug_before_the_command(capsys,
         (["--ser", "cat_sat"], "ambiguous option: --ser could match --serve, --serve-dir"),
         (["serve", "--json", "cat_sat"], "give one mode: attn-tui serve and --json are two"),
         (["--print", "cat_sat", "--row", "--json"], "argument --row: expected one argument"),
-        (["--json", "cat_sat", "--force"], "--force goes with attn-tui new or attn-tui capture"),
+        (
+            ["--json", "cat_sat", "--force"],
+            "--force goes with attn-tui new or attn-tui capture or attn-tui figure",
+        ),
         (
             ["--json", "cat_sat", "extra", "--row", "1"],
             "--row goes with --print or --markdown or attn-tui figure (and unrecognized: extra 1)",

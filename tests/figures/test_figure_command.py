@@ -1,6 +1,7 @@
 """``attn-tui figure`` (issue 45): the command a teacher types, its files and its refusals; and a
 Chromium render of the SVG that has pixels (skipped without chromium)."""
 
+import re
 import shutil
 import struct
 import subprocess
@@ -154,7 +155,7 @@ def test_an_output_that_cannot_be_written_leaves_nothing_behind(tmp_path, capsys
     target = tmp_path / "folder"
     target.mkdir()
     assert main(["figure", "cat_sat", "-o", str(target)]) == 2
-    assert "cannot write" in capsys.readouterr().err
+    assert f"{target} is a folder; give a file name" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"]
 
 
@@ -196,3 +197,92 @@ def test_a_fifo_or_an_unknown_suffix_as_output_is_refused(tmp_path, capsys):
     assert (
         main(["figure", "cat_sat", "-o", str(tmp_path / "x.gif"), "--format", "svg"]) == 0
     )  # said so
+
+
+def test_an_existing_file_or_link_is_replaced_only_with_force(tmp_path, capsys):
+    """Found by a teacher: -o overwrote last week's figure and replaced a link, without a word."""
+    import os
+
+    old = tmp_path / "weights.svg"
+    old.write_text("last week's figure")
+    assert main(["figure", "cat_sat", "-o", str(old)]) == 2
+    assert capsys.readouterr().err == (
+        f"attn-tui figure: {old} already exists; add --force to replace it\n"
+    )
+    assert old.read_text() == "last week's figure"
+    elsewhere = tmp_path / "notes.txt"
+    elsewhere.write_text("a lecturer's notes")
+    link = tmp_path / "link.svg"
+    link.symlink_to(elsewhere)
+    assert main(["figure", "cat_sat", "-o", str(link)]) == 2
+    assert f"{link} is a symbolic link (to {elsewhere}); add --force" in capsys.readouterr().err
+    assert link.is_symlink() and elsewhere.read_text() == "a lecturer's notes"
+    dangling = tmp_path / "dangling.svg"
+    dangling.symlink_to(tmp_path / "nothing")
+    assert main(["figure", "cat_sat", "-o", str(dangling)]) == 2
+    assert dangling.is_symlink() and not (tmp_path / "nothing").exists()
+    capsys.readouterr()
+    assert main(["figure", "cat_sat", "-o", str(old), "--force"]) == 0
+    assert old.read_text().startswith("<?xml")
+    assert main(["figure", "cat_sat", "-o", str(link), "--force"]) == 0  # the link itself goes
+    assert not link.is_symlink() and link.read_text().startswith("<?xml")
+    assert elsewhere.read_text() == "a lecturer's notes"
+    assert sorted(os.listdir(tmp_path)) == ["dangling.svg", "link.svg", "notes.txt", "weights.svg"]
+
+
+def png_size(path) -> tuple[int, int]:
+    """A PNG's width and height, from its IHDR chunk (bytes 16 to 24)."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_scale_and_width_size_a_png_or_a_pdf(tmp_path, capsys):
+    pytest.importorskip("cairosvg")
+    assert main(["figure", "cat_sat", "-o", str(tmp_path / "one.png")]) == 0
+    svg = ET.fromstring(main_svg(capsys, ["figure", "cat_sat"]))
+    width, height = float(svg.get("width")), float(svg.get("height"))
+    assert png_size(tmp_path / "one.png") == (round(width), round(height))
+    assert main(["figure", "cat_sat", "-o", str(tmp_path / "three.png"), "--scale", "3"]) == 0
+    assert png_size(tmp_path / "three.png") == (round(3 * width), round(3 * height))
+    assert main(["figure", "cat_sat", "-o", str(tmp_path / "slide.png"), "--width", "1920"]) == 0
+    assert png_size(tmp_path / "slide.png") == (1920, round(1920 / width * height))
+    assert main(["figure", "cat_sat", "-o", str(tmp_path / "big.pdf"), "--scale", "2"]) == 0
+    box = re.search(
+        rb"MediaBox \[ ?0 0 ([0-9.]+) ([0-9.]+) ?\]", (tmp_path / "big.pdf").read_bytes()
+    )
+    # a PDF's unit is the point, 3/4 of a CSS pixel
+    assert float(box[1]) == pytest.approx(2 * width * 0.75, abs=0.5)
+    capsys.readouterr()
+    for args, said in [
+        (["--scale", "2"], "--scale goes with PNG or PDF (-o FILE.png)"),
+        (["-o", str(tmp_path / "x.png"), "--scale", "0"], "a scale is from 0.1 to 20"),
+        (["-o", str(tmp_path / "x.png"), "--width", "99999"], "a width is from 16 to 10,000"),
+        (["-o", str(tmp_path / "x.png"), "--scale", "20"], "at most 10,000 a side"),
+    ]:
+        assert main(["figure", "cat_sat", *args]) == 2
+        assert said in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+
+
+def main_svg(capsys, args) -> bytes:
+    assert main(args) == 0
+    return capsys.readouterr().out.encode()
+
+
+def test_the_bar_chart_has_a_value_axis_readable_labels_and_fills_its_canvas(capsys):
+    assert main(["figure", "cat_sat", "--row", "sat"]) == 0
+    root = ET.fromstring(capsys.readouterr().out.encode())
+    shown = [t for t in root.iter(SVG + "text")]
+    # ticks at round numbers from 0 to 1, a share of attention
+    ticks = [t.text for t in shown if t.get("text-anchor") == "end" and t.get("font-family")]
+    assert ticks[:6] == ["0", "0.2", "0.4", "0.6", "0.8", "1"], ticks
+    assert [t.text for t in shown if t.get("class") == "axis"] == ["weights", "key"]
+    labels = [t for t in shown if t.text in ("the", "cat", "sat") and t.get("font-size") == "13"]
+    assert len(labels) == 3 and not any(t.get("transform") for t in labels)  # upright, 13 units
+    width = float(root.get("width"))
+    bars = [r for r in root.iter(SVG + "rect") if r.get("class") == "bar"]
+    right = max(float(r.get("x")) + float(r.get("width")) for r in bars)
+    left = min(float(r.get("x")) for r in bars)
+    assert (right - left) / width > 0.65  # the bars use the canvas (0.26 was a corner of it)
+    assert min(float(r.get("width")) for r in bars) >= 60

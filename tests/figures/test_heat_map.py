@@ -161,3 +161,20 @@ def test_a_sampled_block_is_the_mean_of_its_first_engine_rows():
     ys, xs = sorted({k[0] for k in found}), sorted({k[1] for k in found})
     cell = found[(ys[2], xs[1])]
     assert float(cell.get("data-value")) == pytest.approx(expected, rel=1e-12)
+
+
+def axes(root):
+    return [t.text for t in root.iter(SVG + "text") if t.get("class") == "axis"]
+
+
+def test_the_axes_say_what_the_rows_and_columns_are():
+    """A slide's heat map says which axis is the query and which the key: rows are queries
+    (the softmax is over each row), columns keys; dK's rows are keys, its columns dimensions."""
+    root = figure(str(ROOT / "scenarios" / "cat_sat.yaml"))
+    assert axes(root) == ["query", "key"]
+    (row_axis,) = [t for t in root.iter(SVG + "text") if t.text == "query"]
+    assert "rotate(-90" in row_axis.get("transform")  # up the side of the rows
+    learning = str(ROOT / "scenarios" / "learning_to_attend.yaml")
+    assert axes(figure(learning, "d_keys")) == ["key", "dimension of d_k"]
+    assert axes(figure(learning, "d_inputs")) == ["query", "dimension of d_model"]
+    assert axes(figure(learning, "output")) == ["query", "dimension of d_v"]

@@ -40,8 +40,9 @@ def panel(app) -> str:
     return app.screen.query_one("#class-answers").text
 
 
-async def serving(channel: str, port: int, folder) -> asyncio.subprocess.Process:
-    """The class's server as ``serve --follow`` starts it (tui/lead.py), up once it says so."""
+async def serving(channel: str, port: int, folder, *more: str) -> asyncio.subprocess.Process:
+    """The class's server as ``serve --follow`` starts it (tui/lead.py; ``more``: its
+    --names, --record-names), up once it says so."""
     server = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -57,6 +58,7 @@ async def serving(channel: str, port: int, folder) -> asyncio.subprocess.Process
         "5",
         "--serve-dir",
         str(folder),
+        *more,
         cwd=ROOT,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,

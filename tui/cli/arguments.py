@@ -195,6 +195,13 @@ def add_serve_arguments(serving: argparse.ArgumentParser) -> None:
         "(default: anonymous, a random id per browser)",
     )
     serving.add_argument(
+        "--record-names",
+        action="store_true",
+        help="with --names and --responses: write each student's first name into FILE.jsonl "
+        "beside their answers, to credit participation (off by default: names are shown on this "
+        "terminal only; each student's name box says which)",
+    )
+    serving.add_argument(
         "--max-apps",
         type=int,
         metavar="N",

@@ -1,5 +1,6 @@
-"""``attn-tui figure SCENARIO --stage NAME [--head H] [--row R|all] [--variant V] [-o FILE]
-[--format svg|png|pdf]``: a standalone figure of one stage for slides and papers (issue 45);
+"""``attn-tui figure SCENARIO --stage NAME [--head H] [--row R|all] [--variant V] [-o FILE
+[--force]] [--format svg|png|pdf] [--scale S | --width PX]``: a standalone figure of one stage
+for slides and papers;
 ``attn-tui figure SCENARIO --train``: the loss curves of its training runs; ``attn-tui figure
 INDEX --model-view``: the layers × heads grid of thumbnails with their pattern scores.
 
@@ -8,6 +9,10 @@ converted by cairosvg, the optional extra ``figures``: it draws the very SVG the
 picture, two formats) and is small, where matplotlib would mean drawing every figure twice and a
 ~40 MB dependency; cairosvg needs the system's libcairo, which a teacher's machine with a desktop
 has. Without it: one line naming the extra, exit 2.
+
+-o never replaces a file (or a link) that is there unless --force, as capture does; that is
+checked before any work. --scale and --width size a PNG or PDF (cairosvg draws the SVG larger:
+sharp on a projector), at most MAX_PIXELS a side.
 
 Exit status: 0 written; 2 a file that cannot be read, a figure that cannot be made (no such
 stage, head or row), no extra for PNG/PDF, or output that cannot be written.
@@ -18,6 +23,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import re
 
 from attn_tui.core.text import visible
 
@@ -82,6 +88,26 @@ def build_parser(parser_class=argparse.ArgumentParser) -> argparse.ArgumentParse
     parser.add_argument(
         "--format", choices=FORMATS, help="svg, png or pdf (default: from -o's suffix, else svg)"
     )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace -o FILE if it exists (a symbolic link there is replaced by the figure, "
+        "not written through)",
+    )
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument(
+        "--scale",
+        type=float,
+        metavar="S",
+        help="PNG or PDF: S times the figure's own size (2 or 3 for a projector; default 1)",
+    )
+    size.add_argument(
+        "--width",
+        type=int,
+        metavar="PX",
+        help="PNG or PDF: this many pixels wide (1920 for a full-width slide), the height in "
+        "proportion",
+    )
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return parser
 
@@ -129,6 +155,12 @@ def figure(args: argparse.Namespace, write_out, say, scenario_path, select_rows)
     form = args.format or _suffix_format(args.output) or "svg"
     if form != "svg" and not args.output:
         say(f"attn-tui figure: {form.upper()} is written to a file: give -o FILE.{form}")
+        return 2
+    problem = _size_problem(args, form) or (
+        _output_problem(args.output, args.force) if args.output else None
+    )
+    if problem:
+        say(f"attn-tui figure: {problem}")
         return 2
     if form != "svg" and _converter() is None:
         from attn_tui.capture.install import install_command
@@ -192,9 +224,20 @@ def _written(text: str, form: str, args: argparse.Namespace, write_out, say) -> 
     if not args.output:
         write_out(text)
         return 0
-    data = text.encode("utf-8") if form == "svg" else _converter()(text, form)
+    if form == "svg":
+        data = text.encode("utf-8")
+    else:
+        factor = _factor(text, args.scale, args.width)
+        width, height = (round(side * factor) for side in _svg_size(text))
+        if max(width, height) > MAX_PIXELS:
+            say(
+                f"attn-tui figure: that would be {width:,} × {height:,} pixels; at most "
+                f"{MAX_PIXELS:,} a side (a smaller --scale or --width)"
+            )
+            return 2
+        data = _converter()(text, form, factor)
     try:
-        write_file(args.output, data)
+        write_file(args.output, data, replace=args.force)
     except OSError as error:
         say(f"attn-tui figure: cannot write {visible(args.output)}: {error.strerror or error}")
         return 2
@@ -202,9 +245,11 @@ def _written(text: str, form: str, args: argparse.Namespace, write_out, say) -> 
     return 0
 
 
-def write_file(path: str, data: bytes) -> None:
+def write_file(path: str, data: bytes, replace: bool = False) -> None:
     """``data`` into ``path`` through a temporary file beside it, so a file there is never left half
-    written; a FIFO or a device there is refused, not replaced by a file."""
+    written; what is there already is kept (``FileExistsError``) unless ``replace``, and then a
+    link there is replaced by the file, never written through; a FIFO or a device there is
+    refused, not replaced by a file."""
     if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
         raise OSError(
             errno.EINVAL, "not a regular file (a FIFO or a device): a figure is written to a file"
@@ -214,11 +259,63 @@ def write_file(path: str, data: bytes) -> None:
     try:
         with open(temporary, "wb") as out:
             out.write(data)
-        os.replace(temporary, path)
+        if replace:
+            os.replace(temporary, path)
+        else:  # a new name only: linking fails if anything appeared there meanwhile
+            os.link(temporary, path, follow_symlinks=False)
+            os.unlink(temporary)
     except OSError:
         if os.path.lexists(temporary):
             os.unlink(temporary)
         raise
+
+
+MAX_PIXELS = 10_000  # a side of a PNG or PDF page: 10,000 × 10,000 px is 400 MB to draw
+MAX_SCALE = 20.0
+
+
+def _size_problem(args: argparse.Namespace, form: str) -> str | None:
+    """Why --scale or --width cannot be had here (None: they can, or were not given)."""
+    if args.scale is None and args.width is None:
+        return None
+    given = "--scale" if args.scale is not None else "--width"
+    if form == "svg":
+        return f"{given} goes with PNG or PDF (-o FILE.png): an SVG is drawn at any size"
+    if args.scale is not None and not 0.1 <= args.scale <= MAX_SCALE:
+        return f"--scale {args.scale:g}: a scale is from 0.1 to {MAX_SCALE:g}"
+    if args.width is not None and not 16 <= args.width <= MAX_PIXELS:
+        return f"--width {args.width}: a width is from 16 to {MAX_PIXELS:,} pixels"
+    return None
+
+
+def _output_problem(path: str, force: bool) -> str | None:
+    """Why -o ``path`` may not be written (None: it may), said before any work, as capture
+    does: what exists there is replaced only with --force, and a folder never."""
+    shown = visible(path)
+    if os.path.isdir(path) and not os.path.islink(path):
+        return f"{shown} is a folder; give a file name (weights.svg)"
+    if os.path.lexists(path) and not os.path.islink(path) and not os.path.isfile(path):
+        return f"cannot write {shown}: not a regular file (a FIFO or a device): a figure is a file"
+    if os.path.islink(path) and not force:
+        return (
+            f"{shown} is a symbolic link (to {visible(os.readlink(path))}); add --force to "
+            "replace the link with the figure"
+        )
+    if os.path.lexists(path) and not force:
+        return f"{shown} already exists; add --force to replace it"
+    return None
+
+
+def _svg_size(text: str) -> tuple[float, float]:
+    """The width and height of the figure's SVG (core.outputs.figures.svg writes them first)."""
+    found = re.search(r'<svg [^>]*width="([0-9.]+)" height="([0-9.]+)"', text)
+    return (float(found[1]), float(found[2])) if found else (0.0, 0.0)
+
+
+def _factor(text: str, scale: float | None, width: int | None) -> float:
+    if width is not None:
+        return width / (_svg_size(text)[0] or width)
+    return scale or 1.0
 
 
 def _suffix(path: str | None) -> str:
@@ -230,14 +327,14 @@ def _suffix_format(path: str | None) -> str | None:
 
 
 def _converter():
-    """(svg text, "png"|"pdf") → bytes with cairosvg, or None without it (or without libcairo)."""
+    """(svg text, "png"|"pdf", scale) → bytes with cairosvg; None without it (or libcairo)."""
     try:
         import cairosvg
     except (ImportError, OSError):
         return None
 
-    def convert(text: str, form: str) -> bytes:
+    def convert(text: str, form: str, scale: float = 1.0) -> bytes:
         make = cairosvg.svg2png if form == "png" else cairosvg.svg2pdf
-        return make(bytestring=text.encode("utf-8"))
+        return make(bytestring=text.encode("utf-8"), scale=scale)
 
     return convert

@@ -15,7 +15,7 @@ from attn_tui.tui.cli.streams import EXIT_OK, EXIT_USAGE, say, say_problems, wri
 
 def responses(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from attn_tui.core import ScenarioError, load
-    from attn_tui.core.classroom.summary import as_markdown, summarise
+    from attn_tui.core.classroom.summary import as_markdown, as_text, summarise
     from attn_tui.tui.cli.views import scenario_path
 
     if args.json and args.markdown:
@@ -40,7 +40,7 @@ def responses(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     elif args.markdown:
         write_out(as_markdown(summary, scenario, args.scenario))
     else:
-        write_out(as_text(summary))
+        write_out(as_text(summary, scenario))
     return EXIT_OK
 
 
@@ -55,26 +55,3 @@ def open_log(path: str):
     except BaseException:
         os.close(fd)
         raise
-
-
-def as_text(summary: dict) -> str:
-    lines = []
-    for beat in summary["beats"]:
-        lines.append(
-            f"beat {beat['beat']} ({beat['stage']}, row {beat['row']}): "
-            f"{beat['answered']} answered, {beat['right']} right"
-        )
-        lines += [f"  {item['count']} {visible(item['words'])}" for item in beat["mistakes"]]
-        medians = ", ".join("—" if value is None else f"{value:.3f}" for value in beat["median"])
-        lines.append(f"  median guess: [{medians}]")
-    if not summary["beats"]:
-        lines.append("the lesson has no predict beat")
-    lines.append(
-        f"skipped: {summary['skipped']}"
-        + (
-            f" ({'; '.join(f'{n} {why}' for why, n in summary['skipped_why'].items())})"
-            if summary["skipped"]
-            else ""
-        )
-    )
-    return "\n".join(lines) + "\n"

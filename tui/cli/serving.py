@@ -50,6 +50,14 @@ def serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             "answers reach the teacher's terminal "
             "(attn-tui serve LESSON --follow --responses FILE.jsonl)"
         )
+    if args.record_names and not (
+        args.names and (args.responses and args.follow or args.follow_from)
+    ):
+        parser.error(
+            "--record-names goes with --names and --responses: it writes the first names the "
+            "class gives into the log (attn-tui serve LESSON --follow --names --responses "
+            "FILE.jsonl --record-names)"
+        )
     try:
         path, scenario = _scenario_of(parser, args, lesson, whole=lesson)
     except ScenarioError as error:
@@ -81,6 +89,7 @@ def serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             args.debug,
             responses=args.responses,
             names=args.names,
+            record_names=args.record_names,
         )
     try:
         serve_apps(
@@ -93,6 +102,7 @@ def serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             lesson=lesson,
             follow=args.follow_from,
             names=args.names,
+            record_names=args.record_names,
         )
     except ServeError as error:
         say(f"attn-tui: {error}")
@@ -124,7 +134,8 @@ def served_app(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int
         play=lesson,
         follow=args.follow_from,
         student=browser_student(args.recovery_dir),
-        names=args.ask_name == "yes",
+        names=args.ask_name in ("yes", "recorded"),
+        record_names=args.ask_name == "recorded",
     )
     return start_app(
         scenario, read_only=True, save_root=save_root, debug=args.debug, classroom=classroom

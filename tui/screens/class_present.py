@@ -19,7 +19,10 @@ class ClassPresentScreen(PresentScreen):
     DEFAULT_CSS = """
     ClassPresentScreen #class-projected { margin-top: 1; max-height: 14; }
     """
-    BINDINGS = [Binding("R", "reveal_class", "Reveal to the class")]
+    BINDINGS = [
+        Binding("R", "reveal_class", "Reveal to the class"),
+        Binding("p,escape,D", "leave", "Leave projector mode"),
+    ]
 
     class_answers: ClassAnswers | None = None
 

@@ -261,6 +261,8 @@ class DebuggerScreen(Positioned, ClassKeys, WholeFrames, Screen, inherit_binding
             self.panes.show_marks()
             if now.row != before.row:
                 self.update_keys()
+                if self.predicting:  # the bottom line says what to do with this row
+                    self.panes.show_subtitle()
 
     def watch_expanded(self) -> None:
         self.panes.show_why()

@@ -1,7 +1,7 @@
 """PresentScreen (projector mode): one thing, large — the current stage's focus row in big digits,
 its tokens above and its arithmetic below, the rest hidden. ←/→ or a digit step, ↑/↓ move the
-row, [ ] the keys shown; p or Esc goes back; the footer says so. Readable from the back of a room
-at 100×30."""
+row, [ ] the keys shown, n and N the lesson's beats (a teacher leads from here as from the
+debugger); p or Esc goes back; the footer says so. Readable from the back of a room at 100×30."""
 
 from __future__ import annotations
 
@@ -47,6 +47,8 @@ class PresentScreen(WholeFrames, Screen[None]):
         Binding("down", "row(1)", "Row"),
         Binding("left_square_bracket", "column(-1)", "Key ←"),
         Binding("right_square_bracket", "column(1)", "Key →"),
+        Binding("n", "next_beat", "Next beat"),
+        Binding("N", "previous_beat", "Previous beat", show=False),
         Binding("p,escape", "leave", "Leave projector mode"),
     ]
 
@@ -138,10 +140,17 @@ class PresentScreen(WholeFrames, Screen[None]):
         self.debugger.action_goto(number)
         self.show()
 
+    def action_next_beat(self) -> None:
+        self.debugger.action_next_beat()
+        self.show()
+
+    def action_previous_beat(self) -> None:
+        self.debugger.action_previous_beat()
+        self.show()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return (
-            self.debugger.check_action(action, parameters) if action in ("goto", "column") else True
-        )
+        delegated = ("goto", "column", "next_beat", "previous_beat")
+        return self.debugger.check_action(action, parameters) if action in delegated else True
 
     def action_row(self, delta: int) -> None:
         self.debugger.action_row(delta)

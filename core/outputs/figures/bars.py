@@ -1,8 +1,12 @@
 """One row of a stage as a bar chart: a bar per column (per key, for weights), its value above
 it at the scenario's precision, masked keys drawn as a hatched stub marked "masked" (not a bar
-of 0). Signed values (scores, gradients) hang below a zero line."""
+of 0). Signed values (scores, gradients) hang below a zero line. A value axis with round ticks on
+the left, the columns' labels under the bars (upright where they fit, else slanted) and what the
+columns are ("key") under them; the bars share the plot's width."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -10,11 +14,19 @@ from attn_tui.core.engine.attention import Attention
 from attn_tui.core.engine.stages import KEYS
 from attn_tui.core.numbers import fixed
 from attn_tui.core.outputs.figures import colour_maps
-from attn_tui.core.outputs.figures.heat_map import FigureError, find_stage, stage_labels
+from attn_tui.core.outputs.figures.heat_map import (
+    FigureError,
+    axis_titles,
+    find_stage,
+    stage_labels,
+)
 from attn_tui.core.outputs.figures.svg import Svg
 
 MAX_BARS = 512  # a row of more columns is refused: a bar chart of it would not read
-PLOT_HEIGHT = 240.0
+PLOT_HEIGHT = 260.0
+PLOT_WIDTH = 560.0  # the plot's width in user units, the bars sharing it (6 a bar at least)
+MAX_SLOT = 120.0  # the widest a bar's share of it gets (a row of two keys)
+GRID = "#d9d9d9"  # the value axis's lines across the plot: light, behind nothing
 
 
 def bar_chart(attention: Attention, key: str, row: int, head: int = 0) -> str:
@@ -57,12 +69,27 @@ def bar_chart(attention: Attention, key: str, row: int, head: int = 0) -> str:
     shown = np.clip(shown, -largest, largest)  # an overflowed ±∞ is drawn as the longest bar
     top_value = 1.0 if palette == "weights" else largest
     signed = palette != "weights" and bool((shown < 0).any())
-    bar = max(6.0, min(48.0, 640.0 / n_cols))
-    left, top = 60.0, 70.0
+    # the bars share the plot's width, as wide as a slide reads (a few keys: wide bars, not
+    # narrow ones in an empty canvas), and the canvas is as wide as the plot
+    slot = max(6.0, min(MAX_SLOT, PLOT_WIDTH / n_cols))
+    bar = slot * 0.72 if slot >= 12 else slot - 1
+    plot = slot * n_cols
+    upright = all(len(label) * 7.5 <= slot - 4 for label in labels[:n_cols])  # labels that fit
+    label_size = 12 if slot >= 14 else 9
+    longest_label = min(18, max((len(label) for label in labels[:n_cols]), default=1))
+    # a slanted label's height: its length × its size × sin 45°, a glyph being ~0.55 of its size
+    label_space = 24.0 if upright else 18.0 + 0.39 * label_size * longest_label
+    left, top = 84.0, 76.0
     zero = top + (PLOT_HEIGHT / 2 if signed else PLOT_HEIGHT)
-    span = PLOT_HEIGHT / 2 if signed else PLOT_HEIGHT
+    # (a signed bar's number goes past its end, above or below: room for it inside the plot)
+    span = PLOT_HEIGHT / 2 - 18 if signed else PLOT_HEIGHT
+    numbers = slot >= 28
+    notes = [] if numbers else ["bars too narrow for their numbers: the numbers are left out"]
+    if masked.any():
+        notes.append("hatched: masked (no weight; not a bar of 0)")
+    bottom = top + PLOT_HEIGHT + label_space + 28
     title = f"{stage.title} ({stage.key}) of row {row + 1}, {rows[row]!s}"
-    svg = Svg(max(left + bar * n_cols + 40, 560.0), top + PLOT_HEIGHT + 120, title)
+    svg = Svg(max(left + plot + 32, 420.0), bottom + 20 * len(notes) + 12, title)
     svg.raw(
         '<defs><pattern id="masked" width="6" height="6" patternUnits="userSpaceOnUse" '
         f'patternTransform="rotate(45)"><rect width="6" height="6" fill="{colour_maps.MASKED}"/>'
@@ -84,19 +111,30 @@ def bar_chart(attention: Attention, key: str, row: int, head: int = 0) -> str:
         size=12,
         longest=200,
     )
+    # the value axis: ticks at round numbers, a light line across the plot at each
+    for tick in ticks(top_value, signed):
+        y = zero - tick / top_value * span
+        svg.line(left, y, left + plot, y, GRID)
+        svg.line(left - 4, y, left, y, "#000000")
+        svg.text(left - 7, y + 4, tick_text(tick, top_value), size=11, anchor="end", mono=True)
+    svg.line(left, top, left, top + PLOT_HEIGHT, "#000000")
+    svg.text(
+        20, top + PLOT_HEIGHT / 2, stage.key, size=13, anchor="middle", rotate=-90, class_="axis"
+    )
     fills = colour_maps.colours(colour_maps.positions(shown, palette, largest), palette)
-    numbers = bar >= 24
     for j in range(n_cols):
-        x = left + j * bar
+        x = left + j * slot + (slot - bar) / 2
         if masked[j]:
-            svg.rect(x + 1, zero - 12, bar - 2, 12, "url(#masked)", class_="masked")
+            svg.rect(x, zero - 12, bar, 12, "url(#masked)", class_="masked")
+            if numbers:
+                svg.text(x + bar / 2, zero - 17, "masked", size=11, anchor="middle")
             continue
         length = abs(shown[j]) / top_value * span
         y = zero - length if shown[j] >= 0 else zero
         svg.rect(
-            x + 1,
+            x,
             y,
-            bar - 2,
+            bar,
             length,
             str(fills[j]),
             class_="bar",
@@ -105,31 +143,59 @@ def bar_chart(attention: Attention, key: str, row: int, head: int = 0) -> str:
             stroke_width="0.5",
         )
         if numbers:
-            above = y - 4 if shown[j] >= 0 else y + length + 12
+            above = y - 5 if shown[j] >= 0 else y + length + 14
             svg.text(
                 x + bar / 2,
                 above,
                 fixed(float(values[j]), decimals, stage.tiny),
-                size=10,
+                size=12 if slot >= 48 else 10,
                 anchor="middle",
                 mono=True,
             )
-    svg.line(left, zero, left + bar * n_cols, zero, "#000000")
-    svg.text(left - 6, top + 8, fixed(top_value, decimals), size=10, anchor="end", mono=True)
-    if bar >= 10:
-        for j in range(n_cols):
+    svg.line(left, zero, left + plot, zero, "#000000")
+    every = max(1, math.ceil(10 / slot))  # at most a label each 10 units
+    for j in range(0, n_cols, every):
+        centre = left + j * slot + slot / 2
+        if upright:
+            svg.text(centre, top + PLOT_HEIGHT + 18, labels[j], size=13, anchor="middle")
+        else:
             svg.text(
-                left + j * bar + bar / 2,
+                centre + 4,
                 top + PLOT_HEIGHT + 14,
                 labels[j],
-                size=10,
+                size=label_size,
                 rotate=-45,
                 anchor="end",
                 longest=18,
             )
-    notes = [] if numbers else ["bars too narrow for their numbers: the numbers are left out"]
-    if masked.any():
-        notes.append("hatched: masked (no weight; not a bar of 0)")
+    svg.text(
+        left + plot / 2,
+        top + PLOT_HEIGHT + label_space + 14,
+        axis_titles(stage)[1],
+        size=13,
+        anchor="middle",
+        class_="axis",
+    )
     for k, note in enumerate(notes):
-        svg.text(12, top + PLOT_HEIGHT + 70 + 16 * k, note, size=12, longest=200)
+        svg.text(12, bottom + 8 + 20 * k, note, size=12, longest=200)
     return svg.document()
+
+
+def ticks(top: float, signed: bool) -> list[float]:
+    """Round values from 0 (from −top when ``signed``) to ``top``: a step of 1, 2 or 5 times a
+    power of ten, four or five of them above 0, and ``top`` itself when it is not one."""
+    step = 10 ** math.floor(math.log10(top / 4))
+    for factor in (1, 2, 5, 10):
+        if top / (step * factor) <= 5:
+            step *= factor
+            break
+    found = [k * step for k in range(int(top / step + 1e-9) + 1)]
+    if top - found[-1] > step * 0.25:
+        found.append(top)
+    return sorted({-value for value in found} | set(found)) if signed else found
+
+
+def tick_text(value: float, top: float) -> str:
+    """A tick's value in as few decimals as its step needs (0.25, 2, 0.005)."""
+    text = f"{value:.6g}"
+    return "0" if value == 0 else text.replace("-", "−")

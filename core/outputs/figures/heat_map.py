@@ -16,6 +16,7 @@ import numpy as np
 
 from attn_tui.core.engine.attention import BLOCK, Attention
 from attn_tui.core.engine.stages import KEYS, Stage
+from attn_tui.core.engine.stages.declaration import CONCAT, DIMS, MODEL, OUT, TILES, VALUES
 from attn_tui.core.numbers import fixed
 from attn_tui.core.outputs.figures import colour_maps
 from attn_tui.core.outputs.figures.svg import Svg
@@ -66,6 +67,24 @@ def find_stage(attention: Attention, key: str) -> Stage:
     raise FigureError(
         f"this scenario has no stage {key!r}; its stages are {keys}; its inputs {inputs}"
     )
+
+
+# What a stage's rows and columns are, as an axis says it: a query row and a key column of
+# the scores and weights, as attention's own words have it
+COLUMN_AXES = {
+    KEYS: "key",
+    TILES: "key",
+    DIMS: "dimension of d_k",
+    VALUES: "dimension of d_v",
+    CONCAT: "dimension of the heads' outputs, side by side",
+    OUT: "output dimension",
+    MODEL: "dimension of d_model",
+}
+
+
+def axis_titles(stage: Stage) -> tuple[str, str]:
+    """(what the rows are, what the columns are) of a stage: ("query", "key") for the weights."""
+    return ("key" if stage.rows == KEYS else "query"), COLUMN_AXES.get(stage.columns, "column")
 
 
 def stage_labels(attention: Attention, stage: Stage) -> tuple[list[str], list[str]]:
@@ -186,16 +205,52 @@ def heat_map(attention: Attention, key: str, head: int = 0) -> str:
             f"T = {n_rows:,}: drawn in blocks of {factor} × {factor} cells, each the mean "
             f"{rows_read}, masked cells left out"
         )
-    return draw(title, caption, rows, cols, values, masked, palette, largest, decimals, stage.tiny)
+    return draw(
+        title,
+        caption,
+        rows,
+        cols,
+        values,
+        masked,
+        palette,
+        largest,
+        decimals,
+        stage.tiny,
+        axis_titles(stage),
+    )
 
 
-def draw(title, caption, rows, cols, values, masked, palette, largest, decimals, tiny) -> str:
-    """The SVG of a map of ``values`` (masked cells hatched) with its labels and colour scale."""
+def draw(
+    title,
+    caption,
+    rows,
+    cols,
+    values,
+    masked,
+    palette,
+    largest,
+    decimals,
+    tiny,
+    axes: tuple[str, str] | None = None,
+) -> str:
+    """The SVG of a map of ``values`` (masked cells hatched) with its labels and colour scale;
+    ``axes``: what the rows and the columns are, said beside the map (row's left, column's
+    under it)."""
     n_rows, n_cols = values.shape
     cell = min(MAP_SIDE / max(n_rows, n_cols), 64.0)
-    left, top = 150.0, 70.0 + 16 * len(caption)
+    left, top = 150.0 + 20 * (axes is not None), 70.0 + 16 * len(caption)
+    under = 22.0 if axes is not None else 0.0  # the column axis's title, under the map
+    numbers = cell >= READABLE
+    notes = []
+    if not numbers:
+        notes.append(
+            "cells too small for their numbers: the numbers are left out (see --json for them)"
+        )
+    if masked.any():
+        notes.append("hatched: masked (no weight; not the colour of 0)")
     width = left + cell * n_cols + 140
-    height = top + cell * n_rows + 110
+    # below the map: the column axis's title, the notes, and the colour scale's "masked" swatch
+    height = top + cell * n_rows + max(under + 16 + 16 * len(notes), 30) + 20
     svg = Svg(width, height, title)
     svg.raw(
         '<defs><pattern id="masked" width="6" height="6" patternUnits="userSpaceOnUse" '
@@ -207,7 +262,6 @@ def draw(title, caption, rows, cols, values, masked, palette, largest, decimals,
     for k, line in enumerate(caption):
         svg.text(12, 44 + 16 * k, line, size=12, longest=200)
     fills = colour_maps.colours(colour_maps.positions(values, palette, largest), palette)
-    numbers = cell >= READABLE
     every_row = max(1, math.ceil(n_rows / LABELS_FROM))
     every_col = max(1, math.ceil(n_cols / LABELS_FROM))
     label_size = min(12.0, max(cell * 0.6, 6.0)) if max(every_row, every_col) == 1 else 8.0
@@ -243,15 +297,19 @@ def draw(title, caption, rows, cols, values, masked, palette, largest, decimals,
         x = left + j * cell + cell / 2
         svg.text(x, top - 6, cols[j], size=label_size, rotate=-45, longest=18)
     _legend(svg, left + cell * n_cols + 24, top, cell * n_rows, palette, largest, decimals, tiny)
-    notes = []
-    if not numbers:
-        notes.append(
-            "cells too small for their numbers: the numbers are left out (see --json for them)"
+    if axes is not None:
+        middle = top + cell * n_rows / 2
+        svg.text(18, middle, axes[0], size=13, anchor="middle", rotate=-90, class_="axis")
+        svg.text(
+            left + cell * n_cols / 2,
+            top + cell * n_rows + 20,
+            axes[1],
+            size=13,
+            anchor="middle",
+            class_="axis",
         )
-    if masked.any():
-        notes.append("hatched: masked (no weight; not the colour of 0)")
     for k, note in enumerate(notes):
-        svg.text(12, top + cell * n_rows + 28 + 16 * k, note, size=12, longest=200)
+        svg.text(12, top + cell * n_rows + under + 28 + 16 * k, note, size=12, longest=200)
     return svg.document()
 
 

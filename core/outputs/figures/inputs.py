@@ -14,6 +14,15 @@ from attn_tui.core.numbers import decimals_needed
 from attn_tui.core.outputs.figures.heat_map import MAX_CELLS, FigureError, draw, head_title
 from attn_tui.core.teaching.overview import downsample
 
+# what the rows and columns of the inputs a token a row are (the weight matrices' rows and
+# columns are dimensions, as their labels say)
+INPUT_AXES = {
+    "Q": ("query", "dimension of d_k"),
+    "K": ("key", "dimension of d_k"),
+    "V": ("key", "dimension of d_v"),
+    "X": ("token", "dimension of d_model"),
+}
+
 
 def input_map(scenario: Scenario, name: str, head: int = 0) -> str:
     """The SVG document of input ``name`` (of head ``head``, 0-based, for a per-head input)."""
@@ -53,4 +62,5 @@ def input_map(scenario: Scenario, name: str, head: int = 0) -> str:
         largest,
         decimals,
         True,
+        INPUT_AXES.get(name),
     )
