@@ -31,6 +31,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
 from attn_tui.tui.cli import main  # noqa: E402
 from tests.capture.family_attention import TOLERANCE, read_scenario, reference  # noqa: E402
+from tests.reference import softmax  # noqa: E402
 from tests.tiny_models import save_family, save_gpt2, save_llama  # noqa: E402
 
 pytestmark = pytest.mark.models
@@ -70,11 +71,6 @@ def same_token(written: str, tokenizer, token: int) -> bool:
     if not text.strip():  # only control characters: shown as their pictures (U+2400 on)
         return written == "".join(chr(0x2400 + ord(c)) if ord(c) < 0x20 else c for c in text)
     return written == text.replace(" ", "␣")
-
-
-def softmax(row: np.ndarray) -> np.ndarray:
-    exps = np.exp(row - row.max())
-    return exps / exps.sum()
 
 
 def the_models_own(folder: Path, layer: int):

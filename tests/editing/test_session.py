@@ -12,6 +12,7 @@ import pytest
 from attn_tui.core import load, loads
 from attn_tui.core.editing.session import NumericError, Session
 from attn_tui.core.model.edits import SetCell, SetInputs, SetOption
+from tests.reference import softmax
 
 TWO_TOKENS = """\
 tokens: [a, b]
@@ -27,9 +28,7 @@ def attention_by_formula(Q, K, V, divisor: float, causal: bool) -> np.ndarray:
     scores = np.asarray(Q, float) @ np.asarray(K, float).T / divisor
     if causal:
         scores[np.triu_indices(len(scores), 1)] = -np.inf
-    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-    weights /= weights.sum(axis=1, keepdims=True)
-    return weights @ np.asarray(V, float)
+    return softmax(scores) @ np.asarray(V, float)
 
 
 def output(session: Session) -> np.ndarray:

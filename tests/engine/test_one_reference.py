@@ -18,6 +18,7 @@ NOT_REFERENCES = (
     "tests/grading/students/",
     "tests/grading/hostile/",
     "tests/teaching/test_compare.py",
+    "tests/grading/test_in_process.py",  # (a student's notebook cell, run in a real kernel)
 )
 
 

@@ -14,6 +14,7 @@ from attn_tui.core.loading.scenario_file import loads
 from attn_tui.tui.app import AttnApp
 from attn_tui.tui.screens.debugger import DebuggerScreen
 from attn_tui.tui.screens.decode_view import DecodeViewScreen
+from tests.reference import softmax
 from tests.tui_helpers import screen_text
 
 Q = [
@@ -42,8 +43,7 @@ def expected_row(head: int, row: int) -> np.ndarray:
     """Row ``row``'s weights over the tokens up to it: softmax(q·kᵀ/√2), written here."""
     q, k = np.array(Q[head][row], float), np.array(K[head][: row + 1], float)
     scores = k @ q / np.sqrt(2)
-    exps = np.exp(scores - scores.max())
-    return exps / exps.sum()
+    return softmax(scores)
 
 
 def shown_weights(text: str) -> list[str]:

@@ -84,7 +84,10 @@ COLUMN_AXES = {
 
 def axis_titles(stage: Stage) -> tuple[str, str]:
     """(what the rows are, what the columns are) of a stage: ("query", "key") for the weights."""
-    return ("key" if stage.rows == KEYS else "query"), COLUMN_AXES.get(stage.columns, "column")
+    arithmetic = stage.arithmetic
+    return ("key" if arithmetic.rows == KEYS else "query"), COLUMN_AXES.get(
+        arithmetic.columns, "column"
+    )
 
 
 def stage_labels(attention: Attention, stage: Stage) -> tuple[list[str], list[str]]:
