@@ -71,7 +71,12 @@ def passed_over_lines(passed_over: list[tuple[str, str]], shown: int = 20) -> li
 
 def markdown(records: list[Graded], passed_over: list[tuple[str, str]] = ()) -> str:
     def cell(value: str) -> str:
-        return visible(value).replace("|", "\\|")
+        # a student's name, file or exception message is text, never markup: ``<!--`` would
+        # hide every row after theirs, ``<img>`` or a link would reach out of the notes
+        text = visible(value)
+        for char in "\\`<>[]|":
+            text = text.replace(char, "\\" + char)
+        return text
 
     def softmax(record: Graded) -> str:
         own = record.softmax
@@ -90,7 +95,7 @@ def markdown(records: list[Graded], passed_over: list[tuple[str, str]] = ()) -> 
     lines += [f"| {cell(words)} | {count} |" for words, count in summary(records).items()]
     if passed_over:
         lines += ["", f"Passed over ({len(passed_over)}):", ""]
-        lines += [f"- `{visible(path)}`: {cell(why)}" for path, why in passed_over]
+        lines += [f"- {cell(path)}: {cell(why)}" for path, why in passed_over]
     return "\n".join(lines) + "\n"
 
 

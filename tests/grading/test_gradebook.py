@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -234,3 +235,25 @@ def test_gradescope_takes_one_submission(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["grade", str(tmp_path / "a.py"), str(tmp_path / "b.py"), "--gradescope", "r.json"])
     assert "--gradescope writes one submission's results.json; found 2" in capsys.readouterr().err
+
+
+def test_markdown_holds_a_students_text_as_text_never_markup():
+    # an exception message opening an HTML comment would hide every row after it on GitHub; a
+    # name with a link or an image would reach out of the course's notes
+    hidden = Graded(
+        student="[click](http://x.example) <img src=x>",
+        file="/export/a`b.py",
+        cases=3,
+        status="differs",
+        words="an exception",
+        verdict="✗ cat_sat: a.py:2: ValueError: <!-- (raise ValueError('<!--'))",
+    )
+    out = gradebook.markdown([hidden, RIGHT], [("/export/`<!--`.txt", "not a .py or .ipynb file")])
+    assert not re.search(r"(?<!\\)[<>\[\]`]", out)  # (every one of theirs escaped)
+    row = next(line for line in out.splitlines() if line.startswith("| \\[click"))
+    assert row == (
+        "| \\[click\\](http://x.example) \\<img src=x\\> | 0/3 "
+        "| ✗ cat_sat: a.py:2: ValueError: \\<!-- (raise ValueError('\\<!--')) | — |"
+    )
+    assert "| Ada Lovelace | 3/3 | right | — |" in out  # (the row after it is still a row)
+    assert "- /export/\\`\\<!--\\`.txt: not a .py or .ipynb file" in out
