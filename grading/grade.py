@@ -47,7 +47,7 @@ def grade_one(args, found: Found, cases: list) -> Graded:
         words = {
             "empty": "nothing handed in",
             "ambiguous": "two files define it",
-            "unreadable": "not read (a link out of the folder)",
+            "unreadable": "not read",  # (a link out or in a loop, too many files: the verdict)
         }
         return Graded(
             **base,

@@ -226,3 +226,70 @@ def test_a_folder_holding_one_students_folder_is_that_student(tmp_path):
     write(tmp_path / "class" / "ada" / "utils.py", "def softmax(x):\n    return x\n")
     found = discover([str(tmp_path / "class")])
     assert rows(found) == {"ada": ("homework.ipynb", "folder", "")}
+
+
+def test_a_loop_of_links_is_passed_over_never_a_crash(tmp_path):
+    write(tmp_path / "ada" / "attention.py")
+    os.symlink("b", tmp_path / "ada" / "a")  # (a → b → a)
+    os.symlink("a", tmp_path / "ada" / "b")
+    write(tmp_path / "flat" / "alan.py")
+    os.symlink("self.py", tmp_path / "flat" / "self.py")
+    found = discover([str(tmp_path / "ada")], one=True)
+    assert rows(found) == {"ada": ("attention.py", "submission", "")}
+    assert sorted(found.passed_over) == [
+        (str(tmp_path / "ada" / name), "a loop of links: not followed") for name in "ab"
+    ]
+    found = discover([str(tmp_path / "flat")])
+    assert rows(found) == {
+        "alan.py": ("alan.py", "folder", ""),
+        "self.py": (None, "folder", "a loop of links: not followed"),
+    }
+
+
+def test_two_canvas_students_of_one_name_are_two_rows(tmp_path):
+    # Canvas names a file name_userid_fileid_file: two John Smiths differ in their user id
+    write(tmp_path / "smithjohn_111_901_attention.py")
+    write(tmp_path / "smithjohn_222_902_attention.py", "def attention(q, k, v):\n    return q\n")
+    write(tmp_path / "smithjohn_222_903_utils.py", "def softmax(x):\n    return x\n")
+    found = discover([str(tmp_path)])
+    assert rows(found) == {
+        "smithjohn (111)": ("smithjohn_111_901_attention.py", "canvas", ""),
+        "smithjohn (222)": ("smithjohn_222_902_attention.py", "canvas", ""),
+    }
+
+
+def test_a_committed_virtual_environment_is_not_the_students_code(tmp_path):
+    repo = tmp_path / "hw3-attention-ada"
+    write(repo / "attention.py")
+    write(repo / "tests" / "test_attention.py", "from attention import attention\n")
+    write(repo / "venv" / "pyvenv.cfg", "home = /usr/bin\n")
+    library = "def attention(query, key, value):\n    return value\n"
+    write(repo / "venv" / "lib" / "python3.11" / "site-packages" / "pkg" / "layers.py", library)
+    write(repo / "web" / "node_modules" / "x" / "attention.py", library)
+    write(tmp_path / "hw3-attention-alan" / "attention.py")
+    found = discover([str(tmp_path)])
+    assert rows(found)["ada"] == ("attention.py", "github-classroom", "")
+    assert sorted(found.passed_over) == [
+        (str(repo / "venv"), "installed packages: not a student's code"),
+        (str(repo / "web" / "node_modules"), "installed packages: not a student's code"),
+    ]
+
+
+def test_one_students_thousands_of_files_are_their_row_not_the_class_stopped(tmp_path, monkeypatch):
+    from attn_tui.grading import submissions
+
+    monkeypatch.setattr(submissions, "MAX_STUDENT_ENTRIES", 50)
+    monkeypatch.setattr(submissions, "MAX_ENTRIES", 80)  # (the class's: one student's is more)
+    write(tmp_path / "ada" / "attention.py")
+    for i in range(60):
+        write(tmp_path / "alan" / "data" / f"{i}.txt", "x")
+    write(tmp_path / "alan" / "attention.py")
+    found = discover([str(tmp_path)])
+    assert rows(found) == {
+        "ada": ("attention.py", "folder", ""),
+        "alan": (
+            None,
+            "folder",
+            "more than 50 files and folders: not looked through (grade the file meant)",
+        ),
+    }
