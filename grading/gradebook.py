@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections import Counter
 from pathlib import Path
 from xml.etree import ElementTree
@@ -255,10 +256,15 @@ def as_junit(records: list[Graded], cases: list[str]) -> str:
     )
 
 
+# what XML 1.0 cannot hold even as a character reference, once visible() has shown the controls:
+# the noncharacters U+FFFE and U+FFFF and any surrogate (a parser rejects the whole file)
+NOT_XML = re.compile("[\ufffe\uffff\ud800-\udfff]")
+
+
 def _xml(value: str) -> str:
     """Text XML 1.0 can hold: a student's control characters made visible (XML has no way to
-    write most of them at all)."""
-    return visible(str(value))
+    write most of them at all), and the characters it forbids as their code points."""
+    return NOT_XML.sub(lambda found: f"<U+{ord(found.group()):04X}>", visible(str(value)))
 
 
 def _per_case(record: Graded, cases: list[str]):

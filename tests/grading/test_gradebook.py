@@ -155,6 +155,22 @@ def test_junit_holds_a_students_control_characters_as_visible_text():
     assert root.find("testsuite").get("name") == "x␛[31m␀y"
 
 
+def test_junit_holds_what_xml_forbids_even_as_a_reference():
+    # U+FFFE and U+FFFF (and a lone surrogate) in a student's exception message or folder name
+    # made the whole class's file one an XML parser rejects
+    evil = Graded(
+        student="n\ufffe",
+        file="f.py",
+        cases=1,
+        status="differs",
+        outcomes=(Outcome("cat_sat", False, "✗ cat_sat: ValueError: a\uffff b\ud800"),),
+    )
+    root = ElementTree.fromstring(gradebook.as_junit([evil], ["cat_sat"]).encode("utf-8"))
+    assert root.find("testsuite").get("name") == "n<U+FFFE>"
+    failure = root.find("testsuite/testcase/failure")
+    assert failure.get("message") == "✗ cat_sat: ValueError: a<U+FFFF> b<U+D800>"
+
+
 def test_gradescope_results_json_its_fields_and_its_scores_sum():
     results = json.loads(gradebook.as_gradescope(UNSCALED, CASES))
     assert set(results) >= {"score", "execution_time", "output", "tests"}
