@@ -280,8 +280,10 @@ class Student:
         if found is None and fallback and not method:
             taking = self.taking_qkv()
             if len(taking) == 1:
-                self.chosen = taking[0]
-                return vars(self.module)[taking[0]], taking[0]
+                self.chosen = first = taking[0]
+                found = vars(self.module)[first]
+                if not inspect.isclass(found):
+                    return found, first
         if found is None:
             return None, ""
         if inspect.isclass(found):
@@ -305,13 +307,26 @@ class Student:
 
     def taking_qkv(self) -> list[str]:
         """The student's own functions whose first three parameters are Q, K and V (by their
-        names' first letters: q, query, queries) and that need nothing more than a mask."""
+        names' first letters: q, query, queries) and that need nothing more than a mask; and
+        their own classes whose ``forward`` or ``__call__`` is such a method (a class-wrapped
+        attention of another name is as much theirs as a function)."""
         taking = []
         for key, value in vars(self.module).items():
-            if not (inspect.isfunction(value) and self.own(value)):
+            function, skipped = value, 0
+            if inspect.isclass(value):
+                function = next(
+                    (
+                        vars(value)[method]
+                        for method in ("forward", "__call__")
+                        if inspect.isfunction(vars(value).get(method))
+                    ),
+                    None,
+                )
+                skipped = 1  # (self)
+            if not (inspect.isfunction(function) and self.own(function)):
                 continue
             try:
-                parameters = list(inspect.signature(value).parameters.values())
+                parameters = list(inspect.signature(function).parameters.values())[skipped:]
             except (TypeError, ValueError):
                 continue
             if len(parameters) < 3 or any(
