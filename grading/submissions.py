@@ -41,6 +41,8 @@ JUNK_FOLDERS = frozenset({"__MACOSX", ".ipynb_checkpoints", "__pycache__", ".git
 # thousands of files, some of them defining an ``attention`` of their own
 PACKAGE_FOLDERS = frozenset({"site-packages", "dist-packages", "node_modules"})
 METADATA = "submission_metadata.yml"
+MAX_SUBMITTERS = 20  # of one submission (a group)
+MAX_NAME = 200  # characters of one submitter's name
 CANVAS = re.compile(
     r"(?P<name>[a-z]+?)(?:_late)?_(?P<id>\d+)_\d+_(?P<file>.+)", re.IGNORECASE
 )  # (name, the student's id, the file's id, the file's own name)
@@ -273,14 +275,22 @@ def gradescope_names(path: Path) -> dict[str, str]:
         people = entry.get(":submitters") if isinstance(entry, dict) else None
         if not isinstance(people, list):
             continue
-        found = [
-            str(person.get(":name") or person.get(":email") or person.get(":sid") or "").strip()
-            for person in people
-            if isinstance(person, dict)
-        ]
+        found = [_submitter(person) for person in people[:MAX_SUBMITTERS]]
         if any(found):
             names[str(folder)] = ", ".join(name for name in found if name)
     return names
+
+
+def _submitter(person: object) -> str:
+    """A submitter's name (else email, else id) when it is text or a number: a list there (YAML's
+    aliases nest one inside another a billion times in a few lines) is no one's name."""
+    if not isinstance(person, dict):
+        return ""
+    for key in (":name", ":email", ":sid"):
+        value = person.get(key)
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
+            return str(value).strip()[:MAX_NAME]
+    return ""
 
 
 # ---- one student's folder ----------------------------------------------------------------------

@@ -293,3 +293,15 @@ def test_one_students_thousands_of_files_are_their_row_not_the_class_stopped(tmp
             "more than 50 files and folders: not looked through (grade the file meant)",
         ),
     }
+
+
+def test_gradescope_names_are_text_never_a_yaml_bomb(tmp_path):
+    # aliases nesting lists nine deep: str() of it would be gigabytes; a name must be text
+    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+    lines += [
+        "submission_1:\n  :submitters:\n  - :name: *a9\n    :sid: 1001",
+        "submission_2:\n  :submitters:\n  - :name: " + "x" * 500,
+    ]
+    path = write(tmp_path / "submission_metadata.yml", "\n".join(lines) + "\n")
+    assert gradescope_names(path) == {"submission_1": "1001", "submission_2": "x" * 200}
