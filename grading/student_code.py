@@ -188,13 +188,17 @@ class Student:
         folder where %%writefile wrote, else the student's own folder) run as ``__main__``, its
         names then the notebook's. Returned as the statement that does it (its errors are the
         cell's, noted as any statement's)."""
-        places = [os.getcwd()] + ([os.path.realpath(self._folder)] if self._folder else [])
+        places = [os.path.realpath(os.getcwd())]
+        places += [os.path.realpath(self._folder)] if self._folder else []
         plain = name.endswith(".py") and os.path.basename(name) == name and name != ".py"
         found = next(
             (
                 os.path.join(place, name)
                 for place in places
-                if plain and os.path.isfile(os.path.join(place, name))
+                if plain
+                and os.path.isfile(os.path.join(place, name))
+                # (a link to a file elsewhere, a classmate's, is not the student's own)
+                and os.path.dirname(os.path.realpath(os.path.join(place, name))) == place
             ),
             None,
         )

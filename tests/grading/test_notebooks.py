@@ -419,10 +419,13 @@ def test_run_runs_a_file_beside_the_notebook_and_no_other(capsys, tmp_path):
     (tmp_path / "grace").mkdir()
     outside = _cells("%run ../ada/helpers.py", USES_SOFTMAX)
     (tmp_path / "grace" / "hw.ipynb").write_text(outside)
+    (tmp_path / "edsger").mkdir()  # (a link to a classmate's file, under a plain name)
+    (tmp_path / "edsger" / "helpers.py").symlink_to(tmp_path / "ada" / "helpers.py")
+    (tmp_path / "edsger" / "hw.ipynb").write_text(_cells("%run helpers.py", USES_SOFTMAX))
     main(["grade", str(tmp_path), "--json"])
     by = {s["student"]: s for s in json.loads(capsys.readouterr().out)["submissions"]}
     assert by["ada"]["ok"] and by["alan"]["ok"], (by["ada"]["verdict"], by["alan"]["verdict"])
-    assert not by["grace"]["ok"]
+    assert not by["grace"]["ok"] and not by["edsger"]["ok"]
     assert by["grace"]["notes"][0] == {
         "cell": 1,
         "line": 1,
