@@ -46,7 +46,7 @@ MAX_NAME = 200  # characters of one submitter's name
 CANVAS = re.compile(
     r"(?P<name>[a-z]+?)(?:_late)?_(?P<id>\d+)_\d+_(?P<file>.+)", re.IGNORECASE
 )  # (name, the student's id, the file's id, the file's own name)
-MOODLE = re.compile(r"(?P<name>.+?)_\d+_assignsubmission_\w+?_?")
+MOODLE = re.compile(r"(?P<name>.+?)_(?P<id>\d+)_assignsubmission_\w+?_?")
 
 
 @dataclass(frozen=True)
@@ -224,10 +224,16 @@ def _folder_labels(folders: list[Path]) -> dict[Path, tuple[str, str]]:
     prefix = os.path.commonprefix(names) if len(names) > 1 else ""
     prefix = prefix[: prefix.rfind("-") + 1] if "-" in prefix else ""
     labels = {}
+    moodle_names = Counter(
+        found.group("name") for folder in folders if (found := MOODLE.fullmatch(folder.name))
+    )
     for folder in folders:
         moodle = MOODLE.fullmatch(folder.name)
-        if moodle:
-            labels[folder] = ("moodle", moodle.group("name"))
+        if moodle:  # (two students of one name: told apart by Moodle's id for each)
+            label = moodle.group("name")
+            if moodle_names[label] > 1:
+                label += f" ({moodle.group('id')})"
+            labels[folder] = ("moodle", label)
         elif prefix and len(folder.name) > len(prefix):
             labels[folder] = ("github-classroom", folder.name[len(prefix) :])
         else:

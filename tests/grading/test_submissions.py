@@ -305,3 +305,14 @@ def test_gradescope_names_are_text_never_a_yaml_bomb(tmp_path):
     ]
     path = write(tmp_path / "submission_metadata.yml", "\n".join(lines) + "\n")
     assert gradescope_names(path) == {"submission_1": "1001", "submission_2": "x" * 200}
+
+
+def test_two_moodle_students_of_one_name_are_told_apart_by_their_ids(tmp_path):
+    write(tmp_path / "John Smith_123456_assignsubmission_file_" / "attention.py")
+    write(tmp_path / "John Smith_654321_assignsubmission_file_" / "attention.py")
+    write(tmp_path / "Ann Lee_111111_assignsubmission_file_" / "attention.py")
+    assert [found.student for found in discover([str(tmp_path)]).found] == [
+        "Ann Lee",
+        "John Smith (123456)",
+        "John Smith (654321)",
+    ]
