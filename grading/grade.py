@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -277,8 +278,19 @@ def grade(parser, args) -> int:
 
 def write_file(target: str, content: str) -> None:
     """A gradebook file, written whole or not at all (a half-written results.json would be read
-    as a grade): to a temporary file beside it, then renamed over it."""
-    folder = os.path.dirname(os.path.abspath(target))
+    as a grade): to a temporary file beside it, then renamed over it. A link is written through
+    (the file it names is replaced, the link kept); a device or a pipe (``--csv /dev/stdout``)
+    is written into, never renamed over (as root, that replaced /dev/stdout itself)."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        mode = None  # (not there yet: made below)
+    if mode is not None and not stat.S_ISREG(mode):
+        with open(target, "w", encoding="utf-8", newline="") as file:
+            file.write(content)
+        return
+    target = os.path.realpath(target)
+    folder = os.path.dirname(target)
     handle, temporary = tempfile.mkstemp(prefix=".attn-tui-", dir=folder)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:

@@ -273,3 +273,29 @@ def test_markdown_holds_a_students_text_as_text_never_markup():
     )
     assert "| Ada Lovelace | 3/3 | right | — |" in out  # (the row after it is still a row)
     assert "- /export/\\`\\<!--\\`.txt: not a .py or .ipynb file" in out
+
+
+def test_a_gradebook_is_written_through_a_link_and_into_a_pipe(tmp_path):
+    import os
+    import stat
+
+    from attn_tui.grading.grade import write_file
+
+    # a link the teacher made to the course's shared gradebook: the file changes, the link stays
+    shared = tmp_path / "shared" / "grades.csv"
+    shared.parent.mkdir()
+    shared.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "grades.csv"
+    link.symlink_to(shared)
+    write_file(str(link), "student,score\n")
+    assert link.is_symlink() and shared.read_text(encoding="utf-8") == "student,score\n"
+    # a pipe (as /dev/stdout is one) is written into, never replaced by a file
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    reader = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        write_file(str(pipe), "student,score\n")
+        assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+        assert os.read(reader, 100) == b"student,score\n"
+    finally:
+        os.close(reader)
