@@ -161,7 +161,13 @@ class Student:
                     ast.Module([statement], type_ignores=[]), filename, "exec", self._flags, True
                 )
                 exec(code, namespace)  # noqa: S102 (the student's own code, in its worker)
-            except (MemoryError, SystemExit, KeyboardInterrupt):
+            except SystemExit as exc:
+                if self.kind != "ipynb":
+                    raise  # (a .py file that exits while imported: its verdict)
+                # IPython catches a cell's sys.exit() or exit(): the kernel keeps what the
+                # notebook defined, and the cell is one that raised
+                self._note_exception(exc, "the notebook goes on, as Jupyter's kernel does")
+            except (MemoryError, KeyboardInterrupt):
                 raise  # (limits and an exit are the submission's verdict)
             except OSError as exc:
                 if exc.errno == errno.EFBIG:  # (past the file-size limit: a verdict too)

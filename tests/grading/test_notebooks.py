@@ -432,3 +432,17 @@ def test_run_runs_a_file_beside_the_notebook_and_no_other(capsys, tmp_path):
         "type": "IPython",
         "message": "%run ../ada/helpers.py: only a .py file beside the notebook is run; not found",
     }
+
+
+def test_a_cells_sys_exit_is_a_note_as_in_jupyter(capsys, tmp_path):
+    # IPython catches a cell's SystemExit and the kernel keeps the function defined above it
+    chapter = (STUDENTS / "chapter.py").read_text(encoding="utf-8")
+    notebook = tmp_path / "hw.ipynb"
+    notebook.write_text(_cells(chapter, "import sys\nsys.exit(0)", "exit()"), encoding="utf-8")
+    main(["grade", str(notebook), "--json"])
+    found = json.loads(capsys.readouterr().out)["submissions"][0]
+    assert found["passed"] == found["cases"] and found["status"] == "ok", found["verdict"]
+    assert [(note["cell"], note["line"], note["type"]) for note in found["notes"]] == [
+        (2, 2, "SystemExit"),
+        (3, 1, "SystemExit"),
+    ]
