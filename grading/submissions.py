@@ -178,18 +178,21 @@ def _folder(discovery: Discovery, root: Path, name: str) -> None:
         for folder in folders:
             export, label = labels[folder]
             discovery.found.append(_student_folder(discovery, folder, label, export, name))
-    if code and all(CANVAS.fullmatch(entry.name) for entry in code):
+    canvas = [entry for entry in code if CANVAS.fullmatch(entry.name)]
+    if canvas and 2 * len(canvas) > len(code):
         # Canvas names each file of a student's after them and their id: their files are one
-        # submission (two students of one name are two: their ids differ)
+        # submission (two students of one name are two: their ids differ); a file of another
+        # name beside them (the teacher's solution.py) is a row of its own, and breaks no
+        # student's files apart into rows of their helper modules
         students: dict[tuple[str, str], list[Path]] = {}
-        for entry in code:
+        for entry in canvas:
             parts = CANVAS.fullmatch(entry.name)
             students.setdefault((parts.group("name"), parts.group("id")), []).append(entry)
         shared = Counter(label for label, _ in students)
         for (label, student_id), files in students.items():
             shown = f"{label} ({student_id})" if shared[label] > 1 else label
             discovery.found.append(_choose(files, name, shown, None, "canvas", root))
-        return
+        code = [entry for entry in code if entry not in canvas]
     for entry in code:
         discovery.found.append(Found(entry.name, entry, None, "folder"))
 

@@ -316,3 +316,15 @@ def test_two_moodle_students_of_one_name_are_told_apart_by_their_ids(tmp_path):
         "John Smith (123456)",
         "John Smith (654321)",
     ]
+
+
+def test_a_file_of_another_name_beside_a_canvas_download_is_a_row_of_its_own(tmp_path):
+    write(tmp_path / "lovelaceada_111_901_attention.py")
+    write(tmp_path / "lovelaceada_111_902_utils.py", "def softmax(x):\n    return x\n")
+    write(tmp_path / "turingalan_222_903_attention.py")
+    write(tmp_path / "solution.py")  # (the teacher's, left in the folder)
+    assert rows(discover([str(tmp_path)])) == {
+        "lovelaceada": ("lovelaceada_111_901_attention.py", "canvas", ""),
+        "turingalan": ("turingalan_222_903_attention.py", "canvas", ""),
+        "solution.py": ("solution.py", "folder", ""),
+    }
