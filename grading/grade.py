@@ -71,6 +71,36 @@ def grade_one(args, found: Found, cases: list) -> Graded:
         if problem:
             return Graded(**base, status="unreadable", words="not a notebook", verdict=problem)
     folder = found.folder if found.export != "file" else path.parent
+    with contextlib.ExitStack() as stack:
+        if found.helpers:
+            folder = stack.enter_context(helpers_folder(found.helpers))
+        return _graded(args, path, folder, cases, base, started)
+
+
+@contextlib.contextmanager
+def helpers_folder(helpers: tuple[Path, ...]):
+    """A Canvas student's other files under the names they gave them, in a folder of their own
+    (Canvas renamed utils.py lovelaceada_111_902_utils.py: ``from utils import softmax`` found
+    nothing), readable by the worker's user; removed afterwards."""
+    from attn_tui.grading.student_code import MAX_SOURCE
+    from attn_tui.grading.submissions import canvas_name
+
+    with tempfile.TemporaryDirectory(prefix="attn-tui-helpers-") as folder:
+        os.chmod(folder, 0o755)
+        for helper in helpers:
+            given = canvas_name(helper)
+            if given.startswith(".") or os.path.exists(os.path.join(folder, given)):
+                continue
+            with contextlib.suppress(OSError), open(helper, "rb") as source:
+                data = source.read(MAX_SOURCE + 1)
+                if len(data) <= MAX_SOURCE:
+                    Path(folder, given).write_bytes(data)
+                    os.chmod(os.path.join(folder, given), 0o644)
+        yield folder
+
+
+def _graded(args, path: Path, folder, cases: list, base: dict, started: float) -> Graded:
+    """The submission run on every case, importing from ``folder``."""
     submission = submission_of(args, str(path), args.name, folder)
     printed = None
     with submission:

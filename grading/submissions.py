@@ -60,6 +60,8 @@ class Found:
     export: str = "file"
     problem: str = ""  # "nothing handed in", two files defining the function, …
     status: str = ""  # the record's status when there is a problem (empty, ambiguous, …)
+    # a Canvas student's other files, each importable under the name they gave it (utils.py)
+    helpers: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -191,10 +193,20 @@ def _folder(discovery: Discovery, root: Path, name: str) -> None:
         shared = Counter(label for label, _ in students)
         for (label, student_id), files in students.items():
             shown = f"{label} ({student_id})" if shared[label] > 1 else label
-            discovery.found.append(_choose(files, name, shown, None, "canvas", root))
+            chosen = _choose(files, name, shown, None, "canvas", root)
+            helpers = tuple(entry for entry in files if entry != chosen.file)
+            discovery.found.append(replace(chosen, helpers=helpers) if chosen.file else chosen)
         code = [entry for entry in code if entry not in canvas]
     for entry in code:
         discovery.found.append(Found(entry.name, entry, None, "folder"))
+
+
+def canvas_name(path: Path) -> str:
+    """The name a student gave a file Canvas renamed: ``utils.py`` of
+    ``lovelaceada_111_902_utils-1.py`` (Canvas adds ``-1`` to a file handed in again)."""
+    found = CANVAS.fullmatch(path.name)
+    given = found.group("file") if found else path.name
+    return re.sub(r"-\d+(?=\.\w+$)", "", given)
 
 
 def _link_problem(entry: Path, root: Path) -> str:

@@ -328,3 +328,17 @@ def test_a_file_of_another_name_beside_a_canvas_download_is_a_row_of_its_own(tmp
         "turingalan": ("turingalan_222_903_attention.py", "canvas", ""),
         "solution.py": ("solution.py", "folder", ""),
     }
+
+
+def test_a_canvas_students_helper_module_imports_under_the_name_they_gave_it(tmp_path, capsys):
+    # Canvas renamed utils.py (handed in twice: utils-1.py); the student's import still finds it
+    helpers, attention = CHAPTER.split("def attention", 1)  # (numpy and softmax; attention)
+    source = "import numpy as np\nfrom utils import softmax\n\n\ndef attention" + attention
+    write(tmp_path / "lovelaceada_111_901_attention.py", source)
+    write(tmp_path / "lovelaceada_111_902_utils-1.py", helpers)
+    write(tmp_path / "turingalan_222_903_attention.py", source)  # (no utils of his own)
+    main(["grade", str(tmp_path), "--json"])
+    by = {s["student"]: s for s in json.loads(capsys.readouterr().out)["submissions"]}
+    assert by["lovelaceada"]["ok"], by["lovelaceada"]["verdict"]
+    assert not by["turingalan"]["ok"]  # (a classmate's utils is never his)
+    assert by["turingalan"]["notes"][0]["message"].startswith("No module named 'utils'")
