@@ -40,6 +40,15 @@ fi
 # (a Python that PEP 668 marks as the system's refuses a plain pip install)
 python3 -m pip install --no-cache-dir ./{wheel} \\
     || python3 -m pip install --no-cache-dir --break-system-packages ./{wheel}
+{torch}"""
+
+# with --torch: a course whose students write PyTorch needs it in the image, or every one of them
+# gets "No module named 'torch'" and 0; its CPU build (the machines have no GPU; ~200 MB, not ~2 GB)
+TORCH = """\
+# the students' PyTorch, its CPU build
+python3 -m pip install --no-cache-dir torch --index-url https://download.pytorch.org/whl/cpu \\
+    || python3 -m pip install --no-cache-dir --break-system-packages torch \\
+        --index-url https://download.pytorch.org/whl/cpu
 """
 
 RUN = """\
@@ -84,7 +93,7 @@ def autograder(parser, args) -> int:
     except UsageError as problem:
         parser.error(str(problem))
     try:
-        data = zip_bytes(scenarios, args.points, args.name)
+        data = zip_bytes(scenarios, args.points, args.name, torch=args.torch)
         Path(args.output).write_bytes(data)
     except (OSError, AutograderError) as problem:
         parser.error(f"{visible(args.output)}: not written ({visible(str(problem))})")
@@ -95,8 +104,9 @@ def autograder(parser, args) -> int:
     return 0
 
 
-def zip_bytes(scenarios: list[str], points: float | None, name: str) -> bytes:
-    """The autograder zip: setup.sh, run_autograder, the wheel, the scenario files."""
+def zip_bytes(scenarios: list[str], points: float | None, name: str, torch: bool = False) -> bytes:
+    """The autograder zip: setup.sh (with ``torch``, installing PyTorch too), run_autograder,
+    the wheel, the scenario files."""
     wheel_name, wheel = build_wheel()
     options = ["--name", name]
     if points is not None:
@@ -114,7 +124,12 @@ def zip_bytes(scenarios: list[str], points: float | None, name: str) -> bytes:
             options += ["--scenario", given]  # a built-in's name
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        _add(archive, "setup.sh", SETUP.format(wheel=wheel_name).encode(), executable=True)
+        _add(
+            archive,
+            "setup.sh",
+            SETUP.format(wheel=wheel_name, torch=TORCH if torch else "").encode(),
+            executable=True,
+        )
         run = RUN.format(options=" ".join(shlex.quote(option) for option in options))
         _add(archive, "run_autograder", run.encode(), executable=True)
         _add(archive, wheel_name, wheel)

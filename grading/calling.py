@@ -1,7 +1,9 @@
 """Calling a student's attention the way it was written, and judging what it returns.
 
 Students' code in the wild takes the causal mask three ways (a ``causal`` flag; a ``mask``: bool
-True = may attend, 1 = blocked to be added ×−1e9, or 0/−∞ to be added), batches its arrays
+True = may attend, 1 = blocked to be added ×−1e9, bool True = blocked as PyTorch's
+``masked_fill(mask, -inf)`` and NumPy's ``s[mask] = -inf`` need it, or 0/−∞ to be added), batches
+its arrays
 (…, T, d), takes NumPy arrays or PyTorch tensors, and returns (out, weights), out alone or
 (weights, out). A correct student is never marked wrong for a convention: each is tried in
 turn, and the first under which the numbers agree is the one read (and said). When none agrees,
@@ -24,7 +26,12 @@ from attn_tui.grading.runner import Submission
 
 CAUSAL_NAMES = ("causal", "is_causal", "use_mask", "masked", "autoregressive", "decoder")
 MASK_NAMES = ("mask", "attn_mask", "attention_mask")
-MASKS_GIVEN = ("allowed", "blocked", "additive")  # the ways that give the mask itself
+MASKS_GIVEN = (
+    "allowed",
+    "blocked",
+    "blocked_bool",
+    "additive",
+)  # the ways that give the mask itself
 FLOAT32 = 1e-4  # float32 results: judged to this (float32 keeps ~7 digits), not float64's tolerance
 
 
@@ -34,7 +41,8 @@ class Way:
 
     torch: bool = False
     batch: int = 0
-    mask: str = "none"  # none, flag, flag_positional, allowed, blocked, additive, none_given
+    # none, flag, flag_positional, allowed, blocked, blocked_bool, additive, none_given
+    mask: str = "none"
 
     def describe(self) -> str:
         arrays = ("PyTorch tensors" if self.torch else "NumPy arrays") + (
@@ -46,6 +54,7 @@ class Way:
             "flag_positional": "causal as the 4th argument",
             "allowed": "mask: bool, True = may attend",
             "blocked": "mask: 1 = blocked (0 = seen)",
+            "blocked_bool": "mask: bool, True = blocked",
             "additive": "mask: 0 or −∞, added to the scores",
             "none_given": "mask=None",
         }[self.mask]
@@ -89,7 +98,7 @@ def ways(info: dict, causal: bool, torch_first: bool) -> list[Way]:
         mask_default = next(named[name][1] for name in MASK_NAMES if name in named)
         # a mask the function requires is given as "nothing blocked" in its own convention:
         # None, where it has no default, is not a mask it was written to take
-        masks = ["allowed", "blocked", "additive"] if causal or not mask_default else ["none_given"]
+        masks = list(MASKS_GIVEN) if causal or not mask_default else ["none_given"]
     elif len(positional) >= 4 and not parameters[3][2] or variadic:
         masks = ["flag_positional"]
     else:
@@ -124,11 +133,12 @@ def arguments(info: dict, way: Way, case: Case) -> dict:
         mask = {
             "allowed": allowed.astype(np.float64),
             "blocked": (~allowed).astype(np.float64),
+            "blocked_bool": (~allowed).astype(np.float64),
             "additive": np.where(allowed, 0.0, -np.inf),
         }[way.mask]
         call["arrays"]["mask"] = mask
         call["keyword_arrays"] = ["mask"]
-        call["how"]["bool"] = ["mask"] if way.mask == "allowed" else []
+        call["how"]["bool"] = ["mask"] if way.mask in ("allowed", "blocked_bool") else []
         call["rename"] = {"mask": name}
     return call
 

@@ -35,9 +35,10 @@ class UsageError(Exception):
 
 
 def split_impl(given: str, default: str = "attention") -> tuple[str, str]:
-    """``FILE.py[:NAME]`` as the file and the name (``Class.method`` too)."""
+    """``FILE.py[:NAME]`` as the file and the name (``Class.method`` too); a file whose own name
+    holds a colon (``hw:2.ipynb``, ``a:b.py``, which reads as FILE:Class.method) is that file."""
     path, colon, name = given.rpartition(":")
-    if colon and NAME.fullmatch(name) and path:
+    if colon and NAME.fullmatch(name) and path and not os.path.isfile(given):
         return path, name
     return given, default
 

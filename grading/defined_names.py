@@ -61,16 +61,27 @@ def defines(path: Path, name: str) -> bool:
 
 
 def takes_qkv(path: Path) -> bool:
-    """Whether exactly one function of the file takes (Q, K, V) first."""
-    return (
-        sum(
-            isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and len(statement.args.args) >= 3
-            and all(
-                argument.arg.lower().startswith(letter)
-                for argument, letter in zip(statement.args.args, "qkv", strict=False)
-            )
-            for statement in top_level(path)
+    """Whether exactly one function of the file takes (Q, K, V) first, or one class's
+    ``forward`` or ``__call__`` does (after self)."""
+    return sum(_takes_qkv(statement) for statement in top_level(path)) == 1
+
+
+def _takes_qkv(statement: ast.stmt) -> bool:
+    arguments = []
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        arguments = statement.args.args
+    elif isinstance(statement, ast.ClassDef):
+        method = next(
+            (
+                node
+                for name in ("forward", "__call__")
+                for node in statement.body
+                if isinstance(node, ast.FunctionDef) and node.name == name
+            ),
+            None,
         )
-        == 1
+        arguments = method.args.args[1:] if method is not None else []
+    return len(arguments) >= 3 and all(
+        argument.arg.lower().startswith(letter)
+        for argument, letter in zip(arguments, "qkv", strict=False)
     )

@@ -35,7 +35,8 @@ BRIEFLY = {
     "uniform": "1/T_k each (−1e9 in place)",
     "unmasked": "the row unmasked (−1e9 added)",
 }
-ADDED_BY_THE_STUDENT = ("allowed", "blocked")  # masks of 0/1: the student chooses what to add
+# masks of 0/1 or bool: the student chooses what to add
+ADDED_BY_THE_STUDENT = ("allowed", "blocked", "blocked_bool")
 
 
 def expected(case, row: int, mask_given: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:

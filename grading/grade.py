@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -47,7 +48,7 @@ def grade_one(args, found: Found, cases: list) -> Graded:
         words = {
             "empty": "nothing handed in",
             "ambiguous": "two files define it",
-            "unreadable": "not read (a link out of the folder)",
+            "unreadable": "not read",  # (a link out or in a loop, too many files: the verdict)
         }
         return Graded(
             **base,
@@ -71,6 +72,36 @@ def grade_one(args, found: Found, cases: list) -> Graded:
             return Graded(**base, status="unreadable", words="not a notebook", verdict=problem)
     # a file named alone is seen alone: `grade *.py` names a whole class in one folder
     folder = found.folder
+    with contextlib.ExitStack() as stack:
+        if found.helpers:
+            folder = stack.enter_context(helpers_folder(found.helpers))
+        return _graded(args, path, folder, cases, base, started)
+
+
+@contextlib.contextmanager
+def helpers_folder(helpers: tuple[Path, ...]):
+    """A Canvas student's other files under the names they gave them, in a folder of their own
+    (Canvas renamed utils.py lovelaceada_111_902_utils.py: ``from utils import softmax`` found
+    nothing), readable by the worker's user; removed afterwards."""
+    from attn_tui.grading.student_code import MAX_SOURCE
+    from attn_tui.grading.submissions import canvas_name
+
+    with tempfile.TemporaryDirectory(prefix="attn-tui-helpers-") as folder:
+        os.chmod(folder, 0o755)
+        for helper in helpers:
+            given = canvas_name(helper)
+            if given.startswith(".") or os.path.exists(os.path.join(folder, given)):
+                continue
+            with contextlib.suppress(OSError), open(helper, "rb") as source:
+                data = source.read(MAX_SOURCE + 1)
+                if len(data) <= MAX_SOURCE:
+                    Path(folder, given).write_bytes(data)
+                    os.chmod(os.path.join(folder, given), 0o644)
+        yield folder
+
+
+def _graded(args, path: Path, folder, cases: list, base: dict, started: float) -> Graded:
+    """The submission run on every case, importing from ``folder``."""
     submission = submission_of(args, str(path), args.name, folder)
     printed = None
     with submission:
@@ -279,8 +310,19 @@ def grade(parser, args) -> int:
 
 def write_file(target: str, content: str) -> None:
     """A gradebook file, written whole or not at all (a half-written results.json would be read
-    as a grade): to a temporary file beside it, then renamed over it."""
-    folder = os.path.dirname(os.path.abspath(target))
+    as a grade): to a temporary file beside it, then renamed over it. A link is written through
+    (the file it names is replaced, the link kept); a device or a pipe (``--csv /dev/stdout``)
+    is written into, never renamed over (as root, that replaced /dev/stdout itself)."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        mode = None  # (not there yet: made below)
+    if mode is not None and not stat.S_ISREG(mode):
+        with open(target, "w", encoding="utf-8", newline="") as file:
+            file.write(content)
+        return
+    target = os.path.realpath(target)
+    folder = os.path.dirname(target)
     handle, temporary = tempfile.mkstemp(prefix=".attn-tui-", dir=folder)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:

@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections import Counter
 from pathlib import Path
 from xml.etree import ElementTree
@@ -71,7 +72,12 @@ def passed_over_lines(passed_over: list[tuple[str, str]], shown: int = 20) -> li
 
 def markdown(records: list[Graded], passed_over: list[tuple[str, str]] = ()) -> str:
     def cell(value: str) -> str:
-        return visible(value).replace("|", "\\|")
+        # a student's name, file or exception message is text, never markup: ``<!--`` would
+        # hide every row after theirs, ``<img>`` or a link would reach out of the notes
+        text = visible(value)
+        for char in "\\`<>[]|":
+            text = text.replace(char, "\\" + char)
+        return text
 
     def softmax(record: Graded) -> str:
         own = record.softmax
@@ -90,7 +96,7 @@ def markdown(records: list[Graded], passed_over: list[tuple[str, str]] = ()) -> 
     lines += [f"| {cell(words)} | {count} |" for words, count in summary(records).items()]
     if passed_over:
         lines += ["", f"Passed over ({len(passed_over)}):", ""]
-        lines += [f"- `{visible(path)}`: {cell(why)}" for path, why in passed_over]
+        lines += [f"- {cell(path)}: {cell(why)}" for path, why in passed_over]
     return "\n".join(lines) + "\n"
 
 
@@ -250,10 +256,15 @@ def as_junit(records: list[Graded], cases: list[str]) -> str:
     )
 
 
+# what XML 1.0 cannot hold even as a character reference, once visible() has shown the controls:
+# the noncharacters U+FFFE and U+FFFF and any surrogate (a parser rejects the whole file)
+NOT_XML = re.compile("[\ufffe\uffff\ud800-\udfff]")
+
+
 def _xml(value: str) -> str:
     """Text XML 1.0 can hold: a student's control characters made visible (XML has no way to
-    write most of them at all)."""
-    return visible(str(value))
+    write most of them at all), and the characters it forbids as their code points."""
+    return NOT_XML.sub(lambda found: f"<U+{ord(found.group()):04X}>", visible(str(value)))
 
 
 def _per_case(record: Graded, cases: list[str]):

@@ -63,6 +63,8 @@ class Student:
         self._cells: dict[str, int] = {}  # a cell's code file name → its cell number
         self._flags = 0  # the __future__ features the student's code turned on
         self._unbound: dict[str, dict] = {}  # a name a failed statement bound → its note
+        self._ran: set[str] = set()  # the files a notebook's %run ran (their code is theirs too)
+        self._folder = folder  # (their own folder: what a notebook's %run may run from)
         self.module = types.ModuleType("student")
         self.module.__file__ = self.path
         sys.modules["student"] = self.module
@@ -112,7 +114,8 @@ class Student:
         skipped: list[tuple[int, int, str]] = []
         for number, source in cells:
             python, passed_over, magic = as_python(source)
-            skipped += [(number, line, text) for line, text in passed_over]
+            runs = {line: text.split()[1] for line, text in passed_over if _runs_a_file(text)}
+            skipped += [(number, line, text) for line, text in passed_over if line not in runs]
             if magic is not None:
                 self._cell_magic(number, magic, source)
                 skipped.pop()
@@ -126,7 +129,7 @@ class Student:
             except (SyntaxError, ValueError) as exc:  # (ValueError: a NUL byte in the source)
                 self._note_exception(exc, "the cell was not run")
                 continue
-            self._run_statements(tree, filename)
+            self._run_statements(tree, filename, runs)
         if skipped:
             shown = "; ".join(
                 f"{_short(text)} (cell {number}, line {line})" for number, line, text in skipped[:3]
@@ -139,9 +142,16 @@ class Student:
                 f"IPython syntax, not run by the grader: {shown}{more}",
             )
 
-    def _run_statements(self, tree: ast.Module, filename: str) -> None:
+    def _run_statements(
+        self, tree: ast.Module, filename: str, runs: dict[int, str] | None = None
+    ) -> None:
         namespace = vars(self.module)
         for statement in tree.body:
+            if runs and isinstance(statement, ast.Pass) and statement.lineno in runs:
+                statement = ast.copy_location(
+                    self._run_magic(runs[statement.lineno], filename, statement.lineno),
+                    statement,
+                )
             if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
                 for alias in statement.names:
                     feature = getattr(__future__, alias.name, None)
@@ -151,7 +161,13 @@ class Student:
                     ast.Module([statement], type_ignores=[]), filename, "exec", self._flags, True
                 )
                 exec(code, namespace)  # noqa: S102 (the student's own code, in its worker)
-            except (MemoryError, SystemExit, KeyboardInterrupt):
+            except SystemExit as exc:
+                if self.kind != "ipynb":
+                    raise  # (a .py file that exits while imported: its verdict)
+                # IPython catches a cell's sys.exit() or exit(): the kernel keeps what the
+                # notebook defined, and the cell is one that raised
+                self._note_exception(exc, "the notebook goes on, as Jupyter's kernel does")
+            except (MemoryError, KeyboardInterrupt):
                 raise  # (limits and an exit are the submission's verdict)
             except OSError as exc:
                 if exc.errno == errno.EFBIG:  # (past the file-size limit: a verdict too)
@@ -172,6 +188,49 @@ class Student:
         if self.notes and not self._more_notes:
             for bound in _bound_names(statement):
                 self._unbound.setdefault(bound, self.notes[-1])
+
+    def _run_magic(self, name: str, filename: str, line: int) -> ast.stmt:
+        """``%run NAME.py``, as IPython runs it: the file (a plain name, in the grader's working
+        folder where %%writefile wrote, else the student's own folder) run as ``__main__``, its
+        names then the notebook's. Returned as the statement that does it (its errors are the
+        cell's, noted as any statement's)."""
+        places = [os.path.realpath(os.getcwd())]
+        places += [os.path.realpath(self._folder)] if self._folder else []
+        plain = name.endswith(".py") and os.path.basename(name) == name and name != ".py"
+        found = next(
+            (
+                os.path.join(place, name)
+                for place in places
+                if plain
+                and os.path.isfile(os.path.join(place, name))
+                # (a link to a file elsewhere, a classmate's, is not the student's own)
+                and os.path.dirname(os.path.realpath(os.path.join(place, name))) == place
+            ),
+            None,
+        )
+        if found is None:
+            self._note(
+                self._cells[filename],
+                line,
+                "IPython",
+                f"%run {_short(name)}: only a .py file beside the notebook is run; not found",
+            )
+            return ast.parse("pass").body[0]
+        self._ran.add(found)
+        self.module.__dict__["__run_file__"] = self._run_file_into
+        return ast.parse(f"__run_file__({found!r})").body[0]
+
+    def _run_file_into(self, path: str) -> None:
+        data = read_bounded(path, MAX_SOURCE)
+        if len(data) > MAX_SOURCE:
+            raise ValueError(f"%run {os.path.basename(path)}: larger than {MAX_SOURCE} bytes")
+        namespace = {"__name__": "__main__", "__file__": path, "__builtins__": __builtins__}
+        exec(
+            compile(importlib.util.decode_source(data), path, "exec", dont_inherit=True), namespace
+        )  # noqa: S102 (the student's own file, in its worker)
+        vars(self.module).update(
+            (key, value) for key, value in namespace.items() if not key.startswith("__")
+        )
 
     def _cell_magic(self, number: int, magic: str, source: str) -> None:
         lines = source.splitlines(keepends=True)
@@ -263,7 +322,9 @@ class Student:
         """Whether ``value`` is a function the student wrote (not one they imported)."""
         code = getattr(value, "__code__", None)
         return code is not None and (
-            code.co_filename == self.path or code.co_filename in self._cells
+            code.co_filename == self.path
+            or code.co_filename in self._cells
+            or code.co_filename in self._ran
         )
 
     def find(self, name: str, fallback: bool = True) -> tuple[object | None, str]:
@@ -280,8 +341,10 @@ class Student:
         if found is None and fallback and not method:
             taking = self.taking_qkv()
             if len(taking) == 1:
-                self.chosen = taking[0]
-                return vars(self.module)[taking[0]], taking[0]
+                self.chosen = first = taking[0]
+                found = vars(self.module)[first]
+                if not inspect.isclass(found):
+                    return found, first
         if found is None:
             return None, ""
         if inspect.isclass(found):
@@ -305,13 +368,26 @@ class Student:
 
     def taking_qkv(self) -> list[str]:
         """The student's own functions whose first three parameters are Q, K and V (by their
-        names' first letters: q, query, queries) and that need nothing more than a mask."""
+        names' first letters: q, query, queries) and that need nothing more than a mask; and
+        their own classes whose ``forward`` or ``__call__`` is such a method (a class-wrapped
+        attention of another name is as much theirs as a function)."""
         taking = []
         for key, value in vars(self.module).items():
-            if not (inspect.isfunction(value) and self.own(value)):
+            function, skipped = value, 0
+            if inspect.isclass(value):
+                function = next(
+                    (
+                        vars(value)[method]
+                        for method in ("forward", "__call__")
+                        if inspect.isfunction(vars(value).get(method))
+                    ),
+                    None,
+                )
+                skipped = 1  # (self)
+            if not (inspect.isfunction(function) and self.own(function)):
                 continue
             try:
-                parameters = list(inspect.signature(value).parameters.values())
+                parameters = list(inspect.signature(function).parameters.values())[skipped:]
             except (TypeError, ValueError):
                 continue
             if len(parameters) < 3 or any(
@@ -327,6 +403,12 @@ class Student:
             ):
                 taking.append(key)
         return taking
+
+
+def _runs_a_file(text: str) -> bool:
+    """Whether a line IPython's syntax left out is ``%run FILE`` (no options)."""
+    words = text.split()
+    return len(words) == 2 and words[0] == "%run" and not words[1].startswith("-")
 
 
 def _bound_names(statement: ast.stmt) -> list[str]:

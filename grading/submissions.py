@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from attn_tui.core.text import visible
@@ -31,12 +32,21 @@ from attn_tui.grading.student_code import MAX_SOURCE
 
 MAX_SUBMISSIONS = 2000
 MAX_ENTRIES = 50_000  # files and folders looked at in all
+# in one student's folder: more is a row saying so, not the whole class's grading stopped
+MAX_STUDENT_ENTRIES = 10_000
 MAX_DEPTH = 6  # folders below a student's own folder
 CODE = (".py", ".ipynb")
 JUNK_FOLDERS = frozenset({"__MACOSX", ".ipynb_checkpoints", "__pycache__", ".git"})
+# installed packages a student committed with their code (a virtual environment, node_modules):
+# thousands of files, some of them defining an ``attention`` of their own
+PACKAGE_FOLDERS = frozenset({"site-packages", "dist-packages", "node_modules"})
 METADATA = "submission_metadata.yml"
-CANVAS = re.compile(r"(?P<name>[a-z]+?)(?:_late)?_\d+_\d+_(?P<file>.+)", re.IGNORECASE)
-MOODLE = re.compile(r"(?P<name>.+?)_\d+_assignsubmission_\w+?_?")
+MAX_SUBMITTERS = 20  # of one submission (a group)
+MAX_NAME = 200  # characters of one submitter's name
+CANVAS = re.compile(
+    r"(?P<name>[a-z]+?)(?:_late)?_(?P<id>\d+)_\d+_(?P<file>.+)", re.IGNORECASE
+)  # (name, the student's id, the file's id, the file's own name)
+MOODLE = re.compile(r"(?P<name>.+?)_(?P<id>\d+)_assignsubmission_\w+?_?")
 
 
 @dataclass(frozen=True)
@@ -50,6 +60,8 @@ class Found:
     export: str = "file"
     problem: str = ""  # "nothing handed in", two files defining the function, …
     status: str = ""  # the record's status when there is a problem (empty, ambiguous, …)
+    # a Canvas student's other files, each importable under the name they gave it (utils.py)
+    helpers: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -60,6 +72,10 @@ class Discovery:
 
     def pass_over(self, path: Path, why: str) -> None:
         self.passed_over.append((str(path), why))
+
+
+class _TooMany(Exception):
+    """One student's folder holds more than MAX_STUDENT_ENTRIES files and folders."""
 
 
 def discover(given: list[str], name: str = "attention", one: bool = False) -> Discovery:
@@ -106,14 +122,19 @@ def _passed_over_tail(discovery: Discovery) -> str:
 # ---- a folder --------------------------------------------------------------------------------
 
 
-def _entries(discovery: Discovery, folder: Path) -> list[Path]:
-    """The folder's entries worth a look, sorted; junk ignored, the rest counted."""
+def _entries(discovery: Discovery, folder: Path, started: int | None = None) -> list[Path]:
+    """The folder's entries worth a look, sorted; junk ignored, the rest counted. With
+    ``started`` (the count when a student's folder was begun), a student's folder holding more
+    than MAX_STUDENT_ENTRIES raises _TooMany, and what it held is not counted against the class."""
     try:
         names = sorted(os.listdir(folder))
     except OSError as exc:
         discovery.pass_over(folder, f"could not be read ({exc.strerror})")
         return []
     discovery.looked_at += len(names)
+    if started is not None and discovery.looked_at - started > MAX_STUDENT_ENTRIES:
+        discovery.looked_at = started
+        raise _TooMany
     if discovery.looked_at > MAX_ENTRIES:
         raise UsageError(f"more than {MAX_ENTRIES} files and folders: not a class's export")
     return [
@@ -149,43 +170,66 @@ def _folder(discovery: Discovery, root: Path, name: str) -> None:
             discovery.pass_over(entry, "a link to a folder: not followed")
         elif entry not in code:
             discovery.pass_over(entry, "not a .py or .ipynb file")
-    outside = [entry for entry in code if _links_out(entry, root)]
-    for entry in outside:  # (a row still: the student is there, their file is not read)
-        discovery.found.append(
-            Found(
-                entry.name,
-                None,
-                None,
-                "folder",
-                "a link out of the folder: not followed",
-                "unreadable",
-            )
-        )
+    not_followed = {entry: why for entry in code if (why := _link_problem(entry, root))}
+    for entry, why in not_followed.items():  # (a row still: the student is there, unread)
+        discovery.found.append(Found(entry.name, None, None, "folder", why, "unreadable"))
+    outside = list(not_followed)
     code = [entry for entry in code if entry not in outside]
     if folders:
         labels = _folder_labels(folders)
         for folder in folders:
             export, label = labels[folder]
             discovery.found.append(_student_folder(discovery, folder, label, export, name))
-    if code and all(CANVAS.fullmatch(entry.name) for entry in code):
-        # Canvas names each file of a student's after them: their files are one submission
-        students: dict[str, list[Path]] = {}
-        for entry in code:
-            students.setdefault(CANVAS.fullmatch(entry.name).group("name"), []).append(entry)
-        for label, files in students.items():
-            discovery.found.append(_choose(files, name, label, None, "canvas", root))
-        return
+    canvas = [entry for entry in code if CANVAS.fullmatch(entry.name)]
+    if canvas and 2 * len(canvas) > len(code):
+        # Canvas names each file of a student's after them and their id: their files are one
+        # submission (two students of one name are two: their ids differ); a file of another
+        # name beside them (the teacher's solution.py) is a row of its own, and breaks no
+        # student's files apart into rows of their helper modules
+        students: dict[tuple[str, str], list[Path]] = {}
+        for entry in canvas:
+            parts = CANVAS.fullmatch(entry.name)
+            students.setdefault((parts.group("name"), parts.group("id")), []).append(entry)
+        shared = Counter(label for label, _ in students)
+        for (label, student_id), files in students.items():
+            shown = f"{label} ({student_id})" if shared[label] > 1 else label
+            chosen = _choose(files, name, shown, None, "canvas", root)
+            helpers = tuple(entry for entry in files if entry != chosen.file)
+            discovery.found.append(replace(chosen, helpers=helpers) if chosen.file else chosen)
+        code = [entry for entry in code if entry not in canvas]
     for entry in code:
         discovery.found.append(Found(entry.name, entry, None, "folder"))
 
 
-def _links_out(entry: Path, root: Path) -> bool:
-    """A link to a regular file outside ``root`` (a link to a device or a FIFO is graded as
-    "not a regular file", in its own row)."""
+def canvas_name(path: Path) -> str:
+    """The name a student gave a file Canvas renamed: ``utils.py`` of
+    ``lovelaceada_111_902_utils-1.py`` (Canvas adds ``-1`` to a file handed in again)."""
+    found = CANVAS.fullmatch(path.name)
+    given = found.group("file") if found else path.name
+    return re.sub(r"-\d+(?=\.\w+$)", "", given)
+
+
+def _link_problem(entry: Path, root: Path) -> str:
+    """Why a link is not followed: it leads to a regular file outside ``root``, or nowhere (a
+    loop of links); "" otherwise (a link to a device or a FIFO is graded as "not a regular
+    file", in its own row)."""
     if not entry.is_symlink():
-        return False
-    target = entry.resolve()
-    return target.is_file() and root.resolve() not in target.parents
+        return ""
+    target = _target(entry)
+    if target is None:
+        return "a loop of links: not followed"
+    if target.is_file() and root.resolve() not in target.parents:
+        return "a link out of the folder: not followed"
+    return ""
+
+
+def _target(entry: Path) -> Path | None:
+    """Where a link leads, or None when it leads round in a loop (Python 3.11's resolve raises
+    RuntimeError for one; a later Python raises OSError)."""
+    try:
+        return entry.resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def _folder_labels(folders: list[Path]) -> dict[Path, tuple[str, str]]:
@@ -195,10 +239,16 @@ def _folder_labels(folders: list[Path]) -> dict[Path, tuple[str, str]]:
     prefix = os.path.commonprefix(names) if len(names) > 1 else ""
     prefix = prefix[: prefix.rfind("-") + 1] if "-" in prefix else ""
     labels = {}
+    moodle_names = Counter(
+        found.group("name") for folder in folders if (found := MOODLE.fullmatch(folder.name))
+    )
     for folder in folders:
         moodle = MOODLE.fullmatch(folder.name)
-        if moodle:
-            labels[folder] = ("moodle", moodle.group("name"))
+        if moodle:  # (two students of one name: told apart by Moodle's id for each)
+            label = moodle.group("name")
+            if moodle_names[label] > 1:
+                label += f" ({moodle.group('id')})"
+            labels[folder] = ("moodle", label)
         elif prefix and len(folder.name) > len(prefix):
             labels[folder] = ("github-classroom", folder.name[len(prefix) :])
         else:
@@ -246,14 +296,22 @@ def gradescope_names(path: Path) -> dict[str, str]:
         people = entry.get(":submitters") if isinstance(entry, dict) else None
         if not isinstance(people, list):
             continue
-        found = [
-            str(person.get(":name") or person.get(":email") or person.get(":sid") or "").strip()
-            for person in people
-            if isinstance(person, dict)
-        ]
+        found = [_submitter(person) for person in people[:MAX_SUBMITTERS]]
         if any(found):
             names[str(folder)] = ", ".join(name for name in found if name)
     return names
+
+
+def _submitter(person: object) -> str:
+    """A submitter's name (else email, else id) when it is text or a number: a list there (YAML's
+    aliases nest one inside another a billion times in a few lines) is no one's name."""
+    if not isinstance(person, dict):
+        return ""
+    for key in (":name", ":email", ":sid"):
+        value = person.get(key)
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
+            return str(value).strip()[:MAX_NAME]
+    return ""
 
 
 # ---- one student's folder ----------------------------------------------------------------------
@@ -264,7 +322,19 @@ def _student_folder(
 ) -> Found:
     files: list[Path] = []
     others: list[Path] = []
-    _walk(discovery, folder, folder, 0, files, others)
+    started = discovery.looked_at
+    try:
+        _walk(discovery, folder, folder, 0, files, others, started)
+    except _TooMany:
+        return Found(
+            label,
+            None,
+            folder,
+            export,
+            f"more than {MAX_STUDENT_ENTRIES} files and folders: not looked through "
+            "(grade the file meant)",
+            "unreadable",
+        )
     if not files:
         what = (
             "nothing handed in"
@@ -306,19 +376,30 @@ def _choose(
 
 
 def _walk(
-    discovery: Discovery, root: Path, folder: Path, depth: int, files: list, others: list
+    discovery: Discovery,
+    root: Path,
+    folder: Path,
+    depth: int,
+    files: list,
+    others: list,
+    started: int,
 ) -> None:
-    for entry in _entries(discovery, folder):
+    for entry in _entries(discovery, folder, started):
         if entry.is_symlink():
-            target = entry.resolve()
+            target = _target(entry)
+            if target is None:
+                discovery.pass_over(entry, "a loop of links: not followed")
+                continue
             if root.resolve() not in target.parents:
                 discovery.pass_over(entry, "a link out of the student's folder: not followed")
                 continue
             if target.is_dir():
                 continue  # (a link to a folder within: its files are found there)
         if entry.is_dir():
-            if depth < MAX_DEPTH:
-                _walk(discovery, root, entry, depth + 1, files, others)
+            if entry.name in PACKAGE_FOLDERS or (entry / "pyvenv.cfg").is_file():
+                discovery.pass_over(entry, "installed packages: not a student's code")
+            elif depth < MAX_DEPTH:
+                _walk(discovery, root, entry, depth + 1, files, others, started)
             else:
                 discovery.pass_over(entry, f"deeper than {MAX_DEPTH} folders: not looked in")
         elif entry.suffix.lower() in CODE:
@@ -330,9 +411,6 @@ def _walk(
 def _distinct_labels(found: list[Found]) -> list[Found]:
     """Two rows never share a label: a label two submissions share (two students' attention.py
     named directly, two folders of one name) gets its parent folder's name before it."""
-    from collections import Counter
-    from dataclasses import replace
-
     counts = Counter(entry.student for entry in found)
     distinct = []
     for entry in found:

@@ -157,3 +157,18 @@ def test_run_autograder_on_nothing_handed_in_and_on_a_mistake(autograder, tmp_pa
     failed = [test for test in results["tests"] if test["status"] == "failed"]
     assert failed and 0 < results["score"] < 20
     assert any("**Fix:**" in test["output"] for test in failed)
+
+
+def test_torch_is_installed_only_when_asked(autograder, tmp_path):
+    # without it a PyTorch course's every student gets "No module named 'torch'" and 0
+    with zipfile.ZipFile(autograder) as opened:
+        assert "torch" not in opened.read("setup.sh").decode()
+    archive = tmp_path / "torch.zip"
+    assert main(["autograder", "gradescope", "-o", str(archive), "--torch"]) == 0
+    with zipfile.ZipFile(archive) as opened:
+        setup = opened.read("setup.sh").decode()
+    install = "pip install --no-cache-dir torch --index-url https://download.pytorch.org/whl/cpu"
+    assert install in setup
+    assert setup.index("attn_tui-") < setup.index(install)  # (after attn-tui and its NumPy)
+    done = subprocess.run(["bash", "-n", "-c", setup], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

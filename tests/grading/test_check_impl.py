@@ -140,3 +140,16 @@ def test_usage_errors(capsys, tmp_path):
     assert status == 2 and "give a plain one" in err
     with pytest.raises(SystemExit):
         main(["check", "cat_sat", "--cases"])
+
+
+def test_a_file_whose_name_holds_a_colon_is_that_file(tmp_path):
+    from attn_tui.grading.check import split_impl
+
+    odd = tmp_path / "hw:solution.py"  # (reads as FILE:Class.method)
+    odd.write_text("def attention(q, k, v):\n    return q\n", encoding="utf-8")
+    assert split_impl(str(odd)) == (str(odd), "attention")
+    assert split_impl(f"{odd}:mine") == (str(odd), "mine")
+    assert split_impl(str(tmp_path / "hw.py:Attention.forward")) == (
+        str(tmp_path / "hw.py"),
+        "Attention.forward",
+    )

@@ -48,3 +48,13 @@ def test_check_and_grade_say_which_function_they_graded(capsys):
     # --name still decides: the asked name, when it is there, is the one graded
     status = main(["check", "cat_sat", "--impl", f"{STUDENTS / 'other_name.py'}:show"])
     assert "graded" not in capsys.readouterr().out.splitlines()[0]
+
+
+def test_a_class_wrapped_attention_of_another_name_is_the_one_taken(capsys):
+    # a correct student is not failed for wrapping their attention in a class of their own name
+    status = main(["grade", str(STUDENTS / "class_other_name.py"), "--json"])
+    found = json.loads(capsys.readouterr().out)["submissions"][0]
+    assert status == 0, found["verdict"]
+    assert (found["chosen"], found["function"]) == ("SelfAttention", "SelfAttention().forward")
+    assert found["passed"] == found["cases"] and found["not_run"] == []
+    assert all(result["ok"] for result in found["results"])

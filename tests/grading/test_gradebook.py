@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -154,6 +155,22 @@ def test_junit_holds_a_students_control_characters_as_visible_text():
     assert root.find("testsuite").get("name") == "x␛[31m␀y"
 
 
+def test_junit_holds_what_xml_forbids_even_as_a_reference():
+    # U+FFFE and U+FFFF (and a lone surrogate) in a student's exception message or folder name
+    # made the whole class's file one an XML parser rejects
+    evil = Graded(
+        student="n\ufffe",
+        file="f.py",
+        cases=1,
+        status="differs",
+        outcomes=(Outcome("cat_sat", False, "✗ cat_sat: ValueError: a\uffff b\ud800"),),
+    )
+    root = ElementTree.fromstring(gradebook.as_junit([evil], ["cat_sat"]).encode("utf-8"))
+    assert root.find("testsuite").get("name") == "n<U+FFFE>"
+    failure = root.find("testsuite/testcase/failure")
+    assert failure.get("message") == "✗ cat_sat: ValueError: a<U+FFFF> b<U+D800>"
+
+
 def test_gradescope_results_json_its_fields_and_its_scores_sum():
     results = json.loads(gradebook.as_gradescope(UNSCALED, CASES))
     assert set(results) >= {"score", "execution_time", "output", "tests"}
@@ -234,3 +251,51 @@ def test_gradescope_takes_one_submission(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["grade", str(tmp_path / "a.py"), str(tmp_path / "b.py"), "--gradescope", "r.json"])
     assert "--gradescope writes one submission's results.json; found 2" in capsys.readouterr().err
+
+
+def test_markdown_holds_a_students_text_as_text_never_markup():
+    # an exception message opening an HTML comment would hide every row after it on GitHub; a
+    # name with a link or an image would reach out of the course's notes
+    hidden = Graded(
+        student="[click](http://x.example) <img src=x>",
+        file="/export/a`b.py",
+        cases=3,
+        status="differs",
+        words="an exception",
+        verdict="✗ cat_sat: a.py:2: ValueError: <!-- (raise ValueError('<!--'))",
+    )
+    out = gradebook.markdown([hidden, RIGHT], [("/export/`<!--`.txt", "not a .py or .ipynb file")])
+    assert not re.search(r"(?<!\\)[<>\[\]`]", out)  # (every one of theirs escaped)
+    row = next(line for line in out.splitlines() if line.startswith("| \\[click"))
+    assert row == (
+        "| \\[click\\](http://x.example) \\<img src=x\\> | 0/3 "
+        "| ✗ cat_sat: a.py:2: ValueError: \\<!-- (raise ValueError('\\<!--')) | — |"
+    )
+    assert "| Ada Lovelace | 3/3 | right | — |" in out  # (the row after it is still a row)
+    assert "- /export/\\`\\<!--\\`.txt: not a .py or .ipynb file" in out
+
+
+def test_a_gradebook_is_written_through_a_link_and_into_a_pipe(tmp_path):
+    import os
+    import stat
+
+    from attn_tui.grading.grade import write_file
+
+    # a link the teacher made to the course's shared gradebook: the file changes, the link stays
+    shared = tmp_path / "shared" / "grades.csv"
+    shared.parent.mkdir()
+    shared.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "grades.csv"
+    link.symlink_to(shared)
+    write_file(str(link), "student,score\n")
+    assert link.is_symlink() and shared.read_text(encoding="utf-8") == "student,score\n"
+    # a pipe (as /dev/stdout is one) is written into, never replaced by a file
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    reader = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        write_file(str(pipe), "student,score\n")
+        assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+        assert os.read(reader, 100) == b"student,score\n"
+    finally:
+        os.close(reader)

@@ -402,3 +402,72 @@ def test_grade_shows_how_each_notebook_was_read(capsys, tmp_path):
         "    note: cell 2, line 3: ModuleNotFoundError: No module named 'matplotlib' "
         "(import matplotlib.pyplot as plt); then 3 more statements that needed it failed"
     )
+
+
+HELPERS = """\
+import numpy as np
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+"""
+USES_SOFTMAX = """\
+import numpy as np
+
+
+def attention(Q, K, V, causal=False):
+    s = Q @ K.T / np.sqrt(Q.shape[-1])
+    if causal:
+        s = np.where(np.triu(np.ones(s.shape, bool), 1), -np.inf, s)
+    w = softmax(s)
+    return w @ V, w
+"""
+
+
+def _cells(*sources: str) -> str:
+    cells = [
+        {"cell_type": "code", "metadata": {}, "source": source, "outputs": []} for source in sources
+    ]
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells})
+
+
+def test_run_runs_a_file_beside_the_notebook_and_no_other(capsys, tmp_path):
+    # %run helpers.py puts softmax in the notebook's namespace, as Jupyter does: a correct
+    # student who wrote it so is not failed with "name 'softmax' is not defined"
+    (tmp_path / "ada").mkdir()
+    (tmp_path / "ada" / "helpers.py").write_text(HELPERS, encoding="utf-8")
+    (tmp_path / "ada" / "hw.ipynb").write_text(_cells("%run helpers.py", USES_SOFTMAX))
+    (tmp_path / "alan").mkdir()
+    written = _cells("%%writefile helpers.py\n" + HELPERS, "%run helpers.py", USES_SOFTMAX)
+    (tmp_path / "alan" / "hw.ipynb").write_text(written)
+    (tmp_path / "grace").mkdir()
+    outside = _cells("%run ../ada/helpers.py", USES_SOFTMAX)
+    (tmp_path / "grace" / "hw.ipynb").write_text(outside)
+    (tmp_path / "edsger").mkdir()  # (a link to a classmate's file, under a plain name)
+    (tmp_path / "edsger" / "helpers.py").symlink_to(tmp_path / "ada" / "helpers.py")
+    (tmp_path / "edsger" / "hw.ipynb").write_text(_cells("%run helpers.py", USES_SOFTMAX))
+    main(["grade", str(tmp_path), "--json"])
+    by = {s["student"]: s for s in json.loads(capsys.readouterr().out)["submissions"]}
+    assert by["ada"]["ok"] and by["alan"]["ok"], (by["ada"]["verdict"], by["alan"]["verdict"])
+    assert not by["grace"]["ok"] and not by["edsger"]["ok"]
+    assert by["grace"]["notes"][0] == {
+        "cell": 1,
+        "line": 1,
+        "type": "IPython",
+        "message": "%run ../ada/helpers.py: only a .py file beside the notebook is run; not found",
+    }
+
+
+def test_a_cells_sys_exit_is_a_note_as_in_jupyter(capsys, tmp_path):
+    # IPython catches a cell's SystemExit and the kernel keeps the function defined above it
+    chapter = (STUDENTS / "chapter.py").read_text(encoding="utf-8")
+    notebook = tmp_path / "hw.ipynb"
+    notebook.write_text(_cells(chapter, "import sys\nsys.exit(0)", "exit()"), encoding="utf-8")
+    main(["grade", str(notebook), "--json"])
+    found = json.loads(capsys.readouterr().out)["submissions"][0]
+    assert found["passed"] == found["cases"] and found["status"] == "ok", found["verdict"]
+    assert [(note["cell"], note["line"], note["type"]) for note in found["notes"]] == [
+        (2, 2, "SystemExit"),
+        (3, 1, "SystemExit"),
+    ]

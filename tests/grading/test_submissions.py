@@ -226,3 +226,119 @@ def test_a_folder_holding_one_students_folder_is_that_student(tmp_path):
     write(tmp_path / "class" / "ada" / "utils.py", "def softmax(x):\n    return x\n")
     found = discover([str(tmp_path / "class")])
     assert rows(found) == {"ada": ("homework.ipynb", "folder", "")}
+
+
+def test_a_loop_of_links_is_passed_over_never_a_crash(tmp_path):
+    write(tmp_path / "ada" / "attention.py")
+    os.symlink("b", tmp_path / "ada" / "a")  # (a → b → a)
+    os.symlink("a", tmp_path / "ada" / "b")
+    write(tmp_path / "flat" / "alan.py")
+    os.symlink("self.py", tmp_path / "flat" / "self.py")
+    found = discover([str(tmp_path / "ada")], one=True)
+    assert rows(found) == {"ada": ("attention.py", "submission", "")}
+    assert sorted(found.passed_over) == [
+        (str(tmp_path / "ada" / name), "a loop of links: not followed") for name in "ab"
+    ]
+    found = discover([str(tmp_path / "flat")])
+    assert rows(found) == {
+        "alan.py": ("alan.py", "folder", ""),
+        "self.py": (None, "folder", "a loop of links: not followed"),
+    }
+
+
+def test_two_canvas_students_of_one_name_are_two_rows(tmp_path):
+    # Canvas names a file name_userid_fileid_file: two John Smiths differ in their user id
+    write(tmp_path / "smithjohn_111_901_attention.py")
+    write(tmp_path / "smithjohn_222_902_attention.py", "def attention(q, k, v):\n    return q\n")
+    write(tmp_path / "smithjohn_222_903_utils.py", "def softmax(x):\n    return x\n")
+    found = discover([str(tmp_path)])
+    assert rows(found) == {
+        "smithjohn (111)": ("smithjohn_111_901_attention.py", "canvas", ""),
+        "smithjohn (222)": ("smithjohn_222_902_attention.py", "canvas", ""),
+    }
+
+
+def test_a_committed_virtual_environment_is_not_the_students_code(tmp_path):
+    repo = tmp_path / "hw3-attention-ada"
+    write(repo / "attention.py")
+    write(repo / "tests" / "test_attention.py", "from attention import attention\n")
+    write(repo / "venv" / "pyvenv.cfg", "home = /usr/bin\n")
+    library = "def attention(query, key, value):\n    return value\n"
+    write(repo / "venv" / "lib" / "python3.11" / "site-packages" / "pkg" / "layers.py", library)
+    write(repo / "web" / "node_modules" / "x" / "attention.py", library)
+    write(tmp_path / "hw3-attention-alan" / "attention.py")
+    found = discover([str(tmp_path)])
+    assert rows(found)["ada"] == ("attention.py", "github-classroom", "")
+    assert sorted(found.passed_over) == [
+        (str(repo / "venv"), "installed packages: not a student's code"),
+        (str(repo / "web" / "node_modules"), "installed packages: not a student's code"),
+    ]
+
+
+def test_one_students_thousands_of_files_are_their_row_not_the_class_stopped(tmp_path, monkeypatch):
+    from attn_tui.grading import submissions
+
+    monkeypatch.setattr(submissions, "MAX_STUDENT_ENTRIES", 50)
+    monkeypatch.setattr(submissions, "MAX_ENTRIES", 80)  # (the class's: one student's is more)
+    write(tmp_path / "ada" / "attention.py")
+    for i in range(60):
+        write(tmp_path / "alan" / "data" / f"{i}.txt", "x")
+    write(tmp_path / "alan" / "attention.py")
+    found = discover([str(tmp_path)])
+    assert rows(found) == {
+        "ada": ("attention.py", "folder", ""),
+        "alan": (
+            None,
+            "folder",
+            "more than 50 files and folders: not looked through (grade the file meant)",
+        ),
+    }
+
+
+def test_gradescope_names_are_text_never_a_yaml_bomb(tmp_path):
+    # aliases nesting lists nine deep: str() of it would be gigabytes; a name must be text
+    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+    lines += [
+        "submission_1:\n  :submitters:\n  - :name: *a9\n    :sid: 1001",
+        "submission_2:\n  :submitters:\n  - :name: " + "x" * 500,
+    ]
+    path = write(tmp_path / "submission_metadata.yml", "\n".join(lines) + "\n")
+    assert gradescope_names(path) == {"submission_1": "1001", "submission_2": "x" * 200}
+
+
+def test_two_moodle_students_of_one_name_are_told_apart_by_their_ids(tmp_path):
+    write(tmp_path / "John Smith_123456_assignsubmission_file_" / "attention.py")
+    write(tmp_path / "John Smith_654321_assignsubmission_file_" / "attention.py")
+    write(tmp_path / "Ann Lee_111111_assignsubmission_file_" / "attention.py")
+    assert [found.student for found in discover([str(tmp_path)]).found] == [
+        "Ann Lee",
+        "John Smith (123456)",
+        "John Smith (654321)",
+    ]
+
+
+def test_a_file_of_another_name_beside_a_canvas_download_is_a_row_of_its_own(tmp_path):
+    write(tmp_path / "lovelaceada_111_901_attention.py")
+    write(tmp_path / "lovelaceada_111_902_utils.py", "def softmax(x):\n    return x\n")
+    write(tmp_path / "turingalan_222_903_attention.py")
+    write(tmp_path / "solution.py")  # (the teacher's, left in the folder)
+    assert rows(discover([str(tmp_path)])) == {
+        "lovelaceada": ("lovelaceada_111_901_attention.py", "canvas", ""),
+        "turingalan": ("turingalan_222_903_attention.py", "canvas", ""),
+        "solution.py": ("solution.py", "folder", ""),
+    }
+
+
+def test_a_canvas_students_helper_module_imports_under_the_name_they_gave_it(tmp_path, capsys):
+    # Canvas renamed utils.py (handed in twice: utils-1.py); the student's import still finds it
+    helpers, attention = CHAPTER.split("def attention", 1)  # (numpy and softmax; attention)
+    source = "import numpy as np\nfrom utils import softmax\n\n\ndef attention" + attention
+    write(tmp_path / "lovelaceada_111_901_attention.py", source)
+    write(tmp_path / "lovelaceada_111_902_utils-1.py", helpers)
+    write(tmp_path / "turingalan_222_903_attention.py", source)  # (no utils of his own)
+    main(["grade", str(tmp_path), "--json"])
+    by = {s["student"]: s for s in json.loads(capsys.readouterr().out)["submissions"]}
+    assert by["lovelaceada"]["ok"], by["lovelaceada"]["verdict"]
+    assert not by["turingalan"]["ok"]  # (a classmate's utils is never his)
+    assert by["turingalan"]["notes"][0]["message"].startswith("No module named 'utils'")

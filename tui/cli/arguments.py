@@ -300,3 +300,8 @@ def add_autograder_arguments(autograder: argparse.ArgumentParser) -> None:
     autograder.add_argument(
         "--name", default="attention", help="the function to call (default attention)"
     )
+    autograder.add_argument(
+        "--torch",
+        action="store_true",
+        help="the students write PyTorch: setup.sh installs its CPU build too",
+    )
