@@ -1,5 +1,6 @@
 """README says which tests a local run skips that CI runs, and what each needs (issue 50, item
-8: it called its test command "exactly what CI runs" while a run without PyTorch skipped 14)."""
+8: it called its test command "exactly what CI runs" while a run without PyTorch skipped 14),
+and names the markers CI's second run selects them by."""
 
 from __future__ import annotations
 
@@ -33,7 +34,13 @@ def test_each_kind_of_skip_is_named_with_what_it_needs():
     assert len(capture) == 7 and "capture's seven files" in README
     root = [p for p, text in TESTS.items() if re.search(r"needs root|geteuid\(\) != 0", text)]
     assert (
-        len(root) == 3 and "root (three tests that hand a file or folder to another user" in README
+        len(root) == 3
+        and "Three tests need root (they hand a file or folder to another user" in README
     )
     assert "apt-get install chromium tmux" in README and "cairosvg" in README
+    # every marker CI's second run selects by is named, with what it needs
+    markers = re.findall(r'^\s+"(\w+): ', (ROOT / "pyproject.toml").read_text(), re.MULTILINE)
+    assert {"models", "figures", "browser", "tmux"} <= set(markers)
+    for marker in set(markers) - {"slow"}:
+        assert f"`{marker}`" in README, marker
     assert "python -m pytest -rs" in README
