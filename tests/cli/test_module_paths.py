@@ -98,15 +98,16 @@ def module_path_is_true(name: str) -> bool:
 
 def has_attributes(spec, attributes: list[str]) -> bool:
     """Whether the module ``spec`` finds has ``attributes``, each an attribute of the one
-    before: read from the module itself where it imports, else, where what it imports is not
-    installed (PyTorch for capture's), from the names its source defines."""
-    if not attributes:
-        return True
+    before: read from the module itself, imported (so that one that no longer imports is found
+    out too), else, where what it imports is not installed (PyTorch for capture's), from the
+    names its source defines."""
     try:
         found = importlib.import_module(spec.name)
     except ModuleNotFoundError as missing:
         if (missing.name or "").partition(".")[0] == "attn_tui":
             raise
+        if not attributes:
+            return True
         return attributes_in_source(ast.parse(Path(spec.origin).read_bytes()), attributes)
     for attribute in attributes:
         if not hasattr(found, attribute):
