@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 import pytest
@@ -39,6 +41,53 @@ NEEDS_MODELS = (
     "needs PyTorch and transformers, not in the test extra: "
     "pip install torch --index-url https://download.pytorch.org/whl/cpu; pip install transformers"
 )
+NEEDS_FIGURES = "needs cairosvg, the figures extra: pip install 'attn-tui[figures]'"
+
+# What a test may need beyond the test extra, as the reason it skips without it names it, and
+# the marker it must carry (pyproject.toml): CI's first run is a newcomer's, without them, and
+# its second installs them and runs only the tests of their markers (.ci/run). A test that skips
+# for one of them unmarked would run in neither, and fails instead, saying so.
+EXTRAS = {
+    "models": re.compile(r"torch|transformers|huggingface_hub", re.IGNORECASE),
+    "figures": re.compile(r"cairosvg"),
+    "browser": re.compile(r"chromium", re.IGNORECASE),
+    "tmux": re.compile(r"\btmux\b"),
+    "sandbox": re.compile(r"bubblewrap|\bbwrap\b"),
+}
+# The markers whose needs CI has installed (.ci/run's second run): a test of theirs that skips
+# for lack of what they need fails, rather than pass unseen.
+INSTALLED_EXTRAS = set(os.environ.get("ATTN_TUI_EXTRAS_INSTALLED", "").split())
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.skipped and isinstance(report.longrepr, tuple):
+        reason = report.longrepr[2]
+        needs = [marker for marker, named in EXTRAS.items() if named.search(reason)]
+        unmarked = [marker for marker in needs if item.get_closest_marker(marker) is None]
+        if unmarked:
+            report.outcome = "failed"
+            report.longrepr = (
+                f"{reason}\nwithout its marker ({' and '.join(unmarked)}): CI's second run, "
+                "which installs what it needs, would not select it (tests/conftest.py)"
+            )
+        elif INSTALLED_EXTRAS.intersection(needs):
+            report.outcome = "failed"
+            report.longrepr = f"{reason}\nthough CI installed what it needs (.ci/run)"
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    """A test module that skips whole (it imports PyTorch) fails too where CI installed it."""
+    report = yield
+    if report.skipped and isinstance(report.longrepr, tuple):
+        reason = report.longrepr[2]
+        if any(EXTRAS[marker].search(reason) for marker in INSTALLED_EXTRAS if marker in EXTRAS):
+            report.outcome = "failed"
+            report.longrepr = f"{reason}\nthough CI installed what it needs (.ci/run)"
+    return report
 
 
 @pytest.fixture(autouse=True)

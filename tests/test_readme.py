@@ -48,15 +48,20 @@ def test_readme_is_a_short_tour():
     assert README.count("\n") <= 300  # what grep -c '' README.md counts
 
 
-def test_the_test_command_is_where_ci_reads_it():
-    """.ci/run takes the fenced block right after <!-- test-command -->; the commands are as
-    before."""
+def test_the_two_commands_are_where_ci_reads_them():
+    """.ci/run takes the fenced block right after <!-- open-command --> and the one after
+    <!-- test-command -->, and runs each as written; the commands are as before."""
     block = README.split("<!-- test-command -->\n", 1)[1]
     assert block.startswith(
         "```sh\npython -m pip install '.[test]' && python -m ruff format --check . "
         "&& python -m ruff check . && python -m pytest\n```\n"
     )
-    assert "```sh\npython -m pip install . && attn-tui scenarios/cat_sat.yaml\n```" in README
+    block = README.split("<!-- open-command -->\n", 1)[1]
+    assert block.startswith(
+        "```sh\npython -m pip install . && attn-tui scenarios/cat_sat.yaml\n```"
+    )
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "readme_block open-command" in ci and "readme_block test-command" in ci
 
 
 def test_readme_links_every_docs_page_and_troubleshooting_near_the_top():

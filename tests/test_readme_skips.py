@@ -1,5 +1,6 @@
-"""README says which tests a local run skips that CI runs, and what each needs: a run without
-PyTorch skips some, so its test command is not "exactly what CI runs"."""
+"""README says which tests a local run skips that CI runs, and what each needs (a run without
+PyTorch skips some, so its test command is not "exactly what CI runs"), and names the markers
+CI's second run selects them by."""
 
 from __future__ import annotations
 
@@ -30,10 +31,16 @@ def test_each_kind_of_skip_is_named_with_what_it_needs():
         if p.parent.name == "capture"
         and re.search(r'^pytest\.importorskip\(\s*"(torch|huggingface_hub)"', text, re.MULTILINE)
     ]
-    assert len(capture) == 7 and "capture's seven files" in README
+    assert len(capture) == 8 and "capture's eight files" in README
     root = [p for p, text in TESTS.items() if re.search(r"needs root|geteuid\(\) != 0", text)]
     assert (
-        len(root) == 3 and "root (three tests that hand a file or folder to another user" in README
+        len(root) == 4
+        and "Four test files need root (they hand a file or folder to another user" in README
     )
     assert "apt-get install chromium tmux" in README and "cairosvg" in README
+    # every marker CI's second run selects by is named, with what it needs
+    markers = re.findall(r'^\s+"(\w+): ', (ROOT / "pyproject.toml").read_text(), re.MULTILINE)
+    assert {"models", "figures", "browser", "tmux"} <= set(markers)
+    for marker in set(markers) - {"slow"}:
+        assert f"`{marker}`" in README, marker
     assert "python -m pytest -rs" in README

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -24,7 +22,6 @@ from attn_tui.core.model.scenario import Scenario
 from attn_tui.core.outputs.markdown import to_markdown
 from attn_tui.core.outputs.report import to_text
 from attn_tui.tui.cli import main
-from tests.conftest import ROOT
 
 HOSTILE = {
     "osc52-clipboard": "b\x1b]52;c;cm0gLXJmIH4=\x1b\\",
@@ -138,18 +135,18 @@ def test_npz_member_names_in_a_message(tmp_path, capsys, hostile):
     assert_inert(err, "npz members")
 
 
-def test_a_file_name_holding_an_escape_and_a_line_feed_is_one_inert_line(tmp_path):
+def test_a_file_name_holding_an_escape_and_a_line_feed_is_one_inert_line(tmp_path, capsys):
+    # (in this process: that a real process exits so, before the app takes the terminal, is
+    # tests/cli/test_cli.py's test_a_real_process_exits_with_the_documented_status and
+    # test_a_scenario_error_stops_the_app_before_it_takes_the_terminal)
     folder = tmp_path / "x\x1b]0;pwned\x07\nmore"
     folder.mkdir()
     bad = folder / "s\x1b[2J.yaml"
     bad.write_text("Q: [[1]]\nK: [[1]]\nV: [[1]]\ncasual: true\n")
     missing = folder / "gone\x9b.yaml"
     for args in (["--check", str(bad)], ["--print", str(missing)], [str(bad)]):
-        done = subprocess.run(
-            [sys.executable, "-m", "attn_tui", *args], cwd=ROOT, capture_output=True, timeout=60
-        )
-        assert done.returncode == 2 and done.stdout == b"", args
-        err = done.stderr.decode("utf-8")
+        status, out, err = run(capsys, *args)
+        assert status == 2 and out == "", args
         assert err.count("\n") == 1 and FORBIDDEN.search(err) is None, err
         assert "␛]0;pwned␇␊more" in err
 

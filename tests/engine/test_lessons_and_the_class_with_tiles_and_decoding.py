@@ -128,6 +128,7 @@ def test_the_answer_key_of_a_row_that_sees_nothing_has_no_weights(write, capsys)
 # ---- the class ----------------------------------------------------------------------------------
 
 
+@pytest.mark.tmux
 @pytest.mark.skipif(__import__("shutil").which("tmux") is None, reason="needs tmux on PATH")
 async def test_closing_the_teachers_terminal_ends_the_class(tmp_path):
     """The teacher's terminal closed (SIGHUP) ended the teacher's app without its finally: the

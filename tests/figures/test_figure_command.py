@@ -12,6 +12,7 @@ import zlib
 import pytest
 
 from attn_tui.tui.cli import main
+from tests.conftest import NEEDS_FIGURES
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -91,8 +92,9 @@ def test_png_without_the_extra_names_it(tmp_path, capsys, monkeypatch):
     assert not out.exists()
 
 
+@pytest.mark.figures
 def test_png_and_pdf_with_the_extra(tmp_path):
-    pytest.importorskip("cairosvg")
+    pytest.importorskip("cairosvg", reason=NEEDS_FIGURES)
     for form, magic in (("png", b"\x89PNG\r\n\x1a\n"), ("pdf", b"%PDF-")):
         out = tmp_path / f"w.{form}"
         assert main(["figure", "cat_sat", "-o", str(out)]) == 0
@@ -126,6 +128,7 @@ def _pixels(png: bytes) -> set[int]:
     return set(zlib.decompress(data))
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="no chromium on this machine")
 def test_chromium_draws_the_svg(tmp_path):
     figure = tmp_path / "weights.svg"

@@ -43,7 +43,7 @@ ATTACKS = {
 }
 
 
-@pytest.fixture(params=["sandbox", "no sandbox"])
+@pytest.fixture(params=[pytest.param("sandbox", marks=pytest.mark.sandbox), "no sandbox"])
 def mode(request, monkeypatch):
     if request.param == "sandbox":
         if sandbox.problem() is not None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from attn_tui.tui.cli import main
+from tests.conftest import NEEDS_MODELS
 
 STUDENTS = Path(__file__).with_name("students")
 
@@ -111,8 +112,9 @@ def test_conventions_are_read_not_marked_wrong(capsys, student, read, cases):
     assert read in out and "Cases: " + cases in out
 
 
+@pytest.mark.models
 def test_a_torch_module_with_a_blocked_mask_returning_weights_first(capsys):
-    pytest.importorskip("torch")
+    pytest.importorskip("torch", reason=NEEDS_MODELS)
     status, out, _ = run(capsys, "cat_sat", "--impl", str(STUDENTS / "torch_module.py"))
     assert status == 0, out
     assert "PyTorch tensors (T, d), mask: 1 = blocked (0 = seen); returns (weights, out)" in out

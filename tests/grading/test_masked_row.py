@@ -18,6 +18,7 @@ from attn_tui.grading import cases as battery
 from attn_tui.grading.calling import run_case
 from attn_tui.grading.runner import Submission
 from attn_tui.tui.cli import main
+from tests.conftest import NEEDS_MODELS
 from tests.reference import softmax
 
 STUDENTS = Path(__file__).with_name("students")
@@ -71,8 +72,9 @@ def test_by_hand_the_numbers_each_convention_gives():
     assert np.isnan(result_of("batched_mask").output[1]).all()
 
 
+@pytest.mark.models
 def test_pytorchs_own_gives_zeros_and_is_correct():
-    pytest.importorskip("torch")
+    pytest.importorskip("torch", reason=NEEDS_MODELS)
     result = result_of("torch_sdpa")
     assert result.ok, result.error or result.masked_row
     assert result.empty_as == "zeros" and "PyTorch tensors" in result.way.describe()

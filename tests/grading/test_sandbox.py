@@ -21,9 +21,16 @@ from attn_tui.tui.cli import main
 from tests.grading.leftovers import written_outside
 
 STUDENTS = Path(__file__).with_name("students")
-needs_sandbox = pytest.mark.skipif(
-    sandbox.problem() is not None, reason=f"bubblewrap cannot run here: {sandbox.problem()}"
-)
+
+
+def needs_sandbox(test):
+    return pytest.mark.sandbox(
+        pytest.mark.skipif(
+            sandbox.problem() is not None,
+            reason=f"bubblewrap cannot run here: {sandbox.problem()}",
+        )(test)
+    )
+
 
 LOOKS = """
 import json, os, socket, sys

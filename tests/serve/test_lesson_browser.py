@@ -20,6 +20,7 @@ from tests.serve.test_serve_browser import free_port
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.tmux,
     pytest.mark.skipif(
         CHROMIUM is None or shutil.which("tmux") is None,
         reason="needs chromium and tmux on PATH (apt-get install chromium tmux; CI does)",

@@ -53,7 +53,11 @@ class HeadMaps:
         if self._pending and (self._worker is None or self._worker.is_finished):
             self._worker = self._maps(*self._wanted)
 
-    def _next_row(self) -> int | None:
+    def _next_row(self, worker) -> int | None:
+        # (a worker cancelled by a new layout gets none: a row it took would be computed for the
+        # old layout's maps, and dropped, while the new worker never got it)
+        if worker is not self._worker:
+            return None
         if self._pending:
             return self._pending.pop(0)
         self._worker = None
@@ -67,7 +71,7 @@ class HeadMaps:
 
         worker = get_current_worker()
         while not worker.is_cancelled:
-            row = self.app.call_from_thread(self._next_row)
+            row = self.app.call_from_thread(self._next_row, worker)
             if row is None:
                 return
             if self.listed[row][2] is not None:
