@@ -103,7 +103,8 @@ def _compare(
             scores /= layer.softcap
             np.tanh(scores, out=scores)
             scores *= layer.softcap
-        weights = masked_softmax(scores, visible, hidden, out=scores)
+        sink = None if layer.sinks is None else float(layer.sinks[head])
+        weights = masked_softmax(scores, visible, hidden, out=scores, sink=sink)
         concatenated[:, head * layer.d_v : (head + 1) * layer.d_v] = weights @ layer.V[kv]
         difference = np.subtract(weights, layer.model_weights[head], out=scores)
         worst = max(worst, float(np.max(np.abs(difference, out=difference))))
@@ -117,18 +118,25 @@ def masked_softmax(
     visible: np.ndarray,
     hidden: np.ndarray | None = None,
     out: np.ndarray | None = None,
+    sink: float | None = None,
 ) -> np.ndarray:
     """Row-wise softmax with every hidden key's weight exactly 0 (a row that sees nothing is
-    all 0); ``out`` may be ``scores`` itself (then it is overwritten), ``hidden`` is ~visible."""
+    all 0); ``out`` may be ``scores`` itself (then it is overwritten), ``hidden`` is ~visible.
+    ``sink``: a learned sink logit, one more column of every row, in its max and its sum but
+    given no weight of its own here (gpt-oss), so the row sums to less than 1."""
     if out is None:
         out = np.array(scores, dtype=np.float64)
     elif out is not scores:
         out[...] = scores
     out[~visible if hidden is None else hidden] = -np.inf
     largest = out.max(axis=1, keepdims=True)
+    if sink is not None:
+        largest = np.maximum(largest, sink)
     out -= np.where(np.isfinite(largest), largest, 0.0)
     np.exp(out, out=out)
     sums = out.sum(axis=1, keepdims=True)
+    if sink is not None:
+        sums = np.where(sums > 0, sums + np.exp(sink - largest), sums)
     np.divide(out, sums, out=out, where=sums > 0)
     out[(sums == 0)[:, 0]] = 0.0
     return out

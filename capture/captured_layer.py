@@ -22,7 +22,10 @@ class CapturedLayer:
     The scores go: Q·Kᵀ ÷ ``divisor``, + ``bias`` (H × T_q × T_k, T5's relative position bias)
     or ALiBi's −slope·|i − j| (``alibi``), then ``softcap``·tanh(x / ``softcap``) (Gemma 2), then
     the mask: ``causal``, a sliding ``window`` (a query sees the w most recent positions, itself
-    included), ``padding`` (1 = a key never attended).
+    included), a ``chunk`` (a query sees only the keys of its own block of C positions),
+    ``padding`` (1 = a key never attended). ``sinks`` (H,), gpt-oss's learned sink logits: each
+    head's is one more column of every row's scores in the softmax, dropped after it, so a row's
+    weights sum to less than 1.
     """
 
     family: str  # "GPT-2", "Llama": for the description
@@ -42,6 +45,8 @@ class CapturedLayer:
     K_rotated: np.ndarray | None = None
     causal: bool = True
     window: int | None = None
+    chunk: int | None = None
+    sinks: np.ndarray | None = None
     padding: tuple[int, ...] | None = None
     bias: np.ndarray | None = None
     alibi: bool = False
@@ -92,6 +97,8 @@ class CapturedLayer:
             seen &= cols <= rows
         if self.window is not None:
             seen &= (cols > rows - self.window) & (cols <= rows)
+        if self.chunk is not None:
+            seen &= rows // self.chunk == cols // self.chunk
         if self.padding is not None:
             seen &= ~np.asarray(self.padding, dtype=bool)[None, :]
         return seen

@@ -126,6 +126,13 @@ def scenario_yaml(
                 f"sliding window: a token sees itself and the {captured.window - 1} before it",
             )
         ]
+    if captured.chunk is not None:
+        lines += [
+            _keyed(
+                f"chunk: {captured.chunk}",
+                f"chunked attention: a token sees its own block of {captured.chunk}, up to itself",
+            )
+        ]
     if captured.padding is not None:
         lines += [
             "# padding: 1 marks a padding token, a key no query ever attends to",
@@ -144,6 +151,12 @@ def scenario_yaml(
                 f"softcap: {yaml_number(captured.softcap)}",
                 "Softcap stage: c·tanh(score / c) before the mask",
             )
+        ]
+    if captured.sinks is not None:
+        lines += [
+            "# learned attention sinks: each head's sink logit is one more column of every",
+            "# row's scores in the softmax, then dropped, so a row's weights sum to less than 1",
+            "sinks: [" + ", ".join(yaml_number(float(sink)) for sink in captured.sinks) + "]",
         ]
     if captured.rope_base is not None:
         lines += [

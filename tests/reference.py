@@ -156,10 +156,13 @@ def attention(
     bo=None,
     divisor=None,
     mask_value=-math.inf,
+    sinks=None,
 ):
     """Q: H × T_q × d_k, K: G × T_k × d_k, V: G × T_k × d_v; visible: T_q × T_k;
     bias: H × T_q × T_k or None; rope_spec (base, dims or None, "half" or "interleaved") or None;
-    a hidden cell's score is mask_value (−∞, or a finite value that leaks). Returns per head a
+    a hidden cell's score is mask_value (−∞, or a finite value that leaks); sinks: each head's
+    learned sink logit, softmaxed as one more column of every row and then dropped, as
+    transformers' gpt_oss/modeling_gpt_oss.py eager_attention_forward does. Returns per head a
     dict of stages (q and k after RoPE, scores, scaled, biased and capped where there are such,
     masked, weights, output), then concat, and projected (None without Wo)."""
     H, G = len(Q), len(K)
@@ -183,7 +186,11 @@ def attention(
             stage["capped"] = x
         masked = np.where(visible, x, mask_value)
         stage["masked"] = masked
-        weights = softmax(masked)
+        if sinks is None:
+            weights = softmax(masked)
+        else:
+            column = np.full((masked.shape[0], 1), float(sinks[h]))
+            weights = softmax(np.concatenate([masked, column], axis=1))[:, :-1]
         weights[~visible.any(axis=1)] = 0.0  # a row that sees no key has no weights at all
         stage["weights"] = weights
         stage["output"] = weights @ v
@@ -240,9 +247,10 @@ def skipped_tiles(visible: np.ndarray, Br: int, Bc: int, i: int) -> list[bool]:
 
 def scenario_attention(scenario: dict, arrays: dict):
     """Every head's weights (H × T_q × T_k) and the layer's output, by :func:`attention`, for a
-    scenario as plain YAML reads it (a dict: ``scale``, ``causal``, ``window``, ``padding``,
-    ``alibi``, ``softcap``, ``rope``) with its matrices in ``arrays`` (``Q``, ``K``, ``V`` per
-    head, ``bias``, ``Wo``, ``bo``), as ``attn-tui capture`` writes them."""
+    scenario as plain YAML reads it (a dict: ``scale``, ``causal``, ``window``, ``chunk``,
+    ``padding``, ``alibi``, ``softcap``, ``rope``, ``sinks``) with its matrices in ``arrays``
+    (``Q``, ``K``, ``V`` per head, ``bias``, ``Wo``, ``bo``), as ``attn-tui capture`` writes
+    them."""
     Q, K, V = (np.asarray(arrays[name], dtype=np.float64) for name in "QKV")
     H, T_q, d_k = Q.shape
     T_k = K.shape[1]
@@ -252,6 +260,8 @@ def scenario_attention(scenario: dict, arrays: dict):
         visible &= cols <= rows
     if "window" in scenario:  # a query sees itself and the window − 1 keys before it
         visible &= (cols <= rows) & (cols > rows - scenario["window"])
+    if "chunk" in scenario:  # a query sees only its own block of C positions
+        visible &= rows // scenario["chunk"] == cols // scenario["chunk"]
     if "padding" in scenario:
         visible &= ~np.array(scenario["padding"], bool)[None, :]
     bias = np.zeros((H, T_q, T_k)) + arrays["bias"] if "bias" in arrays else None
@@ -279,5 +289,6 @@ def scenario_attention(scenario: dict, arrays: dict):
         divisor=divisor,
         Wo=arrays.get("Wo"),
         bo=arrays.get("bo"),
+        sinks=scenario.get("sinks"),
     )
     return np.stack([head["weights"] for head in heads]), concat if projected is None else projected

@@ -33,6 +33,7 @@ FAMILIES = (
     "olmo2",
     "smollm3",
     "deepseek_v3",
+    "gpt_oss",
     "gpt_neox",
     "bloom",
     "bert",

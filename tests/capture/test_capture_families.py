@@ -29,6 +29,7 @@ pytest.importorskip("torch", reason=NEEDS_MODELS)
 pytest.importorskip("transformers", reason=NEEDS_MODELS)
 
 import torch  # noqa: E402
+import yaml  # noqa: E402
 from transformers import AutoModel, AutoTokenizer  # noqa: E402
 
 from attn_tui.tui.cli import main  # noqa: E402
@@ -185,6 +186,47 @@ def test_a_window_written_one_off_would_not_reproduce_and_is_not_written(
     assert capture(folder, tmp_path / "wrong.yaml") == 3
     message = capsys.readouterr().err
     assert "do not reproduce" in message and "its mask differs from the model's in" in message
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("layer", [0, 1])
+def test_gpt_oss_sinks_are_each_heads_own_and_take_their_share(layer, models, tmp_path):
+    """gpt-oss's sinks: the scenario's are the module's own parameter, read here from the model;
+    the model's rows sum to less than 1 (the sinks take a real share); layer 0 slides (3), layer
+    1 is full; the reference puts the sink column back as transformers does."""
+    folder = models("gpt_oss")
+    out = tmp_path / "layer.yaml"
+    assert capture(folder, out, layer) == 0
+    model_weights, model_output = model_attention(folder, "gpt_oss", layer)
+    scenario = assert_reproduces(out, model_weights, model_output)
+    model = AutoModel.from_pretrained(folder, attn_implementation="eager")
+    sinks = model.layers[layer].self_attn.sinks.detach().double().numpy()
+    assert np.allclose(scenario["sinks"], sinks, rtol=0, atol=1e-12)
+    row_sums = model_weights.sum(axis=-1)
+    assert row_sums.max() < 1 - 1e-3 and row_sums.min() > 0
+    assert scenario.get("window") == (3 if layer == 0 else None)
+    index = tmp_path / "all.yaml"
+    argv = ["capture", str(folder), "--text", TEXT, "--layer", "all", "-o", str(index)]
+    assert main(argv) == 0
+    kinds = yaml.safe_load(index.read_text(encoding="utf-8"))["layers"]
+    assert [entry["kind"]["attention"] for entry in kinds] == ["sliding", "full"]
+
+
+def test_a_gpt_oss_capture_without_its_sinks_would_not_reproduce(
+    models, tmp_path, capsys, monkeypatch
+):
+    from attn_tui.capture import gpt_oss
+
+    real = gpt_oss.layer
+
+    def without_sinks(*args, **kwargs):
+        captured = real(*args, **kwargs)
+        captured.sinks = None
+        return captured
+
+    monkeypatch.setattr(gpt_oss, "layer", without_sinks)
+    assert capture(models("gpt_oss"), tmp_path / "wrong.yaml") == 3
+    assert "do not reproduce" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 
