@@ -51,6 +51,7 @@ FAMILIES = (
     "smollm3",
     "deepseek_v3",
     "gpt_oss",
+    "llama4_text",
     "gpt_neox",
     "bloom",
     "bert",

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attn_tui.core.reading.qk_norm import QKNormSetting
+
 
 @dataclass
 class CapturedLayer:
@@ -39,14 +41,18 @@ class CapturedLayer:
     model_output: np.ndarray
     rope_base: float | None = None
     rope_dims: int | None = None  # how many of each head's dimensions turn (None: all of them)
-    # Q and K as the model rotated them (its own float32 angles), when rope_base is set: the
-    # capture checks its arithmetic against these, and reports the exact angles' difference.
+    rope_pairs: str = "half"  # "half": (j, j + R/2), rotate_half; "interleaved": (2j, 2j + 1)
+    # Q and K as the model rotated them (its own float32 angles), and normed when qk_norm is
+    # set, when rope_base is set: as the scores use them. The capture checks its arithmetic
+    # against these, and reports the exact angles' difference.
     Q_rotated: np.ndarray | None = None
     K_rotated: np.ndarray | None = None
     causal: bool = True
     window: int | None = None
     chunk: int | None = None
     sinks: np.ndarray | None = None
+    # QK-norm, as the scenario's qk_norm: writes it: Q and K are then before the norm
+    qk_norm: QKNormSetting | None = None
     padding: tuple[int, ...] | None = None
     bias: np.ndarray | None = None
     alibi: bool = False

@@ -157,6 +157,7 @@ def attention(
     divisor=None,
     mask_value=-math.inf,
     sinks=None,
+    qk_norm=None,
 ):
     """Q: H × T_q × d_k, K: G × T_k × d_k, V: G × T_k × d_v; visible: T_q × T_k;
     bias: H × T_q × T_k or None; rope_spec (base, dims or None, "half" or "interleaved") or None;
@@ -174,6 +175,10 @@ def attention(
         q, k, v = Q[h], K[g], V[g]
         if rope_spec is not None:
             q, k = rope(q, *rope_spec), rope(k, *rope_spec)
+        if qk_norm is not None:
+            assert qk_norm["style"] == "llama4", "this reference norms as Llama 4 only"
+            eps = float(qk_norm.get("eps", 1e-6))
+            q, k = (x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) for x in (q, k))
         scores = q @ k.T
         scaled = scores / divisor
         stage = dict(q=q, k=k, scores=scores, scaled=scaled)
@@ -248,9 +253,9 @@ def skipped_tiles(visible: np.ndarray, Br: int, Bc: int, i: int) -> list[bool]:
 def scenario_attention(scenario: dict, arrays: dict):
     """Every head's weights (H × T_q × T_k) and the layer's output, by :func:`attention`, for a
     scenario as plain YAML reads it (a dict: ``scale``, ``causal``, ``window``, ``chunk``,
-    ``padding``, ``alibi``, ``softcap``, ``rope``, ``sinks``) with its matrices in ``arrays``
-    (``Q``, ``K``, ``V`` per head, ``bias``, ``Wo``, ``bo``), as ``attn-tui capture`` writes
-    them."""
+    ``padding``, ``alibi``, ``softcap``, ``rope``, ``sinks``, ``qk_norm``) with its matrices in
+    ``arrays`` (``Q``, ``K``, ``V`` per head, ``bias``, ``Wo``, ``bo``), as ``attn-tui capture``
+    writes them."""
     Q, K, V = (np.asarray(arrays[name], dtype=np.float64) for name in "QKV")
     H, T_q, d_k = Q.shape
     T_k = K.shape[1]
@@ -290,5 +295,6 @@ def scenario_attention(scenario: dict, arrays: dict):
         Wo=arrays.get("Wo"),
         bo=arrays.get("bo"),
         sinks=scenario.get("sinks"),
+        qk_norm=scenario.get("qk_norm"),
     )
     return np.stack([head["weights"] for head in heads]), concat if projected is None else projected

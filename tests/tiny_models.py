@@ -271,6 +271,26 @@ _FAMILIES = {
             rope_parameters={"rope_type": "default", "rope_theta": 10_000.0},
         ),
     },
+    "llama4_text": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "Llama4TextConfig",
+        "model": "Llama4TextModel",
+        "causal_lm": "Llama4ForCausalLM",
+        # layer 0: RoPE (plain, interleaved pairs), L2 QK-norm and chunks of 4; layer 1: NoPE,
+        # full, with a temperature that changes every 4 tokens (floor_scale 4, not 8192); dense
+        # feed-forward layers (no experts), the least that builds
+        "config": lambda *a: dict(
+            _decoder(*a),
+            head_dim=8,
+            intermediate_size_mlp=64,
+            moe_layers=[],
+            no_rope_layers=[1, 0],
+            attention_chunk_size=4,
+            floor_scale=4,
+            attn_scale=0.5,
+            rope_parameters={"rope_type": "default", "rope_theta": 10_000.0},
+        ),
+    },
     "gpt_neox": {
         "tokenizer": _SENTENCEPIECE,
         "class": "GPTNeoXConfig",

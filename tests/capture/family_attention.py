@@ -34,6 +34,7 @@ FAMILIES = (
     "smollm3",
     "deepseek_v3",
     "gpt_oss",
+    "llama4_text",
     "gpt_neox",
     "bloom",
     "bert",

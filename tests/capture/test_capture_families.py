@@ -230,6 +230,72 @@ def test_a_gpt_oss_capture_without_its_sinks_would_not_reproduce(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_llama4s_chunked_rope_layer_and_its_nope_layer_with_a_temperature(models, tmp_path):
+    """Layer 0 of the tiny Llama 4: chunks of 4, RoPE in interleaved pairs and the L2 QK-norm
+    as steps of the scenario; layer 1: NoPE, full, its Q the projection times each position's
+    temperature 1 + 0.5·log(1 + ⌊(p + 1) / 4⌋) (the config's attn_scale and floor_scale, the
+    formula of Llama4TextAttention written here); both the model's own weights and output. The
+    index says chunked 4 · RoPE 10000, then full · NoPE."""
+    folder = models("llama4_text")
+    chunked, nope = tmp_path / "l0.yaml", tmp_path / "l1.yaml"
+    assert capture(folder, chunked, 0) == 0 and capture(folder, nope, 1) == 0
+    scenario = assert_reproduces(chunked, *model_attention(folder, "llama4_text", 0))
+    assert scenario["chunk"] == 4 and len(scenario["tokens"]) > 2 * 4  # chunks hide something
+    assert scenario["rope"] == {"base": 10000, "pairs": "interleaved"}
+    assert scenario["qk_norm"] == {"style": "llama4", "eps": 1e-5}
+    scenario = assert_reproduces(nope, *model_attention(folder, "llama4_text", 1))
+    assert {"chunk", "rope", "qk_norm", "window"}.isdisjoint(scenario)
+    model = AutoModel.from_pretrained(folder, attn_implementation="eager")
+    tokens = AutoTokenizer.from_pretrained(folder)(TEXT, return_tensors="pt")["input_ids"]
+    projected = {}
+    handle = model.layers[1].self_attn.q_proj.register_forward_hook(
+        lambda m, args, out: projected.update(q=out[0].double().numpy())
+    )
+    with torch.no_grad():
+        model(input_ids=tokens)
+    handle.remove()
+    T = tokens.shape[1]
+    heat = 1 + 0.5 * np.log(1 + np.floor((np.arange(T) + 1) / 4))
+    assert heat[-1] > 1.5  # the temperature is not 1 throughout on this text
+    Q = read_scenario(nope)[1]["Q"]  # (heads, T, d)
+    expected = (projected["q"] * heat[:, None]).reshape(T, 4, 8).transpose(1, 0, 2)
+    assert np.abs(Q - expected).max() < 1e-6
+    assert "temperature" in scenario["description"]
+    index = tmp_path / "all.yaml"
+    argv = ["capture", str(folder), "--text", TEXT, "--layer", "all", "-o", str(index)]
+    assert main(argv) == 0
+    kinds = [entry["kind"] for entry in yaml.safe_load(index.read_text("utf-8"))["layers"]]
+    assert kinds == [
+        {"attention": "chunked", "chunk": 4, "position": "rope", "rope_base": 10000},
+        {"attention": "full", "position": "nope"},
+    ]
+
+
+@pytest.mark.parametrize("left_out", ["temperature", "chunk", "qk_norm"])
+def test_a_llama4_capture_without_its_temperature_chunks_or_norm_would_not_reproduce(
+    left_out, models, tmp_path, capsys, monkeypatch
+):
+    from attn_tui.capture import llama4
+
+    if left_out == "temperature":
+        monkeypatch.setattr(llama4, "temperature", lambda T, *a: np.ones(T))
+    else:
+        real = llama4.layer
+        if left_out == "qk_norm":  # rotated as the model rotates, but never normed
+            monkeypatch.setattr(llama4, "normed", lambda x, setting, kind: x)
+
+        def without(*args, **kwargs):
+            captured = real(*args, **kwargs)
+            setattr(captured, left_out, None)
+            return captured
+
+        monkeypatch.setattr(llama4, "layer", without)
+    layer = 1 if left_out == "temperature" else 0
+    assert capture(models("llama4_text"), tmp_path / "wrong.yaml", layer) == 3
+    assert "do not reproduce" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
 # ---- encoders: pairs and padding ---------------------------------------------------------------
 
 
