@@ -250,6 +250,22 @@ def skipped_tiles(visible: np.ndarray, Br: int, Bc: int, i: int) -> list[bool]:
     return [not rows[:, start : start + Bc].any() for start in range(0, visible.shape[1], Bc)]
 
 
+def rms_normed(x: np.ndarray, qk_norm: dict, weight) -> np.ndarray:
+    """x (heads × T × d) through the RMSNorm of transformers' Qwen3RMSNorm (qwen3: x ·
+    rsqrt(mean(x²) + eps) · w), Gemma3RMSNorm (gemma3: the same times 1 + w) or Olmo2RMSNorm
+    (olmo2: over each token's whole projection, every head's columns at once); a weight not
+    given is a gain of 1."""
+    heads, T, d = x.shape
+    whole = qk_norm["style"] == "olmo2"
+    rows = x.transpose(1, 0, 2).reshape(T, heads * d) if whole else x
+    eps = float(qk_norm.get("eps", 1e-6))
+    gain = 1.0 if weight is None else np.asarray(weight, dtype=np.float64)
+    if qk_norm["style"] == "gemma3":
+        gain = gain + 1.0 if weight is not None else 1.0
+    out = rows / np.sqrt(np.mean(rows**2, axis=-1, keepdims=True) + eps) * gain
+    return out.reshape(T, heads, d).transpose(1, 0, 2) if whole else out
+
+
 def scenario_attention(scenario: dict, arrays: dict):
     """Every head's weights (H × T_q × T_k) and the layer's output, by :func:`attention`, for a
     scenario as plain YAML reads it (a dict: ``scale``, ``causal``, ``window``, ``chunk``,
@@ -281,6 +297,13 @@ def scenario_attention(scenario: dict, arrays: dict):
             scenario["rope"].get("dims"),
             scenario["rope"].get("pairs", "half"),
         )
+    qk_norm = scenario.get("qk_norm")
+    if qk_norm is not None and qk_norm["style"] != "llama4":  # before RoPE: normed here
+        Q, K = (
+            rms_normed(x, qk_norm, weight)
+            for x, weight in ((Q, qk_norm.get("q_weight")), (K, qk_norm.get("k_weight")))
+        )
+        qk_norm = None
     scale = scenario.get("scale", True)
     divisor = math.sqrt(d_k) if scale is True else 1.0 if scale is False else float(scale)
     heads, concat, projected = attention(
@@ -295,6 +318,6 @@ def scenario_attention(scenario: dict, arrays: dict):
         Wo=arrays.get("Wo"),
         bo=arrays.get("bo"),
         sinks=scenario.get("sinks"),
-        qk_norm=scenario.get("qk_norm"),
+        qk_norm=qk_norm,
     )
     return np.stack([head["weights"] for head in heads]), concat if projected is None else projected

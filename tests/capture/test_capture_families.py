@@ -296,6 +296,73 @@ def test_a_llama4_capture_without_its_temperature_chunks_or_norm_would_not_repro
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "family, config, layer, style",
+    [
+        ("qwen3", {}, 1, "qwen3"),
+        ("gemma3_text", {}, 0, "gemma3"),  # sliding, local base
+        ("gemma3_text", {}, 1, "gemma3"),  # full, global base
+        ("olmo2", {"num_key_value_heads": 4}, 1, "olmo2"),  # the step takes no grouped keys
+    ],
+)
+def test_qk_norm_families_step_their_norm_from_q_and_k_as_projected(
+    family, config, layer, style, models, tmp_path
+):
+    """The scenario's Q and K are q_proj's and k_proj's outputs (hooked here), its qk_norm
+    the modules' own gains (read from the model); put through the reference's RMSNorm (written
+    from transformers' Qwen3RMSNorm, Gemma3RMSNorm, Olmo2RMSNorm) they give the model's own
+    weights and output."""
+    folder = models(family, **config)
+    out = tmp_path / "layer.yaml"
+    assert capture(folder, out, layer) == 0
+    scenario = assert_reproduces(out, *model_attention(folder, family, layer))
+    assert scenario["qk_norm"]["style"] == style
+    model = AutoModel.from_pretrained(folder, attn_implementation="eager")
+    attention = model.layers[layer].self_attn
+    for name in ("q", "k"):
+        gain = getattr(attention, f"{name}_norm").weight.detach().double().numpy()
+        assert np.allclose(scenario["qk_norm"][f"{name}_weight"], gain, rtol=0, atol=1e-12)
+    tokens = AutoTokenizer.from_pretrained(folder)(TEXT, return_tensors="pt")["input_ids"]
+    projected = {}
+    handles = [
+        getattr(attention, f"{name}_proj").register_forward_hook(
+            lambda m, args, out, name=name: projected.update({name: out[0].double().numpy()})
+        )
+        for name in ("q", "k")
+    ]
+    with torch.no_grad():
+        model(input_ids=tokens)
+    for handle in handles:
+        handle.remove()
+    arrays = read_scenario(out)[1]
+    d = arrays["Q"].shape[-1]
+    for name in ("q", "k"):
+        T, width = projected[name].shape
+        heads = projected[name].reshape(T, width // d, d).transpose(1, 0, 2)
+        assert np.abs(arrays[name.upper()] - heads).max() < 1e-6
+        # as projected, not normed: the norm is the scenario's step
+        assert np.abs(np.sqrt(np.mean(heads**2, axis=-1)) - 1).max() > 0.1
+
+
+def test_olmo2s_norm_with_grouped_keys_is_not_a_step_but_its_output(models, tmp_path):
+    folder = models("olmo2")  # 4 heads sharing 2 key/value heads
+    out = tmp_path / "layer.yaml"
+    assert capture(folder, out) == 0
+    scenario = assert_reproduces(out, *model_attention(folder, "olmo2", 1))
+    assert "qk_norm" not in scenario and "not a step" in scenario["description"]
+
+
+def test_a_qk_norm_capture_with_gains_of_1_would_not_reproduce(
+    models, tmp_path, capsys, monkeypatch
+):
+    from attn_tui.capture import qk_norm
+
+    monkeypatch.setattr(qk_norm, "_weight", lambda norm: (1.0,) * norm.weight.shape[0])
+    assert capture(models("qwen3"), tmp_path / "wrong.yaml") == 3
+    assert "do not reproduce" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
 # ---- encoders: pairs and padding ---------------------------------------------------------------
 
 
