@@ -20,14 +20,23 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from attn_tui.capture import projections
+from attn_tui.capture import llama, projections
 from attn_tui.capture.agreement import normed
-from attn_tui.capture.llama import sites  # noqa: F401 (the family's sites are Llama's)
 from attn_tui.capture.projections import Run
 from attn_tui.capture.rotary import grouped_note, plain_rope_base
 from attn_tui.core.reading.qk_norm import QKNormSetting
 
 NAME = "Llama 4"
+
+
+def _text_model(model):
+    """The text model itself: Llama4ForCausalLM keeps it as ``model`` but names its base model
+    ``language_model``, so transformers' ``base_model`` is the whole model there."""
+    return model if hasattr(model, "layers") else model.model
+
+
+def sites(model, part: str):
+    return llama.sites(_text_model(model), part)
 
 
 def temperature(T: int, attn_scale: float, floor_scale: int) -> np.ndarray:
@@ -47,6 +56,7 @@ def _turned(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
 
 
 def layer(model, number: int, recorded, run: Run):
+    model = _text_model(model)
     attention = model.layers[number].self_attn
     config = model.config
     Q, K, V = projections.separate(recorded, attention.head_dim)
