@@ -2,12 +2,13 @@
 
 Each captured scenario is read back (YAML with PyYAML's safe loader, the .npz with NumPy) and put
 through attention by the float64 reference (tests/reference.py), from the scenario format alone:
-scale, the Bias stage (an npz ``bias`` or ALiBi), softcap, the mask (causal, window, padding),
-partial rotary, cross-attention (T_q ≠ T_k). Its weights must equal the model's own attention
-probabilities (``output_attentions=True``, eager attention: ``attentions``,
-``encoder_attentions``, ``decoder_attentions``, ``cross_attentions``) and its output the
-attention output before the residual, taken by a hook (tests/capture/family_attention.py),
-within 1e-5, for every head. attn-tui's own loader and core reading the same captures:
+scale, the Bias stage (an npz ``bias`` or ALiBi), softcap, the mask (causal, window, chunk,
+padding), partial and interleaved rotary, QK-norm, learned sinks, cross-attention (T_q ≠ T_k).
+Its weights must equal the model's own attention probabilities (``output_attentions=True``,
+eager attention: ``attentions``, ``encoder_attentions``, ``decoder_attentions``,
+``cross_attentions``) and its output the attention output before the residual, taken by a
+hook (tests/capture/family_attention.py), within 1e-5, for every head. attn-tui's own loader
+and core reading the same captures:
 tests/capture/test_attn_tui_reads_each_familys_capture_as_the_model_computed_it.py.
 """
 
