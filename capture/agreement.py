@@ -65,16 +65,21 @@ class Agreement:
 
 def agreement(layer: CapturedLayer) -> Agreement:
     """Compare ``layer``'s arrays, put through attention in float64, with the model's own."""
-    Q = layer.Q if layer.Q_rotated is None else layer.Q_rotated
-    K = layer.K if layer.K_rotated is None else layer.K_rotated
+    if layer.Q_rotated is None:
+        Q, K = normed(layer.Q, layer.qk_norm, "q"), normed(layer.K, layer.qk_norm, "k")
+    else:
+        Q, K = layer.Q_rotated, layer.K_rotated
     visible = layer.visible()
     weights, output = _compare(layer, Q, K, visible)
     exact = None
     if layer.rope_base is not None:
-        base, dims = layer.rope_base, layer.rope_dims
-        exact, _ = _compare(
-            layer, rotate(layer.Q, base, dims), rotate(layer.K, base, dims), visible
-        )
+        norm, after = layer.qk_norm, layer.qk_norm is not None and layer.qk_norm.after_rope
+        turned = []
+        for x, kind in ((layer.Q, "q"), (layer.K, "k")):
+            x = x if after else normed(x, norm, kind)
+            x = rotate(x, layer.rope_base, layer.rope_dims, layer.rope_pairs)
+            turned.append(normed(x, norm, kind) if after else x)
+        exact, _ = _compare(layer, *turned, visible)
     mask_cells = 0
     if layer.model_visible is not None:
         mask_cells = int(np.count_nonzero(layer.model_visible != visible))
@@ -103,7 +108,8 @@ def _compare(
             scores /= layer.softcap
             np.tanh(scores, out=scores)
             scores *= layer.softcap
-        weights = masked_softmax(scores, visible, hidden, out=scores)
+        sink = None if layer.sinks is None else float(layer.sinks[head])
+        weights = masked_softmax(scores, visible, hidden, out=scores, sink=sink)
         concatenated[:, head * layer.d_v : (head + 1) * layer.d_v] = weights @ layer.V[kv]
         difference = np.subtract(weights, layer.model_weights[head], out=scores)
         worst = max(worst, float(np.max(np.abs(difference, out=difference))))
@@ -117,18 +123,25 @@ def masked_softmax(
     visible: np.ndarray,
     hidden: np.ndarray | None = None,
     out: np.ndarray | None = None,
+    sink: float | None = None,
 ) -> np.ndarray:
     """Row-wise softmax with every hidden key's weight exactly 0 (a row that sees nothing is
-    all 0); ``out`` may be ``scores`` itself (then it is overwritten), ``hidden`` is ~visible."""
+    all 0); ``out`` may be ``scores`` itself (then it is overwritten), ``hidden`` is ~visible.
+    ``sink``: a learned sink logit, one more column of every row, in its max and its sum but
+    given no weight of its own here (gpt-oss), so the row sums to less than 1."""
     if out is None:
         out = np.array(scores, dtype=np.float64)
     elif out is not scores:
         out[...] = scores
     out[~visible if hidden is None else hidden] = -np.inf
     largest = out.max(axis=1, keepdims=True)
+    if sink is not None:
+        largest = np.maximum(largest, sink)
     out -= np.where(np.isfinite(largest), largest, 0.0)
     np.exp(out, out=out)
     sums = out.sum(axis=1, keepdims=True)
+    if sink is not None:
+        sums = np.where(sums > 0, sums + np.exp(sink - largest), sums)
     np.divide(out, sums, out=out, where=sums > 0)
     out[(sums == 0)[:, 0]] = 0.0
     return out
@@ -139,13 +152,34 @@ def causal_softmax(scores: np.ndarray) -> np.ndarray:
     return masked_softmax(scores, np.tri(*scores.shape, dtype=bool))
 
 
-def rotate(x: np.ndarray, base: float, dims: int | None = None) -> np.ndarray:
-    """RoPE with exact float64 angles, pairs (j, j + R/2) as Hugging Face's rotate_half, on the
-    first R = ``dims`` dimensions (all when None): position · base^(−2j/R), positions 0 … T−1;
-    x of shape (heads, T, d). The other dimensions pass through unturned."""
+def normed(x: np.ndarray, setting, kind: str) -> np.ndarray:
+    """x (heads, T, d) through QK-norm as ``setting`` (a QKNormSetting, or None: x itself)
+    says: each vector divided by √(mean(x²) + ε) and multiplied by the gain of ``kind`` ("q"
+    or "k"), over each head's d numbers, or over every head's at once (OLMo 2)."""
+    if setting is None:
+        return x
+    heads, T, d = x.shape
+    rows = x.transpose(1, 0, 2).reshape(T, heads * d) if setting.whole else x
+    gain = setting.gain(kind, rows.shape[-1])
+    out = rows / np.sqrt(np.mean(rows * rows, axis=-1, keepdims=True) + setting.eps) * gain
+    return out.reshape(T, heads, d).transpose(1, 0, 2) if setting.whole else out
+
+
+def rotate(x: np.ndarray, base: float, dims: int | None = None, pairs: str = "half") -> np.ndarray:
+    """RoPE with exact float64 angles on the first R = ``dims`` dimensions (all when None):
+    position · base^(−2j/R), positions 0 … T−1; x of shape (heads, T, d); pairs (j, j + R/2) as
+    Hugging Face's rotate_half, or (2j, 2j + 1) with ``pairs`` "interleaved" (Llama 4's complex
+    multiplication, GPT-J's rotate_every_two). The other dimensions pass through unturned."""
     R = x.shape[-1] if dims is None else dims
     angles = np.arange(x.shape[1])[:, None] * base ** (-2.0 * np.arange(R // 2) / R)
     cos, sin = np.cos(angles), np.sin(angles)
+    if pairs == "interleaved":
+        evens, odds = x[..., 0:R:2], x[..., 1:R:2]
+        turned = np.empty_like(x)
+        turned[..., 0:R:2] = evens * cos - odds * sin
+        turned[..., 1:R:2] = odds * cos + evens * sin
+        turned[..., R:] = x[..., R:]
+        return turned
     first, second = x[..., : R // 2], x[..., R // 2 : R]
     return np.concatenate(
         [first * cos - second * sin, second * cos + first * sin, x[..., R:]], axis=-1

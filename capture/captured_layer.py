@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attn_tui.core.reading.qk_norm import QKNormSetting
+
 
 @dataclass
 class CapturedLayer:
@@ -22,7 +24,10 @@ class CapturedLayer:
     The scores go: Q·Kᵀ ÷ ``divisor``, + ``bias`` (H × T_q × T_k, T5's relative position bias)
     or ALiBi's −slope·|i − j| (``alibi``), then ``softcap``·tanh(x / ``softcap``) (Gemma 2), then
     the mask: ``causal``, a sliding ``window`` (a query sees the w most recent positions, itself
-    included), ``padding`` (1 = a key never attended).
+    included), a ``chunk`` (a query sees only the keys of its own block of C positions),
+    ``padding`` (1 = a key never attended). ``sinks`` (H,), gpt-oss's learned sink logits: each
+    head's is one more column of every row's scores in the softmax, dropped after it, so a row's
+    weights sum to less than 1.
     """
 
     family: str  # "GPT-2", "Llama": for the description
@@ -36,12 +41,18 @@ class CapturedLayer:
     model_output: np.ndarray
     rope_base: float | None = None
     rope_dims: int | None = None  # how many of each head's dimensions turn (None: all of them)
-    # Q and K as the model rotated them (its own float32 angles), when rope_base is set: the
-    # capture checks its arithmetic against these, and reports the exact angles' difference.
+    rope_pairs: str = "half"  # "half": (j, j + R/2), rotate_half; "interleaved": (2j, 2j + 1)
+    # Q and K as the model rotated them (its own float32 angles), and normed when qk_norm is
+    # set, when rope_base is set: as the scores use them. The capture checks its arithmetic
+    # against these, and reports the exact angles' difference.
     Q_rotated: np.ndarray | None = None
     K_rotated: np.ndarray | None = None
     causal: bool = True
     window: int | None = None
+    chunk: int | None = None
+    sinks: np.ndarray | None = None
+    # QK-norm, as the scenario's qk_norm: writes it: Q and K are then before the norm
+    qk_norm: QKNormSetting | None = None
     padding: tuple[int, ...] | None = None
     bias: np.ndarray | None = None
     alibi: bool = False
@@ -92,6 +103,8 @@ class CapturedLayer:
             seen &= cols <= rows
         if self.window is not None:
             seen &= (cols > rows - self.window) & (cols <= rows)
+        if self.chunk is not None:
+            seen &= rows // self.chunk == cols // self.chunk
         if self.padding is not None:
             seen &= ~np.asarray(self.padding, dtype=bool)[None, :]
         return seen

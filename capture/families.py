@@ -53,6 +53,8 @@ FAMILIES: dict[str, Family] = {
     "olmo2": _family("olmo2"),
     "smollm3": _family("smollm3"),
     "deepseek_v3": _family("deepseek_v3"),
+    "gpt_oss": _family("gpt_oss"),
+    "llama4_text": _family("llama4"),
     "gpt_neox": _family("gpt_neox"),
     "bloom": _family("bloom"),
     "bert": _family("bert", ENCODER),

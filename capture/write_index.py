@@ -51,10 +51,13 @@ def index_yaml(
 
 def layer_kind(captured: CapturedLayer) -> dict:
     """What sort of attention a captured layer is, as the index records it (the keys are
-    core.loading.model_index's): full or sliding (and its window); how position reaches it."""
-    kind: dict = {"attention": "full" if captured.window is None else "sliding"}
+    core.loading.model_index's): full, sliding (and its window) or chunked (and its chunk);
+    how position reaches it."""
+    kind: dict = {"attention": "full"}
     if captured.window is not None:
-        kind["window"] = captured.window
+        kind.update(attention="sliding", window=captured.window)
+    elif captured.chunk is not None:
+        kind.update(attention="chunked", chunk=captured.chunk)
     if captured.position is not None:
         kind["position"] = captured.position
     if captured.rope_base is not None:

@@ -126,6 +126,13 @@ def scenario_yaml(
                 f"sliding window: a token sees itself and the {captured.window - 1} before it",
             )
         ]
+    if captured.chunk is not None:
+        lines += [
+            _keyed(
+                f"chunk: {captured.chunk}",
+                f"chunked attention: a token sees its own block of {captured.chunk}, up to itself",
+            )
+        ]
     if captured.padding is not None:
         lines += [
             "# padding: 1 marks a padding token, a key no query ever attends to",
@@ -145,20 +152,19 @@ def scenario_yaml(
                 "Softcap stage: c·tanh(score / c) before the mask",
             )
         ]
-    if captured.rope_base is not None:
+    if captured.sinks is not None:
         lines += [
-            "# rotary position embedding, Hugging Face's rotate_half: dimension j pairs with",
-            "# j + R/2, turned by the angle position · base^(−2j/R)",
+            "# learned attention sinks: each head's sink logit is one more column of every",
+            "# row's scores in the softmax, then dropped, so a row's weights sum to less than 1",
+            "sinks: [" + ", ".join(yaml_number(float(sink)) for sink in captured.sinks) + "]",
         ]
-        if captured.rope_dims is None:
-            lines += [f"rope: {{base: {yaml_number(captured.rope_base)}}}"]
-        else:
-            lines += [
-                f"# (partial rotary: only the first R = {captured.rope_dims} of the "
-                f"{d_k} dimensions turn)",
-                f"rope: {{base: {yaml_number(captured.rope_base)}, pairs: half, "
-                f"dims: {captured.rope_dims}}}",
-            ]
+    if captured.qk_norm is not None:
+        lines += [
+            "# QK-norm: each query and key divided by √(mean(x²) + eps), times a gain if any",
+            captured.qk_norm.yaml(None).rstrip("\n"),
+        ]
+    if captured.rope_base is not None:
+        lines += _rope_lines(captured)
     lines += [_focus_line(captured, about)]
     if about.generation is not None:
         prompt, chances = about.generation
@@ -175,6 +181,27 @@ def scenario_yaml(
             for step, chance in enumerate(chances, 1)
         ]
     return "\n".join(lines) + "\n"
+
+
+def _rope_lines(captured: CapturedLayer) -> list[str]:
+    base = yaml_number(captured.rope_base)
+    if captured.rope_pairs == "interleaved":
+        return [
+            "# rotary position embedding, interleaved (Llama 4's complex product): dimension",
+            "# 2j pairs with 2j + 1, turned by the angle position · base^(−2j/d)",
+            f"rope: {{base: {base}, pairs: interleaved}}",
+        ]
+    lines = [
+        "# rotary position embedding, Hugging Face's rotate_half: dimension j pairs with",
+        "# j + R/2, turned by the angle position · base^(−2j/R)",
+    ]
+    if captured.rope_dims is None:
+        return lines + [f"rope: {{base: {base}}}"]
+    return lines + [
+        f"# (partial rotary: only the first R = {captured.rope_dims} of the "
+        f"{captured.d_k} dimensions turn)",
+        f"rope: {{base: {base}, pairs: half, dims: {captured.rope_dims}}}",
+    ]
 
 
 def _mask_line(captured: CapturedLayer) -> str:

@@ -156,10 +156,14 @@ def attention(
     bo=None,
     divisor=None,
     mask_value=-math.inf,
+    sinks=None,
+    qk_norm=None,
 ):
     """Q: H × T_q × d_k, K: G × T_k × d_k, V: G × T_k × d_v; visible: T_q × T_k;
     bias: H × T_q × T_k or None; rope_spec (base, dims or None, "half" or "interleaved") or None;
-    a hidden cell's score is mask_value (−∞, or a finite value that leaks). Returns per head a
+    a hidden cell's score is mask_value (−∞, or a finite value that leaks); sinks: each head's
+    learned sink logit, softmaxed as one more column of every row and then dropped, as
+    transformers' gpt_oss/modeling_gpt_oss.py eager_attention_forward does. Returns per head a
     dict of stages (q and k after RoPE, scores, scaled, biased and capped where there are such,
     masked, weights, output), then concat, and projected (None without Wo)."""
     H, G = len(Q), len(K)
@@ -171,6 +175,10 @@ def attention(
         q, k, v = Q[h], K[g], V[g]
         if rope_spec is not None:
             q, k = rope(q, *rope_spec), rope(k, *rope_spec)
+        if qk_norm is not None:
+            assert qk_norm["style"] == "llama4", "this reference norms as Llama 4 only"
+            eps = float(qk_norm.get("eps", 1e-6))
+            q, k = (x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) for x in (q, k))
         scores = q @ k.T
         scaled = scores / divisor
         stage = dict(q=q, k=k, scores=scores, scaled=scaled)
@@ -183,7 +191,11 @@ def attention(
             stage["capped"] = x
         masked = np.where(visible, x, mask_value)
         stage["masked"] = masked
-        weights = softmax(masked)
+        if sinks is None:
+            weights = softmax(masked)
+        else:
+            column = np.full((masked.shape[0], 1), float(sinks[h]))
+            weights = softmax(np.concatenate([masked, column], axis=1))[:, :-1]
         weights[~visible.any(axis=1)] = 0.0  # a row that sees no key has no weights at all
         stage["weights"] = weights
         stage["output"] = weights @ v
@@ -238,11 +250,28 @@ def skipped_tiles(visible: np.ndarray, Br: int, Bc: int, i: int) -> list[bool]:
     return [not rows[:, start : start + Bc].any() for start in range(0, visible.shape[1], Bc)]
 
 
+def rms_normed(x: np.ndarray, qk_norm: dict, weight) -> np.ndarray:
+    """x (heads × T × d) through the RMSNorm of transformers' Qwen3RMSNorm (qwen3: x ·
+    rsqrt(mean(x²) + eps) · w), Gemma3RMSNorm (gemma3: the same times 1 + w) or Olmo2RMSNorm
+    (olmo2: over each token's whole projection, every head's columns at once); a weight not
+    given is a gain of 1."""
+    heads, T, d = x.shape
+    whole = qk_norm["style"] == "olmo2"
+    rows = x.transpose(1, 0, 2).reshape(T, heads * d) if whole else x
+    eps = float(qk_norm.get("eps", 1e-6))
+    gain = 1.0 if weight is None else np.asarray(weight, dtype=np.float64)
+    if qk_norm["style"] == "gemma3":
+        gain = gain + 1.0 if weight is not None else 1.0
+    out = rows / np.sqrt(np.mean(rows**2, axis=-1, keepdims=True) + eps) * gain
+    return out.reshape(T, heads, d).transpose(1, 0, 2) if whole else out
+
+
 def scenario_attention(scenario: dict, arrays: dict):
     """Every head's weights (H × T_q × T_k) and the layer's output, by :func:`attention`, for a
-    scenario as plain YAML reads it (a dict: ``scale``, ``causal``, ``window``, ``padding``,
-    ``alibi``, ``softcap``, ``rope``) with its matrices in ``arrays`` (``Q``, ``K``, ``V`` per
-    head, ``bias``, ``Wo``, ``bo``), as ``attn-tui capture`` writes them."""
+    scenario as plain YAML reads it (a dict: ``scale``, ``causal``, ``window``, ``chunk``,
+    ``padding``, ``alibi``, ``softcap``, ``rope``, ``sinks``, ``qk_norm``) with its matrices in
+    ``arrays`` (``Q``, ``K``, ``V`` per head, ``bias``, ``Wo``, ``bo``), as ``attn-tui capture``
+    writes them."""
     Q, K, V = (np.asarray(arrays[name], dtype=np.float64) for name in "QKV")
     H, T_q, d_k = Q.shape
     T_k = K.shape[1]
@@ -252,6 +281,8 @@ def scenario_attention(scenario: dict, arrays: dict):
         visible &= cols <= rows
     if "window" in scenario:  # a query sees itself and the window − 1 keys before it
         visible &= (cols <= rows) & (cols > rows - scenario["window"])
+    if "chunk" in scenario:  # a query sees only its own block of C positions
+        visible &= rows // scenario["chunk"] == cols // scenario["chunk"]
     if "padding" in scenario:
         visible &= ~np.array(scenario["padding"], bool)[None, :]
     bias = np.zeros((H, T_q, T_k)) + arrays["bias"] if "bias" in arrays else None
@@ -266,6 +297,13 @@ def scenario_attention(scenario: dict, arrays: dict):
             scenario["rope"].get("dims"),
             scenario["rope"].get("pairs", "half"),
         )
+    qk_norm = scenario.get("qk_norm")
+    if qk_norm is not None and qk_norm["style"] != "llama4":  # before RoPE: normed here
+        Q, K = (
+            rms_normed(x, qk_norm, weight)
+            for x, weight in ((Q, qk_norm.get("q_weight")), (K, qk_norm.get("k_weight")))
+        )
+        qk_norm = None
     scale = scenario.get("scale", True)
     divisor = math.sqrt(d_k) if scale is True else 1.0 if scale is False else float(scale)
     heads, concat, projected = attention(
@@ -279,5 +317,7 @@ def scenario_attention(scenario: dict, arrays: dict):
         divisor=divisor,
         Wo=arrays.get("Wo"),
         bo=arrays.get("bo"),
+        sinks=scenario.get("sinks"),
+        qk_norm=qk_norm,
     )
     return np.stack([head["weights"] for head in heads]), concat if projected is None else projected

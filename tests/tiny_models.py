@@ -257,6 +257,40 @@ _FAMILIES = {
         ),
         "gains": 0.5,
     },
+    "gpt_oss": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "GptOssConfig",
+        "model": "GptOssModel",
+        # a sliding layer of 3, then a full one; plain RoPE (the real models' is yarn); 4 experts
+        "config": lambda *a: dict(
+            _decoder(*a),
+            head_dim=8,
+            sliding_window=3,
+            num_local_experts=4,
+            num_experts_per_tok=2,
+            rope_parameters={"rope_type": "default", "rope_theta": 10_000.0},
+        ),
+    },
+    "llama4_text": {
+        "tokenizer": _SENTENCEPIECE,
+        "class": "Llama4TextConfig",
+        "model": "Llama4TextModel",
+        "causal_lm": "Llama4ForCausalLM",
+        # layer 0: RoPE (plain, interleaved pairs), L2 QK-norm and chunks of 4; layer 1: NoPE,
+        # full, with a temperature that changes every 4 tokens (floor_scale 4, not 8192); dense
+        # feed-forward layers (no experts), the least that builds
+        "config": lambda *a: dict(
+            _decoder(*a),
+            head_dim=8,
+            intermediate_size_mlp=64,
+            moe_layers=[],
+            no_rope_layers=[1, 0],
+            attention_chunk_size=4,
+            floor_scale=4,
+            attn_scale=0.5,
+            rope_parameters={"rope_type": "default", "rope_theta": 10_000.0},
+        ),
+    },
     "gpt_neox": {
         "tokenizer": _SENTENCEPIECE,
         "class": "GPTNeoXConfig",
@@ -335,7 +369,9 @@ def _spread_out(model: torch.nn.Module, seed: int, gains: float | None = None) -
     """Draw the weights afresh, large enough that attention is far from uniform.
 
     At the usual initialisation (std 0.02) a tiny model's scores are all near 0 and every head
-    attends almost evenly, which would let a wrong mask, scale or head order pass a test. Drawn
+    attends almost evenly, which would let a wrong mask, scale or head order pass a test. Learned
+    attention sinks (gpt-oss) are drawn around 0 with a spread of 1, so that a row gives a sink
+    from a few to most of its weight and a sink left out would show. Drawn
     from ``seed`` in the order of the parameters' names, the weights depend on nothing but the
     names, the shapes and PyTorch's generator, not on how a transformers release initialises.
     ``gains``: the norms' gains drawn too, around that value, where a norm is part of
@@ -346,6 +382,8 @@ def _spread_out(model: torch.nn.Module, seed: int, gains: float | None = None) -
         for name, parameter in sorted(model.named_parameters()):
             if parameter.dim() >= 2:
                 parameter.normal_(0.0, 0.2)
+            elif name.endswith("sinks"):
+                parameter.normal_(0.0, 1.0)
             elif name.endswith("bias"):
                 parameter.normal_(0.0, 0.2)
             elif gains is not None:

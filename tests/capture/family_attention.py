@@ -33,6 +33,8 @@ FAMILIES = (
     "olmo2",
     "smollm3",
     "deepseek_v3",
+    "gpt_oss",
+    "llama4_text",
     "gpt_neox",
     "bloom",
     "bert",

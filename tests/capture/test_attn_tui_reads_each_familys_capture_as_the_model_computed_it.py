@@ -60,6 +60,9 @@ def core_attention(path: Path):
         ("gemma2", {"sliding_window": 3, "attn_logit_softcapping": 2.0}, 0, None),
         ("phi3", {"partial_rotary_factor": 0.5}, 1, None),
         ("bloom", {"heads": 6, "hidden": 48}, 1, None),
+        # sinks on a sliding layer; chunks, interleaved RoPE and the L2 QK-norm
+        ("gpt_oss", {}, 0, None),
+        ("llama4_text", {}, 0, None),
     ],
     ids=lambda value: value if isinstance(value, str) else None,
 )

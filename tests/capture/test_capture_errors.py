@@ -89,8 +89,8 @@ def test_a_model_of_another_family_is_named(tmp_path, capsys):
         capsys, str(folder), "--layer", "0", "--text", TEXT, "-o", str(tmp_path / "o.yaml")
     ) == (
         f'"{folder}" is a "xlnet" model; capture knows gpt2, llama, mistral, qwen2, gemma, '
-        "gemma2, phi3, qwen3, gemma3_text, olmo2, smollm3, deepseek_v3, gpt_neox, bloom, bert, "
-        "roberta, distilbert, t5, bart, marian"
+        "gemma2, phi3, qwen3, gemma3_text, olmo2, smollm3, deepseek_v3, gpt_oss, llama4_text, "
+        "gpt_neox, bloom, bert, roberta, distilbert, t5, bart, marian"
     )
 
 

@@ -2,12 +2,13 @@
 
 Each captured scenario is read back (YAML with PyYAML's safe loader, the .npz with NumPy) and put
 through attention by the float64 reference (tests/reference.py), from the scenario format alone:
-scale, the Bias stage (an npz ``bias`` or ALiBi), softcap, the mask (causal, window, padding),
-partial rotary, cross-attention (T_q ≠ T_k). Its weights must equal the model's own attention
-probabilities (``output_attentions=True``, eager attention: ``attentions``,
-``encoder_attentions``, ``decoder_attentions``, ``cross_attentions``) and its output the
-attention output before the residual, taken by a hook (tests/capture/family_attention.py),
-within 1e-5, for every head. attn-tui's own loader and core reading the same captures:
+scale, the Bias stage (an npz ``bias`` or ALiBi), softcap, the mask (causal, window, chunk,
+padding), partial and interleaved rotary, QK-norm, learned sinks, cross-attention (T_q ≠ T_k).
+Its weights must equal the model's own attention probabilities (``output_attentions=True``,
+eager attention: ``attentions``, ``encoder_attentions``, ``decoder_attentions``,
+``cross_attentions``) and its output the attention output before the residual, taken by a
+hook (tests/capture/family_attention.py), within 1e-5, for every head. attn-tui's own loader
+and core reading the same captures:
 tests/capture/test_attn_tui_reads_each_familys_capture_as_the_model_computed_it.py.
 """
 
@@ -29,6 +30,7 @@ pytest.importorskip("torch", reason=NEEDS_MODELS)
 pytest.importorskip("transformers", reason=NEEDS_MODELS)
 
 import torch  # noqa: E402
+import yaml  # noqa: E402
 from transformers import AutoModel, AutoTokenizer  # noqa: E402
 
 from attn_tui.tui.cli import main  # noqa: E402
@@ -185,6 +187,180 @@ def test_a_window_written_one_off_would_not_reproduce_and_is_not_written(
     assert capture(folder, tmp_path / "wrong.yaml") == 3
     message = capsys.readouterr().err
     assert "do not reproduce" in message and "its mask differs from the model's in" in message
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("layer", [0, 1])
+def test_gpt_oss_sinks_are_each_heads_own_and_take_their_share(layer, models, tmp_path):
+    """gpt-oss's sinks: the scenario's are the module's own parameter, read here from the model;
+    the model's rows sum to less than 1 (the sinks take a real share); layer 0 slides (3), layer
+    1 is full; the reference puts the sink column back as transformers does."""
+    folder = models("gpt_oss")
+    out = tmp_path / "layer.yaml"
+    assert capture(folder, out, layer) == 0
+    model_weights, model_output = model_attention(folder, "gpt_oss", layer)
+    scenario = assert_reproduces(out, model_weights, model_output)
+    model = AutoModel.from_pretrained(folder, attn_implementation="eager")
+    sinks = model.layers[layer].self_attn.sinks.detach().double().numpy()
+    assert np.allclose(scenario["sinks"], sinks, rtol=0, atol=1e-12)
+    row_sums = model_weights.sum(axis=-1)
+    assert row_sums.max() < 1 - 1e-3 and row_sums.min() > 0
+    assert scenario.get("window") == (3 if layer == 0 else None)
+    index = tmp_path / "all.yaml"
+    argv = ["capture", str(folder), "--text", TEXT, "--layer", "all", "-o", str(index)]
+    assert main(argv) == 0
+    kinds = yaml.safe_load(index.read_text(encoding="utf-8"))["layers"]
+    assert [entry["kind"]["attention"] for entry in kinds] == ["sliding", "full"]
+
+
+def test_a_gpt_oss_capture_without_its_sinks_would_not_reproduce(
+    models, tmp_path, capsys, monkeypatch
+):
+    from attn_tui.capture import gpt_oss
+
+    real = gpt_oss.layer
+
+    def without_sinks(*args, **kwargs):
+        captured = real(*args, **kwargs)
+        captured.sinks = None
+        return captured
+
+    monkeypatch.setattr(gpt_oss, "layer", without_sinks)
+    assert capture(models("gpt_oss"), tmp_path / "wrong.yaml") == 3
+    assert "do not reproduce" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_llama4s_chunked_rope_layer_and_its_nope_layer_with_a_temperature(models, tmp_path):
+    """Layer 0 of the tiny Llama 4: chunks of 4, RoPE in interleaved pairs and the L2 QK-norm
+    as steps of the scenario; layer 1: NoPE, full, its Q the projection times each position's
+    temperature 1 + 0.5·log(1 + ⌊(p + 1) / 4⌋) (the config's attn_scale and floor_scale, the
+    formula of Llama4TextAttention written here); both the model's own weights and output. The
+    index says chunked 4 · RoPE 10000, then full · NoPE."""
+    folder = models("llama4_text")
+    chunked, nope = tmp_path / "l0.yaml", tmp_path / "l1.yaml"
+    assert capture(folder, chunked, 0) == 0 and capture(folder, nope, 1) == 0
+    scenario = assert_reproduces(chunked, *model_attention(folder, "llama4_text", 0))
+    assert scenario["chunk"] == 4 and len(scenario["tokens"]) > 2 * 4  # chunks hide something
+    assert scenario["rope"] == {"base": 10000, "pairs": "interleaved"}
+    assert scenario["qk_norm"] == {"style": "llama4", "eps": 1e-5}
+    scenario = assert_reproduces(nope, *model_attention(folder, "llama4_text", 1))
+    assert {"chunk", "rope", "qk_norm", "window"}.isdisjoint(scenario)
+    model = AutoModel.from_pretrained(folder, attn_implementation="eager")
+    tokens = AutoTokenizer.from_pretrained(folder)(TEXT, return_tensors="pt")["input_ids"]
+    projected = {}
+    handle = model.layers[1].self_attn.q_proj.register_forward_hook(
+        lambda m, args, out: projected.update(q=out[0].double().numpy())
+    )
+    with torch.no_grad():
+        model(input_ids=tokens)
+    handle.remove()
+    T = tokens.shape[1]
+    heat = 1 + 0.5 * np.log(1 + np.floor((np.arange(T) + 1) / 4))
+    assert heat[-1] > 1.5  # the temperature is not 1 throughout on this text
+    Q = read_scenario(nope)[1]["Q"]  # (heads, T, d)
+    expected = (projected["q"] * heat[:, None]).reshape(T, 4, 8).transpose(1, 0, 2)
+    assert np.abs(Q - expected).max() < 1e-6
+    assert "temperature" in scenario["description"]
+    index = tmp_path / "all.yaml"
+    argv = ["capture", str(folder), "--text", TEXT, "--layer", "all", "-o", str(index)]
+    assert main(argv) == 0
+    kinds = [entry["kind"] for entry in yaml.safe_load(index.read_text("utf-8"))["layers"]]
+    assert kinds == [
+        {"attention": "chunked", "chunk": 4, "position": "rope", "rope_base": 10000},
+        {"attention": "full", "position": "nope"},
+    ]
+
+
+@pytest.mark.parametrize("left_out", ["temperature", "chunk", "qk_norm"])
+def test_a_llama4_capture_without_its_temperature_chunks_or_norm_would_not_reproduce(
+    left_out, models, tmp_path, capsys, monkeypatch
+):
+    from attn_tui.capture import llama4
+
+    if left_out == "temperature":
+        monkeypatch.setattr(llama4, "temperature", lambda T, *a: np.ones(T))
+    else:
+        real = llama4.layer
+        if left_out == "qk_norm":  # rotated as the model rotates, but never normed
+            monkeypatch.setattr(llama4, "normed", lambda x, setting, kind: x)
+
+        def without(*args, **kwargs):
+            captured = real(*args, **kwargs)
+            setattr(captured, left_out, None)
+            return captured
+
+        monkeypatch.setattr(llama4, "layer", without)
+    layer = 1 if left_out == "temperature" else 0
+    assert capture(models("llama4_text"), tmp_path / "wrong.yaml", layer) == 3
+    assert "do not reproduce" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "family, config, layer, style",
+    [
+        ("qwen3", {}, 1, "qwen3"),
+        ("gemma3_text", {}, 0, "gemma3"),  # sliding, local base
+        ("gemma3_text", {}, 1, "gemma3"),  # full, global base
+        ("olmo2", {"num_key_value_heads": 4}, 1, "olmo2"),  # the step takes no grouped keys
+    ],
+)
+def test_qk_norm_families_step_their_norm_from_q_and_k_as_projected(
+    family, config, layer, style, models, tmp_path
+):
+    """The scenario's Q and K are q_proj's and k_proj's outputs (hooked here), its qk_norm
+    the modules' own gains (read from the model); put through the reference's RMSNorm (written
+    from transformers' Qwen3RMSNorm, Gemma3RMSNorm, Olmo2RMSNorm) they give the model's own
+    weights and output."""
+    folder = models(family, **config)
+    out = tmp_path / "layer.yaml"
+    assert capture(folder, out, layer) == 0
+    scenario = assert_reproduces(out, *model_attention(folder, family, layer))
+    assert scenario["qk_norm"]["style"] == style
+    model = AutoModel.from_pretrained(folder, attn_implementation="eager")
+    attention = model.layers[layer].self_attn
+    for name in ("q", "k"):
+        gain = getattr(attention, f"{name}_norm").weight.detach().double().numpy()
+        assert np.allclose(scenario["qk_norm"][f"{name}_weight"], gain, rtol=0, atol=1e-12)
+    tokens = AutoTokenizer.from_pretrained(folder)(TEXT, return_tensors="pt")["input_ids"]
+    projected = {}
+    handles = [
+        getattr(attention, f"{name}_proj").register_forward_hook(
+            lambda m, args, out, name=name: projected.update({name: out[0].double().numpy()})
+        )
+        for name in ("q", "k")
+    ]
+    with torch.no_grad():
+        model(input_ids=tokens)
+    for handle in handles:
+        handle.remove()
+    arrays = read_scenario(out)[1]
+    d = arrays["Q"].shape[-1]
+    for name in ("q", "k"):
+        T, width = projected[name].shape
+        heads = projected[name].reshape(T, width // d, d).transpose(1, 0, 2)
+        assert np.abs(arrays[name.upper()] - heads).max() < 1e-6
+        # as projected, not normed: the norm is the scenario's step
+        assert np.abs(np.sqrt(np.mean(heads**2, axis=-1)) - 1).max() > 0.1
+
+
+def test_olmo2s_norm_with_grouped_keys_is_not_a_step_but_its_output(models, tmp_path):
+    folder = models("olmo2")  # 4 heads sharing 2 key/value heads
+    out = tmp_path / "layer.yaml"
+    assert capture(folder, out) == 0
+    scenario = assert_reproduces(out, *model_attention(folder, "olmo2", 1))
+    assert "qk_norm" not in scenario and "not a step" in scenario["description"]
+
+
+def test_a_qk_norm_capture_with_gains_of_1_would_not_reproduce(
+    models, tmp_path, capsys, monkeypatch
+):
+    from attn_tui.capture import qk_norm
+
+    monkeypatch.setattr(qk_norm, "_weight", lambda norm: (1.0,) * norm.weight.shape[0])
+    assert capture(models("qwen3"), tmp_path / "wrong.yaml") == 3
+    assert "do not reproduce" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 

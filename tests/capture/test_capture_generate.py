@@ -53,6 +53,10 @@ def folders(tmp_path_factory):
         "deepseek_v3": save_family(
             "deepseek_v3", root / "deepseek", causal_lm=True, seed=1
         ),  # (seed 0 ends its text after 3 tokens)
+        # learned sinks on a sliding layer; chunks and a NoPE layer's temperature, whose
+        # positions a cache must count on
+        "gpt_oss": save_family("gpt_oss", root / "gpt_oss", causal_lm=True),
+        "llama4_text": save_family("llama4_text", root / "llama4", causal_lm=True),
         "mistral-base": save_family("mistral", root / "mistral-base"),
         "bert": save_family("bert", root / "bert"),
     }
@@ -108,10 +112,23 @@ def capture(folder: Path, out: Path, *extra: str) -> int:
     )
 
 
-@pytest.mark.parametrize("family", ["llama", "gpt2", "mistral", "gemma3_text", "deepseek_v3"])
-def test_the_generated_tokens_probabilities_and_rows_are_the_models_own(family, folders, tmp_path):
+@pytest.mark.parametrize(
+    "family, layer",
+    [
+        ("llama", 1),
+        ("gpt2", 1),
+        ("mistral", 1),
+        ("gemma3_text", 0),  # its sliding layer
+        ("deepseek_v3", 1),
+        ("gpt_oss", 0),  # sliding, with sinks
+        ("llama4_text", 0),  # chunked
+        ("llama4_text", 1),  # NoPE, with a temperature
+    ],
+)
+def test_the_generated_tokens_probabilities_and_rows_are_the_models_own(
+    family, layer, folders, tmp_path
+):
     folder = folders[family]
-    layer = 0 if family == "gemma3_text" else 1  # (Gemma 3's sliding layer)
     out = tmp_path / "generated.yaml"
     assert capture(folder, out, "--layer", str(layer)) == 0
     scenario, arrays = read_scenario(out)
@@ -143,7 +160,7 @@ def test_the_generated_tokens_probabilities_and_rows_are_the_models_own(family, 
         assert np.abs(weights[:, row, row + 1 :]).max() == 0  # nothing after the token
     first_rows = cache_rows[0]
     assert np.abs(weights[:, len(prompt) - 1, : len(prompt)] - first_rows).max() < TOLERANCE
-    if family in ("mistral", "gemma3_text"):
+    if family in ("mistral", "gemma3_text", "gpt_oss"):
         assert scenario["window"] == 3
 
 
