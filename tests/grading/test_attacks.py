@@ -12,8 +12,10 @@ import shutil
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from attn_tui.grading import cases as battery
 from attn_tui.grading import runner, sandbox
 from attn_tui.tui.cli import main
 from tests.grading.leftovers import descendants, named_leftovers, written_outside
@@ -140,3 +142,54 @@ def test_a_correct_submission_that_leaves_3000_nested_folders_passes_and_they_go
     assert records["b_chapter.py"]["status"] == "ok"
     assert made == [] if mode == "sandbox" else len(made) == 3  # (in the sandbox: a tmpfs)
     assert not any(os.path.exists(path) for path in made)
+
+
+def answers_table(cases) -> dict:
+    """What a student could compute beforehand for every case whose numbers they know: each
+    case's (output, weights), by an independent formula, keyed as looks_up_answers.py looks."""
+    from tests.grading.hostile.looks_up_answers import key
+
+    table = {}
+    for case in cases:
+        given, allowed = case.inputs(), case.allowed()
+        scores = given["Q"] @ given["K"].T / np.sqrt(given["Q"].shape[1])
+        scores = np.where(allowed, scores, -np.inf)
+        top = np.max(scores, axis=1, keepdims=True)
+        exp = np.where(allowed, np.exp(scores - np.where(np.isfinite(top), top, 0.0)), 0.0)
+        total = exp.sum(axis=1, keepdims=True)
+        weights = np.divide(exp, total, out=np.zeros_like(exp), where=total > 0)
+        out = weights @ given["V"]
+        table[key(given["Q"], given["K"], given["V"], allowed)] = (out.tolist(), weights.tolist())
+    return table
+
+
+def test_a_file_that_looks_up_the_fixed_cases_answers_does_not_pass_grade(tmp_path, capsys):
+    template = (HOSTILE / "looks_up_answers.py").read_text()
+    table = answers_table(battery.battery())
+    source = template.replace("TABLE: dict = {}", f"TABLE: dict = {table!r}")
+    folder = class_folder(tmp_path, "looks_up_answers")
+    (folder / "a_looks_up_answers.py").write_text(source)
+    # the table is right: on the fixed numbers a student's own check shows, it passes them all
+    status = main(["check", "cat_sat", "--impl", str(folder / "a_looks_up_answers.py"), "--cases"])
+    assert status == 0, capsys.readouterr().out
+    capsys.readouterr()
+
+    status = main(["grade", str(folder), "--json"])
+    found = json.loads(capsys.readouterr().out)
+    assert status == 1
+    records = {Path(r["file"]).name: r for r in found["submissions"]}
+    assert records["b_chapter.py"]["status"] == "ok", records["b_chapter.py"]
+    assert records["c_unscaled.py"]["diagnosis"]["mistake"] == "unscaled"
+    attacker = records["a_looks_up_answers.py"]
+    assert not attacker["ok"]
+    random_cases = [r for r in attacker["results"] if r["case"].startswith("random ")]
+    assert random_cases and not any(r["ok"] for r in random_cases)
+    assert type(found["seed"]) is int
+
+    # the seed told draws the same numbers again: the same verdicts, case by case
+    status = main(["grade", str(folder), "--json", "--seed", str(found["seed"])])
+    again = json.loads(capsys.readouterr().out)
+    assert again["seed"] == found["seed"]
+    assert [r["results"] for r in again["submissions"]] == [
+        r["results"] for r in found["submissions"]
+    ]
