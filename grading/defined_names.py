@@ -31,7 +31,9 @@ def top_level(path: Path) -> list[ast.stmt]:
     for source in sources:
         try:
             tree = ast.parse(source)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            # (an expression 300,000 terms long is beyond the parser's recursion, not a syntax
+            # error: in the teacher's process, where it must end no one's grading)
             continue
         pending = list(tree.body)
         while pending:

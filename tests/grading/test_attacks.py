@@ -193,3 +193,27 @@ def test_a_file_that_looks_up_the_fixed_cases_answers_does_not_pass_grade(tmp_pa
     assert [r["results"] for r in again["submissions"]] == [
         r["results"] for r in found["submissions"]
     ]
+
+
+def test_a_file_too_deep_for_the_parser_ends_no_ones_grading(tmp_path, capsys):
+    """In a student's folder of several files grade reads each with ast, in its own process, to
+    find the one that defines attention: an expression of 300,000 terms is beyond the parser's
+    recursion (RecursionError, not a SyntaxError), a notebook's JSON 10⁶ deep too. It once ended
+    grade for the whole class (exit 3, no table)."""
+    folder = tmp_path / "class"
+    for student, source in (("alice", "chapter.py"), ("bob", "unscaled.py")):
+        (folder / student).mkdir(parents=True)
+        shutil.copy(STUDENTS / source, folder / student / "attention.py")
+    (folder / "carol").mkdir()
+    (folder / "carol" / "attention.py").write_text("x = " + "1+" * 300_000 + "1\n")
+    shutil.copy(STUDENTS / "chapter.py", folder / "carol" / "helpers.py")
+    (folder / "dave").mkdir()
+    (folder / "dave" / "homework.ipynb").write_text("[" * 10**6 + "]" * 10**6)
+    (folder / "dave" / "helpers.py").write_text("import numpy as np\n")
+    status = main(["grade", str(folder), "--json"])
+    records = {r["student"]: r for r in json.loads(capsys.readouterr().out)["submissions"]}
+    assert status == 1
+    assert records["alice"]["status"] == "ok", records["alice"]
+    assert records["bob"]["diagnosis"]["mistake"] == "unscaled"
+    assert set(records) == {"alice", "bob", "carol", "dave"}
+    assert not records["dave"]["ok"]
