@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -217,3 +218,34 @@ def test_a_file_too_deep_for_the_parser_ends_no_ones_grading(tmp_path, capsys):
     assert records["bob"]["diagnosis"]["mistake"] == "unscaled"
     assert set(records) == {"alice", "bob", "carol", "dave"}
     assert not records["dave"]["ok"]
+
+
+def test_a_fifo_among_a_students_files_does_not_hold_grade(tmp_path, capsys):
+    """A student's folder holds attention.py and a FIFO named helpers.py: grade reads each file
+    with ast to find the submission, and opening the FIFO waited for a writer, for ever."""
+    folder = tmp_path / "class"
+    for student, source in (("alice", "chapter.py"), ("eve", "chapter.py"), ("bob", "unscaled.py")):
+        (folder / student).mkdir(parents=True)
+        shutil.copy(STUDENTS / source, folder / student / "attention.py")
+    fifos = [folder / "eve" / "helpers.py", folder / "eve" / "notes.ipynb"]
+    for fifo in fifos:
+        os.mkfifo(fifo)
+    done: list[int] = []
+    grading = threading.Thread(target=lambda: done.append(main(["grade", str(folder), "--json"])))
+    grading.start()
+    grading.join(timeout=60)
+    held = grading.is_alive()
+    ends = time.monotonic() + 30
+    while grading.is_alive() and time.monotonic() < ends:
+        for fifo in fifos:  # (a reader still waiting is let go: a writer comes and leaves)
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+        grading.join(timeout=0.1)
+    assert not held, "grade waited on a FIFO"
+    records = {r["student"]: r for r in json.loads(capsys.readouterr().out)["submissions"]}
+    assert done == [1]
+    assert records["alice"]["status"] == "ok"
+    assert records["eve"]["status"] == "ok"
+    assert records["bob"]["diagnosis"]["mistake"] == "unscaled"
