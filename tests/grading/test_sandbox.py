@@ -77,7 +77,7 @@ def test_inside_there_is_no_network_no_other_process_and_only_its_own_file(tmp_p
     assert seen["here"] == ["looks.py"]  # a flat export: the classmate beside it is not there
     assert seen["classmate"] == "ModuleNotFoundError"
     assert seen["classmate file"] == "FileNotFoundError"
-    assert seen["grader"] == ["student_code.py", "worker.py"]
+    assert seen["grader"] == sorted(runner.WORKER_FILES)
     assert seen["attn_tui"] == "ModuleNotFoundError"
     assert written_outside() == []  # (its /tmp and /dev/shm were its own)
 
