@@ -249,3 +249,19 @@ def test_a_fifo_among_a_students_files_does_not_hold_grade(tmp_path, capsys):
     assert records["alice"]["status"] == "ok"
     assert records["eve"]["status"] == "ok"
     assert records["bob"]["diagnosis"]["mistake"] == "unscaled"
+
+
+def test_a_gradescope_metadata_file_too_deep_for_yaml_ends_no_ones_grading(tmp_path, capsys):
+    """submission_metadata.yml is read with PyYAML, which nests by recursion: 50,000 brackets
+    raised RecursionError, and grade ended (exit 3, no table). Gradescope's autograder grades the
+    student's own upload, which may hold a file of that name."""
+    folder = tmp_path / "export"
+    for number, source in ((1, "chapter.py"), (2, "unscaled.py")):
+        (folder / f"submission_{number}").mkdir(parents=True)
+        shutil.copy(STUDENTS / source, folder / f"submission_{number}" / "attention.py")
+    (folder / "submission_metadata.yml").write_text("[" * 50_000 + "]" * 50_000)
+    status = main(["grade", str(folder), "--json"])
+    records = {r["student"]: r for r in json.loads(capsys.readouterr().out)["submissions"]}
+    assert status == 1
+    assert records["submission_1"]["status"] == "ok"
+    assert records["submission_2"]["diagnosis"]["mistake"] == "unscaled"
