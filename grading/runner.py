@@ -116,6 +116,8 @@ class Submission:
             self.close_worker()
             self._fail(Failure("protocol", f"its worker could not be started ({_named(problem)})"))
         self.info = self._ask(meta, {}, start=True)[0]
+        if self.info.get("notes"):  # (a failed import is a note when the file goes on past it)
+            self.info["notes"] = [self._reached_for(note) for note in self.info["notes"]]
         if not self.info.get("found"):
             names = ", ".join(self.info.get("names", [])) or "none"
             looked = (

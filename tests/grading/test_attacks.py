@@ -104,8 +104,9 @@ def test_an_attack_beside_two_honest_classmates(attack, mode, tmp_path, capsys):
     attacker = records[f"a_{attack}.py"]
     assert not attacker["ok"]
     expected, _ = ATTACKS[attack]
-    if expected is not None:
-        assert expected in attacker["verdict"], attacker
+    if expected is not None:  # (in its verdict, or in the note of the statement that failed)
+        said = [attacker["verdict"], *(note["message"] for note in attacker.get("notes", []))]
+        assert any(expected in words for words in said), attacker
     assert_nothing_left(before)
     if mode == "no sandbox":
         assert err.count("grading without a sandbox (made unavailable by a test)") == 1
