@@ -3,7 +3,12 @@ built-ins a plain ``attention(Q, K, V, causal)`` can compute, random T up to 64,
 d_k = 1, causal and not, large logits (scores ~1,000, where a softmax that does not
 subtract the row's max overflows), and a mask that hides every key of one query (given only to a
 function that takes a mask: grading/empty_rows.py says how that row is judged). Each case is a
-Scenario of its own, judged by its Judge."""
+Scenario of its own, judged by its Judge.
+
+The random cases' numbers are fixed for ``check --impl --cases`` (a student's own check, the same
+each time) and drawn afresh for each ``grade`` run (``seed``): a student has attn-tui, and with
+it every fixed case's answers, which a file could look up by its inputs' bytes and pass without
+computing attention. The built-ins' numbers are public (their YAML) whatever the seed."""
 
 from __future__ import annotations
 
@@ -72,7 +77,7 @@ def of_scenario(scenario: Scenario, name: str | None = None) -> Case:
 
 
 def random_case(
-    name: str, T: int, d_k: int, d_v: int, causal: bool, seed: int, spread: float = 1.0
+    name: str, T: int, d_k: int, d_v: int, causal: bool, seed: int | list[int], spread: float = 1.0
 ) -> Case:
     rng = np.random.RandomState(seed)
     inputs = {
@@ -90,16 +95,20 @@ HIDES_A_ROW = np.array(
 )
 
 
-def masked_row_case(seed: int = 9) -> Case:
+def masked_row_case(seed: int | list[int] = 9) -> Case:
     """Five queries, not causal, a mask that hides every key of t2 (and some of the others')."""
     case = random_case("a fully masked row (the mask hides every key of t2)", 5, 3, 2, False, seed)
     return Case(case.name, dataclasses.replace(case.scenario, mask=HIDES_A_ROW))
 
 
-def battery(include_builtins: bool = True) -> list[Case]:
-    """The default cases, in the order they are reported."""
+def battery(include_builtins: bool = True, seed: int | None = None) -> list[Case]:
+    """The default cases, in the order they are reported; the random ones' numbers drawn from
+    ``seed`` (None: the fixed numbers ``check --impl --cases`` shows)."""
     from attn_tui.core import load
     from attn_tui.core.loading import catalog
+
+    def drawn(fixed: int) -> int | list[int]:
+        return fixed if seed is None else [seed, fixed]
 
     cases = []
     if include_builtins:
@@ -108,15 +117,17 @@ def battery(include_builtins: bool = True) -> list[Case]:
             if plain(scenario) and not scenario.variants:
                 cases.append(of_scenario(scenario, builtin.name))
     cases += [
-        random_case("random T=5, d_k=4, causal", 5, 4, 4, True, 1),
-        random_case("random T=7, d_k=3, d_v=5, not causal", 7, 3, 5, False, 2),
-        random_case("random T=64, d_k=16, causal", 64, 16, 8, True, 3),
-        random_case("random T=64, d_k=8, not causal", 64, 8, 8, False, 4),
-        random_case("T=1", 1, 4, 3, True, 5),
-        random_case("d_k=1", 6, 1, 2, True, 6),
+        random_case("random T=5, d_k=4, causal", 5, 4, 4, True, drawn(1)),
+        random_case("random T=7, d_k=3, d_v=5, not causal", 7, 3, 5, False, drawn(2)),
+        random_case("random T=64, d_k=16, causal", 64, 16, 8, True, drawn(3)),
+        random_case("random T=64, d_k=8, not causal", 64, 8, 8, False, drawn(4)),
+        random_case("T=1", 1, 4, 3, True, drawn(5)),
+        random_case("d_k=1", 6, 1, 2, True, drawn(6)),
         # scores of ~1,000: exp overflows unless each row's max is subtracted first
-        random_case("large logits (scores ~1,000), causal", 6, 4, 4, True, 7, spread=25.0),
-        random_case("large logits (scores ~1,000), not causal", 6, 4, 4, False, 8, spread=25.0),
-        masked_row_case(),
+        random_case("large logits (scores ~1,000), causal", 6, 4, 4, True, drawn(7), spread=25.0),
+        random_case(
+            "large logits (scores ~1,000), not causal", 6, 4, 4, False, drawn(8), spread=25.0
+        ),
+        masked_row_case(drawn(9)),
     ]
     return cases

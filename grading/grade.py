@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import stat
 import sys
 import tempfile
@@ -257,7 +258,12 @@ def grade(parser, args) -> int:
                 f"--gradescope writes one submission's results.json; found "
                 f"{len(discovery.found)}: grade one student's folder or file"
             )
-        cases = battery.battery() + [_scenario_case(name) for name in args.scenario or []]
+        if args.seed is not None and not 0 <= args.seed < 2**32:
+            raise UsageError("--seed must be a whole number from 0 to 4294967295")
+        # new numbers each run unless asked: fixed ones could be looked up, not computed
+        seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
+        cases = battery.battery(seed=seed)
+        cases += [_scenario_case(name) for name in args.scenario or []]
     except UsageError as problem:
         parser.error(str(problem))
     records, started = [], time.monotonic()
@@ -300,7 +306,7 @@ def grade(parser, args) -> int:
             except OSError as problem:
                 parser.error(f"{visible(target)}: could not be written ({problem.strerror})")
     if args.json:
-        write_out(gradebook.as_json(records, names, passed_over))
+        write_out(gradebook.as_json(records, names, passed_over, seed))
     elif args.markdown:
         write_out(gradebook.markdown(records, passed_over))
     else:

@@ -101,12 +101,17 @@ def markdown(records: list[Graded], passed_over: list[tuple[str, str]] = ()) -> 
 
 
 def as_json(
-    records: list[Graded], cases: list[str], passed_over: list[tuple[str, str]] = ()
+    records: list[Graded],
+    cases: list[str],
+    passed_over: list[tuple[str, str]] = (),
+    seed: int | None = None,
 ) -> str:
-    """grade --json: ``cases``, ``submissions`` (as before, with how each was read added) and
-    ``summary``; ``passed_over`` when something was."""
+    """grade --json: ``cases``, ``seed`` (the random cases' numbers: ``--seed`` draws them
+    again), ``submissions`` (as before, with how each was read added) and ``summary``;
+    ``passed_over`` when something was."""
     found = {
         "cases": cases,
+        "seed": seed,
         "submissions": [_submission(record) for record in records],
         "summary": summary(records),
     }

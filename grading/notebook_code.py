@@ -183,6 +183,6 @@ def as_python(source: str) -> tuple[str, list[tuple[int, str]], str | None]:
 def _is_python(statement: str) -> bool:
     try:
         ast.parse(statement)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True

@@ -36,6 +36,7 @@ from attn_tui.grading.worker_limits import MAX_FILE
 BWRAP = "bwrap"
 GRADER = "/grader"  # where the worker's own files are, inside
 SUBMISSION = "/submission"  # the student's file, or their folder
+SYSTEM = "/usr"  # bound whole: a Python installed in it (the system's) has its packages there
 HOME = "/tmp/attn-tui-student"  # the one writable folder: HOME, TMPDIR, the working folder
 TMP_SIZE = 2 * MAX_FILE  # bytes of /tmp (tmpfs: memory, which RLIMIT_AS does not count)
 SHM_SIZE = 16 * 2**20
@@ -65,7 +66,7 @@ def command(
 ) -> tuple[list[str], str, str | None]:
     """The bwrap command that runs ``worker`` (an argv whose script is ``/grader/worker.py``),
     and the paths the student's file and folder have inside."""
-    args = [BWRAP, *_namespaces(), "--ro-bind", "/usr", "/usr"]
+    args = [BWRAP, *_namespaces(), "--ro-bind", SYSTEM, SYSTEM]
     for name in SYSTEM_LINKS:
         path = f"/{name}"
         if os.path.islink(path):
@@ -85,7 +86,7 @@ def command(
     hidden = list(hidden_paths(forbid))
     # the class's folder, should it lie in a folder bound for Python
     own = os.path.realpath(folder if folder is not None else os.path.dirname(file))
-    if any(_within(own, root) for root in roots):
+    if any(_within(own, root) for root in (*roots, SYSTEM)):
         hidden.append(own)
     args += _hiding(hidden)
     for name, source in worker_files.items():
@@ -170,7 +171,7 @@ def python_roots() -> tuple[str, ...]:
             os.path.dirname(sys.executable),
         )
     }
-    found = {path for path in found if path != "/" and not _within(path, "/usr")}
+    found = {path for path in found if path != "/" and not _within(path, SYSTEM)}
     return tuple(
         sorted(path for path in found if not any(_within(path, o) for o in found if o != path))
     )
@@ -198,7 +199,10 @@ def _hidden(forbid: tuple[str, ...]) -> tuple[str, ...]:
         + r")([-_.].*)?$",
         re.IGNORECASE,
     )
-    roots = python_roots()
+    # what is bound: Python's own folders, and the system's, where the system's Python keeps its
+    # packages (/usr/local/lib/python3.11/dist-packages: pip install as root, as an autograder's
+    # image does, puts attn-tui there)
+    roots = (*python_roots(), SYSTEM)
     for entry in sys.path:
         entry = os.path.realpath(entry or ".")
         if not os.path.isdir(entry) or not any(_within(entry, root) for root in roots):

@@ -84,7 +84,7 @@ def test_inside_there_is_no_network_no_other_process_and_only_its_own_file(tmp_p
     assert seen["here"] == ["looks.py"]  # a flat export: the classmate beside it is not there
     assert seen["classmate"] == "ModuleNotFoundError"
     assert seen["classmate file"] == "FileNotFoundError"
-    assert seen["grader"] == ["notebook_code.py", "student_code.py", "worker.py"]
+    assert seen["grader"] == sorted(runner.WORKER_FILES)
     assert seen["attn_tui"] == "ModuleNotFoundError"
     assert written_outside() == []  # (its /tmp and /dev/shm were its own)
 
@@ -169,3 +169,26 @@ def test_a_call_on_a_closed_or_unstartable_worker_is_a_verdict(monkeypatch, tmp_
             {"Q": np.eye(2), "K": np.eye(2), "V": np.eye(2)}, positional=["Q", "K", "V"]
         )
     assert answer["ok"] and found[0].tolist() == [[1, 0], [0, 1]]
+
+
+def test_attn_tui_installed_in_the_systems_python_is_hidden_too(monkeypatch, tmp_path):
+    """The system's Python (/usr/bin/python3, as a Gradescope image runs it; our autograder's
+    setup.sh installs attn-tui with its pip) keeps its packages under /usr, which the sandbox
+    binds whole: attn-tui there must be hidden as in a virtual environment. Here a folder stands
+    for /usr, with a dist-packages on sys.path holding the package, its records and a neighbour."""
+    system = tmp_path / "usr"
+    packages = system / "local" / "lib" / "python3.11" / "dist-packages"
+    for name in ("attn_tui", "attn_tui-0.2.0.dist-info", "numpy"):
+        (packages / name).mkdir(parents=True)
+    (packages / "attn_tui" / "__init__.py").write_text("")
+    monkeypatch.setattr(sandbox, "SYSTEM", str(system))
+    monkeypatch.setattr(sandbox.sys, "path", [*sandbox.sys.path, str(packages)])
+    sandbox._hidden.cache_clear()
+    try:
+        hidden = sandbox.hidden_paths()
+    finally:
+        sandbox._hidden.cache_clear()
+    assert str(packages / "attn_tui") in hidden
+    assert str(packages / "attn_tui-0.2.0.dist-info") in hidden
+    assert str(packages / "numpy") not in hidden
+    assert not any(path in (str(system), str(packages)) for path in hidden)

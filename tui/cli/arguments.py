@@ -275,6 +275,13 @@ def add_grade_arguments(grading: argparse.ArgumentParser) -> None:
         metavar="N",
         help="what every case passed is worth in --csv and --gradescope (default: a point a case)",
     )
+    grading.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="draw the random cases' numbers from N, to grade again on the same numbers "
+        "(default: new numbers each run, told in --json)",
+    )
     add_student_code(grading)
 
 
