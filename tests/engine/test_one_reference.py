@@ -19,6 +19,7 @@ NOT_REFERENCES = (
     "tests/grading/hostile/",
     "tests/teaching/test_compare.py",
     "tests/grading/test_in_process.py",  # (a student's notebook cell, run in a real kernel)
+    "tests/grading/test_notebooks.py",  # (a student's helper module, utils.py)
 )
 
 
