@@ -240,8 +240,9 @@ def png_size(path) -> tuple[int, int]:
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
+@pytest.mark.figures
 def test_scale_and_width_size_a_png_or_a_pdf(tmp_path, capsys):
-    pytest.importorskip("cairosvg")
+    pytest.importorskip("cairosvg", reason=NEEDS_FIGURES)
     assert main(["figure", "cat_sat", "-o", str(tmp_path / "one.png")]) == 0
     svg = ET.fromstring(main_svg(capsys, ["figure", "cat_sat"]))
     width, height = float(svg.get("width")), float(svg.get("height"))

@@ -11,6 +11,7 @@ import pytest
 
 from attn_tui.grading.report import chosen_line
 from attn_tui.tui.cli import main
+from tests.conftest import NEEDS_MODELS
 
 STUDENTS = Path(__file__).with_name("students")
 FALLBACK_MISSING = "no attention (a function, or a class with forward or __call__)"
@@ -50,7 +51,9 @@ def test_check_and_grade_say_which_function_they_graded(capsys):
     assert "graded" not in capsys.readouterr().out.splitlines()[0]
 
 
+@pytest.mark.models
 def test_a_class_wrapped_attention_of_another_name_is_the_one_taken(capsys):
+    pytest.importorskip("torch", reason=NEEDS_MODELS)  # (an nn.Module)
     # a correct student is not failed for wrapping their attention in a class of their own name
     status = main(["grade", str(STUDENTS / "class_other_name.py"), "--json"])
     found = json.loads(capsys.readouterr().out)["submissions"][0]

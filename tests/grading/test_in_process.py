@@ -20,7 +20,7 @@ from attn_tui.grading.calling import run_case
 from attn_tui.grading.in_process import CheckError, InProcess
 from attn_tui.grading.runner import Submission
 from attn_tui.tui.cli import main
-from tests.conftest import ROOT
+from tests.conftest import NEEDS_MODELS, ROOT
 from tests.reference import softmax
 
 STUDENTS = Path(__file__).with_name("students")
@@ -59,13 +59,13 @@ def reading(result) -> tuple:
         ("masked_added_finite", "attention"),
         ("mask_hides_self_finite", "attention"),
         ("naive_softmax", "attention"),
-        ("torch_module", "Attention"),
-        ("torch_sdpa", "attention"),
+        pytest.param("torch_module", "Attention", marks=pytest.mark.models),
+        pytest.param("torch_sdpa", "attention", marks=pytest.mark.models),
     ],
 )
 def test_each_student_is_read_in_process_as_the_worker_reads_the_file(student, name):
     if student.startswith("torch"):
-        pytest.importorskip("torch")
+        pytest.importorskip("torch", reason=NEEDS_MODELS)
     cases = [battery.of_scenario(_cat_sat())]
     cases += battery.battery(include_builtins=False)
     in_process = InProcess(getattr(module_of(student), name))

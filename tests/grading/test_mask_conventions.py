@@ -10,15 +10,21 @@ from pathlib import Path
 import pytest
 
 from attn_tui.tui.cli import main
+from tests.conftest import NEEDS_MODELS
 
 STUDENTS = Path(__file__).with_name("students")
 
 
 @pytest.mark.parametrize(
     ("student", "arrays"),
-    [("masked_fill_blocked.py", "PyTorch tensors"), ("bool_index_blocked.py", "NumPy arrays")],
+    [
+        pytest.param("masked_fill_blocked.py", "PyTorch tensors", marks=pytest.mark.models),
+        ("bool_index_blocked.py", "NumPy arrays"),
+    ],
 )
 def test_a_bool_mask_true_where_hidden_passes(capsys, student, arrays):
+    if arrays == "PyTorch tensors":
+        pytest.importorskip("torch", reason=NEEDS_MODELS)
     status = main(["grade", str(STUDENTS / student), "--json"])
     found = json.loads(capsys.readouterr().out)["submissions"][0]
     assert status == 0, found["verdict"]

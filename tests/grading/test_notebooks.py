@@ -12,6 +12,7 @@ import pytest
 
 from attn_tui.grading.notebook_code import NotANotebook, as_python, code_cells
 from attn_tui.tui.cli import main
+from tests.conftest import NEEDS_MODELS
 
 NOTEBOOKS = Path(__file__).with_name("notebooks")
 STUDENTS = Path(__file__).with_name("students")
@@ -150,7 +151,9 @@ def test_a_jupyter_lab_notebook_the_last_definition_graded_and_each_failing_cell
     ]
 
 
+@pytest.mark.models
 def test_a_colab_notebook_with_shell_lines_drive_input_and_torch(capsys):
+    pytest.importorskip("torch", reason=NEEDS_MODELS)
     status, out, _ = check(capsys, NOTEBOOKS / "colab.ipynb")
     assert status == 0, out
     assert "PyTorch tensors" in out.splitlines()[0]
