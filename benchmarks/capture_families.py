@@ -28,6 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from attn_tui.capture.families import FAMILIES as CAPTURED
+
 TEXT = "The cat sat on the mat, the dog sat on the log"
 TARGET = 5.0  # seconds: the target for a tiny model of each family
 FLOOR = r"""
@@ -37,30 +39,8 @@ AutoTokenizer.from_pretrained(sys.argv[1])
 AutoModel.from_pretrained(sys.argv[1], attn_implementation="eager", dtype=torch.float32)
 """
 # the decoders; an encoder-decoder is captured on its encoder, which needs no --target-text
-FAMILIES = (
-    "gpt2",
-    "llama",
-    "mistral",
-    "qwen2",
-    "gemma",
-    "gemma2",
-    "phi3",
-    "qwen3",
-    "gemma3_text",
-    "olmo2",
-    "smollm3",
-    "deepseek_v3",
-    "gpt_oss",
-    "llama4_text",
-    "gpt_neox",
-    "bloom",
-    "bert",
-    "roberta",
-    "distilbert",
-    "t5",
-    "bart",
-    "marian",
-)
+# every family capture knows, in its table's order
+FAMILIES = tuple(CAPTURED)
 
 
 def build(family: str, folder: Path) -> Path:
